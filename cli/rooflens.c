@@ -1,0 +1,411 @@
+/* rooflens: the command-line face of the core. It reads the model (skipping
+ * weight payloads with fseeko), builds the same JSON request the web page
+ * sends, and prints the response as a table, JSON or CSV. */
+#define _POSIX_C_SOURCE 200809L
+#define _FILE_OFFSET_BITS 64
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "rooflens.h"
+
+enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_BAD_MODEL = 3, EXIT_INCOMPLETE = 4 };
+
+static const char usage_text[] =
+    "usage: rooflens MODEL.onnx [options]\n"
+    "       rooflens --list-hw\n"
+    "\n"
+    "Reports where the time and energy of an ONNX model go on a hardware profile:\n"
+    "per-layer FLOPs, bytes, arithmetic intensity, roofline times and energy.\n"
+    "\n"
+    "options:\n"
+    "  --hw ID|FILE          hardware profile id (see --list-hw) or a profile JSON file\n"
+    "                        (default h100-sxm)\n"
+    "  --power-mode NAME     a power mode of the device (e.g. for jetson-agx-orin)\n"
+    "  --batch N             set every leading symbolic batch dimension to N\n"
+    "  --dim NAME=V          set the symbolic dimension NAME to V (repeatable)\n"
+    "  --precision P         model (default: the model's own dtypes), fp32, tf32, fp16,\n"
+    "                        bf16, fp8, int8: applies to every floating tensor\n"
+    "  --mode M              inference (default) or training (adds backward estimates)\n"
+    "  --sol S               speed-of-light model for the headline time: unfused,\n"
+    "                        fused (default) or fused_prefetched\n"
+    "  --format F            table (default), json or csv\n"
+    "  --top K               layers shown in the table (default 15; 0 = all)\n"
+    "  --strict              exit 4 when any operator is unsupported or any shape unknown\n"
+    "  --hw-dir DIR          where profile ids are looked up (default: $ROOFLENS_HW_DIR,\n"
+    "                        else the hw/ folder rooflens was built with)\n"
+    "  -h, --help            this help\n"
+    "\n"
+    "exit codes: 0 ok, 2 usage, 3 bad model or request, 4 incomplete analysis with --strict\n";
+
+static int usage_error(const char *fmt, const char *arg) {
+    fprintf(stderr, "rooflens: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nrun 'rooflens --help' for usage\n");
+    return EXIT_USAGE;
+}
+
+static char *read_text(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 65536, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) { free(buf); buf = NULL; break; }
+            buf = nb;
+        }
+    }
+    fclose(f);
+    if (buf) buf[len] = 0;
+    return buf;
+}
+
+static const char *hw_dir(const char *override) {
+    if (override) return override;
+    const char *env = getenv("ROOFLENS_HW_DIR");
+    if (env && env[0]) return env;
+#ifdef ROOFLENS_HW_DIR
+    return ROOFLENS_HW_DIR;
+#else
+    return "hw";
+#endif
+}
+
+static cJSON *load_profile(const char *id_or_file, const char *dir) {
+    char path[4096];
+    const char *p = id_or_file;
+    if (!strchr(id_or_file, '/') && !strstr(id_or_file, ".json")) {
+        snprintf(path, sizeof path, "%s/%s.json", dir, id_or_file);
+        p = path;
+    }
+    char *text = read_text(p);
+    if (!text) {
+        fprintf(stderr, "rooflens: no hardware profile '%s' (looked for %s); run 'rooflens --list-hw'\n",
+                id_or_file, p);
+        return NULL;
+    }
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    if (!j) fprintf(stderr, "rooflens: the hardware profile %s is not valid JSON\n", p);
+    return j;
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_hw(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "rooflens: cannot open the hardware folder %s: %s\n", dir, strerror(errno));
+        return EXIT_USAGE;
+    }
+    char *names[1024];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 1024) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 && strcmp(e->d_name, "schema.json") != 0)
+            names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    for (int i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        char *text = read_text(path);
+        cJSON *j = text ? cJSON_Parse(text) : NULL;
+        const cJSON *id = cJSON_GetObjectItem(j, "id"), *nm = cJSON_GetObjectItem(j, "name");
+        const cJSON *modes = cJSON_GetObjectItem(j, "power_modes");
+        if (cJSON_IsString(id)) {
+            printf("%-22s %s", id->valuestring, cJSON_IsString(nm) ? nm->valuestring : "");
+            if (cJSON_IsArray(modes) && cJSON_GetArraySize(modes) > 0) {
+                printf("  [power modes:");
+                const cJSON *m;
+                cJSON_ArrayForEach(m, modes) {
+                    const cJSON *mid = cJSON_GetObjectItem(m, "id");
+                    if (cJSON_IsString(mid)) printf(" %s", mid->valuestring);
+                }
+                printf("]");
+            }
+            printf("\n");
+        }
+        cJSON_Delete(j);
+        free(text);
+        free(names[i]);
+    }
+    return EXIT_OK;
+}
+
+/* Read the model, jumping over weight payloads. */
+static rl_model *read_model(const char *path, char **err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "rooflens: cannot open %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    rl_reader *r = rl_reader_new(NULL);
+    static unsigned char buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        int64_t skip = rl_reader_feed(r, buf, n);
+        if (skip < 0) break;
+        if (skip > 0 && fseeko(f, (off_t)skip, SEEK_CUR) == 0) rl_reader_skip(r, (uint64_t)skip);
+    }
+    fclose(f);
+    rl_model *m = rl_reader_finish(r, err);
+    rl_reader_free(r);
+    return m;
+}
+
+/* ------------------------------------------------------------- printing -- */
+static const char *eng(double v, const char *unit, char *buf, size_t cap) {
+    static const char *const pre[] = {"", "k", "M", "G", "T", "P", "E"};
+    int i = 0;
+    double a = fabs(v);
+    while (a >= 1000 && i < 6) { a /= 1000; v /= 1000; i++; }
+    snprintf(buf, cap, "%.3g %s%s", v, pre[i], unit);
+    return buf;
+}
+
+static const char *tsec(double s, char *buf, size_t cap) {
+    if (s == 0) snprintf(buf, cap, "0 s");
+    else if (s < 1e-6) snprintf(buf, cap, "%.3g ns", s * 1e9);
+    else if (s < 1e-3) snprintf(buf, cap, "%.3g us", s * 1e6);
+    else if (s < 1) snprintf(buf, cap, "%.3g ms", s * 1e3);
+    else snprintf(buf, cap, "%.3g s", s);
+    return buf;
+}
+
+static double num(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+static const char *str(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static int cmp_time(const void *a, const void *b) {
+    double ta = num(*(cJSON *const *)a, "t"), tb = num(*(cJSON *const *)b, "t");
+    return ta < tb ? 1 : ta > tb ? -1 : 0;
+}
+
+static void print_table(const cJSON *res, int top) {
+    const cJSON *model = cJSON_GetObjectItem(res, "model"), *hw = cJSON_GetObjectItem(res, "hardware");
+    const cJSON *tot = cJSON_GetObjectItem(res, "totals"), *sol = cJSON_GetObjectItem(res, "sol");
+    const cJSON *roof = cJSON_GetObjectItem(res, "roofline"), *opt = cJSON_GetObjectItem(res, "options");
+    char a[32], b[32], c2[32], d[32], e[32];
+    printf("model     %s  (%d nodes, %s params, %s of weights)\n", str(model, "name")[0] ? str(model, "name") : "(unnamed)",
+           (int)num(model, "nodes"), eng(num(model, "params"), "", a, sizeof a), eng(num(model, "weight_bytes"), "B", b, sizeof b));
+    printf("hardware  %s%s%s  precision %s, %s\n", str(hw, "name"),
+           cJSON_IsString(cJSON_GetObjectItem(hw, "power_mode")) ? ", mode " : "",
+           cJSON_IsString(cJSON_GetObjectItem(hw, "power_mode")) ? str(hw, "power_mode_name") : "",
+           str(roof, "precision"), str(opt, "mode"));
+    const cJSON *dims = cJSON_GetObjectItem(model, "dims");
+    if (cJSON_GetArraySize(dims) > 0) {
+        printf("dims     ");
+        const cJSON *dd;
+        cJSON_ArrayForEach(dd, dims) printf(" %s=%g", dd->string, num(dd, "value"));
+        printf("\n");
+    }
+    const cJSON *layers = cJSON_GetObjectItem(res, "layers");
+    int n = cJSON_GetArraySize(layers);
+    cJSON **rows = malloc((size_t)(n + 1) * sizeof *rows);
+    int k = 0;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, layers) rows[k++] = (cJSON *)l;
+    qsort(rows, (size_t)n, sizeof *rows, cmp_time);
+    int shown = top > 0 && top < n ? top : n;
+    double total_t = num(tot, "t");
+    printf("\n%-32s %-18s %10s %10s %8s %10s %8s %6s\n", "layer (top by time)", "op", "FLOPs", "bytes", "AI",
+           "time", "bound", "share");
+    for (int i = 0; i < shown; i++) {
+        const cJSON *r = rows[i];
+        char name[33];
+        snprintf(name, sizeof name, "%s", str(r, "name"));
+        char opn[19];
+        snprintf(opn, sizeof opn, "%s", str(r, "op"));
+        printf("%-32s %-18s %10s %10s %8.1f %10s %8s %5.1f%%\n", name, opn, eng(num(r, "flops"), "", a, sizeof a),
+               eng(num(r, "bytes"), "B", b, sizeof b), num(r, "intensity"), tsec(num(r, "t"), c2, sizeof c2),
+               str(r, "bound"), total_t > 0 ? 100 * num(r, "t") / total_t : 0);
+    }
+    if (shown < n) printf("(%d more layers; --top 0 shows all)\n", n - shown);
+    free(rows);
+    printf("\ntotals    %s FLOPs (matrix %s, vector %s), %s moved, intensity %.2f FLOP/B\n",
+           eng(num(tot, "flops"), "", a, sizeof a), eng(num(tot, "matrix_flops"), "", b, sizeof b),
+           eng(num(tot, "vector_flops"), "", c2, sizeof c2), eng(num(tot, "bytes"), "B", d, sizeof d), num(tot, "intensity"));
+    printf("          sum of layer times %s (compute %s, memory %s); %d kernels, launch floor %s\n",
+           tsec(num(tot, "t"), a, sizeof a), tsec(num(tot, "t_compute"), b, sizeof b),
+           tsec(num(tot, "t_memory"), c2, sizeof c2), (int)num(tot, "kernels"), tsec(num(tot, "launch_floor_s"), d, sizeof d));
+    if (cJSON_GetObjectItem(tot, "energy_j"))
+        printf("          energy %s per inference\n", eng(num(tot, "energy_j"), "J", a, sizeof a));
+    printf("\nspeed of light        per-op sum   whole graph   bytes\n");
+    static const char *const models[] = {"unfused", "fused", "fused_prefetched"};
+    for (int i = 0; i < 3; i++) {
+        const cJSON *m = cJSON_GetObjectItem(sol, models[i]);
+        const cJSON *po = cJSON_GetObjectItem(m, "per_op"), *wg = cJSON_GetObjectItem(m, "whole_graph");
+        printf("  %-18s %12s  %12s   %s%s\n", models[i], tsec(num(po, "time_s"), a, sizeof a),
+               tsec(num(wg, "time_s"), b, sizeof b), eng(num(po, "bytes"), "B", c2, sizeof c2),
+               strcmp(str(m, "intended"), "per_op") == 0 ? "   (per-op intended)" : "   (whole graph intended)");
+    }
+    const cJSON *ch = cJSON_GetObjectItem(sol, "chosen");
+    printf("  bounds: lower %s, upper %s;  chosen %s/%s = %s\n", tsec(num(sol, "lower_bound_s"), a, sizeof a),
+           tsec(num(sol, "upper_bound_s"), b, sizeof b), str(ch, "model"), str(ch, "granularity"),
+           tsec(num(ch, "time_s"), c2, sizeof c2));
+    printf("\nroofline  time balance %.1f FLOP/B", num(roof, "time_balance"));
+    if (cJSON_IsNumber(cJSON_GetObjectItem(roof, "energy_balance")))
+        printf(", energy balance %.1f (%.1f without static power), peak %s (%s without static)",
+               num(roof, "energy_balance"), num(roof, "energy_balance_no_static"),
+               eng(num(roof, "peak_flop_per_j"), "FLOP/J", d, sizeof d),
+               eng(num(roof, "peak_flop_per_j_no_static"), "FLOP/J", e, sizeof e));
+    printf("\n");
+    const cJSON *w = cJSON_GetObjectItem(res, "warnings");
+    if (cJSON_GetArraySize(w) > 0) {
+        printf("\nwarnings\n");
+        cJSON_ArrayForEach(l, w) printf("  [%s] %s\n", str(l, "code"), str(l, "message"));
+    }
+}
+
+static void csv_field(const char *s) {
+    bool quote = strpbrk(s, ",\"\n\r") != NULL;
+    if (!quote) { fputs(s, stdout); return; }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"') putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+static void print_csv(const cJSON *res) {
+    static const char *const cols[] = {"index", "name", "op", "domain", "matrix_flops", "vector_flops",
+                                       "flops", "macs", "input_bytes", "weight_bytes", "output_bytes",
+                                       "bytes", "intensity", "t_compute", "t_memory", "t", "bound",
+                                       "energy_j", "precision", "known"};
+    size_t nc = sizeof cols / sizeof *cols;
+    for (size_t i = 0; i < nc; i++) printf("%s%s", cols[i], i + 1 < nc ? "," : "\n");
+    const cJSON *l;
+    cJSON_ArrayForEach(l, cJSON_GetObjectItem(res, "layers")) {
+        for (size_t i = 0; i < nc; i++) {
+            const cJSON *v = cJSON_GetObjectItem(l, cols[i]);
+            if (cJSON_IsString(v)) csv_field(v->valuestring);
+            else if (cJSON_IsNumber(v)) printf("%.17g", v->valuedouble);
+            else if (cJSON_IsBool(v)) printf("%s", cJSON_IsTrue(v) ? "true" : "false");
+            printf("%s", i + 1 < nc ? "," : "\n");
+        }
+    }
+}
+
+int main(int argc, char **argv) {
+    const char *model_path = NULL, *hw = "h100-sxm", *format = "table", *dir = NULL;
+    int top = 15;
+    bool strict = false;
+    cJSON *req = cJSON_CreateObject();
+    cJSON *dims = cJSON_CreateObject();
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE() do { if (!val) return usage_error("%s needs a value", a); i++; } while (0)
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_text, stdout); return EXIT_OK; }
+        else if (!strcmp(a, "--version")) { printf("rooflens %s\n", ROOFLENS_VERSION); return EXIT_OK; }
+        else if (!strcmp(a, "--list-hw")) return list_hw(hw_dir(dir));
+        else if (!strcmp(a, "--hw")) { NEED_VALUE(); hw = val; }
+        else if (!strcmp(a, "--hw-dir")) { NEED_VALUE(); dir = val; }
+        else if (!strcmp(a, "--power-mode")) { NEED_VALUE(); cJSON_AddStringToObject(req, "power_mode", val); }
+        else if (!strcmp(a, "--precision")) { NEED_VALUE(); cJSON_AddStringToObject(req, "precision", val); }
+        else if (!strcmp(a, "--mode")) { NEED_VALUE(); cJSON_AddStringToObject(req, "mode", val); }
+        else if (!strcmp(a, "--sol")) { NEED_VALUE(); cJSON_AddStringToObject(req, "sol", val); }
+        else if (!strcmp(a, "--format")) {
+            NEED_VALUE();
+            format = val;
+            if (strcmp(format, "table") && strcmp(format, "json") && strcmp(format, "csv"))
+                return usage_error("--format must be table, json or csv, not '%s'", format);
+        } else if (!strcmp(a, "--top")) {
+            NEED_VALUE();
+            char *end;
+            long t = strtol(val, &end, 10);
+            if (*end || t < 0) return usage_error("--top needs a whole number, not '%s'", val);
+            top = (int)t;
+        } else if (!strcmp(a, "--batch")) {
+            NEED_VALUE();
+            char *end;
+            long long b = strtoll(val, &end, 10);
+            if (*end || b < 1) return usage_error("--batch needs a whole number of at least 1, not '%s'", val);
+            cJSON_AddNumberToObject(req, "batch", (double)b);
+        } else if (!strcmp(a, "--dim")) {
+            NEED_VALUE();
+            const char *eq = strchr(val, '=');
+            char *end;
+            if (!eq || eq == val) return usage_error("--dim needs NAME=VALUE, not '%s'", val);
+            long long v = strtoll(eq + 1, &end, 10);
+            if (*end || v < 0 || end == eq + 1) return usage_error("--dim needs a whole number after '=', in '%s'", val);
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)(eq - val), val);
+            cJSON_AddNumberToObject(dims, name, (double)v);
+        } else if (!strcmp(a, "--strict")) strict = true;
+        else if (a[0] == '-' && a[1]) return usage_error("unknown option '%s'", a);
+        else if (!model_path) model_path = a;
+        else return usage_error("one model at a time (got a second: '%s')", a);
+    }
+    if (!model_path) {
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    cJSON *profile = load_profile(hw, hw_dir(dir));
+    if (!profile) return EXIT_USAGE;
+    cJSON_AddItemToObject(req, "hardware", profile);
+    cJSON_AddItemToObject(req, "dims", dims);
+    if (!strcmp(format, "csv") || !strcmp(format, "table")) cJSON_AddTrueToObject(req, "layers");
+
+    char *err = NULL;
+    rl_model *m = read_model(model_path, &err);
+    if (!m) {
+        if (!err) return EXIT_BAD_MODEL;
+        if (!strcmp(format, "json")) puts(err);
+        else {
+            cJSON *e = cJSON_Parse(err);
+            const cJSON *eo = cJSON_GetObjectItem(e, "error");
+            fprintf(stderr, "rooflens: %s: %s [%s]%s%s\n", model_path, str(eo, "message"), str(eo, "code"),
+                    str(eo, "where")[0] ? " at " : "", str(eo, "where"));
+            cJSON_Delete(e);
+        }
+        rl_free(err);
+        cJSON_Delete(req);
+        return EXIT_BAD_MODEL;
+    }
+    char *text = cJSON_PrintUnformatted(req);
+    cJSON_Delete(req);
+    char *out = rl_model_analyze(m, text);
+    free(text);
+    rl_model_free(m);
+    cJSON *res = cJSON_Parse(out);
+    int rc = EXIT_OK;
+    if (!cJSON_IsTrue(cJSON_GetObjectItem(res, "ok"))) {
+        const cJSON *eo = cJSON_GetObjectItem(res, "error");
+        if (!strcmp(format, "json")) puts(out);
+        else fprintf(stderr, "rooflens: %s: %s [%s]%s%s\n", model_path, str(eo, "message"), str(eo, "code"),
+                     str(eo, "where")[0] ? " at " : "", str(eo, "where"));
+        rc = EXIT_BAD_MODEL;
+    } else {
+        if (!strcmp(format, "json")) puts(out);
+        else if (!strcmp(format, "csv")) print_csv(res);
+        else print_table(res, top);
+        const cJSON *tot = cJSON_GetObjectItem(res, "totals");
+        if (strict && (num(tot, "unknown_layers") > 0 || cJSON_GetArraySize(cJSON_GetObjectItem(tot, "unsupported_ops")) > 0))
+            rc = EXIT_INCOMPLETE;
+    }
+    cJSON_Delete(res);
+    rl_free(out);
+    return rc;
+}

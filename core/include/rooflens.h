@@ -1,0 +1,144 @@
+/*
+ * rooflens — where the time and the energy of an ONNX model go.
+ *
+ * OVERVIEW
+ *
+ *   The library reads an ONNX model, infers every tensor shape, counts each
+ *   node's work (FLOPs, split into matrix-unit and vector-unit work) and
+ *   traffic (bytes read and written), and places every node and the whole
+ *   graph on the time and energy rooflines of a hardware profile.
+ *
+ *   Everything crosses this API as JSON text, so the command-line tool and the
+ *   WebAssembly build call exactly the same functions:
+ *
+ *     request JSON  ──►  rl_model_analyze()  ──►  response JSON
+ *
+ *   Reading a model is separate from analysing it: a model is read once
+ *   (possibly streamed in chunks) into an rl_model, then analysed as often as
+ *   the caller likes with different hardware, precision, batch size, ...
+ *
+ * READING
+ *
+ *   The reader walks the protobuf wire format and keeps only the graph's
+ *   skeleton: tensor payloads (weights) are dropped as they stream past, so
+ *   memory does not grow with the weight size. When the reader meets a
+ *   payload it reports how many of the coming bytes it will ignore; a caller
+ *   that can seek (a file, a browser File.slice) may jump over them instead
+ *   of feeding them.
+ *
+ * OWNERSHIP
+ *
+ *   - rl_reader_new() returns a reader the caller frees with rl_reader_free(),
+ *     whatever happened to it.
+ *   - rl_reader_finish() returns a model the caller frees with rl_model_free().
+ *     The reader is spent after it (free it).
+ *   - Every `char *` returned by this library is a NUL-terminated JSON string
+ *     the caller frees with rl_free().
+ *   - No function keeps a pointer to the caller's buffers after it returns.
+ *   - Errors come back as values, never through globals: a reader or model
+ *     holds its own last error, and JSON responses carry
+ *     {"ok": false, "error": {"code", "message", "where"}}.
+ *
+ * WORKED EXAMPLE
+ *
+ *   rl_reader *r = rl_reader_new(NULL);
+ *   uint8_t buf[65536];
+ *   size_t n;
+ *   while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+ *       int64_t skip = rl_reader_feed(r, buf, n);
+ *       if (skip < 0) break;                       // error; see below
+ *       if (skip > 0 && fseeko(f, skip, SEEK_CUR) == 0)
+ *           rl_reader_skip(r, (uint64_t)skip);     // weights never read
+ *   }
+ *   char *err = NULL;
+ *   rl_model *m = rl_reader_finish(r, &err);       // NULL on error, err set
+ *   rl_reader_free(r);
+ *   if (!m) { puts(err); rl_free(err); return; }
+ *   char *out = rl_model_analyze(m,
+ *       "{\"hardware\": {...profile JSON...}, \"precision\": \"fp16\","
+ *       " \"dims\": {\"batch\": 8}}");
+ *   puts(out);                                     // {"ok": true, ...}
+ *   rl_free(out);
+ *   rl_model_free(m);
+ *
+ *   The request and response formats are documented in docs/api.md.
+ */
+#ifndef ROOFLENS_H
+#define ROOFLENS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ROOFLENS_VERSION "0.1.0"
+#define ROOFLENS_SCHEMA 1
+
+typedef struct rl_reader rl_reader;
+typedef struct rl_model rl_model;
+
+/* Resource limits. Any field left 0 takes its default (see docs/api.md). */
+typedef struct rl_limits {
+    uint64_t max_skeleton_bytes; /* bytes of graph structure kept after payloads are dropped */
+    uint64_t max_nodes;          /* nodes in all graphs together */
+    uint32_t max_depth;          /* nesting of messages and subgraphs */
+    uint32_t max_rank;           /* dimensions of one tensor */
+    uint64_t max_string_bytes;   /* one name, op type or doc string */
+    uint64_t keep_payload_bytes; /* payloads up to this size are kept (shape operands, scalars) */
+} rl_limits;
+
+/* A new reader. `limits` may be NULL for the defaults; it is copied. */
+rl_reader *rl_reader_new(const rl_limits *limits);
+
+/* Feed the next `len` bytes of the file. Returns the number of bytes that
+ * follow this chunk which the reader will ignore anyway (0 when none): the
+ * caller may skip them and call rl_reader_skip(), or simply keep feeding.
+ * Returns -1 on error (the reader keeps the error for rl_reader_finish). */
+int64_t rl_reader_feed(rl_reader *r, const void *bytes, size_t len);
+
+/* Tell the reader the caller skipped `n` bytes it was told it could skip.
+ * Returns 0, or -1 if n exceeds what may be skipped (an error). */
+int rl_reader_skip(rl_reader *r, uint64_t n);
+
+/* Bytes of the file consumed so far (fed or skipped). */
+uint64_t rl_reader_offset(const rl_reader *r);
+
+/* End of file: decode the skeleton into a model. Returns NULL on error and
+ * sets *error_json (if error_json is not NULL) to {"ok": false, "error": ...}
+ * which the caller frees with rl_free(). */
+rl_model *rl_reader_finish(rl_reader *r, char **error_json);
+
+void rl_reader_free(rl_reader *r);
+
+/* Read a whole in-memory file at once (the same as feeding it in one chunk). */
+rl_model *rl_model_read(const void *bytes, size_t len, const rl_limits *limits, char **error_json);
+
+/* Describe the model without hardware: name, opsets, inputs with their
+ * symbolic dims. Returns JSON; free with rl_free(). */
+char *rl_model_info(rl_model *m);
+
+/* Analyse the model under the options of `request_json` (hardware profile,
+ * precision, dims, mode, ...). Never NULL: returns {"ok": true, ...} or
+ * {"ok": false, "error": ...}. The model is unchanged and may be analysed
+ * again. Free the result with rl_free(). */
+char *rl_model_analyze(rl_model *m, const char *request_json);
+
+void rl_model_free(rl_model *m);
+
+/* Read and analyse in one call. Free the result with rl_free(). */
+char *rl_analyze(const char *request_json, const void *bytes, size_t len);
+
+/* The operator table as JSON: [{"op", "domain", "since", "until", "cost"}]. */
+char *rl_operator_table(void);
+
+/* Validate a hardware profile; returns {"ok": true, "id", "name"} or an error. */
+char *rl_check_hardware(const char *profile_json);
+
+void rl_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,71 @@
+/* Graph building and the helpers operator shape and cost functions use. */
+#ifndef ROOFLENS_GRAPH_H
+#define ROOFLENS_GRAPH_H
+#include "internal.h"
+
+#define RL_MAX_ELEMS (INT64_C(1) << 53)   /* larger tensors are not real models */
+#define RL_FOLD_MAX_ELEMS 65536           /* constant folding stays small */
+
+rl_name_map *rl_map_new(rl_arena *a, size_t expected);
+int rl_map_get(const rl_name_map *m, const char *key);
+bool rl_map_put(rl_name_map *m, const char *key, int val);
+
+int64_t rl_model_opset(const rl_model *m, const char *domain);
+rl_graph *rl_graph_build(rl_ctx *c, const Onnx__GraphProto *gp, rl_graph *parent, int depth,
+                         const char *where);
+rl_value *rl_graph_lookup(rl_graph *g, const char *name, rl_graph **owner);
+int rl_value_from_tensor(rl_ctx *c, rl_value *v, const Onnx__TensorProto *t, const char *where);
+int rl_value_from_type(rl_ctx *c, rl_value *v, const Onnx__TypeProto *tp, const char *where,
+                       bool declared_only);
+
+/* Shape inference of a whole graph (and, through control-flow ops, of bodies). */
+int rl_infer_graph(rl_ctx *c, rl_graph *g);
+/* Cost of every node of a graph; returns the summed cost. */
+void rl_cost_graph(rl_ctx *c, rl_graph *g, rl_cost *sum);
+/* Build a body graph of a control-flow node with its inputs preset, infer it. */
+rl_graph *rl_body_infer(rl_ctx *c, rl_graph *outer, rl_node *n, const Onnx__GraphProto *body,
+                        int n_preset, rl_value *const *preset);
+
+/* ------------------------------------------------- helpers for op files -- */
+/* Inputs and outputs; NULL when omitted or out of range. */
+rl_value *rl_in(const rl_node *n, int i);
+rl_value *rl_out(const rl_node *n, int i);
+bool rl_shape_known(const rl_value *v); /* rank and every dim known */
+int64_t rl_numel(const rl_value *v);     /* -1 when unknown */
+double rl_numel_d(const rl_value *v);    /* 0 when unknown */
+
+/* Attributes; the default is returned when absent. */
+const Onnx__AttributeProto *rl_attr(const rl_node *n, const char *name);
+int64_t rl_attr_i(const rl_node *n, const char *name, int64_t def);
+double rl_attr_f(const rl_node *n, const char *name, double def);
+const char *rl_attr_s(const rl_node *n, const char *name, const char *def); /* NUL-terminated copy */
+int rl_attr_ints(const rl_node *n, const char *name, const int64_t **vals); /* count, -1 absent */
+int rl_attr_floats(const rl_node *n, const char *name, const float **vals);
+
+/* Set output i: dtype and shape (dims may contain -1). Checks rank and size limits. */
+int rl_set_out(rl_ctx *c, rl_node *n, int i, int dtype, int rank, const int64_t *dims);
+/* Same dtype and shape as value v. */
+int rl_set_out_like(rl_ctx *c, rl_node *n, int i, const rl_value *v);
+/* Give output i known contents (constant folding); `ival` and/or `fval` of count elements. */
+void rl_set_out_contents(rl_ctx *c, rl_node *n, int i, int64_t count, const int64_t *ival,
+                         const double *fval);
+/* Multidirectional (numpy) broadcast of a and b into out (rank returned, -1 error). */
+int rl_broadcast(rl_ctx *c, const rl_node *n, int ra, const int64_t *a, int rb, const int64_t *b,
+                 int64_t *out);
+/* Normalise a possibly negative axis; -1 with an error if out of range. */
+int rl_axis(rl_ctx *c, const rl_node *n, int64_t axis, int rank);
+/* Known integer contents of input i as a pointer and count (-1 if unknown). */
+int64_t rl_in_ints(const rl_node *n, int i, const int64_t **vals);
+int64_t rl_in_floats(const rl_node *n, int i, const double **vals);
+/* Fail helper for shape functions: sets the error and returns RL_FAIL. */
+int rl_bad(rl_ctx *c, const rl_node *n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Element size in bytes of a value as analysed (the precision override applies to floats). */
+double rl_value_bytes(const rl_ctx *c, const rl_value *v);
+double rl_elem_bytes(const rl_ctx *c, int dtype);
+
+#endif

@@ -1,0 +1,260 @@
+/* Internal types shared by the reader, the graph builder, shape inference,
+ * the operator table and the analysis. Not installed; see rooflens.h for the
+ * public API. */
+#ifndef ROOFLENS_INTERNAL_H
+#define ROOFLENS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "onnx.pb-c.h"
+#include "rooflens.h"
+
+/* ---------------------------------------------------------------- arena -- */
+/* Every allocation of a model lives in one arena and dies with it: no
+ * per-object frees, no leaks on error paths. */
+typedef struct rl_arena_block rl_arena_block;
+typedef struct rl_arena {
+    rl_arena_block *head;
+    size_t used_total;
+} rl_arena;
+
+void *rl_arena_alloc(rl_arena *a, size_t size);          /* zeroed; NULL on OOM */
+char *rl_arena_strdup(rl_arena *a, const char *s);
+void rl_arena_free(rl_arena *a);
+
+/* ---------------------------------------------------------------- errors -- */
+typedef struct rl_error {
+    char code[48];
+    char message[512];
+    char where[256];
+} rl_error;
+
+void rl_error_set(rl_error *e, const char *code, const char *where, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+char *rl_error_json(const rl_error *e); /* {"ok":false,"error":{...}}, malloc'd */
+
+/* ---------------------------------------------------------- checked math -- */
+/* Dims from a file are untrusted: every product goes through these. */
+static inline bool rl_mul_ok(int64_t a, int64_t b, int64_t *out) {
+    return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool rl_add_ok(int64_t a, int64_t b, int64_t *out) {
+    return !__builtin_add_overflow(a, b, out);
+}
+
+/* ------------------------------------------------------------ data types -- */
+enum {
+    RL_DT_UNDEFINED = 0, RL_DT_FLOAT = 1, RL_DT_UINT8 = 2, RL_DT_INT8 = 3, RL_DT_UINT16 = 4,
+    RL_DT_INT16 = 5, RL_DT_INT32 = 6, RL_DT_INT64 = 7, RL_DT_STRING = 8, RL_DT_BOOL = 9,
+    RL_DT_FLOAT16 = 10, RL_DT_DOUBLE = 11, RL_DT_UINT32 = 12, RL_DT_UINT64 = 13,
+    RL_DT_COMPLEX64 = 14, RL_DT_COMPLEX128 = 15, RL_DT_BFLOAT16 = 16,
+    RL_DT_FLOAT8E4M3FN = 17, RL_DT_FLOAT8E4M3FNUZ = 18, RL_DT_FLOAT8E5M2 = 19,
+    RL_DT_FLOAT8E5M2FNUZ = 20, RL_DT_UINT4 = 21, RL_DT_INT4 = 22, RL_DT_FLOAT4E2M1 = 23,
+    RL_DT_FLOAT8E8M0 = 24, RL_DT_UINT2 = 25, RL_DT_INT2 = 26,
+    RL_DT_COUNT
+};
+/* Size of one element in bits (4-bit types pack two per byte). 0 = unknown. */
+int rl_dtype_bits(int dtype);
+const char *rl_dtype_name(int dtype);
+bool rl_dtype_is_float(int dtype);
+bool rl_dtype_is_int(int dtype);
+
+/* --------------------------------------------------------------- values -- */
+#define RL_MAX_RANK_HARD 64 /* storage bound; the configurable limit is lower */
+
+enum rl_value_kind {
+    RL_VALUE_ACTIVATION = 0, /* produced by a node, or a graph input */
+    RL_VALUE_INPUT,          /* graph input (not an initializer) */
+    RL_VALUE_WEIGHT,         /* initializer */
+    RL_VALUE_CONSTANT,       /* output of a Constant node */
+};
+
+enum rl_value_type { RL_TYPE_TENSOR = 0, RL_TYPE_SEQUENCE, RL_TYPE_OPTIONAL, RL_TYPE_MAP, RL_TYPE_OTHER };
+
+typedef struct rl_value {
+    const char *name;
+    int kind;
+    int type;        /* rl_value_type: tensors are what we cost */
+    int dtype;       /* ONNX element type, 0 = unknown */
+    int rank;        /* -1 = unknown */
+    int64_t *dims;   /* rank entries, -1 = unknown dim */
+    const char **dim_params; /* graph inputs: symbolic names per dim (or NULL) */
+    int producer;    /* node index in its graph, -1 for inputs/initializers */
+    int consumers;   /* number of node inputs reading it (subgraph reads included) */
+    bool is_graph_output;
+    /* Known contents, for constant folding of shape arithmetic. */
+    int64_t n_known;         /* -1 = contents unknown */
+    int64_t *ival;           /* n_known integers (integer and bool types) */
+    double *fval;            /* n_known numbers (all types, for float ops) */
+    bool payload_dropped;    /* an initializer whose data the reader skipped */
+    bool external;           /* data_location = EXTERNAL */
+    /* For sequences: element type and shape of the elements when known. */
+    int seq_len;             /* -1 unknown */
+    /* value_info the model itself declared, for the consistency check */
+    int declared_rank;
+    int64_t *declared_dims;
+    int declared_dtype;
+} rl_value;
+
+/* ---------------------------------------------------------------- nodes -- */
+typedef struct rl_graph rl_graph;
+typedef struct rl_op_def rl_op_def;
+
+typedef struct rl_cost {
+    double matrix_flops, vector_flops, macs;
+    double input_bytes, weight_bytes, output_bytes;
+    /* Training (backward) estimates, filled by the analysis. */
+    double bwd_flops, bwd_bytes;
+    bool known;        /* false: a shape was missing, numbers are not trustworthy */
+    const char *note;  /* optional remark shown to the user (static string) */
+} rl_cost;
+
+typedef struct rl_node {
+    const char *name;
+    const char *op_type;
+    const char *domain;  /* "" for ai.onnx */
+    int index;
+    int n_in, n_out;     /* explicit inputs and outputs */
+    int n_implicit;      /* names its subgraph bodies read from this scope, after the inputs */
+    int *in;             /* same-graph value index, -1 for omitted or outer-scope ones */
+    int *out;            /* value index, -1 for an omitted optional output */
+    rl_value **inv;      /* every input (explicit then implicit); NULL when omitted */
+    rl_value **outv;     /* every output; NULL when omitted */
+    const Onnx__NodeProto *proto;
+    const rl_op_def *op; /* NULL: unsupported */
+    int opset;           /* opset version of the node's domain */
+    rl_graph **subgraphs; /* If/Loop/Scan bodies, built on demand */
+    int n_subgraphs;
+    double sub_multiplier; /* how many times a body's cost counts */
+    bool shape_known;
+    rl_cost cost;        /* of this node alone, or of its bodies */
+} rl_node;
+
+/* --------------------------------------------------------------- graphs -- */
+typedef struct rl_name_map rl_name_map;
+
+struct rl_graph {
+    const Onnx__GraphProto *proto;
+    rl_graph *parent;        /* outer scope for subgraphs */
+    rl_model *model;
+    rl_value *values;
+    int n_values, cap_values;
+    rl_node *nodes;
+    int n_nodes;
+    int *order;              /* topological order of node indices */
+    int *inputs;             /* value indices of graph inputs (non-initializer) */
+    int n_inputs;
+    rl_value **outputs;
+    int n_outputs;
+    rl_name_map *names;
+    int depth;
+};
+
+typedef struct rl_opset {
+    const char *domain;
+    int64_t version;
+} rl_opset;
+
+typedef struct rl_function {
+    const Onnx__FunctionProto *proto;
+    const char *name;
+    const char *domain;
+} rl_function;
+
+struct rl_model {
+    rl_arena arena;
+    Onnx__ModelProto *proto;     /* the decoded skeleton */
+    uint8_t *skeleton;           /* wire bytes it was decoded from */
+    size_t skeleton_len;
+    rl_limits limits;
+    rl_opset *opsets;
+    int n_opsets;
+    rl_function *functions;
+    int n_functions;
+    rl_graph *graph;             /* the main graph, built for the latest analysis */
+    uint64_t file_bytes;
+    uint64_t skipped_bytes;
+    int64_t total_nodes;
+    rl_error error;
+};
+
+/* ------------------------------------------------------ analysis context -- */
+#define RL_MAX_WARNINGS 2000
+
+typedef struct rl_warning {
+    const char *code;
+    char *message;
+    const char *node;
+} rl_warning;
+
+typedef struct rl_dim_setting {
+    const char *name;
+    int64_t value;
+} rl_dim_setting;
+
+typedef struct rl_ctx {
+    rl_model *model;
+    rl_arena *arena;     /* per-analysis arena (graph, shapes, warnings) */
+    rl_error *err;
+    rl_warning *warnings;
+    int n_warnings;
+    int dropped_warnings;
+    /* options */
+    int precision_dtype;  /* 0 = the model's own dtypes */
+    const rl_dim_setting *dims;
+    int n_dims;
+    int64_t batch;        /* 0 = not set */
+    int64_t total_nodes;  /* guard against node explosions in expansion */
+} rl_ctx;
+
+void rl_warn(rl_ctx *c, const char *code, const char *node, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* ---------------------------------------------------------- op table ------ */
+enum rl_shape_result { RL_OK = 0, RL_UNKNOWN = 1, RL_FAIL = 2 };
+
+/* A shape function sets the node's output values (dtype, rank, dims and,
+ * when cheap, known contents). RL_UNKNOWN leaves what it cannot tell unset;
+ * RL_FAIL means the model is invalid (ctx->err says why). */
+typedef int (*rl_shape_fn)(rl_ctx *c, rl_graph *g, rl_node *n);
+/* A cost function fills matrix_flops, vector_flops and macs. The bytes are
+ * already filled from the node's tensors; it may correct them (a Gather reads
+ * only the rows it picks). */
+typedef void (*rl_cost_fn)(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k);
+
+enum rl_op_flags {
+    RL_OP_VIEW = 1u << 0,     /* moves nothing: metadata change only */
+    RL_OP_CONTROL = 1u << 1,  /* has subgraphs */
+    RL_OP_NO_OUTPUT_BYTES = 1u << 2,
+};
+
+struct rl_op_def {
+    const char *name;
+    const char *domain;   /* "" = ai.onnx */
+    int since;            /* first opset version this entry covers */
+    int until;            /* last one (0 = open) */
+    rl_shape_fn shape;
+    rl_cost_fn cost;
+    double per_elem;      /* vector FLOPs per output element for generic costs */
+    unsigned flags;
+    const char *cost_doc; /* the cost formula in words, for the docs */
+};
+
+/* The table, assembled from the op families in core/src/ops/. */
+const rl_op_def *rl_op_find(const char *domain, const char *name, int opset);
+typedef struct rl_op_family {
+    const rl_op_def *ops;
+    size_t count;
+} rl_op_family;
+extern const rl_op_family *const rl_op_families[];
+extern const size_t rl_op_family_count;
+
+#endif

@@ -1,0 +1,208 @@
+/* Helpers shared by the operator families: attributes, outputs, broadcasting. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "graph.h"
+
+rl_value *rl_in(const rl_node *n, int i) {
+    if (i < 0 || i >= n->n_in) return NULL;
+    return n->inv[i];
+}
+
+rl_value *rl_out(const rl_node *n, int i) {
+    if (i < 0 || i >= n->n_out) return NULL;
+    return n->outv[i];
+}
+
+bool rl_shape_known(const rl_value *v) {
+    if (!v || v->rank < 0) return false;
+    for (int i = 0; i < v->rank; i++)
+        if (v->dims[i] < 0) return false;
+    return true;
+}
+
+int64_t rl_numel(const rl_value *v) {
+    if (!rl_shape_known(v)) return -1;
+    int64_t n = 1;
+    for (int i = 0; i < v->rank; i++)
+        if (!rl_mul_ok(n, v->dims[i], &n)) return -1;
+    return n;
+}
+
+double rl_numel_d(const rl_value *v) {
+    int64_t n = rl_numel(v);
+    return n < 0 ? 0.0 : (double)n;
+}
+
+const Onnx__AttributeProto *rl_attr(const rl_node *n, const char *name) {
+    if (!n->proto) return NULL;
+    for (size_t i = 0; i < n->proto->n_attribute; i++) {
+        const Onnx__AttributeProto *a = n->proto->attribute[i];
+        if (a->name && strcmp(a->name, name) == 0) return a;
+    }
+    return NULL;
+}
+
+int64_t rl_attr_i(const rl_node *n, const char *name, int64_t def) {
+    const Onnx__AttributeProto *a = rl_attr(n, name);
+    if (!a) return def;
+    if (a->has_i) return a->i;
+    if (a->has_f) return (int64_t)a->f;
+    return def;
+}
+
+double rl_attr_f(const rl_node *n, const char *name, double def) {
+    const Onnx__AttributeProto *a = rl_attr(n, name);
+    if (!a) return def;
+    if (a->has_f) return a->f;
+    if (a->has_i) return (double)a->i;
+    return def;
+}
+
+const char *rl_attr_s(const rl_node *n, const char *name, const char *def) {
+    const Onnx__AttributeProto *a = rl_attr(n, name);
+    if (!a || !a->has_s) return def;
+    /* protobuf-c bytes are not NUL-terminated; attribute strings are short */
+    static _Thread_local char buf[4][256];
+    static _Thread_local int k;
+    char *b = buf[k++ & 3];
+    size_t len = a->s.len < 255 ? a->s.len : 255;
+    memcpy(b, a->s.data, len);
+    b[len] = 0;
+    return b;
+}
+
+int rl_attr_ints(const rl_node *n, const char *name, const int64_t **vals) {
+    const Onnx__AttributeProto *a = rl_attr(n, name);
+    if (!a) return -1;
+    *vals = a->ints;
+    return (int)a->n_ints;
+}
+
+int rl_attr_floats(const rl_node *n, const char *name, const float **vals) {
+    const Onnx__AttributeProto *a = rl_attr(n, name);
+    if (!a) return -1;
+    *vals = a->floats;
+    return (int)a->n_floats;
+}
+
+int rl_bad(rl_ctx *c, const rl_node *n, const char *fmt, ...) {
+    char buf[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    rl_error_set(c->err, "bad_node", n->name, "node '%s' (%s): %s", n->name, n->op_type, buf);
+    return RL_FAIL;
+}
+
+int rl_set_out(rl_ctx *c, rl_node *n, int i, int dtype, int rank, const int64_t *dims) {
+    rl_value *v = rl_out(n, i);
+    if (!v) return RL_OK;
+    if (rank > (int)c->model->limits.max_rank || rank > RL_MAX_RANK_HARD) {
+        rl_error_set(c->err, "limit_rank", n->name, "node '%s' (%s) would produce a tensor of rank %d, "
+                     "more than the limit of %u", n->name, n->op_type, rank, c->model->limits.max_rank);
+        return RL_FAIL;
+    }
+    v->type = RL_TYPE_TENSOR;
+    if (dtype) v->dtype = dtype;
+    if (rank < 0) {
+        v->rank = -1;
+        return RL_OK;
+    }
+    int64_t *d = rl_arena_alloc(c->arena, (size_t)(rank + 1) * sizeof *d);
+    if (!d) {
+        rl_error_set(c->err, "out_of_memory", n->name, "out of memory");
+        return RL_FAIL;
+    }
+    int64_t total = 1;
+    for (int k = 0; k < rank; k++) {
+        d[k] = dims[k];
+        if (d[k] < -1) return rl_bad(c, n, "output %d would have the negative dimension %lld", i, (long long)d[k]);
+        if (d[k] >= 0 && (!rl_mul_ok(total, d[k], &total) || total > RL_MAX_ELEMS)) {
+            rl_error_set(c->err, "dim_overflow", n->name,
+                         "node '%s' (%s) would produce a tensor whose element count overflows",
+                         n->name, n->op_type);
+            return RL_FAIL;
+        }
+    }
+    v->rank = rank;
+    v->dims = d;
+    return RL_OK;
+}
+
+int rl_set_out_like(rl_ctx *c, rl_node *n, int i, const rl_value *src) {
+    if (!src) return rl_set_out(c, n, i, 0, -1, NULL);
+    int r = rl_set_out(c, n, i, src->dtype, src->rank, src->dims);
+    rl_value *v = rl_out(n, i);
+    if (v && src->type != RL_TYPE_TENSOR) v->type = src->type;
+    return r;
+}
+
+void rl_set_out_contents(rl_ctx *c, rl_node *n, int i, int64_t count, const int64_t *ival,
+                         const double *fval) {
+    rl_value *v = rl_out(n, i);
+    if (!v || count < 0 || count > RL_FOLD_MAX_ELEMS) return;
+    int64_t *iv = rl_arena_alloc(c->arena, (size_t)(count + 1) * sizeof *iv);
+    double *fv = rl_arena_alloc(c->arena, (size_t)(count + 1) * sizeof *fv);
+    if (!iv || !fv) return;
+    for (int64_t k = 0; k < count; k++) {
+        iv[k] = ival ? ival[k] : (int64_t)fval[k];
+        fv[k] = fval ? fval[k] : (double)ival[k];
+    }
+    v->ival = iv;
+    v->fval = fv;
+    v->n_known = count;
+}
+
+int rl_broadcast(rl_ctx *c, const rl_node *n, int ra, const int64_t *a, int rb, const int64_t *b,
+                 int64_t *out) {
+    int r = ra > rb ? ra : rb;
+    for (int k = 0; k < r; k++) {
+        int ia = k - (r - ra), ib = k - (r - rb);
+        int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
+        if (da == 1) out[k] = db;
+        else if (db == 1) out[k] = da;
+        else if (da == -1 || db == -1) out[k] = da == -1 ? db : da;
+        else if (da == db) out[k] = da;
+        else {
+            rl_bad(c, n, "cannot broadcast dimension %lld against %lld (axis %d of the result)",
+                   (long long)da, (long long)db, k);
+            return -1;
+        }
+    }
+    return r;
+}
+
+int rl_axis(rl_ctx *c, const rl_node *n, int64_t axis, int rank) {
+    if (axis < -rank || axis >= (rank > 0 ? rank : 1)) {
+        rl_bad(c, n, "axis %lld is out of range for rank %d", (long long)axis, rank);
+        return -1;
+    }
+    return (int)(axis < 0 ? axis + rank : axis);
+}
+
+int64_t rl_in_ints(const rl_node *n, int i, const int64_t **vals) {
+    rl_value *v = rl_in(n, i);
+    if (!v || v->n_known < 0) return -1;
+    *vals = v->ival;
+    return v->n_known;
+}
+
+int64_t rl_in_floats(const rl_node *n, int i, const double **vals) {
+    rl_value *v = rl_in(n, i);
+    if (!v || v->n_known < 0) return -1;
+    *vals = v->fval;
+    return v->n_known;
+}
+
+double rl_elem_bytes(const rl_ctx *c, int dtype) {
+    if (c->precision_dtype && rl_dtype_is_float(dtype)) dtype = c->precision_dtype;
+    return rl_dtype_bits(dtype) / 8.0;
+}
+
+double rl_value_bytes(const rl_ctx *c, const rl_value *v) {
+    if (!v || v->type != RL_TYPE_TENSOR) return 0;
+    return rl_numel_d(v) * rl_elem_bytes(c, v->dtype);
+}

@@ -1,0 +1,238 @@
+/* Op family: elementwise (unary, binary and variadic math, activations,
+ * comparisons, Where). Output = broadcast of the inputs; cost = output
+ * elements x a per-op factor of vector FLOPs. Small integer tensors are
+ * folded, because torch exports compute shapes with Add/Mul/Div/Where. */
+#include <math.h>
+#include <string.h>
+
+#include "../graph.h"
+#include "families.h"
+
+/* Broadcast every present input; returns rank or -1 (error set) or -2 (unknown). */
+static int broadcast_inputs(rl_ctx *c, rl_node *n, int first, int64_t *out) {
+    int rank = 0;
+    for (int i = first; i < n->n_in; i++) {
+        rl_value *v = rl_in(n, i);
+        if (!v) continue;
+        if (v->rank < 0) return -2;
+        int64_t tmp[RL_MAX_RANK_HARD];
+        int r = rl_broadcast(c, n, rank, out, v->rank, v->dims, tmp);
+        if (r < 0) return -1;
+        memcpy(out, tmp, (size_t)r * sizeof *out);
+        rank = r;
+    }
+    return rank;
+}
+
+/* Flat index into input `v` (broadcast) for output coordinate `idx`. */
+static int64_t bcast_index(const rl_value *v, int out_rank, const int64_t *odims, int64_t flat) {
+    int64_t coord[RL_MAX_RANK_HARD];
+    for (int k = out_rank - 1; k >= 0; k--) {
+        int64_t d = odims[k] ? odims[k] : 1;
+        coord[k] = flat % d;
+        flat /= d;
+    }
+    int64_t idx = 0;
+    for (int k = 0; k < v->rank; k++) {
+        int ok = k + (out_rank - v->rank);
+        int64_t c = v->dims[k] == 1 ? 0 : coord[ok];
+        idx = idx * v->dims[k] + c;
+    }
+    return idx;
+}
+
+typedef double (*fold_fn)(const double *a, int n);
+
+static double f_add(const double *a, int n) { double s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }
+static double f_sub(const double *a, int n) { (void)n; return a[0] - a[1]; }
+static double f_mul(const double *a, int n) { double s = 1; for (int i = 0; i < n; i++) s *= a[i]; return s; }
+static double f_div(const double *a, int n) { (void)n; return a[1] != 0 ? a[0] / a[1] : 0; }
+static double f_max(const double *a, int n) { double s = a[0]; for (int i = 1; i < n; i++) if (a[i] > s) s = a[i]; return s; }
+static double f_min(const double *a, int n) { double s = a[0]; for (int i = 1; i < n; i++) if (a[i] < s) s = a[i]; return s; }
+static double f_eq(const double *a, int n) { (void)n; return a[0] == a[1]; }
+static double f_lt(const double *a, int n) { (void)n; return a[0] < a[1]; }
+static double f_gt(const double *a, int n) { (void)n; return a[0] > a[1]; }
+static double f_le(const double *a, int n) { (void)n; return a[0] <= a[1]; }
+static double f_ge(const double *a, int n) { (void)n; return a[0] >= a[1]; }
+static double f_and(const double *a, int n) { (void)n; return a[0] != 0 && a[1] != 0; }
+static double f_or(const double *a, int n) { (void)n; return a[0] != 0 || a[1] != 0; }
+static double f_not(const double *a, int n) { (void)n; return a[0] == 0; }
+static double f_neg(const double *a, int n) { (void)n; return -a[0]; }
+static double f_abs(const double *a, int n) { (void)n; return fabs(a[0]); }
+static double f_sqrt(const double *a, int n) { (void)n; return sqrt(a[0]); }
+static double f_floor(const double *a, int n) { (void)n; return floor(a[0]); }
+static double f_ceil(const double *a, int n) { (void)n; return ceil(a[0]); }
+static double f_where(const double *a, int n) { (void)n; return a[0] != 0 ? a[1] : a[2]; }
+static double f_mod(const double *a, int n) { (void)n; return a[1] != 0 ? fmod(a[0], a[1]) : 0; }
+static double f_pow(const double *a, int n) { (void)n; return pow(a[0], a[1]); }
+
+static const struct { const char *name; fold_fn fn; } folds[] = {
+    {"Add", f_add}, {"Sub", f_sub}, {"Mul", f_mul}, {"Div", f_div}, {"Max", f_max},
+    {"Min", f_min}, {"Sum", f_add}, {"Equal", f_eq}, {"Less", f_lt}, {"Greater", f_gt},
+    {"LessOrEqual", f_le}, {"GreaterOrEqual", f_ge}, {"And", f_and}, {"Or", f_or},
+    {"Not", f_not}, {"Neg", f_neg}, {"Abs", f_abs}, {"Sqrt", f_sqrt}, {"Floor", f_floor},
+    {"Ceil", f_ceil}, {"Where", f_where}, {"Mod", f_mod}, {"Pow", f_pow},
+};
+
+static void try_fold(rl_ctx *c, rl_node *n, int rank, const int64_t *dims) {
+    fold_fn fn = NULL;
+    for (size_t i = 0; i < sizeof folds / sizeof *folds; i++)
+        if (strcmp(folds[i].name, n->op_type) == 0) fn = folds[i].fn;
+    if (!fn || n->n_in > 8) return;
+    int64_t count = 1;
+    for (int k = 0; k < rank; k++)
+        if (!rl_mul_ok(count, dims[k], &count)) return;
+    if (count > RL_FOLD_MAX_ELEMS) return;
+    for (int i = 0; i < n->n_in; i++) {
+        rl_value *v = rl_in(n, i);
+        if (!v || v->n_known < 0 || !rl_shape_known(v)) return;
+    }
+    double *res = rl_arena_alloc(c->arena, (size_t)(count + 1) * sizeof *res);
+    if (!res) return;
+    rl_value *o = rl_out(n, 0);
+    bool integer = o && (rl_dtype_is_int(o->dtype));
+    for (int64_t e = 0; e < count; e++) {
+        double args[8];
+        for (int i = 0; i < n->n_in; i++) {
+            const rl_value *v = rl_in(n, i);
+            args[i] = v->fval[bcast_index(v, rank, dims, e)];
+        }
+        double r = fn(args, n->n_in);
+        /* integer division in ONNX truncates toward zero */
+        if (integer) r = trunc(r);
+        res[e] = r;
+    }
+    rl_set_out_contents(c, n, 0, count, NULL, res);
+}
+
+static int out_dtype(const rl_node *n) {
+    static const char *const boolean_ops[] = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+                                              "And", "Or", "Xor", "Not", "IsNaN", "IsInf"};
+    for (size_t i = 0; i < sizeof boolean_ops / sizeof *boolean_ops; i++)
+        if (strcmp(n->op_type, boolean_ops[i]) == 0) return RL_DT_BOOL;
+    if (strcmp(n->op_type, "Where") == 0) {
+        rl_value *x = rl_in(n, 1);
+        return x ? x->dtype : 0;
+    }
+    for (int i = 0; i < n->n_in; i++)
+        if (rl_in(n, i)) return rl_in(n, i)->dtype;
+    return 0;
+}
+
+static int shape_elementwise(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    int64_t dims[RL_MAX_RANK_HARD];
+    /* Clip's min/max and PRelu's slope broadcast to X; the rest broadcast together. */
+    int rank = broadcast_inputs(c, n, 0, dims);
+    if (rank == -1) return RL_FAIL;
+    int dt = out_dtype(n);
+    if (rank == -2) return rl_set_out(c, n, 0, dt, -1, NULL) == RL_OK ? RL_UNKNOWN : RL_FAIL;
+    if (rl_set_out(c, n, 0, dt, rank, dims) != RL_OK) return RL_FAIL;
+    try_fold(c, n, rank, dims);
+    return RL_OK;
+}
+
+/* Ops whose output takes the first input's shape (Clip, PRelu, Dropout...). */
+static int shape_like_first(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    rl_value *x = rl_in(n, 0);
+    if (rl_set_out_like(c, n, 0, x) != RL_OK) return RL_FAIL;
+    /* Dropout's optional mask output */
+    if (n->n_out > 1 && x && rl_set_out(c, n, 1, RL_DT_BOOL, x->rank, x->dims) != RL_OK) return RL_FAIL;
+    return rl_shape_known(x) ? RL_OK : RL_UNKNOWN;
+}
+
+static void cost_per_elem(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    (void)c; (void)g;
+    int operands = 0;
+    for (int i = 0; i < n->n_in; i++) if (rl_in(n, i)) operands++;
+    double per = n->op->per_elem;
+    /* variadic Sum/Max/Min/Mean: one op per extra operand */
+    if (operands > 2 && (strcmp(n->op_type, "Sum") == 0 || strcmp(n->op_type, "Max") == 0 ||
+                         strcmp(n->op_type, "Min") == 0 || strcmp(n->op_type, "Mean") == 0))
+        per *= operands - 1;
+    k->vector_flops = rl_numel_d(rl_out(n, 0)) * per;
+}
+
+static void cost_identity_like(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    (void)c; (void)g; (void)n;
+    k->vector_flops = 0;
+}
+
+#define EW(name, since, factor, doc) {name, "", since, 0, shape_elementwise, cost_per_elem, factor, 0, doc}
+#define UN(name, since, factor, doc) {name, "", since, 0, shape_like_first, cost_per_elem, factor, 0, doc}
+
+static const rl_op_def ops[] = {
+    /* binary / variadic arithmetic: one FLOP per output element */
+    EW("Add", 1, 1, "1 FLOP per output element"),
+    EW("Sub", 1, 1, "1 FLOP per output element"),
+    EW("Mul", 1, 1, "1 FLOP per output element"),
+    EW("Div", 1, 1, "1 FLOP per output element"),
+    EW("Pow", 1, 1, "1 FLOP per output element"),
+    EW("Mod", 10, 1, "1 FLOP per output element"),
+    EW("Sum", 1, 1, "1 FLOP per output element per extra operand"),
+    EW("Max", 1, 1, "1 FLOP per output element per extra operand"),
+    EW("Min", 1, 1, "1 FLOP per output element per extra operand"),
+    EW("Mean", 1, 1, "1 FLOP per output element per extra operand, plus the division"),
+    EW("PRelu", 1, 2, "2 FLOPs per output element (compare, multiply)"),
+    EW("BitShift", 11, 1, "1 op per output element"),
+    EW("BitwiseAnd", 18, 1, "1 op per output element"),
+    EW("BitwiseOr", 18, 1, "1 op per output element"),
+    EW("BitwiseXor", 18, 1, "1 op per output element"),
+    /* comparisons and logic */
+    EW("Equal", 1, 1, "1 op per output element"),
+    EW("Less", 1, 1, "1 op per output element"),
+    EW("Greater", 1, 1, "1 op per output element"),
+    EW("LessOrEqual", 12, 1, "1 op per output element"),
+    EW("GreaterOrEqual", 12, 1, "1 op per output element"),
+    EW("And", 1, 1, "1 op per output element"),
+    EW("Or", 1, 1, "1 op per output element"),
+    EW("Xor", 1, 1, "1 op per output element"),
+    EW("Where", 9, 1, "1 select per output element (three broadcast operands)"),
+    /* unary */
+    EW("Not", 1, 1, "1 op per element"),
+    EW("BitwiseNot", 18, 1, "1 op per element"),
+    EW("Neg", 1, 1, "1 FLOP per element"),
+    EW("Abs", 1, 1, "1 FLOP per element"),
+    EW("Sign", 9, 1, "1 FLOP per element"),
+    EW("Relu", 1, 1, "1 FLOP per element (max with 0)"),
+    EW("Floor", 1, 1, "1 FLOP per element"),
+    EW("Ceil", 1, 1, "1 FLOP per element"),
+    EW("Round", 11, 1, "1 FLOP per element"),
+    EW("Reciprocal", 1, 1, "1 FLOP per element"),
+    EW("Sqrt", 1, 4, "4 FLOPs per element (square root)"),
+    EW("Exp", 1, 4, "4 FLOPs per element (transcendental)"),
+    EW("Log", 1, 4, "4 FLOPs per element (transcendental)"),
+    EW("Sin", 7, 4, "4 FLOPs per element (transcendental)"),
+    EW("Cos", 7, 4, "4 FLOPs per element (transcendental)"),
+    EW("Tan", 7, 4, "4 FLOPs per element (transcendental)"),
+    EW("Asin", 7, 4, "4 FLOPs per element (transcendental)"),
+    EW("Acos", 7, 4, "4 FLOPs per element (transcendental)"),
+    EW("Atan", 7, 4, "4 FLOPs per element (transcendental)"),
+    EW("Sinh", 9, 4, "4 FLOPs per element (transcendental)"),
+    EW("Cosh", 9, 4, "4 FLOPs per element (transcendental)"),
+    EW("Asinh", 9, 4, "4 FLOPs per element (transcendental)"),
+    EW("Acosh", 9, 4, "4 FLOPs per element (transcendental)"),
+    EW("Atanh", 9, 4, "4 FLOPs per element (transcendental)"),
+    EW("Erf", 9, 4, "4 FLOPs per element (transcendental)"),
+    EW("Sigmoid", 1, 4, "4 FLOPs per element (exp, add, divide)"),
+    EW("Tanh", 1, 4, "4 FLOPs per element (transcendental)"),
+    EW("HardSigmoid", 1, 3, "3 FLOPs per element (scale, shift, clamp)"),
+    EW("HardSwish", 14, 4, "4 FLOPs per element (hard sigmoid, multiply)"),
+    EW("LeakyRelu", 1, 2, "2 FLOPs per element (compare, multiply)"),
+    EW("ThresholdedRelu", 10, 1, "1 FLOP per element"),
+    EW("Elu", 1, 5, "5 FLOPs per element (exp, subtract, multiply, select)"),
+    EW("Selu", 1, 6, "6 FLOPs per element (exp, multiply twice, select)"),
+    EW("Celu", 12, 6, "6 FLOPs per element"),
+    EW("Softplus", 1, 6, "6 FLOPs per element (exp, add, log)"),
+    EW("Softsign", 1, 3, "3 FLOPs per element (abs, add, divide)"),
+    EW("Mish", 18, 10, "10 FLOPs per element (softplus, tanh, multiply)"),
+    EW("Gelu", 20, 8, "8 FLOPs per element (erf or tanh form)"),
+    EW("Shrink", 9, 2, "2 FLOPs per element"),
+    EW("IsNaN", 9, 1, "1 op per element"),
+    EW("IsInf", 10, 1, "1 op per element"),
+    UN("Clip", 1, 2, "2 FLOPs per element (max, min)"),
+    {"Dropout", "", 1, 0, shape_like_first, cost_identity_like, 0, 0,
+     "inference: an identity copy; 0 FLOPs, bytes of input and output"},
+};
+RL_FAMILY(elementwise, ops);

@@ -1,0 +1,16 @@
+/* The op families; each ops/<family>.c defines rl_family_<family>. */
+#ifndef ROOFLENS_FAMILIES_H
+#define ROOFLENS_FAMILIES_H
+#include "../internal.h"
+
+#define RL_FAMILY(fam, arr) const rl_op_family rl_family_##fam = {arr, sizeof arr / sizeof *arr}
+
+extern const rl_op_family rl_family_elementwise, rl_family_matmul, rl_family_conv,
+    rl_family_pool, rl_family_norm, rl_family_reduce, rl_family_rnn, rl_family_movement,
+    rl_family_control, rl_family_quant, rl_family_attention, rl_family_misc;
+
+#define RL_FAMILY_LIST                                                                           \
+    &rl_family_elementwise, &rl_family_matmul, &rl_family_conv, &rl_family_pool,                 \
+        &rl_family_norm, &rl_family_reduce, &rl_family_rnn, &rl_family_movement,                 \
+        &rl_family_control, &rl_family_quant, &rl_family_attention, &rl_family_misc
+#endif

@@ -1,0 +1,21 @@
+/* The skeleton reader's hand-over to the model builder. */
+#ifndef ROOFLENS_READER_H
+#define ROOFLENS_READER_H
+#include "internal.h"
+
+typedef struct rl_reader_result {
+    uint8_t *skeleton;       /* malloc'd; the receiver frees it */
+    size_t skeleton_len;
+    uint64_t file_bytes;
+    uint64_t skipped_bytes;
+    uint64_t nodes;
+    rl_limits limits;
+    rl_error error;
+} rl_reader_result;
+
+void rl_limits_fill_defaults(rl_limits *l);
+/* Ends reading: on success hands over the skeleton (0), else fills error (-1). */
+int rl_reader_take(rl_reader *r, rl_reader_result *res);
+
+#define RL_DROP_MARKER_FIELD 7936u
+#endif
