@@ -9,6 +9,7 @@
 #include "graph.h"
 #include "hw.h"
 #include "reader.h"
+#include "roofline.h"
 
 /* ------------------------------------------------------------- options -- */
 typedef struct options {
@@ -286,7 +287,7 @@ static cJSON *sol_json(double tc_sum, double bytes, double per_op, double bw, co
     cJSON_AddStringToObject(po, "bound", "sum of per-layer bounds");
     cJSON *wg = cJSON_AddObjectToObject(o, "whole_graph");
     double tm = bytes / bw;
-    add_num(wg, "time_s", tc_sum > tm ? tc_sum : tm);
+    add_num(wg, "time_s", rl_roof_time(tc_sum, tm));
     add_num(wg, "bytes", bytes);
     add_num(wg, "t_compute", tc_sum);
     add_num(wg, "t_memory", tm);
@@ -446,13 +447,11 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
         L->prec = p;
         L->flops = k->matrix_flops + k->vector_flops;
         L->bytes = k->input_bytes + k->weight_bytes + k->output_bytes;
-        double tcm = hw.matrix[p] > 0 ? k->matrix_flops / hw.matrix[p] : 0;
-        double tcv = hw.vector[p] > 0 ? k->vector_flops / hw.vector[p] : 0;
-        L->tc = tcm > tcv ? tcm : tcv;
+        L->tc = rl_compute_time(k->matrix_flops, k->vector_flops, hw.matrix[p], hw.vector[p]);
         L->tm = L->bytes / bw;
         L->launches = L->flops > 0 || L->bytes > 0;
         double t0 = L->launches ? hw.launch_s : 0;
-        L->t = L->tc > L->tm ? L->tc : L->tm;
+        L->t = rl_roof_time(L->tc, L->tm);
         L->bound = L->tc >= L->tm ? "compute" : "memory";
         if (L->flops == 0 && L->bytes == 0) L->bound = "none";
         if (t0 > L->t) {
@@ -466,15 +465,15 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
         if (L->launches) kernels++;
         L->fused_bytes = fused_bytes(&c, n);
         double tfm = L->fused_bytes / bw;
-        sol_unfused += L->tc > L->tm ? L->tc : L->tm;
-        sol_fused += L->tc > tfm ? L->tc : tfm;
+        sol_unfused += rl_roof_time(L->tc, L->tm);
+        sol_fused += rl_roof_time(L->tc, tfm);
         tc_sum += L->tc;
         tm_sum += L->tm;
         t_sum += L->t;
         fused_sum += L->fused_bytes;
         prec_flops[p] += L->flops;
         if (hw.has_energy) {
-            L->energy = hw.e_flop * L->flops + hw.e_byte * L->bytes + hw.static_w * L->t;
+            L->energy = rl_energy(hw.e_flop, hw.e_byte, hw.static_w, L->flops, L->bytes, L->t);
             e_sum += L->energy;
             double dyn_c = hw.e_flop * L->flops, dyn_m = hw.e_byte * L->bytes;
             L->energy_bound = dyn_c >= dyn_m ? "compute" : "memory";
@@ -635,7 +634,7 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
         add_num(ch, "time_s", tch);
         if (hw.has_energy) {
             const cJSON *bj = cJSON_GetObjectItemCaseSensitive(gv, "bytes");
-            add_num(ch, "energy_j", hw.e_flop * flops + hw.e_byte * bj->valuedouble + hw.static_w * tch);
+            add_num(ch, "energy_j", rl_energy(hw.e_flop, hw.e_byte, hw.static_w, flops, bj->valuedouble, tch));
         }
         if (kernels * hw.launch_s > 0.5 * tch && hw.launch_s > 0)
             rl_warn(&c, "overhead_dominated", NULL,
@@ -651,14 +650,14 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     add_num(ro, "peak_matrix_flops", peak);
     add_num(ro, "peak_vector_flops", peak_v);
     add_num(ro, "bandwidth_Bps", bw);
-    add_num(ro, "time_balance", peak / bw);
+    add_num(ro, "time_balance", rl_time_balance(peak, bw));
     add_num(ro, "ridge_vector", peak_v / bw);
     add_num(ro, "launch_overhead_s", hw.launch_s);
     if (hw.has_energy) {
-        add_num(ro, "energy_balance", (hw.e_byte + hw.static_w / bw) / (hw.e_flop + 2 * hw.static_w / peak));
-        add_num(ro, "energy_balance_no_static", hw.e_byte / hw.e_flop);
-        add_num(ro, "peak_flop_per_j", 1.0 / (hw.e_flop + hw.static_w / peak));
-        add_num(ro, "peak_flop_per_j_no_static", 1.0 / hw.e_flop);
+        add_num(ro, "energy_balance", rl_energy_balance(hw.e_flop, hw.e_byte, hw.static_w, peak, bw));
+        add_num(ro, "energy_balance_no_static", rl_energy_balance_no_static(hw.e_flop, hw.e_byte));
+        add_num(ro, "peak_flop_per_j", rl_peak_flop_per_j(hw.e_flop, hw.static_w, peak));
+        add_num(ro, "peak_flop_per_j_no_static", rl_peak_flop_per_j_no_static(hw.e_flop));
         add_num(ro, "flop_j", hw.e_flop);
         add_num(ro, "byte_j", hw.e_byte);
         add_num(ro, "static_w", hw.static_w);

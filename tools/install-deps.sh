@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what rooflens needs to build and test, from Debian's packages and
+# npm. Idempotent: installs only what is missing. Run as root or with sudo.
+#   tools/install-deps.sh          native build (C core, CLI, tests)
+#   tools/install-deps.sh --web    also the WebAssembly build and browser tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake pkg-config protobuf-c-compiler libprotobuf-c-dev libcjson-dev libonnx-dev python3)
+if [[ "${1:-}" == "--web" ]]; then
+  packages+=(emscripten node-acorn nodejs npm chromium dpkg-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# nodejs/npm may come from elsewhere than Debian (a preinstalled Node): accept working commands
+if [[ " ${missing[*]} " == *" nodejs "* ]] && command -v node >/dev/null; then missing=("${missing[@]/nodejs}"); fi
+if [[ " ${missing[*]} " == *" npm "* ]] && command -v npm >/dev/null; then missing=("${missing[@]/npm}"); fi
+read -r -a missing <<< "${missing[*]}"
+
+if ((${#missing[@]})); then
+  echo "[deps] installing: ${missing[*]}"
+  sudo_cmd=()
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "[deps] ERROR: need root (or sudo) to apt-get install ${missing[*]}" >&2; exit 1; }
+    sudo_cmd=(sudo)
+  fi
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [[ "${1:-}" == "--web" && -f package.json ]]; then
+  if [[ ! -d node_modules || package-lock.json -nt node_modules ]]; then
+    echo "[deps] npm ci"
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+fi
+echo "[deps] ready"
