@@ -99,6 +99,8 @@ static cJSON *tensor_json(const rl_ctx *c, const rl_value *v) {
         for (int i = 0; i < v->rank; i++)
             cJSON_AddItemToArray(s, v->dims[i] < 0 ? cJSON_CreateNull() : cJSON_CreateNumber((double)v->dims[i]));
     }
+    /* rooflens could not infer it: the shape is the model's own declaration */
+    if (v->from_declared) cJSON_AddTrueToObject(o, "declared");
     return o;
 }
 

@@ -29,18 +29,25 @@ static void check_declared(rl_ctx *c, const rl_node *n, rl_value *v) {
     if (v->declared_rank < 0) {
         if (v->declared_rank == -1 || v->declared_dtype == 0 || v->dtype) return;
     }
-    if (!v->dtype && v->declared_dtype) v->dtype = v->declared_dtype;
+    if (!v->dtype && v->declared_dtype) {
+        v->dtype = v->declared_dtype;
+        v->from_declared = true;
+    }
     if (v->declared_rank < 0) return;
     if (v->rank < 0) {
         v->rank = v->declared_rank;
         v->dims = v->declared_dims;
+        v->from_declared = true;
         return;
     }
     bool differ = v->rank != v->declared_rank;
     for (int k = 0; !differ && k < v->rank; k++) {
         int64_t d = v->declared_dims[k];
         if (d >= 0 && v->dims[k] >= 0 && d != v->dims[k]) differ = true;
-        if (d >= 0 && v->dims[k] < 0) v->dims[k] = d; /* fill what we could not tell */
+        if (d >= 0 && v->dims[k] < 0) { /* fill what we could not tell */
+            v->dims[k] = d;
+            v->from_declared = true;
+        }
     }
     if (differ) {
         char ours[160], theirs[160];

@@ -99,6 +99,7 @@ typedef struct rl_value {
     int declared_rank;
     int64_t *declared_dims;
     int declared_dtype;
+    bool from_declared;      /* shape taken from the model's declaration, not inferred */
 } rl_value;
 
 /* ---------------------------------------------------------------- nodes -- */
