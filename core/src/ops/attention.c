@@ -1,8 +1,306 @@
-/* Op family: attention. */
-#include "../graph.h"
+/* Op family: attention (ONNX Attention and RotaryEmbedding, com.microsoft
+ * Attention, MultiHeadAttention, GroupQueryAttention, QAttention,
+ * RotaryEmbedding). Shapes follow the ONNX spec and onnxruntime's
+ * ContribOperators.md. Cost of the attention core, with Skv the total key
+ * length (past + new):
+ *   matrix_flops = 2·B·Hq·Sq·Skv·(Dqk + Dv)        (QK^T and the V product)
+ *   vector_flops = B·Hq·Sq·Skv·(5 softmax + 1 scale [+ 1 mask/bias add])
+ * Ops that also project the input (com.microsoft Attention, QAttention) add
+ * 2·B·S·input_hidden·(q + k + v hidden) matrix FLOPs and one bias add per
+ * projected element. */
+#include <string.h>
+
+#include "compute_common.h"
 #include "families.h"
 
+static void attention_core(rl_cost *k, double B, double Hq, double Sq, double Skv, double Dqk, double Dv,
+                           bool masked) {
+    double scores = B * Hq * Sq * Skv;
+    k->macs += scores * (Dqk + Dv);
+    k->matrix_flops += 2 * scores * (Dqk + Dv);
+    k->vector_flops += scores * (6 + (masked ? 1 : 0));
+}
+
+static int64_t div_or_unknown(int64_t a, int64_t b) {
+    return a >= 0 && b > 0 && a % b == 0 ? a / b : -1;
+}
+
+static int64_t add_or_unknown(int64_t a, int64_t b) {
+    return a >= 0 && b >= 0 ? a + b : -1;
+}
+
+/* --------------------------------------------------- ONNX Attention (23) -- */
+typedef struct attn_dims {
+    int64_t B, Hq, Hkv, Sq, Skv, Sp, Dqk, Dv;
+    bool four_d;
+} attn_dims;
+
+static int onnx_attention_dims(rl_ctx *c, const rl_node *n, attn_dims *d) {
+    rl_value *q = rl_in(n, 0), *k = rl_in(n, 1), *v = rl_in(n, 2);
+    if (!q || !k || !v) return rl_bad(c, n, "needs Q, K and V");
+    if (q->rank < 0 || k->rank < 0 || v->rank < 0) return RL_UNKNOWN;
+    if (q->rank != 3 && q->rank != 4) return rl_bad(c, n, "Q must be 3-D or 4-D (got rank %d)", q->rank);
+    if (k->rank != q->rank || v->rank != q->rank) return rl_bad(c, n, "Q, K and V must have the same rank");
+    d->four_d = q->rank == 4;
+    d->B = q->dims[0];
+    if (d->four_d) {
+        d->Hq = q->dims[1]; d->Sq = q->dims[2]; d->Dqk = q->dims[3];
+        d->Hkv = k->dims[1]; d->Skv = k->dims[2]; d->Dv = v->dims[3];
+    } else {
+        d->Hq = rl_attr_i(n, "q_num_heads", -1);
+        d->Hkv = rl_attr_i(n, "kv_num_heads", -1);
+        if (d->Hq < 1 || d->Hkv < 1) return rl_bad(c, n, "3-D inputs need q_num_heads and kv_num_heads");
+        d->Sq = q->dims[1];
+        d->Skv = k->dims[1];
+        d->Dqk = div_or_unknown(q->dims[2], d->Hq);
+        d->Dv = div_or_unknown(v->dims[2], d->Hkv);
+    }
+    d->Sp = rl_in(n, 4) ? cc_dim(n, 4, 2) : 0;
+    return RL_OK;
+}
+
+static int shape_onnx_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
+    int dt = cc_dtype(n, 0);
+    attn_dims d;
+    int r = onnx_attention_dims(c, n, &d);
+    if (r == RL_FAIL) return RL_FAIL;
+    if (r == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, -1);
+    int64_t total = add_or_unknown(d.Sp, d.Skv);
+    int64_t y[4];
+    if (d.four_d) {
+        y[0] = d.B; y[1] = d.Hq; y[2] = d.Sq; y[3] = d.Dv;
+    } else {
+        y[0] = d.B; y[1] = d.Sq; y[2] = d.Dv >= 0 ? d.Hq * d.Dv : -1;
+    }
+    if (rl_set_out(c, n, 0, dt, d.four_d ? 4 : 3, y) != RL_OK) return RL_FAIL;
+    int64_t pk[4] = {d.B, d.Hkv, total, d.Dqk}, pv[4] = {d.B, d.Hkv, total, d.Dv};
+    int64_t qk[4] = {d.B, d.Hq, d.Sq, total};
+    if (rl_set_out(c, n, 1, cc_dtype(n, 1), 4, pk) != RL_OK) return RL_FAIL;
+    if (rl_set_out(c, n, 2, cc_dtype(n, 2), 4, pv) != RL_OK) return RL_FAIL;
+    if (rl_set_out(c, n, 3, dt, 4, qk) != RL_OK) return RL_FAIL;
+    return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
+}
+
+static void cost_onnx_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    attn_dims d;
+    rl_ctx quiet = *c;
+    rl_error scratch = {0};
+    quiet.err = &scratch;
+    if (onnx_attention_dims(&quiet, n, &d) != RL_OK) return;
+    int64_t total = add_or_unknown(d.Sp, d.Skv);
+    if (d.B < 0 || d.Hq < 0 || d.Sq < 0 || total < 0 || d.Dqk < 0 || d.Dv < 0) return;
+    attention_core(k, (double)d.B, (double)d.Hq, (double)d.Sq, (double)total, (double)d.Dqk, (double)d.Dv,
+                   rl_in(n, 3) != NULL);
+}
+
+/* ------------------------------------------------------- RotaryEmbedding -- */
+static int shape_like_x(rl_ctx *c, rl_graph *g, rl_node *n) {
+    rl_value *x = rl_in(n, 0);
+    if (!x) return rl_bad(c, n, "needs an input");
+    if (rl_set_out_like(c, n, 0, x) != RL_OK) return RL_FAIL;
+    return rl_shape_known(x) ? RL_OK : RL_UNKNOWN;
+}
+
+/* Rotating a pair costs 2 multiplies and 1 add per element (x·cos ± y·sin);
+ * elements past rotary_embedding_dim pass through, counted alike (bound). */
+static void cost_rotary(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    k->vector_flops = rl_numel_d(rl_out(n, 0)) * 3;
+}
+
+/* ------------------------------------------- com.microsoft Attention ------ */
+/* Hidden sizes of Q, K, V: qkv_hidden_sizes or weights' columns / 3. */
+static bool packed_hidden(const rl_node *n, int iw, int64_t *hq, int64_t *hk, int64_t *hv) {
+    const int64_t *qkv = NULL;
+    if (rl_attr_ints(n, "qkv_hidden_sizes", &qkv) == 3) {
+        *hq = qkv[0]; *hk = qkv[1]; *hv = qkv[2];
+        return true;
+    }
+    int64_t cols = cc_dim(n, iw, 1);
+    if (cols < 0 || cols % 3) return false;
+    *hq = *hk = *hv = cols / 3;
+    return true;
+}
+
+/* input [B, S, In] -> output [B, S, hv]; present [2, B, H, Sp + S, Dh].
+ * QAttention has the same layout with past at input 8. */
+static int shape_ms_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
+    bool quant = cc_is(n, "QAttention");
+    int dt = quant ? (cc_dtype(n, 2) ? cc_dtype(n, 2) : RL_DT_FLOAT) : cc_dtype(n, 0);
+    rl_value *x = rl_in(n, 0);
+    if (!x || !rl_in(n, 1)) return rl_bad(c, n, "needs input and weights");
+    int64_t heads = rl_attr_i(n, "num_heads", -1);
+    if (heads < 1) return rl_bad(c, n, "needs num_heads");
+    if (x->rank >= 0 && x->rank != 3) return rl_bad(c, n, "input must be 3-D (got rank %d)", x->rank);
+    int64_t hq, hk, hv;
+    if (!packed_hidden(n, 1, &hq, &hk, &hv)) hq = hk = hv = -1;
+    int64_t B = cc_dim(n, 0, 0), S = cc_dim(n, 0, 1);
+    int64_t y[3] = {B, S, hv};
+    if (rl_set_out(c, n, 0, dt, 3, y) != RL_OK) return RL_FAIL;
+    int ipast = quant ? 8 : 4;
+    int64_t sp = rl_in(n, ipast) ? cc_dim(n, ipast, 3) : 0;
+    int64_t present[5] = {2, B, heads, add_or_unknown(sp, S), div_or_unknown(hk, heads)};
+    if (rl_set_out(c, n, 1, dt, 5, present) != RL_OK) return RL_FAIL;
+    return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
+}
+
+static void cost_ms_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    bool quant = cc_is(n, "QAttention");
+    int64_t hq, hk, hv;
+    if (!packed_hidden(n, 1, &hq, &hk, &hv)) return;
+    int64_t heads = rl_attr_i(n, "num_heads", 1);
+    double B = (double)cc_dim(n, 0, 0), S = (double)cc_dim(n, 0, 1), In = (double)cc_dim(n, 0, 2);
+    double proj = B * S * In * (double)(hq + hk + hv);
+    k->macs = proj;
+    k->matrix_flops = 2 * proj;
+    k->vector_flops = B * S * (double)(hq + hk + hv); /* bias adds */
+    int ipast = quant ? 8 : 4;
+    int64_t sp = rl_in(n, ipast) ? cc_dim(n, ipast, 3) : 0;
+    if (sp < 0) sp = 0;
+    bool masked = rl_in(n, quant ? 5 : 3) != NULL || (!quant && rl_in(n, 5) != NULL);
+    attention_core(k, B, (double)heads, S, S + (double)sp, (double)(hq / heads), (double)(hv / heads), masked);
+}
+
+/* ------------------------------------------------ MultiHeadAttention ------ */
+typedef struct mha_dims {
+    int64_t B, H, Sq, Skv, Sp, Dqk, Dv;
+    bool kv_projected; /* key/value given as [B, H, S, D]: no past concat */
+} mha_dims;
+
+static int mha_read(rl_ctx *c, const rl_node *n, mha_dims *d) {
+    rl_value *q = rl_in(n, 0), *k = rl_in(n, 1), *v = rl_in(n, 2);
+    if (!q) return rl_bad(c, n, "needs query");
+    d->H = rl_attr_i(n, "num_heads", -1);
+    if (d->H < 1) return rl_bad(c, n, "needs num_heads");
+    if (q->rank < 0 || (k && k->rank < 0) || (v && v->rank < 0)) return RL_UNKNOWN;
+    d->B = q->dims[0];
+    d->Sq = q->rank >= 2 ? q->dims[1] : -1;
+    d->kv_projected = false;
+    if (q->rank == 5) { /* packed QKV [B, S, H, 3, D] */
+        d->Skv = d->Sq;
+        d->Dqk = d->Dv = q->dims[4];
+    } else if (q->rank != 3) {
+        return rl_bad(c, n, "query must be 3-D or 5-D (got rank %d)", q->rank);
+    } else if (!k) {
+        return rl_bad(c, n, "3-D query needs key");
+    } else if (k->rank == 5) { /* packed KV [B, S, H, 2, D] */
+        d->Skv = k->dims[1];
+        d->Dqk = d->Dv = k->dims[4];
+    } else if (k->rank == 4) { /* [B, H, Skv, D] */
+        d->kv_projected = true;
+        d->Skv = k->dims[2];
+        d->Dqk = k->dims[3];
+        d->Dv = v && v->rank == 4 ? v->dims[3] : d->Dqk;
+    } else if (k->rank == 3) {
+        d->Skv = k->dims[1];
+        d->Dqk = div_or_unknown(q->dims[2], d->H);
+        d->Dv = v && v->rank == 3 ? div_or_unknown(v->dims[2], d->H) : d->Dqk;
+    } else {
+        return rl_bad(c, n, "key must be 3-D, 4-D or 5-D (got rank %d)", k->rank);
+    }
+    d->Sp = !d->kv_projected && rl_in(n, 6) ? cc_dim(n, 6, 2) : 0;
+    return RL_OK;
+}
+
+static int shape_mha(rl_ctx *c, rl_graph *g, rl_node *n) {
+    int dt = cc_dtype(n, 0);
+    mha_dims d;
+    int r = mha_read(c, n, &d);
+    if (r == RL_FAIL) return RL_FAIL;
+    if (r == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, 3);
+    int64_t y[3] = {d.B, d.Sq, d.Dv >= 0 ? d.H * d.Dv : -1};
+    if (rl_set_out(c, n, 0, dt, 3, y) != RL_OK) return RL_FAIL;
+    int64_t total = add_or_unknown(d.Sp, d.Skv);
+    int64_t pk[4] = {d.B, d.H, total, d.Dqk}, pv[4] = {d.B, d.H, total, d.Dv};
+    if (rl_set_out(c, n, 1, dt, 4, pk) != RL_OK) return RL_FAIL;
+    if (rl_set_out(c, n, 2, dt, 4, pv) != RL_OK) return RL_FAIL;
+    int64_t qk[4] = {d.B, d.H, d.Sq, total};
+    if (rl_set_out(c, n, 3, dt, 4, qk) != RL_OK) return RL_FAIL;
+    return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
+}
+
+static void cost_mha(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    mha_dims d;
+    rl_ctx quiet = *c;
+    rl_error scratch = {0};
+    quiet.err = &scratch;
+    if (mha_read(&quiet, n, &d) != RL_OK) return;
+    int64_t total = add_or_unknown(d.Sp, d.Skv);
+    if (d.B < 0 || d.Sq < 0 || total < 0 || d.Dqk < 0 || d.Dv < 0) return;
+    if (rl_in(n, 3)) k->vector_flops += rl_numel_d(rl_in(n, 0)) + rl_numel_d(rl_in(n, 1)) + rl_numel_d(rl_in(n, 2));
+    attention_core(k, (double)d.B, (double)d.H, (double)d.Sq, (double)total, (double)d.Dqk, (double)d.Dv,
+                   rl_in(n, 4) != NULL || rl_in(n, 5) != NULL);
+}
+
+/* ---------------------------------------------- GroupQueryAttention ------- */
+typedef struct gqa_dims {
+    int64_t B, S, H, Hkv, Dh, present;
+} gqa_dims;
+
+static int gqa_read(rl_ctx *c, const rl_node *n, gqa_dims *d) {
+    rl_value *q = rl_in(n, 0);
+    if (!q) return rl_bad(c, n, "needs query");
+    d->H = rl_attr_i(n, "num_heads", -1);
+    d->Hkv = rl_attr_i(n, "kv_num_heads", -1);
+    if (d->H < 1 || d->Hkv < 1) return rl_bad(c, n, "needs num_heads and kv_num_heads");
+    if (q->rank < 0) return RL_UNKNOWN;
+    if (q->rank != 3) return rl_bad(c, n, "query must be 3-D (got rank %d)", q->rank);
+    d->B = q->dims[0];
+    d->S = q->dims[1];
+    /* without key, query packs Q, K and V: (H + 2·Hkv)·Dh columns */
+    d->Dh = div_or_unknown(q->dims[2], rl_in(n, 1) ? d->H : d->H + 2 * d->Hkv);
+    int64_t past = rl_in(n, 3) ? cc_dim(n, 3, 2) : 0;
+    const int64_t *tsl = NULL;
+    if (rl_in_ints(n, 6, &tsl) >= 1) d->present = past > tsl[0] ? past : tsl[0];
+    else d->present = add_or_unknown(past, d->S);
+    return RL_OK;
+}
+
+static int shape_gqa(rl_ctx *c, rl_graph *g, rl_node *n) {
+    int dt = cc_dtype(n, 0);
+    gqa_dims d;
+    int r = gqa_read(c, n, &d);
+    if (r == RL_FAIL) return RL_FAIL;
+    if (r == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, 3);
+    int64_t y[3] = {d.B, d.S, d.Dh >= 0 ? d.H * d.Dh : -1};
+    if (rl_set_out(c, n, 0, dt, 3, y) != RL_OK) return RL_FAIL;
+    int64_t p[4] = {d.B, d.Hkv, d.present, d.Dh};
+    if (rl_set_out(c, n, 1, dt, 4, p) != RL_OK) return RL_FAIL;
+    if (rl_set_out(c, n, 2, dt, 4, p) != RL_OK) return RL_FAIL;
+    return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
+}
+
+/* The key length attended to is the present buffer (past + new). With
+ * do_rotary, rotating Q and K costs 3 per element. */
+static void cost_gqa(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    gqa_dims d;
+    rl_ctx quiet = *c;
+    rl_error scratch = {0};
+    quiet.err = &scratch;
+    if (gqa_read(&quiet, n, &d) != RL_OK || d.B < 0 || d.S < 0 || d.Dh < 0 || d.present < 0) return;
+    attention_core(k, (double)d.B, (double)d.H, (double)d.S, (double)d.present, (double)d.Dh, (double)d.Dh,
+                   rl_in(n, 10) != NULL);
+    if (rl_attr_i(n, "do_rotary", 0))
+        k->vector_flops += 3 * (double)d.B * (double)d.S * (double)(d.H + d.Hkv) * (double)d.Dh;
+}
+
+#define MS "com.microsoft"
+
 static const rl_op_def ops[] = {
-    {"", "", 0, -1, NULL, NULL, 0, 0, ""}, /* placeholder: never matches (until < since) */
+    {"Attention", "", 23, 0, shape_onnx_attention, cost_onnx_attention, 0, 0,
+     "2·B·Hq·Sq·Skv·(Dqk + Dv) matrix FLOPs; B·Hq·Sq·Skv·(6, +1 with a mask) vector FLOPs "
+     "(scale + softmax)"},
+    {"RotaryEmbedding", "", 23, 0, shape_like_x, cost_rotary, 3, 0, "3 vector FLOPs per element"},
+    {"RotaryEmbedding", MS, 1, 0, shape_like_x, cost_rotary, 3, 0, "3 vector FLOPs per element"},
+    {"Attention", MS, 1, 0, shape_ms_attention, cost_ms_attention, 0, 0,
+     "QKV projection 2·B·S·In·(q+k+v hidden) + attention core 2·B·H·S·Skv·(Dqk + Dv) matrix "
+     "FLOPs; bias adds + (6, +1 with mask) per score vector FLOPs"},
+    {"QAttention", MS, 1, 0, shape_ms_attention, cost_ms_attention, 0, 0,
+     "as com.microsoft Attention, with int8 projection"},
+    {"MultiHeadAttention", MS, 1, 0, shape_mha, cost_mha, 0, 0,
+     "2·B·H·Sq·Skv·(Dqk + Dv) matrix FLOPs; B·H·Sq·Skv·(6, +1 with mask/bias) vector FLOPs, + 1 per "
+     "Q/K/V element for the bias"},
+    {"GroupQueryAttention", MS, 1, 0, shape_gqa, cost_gqa, 0, 0,
+     "2·B·H·S·present_len·2·Dh matrix FLOPs; B·H·S·present_len·6 vector FLOPs (+3 per Q/K element "
+     "with do_rotary)"},
 };
 RL_FAMILY(attention, ops);

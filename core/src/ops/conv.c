@@ -1,8 +1,151 @@
-/* Op family: conv. */
-#include "../graph.h"
+/* Op family: conv (Conv, ConvTranspose, ConvInteger, QLinearConv and
+ * com.microsoft FusedConv). The MACs run on the matrix unit; bias,
+ * requantization and fused activations are vector work. */
+#include <string.h>
+
+#include "compute_common.h"
 #include "families.h"
 
+/* Which inputs are X and W, and the output dtype, per variant. */
+static void conv_operands(const rl_node *n, int *ix, int *iw, int *ib, int *dt) {
+    *ix = 0;
+    *iw = 1;
+    *ib = 2;
+    *dt = cc_dtype(n, 0);
+    if (cc_is(n, "QLinearConv")) {
+        *iw = 3;
+        *ib = 8;
+        *dt = cc_dtype(n, 7) ? cc_dtype(n, 7) : cc_dtype(n, 0);
+    } else if (cc_is(n, "ConvInteger")) {
+        *ib = -1;
+        *dt = RL_DT_INT32;
+    }
+}
+
+static int shape_conv(rl_ctx *c, rl_graph *g, rl_node *n) {
+    int ix, iw, ib, dt;
+    conv_operands(n, &ix, &iw, &ib, &dt);
+    rl_value *x = rl_in(n, ix), *w = rl_in(n, iw);
+    if (!x || !w) return rl_bad(c, n, "needs X and W");
+    int rank = x->rank >= 0 ? x->rank : w->rank;
+    if (rank < 0) return cc_unknown(c, n, 0, dt, -1);
+    if (rank < 3) return rl_bad(c, n, "X must have rank 3 or more (got %d)", rank);
+    if (w->rank >= 0 && w->rank != rank) return rl_bad(c, n, "W has rank %d but X rank %d", w->rank, rank);
+    int64_t group = rl_attr_i(n, "group", 1);
+    if (group < 1) return rl_bad(c, n, "group %lld is not positive", (long long)group);
+    int64_t cout = w->rank >= 0 ? w->dims[0] : -1;
+    if (x->rank < 0) return cc_unknown(c, n, 0, dt, rank);
+    if (w->rank >= 0 && x->dims[1] >= 0 && w->dims[1] >= 0 && x->dims[1] != w->dims[1] * group)
+        return rl_bad(c, n, "X has %lld channels but W expects %lld x group %lld", (long long)x->dims[1],
+                      (long long)w->dims[1], (long long)group);
+    conv_geom gm;
+    if (read_geom(c, n, w, rank - 2, &gm) != RL_OK) return RL_FAIL;
+    return set_window_out(c, n, 0, dt, x, &gm, cout, false);
+}
+
+/* Per-element cost of the activation FusedConv applies. */
+static double fused_activation_cost(const rl_node *n) {
+    const char *act = rl_attr_s(n, "activation", "");
+    if (strcmp(act, "Relu") == 0) return 1;
+    if (strcmp(act, "LeakyRelu") == 0 || strcmp(act, "Clip") == 0) return 2;
+    if (strcmp(act, "HardSigmoid") == 0) return 3;
+    if (strcmp(act, "Sigmoid") == 0 || strcmp(act, "Tanh") == 0) return 4;
+    return act[0] ? 4 : 0;
+}
+
+/* 2·N·Cout·out_spatial·(Cin/group)·prod(kernel) matrix FLOPs: every output
+ * element is a dot product over W's per-group input channels and kernel
+ * window (W.dims[1] is already Cin/group). Bias: one add per output. */
+static void cost_conv(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    int ix, iw, ib, dt;
+    conv_operands(n, &ix, &iw, &ib, &dt);
+    const rl_value *w = rl_in(n, iw);
+    double outs = rl_numel_d(rl_out(n, 0));
+    double per_out = (double)cc_prod(w->dims, 1, w->rank);
+    k->macs = outs * per_out;
+    k->matrix_flops = 2 * k->macs;
+    double v = 0;
+    if (ib >= 0 && rl_in(n, ib)) v += outs;
+    v += outs * n->op->per_elem; /* QLinearConv's requantization */
+    if (cc_is(n, "FusedConv")) {
+        v += outs * fused_activation_cost(n);
+        if (rl_in(n, 3)) v += outs; /* the Z (sum) input */
+    }
+    k->vector_flops = v;
+}
+
+/* ---------------------------------------------------------- ConvTranspose -- */
+static int shape_conv_transpose(rl_ctx *c, rl_graph *g, rl_node *n) {
+    rl_value *x = rl_in(n, 0), *w = rl_in(n, 1);
+    if (!x || !w) return rl_bad(c, n, "needs X and W");
+    int dt = x->dtype;
+    int rank = x->rank >= 0 ? x->rank : w->rank;
+    if (rank < 0) return cc_unknown(c, n, 0, dt, -1);
+    if (rank < 3) return rl_bad(c, n, "X must have rank 3 or more (got %d)", rank);
+    if (w->rank >= 0 && w->rank != rank) return rl_bad(c, n, "W has rank %d but X rank %d", w->rank, rank);
+    int64_t group = rl_attr_i(n, "group", 1);
+    if (group < 1) return rl_bad(c, n, "group %lld is not positive", (long long)group);
+    int64_t cout = w->rank >= 0 && w->dims[1] >= 0 ? w->dims[1] * group : -1;
+    if (x->rank < 0) return cc_unknown(c, n, 0, dt, rank);
+    if (w->rank >= 0 && x->dims[1] >= 0 && w->dims[0] >= 0 && x->dims[1] != w->dims[0])
+        return rl_bad(c, n, "X has %lld channels but W %lld", (long long)x->dims[1], (long long)w->dims[0]);
+    conv_geom gm;
+    int nsp = rank - 2;
+    if (read_geom(c, n, w, nsp, &gm) != RL_OK) return RL_FAIL;
+    const int64_t *os = NULL, *op = NULL;
+    int n_os = rl_attr_ints(n, "output_shape", &os);
+    int n_op = rl_attr_ints(n, "output_padding", &op);
+    if (n_op >= 0 && n_op != nsp) return rl_bad(c, n, "output_padding has %d entries for %d spatial axes", n_op, nsp);
+    if (n_os >= 0 && n_os != nsp && n_os != rank) return rl_bad(c, n, "output_shape has %d entries", n_os);
+    int64_t out[RL_MAX_RANK_HARD];
+    out[0] = x->dims[0];
+    out[1] = cout;
+    for (int i = 0; i < nsp; i++) {
+        int64_t in = x->dims[i + 2];
+        if (n_os >= 0) {
+            out[i + 2] = os[n_os - nsp + i];
+            if (out[i + 2] < 0) return rl_bad(c, n, "negative output_shape");
+            continue;
+        }
+        if (in < 0 || gm.k[i] < 0) { out[i + 2] = -1; continue; }
+        int64_t opad = n_op >= 0 ? op[i] : 0;
+        if (is_same_pad(&gm)) { out[i + 2] = in * gm.s[i]; continue; }
+        int64_t pads = strcmp(gm.auto_pad, "VALID") == 0 ? 0 : gm.pb[i] + gm.pe[i];
+        int64_t o = gm.s[i] * (in - 1) + opad + (gm.k[i] - 1) * gm.d[i] + 1 - pads;
+        if (o < 1) return rl_bad(c, n, "output length %lld on spatial axis %d is not positive", (long long)o, i);
+        out[i + 2] = o;
+    }
+    if (rl_set_out(c, n, 0, dt, rank, out) != RL_OK) return RL_FAIL;
+    return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
+}
+
+/* Counted by INPUT volume: every input element is scattered through the
+ * kernel into Cout/group channels, 2·N·Cin·in_spatial·(Cout/group)·prod(k).
+ * Counting by output volume would overstate it by stride^d. Bias: one add
+ * per output element. */
+static void cost_conv_transpose(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    const rl_value *w = rl_in(n, 1);
+    double ins = rl_numel_d(rl_in(n, 0));
+    double per_in = (double)cc_prod(w->dims, 1, w->rank); /* (Cout/group)·prod(k) */
+    k->macs = ins * per_in;
+    k->matrix_flops = 2 * k->macs;
+    k->vector_flops = rl_in(n, 2) ? rl_numel_d(rl_out(n, 0)) : 0;
+}
+
 static const rl_op_def ops[] = {
-    {"", "", 0, -1, NULL, NULL, 0, 0, ""}, /* placeholder: never matches (until < since) */
+    {"Conv", "", 1, 0, shape_conv, cost_conv, 0, 0,
+     "2·N·Cout·out_spatial·(Cin/group)·prod(kernel) matrix FLOPs; + N·Cout·out_spatial vector "
+     "FLOPs for the bias"},
+    {"ConvInteger", "", 10, 0, shape_conv, cost_conv, 0, 0,
+     "2·N·Cout·out_spatial·(Cin/group)·prod(kernel) integer matrix ops; int32 output"},
+    {"QLinearConv", "", 10, 0, shape_conv, cost_conv, 3, 0,
+     "2·N·Cout·out_spatial·(Cin/group)·prod(kernel) integer matrix ops; + 1 per output for the "
+     "bias and 3 per output to requantize"},
+    {"FusedConv", "com.microsoft", 1, 0, shape_conv, cost_conv, 0, 0,
+     "as Conv; + the activation's per-element cost (Relu 1, LeakyRelu/Clip 2, HardSigmoid 3, "
+     "Sigmoid/Tanh 4) and 1 per output for the Z sum input"},
+    {"ConvTranspose", "", 1, 0, shape_conv_transpose, cost_conv_transpose, 0, 0,
+     "2·N·Cin·in_spatial·(Cout/group)·prod(kernel) matrix FLOPs (by input volume); + "
+     "N·Cout·out_spatial vector FLOPs for the bias"},
 };
 RL_FAMILY(conv, ops);

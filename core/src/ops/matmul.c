@@ -1,8 +1,359 @@
-/* Op family: matmul. */
-#include "../graph.h"
+/* Op family: matmul (MatMul, Gemm, Einsum and their quantized and
+ * com.microsoft variants). Matrix products count 2 FLOP per MAC as
+ * matrix_flops; scaling and bias terms count as vector_flops. */
+#include <ctype.h>
+#include <string.h>
+
+#include "compute_common.h"
 #include "families.h"
 
+/* ----------------------------------------------------------------- MatMul -- */
+
+/* Where A and B sit among the inputs, and the output dtype, per variant. */
+static void matmul_operands(const rl_node *n, int *ia, int *ib, int *dtype) {
+    *ia = 0;
+    *ib = 1;
+    *dtype = cc_dtype(n, 0);
+    if (cc_is(n, "QLinearMatMul")) {
+        *ib = 3;
+        /* the output takes y_zero_point's type (uint8 or int8) */
+        *dtype = cc_dtype(n, 7) ? cc_dtype(n, 7) : cc_dtype(n, 0);
+    } else if (cc_is(n, "MatMulInteger") || cc_is(n, "MatMulInteger16")) {
+        *dtype = RL_DT_INT32;
+    } else if (cc_is(n, "MatMulIntegerToFloat")) {
+        *dtype = cc_dtype(n, 2) ? cc_dtype(n, 2) : RL_DT_FLOAT; /* a_scale's float type */
+    } else if (cc_is(n, "DynamicQuantizeMatMul")) {
+        *dtype = cc_dtype(n, 0) ? cc_dtype(n, 0) : RL_DT_FLOAT;
+    }
+}
+
+/* numpy matmul: 1-D operands are promoted (a leading / trailing 1) and the
+ * added dim removed again; batch dims broadcast. FusedMatMul may transpose
+ * the last two dims of either operand first. */
+static int shape_matmul(rl_ctx *c, rl_graph *g, rl_node *n) {
+    int ia, ib, dt;
+    matmul_operands(n, &ia, &ib, &dt);
+    rl_value *a = rl_in(n, ia), *b = rl_in(n, ib);
+    if (!a || !b) return rl_bad(c, n, "needs two operands");
+    if (a->rank < 0 || b->rank < 0) return cc_unknown(c, n, 0, dt, -1);
+    if (a->rank == 0 || b->rank == 0) return rl_bad(c, n, "operands must have rank 1 or more");
+    if (a->rank > RL_MAX_RANK_HARD || b->rank > RL_MAX_RANK_HARD) return rl_bad(c, n, "rank too large");
+    bool ta = rl_attr_i(n, "transA", 0) != 0, tb = rl_attr_i(n, "transB", 0) != 0;
+    if (!cc_is(n, "FusedMatMul")) ta = tb = false;
+    int64_t ad[RL_MAX_RANK_HARD + 1], bd[RL_MAX_RANK_HARD + 1];
+    int ra = a->rank, rb = b->rank;
+    if (ra == 1) { ad[0] = 1; ad[1] = a->dims[0]; ra = 2; }
+    else memcpy(ad, a->dims, (size_t)ra * sizeof *ad);
+    if (rb == 1) { bd[0] = b->dims[0]; bd[1] = 1; rb = 2; }
+    else memcpy(bd, b->dims, (size_t)rb * sizeof *bd);
+    if (ta && a->rank > 1) { int64_t t = ad[ra - 1]; ad[ra - 1] = ad[ra - 2]; ad[ra - 2] = t; }
+    if (tb && b->rank > 1) { int64_t t = bd[rb - 1]; bd[rb - 1] = bd[rb - 2]; bd[rb - 2] = t; }
+    int64_t k1 = ad[ra - 1], k2 = bd[rb - 2];
+    if (k1 >= 0 && k2 >= 0 && k1 != k2)
+        return rl_bad(c, n, "inner dimensions differ (%lld vs %lld)", (long long)k1, (long long)k2);
+    int64_t out[RL_MAX_RANK_HARD + 2];
+    int rbatch = rl_broadcast(c, n, ra - 2, ad, rb - 2, bd, out);
+    if (rbatch < 0) return RL_FAIL;
+    int r = rbatch;
+    if (a->rank > 1) out[r++] = ad[ra - 2];
+    if (b->rank > 1) out[r++] = bd[rb - 1];
+    if (rl_set_out(c, n, 0, dt, r, out) != RL_OK) return RL_FAIL;
+    return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
+}
+
+/* K of a matmul-like node: A's last dim (second to last when transposed). */
+static double matmul_k(const rl_node *n, int ia) {
+    const rl_value *a = rl_in(n, ia);
+    if (!a || a->rank < 1) return 0;
+    bool ta = cc_is(n, "FusedMatMul") && rl_attr_i(n, "transA", 0) != 0 && a->rank > 1;
+    int64_t k = a->dims[a->rank - (ta ? 2 : 1)];
+    return k < 0 ? 0 : (double)k;
+}
+
+/* Every output element is a K-long dot product: macs = outputs x K (this is
+ * batch*M*N*K with the broadcast batch folded into the output count). */
+static void cost_matmul(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    int ia, ib, dt;
+    matmul_operands(n, &ia, &ib, &dt);
+    double outs = rl_numel_d(rl_out(n, 0));
+    k->macs = outs * matmul_k(n, ia);
+    k->matrix_flops = 2 * k->macs;
+    if (cc_is(n, "FusedMatMul") && rl_attr_f(n, "alpha", 1.0) != 1.0) k->vector_flops = outs;
+    else k->vector_flops = outs * n->op->per_elem;
+    if (cc_is(n, "DynamicQuantizeMatMul")) /* quantizing A: min/max scan, scale, round */
+        k->vector_flops += 3 * rl_numel_d(rl_in(n, 0));
+}
+
+/* MatMulNBits: A[..., K] x B packed 4-bit [N, blocks, blob] -> [..., N]. */
+static int shape_matmul_nbits(rl_ctx *c, rl_graph *g, rl_node *n) {
+    rl_value *a = rl_in(n, 0);
+    int64_t N = rl_attr_i(n, "N", -1), K = rl_attr_i(n, "K", -1);
+    if (N < 0 || K < 0) return rl_bad(c, n, "needs attributes N and K");
+    if (!a) return rl_bad(c, n, "needs input A");
+    if (a->rank < 1) return cc_unknown(c, n, 0, a->dtype, a->rank);
+    if (a->dims[a->rank - 1] >= 0 && a->dims[a->rank - 1] != K)
+        return rl_bad(c, n, "A's last dimension is not K=%lld", (long long)K);
+    int64_t out[RL_MAX_RANK_HARD];
+    memcpy(out, a->dims, (size_t)a->rank * sizeof *out);
+    out[a->rank - 1] = N;
+    if (rl_set_out(c, n, 0, a->dtype, a->rank, out) != RL_OK) return RL_FAIL;
+    return rl_shape_known(a) ? RL_OK : RL_UNKNOWN;
+}
+
+static void cost_matmul_nbits(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    double K = (double)rl_attr_i(n, "K", 0);
+    double outs = rl_numel_d(rl_out(n, 0));
+    k->macs = outs * K;
+    k->matrix_flops = 2 * k->macs;
+    /* dequantizing the weights: one multiply-add per weight element */
+    k->vector_flops = 2 * K * (double)rl_attr_i(n, "N", 0);
+    /* The packed B is bits/8 bytes per weight whatever its declared uint8
+     * shape says, so count it from N, K and bits; scales keep their size. */
+    const rl_value *b = rl_in(n, 1);
+    if (b && (b->kind == RL_VALUE_WEIGHT || b->kind == RL_VALUE_CONSTANT)) {
+        double bits = (double)rl_attr_i(n, "bits", 4);
+        k->weight_bytes -= rl_value_bytes(c, b);
+        k->weight_bytes += (double)rl_attr_i(n, "N", 0) * K * bits / 8.0;
+    }
+}
+
+/* ------------------------------------------------------------------- Gemm -- */
+static int shape_gemm(rl_ctx *c, rl_graph *g, rl_node *n) {
+    rl_value *a = rl_in(n, 0), *b = rl_in(n, 1);
+    if (!a || !b) return rl_bad(c, n, "needs A and B");
+    int dt = a->dtype;
+    if (a->rank < 0 || b->rank < 0) return cc_unknown(c, n, 0, dt, 2);
+    if (a->rank != 2 || b->rank != 2) return rl_bad(c, n, "A and B must be 2-D (got ranks %d and %d)", a->rank, b->rank);
+    bool ta = rl_attr_i(n, "transA", 0) != 0, tb = rl_attr_i(n, "transB", 0) != 0;
+    int64_t M = a->dims[ta ? 1 : 0], Ka = a->dims[ta ? 0 : 1];
+    int64_t Kb = b->dims[tb ? 1 : 0], N = b->dims[tb ? 0 : 1];
+    if (Ka >= 0 && Kb >= 0 && Ka != Kb)
+        return rl_bad(c, n, "inner dimensions differ (%lld vs %lld)", (long long)Ka, (long long)Kb);
+    int64_t out[2] = {M, N};
+    rl_value *cv = rl_in(n, 2);
+    if (cv && cv->rank > 2) return rl_bad(c, n, "C must have rank 2 or less");
+    if (rl_set_out(c, n, 0, dt, 2, out) != RL_OK) return RL_FAIL;
+    return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
+}
+
+/* 2·M·N·K matrix FLOPs; one vector FLOP per output element for each of the
+ * bias add, alpha != 1 and beta != 1 (a kernel folds them into its epilogue,
+ * but the arithmetic is still done). */
+static void cost_gemm(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    const rl_value *a = rl_in(n, 0);
+    bool ta = rl_attr_i(n, "transA", 0) != 0;
+    double K = (double)a->dims[ta ? 0 : 1];
+    double outs = rl_numel_d(rl_out(n, 0));
+    k->macs = outs * K;
+    k->matrix_flops = 2 * k->macs;
+    bool has_c = rl_in(n, 2) != NULL;
+    double v = 0;
+    if (has_c) v += outs;
+    if (rl_attr_f(n, "alpha", 1.0) != 1.0) v += outs;
+    if (has_c && rl_attr_f(n, "beta", 1.0) != 1.0) v += outs;
+    k->vector_flops = v;
+}
+
+/* ----------------------------------------------------------------- Einsum -- */
+#define EINSUM_MAX_TERMS 16
+
+typedef struct einsum_parse {
+    int n_terms;
+    char terms[EINSUM_MAX_TERMS][RL_MAX_RANK_HARD + 4]; /* letters; '.' marks the ellipsis */
+    char out[RL_MAX_RANK_HARD + 4];
+    bool explicit_out;
+} einsum_parse;
+
+/* Letters of one term, the ellipsis as a single '.'; false when malformed. */
+static bool einsum_term(const char *s, size_t len, char *dst) {
+    int k = 0;
+    bool ellipsis = false;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == ' ') continue;
+        if (s[i] == '.') {
+            if (ellipsis || i + 2 >= len + 0 || s[i + 1] != '.' || s[i + 2] != '.') return false;
+            ellipsis = true;
+            i += 2;
+            dst[k++] = '.';
+        } else if (isalpha((unsigned char)s[i])) {
+            dst[k++] = s[i];
+        } else {
+            return false;
+        }
+        if (k > RL_MAX_RANK_HARD) return false;
+    }
+    dst[k] = 0;
+    return true;
+}
+
+static bool einsum_parse_eq(const char *eq, einsum_parse *p) {
+    memset(p, 0, sizeof *p);
+    const char *arrow = strstr(eq, "->");
+    size_t lhs_len = arrow ? (size_t)(arrow - eq) : strlen(eq);
+    size_t start = 0;
+    for (size_t i = 0; i <= lhs_len; i++) {
+        if (i == lhs_len || eq[i] == ',') {
+            if (p->n_terms >= EINSUM_MAX_TERMS) return false;
+            if (!einsum_term(eq + start, i - start, p->terms[p->n_terms++])) return false;
+            start = i + 1;
+        }
+    }
+    if (arrow) {
+        p->explicit_out = true;
+        return einsum_term(arrow + 2, strlen(arrow + 2), p->out);
+    }
+    /* implicit output: the ellipsis, then letters seen once, alphabetically */
+    int counts[128] = {0};
+    bool any_ellipsis = false;
+    for (int t = 0; t < p->n_terms; t++)
+        for (const char *q = p->terms[t]; *q; q++) {
+            if (*q == '.') any_ellipsis = true;
+            else counts[(unsigned char)*q]++;
+        }
+    int k = 0;
+    if (any_ellipsis) p->out[k++] = '.';
+    for (int ch = 'A'; ch <= 'z'; ch++)
+        if (counts[ch] == 1 && k < RL_MAX_RANK_HARD) p->out[k++] = (char)ch;
+    p->out[k] = 0;
+    return true;
+}
+
+/* Sizes of every index and the broadcast ellipsis dims; out shape. */
+typedef struct einsum_sizes {
+    int64_t letter[128];
+    int64_t ell[RL_MAX_RANK_HARD];
+    int ell_rank;
+} einsum_sizes;
+
+static int einsum_infer(rl_ctx *c, rl_node *n, const einsum_parse *p, einsum_sizes *s, int64_t *out,
+                        int *out_rank) {
+    for (int i = 0; i < 128; i++) s->letter[i] = -2; /* -2 = not seen */
+    s->ell_rank = 0;
+    if (p->n_terms != n->n_in) return rl_bad(c, n, "the equation has %d operands but the node %d inputs", p->n_terms, n->n_in);
+    for (int t = 0; t < p->n_terms; t++) {
+        const rl_value *v = rl_in(n, t);
+        if (!v || v->rank < 0) return RL_UNKNOWN;
+        int letters = (int)strlen(p->terms[t]);
+        bool has_ell = strchr(p->terms[t], '.') != NULL;
+        int named = letters - (has_ell ? 1 : 0);
+        if (has_ell ? v->rank < named : v->rank != named)
+            return rl_bad(c, n, "operand %d has rank %d, the equation term '%s' wants %d", t, v->rank, p->terms[t], named);
+        int er = v->rank - named, d = 0;
+        for (const char *q = p->terms[t]; *q; q++) {
+            if (*q == '.') {
+                /* right-aligned broadcast of the ellipsis dims */
+                int64_t tmp[RL_MAX_RANK_HARD];
+                int r = rl_broadcast(c, n, s->ell_rank, s->ell, er, v->dims + d, tmp);
+                if (r < 0) return RL_FAIL;
+                memcpy(s->ell, tmp, (size_t)r * sizeof *tmp);
+                s->ell_rank = r;
+                d += er;
+                continue;
+            }
+            int64_t dim = v->dims[d++];
+            int64_t *cur = &s->letter[(unsigned char)*q];
+            if (*cur == -2 || *cur == -1) *cur = dim;
+            else if (dim >= 0 && dim != *cur) {
+                /* a size-1 index broadcasts, as onnxruntime allows */
+                if (*cur == 1) *cur = dim;
+                else if (dim != 1)
+                    return rl_bad(c, n, "index '%c' has sizes %lld and %lld", *q, (long long)*cur, (long long)dim);
+            }
+        }
+    }
+    int r = 0;
+    for (const char *q = p->out; *q; q++) {
+        if (*q == '.') {
+            for (int e = 0; e < s->ell_rank; e++) out[r++] = s->ell[e];
+        } else {
+            int64_t d = s->letter[(unsigned char)*q];
+            if (d == -2) return rl_bad(c, n, "output index '%c' appears in no operand", *q);
+            out[r++] = d;
+        }
+        if (r > RL_MAX_RANK_HARD - 1) return rl_bad(c, n, "output rank too large");
+    }
+    *out_rank = r;
+    return RL_OK;
+}
+
+static int shape_einsum(rl_ctx *c, rl_graph *g, rl_node *n) {
+    const char *eq = rl_attr_s(n, "equation", NULL);
+    int dt = cc_dtype(n, 0);
+    if (!eq) return rl_bad(c, n, "needs the equation attribute");
+    einsum_parse p;
+    if (!einsum_parse_eq(eq, &p)) return rl_bad(c, n, "cannot parse the equation '%s'", eq);
+    einsum_sizes s;
+    int64_t out[RL_MAX_RANK_HARD];
+    int r = 0;
+    int res = einsum_infer(c, n, &p, &s, out, &r);
+    if (res == RL_FAIL) return RL_FAIL;
+    if (res == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, -1);
+    if (rl_set_out(c, n, 0, dt, r, out) != RL_OK) return RL_FAIL;
+    return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
+}
+
+/* With two or more operands and a summed index it is a contraction: every
+ * combination of all distinct indices is one MAC (2 FLOP, matrix unit).
+ * Otherwise (transpose, diagonal, reduction of one operand, outer or
+ * elementwise product) it is vector work: one FLOP per element of the
+ * larger of the index space and the output. */
+static void cost_einsum(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    const char *eq = rl_attr_s(n, "equation", NULL);
+    einsum_parse p;
+    if (!eq || !einsum_parse_eq(eq, &p)) return;
+    einsum_sizes s;
+    int64_t out[RL_MAX_RANK_HARD];
+    int r = 0;
+    rl_ctx quiet = *c; /* shapes were checked already; do not touch the error */
+    rl_error scratch = {0};
+    quiet.err = &scratch;
+    if (einsum_infer(&quiet, (rl_node *)n, &p, &s, out, &r) != RL_OK) return;
+    bool used[128] = {false}, in_out[128] = {false};
+    for (int t = 0; t < p.n_terms; t++)
+        for (const char *q = p.terms[t]; *q; q++) used[(unsigned char)*q] = *q != '.';
+    for (const char *q = p.out; *q; q++) in_out[(unsigned char)*q] = true;
+    double space = 1;
+    bool summed = false;
+    for (int ch = 0; ch < 128; ch++) {
+        if (!used[ch]) continue;
+        space *= (double)(s.letter[ch] < 0 ? 0 : s.letter[ch]);
+        if (!in_out[ch]) summed = true;
+    }
+    for (int e = 0; e < s.ell_rank; e++) space *= (double)(s.ell[e] < 0 ? 0 : s.ell[e]);
+    if (p.n_terms >= 2 && summed) {
+        k->macs = space * (p.n_terms - 1);
+        k->matrix_flops = 2 * k->macs;
+    } else if (p.n_terms >= 2) {
+        k->vector_flops = space * (p.n_terms - 1);
+    } else {
+        k->vector_flops = summed ? space : 0; /* a pure transpose/diagonal moves data only */
+    }
+}
+
 static const rl_op_def ops[] = {
-    {"", "", 0, -1, NULL, NULL, 0, 0, ""}, /* placeholder: never matches (until < since) */
+    {"MatMul", "", 1, 0, shape_matmul, cost_matmul, 0, 0,
+     "2·batch·M·N·K matrix FLOPs (numpy broadcast; 1-D operands promoted)"},
+    {"Gemm", "", 1, 0, shape_gemm, cost_gemm, 0, 0,
+     "2·M·N·K matrix FLOPs; + M·N vector FLOPs each for bias C, alpha≠1, beta≠1"},
+    {"Einsum", "", 12, 0, shape_einsum, cost_einsum, 0, 0,
+     "contraction: 2·(product of all distinct index sizes) matrix FLOPs; otherwise vector FLOPs "
+     "per element of the index space"},
+    {"MatMulInteger", "", 10, 0, shape_matmul, cost_matmul, 0, 0,
+     "2·batch·M·N·K integer matrix ops; int32 output"},
+    {"QLinearMatMul", "", 10, 0, shape_matmul, cost_matmul, 3, 0,
+     "2·batch·M·N·K integer matrix ops; + 3 vector ops per output (requantize: scale, round, "
+     "zero point)"},
+    {"FusedMatMul", "com.microsoft", 1, 0, shape_matmul, cost_matmul, 0, 0,
+     "as MatMul with transA/transB; + 1 vector FLOP per output when alpha≠1"},
+    {"MatMulInteger16", "com.microsoft", 1, 0, shape_matmul, cost_matmul, 0, 0,
+     "2·batch·M·N·K integer matrix ops; int32 output"},
+    {"MatMulIntegerToFloat", "com.microsoft", 1, 0, shape_matmul, cost_matmul, 3, 0,
+     "2·batch·M·N·K integer matrix ops; + 3 vector FLOPs per output (scale, zero point, bias)"},
+    {"DynamicQuantizeMatMul", "com.microsoft", 1, 0, shape_matmul, cost_matmul, 3, 0,
+     "2·batch·M·N·K integer matrix ops; + 3 per A element (quantize) + 3 per output (dequantize, "
+     "bias)"},
+    {"MatMulNBits", "com.microsoft", 1, 0, shape_matmul_nbits, cost_matmul_nbits, 0, 0,
+     "2·M·N·K matrix FLOPs; + 2·N·K vector FLOPs to dequantize; B read at bits/8 bytes per "
+     "weight"},
 };
 RL_FAMILY(matmul, ops);

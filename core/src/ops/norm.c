@@ -1,8 +1,208 @@
-/* Op family: norm. */
-#include "../graph.h"
+/* Op family: norm (batch/instance/layer/group/RMS normalisation, LRN,
+ * softmax family, and the com.microsoft fused normalisations and GELUs).
+ * All vector work, per output element with the factor in each entry:
+ *   inference BatchNorm 2 (scale and shift folded), LayerNorm-style 8
+ *   (mean: 1, centre: 1, square: 1, variance sum: 1, rsqrt amortised,
+ *   normalise: 1, scale: 1, shift: 1, plus 1 for the reductions' passes),
+ *   RMSNorm-style 4 (square, sum, normalise, scale), softmax 5 (max, subtract,
+ *   exp ~ 1 amortised per pass, sum, divide). */
+#include <string.h>
+
+#include "compute_common.h"
 #include "families.h"
 
+/* Y like X; other outputs are set by the caller. */
+static int shape_like_x(rl_ctx *c, rl_graph *g, rl_node *n) {
+    rl_value *x = rl_in(n, 0);
+    if (!x) return rl_bad(c, n, "needs an input");
+    if (rl_set_out_like(c, n, 0, x) != RL_OK) return RL_FAIL;
+    return rl_shape_known(x) ? RL_OK : RL_UNKNOWN;
+}
+
+static void cost_per_out(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    k->vector_flops = rl_numel_d(rl_out(n, 0)) * n->op->per_elem;
+}
+
+/* -------------------------------------------------------- BatchNorm ----- */
+/* Training-mode outputs are per-channel statistics: [C]. Opset 14+: running
+ * mean and var; before: mean, var, saved mean, saved var. */
+static int shape_batchnorm(rl_ctx *c, rl_graph *g, rl_node *n) {
+    int r = shape_like_x(c, g, n);
+    if (r == RL_FAIL) return r;
+    int64_t ch = cc_dim(n, 0, 1);
+    if (ch < 0) ch = cc_dim(n, 1, 0);
+    int dt = cc_dtype(n, 3) ? cc_dtype(n, 3) : cc_dtype(n, 0);
+    for (int i = 1; i < n->n_out; i++)
+        if (rl_set_out(c, n, i, dt, 1, &ch) != RL_OK) return RL_FAIL;
+    return r;
+}
+
+static void cost_batchnorm(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    bool training = rl_attr_i(n, "training_mode", 0) != 0 || (n->opset < 14 && n->n_out > 1 && rl_out(n, 1));
+    k->vector_flops = rl_numel_d(rl_out(n, 0)) * (training ? 8 : 2);
+}
+
+/* --------------------------------------------------- LayerNorm family --- */
+/* Statistics outputs (Mean, InvStdDev) keep X's dims before `axis` and are 1
+ * from it on; their type is stash_type (float unless told otherwise). */
+static int set_stats_outputs(rl_ctx *c, rl_node *n, int first, int64_t axis_attr, int dt) {
+    rl_value *x = rl_in(n, 0);
+    if (!x || x->rank < 0) {
+        for (int i = first; i < n->n_out; i++)
+            if (cc_unknown(c, n, i, dt, -1) == RL_FAIL) return RL_FAIL;
+        return RL_OK;
+    }
+    int axis = rl_axis(c, n, axis_attr, x->rank);
+    if (axis < 0) return RL_FAIL;
+    int64_t d[RL_MAX_RANK_HARD];
+    for (int k = 0; k < x->rank; k++) d[k] = k < axis ? x->dims[k] : 1;
+    for (int i = first; i < n->n_out; i++)
+        if (rl_set_out(c, n, i, dt, x->rank, d) != RL_OK) return RL_FAIL;
+    return RL_OK;
+}
+
+static int stash_dtype(const rl_node *n) {
+    int64_t st = rl_attr_i(n, "stash_type", 1);
+    return st > 0 && st < RL_DT_COUNT ? (int)st : RL_DT_FLOAT;
+}
+
+static int shape_layernorm(rl_ctx *c, rl_graph *g, rl_node *n) {
+    int r = shape_like_x(c, g, n);
+    if (r == RL_FAIL) return r;
+    if (set_stats_outputs(c, n, 1, rl_attr_i(n, "axis", -1), stash_dtype(n)) != RL_OK) return RL_FAIL;
+    return r;
+}
+
+/* SimplifiedLayerNormalization: Y, inv_std_var. */
+static int shape_simplified_ln(rl_ctx *c, rl_graph *g, rl_node *n) {
+    return shape_layernorm(c, g, n);
+}
+
+/* Skip(Simplified)LayerNormalization: output, mean, inv_std_var (statistics
+ * over the last axis) and input_skip_bias_sum like the input. */
+static int shape_skip_ln(rl_ctx *c, rl_graph *g, rl_node *n) {
+    int r = shape_like_x(c, g, n);
+    if (r == RL_FAIL) return r;
+    for (int i = 1; i < n->n_out && i < 3; i++) {
+        rl_value *o = rl_out(n, i);
+        if (!o) continue;
+        rl_value *x = rl_in(n, 0);
+        if (!x || x->rank < 1) { if (cc_unknown(c, n, i, RL_DT_FLOAT, -1) == RL_FAIL) return RL_FAIL; continue; }
+        int64_t d[RL_MAX_RANK_HARD];
+        memcpy(d, x->dims, (size_t)x->rank * sizeof *d);
+        d[x->rank - 1] = 1;
+        if (rl_set_out(c, n, i, RL_DT_FLOAT, x->rank, d) != RL_OK) return RL_FAIL;
+    }
+    if (n->n_out > 3 && rl_set_out_like(c, n, 3, rl_in(n, 0)) != RL_OK) return RL_FAIL;
+    return r;
+}
+
+/* Skip add (1) and the optional bias add (1) on top of the normalisation. */
+static void cost_skip_ln(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    double per = n->op->per_elem + 1 + (rl_in(n, 4) ? 1 : 0);
+    k->vector_flops = rl_numel_d(rl_out(n, 0)) * per;
+}
+
+/* ------------------------------------------------ EmbedLayerNormalization -- */
+/* input_ids [B, S] -> output [B, S, H], mask_index [B], embedding_sum [B, S, H]. */
+static int shape_embed_ln(rl_ctx *c, rl_graph *g, rl_node *n) {
+    rl_value *ids = rl_in(n, 0), *word = rl_in(n, 2);
+    if (!ids || !word) return rl_bad(c, n, "needs input_ids and word_embedding");
+    int dt = word->dtype;
+    int64_t b = cc_dim(n, 0, 0), s = cc_dim(n, 0, 1), h = cc_dim(n, 2, 1);
+    if (ids->rank >= 0 && ids->rank != 2) return rl_bad(c, n, "input_ids must be 2-D");
+    int64_t d[3] = {b, s, h};
+    if (rl_set_out(c, n, 0, dt, 3, d) != RL_OK) return RL_FAIL;
+    if (rl_set_out(c, n, 1, RL_DT_INT32, 1, &b) != RL_OK) return RL_FAIL;
+    if (rl_set_out(c, n, 2, dt, 3, d) != RL_OK) return RL_FAIL;
+    return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
+}
+
+/* Gathers read only the rows they pick: word, position and (optional)
+ * segment rows, one per token, instead of the whole tables. */
+static void cost_embed_ln(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    double tokens_h = rl_numel_d(rl_out(n, 0));
+    k->vector_flops = tokens_h * n->op->per_elem;
+    for (int i = 2; i <= 4; i++) {
+        const rl_value *t = rl_in(n, i);
+        if (!t) continue;
+        double full = rl_value_bytes(c, t), rows = tokens_h * rl_elem_bytes(c, t->dtype);
+        if (rows > full) rows = full;
+        if (t->kind == RL_VALUE_WEIGHT || t->kind == RL_VALUE_CONSTANT) k->weight_bytes += rows - full;
+        else k->input_bytes += rows - full;
+    }
+}
+
+/* ------------------------------------------------------------- misc ----- */
+/* BiasSoftmax / BiasAdd: broadcast of the first two inputs. */
+static int shape_broadcast2(rl_ctx *c, rl_graph *g, rl_node *n) {
+    rl_value *a = rl_in(n, 0), *b = rl_in(n, 1);
+    if (!a) return rl_bad(c, n, "needs an input");
+    if (!b || a->rank < 0 || b->rank < 0) return shape_like_x(c, g, n);
+    int64_t out[RL_MAX_RANK_HARD];
+    int r = rl_broadcast(c, n, a->rank, a->dims, b->rank, b->dims, out);
+    if (r < 0) return RL_FAIL;
+    if (rl_set_out(c, n, 0, a->dtype, r, out) != RL_OK) return RL_FAIL;
+    return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
+}
+
+/* FastGelu: 8, plus 1 for the optional bias. */
+static void cost_fast_gelu(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    k->vector_flops = rl_numel_d(rl_out(n, 0)) * (n->op->per_elem + (rl_in(n, 1) ? 1 : 0));
+}
+
+/* Softmax family: the axis must fit the rank (shape is X's). */
+static int shape_softmax(rl_ctx *c, rl_graph *g, rl_node *n) {
+    rl_value *x = rl_in(n, 0);
+    if (x && x->rank >= 0) {
+        int64_t axis = rl_attr_i(n, "axis", n->opset >= 13 ? -1 : 1);
+        if (rl_axis(c, n, axis, x->rank) < 0) return RL_FAIL;
+    }
+    return shape_like_x(c, g, n);
+}
+
+/* LRN: a window of `size` channels: one square and one add each, then
+ * scale, bias, power and divide (~6). */
+static void cost_lrn(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    double size = (double)rl_attr_i(n, "size", 1);
+    k->vector_flops = rl_numel_d(rl_out(n, 0)) * (2 * size + 6);
+}
+
+#define LIKE_X(name, dom, since, f, doc) {name, dom, since, 0, shape_like_x, cost_per_out, f, 0, doc}
+#define MS "com.microsoft"
+
 static const rl_op_def ops[] = {
-    {"", "", 0, -1, NULL, NULL, 0, 0, ""}, /* placeholder: never matches (until < since) */
+    {"BatchNormalization", "", 1, 0, shape_batchnorm, cost_batchnorm, 2, 0,
+     "inference: 2 vector FLOPs per element (scale and shift folded); training mode 8"},
+    LIKE_X("InstanceNormalization", "", 1, 8, "8 vector FLOPs per element (mean, variance, normalise, affine)"),
+    {"LayerNormalization", "", 17, 0, shape_layernorm, cost_per_out, 8, 0,
+     "8 vector FLOPs per element (mean, variance, normalise, scale, shift)"},
+    {"LayerNormalization", MS, 1, 0, shape_layernorm, cost_per_out, 8, 0,
+     "8 vector FLOPs per element (mean, variance, normalise, scale, shift)"},
+    LIKE_X("GroupNormalization", "", 18, 8, "8 vector FLOPs per element (mean, variance, normalise, affine)"),
+    LIKE_X("RMSNormalization", "", 23, 4, "4 vector FLOPs per element (square, sum, normalise, scale)"),
+    {"SimplifiedLayerNormalization", "", 1, 0, shape_simplified_ln, cost_per_out, 4, 0,
+     "4 vector FLOPs per element (square, sum, normalise, scale)"},
+    {"SimplifiedLayerNormalization", MS, 1, 0, shape_simplified_ln, cost_per_out, 4, 0,
+     "4 vector FLOPs per element (square, sum, normalise, scale)"},
+    {"LRN", "", 1, 0, shape_like_x, cost_lrn, 0, 0, "2·size + 6 vector FLOPs per element (window sum of squares, scale, power, divide)"},
+    LIKE_X("MeanVarianceNormalization", "", 9, 8, "8 vector FLOPs per element (mean, variance, normalise)"),
+    LIKE_X("LpNormalization", "", 1, 3, "3 vector FLOPs per element (power, sum, divide)"),
+    {"Softmax", "", 1, 0, shape_softmax, cost_per_out, 5, 0, "5 vector FLOPs per element (max, subtract, exp, sum, divide)"},
+    {"LogSoftmax", "", 1, 0, shape_softmax, cost_per_out, 5, 0, "5 vector FLOPs per element (max, subtract, exp, sum, log)"},
+    {"Hardmax", "", 1, 0, shape_softmax, cost_per_out, 2, 0, "2 vector ops per element (compare, write one-hot)"},
+    {"SkipLayerNormalization", MS, 1, 0, shape_skip_ln, cost_skip_ln, 8, 0,
+     "8 vector FLOPs per element for the normalisation + 1 for the skip add + 1 for the bias"},
+    {"SkipSimplifiedLayerNormalization", MS, 1, 0, shape_skip_ln, cost_skip_ln, 4, 0,
+     "4 vector FLOPs per element for the RMS normalisation + 1 for the skip add + 1 for the bias"},
+    {"EmbedLayerNormalization", MS, 1, 0, shape_embed_ln, cost_embed_ln, 10, 0,
+     "10 vector FLOPs per output element (embedding adds + layer norm); reads only the gathered "
+     "embedding rows"},
+    LIKE_X("BiasGelu", MS, 1, 9, "9 vector FLOPs per element (bias add + erf GELU)"),
+    {"FastGelu", MS, 1, 0, shape_like_x, cost_fast_gelu, 8, 0, "8 vector FLOPs per element (tanh GELU) + 1 with bias"},
+    LIKE_X("QuickGelu", MS, 1, 5, "5 vector FLOPs per element (x·sigmoid(alpha·x))"),
+    LIKE_X("Gelu", MS, 1, 8, "8 vector FLOPs per element (erf GELU)"),
+    LIKE_X("BiasAdd", MS, 1, 2, "2 vector FLOPs per element (bias add and skip add)"),
+    {"BiasSoftmax", MS, 1, 0, shape_broadcast2, cost_per_out, 6, 0, "6 vector FLOPs per element (bias add + softmax)"},
 };
 RL_FAMILY(norm, ops);
