@@ -1,0 +1,74 @@
+// Shared helpers for the web tests (node --test tests/web/).
+import { createRequire } from 'node:module';
+import { readFileSync, existsSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import { join, dirname, extname, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const SITE = join(ROOT, 'build/site');
+export const CLI = join(ROOT, 'build/rooflens');
+export const NODE_WASM = join(ROOT, 'build-wasm/wasm/rooflens-node.mjs');
+export const FIXTURES = join(ROOT, 'tests/fixtures');
+
+/** Loads the node-environment WASM build wrapped in web/js/core.js. */
+export async function loadNodeCore() {
+  // Emscripten 3.1.6's ES6 glue for Node uses require and __dirname, which
+  // ES modules lack: provide them, and hand it the wasm bytes directly.
+  globalThis.require ??= createRequire(import.meta.url);
+  globalThis.__dirname ??= dirname(NODE_WASM);
+  const { default: createRooflens } = await import(pathToFileURL(NODE_WASM).href);
+  const wasmBinary = readFileSync(NODE_WASM.replace(/\.mjs$/, '.wasm'));
+  const mod = await createRooflens({ wasmBinary });
+  const { RooflensCore } = await import(pathToFileURL(join(ROOT, 'web/js/core.js')).href);
+  return new RooflensCore(mod);
+}
+
+/** Runs the native CLI and returns its parsed JSON output. */
+export function cliJson(model, args = ['--hw', 'h100-sxm']) {
+  let out;
+  try {
+    out = execFileSync(CLI, [model, ...args, '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  } catch (e) {
+    out = e.stdout; // exit 3 on a bad model still prints JSON
+  }
+  return JSON.parse(out);
+}
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
+  '.css': 'text/css', '.json': 'application/json', '.wasm': 'application/wasm',
+  '.onnx': 'application/octet-stream', '.svg': 'image/svg+xml', '.png': 'image/png',
+};
+
+/** A static file server for `root` on a free localhost port. Extra options:
+ * cors (send Access-Control-Allow-Origin). Returns {url, close}. */
+export async function serve(root = SITE, { cors = false } = {}) {
+  const server = createServer((req, res) => {
+    const u = new URL(req.url, 'http://x');
+    let p = decodeURIComponent(u.pathname);
+    if (p.endsWith('/')) p += 'index.html';
+    const file = resolve(root, '.' + p);
+    if (!(file === root || file.startsWith(root + sep)) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404, cors ? { 'Access-Control-Allow-Origin': '*' } : {}); res.end('not found'); return;
+    }
+    const headers = { 'Content-Type': TYPES[extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-store' };
+    if (cors) headers['Access-Control-Allow-Origin'] = '*';
+    res.writeHead(200, headers);
+    res.end(readFileSync(file));
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((ok) => server.close(ok)), server };
+}
+
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-dev-shm-usage'];
+
+export function chromiumPath() {
+  for (const p of [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']) {
+    if (p && existsSync(p)) return p;
+  }
+  return null;
+}

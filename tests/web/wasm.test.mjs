@@ -1,0 +1,55 @@
+// The node-environment WASM build must give exactly the native CLI's JSON
+// (same core, same request), and must survive bad input.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, CLI, NODE_WASM, FIXTURES, loadNodeCore, cliJson } from './helpers.mjs';
+
+const missing = [CLI, NODE_WASM].filter((p) => !existsSync(p));
+const skip = missing.length ? `not built: ${missing.join(', ')} (run tools/build-site.sh)` : false;
+
+function request(hwId, extra = {}) {
+  const hardware = JSON.parse(readFileSync(join(ROOT, 'hw', hwId + '.json'), 'utf8'));
+  return JSON.stringify({ ...extra, hardware, dims: extra.dims ?? {} });
+}
+
+for (const [model, hw, extra, args] of [
+  ['transformer_block.onnx', 'h100-sxm', {}, ['--hw', 'h100-sxm']],
+  ['conv_net.onnx', 'jetson-agx-orin', { power_mode: '30w', precision: 'fp16' },
+    ['--hw', 'jetson-agx-orin', '--power-mode', '30w', '--precision', 'fp16']],
+  ['symbolic.onnx', 'a100-sxm-80gb', { batch: 4, mode: 'training' },
+    ['--hw', 'a100-sxm-80gb', '--batch', '4', '--mode', 'training']],
+]) {
+  test(`wasm JSON equals CLI JSON: ${model} on ${hw}`, { skip }, async () => {
+    const core = await loadNodeCore();
+    const path = join(FIXTURES, 'models', model);
+    const bytes = new Uint8Array(readFileSync(path));
+    for (const chunk of [bytes.length, 4096, 7]) {
+      const r = core.readAll(bytes, chunk);
+      assert.ok(r.model, `read failed: ${r.error}`);
+      const got = JSON.parse(core.analyze(r.model, request(hw, extra)));
+      core.freeModel(r.model);
+      assert.deepEqual(got, cliJson(path, args), `chunk size ${chunk}`);
+    }
+  });
+}
+
+test('wasm: bad file gives the same error as the CLI, next file works', { skip }, async () => {
+  const core = await loadNodeCore();
+  const bad = join(FIXTURES, 'bad/not_onnx.onnx');
+  const r = core.readAll(new Uint8Array(readFileSync(bad)));
+  assert.equal(r.model, undefined);
+  const err = JSON.parse(r.error);
+  assert.equal(err.ok, false);
+  assert.deepEqual(err, cliJson(bad));
+  const good = core.readAll(new Uint8Array(readFileSync(join(FIXTURES, 'models/mlp.onnx'))));
+  assert.ok(good.model);
+  const info = JSON.parse(core.info(good.model));
+  assert.equal(info.ok, true);
+  assert.ok(Array.isArray(info.symbolic_dims));
+  const bogus = JSON.parse(core.analyze(good.model, '{"hardware": 3}'));
+  assert.equal(bogus.ok, false);
+  assert.ok(bogus.error.code);
+  core.freeModel(good.model);
+});
