@@ -1,0 +1,103 @@
+/*
+ * rooflens WebAssembly entry points: a thin, handle-based wrapper of the
+ * public C API (core/include/rooflens.h). No analysis logic lives here: every
+ * call forwards to the same functions the CLI uses.
+ *
+ * Handles are plain pointers (32-bit in wasm32). 64-bit counts cross the
+ * boundary as doubles (exact up to 2^53), so the JS side needs no BigInt.
+ * Every `char *` returned is a NUL-terminated JSON string freed with rl_free.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <emscripten/emscripten.h>
+
+#include "rooflens.h"
+
+/* Prototypes (the exported surface; see wasm/exports.json). */
+typedef struct rlw_reader rlw_reader;
+const char *rlw_version(void);
+rlw_reader *rlw_reader_new(void);
+double rlw_reader_feed(rlw_reader *w, const void *bytes, size_t len);
+int rlw_reader_skip(rlw_reader *w, double n);
+double rlw_reader_offset(const rlw_reader *w);
+rl_model *rlw_reader_finish(rlw_reader *w);
+const char *rlw_reader_error(const rlw_reader *w);
+void rlw_reader_free(rlw_reader *w);
+char *rlw_analyze(rl_model *m, const char *request_json);
+char *rlw_info(rl_model *m);
+void rlw_free_model(rl_model *m);
+char *rlw_check_hardware(const char *profile_json);
+char *rlw_operator_table(void);
+void rlw_free(void *p);
+
+/* A reader plus the error JSON rl_reader_finish produced, if any. */
+struct rlw_reader {
+    rl_reader *r;
+    char *error; /* owned; freed by rlw_reader_free */
+};
+
+EMSCRIPTEN_KEEPALIVE const char *rlw_version(void) { return ROOFLENS_VERSION; }
+
+/* A new reader with the default limits; 0 when out of memory. */
+EMSCRIPTEN_KEEPALIVE rlw_reader *rlw_reader_new(void) {
+    rlw_reader *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->r = rl_reader_new(NULL);
+    if (!w->r) { free(w); return NULL; }
+    return w;
+}
+
+/* rl_reader_feed: returns the count of following bytes the reader ignores
+ * (0 when none), or -1 on error. */
+EMSCRIPTEN_KEEPALIVE double rlw_reader_feed(rlw_reader *w, const void *bytes, size_t len) {
+    if (!w || !w->r) return -1;
+    return (double)rl_reader_feed(w->r, bytes, len);
+}
+
+/* rl_reader_skip: 0, or -1 when n exceeds what may be skipped. */
+EMSCRIPTEN_KEEPALIVE int rlw_reader_skip(rlw_reader *w, double n) {
+    if (!w || !w->r || n < 0) return -1;
+    return rl_reader_skip(w->r, (uint64_t)n);
+}
+
+EMSCRIPTEN_KEEPALIVE double rlw_reader_offset(const rlw_reader *w) {
+    return (w && w->r) ? (double)rl_reader_offset(w->r) : 0;
+}
+
+/* rl_reader_finish: a model handle, or 0 with the error JSON kept for
+ * rlw_reader_error. */
+EMSCRIPTEN_KEEPALIVE rl_model *rlw_reader_finish(rlw_reader *w) {
+    if (!w || !w->r) return NULL;
+    rl_free(w->error);
+    w->error = NULL;
+    return rl_reader_finish(w->r, &w->error);
+}
+
+/* The error JSON of the last failed rlw_reader_finish (owned by the reader;
+ * do not free), or 0. */
+EMSCRIPTEN_KEEPALIVE const char *rlw_reader_error(const rlw_reader *w) {
+    return w ? w->error : NULL;
+}
+
+EMSCRIPTEN_KEEPALIVE void rlw_reader_free(rlw_reader *w) {
+    if (!w) return;
+    rl_reader_free(w->r);
+    rl_free(w->error);
+    free(w);
+}
+
+EMSCRIPTEN_KEEPALIVE char *rlw_analyze(rl_model *m, const char *request_json) {
+    return rl_model_analyze(m, request_json);
+}
+
+EMSCRIPTEN_KEEPALIVE char *rlw_info(rl_model *m) { return rl_model_info(m); }
+
+EMSCRIPTEN_KEEPALIVE void rlw_free_model(rl_model *m) { rl_model_free(m); }
+
+EMSCRIPTEN_KEEPALIVE char *rlw_check_hardware(const char *profile_json) {
+    return rl_check_hardware(profile_json);
+}
+
+EMSCRIPTEN_KEEPALIVE char *rlw_operator_table(void) { return rl_operator_table(); }
+
+EMSCRIPTEN_KEEPALIVE void rlw_free(void *p) { rl_free(p); }

@@ -1,0 +1,100 @@
+// Thin JS binding of the rooflens WebAssembly module (wasm/api.c).
+// Used by the Web Worker (web/js/worker.js) and by the Node tests, so both
+// exercise exactly the same calls. No analysis logic here: strings in,
+// JSON strings out.
+
+export class RooflensCore {
+  /** @param {object} mod an instantiated Emscripten module (createRooflens()) */
+  constructor(mod) {
+    this.m = mod;
+    this.buf = 0;       // scratch heap buffer for chunks
+    this.bufLen = 0;
+  }
+
+  version() { return this.m.UTF8ToString(this.m._rlw_version()); }
+
+  /** Takes ownership of a returned `char *` JSON string. */
+  takeString(ptr) {
+    if (!ptr) return null;
+    try { return this.m.UTF8ToString(ptr); } finally { this.m._rl_free(ptr); }
+  }
+
+  /** Calls fn(ptr) with a NUL-terminated UTF-8 copy of str on the heap. */
+  withString(str, fn) {
+    const n = this.m.lengthBytesUTF8(str) + 1;
+    const p = this.m._malloc(n);
+    if (!p) throw new Error('out of memory');
+    try {
+      this.m.stringToUTF8(str, p, n);
+      return fn(p);
+    } finally { this.m._free(p); }
+  }
+
+  newReader() {
+    const r = this.m._rlw_reader_new();
+    if (!r) throw new Error('out of memory creating a reader');
+    return r;
+  }
+
+  /** Feeds bytes (Uint8Array); returns the count of following bytes the
+   * reader ignores (0 when none) or -1 on error. */
+  feed(reader, bytes) {
+    if (bytes.length > this.bufLen) {
+      if (this.buf) this.m._free(this.buf);
+      this.bufLen = Math.max(bytes.length, 1 << 16);
+      this.buf = this.m._malloc(this.bufLen);
+      if (!this.buf) { this.bufLen = 0; throw new Error('out of memory'); }
+    }
+    // HEAPU8 is replaced when memory grows: read it from the module each time.
+    this.m.HEAPU8.set(bytes, this.buf);
+    return this.m._rlw_reader_feed(reader, this.buf, bytes.length);
+  }
+
+  skip(reader, n) { return this.m._rlw_reader_skip(reader, n); }
+  offset(reader) { return this.m._rlw_reader_offset(reader); }
+
+  /** Returns {model} or {error: JSON string}. The reader is still to be freed. */
+  finish(reader) {
+    const model = this.m._rlw_reader_finish(reader);
+    if (model) return { model };
+    const e = this.m._rlw_reader_error(reader);
+    return { error: e ? this.m.UTF8ToString(e)
+      : '{"ok":false,"error":{"code":"internal","message":"reading failed","where":""}}' };
+  }
+
+  freeReader(reader) { this.m._rlw_reader_free(reader); }
+
+  /** Reads a whole in-memory file (Uint8Array) honouring skips. */
+  readAll(bytes, chunk = 1 << 20) {
+    const r = this.newReader();
+    try {
+      let off = 0;
+      while (off < bytes.length) {
+        const end = Math.min(bytes.length, off + chunk);
+        const skip = this.feed(r, bytes.subarray(off, end));
+        off = end;
+        if (skip < 0) break;
+        if (skip > 0) {
+          const n = Math.min(skip, bytes.length - off);
+          if (this.skip(r, n) !== 0) break;
+          off += n;
+        }
+      }
+      return this.finish(r);
+    } finally { this.freeReader(r); }
+  }
+
+  analyze(model, requestJson) {
+    return this.withString(requestJson, (p) => this.takeString(this.m._rlw_analyze(model, p)));
+  }
+
+  info(model) { return this.takeString(this.m._rlw_info(model)); }
+
+  checkHardware(profileJson) {
+    return this.withString(profileJson, (p) => this.takeString(this.m._rlw_check_hardware(p)));
+  }
+
+  operatorTable() { return this.takeString(this.m._rlw_operator_table()); }
+
+  freeModel(model) { if (model) this.m._rlw_free_model(model); }
+}

@@ -1,0 +1,93 @@
+// Exports: CSV of the layer rows, the full JSON response, a Markdown summary,
+// PNG of a chart. Pure functions plus a download helper.
+import { COLUMNS } from './table.js';
+import { eng, shapes } from './format.js';
+
+function csvField(v) {
+  if (v === undefined || v === null) return '';
+  const s = typeof v === 'number' ? String(v) : String(v);
+  // Guard against formula injection in spreadsheets and quote when needed.
+  const safe = /^[=+\-@\t\r]/.test(s) && typeof v !== 'number' ? "'" + s : s;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export function toCSV(layers) {
+  const head = COLUMNS.map((c) => c.key);
+  const lines = [head.join(',')];
+  for (const l of layers) {
+    lines.push(head.map((k) => csvField(k === 'inputs' || k === 'outputs' ? shapes(l[k]) : l[k])).join(','));
+  }
+  return lines.join('\n') + '\n';
+}
+
+export function solRows(res) {
+  const rows = [];
+  for (const model of ['unfused', 'fused', 'fused_prefetched']) {
+    const s = res.sol[model];
+    if (!s) continue;
+    rows.push({ model, per_op: s.per_op?.time_s, whole_graph: s.whole_graph?.time_s, intended: s.intended,
+      bound: s.whole_graph?.bound });
+  }
+  return rows;
+}
+
+function mdEscape(s) { return String(s).replace(/[|\\`*_[\]<>]/g, (c) => '\\' + c); }
+
+export function toMarkdown(res, link) {
+  const m = res.model, t = res.totals, hw = res.hardware, ch = res.sol.chosen || {};
+  const out = [];
+  out.push(`## rooflens: ${mdEscape(m.name || 'model')} on ${mdEscape(hw.name)}${hw.power_mode ? ' (' + mdEscape(hw.power_mode_name || hw.power_mode) + ')' : ''}`);
+  out.push('');
+  out.push(`Options: precision ${res.options.precision}, ${res.options.mode}, SOL ${res.options.sol}, granularity ${res.options.granularity}` +
+    (res.options.batch ? `, batch ${res.options.batch}` : ''));
+  out.push('');
+  out.push('| quantity | value |');
+  out.push('| --- | --- |');
+  const row = (k, v) => out.push(`| ${k} | ${v} |`);
+  row('layers', t.layers);
+  row('parameters', eng(m.params));
+  row('FLOPs', eng(t.flops, 'FLOP'));
+  row('bytes', eng(t.bytes, 'B'));
+  row('arithmetic intensity', eng(t.intensity, 'FLOP/B'));
+  row(`predicted time (${ch.model}, ${ch.granularity})`, eng(ch.time_s, 's'));
+  row('bounds', `${eng(res.sol.lower_bound_s, 's')} … ${eng(res.sol.upper_bound_s, 's')}`);
+  if (ch.energy_j !== undefined) row('energy', eng(ch.energy_j, 'J'));
+  row('time balance', eng(res.roofline.time_balance, 'FLOP/B'));
+  if (t.unsupported_ops?.length) row('unsupported ops', mdEscape(t.unsupported_ops.map((u) => u.op ?? u).join(', ')));
+  out.push('');
+  out.push('| SOL model | per op | whole graph | intended |');
+  out.push('| --- | --- | --- | --- |');
+  for (const r of solRows(res)) out.push(`| ${r.model} | ${eng(r.per_op, 's')} | ${eng(r.whole_graph, 's')} | ${r.intended} |`);
+  if (link) { out.push(''); out.push(`[Open in rooflens](${link})`); }
+  return out.join('\n') + '\n';
+}
+
+export function download(name, data, type) {
+  const blob = data instanceof Blob ? data : new Blob([data], { type });
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+export function downloadDataUrl(name, dataUrl) {
+  const a = document.createElement('a');
+  a.href = dataUrl;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+}
+
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

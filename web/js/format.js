@@ -1,0 +1,40 @@
+// Number formatting: engineering units for display, exact values for titles.
+
+const PREFIX = [
+  [1e18, 'E'], [1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k'],
+  [1, ''], [1e-3, 'm'], [1e-6, 'µ'], [1e-9, 'n'], [1e-12, 'p'], [1e-15, 'f'],
+];
+
+/** 1234567, 'FLOP' -> '1.23 MFLOP'. Non-finite or null -> '–'. */
+export function eng(v, unit = '', digits = 3) {
+  if (v === null || v === undefined || typeof v !== 'number' || !Number.isFinite(v)) return '–';
+  if (v === 0) return unit ? `0 ${unit}` : '0';
+  const a = Math.abs(v);
+  let [scale, p] = PREFIX[PREFIX.length - 1];
+  for (const [s, q] of PREFIX) if (a >= s * 0.9995) { scale = s; p = q; break; }
+  if (a >= 1e21) { scale = 1; p = ''; return `${v.toExponential(2)}${unit ? ' ' + unit : ''}`; }
+  const x = v / scale;
+  const s = Number(x.toPrecision(digits)).toString();
+  return unit || p ? `${s} ${p}${unit}` : s;
+}
+
+/** Exact value for a title attribute. */
+export function exact(v, unit = '') {
+  if (v === null || v === undefined) return '';
+  if (typeof v !== 'number') return String(v);
+  const s = Number.isInteger(v) && Math.abs(v) < 1e21 ? v.toLocaleString('en-US') : String(v);
+  return unit ? `${s} ${unit}` : s;
+}
+
+/** Integer count with thousands separators. */
+export function count(v) { return typeof v === 'number' ? v.toLocaleString('en-US') : '–'; }
+
+export function pct(x) { return Number.isFinite(x) ? `${(x * 100).toFixed(x < 0.1 ? 2 : 1)} %` : '–'; }
+
+/** A tensor list [{name, dtype, shape}] as "f32[1,3,224,224], ...". */
+export function shapes(list) {
+  if (!Array.isArray(list)) return '';
+  return list.map((t) => `${t.dtype ?? '?'}${t.shape ? '[' + t.shape.map((d) => d ?? '?').join(',') + ']' : '[?]'}`).join(', ');
+}
+
+export function bytesSize(n) { return eng(n, 'B'); }

@@ -1,0 +1,515 @@
+// Page controller: wires the reading layer (CoreClient -> worker + WASM),
+// the state (state.js, mirrored in the URL) and the views (summary, table,
+// charts). All strings from models and profiles are shown with textContent.
+import { CoreClient } from './reader.js';
+import { HardwareCatalog } from './hardware.js';
+import { defaultState, fromLocation, toHash, buildRequest } from './state.js';
+import { LayerTable } from './table.js';
+import { Charts } from './charts.js';
+import { eng, exact, count } from './format.js';
+import { toCSV, toMarkdown, solRows, download, downloadDataUrl, copyText } from './export.js';
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, text, attrs = {}) => {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+};
+
+const app = {
+  state: defaultState(),
+  client: null,
+  catalog: new HardwareCatalog(),
+  examples: [],
+  info: null,          // rl_model_info of the open model
+  res: null,           // last successful analysis
+  openId: null,        // id of the open in flight
+  seq: 0,              // analysis sequence (stale replies are dropped)
+  writtenHash: null,
+  restoring: false,
+};
+
+// ------------------------------------------------------------------ messages
+function showError(err, context = '') {
+  const box = $('error');
+  box.textContent = '';
+  if (!err) { box.hidden = true; return; }
+  const e = err.core || err;
+  const parts = [];
+  if (context) parts.push(context + ': ');
+  parts.push(e.message || String(e));
+  if (e.code) parts.push(` [${e.code}]`);
+  if (e.where) parts.push(` at ${e.where}`);
+  box.textContent = parts.join('');
+  box.hidden = false;
+}
+
+function notice(text) {
+  const n = $('notice');
+  n.textContent = text || '';
+  n.hidden = !text;
+}
+
+// ---------------------------------------------------------------- controls
+function fillHardware() {
+  const sel = $('hw-select');
+  sel.textContent = '';
+  for (const g of app.catalog.groups()) {
+    const og = el('optgroup', null, { label: g.label });
+    for (const p of g.profiles) {
+      const o = el('option', p.name, { value: p.id });
+      if (p.power_modes?.length) o.textContent = `${p.name} (${p.power_modes.length} power modes)`;
+      og.appendChild(o);
+    }
+    sel.appendChild(og);
+  }
+  const og = el('optgroup', null, { label: 'Custom' });
+  og.appendChild(el('option', 'Edited profile', { value: 'custom', id: 'hw-custom-option' }));
+  sel.appendChild(og);
+}
+
+function fillPowerModes() {
+  const st = app.state;
+  const modes = st.hw === 'custom' ? (st.custom?.power_modes || []) : (app.catalog.byId.get(st.hw)?.power_modes || []);
+  const sel = $('pm-select');
+  sel.textContent = '';
+  $('pm-label').hidden = modes.length === 0;
+  if (!modes.length) st.powerMode = null;
+  for (const m of modes) sel.appendChild(el('option', `${m.name || m.id}${m.default ? ' (default)' : ''}`, { value: m.id }));
+  if (modes.length) {
+    const def = modes.find((m) => m.default) || modes[0];
+    if (st.powerMode && !modes.some((m) => m.id === st.powerMode)) st.powerMode = null;
+    sel.value = st.powerMode || def.id;
+  }
+}
+
+function fillDims() {
+  const box = $('dims');
+  box.textContent = '';
+  const dims = app.info?.symbolic_dims || [];
+  const used = app.res?.model?.dims || {};
+  for (const d of dims) {
+    const label = el('label', `${d.name} `, { title: `symbolic dimension of input ${d.input}, axis ${d.axis}` });
+    const input = el('input', null, { type: 'number', min: '0', step: '1', 'data-dim': d.name, 'data-testid': `dim-${d.name}` });
+    if (app.state.dims[d.name] !== undefined) input.value = String(app.state.dims[d.name]);
+    if (used[d.name]) input.placeholder = `${used[d.name].value} (${used[d.name].source})`;
+    input.addEventListener('change', () => {
+      const v = input.value.trim();
+      if (v === '') delete app.state.dims[d.name];
+      else if (/^\d+$/.test(v) && Number(v) <= 1e12) app.state.dims[d.name] = Number(v);
+      else { showError({ code: 'bad_input', message: `${d.name} must be a whole number`, where: d.name }); return; }
+      analyze();
+    });
+    label.appendChild(input);
+    box.appendChild(label);
+  }
+}
+
+function syncControls() {
+  const st = app.state;
+  const hwSel = $('hw-select');
+  hwSel.value = st.hw;
+  if (hwSel.value !== st.hw) { st.hw = app.catalog.list[0]?.id; hwSel.value = st.hw; }
+  fillPowerModes();
+  $('precision-select').value = st.precision;
+  $('batch-input').value = st.batch ? String(st.batch) : '';
+  $('mode-select').value = st.mode;
+  $('sol-select').value = st.sol;
+  $('gran-select').value = st.granularity;
+  $('filter-name').value = st.filterName;
+  $('group-op').checked = st.group;
+  fillDims();
+}
+
+// ------------------------------------------------------------------ the URL
+async function writeUrl() {
+  const hash = await toHash(app.state);
+  app.writtenHash = '#' + hash;
+  const url = new URL(location.href);
+  url.hash = hash;
+  if (url.searchParams.has('model')) url.searchParams.delete('model'); // the hash carries it now
+  history.replaceState(null, '', url);
+  $('share-link').textContent = '';
+  return url.toString();
+}
+
+// ----------------------------------------------------------------- opening
+function setProgress(msg, label) {
+  const p = $('progress');
+  p.hidden = false;
+  const bar = $('progress-bar');
+  if (msg.total > 0) { bar.max = msg.total; bar.value = Math.min(msg.offset, msg.total); }
+  else bar.removeAttribute('value');
+  const pct = msg.total > 0 ? ` (${Math.floor(100 * Math.min(msg.offset, msg.total) / msg.total)} %)` : '';
+  $('progress-text').textContent = `${label}: ${eng(msg.offset, 'B')}${msg.total > 0 ? ' of ' + eng(msg.total, 'B') : ''}${pct}` +
+    (msg.skipped ? `, ${eng(msg.skipped, 'B')} of weights skipped` : '');
+}
+
+async function openModel(source, { label, kind }) {
+  if (app.openId !== null) app.client.cancel(app.openId);
+  showError(null);
+  if (!app.restoring) notice('');
+  const st = app.state;
+  st.modelUrl = kind === 'url' ? source : null;
+  st.example = kind === 'example' ? label : null;
+  st.localFile = kind === 'file' ? label : null;
+  if (!app.restoring) st.selected = null;
+  app.info = null;
+  const { id, promise } = app.client.open(kind === 'example' ? exampleUrl(label) : source, (m) => setProgress(m, label));
+  app.openId = id;
+  setProgress({ offset: 0, total: source.size ?? -1, skipped: 0 }, label);
+  let info;
+  try {
+    ({ info } = await promise);
+  } catch (e) {
+    if (app.openId !== id) return; // superseded by a newer open
+    app.openId = null;
+    $('progress').hidden = true;
+    clearView(e.cancelled ? 'Cancelled.' : 'The model could not be read.');
+    if (e.cancelled) notice(`Reading ${label} was cancelled.`);
+    else showError(e, `Could not read ${label}`);
+    await writeUrl();
+    return;
+  }
+  if (app.openId !== id) return;
+  app.openId = null;
+  $('progress').hidden = true;
+  app.info = info;
+  // Keep only dims this model has (a link may carry them for it).
+  const names = new Set((info.symbolic_dims || []).map((d) => d.name));
+  for (const k of Object.keys(st.dims)) if (!names.has(k)) delete st.dims[k];
+  app.modelLabel = label;
+  fillDims();
+  await analyze();
+  app.restoring = false;
+}
+
+function exampleUrl(id) {
+  const ex = app.examples.find((e) => e.id === id);
+  return new URL(`samples/${ex ? ex.file : encodeURIComponent(id) + '.onnx'}`, document.baseURI).toString();
+}
+
+function clearView(text) {
+  app.res = null;
+  const s = $('summary');
+  s.textContent = '';
+  s.appendChild(el('p', text, { class: 'placeholder' }));
+  delete s.dataset.layers;
+  delete s.dataset.timeS;
+  app.table.setData([]);
+  for (const b of ['copy-md', 'dl-csv', 'dl-json']) $(b).disabled = true;
+}
+
+// ---------------------------------------------------------------- analysis
+async function currentProfile() {
+  const st = app.state;
+  if (st.hw === 'custom') return st.custom;
+  return app.catalog.profile(st.hw);
+}
+
+async function analyze() {
+  if (!app.info) { await writeUrl(); return; }
+  const seq = ++app.seq;
+  let res;
+  try {
+    const profile = await currentProfile();
+    res = await app.client.analyze(buildRequest(app.state, profile));
+  } catch (e) {
+    if (seq !== app.seq) return;
+    showError(e, 'Analysis failed');
+    return;
+  }
+  if (seq !== app.seq) return;
+  if (!res.ok) {
+    showError(res.error, 'Analysis failed');
+    await writeUrl();
+    return;
+  }
+  showError(null);
+  render(res);
+  await writeUrl();
+}
+
+function render(res) {
+  app.res = res;
+  renderSummary(res);
+  const ops = [...new Set(res.layers.map((l) => l.op))].sort();
+  const fo = $('filter-op');
+  fo.textContent = '';
+  fo.appendChild(el('option', 'all', { value: '' }));
+  for (const op of ops) fo.appendChild(el('option', op, { value: op }));
+  if (app.state.filterOp && !ops.includes(app.state.filterOp)) app.state.filterOp = '';
+  fo.value = app.state.filterOp;
+  const t = app.table;
+  t.sort = app.state.sort;
+  t.filterOp = app.state.filterOp;
+  t.filterName = app.state.filterName;
+  t.group = app.state.group;
+  t.selected = app.state.selected;
+  t.setData(res.layers);
+  updateCount();
+  app.charts.selected = app.state.selected;
+  app.charts.update(res);
+  if (app.state.selected !== null) t.select(app.state.selected);
+  fillDims();
+  for (const b of ['copy-md', 'dl-csv', 'dl-json']) $(b).disabled = false;
+}
+
+function updateCount() {
+  const shown = app.table.visibleLayers().length;
+  $('table-count').textContent = `${count(shown)} of ${count(app.table.layers.length)} layers`;
+}
+
+function dd(dl, label, value, title) {
+  const d = el('div');
+  d.appendChild(el('dt', label));
+  const v = el('dd', value);
+  if (title) v.title = title;
+  d.appendChild(v);
+  dl.appendChild(d);
+  return v;
+}
+
+function renderSummary(res) {
+  const s = $('summary');
+  const m = res.model, t = res.totals, hw = res.hardware, sol = res.sol, ch = sol.chosen || {};
+  s.textContent = '';
+  s.dataset.layers = String(res.layers.length);
+  s.dataset.timeS = String(ch.time_s);
+  s.dataset.hw = hw.id;
+  s.dataset.precision = res.options.precision;
+  s.appendChild(el('h2', `${m.name || app.modelLabel || 'model'} on ${hw.name}${hw.power_mode ? ' — ' + (hw.power_mode_name || hw.power_mode) : ''}`));
+  const dl = el('dl');
+  dd(dl, 'Layers', count(t.layers), `${t.kernels} kernels`);
+  dd(dl, 'Parameters', eng(m.params), exact(m.params));
+  dd(dl, 'FLOPs', eng(t.flops, 'FLOP'), `${exact(t.flops, 'FLOP')} (matrix ${exact(t.matrix_flops)}, vector ${exact(t.vector_flops)})`);
+  dd(dl, 'Bytes moved', eng(t.bytes, 'B'), `${exact(t.bytes, 'B')} (weights ${exact(t.weight_bytes, 'B')}; fused ${exact(t.fused_bytes, 'B')})`);
+  dd(dl, 'Arithmetic intensity', eng(t.intensity, 'FLOP/B'), `${exact(t.intensity)}; time balance ${exact(res.roofline.time_balance)} FLOP/B`);
+  const v = dd(dl, `Predicted time (${ch.model}, ${ch.granularity})`, eng(ch.time_s, 's'), exact(ch.time_s, 's'));
+  v.dataset.testid = 'predicted-time';
+  dd(dl, 'Bounds', `${eng(sol.lower_bound_s, 's')} … ${eng(sol.upper_bound_s, 's')}`,
+    `lower bound max(t_compute, t_memory) = ${exact(sol.lower_bound_s, 's')}; upper bound t_compute + t_memory = ${exact(sol.upper_bound_s, 's')}`);
+  if (ch.energy_j !== undefined) dd(dl, 'Energy', eng(ch.energy_j, 'J'), exact(ch.energy_j, 'J'));
+  const chosen = sol[ch.model];
+  let bound = chosen?.whole_graph?.bound || '–';
+  if (t.launch_floor_s > (ch.time_s || 0)) bound = 'launch overhead';
+  dd(dl, 'Dominant bound', bound, `launch floor ${exact(t.launch_floor_s, 's')} (${t.kernels} kernels)`);
+  const unsup = t.unsupported_ops || [];
+  dd(dl, 'Unsupported ops', unsup.length ? `${unsup.length}: ${unsup.join(', ')}` : '0',
+    t.unknown_layers ? `${t.unknown_layers} layers with unknown shapes` : '');
+  if (res.options.mode === 'training' && t.training) dd(dl, 'Training step (fwd+bwd)', eng(t.training.time_s, 's'), t.training.method);
+  s.appendChild(dl);
+
+  const tbl = el('table');
+  const head = tbl.createTHead().insertRow();
+  for (const h of ['SOL model', 'per op', 'whole graph', 'intended']) head.appendChild(el('th', h));
+  const body = tbl.createTBody();
+  for (const r of solRows(res)) {
+    const tr = body.insertRow();
+    if (r.model === ch.model) tr.className = 'chosen';
+    tr.appendChild(el('td', r.model));
+    for (const k of ['per_op', 'whole_graph']) {
+      const td = el('td', eng(r[k], 's'), { title: exact(r[k], 's') });
+      tr.appendChild(td);
+    }
+    tr.appendChild(el('td', r.intended));
+  }
+  s.appendChild(tbl);
+
+  if (res.warnings?.length) {
+    const det = el('details', null, { class: 'warnings' });
+    det.appendChild(el('summary', `${res.warnings.length} warning${res.warnings.length > 1 ? 's' : ''}`));
+    const ul = el('ul');
+    for (const w of res.warnings.slice(0, 200)) ul.appendChild(el('li', `${w.node ? w.node + ': ' : ''}${w.message} [${w.code}]`));
+    det.appendChild(ul);
+    s.appendChild(det);
+  }
+}
+
+// --------------------------------------------------------------- selection
+function select(index, from) {
+  app.state.selected = index;
+  if (from !== 'table') app.table.select(index); else { app.table.selected = index; app.table.lastRange = null; app.table.render(); }
+  app.charts.select(index);
+  writeUrl();
+}
+
+// ---------------------------------------------------------------- wiring
+function wire() {
+  const st = () => app.state;
+  $('file-input').addEventListener('change', (ev) => {
+    const f = ev.target.files[0];
+    if (f) openModel(f, { label: f.name, kind: 'file' });
+    ev.target.value = '';
+  });
+  $('url-form').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const u = $('url-input').value.trim();
+    if (!/^https?:\/\//i.test(u)) { showError({ code: 'bad_url', message: 'enter an http(s) URL', where: '' }); return; }
+    openModel(u, { label: u, kind: 'url' });
+  });
+  $('example-select').addEventListener('change', (ev) => {
+    const id = ev.target.value;
+    if (id) openModel(id, { label: id, kind: 'example' });
+    ev.target.value = '';
+  });
+  $('cancel').addEventListener('click', () => { if (app.openId !== null) app.client.cancel(app.openId); });
+
+  $('hw-select').addEventListener('change', (ev) => {
+    const v = ev.target.value;
+    if (v === 'custom' && !st().custom) {
+      $('custom-hw').open = true;
+      prefillCustom().then(() => { ev.target.value = st().hw; });
+      return;
+    }
+    st().hw = v;
+    st().powerMode = null;
+    fillPowerModes();
+    if ($('custom-hw').open) prefillCustom();
+    analyze();
+  });
+  $('pm-select').addEventListener('change', (ev) => {
+    const modes = st().hw === 'custom' ? (st().custom?.power_modes || []) : (app.catalog.byId.get(st().hw)?.power_modes || []);
+    const def = modes.find((m) => m.default) || modes[0];
+    st().powerMode = def && ev.target.value === def.id ? null : ev.target.value;
+    analyze();
+  });
+  $('precision-select').addEventListener('change', (ev) => { st().precision = ev.target.value; analyze(); });
+  $('mode-select').addEventListener('change', (ev) => { st().mode = ev.target.value; analyze(); });
+  $('sol-select').addEventListener('change', (ev) => { st().sol = ev.target.value; analyze(); });
+  $('gran-select').addEventListener('change', (ev) => { st().granularity = ev.target.value; analyze(); });
+  $('batch-input').addEventListener('change', (ev) => {
+    const v = ev.target.value.trim();
+    if (v === '') st().batch = null;
+    else if (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 1e9) st().batch = Number(v);
+    else { showError({ code: 'bad_input', message: 'batch must be a whole number from 1 to 10^9', where: 'batch' }); return; }
+    analyze();
+  });
+  $('custom-hw').addEventListener('toggle', () => { if ($('custom-hw').open && !$('custom-json').value) prefillCustom(); });
+  $('custom-apply').addEventListener('click', () => {
+    let obj;
+    try { obj = JSON.parse($('custom-json').value); } catch (e) {
+      showError({ code: 'bad_hardware', message: `the edited profile is not valid JSON: ${e.message}`, where: 'hardware' });
+      return;
+    }
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) { showError({ code: 'bad_hardware', message: 'the profile must be a JSON object', where: 'hardware' }); return; }
+    st().custom = obj;
+    st().hw = 'custom';
+    st().powerMode = null;
+    $('hw-select').value = 'custom';
+    fillPowerModes();
+    analyze();
+  });
+
+  $('filter-op').addEventListener('change', (ev) => { st().filterOp = ev.target.value; app.table.setFilter(st().filterOp, st().filterName); updateCount(); writeUrl(); });
+  $('filter-name').addEventListener('input', (ev) => { st().filterName = ev.target.value; app.table.setFilter(st().filterOp, st().filterName); updateCount(); writeUrl(); });
+  $('group-op').addEventListener('change', (ev) => { st().group = ev.target.checked; app.table.setGroup(st().group); writeUrl(); });
+
+  $('copy-link').addEventListener('click', async () => {
+    const url = await writeUrl();
+    const ok = await copyText(url);
+    const out = $('share-link');
+    out.textContent = ok ? `Copied: ${url}` : url;
+    out.dataset.link = url;
+    $('copy-link').dataset.link = url;
+  });
+  $('copy-md').addEventListener('click', async () => {
+    if (!app.res) return;
+    const url = await writeUrl();
+    const md = toMarkdown(app.res, app.state.localFile ? null : url);
+    const ok = await copyText(md);
+    $('share-link').textContent = ok ? 'Summary copied as Markdown.' : md;
+  });
+  $('dl-csv').addEventListener('click', () => { if (app.res) download(`${baseName()}.csv`, toCSV(app.table.sortedLayers()), 'text/csv'); });
+  $('dl-json').addEventListener('click', () => { if (app.res) download(`${baseName()}.json`, JSON.stringify(app.res, null, 1), 'application/json'); });
+  for (const b of document.querySelectorAll('button.png')) {
+    b.addEventListener('click', () => {
+      const data = app.charts.png(b.dataset.chart);
+      if (data) downloadDataUrl(`${baseName()}-${b.dataset.chart}.png`, data);
+    });
+  }
+
+  // Drag and drop anywhere.
+  let depth = 0;
+  const overlay = $('drop-overlay');
+  const hasFiles = (ev) => [...(ev.dataTransfer?.types || [])].includes('Files');
+  document.addEventListener('dragenter', (ev) => { if (hasFiles(ev)) { depth++; overlay.hidden = false; ev.preventDefault(); } });
+  document.addEventListener('dragover', (ev) => { if (hasFiles(ev)) { ev.preventDefault(); ev.dataTransfer.dropEffect = 'copy'; } });
+  document.addEventListener('dragleave', () => { if (--depth <= 0) { depth = 0; overlay.hidden = true; } });
+  document.addEventListener('drop', (ev) => {
+    depth = 0;
+    overlay.hidden = true;
+    if (!hasFiles(ev)) return;
+    ev.preventDefault();
+    const f = ev.dataTransfer.files[0];
+    if (f) openModel(f, { label: f.name, kind: 'file' });
+  });
+
+  window.addEventListener('hashchange', () => { if (location.hash !== app.writtenHash) restore(); });
+}
+
+function baseName() {
+  const n = (app.res?.model?.name || app.modelLabel || 'model').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60);
+  return `rooflens-${n}-${app.res?.hardware?.id || 'hw'}`;
+}
+
+async function prefillCustom() {
+  try {
+    const p = app.state.hw === 'custom' ? app.state.custom : await app.catalog.profile(app.state.hw);
+    $('custom-json').value = JSON.stringify({ ...p, id: p.id && !String(p.id).endsWith('-custom') ? `${p.id}-custom` : p.id }, null, 2);
+  } catch (e) { showError(e, 'Could not load the profile'); }
+}
+
+/** Applies the URL to the page: settings, then the model if it can be fetched. */
+async function restore() {
+  const { state, problems } = await fromLocation(location.hash, location.search, app.catalog.ids());
+  const prev = app.state;
+  app.state = state;
+  if (problems.length) notice(`The link could not be used (${problems.slice(0, 3).join('; ')}), so the default view is shown.`);
+  else notice('');
+  syncControls();
+  if (state.hw === 'custom') $('hw-select').value = 'custom';
+  const sameModel = app.info && ((state.modelUrl && state.modelUrl === prev.modelUrl) || (state.example && state.example === prev.example));
+  if (sameModel) { await analyze(); return; }
+  app.restoring = true;
+  if (state.modelUrl) await openModel(state.modelUrl, { label: state.modelUrl, kind: 'url' });
+  else if (state.example) await openModel(state.example, { label: state.example, kind: 'example' });
+  else {
+    app.restoring = false;
+    if (state.localFile) {
+      notice(`This link was made with the local file “${state.localFile}”: its settings are restored; drop the file again (or open it) to see the analysis.`);
+      app.state.localFile = state.localFile;
+    }
+    if (app.info) await analyze(); else await writeUrl();
+  }
+}
+
+async function main() {
+  app.table = new LayerTable($('table-scroll'), $('layer-table'), {
+    onSelect: (i) => select(i, 'table'),
+    onSort: (sort) => { app.state.sort = sort; writeUrl(); },
+  });
+  app.charts = new Charts({ time: $('chart-time'), energy: $('chart-energy'), timeBased: $('chart-time-based') },
+    { onSelect: (i) => select(i, 'chart') });
+  app.client = new CoreClient();
+  app.client.ready.then((v) => { $('version').textContent = `core ${v}`; }, (e) => showError({ code: 'wasm_failed', message: e.message }));
+  try {
+    await app.catalog.load();
+  } catch (e) {
+    showError(e, 'Could not load the hardware profiles');
+    return;
+  }
+  fillHardware();
+  try {
+    const r = await fetch(new URL('samples/index.json', document.baseURI));
+    if (r.ok) app.examples = (await r.json()).examples || [];
+  } catch { /* no examples */ }
+  const exSel = $('example-select');
+  for (const ex of app.examples) exSel.appendChild(el('option', ex.name, { value: ex.id, title: ex.description || '' }));
+  wire();
+  await restore();
+  document.body.dataset.ready = '1';
+}
+
+main();

@@ -1,0 +1,71 @@
+// Main-thread side of the worker protocol (see worker.js): one worker,
+// requests with ids, promises for replies, progress callbacks, cancel.
+// A worker that dies is replaced transparently for the next request.
+
+export class CoreClient {
+  constructor(workerUrl = new URL('./worker.js', import.meta.url)) {
+    this.workerUrl = workerUrl;
+    this.nextId = 1;
+    this.pending = new Map(); // id -> {resolve, reject, onProgress}
+    this.spawn();
+  }
+
+  spawn() {
+    this.ready = new Promise((resolve, reject) => { this.readyResolve = resolve; this.readyReject = reject; });
+    this.worker = new Worker(this.workerUrl, { type: 'module', name: 'rooflens-core' });
+    this.worker.onmessage = (ev) => this.onMessage(ev.data);
+    this.worker.onerror = (ev) => {
+      ev.preventDefault?.();
+      this.failAll({ code: 'worker_failed', message: 'the analysis worker failed: ' + (ev.message || 'unknown error'), where: '' });
+      this.readyReject(new Error(ev.message || 'worker failed'));
+      this.worker.terminate();
+      this.spawn();
+    };
+  }
+
+  failAll(error) {
+    for (const [, p] of this.pending) p.reject(Object.assign(new Error(error.message), { core: error }));
+    this.pending.clear();
+  }
+
+  onMessage(msg) {
+    if (msg.type === 'ready') { this.version = msg.version; this.readyResolve(msg.version); return; }
+    if (msg.type === 'fatal') {
+      const error = { code: 'wasm_failed', message: msg.message, where: '' };
+      this.readyReject(new Error(msg.message));
+      this.failAll(error);
+      return;
+    }
+    const p = this.pending.get(msg.id);
+    if (!p) return; // a reply nobody waits for any more
+    if (msg.type === 'progress') { p.onProgress?.(msg); return; }
+    this.pending.delete(msg.id);
+    if (msg.type === 'error') p.reject(Object.assign(new Error(msg.error.message), { core: msg.error }));
+    else if (msg.type === 'cancelled') p.reject(Object.assign(new Error('cancelled'), { cancelled: true }));
+    else p.resolve(msg);
+  }
+
+  send(msg, onProgress, transfer = []) {
+    const id = this.nextId++;
+    const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject, onProgress }));
+    this.worker.postMessage({ ...msg, id }, transfer);
+    return { id, promise };
+  }
+
+  /** Opens a model from a File, a URL string or an ArrayBuffer.
+   * Returns {id, promise} resolving to {info}; cancel with cancel(id). */
+  open(source, onProgress, chunk = 4 << 20) {
+    if (typeof source === 'string') return this.send({ type: 'open-url', url: source, chunk }, onProgress);
+    if (source instanceof ArrayBuffer) return this.send({ type: 'open-bytes', bytes: source, chunk }, onProgress, [source]);
+    return this.send({ type: 'open-file', file: source, chunk }, onProgress);
+  }
+
+  cancel(id) { this.worker.postMessage({ type: 'cancel', target: id }); }
+
+  /** Analyses the open model; resolves to the parsed response object. */
+  async analyze(request) {
+    const { promise } = this.send({ type: 'analyze', request: JSON.stringify(request) });
+    const msg = await promise;
+    return JSON.parse(msg.json);
+  }
+}

@@ -1,0 +1,209 @@
+// The view state: one plain object, serialisable to and from the page URL
+// (hash). Parsing validates every field; an invalid link yields the default
+// state plus a notice.
+
+export const PRECISIONS = ['model', 'fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'int8'];
+export const MODES = ['inference', 'training'];
+export const SOLS = ['unfused', 'fused', 'fused_prefetched'];
+export const GRANULARITIES = ['intended', 'per_op', 'whole_graph'];
+export const SORT_KEYS = ['index', 'name', 'op', 'domain', 'inputs', 'outputs', 'matrix_flops', 'vector_flops',
+  'flops', 'macs', 'input_bytes', 'weight_bytes', 'output_bytes', 'bytes', 'fused_bytes', 'intensity',
+  't_compute', 't_memory', 't', 'share', 'bound', 'precision', 'energy_j', 'energy_bound', 'bwd_flops',
+  'bwd_bytes', 'known', 'supported', 'note'];
+export const DEFAULT_HW = 'h100-sxm';
+
+export function defaultState() {
+  return {
+    hw: DEFAULT_HW,        // profile id, or 'custom'
+    powerMode: null,       // power mode id of the profile, null = its default
+    custom: null,          // edited profile object when hw === 'custom'
+    precision: 'model',
+    batch: null,           // null = the model's own
+    dims: {},              // {dim_param: value}
+    mode: 'inference',
+    sol: 'fused',
+    granularity: 'intended',
+    modelUrl: null,        // model opened from a URL (restorable)
+    example: null,         // example id (restorable)
+    localFile: null,       // name of a dropped file (not restorable)
+    selected: null,        // selected layer index
+    sort: { key: 't', dir: 'desc' },
+    filterOp: '',
+    filterName: '',
+    group: false,
+  };
+}
+
+const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const DIM_RE = /^[^=;]{1,128}$/;
+const MAX_DIM = 1e12;
+
+function b64urlEncode(bytes) {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+function b64urlDecode(str) {
+  if (!/^[A-Za-z0-9_-]*$/.test(str)) throw new Error('bad base64');
+  const s = atob(str.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((str.length + 3) % 4));
+  return Uint8Array.from(s, (c) => c.charCodeAt(0));
+}
+
+async function pipe(bytes, stream) {
+  const out = new Blob([bytes]).stream().pipeThrough(stream);
+  return new Uint8Array(await new Response(out).arrayBuffer());
+}
+
+/** A custom profile as a compact URL token (deflate-raw + base64url). */
+export async function encodeProfile(obj) {
+  const raw = new TextEncoder().encode(JSON.stringify(obj));
+  if (typeof CompressionStream === 'function') return 'z' + b64urlEncode(await pipe(raw, new CompressionStream('deflate-raw')));
+  return 'j' + b64urlEncode(raw);
+}
+
+export async function decodeProfile(token) {
+  const body = b64urlDecode(token.slice(1));
+  let raw;
+  if (token[0] === 'z') raw = await pipe(body, new DecompressionStream('deflate-raw'));
+  else if (token[0] === 'j') raw = body;
+  else throw new Error('unknown profile encoding');
+  const obj = JSON.parse(new TextDecoder().decode(raw));
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new Error('profile is not an object');
+  return obj;
+}
+
+function isHttpUrl(s) {
+  try { const u = new URL(s); return u.protocol === 'https:' || u.protocol === 'http:'; } catch { return false; }
+}
+
+function wholeNumber(s, min, max) {
+  if (!/^\d{1,13}$/.test(s)) return null;
+  const n = Number(s);
+  return n >= min && n <= max ? n : null;
+}
+
+/** State -> URL hash (without '#'). */
+export async function toHash(st) {
+  const d = defaultState();
+  const p = new URLSearchParams();
+  if (st.modelUrl) p.set('model', st.modelUrl);
+  else if (st.example) p.set('example', st.example);
+  else if (st.localFile) p.set('file', st.localFile);
+  p.set('hw', st.hw);
+  if (st.hw === 'custom' && st.custom) p.set('profile', await encodeProfile(st.custom));
+  if (st.powerMode) p.set('pm', st.powerMode);
+  if (st.precision !== d.precision) p.set('prec', st.precision);
+  if (st.batch) p.set('batch', String(st.batch));
+  const dims = Object.entries(st.dims).map(([k, v]) => `${k}=${v}`).join(';');
+  if (dims) p.set('dims', dims);
+  if (st.mode !== d.mode) p.set('mode', st.mode);
+  if (st.sol !== d.sol) p.set('sol', st.sol);
+  if (st.granularity !== d.granularity) p.set('gran', st.granularity);
+  if (st.selected !== null) p.set('sel', String(st.selected));
+  if (st.sort.key !== d.sort.key || st.sort.dir !== d.sort.dir) p.set('sort', `${st.sort.key}:${st.sort.dir}`);
+  if (st.filterOp) p.set('op', st.filterOp);
+  if (st.filterName) p.set('q', st.filterName);
+  if (st.group) p.set('group', '1');
+  return p.toString();
+}
+
+const KNOWN = new Set(['model', 'example', 'file', 'hw', 'profile', 'pm', 'prec', 'batch', 'dims', 'mode', 'sol',
+  'gran', 'sel', 'sort', 'op', 'q', 'group']);
+
+/** URL hash (and ?model= query) -> {state, problems[]}. Any problem means
+ * the caller should fall back to the default state and say so. */
+export async function fromLocation(hash, search, knownHw) {
+  const st = defaultState();
+  const problems = [];
+  const p = new URLSearchParams(hash.replace(/^#/, ''));
+  const q = new URLSearchParams(search.replace(/^\?/, ''));
+  const bad = (name, why) => problems.push(`${name}: ${why}`);
+
+  for (const k of p.keys()) if (!KNOWN.has(k)) bad(k, 'unknown parameter');
+  const model = p.get('model') ?? q.get('model');
+  if (model !== null) {
+    if (isHttpUrl(model) && model.length <= 4096) st.modelUrl = model; else bad('model', 'not an http(s) URL');
+  }
+  if (p.has('example')) {
+    const e = p.get('example');
+    if (ID_RE.test(e)) st.example = e; else bad('example', 'not a valid example id');
+  }
+  if (p.has('file')) {
+    const f = p.get('file');
+    if (f.length > 0 && f.length <= 512) st.localFile = f; else bad('file', 'bad file name');
+  }
+  if (p.has('hw')) {
+    const hw = p.get('hw');
+    if (hw === 'custom') {
+      if (!p.has('profile')) bad('hw', 'custom hardware without a profile');
+      else {
+        try { st.custom = await decodeProfile(p.get('profile')); st.hw = 'custom'; }
+        catch (e) { bad('profile', 'the custom hardware profile could not be decoded'); }
+      }
+    } else if (ID_RE.test(hw) && (!knownHw || knownHw.has(hw))) st.hw = hw;
+    else bad('hw', `unknown hardware profile '${hw.slice(0, 64)}'`);
+  }
+  if (p.has('pm')) {
+    const pm = p.get('pm');
+    if (ID_RE.test(pm)) st.powerMode = pm; else bad('pm', 'not a valid power mode id');
+  }
+  const enumParam = (name, list, field) => {
+    if (!p.has(name)) return;
+    const v = p.get(name);
+    if (list.includes(v)) st[field] = v; else bad(name, `must be one of ${list.join(', ')}`);
+  };
+  enumParam('prec', PRECISIONS, 'precision');
+  enumParam('mode', MODES, 'mode');
+  enumParam('sol', SOLS, 'sol');
+  enumParam('gran', GRANULARITIES, 'granularity');
+  if (p.has('batch')) {
+    const b = wholeNumber(p.get('batch'), 1, 1e9);
+    if (b === null) bad('batch', 'must be a whole number from 1 to 10^9'); else st.batch = b;
+  }
+  if (p.has('dims')) {
+    for (const part of p.get('dims').split(';')) {
+      const eq = part.lastIndexOf('=');
+      const name = part.slice(0, eq), v = wholeNumber(part.slice(eq + 1), 0, MAX_DIM);
+      if (eq <= 0 || !DIM_RE.test(name) || v === null) { bad('dims', `bad entry '${part.slice(0, 64)}'`); break; }
+      st.dims[name] = v;
+    }
+  }
+  if (p.has('sel')) {
+    const s = wholeNumber(p.get('sel'), 0, 1e9);
+    if (s === null) bad('sel', 'must be a layer index'); else st.selected = s;
+  }
+  if (p.has('sort')) {
+    const [key, dir] = p.get('sort').split(':');
+    if (SORT_KEYS.includes(key) && (dir === 'asc' || dir === 'desc')) st.sort = { key, dir };
+    else bad('sort', 'bad sort column or direction');
+  }
+  if (p.has('op')) {
+    const op = p.get('op');
+    if (op.length <= 128) st.filterOp = op; else bad('op', 'too long');
+  }
+  if (p.has('q')) {
+    const s = p.get('q');
+    if (s.length <= 256) st.filterName = s; else bad('q', 'too long');
+  }
+  if (p.has('group')) {
+    const g = p.get('group');
+    if (g === '1' || g === '0') st.group = g === '1'; else bad('group', 'must be 0 or 1');
+  }
+  return { state: problems.length ? defaultState() : st, problems };
+}
+
+/** The JSON request for rl_model_analyze built from the state. */
+export function buildRequest(st, profile) {
+  const req = {
+    hardware: profile,
+    precision: st.precision,
+    mode: st.mode,
+    sol: st.sol,
+    granularity: st.granularity,
+    dims: { ...st.dims },
+    layers: true,
+  };
+  if (st.powerMode) req.power_mode = st.powerMode;
+  if (st.batch) req.batch = st.batch;
+  return req;
+}

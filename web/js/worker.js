@@ -1,0 +1,188 @@
+// Module Web Worker: owns the WebAssembly core and the parsed model.
+// Protocol (every message carries an `id`; replies echo it):
+//   main -> worker
+//     {id, type: 'open-file', file, chunk}    stream a File (File.slice), skipping payloads
+//     {id, type: 'open-url', url, chunk}      fetch and stream a URL (CORS)
+//     {id, type: 'open-bytes', bytes, name}   read an ArrayBuffer
+//     {id, type: 'cancel', target}            cancel the open with id `target`
+//     {id, type: 'analyze', request}          request: JSON text
+//   worker -> main
+//     {type: 'ready', version} once; {type: 'fatal', message} if the module cannot load
+//     {id, type: 'progress', offset, total, skipped}
+//     {id, type: 'opened', info}              info: rl_model_info JSON object
+//     {id, type: 'analyzed', json}            json: response JSON text
+//     {id, type: 'error', error: {code, message, where}}
+//     {id, type: 'cancelled'}
+import createRooflens from '../wasm/rooflens.mjs';
+import { RooflensCore } from './core.js';
+
+let core = null;      // RooflensCore
+let model = 0;        // current model handle
+const cancelled = new Set();
+
+async function boot() {
+  core = new RooflensCore(await createRooflens());
+}
+
+const ready = boot().then(
+  () => postMessage({ type: 'ready', version: core.version() }),
+  (e) => postMessage({ type: 'fatal', message: 'could not load the WebAssembly module: ' + (e && e.message || e) }));
+
+function errorOf(code, message, where = '') { return { code, message, where }; }
+
+function dropModel() {
+  if (model && core) core.freeModel(model);
+  model = 0;
+}
+
+// A WebAssembly trap leaves the module in an unknown state: start afresh.
+async function recover() {
+  model = 0;
+  core = null;
+  await boot();
+}
+
+class Cancelled extends Error {}
+
+/** Streams chunks from `next(offset)` into a reader. `source.read(off, len)`
+ * gives a Uint8Array (empty at end); `source.seekable` says whether skips
+ * may be jumped over. */
+async function stream(id, source, total, chunk) {
+  const r = core.newReader();
+  let off = 0, skipped = 0, lastPost = 0;
+  try {
+    for (;;) {
+      if (cancelled.has(id)) throw new Cancelled();
+      const bytes = await source.read(off, chunk);
+      if (cancelled.has(id)) throw new Cancelled();
+      if (!bytes.length) break;
+      const skip = core.feed(r, bytes);
+      off += bytes.length;
+      if (skip < 0) break; // the error is reported by finish
+      if (skip > 0 && source.seekable) {
+        const n = total >= 0 ? Math.min(skip, total - off) : skip;
+        if (n > 0 && core.skip(r, n) === 0) { off += n; skipped += n; }
+      }
+      const now = Date.now();
+      if (now - lastPost > 50) {
+        lastPost = now;
+        postMessage({ id, type: 'progress', offset: off, total, skipped });
+      }
+      if (total >= 0 && off >= total) break;
+    }
+    postMessage({ id, type: 'progress', offset: off, total, skipped });
+    const res = core.finish(r);
+    if (res.error) {
+      const e = JSON.parse(res.error);
+      return { error: e.error || errorOf('bad_model', 'the model could not be read') };
+    }
+    return { model: res.model };
+  } finally {
+    core.freeReader(r);
+  }
+}
+
+function fileSource(file) {
+  return {
+    seekable: true,
+    async read(off, len) { return new Uint8Array(await file.slice(off, off + len).arrayBuffer()); },
+  };
+}
+
+function bytesSource(buf) {
+  const all = new Uint8Array(buf);
+  return { seekable: true, async read(off, len) { return all.subarray(off, off + len); } };
+}
+
+async function urlSource(id, url) {
+  let res;
+  try {
+    res = await fetch(url, { mode: 'cors', credentials: 'omit' });
+  } catch (e) {
+    throw Object.assign(new Error(`could not fetch ${url}: the server refused or does not allow cross-origin (CORS) requests from this page. Download the file and drop it here instead.`), { code: 'fetch_failed' });
+  }
+  if (!res.ok) {
+    throw Object.assign(new Error(`could not fetch ${url}: HTTP ${res.status} ${res.statusText}`), { code: 'fetch_failed' });
+  }
+  const len = Number(res.headers.get('content-length'));
+  const reader = res.body.getReader();
+  let pending = new Uint8Array(0);
+  let done = false;
+  return {
+    total: Number.isFinite(len) && len > 0 && !res.headers.get('content-encoding') ? len : -1,
+    seekable: false, // a fetch stream is fed whole (the reader ignores payloads itself)
+    async read(_off, want) {
+      while (!done && pending.length < want) {
+        const { value, done: d } = await reader.read();
+        if (d) { done = true; break; }
+        if (cancelled.has(id)) { reader.cancel().catch(() => {}); return new Uint8Array(0); }
+        const merged = new Uint8Array(pending.length + value.length);
+        merged.set(pending); merged.set(value, pending.length);
+        pending = merged;
+      }
+      const out = pending.subarray(0, want);
+      pending = pending.subarray(out.length);
+      return out;
+    },
+  };
+}
+
+async function open(msg) {
+  const { id } = msg;
+  const chunk = Math.max(4096, Math.min(msg.chunk || (4 << 20), 64 << 20));
+  await ready;
+  if (!core) await recover();
+  dropModel();
+  let source, total;
+  if (msg.type === 'open-file') { source = fileSource(msg.file); total = msg.file.size; }
+  else if (msg.type === 'open-bytes') { source = bytesSource(msg.bytes); total = msg.bytes.byteLength; }
+  else { source = await urlSource(id, msg.url); total = source.total; }
+  const res = await stream(id, source, total, chunk);
+  if (res.error) return postMessage({ id, type: 'error', error: res.error });
+  model = res.model;
+  const info = JSON.parse(core.info(model));
+  if (!info.ok) {
+    dropModel();
+    return postMessage({ id, type: 'error', error: info.error });
+  }
+  postMessage({ id, type: 'opened', info });
+}
+
+function analyze(msg) {
+  if (!model) return postMessage({ id: msg.id, type: 'error', error: errorOf('no_model', 'no model is open') });
+  const json = core.analyze(model, msg.request);
+  postMessage({ id: msg.id, type: 'analyzed', json });
+}
+
+// Messages are handled one at a time (an open awaits its chunks, and
+// cancels must get through meanwhile, so opens are not serialised with them).
+let queue = Promise.resolve();
+
+self.onmessage = (ev) => {
+  const msg = ev.data || {};
+  if (msg.type === 'cancel') { cancelled.add(msg.target); return; }
+  queue = queue.then(async () => {
+    try {
+      await ready;
+      if (!core) await recover();
+      if (msg.type === 'analyze') analyze(msg);
+      else if (msg.type?.startsWith('open-')) {
+        if (cancelled.has(msg.id)) throw new Cancelled();
+        await open(msg);
+      } else postMessage({ id: msg.id, type: 'error', error: errorOf('bad_message', `unknown message ${msg.type}`) });
+    } catch (e) {
+      if (e instanceof Cancelled) {
+        dropModel();
+        postMessage({ id: msg.id, type: 'cancelled' });
+      } else if (e && e.code === 'fetch_failed') {
+        postMessage({ id: msg.id, type: 'error', error: errorOf('fetch_failed', e.message, msg.url || '') });
+      } else {
+        // A trap (out of memory, abort) or a bug: report it and rebuild the module.
+        postMessage({ id: msg.id, type: 'error', error: errorOf('internal', 'the analysis failed: ' + (e && e.message || e)) });
+        try { await recover(); } catch (e2) { postMessage({ type: 'fatal', message: String(e2 && e2.message || e2) }); }
+      }
+    } finally {
+      cancelled.delete(msg.id);
+    }
+  });
+};
