@@ -5,11 +5,15 @@ const PREFIX = [
   [1, ''], [1e-3, 'm'], [1e-6, 'µ'], [1e-9, 'n'], [1e-12, 'p'], [1e-15, 'f'],
 ];
 
+const SUBUNIT = new Set(['s', 'J', 'W', 'B/s', 'FLOP/s', 'FLOP/J']);
+
 /** 1234567, 'FLOP' -> '1.23 MFLOP'. Non-finite or null -> '–'. */
 export function eng(v, unit = '', digits = 3) {
   if (v === null || v === undefined || typeof v !== 'number' || !Number.isFinite(v)) return '–';
   if (v === 0) return unit ? `0 ${unit}` : '0';
   const a = Math.abs(v);
+  // Sub-unit prefixes only for physical units (ms, µJ); 0.405 FLOP/B stays so.
+  if (a < 1 && a >= 1e-3 && !SUBUNIT.has(unit)) return `${Number(v.toPrecision(digits))}${unit ? ' ' + unit : ''}`;
   let [scale, p] = PREFIX[PREFIX.length - 1];
   for (const [s, q] of PREFIX) if (a >= s * 0.9995) { scale = s; p = q; break; }
   if (a >= 1e21) { scale = 1; p = ''; return `${v.toExponential(2)}${unit ? ' ' + unit : ''}`; }
@@ -18,16 +22,22 @@ export function eng(v, unit = '', digits = 3) {
   return unit || p ? `${s} ${p}${unit}` : s;
 }
 
+/** 1234567 -> '1,234,567' (toLocaleString is slow in hot table rendering). */
+function group(v) {
+  const s = String(Math.abs(v));
+  return (v < 0 ? '-' : '') + (/e/.test(s) ? s : s.replace(/\B(?=(\d{3})+(?!\d))/g, ','));
+}
+
 /** Exact value for a title attribute. */
 export function exact(v, unit = '') {
   if (v === null || v === undefined) return '';
   if (typeof v !== 'number') return String(v);
-  const s = Number.isInteger(v) && Math.abs(v) < 1e21 ? v.toLocaleString('en-US') : String(v);
+  const s = Number.isInteger(v) && Math.abs(v) < 1e21 ? group(v) : String(v);
   return unit ? `${s} ${unit}` : s;
 }
 
 /** Integer count with thousands separators. */
-export function count(v) { return typeof v === 'number' ? v.toLocaleString('en-US') : '–'; }
+export function count(v) { return typeof v === 'number' ? (Number.isInteger(v) ? group(v) : String(v)) : '–'; }
 
 export function pct(x) { return Number.isFinite(x) ? `${(x * 100).toFixed(x < 0.1 ? 2 : 1)} %` : '–'; }
 

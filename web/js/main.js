@@ -119,6 +119,9 @@ function syncControls() {
   $('gran-select').value = st.granularity;
   $('filter-name').value = st.filterName;
   $('group-op').checked = st.group;
+  const t = app.table;
+  Object.assign(t, { sort: st.sort, filterOp: st.filterOp, filterName: st.filterName, group: st.group, selected: st.selected });
+  t.refresh();
   fillDims();
 }
 
@@ -408,11 +411,11 @@ function wire() {
 
   $('copy-link').addEventListener('click', async () => {
     const url = await writeUrl();
-    const ok = await copyText(url);
     const out = $('share-link');
-    out.textContent = ok ? `Copied: ${url}` : url;
+    out.textContent = url;
     out.dataset.link = url;
     $('copy-link').dataset.link = url;
+    if (await copyText(url)) out.textContent = `Copied: ${url}`;
   });
   $('copy-md').addEventListener('click', async () => {
     if (!app.res) return;

@@ -1,0 +1,251 @@
+// Browser tests of the web page (build/site) in headless Debian Chromium via
+// playwright-core. Run: tools/build-site.sh && npm test
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { SITE, CLI, FIXTURES, serve, cliJson, chromiumPath, CHROMIUM_ARGS } from './helpers.mjs';
+
+let chromium = null;
+try { ({ chromium } = await import('playwright-core')); } catch { /* reported by skip */ }
+const exe = chromiumPath();
+const missing = [];
+if (!chromium) missing.push('playwright-core (npm install)');
+if (!exe) missing.push('chromium (apt-get install chromium)');
+if (!existsSync(join(SITE, 'index.html'))) missing.push('build/site (tools/build-site.sh)');
+if (!existsSync(CLI)) missing.push('build/rooflens (cmake --build build)');
+const skip = missing.length ? `missing: ${missing.join(', ')}` : false;
+
+const MODEL = (n) => join(FIXTURES, 'models', n);
+let site, browser;
+
+before(async () => {
+  if (skip) return;
+  site = await serve(SITE);
+  browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
+});
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+/** A fresh page; collects console errors and CSP violations. */
+async function openPage(url = site.url) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const page = await context.newPage();
+  page.problems = [];
+  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  return page;
+}
+
+const summary = (page) => page.locator('[data-testid=summary]');
+
+async function loadFile(page, path) {
+  await page.setInputFiles('[data-testid=file-input]', path);
+}
+
+/** Clicks Copy link and returns the link once written (the handler is async). */
+async function copyLink(page, mustMatch) {
+  await page.evaluate(() => document.querySelector('[data-testid=copy-link]').removeAttribute('data-link'));
+  await page.click('[data-testid=copy-link]');
+  await page.waitForSelector('[data-testid=copy-link][data-link]');
+  const link = await page.getAttribute('[data-testid=copy-link]', 'data-link');
+  assert.match(link, mustMatch);
+  return link;
+}
+
+async function waitLayers(page, n) {
+  await page.waitForFunction((want) => document.querySelector('[data-testid=summary]').dataset.layers === String(want), n, { timeout: 20000 });
+}
+
+test('a fixture model: summary layer count equals the CLI, table and charts render', { skip }, async () => {
+  const page = await openPage();
+  const cli = cliJson(MODEL('transformer_block.onnx'));
+  await loadFile(page, MODEL('transformer_block.onnx'));
+  await waitLayers(page, cli.layers.length);
+  assert.equal(Number(await summary(page).getAttribute('data-time-s')), cli.sol.chosen.time_s);
+  assert.ok((await page.locator('[data-testid=layer-table] tbody tr[data-index]').count()) > 10);
+  for (const id of ['chart-time-roofline', 'chart-energy-roofline', 'chart-time-based']) {
+    const canvas = page.locator(`[data-testid=${id}] canvas`);
+    assert.equal(await canvas.isVisible(), true, id);
+    const box = await canvas.boundingBox();
+    assert.ok(box.width > 100 && box.height > 100, id);
+  }
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('changing the hardware re-analyses: data-time-s changes', { skip }, async () => {
+  const page = await openPage();
+  const cli = cliJson(MODEL('conv_net.onnx'));
+  await loadFile(page, MODEL('conv_net.onnx'));
+  await waitLayers(page, cli.layers.length);
+  const t0 = await summary(page).getAttribute('data-time-s');
+  await page.selectOption('[data-testid=hw-select]', 'jetson-orin-nano');
+  await page.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.hw === 'jetson-orin-nano');
+  const t1 = await summary(page).getAttribute('data-time-s');
+  assert.notEqual(t1, t0);
+  assert.equal(Number(t1), cliJson(MODEL('conv_net.onnx'), ['--hw', 'jetson-orin-nano']).sol.chosen.time_s);
+  // a power mode and a precision, compared with the CLI again
+  await page.selectOption('[data-testid=pm-select]', '7w');
+  await page.selectOption('[data-testid=precision-select]', 'fp16');
+  const want = cliJson(MODEL('conv_net.onnx'), ['--hw', 'jetson-orin-nano', '--power-mode', '7w', '--precision', 'fp16']).sol.chosen.time_s;
+  await page.waitForFunction((w) => document.querySelector('[data-testid=summary]').dataset.timeS === String(w), want);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('a bad file shows the error box; the next good file works', { skip }, async () => {
+  const page = await openPage();
+  await loadFile(page, join(FIXTURES, 'bad/not_onnx.onnx'));
+  const err = page.locator('[data-testid=error]');
+  await err.waitFor({ state: 'visible', timeout: 20000 });
+  const text = await err.textContent();
+  const cliErr = cliJson(join(FIXTURES, 'bad/not_onnx.onnx')).error;
+  assert.ok(text.includes(cliErr.message), `error box: ${text}`);
+  const cli = cliJson(MODEL('mlp.onnx'));
+  await loadFile(page, MODEL('mlp.onnx'));
+  await waitLayers(page, cli.layers.length);
+  assert.equal(await err.isVisible(), false);
+  await page.context().close();
+});
+
+test('share link round trip restores hardware, precision and sort; local file asks to drop again', { skip }, async () => {
+  const page = await openPage();
+  const cli = cliJson(MODEL('conv_net.onnx'));
+  await loadFile(page, MODEL('conv_net.onnx'));
+  await waitLayers(page, cli.layers.length);
+  await page.selectOption('[data-testid=hw-select]', 'a100-sxm-80gb');
+  await page.selectOption('[data-testid=precision-select]', 'bf16');
+  await page.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.precision === 'bf16');
+  await page.click('[data-testid=layer-table] thead button[data-key=flops]');
+  const link = await copyLink(page, /hw=a100-sxm-80gb/);
+  await page.context().close();
+
+  const page2 = await openPage(link);
+  assert.equal(await page2.inputValue('[data-testid=hw-select]'), 'a100-sxm-80gb');
+  assert.equal(await page2.inputValue('[data-testid=precision-select]'), 'bf16');
+  assert.equal(await page2.getAttribute('[data-testid=layer-table] thead th:has(button[data-key=flops])', 'aria-sort'), 'descending');
+  assert.match(await page2.locator('[data-testid=notice]').textContent(), /drop the file again/);
+  // dropping the file again analyses with the restored settings
+  await loadFile(page2, MODEL('conv_net.onnx'));
+  await waitLayers(page2, cli.layers.length);
+  assert.equal(await summary(page2).getAttribute('data-precision'), 'bf16');
+  await page2.context().close();
+});
+
+test('a corrupted share link opens the default view with a notice', { skip }, async () => {
+  const page = await openPage(site.url + '#hw=no-such-device&prec=fp13&batch=-4');
+  assert.equal(await page.inputValue('[data-testid=hw-select]'), 'h100-sxm');
+  assert.equal(await page.inputValue('[data-testid=precision-select]'), 'model');
+  assert.match(await page.locator('[data-testid=notice]').textContent(), /link could not be used/);
+  await page.context().close();
+});
+
+test('examples and ?model= URLs (with and without CORS)', { skip }, async () => {
+  const page = await openPage(site.url + '#example=conv_net&hw=t4');
+  const cli = cliJson(MODEL('conv_net.onnx'), ['--hw', 't4']);
+  await waitLayers(page, cli.layers.length);
+  assert.equal(Number(await summary(page).getAttribute('data-time-s')), cli.sol.chosen.time_s);
+  await page.context().close();
+
+  const cors = await serve(join(FIXTURES, 'models'), { cors: true });
+  const nocors = await serve(join(FIXTURES, 'models'));
+  try {
+    const p2 = await openPage(`${site.url}?model=${encodeURIComponent(cors.url + 'mlp.onnx')}`);
+    await waitLayers(p2, cliJson(MODEL('mlp.onnx')).layers.length);
+    assert.match(p2.url(), /model=/);
+    await p2.context().close();
+    const p3 = await openPage(`${site.url}?model=${encodeURIComponent(nocors.url + 'mlp.onnx')}`);
+    const err = p3.locator('[data-testid=error]');
+    await err.waitFor({ state: 'visible', timeout: 20000 });
+    assert.match(await err.textContent(), /CORS/);
+    // and the page still works afterwards
+    await loadFile(p3, MODEL('mlp.onnx'));
+    await waitLayers(p3, cliJson(MODEL('mlp.onnx')).layers.length);
+    await p3.context().close();
+  } finally {
+    await cors.close();
+    await nocors.close();
+  }
+});
+
+test('table: filter by op, group by op, click a row selects it in the URL', { skip }, async () => {
+  const page = await openPage();
+  const cli = cliJson(MODEL('transformer_block.onnx'));
+  await loadFile(page, MODEL('transformer_block.onnx'));
+  await waitLayers(page, cli.layers.length);
+  const matmuls = cli.layers.filter((l) => l.op === 'MatMul').length;
+  await page.selectOption('[data-testid=filter-op]', 'MatMul');
+  assert.equal(await page.locator('[data-testid=layer-table] tbody tr[data-index]').count(), matmuls);
+  await page.check('[data-testid=group-op]');
+  assert.equal(await page.locator('[data-testid=layer-table] tbody tr.group').count(), 1);
+  await page.locator('[data-testid=layer-table] tbody tr[data-index]').first().click();
+  await page.waitForFunction(() => /sel=\d+/.test(location.hash));
+  assert.equal(await page.locator('[data-testid=layer-table] tbody tr.selected').count(), 1);
+  // clicking a point in the time roofline selects its row
+  await page.selectOption('[data-testid=filter-op]', '');
+  await page.uncheck('[data-testid=group-op]');
+  const pt = await page.evaluate(() => {
+    const ch = globalThis.Chart.getChart(document.querySelector('[data-testid=chart-time-roofline] canvas'));
+    const ds = ch.data.datasets.findIndex((d) => d.rl === 'layers' && d.label === 'Softmax');
+    const e = ch.getDatasetMeta(ds).data[0];
+    return { x: e.x, y: e.y, li: ch.data.datasets[ds].data[0].li };
+  });
+  const box = await page.locator('[data-testid=chart-time-roofline] canvas').boundingBox();
+  await page.mouse.click(box.x + pt.x, box.y + pt.y);
+  await page.waitForFunction((li) => location.hash.includes(`sel=${li}`), pt.li);
+  assert.equal(await page.getAttribute('[data-testid=layer-table] tbody tr.selected', 'data-index'), String(pt.li));
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('model strings are shown as text, never parsed as HTML', { skip }, async () => {
+  const page = await openPage();
+  await loadFile(page, MODEL('unsupported_op.onnx'));
+  await page.waitForSelector('[data-testid=summary][data-layers]');
+  assert.equal(await page.locator('[data-testid=summary] script, [data-testid=layer-table] script').count(), 0);
+  assert.match(await summary(page).textContent(), /com\.example\.MyOp/);
+  await page.context().close();
+});
+
+test('exports (CSV, JSON, PNG) and an edited hardware profile survive a share link', { skip }, async () => {
+  const page = await openPage();
+  const cli = cliJson(MODEL('conv_net.onnx'));
+  await loadFile(page, MODEL('conv_net.onnx'));
+  await waitLayers(page, cli.layers.length);
+  const get = async (sel) => {
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click(sel)]);
+    const chunks = [];
+    for await (const c of await dl.createReadStream()) chunks.push(c);
+    return { name: dl.suggestedFilename(), body: Buffer.concat(chunks) };
+  };
+  const csv = await get('[data-testid=download-csv]');
+  assert.equal(csv.body.toString().trim().split('\n').length, cli.layers.length + 1);
+  const json = JSON.parse((await get('[data-testid=download-json]')).body.toString());
+  assert.equal(json.sol.chosen.time_s, cli.sol.chosen.time_s);
+  const png = await get('[data-testid=chart-time-roofline] button.png');
+  assert.equal(png.body.subarray(1, 4).toString(), 'PNG');
+
+  // edit the profile: a tenth of the memory bandwidth
+  await page.click('#custom-hw summary');
+  await page.waitForFunction(() => document.querySelector('[data-testid=custom-json]').value.length > 100);
+  const edited = JSON.parse(await page.inputValue('[data-testid=custom-json]'));
+  edited.memory[0].bandwidth_Bps.value /= 10;
+  await page.fill('[data-testid=custom-json]', JSON.stringify(edited));
+  await page.click('[data-testid=custom-apply]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.hw.endsWith('-custom'));
+  const t = await summary(page).getAttribute('data-time-s');
+  assert.notEqual(Number(t), cli.sol.chosen.time_s);
+  const link = await copyLink(page, /hw=custom&profile=/);
+  await page.context().close();
+  const page2 = await openPage(link);
+  assert.equal(await page2.inputValue('[data-testid=hw-select]'), 'custom');
+  await loadFile(page2, MODEL('conv_net.onnx'));
+  await waitLayers(page2, cli.layers.length);
+  assert.equal(await summary(page2).getAttribute('data-time-s'), t);
+  await page2.context().close();
+});
