@@ -234,7 +234,6 @@ typedef void (*rl_cost_fn)(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k)
 enum rl_op_flags {
     RL_OP_VIEW = 1u << 0,     /* moves nothing: metadata change only */
     RL_OP_CONTROL = 1u << 1,  /* has subgraphs */
-    RL_OP_NO_OUTPUT_BYTES = 1u << 2,
 };
 
 struct rl_op_def {
