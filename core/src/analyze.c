@@ -10,17 +10,10 @@
 #include "hw.h"
 #include "reader.h"
 #include "roofline.h"
+#include "study.h"
 
 /* ------------------------------------------------------------- options -- */
-typedef struct options {
-    const char *precision_name; /* "model" or one of rl_precision_names */
-    int precision;              /* RL_P_*, -1 = the model's own */
-    int precision_dtype;
-    bool training;
-    const char *sol;            /* unfused | fused | fused_prefetched */
-    const char *granularity;    /* per_op | whole_graph | intended */
-    bool include_layers;
-} options;
+typedef rl_options options;
 
 static const struct {
     const char *name;
@@ -110,12 +103,7 @@ static void add_num(cJSON *o, const char *k, double v) {
 }
 
 /* ----------------------------------------------------------- the analysis -- */
-typedef struct layer_time {
-    double tc, tm, t, energy, fused_bytes, flops, bytes;
-    int prec;
-    const char *bound, *energy_bound;
-    bool launches;
-} layer_time;
+typedef rl_layer_time layer_time;
 
 typedef struct dim_used {
     const char *name;
@@ -130,7 +118,9 @@ static int64_t find_dim(const rl_ctx *c, const char *name) {
 }
 
 /* Give every symbolic or unknown dim of the main graph's inputs a value. */
+/* Returns how many dims took c->batch (0: the batch setting changed nothing). */
 static int resolve_input_dims(rl_ctx *c, rl_graph *g, dim_used *used, int *n_used, int cap) {
+    int from_batch = 0;
     for (int i = 0; i < g->n_inputs; i++) {
         rl_value *v = &g->values[g->inputs[i]];
         if (v->rank < 0) {
@@ -146,7 +136,7 @@ static int resolve_input_dims(rl_ctx *c, rl_graph *g, dim_used *used, int *n_use
             int64_t val = -1;
             const char *source = "default";
             if (param && param[0]) val = find_dim(c, param), source = "user";
-            if (val < 0 && k == 0 && c->batch > 0) val = c->batch, source = "batch";
+            if (val < 0 && k == 0 && c->batch > 0) val = c->batch, source = "batch", from_batch++;
             if (val < 0) {
                 val = 1;
                 if (param && param[0])
@@ -174,7 +164,7 @@ static int resolve_input_dims(rl_ctx *c, rl_graph *g, dim_used *used, int *n_use
         if (!seen)
             rl_warn(c, "unused_dim", NULL, "the model has no symbolic dimension '%s'", c->dims[i].name);
     }
-    return 0;
+    return from_batch;
 }
 
 static int parse_options(const cJSON *req, options *o, rl_ctx *c, rl_dim_setting **dims, rl_error *err) {
@@ -386,6 +376,99 @@ static bool setup_ctx(rl_ctx *c, rl_model *m, rl_arena *arena, rl_error *err) {
     return c->warnings != NULL;
 }
 
+/* The per-layer roofline (MODEL.md §2) and the SOL totals (§3, §4). */
+void rl_time_graph(rl_ctx *c, const rl_graph *g, const options *o, const rl_hw *hw,
+                   layer_time *lt, rl_timing *out) {
+    memset(out, 0, sizeof *out);
+    const double bw = hw->mem_bw[0];
+    double prec_flops[RL_P_COUNT] = {0};
+    for (int i = 0; i < g->n_nodes; i++) {
+        const rl_node *n = &g->nodes[i];
+        layer_time row, *L = lt ? &lt[i] : &row;
+        memset(L, 0, sizeof *L);
+        const rl_cost *k = &n->cost;
+        int p = usable_precision(c, hw, node_precision(c, o, n));
+        L->prec = p;
+        L->flops = k->matrix_flops + k->vector_flops;
+        L->bytes = k->input_bytes + k->weight_bytes + k->output_bytes;
+        L->tc = rl_compute_time(k->matrix_flops, k->vector_flops, hw->matrix[p], hw->vector[p]);
+        L->tm = L->bytes / bw;
+        L->launches = L->flops > 0 || L->bytes > 0;
+        double t0 = L->launches ? hw->launch_s : 0;
+        L->t = rl_roof_time(L->tc, L->tm);
+        L->bound = L->tc >= L->tm ? "compute" : "memory";
+        if (L->flops == 0 && L->bytes == 0) L->bound = "none";
+        if (t0 > L->t) {
+            L->t = t0;
+            L->bound = "overhead";
+        }
+        if (!k->known) {
+            L->bound = "unknown";
+            out->unknown_layers++;
+        }
+        if (L->launches) out->kernels++;
+        L->fused_bytes = fused_bytes(c, n);
+        double tfm = L->fused_bytes / bw;
+        out->sol_unfused += rl_roof_time(L->tc, L->tm);
+        out->sol_fused += rl_roof_time(L->tc, tfm);
+        out->tc_sum += L->tc;
+        out->tm_sum += L->tm;
+        out->t_sum += L->t;
+        out->fused_bytes += L->fused_bytes;
+        out->flops += L->flops;
+        out->bytes += L->bytes;
+        if (strcmp(L->bound, "compute") == 0) out->compute_bound_t += L->t;
+        prec_flops[p] += L->flops;
+        if (hw->has_energy) {
+            L->energy = rl_energy(hw->e_flop, hw->e_byte, hw->static_w, L->flops, L->bytes, L->t);
+            out->e_sum += L->energy;
+            double dyn_c = hw->e_flop * L->flops, dyn_m = hw->e_byte * L->bytes;
+            L->energy_bound = dyn_c >= dyn_m ? "compute" : "memory";
+        }
+    }
+    int main_prec = o->precision;
+    if (main_prec < 0) { /* the precision carrying most of the work */
+        main_prec = RL_P_FP32;
+        for (int p = 0; p < RL_P_COUNT; p++)
+            if (prec_flops[p] > prec_flops[main_prec]) main_prec = p;
+        main_prec = usable_precision(c, hw, main_prec);
+    }
+    out->main_prec = main_prec;
+    out->launch_floor = out->kernels * hw->launch_s;
+    out->has_energy = hw->has_energy;
+    /* The headline: the request's SOL model at its granularity ("intended":
+     * per-op sums for unfused and fused, one whole-graph roofline for
+     * fused + prefetched, as MODEL.md §3 lays out). */
+    bool unfused = strcmp(o->sol, "unfused") == 0;
+    const char *gname = o->granularity;
+    if (strcmp(gname, "intended") == 0) gname = strcmp(o->sol, "fused_prefetched") == 0 ? "whole_graph" : "per_op";
+    out->chosen_granularity = gname;
+    out->chosen_bytes = unfused ? out->bytes : out->fused_bytes;
+    if (strcmp(gname, "per_op") == 0) out->chosen_time = unfused ? out->sol_unfused : out->sol_fused;
+    else out->chosen_time = rl_roof_time(out->tc_sum, out->chosen_bytes / bw);
+    if (hw->has_energy)
+        out->chosen_energy = rl_energy(hw->e_flop, hw->e_byte, hw->static_w, out->flops, out->chosen_bytes,
+                                       out->chosen_time);
+}
+
+static rl_graph *prepare_graph(rl_ctx *c, dim_used *used, int *n_used, int cap, int *batch_dims,
+                               rl_cost *sum) {
+    rl_graph *g = rl_graph_build(c, c->model->proto->graph, NULL, 0, "main graph");
+    if (!g) return NULL;
+    int nb = resolve_input_dims(c, g, used, n_used, cap);
+    if (batch_dims) *batch_dims = nb;
+    if (rl_infer_graph(c, g)) return NULL;
+    rl_cost_graph(c, g, sum);
+    return g;
+}
+
+rl_graph *rl_prepare_graph(rl_ctx *c, int *batch_dims) {
+    dim_used used[64];
+    int n_used = 0;
+    rl_cost sum;
+    return prepare_graph(c, used, &n_used, 64, batch_dims, &sum);
+}
+
 char *rl_model_analyze(rl_model *m, const char *request_json) {
     rl_error err = {0};
     if (!m) {
@@ -420,14 +503,11 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     }
     if (rl_hw_parse(hwj, cJSON_IsString(pm) ? pm->valuestring : NULL, &hw, &err)) goto fail;
 
-    rl_graph *g = rl_graph_build(&c, m->proto->graph, NULL, 0, "main graph");
-    if (!g) goto fail;
     dim_used used[64];
     int n_used = 0;
-    resolve_input_dims(&c, g, used, &n_used, 64);
-    if (rl_infer_graph(&c, g)) goto fail;
     rl_cost sum;
-    rl_cost_graph(&c, g, &sum);
+    rl_graph *g = prepare_graph(&c, used, &n_used, 64, NULL, &sum);
+    if (!g) goto fail;
 
     /* ---- per-layer roofline */
     layer_time *lt = rl_arena_alloc(&arena, (size_t)(g->n_nodes + 1) * sizeof *lt);
@@ -436,57 +516,11 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
         goto fail;
     }
     const double bw = hw.mem_bw[0];
-    double tc_sum = 0, tm_sum = 0, t_sum = 0, e_sum = 0, fused_sum = 0;
-    double sol_unfused = 0, sol_fused = 0;
-    int kernels = 0, unknown_layers = 0;
-    int main_prec = o.precision >= 0 ? o.precision : -1;
-    double prec_flops[RL_P_COUNT] = {0};
-    for (int i = 0; i < g->n_nodes; i++) {
-        rl_node *n = &g->nodes[i];
-        layer_time *L = &lt[i];
-        const rl_cost *k = &n->cost;
-        int p = usable_precision(&c, &hw, node_precision(&c, &o, n));
-        L->prec = p;
-        L->flops = k->matrix_flops + k->vector_flops;
-        L->bytes = k->input_bytes + k->weight_bytes + k->output_bytes;
-        L->tc = rl_compute_time(k->matrix_flops, k->vector_flops, hw.matrix[p], hw.vector[p]);
-        L->tm = L->bytes / bw;
-        L->launches = L->flops > 0 || L->bytes > 0;
-        double t0 = L->launches ? hw.launch_s : 0;
-        L->t = rl_roof_time(L->tc, L->tm);
-        L->bound = L->tc >= L->tm ? "compute" : "memory";
-        if (L->flops == 0 && L->bytes == 0) L->bound = "none";
-        if (t0 > L->t) {
-            L->t = t0;
-            L->bound = "overhead";
-        }
-        if (!k->known) {
-            L->bound = "unknown";
-            unknown_layers++;
-        }
-        if (L->launches) kernels++;
-        L->fused_bytes = fused_bytes(&c, n);
-        double tfm = L->fused_bytes / bw;
-        sol_unfused += rl_roof_time(L->tc, L->tm);
-        sol_fused += rl_roof_time(L->tc, tfm);
-        tc_sum += L->tc;
-        tm_sum += L->tm;
-        t_sum += L->t;
-        fused_sum += L->fused_bytes;
-        prec_flops[p] += L->flops;
-        if (hw.has_energy) {
-            L->energy = rl_energy(hw.e_flop, hw.e_byte, hw.static_w, L->flops, L->bytes, L->t);
-            e_sum += L->energy;
-            double dyn_c = hw.e_flop * L->flops, dyn_m = hw.e_byte * L->bytes;
-            L->energy_bound = dyn_c >= dyn_m ? "compute" : "memory";
-        }
-    }
-    if (main_prec < 0) { /* the precision carrying most of the work */
-        main_prec = RL_P_FP32;
-        for (int p = 0; p < RL_P_COUNT; p++)
-            if (prec_flops[p] > prec_flops[main_prec]) main_prec = p;
-        main_prec = usable_precision(&c, &hw, main_prec);
-    }
+    rl_timing tim;
+    rl_time_graph(&c, g, &o, &hw, lt, &tim);
+    const double tc_sum = tim.tc_sum, tm_sum = tim.tm_sum, t_sum = tim.t_sum, e_sum = tim.e_sum;
+    const double fused_sum = tim.fused_bytes, sol_unfused = tim.sol_unfused, sol_fused = tim.sol_fused;
+    const int kernels = tim.kernels, unknown_layers = tim.unknown_layers, main_prec = tim.main_prec;
 
     root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema", ROOFLENS_SCHEMA);
@@ -624,20 +658,12 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     add_num(so, "lower_bound_s", tc_sum > tm_sum ? tc_sum : tm_sum);
     add_num(so, "upper_bound_s", tc_sum + tm_sum);
     {
-        const cJSON *chosen = cJSON_GetObjectItemCaseSensitive(so, o.sol);
-        const char *gname = o.granularity;
-        if (strcmp(gname, "intended") == 0)
-            gname = cJSON_GetObjectItemCaseSensitive(chosen, "intended")->valuestring;
-        const cJSON *gv = cJSON_GetObjectItemCaseSensitive(chosen, gname);
         cJSON *ch = cJSON_AddObjectToObject(so, "chosen");
         cJSON_AddStringToObject(ch, "model", o.sol);
-        cJSON_AddStringToObject(ch, "granularity", gname);
-        double tch = cJSON_GetObjectItemCaseSensitive(gv, "time_s")->valuedouble;
+        cJSON_AddStringToObject(ch, "granularity", tim.chosen_granularity);
+        double tch = tim.chosen_time;
         add_num(ch, "time_s", tch);
-        if (hw.has_energy) {
-            const cJSON *bj = cJSON_GetObjectItemCaseSensitive(gv, "bytes");
-            add_num(ch, "energy_j", rl_energy(hw.e_flop, hw.e_byte, hw.static_w, flops, bj->valuedouble, tch));
-        }
+        if (hw.has_energy) add_num(ch, "energy_j", tim.chosen_energy);
         if (kernels * hw.launch_s > 0.5 * tch && hw.launch_s > 0)
             rl_warn(&c, "overhead_dominated", NULL,
                     "kernel launch overhead (%d kernels x %.3g s = %.3g s) is more than half of the "
