@@ -18,44 +18,104 @@ static bool all_known(const rl_node *n) {
 
 static void format_dims(char *buf, size_t cap, int rank, const int64_t *d) {
     size_t n = (size_t)snprintf(buf, cap, "[");
-    for (int i = 0; i < rank && n < cap; i++)
-        n += (size_t)snprintf(buf + n, cap - n, i ? ",%lld" : "%lld", (long long)d[i]);
+    for (int i = 0; i < rank && n < cap; i++) {
+        if (d[i] < 0) n += (size_t)snprintf(buf + n, cap - n, i ? ",?" : "?");
+        else n += (size_t)snprintf(buf + n, cap - n, i ? ",%lld" : "%lld", (long long)d[i]);
+    }
     if (n < cap) snprintf(buf + n, cap - n, "]");
 }
 
-/* Compare what we inferred with the model's own value_info; adopt the
- * declaration where we know nothing. */
-static void check_declared(rl_ctx *c, const rl_node *n, rl_value *v) {
-    if (v->declared_rank < 0) {
-        if (v->declared_rank == -1 || v->declared_dtype == 0 || v->dtype) return;
+/* The weakest source among a node's inputs: a shape computed from a
+ * declared shape is no better than the declaration. */
+static int inputs_source(const rl_node *n) {
+    int s = RL_SRC_INFERRED;
+    for (int i = 0; i < n->n_in + n->n_implicit; i++) {
+        const rl_value *v = n->inv[i];
+        if (v && v->shape_source > s) s = v->shape_source;
     }
+    return s;
+}
+
+/* Does the declaration agree with what partial inference knows (rank, the
+ * dims it could tell, the bounds of the others)? */
+static bool declared_agrees(const rl_value *v) {
+    if (v->rank < 0) return true;
+    if (v->rank != v->declared_rank) return false;
+    for (int k = 0; k < v->rank; k++) {
+        int64_t d = v->declared_dims[k], m = v->dims[k];
+        if (d < 0) continue;
+        if (m >= 0) {
+            if (d != m) return false;
+            continue;
+        }
+        int64_t bound = v->dim_max ? v->dim_max[k] : -1;
+        if (bound >= 0 && d > bound) return false;
+        if (bound >= 0 && v->dims_one_or_max && d != 1 && d != bound) return false;
+    }
+    return true;
+}
+
+static void mark_source(rl_value *v, int src, bool inherited) {
+    if (src <= v->shape_source) return;
+    v->shape_source = src;
+    v->source_inherited = inherited;
+    v->from_declared = true;
+}
+
+/* Compare what we inferred with the model's own value_info. Where inference
+ * left the shape open, adopt the declaration only if it agrees with what is
+ * known; it counts as "declared, consistent" (RL_SRC_DECLARED_RUNTIME) only
+ * when the open part depends on a runtime value. A disagreement is a
+ * value_info_mismatch and the partial shape stays (its cost stays unknown). */
+static void check_declared(rl_ctx *c, const rl_node *n, rl_value *v, int in_src) {
+    bool runtime = n->op && n->runtime_dep && in_src != RL_SRC_DECLARED;
+    int adopt_src = runtime ? RL_SRC_DECLARED_RUNTIME : RL_SRC_DECLARED;
     if (!v->dtype && v->declared_dtype) {
         v->dtype = v->declared_dtype;
-        v->from_declared = true;
+        mark_source(v, adopt_src, false);
     }
-    if (v->declared_rank < 0) return;
-    if (v->rank < 0) {
-        v->rank = v->declared_rank;
-        v->dims = v->declared_dims;
-        v->from_declared = true;
+    bool known = v->type != RL_TYPE_TENSOR || rl_shape_known(v);
+    if (known || v->declared_rank < 0) {
+        if (in_src != RL_SRC_INFERRED) mark_source(v, in_src, true);
+        if (!known || v->declared_rank < 0) return;
+        bool differ = v->rank != v->declared_rank;
+        for (int k = 0; !differ && k < v->rank; k++) {
+            int64_t d = v->declared_dims[k];
+            if (d >= 0 && d != v->dims[k]) differ = true;
+        }
+        if (differ) {
+            char ours[160], theirs[160];
+            format_dims(ours, sizeof ours, v->rank, v->dims);
+            format_dims(theirs, sizeof theirs, v->declared_rank, v->declared_dims);
+            rl_warn(c, "value_info_mismatch", n->name,
+                    "the model declares '%s' as %s but its inputs give %s; using %s", v->name,
+                    theirs, ours, ours);
+        }
         return;
     }
-    bool differ = v->rank != v->declared_rank;
-    for (int k = 0; !differ && k < v->rank; k++) {
-        int64_t d = v->declared_dims[k];
-        if (d >= 0 && v->dims[k] >= 0 && d != v->dims[k]) differ = true;
-        if (d >= 0 && v->dims[k] < 0) { /* fill what we could not tell */
-            v->dims[k] = d;
-            v->from_declared = true;
-        }
-    }
-    if (differ) {
-        char ours[160], theirs[160];
-        format_dims(ours, sizeof ours, v->rank, v->dims);
-        format_dims(theirs, sizeof theirs, v->declared_rank, v->declared_dims);
+    char ours[160], theirs[160];
+    if (v->rank >= 0) format_dims(ours, sizeof ours, v->rank, v->dims);
+    else snprintf(ours, sizeof ours, "an unknown rank");
+    format_dims(theirs, sizeof theirs, v->declared_rank, v->declared_dims);
+    if (!declared_agrees(v)) {
         rl_warn(c, "value_info_mismatch", n->name,
-                "the model declares '%s' as %s but its inputs give %s; using %s", v->name, theirs,
-                ours, ours);
+                "the model declares '%s' as %s but what its inputs determine is %s; the "
+                "declaration is not used", v->name, theirs, ours);
+        return;
+    }
+    int64_t *dims = rl_arena_alloc(c->arena, (size_t)(v->declared_rank + 1) * sizeof *dims);
+    if (!dims) return;
+    for (int k = 0; k < v->declared_rank; k++)
+        dims[k] = v->rank >= 0 && v->dims[k] >= 0 ? v->dims[k] : v->declared_dims[k];
+    v->rank = v->declared_rank;
+    v->dims = dims;
+    mark_source(v, in_src > adopt_src ? in_src : adopt_src, false);
+    if (runtime) {
+        const rl_value *dep = n->runtime_input >= 0 && n->runtime_input < n->n_in ? n->inv[n->runtime_input] : NULL;
+        rl_warn(c, "declared_consistent", n->name,
+                "the shape of '%s' (output of %s node '%s') depends on the runtime value of '%s'; "
+                "using the model's declared %s, which agrees with the inferred %s",
+                v->name, n->op_type, n->name, dep && dep->name ? dep->name : "an input", theirs, ours);
     }
 }
 
@@ -89,8 +149,9 @@ int rl_infer_graph(rl_ctx *c, rl_graph *g) {
                     n->domain[0] ? n->domain : "", n->domain[0] ? "." : "", n->op_type,
                     (long long)opset);
         }
+        int in_src = inputs_source(n);
         for (int i = 0; i < n->n_out; i++)
-            if (n->outv[i]) check_declared(c, n, n->outv[i]);
+            if (n->outv[i]) check_declared(c, n, n->outv[i], in_src);
         n->shape_known = all_known(n);
         if (!n->shape_known && n->op) {
             for (int i = 0; i < n->n_out; i++) {
@@ -105,6 +166,16 @@ int rl_infer_graph(rl_ctx *c, rl_graph *g) {
             }
         }
         if (c->err->code[0]) return -1;
+    }
+    /* A graph output whose shape was computed from a declared, consistent
+     * shape upstream says so too (its own node computed it). */
+    for (int i = 0; !g->parent && i < g->n_outputs; i++) {
+        const rl_value *v = g->outputs[i];
+        if (v && v->shape_source == RL_SRC_DECLARED_RUNTIME && v->source_inherited)
+            rl_warn(c, "declared_consistent", NULL,
+                    "the shape of graph output '%s' is computed from declared shapes that agree "
+                    "with rooflens's partial inference (their sizes depend on runtime values)",
+                    v->name);
     }
     return 0;
 }

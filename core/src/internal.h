@@ -100,7 +100,24 @@ typedef struct rl_value {
     int64_t *declared_dims;
     int declared_dtype;
     bool from_declared;      /* shape taken from the model's declaration, not inferred */
+    /* Where the shape came from (rl_shape_source), and what partial
+     * inference knows about dims it could not tell: an upper bound per dim
+     * (dim_max, -1 none) and whether each such dim is either 1 or that bound
+     * (a Reduce with runtime axes and keepdims). Set by shape functions via
+     * rl_set_out_bounds; the declared shape is adopted only when it agrees. */
+    int shape_source;
+    bool source_inherited;   /* shape_source comes from an input, not from this value's own declaration */
+    int64_t *dim_max;
+    bool dims_one_or_max;
 } rl_value;
+
+/* How a value's shape was obtained. */
+enum rl_shape_source {
+    RL_SRC_INFERRED = 0,        /* from the graph alone */
+    RL_SRC_DECLARED_RUNTIME,    /* the model's declaration, consistent with the partial
+                                   inference; the rest depends on a runtime value */
+    RL_SRC_DECLARED,            /* the model's declaration, for any other reason */
+};
 
 /* ---------------------------------------------------------------- nodes -- */
 typedef struct rl_graph rl_graph;
@@ -133,6 +150,10 @@ typedef struct rl_node {
     int n_subgraphs;
     double sub_multiplier; /* how many times a body's cost counts */
     bool shape_known;
+    /* The shape function needed the contents of this input and the file does
+     * not hold them (a runtime value): -1 none. Set via rl_needs_runtime. */
+    int runtime_input;
+    bool runtime_dep;
     rl_cost cost;        /* of this node alone, or of its bodies */
 } rl_node;
 
@@ -247,6 +268,15 @@ struct rl_op_def {
     unsigned flags;
     const char *cost_doc; /* the cost formula in words, for the docs */
 };
+
+/* Shape functions call this when an output's size depends on the contents
+ * of input i (or on the data itself: i = 0 for NonZero, Unique...) and
+ * those contents are not in the file. It lets the driver adopt the model's
+ * declared shape when it agrees with what could be inferred. */
+void rl_needs_runtime(rl_node *n, int i);
+/* Upper bounds (-1 none) for output i's unknown dims; one_or_max: each
+ * unknown dim is either 1 or its bound. */
+void rl_set_out_bounds(rl_ctx *c, rl_node *n, int i, const int64_t *dim_max, bool one_or_max);
 
 /* The table, assembled from the op families in core/src/ops/. */
 const rl_op_def *rl_op_find(const char *domain, const char *name, int opset);

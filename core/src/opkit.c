@@ -140,6 +140,15 @@ int rl_set_out_like(rl_ctx *c, rl_node *n, int i, const rl_value *src) {
     return r;
 }
 
+/* Folded float results (Cast, Mul of floats...) may be NaN or far outside
+ * int64; converting those directly is undefined behaviour, so they saturate. */
+static int64_t fold_to_i64(double d) {
+    if (d != d) return 0;
+    if (d >= 9.2233720368547748e18) return INT64_MAX;
+    if (d <= -9.2233720368547758e18) return INT64_MIN;
+    return (int64_t)d;
+}
+
 void rl_set_out_contents(rl_ctx *c, rl_node *n, int i, int64_t count, const int64_t *ival,
                          const double *fval) {
     rl_value *v = rl_out(n, i);
@@ -148,7 +157,7 @@ void rl_set_out_contents(rl_ctx *c, rl_node *n, int i, int64_t count, const int6
     double *fv = rl_arena_alloc(c->arena, (size_t)(count + 1) * sizeof *fv);
     if (!iv || !fv) return;
     for (int64_t k = 0; k < count; k++) {
-        iv[k] = ival ? ival[k] : (int64_t)fval[k];
+        iv[k] = ival ? ival[k] : fold_to_i64(fval[k]);
         fv[k] = fval ? fval[k] : (double)ival[k];
     }
     v->ival = iv;
@@ -205,4 +214,19 @@ double rl_elem_bytes(const rl_ctx *c, int dtype) {
 double rl_value_bytes(const rl_ctx *c, const rl_value *v) {
     if (!v || v->type != RL_TYPE_TENSOR) return 0;
     return rl_numel_d(v) * rl_elem_bytes(c, v->dtype);
+}
+
+void rl_needs_runtime(rl_node *n, int i) {
+    if (!n->runtime_dep) n->runtime_input = i;
+    n->runtime_dep = true;
+}
+
+void rl_set_out_bounds(rl_ctx *c, rl_node *n, int i, const int64_t *dim_max, bool one_or_max) {
+    rl_value *v = rl_out(n, i);
+    if (!v || v->rank <= 0) return;
+    int64_t *m = rl_arena_alloc(c->arena, (size_t)v->rank * sizeof *m);
+    if (!m) return;
+    memcpy(m, dim_max, (size_t)v->rank * sizeof *m);
+    v->dim_max = m;
+    v->dims_one_or_max = one_or_max;
 }
