@@ -7,10 +7,11 @@
 
 extern const rl_op_family rl_family_elementwise, rl_family_matmul, rl_family_conv,
     rl_family_pool, rl_family_norm, rl_family_reduce, rl_family_rnn, rl_family_movement,
-    rl_family_control, rl_family_quant, rl_family_attention, rl_family_misc;
+    rl_family_control, rl_family_quant, rl_family_attention, rl_family_misc,
+    rl_family_ml;
 
 #define RL_FAMILY_LIST                                                                           \
     &rl_family_elementwise, &rl_family_matmul, &rl_family_conv, &rl_family_pool,                 \
         &rl_family_norm, &rl_family_reduce, &rl_family_rnn, &rl_family_movement,                 \
-        &rl_family_control, &rl_family_quant, &rl_family_attention, &rl_family_misc
+        &rl_family_control, &rl_family_quant, &rl_family_attention, &rl_family_misc, &rl_family_ml
 #endif
