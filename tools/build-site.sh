@@ -73,8 +73,22 @@ fs.writeFileSync(path.join(dst, 'index.json'), JSON.stringify({ schema: 1, profi
 console.log(`[build-site] hw: ${profiles.length} profiles`);
 JS
 
-# example models
+# example models. ResNet-50 and a BERT-base encoder are generated here with
+# their weights referenced as external data that is not written: the .onnx
+# files hold the whole graph in a few tens of KB, and rooflens analyzes a
+# model from its .onnx file alone.
+SAMPLES_SRC="$ROOT/build/samples"
+mkdir -p "$SAMPLES_SRC"
+PY=/usr/bin/python3
+"$PY" -c 'import onnx, numpy' 2>/dev/null || die "Debian's python3-onnx is needed for the example models (tools/install-deps.sh --web)"
+if [ ! -f "$SAMPLES_SRC/resnet50.onnx" ] || [ "$ROOT/tools/make_big_model.py" -nt "$SAMPLES_SRC/resnet50.onnx" ]; then
+    "$PY" "$ROOT/tools/make_big_model.py" --arch resnet50 --dynamic --external --no-data "$SAMPLES_SRC/resnet50.onnx" >/dev/null
+    "$PY" "$ROOT/tools/make_big_model.py" --arch bert --dynamic --external --no-data --opset 17 \
+        --layers 12 --hidden 768 --heads 12 --ff 3072 "$SAMPLES_SRC/bert_base.onnx" >/dev/null
+fi
 EXAMPLES=(
+  "resnet50|ResNet-50|build/samples/resnet50.onnx|torchvision ResNet-50 as exported (BatchNorm folded), symbolic batch; weights stored externally"
+  "bert_base|BERT-base encoder|build/samples/bert_base.onnx|12 layers, hidden 768, 12 heads, LayerNormalization (opset 17), symbolic batch and seq; weights stored externally"
   "transformer_block|Transformer block|tests/fixtures/models/transformer_block.onnx|a small BERT-style encoder block (symbolic batch and seq)"
   "conv_net|Small CNN|tests/fixtures/models/conv_net.onnx|convolutions, pooling and a classifier head"
 )

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config protobuf-c-compiler libprotobuf-c-dev libcjson-dev libonnx-dev python3)
 if [[ "${1:-}" == "--web" ]]; then
-  packages+=(emscripten node-acorn nodejs npm chromium dpkg-dev)
+  packages+=(emscripten node-acorn nodejs npm chromium dpkg-dev python3-onnx python3-numpy)
 fi
 
 missing=()

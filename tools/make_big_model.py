@@ -266,6 +266,53 @@ def build_bert(cfg):
     return bld, inputs, outputs
 
 
+def build_resnet50(cfg):
+    """torchvision ResNet-50 as torch.onnx.export writes it: BatchNorm folded
+    into each convolution's bias, Relu, MaxPool, 16 bottlenecks, global
+    average pool, Flatten, Gemm. 25,530,472 parameters (~102 MB as fp32):
+    torchvision's 25,557,032 less one of the two BatchNorm vectors per channel."""
+    bld = Builder()
+
+    def conv(x, name, c_in, c_out, k, stride=1, relu=True):
+        w = bld.init(Init(name + ".weight", [c_out, c_in, k, k],
+                          std=math.sqrt(2.0 / (c_in * k * k))))
+        b = bld.init(Init(name + ".bias", [c_out]))
+        p = "/" + name.replace(".", "/") + "/"
+        pad = k // 2
+        y = bld.op("Conv", [x, w, b], p + "Conv", dilations=[1, 1], group=1,
+                   kernel_shape=[k, k], pads=[pad] * 4, strides=[stride, stride])
+        return bld.op("Relu", [y], p + "Relu") if relu else y
+
+    x = conv("input", "conv1", 3, 64, 7, 2)
+    x = bld.op("MaxPool", [x], "/maxpool/MaxPool", ceil_mode=0, kernel_shape=[3, 3],
+               pads=[1, 1, 1, 1], strides=[2, 2])
+    c_in = 64
+    for li, (width, blocks, stride) in enumerate(((64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)), 1):
+        for bi in range(blocks):
+            pre = "layer%d.%d" % (li, bi)
+            s = stride if bi == 0 else 1
+            y = conv(x, pre + ".conv1", c_in, width, 1)
+            y = conv(y, pre + ".conv2", width, width, 3, s)
+            y = conv(y, pre + ".conv3", width, width * 4, 1, relu=False)
+            idn = conv(x, pre + ".downsample.0", c_in, width * 4, 1, s, relu=False) if bi == 0 else x
+            p = "/layer%d/%s/" % (li, pre)
+            y = bld.op("Add", [y, idn], p + "Add")
+            x = bld.op("Relu", [y], p + "Relu")
+            c_in = width * 4
+    x = bld.op("GlobalAveragePool", [x], "/avgpool/GlobalAveragePool")
+    x = bld.op("Flatten", [x], "/Flatten", axis=1)
+    w = bld.init(Init("fc.weight", [1000, 2048]))
+    b = bld.init(Init("fc.bias", [1000]))
+    bld.op("Gemm", [x, w, b], "/fc/Gemm", out="output", alpha=1.0, beta=1.0, transB=1)
+    n = "batch" if cfg.dynamic else cfg.batch
+    inputs = [helper.make_tensor_value_info("input", TensorProto.FLOAT, [n, 3, 224, 224])]
+    outputs = [helper.make_tensor_value_info("output", TensorProto.FLOAT, [n, 1000])]
+    return bld, inputs, outputs
+
+
+ARCHS = {"bert": (build_bert, "bert_encoder"), "resnet50": (build_resnet50, "resnet50")}
+
+
 # --------------------------------------------------------------------------
 # streaming writer
 # --------------------------------------------------------------------------
@@ -311,11 +358,12 @@ def plan(bld, external, data_location):
     return out
 
 
-def write_model(path, bld, inputs, outputs, cfg, external=False, progress=False):
+def write_model(path, bld, inputs, outputs, cfg, external=False, progress=False,
+                write_data=True, graph_name="bert_encoder"):
     seed = cfg.seed
     data_name = os.path.basename(path) + ".data"
     data_path = os.path.join(os.path.dirname(os.path.abspath(path)), data_name)
-    head, ga, gc, tail = model_parts(bld, inputs, outputs, cfg.opset, "bert_encoder")
+    head, ga, gc, tail = model_parts(bld, inputs, outputs, cfg.opset, graph_name)
     layout = plan(bld, external, data_name)
 
     init_fields = []
@@ -329,7 +377,9 @@ def write_model(path, bld, inputs, outputs, cfg, external=False, progress=False)
     t0 = time.time()
     done = 0
     total = sum(s.nbytes for s in bld.inits)
-    data_f = open(data_path, "wb") if external else None
+    # write_data=False leaves the references dangling on purpose: the site's
+    # examples show that the analyzer needs the .onnx file alone.
+    data_f = open(data_path, "wb") if external and write_data else None
     try:
         with open(path, "wb") as f:
             f.write(head)
@@ -339,6 +389,9 @@ def write_model(path, bld, inputs, outputs, cfg, external=False, progress=False)
                 f.write(fld)
                 if inline:
                     dst = f
+                elif data_f is None:
+                    done += spec.nbytes
+                    continue
                 else:
                     pad = off - data_f.tell()
                     if pad:
@@ -360,7 +413,7 @@ def write_model(path, bld, inputs, outputs, cfg, external=False, progress=False)
             data_f.close()
     if not external and os.path.exists(data_path):
         os.remove(data_path)    # stale data file from an earlier --external run
-    return data_path if external else None
+    return data_path if external and write_data else None
 
 
 # --------------------------------------------------------------------------
@@ -417,6 +470,10 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="\n".join(__doc__.splitlines()[1:]))
     ap.add_argument("out", nargs="?", help="output .onnx path")
+    ap.add_argument("--arch", choices=sorted(ARCHS), default="bert",
+                    help="bert (the default: an encoder shaped by the options below) or resnet50")
+    ap.add_argument("--no-data", action="store_true",
+                    help="with --external: write only OUT.onnx, not the weights file")
     ap.add_argument("--external", action="store_true",
                     help="store initializers >= 1 KiB in OUT.data")
     ap.add_argument("--layers", type=int, default=24)
@@ -438,11 +495,13 @@ def main():
     if not args.out:
         ap.error("OUT is required")
     t0 = time.time()
-    bld, ins, outs = build_bert(args)
+    build, graph_name = ARCHS[args.arch]
+    bld, ins, outs = build(args)
     params = sum(s.numel for s in bld.inits if s.kind != "const")
-    print("%d layers, hidden %d, %d nodes, %d initializers, %d parameters"
-          % (args.layers, args.hidden, len(bld.nodes), len(bld.inits), params), flush=True)
-    data = write_model(args.out, bld, ins, outs, args, external=args.external, progress=True)
+    print("%s: %d nodes, %d initializers, %d parameters"
+          % (graph_name, len(bld.nodes), len(bld.inits), params), flush=True)
+    data = write_model(args.out, bld, ins, outs, args, external=args.external, progress=True,
+                       write_data=not args.no_data, graph_name=graph_name)
     msg = "wrote %s (%d bytes)" % (args.out, os.path.getsize(args.out))
     if data:
         msg += " + %s (%d bytes)" % (data, os.path.getsize(data))

@@ -162,9 +162,9 @@ async function openModel(source, { label, kind }) {
   const { id, promise } = app.client.open(kind === 'example' ? exampleUrl(label) : source, (m) => setProgress(m, label));
   app.openId = id;
   setProgress({ offset: 0, total: source.size ?? -1, skipped: 0 }, label);
-  let info;
+  let info, read;
   try {
-    ({ info } = await promise);
+    ({ info, read } = await promise);
   } catch (e) {
     if (app.openId !== id) return; // superseded by a newer open
     app.openId = null;
@@ -179,6 +179,7 @@ async function openModel(source, { label, kind }) {
   app.openId = null;
   $('progress').hidden = true;
   app.info = info;
+  app.read = read;
   // Keep only dims this model has (a link may carry them for it).
   const names = new Set((info.symbolic_dims || []).map((d) => d.name));
   for (const k of Object.keys(st.dims)) if (!names.has(k)) delete st.dims[k];
@@ -237,6 +238,7 @@ async function analyze() {
 function render(res) {
   app.res = res;
   renderSummary(res);
+  markReadFigures();
   const ops = [...new Set(res.layers.map((l) => l.op))].sort();
   const fo = $('filter-op');
   fo.textContent = '';
@@ -257,6 +259,18 @@ function render(res) {
   if (app.state.selected !== null) t.select(app.state.selected);
   fillDims();
   for (const b of ['copy-md', 'dl-csv', 'dl-json']) $(b).disabled = false;
+}
+
+// How much of the file was read and how big the WASM heap got: figures for
+// the huge-model benchmark and tests (tools/bench-huge.mjs), as data attributes.
+function markReadFigures() {
+  const d = $('summary').dataset;
+  if (app.read) {
+    d.bytesRead = String(app.read.bytes_read);
+    d.bytesSkipped = String(app.read.bytes_skipped);
+  }
+  const mem = app.client.memory;
+  if (mem) { d.wasmHeap = String(mem.heap); d.wasmPeak = String(mem.peak); }
 }
 
 function updateCount() {
@@ -511,6 +525,8 @@ async function main() {
   const exSel = $('example-select');
   for (const ex of app.examples) exSel.appendChild(el('option', ex.name, { value: ex.id, title: ex.description || '' }));
   wire();
+  // Controls work from here on (a model named in the link may still be loading).
+  document.body.dataset.interactive = '1';
   await restore();
   document.body.dataset.ready = '1';
 }

@@ -9,8 +9,10 @@
 //   worker -> main
 //     {type: 'ready', version} once; {type: 'fatal', message} if the module cannot load
 //     {id, type: 'progress', offset, total, skipped}
-//     {id, type: 'opened', info}              info: rl_model_info JSON object
-//     {id, type: 'analyzed', json}            json: response JSON text
+//     {id, type: 'opened', info, read, memory} info: rl_model_info JSON object;
+//                                             read: {bytes_read, bytes_skipped, total}
+//     {id, type: 'analyzed', json, memory}    json: response JSON text
+//       memory: {heap, inUse, peak} of the WASM module in bytes (core.js memory())
 //     {id, type: 'error', error: {code, message, where}}
 //     {id, type: 'cancelled'}
 import createRooflens from '../wasm/rooflens.mjs';
@@ -19,6 +21,8 @@ import { RooflensCore } from './core.js';
 let core = null;      // RooflensCore
 let model = 0;        // current model handle
 const cancelled = new Set();
+// A stalled download must not hold a cancel hostage: cancelling aborts it.
+const aborters = new Map();   // open id -> AbortController of its fetch
 
 async function boot() {
   core = new RooflensCore(await createRooflens());
@@ -44,24 +48,31 @@ async function recover() {
 
 class Cancelled extends Error {}
 
+const AFTER_SKIP_CHUNK = 64 << 10;
+
 /** Streams chunks from `next(offset)` into a reader. `source.read(off, len)`
  * gives a Uint8Array (empty at end); `source.seekable` says whether skips
  * may be jumped over. */
 async function stream(id, source, total, chunk) {
   const r = core.newReader();
   let off = 0, skipped = 0, lastPost = 0;
+  // After a skip the next bytes are often a short header before another
+  // payload: read a small piece first and grow back, so that a file of big
+  // weights costs a few KB per weight rather than a whole chunk.
+  let want = chunk;
   try {
     for (;;) {
       if (cancelled.has(id)) throw new Cancelled();
-      const bytes = await source.read(off, chunk);
+      const bytes = await source.read(off, want);
       if (cancelled.has(id)) throw new Cancelled();
       if (!bytes.length) break;
       const skip = core.feed(r, bytes);
       off += bytes.length;
       if (skip < 0) break; // the error is reported by finish
+      want = Math.min(chunk, want * 4);
       if (skip > 0 && source.seekable) {
         const n = total >= 0 ? Math.min(skip, total - off) : skip;
-        if (n > 0 && core.skip(r, n) === 0) { off += n; skipped += n; }
+        if (n > 0 && core.skip(r, n) === 0) { off += n; skipped += n; want = AFTER_SKIP_CHUNK; }
       }
       const now = Date.now();
       if (now - lastPost > 50) {
@@ -76,7 +87,7 @@ async function stream(id, source, total, chunk) {
       const e = JSON.parse(res.error);
       return { error: e.error || errorOf('bad_model', 'the model could not be read') };
     }
-    return { model: res.model };
+    return { model: res.model, read: { bytes_read: off - skipped, bytes_skipped: skipped, total } };
   } finally {
     core.freeReader(r);
   }
@@ -97,8 +108,12 @@ function bytesSource(buf) {
 async function urlSource(id, url) {
   let res;
   try {
-    res = await fetch(url, { mode: 'cors', credentials: 'omit' });
+    const ctrl = new AbortController();
+    aborters.set(id, ctrl);
+    if (cancelled.has(id)) ctrl.abort();
+    res = await fetch(url, { mode: 'cors', credentials: 'omit', signal: ctrl.signal });
   } catch (e) {
+    if (cancelled.has(id)) throw new Cancelled();
     throw Object.assign(new Error(`could not fetch ${url}: the server refused or does not allow cross-origin (CORS) requests from this page. Download the file and drop it here instead.`), { code: 'fetch_failed' });
   }
   if (!res.ok) {
@@ -112,8 +127,12 @@ async function urlSource(id, url) {
     total: Number.isFinite(len) && len > 0 && !res.headers.get('content-encoding') ? len : -1,
     seekable: false, // a fetch stream is fed whole (the reader ignores payloads itself)
     async read(_off, want) {
-      while (!done && pending.length < want) {
-        const { value, done: d } = await reader.read();
+      // Hand on what has arrived rather than waiting for a full chunk, so a
+      // slow download still shows progress.
+      while (!done && pending.length === 0) {
+        let chunk;
+        try { chunk = await reader.read(); } catch (e) { if (cancelled.has(id)) throw new Cancelled(); throw e; }
+        const { value, done: d } = chunk;
         if (d) { done = true; break; }
         if (cancelled.has(id)) { reader.cancel().catch(() => {}); return new Uint8Array(0); }
         const merged = new Uint8Array(pending.length + value.length);
@@ -145,13 +164,13 @@ async function open(msg) {
     dropModel();
     return postMessage({ id, type: 'error', error: info.error });
   }
-  postMessage({ id, type: 'opened', info });
+  postMessage({ id, type: 'opened', info, read: res.read, memory: core.memory() });
 }
 
 function analyze(msg) {
   if (!model) return postMessage({ id: msg.id, type: 'error', error: errorOf('no_model', 'no model is open') });
   const json = core.analyze(model, msg.request);
-  postMessage({ id: msg.id, type: 'analyzed', json });
+  postMessage({ id: msg.id, type: 'analyzed', json, memory: core.memory() });
 }
 
 // Messages are handled one at a time (an open awaits its chunks, and
@@ -160,7 +179,7 @@ let queue = Promise.resolve();
 
 self.onmessage = (ev) => {
   const msg = ev.data || {};
-  if (msg.type === 'cancel') { cancelled.add(msg.target); return; }
+  if (msg.type === 'cancel') { cancelled.add(msg.target); aborters.get(msg.target)?.abort(); return; }
   queue = queue.then(async () => {
     try {
       await ready;
@@ -183,6 +202,7 @@ self.onmessage = (ev) => {
       }
     } finally {
       cancelled.delete(msg.id);
+      aborters.delete(msg.id);
     }
   });
 };

@@ -1,0 +1,83 @@
+// Cancel in headless Chromium: a model URL whose server sends the first part
+// of the file and then stalls (a slow or hung download). The progress bar
+// shows the bytes read, Cancel stops the read at once, the page says so, and
+// the same worker then analyzes the next file.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { SITE, CLI, FIXTURES, serve, cliJson, chromiumPath, CHROMIUM_ARGS } from './helpers.mjs';
+
+let chromium = null;
+try { ({ chromium } = await import('playwright-core')); } catch { /* reported by skip */ }
+const exe = chromiumPath();
+const missing = [];
+if (!chromium) missing.push('playwright-core (npm install)');
+if (!exe) missing.push('chromium (apt-get install chromium)');
+if (!existsSync(join(SITE, 'index.html'))) missing.push('build/site (tools/build-site.sh)');
+if (!existsSync(CLI)) missing.push('build/rooflens (cmake --build build)');
+const skip = missing.length ? `missing: ${missing.join(', ')}` : false;
+
+const GOOD = join(FIXTURES, 'models', 'conv_net.onnx');
+const STALLED = join(FIXTURES, 'models', 'transformer_block.onnx');
+let site, stall, browser;
+const stalled = [];   // open responses, ended in after()
+
+before(async () => {
+  if (skip) return;
+  site = await serve(SITE);
+  // Sends a third of the model, announces the full length, then waits.
+  const bytes = readFileSync(STALLED);
+  stall = createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(bytes.length),
+      'Access-Control-Allow-Origin': '*', 'Cache-Control': 'no-store' });
+    res.write(bytes.subarray(0, Math.floor(bytes.length / 3)));
+    stalled.push(res);
+    req.on('close', () => { stall.aborted = (stall.aborted || 0) + 1; });
+  });
+  await new Promise((ok) => stall.listen(0, '127.0.0.1', ok));
+  browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
+});
+after(async () => {
+  await browser?.close();
+  for (const r of stalled) r.destroy();
+  await new Promise((ok) => (stall ? stall.close(ok) : ok()));
+  await site?.close();
+});
+
+test('Cancel stops a stalled download, and the next file works', { skip }, async () => {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  const modelUrl = `http://127.0.0.1:${stall.address().port}/stalled.onnx`;
+  await page.goto(`${site.url}?model=${encodeURIComponent(modelUrl)}`);
+  await page.waitForSelector('body[data-interactive="1"]', { timeout: 20000 });
+
+  // Reading is under way: the progress bar shows bytes and a percentage.
+  const progress = page.locator('[data-testid=progress]');
+  await progress.waitFor({ state: 'visible', timeout: 10000 });
+  await page.waitForFunction(() => /%/.test(document.getElementById('progress-text').textContent), null, { timeout: 10000 });
+  assert.match(await page.textContent('#progress-text'), /B of .*B \(\d+ %\)/);
+
+  const t0 = Date.now();
+  await page.click('[data-testid=cancel]');
+  await page.waitForFunction(() => /cancelled/i.test(document.querySelector('[data-testid=notice]').textContent), null, { timeout: 5000 });
+  const cancelMs = Date.now() - t0;
+  assert.ok(cancelMs < 5000, `cancel took ${cancelMs} ms`);
+  assert.equal(await progress.isVisible(), false);
+  assert.equal(await page.locator('[data-testid=error]').isVisible(), false);
+  // The download itself was aborted, not left hanging in the worker.
+  await new Promise((ok) => setTimeout(ok, 300));
+  assert.ok(stall.aborted >= 1, 'the stalled request was not aborted');
+
+  // The same worker reads the next model.
+  const cli = cliJson(GOOD);
+  await page.setInputFiles('[data-testid=file-input]', GOOD);
+  await page.waitForFunction((want) => document.querySelector('[data-testid=summary]').dataset.layers === String(want),
+    cli.layers.length, { timeout: 20000 });
+  assert.equal(Number(await page.getAttribute('[data-testid=summary]', 'data-time-s')), cli.sol.chosen.time_s);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
