@@ -9,7 +9,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <malloc.h>
 #include <emscripten/emscripten.h>
+#include <emscripten/heap.h>
 
 #include "rooflens.h"
 
@@ -29,6 +31,9 @@ void rlw_free_model(rl_model *m);
 char *rlw_check_hardware(const char *profile_json);
 char *rlw_operator_table(void);
 void rlw_free(void *p);
+double rlw_heap_size(void);
+double rlw_heap_in_use(void);
+double rlw_heap_peak(void);
 
 /* A reader plus the error JSON rl_reader_finish produced, if any. */
 struct rlw_reader {
@@ -101,3 +106,15 @@ EMSCRIPTEN_KEEPALIVE char *rlw_check_hardware(const char *profile_json) {
 EMSCRIPTEN_KEEPALIVE char *rlw_operator_table(void) { return rl_operator_table(); }
 
 EMSCRIPTEN_KEEPALIVE void rlw_free(void *p) { rl_free(p); }
+
+/* Memory figures, so the page and the benchmarks can check that a model of
+ * any size is read in bounded memory. The linear memory only ever grows, so
+ * its size is the high-water mark the browser had to provide. */
+EMSCRIPTEN_KEEPALIVE double rlw_heap_size(void) { return (double)emscripten_get_heap_size(); }
+
+/* Bytes malloc currently hands out (models, readers, buffers). */
+EMSCRIPTEN_KEEPALIVE double rlw_heap_in_use(void) { return (double)mallinfo().uordblks; }
+
+/* The most bytes malloc ever took from the linear memory (dlmalloc's
+ * max_footprint, which its mallinfo reports as usmblks). */
+EMSCRIPTEN_KEEPALIVE double rlw_heap_peak(void) { return (double)mallinfo().usmblks; }

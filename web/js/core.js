@@ -97,4 +97,11 @@ export class RooflensCore {
   operatorTable() { return this.takeString(this.m._rlw_operator_table()); }
 
   freeModel(model) { if (model) this.m._rlw_free_model(model); }
+
+  /** Memory of the module in bytes: heap = linear memory size (it never
+   * shrinks, so it is the high-water mark), inUse = malloc'd now, peak = the
+   * most malloc ever took. */
+  memory() {
+    return { heap: this.m._rlw_heap_size(), inUse: this.m._rlw_heap_in_use(), peak: this.m._rlw_heap_peak() };
+  }
 }

@@ -36,6 +36,7 @@ export class CoreClient {
       this.failAll(error);
       return;
     }
+    if (msg.memory) this.memory = msg.memory;   // WASM heap figures of the last reply
     const p = this.pending.get(msg.id);
     if (!p) return; // a reply nobody waits for any more
     if (msg.type === 'progress') { p.onProgress?.(msg); return; }
