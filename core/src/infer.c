@@ -49,8 +49,8 @@ static bool declared_agrees(const rl_value *v) {
             continue;
         }
         int64_t bound = v->dim_max ? v->dim_max[k] : -1;
-        if (bound >= 0 && d > bound) return false;
-        if (bound >= 0 && v->dims_one_or_max && d != 1 && d != bound) return false;
+        if (bound < 0) continue;
+        if (v->dims_one_or_max ? d != 1 && d != bound : d > bound) return false;
     }
     return true;
 }
@@ -68,7 +68,13 @@ static void mark_source(rl_value *v, int src, bool inherited) {
  * when the open part depends on a runtime value. A disagreement is a
  * value_info_mismatch and the partial shape stays (its cost stays unknown). */
 static void check_declared(rl_ctx *c, const rl_node *n, rl_value *v, int in_src) {
-    bool runtime = n->op && n->runtime_dep && in_src != RL_SRC_DECLARED;
+    /* open because of this node's runtime operand, or because an input's
+     * dims are open for that reason upstream */
+    const rl_value *open_in = NULL;
+    for (int i = 0; i < n->n_in + n->n_implicit && !open_in; i++)
+        if (n->inv[i] && n->inv[i]->runtime_open) open_in = n->inv[i];
+    bool runtime = n->op && (n->runtime_dep || open_in) && in_src != RL_SRC_DECLARED;
+    if (runtime && v->type == RL_TYPE_TENSOR && !rl_shape_known(v)) v->runtime_open = true;
     int adopt_src = runtime ? RL_SRC_DECLARED_RUNTIME : RL_SRC_DECLARED;
     if (!v->dtype && v->declared_dtype) {
         v->dtype = v->declared_dtype;
@@ -111,7 +117,8 @@ static void check_declared(rl_ctx *c, const rl_node *n, rl_value *v, int in_src)
     v->dims = dims;
     mark_source(v, in_src > adopt_src ? in_src : adopt_src, false);
     if (runtime) {
-        const rl_value *dep = n->runtime_input >= 0 && n->runtime_input < n->n_in ? n->inv[n->runtime_input] : NULL;
+        const rl_value *dep = !n->runtime_dep ? open_in
+                              : n->runtime_input >= 0 && n->runtime_input < n->n_in ? n->inv[n->runtime_input] : NULL;
         rl_warn(c, "declared_consistent", n->name,
                 "the shape of '%s' (output of %s node '%s') depends on the runtime value of '%s'; "
                 "using the model's declared %s, which agrees with the inferred %s",

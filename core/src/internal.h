@@ -107,6 +107,7 @@ typedef struct rl_value {
      * rl_set_out_bounds; the declared shape is adopted only when it agrees. */
     int shape_source;
     bool source_inherited;   /* shape_source comes from an input, not from this value's own declaration */
+    bool runtime_open;       /* some dim is open because it depends on a runtime value (here or upstream) */
     int64_t *dim_max;
     bool dims_one_or_max;
 } rl_value;

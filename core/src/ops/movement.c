@@ -95,12 +95,15 @@ static int64_t *fold_scratch(rl_ctx *c, const rl_node *n, int out_i, const rl_va
 
 /* An integer list from input `input` (opset >= from) or attribute `attr`
  * (older opsets). Returns the count; -1 when given but unknown, -2 when absent. */
-static int64_t ints_arg(const rl_node *n, int input, const char *attr, bool from_input,
+static int64_t ints_arg(rl_node *n, int input, const char *attr, bool from_input,
                         const int64_t **vals) {
     if (from_input) {
         rl_value *v = rl_in(n, input);
         if (!v) return -2;
-        if (!contents_known(v)) return -1;
+        if (!contents_known(v)) {
+            rl_needs_runtime(n, input);
+            return -1;
+        }
         *vals = v->ival;
         return v->n_known;
     }
@@ -109,9 +112,12 @@ static int64_t ints_arg(const rl_node *n, int input, const char *attr, bool from
 }
 
 /* Scalar from an input's known contents. */
-static bool scalar_in(const rl_node *n, int i, double *out) {
+static bool scalar_in(rl_node *n, int i, double *out) {
     rl_value *v = rl_in(n, i);
-    if (!contents_known(v) || v->n_known < 1) return false;
+    if (!contents_known(v) || v->n_known < 1) {
+        if (v) rl_needs_runtime(n, i);
+        return false;
+    }
     *out = v->fval[0];
     return true;
 }
@@ -472,6 +478,9 @@ static int shape_split(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (d >= 0 && sum != d) return rl_bad(c, n, "split sizes sum to %lld, the axis has %lld", (long long)sum, (long long)d);
     } else if (cnt == -1 || d < 0 || nout == 0) {
         for (int i = 0; i < nout; i++) sizes[i] = -1;
+        if (cnt == -1 && rl_in(n, 1) && rl_in(n, 1)->rank == 1 && rl_in(n, 1)->dims[0] >= 0 &&
+            rl_in(n, 1)->dims[0] != nout)
+            return rl_bad(c, n, "split has %lld entries for %d outputs", (long long)rl_in(n, 1)->dims[0], nout);
     } else {
         int64_t parts = rl_attr_i(n, "num_outputs", nout);
         if (parts != nout) return rl_bad(c, n, "num_outputs %lld but %d outputs", (long long)parts, nout);
@@ -492,7 +501,10 @@ static int shape_split(rl_ctx *c, rl_graph *g, rl_node *n) {
         dims[axis] = sizes[i];
         int r = set_out_checked(c, n, i, x->dtype, x->rank, dims);
         if (r == RL_FAIL) return r;
-        if (r == RL_UNKNOWN) res = RL_UNKNOWN;
+        if (r == RL_UNKNOWN) {
+            res = RL_UNKNOWN;
+            rl_set_out_bounds(c, n, i, x->dims, false);
+        }
         int64_t count;
         int64_t *idx = r == RL_OK && rl_out(n, i) ? fold_scratch(c, n, i, x, &count) : NULL;
         if (idx) {
@@ -524,7 +536,8 @@ static int shape_slice(rl_ctx *c, rl_graph *g, rl_node *n) {
     int r = x->rank;
     if (ns == -2 || ne == -2) return rl_bad(c, n, "Slice needs starts and ends");
     if (ns == -1 || ne == -1 || na == -1 || nst == -1) {
-        /* Unknown bounds: the sliced axes are unknown, the others keep their size. */
+        /* Unknown bounds: the sliced axes are unknown (no longer than the
+         * input's), the others keep their size. */
         int64_t dims[RL_MAX_RANK_HARD];
         for (int k = 0; k < r; k++) dims[k] = na >= 0 ? x->dims[k] : -1;
         if (na >= 0)
@@ -533,7 +546,9 @@ static int shape_slice(rl_ctx *c, rl_graph *g, rl_node *n) {
                 if (a < 0) return RL_FAIL;
                 dims[a] = -1;
             }
-        return set_out_checked(c, n, 0, x->dtype, r, dims) == RL_FAIL ? RL_FAIL : RL_UNKNOWN;
+        if (set_out_checked(c, n, 0, x->dtype, r, dims) == RL_FAIL) return RL_FAIL;
+        rl_set_out_bounds(c, n, 0, x->dims, false);
+        return RL_UNKNOWN;
     }
     if (ns != ne || (na >= 0 && na != ns) || (nst >= 0 && nst != ns))
         return rl_bad(c, n, "starts, ends, axes and steps differ in length");
@@ -690,7 +705,14 @@ static int shape_expand(rl_ctx *c, rl_graph *g, rl_node *n) {
         int rank = -1;
         if (x && x->rank >= 0 && s && s->rank == 1 && s->dims[0] >= 0 && s->dims[0] <= RL_MAX_RANK_HARD)
             rank = x->rank > s->dims[0] ? x->rank : (int)s->dims[0];
-        return unknown_out(c, n, 0, dtype_of(x), rank);
+        if (rank < 0) return unknown_out(c, n, 0, dtype_of(x), rank);
+        /* broadcasting keeps every input dim other than 1 */
+        int64_t dims[RL_MAX_RANK_HARD];
+        for (int k = 0; k < rank; k++) {
+            int j = k - (rank - x->rank);
+            dims[k] = j >= 0 && x->dims[j] > 1 ? x->dims[j] : -1;
+        }
+        return set_out_checked(c, n, 0, x->dtype, rank, dims) == RL_FAIL ? RL_FAIL : RL_UNKNOWN;
     }
     if (cnt > RL_MAX_RANK_HARD) return rl_bad(c, n, "shape has %lld entries", (long long)cnt);
     for (int64_t i = 0; i < cnt; i++)
@@ -845,10 +867,14 @@ static int shape_resize(rl_ctx *c, rl_graph *g, rl_node *n) {
         rl_value *sv = rl_in(n, si), *zv = (upsample || n->opset < 11) ? NULL : rl_in(n, 3);
         if (sv && rl_numel(sv) != 0) {
             nscales = rl_in_floats(n, si, &scales);
-            if (!contents_known(sv)) nscales = -1;
+            if (!contents_known(sv)) {
+                nscales = -1;
+                rl_needs_runtime(n, si);
+            }
         } else if (zv && rl_numel(zv) != 0) {
             nsizes = contents_known(zv) ? zv->n_known : -1;
             sizes = zv->ival;
+            if (nsizes < 0) rl_needs_runtime(n, 3);
         }
         if (!upsample && n->opset >= 18) naxes = rl_attr_ints(n, "axes", &axes);
         if (naxes < 0) naxes = -2;
@@ -958,6 +984,7 @@ static int shape_constant_of_shape(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (tmp.n_known >= 1) fill = tmp.fval[0];
     }
     if (!contents_known(s)) {
+        rl_needs_runtime(n, 0);
         int rank = s && s->rank == 1 && s->dims[0] >= 0 && s->dims[0] <= RL_MAX_RANK_HARD ? (int)s->dims[0] : -1;
         return unknown_out(c, n, 0, dt, rank);
     }
@@ -1028,7 +1055,14 @@ static int shape_non_zero(rl_ctx *c, rl_graph *g, rl_node *n) {
         for (int64_t e = 0; e < x->n_known; e++) nz += x->fval[e] != 0;
         dims[1] = nz;
     }
-    return set_out_checked(c, n, 0, RL_DT_INT64, 2, dims);
+    int r = set_out_checked(c, n, 0, RL_DT_INT64, 2, dims);
+    if (r == RL_UNKNOWN) {
+        /* as many columns as non-zero elements: at most all of them */
+        int64_t bound[2] = {-1, rl_numel(x)};
+        rl_needs_runtime(n, 0);
+        rl_set_out_bounds(c, n, 0, bound, false);
+    }
+    return r;
 }
 
 static int shape_compress(rl_ctx *c, rl_graph *g, rl_node *n) {
@@ -1040,8 +1074,15 @@ static int shape_compress(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (contents_known(cond)) {
         kept = 0;
         for (int64_t e = 0; e < cond->n_known; e++) kept += cond->ival[e] != 0;
+    } else if (cond) {
+        rl_needs_runtime(n, 1);
     }
-    if (!ax) return set_out_checked(c, n, 0, dt, 1, &kept);
+    if (!ax) {
+        int r = set_out_checked(c, n, 0, dt, 1, &kept);
+        int64_t bound = rl_numel(x);
+        if (r == RL_UNKNOWN) rl_set_out_bounds(c, n, 0, &bound, false);
+        return r;
+    }
     if (!x || x->rank < 0) return unknown_out(c, n, 0, dt, -1);
     int a = rl_axis(c, n, ax->i, x->rank);
     if (a < 0) return RL_FAIL;
@@ -1049,7 +1090,9 @@ static int shape_compress(rl_ctx *c, rl_graph *g, rl_node *n) {
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     if (kept >= 0 && dims[a] >= 0 && kept > dims[a]) kept = dims[a];
     dims[a] = kept;
-    return set_out_checked(c, n, 0, dt, x->rank, dims);
+    int r = set_out_checked(c, n, 0, dt, x->rank, dims);
+    if (r == RL_UNKNOWN) rl_set_out_bounds(c, n, 0, x->dims, false);
+    return r;
 }
 
 static int shape_unique(rl_ctx *c, rl_graph *g, rl_node *n) {
@@ -1090,6 +1133,19 @@ static int shape_unique(rl_ctx *c, rl_graph *g, rl_node *n) {
     int64_t unk = -1;
     if (rl_set_out(c, n, 1, RL_DT_INT64, 1, &unk) != RL_OK || rl_set_out(c, n, 3, RL_DT_INT64, 1, &unk) != RL_OK)
         return RL_FAIL;
+    /* the distinct count depends on the data: at most every element (or slice) */
+    rl_needs_runtime(n, 0);
+    int64_t numel = rl_numel(x), bound[RL_MAX_RANK_HARD];
+    if (ax && x && x->rank >= 0) {
+        memcpy(bound, x->dims, (size_t)x->rank * sizeof *bound);
+        rl_set_out_bounds(c, n, 0, bound, false);
+        numel = x->dims[rl_axis(c, n, ax->i, x->rank)];
+    } else {
+        bound[0] = numel;
+        rl_set_out_bounds(c, n, 0, bound, false);
+    }
+    rl_set_out_bounds(c, n, 1, &numel, false);
+    rl_set_out_bounds(c, n, 3, &numel, false);
     return res;
 }
 
@@ -1144,6 +1200,10 @@ static int shape_topk(rl_ctx *c, rl_graph *g, rl_node *n) {
     dims[axis] = k;
     int r = set_out_checked(c, n, 0, x->dtype, x->rank, dims);
     if (r == RL_FAIL || set_out_checked(c, n, 1, RL_DT_INT64, x->rank, dims) == RL_FAIL) return RL_FAIL;
+    if (k < 0) {
+        rl_set_out_bounds(c, n, 0, x->dims, false);
+        rl_set_out_bounds(c, n, 1, x->dims, false);
+    }
     return r;
 }
 

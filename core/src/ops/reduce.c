@@ -11,7 +11,7 @@
 /* Which axes to reduce. Returns RL_OK with mask set, RL_UNKNOWN when the axes
  * input is not known (then *n_axes is its length when that is known, else
  * -1), RL_FAIL on a bad axis. `identity` is set when the op is a no-op. */
-static int reduce_axes(rl_ctx *c, const rl_node *n, int rank, bool *mask, int *n_axes, bool *identity) {
+static int reduce_axes(rl_ctx *c, rl_node *n, int rank, bool *mask, int *n_axes, bool *identity) {
     *identity = false;
     *n_axes = -1;
     const int64_t *axes = NULL;
@@ -24,6 +24,7 @@ static int reduce_axes(rl_ctx *c, const rl_node *n, int rank, bool *mask, int *n
         if (av) {
             cnt = rl_in_ints(n, 1, &axes);
             if (cnt < 0) {
+                rl_needs_runtime(n, 1);
                 int64_t len = av->rank == 1 ? av->dims[0] : (av->rank == 0 ? 1 : -1);
                 *n_axes = (int)(len >= 0 && len <= rank ? len : -1);
                 return RL_UNKNOWN;
@@ -99,7 +100,23 @@ static int shape_reduce(rl_ctx *c, rl_graph *g, rl_node *n) {
     bool identity;
     int r = reduce_axes(c, n, x->rank, mask, &n_axes, &identity);
     if (r == RL_FAIL) return RL_FAIL;
-    if (r == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, keep ? x->rank : (n_axes >= 0 ? x->rank - n_axes : -1));
+    if (r == RL_UNKNOWN) {
+        /* Runtime axes. keepdims: each dim is 1 or the input's. Otherwise,
+         * with the axis count known, output dim k is one of input dims
+         * k..k+n_axes (the kept ones, in order): at most their maximum. */
+        int orank = keep ? x->rank : (n_axes >= 0 ? x->rank - n_axes : -1);
+        if (cc_unknown(c, n, 0, dt, orank) == RL_FAIL) return RL_FAIL;
+        int64_t bound[RL_MAX_RANK_HARD];
+        for (int k = 0; k < orank; k++) {
+            bound[k] = -1;
+            for (int j = k; j <= k + (keep ? 0 : n_axes) && j < x->rank; j++) {
+                if (x->dims[j] < 0) { bound[k] = -1; break; }
+                if (x->dims[j] > bound[k]) bound[k] = x->dims[j];
+            }
+        }
+        if (orank > 0) rl_set_out_bounds(c, n, 0, bound, keep);
+        return RL_UNKNOWN;
+    }
     if (identity) {
         if (rl_set_out_like(c, n, 0, x) != RL_OK) return RL_FAIL;
         rl_value *o = rl_out(n, 0);
