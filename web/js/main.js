@@ -8,6 +8,8 @@ import { LayerTable } from './table.js';
 import { Charts } from './charts.js';
 import { eng, exact, count } from './format.js';
 import { toCSV, toMarkdown, solRows, download, downloadDataUrl, copyText } from './export.js';
+import { WhatIfViews } from './whatif.js';
+import { ProfileEditor } from './profile-editor.js';
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, text, attrs = {}) => {
@@ -203,6 +205,7 @@ function clearView(text) {
   delete s.dataset.timeS;
   app.table.setData([]);
   for (const b of ['copy-md', 'dl-csv', 'dl-json']) $(b).disabled = true;
+  app.whatif?.clear();
 }
 
 // ---------------------------------------------------------------- analysis
@@ -232,6 +235,7 @@ async function analyze() {
   }
   showError(null);
   render(res);
+  app.whatif.refresh();
   await writeUrl();
 }
 
@@ -403,21 +407,6 @@ function wire() {
     else { showError({ code: 'bad_input', message: 'batch must be a whole number from 1 to 10^9', where: 'batch' }); return; }
     analyze();
   });
-  $('custom-hw').addEventListener('toggle', () => { if ($('custom-hw').open && !$('custom-json').value) prefillCustom(); });
-  $('custom-apply').addEventListener('click', () => {
-    let obj;
-    try { obj = JSON.parse($('custom-json').value); } catch (e) {
-      showError({ code: 'bad_hardware', message: `the edited profile is not valid JSON: ${e.message}`, where: 'hardware' });
-      return;
-    }
-    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) { showError({ code: 'bad_hardware', message: 'the profile must be a JSON object', where: 'hardware' }); return; }
-    st().custom = obj;
-    st().hw = 'custom';
-    st().powerMode = null;
-    $('hw-select').value = 'custom';
-    fillPowerModes();
-    analyze();
-  });
 
   $('filter-op').addEventListener('change', (ev) => { st().filterOp = ev.target.value; app.table.setFilter(st().filterOp, st().filterName); updateCount(); writeUrl(); });
   $('filter-name').addEventListener('input', (ev) => { st().filterName = ev.target.value; app.table.setFilter(st().filterOp, st().filterName); updateCount(); writeUrl(); });
@@ -471,11 +460,19 @@ function baseName() {
   return `rooflens-${n}-${app.res?.hardware?.id || 'hw'}`;
 }
 
-async function prefillCustom() {
-  try {
-    const p = app.state.hw === 'custom' ? app.state.custom : await app.catalog.profile(app.state.hw);
-    $('custom-json').value = JSON.stringify({ ...p, id: p.id && !String(p.id).endsWith('-custom') ? `${p.id}-custom` : p.id }, null, 2);
-  } catch (e) { showError(e, 'Could not load the profile'); }
+// The profile editor (profile-editor.js) owns the form and the JSON text.
+function prefillCustom() { return app.editor.prefill(); }
+
+/** An edited profile the core accepted becomes the custom hardware. */
+function applyCustomProfile(obj) {
+  const st = app.state;
+  st.custom = obj;
+  st.hw = 'custom';
+  if (!(obj.power_modes || []).some((m) => m.id === st.powerMode)) st.powerMode = null;
+  $('hw-select').value = 'custom';
+  fillPowerModes();
+  app.whatif.fillPicker();
+  analyze();
 }
 
 /** Applies the URL to the page: settings, then the model if it can be fetched. */
@@ -486,7 +483,8 @@ async function restore() {
   if (problems.length) notice(`The link could not be used (${problems.slice(0, 3).join('; ')}), so the default view is shown.`);
   else notice('');
   syncControls();
-  if (state.hw === 'custom') $('hw-select').value = 'custom';
+  app.whatif.sync();
+  if (state.hw === 'custom') { $('hw-select').value = 'custom'; app.editor.prefill(); }
   const sameModel = app.info && ((state.modelUrl && state.modelUrl === prev.modelUrl) || (state.example && state.example === prev.example));
   if (sameModel) { await analyze(); return; }
   app.restoring = true;
@@ -524,11 +522,22 @@ async function main() {
   } catch { /* no examples */ }
   const exSel = $('example-select');
   for (const ex of app.examples) exSel.appendChild(el('option', ex.name, { value: ex.id, title: ex.description || '' }));
+  app.whatif = new WhatIfViews($('whatif'), {
+    client: app.client, catalog: app.catalog, state: () => app.state, hasModel: () => !!app.info,
+    ownProfile: currentProfile, request: async () => buildRequest(app.state, await currentProfile()),
+    onChange: () => writeUrl(),
+    usePowerMode: (id) => { app.state.powerMode = id; fillPowerModes(); analyze(); },
+  });
+  app.editor = new ProfileEditor($('custom-hw'), {
+    client: app.client, catalog: app.catalog, state: () => app.state, onApply: applyCustomProfile, onError: showError,
+  });
   wire();
   // Controls work from here on (a model named in the link may still be loading).
   document.body.dataset.interactive = '1';
+  performance.mark('rooflens-interactive');
   await restore();
   document.body.dataset.ready = '1';
+  performance.mark('rooflens-ready');
 }
 
 main();
