@@ -6,9 +6,9 @@ import { eng, shapes } from './format.js';
 const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f',
   '#bcbd22', '#17becf', '#393b79', '#637939', '#8c6d31', '#843c39', '#7b4173', '#3182bd'];
 const PREC_COLOR = { fp32: '#444', tf32: '#6a3d9a', fp16: '#e31a1c', bf16: '#ff7f00', fp8: '#33a02c', int8: '#1f78b4' };
-const MEM_COLORS = ['#000', '#555', '#888', '#aaa'];
+const MEM_COLORS = ['#000', '#8c564b', '#17becf', '#7f7f7f'];
 
-const whiteBackground = {
+export const whiteBackground = {
   id: 'rlBackground',
   beforeDraw(chart) {
     const { ctx } = chart;
@@ -27,7 +27,7 @@ function decadeTick(unit) {
   };
 }
 
-function logAxis(title, unit, min, max) {
+export function logAxis(title, unit, min, max) {
   return {
     type: 'logarithmic', min, max,
     title: { display: true, text: title },
@@ -49,7 +49,7 @@ function logspace(lo, hi, n) {
   return Array.from({ length: n }, (_, i) => 10 ** (a + (b - a) * i / (n - 1)));
 }
 
-function line(label, data, color, extra = {}) {
+export function line(label, data, color, extra = {}) {
   return { type: 'line', label, data, borderColor: color, backgroundColor: color, borderWidth: 1.5,
     pointRadius: 0, pointHitRadius: 0, fill: false, tension: 0, order: 10, rl: 'ceiling', ...extra };
 }
@@ -215,10 +215,15 @@ export class Charts {
         PREC_COLOR[c.precision] || '#444', { borderDash: c.unit === 'vector' ? [5, 4] : [], borderWidth: main ? 2.5 : 1.2,
           hidden: !used.has(c.precision) }));
     }
+    // One ceiling per memory level: the first is the level the model's
+    // traffic is charged to; faster levels show how much a layer whose data
+    // stayed there could gain. Each ends where it meets the highest peak.
     mems.forEach((m, i) => {
       const xEnd = Math.min(xhi, peakMax / m.bandwidth_Bps);
-      sets.push(line(`${m.name} ${eng(m.bandwidth_Bps, 'B/s')}`, [{ x: xlo, y: m.bandwidth_Bps * xlo }, { x: xEnd, y: m.bandwidth_Bps * xEnd }],
-        MEM_COLORS[i % MEM_COLORS.length], { borderWidth: i === 0 ? 2.5 : 1.2, borderDash: i === 0 ? [] : [2, 3] }));
+      const cap = m.capacity_bytes > 0 ? ` (${eng(m.capacity_bytes, 'B')})` : '';
+      sets.push(line(`${m.name} ${eng(m.bandwidth_Bps, 'B/s')}${cap}`, [{ x: xlo, y: m.bandwidth_Bps * xlo }, { x: xEnd, y: m.bandwidth_Bps * xEnd }],
+        MEM_COLORS[i % MEM_COLORS.length], { borderWidth: i === 0 ? 2.5 : 1.2, borderDash: i === 0 ? [] : [2, 3],
+          rlMemory: m.name, rlBandwidth: m.bandwidth_Bps }));
     });
     sets.push(...this.layerSets(this.timePoint));
     const mp = ro.model_point;

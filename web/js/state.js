@@ -31,8 +31,17 @@ export function defaultState() {
     filterOp: '',
     filterName: '',
     group: false,
+    // What-if views (whatif.js)
+    view: null,            // open view: one of VIEWS, null = none
+    compare: [],           // compared profiles: 'id', 'id:mode' or 'custom'
+    sweep: [1, 1024],      // batch sweep range (powers of two between, ends included)
+    maxSlowdown: 0.05,     // power-mode advisor: allowed slowdown over the fastest mode
   };
 }
+
+export const VIEWS = ['compare', 'sweep', 'power'];
+export const MAX_COMPARE = 24;
+export const MAX_SWEEP_BATCH = 65536;
 
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const DIM_RE = /^[^=;]{1,128}$/;
@@ -104,11 +113,12 @@ export async function toHash(st) {
   if (st.filterOp) p.set('op', st.filterOp);
   if (st.filterName) p.set('q', st.filterName);
   if (st.group) p.set('group', '1');
+  whatIfToParams(st, p);
   return p.toString();
 }
 
 const KNOWN = new Set(['model', 'example', 'file', 'hw', 'profile', 'pm', 'prec', 'batch', 'dims', 'mode', 'sol',
-  'gran', 'sel', 'sort', 'op', 'q', 'group']);
+  'gran', 'sel', 'sort', 'op', 'q', 'group', 'view', 'cmp', 'sweep', 'slow']);
 
 /** URL hash (and ?model= query) -> {state, problems[]}. Any problem means
  * the caller should fall back to the default state and say so. */
@@ -189,6 +199,7 @@ export async function fromLocation(hash, search, knownHw) {
     const g = p.get('group');
     if (g === '1' || g === '0') st.group = g === '1'; else bad('group', 'must be 0 or 1');
   }
+  whatIfFromParams(p, st, bad, knownHw);
   return { state: problems.length ? defaultState() : st, problems };
 }
 
@@ -206,4 +217,54 @@ export function buildRequest(st, profile) {
   if (st.powerMode) req.power_mode = st.powerMode;
   if (st.batch) req.batch = st.batch;
   return req;
+}
+
+// ------------------------------------------------------- what-if view state
+function whatIfToParams(st, p) {
+  const d = defaultState();
+  if (st.view) p.set('view', st.view);
+  if (st.compare.length) p.set('cmp', st.compare.join(','));
+  if (st.sweep[0] !== d.sweep[0] || st.sweep[1] !== d.sweep[1]) p.set('sweep', `${st.sweep[0]}-${st.sweep[1]}`);
+  if (st.maxSlowdown !== d.maxSlowdown) p.set('slow', String(st.maxSlowdown));
+}
+
+/** A compared entry: a profile id, 'id:mode' or 'custom'. */
+export function validCompareEntry(e, knownHw) {
+  if (e === 'custom') return true;
+  const [id, mode, extra] = e.split(':');
+  if (extra !== undefined || !ID_RE.test(id) || (mode !== undefined && !ID_RE.test(mode))) return false;
+  return !knownHw || knownHw.has(id);
+}
+
+function whatIfFromParams(p, st, bad, knownHw) {
+  if (p.has('view')) {
+    const v = p.get('view');
+    if (VIEWS.includes(v)) st.view = v; else bad('view', `must be one of ${VIEWS.join(', ')}`);
+  }
+  if (p.has('cmp')) {
+    const list = p.get('cmp').split(',').filter((e) => e !== '');
+    const wrong = list.find((e) => !validCompareEntry(e, knownHw));
+    if (wrong !== undefined) bad('cmp', `unknown hardware profile '${wrong.slice(0, 64)}'`);
+    else if (list.length > MAX_COMPARE) bad('cmp', `at most ${MAX_COMPARE} profiles`);
+    else st.compare = [...new Set(list)];
+  }
+  if (p.has('sweep')) {
+    const m = /^(\d{1,6})-(\d{1,6})$/.exec(p.get('sweep'));
+    const lo = m ? Number(m[1]) : 0, hi = m ? Number(m[2]) : 0;
+    if (m && lo >= 1 && lo <= hi && hi <= MAX_SWEEP_BATCH) st.sweep = [lo, hi];
+    else bad('sweep', `must be FROM-TO with 1 ≤ FROM ≤ TO ≤ ${MAX_SWEEP_BATCH}`);
+  }
+  if (p.has('slow')) {
+    const s = p.get('slow');
+    const x = /^\d{1,3}(\.\d{1,6})?$/.test(s) ? Number(s) : NaN;
+    if (x >= 0 && x <= 10) st.maxSlowdown = x; else bad('slow', 'must be a fraction from 0 to 10 (0.05 = 5 %)');
+  }
+}
+
+/** The batch sizes of a sweep range: the ends and the powers of two between. */
+export function sweepBatches([lo, hi]) {
+  const out = [lo];
+  for (let b = 1; b < hi; b *= 2) if (b > lo) out.push(b);
+  if (hi !== lo) out.push(hi);
+  return out;
 }

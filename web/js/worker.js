@@ -5,7 +5,8 @@
 //     {id, type: 'open-url', url, chunk}      fetch and stream a URL (CORS)
 //     {id, type: 'open-bytes', bytes, name}   read an ArrayBuffer
 //     {id, type: 'cancel', target}            cancel the open with id `target`
-//     {id, type: 'analyze', request}          request: JSON text
+//     {id, type: 'analyze', request}          request: JSON text (a `study` in it passes straight through)
+//     {id, type: 'check-hardware', profile}   profile: JSON text; replies {id, type: 'checked', json}
 //   worker -> main
 //     {type: 'ready', version} once; {type: 'fatal', message} if the module cannot load
 //     {id, type: 'progress', offset, total, skipped}
@@ -185,6 +186,7 @@ self.onmessage = (ev) => {
       await ready;
       if (!core) await recover();
       if (msg.type === 'analyze') analyze(msg);
+      else if (msg.type === 'check-hardware') postMessage({ id: msg.id, type: 'checked', json: core.checkHardware(msg.profile) });
       else if (msg.type?.startsWith('open-')) {
         if (cancelled.has(msg.id)) throw new Cancelled();
         await open(msg);

@@ -1,0 +1,234 @@
+// Hardware profile editor: a form with one field per figure of the profile
+// (every {"value": number} leaf and plain number, plus id and name) beside
+// the whole profile as JSON text. Every change is validated by the core
+// (rl_check_hardware in the worker) before it is applied, so the page never
+// analyses with a profile the CLI would refuse; the applied profile becomes
+// the state's custom profile (it travels in the share link) and can be
+// downloaded as a JSON file usable with the CLI's --hw FILE.
+import { eng } from './format.js';
+import { download } from './export.js';
+
+const el = (tag, text, attrs = {}) => {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+};
+
+// Units by key name, for the hint beside a field (the schema is in hw/README.md).
+const UNITS = [
+  [/_Bps$/, 'B/s'], [/^bandwidth/, 'B/s'], [/_bytes$/, 'B'], [/_hz$/, 'Hz'], [/_s$/, 's'],
+  [/^flop_j$/, 'J/FLOP'], [/^byte_j$/, 'J/B'], [/_w$/, 'W'], [/^(matrix|vector)$/, 'FLOP/s'],
+];
+const unitOf = (key) => (UNITS.find(([re]) => re.test(key)) || [null, ''])[1];
+
+/** The editable number leaves of a profile: [{path: [keys], value, unit}]. */
+export function profileFields(obj) {
+  const out = [];
+  const walk = (v, path) => {
+    if (v === null || typeof v !== 'object') {
+      if (typeof v === 'number' && path.length) out.push({ path, value: v, unit: unitOf(String(path.at(-1))) });
+      return;
+    }
+    if (!Array.isArray(v) && typeof v.value === 'number') {
+      out.push({ path: [...path, 'value'], value: v.value, unit: unitOf(String(path.at(-1))), kind: v.kind, source: v.source });
+      return;
+    }
+    for (const [k, x] of Object.entries(v)) walk(x, [...path, Array.isArray(v) ? Number(k) : k]);
+  };
+  walk(obj, []);
+  return out.filter((f) => f.path[0] !== 'schema');
+}
+
+function setPath(obj, path, value) {
+  let o = obj;
+  for (const k of path.slice(0, -1)) o = o[k];
+  o[path.at(-1)] = value;
+}
+
+/** A human label of a field path: memory[0] is shown by the level's name. */
+function labelOf(obj, path) {
+  const parts = [];
+  let o = obj;
+  for (const k of path) {
+    if (k === 'value') break;
+    if (typeof k === 'number') {
+      const item = o[k];
+      parts.push(item?.name || item?.id || `#${k + 1}`);
+    } else if (k !== 'overrides') parts.push(k);
+    o = o[k];
+  }
+  return parts.join(' › ');
+}
+
+const pathKey = (path) => path.join('.');
+
+export class ProfileEditor {
+  /**
+   * @param {HTMLElement} root the editor's <details>
+   * @param {object} hooks {client, catalog, state(), onApply(profile), onError(err, context)}
+   */
+  constructor(root, hooks) {
+    this.root = root;
+    this.h = hooks;
+    this.obj = null;
+    this.checkSeq = 0;
+    this.q = (sel) => root.querySelector(sel);
+    this.wire();
+  }
+
+  wire() {
+    this.root.addEventListener('toggle', () => { if (this.root.open && !this.obj) this.prefill(); });
+    this.q('#profile-form').addEventListener('change', (ev) => this.onField(ev.target));
+    this.q('#custom-apply').addEventListener('click', () => this.applyText());
+    this.q('#custom-json').addEventListener('input', () => {
+      clearTimeout(this.typing);
+      this.typing = setTimeout(() => this.checkText(), 400);
+    });
+    this.q('#profile-download').addEventListener('click', () => {
+      if (!this.obj) return;
+      const name = String(this.obj.id || 'profile').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 64);
+      download(`${name}.json`, JSON.stringify(this.obj, null, 2) + '\n', 'application/json');
+    });
+    this.q('#profile-reset').addEventListener('click', () => this.prefill(true));
+  }
+
+  status(text, bad = false) {
+    const s = this.q('#profile-status');
+    s.textContent = text;
+    s.classList.toggle('bad', bad);
+    s.dataset.valid = bad ? '0' : '1';
+  }
+
+  /** Loads the current profile (the edited one, or the chosen device's as
+   * a copy named <id>-custom). `fresh`: start again from the device. */
+  async prefill(fresh = false) {
+    const st = this.h.state();
+    let p;
+    try {
+      if (st.hw === 'custom' && st.custom && !fresh) p = st.custom;
+      else {
+        let id = st.hw;
+        if (id === 'custom') {
+          const base = String(st.custom?.id || '').replace(/-custom$/, '');
+          id = this.h.catalog.byId.has(base) ? base : this.h.catalog.list[0]?.id;
+        }
+        const dev = await this.h.catalog.profile(id);
+        p = { ...structuredClone(dev), id: `${dev.id}-custom`, name: `${dev.name} (edited)` };
+      }
+    } catch (e) { this.h.onError(e, 'Could not load the profile'); return; }
+    this.load(p);
+    this.status(st.hw === 'custom' && !fresh ? 'Showing the edited profile in use.' : 'A copy of the chosen device: change a figure to apply it.');
+  }
+
+  load(p) {
+    this.obj = structuredClone(p);
+    this.q('#custom-json').value = JSON.stringify(this.obj, null, 2);
+    this.renderForm();
+  }
+
+  renderForm() {
+    const form = this.q('#profile-form');
+    form.textContent = '';
+    const obj = this.obj;
+    const head = el('fieldset');
+    head.appendChild(el('legend', 'Profile'));
+    for (const k of ['id', 'name']) {
+      const l = el('label', `${k} `);
+      const i = el('input', null, { type: 'text', 'data-path': k, 'data-testid': `pf-${k}`, maxlength: '200' });
+      i.value = String(obj[k] ?? '');
+      l.appendChild(i);
+      head.appendChild(l);
+    }
+    form.appendChild(head);
+    const groups = new Map();
+    for (const f of profileFields(obj)) {
+      const top = typeof f.path[0] === 'string' ? f.path[0] : 'other';
+      const g = top === 'power_modes' ? `power mode ${obj.power_modes[f.path[1]]?.id ?? f.path[1]}` : top;
+      if (!groups.has(g)) groups.set(g, []);
+      groups.get(g).push(f);
+    }
+    for (const [g, fields] of groups) {
+      const fs = el('fieldset');
+      fs.appendChild(el('legend', g.replace(/_/g, ' ')));
+      for (const f of fields) {
+        const key = pathKey(f.path);
+        const l = el('label', null, { title: [f.kind, f.source].filter(Boolean).join(': ') });
+        l.appendChild(el('span', labelOf(obj, g.startsWith('power mode') ? f.path.slice(2) : f.path.slice(1)) || g, { class: 'pf-name' }));
+        const i = el('input', null, { type: 'text', inputmode: 'decimal', 'data-path': key, 'data-testid': `pf-${key}`, spellcheck: 'false' });
+        i.value = String(f.value);
+        l.appendChild(i);
+        l.appendChild(el('span', f.unit ? `${eng(f.value, f.unit)}` : '', { class: 'pf-unit' }));
+        fs.appendChild(l);
+      }
+      form.appendChild(fs);
+    }
+  }
+
+  async onField(input) {
+    const key = input.dataset.path;
+    if (!key || !this.obj) return;
+    const next = structuredClone(this.obj);
+    if (key === 'id' || key === 'name') next[key] = input.value;
+    else {
+      const path = key.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k));
+      const v = Number(input.value.trim());
+      if (input.value.trim() === '' || !Number.isFinite(v)) {
+        input.setAttribute('aria-invalid', 'true');
+        this.status(`${labelOf(this.obj, path.slice(1))}: “${input.value}” is not a number (write e.g. 1.2e12).`, true);
+        return;
+      }
+      setPath(next, path, v);
+    }
+    input.removeAttribute('aria-invalid');
+    if (await this.apply(next)) {
+      const unit = input.parentElement.querySelector('.pf-unit');
+      const f = profileFields(next).find((x) => pathKey(x.path) === key);
+      if (unit && f) unit.textContent = f.unit ? eng(f.value, f.unit) : '';
+    }
+  }
+
+  /** Asks the core whether a profile is valid: null if so, else the error. */
+  async check(obj) {
+    const { promise } = this.h.client.send({ type: 'check-hardware', profile: JSON.stringify(obj) });
+    const msg = await promise;
+    const res = JSON.parse(msg.json);
+    return res.ok ? null : res.error;
+  }
+
+  async checkText() {
+    let obj;
+    try { obj = JSON.parse(this.q('#custom-json').value); } catch (e) { this.status(`Not valid JSON: ${e.message}`, true); return null; }
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) { this.status('The profile must be a JSON object.', true); return null; }
+    const seq = ++this.checkSeq;
+    let err;
+    try { err = await this.check(obj); } catch (e) { err = e.core || { message: e.message, code: 'internal' }; }
+    if (seq !== this.checkSeq) return null;
+    if (err) { this.status(`The core refuses this profile: ${err.message} [${err.code}]${err.where ? ' at ' + err.where : ''}`, true); return null; }
+    this.status('Valid profile: “Apply edited profile” to use it.');
+    return obj;
+  }
+
+  async applyText() {
+    const obj = await this.checkText();
+    if (!obj) return;
+    this.obj = structuredClone(obj);
+    this.renderForm();
+    this.h.onApply(structuredClone(obj));
+    this.status(`Applied: ${obj.name || obj.id}.`);
+  }
+
+  /** Validates and applies; the form and text follow. Returns success. */
+  async apply(next) {
+    const seq = ++this.checkSeq;
+    let err;
+    try { err = await this.check(next); } catch (e) { err = e.core || { message: e.message, code: 'internal' }; }
+    if (seq !== this.checkSeq) return false;
+    if (err) { this.status(`The core refuses this change: ${err.message} [${err.code}]${err.where ? ' at ' + err.where : ''}`, true); return false; }
+    this.obj = next;
+    this.q('#custom-json').value = JSON.stringify(next, null, 2);
+    this.h.onApply(structuredClone(next));
+    this.status(`Applied: ${next.name || next.id}.`);
+    return true;
+  }
+}

@@ -1,0 +1,529 @@
+// What-if views: compare hardware, sweep the batch, advise a power mode.
+// Each view sends the page's own request plus a `study` object to the core
+// (rl_model_analyze in the worker) and only draws what comes back: every
+// number on these views is computed in C (see docs/api.md, "Studies").
+// A view computes only while it is open, and again after every analysis of
+// the main view (model, hardware or options changed).
+import { eng, exact, pct } from './format.js';
+import { whiteBackground, logAxis } from './charts.js';
+import { VIEWS, MAX_COMPARE, MAX_SWEEP_BATCH, sweepBatches, validCompareEntry } from './state.js';
+
+const SOL_LABELS = { unfused: 'unfused', fused: 'fused', fused_prefetched: 'fused + prefetched' };
+const SOL_COLORS = { unfused: '#9ecae1', fused: '#3182bd', fused_prefetched: '#08519c' };
+const BOUND_COLORS = { compute: '#1f77b4', memory: '#ff7f0e', overhead: '#d62728' };
+// Suggested when the compare view is first opened: one device of each kind.
+const DEFAULT_COMPARE = ['h100-sxm', 'a100-sxm-80gb', 'l4', 'jetson-agx-orin', 'tpu-v5e'];
+
+const el = (tag, text, attrs = {}) => {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+};
+
+/** Vertical marker lines and point labels drawn over a chart (Chart.js has
+ * no annotation plugin in its core build). Options: plugins.rlMarkers =
+ * {lines: [{x, label, color}], labels: [{x, y, text, yAxisID}]}. */
+const markers = {
+  id: 'rlMarkers',
+  afterDatasetsDraw(chart, _args, opts) {
+    const { ctx, chartArea: a, scales } = chart;
+    ctx.save();
+    ctx.font = '12px system-ui, sans-serif';
+    for (const m of opts?.lines || []) {
+      const px = scales.x.getPixelForValue(m.x);
+      if (!(px >= a.left - 0.5 && px <= a.right + 0.5)) continue;
+      ctx.strokeStyle = m.color || '#d62728';
+      ctx.lineWidth = 1.5;
+      ctx.setLineDash([6, 4]);
+      ctx.beginPath(); ctx.moveTo(px, a.top); ctx.lineTo(px, a.bottom); ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.fillStyle = m.color || '#d62728';
+      const w = ctx.measureText(m.label).width;
+      const right = px + 4 + w <= a.right;
+      ctx.textAlign = right ? 'left' : 'right';
+      ctx.fillText(m.label, right ? px + 4 : px - 4, a.top + 14);
+    }
+    for (const t of opts?.labels || []) {
+      const y = scales[t.yAxisID || 'y'];
+      const px = scales.x.getPixelForValue(t.x), py = y.getPixelForValue(t.y);
+      if (!Number.isFinite(px) || !Number.isFinite(py)) continue;
+      ctx.fillStyle = t.color || '#333';
+      ctx.textAlign = px > (a.left + a.right) / 2 ? 'right' : 'left';
+      ctx.fillText(t.text, px + (ctx.textAlign === 'left' ? 8 : -8), py - 8);
+    }
+    ctx.restore();
+  },
+};
+
+function axis(type, title, unit, min, max) {
+  if (type === 'logarithmic') return logAxis(title, unit, min, max);
+  return { type: 'linear', min, max, title: { display: true, text: title },
+    ticks: { callback: (v) => eng(v, unit, 3) }, grid: { color: '#eee' } };
+}
+
+/** Log axis limits padded to whole decades around the positive values. */
+function decades(values, pad = 1.5) {
+  const v = values.filter((x) => Number.isFinite(x) && x > 0);
+  if (!v.length) return [undefined, undefined];
+  return [10 ** Math.floor(Math.log10(Math.min(...v) / pad)), 10 ** Math.ceil(Math.log10(Math.max(...v) * pad))];
+}
+
+function baseOptions(x, y, extra = {}) {
+  return {
+    animation: false, responsive: true, maintainAspectRatio: false,
+    scales: { x, y },
+    plugins: { legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } }, ...extra },
+  };
+}
+
+/** A small table: heads [label], rows [[{text, value?, title?, cls?}]]. */
+function fillTable(table, heads, rows) {
+  table.textContent = '';
+  const tr = table.createTHead().insertRow();
+  for (const h of heads) tr.appendChild(el('th', h));
+  const body = table.createTBody();
+  for (const r of rows) {
+    const row = body.insertRow();
+    if (r.attrs) for (const [k, v] of Object.entries(r.attrs)) row.setAttribute(k, v);
+    for (const c of r.cells) {
+      const td = el('td', c.text);
+      if (c.value !== undefined && c.value !== null) td.dataset.value = String(c.value);
+      if (c.title) td.title = c.title;
+      if (c.key) td.dataset.key = c.key;
+      if (c.cls) td.className = c.cls;
+      row.appendChild(td);
+    }
+  }
+}
+
+export class WhatIfViews {
+  /**
+   * @param {HTMLElement} root the what-if section of the page
+   * @param {object} hooks {client, catalog, state(), hasModel(), request(), ownProfile(),
+   *   onChange() (state changed: write the URL), usePowerMode(id)}
+   */
+  constructor(root, hooks) {
+    this.root = root;
+    this.h = hooks;
+    this.charts = {};
+    this.seq = { compare: 0, sweep: 0, power: 0 };
+    this.q = (sel) => root.querySelector(sel);
+    this.wire();
+  }
+
+  // ------------------------------------------------------------ controls
+  wire() {
+    for (const b of this.root.querySelectorAll('[data-view]')) {
+      b.addEventListener('click', () => {
+        const st = this.h.state();
+        st.view = st.view === b.dataset.view ? null : b.dataset.view;
+        if (st.view === 'compare' && !st.compare.length) st.compare = this.defaultCompare();
+        this.sync();
+        this.h.onChange();
+        this.refresh();
+      });
+    }
+    this.q('#compare-picker').addEventListener('change', (ev) => {
+      const box = ev.target;
+      if (!box.matches('input[type=checkbox]')) return;
+      const st = this.h.state();
+      const set = new Set(st.compare);
+      if (box.checked) set.add(box.value); else set.delete(box.value);
+      if (set.size > MAX_COMPARE) { box.checked = false; this.message('compare', `At most ${MAX_COMPARE} profiles can be compared at once.`, true); return; }
+      st.compare = [...set];
+      this.h.onChange();
+      this.refresh();
+    });
+    const range = () => {
+      const lo = Number(this.q('#sweep-from').value), hi = Number(this.q('#sweep-to').value);
+      if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo >= 1 && lo <= hi && hi <= MAX_SWEEP_BATCH)) {
+        this.message('sweep', `The batch range must be whole numbers with 1 ≤ from ≤ to ≤ ${MAX_SWEEP_BATCH}.`, true);
+        return;
+      }
+      this.h.state().sweep = [lo, hi];
+      this.h.onChange();
+      this.refresh();
+    };
+    this.q('#sweep-from').addEventListener('change', range);
+    this.q('#sweep-to').addEventListener('change', range);
+    this.q('#max-slowdown-input').addEventListener('change', (ev) => {
+      const v = Number(ev.target.value);
+      if (!(ev.target.value.trim() !== '' && v >= 0 && v <= 1000)) {
+        this.message('power', 'The allowed slowdown must be a percentage from 0 to 1000.', true);
+        return;
+      }
+      this.h.state().maxSlowdown = Math.round(v * 1e4) / 1e6;
+      this.h.onChange();
+      this.refresh();
+    });
+    this.q('#power-use').addEventListener('click', () => {
+      const id = this.q('#power-use').dataset.mode;
+      if (id) this.h.usePowerMode(id);
+    });
+  }
+
+  defaultCompare() {
+    const st = this.h.state();
+    const known = this.h.catalog.ids();
+    const first = st.hw === 'custom' ? 'custom' : (st.powerMode ? `${st.hw}:${st.powerMode}` : st.hw);
+    return [...new Set([first, ...DEFAULT_COMPARE.filter((id) => known.has(id))])];
+  }
+
+  /** State -> controls (tabs, picker, inputs). */
+  sync() {
+    const st = this.h.state();
+    for (const b of this.root.querySelectorAll('[data-view]')) b.setAttribute('aria-selected', String(st.view === b.dataset.view));
+    for (const v of VIEWS) this.q(`#${v}-panel`).hidden = st.view !== v;
+    this.fillPicker();
+    this.q('#sweep-from').value = String(st.sweep[0]);
+    this.q('#sweep-to').value = String(st.sweep[1]);
+    this.q('#max-slowdown-input').value = String(Math.round(st.maxSlowdown * 1e6) / 1e4);
+  }
+
+  fillPicker() {
+    const st = this.h.state();
+    const box = this.q('#compare-picker');
+    box.textContent = '';
+    const chosen = new Set(st.compare);
+    const check = (value, label, title) => {
+      const l = el('label', null, { class: 'pick' });
+      const c = el('input', null, { type: 'checkbox', value, 'data-hw': value });
+      c.checked = chosen.has(value);
+      l.appendChild(c);
+      l.appendChild(document.createTextNode(' ' + label));
+      if (title) l.title = title;
+      return l;
+    };
+    for (const g of this.h.catalog.groups()) {
+      const fs = el('fieldset');
+      fs.appendChild(el('legend', g.label));
+      for (const p of g.profiles) {
+        const row = el('div', null, { class: 'pick-row' });
+        row.appendChild(check(p.id, p.name, p.id));
+        if (p.power_modes?.length) {
+          const modes = el('div', null, { class: 'pick-modes' });
+          modes.appendChild(el('span', 'power modes:', { class: 'muted' }));
+          for (const m of p.power_modes) {
+            if (m.default) continue; // the plain entry is the default mode
+            modes.appendChild(check(`${p.id}:${m.id}`, m.id, m.name));
+          }
+          row.appendChild(modes);
+        }
+        fs.appendChild(row);
+      }
+      box.appendChild(fs);
+    }
+    if (st.custom) {
+      const fs = el('fieldset');
+      fs.appendChild(el('legend', 'Custom'));
+      fs.appendChild(check('custom', `Edited profile (${st.custom.name || st.custom.id || 'unnamed'})`));
+      box.appendChild(fs);
+    }
+    this.q('#compare-count').textContent = String(st.compare.length);
+  }
+
+  message(view, text, isError = false) {
+    const m = this.q(`#${view}-msg`);
+    m.textContent = text || '';
+    m.hidden = !text;
+    m.classList.toggle('error', !!isError);
+  }
+
+  clearChart(key) {
+    if (this.charts[key]) { this.charts[key].destroy(); delete this.charts[key]; }
+  }
+
+  chart(key, canvas, config) {
+    this.clearChart(key);
+    if (typeof globalThis.Chart !== 'function') return;
+    config.plugins = [whiteBackground, markers];
+    this.charts[key] = new globalThis.Chart(canvas, config);
+  }
+
+  /** Drops every drawn result (no model any more). */
+  clear() {
+    for (const k of Object.keys(this.charts)) this.clearChart(k);
+    for (const v of VIEWS) {
+      this.seq[v]++;
+      this.q(`#${v}-panel`).dataset.state = 'empty';
+      this.message(v, 'Open a model to see this view.');
+    }
+  }
+
+  /** Recomputes the open view (after an analysis or a control change). */
+  async refresh() {
+    const view = this.h.state().view;
+    if (!view) return;
+    if (!this.h.hasModel()) { this.clear(); return; }
+    const panel = this.q(`#${view}-panel`);
+    const seq = ++this.seq[view];
+    panel.dataset.state = 'busy';
+    let res;
+    try {
+      const study = await this[`${view}Study`]();
+      if (!study) { panel.dataset.state = 'empty'; return; }
+      res = await this.h.client.analyze({ ...(await this.h.request()), layers: false, study });
+    } catch (e) {
+      if (seq !== this.seq[view]) return;
+      const err = e.core || e;
+      this.message(view, `The study failed: ${err.message || e}${err.code ? ` [${err.code}]` : ''}`, true);
+      panel.dataset.state = 'error';
+      return;
+    }
+    if (seq !== this.seq[view]) return; // a newer request is under way
+    if (!res.ok) {
+      this.message(view, `The study failed: ${res.error.message} [${res.error.code}]${res.error.where ? ' at ' + res.error.where : ''}`, true);
+      panel.dataset.state = 'error';
+      return;
+    }
+    if (!res.study || res.study.kind !== this.kindOf(view)) {
+      this.message(view, 'This version of the core does not run what-if studies.', true);
+      panel.dataset.state = 'error';
+      return;
+    }
+    this.message(view, '');
+    this[`${view}Draw`](res.study, res);
+    panel.dataset.state = 'done';
+  }
+
+  kindOf(view) { return { compare: 'compare', sweep: 'batch_sweep', power: 'power_modes' }[view]; }
+
+  // ------------------------------------------------------------ compare
+  async compareStudy() {
+    const st = this.h.state();
+    const known = this.h.catalog.ids();
+    const entries = st.compare.filter((e) => validCompareEntry(e, known) && (e !== 'custom' || st.custom));
+    if (!entries.length) {
+      for (const k of ['compareTime', 'compareEnergy']) this.clearChart(k);
+      fillTable(this.q('#compare-table'), [], []);
+      this.message('compare', 'Tick one or more hardware profiles to compare.');
+      return null;
+    }
+    this.compareEntries = entries;
+    const hardware = await Promise.all(entries.map((e) => (e === 'custom' ? st.custom : this.h.catalog.profile(e.split(':')[0]))));
+    const power_modes = entries.map((e) => (e.includes(':') ? e.split(':')[1] : null));
+    return { kind: 'compare', hardware, power_modes };
+  }
+
+  compareDraw(study) {
+    const st = this.h.state();
+    const rows = study.rows || [];
+    const entries = this.compareEntries;
+    // The picker's entry names the bar ('id' or 'id:mode'); an edited profile by its own id.
+    const label = (r, i) => (entries[i] === 'custom' ? `${r.hardware?.id || 'custom'} (edited)` : entries[i]);
+    const ok = rows.map((r, i) => ({ r, i })).filter(({ r }) => !r.error);
+    const labels = ok.map(({ r, i }) => [label(r, i), `${r.bound}-bound`]);
+    const sols = ['unfused', 'fused', 'fused_prefetched'];
+    const times = ok.flatMap(({ r }) => sols.map((s) => r.sol?.[s]));
+    const [tlo, thi] = decades(times);
+    this.chart('compareTime', this.q('#compare-time'), {
+      type: 'bar',
+      data: {
+        labels,
+        datasets: sols.map((s) => ({
+          label: SOL_LABELS[s] + (s === st.sol ? ' (chosen)' : ''),
+          data: ok.map(({ r }) => r.sol?.[s] ?? null),
+          backgroundColor: SOL_COLORS[s],
+          borderColor: s === st.sol ? '#000' : SOL_COLORS[s], borderWidth: s === st.sol ? 1.5 : 0,
+        })),
+      },
+      options: baseOptions({ type: 'category', ticks: { autoSkip: false, maxRotation: 40, font: { size: 11 } } },
+        axis('logarithmic', 'Predicted time per inference (s)', 's', tlo, thi),
+        { tooltip: { callbacks: { label: (it) => `${it.dataset.label}: ${eng(it.raw, 's')}` } } }),
+    });
+    const energies = ok.map(({ r }) => r.energy_j);
+    const [elo, ehi] = decades(energies);
+    this.chart('compareEnergy', this.q('#compare-energy'), {
+      type: 'bar',
+      data: {
+        labels,
+        datasets: [{
+          label: 'energy per inference (J), coloured by bound',
+          data: energies.map((e) => (e > 0 ? e : null)),
+          backgroundColor: ok.map(({ r }) => BOUND_COLORS[r.bound] || '#999'),
+        }],
+      },
+      options: baseOptions({ type: 'category', ticks: { autoSkip: false, maxRotation: 40, font: { size: 11 } } },
+        axis('logarithmic', 'Energy per inference (J)', 'J', elo, ehi),
+        { legend: { display: false },
+          tooltip: { callbacks: { label: (it) => `energy: ${eng(it.raw, 'J')} (${ok[it.dataIndex].r.bound}-bound)` } } }),
+    });
+    const missing = ok.filter(({ r }) => r.energy_j === null || r.energy_j === undefined).map(({ r, i }) => label(r, i));
+    const failed = rows.map((r, i) => ({ r, i })).filter(({ r }) => r.error);
+    const notes = [];
+    if (missing.length) notes.push(`No energy figures in the profile of ${missing.join(', ')}: no energy bar.`);
+    for (const { r, i } of failed) notes.push(`${entries[i]}: ${r.error.message} [${r.error.code}]`);
+    this.q('#compare-notes').textContent = notes.join(' ');
+    fillTable(this.q('#compare-table'),
+      ['Device', 'Power mode', 'Precision', 'Unfused', 'Fused', 'Fused + prefetched', `Chosen (${SOL_LABELS[st.sol]})`, 'Energy', 'Bound', 'Launch floor'],
+      rows.map((r, i) => ({
+        attrs: { 'data-hw': entries[i] },
+        cells: r.error ? [{ text: entries[i] }, { text: `error: ${r.error.message}`, cls: 'bad' }] : [
+          { text: r.hardware.name, title: r.hardware.id },
+          { text: r.hardware.power_mode || '–' },
+          { text: r.precision },
+          ...sols.map((s) => ({ text: eng(r.sol[s], 's'), value: r.sol[s], title: exact(r.sol[s], 's'), key: s, cls: 'n' })),
+          { text: eng(r.chosen_time_s, 's'), value: r.chosen_time_s, title: exact(r.chosen_time_s, 's'), key: 'chosen_time_s', cls: 'n' },
+          { text: r.energy_j === null || r.energy_j === undefined ? 'no figures' : eng(r.energy_j, 'J'), value: r.energy_j, title: exact(r.energy_j, 'J'), key: 'energy_j', cls: 'n' },
+          { text: r.bound, key: 'bound' },
+          { text: eng(r.launch_floor_s, 's'), value: r.launch_floor_s, title: exact(r.launch_floor_s, 's'), cls: 'n' },
+        ],
+      })));
+  }
+
+  // --------------------------------------------------------- batch sweep
+  async sweepStudy() {
+    return { kind: 'batch_sweep', batches: sweepBatches(this.h.state().sweep) };
+  }
+
+  sweepDraw(study, res) {
+    const rows = (study.rows || []).filter((r) => r.batch > 0);
+    const crit = study.critical_batch;
+    const balance = study.time_balance;
+    const lines = crit ? [{ x: crit, label: `critical batch ${crit}`, color: '#d62728' }] : [];
+    const [blo, bhi] = decades(rows.map((r) => r.batch), 1.2);
+    const xAxis = () => ({ ...logAxis('Batch size', '', blo, bhi), ticks: { callback: (v) => (Math.log2(v) % 1 === 0 ? String(v) : '') } });
+    const [ilo, ihi] = decades([...rows.map((r) => r.intensity), balance]);
+    this.chart('sweepIntensity', this.q('#sweep-intensity'), {
+      type: 'line',
+      data: {
+        datasets: [
+          { label: 'arithmetic intensity of the model (FLOP/B)', data: rows.map((r) => ({ x: r.batch, y: r.intensity })),
+            borderColor: '#1f77b4', backgroundColor: '#1f77b4', pointRadius: 3 },
+          { label: `time balance ${eng(balance, 'FLOP/B')}`, data: [{ x: blo, y: balance }, { x: bhi, y: balance }],
+            borderColor: '#000', borderDash: [6, 4], pointRadius: 0, borderWidth: 1.5 },
+        ],
+      },
+      options: { ...baseOptions(xAxis(), logAxis('Arithmetic intensity (FLOP/B)', '', ilo, ihi)),
+        parsing: true, plugins: { legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } }, rlMarkers: { lines } } },
+    });
+    const [flo, fhi] = decades(rows.map((r) => r.attainable_flops_per_s));
+    const [slo, shi] = decades(rows.map((r) => r.time_per_sample_s));
+    const y2 = { ...logAxis('Time per sample (s)', 's', slo, shi), position: 'right', grid: { drawOnChartArea: false } };
+    this.chart('sweepPerf', this.q('#sweep-perf'), {
+      type: 'line',
+      data: {
+        datasets: [
+          { label: 'attainable FLOP/s', data: rows.map((r) => ({ x: r.batch, y: r.attainable_flops_per_s })),
+            borderColor: '#2ca02c', backgroundColor: '#2ca02c', pointRadius: 3, yAxisID: 'y' },
+          { label: 'time per sample', data: rows.map((r) => ({ x: r.batch, y: r.time_per_sample_s })),
+            borderColor: '#9467bd', backgroundColor: '#9467bd', pointRadius: 3, borderDash: [4, 3], yAxisID: 'y2' },
+        ],
+      },
+      options: { animation: false, responsive: true, maintainAspectRatio: false,
+        scales: { x: xAxis(), y: logAxis('Attainable performance (FLOP/s)', 'FLOP/s', flo, fhi), y2 },
+        plugins: { legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } }, rlMarkers: { lines },
+          tooltip: { callbacks: { label: (it) => `${it.dataset.label}: ${eng(it.raw.y, it.dataset.yAxisID === 'y' ? 'FLOP/s' : 's')} at batch ${it.raw.x}` } } } },
+    });
+    const cb = this.q('#critical-batch');
+    cb.dataset.value = crit === null || crit === undefined ? '' : String(crit);
+    cb.textContent = crit
+      ? `Critical batch: ${crit}. From this batch on the whole model is compute-bound on ${res.hardware.name} (its arithmetic intensity reaches the time balance of ${eng(balance, 'FLOP/B')}).`
+      : `No batch in ${rows[0]?.batch ?? '?'}…${rows.at(-1)?.batch ?? '?'} makes the whole model compute-bound on ${res.hardware.name} (time balance ${eng(balance, 'FLOP/B')}).`;
+    this.q('#sweep-note').textContent = study.note || '';
+    fillTable(this.q('#sweep-table'),
+      ['Batch', 'FLOPs', 'Bytes', 'Intensity (FLOP/B)', 'Attainable FLOP/s', 'Time', 'Time per sample', 'Energy per sample', 'Bound'],
+      rows.map((r) => ({
+        attrs: { 'data-batch': String(r.batch), class: r.batch === crit ? 'chosen' : '' },
+        cells: [
+          { text: String(r.batch), value: r.batch, cls: 'n' },
+          { text: eng(r.flops, 'FLOP'), value: r.flops, title: exact(r.flops), cls: 'n' },
+          { text: eng(r.bytes, 'B'), value: r.bytes, title: exact(r.bytes), cls: 'n' },
+          { text: eng(r.intensity), value: r.intensity, title: exact(r.intensity), key: 'intensity', cls: 'n' },
+          { text: eng(r.attainable_flops_per_s, 'FLOP/s'), value: r.attainable_flops_per_s, key: 'attainable_flops_per_s', cls: 'n' },
+          { text: eng(r.time_s, 's'), value: r.time_s, title: exact(r.time_s, 's'), cls: 'n' },
+          { text: eng(r.time_per_sample_s, 's'), value: r.time_per_sample_s, title: exact(r.time_per_sample_s, 's'), key: 'time_per_sample_s', cls: 'n' },
+          { text: r.energy_per_sample_j === null || r.energy_per_sample_j === undefined ? '–' : eng(r.energy_per_sample_j, 'J'), value: r.energy_per_sample_j, cls: 'n' },
+          { text: r.bound, key: 'bound' },
+        ],
+      })));
+  }
+
+  // ------------------------------------------------------ power advisor
+  async powerStudy() {
+    const profile = await this.h.ownProfile();
+    const modes = profile?.power_modes || [];
+    const use = this.q('#power-use');
+    this.q('#max-slowdown-input').disabled = !modes.length;
+    if (!modes.length) {
+      for (const k of ['power']) this.clearChart(k);
+      fillTable(this.q('#power-table'), [], []);
+      this.q('#power-reason').textContent = '';
+      this.q('#power-recommended').textContent = '';
+      this.q('#power-recommended').dataset.mode = '';
+      use.hidden = true;
+      this.q('#power-body').hidden = true;
+      const with_ = this.h.catalog.list.filter((p) => p.power_modes?.length).map((p) => p.name);
+      this.message('power', `${profile?.name || 'This hardware profile'} has no power modes, so there is nothing to choose. ` +
+        `Profiles with power modes: ${with_.join('; ') || 'none'}.`);
+      return null;
+    }
+    this.q('#power-body').hidden = false;
+    return { kind: 'power_modes', max_slowdown: this.h.state().maxSlowdown };
+  }
+
+  powerDraw(study, res) {
+    const rows = study.rows || [];
+    const rec = rows.find((r) => r.mode === study.recommended);
+    const fastest = rows.find((r) => r.mode === study.fastest);
+    const pareto = rows.filter((r) => r.pareto).sort((a, b) => a.time_s - b.time_s);
+    const others = rows.filter((r) => !r.pareto);
+    const pt = (r) => ({ x: r.time_s, y: r.energy_j, mode: r.mode });
+    const ts = rows.map((r) => r.time_s), es = rows.map((r) => r.energy_j);
+    const spread = (v) => Math.max(...v) / Math.min(...v);
+    // Log axes when the modes span more than a decade, else linear with room.
+    const scale = (v, title, unit) => {
+      if (spread(v) > 10) { const [lo, hi] = decades(v); return axis('logarithmic', title, unit, lo, hi); }
+      const lo = Math.min(...v), hi = Math.max(...v), pad = (hi - lo) * 0.12 || lo * 0.1;
+      return axis('linear', title, unit, Math.max(0, lo - pad), hi + pad);
+    };
+    const limit = fastest ? fastest.time_s * (1 + study.max_slowdown) : null;
+    const sets = [
+      { type: 'line', label: 'Pareto front (no mode is both faster and more frugal)', data: pareto.map(pt),
+        borderColor: '#2ca02c', backgroundColor: '#2ca02c', pointRadius: 5, borderWidth: 2 },
+      { type: 'scatter', label: 'other modes', data: others.map(pt), backgroundColor: '#999', borderColor: '#666', pointRadius: 5 },
+    ];
+    if (rec) sets.unshift({ type: 'scatter', label: `recommended: ${rec.mode}`, data: [pt(rec)], pointStyle: 'star',
+      pointRadius: 14, borderColor: '#000', backgroundColor: '#ffd700', borderWidth: 2 });
+    const lines = limit ? [{ x: limit, label: `fastest + ${pct(study.max_slowdown)}`, color: '#d62728' }] : [];
+    this.chart('power', this.q('#power-chart'), {
+      type: 'scatter',
+      data: { datasets: sets },
+      options: { ...baseOptions(scale(ts, 'Predicted time per inference (s)', 's'), scale(es, 'Energy per inference (J)', 'J')),
+        plugins: { legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } },
+          rlMarkers: { lines, labels: rows.map((r) => ({ x: r.time_s, y: r.energy_j, text: r.mode })) },
+          tooltip: { callbacks: { label: (it) => {
+            const r = rows.find((x) => x.mode === it.raw.mode);
+            return r ? `${r.name}: ${eng(r.time_s, 's')}, ${eng(r.energy_j, 'J')}, ${eng(r.avg_power_w, 'W')}` : '';
+          } } } } },
+    });
+    const recEl = this.q('#power-recommended');
+    recEl.dataset.mode = study.recommended || '';
+    recEl.textContent = rec
+      ? `Recommended mode: ${rec.name} — ${eng(rec.energy_j, 'J')} and ${eng(rec.time_s, 's')} per inference (${pct(rec.slowdown)} slower than the fastest mode, ${fastest?.mode}).`
+      : 'No mode is recommended.';
+    this.q('#power-reason').textContent = study.reason || '';
+    const use = this.q('#power-use');
+    use.hidden = !rec || rec.mode === (res.hardware.power_mode || null);
+    use.dataset.mode = rec?.mode || '';
+    use.textContent = rec ? `Analyse in ${rec.mode}` : '';
+    fillTable(this.q('#power-table'),
+      ['Mode', 'Time', 'Slowdown', 'Energy', 'Average power', 'Time in compute-bound layers', 'Pareto'],
+      rows.map((r) => ({
+        attrs: { 'data-mode': r.mode, class: r.mode === study.recommended ? 'chosen' : '' },
+        cells: [
+          { text: r.name, title: r.mode },
+          { text: eng(r.time_s, 's'), value: r.time_s, title: exact(r.time_s, 's'), key: 'time_s', cls: 'n' },
+          { text: pct(r.slowdown), value: r.slowdown, cls: 'n' },
+          { text: eng(r.energy_j, 'J'), value: r.energy_j, title: exact(r.energy_j, 'J'), key: 'energy_j', cls: 'n' },
+          { text: eng(r.avg_power_w, 'W'), value: r.avg_power_w, cls: 'n' },
+          { text: pct(r.compute_bound_time_share), value: r.compute_bound_time_share, cls: 'n' },
+          { text: r.pareto ? 'yes' : '', value: r.pareto },
+        ],
+      })));
+  }
+
+  /** PNG of a view's chart (for the screenshots tool and the Save buttons). */
+  png(key) { return this.charts[key]?.toBase64Image('image/png', 1) ?? null; }
+}
