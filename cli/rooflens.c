@@ -39,7 +39,18 @@ static const char usage_text[] =
     "  --top K               layers shown in the table (default 15; 0 = all)\n"
     "  --strict              exit 4 when any operator is unsupported or any shape unknown\n"
     "  --hw-dir DIR          where profile ids are looked up (default: $ROOFLENS_HW_DIR,\n"
-    "                        else the hw/ folder rooflens was built with)\n"
+    "                        else the hw/ folder rooflens was built with)\n"    "\n"
+    "what-if studies (one at a time; a table, or the JSON response with --format json):\n"
+    "  --compare LIST        the model on several devices: comma-separated ids or profile\n"
+    "                        files, each optionally ID:MODE (e.g. h100-sxm,a100-sxm-80gb,\n"
+    "                        jetson-agx-orin:15w)\n"
+    "  --sweep-batch SPEC    the batch from A to B in powers of two (1..1024) or a comma\n"
+    "                        list (1,8,64): intensity, time and energy per sample, and the\n"
+    "                        critical batch where the model turns compute-bound\n"
+    "  --power-modes         every power mode of the --hw device: time, energy, Pareto\n"
+    "                        front and the least-energy mode within --max-slowdown\n"
+    "  --max-slowdown X      slowdown allowed for the recommendation, as a fraction of\n"
+    "                        the fastest mode's time (default 0.05 = 5%)\n"
     "  -h, --help            this help\n"
     "\n"
     "exit codes: 0 ok, 2 usage, 3 bad model or request, 4 incomplete analysis with --strict\n";
@@ -307,10 +318,152 @@ static void print_csv(const cJSON *res) {
     }
 }
 
+/* ------------------------------------------------------------- studies -- */
+static void print_study_header(const cJSON *res) {
+    const cJSON *model = cJSON_GetObjectItem(res, "model"), *roof = cJSON_GetObjectItem(res, "roofline");
+    const cJSON *opt = cJSON_GetObjectItem(res, "options");
+    printf("model     %s  (%d nodes)\n", str(model, "name")[0] ? str(model, "name") : "(unnamed)",
+           (int)num(model, "nodes"));
+    printf("options   precision %s, speed-of-light model %s, %s\n\n", str(roof, "precision"), str(opt, "sol"),
+           str(opt, "mode"));
+}
+
+static const char *opt_eng(const cJSON *o, const char *k, const char *unit, char *buf, size_t cap) {
+    if (!cJSON_IsNumber(cJSON_GetObjectItem(o, k))) return "-";
+    return eng(num(o, k), unit, buf, cap);
+}
+
+static void print_compare(const cJSON *st) {
+    char a[32], b[32], c[32], d[32], e[32], f[32];
+    printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %-8s %10s\n", "hardware", "mode", "prec", "unfused",
+           "fused", "prefetched", "chosen", "energy", "bound", "launches");
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(st, "rows")) {
+        const cJSON *h = cJSON_GetObjectItem(r, "hardware"), *sol = cJSON_GetObjectItem(r, "sol");
+        char name[35];
+        snprintf(name, sizeof name, "%s", str(h, "id"));
+        const char *mode = cJSON_IsString(cJSON_GetObjectItem(h, "power_mode")) ? str(h, "power_mode") : "-";
+        const cJSON *err = cJSON_GetObjectItem(r, "error");
+        if (cJSON_IsObject(err)) {
+            printf("%-34s %-10s error: %s [%s]\n", name, mode, str(err, "message"), str(err, "code"));
+            continue;
+        }
+        printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %-8s %10s\n", name, mode, str(r, "precision"),
+               tsec(num(sol, "unfused"), a, sizeof a), tsec(num(sol, "fused"), b, sizeof b),
+               tsec(num(sol, "fused_prefetched"), c, sizeof c), tsec(num(r, "chosen_time_s"), d, sizeof d),
+               opt_eng(r, "energy_j", "J", e, sizeof e), str(r, "bound"),
+               tsec(num(r, "launch_floor_s"), f, sizeof f));
+    }
+}
+
+static void print_sweep(const cJSON *st) {
+    char a[32], b[32], c[32], d[32], e[32], f[32];
+    printf("%8s %10s %10s %9s %12s %10s %12s %12s %-8s\n", "batch", "FLOPs", "bytes", "AI", "attainable",
+           "time", "time/sample", "J/sample", "bound");
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(st, "rows")) {
+        const cJSON *err = cJSON_GetObjectItem(r, "error");
+        if (cJSON_IsObject(err)) {
+            printf("%8g error: %s [%s]\n", num(r, "batch"), str(err, "message"), str(err, "code"));
+            continue;
+        }
+        printf("%8g %10s %10s %9.2f %12s %10s %12s %12s %-8s\n", num(r, "batch"), eng(num(r, "flops"), "", a, sizeof a),
+               eng(num(r, "bytes"), "B", b, sizeof b), num(r, "intensity"),
+               eng(num(r, "attainable_flops_per_s"), "FLOP/s", c, sizeof c), tsec(num(r, "time_s"), d, sizeof d),
+               tsec(num(r, "time_per_sample_s"), e, sizeof e), opt_eng(r, "energy_per_sample_j", "J", f, sizeof f),
+               str(r, "bound"));
+    }
+    const cJSON *cb = cJSON_GetObjectItem(st, "critical_batch");
+    if (cJSON_IsNumber(cb)) printf("\ncritical batch %g (time balance %.4g FLOP/B)\n", cb->valuedouble, num(st, "time_balance"));
+    else printf("\nno critical batch in the range (time balance %.4g FLOP/B)\n", num(st, "time_balance"));
+    printf("%s\n", str(st, "note"));
+}
+
+static void print_power_modes(const cJSON *st) {
+    char a[32], b[32], c[32];
+    printf("%-14s %10s %10s %10s %9s %14s %7s\n", "mode", "time", "energy", "avg power", "slowdown",
+           "compute-bound", "pareto");
+    const cJSON *r;
+    const char *rec = str(st, "recommended");
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(st, "rows")) {
+        printf("%-14s %10s %10s %10s %8.1f%% %13.0f%% %7s%s\n", str(r, "mode"), tsec(num(r, "time_s"), a, sizeof a),
+               opt_eng(r, "energy_j", "J", b, sizeof b), opt_eng(r, "avg_power_w", "W", c, sizeof c),
+               100 * num(r, "slowdown"), 100 * num(r, "compute_bound_time_share"),
+               cJSON_IsTrue(cJSON_GetObjectItem(r, "pareto")) ? "yes" : "no",
+               !strcmp(str(r, "mode"), rec) ? "   <- recommended" : "");
+    }
+    printf("\nfastest %s; recommended %s (at most %.4g%% slower)\n%s\n", str(st, "fastest"), rec,
+           100 * num(st, "max_slowdown"), str(st, "reason"));
+}
+
+static void print_study(const cJSON *res) {
+    const cJSON *st = cJSON_GetObjectItem(res, "study");
+    print_study_header(res);
+    const char *kind = str(st, "kind");
+    if (!strcmp(kind, "compare")) print_compare(st);
+    else if (!strcmp(kind, "batch_sweep")) print_sweep(st);
+    else print_power_modes(st);
+}
+
+/* "A..B" = the powers of two from A to B; or a comma list. */
+static cJSON *parse_batches(const char *spec) {
+    cJSON *arr = cJSON_CreateArray();
+    const char *dots = strstr(spec, "..");
+    if (dots) {
+        char *end;
+        long long lo = strtoll(spec, &end, 10), hi;
+        if (end != dots || lo < 1) goto bad;
+        hi = strtoll(dots + 2, &end, 10);
+        if (*end || hi < lo || hi > 1000000000LL) goto bad;
+        for (long long b = 1; b <= hi; b *= 2)
+            if (b >= lo) cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)b));
+        if (cJSON_GetArraySize(arr) == 0) goto bad;
+        return arr;
+    }
+    for (const char *p = spec; *p;) {
+        char *end;
+        long long b = strtoll(p, &end, 10);
+        if (end == p || b < 1 || (*end && *end != ',')) goto bad;
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)b));
+        p = *end ? end + 1 : end;
+    }
+    if (cJSON_GetArraySize(arr) > 0) return arr;
+bad:
+    cJSON_Delete(arr);
+    return NULL;
+}
+
+/* "ID[:MODE],..." into the study's parallel hardware and power_modes arrays. */
+static int build_compare(cJSON *study, const char *list, const char *dir) {
+    cJSON *hws = cJSON_AddArrayToObject(study, "hardware");
+    cJSON *modes = cJSON_AddArrayToObject(study, "power_modes");
+    char *copy = strdup(list);
+    int rc = 0;
+    for (char *save = NULL, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *colon = strrchr(item, ':');
+        /* a colon inside a file path is part of the path */
+        if (colon && (strchr(colon, '/') || strstr(colon, ".json"))) colon = NULL;
+        if (colon) *colon = 0;
+        cJSON *profile = load_profile(item, dir);
+        if (!profile) { rc = -1; break; }
+        cJSON_AddItemToArray(hws, profile);
+        cJSON_AddItemToArray(modes, colon && colon[1] ? cJSON_CreateString(colon + 1) : cJSON_CreateNull());
+    }
+    if (!rc && cJSON_GetArraySize(hws) == 0) {
+        fprintf(stderr, "rooflens: --compare needs at least one hardware id\n");
+        rc = -1;
+    }
+    free(copy);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     const char *model_path = NULL, *hw = "h100-sxm", *format = "table", *dir = NULL;
     int top = 15;
     bool strict = false;
+    const char *compare = NULL, *sweep = NULL, *max_slowdown = NULL;
+    bool power_modes = false;
+    int studies = 0;
     cJSON *req = cJSON_CreateObject();
     cJSON *dims = cJSON_CreateObject();
     for (int i = 1; i < argc; i++) {
@@ -353,7 +506,11 @@ int main(int argc, char **argv) {
             char name[256];
             snprintf(name, sizeof name, "%.*s", (int)(eq - val), val);
             cJSON_AddNumberToObject(dims, name, (double)v);
-        } else if (!strcmp(a, "--strict")) strict = true;
+        } else if (!strcmp(a, "--compare")) { NEED_VALUE(); compare = val; studies++; }
+        else if (!strcmp(a, "--sweep-batch")) { NEED_VALUE(); sweep = val; studies++; }
+        else if (!strcmp(a, "--power-modes")) { power_modes = true; studies++; }
+        else if (!strcmp(a, "--max-slowdown")) { NEED_VALUE(); max_slowdown = val; }
+        else if (!strcmp(a, "--strict")) strict = true;
         else if (a[0] == '-' && a[1]) return usage_error("unknown option '%s'", a);
         else if (!model_path) model_path = a;
         else return usage_error("one model at a time (got a second: '%s')", a);
@@ -362,11 +519,42 @@ int main(int argc, char **argv) {
         fputs(usage_text, stderr);
         return EXIT_USAGE;
     }
+    if (studies > 1) return usage_error("%s", "--compare, --sweep-batch and --power-modes: one study at a time");
+    if (max_slowdown && !power_modes) return usage_error("%s", "--max-slowdown goes with --power-modes");
+    if (studies && !strcmp(format, "csv")) return usage_error("%s", "a study prints a table or JSON (--format table|json), not csv");
     cJSON *profile = load_profile(hw, hw_dir(dir));
     if (!profile) return EXIT_USAGE;
     cJSON_AddItemToObject(req, "hardware", profile);
     cJSON_AddItemToObject(req, "dims", dims);
-    if (!strcmp(format, "csv") || !strcmp(format, "table")) cJSON_AddTrueToObject(req, "layers");
+    if (studies) {
+        cJSON *study = cJSON_AddObjectToObject(req, "study");
+        if (compare) {
+            cJSON_AddStringToObject(study, "kind", "compare");
+            if (build_compare(study, compare, hw_dir(dir))) { cJSON_Delete(req); return EXIT_USAGE; }
+        } else if (sweep) {
+            cJSON_AddStringToObject(study, "kind", "batch_sweep");
+            cJSON *b = parse_batches(sweep);
+            if (!b) {
+                cJSON_Delete(req);
+                return usage_error("--sweep-batch needs A..B (powers of two from A to B) or a comma list of "
+                                   "whole numbers >= 1, not '%s'", sweep);
+            }
+            cJSON_AddItemToObject(study, "batches", b);
+        } else {
+            cJSON_AddStringToObject(study, "kind", "power_modes");
+            if (max_slowdown) {
+                char *end;
+                double x = strtod(max_slowdown, &end);
+                if (*end || end == max_slowdown) {
+                    cJSON_Delete(req);
+                    return usage_error("--max-slowdown needs a number (0.05 = 5%% slower), not '%s'", max_slowdown);
+                }
+                cJSON_AddNumberToObject(study, "max_slowdown", x);
+            }
+        }
+        /* the study carries the figures; the per-layer rows are not printed */
+        cJSON_AddFalseToObject(req, "layers");
+    } else if (!strcmp(format, "csv") || !strcmp(format, "table")) cJSON_AddTrueToObject(req, "layers");
 
     char *err = NULL;
     rl_model *m = read_model(model_path, &err);
@@ -400,6 +588,7 @@ int main(int argc, char **argv) {
     } else {
         if (!strcmp(format, "json")) puts(out);
         else if (!strcmp(format, "csv")) print_csv(res);
+        else if (studies) print_study(res);
         else print_table(res, top);
         const cJSON *tot = cJSON_GetObjectItem(res, "totals");
         if (strict && (num(tot, "unknown_layers") > 0 || cJSON_GetArraySize(cJSON_GetObjectItem(tot, "unsupported_ops")) > 0))

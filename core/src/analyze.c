@@ -417,7 +417,6 @@ void rl_time_graph(rl_ctx *c, const rl_graph *g, const options *o, const rl_hw *
         out->fused_bytes += L->fused_bytes;
         out->flops += L->flops;
         out->bytes += L->bytes;
-        if (strcmp(L->bound, "compute") == 0) out->compute_bound_t += L->t;
         prec_flops[p] += L->flops;
         if (hw->has_energy) {
             L->energy = rl_energy(hw->e_flop, hw->e_byte, hw->static_w, L->flops, L->bytes, L->t);
@@ -434,6 +433,20 @@ void rl_time_graph(rl_ctx *c, const rl_graph *g, const options *o, const rl_hw *
         main_prec = usable_precision(c, hw, main_prec);
     }
     out->main_prec = main_prec;
+    /* Where the roofline time goes under the chosen SOL model's traffic:
+     * the layer-level view of how much a lower compute clock can cost. */
+    bool unfused_bytes = strcmp(o->sol, "unfused") == 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const rl_node *n = &g->nodes[i];
+        const rl_cost *k = &n->cost;
+        if (!k->known) continue;
+        int p = lt ? lt[i].prec : usable_precision(c, hw, node_precision(c, o, n));
+        double tc = rl_compute_time(k->matrix_flops, k->vector_flops, hw->matrix[p], hw->vector[p]);
+        double q = unfused_bytes ? k->input_bytes + k->weight_bytes + k->output_bytes : fused_bytes(c, n);
+        double tm = q / bw, t = rl_roof_time(tc, tm);
+        out->roof_t += t;
+        if (tc >= tm && t > 0) out->compute_bound_t += t;
+    }
     out->launch_floor = out->kernels * hw->launch_s;
     out->has_energy = hw->has_energy;
     /* The headline: the request's SOL model at its granularity ("intended":
@@ -493,6 +506,12 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
         goto fail;
     }
     if (parse_options(req, &o, &c, &dims, &err)) goto fail;
+    {
+        /* limits act while reading (rl_analyze); here they are only checked so
+         * a bad "limits" object is reported the same way on both paths */
+        rl_limits unused;
+        if (rl_limits_from_json(cJSON_GetObjectItemCaseSensitive(req, "limits"), &unused, &err)) goto fail;
+    }
     rl_hw hw;
     const cJSON *hwj = cJSON_GetObjectItemCaseSensitive(req, "hardware");
     const cJSON *pm = cJSON_GetObjectItemCaseSensitive(req, "power_mode");
@@ -724,6 +743,10 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     add_num(mp, "flops_per_s", sol_unfused > 0 ? flops / sol_unfused : 0);
     if (hw.has_energy && e_sum > 0) add_num(mp, "flop_per_j", flops / e_sum);
 
+    /* ---- a what-if study over the same parsed model (docs/api.md, "Studies") */
+    const cJSON *study = cJSON_GetObjectItemCaseSensitive(req, "study");
+    if (study && !cJSON_IsNull(study) && rl_study_run(&c, study, req, &o, &hw, g, root, &err)) goto fail;
+
     add_warnings(root, &c);
     result = finish_json(root);
     root = NULL;
@@ -781,18 +804,15 @@ char *rl_model_info(rl_model *m) {
 }
 
 char *rl_analyze(const char *request_json, const void *bytes, size_t len) {
-    rl_limits lim = {0};
+    rl_limits lim;
+    rl_error lerr = {0};
     cJSON *req = cJSON_Parse(request_json ? request_json : "{}");
-    const cJSON *l = cJSON_GetObjectItemCaseSensitive(req, "limits");
-    if (cJSON_IsObject(l)) {
-        const cJSON *x;
-        if (cJSON_IsNumber(x = cJSON_GetObjectItem(l, "max_nodes")) && x->valuedouble > 0) lim.max_nodes = (uint64_t)x->valuedouble;
-        if (cJSON_IsNumber(x = cJSON_GetObjectItem(l, "max_depth")) && x->valuedouble > 0) lim.max_depth = (uint32_t)x->valuedouble;
-        if (cJSON_IsNumber(x = cJSON_GetObjectItem(l, "max_rank")) && x->valuedouble > 0) lim.max_rank = (uint32_t)x->valuedouble;
-        if (cJSON_IsNumber(x = cJSON_GetObjectItem(l, "max_string_bytes")) && x->valuedouble > 0) lim.max_string_bytes = (uint64_t)x->valuedouble;
-        if (cJSON_IsNumber(x = cJSON_GetObjectItem(l, "max_skeleton_bytes")) && x->valuedouble > 0) lim.max_skeleton_bytes = (uint64_t)x->valuedouble;
-    }
+    /* a request that is not an object is reported by rl_model_analyze */
+    int bad = cJSON_IsObject(req)
+                  ? rl_limits_from_json(cJSON_GetObjectItemCaseSensitive(req, "limits"), &lim, &lerr)
+                  : rl_limits_from_json(NULL, &lim, &lerr);
     cJSON_Delete(req);
+    if (bad) return rl_error_json(&lerr);
     char *err = NULL;
     rl_model *m = rl_model_read(bytes, len, &lim, &err);
     if (!m) return err;

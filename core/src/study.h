@@ -36,7 +36,9 @@ typedef struct rl_timing {
     const char *chosen_granularity;         /* per_op | whole_graph */
     int kernels, unknown_layers, main_prec;
     double launch_floor;                    /* kernels × launch overhead */
-    double compute_bound_t;                 /* Σ t of compute-bound layers */
+    double roof_t;                          /* Σ per-layer max(compute, memory) under the
+                                               chosen SOL model's bytes (no launches) */
+    double compute_bound_t;                 /* the part of roof_t in compute-bound layers */
     bool has_energy;
 } rl_timing;
 
