@@ -196,6 +196,16 @@ static double half_to_double(uint16_t h, bool bf16) {
     return s ? -v : v;
 }
 
+/* Float contents become integers for shape arithmetic; out-of-range or NaN
+ * values (legal in a float tensor) must not be converted directly (undefined
+ * behaviour), so they saturate. */
+static int64_t sat_i64(double d) {
+    if (d != d) return 0;
+    if (d >= 9.2233720368547748e18) return INT64_MAX;
+    if (d <= -9.2233720368547758e18) return INT64_MIN;
+    return (int64_t)d;
+}
+
 /* Fill v's known contents from a tensor's kept payload, when complete. */
 static void load_contents(rl_arena *a, rl_value *v, const Onnx__TensorProto *t, int64_t numel) {
     v->n_known = -1;
@@ -213,11 +223,11 @@ static void load_contents(rl_arena *a, rl_value *v, const Onnx__TensorProto *t, 
         const uint8_t *p = t->raw_data.data;
         for (int64_t i = 0; i < n; i++, p += bytes) {
             switch (dt) {
-            case RL_DT_FLOAT: { float f; memcpy(&f, p, 4); fv[i] = f; iv[i] = (int64_t)f; break; }
-            case RL_DT_DOUBLE: { double d; memcpy(&d, p, 8); fv[i] = d; iv[i] = (int64_t)d; break; }
+            case RL_DT_FLOAT: { float f; memcpy(&f, p, 4); fv[i] = f; iv[i] = sat_i64(f); break; }
+            case RL_DT_DOUBLE: { double d; memcpy(&d, p, 8); fv[i] = d; iv[i] = sat_i64(d); break; }
             case RL_DT_FLOAT16: case RL_DT_BFLOAT16:
                 fv[i] = half_to_double((uint16_t)read_le(p, 2, false), dt == RL_DT_BFLOAT16);
-                iv[i] = (int64_t)fv[i];
+                iv[i] = sat_i64(fv[i]);
                 break;
             case RL_DT_UINT8: case RL_DT_UINT16: case RL_DT_UINT32: case RL_DT_UINT64: case RL_DT_BOOL:
                 iv[i] = read_le(p, bytes, false); fv[i] = (double)iv[i]; break;
@@ -235,12 +245,12 @@ static void load_contents(rl_arena *a, rl_value *v, const Onnx__TensorProto *t, 
     } else if (t->n_int32_data == (size_t)n && (dt == RL_DT_FLOAT16 || dt == RL_DT_BFLOAT16)) {
         for (int64_t i = 0; i < n; i++) {
             fv[i] = half_to_double((uint16_t)t->int32_data[i], dt == RL_DT_BFLOAT16);
-            iv[i] = (int64_t)fv[i];
+            iv[i] = sat_i64(fv[i]);
         }
     } else if (t->n_float_data == (size_t)n && dt == RL_DT_FLOAT) {
-        for (int64_t i = 0; i < n; i++) { fv[i] = t->float_data[i]; iv[i] = (int64_t)fv[i]; }
+        for (int64_t i = 0; i < n; i++) { fv[i] = t->float_data[i]; iv[i] = sat_i64(fv[i]); }
     } else if (t->n_double_data == (size_t)n && dt == RL_DT_DOUBLE) {
-        for (int64_t i = 0; i < n; i++) { fv[i] = t->double_data[i]; iv[i] = (int64_t)fv[i]; }
+        for (int64_t i = 0; i < n; i++) { fv[i] = t->double_data[i]; iv[i] = sat_i64(fv[i]); }
     } else if (t->n_uint64_data == (size_t)n && (dt == RL_DT_UINT64 || dt == RL_DT_UINT32)) {
         for (int64_t i = 0; i < n; i++) { iv[i] = (int64_t)t->uint64_data[i]; fv[i] = (double)t->uint64_data[i]; }
     } else {

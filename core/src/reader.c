@@ -12,6 +12,7 @@
  * patched when the message ends (a padded varint is valid protobuf).
  * A tensor whose payload was dropped gets a marker field so the graph builder
  * knows its contents are absent rather than empty. */
+#include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +21,16 @@
 #include "internal.h"
 #include "reader.h"
 
-enum msg_type { MT_OTHER, MT_MODEL, MT_GRAPH, MT_NODE, MT_ATTR, MT_TENSOR, MT_SPARSE, MT_FUNCTION };
+/* ValueInfoProto and the TypeProto chain hold no payloads, but TypeProto is
+ * recursive (a sequence of a sequence of ...): the reader descends into them
+ * only so their nesting counts toward limits.max_depth, because the decoder
+ * that runs afterwards recurses once per level. */
+enum msg_type { MT_OTHER, MT_MODEL, MT_GRAPH, MT_NODE, MT_ATTR, MT_TENSOR, MT_SPARSE, MT_FUNCTION,
+                MT_VINFO, MT_TYPE, MT_TYPE_ELEM, MT_TYPE_MAP };
 static const char *const msg_names[] = {"message", "ModelProto", "GraphProto", "NodeProto",
                                         "AttributeProto", "TensorProto", "SparseTensorProto",
-                                        "FunctionProto"};
+                                        "FunctionProto", "ValueInfoProto", "TypeProto",
+                                        "TypeProto.Sequence/Optional", "TypeProto.Map"};
 
 enum state { S_KEY, S_LEN, S_VARINT, S_COPY, S_SKIP };
 
@@ -77,6 +84,58 @@ void rl_limits_fill_defaults(rl_limits *l) {
     if (l->max_rank > RL_MAX_RANK_HARD) l->max_rank = RL_MAX_RANK_HARD;
     if (!l->max_string_bytes) l->max_string_bytes = RL_DEFAULT_MAX_STRING;
     if (!l->keep_payload_bytes) l->keep_payload_bytes = RL_DEFAULT_KEEP_PAYLOAD;
+}
+
+/* The request's "limits" object. Each limit is a whole number from 1 to a
+ * ceiling that keeps the reader's own bookkeeping safe (node indices are
+ * ints, nesting is followed by recursion in the graph builder, a skeleton
+ * message must fit the 5-byte length the reader patches in). */
+static const struct {
+    const char *name;
+    double max;
+} limit_specs[] = {
+    {"max_skeleton_bytes", 4294967296.0}, {"max_nodes", 100000000.0}, {"max_depth", 256},
+    {"max_rank", RL_MAX_RANK_HARD},       {"max_string_bytes", 1073741824.0},
+    {"keep_payload_bytes", 16777216.0},
+};
+
+int rl_limits_from_json(const cJSON *obj, rl_limits *l, rl_error *err) {
+    memset(l, 0, sizeof *l);
+    if (!obj || cJSON_IsNull(obj)) return 0;
+    if (!cJSON_IsObject(obj)) {
+        rl_error_set(err, "bad_request", "limits",
+                     "limits must be an object such as {\"max_nodes\": 100000} (see docs/api.md)");
+        return -1;
+    }
+    const cJSON *it;
+    cJSON_ArrayForEach(it, obj) {
+        size_t k = 0, n = sizeof limit_specs / sizeof *limit_specs;
+        while (k < n && strcmp(limit_specs[k].name, it->string) != 0) k++;
+        if (k == n) {
+            rl_error_set(err, "bad_request", "limits",
+                         "unknown limit '%.100s'; the limits are max_skeleton_bytes, max_nodes, "
+                         "max_depth, max_rank, max_string_bytes and keep_payload_bytes",
+                         it->string);
+            return -1;
+        }
+        double v = cJSON_IsNumber(it) ? it->valuedouble : -1;
+        if (!(v >= 1 && v <= limit_specs[k].max && v == (double)(uint64_t)v)) {
+            rl_error_set(err, "bad_request", "limits",
+                         "limits.%s must be a whole number from 1 to %.0f", limit_specs[k].name,
+                         limit_specs[k].max);
+            return -1;
+        }
+        uint64_t u = (uint64_t)v;
+        switch (k) {
+        case 0: l->max_skeleton_bytes = u; break;
+        case 1: l->max_nodes = u; break;
+        case 2: l->max_depth = (uint32_t)u; break;
+        case 3: l->max_rank = (uint32_t)u; break;
+        case 4: l->max_string_bytes = u; break;
+        default: l->keep_payload_bytes = u; break;
+        }
+    }
+    return 0;
 }
 
 rl_reader *rl_reader_new(const rl_limits *limits) {
@@ -171,13 +230,23 @@ static int out_varint(rl_reader *r, uint64_t v) {
 static int child_type(int parent, uint64_t field) {
     switch (parent) {
     case MT_MODEL: return field == 7 ? MT_GRAPH : field == 25 ? MT_FUNCTION : MT_OTHER;
-    case MT_GRAPH: return field == 1 ? MT_NODE : (field == 5 ? MT_TENSOR : field == 15 ? MT_SPARSE : MT_OTHER);
+    case MT_GRAPH:
+        if (field == 1) return MT_NODE;
+        if (field == 5) return MT_TENSOR;
+        if (field == 15) return MT_SPARSE;
+        if (field == 11 || field == 12 || field == 13) return MT_VINFO;
+        return MT_OTHER;
     case MT_NODE: return field == 5 ? MT_ATTR : MT_OTHER;
     case MT_ATTR:
         if (field == 5 || field == 10) return MT_TENSOR;
         if (field == 6 || field == 11) return MT_GRAPH;
         if (field == 22 || field == 23) return MT_SPARSE;
+        if (field == 14 || field == 15) return MT_TYPE;
         return MT_OTHER;
+    case MT_VINFO: return field == 2 ? MT_TYPE : MT_OTHER;
+    case MT_TYPE: return (field == 4 || field == 9) ? MT_TYPE_ELEM : field == 5 ? MT_TYPE_MAP : MT_OTHER;
+    case MT_TYPE_ELEM: return field == 1 ? MT_TYPE : MT_OTHER;
+    case MT_TYPE_MAP: return field == 2 ? MT_TYPE : MT_OTHER;
     case MT_SPARSE: return (field == 1 || field == 2) ? MT_TENSOR : MT_OTHER;
     case MT_FUNCTION: return field == 7 ? MT_NODE : MT_OTHER;
     default: return MT_OTHER;
@@ -205,7 +274,8 @@ static bool keep_payload(const rl_reader *r, const frame *t, uint64_t len) {
 static bool is_doc_string(int type, uint64_t field) {
     return (type == MT_MODEL && field == 6) || (type == MT_GRAPH && field == 10) ||
            (type == MT_NODE && field == 6) || (type == MT_TENSOR && field == 12) ||
-           (type == MT_ATTR && field == 13) || (type == MT_FUNCTION && field == 8);
+           (type == MT_ATTR && field == 13) || (type == MT_FUNCTION && field == 8) ||
+           (type == MT_VINFO && field == 3);
 }
 
 static int push(rl_reader *r, int type, uint64_t field, uint64_t len) {

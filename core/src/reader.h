@@ -14,6 +14,11 @@ typedef struct rl_reader_result {
 } rl_reader_result;
 
 void rl_limits_fill_defaults(rl_limits *l);
+/* The request's "limits" object (NULL or absent: all defaults). Unset
+ * fields stay 0 (= default). -1 with err set when a limit is unknown or out
+ * of range. */
+struct cJSON;
+int rl_limits_from_json(const struct cJSON *obj, rl_limits *l, rl_error *err);
 /* Ends reading: on success hands over the skeleton (0), else fills error (-1). */
 int rl_reader_take(rl_reader *r, rl_reader_result *res);
 

@@ -939,7 +939,10 @@ static int shape_cast(rl_ctx *c, rl_graph *g, rl_node *n) {
             for (int64_t e = 0; e < cnt; e++) {
                 fv[e] = cast_value(to, from_int ? (double)x->ival[e] : x->fval[e]);
                 /* integer to integer keeps all 64 bits */
-                iv[e] = from_int && rl_dtype_is_int(to) ? x->ival[e] : (int64_t)fv[e];
+                iv[e] = from_int && rl_dtype_is_int(to) ? x->ival[e]
+                        : fv[e] != fv[e] ? 0 /* NaN, +-inf and huge values saturate: a */
+                        : fv[e] >= 9.2233720368547748e18 ? INT64_MAX /* direct cast is UB */
+                        : fv[e] <= -9.2233720368547758e18 ? INT64_MIN : (int64_t)fv[e];
             }
             rl_set_out_contents(c, n, 0, cnt, iv, fv);
         }

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Seed corpora for the fuzz targets, from the project's own files.
+
+    make_seeds.py OUT_DIR
+
+writes OUT_DIR/reader/ (fixture models, good and malformed, each behind the
+5-byte header fuzz_reader.c expects), OUT_DIR/request/ (requests built from
+hardware profiles with assorted options and limits) and OUT_DIR/hardware/
+(every profile in hw/ and tests/hw/). Standard library only."""
+import json
+import os
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+MAX_SEED = 64 * 1024  # larger models slow every execution down; small ones cover the same code
+
+
+def files(*dirs, ext):
+    for d in dirs:
+        p = os.path.join(ROOT, d)
+        if not os.path.isdir(p):
+            continue
+        for name in sorted(os.listdir(p)):
+            if name.endswith(ext):
+                yield os.path.join(p, name)
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "fuzz-corpus"
+    for t in ("reader", "request", "hardware"):
+        os.makedirs(os.path.join(out, t), exist_ok=True)
+
+    # reader: flags, four chunk sizes, model
+    headers = [bytes([0, 0, 0, 0, 0]), bytes([1, 1, 7, 64, 3]), bytes([3, 13, 255, 2, 0])]
+    n = 0
+    for path in files("tests/fixtures/models", "tests/fixtures/bad", "tests/fixtures/ops", ext=".onnx"):
+        data = open(path, "rb").read()
+        if len(data) > MAX_SEED:
+            continue
+        for i, h in enumerate(headers):
+            write(os.path.join(out, "reader", "%s.%d" % (os.path.basename(path), i)), h + data)
+            n += 1
+
+    # hardware: the profiles as they are
+    profiles = []
+    for path in files("hw", "tests/hw", ext=".json"):
+        if os.path.basename(path) == "schema.json":
+            continue
+        data = open(path, "rb").read()
+        write(os.path.join(out, "hardware", os.path.basename(path)), data)
+        profiles.append(json.loads(data))
+
+    # request: each profile once, with options cycling through their values
+    options = [
+        {},
+        {"precision": "fp16", "batch": 8},
+        {"precision": "int8", "mode": "training", "sol": "unfused", "granularity": "per_op"},
+        {"precision": "bf16", "sol": "fused_prefetched", "granularity": "whole_graph", "layers": False},
+        {"dims": {"batch": 4, "seq": 128}, "precision": "model"},
+        {"limits": {"max_nodes": 10, "max_depth": 3, "max_rank": 2, "max_string_bytes": 8}},
+        {"limits": {"max_skeleton_bytes": 100}, "batch": 1},
+    ]
+    for i, prof in enumerate(profiles):
+        req = dict(options[i % len(options)])
+        req["hardware"] = prof
+        modes = prof.get("power_modes") or []
+        if modes and isinstance(modes, list) and isinstance(modes[0], dict) and "id" in modes[0]:
+            req["power_mode"] = modes[-1]["id"]
+        write(os.path.join(out, "request", "req_%02d.json" % i), json.dumps(req).encode())
+    print("seeds: reader %d, request %d, hardware %d" % (n, len(profiles), len(profiles)))
+
+
+if __name__ == "__main__":
+    main()
