@@ -168,6 +168,63 @@ static void cost_lrn(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     k->vector_flops = rl_numel_d(rl_out(n, 0)) * (2 * size + 6);
 }
 
+/* ------------------------------------------------------------ losses ----- */
+/* NegativeLogLikelihoodLoss(input [N,C,d...], target [N,d...], weight [C])
+ * and SoftmaxCrossEntropyLoss(scores, labels, weights): the loss is [N,d...]
+ * with reduction "none", else a scalar; SCE's optional second output is the
+ * log-probabilities, shaped like the scores. */
+static int shape_loss(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    rl_value *x = rl_in(n, 0), *t = rl_in(n, 1);
+    if (!x || !t) return rl_bad(c, n, "needs scores and targets");
+    if (x->rank >= 0 && x->rank < 2) return rl_bad(c, n, "scores need rank 2 or more, got %d", x->rank);
+    if (x->rank >= 0 && t->rank >= 0 && t->rank != x->rank - 1)
+        return rl_bad(c, n, "targets of rank %d for scores of rank %d (want %d)", t->rank, x->rank, x->rank - 1);
+    const rl_value *w = rl_in(n, 2);
+    if (w && w->rank >= 0 && (w->rank != 1 || (w->dims[0] >= 0 && x->rank >= 0 && x->dims[1] >= 0 && w->dims[0] != x->dims[1])))
+        return rl_bad(c, n, "weights must be [C]");
+    const char *red = rl_attr_s(n, "reduction", "mean");
+    int res;
+    if (strcmp(red, "none") == 0) {
+        /* the per-element loss: [N, d...], from the targets or from the scores */
+        int64_t dims[RL_MAX_RANK_HARD];
+        int r = t->rank >= 0 ? t->rank : x->rank >= 0 ? x->rank - 1 : -1;
+        for (int k = 0; k < r; k++) {
+            dims[k] = t->rank >= 0 ? t->dims[k] : -1;
+            int64_t xd = x->rank >= 0 ? x->dims[k == 0 ? 0 : k + 1] : -1;
+            if (dims[k] < 0) dims[k] = xd;
+        }
+        if (rl_set_out(c, n, 0, x->dtype, r, dims) != RL_OK) return RL_FAIL;
+        res = rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
+    } else if (strcmp(red, "mean") == 0 || strcmp(red, "sum") == 0) {
+        if (rl_set_out(c, n, 0, x->dtype, 0, NULL) != RL_OK) return RL_FAIL;
+        res = RL_OK;
+    } else {
+        return rl_bad(c, n, "unknown reduction '%s' (none, mean or sum)", red);
+    }
+    if (n->n_out > 1 && rl_set_out_like(c, n, 1, x) != RL_OK) return RL_FAIL;
+    if (!rl_shape_known(x) || !rl_shape_known(t)) res = RL_UNKNOWN;
+    return res;
+}
+
+/* NLL picks one score per target: 3 vector FLOPs per target (pick, weight,
+ * accumulate) and it reads only the picked scores. SCE first runs a log-
+ * softmax over the scores (5 per score), which reads them all. */
+static void cost_loss(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    (void)g;
+    const rl_value *x = rl_in(n, 0), *t = rl_in(n, 1);
+    double targets = rl_numel_d(t);
+    k->vector_flops = 3 * targets;
+    if (cc_is(n, "SoftmaxCrossEntropyLoss")) {
+        k->vector_flops += 5 * rl_numel_d(x);
+        return;
+    }
+    double all = rl_value_bytes(c, x), picked = targets * rl_elem_bytes(c, x->dtype);
+    if (picked > all) picked = all;
+    if (x->kind == RL_VALUE_WEIGHT || x->kind == RL_VALUE_CONSTANT) k->weight_bytes -= all - picked;
+    else k->input_bytes -= all - picked;
+}
+
 #define LIKE_X(name, dom, since, f, doc) {name, dom, since, 0, shape_like_x, cost_per_out, f, 0, doc}
 #define MS "com.microsoft"
 
@@ -204,5 +261,9 @@ static const rl_op_def ops[] = {
     LIKE_X("Gelu", MS, 1, 8, "8 vector FLOPs per element (erf GELU)"),
     LIKE_X("BiasAdd", MS, 1, 2, "2 vector FLOPs per element (bias add and skip add)"),
     {"BiasSoftmax", MS, 1, 0, shape_broadcast2, cost_per_out, 6, 0, "6 vector FLOPs per element (bias add + softmax)"},
+    {"NegativeLogLikelihoodLoss", "", 12, 0, shape_loss, cost_loss, 0, 0,
+     "3 vector FLOPs per target (pick, weight, accumulate); reads only the picked scores"},
+    {"SoftmaxCrossEntropyLoss", "", 12, 0, shape_loss, cost_loss, 0, 0,
+     "5 vector FLOPs per score (log-softmax) + 3 per target (pick, weight, accumulate)"},
 };
 RL_FAMILY(norm, ops);
