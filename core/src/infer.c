@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "ops/families.h"
 
 static bool all_known(const rl_node *n) {
     for (int i = 0; i < n->n_in; i++) {
@@ -139,6 +140,8 @@ int rl_infer_graph(rl_ctx *c, rl_graph *g) {
         int64_t opset = rl_model_opset(c->model, n->domain);
         n->opset = (int)opset;
         n->op = rl_op_find(n->domain, n->op_type, (int)(opset < 0 ? 1 << 20 : opset));
+        /* the model's own definition wins over the table (functions.c) */
+        if (rl_function_lookup(c->model, n->domain, n->op_type)) n->op = &rl_function_call_op;
         if (opset < 0 && !find_function(c->model, n->domain, n->op_type) && n->op)
             rl_warn(c, "unknown_domain", n->name,
                     "the model imports no opset for domain '%s' (node '%s'); assuming its latest "

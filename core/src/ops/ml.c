@@ -387,9 +387,11 @@ static void cost_svm(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
         const char *kt = rl_attr_s(n, "kernel_type", "LINEAR");
         double kernel = strcmp(kt, "LINEAR") == 0 ? 0 : 3;
         macs = (double)N * (double)sv * (double)F + (double)N * coef;
+        /* one decision per class pair (classifier) or one output (regressor), each
+         * with its bias and post_transform */
         double classes = (double)label_count(n);
-        double pairs = classes > 1 ? classes * (classes - 1) / 2 : 1;
-        k->vector_flops = (double)N * ((double)sv * kernel + pairs + pairs * post_transform_flops(n));
+        double decisions = classes > 1 ? classes * (classes - 1) / 2 : 1;
+        k->vector_flops = (double)N * ((double)sv * kernel + decisions * (1 + post_transform_flops(n)));
     }
     k->macs = macs;
     k->matrix_flops = 2 * macs;
@@ -604,9 +606,9 @@ static const rl_op_def ops[] = {
      "1 lookup per input element; writes N x categories floats"},
     {"SVMClassifier", ML, 1, 0, shape_svm_classifier, cost_svm, 0, 0,
      "matrix 2*N*(SV*F + coefficients) (kernel dot products, decision sums); vector N*(SV*3 for "
-     "POLY/RBF/SIGMOID + class pairs)"},
+     "POLY/RBF/SIGMOID + class pairs x (1 + post_transform))"},
     {"SVMRegressor", ML, 1, 0, shape_svm_regressor, cost_svm, 0, 0,
-     "matrix 2*N*(SV*F + coefficients); vector N*SV*3 for non-linear kernels"},
+     "matrix 2*N*(SV*F + coefficients); vector N*(SV*3 for non-linear kernels + 1 + post_transform)"},
     {"Scaler", ML, 1, 0, shape_float_like, cost_elementwise, 2, 0, "2 per element (subtract offset, scale)"},
     {"TreeEnsemble", ML, 5, 0, shape_tree_regressor, cost_tree, 0, 0,
      "per sample: 1 comparison per level of every tree's deepest path + trees x targets accumulations "
