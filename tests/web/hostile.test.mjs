@@ -1,0 +1,292 @@
+// Hostile and huge inputs in headless Chromium (build/site):
+//  - a model whose every string is an HTML/script/URL injection attempt
+//    (tests/fixtures/hostile/, from make_hostile.py): nothing runs, nothing is
+//    fetched, no element is created from it, the strings are shown literally,
+//    and the CSV/JSON/Markdown exports carry them literally or escaped;
+//  - corrupted and hostile share links: the valid parts are used, the rest is
+//    named in the notice;
+//  - the Content-Security-Policy: no inline script, no eval but WebAssembly's,
+//    and no violation while a model is analysed;
+//  - a model over 2 GB (sparse file, weights inline) read through the file
+//    input with the WebAssembly heap under 64 MiB.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, mkdtempSync, rmSync, statfsSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, sep } from 'node:path';
+import { SITE, CLI, FIXTURES, serve, cliJson, chromiumPath, CHROMIUM_ARGS } from './helpers.mjs';
+import { writeHugeModel } from '../../tools/make_huge_model.mjs';
+
+let chromium = null;
+try { ({ chromium } = await import('playwright-core')); } catch { /* reported by skip */ }
+const exe = chromiumPath();
+const cli = process.env.ROOFLENS_CLI || CLI;
+const missing = [];
+if (!chromium) missing.push('playwright-core (npm install)');
+if (!exe) missing.push('chromium (apt-get install chromium)');
+if (!existsSync(join(SITE, 'index.html'))) missing.push('build/site (tools/build-site.sh)');
+if (!existsSync(cli)) missing.push('build/rooflens (cmake --build build)');
+const skip = missing.length ? `missing: ${missing.join(', ')}` : false;
+
+const HOSTILE = join(FIXTURES, 'hostile');
+const PAYLOADS = JSON.parse(readFileSync(join(HOSTILE, 'payloads.json'), 'utf8'));
+const P = Object.values(PAYLOADS);
+let site, browser;
+
+before(async () => {
+  if (skip) return;
+  site = await serve(SITE);
+  browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
+});
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+/** A fresh page that records dialogs, requests, errors and CSP violations. */
+async function openPage(url = site.url) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(site.url).origin });
+  const page = await context.newPage();
+  page.dialogs = [];
+  page.requests = [];
+  page.problems = [];
+  page.on('dialog', (d) => { page.dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+  context.on('request', (r) => page.requests.push(r.url()));
+  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error' || /Content.Security.Policy/i.test(m.text())) page.problems.push(`console: ${m.text()}`); });
+  await page.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  return page;
+}
+
+const summary = (page) => page.locator('[data-testid=summary]');
+
+/** Every request went to the site's own files: nothing external, nothing a
+ * model string names (an <img src=x> would ask for /x). */
+function assertOwnRequests(page) {
+  const root = resolve(SITE);
+  for (const u of page.requests) {
+    if (u.startsWith('blob:') || u.startsWith('data:')) continue;
+    assert.ok(u.startsWith(site.url), `request outside the site: ${u}`);
+    const file = resolve(root, '.' + decodeURIComponent(new URL(u).pathname).replace(/\/$/, '/index.html'));
+    assert.ok(file.startsWith(root + sep) && existsSync(file), `request for something the site does not have: ${u}`);
+  }
+}
+
+/** No element or handler was made from a model string. */
+async function assertNothingInjected(page) {
+  const found = await page.evaluate(() => {
+    const out = [];
+    for (const e of document.querySelectorAll('img, svg, iframe, object, embed, frame, base, form[action], meta[http-equiv=refresh]')) out.push(e.outerHTML.slice(0, 80));
+    for (const s of document.querySelectorAll('script')) if (s.parentElement !== document.head) out.push(s.outerHTML.slice(0, 80));
+    for (const e of document.querySelectorAll('*')) {
+      for (const a of e.attributes) {
+        if (/^on/i.test(a.name)) out.push(`${e.tagName} ${a.name}`);
+        if (/^(href|src|action|formaction|xlink:href)$/i.test(a.name) && /^\s*javascript:/i.test(a.value)) out.push(`${e.tagName} ${a.name}=${a.value}`);
+      }
+    }
+    return { out, headScripts: document.head.querySelectorAll('script').length, fired: window.__fired || null };
+  });
+  assert.deepEqual(found.out, [], 'elements or handlers created from model strings');
+  assert.equal(found.headScripts, 2, 'the page has exactly its own two scripts');
+}
+
+async function download(page, selector) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  const chunks = [];
+  for await (const c of await dl.createReadStream()) chunks.push(c);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** RFC 4180 fields of a CSV text. */
+function parseCSV(text) {
+  const rows = [];
+  let row = [], f = '', q = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (q) {
+      if (c === '"' && text[i + 1] === '"') { f += '"'; i++; } else if (c === '"') q = false; else f += c;
+    } else if (c === '"') q = true;
+    else if (c === ',') { row.push(f); f = ''; } else if (c === '\n') { row.push(f); rows.push(row); row = []; f = ''; } else f += c;
+  }
+  if (f || row.length) { row.push(f); rows.push(row); }
+  return rows;
+}
+
+test('hostile model strings: nothing runs, nothing is fetched, all shown literally, exports escaped', { skip }, async () => {
+  const page = await openPage();
+  const cliRes = cliJson(join(HOSTILE, 'strings.onnx'));
+  assert.equal(cliRes.ok, true);
+  // The file name itself is hostile too (it travels to the URL and notices).
+  await page.setInputFiles('[data-testid=file-input]',
+    { name: `${PAYLOADS.img}.onnx`, mimeType: 'application/octet-stream', buffer: readFileSync(join(HOSTILE, 'strings.onnx')) });
+  await page.waitForFunction((n) => document.querySelector('[data-testid=summary]').dataset.layers === String(n), cliRes.layers.length, { timeout: 20000 });
+
+  // Shown literally: the graph name heads the summary, the custom op type is
+  // in the unsupported list, every node name and op type is in the table.
+  const sumText = await summary(page).textContent();
+  assert.ok(sumText.includes(PAYLOADS.svg), `graph name not in the summary: ${sumText.slice(0, 200)}`);
+  assert.ok(sumText.includes(PAYLOADS.img), 'unsupported op type not in the summary');
+  const tableText = await page.locator('[data-testid=layer-table] tbody').textContent();
+  for (const l of cliRes.layers) {
+    assert.ok(tableText.includes(l.name), `node name ${l.name} not shown`);
+    assert.ok(tableText.includes(l.op), `op ${l.op} not shown`);
+  }
+  // long names get a tooltip with the exact string
+  const titles = await page.locator('[data-testid=layer-table] tbody td[title]').evaluateAll((tds) => tds.map((t) => t.title));
+  assert.ok(titles.includes(PAYLOADS.script), 'no tooltip with the literal long name');
+  // the op filter lists the hostile op type as an option's text
+  const opts = await page.locator('[data-testid=filter-op] option').evaluateAll((os) => os.map((o) => o.textContent));
+  assert.ok(opts.includes(PAYLOADS.img));
+  // the symbolic dimension named by a payload gets a labelled input
+  assert.ok((await page.locator('[data-testid=dims]').textContent()).includes(PAYLOADS.svg));
+  // use the hostile values in the page's own controls too
+  await page.selectOption('[data-testid=filter-op]', PAYLOADS.img);
+  await page.fill('[data-testid=filter-name]', PAYLOADS.script);
+  await page.fill('[data-testid=filter-name]', '');
+  await page.selectOption('[data-testid=filter-op]', '');
+
+  // Exports. CSV: fields quoted per RFC 4180, the formula defused with a '.
+  const csv = parseCSV(await download(page, '[data-testid=download-csv]'));
+  const col = csv[0].indexOf('name');
+  const names = csv.slice(1).map((r) => r[col]);
+  assert.equal(names.length, cliRes.layers.length);
+  for (const l of cliRes.layers) {
+    const want = /^[=+\-@]/.test(l.name) ? "'" + l.name : l.name;
+    assert.ok(names.includes(want), `CSV lacks ${want}: ${names.join(' | ')}`);
+  }
+  // JSON: the strings exactly as in the model.
+  const json = JSON.parse(await download(page, '[data-testid=download-json]'));
+  assert.deepEqual(json.layers.map((l) => l.name).sort(), cliRes.layers.map((l) => l.name).sort());
+  assert.equal(json.model.producer, PAYLOADS.img);
+  // Markdown: every < > escaped, so a renderer shows the text, not HTML.
+  await page.click('[data-testid=copy-md]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=share-link]').textContent.length > 0);
+  let md = await page.evaluate(() => navigator.clipboard.readText().catch(() => ''));
+  if (!md.startsWith('## ')) md = await page.locator('[data-testid=share-link]').textContent();
+  assert.match(md, /^## rooflens: /);
+  assert.doesNotMatch(md, /(^|[^\\])</m, `unescaped < in the Markdown:\n${md}`);
+  assert.ok(md.includes('"\\>\\<svg onload=alert(4)\\>'), `graph name not escaped in the Markdown:\n${md}`);
+
+  await page.waitForTimeout(300); // an onerror/onload would fire by now
+  assert.deepEqual(page.dialogs, [], 'a dialog was opened');
+  await assertNothingInjected(page);
+  assertOwnRequests(page);
+  assert.deepEqual(await page.evaluate(() => window.__csp), []);
+  assert.deepEqual(page.problems, []);
+
+  // The share link carries the hostile file name and dim: a new page shows
+  // them as text.
+  await page.click('[data-testid=copy-link]');
+  await page.waitForSelector('[data-testid=copy-link][data-link]');
+  const link = await page.getAttribute('[data-testid=copy-link]', 'data-link');
+  assert.ok(link.startsWith(site.url));
+  await page.context().close();
+  const page2 = await openPage(link);
+  assert.ok((await page2.locator('[data-testid=notice]').textContent()).includes(`${PAYLOADS.img}.onnx`), 'file name not in the notice');
+  await page2.waitForTimeout(300);
+  assert.deepEqual(page2.dialogs, []);
+  await assertNothingInjected(page2);
+  assertOwnRequests(page2);
+  assert.deepEqual(page2.problems, []);
+  await page2.context().close();
+});
+
+test('hostile names in an error message are shown as text', { skip }, async () => {
+  const page = await openPage();
+  const want = cliJson(join(HOSTILE, 'dangling.onnx')).error;
+  assert.equal(want.code, 'dangling_input');
+  await page.setInputFiles('[data-testid=file-input]', join(HOSTILE, 'dangling.onnx'));
+  const err = page.locator('[data-testid=error]');
+  await err.waitFor({ state: 'visible', timeout: 20000 });
+  const text = await err.textContent();
+  assert.ok(text.includes(want.message), `error box: ${text}`);
+  assert.ok(text.includes(PAYLOADS.img) && text.includes(PAYLOADS.svg));
+  await page.waitForTimeout(300);
+  assert.deepEqual(page.dialogs, []);
+  await assertNothingInjected(page);
+  assertOwnRequests(page);
+  await page.context().close();
+});
+
+test('CSP: no inline script, no eval beyond WebAssembly, no violation while analysing', { skip }, async () => {
+  const html = readFileSync(join(SITE, 'index.html'), 'utf8');
+  const metas = [...html.matchAll(/<meta http-equiv="Content-Security-Policy" content="([^"]*)"/g)].map((m) => m[1]);
+  assert.equal(metas.length, 1, 'one CSP meta');
+  const dirs = Object.fromEntries(metas[0].split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([k, ...v]) => [k, v]));
+  assert.deepEqual(dirs['script-src'], ["'self'", "'wasm-unsafe-eval'"]);
+  assert.deepEqual(dirs['default-src'], ["'self'"]);
+  assert.deepEqual(dirs['object-src'], ["'none'"]);
+  assert.deepEqual(dirs['base-uri'], ["'none'"]);
+  for (const [k, v] of Object.entries(dirs)) {
+    for (const bad of ["'unsafe-inline'", "'unsafe-eval'", "'unsafe-hashes'", '*', 'data:', 'blob:']) {
+      if (bad === 'data:' || bad === 'blob:') { if (['script-src', 'default-src', 'worker-src', 'object-src'].includes(k)) assert.ok(!v.includes(bad), `${k} allows ${bad}`); } else assert.ok(!v.includes(bad), `${k} allows ${bad}`);
+    }
+  }
+  // No inline script or handler in the page itself (the CSP would block it).
+  assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/i, 'an inline <script>');
+  assert.doesNotMatch(html, /\son[a-z]+\s*=/i, 'an inline event handler');
+
+  const page = await openPage(site.url + '#example=conv_net&hw=t4');
+  const cliRes = cliJson(join(FIXTURES, 'models/conv_net.onnx'), ['--hw', 't4']);
+  await page.waitForFunction((n) => document.querySelector('[data-testid=summary]').dataset.layers === String(n), cliRes.layers.length, { timeout: 20000 });
+  // exercise the views: charts, a sort, a switch of hardware
+  await page.click('[data-testid=layer-table] thead button[data-key=flops]');
+  await page.selectOption('[data-testid=hw-select]', 'a100-sxm-80gb');
+  await page.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.hw === 'a100-sxm-80gb');
+  // The policy is in force: an inline script injected now is refused.
+  const ran = await page.evaluate(() => new Promise((ok) => {
+    window.__inline = false;
+    const s = document.createElement('script');
+    s.textContent = 'window.__inline = true';
+    document.body.appendChild(s);
+    s.remove();
+    setTimeout(() => ok(window.__inline), 50);
+  }));
+  assert.equal(ran, false, 'an inline script ran: the CSP is not in force');
+  // A string timer is eval by another name; the CSP must refuse it.
+  const evalRan = await page.evaluate(() => new Promise((ok) => {
+    window.__evalRan = false;
+    setTimeout('window.__evalRan = true', 0);
+    setTimeout(() => ok(window.__evalRan), 50);
+  }));
+  assert.equal(evalRan, false, 'a string timer (eval) ran');
+  const violations = await page.evaluate(() => window.__csp);
+  // exactly the two attempts just made, nothing from the page's own work
+  assert.equal(violations.length, 2, violations.join('; '));
+  assert.ok(violations.every((v) => /^script-src/.test(v)), violations.join('; '));
+  await page.context().close();
+});
+
+test('a model over 2 GB (weights inline) opens through the file input with the WASM heap under 64 MiB', { skip }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rooflens-hostile-'));
+  try {
+    const fs = statfsSync(dir);
+    assert.ok(fs.bavail * fs.bsize > 64 << 20, `no room in ${tmpdir()} even for a sparse file`);
+    // Sparse: the weights are a hole, so this costs a few KB of disk and no time.
+    const m = writeHugeModel(join(dir, 'huge.onnx'), { bytes: 2.2e9 });
+    assert.ok(statSync(m.path).size > 2 ** 31, 'the model is over 2 GiB');
+    const want = cliJson(m.path);
+    assert.equal(want.ok, true);
+    const page = await openPage();
+    await page.setInputFiles('[data-testid=file-input]', m.path);
+    await page.waitForFunction((n) => document.querySelector('[data-testid=summary]').dataset.layers === String(n), want.layers.length, { timeout: 60000 });
+    const d = await summary(page).evaluate((s) => ({ ...s.dataset }));
+    assert.equal(Number(d.timeS), want.sol.chosen.time_s, 'page and CLI disagree on the huge model');
+    const heap = Number(d.wasmHeap);
+    assert.ok(heap > 0 && heap < 64 * 2 ** 20, `WASM heap ${heap} bytes`);
+    // Nearly all of the file is skipped, not read.
+    assert.ok(Number(d.bytesSkipped) > m.weightBytes * 0.95, `skipped only ${d.bytesSkipped} of ${m.weightBytes}`);
+    assert.ok(Number(d.bytesRead) < 32 << 20, `read ${d.bytesRead} bytes`);
+    assert.equal(Number(d.bytesRead) + Number(d.bytesSkipped), m.size);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
