@@ -19,6 +19,8 @@ static void conv_operands(const rl_node *n, int *ix, int *iw, int *ib, int *dt) 
     } else if (cc_is(n, "ConvInteger")) {
         *ib = -1;
         *dt = RL_DT_INT32;
+    } else if (cc_is(n, "DeformConv")) {
+        *ib = 3; /* X, W, offset, B, mask */
     }
 }
 
@@ -71,7 +73,86 @@ static void cost_conv(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
         v += outs * fused_activation_cost(n);
         if (rl_in(n, 3)) v += outs; /* the Z (sum) input */
     }
+    if (cc_is(n, "DeformConv")) {
+        /* every (output position, input channel, kernel tap) samples X
+         * bilinearly at its offset: 4 taps, 7 FLOPs; the mask scales it (1) */
+        const rl_value *x = rl_in(n, 0), *o = rl_out(n, 0);
+        double samples = (double)cc_prod(o->dims, 2, o->rank) * (double)cc_prod(x->dims, 0, 2) *
+                         (double)cc_prod(w->dims, 2, w->rank);
+        v += samples * (rl_in(n, 4) ? 8 : 7);
+    }
     k->vector_flops = v;
+}
+
+/* ----------------------------------------------------- CausalConvWithState -- */
+/* input [B, C, T], weight [C, 1, K] (depthwise), bias [C], past_state
+ * [B, C, K-1] -> output [B, C, T], present_state [B, C, K-1]. */
+static int shape_causal_conv(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    rl_value *x = rl_in(n, 0), *w = rl_in(n, 1);
+    if (!x || !w) return rl_bad(c, n, "needs input and weight");
+    if (x->rank >= 0 && x->rank != 3) return rl_bad(c, n, "input must be [batch, channels, time], got rank %d", x->rank);
+    if (w->rank >= 0 && w->rank != 3) return rl_bad(c, n, "weight must be [channels, 1, kernel], got rank %d", w->rank);
+    int64_t kk = w->rank == 3 ? w->dims[2] : -1;
+    if (kk == 0) return rl_bad(c, n, "kernel size 0");
+    if (x->rank >= 0 && w->rank == 3 && x->dims[1] >= 0 && w->dims[0] >= 0 && x->dims[1] != w->dims[0])
+        return rl_bad(c, n, "%lld input channels, %lld weight channels", (long long)x->dims[1], (long long)w->dims[0]);
+    if (rl_set_out_like(c, n, 0, x) != RL_OK) return RL_FAIL;
+    int64_t st[3] = {x->rank == 3 ? x->dims[0] : -1, x->rank == 3 ? x->dims[1] : -1, kk >= 1 ? kk - 1 : -1};
+    if (rl_set_out(c, n, 1, x->dtype, 3, st) != RL_OK) return RL_FAIL;
+    return rl_shape_known(rl_out(n, 0)) && rl_shape_known(rl_out(n, 1)) ? RL_OK : RL_UNKNOWN;
+}
+
+/* K multiply-adds per output element (a depthwise convolution over the
+ * state and the new steps); bias 1, SiLU activation 4 per output. */
+static void cost_causal_conv(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    (void)c; (void)g;
+    double outs = rl_numel_d(rl_out(n, 0));
+    k->macs = outs * (double)rl_in(n, 1)->dims[2];
+    k->matrix_flops = 2 * k->macs;
+    const char *act = rl_attr_s(n, "activation", "none");
+    k->vector_flops = (rl_in(n, 2) ? outs : 0) + (strcmp(act, "none") && act[0] ? 4 * outs : 0);
+}
+
+/* ------------------------------------------------------------------ Col2Im -- */
+/* input [N, C·prod(block), L], image_shape, block_shape -> [N, C, image...]. */
+static int shape_col2im(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    rl_value *x = rl_in(n, 0), *img = rl_in(n, 1), *blk = rl_in(n, 2);
+    if (!x || !img || !blk) return rl_bad(c, n, "needs input, image_shape and block_shape");
+    if (x->rank >= 0 && x->rank != 3) return rl_bad(c, n, "input must be [N, C·prod(block), L], got rank %d", x->rank);
+    int nsp = img->rank == 1 && img->dims[0] >= 1 && img->dims[0] <= RL_MAX_RANK_HARD - 2 ? (int)img->dims[0] : -1;
+    int dt = x->dtype;
+    if (nsp < 0) return cc_unknown(c, n, 0, dt, -1);
+    int64_t out[RL_MAX_RANK_HARD];
+    for (int k = 0; k < nsp + 2; k++) out[k] = -1;
+    out[0] = x->rank == 3 ? x->dims[0] : -1;
+    if (img->n_known == nsp)
+        for (int k = 0; k < nsp; k++) {
+            if (img->ival[k] < 1) return rl_bad(c, n, "image_shape entry %lld", (long long)img->ival[k]);
+            out[k + 2] = img->ival[k];
+        }
+    else rl_needs_runtime(n, 1);
+    if (blk->n_known == nsp) {
+        int64_t p = 1;
+        for (int k = 0; k < nsp; k++) {
+            if (blk->ival[k] < 1 || !rl_mul_ok(p, blk->ival[k], &p)) return rl_bad(c, n, "block_shape entry %lld", (long long)blk->ival[k]);
+        }
+        if (x->rank == 3 && x->dims[1] >= 0) {
+            if (x->dims[1] % p) return rl_bad(c, n, "%lld columns do not divide by the block size %lld", (long long)x->dims[1], (long long)p);
+            out[1] = x->dims[1] / p;
+        }
+    } else {
+        rl_needs_runtime(n, 2);
+    }
+    if (rl_set_out(c, n, 0, dt, nsp + 2, out) != RL_OK) return RL_FAIL;
+    return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
+}
+
+/* A scatter-add: one add per input element. */
+static void cost_col2im(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    (void)c; (void)g;
+    k->vector_flops = rl_numel_d(rl_in(n, 0));
 }
 
 /* ---------------------------------------------------------- ConvTranspose -- */
@@ -144,6 +225,12 @@ static const rl_op_def ops[] = {
     {"FusedConv", "com.microsoft", 1, 0, shape_conv, cost_conv, 0, 0,
      "as Conv; + the activation's per-element cost (Relu 1, LeakyRelu/Clip 2, HardSigmoid 3, "
      "Sigmoid/Tanh 4) and 1 per output for the Z sum input"},
+    {"DeformConv", "", 19, 0, shape_conv, cost_conv, 0, 0,
+     "as Conv (2·N·Cout·out_spatial·(Cin/group)·prod(kernel) matrix FLOPs); + 7 vector FLOPs per "
+     "bilinear sample (N·Cin·out_spatial·prod(kernel) samples; 8 with a mask) + 1 per output for the bias"},
+    {"CausalConvWithState", "", 27, 0, shape_causal_conv, cost_causal_conv, 0, 0,
+     "depthwise: 2·K matrix FLOPs per output element; + 1 per output for the bias, + 4 for a SiLU activation"},
+    {"Col2Im", "", 18, 0, shape_col2im, cost_col2im, 0, 0, "1 vector FLOP per input element (scatter-add)"},
     {"ConvTranspose", "", 1, 0, shape_conv_transpose, cost_conv_transpose, 0, 0,
      "2·N·Cin·in_spatial·(Cout/group)·prod(kernel) matrix FLOPs (by input volume); + "
      "N·Cout·out_spatial vector FLOPs for the bias"},
