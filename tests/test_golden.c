@@ -3,12 +3,17 @@
  *  - seed 000's worked example of the three SOL models,
  *  - seed 004's Jetson AGX Orin MAXN balance points and peak efficiencies,
  *  - seed 002's V100 tensor-core peak and machine balance,
- *  - seed 003's H100 and TPU v5e critical intensities. */
+ *  - seed 003's H100 and TPU v5e critical intensities,
+ *  - the same seed 004 figures as the analysis reports them (the JSON
+ *    roofline object), per-layer energy, and seed 002's launch overhead in
+ *    the time model (overhead-bound layers, launch floor, the
+ *    overhead_dominated warning). */
 #include <cjson/cJSON.h>
 
 #include "check.h"
 #include "hw.h"
 #include "roofline.h"
+#include "rooflens.h"
 
 static const char *root_dir;
 
@@ -94,11 +99,103 @@ static void seed003_h100_tpu(void) {
     cJSON_Delete(p);
 }
 
+/* ---- through the JSON API: what a user of the CLI or the page sees */
+static cJSON *analyze_fixture(const char *model, const char *hw_id, const char *extra_json) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/fixtures/models/%s", root_dir, model);
+    size_t len = 0;
+    char *bytes = check_read_file(path, &len);
+    CHECK(bytes != NULL, "cannot read %s", path);
+    if (!bytes) return cJSON_CreateObject();
+    cJSON *req = extra_json ? cJSON_Parse(extra_json) : cJSON_CreateObject();
+    cJSON_AddItemToObject(req, "hardware", load_hw(hw_id));
+    char *text = cJSON_PrintUnformatted(req);
+    char *out = rl_analyze(text, bytes, len);
+    cJSON *res = cJSON_Parse(out);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(res, "ok")), "analysis of %s on %s failed: %.300s", model, hw_id, out);
+    rl_free(out);
+    free(text);
+    free(bytes);
+    cJSON_Delete(req);
+    return res;
+}
+
+static double jnum(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *jstr(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static bool has_warning(const cJSON *res, const char *code) {
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(res, "warnings")) if (strcmp(jstr(w, "code"), code) == 0) return true;
+    return false;
+}
+
+static void seed004_orin_json(void) {
+    cJSON *res = analyze_fixture("mlp.onnx", "jetson-agx-orin", "{\"precision\": \"fp32\", \"batch\": 1}");
+    const cJSON *ro = cJSON_GetObjectItem(res, "roofline");
+    CHECK(strcmp(jstr(cJSON_GetObjectItem(res, "hardware"), "power_mode"), "maxn") == 0, "default mode is MAXN");
+    CHECK(strcmp(jstr(ro, "precision"), "fp32") == 0, "roofline precision fp32");
+    CHECK_NEAR(jnum(ro, "time_balance"), 89.4, 0.001, "JSON time balance 89.4");
+    CHECK_NEAR(jnum(ro, "energy_balance"), 39.8, 0.002, "JSON energy balance 39.8");
+    CHECK_NEAR(jnum(ro, "energy_balance_no_static"), 36.6, 0.002, "JSON energy balance without static 36.6");
+    CHECK_NEAR(jnum(ro, "peak_flop_per_j"), 0.196e12, 0.005, "JSON peak 0.196 TFLOP/J");
+    CHECK_NEAR(jnum(ro, "peak_flop_per_j_no_static"), 0.26e12, 0.005, "JSON peak 0.26 TFLOP/J without static");
+    /* seed 004: the balance with static power lies left of the time balance */
+    CHECK(jnum(ro, "energy_balance") < jnum(ro, "time_balance"), "energy balance left of time balance");
+    /* Per layer: E = ε_flop·W + ε_mop·Q + π0·t; energy-bound where the
+     * dynamic FLOP energy outweighs the byte energy; the model is their sum. */
+    double sum = 0;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, cJSON_GetObjectItem(res, "layers")) {
+        double w = jnum(l, "flops"), q = jnum(l, "bytes"), t = jnum(l, "t");
+        CHECK_NEAR(jnum(l, "energy_j"), 3.86e-12 * w + 141.38e-12 * q + 17.9 * t, 1e-12, "layer energy");
+        CHECK(strcmp(jstr(l, "energy_bound"), 3.86e-12 * w >= 141.38e-12 * q ? "compute" : "memory") == 0,
+              "layer %s energy bound %s", jstr(l, "name"), jstr(l, "energy_bound"));
+        sum += jnum(l, "energy_j");
+    }
+    CHECK_NEAR(jnum(cJSON_GetObjectItem(res, "totals"), "energy_j"), sum, 1e-12, "model energy = sum of layers");
+    cJSON_Delete(res);
+}
+
+static void seed002_launch_overhead(void) {
+    /* mlp at batch 1 on H100: each of the 4 kernels takes nanoseconds on the
+     * roofline, far below the 4.2 us launch overhead */
+    cJSON *res = analyze_fixture("mlp.onnx", "h100-sxm", "{\"batch\": 1}");
+    const cJSON *to = cJSON_GetObjectItem(res, "totals");
+    const double t0 = jnum(cJSON_GetObjectItem(res, "hardware"), "launch_overhead_s");
+    CHECK_NEAR(t0, 4.2e-6, 1e-12, "H100 launch overhead (seed 002's 4.2 us)");
+    CHECK(jnum(to, "kernels") == 4, "4 kernels, got %g", jnum(to, "kernels"));
+    CHECK_NEAR(jnum(to, "launch_floor_s"), 4 * 4.2e-6, 1e-12, "launch floor = kernels x overhead");
+    CHECK_NEAR(jnum(to, "t"), 4 * 4.2e-6, 1e-12, "every layer takes the overhead");
+    const cJSON *l;
+    cJSON_ArrayForEach(l, cJSON_GetObjectItem(res, "layers")) {
+        CHECK(strcmp(jstr(l, "bound"), "overhead") == 0, "layer %s bound %s, want overhead", jstr(l, "name"), jstr(l, "bound"));
+        CHECK(jnum(l, "t") == t0, "overhead-bound layer time = t0");
+    }
+    CHECK(has_warning(res, "overhead_dominated"), "a launch-bound model gets overhead_dominated");
+    cJSON_Delete(res);
+    /* at batch 2^20 the same model moves ~300 MB: launches no longer matter */
+    res = analyze_fixture("mlp.onnx", "h100-sxm", "{\"batch\": 1048576}");
+    CHECK(!has_warning(res, "overhead_dominated"), "a large batch is not overhead-dominated");
+    cJSON_ArrayForEach(l, cJSON_GetObjectItem(res, "layers"))
+        CHECK(strcmp(jstr(l, "bound"), "overhead") != 0, "layer %s at batch 2^20 is %s", jstr(l, "name"), jstr(l, "bound"));
+    CHECK_NEAR(jnum(cJSON_GetObjectItem(res, "totals"), "launch_floor_s"), 4 * 4.2e-6, 1e-12, "launch floor is per kernel, not per sample");
+    cJSON_Delete(res);
+}
+
 int main(int argc, char **argv) {
     root_dir = argc > 2 ? argv[2] : "..";
     seed000_worked_example();
     seed004_orin_maxn();
     seed002_v100();
     seed003_h100_tpu();
+    seed004_orin_json();
+    seed002_launch_overhead();
     return check_report("golden");
 }
