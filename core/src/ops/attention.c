@@ -283,9 +283,97 @@ static void cost_gqa(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
         k->vector_flops += 3 * (double)d.B * (double)d.S * (double)(d.H + d.Hkv) * (double)d.Dh;
 }
 
+/* ------------------------------------------------- FlexAttention (preview) -- */
+/* Q [B, Hq, L, E], K [B, Hkv, S, E], V [B, Hkv, S, Ev] -> Y [B, Hq, L, Ev]. */
+static int shape_flex_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    rl_value *q = rl_in(n, 0), *k = rl_in(n, 1), *v = rl_in(n, 2);
+    if (!q || !k || !v) return rl_bad(c, n, "needs Q, K and V");
+    for (int i = 0; i < 3; i++)
+        if (rl_in(n, i)->rank >= 0 && rl_in(n, i)->rank != 4)
+            return rl_bad(c, n, "input %d must be [batch, heads, length, head size], got rank %d", i, rl_in(n, i)->rank);
+    if (q->rank == 4 && k->rank == 4 && q->dims[3] >= 0 && k->dims[3] >= 0 && q->dims[3] != k->dims[3])
+        return rl_bad(c, n, "Q head size %lld, K head size %lld", (long long)q->dims[3], (long long)k->dims[3]);
+    if (q->rank == 4 && k->rank == 4 && q->dims[1] > 0 && k->dims[1] > 0 && q->dims[1] % k->dims[1])
+        return rl_bad(c, n, "%lld query heads do not group over %lld key heads", (long long)q->dims[1], (long long)k->dims[1]);
+    int64_t y[4] = {-1, -1, -1, -1};
+    if (q->rank == 4) memcpy(y, q->dims, 3 * sizeof *y);
+    if (v->rank == 4) y[3] = v->dims[3];
+    if (rl_set_out(c, n, 0, q->dtype, 4, y) != RL_OK) return RL_FAIL;
+    return rl_shape_known(rl_out(n, 0)) && rl_shape_known(k) ? RL_OK : RL_UNKNOWN;
+}
+
+/* The attention core, + 1 vector FLOP per score for each of score_mod and
+ * prob_mod (their bodies are small per-score expressions). */
+static void cost_flex_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    (void)c; (void)g;
+    const rl_value *q = rl_in(n, 0), *kk = rl_in(n, 1), *v = rl_in(n, 2);
+    double B = (double)q->dims[0], H = (double)q->dims[1], L = (double)q->dims[2], S = (double)kk->dims[2];
+    attention_core(k, B, H, L, S, (double)q->dims[3], (double)v->dims[3], false);
+    double mods = (rl_attr(n, "score_mod") ? 1 : 0) + (rl_attr(n, "prob_mod") ? 1 : 0);
+    k->vector_flops += B * H * L * S * mods;
+}
+
+/* ------------------------------------------------------- LinearAttention -- */
+/* query [B, T, Hq·dk], key [B, T, Hkv·dk], value [B, T, Hkv·dv], past_state
+ * [B, Hkv, dk, dv] -> output [B, T, Hq·dv], present_state [B, Hkv, dk, dv]. */
+static int linear_attention_dims(rl_ctx *c, const rl_node *n, int64_t *hq, int64_t *hkv, int64_t *dk, int64_t *dv) {
+    const rl_value *q = rl_in(n, 0), *k = rl_in(n, 1), *v = rl_in(n, 2);
+    *hq = rl_attr_i(n, "q_num_heads", 0);
+    *hkv = rl_attr_i(n, "kv_num_heads", 0);
+    if (*hq < 1 || *hkv < 1) return rl_bad(c, n, "q_num_heads and kv_num_heads must be positive");
+    if (*hq % *hkv) return rl_bad(c, n, "%lld query heads do not group over %lld key/value heads", (long long)*hq, (long long)*hkv);
+    for (int i = 0; i < 3; i++)
+        if (rl_in(n, i)->rank >= 0 && rl_in(n, i)->rank != 3)
+            return rl_bad(c, n, "input %d must be [batch, time, heads·size], got rank %d", i, rl_in(n, i)->rank);
+    *dk = q->rank == 3 ? div_or_unknown(q->dims[2], *hq) : -1;
+    if (*dk < 0 && k->rank == 3) *dk = div_or_unknown(k->dims[2], *hkv);
+    *dv = v->rank == 3 ? div_or_unknown(v->dims[2], *hkv) : -1;
+    if (q->rank == 3 && q->dims[2] >= 0 && *dk < 0) return rl_bad(c, n, "query width %lld does not split into %lld heads", (long long)q->dims[2], (long long)*hq);
+    return RL_OK;
+}
+
+static int shape_linear_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    rl_value *q = rl_in(n, 0), *k = rl_in(n, 1), *v = rl_in(n, 2);
+    if (!q || !k || !v) return rl_bad(c, n, "needs query, key and value");
+    int64_t hq, hkv, dk, dv;
+    if (linear_attention_dims(c, n, &hq, &hkv, &dk, &dv) != RL_OK) return RL_FAIL;
+    int64_t out[3] = {q->rank == 3 ? q->dims[0] : -1, q->rank == 3 ? q->dims[1] : -1, dv >= 0 ? hq * dv : -1};
+    int64_t st[4] = {out[0], hkv, dk, dv};
+    if (rl_set_out(c, n, 0, q->dtype, 3, out) != RL_OK) return RL_FAIL;
+    const rl_value *past = rl_in(n, 3);
+    if (rl_set_out(c, n, 1, past && past->dtype ? past->dtype : q->dtype, 4, st) != RL_OK) return RL_FAIL;
+    return rl_shape_known(rl_out(n, 0)) && rl_shape_known(rl_out(n, 1)) ? RL_OK : RL_UNKNOWN;
+}
+
+/* A recurrence over time: per step, each key/value head updates its dk×dv
+ * state (linear: outer product and add, 2 FLOPs per state element; gated: +1
+ * for the decay; delta: +2 for reading the state back; gated_delta: all, 5)
+ * and each query head reads it (2 per state element). Vector work. */
+static void cost_linear_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    (void)g;
+    int64_t hq, hkv, dk, dv;
+    rl_ctx quiet = *c;
+    rl_error scratch = {0};
+    quiet.err = &scratch;
+    if (linear_attention_dims(&quiet, n, &hq, &hkv, &dk, &dv) != RL_OK) return;
+    const char *rule = rl_attr_s(n, "update_rule", "gated_delta");
+    double u = strcmp(rule, "linear") == 0 ? 2 : strcmp(rule, "gated") == 0 ? 3 : strcmp(rule, "delta") == 0 ? 4 : 5;
+    const rl_value *q = rl_in(n, 0);
+    double steps = (double)q->dims[0] * (double)q->dims[1];
+    k->vector_flops = steps * ((double)hkv * u + (double)hq * 2) * (double)dk * (double)dv;
+}
+
 #define MS "com.microsoft"
 
 static const rl_op_def ops[] = {
+    {"FlexAttention", "ai.onnx.preview", 1, 0, shape_flex_attention, cost_flex_attention, 0, 0,
+     "2·B·Hq·L·S·(E + Ev) matrix FLOPs; B·Hq·L·S·6 vector FLOPs (scale + softmax), + 1 per score "
+     "for each of score_mod and prob_mod"},
+    {"LinearAttention", "", 27, 0, shape_linear_attention, cost_linear_attention, 0, 0,
+     "B·T·(Hkv·u + 2·Hq)·dk·dv vector FLOPs, u = 2 linear, 3 gated, 4 delta, 5 gated_delta (state "
+     "update per key/value head, read-out per query head)"},
     {"Attention", "", 23, 0, shape_onnx_attention, cost_onnx_attention, 0, 0,
      "2·B·Hq·Sq·Skv·(Dqk + Dv) matrix FLOPs; B·Hq·Sq·Skv·(6, +1 with a mask) vector FLOPs "
      "(scale + softmax)"},
