@@ -159,6 +159,61 @@ static void cost_identity_like(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost
     k->vector_flops = 0;
 }
 
+/* ------------------------------------------------------------- random -- */
+/* The element type of a random op: its dtype attribute, else (for the
+ * *Like forms and Bernoulli) the input's, else float. */
+static int random_dtype(const rl_node *n) {
+    int64_t dt = rl_attr_i(n, "dtype", 0);
+    if (dt > 0 && dt < RL_DT_COUNT) return (int)dt;
+    const rl_value *x = rl_in(n, 0);
+    return x && x->dtype ? x->dtype : RL_DT_FLOAT;
+}
+
+/* Bernoulli, RandomUniformLike, RandomNormalLike: the input's shape. */
+static int shape_random_like(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    rl_value *x = rl_in(n, 0);
+    if (!x) return rl_bad(c, n, "needs an input");
+    if (rl_set_out(c, n, 0, random_dtype(n), x->rank, x->dims) != RL_OK) return RL_FAIL;
+    return rl_shape_known(x) ? RL_OK : RL_UNKNOWN;
+}
+
+/* RandomUniform, RandomNormal: the shape attribute. */
+static int shape_random(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    const int64_t *shape = NULL;
+    int cnt = rl_attr_ints(n, "shape", &shape);
+    if (cnt < 0) return rl_bad(c, n, "needs a shape attribute");
+    if (cnt > RL_MAX_RANK_HARD) return rl_bad(c, n, "shape has %d entries", cnt);
+    for (int k = 0; k < cnt; k++)
+        if (shape[k] < 0) return rl_bad(c, n, "negative dimension %lld", (long long)shape[k]);
+    int64_t dt = rl_attr_i(n, "dtype", RL_DT_FLOAT);
+    return rl_set_out(c, n, 0, dt > 0 && dt < RL_DT_COUNT ? (int)dt : RL_DT_FLOAT, cnt, shape) == RL_OK ? RL_OK : RL_FAIL;
+}
+
+/* Multinomial: [batch, classes] -> [batch, sample_size] (int32 by default). */
+static int shape_multinomial(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    rl_value *x = rl_in(n, 0);
+    if (!x) return rl_bad(c, n, "needs an input");
+    if (x->rank >= 0 && x->rank != 2) return rl_bad(c, n, "input must be [batch, classes], got rank %d", x->rank);
+    int64_t samples = rl_attr_i(n, "sample_size", 1);
+    if (samples < 1) return rl_bad(c, n, "sample_size %lld", (long long)samples);
+    int64_t dims[2] = {x->rank == 2 ? x->dims[0] : -1, samples};
+    int64_t dt = rl_attr_i(n, "dtype", RL_DT_INT32);
+    if (rl_set_out(c, n, 0, dt > 0 && dt < RL_DT_COUNT ? (int)dt : RL_DT_INT32, 2, dims) != RL_OK) return RL_FAIL;
+    return dims[0] >= 0 ? RL_OK : RL_UNKNOWN;
+}
+
+/* Multinomial: a cumulative sum over the classes, then a binary search
+ * (log2 classes compares) per sample. */
+static void cost_multinomial(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    (void)c; (void)g;
+    const rl_value *x = rl_in(n, 0);
+    double classes = (double)x->dims[1];
+    k->vector_flops = rl_numel_d(x) + rl_numel_d(rl_out(n, 0)) * (classes > 2 ? log2(classes) : 1);
+}
+
 #define EW(name, since, factor, doc) {name, "", since, 0, shape_elementwise, cost_per_elem, factor, 0, doc}
 #define UN(name, since, factor, doc) {name, "", since, 0, shape_like_first, cost_per_elem, factor, 0, doc}
 
@@ -232,6 +287,15 @@ static const rl_op_def ops[] = {
     EW("IsNaN", 9, 1, "1 op per element"),
     EW("IsInf", 10, 1, "1 op per element"),
     UN("Clip", 1, 2, "2 FLOPs per element (max, min)"),
+    UN("Swish", 24, 6, "6 FLOPs per element (scale by alpha, sigmoid, multiply)"),
+    EW("SwiGLU", 28, 7, "7 FLOPs per output element (Swish of the gate, multiply)"),
+    {"Bernoulli", "", 15, 0, shape_random_like, cost_per_elem, 2, 0, "2 ops per element (draw, compare)"},
+    {"RandomUniformLike", "", 1, 0, shape_random_like, cost_per_elem, 2, 0, "2 ops per element (draw, scale)"},
+    {"RandomNormalLike", "", 1, 0, shape_random_like, cost_per_elem, 6, 0, "6 FLOPs per element (Box-Muller draw, scale, shift)"},
+    {"RandomUniform", "", 1, 0, shape_random, cost_per_elem, 2, 0, "2 ops per element (draw, scale)"},
+    {"RandomNormal", "", 1, 0, shape_random, cost_per_elem, 6, 0, "6 FLOPs per element (Box-Muller draw, scale, shift)"},
+    {"Multinomial", "", 7, 0, shape_multinomial, cost_multinomial, 0, 0,
+     "1 op per input element (cumulative sum) + log2(classes) compares per sample"},
     {"Dropout", "", 1, 0, shape_like_first, cost_identity_like, 0, 0,
      "inference: an identity copy; 0 FLOPs, bytes of input and output"},
 };
