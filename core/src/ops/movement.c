@@ -1386,6 +1386,166 @@ static int shape_optional_get_element(rl_ctx *c, rl_graph *g, rl_node *n) {
     return rl_shape_known(o) ? RL_OK : RL_UNKNOWN;
 }
 
+/* --------------------------------------------------------- GridSample -- */
+
+/* X [N, C, D1..Dr], grid [N, H1..Hr, r] -> Y [N, C, H1..Hr]. */
+static int shape_grid_sample(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    rl_value *x = rl_in(n, 0), *grid = rl_in(n, 1);
+    if (!x || !grid) return rl_bad(c, n, "needs X and grid");
+    int r = grid->rank >= 0 ? grid->rank : x->rank;
+    if (r < 0) return unknown_out(c, n, 0, x->dtype, -1);
+    if (r < 3) return rl_bad(c, n, "grid must have rank 3 or more, got %d", r);
+    if (x->rank >= 0 && x->rank != r) return rl_bad(c, n, "X has rank %d, grid rank %d", x->rank, r);
+    if (grid->rank >= 0 && grid->dims[r - 1] >= 0 && grid->dims[r - 1] != r - 2)
+        return rl_bad(c, n, "grid's last dim is %lld, want %d coordinates", (long long)grid->dims[r - 1], r - 2);
+    int64_t dims[RL_MAX_RANK_HARD];
+    dims[0] = x->rank >= 0 ? x->dims[0] : grid->dims[0];
+    dims[1] = x->rank >= 0 ? x->dims[1] : -1;
+    for (int k = 2; k < r; k++) dims[k] = grid->rank >= 0 ? grid->dims[k - 1] : -1;
+    return set_out_checked(c, n, 0, x->dtype, r, dims);
+}
+
+/* Per output element: unnormalise r coordinates (2 FLOPs each), then
+ * nearest 1 op, linear 2·2^r FLOPs (2^r taps), cubic 2·4^r. */
+static void cost_grid_sample(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    (void)c; (void)g;
+    const rl_value *o = rl_out(n, 0);
+    int r = o->rank - 2;
+    const char *mode = rl_attr_s(n, "mode", n->opset >= 20 ? "linear" : "bilinear");
+    double per = 1;
+    if (strstr(mode, "linear")) per = 2.0 * pow(2.0, r);
+    else if (strstr(mode, "cubic")) per = 2.0 * pow(4.0, r);
+    k->vector_flops = rl_numel_d(o) * (per + 2.0 * r);
+}
+
+/* --------------------------------------------------------- AffineGrid -- */
+
+/* theta [N, r, r+1], size = [N, C, D1..Dr] -> grid [N, D1..Dr, r]. */
+static int shape_affine_grid(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    rl_value *theta = rl_in(n, 0), *size = rl_in(n, 1);
+    if (!theta || !size) return rl_bad(c, n, "needs theta and size");
+    int64_t len = size->rank == 1 ? size->dims[0] : -1;
+    if (contents_known(size)) len = size->n_known;
+    if (len >= 0 && len != 4 && len != 5) return rl_bad(c, n, "size has %lld entries (4 for 2-D, 5 for 3-D)", (long long)len);
+    int nd = len >= 0 ? (int)len - 2 : theta->rank == 3 && theta->dims[1] >= 2 && theta->dims[1] <= 3 ? (int)theta->dims[1] : -1;
+    if (nd < 0) return unknown_out(c, n, 0, theta->dtype, -1);
+    if (theta->rank >= 0 && (theta->rank != 3 || (theta->dims[1] >= 0 && theta->dims[1] != nd) ||
+                             (theta->dims[2] >= 0 && theta->dims[2] != nd + 1)))
+        return rl_bad(c, n, "theta must be [N, %d, %d]", nd, nd + 1);
+    int64_t dims[6];
+    dims[0] = theta->rank == 3 ? theta->dims[0] : -1;
+    for (int k = 1; k <= nd; k++) dims[k] = -1;
+    dims[nd + 1] = nd;
+    if (contents_known(size)) {
+        for (int k = 0; k < nd; k++) {
+            if (size->ival[k + 2] < 0) return rl_bad(c, n, "negative size %lld", (long long)size->ival[k + 2]);
+            dims[k + 1] = size->ival[k + 2];
+        }
+        if (dims[0] < 0) dims[0] = size->ival[0];
+    } else {
+        rl_needs_runtime(n, 1);
+    }
+    return set_out_checked(c, n, 0, theta->dtype, nd + 2, dims);
+}
+
+/* Each grid point is theta (r × (r+1)) times its homogeneous base
+ * coordinate: 2·(r+1) FLOPs per output element. */
+static void cost_affine_grid(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    (void)c; (void)g;
+    const rl_value *o = rl_out(n, 0);
+    k->vector_flops = rl_numel_d(o) * 2.0 * (double)(o->dims[o->rank - 1] + 1);
+}
+
+/* ------------------------------------------------------ CenterCropPad -- */
+
+static int shape_center_crop_pad(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    rl_value *x = rl_in(n, 0), *shp = rl_in(n, 1);
+    if (!x || !shp) return rl_bad(c, n, "needs input and shape");
+    if (x->rank < 0) return unknown_out(c, n, 0, x->dtype, -1);
+    const int64_t *axes = NULL;
+    int na = rl_attr_ints(n, "axes", &axes);
+    int cnt = na >= 0 ? na : x->rank;
+    if (shp->rank == 1 && shp->dims[0] >= 0 && shp->dims[0] != cnt)
+        return rl_bad(c, n, "shape has %lld entries for %d axes", (long long)shp->dims[0], cnt);
+    bool known = contents_known(shp);
+    if (!known) rl_needs_runtime(n, 1);
+    if (known && shp->n_known != cnt) return rl_bad(c, n, "shape has %lld entries for %d axes", (long long)shp->n_known, cnt);
+    int64_t dims[RL_MAX_RANK_HARD];
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    for (int i = 0; i < cnt; i++) {
+        int a = na >= 0 ? rl_axis(c, n, axes[i], x->rank) : i;
+        if (a < 0) return RL_FAIL;
+        if (known && shp->ival[i] < 0) return rl_bad(c, n, "negative size %lld", (long long)shp->ival[i]);
+        dims[a] = known ? shp->ival[i] : -1;
+    }
+    return set_out_checked(c, n, 0, x->dtype, x->rank, dims);
+}
+
+/* ------------------------------------------------------------ BitCast -- */
+
+/* The same bytes read as another type: equal widths keep the shape; a
+ * narrower type adds a last dim of the width ratio, a wider one consumes it. */
+static int shape_bitcast(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    rl_value *x = rl_in(n, 0);
+    int64_t to = rl_attr_i(n, "to", 0);
+    if (to <= 0 || to >= RL_DT_COUNT || rl_dtype_bits((int)to) <= 0) return rl_bad(c, n, "unknown target type %lld", (long long)to);
+    if (!x || x->rank < 0) return unknown_out(c, n, 0, (int)to, -1);
+    int from_bits = rl_dtype_bits(x->dtype), to_bits = rl_dtype_bits((int)to);
+    if (from_bits <= 0) return unknown_out(c, n, 0, (int)to, -1);
+    int64_t dims[RL_MAX_RANK_HARD];
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    int r = x->rank;
+    if (from_bits > to_bits) {
+        if (from_bits % to_bits || r + 1 > RL_MAX_RANK_HARD) return rl_bad(c, n, "cannot split %d-bit elements into %d-bit ones", from_bits, to_bits);
+        dims[r++] = from_bits / to_bits;
+    } else if (from_bits < to_bits) {
+        int64_t ratio = to_bits / from_bits;
+        if (to_bits % from_bits || r == 0 || (dims[r - 1] >= 0 && dims[r - 1] != ratio))
+            return rl_bad(c, n, "the last dim must hold %lld %d-bit elements to make one %d-bit element",
+                          (long long)ratio, from_bits, to_bits);
+        r--;
+    }
+    return set_out_checked(c, n, 0, (int)to, r, dims);
+}
+
+/* ------------------------------------------------------ TensorScatter -- */
+
+/* Writes update into past_cache along axis at write_indices; the present
+ * cache has the past's shape. */
+static int shape_tensor_scatter(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    rl_value *past = rl_in(n, 0), *upd = rl_in(n, 1);
+    if (!past || !upd) return rl_bad(c, n, "needs past_cache and update");
+    if (past->rank >= 0 && upd->rank >= 0 && past->rank != upd->rank)
+        return rl_bad(c, n, "past_cache has rank %d, update rank %d", past->rank, upd->rank);
+    if (past->rank >= 0 && upd->rank >= 0) {
+        int axis = rl_axis(c, n, rl_attr_i(n, "axis", -2), past->rank);
+        if (axis < 0) return RL_FAIL;
+        for (int k = 0; k < past->rank; k++) {
+            int64_t a = past->dims[k], b = upd->dims[k];
+            if (a >= 0 && b >= 0 && (k == axis ? b > a : b != a))
+                return rl_bad(c, n, "update dim %d is %lld, the cache's %lld", k, (long long)b, (long long)a);
+        }
+    }
+    return shape_like_data(c, g, n);
+}
+
+/* Runtimes update the cache in place (that is what the op is for): the
+ * traffic is the update and the indices read and the update-sized region
+ * written, not a copy of the whole cache. */
+static void cost_tensor_scatter(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    (void)g;
+    const rl_value *past = rl_in(n, 0), *upd = rl_in(n, 1);
+    double cache = rl_value_bytes(c, past);
+    if (past->kind == RL_VALUE_WEIGHT || past->kind == RL_VALUE_CONSTANT) k->weight_bytes -= cache;
+    else k->input_bytes -= cache;
+    k->output_bytes = rl_value_bytes(c, upd);
+}
+
 /* ------------------------------------------------------------ the table -- */
 
 #define MOVE(name, since, until, fn, doc) {name, "", since, until, fn, NULL, 0, 0, doc}
@@ -1439,6 +1599,15 @@ static const rl_op_def ops[] = {
     MOVE("EyeLike", 9, 0, shape_eye_like, "0 FLOPs; writes its output"),
     {"TopK", "", 1, 0, shape_topk, cost_topk, 0, 0,
      "heap selection: input elements × log2(k) compares (log2 taken as 1 for k ≤ 2)"},
+    {"GridSample", "", 16, 0, shape_grid_sample, cost_grid_sample, 0, 0,
+     "per output element: 2 FLOPs per coordinate to unnormalise, + nearest 1 op, linear 2·2^r "
+     "FLOPs, cubic 2·4^r FLOPs (r spatial axes)"},
+    {"AffineGrid", "", 20, 0, shape_affine_grid, cost_affine_grid, 0, 0,
+     "2·(r+1) vector FLOPs per output element (theta times the base coordinate)"},
+    MOVE("CenterCropPad", 18, 0, shape_center_crop_pad, COPY_DOC),
+    VIEW("BitCast", 26, 0, shape_bitcast, "view: the same bytes read as another type, 0 FLOPs, 0 bytes"),
+    {"TensorScatter", "", 24, 0, shape_tensor_scatter, cost_tensor_scatter, 0, 0,
+     "0 FLOPs; in place: reads the update and indices, writes the update-sized region"},
     MOVE("SequenceConstruct", 11, 0, shape_sequence_construct, "0 FLOPs; sequences are not costed as tensors"),
     MOVE("SequenceEmpty", 11, 0, shape_sequence_empty, "0 FLOPs"),
     MOVE("SequenceInsert", 11, 0, shape_sequence_insert, "0 FLOPs; reads the inserted tensor"),
