@@ -46,8 +46,9 @@ function setPath(obj, path, value) {
   o[path.at(-1)] = value;
 }
 
-/** A human label of a field path: memory[0] is shown by the level's name. */
-function labelOf(obj, path) {
+/** A human label of a field path without its first `skip` parts; list
+ * items are named (memory[0] by the level's name). */
+function labelOf(obj, path, skip = 0) {
   const parts = [];
   let o = obj;
   for (const k of path) {
@@ -56,9 +57,9 @@ function labelOf(obj, path) {
       const item = o[k];
       parts.push(item?.name || item?.id || `#${k + 1}`);
     } else if (k !== 'overrides') parts.push(k);
-    o = o[k];
+    o = o?.[k];
   }
-  return parts.join(' › ');
+  return parts.slice(skip).join(' › ');
 }
 
 const pathKey = (path) => path.join('.');
@@ -134,34 +135,39 @@ export class ProfileEditor {
     const head = el('fieldset');
     head.appendChild(el('legend', 'Profile'));
     for (const k of ['id', 'name']) {
-      const l = el('label', `${k} `);
+      const l = el('label');
+      l.appendChild(el('span', k, { class: 'pf-name' }));
       const i = el('input', null, { type: 'text', 'data-path': k, 'data-testid': `pf-${k}`, maxlength: '200' });
       i.value = String(obj[k] ?? '');
       l.appendChild(i);
       head.appendChild(l);
     }
     form.appendChild(head);
-    const groups = new Map();
+    // Top-level figures (clock, launch overhead) join id and name.
+    const groups = new Map([['profile', []]]);
     for (const f of profileFields(obj)) {
-      const top = typeof f.path[0] === 'string' ? f.path[0] : 'other';
+      const top = f.path.length <= 2 ? 'profile' : String(f.path[0]);
       const g = top === 'power_modes' ? `power mode ${obj.power_modes[f.path[1]]?.id ?? f.path[1]}` : top;
       if (!groups.has(g)) groups.set(g, []);
       groups.get(g).push(f);
     }
     for (const [g, fields] of groups) {
-      const fs = el('fieldset');
-      fs.appendChild(el('legend', g.replace(/_/g, ' ')));
+      let fs = head;
+      if (g !== 'profile') {
+        fs = el('fieldset');
+        fs.appendChild(el('legend', g.replace(/_/g, ' ')));
+      }
       for (const f of fields) {
         const key = pathKey(f.path);
         const l = el('label', null, { title: [f.kind, f.source].filter(Boolean).join(': ') });
-        l.appendChild(el('span', labelOf(obj, g.startsWith('power mode') ? f.path.slice(2) : f.path.slice(1)) || g, { class: 'pf-name' }));
+        l.appendChild(el('span', labelOf(obj, f.path, g === 'profile' ? 0 : g.startsWith('power mode') ? 2 : 1), { class: 'pf-name' }));
         const i = el('input', null, { type: 'text', inputmode: 'decimal', 'data-path': key, 'data-testid': `pf-${key}`, spellcheck: 'false' });
         i.value = String(f.value);
         l.appendChild(i);
         l.appendChild(el('span', f.unit ? `${eng(f.value, f.unit)}` : '', { class: 'pf-unit' }));
         fs.appendChild(l);
       }
-      form.appendChild(fs);
+      if (fs !== head) form.appendChild(fs);
     }
   }
 
@@ -175,7 +181,7 @@ export class ProfileEditor {
       const v = Number(input.value.trim());
       if (input.value.trim() === '' || !Number.isFinite(v)) {
         input.setAttribute('aria-invalid', 'true');
-        this.status(`${labelOf(this.obj, path.slice(1))}: “${input.value}” is not a number (write e.g. 1.2e12).`, true);
+        this.status(`${labelOf(this.obj, path, 1)}: “${input.value}” is not a number (write e.g. 1.2e12).`, true);
         return;
       }
       setPath(next, path, v);

@@ -30,6 +30,7 @@ const markers = {
     const { ctx, chartArea: a, scales } = chart;
     ctx.save();
     ctx.font = '12px system-ui, sans-serif';
+    const taken = [];   // label boxes drawn so far
     for (const m of opts?.lines || []) {
       const px = scales.x.getPixelForValue(m.x);
       if (!(px >= a.left - 0.5 && px <= a.right + 0.5)) continue;
@@ -43,14 +44,24 @@ const markers = {
       const right = px + 4 + w <= a.right;
       ctx.textAlign = right ? 'left' : 'right';
       ctx.fillText(m.label, right ? px + 4 : px - 4, a.top + 14);
+      taken.push({ x: right ? px + 4 : px - 4 - w, y: a.top + 2, w, h: 14 });
     }
+    // Point labels: above the point, else below; skipped when both would
+    // overlap a label already drawn (the tooltip still names the point).
+    const free = (r) => !taken.some((o) => r.x < o.x + o.w && o.x < r.x + r.w && r.y < o.y + o.h && o.y < r.y + r.h);
     for (const t of opts?.labels || []) {
       const y = scales[t.yAxisID || 'y'];
       const px = scales.x.getPixelForValue(t.x), py = y.getPixelForValue(t.y);
       if (!Number.isFinite(px) || !Number.isFinite(py)) continue;
+      const w = ctx.measureText(t.text).width, h = 13;
+      const left = px > (a.left + a.right) / 2;
+      const x = left ? px - 8 - w : px + 8;
+      const spot = [py - 8 - h + 3, py + 8].map((top) => ({ x, y: top, w, h })).find(free);
+      if (!spot) continue;
+      taken.push(spot);
       ctx.fillStyle = t.color || '#333';
-      ctx.textAlign = px > (a.left + a.right) / 2 ? 'right' : 'left';
-      ctx.fillText(t.text, px + (ctx.textAlign === 'left' ? 8 : -8), py - 8);
+      ctx.textAlign = 'left';
+      ctx.fillText(t.text, spot.x, spot.y + h - 3);
     }
     ctx.restore();
   },
@@ -173,6 +184,7 @@ export class WhatIfViews {
   /** State -> controls (tabs, picker, inputs). */
   sync() {
     const st = this.h.state();
+    if (st.view === 'compare' && !st.compare.length) st.compare = this.defaultCompare();
     for (const b of this.root.querySelectorAll('[data-view]')) b.setAttribute('aria-selected', String(st.view === b.dataset.view));
     for (const v of VIEWS) this.q(`#${v}-panel`).hidden = st.view !== v;
     this.fillPicker();
@@ -382,8 +394,12 @@ export class WhatIfViews {
     const crit = study.critical_batch;
     const balance = study.time_balance;
     const lines = crit ? [{ x: crit, label: `critical batch ${crit}`, color: '#d62728' }] : [];
-    const [blo, bhi] = decades(rows.map((r) => r.batch), 1.2);
-    const xAxis = () => ({ ...logAxis('Batch size', '', blo, bhi), ticks: { callback: (v) => (Math.log2(v) % 1 === 0 ? String(v) : '') } });
+    const batches = rows.map((r) => r.batch);
+    const blo = Math.min(...batches) / 1.25, bhi = Math.max(...batches) * 1.25;
+    // Ticks at the swept batches (a log axis would put them at 1-9 × 10^n).
+    const xAxis = () => ({ ...logAxis('Batch size', '', blo, bhi),
+      afterBuildTicks: (ax) => { ax.ticks = batches.map((value) => ({ value })); },
+      ticks: { callback: (v) => String(v), autoSkip: true, maxRotation: 0 } });
     const [ilo, ihi] = decades([...rows.map((r) => r.intensity), balance]);
     this.chart('sweepIntensity', this.q('#sweep-intensity'), {
       type: 'line',
@@ -475,8 +491,7 @@ export class WhatIfViews {
     // Log axes when the modes span more than a decade, else linear with room.
     const scale = (v, title, unit) => {
       if (spread(v) > 10) { const [lo, hi] = decades(v); return axis('logarithmic', title, unit, lo, hi); }
-      const lo = Math.min(...v), hi = Math.max(...v), pad = (hi - lo) * 0.12 || lo * 0.1;
-      return axis('linear', title, unit, Math.max(0, lo - pad), hi + pad);
+      return { ...axis('linear', title, unit), grace: '10%' };
     };
     const limit = fastest ? fastest.time_s * (1 + study.max_slowdown) : null;
     const sets = [
@@ -503,6 +518,7 @@ export class WhatIfViews {
     recEl.textContent = rec
       ? `Recommended mode: ${rec.name} — ${eng(rec.energy_j, 'J')} and ${eng(rec.time_s, 's')} per inference (${pct(rec.slowdown)} slower than the fastest mode, ${fastest?.mode}).`
       : 'No mode is recommended.';
+    if (rec && rec === fastest) recEl.textContent = `Recommended mode: ${rec.name} — the fastest mode, ${eng(rec.energy_j, 'J')} and ${eng(rec.time_s, 's')} per inference.`;
     this.q('#power-reason').textContent = study.reason || '';
     const use = this.q('#power-use');
     use.hidden = !rec || rec.mode === (res.hardware.power_mode || null);

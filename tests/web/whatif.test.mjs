@@ -1,0 +1,265 @@
+// Browser tests of the what-if views (compare hardware, batch sweep, power
+// modes), the profile editor and the per-level memory ceilings, in headless
+// Debian Chromium via playwright-core. Every number the page shows is checked
+// against the WebAssembly core (Node build) answering the same request.
+// Run: tools/build-site.sh && node --test tests/web/whatif.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, SITE, NODE_WASM, FIXTURES, serve, chromiumPath, CHROMIUM_ARGS, loadNodeCore } from './helpers.mjs';
+
+let chromium = null;
+try { ({ chromium } = await import('playwright-core')); } catch { /* reported by skip */ }
+const exe = chromiumPath();
+const missing = [];
+if (!chromium) missing.push('playwright-core (npm install)');
+if (!exe) missing.push('chromium (apt-get install chromium)');
+if (!existsSync(join(SITE, 'index.html'))) missing.push('build/site (tools/build-site.sh)');
+if (!existsSync(NODE_WASM)) missing.push('build-wasm (tools/build-site.sh)');
+const skip = missing.length ? `missing: ${missing.join(', ')}` : false;
+
+let site, browser, core;
+const models = new Map();
+
+before(async () => {
+  if (skip) return;
+  site = await serve(SITE);
+  browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
+  core = await loadNodeCore();
+});
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+const profile = (id) => JSON.parse(readFileSync(join(ROOT, 'hw', `${id}.json`), 'utf8'));
+
+/** The core's answer to the request the page sends for its default
+ * options (precision model, inference, fused, intended granularity). */
+function coreAnswer(model, hwId, extra = {}) {
+  if (!models.has(model)) {
+    const r = core.readAll(new Uint8Array(readFileSync(join(FIXTURES, 'models', model))));
+    assert.ok(r.model, `read ${model}: ${r.error}`);
+    models.set(model, r.model);
+  }
+  const req = { hardware: profile(hwId), precision: 'model', mode: 'inference', sol: 'fused', granularity: 'intended',
+    dims: {}, layers: false, ...extra };
+  const res = JSON.parse(core.analyze(models.get(model), JSON.stringify(req)));
+  assert.equal(res.ok, true, JSON.stringify(res.error));
+  return res;
+}
+
+async function openPage(hash) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
+  const page = await context.newPage();
+  page.problems = [];
+  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
+  await page.goto(hash.startsWith('http') ? hash : `${site.url}#${hash}`);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+  return page;
+}
+
+/** Waits until a view finished drawing (data-state on its panel). */
+async function viewDone(page, testid) {
+  await page.waitForFunction((t) => ['done', 'error', 'empty'].includes(document.querySelector(`[data-testid=${t}]`).dataset.state),
+    testid, { timeout: 30000 });
+  assert.equal(await page.getAttribute(`[data-testid=${testid}]`, 'data-state'), 'done',
+    await page.locator(`[data-testid=${testid}] .whatif-msg`).textContent());
+}
+
+/** Pixels of one colour drawn in a canvas (so the data, not just the axes, is there). */
+function colourPixels(page, selector, hex) {
+  return page.evaluate(([sel, h]) => {
+    const c = document.querySelector(sel);
+    const [r, g, b] = [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16));
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - r) < 8 && Math.abs(d[i + 1] - g) < 8 && Math.abs(d[i + 2] - b) < 8 && d[i + 3] > 200) n++;
+    return n;
+  }, [selector, hex]);
+}
+
+const cellValues = (page, table, key) => page.$$eval(`[data-testid=${table}] tbody td[data-key=${key}]`,
+  (tds) => tds.map((td) => (td.dataset.value === undefined ? null : Number(td.dataset.value))));
+
+test('compare view: bars for each device, numbers equal the core\'s compare study', { skip }, async () => {
+  const cmp = ['h100-sxm', 'jetson-agx-orin:15w', 'tpu-v5e'];
+  const page = await openPage(`example=conv_net&hw=h100-sxm&view=compare&cmp=${cmp.join(',')}`);
+  await viewDone(page, 'compare-view');
+  const want = coreAnswer('conv_net.onnx', 'h100-sxm', { study: { kind: 'compare',
+    hardware: cmp.map((c) => profile(c.split(':')[0])), power_modes: cmp.map((c) => c.split(':')[1] ?? null) } }).study;
+  assert.deepEqual(await page.$$eval('[data-testid=compare-table] tbody tr', (trs) => trs.map((t) => t.dataset.hw)), cmp);
+  for (const s of ['unfused', 'fused', 'fused_prefetched']) {
+    assert.deepEqual(await cellValues(page, 'compare-table', s), want.rows.map((r) => r.sol[s]), s);
+  }
+  assert.deepEqual(await cellValues(page, 'compare-table', 'energy_j'), want.rows.map((r) => r.energy_j));
+  assert.deepEqual(await page.$$eval('[data-testid=compare-table] td[data-key=bound]', (t) => t.map((x) => x.textContent)),
+    want.rows.map((r) => r.bound));
+  // the 15 W mode of the Orin really is a different device from the others
+  assert.equal(want.rows[1].hardware.power_mode, '15w');
+  assert.ok((await colourPixels(page, '#compare-time', '#3182bd')) > 100, 'fused bars drawn');
+  assert.ok((await colourPixels(page, '#compare-energy', { compute: '#1f77b4', memory: '#ff7f0e', overhead: '#d62728' }[want.rows[0].bound])) > 100, 'energy bars drawn');
+  // a device without energy figures is said so
+  assert.match(await page.locator('#compare-notes').textContent(), /tpu-v5e/);
+
+  // ticking another device re-runs the study and goes into the link
+  await page.click('[data-testid=compare-view] details.hw-picker summary');
+  await page.check('[data-testid=compare-picker] input[value=a100-sxm-80gb]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=compare-table] tbody tr').length === 4);
+  assert.match(page.url(), /cmp=h100-sxm%2Cjetson-agx-orin%3A15w%2Ctpu-v5e%2Ca100-sxm-80gb/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('batch sweep: intensity, attainable FLOP/s and critical batch equal the core\'s sweep', { skip }, async () => {
+  const page = await openPage('example=transformer_block&hw=h100-sxm&view=sweep&sweep=1-256');
+  await viewDone(page, 'sweep-view');
+  const batches = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+  const want = coreAnswer('transformer_block.onnx', 'h100-sxm', { study: { kind: 'batch_sweep', batches } }).study;
+  assert.deepEqual(await page.$$eval('[data-testid=sweep-table] tbody tr', (trs) => trs.map((t) => Number(t.dataset.batch))), batches);
+  assert.deepEqual(await cellValues(page, 'sweep-table', 'intensity'), want.rows.map((r) => r.intensity));
+  assert.deepEqual(await cellValues(page, 'sweep-table', 'attainable_flops_per_s'), want.rows.map((r) => r.attainable_flops_per_s));
+  assert.deepEqual(await cellValues(page, 'sweep-table', 'time_per_sample_s'), want.rows.map((r) => r.time_per_sample_s));
+  const crit = await page.getAttribute('[data-testid=critical-batch]', 'data-value');
+  assert.equal(crit, want.critical_batch === null ? '' : String(want.critical_batch));
+  assert.match(await page.locator('[data-testid=critical-batch]').textContent(),
+    want.critical_batch === null ? /No batch in 1…256/ : new RegExp(`Critical batch: ${want.critical_batch}\\b`));
+  assert.ok((await colourPixels(page, '#sweep-intensity', '#1f77b4')) > 50, 'intensity curve drawn');
+  assert.ok((await colourPixels(page, '#sweep-perf', '#2ca02c')) > 50, 'FLOP/s curve drawn');
+
+  // a new range re-runs the sweep and goes into the link; a bad one is refused
+  await page.fill('[data-testid=sweep-to]', '64');
+  await page.press('[data-testid=sweep-to]', 'Enter');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=sweep-table] tbody tr').length === 7);
+  assert.match(page.url(), /sweep=1-64/);
+  await page.fill('[data-testid=sweep-from]', '100');
+  await page.press('[data-testid=sweep-from]', 'Enter');
+  assert.match(await page.locator('#sweep-msg').textContent(), /1 ≤ from ≤ to/);
+  assert.match(page.url(), /sweep=1-64/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('power advisor on jetson-agx-orin recommends the core\'s mode; slowdown in the link; no modes explained', { skip }, async () => {
+  const page = await openPage('example=conv_net&hw=jetson-agx-orin&view=power');
+  await viewDone(page, 'power-advisor');
+  const want = coreAnswer('conv_net.onnx', 'jetson-agx-orin', { study: { kind: 'power_modes', max_slowdown: 0.05 } }).study;
+  assert.equal(await page.inputValue('[data-testid=max-slowdown]'), '5');
+  assert.ok(want.recommended, 'the core recommends a mode');
+  assert.equal(await page.getAttribute('[data-testid=power-recommended]', 'data-mode'), want.recommended);
+  assert.equal(await page.locator('[data-testid=power-reason]').textContent(), want.reason);
+  assert.equal(await page.locator('[data-testid=power-table] tbody tr').count(), profile('jetson-agx-orin').power_modes.length);
+  assert.deepEqual(await cellValues(page, 'power-table', 'energy_j'), want.rows.map((r) => r.energy_j));
+  assert.deepEqual(await cellValues(page, 'power-table', 'time_s'), want.rows.map((r) => r.time_s));
+  assert.ok((await colourPixels(page, '#power-chart', '#ffd700')) > 30, 'recommended star drawn');
+
+  // a larger allowed slowdown: the core's recommendation for 50 %
+  const loose = coreAnswer('conv_net.onnx', 'jetson-agx-orin', { study: { kind: 'power_modes', max_slowdown: 0.5 } }).study;
+  await page.fill('[data-testid=max-slowdown]', '50');
+  await page.press('[data-testid=max-slowdown]', 'Enter');
+  await page.waitForFunction(() => /slow=0\.5\b/.test(location.hash));
+  await page.waitForFunction((m) => document.querySelector('[data-testid=power-recommended]').dataset.mode === m, loose.recommended);
+  assert.equal(await page.locator('[data-testid=power-reason]').textContent(), loose.reason);
+
+  // "Analyse in <mode>" switches the main view to the recommended mode
+  if (await page.locator('[data-testid=power-use]').isVisible()) {
+    await page.click('[data-testid=power-use]');
+    await page.waitForFunction((m) => new URLSearchParams(location.hash.slice(1)).get('pm') === m, loose.recommended);
+    assert.equal(await page.inputValue('[data-testid=pm-select]'), loose.recommended);
+  }
+
+  // a device without power modes: a plain explanation, the input disabled
+  await page.selectOption('[data-testid=hw-select]', 'h100-sxm');
+  await page.waitForFunction(() => document.querySelector('[data-testid=power-advisor]').dataset.state === 'empty');
+  assert.match(await page.locator('[data-testid=power-msg]').textContent(), /has no power modes/);
+  assert.equal(await page.isDisabled('[data-testid=max-slowdown]'), true);
+  assert.equal(await page.locator('#power-body').isVisible(), false);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('profile editor: a figure edited in the form survives a share link (value and predicted time)', { skip }, async () => {
+  const page = await openPage('example=conv_net&hw=h100-sxm');
+  await page.waitForSelector('[data-testid=summary][data-time-s]');
+  const t0 = Number(await page.getAttribute('[data-testid=summary]', 'data-time-s'));
+  await page.click('#custom-hw summary');
+  const field = '[data-testid="pf-memory.0.bandwidth_Bps.value"]';
+  await page.waitForSelector(field);
+  const bw = profile('h100-sxm').memory[0].bandwidth_Bps.value;
+  assert.equal(Number(await page.inputValue(field)), bw);
+  // not a number: refused in place, nothing applied
+  await page.fill(field, 'fast');
+  await page.press(field, 'Tab');
+  assert.equal(await page.getAttribute(field, 'aria-invalid'), 'true');
+  assert.equal(await page.getAttribute('[data-testid=profile-status]', 'data-valid'), '0');
+  // a value the core refuses: its message, nothing applied
+  await page.fill(field, '-1');
+  await page.press(field, 'Tab');
+  await page.waitForFunction(() => /refuses/.test(document.querySelector('[data-testid=profile-status]').textContent));
+  assert.equal(await page.getAttribute('[data-testid=summary]', 'data-hw'), 'h100-sxm');
+  // a tenth of the bandwidth: the core's time for that profile
+  const edited = profile('h100-sxm');
+  edited.id = 'h100-sxm-custom';
+  edited.name = `${edited.name} (edited)`;
+  edited.memory[0].bandwidth_Bps.value = bw / 10;
+  await page.fill(field, String(bw / 10));
+  await page.press(field, 'Tab');
+  await page.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.hw === 'h100-sxm-custom');
+  const t1 = Number(await page.getAttribute('[data-testid=summary]', 'data-time-s'));
+  const wantT = coreAnswer('conv_net.onnx', 'h100-sxm', { hardware: edited }).sol.chosen.time_s;
+  assert.equal(t1, wantT);
+  assert.notEqual(t1, t0);
+  // the JSON text follows the form, and the download is that profile
+  assert.equal(JSON.parse(await page.inputValue('[data-testid=custom-json]')).memory[0].bandwidth_Bps.value, bw / 10);
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=profile-download]')]);
+  const chunks = [];
+  for await (const c of await dl.createReadStream()) chunks.push(c);
+  const file = JSON.parse(Buffer.concat(chunks).toString());
+  assert.equal(dl.suggestedFilename(), 'h100-sxm-custom.json');
+  assert.equal(file.memory[0].bandwidth_Bps.value, bw / 10);
+
+  await page.evaluate(() => document.querySelector('[data-testid=copy-link]').removeAttribute('data-link'));
+  await page.click('[data-testid=copy-link]');
+  await page.waitForSelector('[data-testid=copy-link][data-link]');
+  const link = await page.getAttribute('[data-testid=copy-link]', 'data-link');
+  assert.match(link, /hw=custom&profile=/);
+  await page.context().close();
+
+  const page2 = await openPage(link);
+  await page2.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.hw === 'h100-sxm-custom', null, { timeout: 30000 });
+  assert.equal(Number(await page2.getAttribute('[data-testid=summary]', 'data-time-s')), t1);
+  await page2.click('#custom-hw summary');
+  await page2.waitForSelector(field);
+  assert.equal(Number(await page2.inputValue(field)), bw / 10);
+  assert.deepEqual(page2.problems, []);
+  await page2.context().close();
+});
+
+test('time roofline: one memory ceiling per level of the profile', { skip }, async () => {
+  const page = await openPage('example=conv_net&hw=jetson-agx-orin');
+  await page.waitForSelector('[data-testid=summary][data-time-s]');
+  const want = coreAnswer('conv_net.onnx', 'jetson-agx-orin').roofline.ceilings.memory;
+  assert.ok(want.length >= 2, 'the Orin profile lists several memory levels');
+  const got = await page.evaluate(() => {
+    const ch = globalThis.Chart.getChart(document.querySelector('[data-testid=chart-time-roofline] canvas'));
+    return ch.data.datasets.filter((d) => d.rlMemory).map((d) => ({ name: d.rlMemory, bw: d.rlBandwidth, slope: d.data[1].y / d.data[1].x }));
+  });
+  assert.deepEqual(got.map((g) => [g.name, g.bw]), want.filter((m) => m.bandwidth_Bps > 0).map((m) => [m.name, m.bandwidth_Bps]));
+  for (const g of got) assert.ok(Math.abs(g.slope / g.bw - 1) < 1e-9, `${g.name}: the line's slope is its bandwidth`);
+  await page.context().close();
+});
+
+test('what-if links: a bad view state is refused with a notice; tabs write the view into the link', { skip }, async () => {
+  const page = await openPage('example=conv_net&view=nope&cmp=h100-sxm,no-such-gpu');
+  assert.match(await page.locator('[data-testid=notice]').textContent(), /view: must be one of.*cmp: unknown hardware profile 'no-such-gpu'/);
+  await page.click('[data-testid=tab-sweep]');
+  await page.waitForFunction(() => /view=sweep/.test(location.hash));
+  assert.equal(await page.locator('[data-testid=sweep-view]').isVisible(), true);
+  assert.equal(await page.locator('[data-testid=compare-view]').isVisible(), false);
+  await page.click('[data-testid=tab-sweep]');
+  await page.waitForFunction(() => !/view=/.test(location.hash));
+  assert.equal(await page.locator('[data-testid=sweep-view]').isVisible(), false);
+  await page.context().close();
+});
