@@ -403,6 +403,11 @@ static void print_study(const cJSON *res) {
     if (!strcmp(kind, "compare")) print_compare(st);
     else if (!strcmp(kind, "batch_sweep")) print_sweep(st);
     else print_power_modes(st);
+    const cJSON *w = cJSON_GetObjectItem(res, "warnings"), *l;
+    if (cJSON_GetArraySize(w) > 0) {
+        printf("\nwarnings (the request's own analysis)\n");
+        cJSON_ArrayForEach(l, w) printf("  [%s] %s\n", str(l, "code"), str(l, "message"));
+    }
 }
 
 /* "A..B" = the powers of two from A to B; or a comma list. */
