@@ -290,3 +290,103 @@ test('a model over 2 GB (weights inline) opens through the file input with the W
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// ------------------------------------------------------------ share links
+const deflateRaw = async (s) => (await import('node:zlib')).deflateRawSync(Buffer.from(s));
+const b64url = (buf) => Buffer.from(buf).toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const H100 = () => JSON.parse(readFileSync(join(resolve(FIXTURES, '../..'), 'hw/h100-sxm.json'), 'utf8'));
+
+/** Opens a link; returns the page and its notice text. */
+async function openLink(suffix) {
+  const page = await openPage(site.url + suffix);
+  const n = page.locator('[data-testid=notice]');
+  const text = (await n.isVisible()) ? await n.textContent() : '';
+  return { page, text };
+}
+
+async function finish(page) {
+  await page.waitForTimeout(200);
+  assert.deepEqual(page.dialogs, [], 'a dialog was opened');
+  assertOwnRequests(page);
+  await assertNothingInjected(page);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+}
+
+test('share links: invalid parts are ignored and named, valid parts kept', { skip }, async () => {
+  // wrong values, absurd numbers, unknown and repeated keys; hw and sort are valid
+  const { page, text } = await openLink('#hw=a100-sxm-80gb&prec=fp13&batch=-4&sort=flops:asc&evil=1&__proto__=x' +
+    '&sel=1e999&dims=batch%3D1e400;__proto__%3D5;seq%3D128&sweep=0-99999999&slow=1e308&q=' + 'x'.repeat(300) + '&hw=t4');
+  assert.match(text, /link could not be used/);
+  for (const k of ['prec', 'batch', 'evil', '__proto__', 'sel', 'dims', 'sweep', 'slow', 'q', 'hw: given more than once']) {
+    assert.ok(text.includes(k), `notice does not name ${k}: ${text}`);
+  }
+  assert.equal(await page.inputValue('[data-testid=hw-select]'), 'a100-sxm-80gb');
+  assert.equal(await page.inputValue('[data-testid=precision-select]'), 'model');
+  assert.equal(await page.inputValue('[data-testid=batch-input]'), '');
+  assert.equal(await page.getAttribute('[data-testid=layer-table] thead th:has(button[data-key=flops])', 'aria-sort'), 'ascending');
+  // the URL now holds only what was used: no unknown key survives a rewrite
+  await page.click('[data-testid=copy-link]');
+  await page.waitForSelector('[data-testid=copy-link][data-link]');
+  const link = await page.getAttribute('[data-testid=copy-link]', 'data-link');
+  assert.doesNotMatch(link, /evil|__proto__|fp13|1e999/);
+  assert.match(link, /dims=seq%3D128/);
+  await finish(page);
+});
+
+test('share links: script and data URLs as the model are refused, nothing is fetched', { skip }, async () => {
+  for (const [suffix, why] of [
+    ['#model=javascript:alert(3)&example=conv_net', /model: only https:\/\/ URLs can be opened, not javascript:/],
+    [`?model=${encodeURIComponent('data:text/html,<script>alert(1)</script>')}#example=conv_net`, /model: only https:\/\/ URLs can be opened, not data:/],
+    [`#model=${encodeURIComponent('data:application/octet-stream;base64,CAg=')}&example=conv_net`, /not data:/],
+    ['#model=http%3A%2F%2Fexample.com%2Fm.onnx&example=conv_net', /not http:/],
+    ['#model=https%3A%2F%2Fuser%3Apw%40example.com%2Fm.onnx&example=conv_net', /user name or password/],
+    ['#model=' + 'https%3A%2F%2Fexample.com%2F' + 'a'.repeat(5000) + '&example=conv_net', /longer than 4096/],
+  ]) {
+    const { page, text } = await openLink(suffix);
+    assert.match(text, why, suffix.slice(0, 80));
+    // the valid part (the example) is opened
+    await page.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.layers, null, { timeout: 20000 });
+    assert.ok(!page.requests.some((u) => /example\.com/.test(u)));
+    await finish(page);
+  }
+});
+
+test('share links: a corrupt, oversized or tampered custom profile is refused with a notice', { skip }, async () => {
+  const bomb = 'z' + b64url(await deflateRaw(' '.repeat(1 << 20)));          // 1 MB of spaces in ~1 KB
+  const tampered = H100();
+  tampered.memory[0].bandwidth_Bps.value = -5;                                  // the core refuses this
+  const hostileName = { ...H100(), id: 'h100-custom', name: PAYLOADS.img };     // valid, but a hostile name
+  const cases = [
+    ['#hw=custom&profile=z!!not-base64!!', /profile: the custom hardware profile could not be decoded: it is not valid base64url/],
+    ['#hw=custom&profile=zAAAA', /profile: the custom hardware profile could not be decoded: its compressed data is corrupt/],
+    ['#hw=custom&profile=' + bomb, /inflates to more than 256 KB/],
+    ['#hw=custom&profile=q' + b64url('{}'), /unknown encoding/],
+    ['#hw=custom&profile=j' + b64url('[1,2]'), /not a JSON object/],
+    ['#hw=custom&profile=j' + b64url('{"a":'), /not valid JSON/],
+    ['#hw=custom&profile=j' + 'A'.repeat(20000), /longer than 16 KB/],
+    ['#hw=custom&profile=z' + b64url(await deflateRaw(JSON.stringify(tampered))), /profile: the custom hardware profile is invalid: .*bandwidth/i],
+    ['#hw=custom', /custom hardware without a profile/],
+  ];
+  assert.ok(bomb.length < 4096, `bomb token ${bomb.length} chars`);
+  for (const [suffix, why] of cases) {
+    const { page, text } = await openLink(suffix + '&prec=fp16');
+    assert.match(text, why, suffix.slice(0, 60));
+    assert.equal(await page.inputValue('[data-testid=hw-select]'), 'h100-sxm', suffix.slice(0, 60));
+    assert.equal(await page.inputValue('[data-testid=precision-select]'), 'fp16');
+    await finish(page);
+  }
+  // A valid profile with a hostile name is used, and its name shown as text.
+  const { page, text } = await openLink('#example=conv_net&hw=custom&profile=z' + b64url(await deflateRaw(JSON.stringify(hostileName))));
+  assert.equal(text, '');
+  await page.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.hw === 'h100-custom', null, { timeout: 20000 });
+  assert.ok((await summary(page).textContent()).includes(PAYLOADS.img));
+  await finish(page);
+});
+
+test('share links: a link over 64 K characters is not used at all', { skip }, async () => {
+  const { page, text } = await openLink('#hw=t4&q=' + 'y'.repeat(70000));
+  assert.match(text, /link: longer than 64 K characters/);
+  assert.equal(await page.inputValue('[data-testid=hw-select]'), 'h100-sxm');
+  await finish(page);
+});

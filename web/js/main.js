@@ -477,10 +477,12 @@ function applyCustomProfile(obj) {
 
 /** Applies the URL to the page: settings, then the model if it can be fetched. */
 async function restore() {
-  const { state, problems } = await fromLocation(location.hash, location.search, app.catalog.ids());
+  // The core judges a custom profile from the link before it is used.
+  const { state, problems } = await fromLocation(location.hash, location.search, app.catalog.ids(),
+    { checkProfile: (obj) => app.editor.check(obj) });
   const prev = app.state;
   app.state = state;
-  if (problems.length) notice(`The link could not be used (${problems.slice(0, 3).join('; ')}), so the default view is shown.`);
+  if (problems.length) notice(`Parts of the link could not be used and were ignored (${problems.join('; ')}); the rest of the view is restored.`);
   else notice('');
   syncControls();
   app.whatif.sync();
@@ -493,7 +495,8 @@ async function restore() {
   else {
     app.restoring = false;
     if (state.localFile) {
-      notice(`This link was made with the local file “${state.localFile}”: its settings are restored; drop the file again (or open it) to see the analysis.`);
+      notice(`This link was made with the local file “${state.localFile}”: its settings are restored; drop the file again (or open it) to see the analysis.` +
+        (problems.length ? ` Parts of the link could not be used and were ignored (${problems.join('; ')}).` : ''));
       app.state.localFile = state.localFile;
     }
     if (app.info) await analyze(); else await writeUrl();

@@ -1,6 +1,6 @@
 // The view state: one plain object, serialisable to and from the page URL
-// (hash). Parsing validates every field; an invalid link yields the default
-// state plus a notice.
+// (hash). Parsing validates every field; a link is untrusted input, so what
+// is invalid is ignored (the valid parts are kept) and named in a notice.
 
 export const PRECISIONS = ['model', 'fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'int8'];
 export const MODES = ['inference', 'training'];
@@ -63,6 +63,32 @@ async function pipe(bytes, stream) {
   return new Uint8Array(await new Response(out).arrayBuffer());
 }
 
+// A link is pasted from anywhere: bound what it can make the page do. A real
+// profile is a few KB of JSON (~1.5 KB deflated); a deflate bomb in the link
+// must not inflate without limit.
+export const MAX_HASH_CHARS = 64 << 10;
+export const MAX_PROFILE_TOKEN = 16 << 10;
+export const MAX_PROFILE_JSON = 256 << 10;
+const MAX_PROBLEMS = 12;
+
+/** Inflates deflate-raw bytes, failing once more than `limit` bytes come out. */
+async function inflateCapped(bytes, limit) {
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw')).getReader();
+  const parts = [];
+  let n = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    n += value.length;
+    if (n > limit) { reader.cancel().catch(() => {}); throw new Error(`it inflates to more than ${limit >> 10} KB`); }
+    parts.push(value);
+  }
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+}
+
 /** A custom profile as a compact URL token (deflate-raw + base64url). */
 export async function encodeProfile(obj) {
   const raw = new TextEncoder().encode(JSON.stringify(obj));
@@ -71,18 +97,34 @@ export async function encodeProfile(obj) {
 }
 
 export async function decodeProfile(token) {
-  const body = b64urlDecode(token.slice(1));
+  if (token.length > MAX_PROFILE_TOKEN) throw new Error(`it is longer than ${MAX_PROFILE_TOKEN >> 10} KB`);
+  let body;
+  try { body = b64urlDecode(token.slice(1)); } catch { throw new Error('it is not valid base64url'); }
   let raw;
-  if (token[0] === 'z') raw = await pipe(body, new DecompressionStream('deflate-raw'));
-  else if (token[0] === 'j') raw = body;
-  else throw new Error('unknown profile encoding');
-  const obj = JSON.parse(new TextDecoder().decode(raw));
-  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new Error('profile is not an object');
+  if (token[0] === 'z') {
+    try { raw = await inflateCapped(body, MAX_PROFILE_JSON); } catch (e) {
+      throw new Error(/inflates/.test(e.message) ? e.message : 'its compressed data is corrupt');
+    }
+  } else if (token[0] === 'j') raw = body;
+  else throw new Error('unknown encoding (not z… or j…)');
+  if (raw.length > MAX_PROFILE_JSON) throw new Error(`it is larger than ${MAX_PROFILE_JSON >> 10} KB`);
+  let obj;
+  try { obj = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw)); } catch { throw new Error('it is not valid JSON'); }
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new Error('it is not a JSON object');
   return obj;
 }
 
-function isHttpUrl(s) {
-  try { const u = new URL(s); return u.protocol === 'https:' || u.protocol === 'http:'; } catch { return false; }
+// Model URLs a link may name: https, or http on this machine (the page's CSP
+// connect-src allows exactly these). No javascript:, data:, blob:, file: or
+// credentials in the URL.
+function modelUrlProblem(s) {
+  if (s.length > 4096) return 'longer than 4096 characters';
+  let u;
+  try { u = new URL(s); } catch { return 'not a URL'; }
+  const local = u.hostname === 'localhost' || u.hostname === '127.0.0.1';
+  if (!(u.protocol === 'https:' || (u.protocol === 'http:' && local))) return `only https:// URLs can be opened, not ${u.protocol.slice(0, 16)}`;
+  if (u.username || u.password) return 'a URL with a user name or password';
+  return null;
 }
 
 function wholeNumber(s, min, max) {
@@ -120,19 +162,30 @@ export async function toHash(st) {
 const KNOWN = new Set(['model', 'example', 'file', 'hw', 'profile', 'pm', 'prec', 'batch', 'dims', 'mode', 'sol',
   'gran', 'sel', 'sort', 'op', 'q', 'group', 'view', 'cmp', 'sweep', 'slow']);
 
-/** URL hash (and ?model= query) -> {state, problems[]}. Any problem means
- * the caller should fall back to the default state and say so. */
-export async function fromLocation(hash, search, knownHw) {
+/** URL hash (and ?model= query) -> {state, problems[]}: the state has the
+ * valid parts of the link, problems[] says what was ignored and why (at most
+ * MAX_PROBLEMS entries). opts.checkProfile(obj) -> null | {message}: the core's
+ * verdict on a custom profile (a profile the core refuses is dropped). */
+export async function fromLocation(hash, search, knownHw, opts = {}) {
   const st = defaultState();
   const problems = [];
+  const bad = (name, why) => {
+    if (problems.length < MAX_PROBLEMS) problems.push(`${String(name).slice(0, 32)}: ${why}`);
+    else if (problems.length === MAX_PROBLEMS) problems.push('…and more');
+  };
+  if (hash.length > MAX_HASH_CHARS || search.length > MAX_HASH_CHARS) {
+    bad('link', `longer than ${MAX_HASH_CHARS >> 10} K characters, so none of it was used`);
+    return { state: st, problems };
+  }
   const p = new URLSearchParams(hash.replace(/^#/, ''));
   const q = new URLSearchParams(search.replace(/^\?/, ''));
-  const bad = (name, why) => problems.push(`${name}: ${why}`);
 
-  for (const k of p.keys()) if (!KNOWN.has(k)) bad(k, 'unknown parameter');
+  for (const k of new Set(p.keys())) if (!KNOWN.has(k)) bad(k, 'unknown parameter');
+  for (const k of new Set(p.keys())) if (KNOWN.has(k) && p.getAll(k).length > 1) bad(k, 'given more than once (the first is used)');
   const model = p.get('model') ?? q.get('model');
   if (model !== null) {
-    if (isHttpUrl(model) && model.length <= 4096) st.modelUrl = model; else bad('model', 'not an http(s) URL');
+    const why = modelUrlProblem(model);
+    if (why) bad('model', why); else st.modelUrl = model;
   }
   if (p.has('example')) {
     const e = p.get('example');
@@ -147,8 +200,11 @@ export async function fromLocation(hash, search, knownHw) {
     if (hw === 'custom') {
       if (!p.has('profile')) bad('hw', 'custom hardware without a profile');
       else {
-        try { st.custom = await decodeProfile(p.get('profile')); st.hw = 'custom'; }
-        catch (e) { bad('profile', 'the custom hardware profile could not be decoded'); }
+        let obj = null;
+        try { obj = await decodeProfile(p.get('profile')); } catch (e) { bad('profile', `the custom hardware profile could not be decoded: ${e.message}`); }
+        const refused = obj && opts.checkProfile ? await opts.checkProfile(obj).catch((e) => ({ message: e.message })) : null;
+        if (refused) bad('profile', `the custom hardware profile is invalid: ${String(refused.message).slice(0, 200)}`);
+        else if (obj) { st.custom = obj; st.hw = 'custom'; }
       }
     } else if (ID_RE.test(hw) && (!knownHw || knownHw.has(hw))) st.hw = hw;
     else bad('hw', `unknown hardware profile '${hw.slice(0, 64)}'`);
@@ -174,7 +230,7 @@ export async function fromLocation(hash, search, knownHw) {
     for (const part of p.get('dims').split(';')) {
       const eq = part.lastIndexOf('=');
       const name = part.slice(0, eq), v = wholeNumber(part.slice(eq + 1), 0, MAX_DIM);
-      if (eq <= 0 || !DIM_RE.test(name) || v === null) { bad('dims', `bad entry '${part.slice(0, 64)}'`); break; }
+      if (eq <= 0 || !DIM_RE.test(name) || name === '__proto__' || v === null) { bad('dims', `bad entry '${part.slice(0, 64)}'`); continue; }
       st.dims[name] = v;
     }
   }
@@ -200,7 +256,7 @@ export async function fromLocation(hash, search, knownHw) {
     if (g === '1' || g === '0') st.group = g === '1'; else bad('group', 'must be 0 or 1');
   }
   whatIfFromParams(p, st, bad, knownHw);
-  return { state: problems.length ? defaultState() : st, problems };
+  return { state: st, problems };
 }
 
 /** The JSON request for rl_model_analyze built from the state. */
