@@ -11,7 +11,7 @@ static inline int cc_unknown(rl_ctx *c, rl_node *n, int i, int dtype, int rank) 
     int64_t dims[RL_MAX_RANK_HARD];
     if (rank > RL_MAX_RANK_HARD) rank = -1;
     for (int k = 0; k < rank; k++) dims[k] = -1;
-    return rl_set_out(c, n, i, dtype, rank, dims) == RL_OK ? RL_UNKNOWN : RL_FAIL;
+    return rl_set_out(c, n, i, dtype, rank, rank > 0 ? dims : NULL) == RL_OK ? RL_UNKNOWN : RL_FAIL;
 }
 
 /* Product of dims[from..to), -1 if any is unknown or it overflows. */

@@ -165,6 +165,8 @@ static int shape_loop(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (n->n_out > carried + scan_outs) return rl_bad(c, n, "it has %d outputs, its body gives %d", n->n_out, carried + scan_outs);
 
     double times = trip >= 0 ? (double)trip : 1.0;
+    /* the scan outputs' length is the trip count, a runtime value here */
+    if (trip < 0) rl_needs_runtime(n, m && m->n_known < 1 ? 0 : 1);
     if (trip < 0)
         rl_warn(c, "control_flow", n->name,
                 "Loop node '%s': the trip count is not known before run time; counting one "

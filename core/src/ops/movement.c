@@ -287,6 +287,17 @@ static int shape_squeeze(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (cnt == -1) {
         rl_value *a = rl_in(n, 1);
         int rank = a && a->rank == 1 && a->dims[0] >= 0 && a->dims[0] <= x->rank ? x->rank - (int)a->dims[0] : -1;
+        /* k runtime axes and exactly k dims of size 1: those are the ones */
+        int ones = 0;
+        bool all_known = rl_shape_known(x);
+        for (int k = 0; all_known && k < x->rank; k++) ones += x->dims[k] == 1;
+        if (rank >= 0 && all_known && ones == x->rank - rank && ones > 0) {
+            int64_t dims[RL_MAX_RANK_HARD];
+            int r = 0;
+            for (int k = 0; k < x->rank; k++)
+                if (x->dims[k] != 1) dims[r++] = x->dims[k];
+            return set_out_checked(c, n, 0, x->dtype, r, dims);
+        }
         return unknown_out(c, n, 0, x->dtype, rank);
     }
     bool drop[RL_MAX_RANK_HARD] = {false};
@@ -323,7 +334,16 @@ static int shape_unsqueeze(rl_ctx *c, rl_graph *g, rl_node *n) {
         rl_value *a = rl_in(n, 1);
         int rank = a && a->rank == 1 && a->dims[0] >= 0 && a->dims[0] <= RL_MAX_RANK_HARD ? x->rank + (int)a->dims[0] : -1;
         if (a && a->rank == 0) rank = x->rank + 1;
-        return unknown_out(c, n, 0, x->dtype, rank > RL_MAX_RANK_HARD ? -1 : rank);
+        if (rank > RL_MAX_RANK_HARD) rank = -1;
+        /* inserting 1s among dims that are all 1 gives all 1s, wherever they go */
+        bool all_one = rank >= 0;
+        for (int k = 0; all_one && k < x->rank; k++) all_one = x->dims[k] == 1;
+        if (all_one) {
+            int64_t dims[RL_MAX_RANK_HARD];
+            for (int k = 0; k < rank; k++) dims[k] = 1;
+            return set_out_checked(c, n, 0, x->dtype, rank, dims);
+        }
+        return unknown_out(c, n, 0, x->dtype, rank);
     }
     int64_t out_rank = x->rank + cnt;
     if (out_rank > RL_MAX_RANK_HARD) return rl_bad(c, n, "result rank %lld is too large", (long long)out_rank);

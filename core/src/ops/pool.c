@@ -105,7 +105,14 @@ static int shape_max_unpool(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (r != RL_OK) return RL_FAIL;
         return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
     }
-    if (rl_in(n, 2)) return cc_unknown(c, n, 0, x->dtype, x->rank);
+    if (rl_in(n, 2)) {
+        /* output_shape is a runtime value: batch and channels stay */
+        rl_needs_runtime(n, 2);
+        if (x->rank < 3) return cc_unknown(c, n, 0, x->dtype, x->rank);
+        int64_t out[RL_MAX_RANK_HARD];
+        for (int k = 0; k < x->rank; k++) out[k] = k < 2 ? x->dims[k] : -1;
+        return rl_set_out(c, n, 0, x->dtype, x->rank, out) == RL_OK ? RL_UNKNOWN : RL_FAIL;
+    }
     if (x->rank < 0) return cc_unknown(c, n, 0, x->dtype, -1);
     if (x->rank < 3) return rl_bad(c, n, "X must have rank 3 or more (got %d)", x->rank);
     conv_geom gm;

@@ -33,7 +33,8 @@ static int reduce_axes(rl_ctx *c, rl_node *n, int rank, bool *mask, int *n_axes,
     } else {
         cnt = rl_attr_ints(n, "axes", &axes);
     }
-    for (int k = 0; k < rank; k++) mask[k] = false;
+    /* a scalar still has slot 0: rl_axis accepts axis 0 for rank 0 */
+    for (int k = 0; k < (rank > 0 ? rank : 1); k++) mask[k] = false;
     if (cnt <= 0) {
         if (rl_attr_i(n, "noop_with_empty_axes", 0) != 0) {
             *identity = true;
@@ -200,6 +201,7 @@ static const rl_op_def ops[] = {
     {"ArgMax", "", 1, 0, shape_arg, cost_per_input, 1, 0, "1 compare per input element"},
     {"ArgMin", "", 1, 0, shape_arg, cost_per_input, 1, 0, "1 compare per input element"},
     {"CumSum", "", 11, 0, shape_like_x, cost_per_input, 1, 0, "1 add per element"},
+    {"CumProd", "", 26, 0, shape_like_x, cost_per_input, 1, 0, "1 multiply per element"},
     {"Det", "", 11, 0, shape_det, cost_det, 0, 0, "2/3·M³ vector FLOPs per matrix (LU)"},
 };
 RL_FAMILY(reduce, ops);
