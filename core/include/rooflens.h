@@ -130,7 +130,10 @@ void rl_model_free(rl_model *m);
 /* Read and analyse in one call. Free the result with rl_free(). */
 char *rl_analyze(const char *request_json, const void *bytes, size_t len);
 
-/* The operator table as JSON: [{"op", "domain", "since", "until", "cost"}]. */
+/* The operator table as JSON: [{"op", "domain", "since", "until", "cost",
+ * "view", "shape"}]: "cost" is the formula in words, "view" true for ops
+ * that move no data, "shape" true when the entry infers output shapes.
+ * docs/operators.md is generated from it (tools/gen_operator_doc.c). */
 char *rl_operator_table(void);
 
 /* Validate a hardware profile; returns {"ok": true, "id", "name"} or an error. */

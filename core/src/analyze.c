@@ -855,6 +855,7 @@ char *rl_operator_table(void) {
             else cJSON_AddNullToObject(o, "until");
             cJSON_AddStringToObject(o, "cost", d->cost_doc ? d->cost_doc : "");
             cJSON_AddBoolToObject(o, "view", (d->flags & RL_OP_VIEW) != 0);
+            cJSON_AddBoolToObject(o, "shape", d->shape != NULL); /* infers its outputs' shapes */
             cJSON_AddItemToArray(arr, o);
         }
     }
