@@ -204,6 +204,43 @@ static int shape_loop(rl_ctx *c, rl_graph *g, rl_node *n) {
     return status_of_outputs(n);
 }
 
+/* -------------------------------------------------------- SequenceMap -- */
+/* The body runs once per element of input_sequence; sequence inputs give it
+ * one element, tensor inputs are passed whole. Each output is the sequence
+ * of the body's per-element results. */
+static int shape_sequence_map(rl_ctx *c, rl_graph *g, rl_node *n) {
+    const Onnx__GraphProto *body = graph_attr(n, "body");
+    if (!body) return rl_bad(c, n, "SequenceMap needs a body");
+    rl_value *seq = rl_in(n, 0);
+    if (!seq) return rl_bad(c, n, "SequenceMap needs an input sequence");
+    rl_value **preset = rl_arena_alloc(c->arena, (size_t)(n->n_in + 1) * sizeof *preset);
+    if (!preset) return rl_bad(c, n, "out of memory");
+    for (int i = 0; i < n->n_in; i++) {
+        rl_value *v = rl_in(n, i);
+        if (!v) continue;
+        /* a sequence value holds its elements' shared shape (rank -1 when they differ) */
+        preset[i] = v->type == RL_TYPE_SEQUENCE ? temp_value(c, v->name, v->dtype, v->rank, v->dims) : without_contents(c, v);
+        if (!preset[i]) return rl_bad(c, n, "out of memory");
+    }
+    rl_graph *b = build_body(c, g, n, body, n->n_in, preset);
+    if (!b) return RL_FAIL;
+    if (b->n_outputs < n->n_out) return rl_bad(c, n, "it has %d outputs, its body gives %d", n->n_out, b->n_outputs);
+    int len = seq->seq_len;
+    if (len < 0)
+        rl_warn(c, "control_flow", n->name,
+                "SequenceMap node '%s': the sequence length is not known before run time; counting "
+                "one pass of its body", n->name);
+    if (!store_bodies(c, n, &b, 1, len >= 0 ? (double)len : 1.0)) return rl_bad(c, n, "out of memory");
+    for (int i = 0; i < n->n_out; i++) {
+        if (set_from_body(c, n, i, b->outputs[i], false) == RL_FAIL) return RL_FAIL;
+        rl_value *o = rl_out(n, i);
+        if (!o) continue;
+        o->type = RL_TYPE_SEQUENCE;
+        o->seq_len = len;
+    }
+    return RL_OK;
+}
+
 /* --------------------------------------------------------------- Scan -- */
 
 static int shape_scan(rl_ctx *c, rl_graph *g, rl_node *n) {
@@ -307,6 +344,8 @@ static const rl_op_def ops[] = {
      "the costlier branch's cost (the taken branch when the condition is a constant)"},
     {"Loop", "", 1, 0, shape_loop, NULL, 0, RL_OP_CONTROL,
      "body cost × trip count M when M is a constant (one iteration otherwise, with a warning)"},
+    {"SequenceMap", "", 17, 0, shape_sequence_map, NULL, 0, RL_OP_CONTROL,
+     "body cost × the input sequence's length (one pass when it is not known)"},
     {"Scan", "", 8, 0, shape_scan, NULL, 0, RL_OP_CONTROL,
      "body cost × sequence length (× batch for the opset-8 form)"},
 };
