@@ -570,7 +570,7 @@ static void cost_tree(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     tree_stats st = strcmp(n->op_type, "TreeEnsemble") == 0 ? tree_stats_v5(c, n) : tree_stats_v1(c, n);
     double paths = st.path_sum, trees = st.trees;
     if (!st.ok) {
-        paths = attr_count(n, "nodes_modes") + attr_count(n, "nodes_truenodeids");
+        paths = attr_count(n, "nodes_truenodeids"); /* one entry per node in both forms */
         trees = 1;
         k->note = "the tree tables could not be walked (inconsistent or cyclic): counting every node once";
     }
