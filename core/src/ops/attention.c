@@ -308,6 +308,7 @@ static int shape_flex_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
 static void cost_flex_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     (void)c; (void)g;
     const rl_value *q = rl_in(n, 0), *kk = rl_in(n, 1), *v = rl_in(n, 2);
+    if (q->rank != 4 || kk->rank != 4 || v->rank != 4) return;
     double B = (double)q->dims[0], H = (double)q->dims[1], L = (double)q->dims[2], S = (double)kk->dims[2];
     attention_core(k, B, H, L, S, (double)q->dims[3], (double)v->dims[3], false);
     double mods = (rl_attr(n, "score_mod") ? 1 : 0) + (rl_attr(n, "prob_mod") ? 1 : 0);
@@ -361,6 +362,7 @@ static void cost_linear_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_c
     const char *rule = rl_attr_s(n, "update_rule", "gated_delta");
     double u = strcmp(rule, "linear") == 0 ? 2 : strcmp(rule, "gated") == 0 ? 3 : strcmp(rule, "delta") == 0 ? 4 : 5;
     const rl_value *q = rl_in(n, 0);
+    if (q->rank != 3 || dk < 0 || dv < 0) return;
     double steps = (double)q->dims[0] * (double)q->dims[1];
     k->vector_flops = steps * ((double)hkv * u + (double)hq * 2) * (double)dk * (double)dv;
 }

@@ -77,6 +77,10 @@ static void cost_conv(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
         /* every (output position, input channel, kernel tap) samples X
          * bilinearly at its offset: 4 taps, 7 FLOPs; the mask scales it (1) */
         const rl_value *x = rl_in(n, 0), *o = rl_out(n, 0);
+        if (!o || o->rank < 2 || x->rank < 2) {
+            k->vector_flops = v;
+            return;
+        }
         double samples = (double)cc_prod(o->dims, 2, o->rank) * (double)cc_prod(x->dims, 0, 2) *
                          (double)cc_prod(w->dims, 2, w->rank);
         v += samples * (rl_in(n, 4) ? 8 : 7);
@@ -108,7 +112,9 @@ static int shape_causal_conv(rl_ctx *c, rl_graph *g, rl_node *n) {
 static void cost_causal_conv(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     (void)c; (void)g;
     double outs = rl_numel_d(rl_out(n, 0));
-    k->macs = outs * (double)rl_in(n, 1)->dims[2];
+    const rl_value *w = rl_in(n, 1);
+    if (!w || w->rank != 3) return;
+    k->macs = outs * (double)w->dims[2];
     k->matrix_flops = 2 * k->macs;
     const char *act = rl_attr_s(n, "activation", "none");
     k->vector_flops = (rl_in(n, 2) ? outs : 0) + (strcmp(act, "none") && act[0] ? 4 * outs : 0);

@@ -210,6 +210,7 @@ static int shape_multinomial(rl_ctx *c, rl_graph *g, rl_node *n) {
 static void cost_multinomial(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     (void)c; (void)g;
     const rl_value *x = rl_in(n, 0);
+    if (!x || x->rank != 2) return;
     double classes = (double)x->dims[1];
     k->vector_flops = rl_numel_d(x) + rl_numel_d(rl_out(n, 0)) * (classes > 2 ? log2(classes) : 1);
 }

@@ -106,6 +106,7 @@ static int shape_dft(rl_ctx *c, rl_graph *g, rl_node *n) {
 static void cost_dft(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     (void)c; (void)g;
     const rl_value *x = rl_in(n, 0), *o = rl_out(n, 0);
+    if (!o || o->rank != x->rank || x->rank < 2) return;
     int axis = -1;
     for (int a = 0; a < x->rank - 1; a++)
         if (x->dims[a] != o->dims[a]) axis = a;
@@ -154,6 +155,7 @@ static int shape_stft(rl_ctx *c, rl_graph *g, rl_node *n) {
 static void cost_stft(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     (void)c; (void)g;
     const rl_value *o = rl_out(n, 0), *win = rl_in(n, 2);
+    if (!o || o->rank != 4) return;
     double frames = (double)o->dims[0] * (double)o->dims[1];
     double fl = win && win->rank == 1 && win->dims[0] > 0 ? (double)win->dims[0]
                 : rl_attr_i(n, "onesided", 1) ? 2.0 * (double)(o->dims[2] - 1) : (double)o->dims[2];

@@ -1431,6 +1431,7 @@ static int shape_grid_sample(rl_ctx *c, rl_graph *g, rl_node *n) {
 static void cost_grid_sample(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     (void)c; (void)g;
     const rl_value *o = rl_out(n, 0);
+    if (!o || o->rank < 3) return; /* a declared shape of another rank: no formula */
     int r = o->rank - 2;
     const char *mode = rl_attr_s(n, "mode", n->opset >= 20 ? "linear" : "bilinear");
     double per = 1;
@@ -1475,6 +1476,7 @@ static int shape_affine_grid(rl_ctx *c, rl_graph *g, rl_node *n) {
 static void cost_affine_grid(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     (void)c; (void)g;
     const rl_value *o = rl_out(n, 0);
+    if (!o || o->rank < 1) return;
     k->vector_flops = rl_numel_d(o) * 2.0 * (double)(o->dims[o->rank - 1] + 1);
 }
 
@@ -1560,6 +1562,7 @@ static int shape_tensor_scatter(rl_ctx *c, rl_graph *g, rl_node *n) {
 static void cost_tensor_scatter(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     (void)g;
     const rl_value *past = rl_in(n, 0), *upd = rl_in(n, 1);
+    if (!past || !upd) return;
     double cache = rl_value_bytes(c, past);
     if (past->kind == RL_VALUE_WEIGHT || past->kind == RL_VALUE_CONSTANT) k->weight_bytes -= cache;
     else k->input_bytes -= cache;
