@@ -74,7 +74,12 @@ static void check_declared(rl_ctx *c, const rl_node *n, rl_value *v, int in_src)
     const rl_value *open_in = NULL;
     for (int i = 0; i < n->n_in + n->n_implicit && !open_in; i++)
         if (n->inv[i] && n->inv[i]->runtime_open) open_in = n->inv[i];
-    bool runtime = n->op && (n->runtime_dep || open_in) && in_src != RL_SRC_DECLARED;
+    /* The operand the shape needed must really be a runtime value (from a
+     * graph input), not a constant rooflens failed to fold. */
+    const rl_value *operand = n->runtime_dep && n->runtime_input >= 0 && n->runtime_input < n->n_in
+                                  ? n->inv[n->runtime_input] : NULL;
+    bool operand_runtime = operand && (operand->runtime_contents || operand->runtime_open);
+    bool runtime = n->op && (operand_runtime || open_in) && in_src != RL_SRC_DECLARED;
     if (runtime && v->type == RL_TYPE_TENSOR && !rl_shape_known(v)) v->runtime_open = true;
     int adopt_src = runtime ? RL_SRC_DECLARED_RUNTIME : RL_SRC_DECLARED;
     if (!v->dtype && v->declared_dtype) {
@@ -118,8 +123,7 @@ static void check_declared(rl_ctx *c, const rl_node *n, rl_value *v, int in_src)
     v->dims = dims;
     mark_source(v, in_src > adopt_src ? in_src : adopt_src, false);
     if (runtime) {
-        const rl_value *dep = !n->runtime_dep ? open_in
-                              : n->runtime_input >= 0 && n->runtime_input < n->n_in ? n->inv[n->runtime_input] : NULL;
+        const rl_value *dep = operand_runtime ? operand : open_in;
         rl_warn(c, "declared_consistent", n->name,
                 "the shape of '%s' (output of %s node '%s') depends on the runtime value of '%s'; "
                 "using the model's declared %s, which agrees with the inferred %s",
@@ -134,7 +138,21 @@ static const rl_function *find_function(const rl_model *m, const char *domain, c
     return NULL;
 }
 
+/* Contents that come from a graph input are runtime values; so are the
+ * unknown contents of whatever is computed from them. */
+static void mark_runtime_contents(const rl_node *n) {
+    bool from_runtime = false;
+    for (int i = 0; i < n->n_in + n->n_implicit && !from_runtime; i++)
+        from_runtime = n->inv[i] && (n->inv[i]->runtime_contents || n->inv[i]->runtime_open);
+    for (int i = 0; from_runtime && i < n->n_out; i++)
+        if (n->outv[i] && n->outv[i]->n_known < 0) n->outv[i]->runtime_contents = true;
+}
+
 int rl_infer_graph(rl_ctx *c, rl_graph *g) {
+    for (int i = 0; i < g->n_inputs; i++) {
+        rl_value *v = &g->values[g->inputs[i]];
+        if (v->n_known < 0) v->runtime_contents = true;
+    }
     for (int k = 0; k < g->n_nodes; k++) {
         rl_node *n = &g->nodes[g->order[k]];
         int64_t opset = rl_model_opset(c->model, n->domain);
@@ -162,6 +180,7 @@ int rl_infer_graph(rl_ctx *c, rl_graph *g) {
         int in_src = inputs_source(n);
         for (int i = 0; i < n->n_out; i++)
             if (n->outv[i]) check_declared(c, n, n->outv[i], in_src);
+        mark_runtime_contents(n);
         n->shape_known = all_known(n);
         if (!n->shape_known && n->op) {
             for (int i = 0; i < n->n_out; i++) {

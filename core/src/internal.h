@@ -108,6 +108,7 @@ typedef struct rl_value {
     int shape_source;
     bool source_inherited;   /* shape_source comes from an input, not from this value's own declaration */
     bool runtime_open;       /* some dim is open because it depends on a runtime value (here or upstream) */
+    bool runtime_contents;   /* contents unknown because they come from a graph input (not a folding gap) */
     int64_t *dim_max;
     bool dims_one_or_max;
 } rl_value;
