@@ -215,6 +215,9 @@ static int shape_reshape(rl_ctx *c, rl_graph *g, rl_node *n) {
         /* the target's length still gives the rank */
         rl_value *s = rl_in(n, 1);
         int rank = s && s->rank == 1 && s->dims[0] >= 0 && s->dims[0] <= RL_MAX_RANK_HARD ? (int)s->dims[0] : -1;
+        /* a 1-D target holds every element, whatever its value */
+        int64_t numel = rl_numel(x);
+        if (rank == 1 && numel >= 0) return set_out_checked(c, n, 0, dt, 1, &numel);
         return unknown_out(c, n, 0, dt, rank);
     }
     if (cnt > RL_MAX_RANK_HARD) return rl_bad(c, n, "target shape has %lld dims", (long long)cnt);
@@ -497,7 +500,8 @@ static int shape_split(rl_ctx *c, rl_graph *g, rl_node *n) {
         }
         if (d >= 0 && sum != d) return rl_bad(c, n, "split sizes sum to %lld, the axis has %lld", (long long)sum, (long long)d);
     } else if (cnt == -1 || d < 0 || nout == 0) {
-        for (int i = 0; i < nout; i++) sizes[i] = -1;
+        /* runtime sizes of an empty axis can only be 0 */
+        for (int i = 0; i < nout; i++) sizes[i] = d == 0 ? 0 : -1;
         if (cnt == -1 && rl_in(n, 1) && rl_in(n, 1)->rank == 1 && rl_in(n, 1)->dims[0] >= 0 &&
             rl_in(n, 1)->dims[0] != nout)
             return rl_bad(c, n, "split has %lld entries for %d outputs", (long long)rl_in(n, 1)->dims[0], nout);
