@@ -374,6 +374,30 @@ static void cost_optimizer(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k)
     k->vector_flops = elems * n->op->per_elem;
 }
 
+/* Gradient(xs..., zs...; y): output i is dy/dxs[i], shaped like input i. */
+static int shape_gradient(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    const Onnx__AttributeProto *xs = rl_attr(n, "xs");
+    if (!xs || xs->n_strings == 0) return rl_bad(c, n, "needs the xs attribute");
+    if ((size_t)n->n_out > xs->n_strings || n->n_in < (int)xs->n_strings)
+        return rl_bad(c, n, "%d outputs and %d inputs for %zu xs", n->n_out, n->n_in, xs->n_strings);
+    int res = RL_OK;
+    for (int i = 0; i < n->n_out; i++) {
+        const rl_value *x = rl_in(n, i);
+        if (rl_set_out_like(c, n, i, x) != RL_OK) return RL_FAIL;
+        if (!rl_shape_known(x)) res = RL_UNKNOWN;
+    }
+    return res;
+}
+
+/* The work is the backward pass of the nodes between xs and y, which this
+ * node does not hold: its cost is marked unknown rather than counted as 0. */
+static void cost_gradient(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    (void)c; (void)g; (void)n;
+    k->known = false;
+    k->note = "Gradient: the backward pass it stands for is not estimated (use training mode on the forward graph)";
+}
+
 #define TRAINING "ai.onnx.preview.training"
 
 static const rl_op_def ops[] = {
@@ -398,5 +422,7 @@ static const rl_op_def ops[] = {
     {"Adagrad", TRAINING, 1, 0, shape_optimizer, cost_optimizer, 8, 0, "8 vector FLOPs per parameter element"},
     {"Momentum", TRAINING, 1, 0, shape_optimizer, cost_optimizer, 5, 0, "5 vector FLOPs per parameter element"},
     {"Adam", TRAINING, 1, 0, shape_optimizer, cost_optimizer, 14, 0, "14 vector FLOPs per parameter element"},
+    {"Gradient", TRAINING, 1, 0, shape_gradient, cost_gradient, 0, 0,
+     "shapes only: outputs shaped like xs; the cost is marked unknown (the backward pass is not on this node)"},
 };
 RL_FAMILY(misc, ops);
