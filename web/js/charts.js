@@ -223,7 +223,7 @@ export class Charts {
       const cap = m.capacity_bytes > 0 ? ` (${eng(m.capacity_bytes, 'B')})` : '';
       sets.push(line(`${m.name} ${eng(m.bandwidth_Bps, 'B/s')}${cap}`, [{ x: xlo, y: m.bandwidth_Bps * xlo }, { x: xEnd, y: m.bandwidth_Bps * xEnd }],
         MEM_COLORS[i % MEM_COLORS.length], { borderWidth: i === 0 ? 2.5 : 1.2, borderDash: i === 0 ? [] : [2, 3],
-          rlMemory: m.name, rlBandwidth: m.bandwidth_Bps }));
+          rlMemory: m.name, rlBandwidth: m.bandwidth_Bps, order: 5 })); // listed before the compute ceilings
     });
     sets.push(...this.layerSets(this.timePoint));
     const mp = ro.model_point;

@@ -390,7 +390,8 @@ export class WhatIfViews {
   }
 
   sweepDraw(study, res) {
-    const rows = (study.rows || []).filter((r) => r.batch > 0);
+    const all = study.rows || [];
+    const rows = all.filter((r) => !r.error && r.batch > 0);
     const crit = study.critical_batch;
     const balance = study.time_balance;
     const lines = crit ? [{ x: crit, label: `critical batch ${crit}`, color: '#d62728' }] : [];
@@ -437,7 +438,8 @@ export class WhatIfViews {
     cb.textContent = crit
       ? `Critical batch: ${crit}. From this batch on the whole model is compute-bound on ${res.hardware.name} (its arithmetic intensity reaches the time balance of ${eng(balance, 'FLOP/B')}).`
       : `No batch in ${rows[0]?.batch ?? '?'}…${rows.at(-1)?.batch ?? '?'} makes the whole model compute-bound on ${res.hardware.name} (time balance ${eng(balance, 'FLOP/B')}).`;
-    this.q('#sweep-note').textContent = study.note || '';
+    const failed = all.filter((r) => r.error).map((r) => `batch ${r.batch}: ${r.error.message} [${r.error.code}]`);
+    this.q('#sweep-note').textContent = [study.note || '', ...failed].join(' ');
     fillTable(this.q('#sweep-table'),
       ['Batch', 'FLOPs', 'Bytes', 'Intensity (FLOP/B)', 'Attainable FLOP/s', 'Time', 'Time per sample', 'Energy per sample', 'Bound'],
       rows.map((r) => ({
