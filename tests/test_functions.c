@@ -1,7 +1,8 @@
 /* Model-local functions (tests/fixtures/ops/func_*.onnx, made by
  * gen_ml_ops.py): a call is expanded with its inputs and attributes, costs
  * what its body costs, shows as one layer; nested calls expand; recursion
- * warns instead of hanging; invalid bodies give clear errors. */
+ * warns instead of hanging; invalid bodies and expansions that would explode
+ * give clear errors. */
 #include <cjson/cJSON.h>
 
 #include "check.h"
@@ -140,6 +141,7 @@ static void errors(void) {
     const struct { const char *file, *code, *mention; } bad[] = {
         {"func_unbound.onnx", "bad_node", "outside"},    /* the body reads its caller's value */
         {"func_missing_attr.onnx", "bad_node", "proj_no_perm"}, /* default perm cannot multiply */
+        {"func_explosion.onnx", "limit_nodes", "F0"},     /* 2^40 nodes: refused before expanding */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         cJSON *res = analyze(bad[i].file);

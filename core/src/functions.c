@@ -21,6 +21,12 @@
  * reaches itself again is recursive (invalid ONNX) and must not loop. One
  * analysis runs on one thread at a time per thread, hence thread-local. */
 #define RL_FN_MAX_NEST 64
+/* Each expanded call builds a body graph, which costs memory (~10 KB for a
+ * small body) even when the body has one node: every expansion counts as
+ * this many nodes, plus its body's, against limits.max_nodes. With the
+ * default limit that allows ~15000 expansions of small functions (real
+ * exports with a function per module have a few thousand). */
+#define RL_FN_CALL_WEIGHT 128
 static _Thread_local const rl_function *active[RL_FN_MAX_NEST];
 static _Thread_local int n_active;
 
@@ -140,7 +146,7 @@ static int expand(rl_ctx *c, rl_graph *g, rl_node *n, const rl_function *fn) {
         return rl_bad(c, n, "function '%s' reads '%s', which is neither one of its inputs nor produced in "
                       "its body (a function cannot see its caller's values)", fn->name, unbound);
     /* Node explosion guard: nested functions multiply their bodies. */
-    c->total_nodes += (int64_t)fp->n_node;
+    c->total_nodes += (int64_t)fp->n_node + RL_FN_CALL_WEIGHT;
     if ((uint64_t)c->total_nodes > c->model->limits.max_nodes) {
         rl_error_set(c->err, "limit_nodes", n->name,
                      "expanding model-local functions gives more than %llu nodes; raise "
@@ -200,6 +206,29 @@ static int expand(rl_ctx *c, rl_graph *g, rl_node *n, const rl_function *fn) {
     return status;
 }
 
+/* How many nodes a call to fn becomes once every nested call is expanded,
+ * saturating just above `cap`. A function already on the walk (recursion)
+ * counts 0 here: its expansion reports it. Deeper than RL_FN_MAX_NEST also
+ * counts 0: that expansion fails with limit_depth. */
+static int64_t expanded_size(const rl_model *m, const rl_function *fn, int64_t *memo, char *state,
+                             int64_t cap, int depth) {
+    int idx = (int)(fn - m->functions);
+    if (state[idx] == 2) return memo[idx];
+    if (state[idx] == 1 || depth > RL_FN_MAX_NEST) return 0;
+    state[idx] = 1;
+    int64_t total = 0;
+    const Onnx__FunctionProto *fp = fn->proto;
+    for (size_t i = 0; i < fp->n_node && total <= cap; i++) {
+        const Onnx__NodeProto *np = fp->node[i];
+        const rl_function *inner = rl_function_lookup(m, np->domain, np->op_type);
+        total += inner ? RL_FN_CALL_WEIGHT + expanded_size(m, inner, memo, state, cap, depth + 1) : 1;
+    }
+    if (total > cap) total = cap + 1;
+    memo[idx] = total;
+    state[idx] = 2;
+    return total;
+}
+
 static int shape_function_call(rl_ctx *c, rl_graph *g, rl_node *n) {
     const rl_function *fn = rl_function_lookup(c->model, n->domain, n->op_type);
     if (!fn) return rl_bad(c, n, "no model-local function %s.%s", n->domain, n->op_type);
@@ -218,6 +247,24 @@ static int shape_function_call(rl_ctx *c, rl_graph *g, rl_node *n) {
         for (int k = 0; k < n->n_out; k++)
             if (rl_out(n, k) && rl_set_out(c, n, k, 0, -1, NULL) != RL_OK) return RL_FAIL;
         return RL_UNKNOWN;
+    }
+    /* An outermost call: refuse at once what nested calls would multiply
+     * beyond the node limit (a few functions calling each other twice
+     * each reach 2^40 nodes), instead of expanding until the limit. */
+    if (n_active == 0) {
+        int64_t cap = (int64_t)c->model->limits.max_nodes;
+        int64_t *memo = rl_arena_alloc(c->arena, (size_t)(c->model->n_functions + 1) * sizeof *memo);
+        char *state = rl_arena_alloc(c->arena, (size_t)(c->model->n_functions + 1));
+        if (!memo || !state) return rl_bad(c, n, "out of memory");
+        int64_t size = RL_FN_CALL_WEIGHT + expanded_size(c->model, fn, memo, state, cap, 0);
+        if (size > cap - c->total_nodes) {
+            rl_error_set(c->err, "limit_nodes", n->name,
+                         "node '%s' calls model-local function '%s', which expands to more than %llu "
+                         "nodes with the functions it calls (each call counts %d); raise "
+                         "limits.max_nodes if this model is genuine",
+                         n->name, fn->name, (unsigned long long)(cap - c->total_nodes), RL_FN_CALL_WEIGHT);
+            return RL_FAIL;
+        }
     }
     if (n_active >= RL_FN_MAX_NEST) {
         rl_error_set(c->err, "limit_depth", n->name,
