@@ -2,6 +2,17 @@
 // requests with ids, promises for replies, progress callbacks, cancel.
 // A worker that dies is replaced transparently for the next request.
 
+// The page's CSP requires Trusted Types for script URLs (see index.html): the
+// only script URL the page ever makes is this worker's, and this policy
+// vouches for exactly that URL and nothing else.
+const WORKER_URL = new URL('./worker.js', import.meta.url).href;
+const workerPolicy = globalThis.trustedTypes?.createPolicy?.('rooflens-worker', {
+  createScriptURL: (u) => {
+    if (u !== WORKER_URL) throw new TypeError(`refusing to start a worker from ${u}`);
+    return u;
+  },
+});
+
 export class CoreClient {
   constructor(workerUrl = new URL('./worker.js', import.meta.url)) {
     this.workerUrl = workerUrl;
@@ -12,7 +23,8 @@ export class CoreClient {
 
   spawn() {
     this.ready = new Promise((resolve, reject) => { this.readyResolve = resolve; this.readyReject = reject; });
-    this.worker = new Worker(this.workerUrl, { type: 'module', name: 'rooflens-core' });
+    const url = String(this.workerUrl);
+    this.worker = new Worker(workerPolicy ? workerPolicy.createScriptURL(url) : url, { type: 'module', name: 'rooflens-core' });
     this.worker.onmessage = (ev) => this.onMessage(ev.data);
     this.worker.onerror = (ev) => {
       ev.preventDefault?.();
