@@ -249,3 +249,16 @@ test('exports (CSV, JSON, PNG) and an edited hardware profile survive a share li
   assert.equal(await summary(page2).getAttribute('data-time-s'), t);
   await page2.context().close();
 });
+
+test('the operator reference and conformance report are linked and rendered', { skip }, async () => {
+  const page = await openPage();
+  await page.click('[data-testid=operators-link]');
+  await page.waitForSelector('body.doc table tbody tr');
+  const rows = await page.locator('body.doc table tbody tr').count();
+  assert.ok(rows >= 200, `only ${rows} operator rows`);
+  assert.match(await page.textContent('body.doc table tbody'), /ai\.onnx\.ml/);
+  await page.goto(site.url + 'conformance.html');
+  assert.match(await page.textContent('body.doc'), /1802 models/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
