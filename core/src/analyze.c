@@ -92,8 +92,15 @@ static cJSON *tensor_json(const rl_ctx *c, const rl_value *v) {
         for (int i = 0; i < v->rank; i++)
             cJSON_AddItemToArray(s, v->dims[i] < 0 ? cJSON_CreateNull() : cJSON_CreateNumber((double)v->dims[i]));
     }
-    /* rooflens could not infer it: the shape is the model's own declaration */
-    if (v->from_declared) cJSON_AddTrueToObject(o, "declared");
+    /* rooflens could not infer it: the shape is the model's own declaration,
+     * either because it depends on a value only known at run time (and agrees
+     * with what could be inferred) or for another reason. Users need to know
+     * which numbers rest on the exporter's word. */
+    if (v->from_declared) {
+        cJSON_AddTrueToObject(o, "declared");
+        cJSON_AddStringToObject(o, "shape_source", v->shape_source == RL_SRC_DECLARED_RUNTIME
+                                                       ? "declared_runtime" : "declared");
+    }
     return o;
 }
 
