@@ -64,7 +64,9 @@ const base = `example=${EXAMPLE}&hw=${HW}`;
 try {
   // 1. The main view: summary, time roofline, the slowest layers.
   let page = await open(base);
+  if (await page.locator('[data-testid=summary] details.warnings').count()) await page.click('[data-testid=summary] details.warnings summary');
   figures.summary = await text(page, '[data-testid=summary] dl');
+  figures.warnings = await page.locator('[data-testid=summary] details.warnings').innerText().catch(() => '');
   await shot(page.locator('[data-testid=summary]'), 'guide-summary.png');
   await page.setViewportSize({ width: 900, height: 900 });   // one chart per row: the legend fits
   await page.waitForTimeout(300);

@@ -215,11 +215,15 @@ export class Charts {
         PREC_COLOR[c.precision] || '#444', { borderDash: c.unit === 'vector' ? [5, 4] : [], borderWidth: main ? 2.5 : 1.2,
           hidden: !used.has(c.precision) }));
     }
+    // Memory ceilings meet the highest compute ceiling shown (the used
+    // precisions), not a precision the model never runs in.
+    const shownPeaks = comps.filter((c) => used.has(c.precision)).map((c) => c.flops);
+    const peakShown = shownPeaks.length ? Math.max(...shownPeaks) : peakMax;
     // One ceiling per memory level: the first is the level the model's
     // traffic is charged to; faster levels show how much a layer whose data
     // stayed there could gain. Each ends where it meets the highest peak.
     mems.forEach((m, i) => {
-      const xEnd = Math.min(xhi, peakMax / m.bandwidth_Bps);
+      const xEnd = Math.min(xhi, peakShown / m.bandwidth_Bps);
       const cap = m.capacity_bytes > 0 ? ` (${eng(m.capacity_bytes, 'B')})` : '';
       sets.push(line(`${m.name} ${eng(m.bandwidth_Bps, 'B/s')}${cap}`, [{ x: xlo, y: m.bandwidth_Bps * xlo }, { x: xEnd, y: m.bandwidth_Bps * xEnd }],
         MEM_COLORS[i % MEM_COLORS.length], { borderWidth: i === 0 ? 2.5 : 1.2, borderDash: i === 0 ? [] : [2, 3],
