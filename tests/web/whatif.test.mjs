@@ -263,3 +263,33 @@ test('what-if links: a bad view state is refused with a notice; tabs write the v
   assert.equal(await page.locator('[data-testid=sweep-view]').isVisible(), false);
   await page.context().close();
 });
+
+test('compare view: the edited profile can be compared with the device it came from', { skip }, async () => {
+  const page = await openPage('example=conv_net&hw=l4');
+  await page.waitForSelector('[data-testid=summary][data-time-s]');
+  await page.click('#custom-hw summary');
+  const field = '[data-testid="pf-compute.fp32.matrix.value"]';
+  await page.waitForSelector(field);
+  const edited = profile('l4');
+  Object.assign(edited, { id: 'l4-custom', name: `${edited.name} (edited)` });
+  edited.compute.fp32.matrix.value *= 4;
+  await page.fill(field, String(edited.compute.fp32.matrix.value));
+  await page.press(field, 'Tab');
+  await page.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.hw === 'l4-custom');
+  await page.click('[data-testid=tab-compare]');
+  await page.click('[data-testid=compare-view] details.hw-picker summary');
+  for (const box of await page.$$('[data-testid=compare-picker] input:checked')) await box.uncheck();
+  await page.check('[data-testid=compare-picker] input[value=l4]');
+  await page.check('[data-testid=compare-picker] input[value=custom]');
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=compare-table] tbody tr')].map((t) => t.dataset.hw).join() === 'l4,custom');
+  await viewDone(page, 'compare-view');
+  const want = coreAnswer('conv_net.onnx', 'l4', { hardware: edited,
+    study: { kind: 'compare', hardware: [profile('l4'), edited], power_modes: [null, null] } }).study;
+  assert.deepEqual(await cellValues(page, 'compare-table', 'unfused'), want.rows.map((r) => r.sol.unfused));
+  assert.deepEqual(await cellValues(page, 'compare-table', 'fused'), want.rows.map((r) => r.sol.fused));
+  // four times the FP32 matrix peak shortens the fused time of this CNN
+  assert.ok(want.rows[1].sol.fused < want.rows[0].sol.fused);
+  assert.match(page.url(), /cmp=l4%2Ccustom/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
