@@ -8,7 +8,8 @@
 # $FUZZ_BUILD/corpus/<target> (seeded from tests/fixtures, hw/ by
 # tests/fuzz/make_seeds.py); crashes land in $FUZZ_BUILD/crashes/<target>.
 # Copy a crash into tests/fuzz/regressions/<target>/ once it is fixed: ctest
-# replays that folder in every build.
+# replays that folder in every build. FUZZ_KEEP_GOING=1 keeps fuzzing after a
+# crash (libFuzzer's fork mode), for long unattended runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS="${1:-60}"
@@ -42,9 +43,11 @@ for t in "${TARGETS[@]}"; do
   [[ $t == reader ]] || max_len=16384
   echo "== fuzz_$t for ${SECS}s"
   # Regressions join the corpus so the fuzzer starts from past findings too.
-  "$B/fuzz_$t" -max_total_time="$SECS" -max_len=$max_len -timeout=10 \
+  keep=()
+  [[ "${FUZZ_KEEP_GOING:-0}" == 1 ]] && keep=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
+  "$B/fuzz_$t" "${keep[@]}" -max_total_time="$SECS" -max_len=$max_len -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$B/crashes/$t/" \
-    "$B/corpus/$t" tests/fuzz/regressions/"$t" 2>&1 | tee "$B/fuzz_$t.log" | grep -E "^#[0-9]+ +(DONE|INITED)|ERROR|SUMMARY|stat::|Test unit written" || true
+    "$B/corpus/$t" tests/fuzz/regressions/"$t" 2>&1 | tee "$B/fuzz_$t.log" | grep -E "^#[0-9]+ +(DONE|INITED)|ERROR|SUMMARY|stat::|Test unit written|crashes:" || true
   status=${PIPESTATUS[0]}
   echo "   corpus: $(ls "$B/corpus/$t" | wc -l) inputs; crashes: $(ls "$B/crashes/$t" | wc -l)"
   [[ $status -eq 0 ]] || { echo "fuzz_$t failed (exit $status); see $B/fuzz_$t.log"; exit 1; }

@@ -56,6 +56,130 @@ bool rl_map_put(rl_name_map *m, const char *key, int val) {
     return true;
 }
 
+/* ------------------------------------------------------- UTF-8 checks -- */
+/* ONNX strings are UTF-8 by definition, and names end up in the JSON
+ * response; protobuf-c does not check them, so a name with invalid bytes
+ * would make the response itself invalid. Rejects overlong forms, UTF-16
+ * surrogates and code points past U+10FFFF. Returns the bad byte's index or -1. */
+static long utf8_bad_at(const char *str) {
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+    while (s[i]) {
+        unsigned c = s[i];
+        int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
+        if (n < 0 || c == 0xc0 || c == 0xc1 || c > 0xf4) return (long)i;
+        uint32_t cp = c & (0x3fu >> n);
+        for (int k = 1; k <= n; k++) {
+            if ((s[i + k] & 0xc0) != 0x80) return (long)i;
+            cp = (cp << 6) | (s[i + k] & 0x3fu);
+        }
+        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            return (long)i;
+        i += (size_t)n + 1;
+    }
+    return -1;
+}
+
+static bool utf8_ok(rl_error *e, const char *s, const char *what, const char *where) {
+    if (!s) return true;
+    long at = utf8_bad_at(s);
+    if (at < 0) return true;
+    rl_error_set(e, "bad_utf8", where,
+                 "%s is not valid UTF-8 (byte %ld): ONNX names are UTF-8 text; the file is "
+                 "corrupted or was written by a broken exporter",
+                 what, at);
+    return false;
+}
+
+static bool type_utf8_ok(rl_error *e, const Onnx__TypeProto *tp, const char *where, int depth) {
+    if (!tp || depth > 1000) return true;
+    const Onnx__TensorShapeProto *sh = NULL;
+    if (tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type) sh = tp->tensor_type->shape;
+    if (tp->value_case == ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE && tp->sparse_tensor_type)
+        sh = tp->sparse_tensor_type->shape;
+    for (size_t i = 0; sh && i < sh->n_dim; i++)
+        if (sh->dim[i]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+            !utf8_ok(e, sh->dim[i]->dim_param, "a symbolic dimension name", where))
+            return false;
+    if (!utf8_ok(e, tp->denotation, "a type denotation", where)) return false;
+    if (tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE && tp->sequence_type)
+        return type_utf8_ok(e, tp->sequence_type->elem_type, where, depth + 1);
+    if (tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE && tp->optional_type)
+        return type_utf8_ok(e, tp->optional_type->elem_type, where, depth + 1);
+    if (tp->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE && tp->map_type)
+        return type_utf8_ok(e, tp->map_type->value_type, where, depth + 1);
+    return true;
+}
+
+static bool graph_utf8_ok(rl_error *e, const Onnx__GraphProto *g, int depth);
+
+static bool node_utf8_ok(rl_error *e, const Onnx__NodeProto *n, size_t idx, int depth) {
+    char where[64];
+    snprintf(where, sizeof where, "node #%zu", idx);
+    if (!utf8_ok(e, n->name, "a node name", where) || !utf8_ok(e, n->op_type, "an operator type", where) ||
+        !utf8_ok(e, n->domain, "a node domain", where))
+        return false;
+    for (size_t j = 0; j < n->n_input; j++)
+        if (!utf8_ok(e, n->input[j], "a node input name", where)) return false;
+    for (size_t j = 0; j < n->n_output; j++)
+        if (!utf8_ok(e, n->output[j], "a node output name", where)) return false;
+    for (size_t k = 0; k < n->n_attribute; k++) {
+        const Onnx__AttributeProto *a = n->attribute[k];
+        if (!utf8_ok(e, a->name, "an attribute name", where)) return false;
+        if (a->g && !graph_utf8_ok(e, a->g, depth + 1)) return false;
+        for (size_t gi = 0; gi < a->n_graphs; gi++)
+            if (!graph_utf8_ok(e, a->graphs[gi], depth + 1)) return false;
+    }
+    return true;
+}
+
+static bool graph_utf8_ok(rl_error *e, const Onnx__GraphProto *g, int depth) {
+    if (!g || depth > 1000) return true;
+    if (!utf8_ok(e, g->name, "the graph name", "graph")) return false;
+    for (size_t i = 0; i < g->n_initializer; i++)
+        if (!utf8_ok(e, g->initializer[i]->name, "an initializer name", "initializer")) return false;
+    for (size_t i = 0; i < g->n_sparse_initializer; i++)
+        if (g->sparse_initializer[i]->values &&
+            !utf8_ok(e, g->sparse_initializer[i]->values->name, "an initializer name", "initializer"))
+            return false;
+    const Onnx__ValueInfoProto *const *lists[3] = {(const Onnx__ValueInfoProto *const *)g->input,
+                                                   (const Onnx__ValueInfoProto *const *)g->output,
+                                                   (const Onnx__ValueInfoProto *const *)g->value_info};
+    size_t counts[3] = {g->n_input, g->n_output, g->n_value_info};
+    static const char *const what[3] = {"graph input", "graph output", "value_info"};
+    for (int l = 0; l < 3; l++)
+        for (size_t i = 0; i < counts[l]; i++) {
+            if (!utf8_ok(e, lists[l][i]->name, "a value name", what[l])) return false;
+            if (!type_utf8_ok(e, lists[l][i]->type, what[l], 0)) return false;
+        }
+    for (size_t i = 0; i < g->n_node; i++)
+        if (!node_utf8_ok(e, g->node[i], i, depth)) return false;
+    return true;
+}
+
+static bool model_utf8_ok(rl_error *e, const Onnx__ModelProto *m) {
+    if (!utf8_ok(e, m->producer_name, "the producer name", "ModelProto") ||
+        !utf8_ok(e, m->producer_version, "the producer version", "ModelProto"))
+        return false;
+    for (size_t i = 0; i < m->n_opset_import; i++)
+        if (!utf8_ok(e, m->opset_import[i]->domain, "an opset domain", "ModelProto.opset_import"))
+            return false;
+    for (size_t i = 0; i < m->n_functions; i++) {
+        const Onnx__FunctionProto *f = m->functions[i];
+        if (!utf8_ok(e, f->name, "a function name", "function") ||
+            !utf8_ok(e, f->domain, "a function domain", "function"))
+            return false;
+        for (size_t j = 0; j < f->n_input; j++)
+            if (!utf8_ok(e, f->input[j], "a function input name", "function")) return false;
+        for (size_t j = 0; j < f->n_output; j++)
+            if (!utf8_ok(e, f->output[j], "a function output name", "function")) return false;
+        for (size_t j = 0; j < f->n_node; j++)
+            if (!node_utf8_ok(e, f->node[j], j, 0)) return false;
+    }
+    return graph_utf8_ok(e, m->graph, 0);
+}
+
 /* ------------------------------------------------------------ the model -- */
 static void *pb_alloc(void *data, size_t size) { (void)data; return malloc(size); }
 static void pb_free(void *data, void *p) { (void)data; free(p); }
@@ -98,6 +222,12 @@ rl_model *rl_reader_finish(rl_reader *r, char **error_json) {
         rl_error_set(&m->error, "no_opset", "ModelProto.opset_import",
                      "the model declares no opset_import, so its operators' versions are "
                      "unknown; re-export it with an opset");
+    } else if (m->proto->graph->n_node == 0 && m->proto->graph->n_output == 0) {
+        rl_error_set(&m->error, "empty_graph", "main graph",
+                     "the model's graph has no nodes and no outputs: there is nothing to analyse "
+                     "(was the export interrupted?)");
+    } else {
+        model_utf8_ok(&m->error, m->proto);
     }
     /* The skeleton is no longer needed once decoded. */
     free(m->skeleton);
@@ -261,6 +391,54 @@ static void load_contents(rl_arena *a, rl_value *v, const Onnx__TensorProto *t, 
     v->n_known = n;
 }
 
+/* rooflens never opens external data files, but a model that points its
+ * weights outside its own folder (an absolute path, a "..") is hostile or
+ * broken, and a tool that does load the data would read arbitrary files: the
+ * ONNX spec requires a relative path under the model's directory. */
+static int check_external(rl_ctx *c, const rl_value *v, const Onnx__TensorProto *t, const char *where) {
+    const char *loc = NULL;
+    for (size_t i = 0; i < t->n_external_data; i++) {
+        const Onnx__StringStringEntryProto *kv = t->external_data[i];
+        if (!kv->key || !kv->value) continue;
+        if (strcmp(kv->key, "location") == 0) loc = kv->value;
+        if (strcmp(kv->key, "offset") == 0 || strcmp(kv->key, "length") == 0) {
+            const char *p = kv->value;
+            bool digits = *p != 0 && strlen(p) <= 19;
+            for (; *p; p++) digits = digits && *p >= '0' && *p <= '9';
+            if (!digits) {
+                rl_error_set(c->err, "bad_external_data", where,
+                             "initializer '%.200s' gives its external data %s as '%.40s', which is "
+                             "not a byte count", v->name, kv->key, kv->value);
+                return -1;
+            }
+        }
+    }
+    if (!loc || !loc[0]) {
+        rl_error_set(c->err, "bad_external_data", where,
+                     "initializer '%.200s' says its data is external but names no file "
+                     "(external_data has no \"location\")", v->name);
+        return -1;
+    }
+    bool absolute = loc[0] == '/' || loc[0] == '\\' ||
+                    (((loc[0] | 0x20) >= 'a' && (loc[0] | 0x20) <= 'z') && loc[1] == ':');
+    bool up = false;
+    for (const char *p = loc; *p;) {
+        size_t n = strcspn(p, "/\\");
+        if (n == 2 && p[0] == '.' && p[1] == '.') up = true;
+        p += n;
+        if (*p) p++;
+    }
+    if (absolute || up) {
+        rl_error_set(c->err, "bad_external_data", where,
+                     "initializer '%.200s' keeps its data in '%.200s', %s: external data must be "
+                     "a relative path inside the model's folder; re-save the model with its data "
+                     "next to it", v->name, loc,
+                     absolute ? "an absolute path" : "outside the model's folder (\"..\")");
+        return -1;
+    }
+    return 0;
+}
+
 /* Set a value from a TensorProto (initializer or Constant attribute). */
 int rl_value_from_tensor(rl_ctx *c, rl_value *v, const Onnx__TensorProto *t, const char *where) {
     v->type = RL_TYPE_TENSOR;
@@ -290,6 +468,7 @@ int rl_value_from_tensor(rl_ctx *c, rl_value *v, const Onnx__TensorProto *t, con
     }
     v->payload_dropped = tensor_dropped(t);
     v->external = tensor_external(t);
+    if (v->external && check_external(c, v, t, where)) return -1;
     load_contents(c->arena, v, t, numel);
     return 0;
 }
@@ -498,9 +677,33 @@ rl_graph *rl_graph_build(rl_ctx *c, const Onnx__GraphProto *gp, rl_graph *parent
         rl_map_put(g->names, nm, vi);
         rl_value *v = &g->values[vi];
         v->dtype = (s->values && s->values->has_data_type) ? s->values->data_type : 0;
+        /* the same checks as a dense initializer: operator code keeps dims in
+         * fixed arrays of RL_MAX_RANK_HARD */
+        if (s->n_dims > c->model->limits.max_rank) {
+            rl_error_set(c->err, "limit_rank", where,
+                         "sparse initializer '%.200s' has %zu dimensions, more than the limit of %u",
+                         nm, s->n_dims, c->model->limits.max_rank);
+            return NULL;
+        }
         v->rank = (int)s->n_dims;
         v->dims = rl_arena_alloc(a, (s->n_dims + 1) * sizeof *v->dims);
-        for (size_t d = 0; d < s->n_dims; d++) v->dims[d] = s->dims[d] < 0 ? -1 : s->dims[d];
+        if (!v->dims) goto oom;
+        int64_t numel = 1;
+        for (size_t d = 0; d < s->n_dims; d++) {
+            if (s->dims[d] < 0) {
+                rl_error_set(c->err, "bad_dim", where,
+                             "sparse initializer '%.200s' has a negative dimension %lld", nm,
+                             (long long)s->dims[d]);
+                return NULL;
+            }
+            if (!rl_mul_ok(numel, s->dims[d], &numel) || numel > RL_MAX_ELEMS) {
+                rl_error_set(c->err, "dim_overflow", where,
+                             "sparse initializer '%.200s' has more elements than can be counted",
+                             nm);
+                return NULL;
+            }
+            v->dims[d] = s->dims[d];
+        }
     }
     /* inputs (those that are not initializers; old models list both) */
     g->inputs = rl_arena_alloc(a, (gp->n_input + 1) * sizeof *g->inputs);
@@ -508,9 +711,13 @@ rl_graph *rl_graph_build(rl_ctx *c, const Onnx__GraphProto *gp, rl_graph *parent
         const Onnx__ValueInfoProto *vi_p = gp->input[i];
         const char *nm = vi_p->name ? vi_p->name : "";
         int existing = rl_map_get(g->names, nm);
-        if (existing >= 0) {
+        if (existing >= 0 && g->values[existing].kind == RL_VALUE_WEIGHT) {
             /* an initializer that is also an input: its shape wins */
             continue;
+        }
+        if (existing >= 0) {
+            rl_error_set(c->err, "duplicate_name", where, "two graph inputs are named '%.200s'", nm);
+            return NULL;
         }
         int vi = add_value(c, g, nm, RL_VALUE_INPUT);
         if (vi < 0) goto oom;

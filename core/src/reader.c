@@ -465,6 +465,9 @@ int64_t rl_reader_feed(rl_reader *r, const void *bytes, size_t len) {
             uint8_t b = p[i++];
             r->offset++;
             if (++r->hdr_len > 10) return fail(r, "bad_protobuf", "a varint is longer than 10 bytes");
+            /* the 10th byte holds bit 63 only; more would wrap silently in the decoder */
+            if (r->hdr_len == 10 && (b & 0x7f) > 1)
+                return fail(r, "bad_protobuf", "a varint overflows 64 bits");
             if (r->varint_capture && r->varint_shift < 63)
                 r->varint_value |= (uint64_t)(b & 0x7f) << r->varint_shift;
             r->varint_shift += 7;

@@ -121,6 +121,9 @@ static int out_dtype(const rl_node *n) {
 
 static int shape_elementwise(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
+    /* every elementwise op needs its first input; without one the broadcast
+     * below would silently give a scalar */
+    if (!rl_in(n, 0)) return rl_bad(c, n, "needs an input (its first input is missing or empty)");
     int64_t dims[RL_MAX_RANK_HARD];
     /* Clip's min/max and PRelu's slope broadcast to X; the rest broadcast together. */
     int rank = broadcast_inputs(c, n, 0, dims);
