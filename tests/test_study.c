@@ -141,6 +141,11 @@ static void test_compare(rl_model *mlp) {
         CHECK(num_at(row, "lower_bound_s") == num_at(single, "sol.lower_bound_s"), "%s lower bound", ids[i]);
         CHECK(num_at(row, "upper_bound_s") == num_at(single, "sol.upper_bound_s"), "%s upper bound", ids[i]);
         CHECK(num_at(row, "launch_floor_s") == num_at(single, "totals.launch_floor_s"), "%s launch floor", ids[i]);
+        {   /* one verdict: the summary's bound is the compare row's bound */
+            const cJSON *ch = cJSON_GetObjectItem(cJSON_GetObjectItem(single, "sol"), "chosen");
+            CHECK(*str_at(row, "bound") && strcmp(str_at(row, "bound"), str_at(ch, "bound")) == 0,
+                  "%s bound %s vs sol.chosen.bound %s", ids[i], str_at(row, "bound"), str_at(ch, "bound"));
+        }
         CHECK(strcmp(str_at(row, "precision"), str_at(cJSON_GetObjectItem(single, "roofline"), "precision")) == 0,
               "%s precision", ids[i]);
         const cJSON *e = cJSON_GetObjectItemCaseSensitive(row, "energy_j");

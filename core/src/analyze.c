@@ -689,6 +689,7 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
         cJSON_AddStringToObject(ch, "granularity", tim.chosen_granularity);
         double tch = tim.chosen_time;
         add_num(ch, "time_s", tch);
+        cJSON_AddStringToObject(ch, "bound", rl_model_bound(&tim, bw));
         if (hw.has_energy) add_num(ch, "energy_j", tim.chosen_energy);
         if (kernels * hw.launch_s > 0.5 * tch && hw.launch_s > 0)
             rl_warn(&c, "overhead_dominated", NULL,

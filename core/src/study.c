@@ -41,10 +41,7 @@ static bool scratch_ctx(rl_ctx *s, const rl_ctx *c, rl_arena *arena, rl_error *e
     return s->warnings != NULL;
 }
 
-/* Whole-model bound of a timing: launches when their floor is more than half
- * of the predicted time (the overhead_dominated rule), else whichever of
- * compute time and the chosen SOL model's memory time is larger. */
-static const char *model_bound(const rl_timing *t, double bw) {
+const char *rl_model_bound(const rl_timing *t, double bw) {
     if (t->launch_floor > 0 && t->launch_floor > 0.5 * t->chosen_time) return "overhead";
     return t->tc_sum >= t->chosen_bytes / bw ? "compute" : "memory";
 }
@@ -125,7 +122,7 @@ static int study_compare(rl_ctx *c, const cJSON *study, const rl_options *o, con
         put_num(row, "chosen_time_s", t.chosen_time);
         if (t.has_energy) put_num(row, "energy_j", t.chosen_energy);
         else cJSON_AddNullToObject(row, "energy_j");
-        cJSON_AddStringToObject(row, "bound", model_bound(&t, bw));
+        cJSON_AddStringToObject(row, "bound", rl_model_bound(&t, bw));
         put_num(row, "launch_floor_s", t.launch_floor);
         cJSON_AddNullToObject(row, "error");
     }

@@ -48,6 +48,13 @@ typedef struct rl_timing {
 void rl_time_graph(rl_ctx *c, const rl_graph *g, const rl_options *o, const rl_hw *hw,
                    rl_layer_time *lt, rl_timing *out);
 
+/* Whole-model bound of a timing: "overhead" when the launch floor is more
+ * than half of the predicted time (the overhead_dominated rule), else
+ * "compute" or "memory", whichever of compute time and the chosen SOL
+ * model's memory time is larger. The summary and every study use this one
+ * rule, so the page never shows two verdicts for the same model. */
+const char *rl_model_bound(const rl_timing *t, double bw);
+
 /* Build the main graph of c->model, resolve its input dims (c->batch,
  * c->dims), infer shapes and costs. Returns NULL with c->err set. If
  * `batch_dims` is not NULL it receives how many input dims took c->batch. */

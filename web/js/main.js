@@ -312,10 +312,9 @@ function renderSummary(res) {
   dd(dl, 'Bounds', `${eng(sol.lower_bound_s, 's')} … ${eng(sol.upper_bound_s, 's')}`,
     `lower bound max(t_compute, t_memory) = ${exact(sol.lower_bound_s, 's')}; upper bound t_compute + t_memory = ${exact(sol.upper_bound_s, 's')}`);
   if (ch.energy_j !== undefined) dd(dl, 'Energy', eng(ch.energy_j, 'J'), exact(ch.energy_j, 'J'));
-  const chosen = sol[ch.model];
-  let bound = chosen?.whole_graph?.bound || '–';
-  if (t.launch_floor_s > (ch.time_s || 0)) bound = 'launch overhead';
-  dd(dl, 'Dominant bound', bound, `launch floor ${exact(t.launch_floor_s, 's')} (${t.kernels} kernels)`);
+  const bound = { overhead: 'launch overhead', compute: 'compute', memory: 'memory' }[ch.bound] || '–';
+  dd(dl, 'Dominant bound', bound, `launch floor ${exact(t.launch_floor_s, 's')} (${t.kernels} kernels); ` +
+    'launch overhead when the floor is more than half of the predicted time');
   const unsup = t.unsupported_ops || [];
   dd(dl, 'Unsupported ops', unsup.length ? `${unsup.length}: ${unsup.join(', ')}` : '0',
     t.unknown_layers ? `${t.unknown_layers} layers with unknown shapes` : '');
