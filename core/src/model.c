@@ -445,7 +445,8 @@ int rl_value_from_tensor(rl_ctx *c, rl_value *v, const Onnx__TensorProto *t, con
     v->dtype = t->has_data_type ? t->data_type : 0;
     if (t->n_dims > c->model->limits.max_rank) {
         rl_error_set(c->err, "limit_rank", where,
-                     "tensor '%s' has %zu dimensions, more than the limit of %u", v->name, t->n_dims,
+                     "tensor '%.200s' has %zu dimensions, more than the limit of %u; raise "
+                     "limits.max_rank if the model is genuine", v->name, t->n_dims,
                      c->model->limits.max_rank);
         return -1;
     }
@@ -500,8 +501,8 @@ int rl_value_from_type(rl_ctx *c, rl_value *v, const Onnx__TypeProto *tp, const 
     }
     size_t rank = tt->shape->n_dim;
     if (rank > c->model->limits.max_rank) {
-        rl_error_set(c->err, "limit_rank", where, "'%s' has %zu dimensions, more than the limit of %u",
-                     v->name, rank, c->model->limits.max_rank);
+        rl_error_set(c->err, "limit_rank", where, "'%.200s' has %zu dimensions, more than the limit of %u; raise "
+                     "limits.max_rank if the model is genuine", v->name, rank, c->model->limits.max_rank);
         return -1;
     }
     int64_t *dims = rl_arena_alloc(c->arena, (rank + 1) * sizeof *dims);
@@ -637,7 +638,8 @@ rl_graph *rl_graph_build(rl_ctx *c, const Onnx__GraphProto *gp, rl_graph *parent
                          const char *where) {
     rl_arena *a = c->arena;
     if ((uint32_t)depth > c->model->limits.max_depth) {
-        rl_error_set(c->err, "limit_depth", where, "subgraphs are nested more than %u deep",
+        rl_error_set(c->err, "limit_depth", where, "subgraphs are nested more than %u deep; raise limits.max_depth if the "
+                     "model is genuine",
                      c->model->limits.max_depth);
         return NULL;
     }
@@ -650,7 +652,9 @@ rl_graph *rl_graph_build(rl_ctx *c, const Onnx__GraphProto *gp, rl_graph *parent
     size_t expected = gp->n_input + gp->n_initializer + gp->n_sparse_initializer + 1;
     for (size_t i = 0; i < gp->n_node; i++) expected += gp->node[i]->n_output;
     if (expected > (size_t)INT32_MAX / 4) {
-        rl_error_set(c->err, "limit_nodes", where, "the graph is too large");
+        rl_error_set(c->err, "limit_nodes", where,
+                     "the graph has more than %d values and nodes, more than rooflens can index",
+                     INT32_MAX / 4);
         return NULL;
     }
     g->names = rl_map_new(a, expected);
@@ -681,7 +685,8 @@ rl_graph *rl_graph_build(rl_ctx *c, const Onnx__GraphProto *gp, rl_graph *parent
          * fixed arrays of RL_MAX_RANK_HARD */
         if (s->n_dims > c->model->limits.max_rank) {
             rl_error_set(c->err, "limit_rank", where,
-                         "sparse initializer '%.200s' has %zu dimensions, more than the limit of %u",
+                         "sparse initializer '%.200s' has %zu dimensions, more than the limit of "
+                         "%u; raise limits.max_rank if the model is genuine",
                          nm, s->n_dims, c->model->limits.max_rank);
             return NULL;
         }

@@ -1,0 +1,164 @@
+/* Models too big to commit, written as raw protobuf at run time: a chain or
+ * a wide fan of N tiny nodes (scale tests and tools/bench_scale.c), and a
+ * node whose name is L bytes long. Header-only so a test and the benchmark
+ * share it without a library. Every function returns a malloc'd buffer the
+ * caller frees, with its length in *len; NULL when out of memory. */
+#ifndef ROOFLENS_GEN_MODELS_H
+#define ROOFLENS_GEN_MODELS_H
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct gen_buf {
+    uint8_t *p;
+    size_t n, cap;
+    int oom;
+} gen_buf;
+
+static void gen_put(gen_buf *b, const void *src, size_t n) {
+    if (b->oom) return;
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n) cap *= 2;
+        uint8_t *p = realloc(b->p, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, src, n);
+    b->n += n;
+}
+
+static void gen_varint(gen_buf *b, uint64_t v) {
+    uint8_t t[10];
+    int n = 0;
+    do {
+        t[n] = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        if (v) t[n] |= 0x80;
+        n++;
+    } while (v);
+    gen_put(b, t, (size_t)n);
+}
+
+static void gen_bytes(gen_buf *b, int field, const void *p, size_t n) {
+    gen_varint(b, ((uint64_t)field << 3) | 2);
+    gen_varint(b, n);
+    gen_put(b, p, n);
+}
+
+static void gen_str(gen_buf *b, int field, const char *s) { gen_bytes(b, field, s, strlen(s)); }
+
+/* Appends `sub` as a submessage and empties it for reuse. */
+static void gen_msg(gen_buf *b, int field, gen_buf *sub) {
+    gen_bytes(b, field, sub->p, sub->n);
+    if (sub->oom) b->oom = 1;
+    sub->n = 0;
+}
+
+static void gen_int(gen_buf *b, int field, uint64_t v) {
+    gen_varint(b, (uint64_t)field << 3);
+    gen_varint(b, v);
+}
+
+/* ValueInfoProto {name, float tensor [1, width]} into graph field `field`. */
+static void gen_value_info(gen_buf *g, int field, const char *name, int64_t width) {
+    gen_buf vi = {0}, tp = {0}, tt = {0}, sh = {0}, d = {0};
+    gen_int(&d, 1, 1);
+    gen_msg(&sh, 1, &d);
+    gen_int(&d, 1, (uint64_t)width);
+    gen_msg(&sh, 1, &d);
+    gen_int(&tt, 1, 1); /* FLOAT */
+    gen_msg(&tt, 2, &sh);
+    gen_msg(&tp, 1, &tt);
+    gen_str(&vi, 1, name);
+    gen_msg(&vi, 2, &tp);
+    gen_msg(g, field, &vi);
+    free(vi.p), free(tp.p), free(tt.p), free(sh.p), free(d.p);
+}
+
+static void gen_node(gen_buf *g, gen_buf *scratch, const char *op, const char *in, const char *out,
+                     const char *name, size_t name_len) {
+    gen_str(scratch, 1, in);
+    gen_str(scratch, 2, out);
+    if (name) gen_bytes(scratch, 3, name, name_len);
+    gen_str(scratch, 4, op);
+    gen_msg(g, 1, scratch);
+}
+
+static uint8_t *gen_model(gen_buf *g, size_t *len) {
+    gen_buf m = {0}, o = {0};
+    gen_int(&m, 1, 8);
+    gen_str(&m, 2, "rooflens-gen");
+    gen_msg(&m, 7, g);
+    gen_int(&o, 2, 13);
+    gen_msg(&m, 8, &o);
+    free(o.p);
+    free(g->p);
+    if (m.oom) {
+        free(m.p);
+        return NULL;
+    }
+    *len = m.n;
+    return m.p;
+}
+
+/* x -> Relu -> t1 -> Relu -> ... -> y: n nodes in a chain. */
+static uint8_t *gen_chain(int n, size_t *len) {
+    gen_buf g = {0}, s = {0};
+    char in[32], out[32], name[32];
+    for (int i = 0; i < n; i++) {
+        snprintf(in, sizeof in, i ? "t%d" : "x", i);
+        snprintf(out, sizeof out, i == n - 1 ? "y" : "t%d", i + 1);
+        snprintf(name, sizeof name, "relu%d", i);
+        gen_node(&g, &s, "Relu", in, out, name, strlen(name));
+    }
+    gen_str(&g, 2, "chain");
+    gen_value_info(&g, 11, "x", 16);
+    gen_value_info(&g, 12, "y", 16);
+    free(s.p);
+    return gen_model(&g, len);
+}
+
+/* x feeds n parallel Relu nodes, each output a graph output. */
+static uint8_t *gen_wide(int n, size_t *len) {
+    gen_buf g = {0}, s = {0};
+    char out[32], name[32];
+    for (int i = 0; i < n; i++) {
+        snprintf(out, sizeof out, "o%d", i);
+        snprintf(name, sizeof name, "relu%d", i);
+        gen_node(&g, &s, "Relu", "x", out, name, strlen(name));
+    }
+    gen_str(&g, 2, "wide");
+    gen_value_info(&g, 11, "x", 16);
+    for (int i = 0; i < n; i++) {
+        snprintf(out, sizeof out, "o%d", i);
+        gen_value_info(&g, 12, out, 16);
+    }
+    free(s.p);
+    return gen_model(&g, len);
+}
+
+/* One Relu whose node name (name_field 3) or doc_string (6) is `n` bytes. */
+static uint8_t *gen_long_string(size_t n, int field, size_t *len) {
+    gen_buf g = {0}, s = {0};
+    char *str = malloc(n);
+    if (!str) return NULL;
+    memset(str, 'n', n);
+    gen_str(&s, 1, "x");
+    gen_str(&s, 2, "y");
+    gen_bytes(&s, field, str, n);
+    gen_str(&s, 4, "Relu");
+    gen_msg(&g, 1, &s);
+    free(str);
+    gen_str(&g, 2, "long_string");
+    gen_value_info(&g, 11, "x", 16);
+    gen_value_info(&g, 12, "y", 16);
+    free(s.p);
+    return gen_model(&g, len);
+}
+#endif
