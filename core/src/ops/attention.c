@@ -6,8 +6,9 @@
  *   matrix_flops = 2·B·Hq·Sq·Skv·(Dqk + Dv)        (QK^T and the V product)
  *   vector_flops = B·Hq·Sq·Skv·(5 softmax + 1 scale [+ 1 mask/bias add])
  * Ops that also project the input (com.microsoft Attention, QAttention) add
- * 2·B·S·input_hidden·(q + k + v hidden) matrix FLOPs and one bias add per
- * projected element. */
+ * 2·B·S·input_hidden·(q + k + v hidden) matrix FLOPs, one bias add per
+ * projected element when there is a bias and, for QAttention, one dequantize
+ * multiply per projected element. */
 #include <string.h>
 
 #include "compute_common.h"
@@ -149,10 +150,17 @@ static void cost_ms_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost 
     if (!packed_hidden(n, 1, &hq, &hk, &hv)) return;
     int64_t heads = rl_attr_i(n, "num_heads", 1);
     double B = (double)cc_dim(n, 0, 0), S = (double)cc_dim(n, 0, 1), In = (double)cc_dim(n, 0, 2);
-    double proj = B * S * In * (double)(hq + hk + hv);
-    k->macs = proj;
-    k->matrix_flops = 2 * proj;
-    k->vector_flops = B * S * (double)(hq + hk + hv); /* bias adds */
+    if (B < 0 || S < 0 || In < 0) return;
+    double projected = B * S * (double)(hq + hk + hv);
+    k->macs = projected * In;
+    k->matrix_flops = 2 * k->macs;
+    /* bias is optional for Attention (input 2 may be omitted) */
+    if (rl_in(n, 2)) k->vector_flops += projected;
+    /* QAttention's integer GEMM leaves int32 accumulators that are scaled by
+     * input_scale·weight_scale before the bias add, as onnxruntime's scale-bias
+     * output processor does: 1 multiply per projected element. The zero-point
+     * corrections live inside the integer GEMM and are not counted apart. */
+    if (quant) k->vector_flops += projected;
     int ipast = quant ? 8 : 4;
     int64_t sp = rl_in(n, ipast) ? cc_dim(n, ipast, 3) : 0;
     if (sp < 0) sp = 0;
@@ -383,9 +391,11 @@ static const rl_op_def ops[] = {
     {"RotaryEmbedding", MS, 1, 0, shape_like_x, cost_rotary, 3, 0, "3 vector FLOPs per element"},
     {"Attention", MS, 1, 0, shape_ms_attention, cost_ms_attention, 0, 0,
      "QKV projection 2·B·S·In·(q+k+v hidden) + attention core 2·B·H·S·Skv·(Dqk + Dv) matrix "
-     "FLOPs; bias adds + (6, +1 with mask) per score vector FLOPs"},
+     "FLOPs; B·S·(q+k+v hidden) bias adds when bias is given + (6, +1 with mask) per score vector "
+     "FLOPs"},
     {"QAttention", MS, 1, 0, shape_ms_attention, cost_ms_attention, 0, 0,
-     "as com.microsoft Attention, with int8 projection"},
+     "as com.microsoft Attention, with int8 projection; + B·S·(q+k+v hidden) vector FLOPs to "
+     "dequantize the int32 accumulators (× input_scale·weight_scale)"},
     {"MultiHeadAttention", MS, 1, 0, shape_mha, cost_mha, 0, 0,
      "2·B·H·Sq·Skv·(Dqk + Dv) matrix FLOPs; B·H·Sq·Skv·(6, +1 with mask/bias) vector FLOPs, + 1 per "
      "Q/K/V element for the bias"},

@@ -2,6 +2,7 @@
  * com.microsoft variants). Matrix products count 2 FLOP per MAC as
  * matrix_flops; scaling and bias terms count as vector_flops. */
 #include <ctype.h>
+#include <math.h>
 #include <string.h>
 
 #include "compute_common.h"
@@ -27,9 +28,38 @@ static void matmul_operands(const rl_node *n, int *ia, int *ib, int *dtype) {
     }
 }
 
-/* numpy matmul: 1-D operands are promoted (a leading / trailing 1) and the
- * added dim removed again; batch dims broadcast. FusedMatMul may transpose
- * the last two dims of either operand first. */
+/* An operand as the product sees it. 1-D operands are promoted (A gets a
+ * leading 1, B a trailing 1; numpy matmul). FusedMatMul (onnxruntime
+ * ContribOperators.md) first applies transBatchA/B, which transposes dim 0
+ * with the batch dims, the permutation [1, ..., r-2, 0, r-1], then transA/B,
+ * which swaps the last two dims. Returns the rank written to dims. */
+static int matmul_operand(const rl_node *n, const rl_value *v, bool is_b, int64_t *dims) {
+    int r = v->rank;
+    if (r == 1) {
+        dims[is_b ? 0 : 1] = v->dims[0];
+        dims[is_b ? 1 : 0] = 1;
+        return 2;
+    }
+    bool fused = cc_is(n, "FusedMatMul");
+    bool trans = fused && rl_attr_i(n, is_b ? "transB" : "transA", 0) != 0;
+    bool trans_batch = fused && rl_attr_i(n, is_b ? "transBatchB" : "transBatchA", 0) != 0;
+    if (trans_batch && r > 2) {
+        memcpy(dims, v->dims + 1, (size_t)(r - 2) * sizeof *dims);
+        dims[r - 2] = v->dims[0];
+        dims[r - 1] = v->dims[r - 1];
+    } else {
+        memcpy(dims, v->dims, (size_t)r * sizeof *dims);
+    }
+    if (trans) {
+        int64_t t = dims[r - 1];
+        dims[r - 1] = dims[r - 2];
+        dims[r - 2] = t;
+    }
+    return r;
+}
+
+/* [batch..., M, K] x [batch..., K, N] with the batch dims broadcast; a
+ * promoted 1-D operand's added dim is removed from the result again. */
 static int shape_matmul(rl_ctx *c, rl_graph *g, rl_node *n) {
     int ia, ib, dt;
     matmul_operands(n, &ia, &ib, &dt);
@@ -38,16 +68,8 @@ static int shape_matmul(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (a->rank < 0 || b->rank < 0) return cc_unknown(c, n, 0, dt, -1);
     if (a->rank == 0 || b->rank == 0) return rl_bad(c, n, "operands must have rank 1 or more");
     if (a->rank > RL_MAX_RANK_HARD || b->rank > RL_MAX_RANK_HARD) return rl_bad(c, n, "rank too large");
-    bool ta = rl_attr_i(n, "transA", 0) != 0, tb = rl_attr_i(n, "transB", 0) != 0;
-    if (!cc_is(n, "FusedMatMul")) ta = tb = false;
     int64_t ad[RL_MAX_RANK_HARD + 1], bd[RL_MAX_RANK_HARD + 1];
-    int ra = a->rank, rb = b->rank;
-    if (ra == 1) { ad[0] = 1; ad[1] = a->dims[0]; ra = 2; }
-    else memcpy(ad, a->dims, (size_t)ra * sizeof *ad);
-    if (rb == 1) { bd[0] = b->dims[0]; bd[1] = 1; rb = 2; }
-    else memcpy(bd, b->dims, (size_t)rb * sizeof *bd);
-    if (ta && a->rank > 1) { int64_t t = ad[ra - 1]; ad[ra - 1] = ad[ra - 2]; ad[ra - 2] = t; }
-    if (tb && b->rank > 1) { int64_t t = bd[rb - 1]; bd[rb - 1] = bd[rb - 2]; bd[rb - 2] = t; }
+    int ra = matmul_operand(n, a, false, ad), rb = matmul_operand(n, b, true, bd);
     int64_t k1 = ad[ra - 1], k2 = bd[rb - 2];
     if (k1 >= 0 && k2 >= 0 && k1 != k2)
         return rl_bad(c, n, "inner dimensions differ (%lld vs %lld)", (long long)k1, (long long)k2);
@@ -61,13 +83,13 @@ static int shape_matmul(rl_ctx *c, rl_graph *g, rl_node *n) {
     return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
 }
 
-/* K of a matmul-like node: A's last dim (second to last when transposed). */
+/* K of a matmul-like node: the last dim of A as the product sees it. */
 static double matmul_k(const rl_node *n, int ia) {
     const rl_value *a = rl_in(n, ia);
-    if (!a || a->rank < 1) return 0;
-    bool ta = cc_is(n, "FusedMatMul") && rl_attr_i(n, "transA", 0) != 0 && a->rank > 1;
-    int64_t k = a->dims[a->rank - (ta ? 2 : 1)];
-    return k < 0 ? 0 : (double)k;
+    if (!a || a->rank < 1 || a->rank > RL_MAX_RANK_HARD) return 0;
+    int64_t ad[RL_MAX_RANK_HARD + 1];
+    int ra = matmul_operand(n, a, false, ad);
+    return ad[ra - 1] < 0 ? 0 : (double)ad[ra - 1];
 }
 
 /* Every output element is a K-long dot product: macs = outputs x K (this is
@@ -100,6 +122,14 @@ static int shape_matmul_nbits(rl_ctx *c, rl_graph *g, rl_node *n) {
     return rl_shape_known(a) ? RL_OK : RL_UNKNOWN;
 }
 
+/* Replaces v's bytes in the default count (weights or inputs, by where v
+ * comes from) with the bytes a kernel really reads. */
+static void recount_bytes(const rl_ctx *c, const rl_value *v, double real, rl_cost *k) {
+    if (!v) return;
+    double *bucket = v->kind == RL_VALUE_WEIGHT || v->kind == RL_VALUE_CONSTANT ? &k->weight_bytes : &k->input_bytes;
+    *bucket += real - rl_value_bytes(c, v);
+}
+
 static void cost_matmul_nbits(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     double K = (double)rl_attr_i(n, "K", 0);
     double outs = rl_numel_d(rl_out(n, 0));
@@ -109,11 +139,17 @@ static void cost_matmul_nbits(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost 
     k->vector_flops = 2 * K * (double)rl_attr_i(n, "N", 0);
     /* The packed B is bits/8 bytes per weight whatever its declared uint8
      * shape says, so count it from N, K and bits; scales keep their size. */
-    const rl_value *b = rl_in(n, 1);
-    if (b && (b->kind == RL_VALUE_WEIGHT || b->kind == RL_VALUE_CONSTANT)) {
-        double bits = (double)rl_attr_i(n, "bits", 4);
-        k->weight_bytes -= rl_value_bytes(c, b);
-        k->weight_bytes += (double)rl_attr_i(n, "N", 0) * K * bits / 8.0;
+    double N = (double)rl_attr_i(n, "N", 0), bits = (double)rl_attr_i(n, "bits", 4);
+    recount_bytes(c, rl_in(n, 1), N * K * bits / 8.0, k);
+    /* zero_points (ContribOperators.md): uint8 ones are packed like B, bits
+     * per zero point with each of the N rows padded to whole bytes, so
+     * N·ceil(blocks·bits/8) bytes; ones of A's float type are not packed and
+     * keep their declared size. */
+    const rl_value *zp = rl_in(n, 3);
+    int64_t block = rl_attr_i(n, "block_size", 0);
+    if (zp && zp->dtype == RL_DT_UINT8 && block > 0) {
+        double blocks = (double)((rl_attr_i(n, "K", 0) + block - 1) / block);
+        recount_bytes(c, zp, N * ceil(blocks * bits / 8.0), k);
     }
 }
 
@@ -344,7 +380,8 @@ static const rl_op_def ops[] = {
      "2·batch·M·N·K integer matrix ops; + 3 vector ops per output (requantize: scale, round, "
      "zero point)"},
     {"FusedMatMul", "com.microsoft", 1, 0, shape_matmul, cost_matmul, 0, 0,
-     "as MatMul with transA/transB; + 1 vector FLOP per output when alpha≠1"},
+     "as MatMul after transBatchA/B (dim 0 moved behind the batch dims) and transA/B; + 1 vector "
+     "FLOP per output when alpha≠1"},
     {"MatMulInteger16", "com.microsoft", 1, 0, shape_matmul, cost_matmul, 0, 0,
      "2·batch·M·N·K integer matrix ops; int32 output"},
     {"MatMulIntegerToFloat", "com.microsoft", 1, 0, shape_matmul, cost_matmul, 3, 0,
@@ -354,6 +391,6 @@ static const rl_op_def ops[] = {
      "bias)"},
     {"MatMulNBits", "com.microsoft", 1, 0, shape_matmul_nbits, cost_matmul_nbits, 0, 0,
      "2·M·N·K matrix FLOPs; + 2·N·K vector FLOPs to dequantize; B read at bits/8 bytes per "
-     "weight"},
+     "weight, uint8 zero_points at N·ceil(blocks·bits/8) bytes"},
 };
 RL_FAMILY(matmul, ops);
