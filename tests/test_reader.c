@@ -1,7 +1,10 @@
 /* The streaming reader: the same model fed in chunks of every size, with and
  * without skipping payloads, gives the same analysis as one call; every
  * strict prefix of a model is an error, never a crash. */
+#include <cjson/cJSON.h>
+
 #include "check.h"
+#include "internal.h"
 #include "rooflens.h"
 
 static const char *request =
@@ -48,6 +51,13 @@ static void same_result(const char *dir, const char *name) {
     if (!data) return;
     char *whole = rl_analyze(request, data, len);
     CHECK(strstr(whole, "\"ok\":true") != NULL, "%s: one-shot analysis failed: %.300s", name, whole);
+    /* rooflens prints responses itself (rl_json_print); the text must be
+     * exactly what cJSON would print for the same tree */
+    cJSON *tree = cJSON_Parse(whole);
+    char *again = tree ? cJSON_PrintUnformatted(tree) : NULL;
+    CHECK(again && strcmp(again, whole) == 0, "%s: the response differs from cJSON's printing of it", name);
+    free(again);
+    cJSON_Delete(tree);
     static const size_t chunks[] = {1, 2, 3, 7, 64, 4096, 0};
     for (size_t i = 0; i < sizeof chunks / sizeof *chunks; i++)
         for (int skip = 0; skip < 2; skip++) {
@@ -104,12 +114,41 @@ static void skip_reports_payloads(const char *dir) {
     free(data);
 }
 
+/* Numbers and strings where printers differ: signed zero, the 10^15 switch
+ * to exponents, values needing 17 digits, control characters, quotes. */
+static void printer_matches_cjson(void) {
+    static const double nums[] = {0.0, -0.0, 1, -1, 2147483647.0, 2147483648.0, -2147483649.0,
+                                  999999999999999.0, 1e15, -1e15, 1e16, 123456789012345678.0,
+                                  0.1, 1.0 / 3, 2.0 / 3, 1e-300, 5e-324, 1.7976931348623157e308,
+                                  4.2e-06, 1e21, 9007199254740993.0, -0.5, 3.0e-12};
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber(nums[i]));
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(0.0 / 0.0));
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(1.0 / 0.0));
+    cJSON_AddItemToArray(a, cJSON_CreateString("tab\there \"quoted\" back\\slash \x01\x1f\b\f\n\r caf\xc3\xa9 /"));
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "k\"ey", a);
+    cJSON_AddNullToObject(o, "n");
+    cJSON_AddTrueToObject(o, "t");
+    cJSON_AddFalseToObject(o, "f");
+    cJSON_AddItemToObject(o, "empty", cJSON_CreateObject());
+    cJSON_AddItemToObject(o, "none", cJSON_CreateArray());
+    char *mine = rl_json_print(o), *theirs = cJSON_PrintUnformatted(o);
+    CHECK(mine && theirs && strcmp(mine, theirs) == 0, "rl_json_print: %s\ncJSON:         %s", mine, theirs);
+    free(mine);
+    free(theirs);
+    cJSON_Delete(o);
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     same_result(dir, "mlp.onnx");
     same_result(dir, "transformer_block.onnx");
     same_result(dir, "control_flow.onnx");
     same_result(dir, "external_data.onnx");
+    same_result(dir, "conv_net.onnx");
+    same_result(dir, "symbolic.onnx");
     skip_reports_payloads(dir);
+    printer_matches_cjson();
     return check_report("reader");
 }

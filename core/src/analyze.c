@@ -348,7 +348,7 @@ static void add_model_section(cJSON *root, const rl_model *m, rl_ctx *c, rl_grap
 }
 
 static char *finish_json(cJSON *root) {
-    char *s = cJSON_PrintUnformatted(root);
+    char *s = rl_json_print(root);
     cJSON_Delete(root);
     return s;
 }

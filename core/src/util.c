@@ -1,5 +1,7 @@
 /* Arena, errors, warnings and element types. */
 #include <cjson/cJSON.h>
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,12 +74,154 @@ char *rl_error_json(const rl_error *e) {
     cJSON_AddStringToObject(err, "code", e->code[0] ? e->code : "internal");
     cJSON_AddStringToObject(err, "message", e->message[0] ? e->message : "unknown error");
     cJSON_AddStringToObject(err, "where", e->where);
-    char *s = cJSON_PrintUnformatted(root);
+    char *s = rl_json_print(root);
     cJSON_Delete(root);
     return s;
 }
 
 void rl_free(void *p) { free(p); }
+
+/* ------------------------------------------------------- JSON printing -- */
+/* cJSON_PrintUnformatted formats every number with sprintf("%1.15g") and
+ * parses it back with sscanf to check the round trip; on a 100,000-layer
+ * response that was most of the analysis time. This printer writes the same
+ * text (the same number forms, the same escapes) with an integer fast path
+ * and strtod for the check. */
+typedef struct jbuf {
+    char *p;
+    size_t n, cap;
+    bool oom;
+} jbuf;
+
+static void jb_grow(jbuf *b, size_t extra) {
+    if (b->oom || b->n + extra + 1 <= b->cap) return;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->n + extra + 1) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        b->oom = true;
+        return;
+    }
+    b->p = p;
+    b->cap = cap;
+}
+
+static void jb_put(jbuf *b, const char *s, size_t n) {
+    jb_grow(b, n);
+    if (b->oom) return;
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+}
+
+static void jb_number(jbuf *b, double d) {
+    char tmp[32];
+    int n;
+    if (d != d || d - d != 0) {
+        jb_put(b, "null", 4); /* NaN and infinities, as cJSON */
+        return;
+    }
+    if (d == 0 && signbit(d)) {
+        jb_put(b, "-0", 2); /* as %1.15g prints it */
+        return;
+    }
+    if (d > -1e15 && d < 1e15 && d == (double)(int64_t)d) {
+        /* whole numbers below 10^15 print as their digits under %d and %1.15g alike */
+        int64_t v = (int64_t)d;
+        char *e = tmp + sizeof tmp, *q = e;
+        uint64_t u = v < 0 ? (uint64_t)(-v) : (uint64_t)v;
+        do {
+            *--q = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (v < 0) *--q = '-';
+        jb_put(b, q, (size_t)(e - q));
+        return;
+    }
+    n = snprintf(tmp, sizeof tmp, "%1.15g", d);
+    double back = strtod(tmp, NULL);
+    double mag = fabs(back) > fabs(d) ? fabs(back) : fabs(d);
+    if (!(fabs(back - d) <= mag * DBL_EPSILON)) n = snprintf(tmp, sizeof tmp, "%1.17g", d);
+    jb_put(b, tmp, (size_t)n);
+}
+
+static void jb_string(jbuf *b, const char *s) {
+    static const char hex[] = "0123456789abcdef";
+    jb_put(b, "\"", 1);
+    if (s) {
+        const char *run = s;
+        for (; *s; s++) {
+            unsigned char c = (unsigned char)*s;
+            if (c >= 32 && c != '"' && c != '\\') continue;
+            jb_put(b, run, (size_t)(s - run));
+            run = s + 1;
+            char esc[6] = {'\\', 0};
+            size_t n = 2;
+            switch (c) {
+            case '"': esc[1] = '"'; break;
+            case '\\': esc[1] = '\\'; break;
+            case '\b': esc[1] = 'b'; break;
+            case '\f': esc[1] = 'f'; break;
+            case '\n': esc[1] = 'n'; break;
+            case '\r': esc[1] = 'r'; break;
+            case '\t': esc[1] = 't'; break;
+            default:
+                esc[1] = 'u', esc[2] = '0', esc[3] = '0', esc[4] = hex[c >> 4], esc[5] = hex[c & 15];
+                n = 6;
+            }
+            jb_put(b, esc, n);
+        }
+        jb_put(b, run, (size_t)(s - run));
+    }
+    jb_put(b, "\"", 1);
+}
+
+/* Recursive over containers (responses are a few levels deep; the depth
+ * guard is for foreign trees). Returns false when an item type is not handled. */
+static bool jb_value(jbuf *b, const cJSON *item, int depth) {
+    if (depth > 1000) return false;
+    switch (item->type & 0xff) {
+    case cJSON_NULL: jb_put(b, "null", 4); return true;
+    case cJSON_False: jb_put(b, "false", 5); return true;
+    case cJSON_True: jb_put(b, "true", 4); return true;
+    case cJSON_Number: jb_number(b, item->valuedouble); return true;
+    case cJSON_String: jb_string(b, item->valuestring); return true;
+    case cJSON_Raw:
+        if (!item->valuestring) return false;
+        jb_put(b, item->valuestring, strlen(item->valuestring));
+        return true;
+    case cJSON_Array:
+    case cJSON_Object: {
+        bool obj = (item->type & 0xff) == cJSON_Object;
+        jb_put(b, obj ? "{" : "[", 1);
+        for (const cJSON *c = item->child; c; c = c->next) {
+            if (obj) {
+                jb_string(b, c->string);
+                jb_put(b, ":", 1);
+            }
+            if (!jb_value(b, c, depth + 1)) return false;
+            if (c->next) jb_put(b, ",", 1);
+        }
+        jb_put(b, obj ? "}" : "]", 1);
+        return true;
+    }
+    default: return false;
+    }
+}
+
+char *rl_json_print(const struct cJSON *item) {
+    jbuf b = {0};
+    if (!item || !jb_value(&b, item, 0) || b.oom) {
+        free(b.p);
+        return item ? cJSON_PrintUnformatted(item) : NULL;
+    }
+    jb_grow(&b, 0);
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    b.p[b.n] = 0;
+    return b.p;
+}
 
 /* ------------------------------------------------------------- warnings -- */
 void rl_warn(rl_ctx *c, const char *code, const char *node, const char *fmt, ...) {
