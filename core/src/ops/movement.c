@@ -111,6 +111,53 @@ static int64_t ints_arg(rl_node *n, int input, const char *attr, bool from_input
     return cnt < 0 ? -2 : cnt;
 }
 
+/* The axes an op acts on, made non-negative in ax[]: `axes` (cnt entries,
+ * from an attribute or a constant input, see ints_arg) or, when the op names
+ * none (cnt < 0), the first `count` axes in order. An axis outside
+ * [-rank, rank) or a repeated one is an error: ONNX forbids repeats or leaves
+ * them undefined, so no shape would be right. Returns the number of axes, or
+ * -1 after rl_bad. */
+static int resolve_axes(rl_ctx *c, const rl_node *n, const int64_t *axes, int64_t cnt, int64_t count, int rank,
+                        int *ax) {
+    int64_t k = cnt >= 0 ? cnt : count;
+    if (k > rank) {
+        rl_bad(c, n, "%lld axes named for an input of rank %d", (long long)k, rank);
+        return -1;
+    }
+    bool seen[RL_MAX_RANK_HARD] = {false};
+    for (int64_t i = 0; i < k; i++) {
+        ax[i] = cnt >= 0 ? rl_axis(c, n, axes[i], rank) : (int)i;
+        if (ax[i] < 0) return -1;
+        if (seen[ax[i]]) {
+            if (axes[i] < 0)
+                rl_bad(c, n, "axes name axis %d twice (%lld counts from the end of rank %d)", ax[i],
+                       (long long)axes[i], rank);
+            else
+                rl_bad(c, n, "axes name axis %d twice", ax[i]);
+            return -1;
+        }
+        seen[ax[i]] = true;
+    }
+    return (int)k;
+}
+
+/* Output 0 like x where runtime values decide the size along the named axes:
+ * those unknown, the others kept; every dim unknown when the axes themselves
+ * are not known (cnt < 0). `shrinks`: the op cannot grow a dim (Slice), so x's
+ * dims bound the result. */
+static int unknown_along_axes(rl_ctx *c, rl_node *n, const rl_value *x, const int64_t *axes, int64_t cnt,
+                              bool shrinks) {
+    int r = x->rank, ax[RL_MAX_RANK_HARD];
+    int64_t dims[RL_MAX_RANK_HARD];
+    for (int k = 0; k < r; k++) dims[k] = cnt >= 0 ? x->dims[k] : -1;
+    int na = cnt >= 0 ? resolve_axes(c, n, axes, cnt, 0, r, ax) : 0;
+    if (na < 0) return RL_FAIL;
+    for (int i = 0; i < na; i++) dims[ax[i]] = -1;
+    if (set_out_checked(c, n, 0, x->dtype, r, dims) == RL_FAIL) return RL_FAIL;
+    if (shrinks) rl_set_out_bounds(c, n, 0, x->dims, false);
+    return RL_UNKNOWN;
+}
+
 /* Scalar from an input's known contents. */
 static bool scalar_in(rl_node *n, int i, double *out) {
     rl_value *v = rl_in(n, i);
@@ -310,11 +357,12 @@ static int shape_squeeze(rl_ctx *c, rl_graph *g, rl_node *n) {
             drop[k] = x->dims[k] == 1;
         }
     } else {
-        for (int64_t i = 0; i < cnt; i++) {
-            int a = rl_axis(c, n, axes[i], x->rank);
-            if (a < 0) return RL_FAIL;
-            if (x->dims[a] > 1) return rl_bad(c, n, "cannot squeeze axis %d of size %lld", a, (long long)x->dims[a]);
-            drop[a] = true;
+        int ax[RL_MAX_RANK_HARD], na = resolve_axes(c, n, axes, cnt, 0, x->rank, ax);
+        if (na < 0) return RL_FAIL;
+        for (int i = 0; i < na; i++) {
+            if (x->dims[ax[i]] > 1)
+                return rl_bad(c, n, "cannot squeeze axis %d of size %lld", ax[i], (long long)x->dims[ax[i]]);
+            drop[ax[i]] = true;
         }
     }
     int64_t dims[RL_MAX_RANK_HARD];
@@ -351,12 +399,9 @@ static int shape_unsqueeze(rl_ctx *c, rl_graph *g, rl_node *n) {
     int64_t out_rank = x->rank + cnt;
     if (out_rank > RL_MAX_RANK_HARD) return rl_bad(c, n, "result rank %lld is too large", (long long)out_rank);
     bool ins[RL_MAX_RANK_HARD] = {false};
-    for (int64_t i = 0; i < cnt; i++) {
-        int a = rl_axis(c, n, axes[i], (int)out_rank);
-        if (a < 0) return RL_FAIL;
-        if (ins[a]) return rl_bad(c, n, "axis %d is repeated", a);
-        ins[a] = true;
-    }
+    int ax[RL_MAX_RANK_HARD], na = resolve_axes(c, n, axes, cnt, 0, (int)out_rank, ax);
+    if (na < 0) return RL_FAIL;
+    for (int i = 0; i < na; i++) ins[ax[i]] = true;
     int64_t dims[RL_MAX_RANK_HARD];
     for (int k = 0, s = 0; k < out_rank; k++) dims[k] = ins[k] ? 1 : x->dims[s++];
     int res = set_out_checked(c, n, 0, x->dtype, (int)out_rank, dims);
@@ -559,35 +604,20 @@ static int shape_slice(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (!x || x->rank < 0) return unknown_out(c, n, 0, dtype_of(x), -1);
     int r = x->rank;
     if (ns == -2 || ne == -2) return rl_bad(c, n, "Slice needs starts and ends");
-    if (ns == -1 || ne == -1 || na == -1 || nst == -1) {
-        /* Unknown bounds: the sliced axes are unknown (no longer than the
-         * input's), the others keep their size. */
-        int64_t dims[RL_MAX_RANK_HARD];
-        for (int k = 0; k < r; k++) dims[k] = na >= 0 ? x->dims[k] : -1;
-        if (na >= 0)
-            for (int64_t i = 0; i < na; i++) {
-                int a = rl_axis(c, n, axes[i], r);
-                if (a < 0) return RL_FAIL;
-                dims[a] = -1;
-            }
-        if (set_out_checked(c, n, 0, x->dtype, r, dims) == RL_FAIL) return RL_FAIL;
-        rl_set_out_bounds(c, n, 0, x->dims, false);
-        return RL_UNKNOWN;
-    }
+    /* runtime bounds: the sliced axes are unknown, no longer than the input's */
+    if (ns == -1 || ne == -1 || na == -1 || nst == -1) return unknown_along_axes(c, n, x, axes, na, true);
     if (ns != ne || (na >= 0 && na != ns) || (nst >= 0 && nst != ns))
         return rl_bad(c, n, "starts, ends, axes and steps differ in length");
     int64_t dims[RL_MAX_RANK_HARD], first[RL_MAX_RANK_HARD], step[RL_MAX_RANK_HARD];
-    bool used[RL_MAX_RANK_HARD] = {false};
     for (int k = 0; k < r; k++) {
         dims[k] = x->dims[k];
         first[k] = 0;
         step[k] = 1;
     }
+    int ax[RL_MAX_RANK_HARD];
+    if (resolve_axes(c, n, axes, na, ns, r, ax) < 0) return RL_FAIL;
     for (int64_t i = 0; i < ns; i++) {
-        int a = na >= 0 ? rl_axis(c, n, axes[i], r) : (int)i;
-        if (a < 0 || a >= r) return a < 0 ? RL_FAIL : rl_bad(c, n, "more starts than input dims");
-        if (used[a]) return rl_bad(c, n, "axis %d is sliced twice", a);
-        used[a] = true;
+        int a = ax[i];
         int64_t st = nst >= 0 ? steps[i] : 1;
         if (st == 0 || st == INT64_MIN) return rl_bad(c, n, "step %lld", (long long)st);
         int64_t d = x->dims[a];
@@ -804,9 +834,10 @@ static int shape_pad(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (np != 2 * nax) return rl_bad(c, n, "pads has %lld entries for %lld axes", (long long)np, (long long)nax);
     int64_t dims[RL_MAX_RANK_HARD];
     memcpy(dims, x->dims, (size_t)r * sizeof *dims);
+    int ax[RL_MAX_RANK_HARD];
+    if (resolve_axes(c, n, axes, na, nax, r, ax) < 0) return RL_FAIL;
     for (int64_t i = 0; i < nax; i++) {
-        int a = na >= 0 ? rl_axis(c, n, axes[i], r) : (int)i;
-        if (a < 0) return RL_FAIL;
+        int a = ax[i];
         if (dims[a] < 0) continue;
         int64_t d = dims[a];
         if (!rl_add_ok(d, pads[i], &d) || !rl_add_ok(d, pads[i + nax], &d))
@@ -828,10 +859,7 @@ static int resize_dims(rl_ctx *c, rl_node *n, const rl_value *x, const double *s
     int64_t nax = naxes >= 0 ? naxes : r;
     if (cnt != nax) return rl_bad(c, n, "%s has %lld entries for %lld axes", scales ? "scales" : "sizes", (long long)cnt, (long long)nax);
     int ax[RL_MAX_RANK_HARD];
-    for (int64_t i = 0; i < nax; i++) {
-        ax[i] = naxes >= 0 ? rl_axis(c, n, axes[i], r) : (int)i;
-        if (ax[i] < 0) return RL_FAIL;
-    }
+    if (resolve_axes(c, n, axes, naxes, nax, r, ax) < 0) return RL_FAIL;
     memcpy(dims, x->dims, (size_t)r * sizeof *dims);
     if (scales) {
         for (int64_t i = 0; i < nax; i++) {
@@ -900,20 +928,11 @@ static int shape_resize(rl_ctx *c, rl_graph *g, rl_node *n) {
             sizes = zv->ival;
             if (nsizes < 0) rl_needs_runtime(n, 3);
         }
-        if (!upsample && n->opset >= 18) naxes = rl_attr_ints(n, "axes", &axes);
-        if (naxes < 0) naxes = -2;
+        if (!upsample && n->opset >= 18) naxes = ints_arg(n, -1, "axes", false, &axes);
     }
     if (nscales == -2 && nsizes == -2) return rl_bad(c, n, "needs scales or sizes");
-    if (nscales == -1 || nsizes == -1) {
-        int64_t dims[RL_MAX_RANK_HARD];
-        for (int k = 0; k < r; k++) dims[k] = naxes >= 0 ? x->dims[k] : -1;
-        for (int64_t i = 0; naxes >= 0 && i < naxes; i++) {
-            int a = rl_axis(c, n, axes[i], r);
-            if (a < 0) return RL_FAIL;
-            dims[a] = -1;
-        }
-        return set_out_checked(c, n, 0, x->dtype, r, dims) == RL_FAIL ? RL_FAIL : RL_UNKNOWN;
-    }
+    /* runtime scales or sizes: the resized axes are unknown (and may grow) */
+    if (nscales == -1 || nsizes == -1) return unknown_along_axes(c, n, x, axes, naxes, false);
     int64_t dims[RL_MAX_RANK_HARD];
     if (resize_dims(c, n, x, nscales >= 0 ? scales : NULL, nscales, sizes, nsizes, axes, naxes, dims) != RL_OK)
         return RL_FAIL;
@@ -1492,8 +1511,9 @@ static int shape_center_crop_pad(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (!x || !shp) return rl_bad(c, n, "needs input and shape");
     if (x->rank < 0) return unknown_out(c, n, 0, x->dtype, -1);
     const int64_t *axes = NULL;
-    int na = rl_attr_ints(n, "axes", &axes);
-    int cnt = na >= 0 ? na : x->rank;
+    int64_t na = ints_arg(n, -1, "axes", false, &axes);
+    int ax[RL_MAX_RANK_HARD], cnt = resolve_axes(c, n, axes, na, x->rank, x->rank, ax);
+    if (cnt < 0) return RL_FAIL;
     if (shp->rank == 1 && shp->dims[0] >= 0 && shp->dims[0] != cnt)
         return rl_bad(c, n, "shape has %lld entries for %d axes", (long long)shp->dims[0], cnt);
     bool known = contents_known(shp);
@@ -1502,8 +1522,7 @@ static int shape_center_crop_pad(rl_ctx *c, rl_graph *g, rl_node *n) {
     int64_t dims[RL_MAX_RANK_HARD];
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     for (int i = 0; i < cnt; i++) {
-        int a = na >= 0 ? rl_axis(c, n, axes[i], x->rank) : i;
-        if (a < 0) return RL_FAIL;
+        int a = ax[i];
         if (known && shp->ival[i] < 0) return rl_bad(c, n, "negative size %lld", (long long)shp->ival[i]);
         dims[a] = known ? shp->ival[i] : -1;
     }
