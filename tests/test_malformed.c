@@ -250,6 +250,37 @@ static void huge(void) {
     }
 }
 
+static int count_warnings(const verdict *v, const char *code, const char **truncated_msg) {
+    int n = 0;
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(v->json, "warnings")) {
+        const cJSON *c = cJSON_GetObjectItem(w, "code");
+        if (cJSON_IsString(c) && strcmp(c->valuestring, code) == 0) n++;
+        if (cJSON_IsString(c) && strcmp(c->valuestring, "warnings_truncated") == 0 && truncated_msg)
+            *truncated_msg = cJSON_GetObjectItem(w, "message")->valuestring;
+    }
+    return n;
+}
+
+/* Warnings are de-duplicated by (code, message) and capped at 2000 listed. */
+static void warnings(void) {
+    size_t len;
+    unsigned char *d = gen_chain_of(20000, "Custom", 1, &len); /* one unknown op, 20,000 times */
+    verdict v = judge(run_model(d, len, 0, NULL));
+    CHECK(v.ok && count_warnings(&v, "unsupported_op", NULL) == 1, "20,000 nodes of one unknown op: %d "
+          "unsupported_op warnings, want 1", count_warnings(&v, "unsupported_op", NULL));
+    cJSON_Delete(v.json);
+    free(d);
+    d = gen_chain_of(5000, "Custom%d", 5000, &len); /* 5,000 different unknown ops */
+    const char *trunc = NULL;
+    v = judge(run_model(d, len, 0, NULL));
+    int n = count_warnings(&v, "unsupported_op", &trunc);
+    CHECK(v.ok && n <= 2000 && n > 1900, "5,000 unknown ops: %d unsupported_op warnings listed", n);
+    CHECK(trunc && strstr(trunc, "further warnings"), "5,000 unknown ops: no warnings_truncated entry");
+    cJSON_Delete(v.json);
+    free(d);
+}
+
 int main(int argc, char **argv) {
     const char *tests = argc > 1 ? argv[1] : ".";
     good_model = fixture(tests, "transformer_block.onnx", &good_len);
@@ -260,6 +291,7 @@ int main(int argc, char **argv) {
     CHECK(n >= 60, "the corpus has only %d malformed models", n);
     limits(tests);
     huge();
+    warnings();
     rl_free(good_baseline);
     free(good_model);
     return check_report("malformed");

@@ -232,6 +232,7 @@ typedef struct rl_ctx {
     rl_warning *warnings;
     int n_warnings;
     int dropped_warnings;
+    int *warn_slots;      /* rl_warn's de-duplication table (index + 1, 0 empty), lazily made */
     /* options */
     int precision_dtype;  /* 0 = the model's own dtypes */
     const rl_dim_setting *dims;

@@ -224,25 +224,45 @@ char *rl_json_print(const struct cJSON *item) {
 }
 
 /* ------------------------------------------------------------- warnings -- */
+/* Open addressing over (code, message); twice the warning cap keeps probes short. */
+#define RL_WARN_SLOTS 4096
+_Static_assert(RL_WARN_SLOTS >= 2 * RL_MAX_WARNINGS, "warning table too small");
+
+static uint32_t warn_hash(const char *code, const char *msg) {
+    uint32_t h = 2166136261u;
+    for (const char *p = code; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+    h = (h ^ 0xff) * 16777619u;
+    for (const char *p = msg; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+    return h;
+}
+
 void rl_warn(rl_ctx *c, const char *code, const char *node, const char *fmt, ...) {
-    if (c->n_warnings >= RL_MAX_WARNINGS) {
-        c->dropped_warnings++;
-        return;
-    }
     char buf[600];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    /* One warning per (code, message): a 10,000-node model with the same
-     * unset dim must not print it 10,000 times. */
-    for (int i = 0; i < c->n_warnings; i++)
-        if (strcmp(c->warnings[i].code, code) == 0 && strcmp(c->warnings[i].message, buf) == 0)
-            return;
-    rl_warning *w = &c->warnings[c->n_warnings++];
+    /* One warning per (code, message): a 100,000-node model with the same
+     * unset dim must not print it 100,000 times, nor compare each new
+     * warning with every earlier one. */
+    if (!c->warn_slots) c->warn_slots = rl_arena_alloc(c->arena, RL_WARN_SLOTS * sizeof *c->warn_slots);
+    if (!c->warn_slots) return;
+    uint32_t i = warn_hash(code, buf) & (RL_WARN_SLOTS - 1);
+    while (c->warn_slots[i]) {
+        const rl_warning *w = &c->warnings[c->warn_slots[i] - 1];
+        if (strcmp(w->code, code) == 0 && strcmp(w->message, buf) == 0) return;
+        i = (i + 1) & (RL_WARN_SLOTS - 1);
+    }
+    if (c->n_warnings >= RL_MAX_WARNINGS) {
+        c->dropped_warnings++; /* past the cap: counted (repeats included), not listed */
+        return;
+    }
+    rl_warning *w = &c->warnings[c->n_warnings];
     w->code = code;
     w->message = rl_arena_strdup(c->arena, buf);
     w->node = node ? rl_arena_strdup(c->arena, node) : NULL;
+    if (!w->message) return;
+    c->warn_slots[i] = ++c->n_warnings;
 }
 
 /* ---------------------------------------------------------- element types -- */
