@@ -6,7 +6,8 @@
  *     (../shared/onnx-node-tests, beside the checkout) rooflens gets right:
  *     every output's type and shape inferred ("inferred"), and additionally
  *     those whose runtime-dependent shape agrees with the model's declaration
- *     ("+ consistent"), with the same rule as tests/test_conformance.c.
+ *     ("+ consistent"), by the rule of tests/conformance_rule.c, which
+ *     tests/test_conformance.c (docs/conformance.md) uses too.
  *
  *   gen_operator_doc --root DIR --out FILE     write the doc
  *   gen_operator_doc --root DIR --check FILE   exit 1 if FILE differs from what
@@ -21,38 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conformance_rule.h"
 #include "rooflens.h"
 
 #define UNAVAILABLE "(not computed)"
-
-static const char *const dtype_names[] = {
-    "undefined", "float32", "uint8", "int8", "uint16", "int16", "int32", "int64", "string", "bool",
-    "float16", "float64", "uint32", "uint64", "complex64", "complex128", "bfloat16",
-    "float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "uint4", "int4",
-    "float4e2m1", "float8e8m0", "uint2", "int2"};
-
-static int dtype_num(const char *name) {
-    for (int i = 0; i < (int)(sizeof dtype_names / sizeof *dtype_names); i++)
-        if (name && strcmp(dtype_names[i], name) == 0) return i;
-    return -1;
-}
-
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) buf[n] = 0;
-    if (len) *len = buf ? (size_t)n : 0;
-    return buf;
-}
 
 /* ------------------------------------------------------ the op entries -- */
 typedef struct entry {
@@ -83,87 +56,12 @@ static entry *entry_for(entry *e, int n, const char *domain, const char *op, int
 }
 
 /* ------------------------------------------------ the conformance run -- */
-static bool has_warning_for(const cJSON *warnings, const char *code, const char *name) {
-    const cJSON *w;
-    cJSON_ArrayForEach(w, warnings) {
-        if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(w, "code")) ?: "", code)) continue;
-        if (!name) return true;
-        const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(w, "message"));
-        char quoted[300];
-        snprintf(quoted, sizeof quoted, "'%s'", name);
-        if (msg && strstr(msg, quoted)) return true;
-    }
-    return false;
-}
-
-static const char *hw_json =
-    "{\"id\": \"t\", \"compute\": {\"fp32\": {\"matrix\": 1e12, \"vector\": 1e11}}, \"memory\": [{\"bandwidth_Bps\": 1e11}]}";
-
-/* 2: every checked output inferred; 1: inferred or declared-consistent; 0: a miss. */
+/* 2: every checked output inferred; 1: inferred or declared-consistent; 0: a
+ * miss (conformance_rule.c decides, as for docs/conformance.md). */
 static int judge_model(const char *dir, const cJSON *t) {
-    char path[1400];
-    snprintf(path, sizeof path, "%s/%s", dir, cJSON_GetStringValue(cJSON_GetObjectItem(t, "file")) ?: "");
-    size_t len;
-    char *bytes = read_file(path, &len);
-    if (!bytes) return 0;
-    rl_model *m = rl_model_read(bytes, len, NULL, NULL);
-    free(bytes);
-    if (!m) return 0;
-    /* symbolic input dims from the reference inputs, as test_conformance does */
-    char *info = rl_model_info(m);
-    cJSON *ij = cJSON_Parse(info);
-    rl_free(info);
-    cJSON *req = cJSON_CreateObject();
-    cJSON_AddItemToObject(req, "hardware", cJSON_Parse(hw_json));
-    cJSON_AddFalseToObject(req, "layers");
-    cJSON *dims = cJSON_AddObjectToObject(req, "dims");
-    const cJSON *mi, *r;
-    cJSON_ArrayForEach(mi, cJSON_GetObjectItem(cJSON_GetObjectItem(ij, "model"), "inputs")) {
-        const cJSON *dp = cJSON_GetObjectItem(mi, "dim_params");
-        const char *iname = cJSON_GetStringValue(cJSON_GetObjectItem(mi, "name"));
-        const cJSON *ref = NULL;
-        cJSON_ArrayForEach(r, cJSON_GetObjectItem(t, "inputs"))
-            if (iname && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(r, "name")) ?: "", iname)) ref = r;
-        const cJSON *rshape = cJSON_GetObjectItem(ref, "shape");
-        for (int k = 0; k < cJSON_GetArraySize(dp); k++) {
-            const cJSON *p = cJSON_GetArrayItem(dp, k), *v = cJSON_GetArrayItem(rshape, k);
-            if (cJSON_IsString(p) && cJSON_IsNumber(v) && !cJSON_GetObjectItem(dims, p->valuestring))
-                cJSON_AddNumberToObject(dims, p->valuestring, v->valuedouble);
-        }
-    }
-    cJSON_Delete(ij);
-    char *rq = cJSON_PrintUnformatted(req);
-    cJSON_Delete(req);
-    char *out = rl_model_analyze(m, rq);
-    free(rq);
-    rl_model_free(m);
-    cJSON *res = cJSON_Parse(out);
-    rl_free(out);
-    int verdict = cJSON_IsTrue(cJSON_GetObjectItem(res, "ok")) ? 2 : 0;
-    const cJSON *warnings = cJSON_GetObjectItem(res, "warnings");
-    const cJSON *outs = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "model"), "outputs");
-    const cJSON *refs = cJSON_GetObjectItem(t, "outputs");
-    for (int k = 0; verdict > 0 && k < cJSON_GetArraySize(refs); k++) {
-        const cJSON *ref = cJSON_GetArrayItem(refs, k), *got = cJSON_GetArrayItem(outs, k);
-        const cJSON *rshape = cJSON_GetObjectItem(ref, "shape");
-        if (!cJSON_IsArray(rshape)) continue; /* sequences, optionals: no crash is the test */
-        const cJSON *gshape = cJSON_GetObjectItem(got, "shape");
-        bool ok = cJSON_IsArray(gshape) && cJSON_GetArraySize(gshape) == cJSON_GetArraySize(rshape);
-        for (int d = 0; ok && d < cJSON_GetArraySize(rshape); d++) {
-            const cJSON *a = cJSON_GetArrayItem(gshape, d), *b = cJSON_GetArrayItem(rshape, d);
-            ok = cJSON_IsNumber(a) && cJSON_IsNumber(b) && a->valuedouble == b->valuedouble;
-        }
-        ok = ok && dtype_num(cJSON_GetStringValue(cJSON_GetObjectItem(got, "dtype"))) ==
-                       (int)cJSON_GetNumberValue(cJSON_GetObjectItem(ref, "elem_type"));
-        if (!ok) {
-            verdict = 0;
-        } else if (cJSON_IsTrue(cJSON_GetObjectItem(got, "declared"))) {
-            const char *gname = cJSON_GetStringValue(cJSON_GetObjectItem(got, "name"));
-            verdict = has_warning_for(warnings, "declared_consistent", gname) ? 1 : 0;
-        }
-    }
-    cJSON_Delete(res);
-    return verdict;
+    conf_verdict v;
+    conf_judge(dir, t, &v);
+    return v.kind == CONF_OK_INFERRED ? 2 : v.kind == CONF_OK_DECLARED_RUNTIME ? 1 : 0;
 }
 
 /* ops of the node tests missing from the table, with their model counts */
@@ -177,13 +75,9 @@ static int cmp_missing(const void *a, const void *b) {
 }
 
 static bool run_conformance(const char *root, entry *e, int n, missing *miss, int *n_miss, int *total) {
-    char dir[1100], path[1200];
-    snprintf(dir, sizeof dir, "%s/../shared/onnx-node-tests", root);
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
-    char *text = read_file(path, NULL);
-    if (!text) return false;
-    cJSON *manifest = cJSON_Parse(text);
-    free(text);
+    char dir[1100];
+    bool present;
+    cJSON *manifest = conf_load_manifest(root, dir, sizeof dir, &present);
     if (!manifest) return false;
     const cJSON *t;
     cJSON_ArrayForEach(t, manifest) {
@@ -389,7 +283,7 @@ int main(int argc, char **argv) {
             }
         }
     } else {
-        char *committed = read_file(check, NULL);
+        char *committed = conf_read_file(check, NULL);
         if (!committed) {
             fprintf(stderr, "gen_operator_doc: cannot read %s\n", check);
             rc = 1;
