@@ -2,13 +2,16 @@
 // Benchmark: models over 2 GB opened in the web page (headless Chromium),
 // through the page's own file input, as a user would.
 //
-//   node tools/bench-huge.mjs [--bytes N] [--dense] [--runs R]
+//   node tools/bench-huge.mjs [--bytes N] [--dense] [--runs R] [--nodes M]
 //
 // Two models are generated in a temporary folder (deleted afterwards) by
 // tools/make_huge_model.mjs:
 //   inline    weights stored in the .onnx itself (N bytes, default 2.4 GB);
 //             a sparse file unless --dense writes real zeros to disk;
-//   external  a small .onnx referencing an N-byte .onnx.data never read.
+//   external  a small .onnx referencing an N-byte .onnx.data never read;
+//   many layers  M nodes (default 100,000) with tiny weights: here memory
+//             grows with the graph, not the weights, so its heap is printed
+//             as a figure, not held to the 64 MiB target.
 // For each it prints the file size, the time from choosing the file to the
 // layer table drawn (median of R runs), the bytes the page read and skipped,
 // and the WASM heap: linear memory size (its high-water mark; it never
@@ -26,6 +29,7 @@ const opt = (name, def) => { const i = args.indexOf(name); return i >= 0 ? Numbe
 const BYTES = opt('--bytes', 2.4e9);
 const RUNS = Math.max(1, opt('--runs', 3));
 const DENSE = args.includes('--dense');
+const NODES = opt('--nodes', 100000);
 const cli = process.env.ROOFLENS_CLI || CLI;
 
 const MB = (n) => `${(n / 2 ** 20).toFixed(1)} MiB`;
@@ -50,6 +54,8 @@ try {
   const models = [
     { kind: DENSE ? 'inline (dense zeros)' : 'inline (sparse)', ...writeHugeModel(join(dir, 'huge_inline.onnx'), { bytes: BYTES, dense: DENSE }) },
     { kind: 'external data', ...writeHugeModel(join(dir, 'huge_external.onnx'), { bytes: BYTES, external: true }) },
+    // two nodes (MatMul, Relu) per 2x2 weight of 16 bytes
+    { kind: `${NODES} nodes`, graphOnly: true, ...writeHugeModel(join(dir, 'many_nodes.onnx'), { bytes: (NODES / 2) * 16, hidden: 2 }) },
   ];
   console.log(`generated in ${((Date.now() - t0) / 1000).toFixed(1)} s in ${dir}`);
 
@@ -88,14 +94,14 @@ try {
     const runs = [];
     for (let i = 0; i < RUNS; i++) runs.push(await openInPage(m.path, layers));
     const last = runs[runs.length - 1];
-    worstHeap = Math.max(worstHeap, ...runs.map((r) => r.heap));
+    if (!m.graphOnly) worstHeap = Math.max(worstHeap, ...runs.map((r) => r.heap));
     const ok = want ? (last.timeS === want.sol.chosen.time_s ? 'yes' : `NO (page ${last.timeS}, CLI ${want.sol.chosen.time_s})`) : 'no CLI';
     console.log(`${m.kind.padEnd(22)}${GB(m.size).padStart(10)}  ${GB(m.weightBytes).padStart(9)}  ` +
       `${(median(runs.map((r) => r.ms)) / 1000).toFixed(2).padStart(8)} s (${runs.map((r) => r.ms).join(', ')} ms)`.padEnd(34) +
       `${GB(last.read).padStart(10)}  ${GB(last.skipped).padStart(9)}  ${MB(last.heap).padStart(10)}  ${MB(last.peak).padStart(10)}  ${ok}`);
   }
   console.log('');
-  console.log(`largest WASM heap seen: ${MB(worstHeap)} (${worstHeap < 64 * 2 ** 20 ? 'under' : 'OVER'} the 64 MiB target)`);
+  console.log(`largest WASM heap for the >2 GB models: ${MB(worstHeap)} (${worstHeap < 64 * 2 ** 20 ? 'under' : 'OVER'} the 64 MiB target)`);
 } finally {
   await browser?.close();
   await site?.close();

@@ -33,13 +33,16 @@ function varint(n) {
   return Uint8Array.from(out);
 }
 
-function cat(...parts) {
+// Takes the parts as one array, not spread arguments: a graph of a million
+// nodes would overflow the call stack as arguments.
+function catAll(parts) {
   const len = parts.reduce((s, p) => s + p.length, 0);
   const out = new Uint8Array(len);
   let o = 0;
   for (const p of parts) { out.set(p, o); o += p.length; }
   return out;
 }
+const cat = (...parts) => catAll(parts);
 
 const key = (field, wire) => varint(field * 8 + wire);
 const fVarint = (field, n) => cat(key(field, 0), varint(n));
@@ -97,7 +100,7 @@ export function writeHugeModel(path, { bytes = 2.2e9, hidden = 8192, external = 
     }
   }
   const tail = cat(fBytes(11, valueInfo('x', ['batch', hidden])), fBytes(12, valueInfo('y', ['batch', hidden])));
-  const graphHead = cat(...nodes, fString(2, 'huge_mlp'));
+  const graphHead = catAll([...nodes, fString(2, 'huge_mlp')]);
   const graphLen = graphHead.length + inits.reduce((s, p) => s + p.prefix.length + p.hole, 0) + tail.length;
   const modelHead = cat(fVarint(1, 8), fString(2, 'rooflens make_huge_model.mjs'),
     fBytes(8, fVarint(2, 13)), key(7, 2), varint(graphLen));

@@ -91,11 +91,26 @@ EMSCRIPTEN_KEEPALIVE void rlw_reader_free(rlw_reader *w) {
     free(w);
 }
 
-EMSCRIPTEN_KEEPALIVE char *rlw_analyze(rl_model *m, const char *request_json) {
-    return rl_model_analyze(m, request_json);
+/* The core promises a JSON answer, but printing a very large response can
+ * fail for want of memory, and a browser gives this module at most 2 GB (a
+ * model of some 300,000 layers gets there). Never hand the page a NULL. */
+static char *or_out_of_memory(char *json) {
+    if (json) return json;
+    static const char oom[] =
+        "{\"schema\":1,\"ok\":false,\"error\":{\"code\":\"out_of_memory\","
+        "\"message\":\"the analysis needs more memory than the browser gives this page "
+        "(a model with very many layers): use the rooflens command-line tool for this model\","
+        "\"where\":\"\"}}";
+    char *s = malloc(sizeof oom);
+    if (s) memcpy(s, oom, sizeof oom);
+    return s;
 }
 
-EMSCRIPTEN_KEEPALIVE char *rlw_info(rl_model *m) { return rl_model_info(m); }
+EMSCRIPTEN_KEEPALIVE char *rlw_analyze(rl_model *m, const char *request_json) {
+    return or_out_of_memory(rl_model_analyze(m, request_json));
+}
+
+EMSCRIPTEN_KEEPALIVE char *rlw_info(rl_model *m) { return or_out_of_memory(rl_model_info(m)); }
 
 EMSCRIPTEN_KEEPALIVE void rlw_free_model(rl_model *m) { rl_model_free(m); }
 

@@ -13,9 +13,14 @@ export class RooflensCore {
 
   version() { return this.m.UTF8ToString(this.m._rlw_version()); }
 
-  /** Takes ownership of a returned `char *` JSON string. */
+  /** Takes ownership of a returned `char *` JSON string. A NULL (the
+   * module could not allocate even an error message) becomes an
+   * out_of_memory error, so callers always get JSON. */
   takeString(ptr) {
-    if (!ptr) return null;
+    if (!ptr) {
+      return JSON.stringify({ schema: 1, ok: false, error: { code: 'out_of_memory',
+        message: 'the WebAssembly module ran out of memory: use the rooflens command-line tool for this model', where: '' } });
+    }
     try { return this.m.UTF8ToString(ptr); } finally { this.m._rl_free(ptr); }
   }
 
