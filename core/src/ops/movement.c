@@ -85,12 +85,50 @@ static void fold_same(rl_ctx *c, rl_node *n, int out_i, const rl_value *src) {
     if (o && rl_numel(o) == src->n_known) rl_set_out_contents(c, n, out_i, src->n_known, src->ival, src->fval);
 }
 
+/* Output 0 of a reshaping view of x (Reshape, Flatten, Squeeze, Unsqueeze):
+ * the given shape, and x's folded contents in the same order. */
+static int set_view_out(rl_ctx *c, rl_node *n, const rl_value *x, int dtype, int rank, const int64_t *dims) {
+    int r = set_out_checked(c, n, 0, dtype, rank, dims);
+    if (r == RL_OK) fold_same(c, n, 0, x);
+    return r;
+}
+
 /* Folding scratch: an index array for every output element, when small. */
 static int64_t *fold_scratch(rl_ctx *c, const rl_node *n, int out_i, const rl_value *src, int64_t *count) {
     const rl_value *o = rl_out(n, out_i);
     *count = rl_numel(o);
     if (!contents_known(src) || *count < 0 || *count > RL_FOLD_MAX_ELEMS) return NULL;
     return rl_arena_alloc(c->arena, (size_t)(*count + 1) * sizeof(int64_t));
+}
+
+/* Where an output element of a pure data movement comes from: the geometry
+ * its coordinate map reads (each op uses the fields it needs). */
+typedef struct fold_map {
+    const rl_value *src;
+    int out_rank;
+    const int64_t *perm;          /* Transpose: output axis k is source axis perm[k] */
+    const int64_t *first, *step;  /* Slice: per axis */
+    int axis;                     /* Split: the axis, and this output's offset on it */
+    int64_t offset;
+} fold_map;
+
+typedef void (*fold_coord_fn)(const fold_map *m, const int64_t *out_coord, int64_t *src_coord);
+
+/* Folds output out_i (shape out_dims) of a data movement: each element copies
+ * the source element whose coordinates `to_src` gives. Nothing when the
+ * source's contents are unknown or the output is not small. */
+static void fold_moved(rl_ctx *c, rl_node *n, int out_i, const int64_t *out_dims, const fold_map *m,
+                       fold_coord_fn to_src) {
+    int64_t count;
+    int64_t *idx = fold_scratch(c, n, out_i, m->src, &count);
+    if (!idx) return;
+    int64_t oc[RL_MAX_RANK_HARD], ic[RL_MAX_RANK_HARD];
+    for (int64_t e = 0; e < count; e++) {
+        unravel(e, m->out_rank, out_dims, oc);
+        to_src(m, oc, ic);
+        idx[e] = ravel(m->src->rank, m->src->dims, ic);
+    }
+    fold_indexed(c, n, out_i, m->src, count, idx);
 }
 
 /* An integer list from input `input` (opset >= from) or attribute `attr`
@@ -109,6 +147,14 @@ static int64_t ints_arg(rl_node *n, int input, const char *attr, bool from_input
     }
     int cnt = rl_attr_ints(n, attr, vals);
     return cnt < 0 ? -2 : cnt;
+}
+
+/* How many entries the runtime-valued 1-D input holds (its known length),
+ * -1 when not known. A shape, axes or sizes input whose values wait for run
+ * time still fixes the rank of the result through its length. */
+static int64_t runtime_len(const rl_node *n, int input) {
+    const rl_value *v = rl_in(n, input);
+    return v && v->rank == 1 && v->dims[0] >= 0 ? v->dims[0] : -1;
 }
 
 /* The axes an op acts on, made non-negative in ax[]: `axes` (cnt entries,
@@ -260,8 +306,8 @@ static int shape_reshape(rl_ctx *c, rl_graph *g, rl_node *n) {
     int dt = dtype_of(x);
     if (cnt < 0) {
         /* the target's length still gives the rank */
-        rl_value *s = rl_in(n, 1);
-        int rank = s && s->rank == 1 && s->dims[0] >= 0 && s->dims[0] <= RL_MAX_RANK_HARD ? (int)s->dims[0] : -1;
+        int64_t len = runtime_len(n, 1);
+        int rank = len <= RL_MAX_RANK_HARD ? (int)len : -1;
         /* a 1-D target holds every element, whatever its value */
         int64_t numel = rl_numel(x);
         if (rank == 1 && numel >= 0) return set_out_checked(c, n, 0, dt, 1, &numel);
@@ -306,9 +352,7 @@ static int shape_reshape(rl_ctx *c, rl_graph *g, rl_node *n) {
     int64_t total = rl_numel(x), out_total = prod_dims((int)cnt, dims);
     if (total >= 0 && out_total >= 0 && total != out_total)
         return rl_bad(c, n, "cannot reshape %lld elements into %lld", (long long)total, (long long)out_total);
-    int r = set_out_checked(c, n, 0, dt, (int)cnt, dims);
-    if (r == RL_OK) fold_same(c, n, 0, x);
-    return r;
+    return set_view_out(c, n, x, dt, (int)cnt, dims);
 }
 
 /* ------------------------------------------------------------ Flatten -- */
@@ -321,9 +365,7 @@ static int shape_flatten(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (axis < 0) axis += x->rank;
     if (axis < 0 || axis > x->rank) return rl_bad(c, n, "axis %lld is out of range for rank %d", (long long)axis, x->rank);
     int64_t dims[2] = {prod_dims((int)axis, x->dims), prod_dims(x->rank - (int)axis, x->dims + axis)};
-    int r = set_out_checked(c, n, 0, x->dtype, 2, dims);
-    if (r == RL_OK) fold_same(c, n, 0, x);
-    return r;
+    return set_view_out(c, n, x, x->dtype, 2, dims);
 }
 
 /* -------------------------------------------------- Squeeze/Unsqueeze -- */
@@ -335,8 +377,8 @@ static int shape_squeeze(rl_ctx *c, rl_graph *g, rl_node *n) {
     int64_t cnt = ints_arg(n, 1, "axes", n->opset >= 13, &axes);
     if (!x || x->rank < 0) return unknown_out(c, n, 0, dtype_of(x), -1);
     if (cnt == -1) {
-        rl_value *a = rl_in(n, 1);
-        int rank = a && a->rank == 1 && a->dims[0] >= 0 && a->dims[0] <= x->rank ? x->rank - (int)a->dims[0] : -1;
+        int64_t len = runtime_len(n, 1);
+        int rank = len >= 0 && len <= x->rank ? x->rank - (int)len : -1;
         /* k runtime axes and exactly k dims of size 1: those are the ones */
         int ones = 0;
         bool all_known = rl_shape_known(x);
@@ -369,9 +411,7 @@ static int shape_squeeze(rl_ctx *c, rl_graph *g, rl_node *n) {
     int r = 0;
     for (int k = 0; k < x->rank; k++)
         if (!drop[k]) dims[r++] = x->dims[k];
-    int res = set_out_checked(c, n, 0, x->dtype, r, dims);
-    if (res == RL_OK) fold_same(c, n, 0, x);
-    return res;
+    return set_view_out(c, n, x, x->dtype, r, dims);
 }
 
 static int shape_unsqueeze(rl_ctx *c, rl_graph *g, rl_node *n) {
@@ -382,9 +422,9 @@ static int shape_unsqueeze(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (cnt == -2) return rl_bad(c, n, "Unsqueeze needs axes");
     if (!x || x->rank < 0) return unknown_out(c, n, 0, dtype_of(x), -1);
     if (cnt == -1) {
-        rl_value *a = rl_in(n, 1);
-        int rank = a && a->rank == 1 && a->dims[0] >= 0 && a->dims[0] <= RL_MAX_RANK_HARD ? x->rank + (int)a->dims[0] : -1;
-        if (a && a->rank == 0) rank = x->rank + 1;
+        int64_t len = runtime_len(n, 1);
+        if (rl_in(n, 1) && rl_in(n, 1)->rank == 0) len = 1; /* a scalar axis */
+        int rank = len >= 0 && len <= RL_MAX_RANK_HARD ? x->rank + (int)len : -1;
         if (rank > RL_MAX_RANK_HARD) rank = -1;
         /* inserting 1s among dims that are all 1 gives all 1s, wherever they go */
         bool all_one = rank >= 0;
@@ -404,12 +444,14 @@ static int shape_unsqueeze(rl_ctx *c, rl_graph *g, rl_node *n) {
     for (int i = 0; i < na; i++) ins[ax[i]] = true;
     int64_t dims[RL_MAX_RANK_HARD];
     for (int k = 0, s = 0; k < out_rank; k++) dims[k] = ins[k] ? 1 : x->dims[s++];
-    int res = set_out_checked(c, n, 0, x->dtype, (int)out_rank, dims);
-    if (res == RL_OK) fold_same(c, n, 0, x);
-    return res;
+    return set_view_out(c, n, x, x->dtype, (int)out_rank, dims);
 }
 
 /* ---------------------------------------------------------- Transpose -- */
+
+static void transposed_from(const fold_map *m, const int64_t *oc, int64_t *ic) {
+    for (int k = 0; k < m->out_rank; k++) ic[m->perm[k]] = oc[k];
+}
 
 static int shape_transpose(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
@@ -435,17 +477,8 @@ static int shape_transpose(rl_ctx *c, rl_graph *g, rl_node *n) {
     int64_t dims[RL_MAX_RANK_HARD];
     for (int k = 0; k < r; k++) dims[k] = x->dims[perm[k]];
     int res = set_out_checked(c, n, 0, x->dtype, r, dims);
-    int64_t count;
-    int64_t *idx = res == RL_OK ? fold_scratch(c, n, 0, x, &count) : NULL;
-    if (idx) {
-        int64_t oc[RL_MAX_RANK_HARD], ic[RL_MAX_RANK_HARD];
-        for (int64_t e = 0; e < count; e++) {
-            unravel(e, r, dims, oc);
-            for (int k = 0; k < r; k++) ic[perm[k]] = oc[k];
-            idx[e] = ravel(r, x->dims, ic);
-        }
-        fold_indexed(c, n, 0, x, count, idx);
-    }
+    fold_map m = {.src = x, .out_rank = r, .perm = perm};
+    if (res == RL_OK) fold_moved(c, n, 0, dims, &m, transposed_from);
     return res;
 }
 
@@ -519,6 +552,11 @@ static int shape_concat(rl_ctx *c, rl_graph *g, rl_node *n) {
 
 /* -------------------------------------------------------------- Split -- */
 
+static void split_from(const fold_map *m, const int64_t *oc, int64_t *ic) {
+    memcpy(ic, oc, (size_t)m->out_rank * sizeof *ic);
+    ic[m->axis] += m->offset;
+}
+
 static int shape_split(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
@@ -547,9 +585,8 @@ static int shape_split(rl_ctx *c, rl_graph *g, rl_node *n) {
     } else if (cnt == -1 || d < 0 || nout == 0) {
         /* runtime sizes of an empty axis can only be 0 */
         for (int i = 0; i < nout; i++) sizes[i] = d == 0 ? 0 : -1;
-        if (cnt == -1 && rl_in(n, 1) && rl_in(n, 1)->rank == 1 && rl_in(n, 1)->dims[0] >= 0 &&
-            rl_in(n, 1)->dims[0] != nout)
-            return rl_bad(c, n, "split has %lld entries for %d outputs", (long long)rl_in(n, 1)->dims[0], nout);
+        int64_t len = cnt == -1 ? runtime_len(n, 1) : -1;
+        if (len >= 0 && len != nout) return rl_bad(c, n, "split has %lld entries for %d outputs", (long long)len, nout);
     } else {
         int64_t parts = rl_attr_i(n, "num_outputs", nout);
         if (parts != nout) return rl_bad(c, n, "num_outputs %lld but %d outputs", (long long)parts, nout);
@@ -574,23 +611,18 @@ static int shape_split(rl_ctx *c, rl_graph *g, rl_node *n) {
             res = RL_UNKNOWN;
             rl_set_out_bounds(c, n, i, x->dims, false);
         }
-        int64_t count;
-        int64_t *idx = r == RL_OK && rl_out(n, i) ? fold_scratch(c, n, i, x, &count) : NULL;
-        if (idx) {
-            int64_t oc[RL_MAX_RANK_HARD];
-            for (int64_t e = 0; e < count; e++) {
-                unravel(e, x->rank, dims, oc);
-                oc[axis] += offset;
-                idx[e] = ravel(x->rank, x->dims, oc);
-            }
-            fold_indexed(c, n, i, x, count, idx);
-        }
+        fold_map m = {.src = x, .out_rank = x->rank, .axis = axis, .offset = offset};
+        if (r == RL_OK) fold_moved(c, n, i, dims, &m, split_from);
         if (sizes[i] >= 0) offset += sizes[i];
     }
     return res;
 }
 
 /* -------------------------------------------------------------- Slice -- */
+
+static void sliced_from(const fold_map *m, const int64_t *oc, int64_t *ic) {
+    for (int k = 0; k < m->out_rank; k++) ic[k] = m->first[k] + oc[k] * m->step[k];
+}
 
 static int shape_slice(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
@@ -640,17 +672,8 @@ static int shape_slice(rl_ctx *c, rl_graph *g, rl_node *n) {
         step[a] = st;
     }
     int res = set_out_checked(c, n, 0, x->dtype, r, dims);
-    int64_t count;
-    int64_t *idx = res == RL_OK ? fold_scratch(c, n, 0, x, &count) : NULL;
-    if (idx) {
-        int64_t oc[RL_MAX_RANK_HARD];
-        for (int64_t e = 0; e < count; e++) {
-            unravel(e, r, dims, oc);
-            for (int k = 0; k < r; k++) oc[k] = first[k] + oc[k] * step[k];
-            idx[e] = ravel(r, x->dims, oc);
-        }
-        fold_indexed(c, n, 0, x, count, idx);
-    }
+    fold_map m = {.src = x, .out_rank = r, .first = first, .step = step};
+    if (res == RL_OK) fold_moved(c, n, 0, dims, &m, sliced_from);
     return res;
 }
 
@@ -750,15 +773,21 @@ static void cost_scatter(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
 
 /* ------------------------------------------------------- Expand, Tile -- */
 
+/* numpy broadcast: source dims of 1 repeat, the source aligns to the right */
+static void broadcast_from(const fold_map *m, const int64_t *oc, int64_t *ic) {
+    const rl_value *x = m->src;
+    for (int k = 0; k < x->rank; k++) ic[k] = x->dims[k] == 1 ? 0 : oc[k + m->out_rank - x->rank];
+}
+
 static int shape_expand(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
-    rl_value *x = rl_in(n, 0), *s = rl_in(n, 1);
+    rl_value *x = rl_in(n, 0);
     const int64_t *shape = NULL;
     int64_t cnt = ints_arg(n, 1, "", true, &shape);
     if (cnt < 0 || !x || x->rank < 0) {
         int rank = -1;
-        if (x && x->rank >= 0 && s && s->rank == 1 && s->dims[0] >= 0 && s->dims[0] <= RL_MAX_RANK_HARD)
-            rank = x->rank > s->dims[0] ? x->rank : (int)s->dims[0];
+        int64_t len = runtime_len(n, 1);
+        if (x && x->rank >= 0 && len >= 0 && len <= RL_MAX_RANK_HARD) rank = x->rank > len ? x->rank : (int)len;
         if (rank < 0) return unknown_out(c, n, 0, dtype_of(x), rank);
         /* broadcasting keeps every input dim other than 1 */
         int64_t dims[RL_MAX_RANK_HARD];
@@ -775,18 +804,13 @@ static int shape_expand(rl_ctx *c, rl_graph *g, rl_node *n) {
     int r = rl_broadcast(c, n, x->rank, x->dims, (int)cnt, shape, dims);
     if (r < 0) return RL_FAIL;
     int res = set_out_checked(c, n, 0, x->dtype, r, dims);
-    int64_t count;
-    int64_t *idx = res == RL_OK ? fold_scratch(c, n, 0, x, &count) : NULL;
-    if (idx) {
-        int64_t oc[RL_MAX_RANK_HARD], ic[RL_MAX_RANK_HARD];
-        for (int64_t e = 0; e < count; e++) {
-            unravel(e, r, dims, oc);
-            for (int k = 0; k < x->rank; k++) ic[k] = x->dims[k] == 1 ? 0 : oc[k + r - x->rank];
-            idx[e] = ravel(x->rank, x->dims, ic);
-        }
-        fold_indexed(c, n, 0, x, count, idx);
-    }
+    fold_map m = {.src = x, .out_rank = r};
+    if (res == RL_OK) fold_moved(c, n, 0, dims, &m, broadcast_from);
     return res;
+}
+
+static void tiled_from(const fold_map *m, const int64_t *oc, int64_t *ic) {
+    for (int k = 0; k < m->out_rank; k++) ic[k] = oc[k] % m->src->dims[k];
 }
 
 static int shape_tile(rl_ctx *c, rl_graph *g, rl_node *n) {
@@ -804,17 +828,8 @@ static int shape_tile(rl_ctx *c, rl_graph *g, rl_node *n) {
         else if (!rl_mul_ok(x->dims[k], rep[k], &dims[k])) return rl_bad(c, n, "tiled size overflows");
     }
     int res = set_out_checked(c, n, 0, x->dtype, x->rank, dims);
-    int64_t count;
-    int64_t *idx = res == RL_OK ? fold_scratch(c, n, 0, x, &count) : NULL;
-    if (idx) {
-        int64_t oc[RL_MAX_RANK_HARD];
-        for (int64_t e = 0; e < count; e++) {
-            unravel(e, x->rank, dims, oc);
-            for (int k = 0; k < x->rank; k++) oc[k] %= x->dims[k];
-            idx[e] = ravel(x->rank, x->dims, oc);
-        }
-        fold_indexed(c, n, 0, x, count, idx);
-    }
+    fold_map m = {.src = x, .out_rank = x->rank};
+    if (res == RL_OK) fold_moved(c, n, 0, dims, &m, tiled_from);
     return res;
 }
 
@@ -1031,8 +1046,8 @@ static int shape_constant_of_shape(rl_ctx *c, rl_graph *g, rl_node *n) {
     }
     if (!contents_known(s)) {
         rl_needs_runtime(n, 0);
-        int rank = s && s->rank == 1 && s->dims[0] >= 0 && s->dims[0] <= RL_MAX_RANK_HARD ? (int)s->dims[0] : -1;
-        return unknown_out(c, n, 0, dt, rank);
+        int64_t len = runtime_len(n, 0);
+        return unknown_out(c, n, 0, dt, len <= RL_MAX_RANK_HARD ? (int)len : -1);
     }
     if (s->n_known > RL_MAX_RANK_HARD) return rl_bad(c, n, "shape has %lld entries", (long long)s->n_known);
     for (int64_t i = 0; i < s->n_known; i++)
