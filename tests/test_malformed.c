@@ -277,6 +277,8 @@ static void warnings(void) {
     int n = count_warnings(&v, "unsupported_op", &trunc);
     CHECK(v.ok && n <= 2000 && n > 1900, "5,000 unknown ops: %d unsupported_op warnings listed", n);
     CHECK(trunc && strstr(trunc, "further warnings"), "5,000 unknown ops: no warnings_truncated entry");
+    const cJSON *unsup = cJSON_GetObjectItem(cJSON_GetObjectItem(v.json, "totals"), "unsupported_ops");
+    CHECK(cJSON_GetArraySize(unsup) == 5000, "5,000 unknown ops: %d listed as unsupported", cJSON_GetArraySize(unsup));
     cJSON_Delete(v.json);
     free(d);
 }

@@ -647,18 +647,17 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     add_num(to, "launch_floor_s", kernels * hw.launch_s);
     cJSON_AddNumberToObject(to, "unknown_layers", unknown_layers);
     cJSON *unsup = cJSON_AddArrayToObject(to, "unsupported_ops");
-    for (int i = 0; i < g->n_nodes; i++) {
+    /* a set, not a scan of earlier nodes: 100,000 distinct custom ops must stay linear */
+    rl_name_map *unsup_seen = rl_map_new(&arena, (size_t)g->n_nodes);
+    for (int i = 0; i < g->n_nodes && unsup_seen; i++) {
         const rl_node *n = &g->nodes[i];
         if (n->op) continue;
-        bool seen = false;
-        for (int j = 0; j < i && !seen; j++)
-            seen = !g->nodes[j].op && strcmp(g->nodes[j].op_type, n->op_type) == 0 &&
-                   strcmp(g->nodes[j].domain, n->domain) == 0;
-        if (!seen) {
-            char nm[300];
-            snprintf(nm, sizeof nm, "%s%s%s", n->domain, n->domain[0] ? "." : "", n->op_type);
-            cJSON_AddItemToArray(unsup, cJSON_CreateString(nm));
-        }
+        char nm[300];
+        snprintf(nm, sizeof nm, "%s%s%s", n->domain, n->domain[0] ? "." : "", n->op_type);
+        if (rl_map_get(unsup_seen, nm) >= 0) continue;
+        const char *key = rl_arena_strdup(&arena, nm);
+        if (key) rl_map_put(unsup_seen, key, i);
+        cJSON_AddItemToArray(unsup, cJSON_CreateString(nm));
     }
     if (o.training) {
         cJSON *tr = cJSON_AddObjectToObject(to, "training");
