@@ -173,3 +173,32 @@ test('corpus: the corpus covers the README table', { skip }, () => {
   const files = new Set(cases.map((c) => basename(c.path)));
   for (const f of Object.keys(README_CODES)) assert.ok(files.has(f), `${f} is missing from the corpus`);
 });
+
+// A small file can still be too big for the browser: 600,000 nodes need more
+// than the 2 GB a WebAssembly module may have to print their analysis. The
+// answer must be an out_of_memory error, not a NULL or a trap, and the same
+// module must then analyse a good model. (About 10 s: it has to fill 2 GB.)
+test('a graph too big for the module\'s memory gives out_of_memory, then the module works', { skip }, async (t) => {
+  const { writeHugeModel } = await import('../../tools/make_huge_model.mjs');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'rooflens-nodes-'));
+  try {
+    const m = writeHugeModel(join(dir, 'nodes.onnx'), { bytes: 300000 * 16, hidden: 2 });
+    const core = await loadNodeCore();
+    const res = runModel(core, new Uint8Array(readFileSync(m.path)), 4 << 20);
+    if (res.ok) {
+      // a leaner core may fit it one day: then the answer must be complete
+      assert.equal(res.layers.length, 2 * m.layers);
+      t.diagnostic('600,000 nodes now fit in the module\'s memory');
+    } else {
+      assert.equal(res.error.code, 'out_of_memory', JSON.stringify(res.error));
+      assert.match(res.error.message, /command-line tool/);
+    }
+    const good = runModel(core, new Uint8Array(readFileSync(GOOD)), 1 << 20);
+    assert.equal(good.ok, true);
+    if (haveCli) assert.equal(good.sol.chosen.time_s, cliJson(GOOD).sol.chosen.time_s);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
