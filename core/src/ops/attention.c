@@ -30,11 +30,38 @@ static int64_t add_or_unknown(int64_t a, int64_t b) {
     return a >= 0 && b >= 0 ? a + b : -1;
 }
 
-/* --------------------------------------------------- ONNX Attention (23) -- */
+/* Dims of an attention core: batch, query and key/value heads, query, new key
+ * and past lengths, head sizes of Q·K and V. */
 typedef struct attn_dims {
     int64_t B, Hq, Hkv, Sq, Skv, Sp, Dqk, Dv;
-    bool four_d;
+    bool four_d;       /* ONNX Attention: Q, K, V given as [B, H, S, D] */
+    bool kv_projected; /* MultiHeadAttention: key/value given as [B, H, S, D], no past concat */
 } attn_dims;
+
+/* Outputs 1 and 2, present key and value [B, Hkv, past + Skv, Dqk or Dv], and
+ * 3, the QK scores [B, Hq, Sq, past + Skv]: ONNX Attention and
+ * MultiHeadAttention agree on these. */
+static int set_present_outputs(rl_ctx *c, rl_node *n, const attn_dims *d, int dt_key, int dt_value, int dt_qk) {
+    int64_t total = add_or_unknown(d->Sp, d->Skv);
+    int64_t pk[4] = {d->B, d->Hkv, total, d->Dqk}, pv[4] = {d->B, d->Hkv, total, d->Dv};
+    int64_t qk[4] = {d->B, d->Hq, d->Sq, total};
+    if (rl_set_out(c, n, 1, dt_key, 4, pk) != RL_OK) return RL_FAIL;
+    if (rl_set_out(c, n, 2, dt_value, 4, pv) != RL_OK) return RL_FAIL;
+    if (rl_set_out(c, n, 3, dt_qk, 4, qk) != RL_OK) return RL_FAIL;
+    return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
+}
+
+/* The attention core over past + new keys; false (nothing counted) while a
+ * dim is unknown. */
+static bool core_from_dims(rl_cost *k, const attn_dims *d, bool masked) {
+    int64_t total = add_or_unknown(d->Sp, d->Skv);
+    if (d->B < 0 || d->Hq < 0 || d->Sq < 0 || total < 0 || d->Dqk < 0 || d->Dv < 0) return false;
+    attention_core(k, (double)d->B, (double)d->Hq, (double)d->Sq, (double)total, (double)d->Dqk, (double)d->Dv,
+                   masked);
+    return true;
+}
+
+/* --------------------------------------------------- ONNX Attention (23) -- */
 
 static int onnx_attention_dims(rl_ctx *c, const rl_node *n, attn_dims *d) {
     rl_value *q = rl_in(n, 0), *k = rl_in(n, 1), *v = rl_in(n, 2);
@@ -43,6 +70,7 @@ static int onnx_attention_dims(rl_ctx *c, const rl_node *n, attn_dims *d) {
     if (q->rank != 3 && q->rank != 4) return rl_bad(c, n, "Q must be 3-D or 4-D (got rank %d)", q->rank);
     if (k->rank != q->rank || v->rank != q->rank) return rl_bad(c, n, "Q, K and V must have the same rank");
     d->four_d = q->rank == 4;
+    d->kv_projected = false;
     d->B = q->dims[0];
     if (d->four_d) {
         d->Hq = q->dims[1]; d->Sq = q->dims[2]; d->Dqk = q->dims[3];
@@ -66,7 +94,6 @@ static int shape_onnx_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
     int r = onnx_attention_dims(c, n, &d);
     if (r == RL_FAIL) return RL_FAIL;
     if (r == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, -1);
-    int64_t total = add_or_unknown(d.Sp, d.Skv);
     int64_t y[4];
     if (d.four_d) {
         y[0] = d.B; y[1] = d.Hq; y[2] = d.Sq; y[3] = d.Dv;
@@ -74,24 +101,14 @@ static int shape_onnx_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
         y[0] = d.B; y[1] = d.Sq; y[2] = d.Dv >= 0 ? d.Hq * d.Dv : -1;
     }
     if (rl_set_out(c, n, 0, dt, d.four_d ? 4 : 3, y) != RL_OK) return RL_FAIL;
-    int64_t pk[4] = {d.B, d.Hkv, total, d.Dqk}, pv[4] = {d.B, d.Hkv, total, d.Dv};
-    int64_t qk[4] = {d.B, d.Hq, d.Sq, total};
-    if (rl_set_out(c, n, 1, cc_dtype(n, 1), 4, pk) != RL_OK) return RL_FAIL;
-    if (rl_set_out(c, n, 2, cc_dtype(n, 2), 4, pv) != RL_OK) return RL_FAIL;
-    if (rl_set_out(c, n, 3, dt, 4, qk) != RL_OK) return RL_FAIL;
-    return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
+    return set_present_outputs(c, n, &d, cc_dtype(n, 1), cc_dtype(n, 2), dt);
 }
 
 static void cost_onnx_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     attn_dims d;
-    rl_ctx quiet = *c;
-    rl_error scratch = {0};
-    quiet.err = &scratch;
-    if (onnx_attention_dims(&quiet, n, &d) != RL_OK) return;
-    int64_t total = add_or_unknown(d.Sp, d.Skv);
-    if (d.B < 0 || d.Hq < 0 || d.Sq < 0 || total < 0 || d.Dqk < 0 || d.Dv < 0) return;
-    attention_core(k, (double)d.B, (double)d.Hq, (double)d.Sq, (double)total, (double)d.Dqk, (double)d.Dv,
-                   rl_in(n, 3) != NULL);
+    cc_quiet quiet;
+    if (onnx_attention_dims(cc_quiet_ctx(&quiet, c), n, &d) != RL_OK) return;
+    core_from_dims(k, &d, rl_in(n, 3) != NULL);
 }
 
 /* ------------------------------------------------------- RotaryEmbedding -- */
@@ -169,16 +186,13 @@ static void cost_ms_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost 
 }
 
 /* ------------------------------------------------ MultiHeadAttention ------ */
-typedef struct mha_dims {
-    int64_t B, H, Sq, Skv, Sp, Dqk, Dv;
-    bool kv_projected; /* key/value given as [B, H, S, D]: no past concat */
-} mha_dims;
-
-static int mha_read(rl_ctx *c, const rl_node *n, mha_dims *d) {
+/* One head count for queries and keys (Hq = Hkv). */
+static int mha_read(rl_ctx *c, const rl_node *n, attn_dims *d) {
     rl_value *q = rl_in(n, 0), *k = rl_in(n, 1), *v = rl_in(n, 2);
     if (!q) return rl_bad(c, n, "needs query");
-    d->H = rl_attr_i(n, "num_heads", -1);
-    if (d->H < 1) return rl_bad(c, n, "needs num_heads");
+    d->Hq = d->Hkv = rl_attr_i(n, "num_heads", -1);
+    d->four_d = false;
+    if (d->Hq < 1) return rl_bad(c, n, "needs num_heads");
     if (q->rank < 0 || (k && k->rank < 0) || (v && v->rank < 0)) return RL_UNKNOWN;
     d->B = q->dims[0];
     d->Sq = q->rank >= 2 ? q->dims[1] : -1;
@@ -200,8 +214,8 @@ static int mha_read(rl_ctx *c, const rl_node *n, mha_dims *d) {
         d->Dv = v && v->rank == 4 ? v->dims[3] : d->Dqk;
     } else if (k->rank == 3) {
         d->Skv = k->dims[1];
-        d->Dqk = div_or_unknown(q->dims[2], d->H);
-        d->Dv = v && v->rank == 3 ? div_or_unknown(v->dims[2], d->H) : d->Dqk;
+        d->Dqk = div_or_unknown(q->dims[2], d->Hq);
+        d->Dv = v && v->rank == 3 ? div_or_unknown(v->dims[2], d->Hq) : d->Dqk;
     } else {
         return rl_bad(c, n, "key must be 3-D, 4-D or 5-D (got rank %d)", k->rank);
     }
@@ -211,32 +225,21 @@ static int mha_read(rl_ctx *c, const rl_node *n, mha_dims *d) {
 
 static int shape_mha(rl_ctx *c, rl_graph *g, rl_node *n) {
     int dt = cc_dtype(n, 0);
-    mha_dims d;
+    attn_dims d;
     int r = mha_read(c, n, &d);
     if (r == RL_FAIL) return RL_FAIL;
     if (r == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, 3);
-    int64_t y[3] = {d.B, d.Sq, d.Dv >= 0 ? d.H * d.Dv : -1};
+    int64_t y[3] = {d.B, d.Sq, d.Dv >= 0 ? d.Hq * d.Dv : -1};
     if (rl_set_out(c, n, 0, dt, 3, y) != RL_OK) return RL_FAIL;
-    int64_t total = add_or_unknown(d.Sp, d.Skv);
-    int64_t pk[4] = {d.B, d.H, total, d.Dqk}, pv[4] = {d.B, d.H, total, d.Dv};
-    if (rl_set_out(c, n, 1, dt, 4, pk) != RL_OK) return RL_FAIL;
-    if (rl_set_out(c, n, 2, dt, 4, pv) != RL_OK) return RL_FAIL;
-    int64_t qk[4] = {d.B, d.H, d.Sq, total};
-    if (rl_set_out(c, n, 3, dt, 4, qk) != RL_OK) return RL_FAIL;
-    return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
+    return set_present_outputs(c, n, &d, dt, dt, dt);
 }
 
 static void cost_mha(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
-    mha_dims d;
-    rl_ctx quiet = *c;
-    rl_error scratch = {0};
-    quiet.err = &scratch;
-    if (mha_read(&quiet, n, &d) != RL_OK) return;
-    int64_t total = add_or_unknown(d.Sp, d.Skv);
-    if (d.B < 0 || d.Sq < 0 || total < 0 || d.Dqk < 0 || d.Dv < 0) return;
+    attn_dims d;
+    cc_quiet quiet;
+    if (mha_read(cc_quiet_ctx(&quiet, c), n, &d) != RL_OK) return;
+    if (!core_from_dims(k, &d, rl_in(n, 4) != NULL || rl_in(n, 5) != NULL)) return;
     if (rl_in(n, 3)) k->vector_flops += rl_numel_d(rl_in(n, 0)) + rl_numel_d(rl_in(n, 1)) + rl_numel_d(rl_in(n, 2));
-    attention_core(k, (double)d.B, (double)d.H, (double)d.Sq, (double)total, (double)d.Dqk, (double)d.Dv,
-                   rl_in(n, 4) != NULL || rl_in(n, 5) != NULL);
 }
 
 /* ---------------------------------------------- GroupQueryAttention ------- */
@@ -281,10 +284,8 @@ static int shape_gqa(rl_ctx *c, rl_graph *g, rl_node *n) {
  * do_rotary, rotating Q and K costs 3 per element. */
 static void cost_gqa(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     gqa_dims d;
-    rl_ctx quiet = *c;
-    rl_error scratch = {0};
-    quiet.err = &scratch;
-    if (gqa_read(&quiet, n, &d) != RL_OK || d.B < 0 || d.S < 0 || d.Dh < 0 || d.present < 0) return;
+    cc_quiet quiet;
+    if (gqa_read(cc_quiet_ctx(&quiet, c), n, &d) != RL_OK || d.B < 0 || d.S < 0 || d.Dh < 0 || d.present < 0) return;
     attention_core(k, (double)d.B, (double)d.H, (double)d.S, (double)d.present, (double)d.Dh, (double)d.Dh,
                    rl_in(n, 10) != NULL);
     if (rl_attr_i(n, "do_rotary", 0))
@@ -363,10 +364,8 @@ static int shape_linear_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
 static void cost_linear_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     (void)g;
     int64_t hq, hkv, dk, dv;
-    rl_ctx quiet = *c;
-    rl_error scratch = {0};
-    quiet.err = &scratch;
-    if (linear_attention_dims(&quiet, n, &hq, &hkv, &dk, &dv) != RL_OK) return;
+    cc_quiet quiet;
+    if (linear_attention_dims(cc_quiet_ctx(&quiet, c), n, &hq, &hkv, &dk, &dv) != RL_OK) return;
     const char *rule = rl_attr_s(n, "update_rule", "gated_delta");
     double u = strcmp(rule, "linear") == 0 ? 2 : strcmp(rule, "gated") == 0 ? 3 : strcmp(rule, "delta") == 0 ? 4 : 5;
     const rl_value *q = rl_in(n, 0);

@@ -14,6 +14,21 @@ static inline int cc_unknown(rl_ctx *c, rl_node *n, int i, int dtype, int rank) 
     return rl_set_out(c, n, i, dtype, rank, rank > 0 ? dims : NULL) == RL_OK ? RL_UNKNOWN : RL_FAIL;
 }
 
+/* A context whose errors land in a scratch record: a cost function re-reads
+ * what the shape function already validated and reported, and must not
+ * overwrite the model's error. Use: cc_quiet q; helper(cc_quiet_ctx(&q, c), ...). */
+typedef struct cc_quiet {
+    rl_ctx ctx;
+    rl_error scratch;
+} cc_quiet;
+
+static inline rl_ctx *cc_quiet_ctx(cc_quiet *q, const rl_ctx *c) {
+    q->ctx = *c;
+    memset(&q->scratch, 0, sizeof q->scratch);
+    q->ctx.err = &q->scratch;
+    return &q->ctx;
+}
+
 /* Product of dims[from..to), -1 if any is unknown or it overflows. */
 static inline int64_t cc_prod(const int64_t *dims, int from, int to) {
     int64_t p = 1;

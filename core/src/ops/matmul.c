@@ -340,10 +340,8 @@ static void cost_einsum(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     einsum_sizes s;
     int64_t out[RL_MAX_RANK_HARD];
     int r = 0;
-    rl_ctx quiet = *c; /* shapes were checked already; do not touch the error */
-    rl_error scratch = {0};
-    quiet.err = &scratch;
-    if (einsum_infer(&quiet, (rl_node *)n, &p, &s, out, &r) != RL_OK) return;
+    cc_quiet quiet; /* shapes were checked already; do not touch the error */
+    if (einsum_infer(cc_quiet_ctx(&quiet, c), (rl_node *)n, &p, &s, out, &r) != RL_OK) return;
     bool used[128] = {false}, in_out[128] = {false};
     for (int t = 0; t < p.n_terms; t++)
         for (const char *q = p.terms[t]; *q; q++) used[(unsigned char)*q] = *q != '.';

@@ -113,10 +113,8 @@ static void cost_dft(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     if (axis < 0) {
         /* a full transform keeps every dim: the axis is the attribute or
          * input; unknown, the lengths of all axes are alike for the bound */
-        rl_ctx quiet = *c;
-        rl_error scratch = {0};
-        quiet.err = &scratch;
-        if (dft_axis(&quiet, n, x->rank, &axis) != RL_OK) axis = x->rank - 2;
+        cc_quiet quiet;
+        if (dft_axis(cc_quiet_ctx(&quiet, c), n, x->rank, &axis) != RL_OK) axis = x->rank - 2;
     }
     double len = (double)(x->dims[axis] > o->dims[axis] ? x->dims[axis] : o->dims[axis]);
     double vectors = (double)cc_prod(x->dims, 0, x->rank - 1) / (x->dims[axis] > 0 ? (double)x->dims[axis] : 1);

@@ -72,10 +72,8 @@ static int shape_rnn(rl_ctx *c, rl_graph *g, rl_node *n) {
 
 static void cost_rnn(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     rnn_dims d;
-    rl_ctx quiet = *c; /* shapes were validated already */
-    rl_error scratch = {0};
-    quiet.err = &scratch;
-    if (read_dims(&quiet, n, &d) != RL_OK || d.T < 0 || d.B < 0 || d.I < 0 || d.H < 0) return;
+    cc_quiet quiet; /* shapes were validated already */
+    if (read_dims(cc_quiet_ctx(&quiet, c), n, &d) != RL_OK || d.T < 0 || d.B < 0 || d.I < 0 || d.H < 0) return;
     double G = rnn_gates(n), T = (double)d.T, B = (double)d.B, I = (double)d.I, H = (double)d.H, D = (double)d.D;
     k->macs = D * T * B * (I * G * H + H * G * H);
     k->matrix_flops = 2 * k->macs;
