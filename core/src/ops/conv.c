@@ -24,17 +24,30 @@ static void conv_operands(const rl_node *n, int *ix, int *iw, int *ib, int *dt) 
     }
 }
 
+/* What Conv and ConvTranspose ask alike of X and W: both given, one rank of 3
+ * or more (X's, else W's) and a positive group. RL_UNKNOWN while neither rank
+ * is known. */
+static int conv_rank_group(rl_ctx *c, const rl_node *n, const rl_value *x, const rl_value *w, int *rank,
+                           int64_t *group) {
+    if (!x || !w) return rl_bad(c, n, "needs X and W");
+    *rank = x->rank >= 0 ? x->rank : w->rank;
+    if (*rank < 0) return RL_UNKNOWN;
+    if (*rank < 3) return rl_bad(c, n, "X must have rank 3 or more (got %d)", *rank);
+    if (w->rank >= 0 && w->rank != *rank) return rl_bad(c, n, "W has rank %d but X rank %d", w->rank, *rank);
+    *group = rl_attr_i(n, "group", 1);
+    if (*group < 1) return rl_bad(c, n, "group %lld is not positive", (long long)*group);
+    return RL_OK;
+}
+
 static int shape_conv(rl_ctx *c, rl_graph *g, rl_node *n) {
     int ix, iw, ib, dt;
     conv_operands(n, &ix, &iw, &ib, &dt);
     rl_value *x = rl_in(n, ix), *w = rl_in(n, iw);
-    if (!x || !w) return rl_bad(c, n, "needs X and W");
-    int rank = x->rank >= 0 ? x->rank : w->rank;
-    if (rank < 0) return cc_unknown(c, n, 0, dt, -1);
-    if (rank < 3) return rl_bad(c, n, "X must have rank 3 or more (got %d)", rank);
-    if (w->rank >= 0 && w->rank != rank) return rl_bad(c, n, "W has rank %d but X rank %d", w->rank, rank);
-    int64_t group = rl_attr_i(n, "group", 1);
-    if (group < 1) return rl_bad(c, n, "group %lld is not positive", (long long)group);
+    int rank;
+    int64_t group;
+    int checked = conv_rank_group(c, n, x, w, &rank, &group);
+    if (checked == RL_FAIL) return RL_FAIL;
+    if (checked == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, -1);
     int64_t cout = w->rank >= 0 ? w->dims[0] : -1;
     if (x->rank < 0) return cc_unknown(c, n, 0, dt, rank);
     if (w->rank >= 0 && x->dims[1] >= 0 && w->dims[1] >= 0 && x->dims[1] != w->dims[1] * group)
@@ -164,14 +177,12 @@ static void cost_col2im(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
 /* ---------------------------------------------------------- ConvTranspose -- */
 static int shape_conv_transpose(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0), *w = rl_in(n, 1);
-    if (!x || !w) return rl_bad(c, n, "needs X and W");
+    int rank;
+    int64_t group;
+    int checked = conv_rank_group(c, n, x, w, &rank, &group);
+    if (checked == RL_FAIL) return RL_FAIL;
     int dt = x->dtype;
-    int rank = x->rank >= 0 ? x->rank : w->rank;
-    if (rank < 0) return cc_unknown(c, n, 0, dt, -1);
-    if (rank < 3) return rl_bad(c, n, "X must have rank 3 or more (got %d)", rank);
-    if (w->rank >= 0 && w->rank != rank) return rl_bad(c, n, "W has rank %d but X rank %d", w->rank, rank);
-    int64_t group = rl_attr_i(n, "group", 1);
-    if (group < 1) return rl_bad(c, n, "group %lld is not positive", (long long)group);
+    if (checked == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, -1);
     int64_t cout = w->rank >= 0 && w->dims[1] >= 0 ? w->dims[1] * group : -1;
     if (x->rank < 0) return cc_unknown(c, n, 0, dt, rank);
     if (w->rank >= 0 && x->dims[1] >= 0 && w->dims[0] >= 0 && x->dims[1] != w->dims[0])
