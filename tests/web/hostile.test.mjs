@@ -14,7 +14,7 @@
 //    figures.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, mkdtempSync, rmSync, statfsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, mkdtempSync, rmSync, statfsSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { SITE, CLI, FIXTURES, serve, cliJson, chromiumPath, CHROMIUM_ARGS } from './helpers.mjs';
@@ -314,6 +314,17 @@ test('models over 2 GB (weights inline, or external) open through the file input
     assert.equal(Number(e.bytesRead), ext.size);
     assert.ok(Number(e.wasmHeap) < 64 * 2 ** 20);
     assert.equal(wantExt.model.weight_bytes, want.model.weight_bytes, 'inline and external weights count the same');
+
+    // A file changed on disk after it was chosen: a clear read error, and the
+    // worker goes on to the next file.
+    await page.setInputFiles('[data-testid=file-input]', m.path);
+    truncateSync(m.path, 1000);
+    const err = page.locator('[data-testid=error]');
+    await err.waitFor({ state: 'visible', timeout: 60000 });
+    assert.match(await err.textContent(), /could not read huge\.onnx at byte \d+: .*changed or moved.*\[read_failed\]/);
+    await page.setInputFiles('[data-testid=file-input]', ext.path);
+    await page.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.layers, null, { timeout: 60000 });
+    assert.equal(await err.isVisible(), false);
     assert.deepEqual(page.problems, []);
     await page.context().close();
   } finally {

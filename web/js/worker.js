@@ -50,6 +50,7 @@ async function recover() {
 class Cancelled extends Error {}
 
 const AFTER_SKIP_CHUNK = 64 << 10;
+const RECYCLE_HEAP_BYTES = 256 << 20;
 
 /** Streams chunks from `next(offset)` into a reader. `source.read(off, len)`
  * gives a Uint8Array (empty at end); `source.seekable` says whether skips
@@ -97,7 +98,17 @@ async function stream(id, source, total, chunk) {
 function fileSource(file) {
   return {
     seekable: true,
-    async read(off, len) { return new Uint8Array(await file.slice(off, off + len).arrayBuffer()); },
+    async read(off, len) {
+      try {
+        return new Uint8Array(await file.slice(off, off + len).arrayBuffer());
+      } catch (e) {
+        // The browser refuses to read on (the file was moved, changed or
+        // deleted since it was chosen): say so rather than "analysis failed".
+        const why = String(e && e.message || e).replace(/\.+$/, '');
+        throw Object.assign(new Error(`could not read ${file.name} at byte ${off}: ${why}. Was the file changed or moved? Open it again.`),
+          { code: 'read_failed' });
+      }
+    },
   };
 }
 
@@ -153,6 +164,9 @@ async function open(msg) {
   await ready;
   if (!core) await recover();
   dropModel();
+  // WebAssembly memory never shrinks: after a model with very many layers
+  // the module may hold up to 2 GB. Start the next model in a fresh one.
+  if (core.memory().heap > RECYCLE_HEAP_BYTES) await recover();
   let source, total;
   if (msg.type === 'open-file') { source = fileSource(msg.file); total = msg.file.size; }
   else if (msg.type === 'open-bytes') { source = bytesSource(msg.bytes); total = msg.bytes.byteLength; }
@@ -197,6 +211,9 @@ self.onmessage = (ev) => {
         postMessage({ id: msg.id, type: 'cancelled' });
       } else if (e && e.code === 'fetch_failed') {
         postMessage({ id: msg.id, type: 'error', error: errorOf('fetch_failed', e.message, msg.url || '') });
+      } else if (e && e.code === 'read_failed') {
+        dropModel();
+        postMessage({ id: msg.id, type: 'error', error: errorOf('read_failed', e.message, msg.file?.name || '') });
       } else {
         // A trap (out of memory, abort) or a bug: report it and rebuild the module.
         postMessage({ id: msg.id, type: 'error', error: errorOf('internal', 'the analysis failed: ' + (e && e.message || e)) });
