@@ -391,6 +391,18 @@ test('share links: script and data URLs as the model are refused, nothing is fet
     assert.ok(!page.requests.some((u) => /example\.com/.test(u)));
     await finish(page);
   }
+  // The URL box applies the same rule (what is not a URL at all the
+  // browser's own type=url check stops before the page sees it).
+  const page = await openPage();
+  for (const [u, why] of [['javascript:alert(3)', /not javascript:/], ['http://example.com/m.onnx', /not http:/],
+    ['data:,x', /not data:/], ['https://u:p@example.com/m.onnx', /user name or password/]]) {
+    await page.fill('[data-testid=url-input]', u);
+    await page.press('[data-testid=url-input]', 'Enter');
+    await page.waitForFunction((w) => new RegExp(w).test(document.querySelector('[data-testid=error]').textContent), why.source);
+    assert.match(await page.locator('[data-testid=error]').textContent(), /cannot open this URL/);
+  }
+  assert.ok(!page.requests.some((u) => /example\.com/.test(u)));
+  await finish(page);
 });
 
 test('share links: a corrupt, oversized or tampered custom profile is refused with a notice', { skip }, async () => {

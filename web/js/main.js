@@ -3,7 +3,7 @@
 // charts). All strings from models and profiles are shown with textContent.
 import { CoreClient } from './reader.js';
 import { HardwareCatalog } from './hardware.js';
-import { defaultState, fromLocation, toHash, buildRequest } from './state.js';
+import { defaultState, fromLocation, toHash, buildRequest, modelUrlProblem } from './state.js';
 import { LayerTable } from './table.js';
 import { Charts } from './charts.js';
 import { eng, exact, count } from './format.js';
@@ -366,7 +366,8 @@ function wire() {
   $('url-form').addEventListener('submit', (ev) => {
     ev.preventDefault();
     const u = $('url-input').value.trim();
-    if (!/^https?:\/\//i.test(u)) { showError({ code: 'bad_url', message: 'enter an http(s) URL', where: '' }); return; }
+    const why = modelUrlProblem(u);   // the same rule as for a model URL in a link
+    if (why) { showError({ code: 'bad_url', message: `cannot open this URL: ${why}`, where: 'URL' }); return; }
     openModel(u, { label: u, kind: 'url' });
   });
   $('example-select').addEventListener('change', (ev) => {

@@ -117,7 +117,7 @@ export async function decodeProfile(token) {
 // Model URLs a link may name: https, or http on this machine (the page's CSP
 // connect-src allows exactly these). No javascript:, data:, blob:, file: or
 // credentials in the URL.
-function modelUrlProblem(s) {
+export function modelUrlProblem(s) {
   if (s.length > 4096) return 'longer than 4096 characters';
   let u;
   try { u = new URL(s); } catch { return 'not a URL'; }
