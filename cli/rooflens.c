@@ -471,13 +471,15 @@ int main(int argc, char **argv) {
     int studies = 0;
     cJSON *req = cJSON_CreateObject();
     cJSON *dims = cJSON_CreateObject();
+    /* until dims joins req, a usage error frees both (they would leak at exit) */
+#define USAGE_ERROR(fmt, arg) (cJSON_Delete(req), cJSON_Delete(dims), usage_error(fmt, arg))
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE() do { if (!val) return usage_error("%s needs a value", a); i++; } while (0)
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_text, stdout); return EXIT_OK; }
-        else if (!strcmp(a, "--version")) { printf("rooflens %s\n", ROOFLENS_VERSION); return EXIT_OK; }
-        else if (!strcmp(a, "--list-hw")) return list_hw(hw_dir(dir));
+#define NEED_VALUE() do { if (!val) return USAGE_ERROR("%s needs a value", a); i++; } while (0)
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_text, stdout); cJSON_Delete(req), cJSON_Delete(dims); return EXIT_OK; }
+        else if (!strcmp(a, "--version")) { printf("rooflens %s\n", ROOFLENS_VERSION); cJSON_Delete(req), cJSON_Delete(dims); return EXIT_OK; }
+        else if (!strcmp(a, "--list-hw")) { cJSON_Delete(req), cJSON_Delete(dims); return list_hw(hw_dir(dir)); }
         else if (!strcmp(a, "--hw")) { NEED_VALUE(); hw = val; }
         else if (!strcmp(a, "--hw-dir")) { NEED_VALUE(); dir = val; }
         else if (!strcmp(a, "--power-mode")) { NEED_VALUE(); cJSON_AddStringToObject(req, "power_mode", val); }
@@ -488,26 +490,26 @@ int main(int argc, char **argv) {
             NEED_VALUE();
             format = val;
             if (strcmp(format, "table") && strcmp(format, "json") && strcmp(format, "csv"))
-                return usage_error("--format must be table, json or csv, not '%s'", format);
+                return USAGE_ERROR("--format must be table, json or csv, not '%s'", format);
         } else if (!strcmp(a, "--top")) {
             NEED_VALUE();
             char *end;
             long t = strtol(val, &end, 10);
-            if (*end || t < 0) return usage_error("--top needs a whole number, not '%s'", val);
+            if (*end || t < 0) return USAGE_ERROR("--top needs a whole number, not '%s'", val);
             top = (int)t;
         } else if (!strcmp(a, "--batch")) {
             NEED_VALUE();
             char *end;
             long long b = strtoll(val, &end, 10);
-            if (*end || b < 1) return usage_error("--batch needs a whole number of at least 1, not '%s'", val);
+            if (*end || b < 1) return USAGE_ERROR("--batch needs a whole number of at least 1, not '%s'", val);
             cJSON_AddNumberToObject(req, "batch", (double)b);
         } else if (!strcmp(a, "--dim")) {
             NEED_VALUE();
             const char *eq = strchr(val, '=');
             char *end;
-            if (!eq || eq == val) return usage_error("--dim needs NAME=VALUE, not '%s'", val);
+            if (!eq || eq == val) return USAGE_ERROR("--dim needs NAME=VALUE, not '%s'", val);
             long long v = strtoll(eq + 1, &end, 10);
-            if (*end || v < 0 || end == eq + 1) return usage_error("--dim needs a whole number after '=', in '%s'", val);
+            if (*end || v < 0 || end == eq + 1) return USAGE_ERROR("--dim needs a whole number after '=', in '%s'", val);
             char name[256];
             snprintf(name, sizeof name, "%.*s", (int)(eq - val), val);
             cJSON_AddNumberToObject(dims, name, (double)v);
@@ -516,17 +518,18 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--power-modes")) { power_modes = true; studies++; }
         else if (!strcmp(a, "--max-slowdown")) { NEED_VALUE(); max_slowdown = val; }
         else if (!strcmp(a, "--strict")) strict = true;
-        else if (a[0] == '-' && a[1]) return usage_error("unknown option '%s'", a);
+        else if (a[0] == '-' && a[1]) return USAGE_ERROR("unknown option '%s'", a);
         else if (!model_path) model_path = a;
-        else return usage_error("one model at a time (got a second: '%s')", a);
+        else return USAGE_ERROR("one model at a time (got a second: '%s')", a);
     }
     if (!model_path) {
         fputs(usage_text, stderr);
+        cJSON_Delete(req), cJSON_Delete(dims);
         return EXIT_USAGE;
     }
-    if (studies > 1) return usage_error("%s", "--compare, --sweep-batch and --power-modes: one study at a time");
-    if (max_slowdown && !power_modes) return usage_error("%s", "--max-slowdown goes with --power-modes");
-    if (studies && !strcmp(format, "csv")) return usage_error("%s", "a study prints a table or JSON (--format table|json), not csv");
+    if (studies > 1) return USAGE_ERROR("%s", "--compare, --sweep-batch and --power-modes: one study at a time");
+    if (max_slowdown && !power_modes) return USAGE_ERROR("%s", "--max-slowdown goes with --power-modes");
+    if (studies && !strcmp(format, "csv")) return USAGE_ERROR("%s", "a study prints a table or JSON (--format table|json), not csv");
     cJSON *profile = load_profile(hw, hw_dir(dir));
     if (!profile) return EXIT_USAGE;
     cJSON_AddItemToObject(req, "hardware", profile);
