@@ -3,10 +3,14 @@
 # npm. Idempotent: installs only what is missing. Run as root or with sudo.
 #   tools/install-deps.sh          native build (C core, CLI, tests)
 #   tools/install-deps.sh --web    also the WebAssembly build and browser tests
+#   tools/install-deps.sh --sanitizers  also clang (ASan, UBSan, libFuzzer) and valgrind
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config protobuf-c-compiler libprotobuf-c-dev libcjson-dev libonnx-dev python3)
+if [[ "${1:-}" == "--sanitizers" ]]; then
+  packages+=(clang libclang-rt-14-dev valgrind)
+fi
 if [[ "${1:-}" == "--web" ]]; then
   packages+=(emscripten node-acorn nodejs npm chromium dpkg-dev python3-onnx python3-numpy)
 fi

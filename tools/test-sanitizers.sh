@@ -11,6 +11,7 @@
 # Build dirs: $ASAN_BUILD (build-asan), $VALGRIND_BUILD (build-valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+tools/install-deps.sh --sanitizers
 STEPS=("$@")
 [[ ${#STEPS[@]} -gt 0 ]] || STEPS=(asan valgrind)
 JOBS="$(nproc)"
