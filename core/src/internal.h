@@ -41,6 +41,18 @@ char *rl_error_json(const rl_error *e); /* {"ok":false,"error":{...}}, malloc'd 
  * malloc'd, NULL when out of memory. */
 struct cJSON;
 char *rl_json_print(const struct cJSON *item);
+/* Building a large array piece by piece: append items as they are made and
+ * free them at once, so a 100,000-layer response never holds its whole tree.
+ * rl_json_text_finish NUL-terminates and returns t->p (the caller frees it),
+ * or NULL after an allocation failed. */
+typedef struct rl_json_text {
+    char *p;
+    size_t n, cap;
+    bool oom;
+} rl_json_text;
+void rl_json_text_put(rl_json_text *t, const char *s, size_t n);
+bool rl_json_text_value(rl_json_text *t, const struct cJSON *item);
+char *rl_json_text_finish(rl_json_text *t);
 
 /* ---------------------------------------------------------- checked math -- */
 /* Dims from a file are untrusted: every product goes through these. */

@@ -87,11 +87,7 @@ void rl_free(void *p) { free(p); }
  * response that was most of the analysis time. This printer writes the same
  * text (the same number forms, the same escapes) with an integer fast path
  * and strtod for the check. */
-typedef struct jbuf {
-    char *p;
-    size_t n, cap;
-    bool oom;
-} jbuf;
+typedef rl_json_text jbuf; /* internal.h: {p, n, cap, oom} */
 
 static void jb_grow(jbuf *b, size_t extra) {
     if (b->oom || b->n + extra + 1 <= b->cap) return;
@@ -206,6 +202,23 @@ static bool jb_value(jbuf *b, const cJSON *item, int depth) {
     }
     default: return false;
     }
+}
+
+void rl_json_text_put(rl_json_text *t, const char *s, size_t n) { jb_put((jbuf *)t, s, n); }
+
+bool rl_json_text_value(rl_json_text *t, const struct cJSON *item) {
+    return jb_value((jbuf *)t, item, 0) && !t->oom;
+}
+
+char *rl_json_text_finish(rl_json_text *t) {
+    jb_grow((jbuf *)t, 0);
+    if (t->oom) {
+        free(t->p);
+        t->p = NULL;
+        return NULL;
+    }
+    t->p[t->n] = 0;
+    return t->p;
 }
 
 char *rl_json_print(const struct cJSON *item) {
