@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -165,13 +166,26 @@ static rl_model *read_model(const char *path, char **err) {
         fprintf(stderr, "rooflens: cannot open %s: %s\n", path, strerror(errno));
         return NULL;
     }
+    /* fseeko happily moves past the end of a file: clamp each skip to what
+     * the file holds, so a truncated payload is reported at the file's real
+     * end rather than at the offset its length field promised. */
+    struct stat st;
+    off_t size = fstat(fileno(f), &st) == 0 ? st.st_size : -1;
     rl_reader *r = rl_reader_new(NULL);
     static unsigned char buf[1 << 16];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
         int64_t skip = rl_reader_feed(r, buf, n);
-        if (skip < 0) break;
-        if (skip > 0 && fseeko(f, (off_t)skip, SEEK_CUR) == 0) rl_reader_skip(r, (uint64_t)skip);
+        if (skip <= 0) {
+            if (skip < 0) break;
+            continue;
+        }
+        off_t pos = ftello(f);
+        if (size >= 0 && pos >= 0 && (off_t)skip > size - pos) {
+            rl_reader_skip(r, (uint64_t)(size - pos));
+            break;
+        }
+        if (fseeko(f, (off_t)skip, SEEK_CUR) == 0) rl_reader_skip(r, (uint64_t)skip);
     }
     fclose(f);
     rl_model *m = rl_reader_finish(r, err);

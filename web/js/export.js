@@ -31,7 +31,9 @@ export function solRows(res) {
   return rows;
 }
 
-function mdEscape(s) { return String(s).replace(/[|\\`*_[\]<>]/g, (c) => '\\' + c); }
+// A model's strings go into a review comment: line breaks would let a name
+// start a heading or a table row of its own, so they become spaces.
+function mdEscape(s) { return String(s).replace(/[\r\n\u2028\u2029]+/g, ' ').replace(/[|\\`*_[\]<>#]/g, (c) => '\\' + c); }
 
 export function toMarkdown(res, link) {
   const m = res.model, t = res.totals, hw = res.hardware, ch = res.sol.chosen || {};
