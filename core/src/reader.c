@@ -499,7 +499,9 @@ int64_t rl_reader_feed(rl_reader *r, const void *bytes, size_t len) {
         }
         }
     }
-    return r->state == S_SKIP ? (int64_t)r->remaining : 0;
+    /* a hostile length can exceed INT64_MAX; it must not read as an error */
+    if (r->state != S_SKIP) return 0;
+    return r->remaining > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)r->remaining;
 }
 
 int rl_reader_skip(rl_reader *r, uint64_t n) {

@@ -177,6 +177,7 @@ static int shape_gemm(rl_ctx *c, rl_graph *g, rl_node *n) {
  * but the arithmetic is still done). */
 static void cost_gemm(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     const rl_value *a = rl_in(n, 0);
+    if (!a || a->rank != 2) return; /* A's shape unknown: the layer is already marked unknown */
     bool ta = rl_attr_i(n, "transA", 0) != 0;
     double K = (double)a->dims[ta ? 0 : 1];
     double outs = rl_numel_d(rl_out(n, 0));
