@@ -205,6 +205,17 @@ static void limits(const char *tests) {
         if (m) check_error(judge(rl_model_analyze(m, req)), "bad_request", bad[i]);
     }
     rl_model_free(m);
+    /* 40 nested If bodies: refused by default, analysed when the caller allows the depth */
+    char path[2048];
+    snprintf(path, sizeof path, "%s/fixtures/bad/nested_if_40.onnx", tests);
+    unsigned char *deep = (unsigned char *)check_read_file(path, &len);
+    CHECK(deep != NULL, "cannot read %s", path);
+    if (deep) {
+        v = analyze_with("\"limits\": {\"max_depth\": 256}", deep, len);
+        CHECK(v.ok, "nested_if_40 with max_depth 256: %s", v.message ? v.message : "");
+        cJSON_Delete(v.json);
+        free(deep);
+    }
     free(mlp);
     free(cf);
 }

@@ -579,14 +579,34 @@ rl_value *rl_graph_lookup(rl_graph *g, const char *name, rl_graph **owner) {
 typedef struct name_list {
     const char **names;
     int n, cap;
+    const char **set; /* open-addressing set of the same names: a body may read */
+    size_t set_cap;   /* tens of thousands of outer names, a scan per add is quadratic */
 } name_list;
 
+static bool set_insert(const char **set, size_t cap, const char *s) {
+    size_t i = (size_t)hash_str(s) & (cap - 1);
+    while (set[i]) {
+        if (strcmp(set[i], s) == 0) return false;
+        i = (i + 1) & (cap - 1);
+    }
+    set[i] = s;
+    return true;
+}
+
 static void list_add(rl_arena *a, name_list *l, const char *s) {
-    for (int i = 0; i < l->n; i++)
-        if (strcmp(l->names[i], s) == 0) return;
+    if ((size_t)l->n * 2 + 2 > l->set_cap) {
+        size_t cap = l->set_cap ? l->set_cap * 2 : 16;
+        const char **set = rl_arena_alloc(a, cap * sizeof *set);
+        if (!set) return;
+        for (int k = 0; k < l->n; k++) set_insert(set, cap, l->names[k]);
+        l->set = set;
+        l->set_cap = cap;
+    }
+    if (!set_insert(l->set, l->set_cap, s)) return;
     if (l->n == l->cap) {
         int cap = l->cap ? l->cap * 2 : 8;
         const char **nn = rl_arena_alloc(a, (size_t)cap * sizeof *nn);
+        if (!nn) return;
         if (l->n) memcpy(nn, l->names, (size_t)l->n * sizeof *nn);
         l->names = nn;
         l->cap = cap;
@@ -595,7 +615,8 @@ static void list_add(rl_arena *a, name_list *l, const char *s) {
 }
 
 static void collect_outer_names(rl_arena *a, const Onnx__GraphProto *body, name_list *out, int depth) {
-    if (depth > 64) return;
+    /* nesting is already bounded by limits.max_depth (at most 256 messages) */
+    if (depth > 256) return;
     size_t cnt = body->n_input + body->n_initializer + body->n_sparse_initializer + 1;
     for (size_t i = 0; i < body->n_node; i++) cnt += body->node[i]->n_output;
     rl_name_map *local = rl_map_new(a, cnt);
