@@ -102,7 +102,8 @@ int rl_set_out(rl_ctx *c, rl_node *n, int i, int dtype, int rank, const int64_t 
     if (!v) return RL_OK;
     if (rank > (int)c->model->limits.max_rank || rank > RL_MAX_RANK_HARD) {
         rl_error_set(c->err, "limit_rank", n->name, "node '%s' (%s) would produce a tensor of rank %d, "
-                     "more than the limit of %u", n->name, n->op_type, rank, c->model->limits.max_rank);
+                     "more than the limit of %u; raise limits.max_rank (at most %d) if the model is "
+                     "genuine", n->name, n->op_type, rank, c->model->limits.max_rank, RL_MAX_RANK_HARD);
         return RL_FAIL;
     }
     v->type = RL_TYPE_TENSOR;
