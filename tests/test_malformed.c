@@ -125,6 +125,10 @@ static int manifest(const char *tests) {
             snprintf(what, sizeof what, "%s (%s)", file->valuestring, pass ? "7-byte chunks" : "whole");
             verdict v = judge(run_model(data, len, pass ? 7 : 0, NULL));
             if (cJSON_IsString(code)) {
+                /* a limit's error says which limit to raise */
+                if (strncmp(code->valuestring, "limit_", 6) == 0)
+                    CHECK(v.message && strstr(v.message, "limits.max_"), "%s: %s does not name the limit to raise: %s",
+                          what, code->valuestring, v.message ? v.message : "");
                 check_error(v, code->valuestring, what);
             } else {
                 CHECK(v.ok, "%s: want ok, got %s: %s", what, v.code ? v.code : "?", v.message ? v.message : "");
