@@ -99,7 +99,8 @@ rl_reader *rl_reader_new(const rl_limits *limits);
 int64_t rl_reader_feed(rl_reader *r, const void *bytes, size_t len);
 
 /* Tell the reader the caller skipped `n` bytes it was told it could skip.
- * Returns 0, or -1 if n exceeds what may be skipped (an error). */
+ * Returns 0, or -1 on error: n exceeds what may be skipped, or the skipped
+ * bytes end a message the model got wrong (rl_reader_finish reports it). */
 int rl_reader_skip(rl_reader *r, uint64_t n);
 
 /* Bytes of the file consumed so far (fed or skipped). */

@@ -367,6 +367,11 @@ static int on_key(rl_reader *r) {
     case 1:
     case 5: {
         uint64_t n = wt == 1 ? 8 : 4;
+        /* checked now, not when the message closes: a payload the reader
+         * offers to skip must lie inside its message */
+        if (n > f->end - r->offset)
+            return fail(r, "bad_protobuf", "a %llu-byte field runs past the end of its %s",
+                        (unsigned long long)n, msg_names[f->type]);
         if (f->type == MT_TENSOR && is_payload_field(field)) {
             f->kept_scalar_bytes += n;
             if (f->kept_scalar_bytes > 1024 && !(dtype_is_small_int(f->dtype) &&
