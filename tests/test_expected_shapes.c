@@ -170,14 +170,16 @@ int main(int argc, char **argv) {
         models++;
         check_model(tests_dir, hw, m->string, m);
     }
-    /* the three whole models the comparison exists for must be there */
+    /* the three whole models the comparison exists for must be there, unless
+     * another set is being checked (tools/check-torch-shapes.sh: "any") */
+    bool any_set = argc > 2 && strcmp(argv[2], "any") == 0;
     const char *required[] = {"shapes/lstm_lm.onnx", "shapes/gpt_decoder.onnx", "shapes/detector.onnx"};
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < 3 && !any_set; i++)
         CHECK(cJSON_GetObjectItem(all, required[i]) != NULL, "%s missing from expected_shapes.json", required[i]);
     printf("expected shapes: %d models, %d values and %d dims compared with ONNX; rooflens knew %d dims or "
            "ranks ONNX left open (%d values of unknown rank in ONNX); %d values from operators outside the table\n",
            models, values_compared, dims_compared, rooflens_knows_more, onnx_rank_unknown, not_in_table);
-    CHECK(values_compared > 400, "only %d values compared", values_compared);
+    CHECK(values_compared > (any_set ? 0 : 400), "only %d values compared", values_compared);
     cJSON_Delete(all);
     free(text);
     free(hw);
