@@ -483,13 +483,23 @@ int rl_value_from_type(rl_ctx *c, rl_value *v, const Onnx__TypeProto *tp, const 
     else if (tp->value_case == ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE)
         tt = (const Onnx__TypeProto__Tensor *)tp->sparse_tensor_type;
     else {
-        if (!declared_only) {
-            v->type = tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ? RL_TYPE_SEQUENCE
-                      : tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE ? RL_TYPE_OPTIONAL
-                      : tp->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE ? RL_TYPE_MAP
-                                                                            : RL_TYPE_OTHER;
-        }
-        return 0;
+        int type = tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ? RL_TYPE_SEQUENCE
+                   : tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE ? RL_TYPE_OPTIONAL
+                   : tp->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE ? RL_TYPE_MAP
+                                                                         : RL_TYPE_OTHER;
+        /* A sequence or optional value carries its element's type and shape
+         * (what SequenceAt or OptionalGetElement will produce); an optional
+         * sequence is treated as the sequence. */
+        const Onnx__TypeProto *elem =
+            type == RL_TYPE_SEQUENCE && tp->sequence_type   ? tp->sequence_type->elem_type
+            : type == RL_TYPE_OPTIONAL && tp->optional_type ? tp->optional_type->elem_type
+                                                            : NULL;
+        int rc = 0;
+        if (elem && (elem->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+                     (type == RL_TYPE_OPTIONAL && elem->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)))
+            rc = rl_value_from_type(c, v, elem, where, declared_only);
+        if (!declared_only && !(elem && elem->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)) v->type = type;
+        return rc;
     }
     if (!tt) return 0;
     int dtype = tt->has_elem_type ? tt->elem_type : 0;
