@@ -30,12 +30,21 @@
 static _Thread_local const rl_function *active[RL_FN_MAX_NEST];
 static _Thread_local int n_active;
 
+uint32_t rl_function_hash(const char *domain, const char *name) {
+    uint32_t h = 2166136261u; /* FNV-1a over domain, a separator, name */
+    for (const char *p = domain; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+    h = (h ^ 0xffu) * 16777619u;
+    for (const char *p = name; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+    return h;
+}
+
 const rl_function *rl_function_lookup(const rl_model *m, const char *domain, const char *name) {
-    if (!m || !name) return NULL;
+    if (!m || !name || m->n_functions == 0 || !m->function_index) return NULL;
     if (!domain || strcmp(domain, "ai.onnx") == 0) domain = "";
-    for (int i = 0; i < m->n_functions; i++) {
-        const char *d = strcmp(m->functions[i].domain, "ai.onnx") == 0 ? "" : m->functions[i].domain;
-        if (strcmp(m->functions[i].name, name) == 0 && strcmp(d, domain) == 0) return &m->functions[i];
+    uint32_t mask = (uint32_t)(m->function_index_cap - 1);
+    for (uint32_t h = rl_function_hash(domain, name) & mask; m->function_index[h] >= 0; h = (h + 1) & mask) {
+        const rl_function *f = &m->functions[m->function_index[h]];
+        if (strcmp(f->name, name) == 0 && strcmp(f->domain, domain) == 0) return f;
     }
     return NULL;
 }

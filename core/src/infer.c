@@ -131,13 +131,6 @@ static void check_declared(rl_ctx *c, const rl_node *n, rl_value *v, int in_src)
     }
 }
 
-static const rl_function *find_function(const rl_model *m, const char *domain, const char *name) {
-    for (int i = 0; i < m->n_functions; i++)
-        if (strcmp(m->functions[i].name, name) == 0 && strcmp(m->functions[i].domain, domain) == 0)
-            return &m->functions[i];
-    return NULL;
-}
-
 /* Contents that come from a graph input are runtime values; so are the
  * unknown contents of whatever is computed from them. */
 static void mark_runtime_contents(const rl_node *n) {
@@ -159,8 +152,9 @@ int rl_infer_graph(rl_ctx *c, rl_graph *g) {
         n->opset = (int)opset;
         n->op = rl_op_find(n->domain, n->op_type, (int)(opset < 0 ? 1 << 20 : opset));
         /* the model's own definition wins over the table (functions.c) */
-        if (rl_function_lookup(c->model, n->domain, n->op_type)) n->op = &rl_function_call_op;
-        if (opset < 0 && !find_function(c->model, n->domain, n->op_type) && n->op)
+        bool local_function = rl_function_lookup(c->model, n->domain, n->op_type) != NULL;
+        if (local_function) n->op = &rl_function_call_op;
+        if (opset < 0 && !local_function && n->op)
             rl_warn(c, "unknown_domain", n->name,
                     "the model imports no opset for domain '%s' (node '%s'); assuming its latest "
                     "version", n->domain, n->name);

@@ -216,12 +216,18 @@ struct rl_model {
     int n_opsets;
     rl_function *functions;
     int n_functions;
+    int *function_index;         /* open-addressing table of function slots (-1 empty), */
+    int function_index_cap;      /* a power of two >= 2 n_functions: lookups per node stay O(1) */
     rl_graph *graph;             /* the main graph, built for the latest analysis */
     uint64_t file_bytes;
     uint64_t skipped_bytes;
     int64_t total_nodes;
     rl_error error;
 };
+
+/* Hash of a model-local function's (domain, name), for rl_model.function_index
+ * (built in model.c, probed by rl_function_lookup in functions.c). */
+uint32_t rl_function_hash(const char *domain, const char *name);
 
 /* ------------------------------------------------------ analysis context -- */
 #define RL_MAX_WARNINGS 2000

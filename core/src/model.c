@@ -254,9 +254,34 @@ rl_model *rl_reader_finish(rl_reader *r, char **error_json) {
     m->n_functions = (int)m->proto->n_functions;
     m->functions = rl_arena_alloc(&m->arena, (size_t)(m->n_functions + 1) * sizeof *m->functions);
     for (int i = 0; i < m->n_functions; i++) {
+        const char *d = m->proto->functions[i]->domain ? m->proto->functions[i]->domain : "";
         m->functions[i].proto = m->proto->functions[i];
         m->functions[i].name = m->proto->functions[i]->name ? m->proto->functions[i]->name : "";
-        m->functions[i].domain = m->proto->functions[i]->domain ? m->proto->functions[i]->domain : "";
+        m->functions[i].domain = strcmp(d, "ai.onnx") == 0 ? "" : d; /* one spelling of the default domain */
+    }
+    /* Every node asks whether it calls a local function: index them, so a
+     * model with many functions and many nodes is not quadratic. */
+    if (m->n_functions > 0) {
+        int cap = 16;
+        while (cap < 2 * m->n_functions) cap *= 2;
+        m->function_index = rl_arena_alloc(&m->arena, (size_t)cap * sizeof *m->function_index);
+        if (!m->function_index) {
+            rl_error_set(&m->error, "out_of_memory", "", "out of memory while indexing the model's functions");
+            rl_model_free(m);
+            return NULL;
+        }
+        m->function_index_cap = cap;
+        for (int k = 0; k < cap; k++) m->function_index[k] = -1;
+        for (int i = 0; i < m->n_functions; i++) {
+            uint32_t h = rl_function_hash(m->functions[i].domain, m->functions[i].name) & (uint32_t)(cap - 1);
+            while (m->function_index[h] >= 0) {
+                const rl_function *f = &m->functions[m->function_index[h]];
+                if (strcmp(f->name, m->functions[i].name) == 0 && strcmp(f->domain, m->functions[i].domain) == 0)
+                    break; /* a duplicate definition: the first one wins, as before */
+                h = (h + 1) & (uint32_t)(cap - 1);
+            }
+            if (m->function_index[h] < 0) m->function_index[h] = i;
+        }
     }
     return m;
 }
