@@ -121,9 +121,11 @@ rl_model *rl_model_read(const void *bytes, size_t len, const rl_limits *limits, 
 char *rl_model_info(rl_model *m);
 
 /* Analyse the model under the options of `request_json` (hardware profile,
- * precision, dims, mode, ...). Never NULL: returns {"ok": true, ...} or
- * {"ok": false, "error": ...}. The model is unchanged and may be analysed
- * again. Free the result with rl_free(). */
+ * precision, dims, mode, ...). Returns {"ok": true, ...} or
+ * {"ok": false, "error": ...}. If memory runs out at any point, the answer is
+ * an out_of_memory error, never a partial "ok" response; NULL only when not
+ * even that short error (a few hundred bytes) can be allocated. The model is
+ * unchanged and may be analysed again. Free the result with rl_free(). */
 char *rl_model_analyze(rl_model *m, const char *request_json);
 
 void rl_model_free(rl_model *m);

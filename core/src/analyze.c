@@ -347,11 +347,7 @@ static void add_model_section(cJSON *root, const rl_model *m, rl_ctx *c, rl_grap
     }
 }
 
-static char *finish_json(cJSON *root) {
-    char *s = rl_json_print(root);
-    cJSON_Delete(root);
-    return s;
-}
+static char *finish_json(cJSON *root) { return rl_json_finish(root); }
 
 static void add_warnings(cJSON *root, const rl_ctx *c) {
     cJSON *w = cJSON_AddArrayToObject(root, "warnings");
@@ -491,6 +487,7 @@ rl_graph *rl_prepare_graph(rl_ctx *c, int *batch_dims) {
 
 char *rl_model_analyze(rl_model *m, const char *request_json) {
     rl_error err = {0};
+    rl_json_begin();
     if (!m) {
         rl_error_set(&err, "bad_request", "", "no model");
         return rl_error_json(&err);
@@ -498,8 +495,11 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     cJSON *req = cJSON_Parse(request_json ? request_json : "{}");
     if (!req || !cJSON_IsObject(req)) {
         cJSON_Delete(req);
-        rl_error_set(&err, "bad_request", "request",
-                     "the request is not a JSON object (see docs/api.md for its fields)");
+        if (rl_json_alloc_failed())
+            rl_error_set(&err, "out_of_memory", "request", "out of memory while reading the request");
+        else
+            rl_error_set(&err, "bad_request", "request",
+                         "the request is not a JSON object (see docs/api.md for its fields)");
         return rl_error_json(&err);
     }
     rl_arena arena = {0};
@@ -785,6 +785,7 @@ fail:
 
 /* Read-only description: what the page needs before choosing options. */
 char *rl_model_info(rl_model *m) {
+    rl_json_begin();
     rl_error err = {0};
     rl_arena arena = {0};
     rl_ctx c;
@@ -844,6 +845,7 @@ char *rl_analyze(const char *request_json, const void *bytes, size_t len) {
 }
 
 char *rl_check_hardware(const char *profile_json) {
+    rl_json_begin();
     rl_error err = {0};
     cJSON *p = cJSON_Parse(profile_json ? profile_json : "");
     rl_hw hw;
@@ -864,6 +866,7 @@ char *rl_check_hardware(const char *profile_json) {
 }
 
 char *rl_operator_table(void) {
+    rl_json_begin();
     cJSON *arr = cJSON_CreateArray();
     for (size_t f = 0; f < rl_op_family_count; f++) {
         for (size_t i = 0; i < rl_op_families[f]->count; i++) {

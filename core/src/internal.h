@@ -36,7 +36,17 @@ void rl_error_set(rl_error *e, const char *code, const char *where, const char *
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+struct cJSON;
 char *rl_error_json(const rl_error *e); /* {"ok":false,"error":{...}}, malloc'd */
+/* A cJSON call that fails to allocate leaves a field out and says nothing:
+ * a response built under memory pressure could be incomplete yet "ok".
+ * rl_json_begin() (at the start of each public entry that answers JSON)
+ * routes cJSON's allocations through a counter and marks the count;
+ * rl_json_finish() prints `root` and frees it, and answers an out_of_memory
+ * error instead when any allocation failed since the mark. */
+void rl_json_begin(void);
+bool rl_json_alloc_failed(void); /* since the mark */
+char *rl_json_finish(struct cJSON *root);
 /* cJSON_PrintUnformatted's text, several times faster on large responses;
  * malloc'd, NULL when out of memory. */
 struct cJSON;

@@ -9,6 +9,13 @@
 
 #include "internal.h"
 
+/* Allocation failures of this thread: cJSON's (through rl_json_begin's
+ * hooks) and the arenas'. Code that tolerates a failed allocation locally
+ * (a warning not recorded, an optional field left out) still makes the
+ * answer an out_of_memory error at rl_json_finish, never a silently
+ * incomplete "ok". */
+static _Thread_local unsigned long alloc_failures, alloc_mark;
+
 /* ---------------------------------------------------------------- arena -- */
 struct rl_arena_block {
     rl_arena_block *next;
@@ -23,7 +30,10 @@ void *rl_arena_alloc(rl_arena *a, size_t size) {
     if (!b || b->cap - b->used < size) {
         size_t cap = size > 65536 ? size : 65536;
         b = malloc(sizeof *b + cap);
-        if (!b) return NULL;
+        if (!b) {
+            alloc_failures++;
+            return NULL;
+        }
         b->next = a->head;
         b->used = 0;
         b->cap = cap;
@@ -66,6 +76,46 @@ void rl_error_set(rl_error *e, const char *code, const char *where, const char *
     va_end(ap);
 }
 
+/* ------------------------------------------- allocation failures -- */
+
+static void *counting_malloc(size_t n) {
+    void *p = malloc(n);
+    if (!p) alloc_failures++;
+    return p;
+}
+
+void rl_json_begin(void) {
+    /* Installed once; the hooks are plain malloc/free, so cJSON objects made
+     * before (or by the application) are freed the same way. */
+    static bool installed;
+    if (!installed) {
+        cJSON_Hooks h = {counting_malloc, free};
+        cJSON_InitHooks(&h);
+        installed = true;
+    }
+    alloc_mark = alloc_failures;
+}
+
+bool rl_json_alloc_failed(void) { return alloc_failures != alloc_mark; }
+
+/* The answer of last resort: no cJSON, one small allocation. */
+static char *oom_json(const char *where) {
+    static const char fmt[] = "{\"schema\":%d,\"ok\":false,\"error\":{\"code\":\"out_of_memory\","
+                              "\"message\":\"out of memory while writing the answer; analyse with the "
+                              "command-line tool, or raise the memory available\",\"where\":\"%s\"}}";
+    size_t n = sizeof fmt + strlen(where) + 16;
+    char *s = malloc(n);
+    if (s) snprintf(s, n, fmt, ROOFLENS_SCHEMA, where);
+    return s;
+}
+
+char *rl_json_finish(cJSON *root) {
+    bool failed = !root || alloc_failures != alloc_mark;
+    char *s = failed ? NULL : rl_json_print(root);
+    cJSON_Delete(root);
+    return s ? s : oom_json(failed ? "response" : "printing");
+}
+
 char *rl_error_json(const rl_error *e) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema", ROOFLENS_SCHEMA);
@@ -76,7 +126,7 @@ char *rl_error_json(const rl_error *e) {
     cJSON_AddStringToObject(err, "where", e->where);
     char *s = rl_json_print(root);
     cJSON_Delete(root);
-    return s;
+    return s ? s : oom_json(e->where);
 }
 
 void rl_free(void *p) { free(p); }
@@ -207,7 +257,8 @@ static bool jb_value(jbuf *b, const cJSON *item, int depth) {
 void rl_json_text_put(rl_json_text *t, const char *s, size_t n) { jb_put((jbuf *)t, s, n); }
 
 bool rl_json_text_value(rl_json_text *t, const struct cJSON *item) {
-    return jb_value((jbuf *)t, item, 0) && !t->oom;
+    if (!item) t->oom = true; /* the item could not be made: out of memory */
+    return item && jb_value((jbuf *)t, item, 0) && !t->oom;
 }
 
 char *rl_json_text_finish(rl_json_text *t) {

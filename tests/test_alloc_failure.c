@@ -1,0 +1,109 @@
+/* Out of memory at every allocation of an analysis, one at a time: the answer
+ * must be the complete response or an out_of_memory error, never a response
+ * that says "ok" with something missing or different (a silent wrong number).
+ *
+ * malloc is interposed for this executable (the core is linked in
+ * statically): when armed, the k-th call fails. Sanitizer builds replace
+ * malloc themselves, so there the test reports itself skipped. */
+#define _GNU_SOURCE
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "check.h"
+#include "rooflens.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define ROOFLENS_NO_INTERPOSE 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define ROOFLENS_NO_INTERPOSE 1
+#endif
+#endif
+
+#ifndef ROOFLENS_NO_INTERPOSE
+extern void *__libc_malloc(size_t n);
+static long countdown = -1; /* -1: not armed; k: the k-th call from now fails */
+static long calls;
+
+void *malloc(size_t n) {
+    calls++;
+    if (countdown >= 0 && countdown-- == 0) return NULL;
+    return __libc_malloc(n);
+}
+
+static char *analyze_failing_at(rl_model *m, const char *req, long k) {
+    countdown = k;
+    char *out = rl_model_analyze(m, req);
+    countdown = -1;
+    return out;
+}
+
+static void run(const char *tests_dir, const char *model_file, const char *hw_file, const char *extra) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fixtures/models/%s", tests_dir, model_file);
+    size_t len = 0;
+    char *bytes = check_read_file(path, &len);
+    snprintf(path, sizeof path, "%s/%s", tests_dir, hw_file);
+    char *hw = check_read_file(path, NULL);
+    CHECK(bytes && hw, "cannot read %s or the profile", model_file);
+    if (!bytes || !hw) return;
+    char *err = NULL;
+    rl_model *m = rl_model_read(bytes, len, NULL, &err);
+    CHECK(m != NULL, "%s: %s", model_file, err ? err : "");
+    rl_free(err);
+    if (!m) return;
+    size_t rl = strlen(hw) + strlen(extra) + 64;
+    char *req = malloc(rl);
+    snprintf(req, rl, "{\"hardware\": %s%s}", hw, extra);
+
+    long before = calls;
+    char *want = rl_model_analyze(m, req);
+    long total = calls - before;
+    CHECK(want && strstr(want, "\"ok\":true"), "%s: reference analysis failed", model_file);
+
+    /* Every allocation for small runs; a spread of them for larger ones. */
+    long step = total > 3000 ? total / 3000 : 1;
+    int complete = 0, oom = 0, wrong = 0, null = 0;
+    for (long k = 0; k < total; k += step) {
+        char *got = analyze_failing_at(m, req, k);
+        if (!got) null++;
+        else if (strcmp(got, want) == 0) complete++;
+        else if (strstr(got, "\"ok\":false") && strstr(got, "\"out_of_memory\"")) oom++;
+        else {
+            if (wrong++ < 3) {
+                size_t at = 0;
+                while (got[at] && got[at] == want[at]) at++;
+                fprintf(stderr, "%s: allocation %ld failed, the answer differs at byte %zu: ...%.160s\n  want ...%.160s\n",
+                        model_file, k, at, got + (at > 60 ? at - 60 : 0), want + (at > 60 ? at - 60 : 0));
+            }
+        }
+        rl_free(got);
+    }
+    printf("%s: %ld allocations per analysis, %ld tried: %d complete, %d out_of_memory, %d wrong, %d NULL\n",
+           model_file, total, (total + step - 1) / step, complete, oom, wrong, null);
+    CHECK(wrong == 0, "%s: %d answers were ok-looking but different after a failed allocation", model_file, wrong);
+    CHECK(null == 0, "%s: %d answers were NULL (the header promises JSON)", model_file, null);
+    CHECK(oom > 0, "%s: no failed allocation was reported (is malloc interposed?)", model_file);
+    rl_free(want);
+    free(req);
+    rl_model_free(m);
+    free(bytes);
+    free(hw);
+}
+#endif
+
+int main(int argc, char **argv) {
+#ifdef ROOFLENS_NO_INTERPOSE
+    (void)argc, (void)argv;
+    printf("alloc_failure: skipped under a sanitizer (it replaces malloc)\n");
+    return 77;
+#else
+    const char *tests_dir = argc > 1 ? argv[1] : "tests";
+    run(tests_dir, "mlp.onnx", "hw/unit.json", "");
+    run(tests_dir, "transformer_block.onnx", "hw/unit.json", "");
+    /* a study re-infers the graph per batch: its own allocations */
+    run(tests_dir, "mlp.onnx", "hw/unit.json", ", \"study\": {\"kind\": \"batch_sweep\", \"batches\": [1, 4, 64]}");
+    return check_report("alloc_failure");
+#endif
+}
