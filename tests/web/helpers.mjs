@@ -72,3 +72,19 @@ export function chromiumPath() {
   }
   return null;
 }
+
+/** What the browser tests need, checked once per file: playwright-core,
+ * Debian's chromium and the built site, plus `also` ([path, how to make it]
+ * pairs). Returns {chromium, exe, skip}: `skip` is node:test's skip option
+ * (false, or what is missing). */
+export async function browserPrerequisites(also = []) {
+  let chromium = null;
+  try { ({ chromium } = await import('playwright-core')); } catch { /* reported by skip */ }
+  const exe = chromiumPath();
+  const missing = [];
+  if (!chromium) missing.push('playwright-core (npm install)');
+  if (!exe) missing.push('chromium (apt-get install chromium)');
+  if (!existsSync(join(SITE, 'index.html'))) missing.push('build/site (tools/build-site.sh)');
+  for (const [path, how] of also) if (!existsSync(path)) missing.push(how);
+  return { chromium, exe, skip: missing.length ? `missing: ${missing.join(', ')}` : false };
+}

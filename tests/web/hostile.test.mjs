@@ -17,19 +17,11 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, mkdtempSync, rmSync, statfsSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
-import { SITE, CLI, FIXTURES, serve, cliJson, chromiumPath, CHROMIUM_ARGS } from './helpers.mjs';
+import { SITE, CLI, FIXTURES, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites } from './helpers.mjs';
 import { writeHugeModel } from '../../tools/make_huge_model.mjs';
 
-let chromium = null;
-try { ({ chromium } = await import('playwright-core')); } catch { /* reported by skip */ }
-const exe = chromiumPath();
 const cli = process.env.ROOFLENS_CLI || CLI;
-const missing = [];
-if (!chromium) missing.push('playwright-core (npm install)');
-if (!exe) missing.push('chromium (apt-get install chromium)');
-if (!existsSync(join(SITE, 'index.html'))) missing.push('build/site (tools/build-site.sh)');
-if (!existsSync(cli)) missing.push('build/rooflens (cmake --build build)');
-const skip = missing.length ? `missing: ${missing.join(', ')}` : false;
+const { chromium, exe, skip } = await browserPrerequisites([[cli, 'build/rooflens (cmake --build build)']]);
 
 const HOSTILE = join(FIXTURES, 'hostile');
 const PAYLOADS = JSON.parse(readFileSync(join(HOSTILE, 'payloads.json'), 'utf8'));

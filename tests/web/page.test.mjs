@@ -2,19 +2,10 @@
 // playwright-core. Run: tools/build-site.sh && npm test
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { SITE, CLI, FIXTURES, serve, cliJson, chromiumPath, CHROMIUM_ARGS } from './helpers.mjs';
+import { SITE, CLI, FIXTURES, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites } from './helpers.mjs';
 
-let chromium = null;
-try { ({ chromium } = await import('playwright-core')); } catch { /* reported by skip */ }
-const exe = chromiumPath();
-const missing = [];
-if (!chromium) missing.push('playwright-core (npm install)');
-if (!exe) missing.push('chromium (apt-get install chromium)');
-if (!existsSync(join(SITE, 'index.html'))) missing.push('build/site (tools/build-site.sh)');
-if (!existsSync(CLI)) missing.push('build/rooflens (cmake --build build)');
-const skip = missing.length ? `missing: ${missing.join(', ')}` : false;
+const { chromium, exe, skip } = await browserPrerequisites([[CLI, 'build/rooflens (cmake --build build)']]);
 
 const MODEL = (n) => join(FIXTURES, 'models', n);
 let site, browser;

@@ -5,19 +5,11 @@
 // Run: tools/build-site.sh && node --test tests/web/whatif.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, SITE, NODE_WASM, FIXTURES, serve, chromiumPath, CHROMIUM_ARGS, loadNodeCore } from './helpers.mjs';
+import { ROOT, SITE, NODE_WASM, FIXTURES, serve, CHROMIUM_ARGS, loadNodeCore, browserPrerequisites } from './helpers.mjs';
 
-let chromium = null;
-try { ({ chromium } = await import('playwright-core')); } catch { /* reported by skip */ }
-const exe = chromiumPath();
-const missing = [];
-if (!chromium) missing.push('playwright-core (npm install)');
-if (!exe) missing.push('chromium (apt-get install chromium)');
-if (!existsSync(join(SITE, 'index.html'))) missing.push('build/site (tools/build-site.sh)');
-if (!existsSync(NODE_WASM)) missing.push('build-wasm (tools/build-site.sh)');
-const skip = missing.length ? `missing: ${missing.join(', ')}` : false;
+const { chromium, exe, skip } = await browserPrerequisites([[NODE_WASM, 'build-wasm (tools/build-site.sh)']]);
 
 let site, browser, core;
 const models = new Map();
