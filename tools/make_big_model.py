@@ -49,34 +49,12 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from protowire import key, len_field, varint  # noqa: E402  (the shared wire helpers)
+
 CHUNK = 4 << 20            # elements per generated chunk
 EXTERNAL_THRESHOLD = 1024  # bytes; smaller tensors stay inline
 EXTERNAL_ALIGN = 4096
-
-
-# --------------------------------------------------------------------------
-# protobuf wire helpers
-# --------------------------------------------------------------------------
-
-def varint(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def key(field, wire):
-    return varint((field << 3) | wire)
-
-
-def len_field(field, payload_len):
-    """Key + length prefix of a length-delimited field."""
-    return key(field, 2) + varint(payload_len)
 
 
 # --------------------------------------------------------------------------
