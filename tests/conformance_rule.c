@@ -45,9 +45,8 @@ char *conf_read_file(const char *path, size_t *len) {
     return buf;
 }
 
-cJSON *conf_load_manifest(const char *root, char *dir, size_t dir_size, bool *present) {
+cJSON *conf_load_manifest(const char *dir, bool *present) {
     char path[1400];
-    snprintf(dir, dir_size, "%s/../shared/onnx-node-tests", root);
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     char *text = conf_read_file(path, NULL);
     *present = text != NULL;

@@ -42,10 +42,12 @@ typedef struct conf_verdict {
  * size when len is given. NULL when it cannot be read. */
 char *conf_read_file(const char *path, size_t *len);
 
-/* Reads ROOT/../shared/onnx-node-tests/manifest.json; dir receives that
- * folder. Returns the parsed array (caller cJSON_Delete), or NULL with
- * *present false when the file is missing and true when it is not JSON. */
-cJSON *conf_load_manifest(const char *root, char *dir, size_t dir_size, bool *present);
+/* Reads DIR/manifest.json (a conformance set: the node tests generated from
+ * Debian's python3-onnx by tools/gen-node-tests.py, or the newer set in
+ * ../shared/onnx-node-tests). Returns the parsed array (caller cJSON_Delete),
+ * or NULL with *present false when the file is missing and true when it is
+ * not JSON. */
+cJSON *conf_load_manifest(const char *dir, bool *present);
 
 /* Analyses the model of manifest entry `entry` (file under dir), symbolic
  * input dims set from the reference inputs, and judges it into *v. */

@@ -77,7 +77,8 @@ static int cmp_missing(const void *a, const void *b) {
 static bool run_conformance(const char *root, entry *e, int n, missing *miss, int *n_miss, int *total) {
     char dir[1100];
     bool present;
-    cJSON *manifest = conf_load_manifest(root, dir, sizeof dir, &present);
+    snprintf(dir, sizeof dir, "%s/../shared/onnx-node-tests", root);
+    cJSON *manifest = conf_load_manifest(dir, &present);
     if (!manifest) return false;
     const cJSON *t;
     cJSON_ArrayForEach(t, manifest) {
