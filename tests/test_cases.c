@@ -1,4 +1,4 @@
-/* Data-driven tests: each tests/cases/*.json file is a list of cases
+/* Data-driven tests: each JSON file in tests/cases/ is a list of cases
  *   {"name", "model" (under tests/fixtures), "request" (merged over the unit
  *    hardware profile), "expect": {"layers": {NAME: partial layer},
  *    "totals": {...}, "sol": {...}, "roofline": {...}, "model": {...},
