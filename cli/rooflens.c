@@ -18,7 +18,9 @@
 
 enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_BAD_MODEL = 3, EXIT_INCOMPLETE = 4 };
 
-static const char usage_text[] =
+/* The usage text, in two parts around the --precision line, whose list of
+ * precisions comes from the core's table (rl_precisions). */
+static const char usage_head[] =
     "usage: rooflens MODEL.onnx [options]\n"
     "       rooflens --list-hw\n"
     "\n"
@@ -31,8 +33,8 @@ static const char usage_text[] =
     "  --power-mode NAME     a power mode of the device (e.g. for jetson-agx-orin)\n"
     "  --batch N             set every leading symbolic batch dimension to N\n"
     "  --dim NAME=V          set the symbolic dimension NAME to V (repeatable)\n"
-    "  --precision P         model (default: the model's own dtypes), fp32, tf32, fp16,\n"
-    "                        bf16, fp8, int8: applies to every floating tensor\n"
+    "  --precision P         model (default: the model's own dtypes) or one of\n";
+static const char usage_tail[] =
     "  --mode M              inference (default) or training (adds backward estimates)\n"
     "  --sol S               speed-of-light model for the headline time: unfused,\n"
     "                        fused (default) or fused_prefetched\n"
@@ -55,6 +57,23 @@ static const char usage_text[] =
     "  -h, --help            this help\n"
     "\n"
     "exit codes: 0 ok, 2 usage, 3 bad model or request, 4 incomplete analysis with --strict\n";
+
+static void print_usage(FILE *out) {
+    fputs(usage_head, out);
+    fputs("                        ", out);
+    char *json = rl_precisions();
+    cJSON *list = cJSON_Parse(json ? json : "[]");
+    rl_free(json);
+    const cJSON *p;
+    int i = 0;
+    cJSON_ArrayForEach(p, list) {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(p, "name");
+        if (cJSON_IsString(name)) fprintf(out, "%s%s", i++ ? ", " : "", name->valuestring);
+    }
+    cJSON_Delete(list);
+    fputs(":\n                        applies to every floating tensor\n", out);
+    fputs(usage_tail, out);
+}
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "rooflens: ");
@@ -491,7 +510,7 @@ int main(int argc, char **argv) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED_VALUE() do { if (!val) return USAGE_ERROR("%s needs a value", a); i++; } while (0)
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_text, stdout); cJSON_Delete(req), cJSON_Delete(dims); return EXIT_OK; }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { print_usage(stdout); cJSON_Delete(req), cJSON_Delete(dims); return EXIT_OK; }
         else if (!strcmp(a, "--version")) { printf("rooflens %s\n", ROOFLENS_VERSION); cJSON_Delete(req), cJSON_Delete(dims); return EXIT_OK; }
         else if (!strcmp(a, "--list-hw")) { cJSON_Delete(req), cJSON_Delete(dims); return list_hw(hw_dir(dir)); }
         else if (!strcmp(a, "--hw")) { NEED_VALUE(); hw = val; }
@@ -537,7 +556,7 @@ int main(int argc, char **argv) {
         else return USAGE_ERROR("one model at a time (got a second: '%s')", a);
     }
     if (!model_path) {
-        fputs(usage_text, stderr);
+        print_usage(stderr);
         cJSON_Delete(req), cJSON_Delete(dims);
         return EXIT_USAGE;
     }

@@ -105,7 +105,7 @@ static void effective(const char *file, const char *mode, const rl_hw *hw) {
     for (int p = 0; p < RL_P_COUNT; p++)
         if (hw->matrix[p] > 0)
             CHECK(hw->matrix[p] > 1e9 && hw->matrix[p] < 1e17, "%s mode %s: %s peak %g out of range", file, mode,
-                  rl_precision_names[p], hw->matrix[p]);
+                  rl_precision_name(p), hw->matrix[p]);
     CHECK(hw->launch_s < 1e-3, "%s mode %s: launch overhead %g s", file, mode, hw->launch_s);
     if (hw->has_energy) {
         CHECK(hw->e_flop > 1e-14 && hw->e_flop < 1e-10, "%s mode %s: %g J/FLOP out of range", file, mode, hw->e_flop);

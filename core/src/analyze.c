@@ -15,30 +15,6 @@
 /* ------------------------------------------------------------- options -- */
 typedef rl_options options;
 
-static const struct {
-    const char *name;
-    int prec, dtype;
-} precision_map[] = {
-    {"fp64", RL_P_FP64, RL_DT_DOUBLE},   {"fp32", RL_P_FP32, RL_DT_FLOAT},
-    {"tf32", RL_P_TF32, RL_DT_FLOAT},    {"fp16", RL_P_FP16, RL_DT_FLOAT16},
-    {"bf16", RL_P_BF16, RL_DT_BFLOAT16}, {"fp8", RL_P_FP8, RL_DT_FLOAT8E4M3FN},
-    {"int8", RL_P_INT8, RL_DT_INT8},     {"int4", RL_P_INT4, RL_DT_INT4},
-};
-
-/* The precision a node computes in, from its element type. */
-static int precision_of_dtype(int dt) {
-    switch (dt) {
-    case RL_DT_DOUBLE: return RL_P_FP64;
-    case RL_DT_FLOAT16: return RL_P_FP16;
-    case RL_DT_BFLOAT16: return RL_P_BF16;
-    case RL_DT_FLOAT8E4M3FN: case RL_DT_FLOAT8E4M3FNUZ: case RL_DT_FLOAT8E5M2:
-    case RL_DT_FLOAT8E5M2FNUZ: case RL_DT_FLOAT8E8M0: case RL_DT_FLOAT4E2M1: return RL_P_FP8;
-    case RL_DT_INT8: case RL_DT_UINT8: return RL_P_INT8;
-    case RL_DT_INT4: case RL_DT_UINT4: case RL_DT_INT2: case RL_DT_UINT2: return RL_P_INT4;
-    default: return RL_P_FP32;
-    }
-}
-
 static int node_precision(const rl_ctx *c, const options *o, const rl_node *n) {
     int dt = 0;
     for (int i = 0; i < n->n_in && !dt; i++)
@@ -46,24 +22,19 @@ static int node_precision(const rl_ctx *c, const options *o, const rl_node *n) {
     for (int i = 0; i < n->n_out && !dt; i++)
         if (n->outv[i] && n->outv[i]->dtype) dt = n->outv[i]->dtype;
     if (o->precision >= 0 && (rl_dtype_is_float(dt) || dt == 0)) return o->precision;
-    return precision_of_dtype(dt);
+    return rl_precision_of_dtype(dt);
 }
 
 /* Peak FLOP/s for a precision, falling back to a precision the device has. */
 static int usable_precision(rl_ctx *c, const rl_hw *hw, int p) {
-    static const int fallback[RL_P_COUNT][4] = {
-        [RL_P_FP64] = {RL_P_FP32, -1}, [RL_P_FP32] = {RL_P_FP16, RL_P_BF16, -1},
-        [RL_P_TF32] = {RL_P_FP32, -1}, [RL_P_FP16] = {RL_P_BF16, RL_P_FP32, -1},
-        [RL_P_BF16] = {RL_P_FP16, RL_P_FP32, -1}, [RL_P_FP8] = {RL_P_FP16, RL_P_BF16, RL_P_FP32, -1},
-        [RL_P_INT8] = {RL_P_FP16, RL_P_BF16, RL_P_FP32, -1}, [RL_P_INT4] = {RL_P_INT8, RL_P_FP16, RL_P_FP32, -1},
-    };
+    const int *fallback = rl_precision_table[p].fallback;
     if (hw->matrix[p] > 0) return p;
-    for (int k = 0; k < 4 && fallback[p][k] >= 0; k++) {
-        int q = fallback[p][k];
+    for (int k = 0; k < RL_P_MAX_FALLBACK && fallback[k] != RL_P_NONE; k++) {
+        int q = fallback[k];
         if (hw->matrix[q] > 0) {
             rl_warn(c, "precision_fallback", NULL,
                     "%s has no %s peak in its profile; %s work is timed at its %s peak", hw->name,
-                    rl_precision_names[p], rl_precision_names[p], rl_precision_names[q]);
+                    rl_precision_name(p), rl_precision_name(p), rl_precision_name(q));
             return q;
         }
     }
@@ -185,15 +156,11 @@ static int parse_options(const cJSON *req, options *o, rl_ctx *c, rl_dim_setting
     if (p && !cJSON_IsNull(p)) {
         if (!cJSON_IsString(p)) goto bad_precision;
         if (strcmp(p->valuestring, "model") != 0) {
-            bool found = false;
-            for (size_t i = 0; i < sizeof precision_map / sizeof *precision_map; i++)
-                if (strcmp(p->valuestring, precision_map[i].name) == 0) {
-                    o->precision = precision_map[i].prec;
-                    o->precision_dtype = precision_map[i].dtype;
-                    o->precision_name = precision_map[i].name;
-                    found = true;
-                }
-            if (!found) goto bad_precision;
+            int pi = rl_precision_parse(p->valuestring);
+            if (pi == RL_P_NONE) goto bad_precision;
+            o->precision = pi;
+            o->precision_dtype = rl_precision_table[pi].dtype;
+            o->precision_name = rl_precision_table[pi].name;
         }
     }
     const cJSON *mode = cJSON_GetObjectItemCaseSensitive(req, "mode");
@@ -254,10 +221,12 @@ static int parse_options(const cJSON *req, options *o, rl_ctx *c, rl_dim_setting
     }
     c->precision_dtype = o->precision_dtype;
     return 0;
-bad_precision:
-    rl_error_set(err, "bad_request", "precision",
-                 "precision must be one of model, fp64, fp32, tf32, fp16, bf16, fp8, int8, int4");
+bad_precision: {
+    char names[128];
+    rl_precision_list(names, sizeof names);
+    rl_error_set(err, "bad_request", "precision", "precision must be one of model, %s", names);
     return -1;
+}
 }
 
 /* Fused traffic (MODEL.md §3): weights and model-boundary tensors only. */
@@ -612,7 +581,7 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
             add_num(l, "t_memory", L->tm);
             add_num(l, "t", L->t);
             cJSON_AddStringToObject(l, "bound", L->bound);
-            cJSON_AddStringToObject(l, "precision", rl_precision_names[L->prec]);
+            cJSON_AddStringToObject(l, "precision", rl_precision_name(L->prec));
             if (hw.has_energy) {
                 add_num(l, "energy_j", L->energy);
                 cJSON_AddStringToObject(l, "energy_bound", L->energy_bound);
@@ -715,7 +684,7 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     /* ---- roofline */
     cJSON *ro = cJSON_AddObjectToObject(root, "roofline");
     double peak = hw.matrix[main_prec], peak_v = hw.vector[main_prec];
-    cJSON_AddStringToObject(ro, "precision", rl_precision_names[main_prec]);
+    cJSON_AddStringToObject(ro, "precision", rl_precision_name(main_prec));
     add_num(ro, "peak_matrix_flops", peak);
     add_num(ro, "peak_vector_flops", peak_v);
     add_num(ro, "bandwidth_Bps", bw);
@@ -741,12 +710,12 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     for (int p = 0; p < RL_P_COUNT; p++) {
         if (hw.matrix[p] <= 0) continue;
         cJSON *e1 = cJSON_CreateObject();
-        cJSON_AddStringToObject(e1, "precision", rl_precision_names[p]);
+        cJSON_AddStringToObject(e1, "precision", rl_precision_name(p));
         cJSON_AddStringToObject(e1, "unit", "matrix");
         add_num(e1, "flops", hw.matrix[p]);
         cJSON_AddItemToArray(cc, e1);
         cJSON *e2 = cJSON_CreateObject();
-        cJSON_AddStringToObject(e2, "precision", rl_precision_names[p]);
+        cJSON_AddStringToObject(e2, "precision", rl_precision_name(p));
         cJSON_AddStringToObject(e2, "unit", "vector");
         add_num(e2, "flops", hw.vector[p]);
         cJSON_AddItemToArray(cc, e2);

@@ -5,16 +5,6 @@
 
 #include "hw.h"
 
-const char *const rl_precision_names[RL_P_COUNT] = {"fp64", "fp32", "tf32", "fp16",
-                                                    "bf16", "fp8",  "int8", "int4"};
-
-int rl_precision_parse(const char *s) {
-    if (!s) return -1;
-    for (int i = 0; i < RL_P_COUNT; i++)
-        if (strcmp(s, rl_precision_names[i]) == 0) return i;
-    return -1;
-}
-
 double rl_hw_figure(const cJSON *f) {
     if (cJSON_IsNumber(f)) return f->valuedouble;
     if (cJSON_IsObject(f)) {

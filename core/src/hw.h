@@ -4,12 +4,7 @@
 #include <cjson/cJSON.h>
 #include "internal.h"
 
-enum rl_precision {
-    RL_P_FP64, RL_P_FP32, RL_P_TF32, RL_P_FP16, RL_P_BF16, RL_P_FP8, RL_P_INT8, RL_P_INT4,
-    RL_P_COUNT
-};
-extern const char *const rl_precision_names[RL_P_COUNT];
-int rl_precision_parse(const char *s); /* -1 if unknown */
+#include "precision.h"
 
 #define RL_HW_MAX_MEM 8
 

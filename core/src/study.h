@@ -10,7 +10,7 @@
 
 /* The request's analysis options (everything but hardware and dims). */
 typedef struct rl_options {
-    const char *precision_name; /* "model" or one of rl_precision_names */
+    const char *precision_name; /* "model" or a name of rl_precision_table */
     int precision;              /* RL_P_*, -1 = the model's own */
     int precision_dtype;
     bool training;
