@@ -391,9 +391,11 @@ void rl_time_graph(rl_ctx *c, const rl_graph *g, const options *o, const rl_hw *
         out->bytes += L->bytes;
         prec_flops[p] += L->flops;
         if (hw->has_energy) {
-            L->energy = rl_energy(hw->e_flop, hw->e_byte, hw->static_w, L->flops, L->bytes, L->t);
+            /* each FLOP at the energy of its precision on its unit (docs/power.md) */
+            double dyn_c = rl_hw_flop_energy(hw, p, k->matrix_flops, k->vector_flops), dyn_m = hw->e_byte * L->bytes;
+            L->energy = dyn_c + dyn_m + hw->static_w * L->t;
             out->e_sum += L->energy;
-            double dyn_c = hw->e_flop * L->flops, dyn_m = hw->e_byte * L->bytes;
+            out->flop_energy += dyn_c;
             L->energy_bound = dyn_c >= dyn_m ? "compute" : "memory";
         }
     }
@@ -432,8 +434,7 @@ void rl_time_graph(rl_ctx *c, const rl_graph *g, const options *o, const rl_hw *
     if (strcmp(gname, "per_op") == 0) out->chosen_time = unfused ? out->sol_unfused : out->sol_fused;
     else out->chosen_time = rl_roof_time(out->tc_sum, out->chosen_bytes / bw);
     if (hw->has_energy)
-        out->chosen_energy = rl_energy(hw->e_flop, hw->e_byte, hw->static_w, out->flops, out->chosen_bytes,
-                                       out->chosen_time);
+        out->chosen_energy = out->flop_energy + hw->e_byte * out->chosen_bytes + hw->static_w * out->chosen_time;
 }
 
 static rl_graph *prepare_graph(rl_ctx *c, dim_used *used, int *n_used, int cap, int *batch_dims,
@@ -534,6 +535,10 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
         cJSON_AddNullToObject(ho, "power_mode");
     }
     add_num(ho, "bandwidth_Bps", bw);
+    if (hw.power_budget_w > 0) add_num(ho, "power_budget_w", hw.power_budget_w);
+    else cJSON_AddNullToObject(ho, "power_budget_w");
+    if (hw.has_energy) cJSON_AddStringToObject(ho, "energy_model", hw.energy_model);
+    else cJSON_AddNullToObject(ho, "energy_model");
     add_num(ho, "launch_overhead_s", hw.launch_s);
     add_num(ho, "clock_hz", hw.clock_hz);
 
@@ -655,7 +660,7 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
         add_num(tr, "lower_bound_s", ttc > ttm ? ttc : ttm);
         add_num(tr, "upper_bound_s", ttc + ttm);
         add_num(tr, "time_s", 3 * sol_unfused);
-        if (hw.has_energy) add_num(tr, "energy_j", 3 * (hw.e_flop * flops + hw.e_byte * bytes) + hw.static_w * 3 * sol_unfused);
+        if (hw.has_energy) add_num(tr, "energy_j", 3 * (tim.flop_energy + hw.e_byte * bytes) + hw.static_w * 3 * sol_unfused);
         cJSON_AddStringToObject(tr, "method", "backward = 2x forward FLOPs and bytes per layer (Pagoda §8)");
     }
 
@@ -692,11 +697,13 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     add_num(ro, "ridge_vector", peak_v / bw);
     add_num(ro, "launch_overhead_s", hw.launch_s);
     if (hw.has_energy) {
-        add_num(ro, "energy_balance", rl_energy_balance(hw.e_flop, hw.e_byte, hw.static_w, peak, bw));
-        add_num(ro, "energy_balance_no_static", rl_energy_balance_no_static(hw.e_flop, hw.e_byte));
-        add_num(ro, "peak_flop_per_j", rl_peak_flop_per_j(hw.e_flop, hw.static_w, peak));
-        add_num(ro, "peak_flop_per_j_no_static", rl_peak_flop_per_j_no_static(hw.e_flop));
-        add_num(ro, "flop_j", hw.e_flop);
+        /* the energy roofline of the precision shown, on its matrix unit */
+        double ef = hw.e_flop_unit[main_prec][RL_UNIT_MATRIX];
+        add_num(ro, "energy_balance", rl_energy_balance(ef, hw.e_byte, hw.static_w, peak, bw));
+        add_num(ro, "energy_balance_no_static", rl_energy_balance_no_static(ef, hw.e_byte));
+        add_num(ro, "peak_flop_per_j", rl_peak_flop_per_j(ef, hw.static_w, peak));
+        add_num(ro, "peak_flop_per_j_no_static", rl_peak_flop_per_j_no_static(ef));
+        add_num(ro, "flop_j", ef);
         add_num(ro, "byte_j", hw.e_byte);
         add_num(ro, "static_w", hw.static_w);
     } else {
@@ -811,27 +818,6 @@ char *rl_analyze(const char *request_json, const void *bytes, size_t len) {
     char *out = rl_model_analyze(m, request_json);
     rl_model_free(m);
     return out;
-}
-
-char *rl_check_hardware(const char *profile_json) {
-    rl_json_begin();
-    rl_error err = {0};
-    cJSON *p = cJSON_Parse(profile_json ? profile_json : "");
-    rl_hw hw;
-    if (!p) {
-        rl_error_set(&err, "bad_hardware", "", "the hardware profile is not valid JSON");
-        return rl_error_json(&err);
-    }
-    if (rl_hw_parse(p, NULL, &hw, &err)) {
-        cJSON_Delete(p);
-        return rl_error_json(&err);
-    }
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddTrueToObject(o, "ok");
-    cJSON_AddStringToObject(o, "id", hw.id);
-    cJSON_AddStringToObject(o, "name", hw.name);
-    cJSON_Delete(p);
-    return finish_json(o);
 }
 
 char *rl_operator_table(void) {
