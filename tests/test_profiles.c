@@ -120,6 +120,13 @@ static void orin_measured_and_dvfs(const char *dir) {
         CHECK(hw.e_flop < maxn.e_flop, "orin %s (GPU %g Hz) reuses or exceeds MAXN's energy per FLOP", mid,
               hw.clock_hz);
         CHECK(strstr(hw.energy_model, "dvfs") != NULL, "orin %s: energy model '%s'", mid, hw.energy_model);
+        /* DVFS scales the energy per operation of every unit alike (V²),
+         * whatever each unit's peak does in the mode */
+        double v2 = hw.e_flop_unit[RL_P_FP32][RL_UNIT_MATRIX] / maxn.e_flop_unit[RL_P_FP32][RL_UNIT_MATRIX];
+        for (int q = 0; q < RL_P_COUNT; q++)
+            for (int u = 0; u < RL_UNIT_COUNT; u++)
+                if (maxn.e_flop_unit[q][u] > 0)
+                    CHECK_NEAR(hw.e_flop_unit[q][u] / maxn.e_flop_unit[q][u], v2, 1e-12, "orin DVFS ratio per unit");
     }
     CHECK(other_clock >= 6, "orin: %d modes at another GPU clock", other_clock);
     static const struct { const char *mode; double byte_j, budget; } emc[] = {

@@ -329,14 +329,25 @@ void rl_hw_fill_energy_defaults(rl_hw *hw) {
         unit_power = TDP_SPLIT_COMPUTE * hw->power_budget_w;
         hw->e_byte = TDP_SPLIT_MEMORY * hw->power_budget_w / hw->mem_bw[0];
         hw->static_w = TDP_SPLIT_STATIC * hw->power_budget_w;
-    } else {
+    }
+    /* the peaks of the operating point flop_j was given for, else this one's */
+    bool given_peaks = false;
+    for (int p = 0; p < RL_P_COUNT; p++) given_peaks = given_peaks || hw->e_given_peak[p][RL_UNIT_MATRIX] > 0;
+    double v2 = hw->e_voltage_sq > 0 ? hw->e_voltage_sq : 1;
+    if (!hw->energy_tdp_split) {
         if (hw->e_ref_prec == RL_P_NONE) return;
-        unit_power = hw->e_flop * peak_of(hw, hw->e_ref_prec, hw->e_ref_unit);
+        if (!(hw->e_flop_given > 0)) hw->e_flop_given = hw->e_flop;
+        double ref_peak = given_peaks ? hw->e_given_peak[hw->e_ref_prec][hw->e_ref_unit]
+                                      : peak_of(hw, hw->e_ref_prec, hw->e_ref_unit);
+        unit_power = hw->e_flop_given * ref_peak * v2;
     }
     if (!(unit_power > 0) || !(hw->e_byte > 0)) return;
     for (int p = 0; p < RL_P_COUNT; p++)
-        for (int u = 0; u < RL_UNIT_COUNT; u++)
-            if (peak_of(hw, p, u) > 0) hw->e_flop_unit[p][u] = unit_power / peak_of(hw, p, u);
+        for (int u = 0; u < RL_UNIT_COUNT; u++) {
+            double at = hw->energy_tdp_split || !given_peaks || !(hw->e_given_peak[p][u] > 0) ? peak_of(hw, p, u)
+                                                                                             : hw->e_given_peak[p][u];
+            if (peak_of(hw, p, u) > 0) hw->e_flop_unit[p][u] = unit_power / at;
+        }
     if (hw->e_ref_prec != RL_P_NONE) hw->e_flop = hw->e_flop_unit[hw->e_ref_prec][hw->e_ref_unit];
     hw->has_energy = true;
 }
@@ -376,6 +387,16 @@ static int check_power(const parse_ctx *x, const rl_hw *hw) {
 }
 
 /* ---------------------------------------------------- effective profile -- */
+/* The effective peaks of the figures read so far (a unit without a figure of
+ * its own runs at the other unit's rate, as check_effective fills in). */
+static void effective_peaks(const rl_hw *hw, double out[RL_P_COUNT][RL_UNIT_COUNT]) {
+    for (int p = 0; p < RL_P_COUNT; p++) {
+        double m = hw->matrix[p], v = hw->vector[p];
+        out[p][RL_UNIT_MATRIX] = m > 0 ? m : v;
+        out[p][RL_UNIT_VECTOR] = v > 0 ? v : m;
+    }
+}
+
 /* The physical consistency of the figures the analysis will use. */
 static int check_effective(const parse_ctx *x, rl_hw *hw) {
     if (hw->n_mem == 0 || !(hw->mem_bw[0] > 0))
@@ -446,7 +467,9 @@ int rl_hw_parse(const cJSON *p, const char *mode, rl_hw *hw, rl_error *err) {
     energy_seen base_seen = {0}, mode_seen = {0};
     double dvfs[2] = {0, 0};
     if (apply(&x, p, hw, false, &base_seen, dvfs)) return -1;
-    const double base_clock = hw->clock_hz, base_flop_j = hw->e_flop;
+    const double base_clock = hw->clock_hz;
+    hw->e_flop_given = hw->e_flop;
+    effective_peaks(hw, hw->e_given_peak);
     const cJSON *chosen, *deflt;
     if (find_mode(&x, cJSON_GetObjectItemCaseSensitive(p, "power_modes"), mode, hw, &chosen, &deflt)) return -1;
     if (mode && mode[0] && !chosen) {
@@ -465,11 +488,15 @@ int rl_hw_parse(const cJSON *p, const char *mode, rl_hw *hw, rl_error *err) {
         snprintf(x.prefix, sizeof x.prefix, "power_modes[%s].overrides.", hw->mode_id);
         const cJSON *ov = cJSON_GetObjectItemCaseSensitive(chosen, "overrides");
         if (ov && apply(&x, ov, hw, true, &mode_seen, dvfs)) return -1;
-        /* A mode at another clock that gives no energy per FLOP of its own
-         * gets the base one scaled by V² (DVFS); without a voltage curve
-         * the base value would be carried over unchanged, which no
-         * physical device does. */
-        if (!mode_seen.flop_j && base_seen.flop_j && !hw->energy_tdp_split && hw->clock_hz != base_clock) {
+        /* A mode that gives its own energy per FLOP gives it for its own
+         * peaks. One at another clock that gives none gets each unit's base
+         * energy per FLOP scaled by V² (DVFS); without a voltage curve the
+         * base value would be carried over unchanged, which no physical
+         * device does. */
+        if (mode_seen.flop_j) {
+            hw->e_flop_given = hw->e_flop;
+            effective_peaks(hw, hw->e_given_peak);
+        } else if (base_seen.flop_j && !hw->energy_tdp_split && hw->clock_hz != base_clock) {
             if (!(dvfs[0] > 0 && dvfs[1] > 0))
                 return bad(&x, "energy.flop_j",
                            "is needed: this mode runs at %g Hz instead of %g Hz, so the base profile's energy "
@@ -477,11 +504,11 @@ int rl_hw_parse(const cJSON *p, const char *mode, rl_hw *hw, rl_error *err) {
                            "profile: energy.voltage_floor_ratio and energy.voltage_floor_clock_hz)",
                            hw->clock_hz, base_clock);
             double v = voltage_ratio(hw->clock_hz, base_clock, dvfs);
-            hw->e_flop = base_flop_j * v * v;
+            hw->e_voltage_sq = v * v;
         }
         const cJSON *did = deflt ? cJSON_GetObjectItemCaseSensitive(deflt, "id") : NULL;
         const char *from = cJSON_IsString(did) ? did->valuestring : "the base profile";
-        if (hw->e_flop != base_flop_j && !mode_seen.flop_j) scaled_from = from;
+        if (hw->e_voltage_sq > 0 && hw->e_voltage_sq != 1) scaled_from = from;
         else if (chosen != deflt) inherited_from = from;
     }
     /* the faults found from here on are in the mode's effective figures */

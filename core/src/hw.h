@@ -31,6 +31,13 @@ typedef struct rl_hw {
                                              "dvfs-scaled from maxn (measured)", … ("" = none) */
     int e_ref_prec, e_ref_unit;           /* the unit e_flop was given for */
     bool energy_tdp_split;                /* e_* derived from power_budget_w (energy.model) */
+    /* What e_flop_unit is derived from (rl_hw_fill_energy_defaults): the
+     * energy.flop_j given, the peaks of the operating point it was given for
+     * (the base profile or the mode that gave it; 0 = this mode's own), and
+     * the DVFS factor (V/V_given)² of this mode (0 = 1). */
+    double e_flop_given;
+    double e_given_peak[RL_P_COUNT][RL_UNIT_COUNT];
+    double e_voltage_sq;
     int n_modes;
 } rl_hw;
 
@@ -48,8 +55,10 @@ int rl_hw_parse(const cJSON *profile, const char *mode, rl_hw *out, rl_error *er
  * from what the profile gave (docs/power.md):
  *  - tdp-split: each compute unit at its peak draws half the budget B,
  *    e_flop_unit[p][u] = 0.5·B/peak(p,u); e_byte = 0.3·B/BW; static_w = 0.2·B;
- *  - otherwise every compute unit at its peak draws the dynamic power the
- *    reference unit draws at its own: e_flop_unit[p][u] = e_flop·peak(ref)/peak(p,u).
+ *  - otherwise, at the operating point flop_j was given for, every compute
+ *    unit at its peak draws the dynamic power the reference unit draws at
+ *    its own, and another clock scales each unit's energy per FLOP by V²:
+ *    e_flop_unit[p][u] = flop_j·peak_given(ref)/peak_given(p,u)·(V/V_given)².
  * Sets has_energy. Idempotent; rl_hw_parse calls it. */
 void rl_hw_fill_energy_defaults(rl_hw *hw);
 
