@@ -1,6 +1,6 @@
 /* Hardware profiles through the core's one validator (rl_hw_parse /
  * rl_check_hardware), and the energy model (docs/power.md):
- *  - every shipped profile (hw/*.json) is accepted in every power mode;
+ *  - every shipped profile (every hw/<id>.json) is accepted in every power mode;
  *  - in every mode, each compute unit at its peak draws no more dynamic
  *    power than the budget minus static power, recomputed here from the
  *    figures the core exposes;
