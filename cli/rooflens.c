@@ -18,9 +18,12 @@
 
 enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_BAD_MODEL = 3, EXIT_INCOMPLETE = 4 };
 
-static const char usage_text[] =
+/* The usage text, in two parts around the --precision line, whose list of
+ * precisions comes from the core's table (rl_precisions). */
+static const char usage_head[] =
     "usage: rooflens MODEL.onnx [options]\n"
     "       rooflens --list-hw\n"
+    "       rooflens --check-hw ID|FILE...\n"
     "\n"
     "Reports where the time and energy of an ONNX model go on a hardware profile:\n"
     "per-layer FLOPs, bytes, arithmetic intensity, roofline times and energy.\n"
@@ -31,8 +34,8 @@ static const char usage_text[] =
     "  --power-mode NAME     a power mode of the device (e.g. for jetson-agx-orin)\n"
     "  --batch N             set every leading symbolic batch dimension to N\n"
     "  --dim NAME=V          set the symbolic dimension NAME to V (repeatable)\n"
-    "  --precision P         model (default: the model's own dtypes), fp32, tf32, fp16,\n"
-    "                        bf16, fp8, int8: applies to every floating tensor\n"
+    "  --precision P         model (default: the model's own dtypes) or one of\n";
+static const char usage_tail[] =
     "  --mode M              inference (default) or training (adds backward estimates)\n"
     "  --sol S               speed-of-light model for the headline time: unfused,\n"
     "                        fused (default) or fused_prefetched\n"
@@ -52,9 +55,28 @@ static const char usage_text[] =
     "                        front and the least-energy mode within --max-slowdown\n"
     "  --max-slowdown X      slowdown allowed for the recommendation, as a fraction of\n"
     "                        the fastest mode's time (default 0.05 = 5%)\n"
+    "  --check-hw ID|FILE... check hardware profiles with the core's validator (every\n"
+    "                        power mode; exit 3 when one is refused)\n"
     "  -h, --help            this help\n"
     "\n"
     "exit codes: 0 ok, 2 usage, 3 bad model or request, 4 incomplete analysis with --strict\n";
+
+static void print_usage(FILE *out) {
+    fputs(usage_head, out);
+    fputs("                        ", out);
+    char *json = rl_precisions();
+    cJSON *list = cJSON_Parse(json ? json : "[]");
+    rl_free(json);
+    const cJSON *p;
+    int i = 0;
+    cJSON_ArrayForEach(p, list) {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(p, "name");
+        if (cJSON_IsString(name)) fprintf(out, "%s%s", i++ ? ", " : "", name->valuestring);
+    }
+    cJSON_Delete(list);
+    fputs(":\n                        applies to every floating tensor\n", out);
+    fputs(usage_tail, out);
+}
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "rooflens: ");
@@ -112,6 +134,38 @@ static cJSON *load_profile(const char *id_or_file, const char *dir) {
     return j;
 }
 
+/* --check-hw: each profile through the core's validator (rl_check_hardware,
+ * every power mode); one line each. */
+static int check_hw(int n, char **items, const char *dir) {
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        cJSON *j = load_profile(items[i], dir);
+        char *text = j ? cJSON_PrintUnformatted(j) : NULL;
+        cJSON_Delete(j);
+        char *res = text ? rl_check_hardware(text) : NULL;
+        free(text);
+        cJSON *r = res ? cJSON_Parse(res) : NULL;
+        rl_free(res);
+        const cJSON *err = cJSON_GetObjectItemCaseSensitive(r, "error");
+        if (!r || err) {
+            bad++;
+            printf("FAIL %s: %s [%s]\n", items[i],
+                   err ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(err, "message")) : "not readable",
+                   err ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(err, "where")) : "");
+        } else {
+            const cJSON *budget = cJSON_GetObjectItemCaseSensitive(r, "power_budget_w");
+            const char *model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "energy_model"));
+            char b[32] = "unknown";
+            if (cJSON_IsNumber(budget)) snprintf(b, sizeof b, "%.4g W", budget->valuedouble);
+            printf("ok   %-20s %d power modes; power budget %s; energy %s\n",
+                   cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "id")),
+                   cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "modes")), b, model ? model : "none");
+        }
+        cJSON_Delete(r);
+    }
+    return bad ? EXIT_BAD_MODEL : EXIT_OK;
+}
+
 static int cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -127,8 +181,7 @@ static int list_hw(const char *dir) {
     struct dirent *e;
     while ((e = readdir(d)) && n < 1024) {
         size_t len = strlen(e->d_name);
-        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 && strcmp(e->d_name, "schema.json") != 0)
-            names[n++] = strdup(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0) names[n++] = strdup(e->d_name);
     }
     closedir(d);
     qsort(names, (size_t)n, sizeof *names, cmp_str);
@@ -491,9 +544,14 @@ int main(int argc, char **argv) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED_VALUE() do { if (!val) return USAGE_ERROR("%s needs a value", a); i++; } while (0)
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_text, stdout); cJSON_Delete(req), cJSON_Delete(dims); return EXIT_OK; }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { print_usage(stdout); cJSON_Delete(req), cJSON_Delete(dims); return EXIT_OK; }
         else if (!strcmp(a, "--version")) { printf("rooflens %s\n", ROOFLENS_VERSION); cJSON_Delete(req), cJSON_Delete(dims); return EXIT_OK; }
         else if (!strcmp(a, "--list-hw")) { cJSON_Delete(req), cJSON_Delete(dims); return list_hw(hw_dir(dir)); }
+        else if (!strcmp(a, "--check-hw")) {
+            cJSON_Delete(req), cJSON_Delete(dims);
+            if (i + 1 >= argc) return usage_error("%s needs at least one profile id or file", a);
+            return check_hw(argc - i - 1, argv + i + 1, hw_dir(dir));
+        }
         else if (!strcmp(a, "--hw")) { NEED_VALUE(); hw = val; }
         else if (!strcmp(a, "--hw-dir")) { NEED_VALUE(); dir = val; }
         else if (!strcmp(a, "--power-mode")) { NEED_VALUE(); cJSON_AddStringToObject(req, "power_mode", val); }
@@ -537,7 +595,7 @@ int main(int argc, char **argv) {
         else return USAGE_ERROR("one model at a time (got a second: '%s')", a);
     }
     if (!model_path) {
-        fputs(usage_text, stderr);
+        print_usage(stderr);
         cJSON_Delete(req), cJSON_Delete(dims);
         return EXIT_USAGE;
     }

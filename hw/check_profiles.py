@@ -1,267 +1,92 @@
 #!/usr/bin/env python3
-"""Validate rooflens hardware profiles (hw/*.json).
+"""Check the provenance of rooflens hardware profiles (hw/*.json), and have
+the core check everything else.
 
 Usage:
-    python3 hw/check_profiles.py            # every hw/*.json next to this script
-    python3 hw/check_profiles.py FILE|DIR…  # only these
-    python3 hw/check_profiles.py --table    # also print the README profile table
+    python3 hw/check_profiles.py [--rooflens PATH] [FILE|DIR...]
+    python3 hw/check_profiles.py --table        # also print the README table
 
-Checks each profile against the format in hw/README.md (standard library only,
-no jsonschema): schema 1, id = file name, known fields only, every figure
-{value > 0 and finite, non-empty source, valid kind}, memory non-empty, at least
-one compute precision, matrix >= vector, on-chip levels faster than main memory,
-power-mode overrides naming only known fields, exactly one default mode, and
-every power mode still complete and valid after its overrides are merged.
+The core (rl_check_hardware, through `rooflens --check-hw`) is the one
+validator of what a profile says: known fields and precisions, every figure
+a normal number inside its physical range, the power modes and their
+overrides, the energy model and the power budget rule (hw/README.md). This
+script keeps only what the core does not judge because the core also accepts
+plain numbers from users: every figure of a shipped profile is
+{value, source, kind} with a known kind, estimated and derived figures say
+how, the id is the file name, and the category is one the page groups by.
 
-Prints one line per profile and exits 1 if anything failed.
+The core check needs the built CLI (default: build/rooflens next to this
+folder, or --rooflens PATH); without it only provenance is checked and the
+script says so. Prints one line per profile; exits 1 if anything failed.
 """
-import copy
 import glob
 import json
-import math
 import os
 import re
+import subprocess
 import sys
 
 KINDS = ("datasheet", "measured", "estimated", "derived")
 CATEGORIES = ("datacenter-gpu", "consumer-gpu", "edge", "tpu", "cpu", "apple")
-PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8", "int8")
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-
-TOP_REQUIRED = ("schema", "id", "name", "vendor", "category", "clock_hz",
-                "launch_overhead_s", "compute", "memory")
-TOP_OPTIONAL = ("notes", "energy", "power_modes")
-LEVEL_FIELDS = ("name", "bandwidth_Bps", "capacity_bytes")
-ENERGY_FIELDS = ("flop_j", "byte_j", "static_w")
-UNIT_FIELDS = ("matrix", "vector")
-MODE_FIELDS = ("id", "name", "default", "overrides")
-OVERRIDE_FIELDS = ("clock_hz", "launch_overhead_s", "compute", "memory", "energy")
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-class Checker:
-    def __init__(self):
-        self.errors = []
-
-    def err(self, where, msg):
-        self.errors.append(f"{where}: {msg}")
-
-    # -- building blocks ---------------------------------------------------
-    def unknown(self, obj, allowed, where):
-        for k in obj:
-            if k not in allowed:
-                self.err(where, f"unknown field '{k}'")
-
-    def figure(self, f, where):
-        if not isinstance(f, dict):
-            self.err(where, "figure must be an object {value, source, kind}")
+def provenance(node, where, errors):
+    """Every number is a figure {value, source, kind}; recurse through the rest."""
+    if isinstance(node, dict):
+        if "value" in node:
+            src, kind = node.get("source"), node.get("kind")
+            if not isinstance(src, str) or len(src.strip()) < 4:
+                errors.append(f"{where}: a shipped figure needs a source")
+            if kind not in KINDS:
+                errors.append(f"{where}: kind must be one of {', '.join(KINDS)} (got {kind!r})")
+            elif kind in ("estimated", "derived") and isinstance(src, str) and len(src.strip()) < 12:
+                errors.append(f"{where}: a {kind} figure must say how in its source")
             return
-        self.unknown(f, ("value", "source", "kind"), where)
-        v = f.get("value")
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            self.err(where, "value must be a number")
-        elif not math.isfinite(v) or v <= 0:
-            self.err(where, f"value must be finite and > 0 (got {v})")
-        s = f.get("source")
-        if not isinstance(s, str) or not s.strip():
-            self.err(where, "source must be a non-empty string")
-        k = f.get("kind")
-        if k not in KINDS:
-            self.err(where, f"kind must be one of {', '.join(KINDS)} (got {k!r})")
-        elif k in ("estimated", "derived") and isinstance(s, str) and len(s.strip()) < 12:
-            self.err(where, f"{k} figure must say how in its source")
-
-    def string(self, obj, key, where, required=True):
-        if key not in obj:
-            if required:
-                self.err(where, f"missing '{key}'")
-            return
-        if not isinstance(obj[key], str) or not obj[key].strip():
-            self.err(f"{where}.{key}", "must be a non-empty string")
-
-    def compute(self, c, where, partial):
-        if not isinstance(c, dict):
-            self.err(where, "must be an object")
-            return
-        if not partial and not c:
-            self.err(where, "needs at least one precision")
-        for prec, units in c.items():
-            w = f"{where}.{prec}"
-            if prec not in PRECISIONS:
-                self.err(where, f"unknown precision '{prec}' (known: {', '.join(PRECISIONS)})")
-                continue
-            if not isinstance(units, dict):
-                self.err(w, "must be an object {matrix, vector}")
-                continue
-            self.unknown(units, UNIT_FIELDS, w)
-            for u in UNIT_FIELDS:
-                if u in units:
-                    self.figure(units[u], f"{w}.{u}")
-                elif not partial:
-                    self.err(w, f"missing '{u}'")
-            if partial and not units:
-                self.err(w, "empty precision override")
-
-    def level(self, lv, where, partial):
-        if not isinstance(lv, dict):
-            self.err(where, "memory level must be an object")
-            return
-        self.unknown(lv, LEVEL_FIELDS, where)
-        if "name" in lv or not partial:
-            self.string(lv, "name", where)
-        for k in ("bandwidth_Bps", "capacity_bytes"):
-            if k in lv:
-                self.figure(lv[k], f"{where}.{k}")
-            elif not partial:
-                self.err(where, f"missing '{k}'")
-
-    def memory(self, m, where, partial):
-        if not isinstance(m, list) or (not partial and not m):
-            self.err(where, "must be a non-empty array" if not partial else "must be an array")
-            return
-        for i, lv in enumerate(m):
-            self.level(lv, f"{where}[{i}]", partial)
-
-    def energy(self, e, where, partial):
-        if not isinstance(e, dict):
-            self.err(where, "must be an object")
-            return
-        self.unknown(e, ENERGY_FIELDS, where)
-        for k in ENERGY_FIELDS:
-            if k in e:
-                self.figure(e[k], f"{where}.{k}")
-            elif not partial:
-                self.err(where, f"missing '{k}'")
-
-    # -- whole profile -------------------------------------------------------
-    def profile(self, p, stem):
-        w = stem
-        if not isinstance(p, dict):
-            self.err(w, "top level must be an object")
-            return
-        self.unknown(p, TOP_REQUIRED + TOP_OPTIONAL, w)
-        for k in TOP_REQUIRED:
-            if k not in p:
-                self.err(w, f"missing '{k}'")
-        if p.get("schema") != 1 or isinstance(p.get("schema"), bool):
-            self.err(w, f"schema must be 1 (got {p.get('schema')!r})")
-        pid = p.get("id")
-        if not isinstance(pid, str) or not ID_RE.match(pid):
-            self.err(w, f"id {pid!r} must be lowercase letters, digits and '-'")
-        elif pid != stem:
-            self.err(w, f"id '{pid}' does not match file name '{stem}.json'")
-        for k in ("name", "vendor"):
-            self.string(p, k, w)
-        self.string(p, "notes", w, required=False)
-        if p.get("category") not in CATEGORIES:
-            self.err(w, f"category must be one of {', '.join(CATEGORIES)} (got {p.get('category')!r})")
-        for k in ("clock_hz", "launch_overhead_s"):
-            if k in p:
-                self.figure(p[k], f"{w}.{k}")
-        if "compute" in p:
-            self.compute(p["compute"], f"{w}.compute", partial=False)
-        if "memory" in p:
-            self.memory(p["memory"], f"{w}.memory", partial=False)
-        if "energy" in p:
-            self.energy(p["energy"], f"{w}.energy", partial=False)
-        self.consistency(p, w)
-        if "power_modes" in p:
-            self.power_modes(p, w)
-
-    def consistency(self, p, w):
-        """Physical sanity of an effective (merged) profile."""
-        c = p.get("compute")
-        if isinstance(c, dict):
-            for prec, units in c.items():
-                try:
-                    if units["matrix"]["value"] < units["vector"]["value"]:
-                        self.err(f"{w}.compute.{prec}", "matrix peak is below vector peak")
-                except (KeyError, TypeError):
-                    pass
-        m = p.get("memory")
-        if isinstance(m, list) and len(m) > 1:
-            try:
-                main = m[0]["bandwidth_Bps"]["value"]
-                for i, lv in enumerate(m[1:], 1):
-                    if lv["bandwidth_Bps"]["value"] <= main:
-                        self.err(f"{w}.memory[{i}]", "on-chip level is not faster than main memory (memory[0])")
-            except (KeyError, TypeError):
-                pass
-
-    def power_modes(self, p, w):
-        modes = p["power_modes"]
-        if not isinstance(modes, list) or not modes:
-            self.err(f"{w}.power_modes", "must be a non-empty array")
-            return
-        seen, defaults = set(), 0
-        for i, mode in enumerate(modes):
-            mw = f"{w}.power_modes[{i}]"
-            if not isinstance(mode, dict):
-                self.err(mw, "must be an object")
-                continue
-            self.unknown(mode, MODE_FIELDS, mw)
-            mid = mode.get("id")
-            if not isinstance(mid, str) or not ID_RE.match(mid):
-                self.err(mw, f"id {mid!r} must be lowercase letters, digits and '-'")
-            elif mid in seen:
-                self.err(mw, f"duplicate mode id '{mid}'")
-            else:
-                seen.add(mid)
-                mw = f"{w}.power_modes[{mid}]"
-            self.string(mode, "name", mw)
-            if "default" in mode:
-                if not isinstance(mode["default"], bool):
-                    self.err(mw, "default must be true or false")
-                elif mode["default"]:
-                    defaults += 1
-            ov = mode.get("overrides")
-            if not isinstance(ov, dict):
-                self.err(mw, "missing 'overrides' object (use {} for none)")
-                continue
-            ow = f"{mw}.overrides"
-            self.unknown(ov, OVERRIDE_FIELDS, ow)
-            for k in ("clock_hz", "launch_overhead_s"):
-                if k in ov:
-                    self.figure(ov[k], f"{ow}.{k}")
-            if "compute" in ov:
-                self.compute(ov["compute"], f"{ow}.compute", partial=True)
-                if isinstance(ov["compute"], dict) and isinstance(p.get("compute"), dict):
-                    for prec in ov["compute"]:
-                        if prec in PRECISIONS and prec not in p["compute"]:
-                            self.err(f"{ow}.compute", f"precision '{prec}' is not in the base profile")
-            if "memory" in ov:
-                self.memory(ov["memory"], f"{ow}.memory", partial=True)
-                if isinstance(ov["memory"], list) and isinstance(p.get("memory"), list) \
-                        and len(ov["memory"]) > len(p["memory"]):
-                    self.err(f"{ow}.memory", f"{len(ov['memory'])} entries but the base profile has "
-                                             f"{len(p['memory'])} memory levels")
-            if "energy" in ov:
-                self.energy(ov["energy"], f"{ow}.energy", partial="energy" in p)
-            try:
-                self.consistency(merge(p, ov), ow)
-            except (TypeError, AttributeError, KeyError, IndexError):
-                pass  # structural errors already reported above
-        if defaults != 1:
-            self.err(f"{w}.power_modes", f"exactly one mode must have \"default\": true (found {defaults})")
+        for k, v in node.items():
+            if k != "schema":
+                provenance(v, f"{where}.{k}" if where else k, errors)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            label = v.get("id") if isinstance(v, dict) and isinstance(v.get("id"), str) else i
+            provenance(v, f"{where}[{label}]", errors)
+    elif isinstance(node, (int, float)) and not isinstance(node, bool):
+        errors.append(f"{where}: a shipped figure must be {{value, source, kind}}, not a bare number")
 
 
-def merge(base, overrides):
-    """Effective profile for a power mode: the override rule of hw/README.md.
+def check_file(path, stem):
+    errors = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            p = json.load(f)
+    except (OSError, ValueError) as e:
+        return None, [f"cannot read JSON: {e}"]
+    if not isinstance(p, dict):
+        return None, ["top level must be an object"]
+    if p.get("schema") != 1 or isinstance(p.get("schema"), bool):
+        errors.append(f"schema must be 1 (got {p.get('schema')!r})")
+    if p.get("id") != stem or not ID_RE.match(stem):
+        errors.append(f"id {p.get('id')!r} must be the file name '{stem}' (lowercase letters, digits, '-')")
+    for k in ("name", "vendor"):
+        if not isinstance(p.get(k), str) or not p[k].strip():
+            errors.append(f"'{k}' must be a non-empty string")
+    if p.get("category") not in CATEGORIES:
+        errors.append(f"category must be one of {', '.join(CATEGORIES)} (got {p.get('category')!r})")
+    for m in p.get("power_modes", []) if isinstance(p.get("power_modes"), list) else []:
+        if isinstance(m, dict) and not (isinstance(m.get("id"), str) and ID_RE.match(m["id"])):
+            errors.append(f"power mode id {m.get('id')!r} must be lowercase letters, digits and '-'")
+    provenance(p, "", errors)
+    return p, errors
 
-    Scalars (clock_hz, launch_overhead_s) are replaced; compute[prec] replaces
-    the unit fields it names (matrix and/or vector); memory[i] merges its fields
-    into the base level with the same index; energy fields merge."""
-    out = copy.deepcopy(base)
-    out.pop("power_modes", None)
-    for k in ("clock_hz", "launch_overhead_s"):
-        if k in overrides:
-            out[k] = copy.deepcopy(overrides[k])
-    for prec, units in overrides.get("compute", {}).items():
-        out.setdefault("compute", {}).setdefault(prec, {}).update(copy.deepcopy(units))
-    for i, lv in enumerate(overrides.get("memory", [])):
-        out["memory"][i].update(copy.deepcopy(lv))
-    if "energy" in overrides:
-        out.setdefault("energy", {}).update(copy.deepcopy(overrides["energy"]))
-    return out
+
+def core_check(rooflens, paths):
+    """{path: error text or None} from `rooflens --check-hw`."""
+    out = subprocess.run([rooflens, "--check-hw", *paths], capture_output=True, text=True)
+    lines = out.stdout.splitlines()
+    if len(lines) != len(paths):
+        return {p: f"rooflens --check-hw gave no verdict ({out.stderr.strip()[:200]})" for p in paths}
+    return {p: (None if line.startswith("ok ") else line) for p, line in zip(paths, lines)}
 
 
 def summary_row(p):
@@ -279,58 +104,49 @@ def summary_row(p):
         peak = "-"
     bw = p["memory"][0]["bandwidth_Bps"]
     bws = f"{bw['value'] / 1e9:,.1f} GB/s ({bw['kind']})"
-    return (f"| `{p['id']}` | {p['name']} | {p['category']} | {bws} | {peak} | "
+    budget = p.get("power_budget_w")
+    bud = f"{budget['value']:g} W ({budget['kind']})" if budget else "unknown"
+    return (f"| `{p['id']}` | {p['name']} | {p['category']} | {bws} | {peak} | {bud} | "
             f"{len(p.get('power_modes', []))} |")
 
 
 def main(argv):
     table = "--table" in argv
     args = [a for a in argv if a != "--table"]
-    here = os.path.dirname(os.path.abspath(__file__))
+    rooflens = os.path.join(os.path.dirname(HERE), "build", "rooflens")
+    if "--rooflens" in args:
+        i = args.index("--rooflens")
+        rooflens = args[i + 1] if i + 1 < len(args) else ""
+        del args[i:i + 2]
     files = []
-    for a in args or [here]:
-        if os.path.isdir(a):
-            files += sorted(f for f in glob.glob(os.path.join(a, "*.json"))
-                            if os.path.basename(f) != "schema.json")
-        else:
-            files.append(a)
+    for a in args or [HERE]:
+        files += sorted(glob.glob(os.path.join(a, "*.json"))) if os.path.isdir(a) else [a]
     if not files:
         print("no profiles found", file=sys.stderr)
         return 1
-    failed, rows, ids = 0, [], {}
+    have_core = os.access(rooflens, os.X_OK)
+    verdicts = core_check(rooflens, files) if have_core else {}
+    failed, rows = 0, []
     for path in files:
         stem = os.path.splitext(os.path.basename(path))[0]
-        ck = Checker()
-        p = None
-        try:
-            with open(path, encoding="utf-8") as f:
-                p = json.load(f, parse_constant=lambda c: float(c))
-        except (OSError, ValueError) as e:
-            ck.err(stem, f"cannot read JSON: {e}")
-        if p is not None:
-            try:
-                ck.profile(p, stem)
-            except Exception as e:  # malformed beyond what the checks expect
-                ck.err(stem, f"unexpected structure ({type(e).__name__}: {e})")
-            if isinstance(p, dict) and p.get("id") in ids:
-                ck.err(stem, f"duplicate id also used by {ids[p['id']]}")
-            elif isinstance(p, dict) and isinstance(p.get("id"), str):
-                ids[p["id"]] = path
-        if ck.errors:
+        p, errors = check_file(path, stem)
+        if verdicts.get(path):
+            errors.append(f"core: {verdicts[path]}")
+        if errors:
             failed += 1
             print(f"FAIL {stem}")
-            for e in ck.errors:
+            for e in errors:
                 print(f"     {e}")
         else:
-            n_prec = len(p["compute"])
-            print(f"ok   {stem:<20} {p['name']} ({n_prec} precisions, {len(p['memory'])} memory levels, "
-                  f"{len(p.get('power_modes', []))} power modes)")
+            print(f"ok   {stem:<20} {p['name']}")
             rows.append(summary_row(p))
-    print(f"{len(files) - failed}/{len(files)} profiles valid")
+    print(f"{len(files) - failed}/{len(files)} profiles valid"
+          + ("" if have_core else f" (provenance only: no core at {rooflens}; build it or pass --rooflens)"))
     if table:
         print()
-        print("| id | name | category | main memory bandwidth | fp16/bf16 matrix peak, dense (TFLOP/s) | power modes |")
-        print("| --- | --- | --- | --- | --- | --- |")
+        print("| id | name | category | main memory bandwidth | fp16/bf16 matrix peak, dense (TFLOP/s) "
+              "| power budget | power modes |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
         for r in rows:
             print(r)
     return 1 if failed else 0

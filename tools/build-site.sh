@@ -60,12 +60,12 @@ cp "$ROOT/node_modules/chart.js/LICENSE.md" "$SITE/vendor/chart.js-LICENSE.md"
 node "$ROOT/tools/md-to-html.mjs" "$ROOT/docs/operators.md" "$SITE/operators.html" "Operators"
 node "$ROOT/tools/md-to-html.mjs" "$ROOT/docs/conformance.md" "$SITE/conformance.html" "Conformance with the ONNX node tests"
 
-# hardware profiles and their index (hw/schema.json is not a profile)
+# hardware profiles and their index
 node - "$ROOT/hw" "$SITE/hw" <<'JS'
 const fs = require('fs'), path = require('path');
 const [src, dst] = process.argv.slice(2);
 const profiles = [];
-for (const f of fs.readdirSync(src).filter((f) => f.endsWith('.json') && f !== 'schema.json').sort()) {
+for (const f of fs.readdirSync(src).filter((f) => f.endsWith('.json')).sort()) {
   const p = JSON.parse(fs.readFileSync(path.join(src, f), 'utf8'));
   if (!p.id || !p.name) continue;
   if (`${p.id}.json` !== f) throw new Error(`${f}: id '${p.id}' does not match the file name`);

@@ -139,6 +139,16 @@ char *rl_analyze(const char *request_json, const void *bytes, size_t len);
  * docs/operators.md is generated from it (tools/gen_operator_doc.c). */
 char *rl_operator_table(void);
 
+/* The precisions rooflens models, from the one table in the core:
+ * [{"name", "dtype", "computes", "fallback", "colour"}] in a fixed order.
+ * "name" is what a request's "precision" and a profile's "compute" keys
+ * take ("model" is the request's extra option: each tensor's own type);
+ * "dtype" the element type floating tensors are stored in when the user
+ * picks it; "computes" the element types whose work runs at it; "fallback"
+ * the precisions tried in order when a device has no peak for it; "colour"
+ * the page's chart colour. Free with rl_free(). */
+char *rl_precisions(void);
+
 /* Validate a hardware profile; returns {"ok": true, "id", "name"} or an error. */
 char *rl_check_hardware(const char *profile_json);
 

@@ -15,30 +15,6 @@
 /* ------------------------------------------------------------- options -- */
 typedef rl_options options;
 
-static const struct {
-    const char *name;
-    int prec, dtype;
-} precision_map[] = {
-    {"fp64", RL_P_FP64, RL_DT_DOUBLE},   {"fp32", RL_P_FP32, RL_DT_FLOAT},
-    {"tf32", RL_P_TF32, RL_DT_FLOAT},    {"fp16", RL_P_FP16, RL_DT_FLOAT16},
-    {"bf16", RL_P_BF16, RL_DT_BFLOAT16}, {"fp8", RL_P_FP8, RL_DT_FLOAT8E4M3FN},
-    {"int8", RL_P_INT8, RL_DT_INT8},     {"int4", RL_P_INT4, RL_DT_INT4},
-};
-
-/* The precision a node computes in, from its element type. */
-static int precision_of_dtype(int dt) {
-    switch (dt) {
-    case RL_DT_DOUBLE: return RL_P_FP64;
-    case RL_DT_FLOAT16: return RL_P_FP16;
-    case RL_DT_BFLOAT16: return RL_P_BF16;
-    case RL_DT_FLOAT8E4M3FN: case RL_DT_FLOAT8E4M3FNUZ: case RL_DT_FLOAT8E5M2:
-    case RL_DT_FLOAT8E5M2FNUZ: case RL_DT_FLOAT8E8M0: case RL_DT_FLOAT4E2M1: return RL_P_FP8;
-    case RL_DT_INT8: case RL_DT_UINT8: return RL_P_INT8;
-    case RL_DT_INT4: case RL_DT_UINT4: case RL_DT_INT2: case RL_DT_UINT2: return RL_P_INT4;
-    default: return RL_P_FP32;
-    }
-}
-
 static int node_precision(const rl_ctx *c, const options *o, const rl_node *n) {
     int dt = 0;
     for (int i = 0; i < n->n_in && !dt; i++)
@@ -46,24 +22,19 @@ static int node_precision(const rl_ctx *c, const options *o, const rl_node *n) {
     for (int i = 0; i < n->n_out && !dt; i++)
         if (n->outv[i] && n->outv[i]->dtype) dt = n->outv[i]->dtype;
     if (o->precision >= 0 && (rl_dtype_is_float(dt) || dt == 0)) return o->precision;
-    return precision_of_dtype(dt);
+    return rl_precision_of_dtype(dt);
 }
 
 /* Peak FLOP/s for a precision, falling back to a precision the device has. */
 static int usable_precision(rl_ctx *c, const rl_hw *hw, int p) {
-    static const int fallback[RL_P_COUNT][4] = {
-        [RL_P_FP64] = {RL_P_FP32, -1}, [RL_P_FP32] = {RL_P_FP16, RL_P_BF16, -1},
-        [RL_P_TF32] = {RL_P_FP32, -1}, [RL_P_FP16] = {RL_P_BF16, RL_P_FP32, -1},
-        [RL_P_BF16] = {RL_P_FP16, RL_P_FP32, -1}, [RL_P_FP8] = {RL_P_FP16, RL_P_BF16, RL_P_FP32, -1},
-        [RL_P_INT8] = {RL_P_FP16, RL_P_BF16, RL_P_FP32, -1}, [RL_P_INT4] = {RL_P_INT8, RL_P_FP16, RL_P_FP32, -1},
-    };
+    const int *fallback = rl_precision_table[p].fallback;
     if (hw->matrix[p] > 0) return p;
-    for (int k = 0; k < 4 && fallback[p][k] >= 0; k++) {
-        int q = fallback[p][k];
+    for (int k = 0; k < RL_P_MAX_FALLBACK && fallback[k] != RL_P_NONE; k++) {
+        int q = fallback[k];
         if (hw->matrix[q] > 0) {
             rl_warn(c, "precision_fallback", NULL,
                     "%s has no %s peak in its profile; %s work is timed at its %s peak", hw->name,
-                    rl_precision_names[p], rl_precision_names[p], rl_precision_names[q]);
+                    rl_precision_name(p), rl_precision_name(p), rl_precision_name(q));
             return q;
         }
     }
@@ -185,15 +156,11 @@ static int parse_options(const cJSON *req, options *o, rl_ctx *c, rl_dim_setting
     if (p && !cJSON_IsNull(p)) {
         if (!cJSON_IsString(p)) goto bad_precision;
         if (strcmp(p->valuestring, "model") != 0) {
-            bool found = false;
-            for (size_t i = 0; i < sizeof precision_map / sizeof *precision_map; i++)
-                if (strcmp(p->valuestring, precision_map[i].name) == 0) {
-                    o->precision = precision_map[i].prec;
-                    o->precision_dtype = precision_map[i].dtype;
-                    o->precision_name = precision_map[i].name;
-                    found = true;
-                }
-            if (!found) goto bad_precision;
+            int pi = rl_precision_parse(p->valuestring);
+            if (pi == RL_P_NONE) goto bad_precision;
+            o->precision = pi;
+            o->precision_dtype = rl_precision_table[pi].dtype;
+            o->precision_name = rl_precision_table[pi].name;
         }
     }
     const cJSON *mode = cJSON_GetObjectItemCaseSensitive(req, "mode");
@@ -254,10 +221,12 @@ static int parse_options(const cJSON *req, options *o, rl_ctx *c, rl_dim_setting
     }
     c->precision_dtype = o->precision_dtype;
     return 0;
-bad_precision:
-    rl_error_set(err, "bad_request", "precision",
-                 "precision must be one of model, fp64, fp32, tf32, fp16, bf16, fp8, int8, int4");
+bad_precision: {
+    char names[128];
+    rl_precision_list(names, sizeof names);
+    rl_error_set(err, "bad_request", "precision", "precision must be one of model, %s", names);
     return -1;
+}
 }
 
 /* Fused traffic (MODEL.md §3): weights and model-boundary tensors only. */
@@ -422,9 +391,11 @@ void rl_time_graph(rl_ctx *c, const rl_graph *g, const options *o, const rl_hw *
         out->bytes += L->bytes;
         prec_flops[p] += L->flops;
         if (hw->has_energy) {
-            L->energy = rl_energy(hw->e_flop, hw->e_byte, hw->static_w, L->flops, L->bytes, L->t);
+            /* each FLOP at the energy of its precision on its unit (docs/power.md) */
+            double dyn_c = rl_hw_flop_energy(hw, p, k->matrix_flops, k->vector_flops), dyn_m = hw->e_byte * L->bytes;
+            L->energy = dyn_c + dyn_m + hw->static_w * L->t;
             out->e_sum += L->energy;
-            double dyn_c = hw->e_flop * L->flops, dyn_m = hw->e_byte * L->bytes;
+            out->flop_energy += dyn_c;
             L->energy_bound = dyn_c >= dyn_m ? "compute" : "memory";
         }
     }
@@ -463,8 +434,7 @@ void rl_time_graph(rl_ctx *c, const rl_graph *g, const options *o, const rl_hw *
     if (strcmp(gname, "per_op") == 0) out->chosen_time = unfused ? out->sol_unfused : out->sol_fused;
     else out->chosen_time = rl_roof_time(out->tc_sum, out->chosen_bytes / bw);
     if (hw->has_energy)
-        out->chosen_energy = rl_energy(hw->e_flop, hw->e_byte, hw->static_w, out->flops, out->chosen_bytes,
-                                       out->chosen_time);
+        out->chosen_energy = out->flop_energy + hw->e_byte * out->chosen_bytes + hw->static_w * out->chosen_time;
 }
 
 static rl_graph *prepare_graph(rl_ctx *c, dim_used *used, int *n_used, int cap, int *batch_dims,
@@ -565,6 +535,10 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
         cJSON_AddNullToObject(ho, "power_mode");
     }
     add_num(ho, "bandwidth_Bps", bw);
+    if (hw.power_budget_w > 0) add_num(ho, "power_budget_w", hw.power_budget_w);
+    else cJSON_AddNullToObject(ho, "power_budget_w");
+    if (hw.has_energy) cJSON_AddStringToObject(ho, "energy_model", hw.energy_model);
+    else cJSON_AddNullToObject(ho, "energy_model");
     add_num(ho, "launch_overhead_s", hw.launch_s);
     add_num(ho, "clock_hz", hw.clock_hz);
 
@@ -612,7 +586,7 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
             add_num(l, "t_memory", L->tm);
             add_num(l, "t", L->t);
             cJSON_AddStringToObject(l, "bound", L->bound);
-            cJSON_AddStringToObject(l, "precision", rl_precision_names[L->prec]);
+            cJSON_AddStringToObject(l, "precision", rl_precision_name(L->prec));
             if (hw.has_energy) {
                 add_num(l, "energy_j", L->energy);
                 cJSON_AddStringToObject(l, "energy_bound", L->energy_bound);
@@ -686,7 +660,7 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
         add_num(tr, "lower_bound_s", ttc > ttm ? ttc : ttm);
         add_num(tr, "upper_bound_s", ttc + ttm);
         add_num(tr, "time_s", 3 * sol_unfused);
-        if (hw.has_energy) add_num(tr, "energy_j", 3 * (hw.e_flop * flops + hw.e_byte * bytes) + hw.static_w * 3 * sol_unfused);
+        if (hw.has_energy) add_num(tr, "energy_j", 3 * (tim.flop_energy + hw.e_byte * bytes) + hw.static_w * 3 * sol_unfused);
         cJSON_AddStringToObject(tr, "method", "backward = 2x forward FLOPs and bytes per layer (Pagoda §8)");
     }
 
@@ -715,7 +689,7 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     /* ---- roofline */
     cJSON *ro = cJSON_AddObjectToObject(root, "roofline");
     double peak = hw.matrix[main_prec], peak_v = hw.vector[main_prec];
-    cJSON_AddStringToObject(ro, "precision", rl_precision_names[main_prec]);
+    cJSON_AddStringToObject(ro, "precision", rl_precision_name(main_prec));
     add_num(ro, "peak_matrix_flops", peak);
     add_num(ro, "peak_vector_flops", peak_v);
     add_num(ro, "bandwidth_Bps", bw);
@@ -723,11 +697,13 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     add_num(ro, "ridge_vector", peak_v / bw);
     add_num(ro, "launch_overhead_s", hw.launch_s);
     if (hw.has_energy) {
-        add_num(ro, "energy_balance", rl_energy_balance(hw.e_flop, hw.e_byte, hw.static_w, peak, bw));
-        add_num(ro, "energy_balance_no_static", rl_energy_balance_no_static(hw.e_flop, hw.e_byte));
-        add_num(ro, "peak_flop_per_j", rl_peak_flop_per_j(hw.e_flop, hw.static_w, peak));
-        add_num(ro, "peak_flop_per_j_no_static", rl_peak_flop_per_j_no_static(hw.e_flop));
-        add_num(ro, "flop_j", hw.e_flop);
+        /* the energy roofline of the precision shown, on its matrix unit */
+        double ef = hw.e_flop_unit[main_prec][RL_UNIT_MATRIX];
+        add_num(ro, "energy_balance", rl_energy_balance(ef, hw.e_byte, hw.static_w, peak, bw));
+        add_num(ro, "energy_balance_no_static", rl_energy_balance_no_static(ef, hw.e_byte));
+        add_num(ro, "peak_flop_per_j", rl_peak_flop_per_j(ef, hw.static_w, peak));
+        add_num(ro, "peak_flop_per_j_no_static", rl_peak_flop_per_j_no_static(ef));
+        add_num(ro, "flop_j", ef);
         add_num(ro, "byte_j", hw.e_byte);
         add_num(ro, "static_w", hw.static_w);
     } else {
@@ -741,12 +717,12 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     for (int p = 0; p < RL_P_COUNT; p++) {
         if (hw.matrix[p] <= 0) continue;
         cJSON *e1 = cJSON_CreateObject();
-        cJSON_AddStringToObject(e1, "precision", rl_precision_names[p]);
+        cJSON_AddStringToObject(e1, "precision", rl_precision_name(p));
         cJSON_AddStringToObject(e1, "unit", "matrix");
         add_num(e1, "flops", hw.matrix[p]);
         cJSON_AddItemToArray(cc, e1);
         cJSON *e2 = cJSON_CreateObject();
-        cJSON_AddStringToObject(e2, "precision", rl_precision_names[p]);
+        cJSON_AddStringToObject(e2, "precision", rl_precision_name(p));
         cJSON_AddStringToObject(e2, "unit", "vector");
         add_num(e2, "flops", hw.vector[p]);
         cJSON_AddItemToArray(cc, e2);
@@ -842,27 +818,6 @@ char *rl_analyze(const char *request_json, const void *bytes, size_t len) {
     char *out = rl_model_analyze(m, request_json);
     rl_model_free(m);
     return out;
-}
-
-char *rl_check_hardware(const char *profile_json) {
-    rl_json_begin();
-    rl_error err = {0};
-    cJSON *p = cJSON_Parse(profile_json ? profile_json : "");
-    rl_hw hw;
-    if (!p) {
-        rl_error_set(&err, "bad_hardware", "", "the hardware profile is not valid JSON");
-        return rl_error_json(&err);
-    }
-    if (rl_hw_parse(p, NULL, &hw, &err)) {
-        cJSON_Delete(p);
-        return rl_error_json(&err);
-    }
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddTrueToObject(o, "ok");
-    cJSON_AddStringToObject(o, "id", hw.id);
-    cJSON_AddStringToObject(o, "name", hw.name);
-    cJSON_Delete(p);
-    return finish_json(o);
 }
 
 char *rl_operator_table(void) {

@@ -68,4 +68,11 @@ int rl_bad(rl_ctx *c, const rl_node *n, const char *fmt, ...)
 double rl_value_bytes(const rl_ctx *c, const rl_value *v);
 double rl_elem_bytes(const rl_ctx *c, int dtype);
 
+/* A kernel that reads only `elements` of input `v` (the rows a gather picks,
+ * the slice a Slice keeps, the cache rows of the current positions): charge
+ * that many elements instead of the whole tensor the default count charged,
+ * in v's bucket (weight_bytes for initializers and constants, else
+ * input_bytes). Never charges more than the whole tensor. */
+void rl_cost_read_part(const rl_ctx *c, rl_cost *k, const rl_value *v, double elements);
+
 #endif

@@ -1,19 +1,15 @@
-/* Hardware profile parsing and power-mode overrides. See hw/README.md. */
+/* Hardware profiles: parsing, the one validator (every surface — analysis,
+ * rl_check_hardware, the CLI's --check-hw, the page's profile editor, the
+ * tests — goes through rl_hw_parse), power-mode overrides, and the energy
+ * model (docs/power.md). The format is hw/README.md. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "hw.h"
 
-const char *const rl_precision_names[RL_P_COUNT] = {"fp64", "fp32", "tf32", "fp16",
-                                                    "bf16", "fp8",  "int8", "int4"};
-
-int rl_precision_parse(const char *s) {
-    if (!s) return -1;
-    for (int i = 0; i < RL_P_COUNT; i++)
-        if (strcmp(s, rl_precision_names[i]) == 0) return i;
-    return -1;
-}
+const char *rl_unit_name(int u) { return u == RL_UNIT_VECTOR ? "vector" : "matrix"; }
 
 double rl_hw_figure(const cJSON *f) {
     if (cJSON_IsNumber(f)) return f->valuedouble;
@@ -24,78 +20,440 @@ double rl_hw_figure(const cJSON *f) {
     return NAN;
 }
 
-static int figure(const cJSON *obj, const char *key, double *out, bool required, const char *what,
-                  rl_error *err) {
+/* ------------------------------------------------------------ the rules -- */
+/* The physical range of every figure a profile may hold. The bounds are
+ * wide (a microcontroller to an exascale node) but exclude what no device
+ * has: a denormal or zero peak, a bandwidth of 1e-300 B/s, a kJ per FLOP. */
+typedef struct field_rule {
+    const char *key, *unit;
+    double lo, hi;
+    bool zero_ok; /* 0 is meaningful: no launch overhead, no static power */
+} field_rule;
+
+static const field_rule rules[] = {
+    {"clock_hz", "Hz", 1e6, 1e11, false},
+    {"launch_overhead_s", "s", 1e-9, 0.1, true},
+    {"matrix", "FLOP/s", 1e6, 1e19, false},
+    {"vector", "FLOP/s", 1e6, 1e19, false},
+    {"bandwidth_Bps", "B/s", 1e5, 1e16, false},
+    {"capacity_bytes", "bytes", 1e3, 1e16, false},
+    {"power_budget_w", "W", 1e-3, 1e6, false},
+    {"flop_j", "J/FLOP", 1e-16, 1e-6, false},
+    {"byte_j", "J/byte", 1e-14, 1e-6, false},
+    {"static_w", "W", 1e-3, 1e6, true},
+    {"voltage_floor_ratio", "(fraction)", 0.05, 1, false},
+    {"voltage_floor_clock_hz", "Hz", 1e6, 1e11, false},
+};
+
+static const char *const top_keys[] = {"schema", "id", "name", "vendor", "category", "notes",
+                                       "clock_hz", "launch_overhead_s", "power_budget_w", "compute",
+                                       "memory", "energy", "power_modes", NULL};
+static const char *const override_keys[] = {"clock_hz", "launch_overhead_s", "power_budget_w", "compute",
+                                            "memory", "energy", NULL};
+static const char *const unit_keys[] = {"matrix", "vector", NULL};
+static const char *const level_keys[] = {"name", "bandwidth_Bps", "capacity_bytes", NULL};
+static const char *const energy_keys[] = {"model", "flop_j", "flop_j_precision", "flop_j_unit", "byte_j",
+                                          "static_w", "voltage_floor_ratio", "voltage_floor_clock_hz", NULL};
+static const char *const mode_keys[] = {"id", "name", "default", "overrides", NULL};
+static const char *const figure_keys[] = {"value", "source", "kind", NULL};
+static const char *const kinds[] = {"datasheet", "measured", "derived", "estimated", NULL};
+
+/* Each compute unit at its peak draws this share of the budget under the
+ * tdp-split estimate; main-memory traffic at full bandwidth the next; the
+ * rest is static (hw/README.md, docs/power.md). */
+#define TDP_SPLIT_COMPUTE 0.5
+#define TDP_SPLIT_MEMORY 0.3
+#define TDP_SPLIT_STATIC 0.2
+
+/* ------------------------------------------------------- error reporting -- */
+/* Where in the profile the parser is: "hardware 'id'" and the prefix of the
+ * block being read ("" or "power_modes[15w].overrides."). */
+typedef struct parse_ctx {
+    const char *id;
+    char prefix[160];
+    rl_error *err;
+} parse_ctx;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int bad(const parse_ctx *x, const char *field, const char *fmt, ...) {
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char where[256];
+    snprintf(where, sizeof where, "hardware '%s' %s%s", x->id, x->prefix, field);
+    rl_error_set(x->err, "bad_hardware", where, "hardware '%s': %s%s %s", x->id, x->prefix, field, msg);
+    return -1;
+}
+
+static bool in_list(const char *s, const char *const *list) {
+    for (int i = 0; list[i]; i++)
+        if (strcmp(s, list[i]) == 0) return true;
+    return false;
+}
+
+static int check_keys(const parse_ctx *x, const cJSON *obj, const char *const *allowed, const char *path) {
+    const cJSON *it;
+    cJSON_ArrayForEach(it, obj) {
+        if (in_list(it->string, allowed)) continue;
+        char known[300] = "";
+        size_t n = 0;
+        for (int i = 0; allowed[i] && n < sizeof known; i++)
+            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "", allowed[i]);
+        char field[200];
+        snprintf(field, sizeof field, "%s%s%s", path, path[0] ? "." : "", it->string);
+        return bad(x, field, "is not a field of a hardware profile here (known: %s)", known);
+    }
+    return 0;
+}
+
+/* ----------------------------------------------------------- one figure -- */
+static const field_rule *rule_of(const char *key) {
+    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
+        if (strcmp(rules[i].key, key) == 0) return &rules[i];
+    return NULL;
+}
+
+/* Read obj[key] (a number or {value, source, kind}) into *out when present.
+ * `path` is the block's path in the profile ("compute.fp16"), for errors.
+ * *kind (if not NULL) receives the figure's kind, or NULL. */
+static int figure(const parse_ctx *x, const cJSON *obj, const char *key, const char *path, double *out,
+                  const char **kind) {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!f) {
-        if (required) {
-            rl_error_set(err, "bad_hardware", what, "the hardware profile lacks '%s'", key);
-            return -1;
-        }
+    if (!f) return 0;
+    char field[200];
+    snprintf(field, sizeof field, "%s%s%s", path, path[0] ? "." : "", key);
+    const field_rule *r = rule_of(key);
+    double v = NAN;
+    if (cJSON_IsNumber(f)) {
+        v = f->valuedouble;
+    } else if (cJSON_IsObject(f)) {
+        if (check_keys(x, f, figure_keys, field)) return -1;
+        const cJSON *val = cJSON_GetObjectItemCaseSensitive(f, "value");
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(f, "kind");
+        const cJSON *src = cJSON_GetObjectItemCaseSensitive(f, "source");
+        if (!cJSON_IsNumber(val)) return bad(x, field, "needs a number \"value\"");
+        if (k && !(cJSON_IsString(k) && in_list(k->valuestring, kinds)))
+            return bad(x, field, "has a \"kind\" that is not datasheet, measured, derived or estimated");
+        if (src && !cJSON_IsString(src)) return bad(x, field, "has a \"source\" that is not text");
+        v = val->valuedouble;
+        if (kind) *kind = cJSON_IsString(k) ? k->valuestring : NULL;
+    } else {
+        return bad(x, field, "must be a number or {\"value\": number, \"source\": text, \"kind\": text}");
+    }
+    if (v == 0 && r->zero_ok) {
+        *out = 0;
         return 0;
     }
-    double v = rl_hw_figure(f);
-    if (!isfinite(v) || v < 0) {
-        rl_error_set(err, "bad_hardware", what,
-                     "'%s' must be a non-negative number or {\"value\": number, ...}", key);
-        return -1;
-    }
+    if (!isfinite(v) || fpclassify(v) != FP_NORMAL || v < r->lo || v > r->hi)
+        return bad(x, field, "must be a normal positive number from %g to %g %s (got %g)", r->lo, r->hi, r->unit,
+                   v);
     *out = v;
     return 0;
 }
 
-/* Apply one layer of figures (the base profile, then a mode's overrides). */
-static int apply(const cJSON *p, rl_hw *hw, rl_error *err, const char *what) {
-    if (figure(p, "clock_hz", &hw->clock_hz, false, what, err)) return -1;
-    if (figure(p, "launch_overhead_s", &hw->launch_s, false, what, err)) return -1;
-    const cJSON *compute = cJSON_GetObjectItemCaseSensitive(p, "compute");
-    if (compute) {
-        if (!cJSON_IsObject(compute)) {
-            rl_error_set(err, "bad_hardware", what, "'compute' must be an object of precisions");
-            return -1;
+/* ------------------------------------------------------------- blocks -- */
+static int apply_compute(const parse_ctx *x, const cJSON *compute, rl_hw *hw, bool is_override) {
+    if (!cJSON_IsObject(compute)) return bad(x, "compute", "must be an object of precisions");
+    const cJSON *prec;
+    cJSON_ArrayForEach(prec, compute) {
+        char path[96];
+        snprintf(path, sizeof path, "compute.%s", prec->string);
+        int pi = rl_precision_parse(prec->string);
+        if (pi == RL_P_NONE) {
+            char names[128];
+            rl_precision_list(names, sizeof names);
+            return bad(x, path, "is not a precision rooflens knows (%s)", names);
         }
-        const cJSON *prec;
-        cJSON_ArrayForEach(prec, compute) {
-            int pi = rl_precision_parse(prec->string);
-            if (pi < 0) continue; /* a precision rooflens does not model */
-            if (figure(prec, "matrix", &hw->matrix[pi], false, what, err)) return -1;
-            if (figure(prec, "vector", &hw->vector[pi], false, what, err)) return -1;
-        }
-    }
-    const cJSON *mem = cJSON_GetObjectItemCaseSensitive(p, "memory");
-    if (mem) {
-        if (!cJSON_IsArray(mem)) {
-            rl_error_set(err, "bad_hardware", what, "'memory' must be an array of memory levels");
-            return -1;
-        }
-        int i = 0;
-        const cJSON *lvl;
-        cJSON_ArrayForEach(lvl, mem) {
-            if (i >= RL_HW_MAX_MEM) break;
-            if (!cJSON_IsObject(lvl)) {
-                rl_error_set(err, "bad_hardware", what, "memory level %d must be an object", i);
-                return -1;
-            }
-            const cJSON *nm = cJSON_GetObjectItemCaseSensitive(lvl, "name");
-            if (cJSON_IsString(nm)) hw->mem_name[i] = nm->valuestring;
-            if (figure(lvl, "bandwidth_Bps", &hw->mem_bw[i], false, what, err)) return -1;
-            if (figure(lvl, "capacity_bytes", &hw->mem_cap[i], false, what, err)) return -1;
-            i++;
-        }
-        if (i > hw->n_mem) hw->n_mem = i;
-    }
-    const cJSON *en = cJSON_GetObjectItemCaseSensitive(p, "energy");
-    if (cJSON_IsObject(en)) {
-        if (figure(en, "flop_j", &hw->e_flop, false, what, err)) return -1;
-        if (figure(en, "byte_j", &hw->e_byte, false, what, err)) return -1;
-        if (figure(en, "static_w", &hw->static_w, false, what, err)) return -1;
-        hw->has_energy = hw->e_flop > 0 && hw->e_byte > 0;
+        if (!cJSON_IsObject(prec)) return bad(x, path, "must be an object {\"matrix\": F, \"vector\": F}");
+        if (check_keys(x, prec, unit_keys, path)) return -1;
+        if (is_override && !(hw->matrix[pi] > 0) && !(hw->vector[pi] > 0))
+            return bad(x, path, "is not in the base profile: a power mode may not add a precision");
+        if (figure(x, prec, "matrix", path, &hw->matrix[pi], NULL)) return -1;
+        if (figure(x, prec, "vector", path, &hw->vector[pi], NULL)) return -1;
     }
     return 0;
 }
 
+static int apply_memory(const parse_ctx *x, const cJSON *mem, rl_hw *hw, bool is_override) {
+    if (!cJSON_IsArray(mem)) return bad(x, "memory", "must be an array of memory levels");
+    int n = cJSON_GetArraySize(mem);
+    if (n > RL_HW_MAX_MEM) return bad(x, "memory", "has %d levels; at most %d are read", n, RL_HW_MAX_MEM);
+    if (is_override && n > hw->n_mem)
+        return bad(x, "memory", "has %d entries but the base profile has %d memory levels", n, hw->n_mem);
+    int i = 0;
+    const cJSON *lvl;
+    cJSON_ArrayForEach(lvl, mem) {
+        char path[32];
+        snprintf(path, sizeof path, "memory[%d]", i);
+        if (!cJSON_IsObject(lvl)) return bad(x, path, "must be an object");
+        if (check_keys(x, lvl, level_keys, path)) return -1;
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(lvl, "name");
+        if (nm && !cJSON_IsString(nm)) return bad(x, path, "has a \"name\" that is not text");
+        if (cJSON_IsString(nm)) hw->mem_name[i] = nm->valuestring;
+        if (figure(x, lvl, "bandwidth_Bps", path, &hw->mem_bw[i], NULL)) return -1;
+        if (figure(x, lvl, "capacity_bytes", path, &hw->mem_cap[i], NULL)) return -1;
+        i++;
+    }
+    if (i > hw->n_mem) hw->n_mem = i;
+    return 0;
+}
+
+/* What one layer of figures said about energy, for the provenance label and
+ * the DVFS rule. */
+typedef struct energy_seen {
+    bool flop_j;            /* this layer gave energy.flop_j */
+    const char *flop_kind;  /* its kind */
+} energy_seen;
+
+static int apply_energy(const parse_ctx *x, const cJSON *en, rl_hw *hw, energy_seen *seen, double dvfs[2]) {
+    if (!cJSON_IsObject(en)) return bad(x, "energy", "must be an object");
+    if (check_keys(x, en, energy_keys, "energy")) return -1;
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(en, "model");
+    if (model) {
+        if (!cJSON_IsString(model) || (strcmp(model->valuestring, "tdp-split") && strcmp(model->valuestring, "coefficients")))
+            return bad(x, "energy.model", "must be \"tdp-split\" (derive every coefficient from power_budget_w) "
+                                          "or \"coefficients\" (the flop_j, byte_j and static_w given)");
+        hw->energy_tdp_split = strcmp(model->valuestring, "tdp-split") == 0;
+    }
+    const cJSON *rp = cJSON_GetObjectItemCaseSensitive(en, "flop_j_precision");
+    if (rp) {
+        int p = cJSON_IsString(rp) ? rl_precision_parse(rp->valuestring) : RL_P_NONE;
+        if (p == RL_P_NONE) return bad(x, "energy.flop_j_precision", "must name a precision (e.g. \"fp16\")");
+        hw->e_ref_prec = p;
+    }
+    const cJSON *ru = cJSON_GetObjectItemCaseSensitive(en, "flop_j_unit");
+    if (ru) {
+        if (!cJSON_IsString(ru) || (strcmp(ru->valuestring, "matrix") && strcmp(ru->valuestring, "vector")))
+            return bad(x, "energy.flop_j_unit", "must be \"matrix\" or \"vector\"");
+        hw->e_ref_unit = strcmp(ru->valuestring, "vector") == 0 ? RL_UNIT_VECTOR : RL_UNIT_MATRIX;
+    }
+    if (cJSON_GetObjectItemCaseSensitive(en, "flop_j")) {
+        seen->flop_j = true;
+        seen->flop_kind = NULL;
+        if (figure(x, en, "flop_j", "energy", &hw->e_flop, &seen->flop_kind)) return -1;
+    }
+    if (figure(x, en, "byte_j", "energy", &hw->e_byte, NULL)) return -1;
+    if (figure(x, en, "static_w", "energy", &hw->static_w, NULL)) return -1;
+    if (figure(x, en, "voltage_floor_ratio", "energy", &dvfs[0], NULL)) return -1;
+    if (figure(x, en, "voltage_floor_clock_hz", "energy", &dvfs[1], NULL)) return -1;
+    return 0;
+}
+
+/* One layer of figures: the base profile, then a mode's overrides. */
+static int apply(const parse_ctx *x, const cJSON *p, rl_hw *hw, bool is_override, energy_seen *seen,
+                 double dvfs[2]) {
+    if (check_keys(x, p, is_override ? override_keys : top_keys, "")) return -1;
+    if (figure(x, p, "clock_hz", "", &hw->clock_hz, NULL)) return -1;
+    if (figure(x, p, "launch_overhead_s", "", &hw->launch_s, NULL)) return -1;
+    if (figure(x, p, "power_budget_w", "", &hw->power_budget_w, NULL)) return -1;
+    const cJSON *compute = cJSON_GetObjectItemCaseSensitive(p, "compute");
+    if (compute && apply_compute(x, compute, hw, is_override)) return -1;
+    const cJSON *mem = cJSON_GetObjectItemCaseSensitive(p, "memory");
+    if (mem && apply_memory(x, mem, hw, is_override)) return -1;
+    const cJSON *en = cJSON_GetObjectItemCaseSensitive(p, "energy");
+    if (en && apply_energy(x, en, hw, seen, dvfs)) return -1;
+    return 0;
+}
+
+/* -------------------------------------------------------------- modes -- */
+/* The modes array's own rules (ids, names, one default), and the mode to
+ * apply: `mode` by id, else the default one (NULL when there is none). */
+static int find_mode(const parse_ctx *x, const cJSON *modes, const char *mode, rl_hw *hw, const cJSON **chosen,
+                     const cJSON **deflt) {
+    *chosen = *deflt = NULL;
+    if (!modes) return 0;
+    if (!cJSON_IsArray(modes) || cJSON_GetArraySize(modes) == 0)
+        return bad(x, "power_modes", "must be a non-empty array of modes");
+    hw->n_modes = cJSON_GetArraySize(modes);
+    int i = 0, defaults = 0;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, modes) {
+        char path[48];
+        snprintf(path, sizeof path, "power_modes[%d]", i++);
+        if (!cJSON_IsObject(m)) return bad(x, path, "must be an object {id, name, default, overrides}");
+        if (check_keys(x, m, mode_keys, path)) return -1;
+        const cJSON *mid = cJSON_GetObjectItemCaseSensitive(m, "id");
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(m, "name");
+        const cJSON *df = cJSON_GetObjectItemCaseSensitive(m, "default");
+        const cJSON *ov = cJSON_GetObjectItemCaseSensitive(m, "overrides");
+        if (!cJSON_IsString(mid) || !mid->valuestring[0]) return bad(x, path, "needs an \"id\" (text)");
+        if (nm && !cJSON_IsString(nm)) return bad(x, path, "has a \"name\" that is not text");
+        if (df && !cJSON_IsBool(df)) return bad(x, path, "has a \"default\" that is not true or false");
+        if (ov && !cJSON_IsObject(ov)) return bad(x, path, "has \"overrides\" that are not an object");
+        for (const cJSON *o = modes->child; o != m; o = o->next) {
+            const cJSON *oid = cJSON_GetObjectItemCaseSensitive(o, "id");
+            if (cJSON_IsString(oid) && strcmp(oid->valuestring, mid->valuestring) == 0)
+                return bad(x, path, "repeats the mode id '%s'", mid->valuestring);
+        }
+        if (cJSON_IsTrue(df)) defaults++, *deflt = m;
+        if (mode && mode[0] ? strcmp(mid->valuestring, mode) == 0 : cJSON_IsTrue(df)) *chosen = m;
+    }
+    if (defaults != 1)
+        return bad(x, "power_modes", "must have exactly one mode with \"default\": true (found %d)", defaults);
+    return 0;
+}
+
+/* --------------------------------------------------------------- energy -- */
+/* The reference unit of e_flop when the profile names none: the 16-bit
+ * matrix unit (the fp16 row and its fallbacks), else the first matrix peak. */
+static void default_reference(rl_hw *hw) {
+    if (hw->e_ref_prec != RL_P_NONE) return;
+    hw->e_ref_unit = RL_UNIT_MATRIX;
+    if (hw->matrix[RL_P_FP16] > 0) {
+        hw->e_ref_prec = RL_P_FP16;
+        return;
+    }
+    const int *fb = rl_precision_table[RL_P_FP16].fallback;
+    for (int k = 0; k < RL_P_MAX_FALLBACK && fb[k] != RL_P_NONE; k++)
+        if (hw->matrix[fb[k]] > 0) {
+            hw->e_ref_prec = fb[k];
+            return;
+        }
+    for (int p = 0; p < RL_P_COUNT && hw->e_ref_prec == RL_P_NONE; p++)
+        if (hw->matrix[p] > 0) hw->e_ref_prec = p;
+}
+
+static double peak_of(const rl_hw *hw, int p, int u) { return u == RL_UNIT_VECTOR ? hw->vector[p] : hw->matrix[p]; }
+
+void rl_hw_fill_energy_defaults(rl_hw *hw) {
+    memset(hw->e_flop_unit, 0, sizeof hw->e_flop_unit);
+    hw->has_energy = false;
+    default_reference(hw);
+    double unit_power = 0; /* dynamic W of any compute unit at its peak */
+    if (hw->energy_tdp_split) {
+        if (!(hw->power_budget_w > 0) || !(hw->mem_bw[0] > 0)) return;
+        unit_power = TDP_SPLIT_COMPUTE * hw->power_budget_w;
+        hw->e_byte = TDP_SPLIT_MEMORY * hw->power_budget_w / hw->mem_bw[0];
+        hw->static_w = TDP_SPLIT_STATIC * hw->power_budget_w;
+    }
+    /* the peaks of the operating point flop_j was given for, else this one's */
+    bool given_peaks = false;
+    for (int p = 0; p < RL_P_COUNT; p++) given_peaks = given_peaks || hw->e_given_peak[p][RL_UNIT_MATRIX] > 0;
+    double v2 = hw->e_voltage_sq > 0 ? hw->e_voltage_sq : 1;
+    if (!hw->energy_tdp_split) {
+        if (hw->e_ref_prec == RL_P_NONE) return;
+        if (!(hw->e_flop_given > 0)) hw->e_flop_given = hw->e_flop;
+        double ref_peak = given_peaks ? hw->e_given_peak[hw->e_ref_prec][hw->e_ref_unit]
+                                      : peak_of(hw, hw->e_ref_prec, hw->e_ref_unit);
+        unit_power = hw->e_flop_given * ref_peak * v2;
+    }
+    if (!(unit_power > 0) || !(hw->e_byte > 0)) return;
+    for (int p = 0; p < RL_P_COUNT; p++)
+        for (int u = 0; u < RL_UNIT_COUNT; u++) {
+            double at = hw->energy_tdp_split || !given_peaks || !(hw->e_given_peak[p][u] > 0) ? peak_of(hw, p, u)
+                                                                                             : hw->e_given_peak[p][u];
+            if (peak_of(hw, p, u) > 0) hw->e_flop_unit[p][u] = unit_power / at;
+        }
+    if (hw->e_ref_prec != RL_P_NONE) hw->e_flop = hw->e_flop_unit[hw->e_ref_prec][hw->e_ref_unit];
+    hw->has_energy = true;
+}
+
+double rl_hw_flop_energy(const rl_hw *hw, int p, double matrix_flops, double vector_flops) {
+    if (!hw->has_energy || p < 0 || p >= RL_P_COUNT) return 0;
+    return hw->e_flop_unit[p][RL_UNIT_MATRIX] * matrix_flops + hw->e_flop_unit[p][RL_UNIT_VECTOR] * vector_flops;
+}
+
+/* DVFS (docs/power.md): dynamic energy per operation scales with V²; the
+ * voltage stays at its floor up to the floor clock and rises linearly to
+ * the base clock's voltage (ratio 1) above it. */
+static double voltage_ratio(double f, double f_base, const double dvfs[2]) {
+    double r_floor = dvfs[0], f_floor = dvfs[1];
+    if (f <= f_floor || f_base <= f_floor) return r_floor;
+    return r_floor + (1 - r_floor) * (f - f_floor) / (f_base - f_floor);
+}
+
+/* Each compute unit at its peak stays within the power budget. */
+static int check_power(const parse_ctx *x, const rl_hw *hw) {
+    if (!(hw->power_budget_w > 0) || !hw->has_energy) return 0;
+    if (hw->static_w >= hw->power_budget_w)
+        return bad(x, "energy.static_w", "(%.4g W) must be below power_budget_w (%.4g W)", hw->static_w,
+                   hw->power_budget_w);
+    double room = hw->power_budget_w - hw->static_w;
+    for (int p = 0; p < RL_P_COUNT; p++)
+        for (int u = 0; u < RL_UNIT_COUNT; u++) {
+            double w = hw->e_flop_unit[p][u] * peak_of(hw, p, u);
+            if (w > room * (1 + 1e-9))
+                return bad(x, "energy.flop_j",
+                           "gives %s %s work at its peak (%.4g FLOP/s) a dynamic power of %.4g W, more than "
+                           "power_budget_w %.4g W minus static_w %.4g W: lower energy.flop_j or raise "
+                           "power_budget_w", rl_precision_name(p), rl_unit_name(u), peak_of(hw, p, u), w,
+                           hw->power_budget_w, hw->static_w);
+        }
+    return 0;
+}
+
+/* ---------------------------------------------------- effective profile -- */
+/* The effective peaks of the figures read so far (a unit without a figure of
+ * its own runs at the other unit's rate, as check_effective fills in). */
+static void effective_peaks(const rl_hw *hw, double out[RL_P_COUNT][RL_UNIT_COUNT]) {
+    for (int p = 0; p < RL_P_COUNT; p++) {
+        double m = hw->matrix[p], v = hw->vector[p];
+        out[p][RL_UNIT_MATRIX] = m > 0 ? m : v;
+        out[p][RL_UNIT_VECTOR] = v > 0 ? v : m;
+    }
+}
+
+/* The physical consistency of the figures the analysis will use. */
+static int check_effective(const parse_ctx *x, rl_hw *hw) {
+    if (hw->n_mem == 0 || !(hw->mem_bw[0] > 0))
+        return bad(x, "memory[0].bandwidth_Bps", "is needed: the bandwidth of main memory");
+    for (int i = 1; i < hw->n_mem; i++) {
+        char f[48];
+        snprintf(f, sizeof f, "memory[%d].bandwidth_Bps", i);
+        if (hw->mem_bw[i] > 0 && hw->mem_bw[i] <= hw->mem_bw[0])
+            return bad(x, f, "(%g B/s) must be above main memory's %g B/s: levels after memory[0] are faster "
+                             "on-chip memories", hw->mem_bw[i], hw->mem_bw[0]);
+        snprintf(f, sizeof f, "memory[%d].capacity_bytes", i);
+        if (hw->mem_cap[i] > 0 && hw->mem_cap[0] > 0 && hw->mem_cap[i] >= hw->mem_cap[0])
+            return bad(x, f, "(%g bytes) must be below main memory's %g bytes", hw->mem_cap[i], hw->mem_cap[0]);
+    }
+    bool any = false;
+    for (int p = 0; p < RL_P_COUNT; p++) {
+        if (hw->matrix[p] > 0 && hw->vector[p] > 0 && hw->matrix[p] < hw->vector[p]) {
+            char f[48];
+            snprintf(f, sizeof f, "compute.%s.matrix", rl_precision_name(p));
+            return bad(x, f, "(%g FLOP/s) is below compute.%s.vector (%g FLOP/s): matrix is the fastest unit "
+                             "for the precision", hw->matrix[p], rl_precision_name(p), hw->vector[p]);
+        }
+        if (hw->vector[p] <= 0 && hw->matrix[p] > 0) hw->vector[p] = hw->matrix[p];
+        if (hw->matrix[p] <= 0 && hw->vector[p] > 0) hw->matrix[p] = hw->vector[p];
+        if (hw->matrix[p] > 0) any = true;
+    }
+    if (!any) return bad(x, "compute", "gives no peak FLOP/s (compute.<precision>.matrix)");
+    if (hw->e_ref_prec != RL_P_NONE && !(peak_of(hw, hw->e_ref_prec, hw->e_ref_unit) > 0))
+        return bad(x, "energy.flop_j_precision", "names %s %s, which has no peak in the profile",
+                   rl_precision_name(hw->e_ref_prec), rl_unit_name(hw->e_ref_unit));
+    if (hw->energy_tdp_split && !(hw->power_budget_w > 0))
+        return bad(x, "energy.model", "is \"tdp-split\", which needs power_budget_w");
+    return 0;
+}
+
+/* The provenance label: how the energy per FLOP of this mode was obtained.
+ * `inherited_from` names the mode whose value a mode at the same clock
+ * reuses. */
+static void label_energy(rl_hw *hw, const energy_seen *base, const energy_seen *mode, const char *scaled_from,
+                         const char *inherited_from) {
+    const char *how = hw->energy_tdp_split ? "tdp-split" : NULL;
+    if (!how) {
+        const energy_seen *s = mode->flop_j ? mode : base;
+        how = s->flop_kind ? s->flop_kind : "given";
+    }
+    if (scaled_from)
+        snprintf(hw->energy_model, sizeof hw->energy_model, "dvfs-scaled from %s (%s)", scaled_from, how);
+    else if (inherited_from && !hw->energy_tdp_split && !mode->flop_j)
+        snprintf(hw->energy_model, sizeof hw->energy_model, "%s at %s", how, inherited_from);
+    else
+        snprintf(hw->energy_model, sizeof hw->energy_model, "%s", how);
+}
+
 int rl_hw_parse(const cJSON *p, const char *mode, rl_hw *hw, rl_error *err) {
     memset(hw, 0, sizeof *hw);
+    hw->e_ref_prec = RL_P_NONE;
+    parse_ctx x = {.id = "custom", .err = err};
     if (!cJSON_IsObject(p)) {
         rl_error_set(err, "bad_hardware", "hardware", "the hardware profile must be a JSON object");
         return -1;
@@ -103,55 +461,104 @@ int rl_hw_parse(const cJSON *p, const char *mode, rl_hw *hw, rl_error *err) {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(p, "id");
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(p, "name");
     const cJSON *cat = cJSON_GetObjectItemCaseSensitive(p, "category");
-    hw->id = cJSON_IsString(id) ? id->valuestring : "custom";
+    hw->id = x.id = cJSON_IsString(id) ? id->valuestring : "custom";
     hw->name = cJSON_IsString(name) ? name->valuestring : hw->id;
     hw->category = cJSON_IsString(cat) ? cat->valuestring : "";
-    char what[160];
-    snprintf(what, sizeof what, "hardware '%s'", hw->id);
-    if (apply(p, hw, err, what)) return -1;
-    const cJSON *modes = cJSON_GetObjectItemCaseSensitive(p, "power_modes");
-    const cJSON *chosen = NULL;
-    if (cJSON_IsArray(modes)) {
-        hw->n_modes = cJSON_GetArraySize(modes);
-        const cJSON *m;
-        cJSON_ArrayForEach(m, modes) {
-            const cJSON *mid = cJSON_GetObjectItemCaseSensitive(m, "id");
-            if (!cJSON_IsString(mid)) continue;
-            if (mode && mode[0]) {
-                if (strcmp(mid->valuestring, mode) == 0) chosen = m;
-            } else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "default"))) {
-                chosen = m;
-            }
-        }
-    }
+    energy_seen base_seen = {0}, mode_seen = {0};
+    double dvfs[2] = {0, 0};
+    if (apply(&x, p, hw, false, &base_seen, dvfs)) return -1;
+    const double base_clock = hw->clock_hz;
+    hw->e_flop_given = hw->e_flop;
+    effective_peaks(hw, hw->e_given_peak);
+    const cJSON *chosen, *deflt;
+    if (find_mode(&x, cJSON_GetObjectItemCaseSensitive(p, "power_modes"), mode, hw, &chosen, &deflt)) return -1;
     if (mode && mode[0] && !chosen) {
-        rl_error_set(err, "unknown_power_mode", what,
-                     "hardware '%s' has no power mode '%s' (see its power_modes)", hw->id, mode);
+        char where[200];
+        snprintf(where, sizeof where, "hardware '%s' power_mode", hw->id);
+        rl_error_set(err, "unknown_power_mode", where, "hardware '%s' has no power mode '%s' (see its power_modes)",
+                     hw->id, mode);
         return -1;
     }
+    const char *scaled_from = NULL, *inherited_from = NULL;
     if (chosen) {
         const cJSON *mid = cJSON_GetObjectItemCaseSensitive(chosen, "id");
         const cJSON *mname = cJSON_GetObjectItemCaseSensitive(chosen, "name");
         hw->mode_id = mid->valuestring;
         hw->mode_name = cJSON_IsString(mname) ? mname->valuestring : mid->valuestring;
+        snprintf(x.prefix, sizeof x.prefix, "power_modes[%s].overrides.", hw->mode_id);
         const cJSON *ov = cJSON_GetObjectItemCaseSensitive(chosen, "overrides");
-        if (ov && apply(ov, hw, err, what)) return -1;
+        if (ov && apply(&x, ov, hw, true, &mode_seen, dvfs)) return -1;
+        /* A mode that gives its own energy per FLOP gives it for its own
+         * peaks. One at another clock that gives none gets each unit's base
+         * energy per FLOP scaled by V² (DVFS); without a voltage curve the
+         * base value would be carried over unchanged, which no physical
+         * device does. */
+        if (mode_seen.flop_j) {
+            hw->e_flop_given = hw->e_flop;
+            effective_peaks(hw, hw->e_given_peak);
+        } else if (base_seen.flop_j && !hw->energy_tdp_split && hw->clock_hz != base_clock) {
+            if (!(dvfs[0] > 0 && dvfs[1] > 0))
+                return bad(&x, "energy.flop_j",
+                           "is needed: this mode runs at %g Hz instead of %g Hz, so the base profile's energy "
+                           "per FLOP does not apply (give energy.flop_j here, or a voltage curve in the base "
+                           "profile: energy.voltage_floor_ratio and energy.voltage_floor_clock_hz)",
+                           hw->clock_hz, base_clock);
+            double v = voltage_ratio(hw->clock_hz, base_clock, dvfs);
+            hw->e_voltage_sq = v * v;
+        }
+        const cJSON *did = deflt ? cJSON_GetObjectItemCaseSensitive(deflt, "id") : NULL;
+        const char *from = cJSON_IsString(did) ? did->valuestring : "the base profile";
+        if (hw->e_voltage_sq > 0 && hw->e_voltage_sq != 1) scaled_from = from;
+        else if (chosen != deflt) inherited_from = from;
     }
-    if (hw->n_mem == 0 || !(hw->mem_bw[0] > 0)) {
-        rl_error_set(err, "bad_hardware", what,
-                     "the hardware profile needs memory[0].bandwidth_Bps (main memory) above 0");
-        return -1;
+    /* the faults found from here on are in the mode's effective figures */
+    if (chosen) snprintf(x.prefix, sizeof x.prefix, "(power mode %s) ", hw->mode_id);
+    if (check_effective(&x, hw)) return -1;
+    rl_hw_fill_energy_defaults(hw);
+    if (hw->has_energy) label_energy(hw, &base_seen, &mode_seen, scaled_from, inherited_from);
+    return check_power(&x, hw);
+}
+
+/* ------------------------------------------------------------- the API -- */
+char *rl_check_hardware(const char *profile_json) {
+    rl_json_begin();
+    rl_error err = {0};
+    cJSON *p = cJSON_Parse(profile_json ? profile_json : "");
+    rl_hw hw;
+    if (!p) {
+        rl_error_set(&err, "bad_hardware", "hardware", "the hardware profile is not valid JSON");
+        return rl_error_json(&err);
     }
-    bool any = false;
-    for (int i = 0; i < RL_P_COUNT; i++) {
-        if (hw->vector[i] <= 0 && hw->matrix[i] > 0) hw->vector[i] = hw->matrix[i];
-        if (hw->matrix[i] <= 0 && hw->vector[i] > 0) hw->matrix[i] = hw->vector[i];
-        if (hw->matrix[i] > 0) any = true;
+    /* the default mode, then every mode: a profile is valid in all of them */
+    if (rl_hw_parse(p, NULL, &hw, &err)) {
+        cJSON_Delete(p);
+        return rl_error_json(&err);
     }
-    if (!any) {
-        rl_error_set(err, "bad_hardware", what,
-                     "the hardware profile gives no peak FLOP/s (compute.<precision>.matrix)");
-        return -1;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddTrueToObject(o, "ok");
+    cJSON_AddStringToObject(o, "id", hw.id);
+    cJSON_AddStringToObject(o, "name", hw.name);
+    cJSON *modes = cJSON_AddArrayToObject(o, "modes");
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(p, "power_modes")) {
+        rl_hw mh;
+        if (rl_hw_parse(p, cJSON_GetObjectItemCaseSensitive(m, "id")->valuestring, &mh, &err)) {
+            cJSON_Delete(o);
+            cJSON_Delete(p);
+            return rl_error_json(&err);
+        }
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "id", mh.mode_id);
+        if (mh.power_budget_w > 0) cJSON_AddNumberToObject(row, "power_budget_w", mh.power_budget_w);
+        else cJSON_AddNullToObject(row, "power_budget_w");
+        if (mh.has_energy) cJSON_AddStringToObject(row, "energy_model", mh.energy_model);
+        else cJSON_AddNullToObject(row, "energy_model");
+        cJSON_AddItemToArray(modes, row);
     }
-    return 0;
+    if (hw.power_budget_w > 0) cJSON_AddNumberToObject(o, "power_budget_w", hw.power_budget_w);
+    else cJSON_AddNullToObject(o, "power_budget_w");
+    if (hw.has_energy) cJSON_AddStringToObject(o, "energy_model", hw.energy_model);
+    else cJSON_AddNullToObject(o, "energy_model");
+    cJSON_Delete(p);
+    return rl_json_finish(o);
 }

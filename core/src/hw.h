@@ -1,15 +1,14 @@
-/* Hardware profiles: the figures an analysis needs, read from profile JSON. */
+/* Hardware profiles: the figures an analysis needs, read from profile JSON
+ * and validated in one place (the rules are in hw/README.md; the energy and
+ * power model in docs/power.md). */
 #ifndef ROOFLENS_HW_H
 #define ROOFLENS_HW_H
 #include <cjson/cJSON.h>
 #include "internal.h"
+#include "precision.h"
 
-enum rl_precision {
-    RL_P_FP64, RL_P_FP32, RL_P_TF32, RL_P_FP16, RL_P_BF16, RL_P_FP8, RL_P_INT8, RL_P_INT4,
-    RL_P_COUNT
-};
-extern const char *const rl_precision_names[RL_P_COUNT];
-int rl_precision_parse(const char *s); /* -1 if unknown */
+enum rl_unit { RL_UNIT_MATRIX = 0, RL_UNIT_VECTOR = 1, RL_UNIT_COUNT };
+const char *rl_unit_name(int u); /* "matrix" | "vector" */
 
 #define RL_HW_MAX_MEM 8
 
@@ -22,15 +21,51 @@ typedef struct rl_hw {
     int n_mem;
     const char *mem_name[RL_HW_MAX_MEM];
     double mem_bw[RL_HW_MAX_MEM], mem_cap[RL_HW_MAX_MEM];
-    bool has_energy;
-    double e_flop, e_byte, static_w;      /* J/FLOP, J/byte, W */
+    bool has_energy;                      /* e_flop_unit and e_byte are known */
+    double e_flop;                        /* J/FLOP of the reference unit (e_ref_prec, e_ref_unit) */
+    double e_byte, static_w;              /* J/byte of main-memory traffic; static power W */
+    double e_flop_unit[RL_P_COUNT][RL_UNIT_COUNT]; /* J per FLOP for work of precision p on unit u;
+                                                      0 where the device has no such peak */
+    double power_budget_w;                /* the mode's budget, else board power / TDP; 0 = unknown */
+    char energy_model[64];                /* short provenance: "measured", "tdp-split",
+                                             "dvfs-scaled from maxn (measured)", … ("" = none) */
+    int e_ref_prec, e_ref_unit;           /* the unit e_flop was given for */
+    bool energy_tdp_split;                /* e_* derived from power_budget_w (energy.model) */
+    /* What e_flop_unit is derived from (rl_hw_fill_energy_defaults): the
+     * energy.flop_j given, the peaks of the operating point it was given for
+     * (the base profile or the mode that gave it; 0 = this mode's own), and
+     * the DVFS factor (V/V_given)² of this mode (0 = 1). */
+    double e_flop_given;
+    double e_given_peak[RL_P_COUNT][RL_UNIT_COUNT];
+    double e_voltage_sq;
     int n_modes;
 } rl_hw;
 
-/* Read a profile; apply power mode `mode` (NULL or "" = the default mode).
+/* Read and validate a profile; apply power mode `mode` (NULL or "" = the
+ * default mode). Every figure must be a finite, normal number inside its
+ * physical range (hw/README.md), every key known; the effective figures must
+ * be consistent (matrix ≥ vector, on-chip levels faster than main memory,
+ * each compute unit at its peak within the power budget). The first fault
+ * is returned as a bad_hardware error whose `where` names the field.
  * Strings point into `profile`, which must outlive `out`. Returns 0 or -1
- * with err set. */
+ * with err set (unknown_power_mode for a mode the profile lacks). */
 int rl_hw_parse(const cJSON *profile, const char *mode, rl_hw *out, rl_error *err);
+
+/* Derive e_flop_unit (and, for a tdp-split profile, e_byte and static_w)
+ * from what the profile gave (docs/power.md):
+ *  - tdp-split: each compute unit at its peak draws half the budget B,
+ *    e_flop_unit[p][u] = 0.5·B/peak(p,u); e_byte = 0.3·B/BW; static_w = 0.2·B;
+ *  - otherwise, at the operating point flop_j was given for, every compute
+ *    unit at its peak draws the dynamic power the reference unit draws at
+ *    its own, and another clock scales each unit's energy per FLOP by V²:
+ *    e_flop_unit[p][u] = flop_j·peak_given(ref)/peak_given(p,u)·(V/V_given)².
+ * Sets has_energy. Idempotent; rl_hw_parse calls it. */
+void rl_hw_fill_energy_defaults(rl_hw *hw);
+
+/* Dynamic energy (J) of `matrix_flops` and `vector_flops` of precision p:
+ * each on its own unit (0 when the profile has no energy figures). */
+double rl_hw_flop_energy(const rl_hw *hw, int p, double matrix_flops, double vector_flops);
+
 /* The value of a figure: a number or {"value": number, ...}; NAN if absent. */
 double rl_hw_figure(const cJSON *f);
 #endif

@@ -217,6 +217,14 @@ double rl_value_bytes(const rl_ctx *c, const rl_value *v) {
     return rl_numel_d(v) * rl_elem_bytes(c, v->dtype);
 }
 
+void rl_cost_read_part(const rl_ctx *c, rl_cost *k, const rl_value *v, double elements) {
+    if (!v || v->type != RL_TYPE_TENSOR) return;
+    double all = rl_value_bytes(c, v), part = (elements > 0 ? elements : 0) * rl_elem_bytes(c, v->dtype);
+    if (!(part < all)) return;
+    if (v->kind == RL_VALUE_WEIGHT || v->kind == RL_VALUE_CONSTANT) k->weight_bytes -= all - part;
+    else k->input_bytes -= all - part;
+}
+
 void rl_needs_runtime(rl_node *n, int i) {
     if (!n->runtime_dep) n->runtime_input = i;
     n->runtime_dep = true;

@@ -112,7 +112,7 @@ static int study_compare(rl_ctx *c, const cJSON *study, const rl_options *o, con
         rl_timing t;
         rl_time_graph(&s, g, o, &hw, NULL, &t);
         const double bw = hw.mem_bw[0];
-        cJSON_AddStringToObject(row, "precision", rl_precision_names[t.main_prec]);
+        cJSON_AddStringToObject(row, "precision", rl_precision_name(t.main_prec));
         cJSON *so = cJSON_AddObjectToObject(row, "sol");
         put_num(so, "unfused", t.sol_unfused);
         put_num(so, "fused", t.sol_fused);
@@ -229,7 +229,7 @@ static int study_batch_sweep(rl_ctx *c, const cJSON *study, const rl_options *o,
     if (critical > 0) cJSON_AddNumberToObject(out, "critical_batch", (double)critical);
     else cJSON_AddNullToObject(out, "critical_batch");
     put_num(out, "time_balance", balance);
-    cJSON_AddStringToObject(out, "precision", rl_precision_names[own.main_prec]);
+    cJSON_AddStringToObject(out, "precision", rl_precision_name(own.main_prec));
     cJSON_AddStringToObject(out, "sol", o->sol);
     char note[600];
     int len = snprintf(note, sizeof note,
@@ -239,7 +239,7 @@ static int study_batch_sweep(rl_ctx *c, const cJSON *study, const rl_options *o,
                        o->sol,
                        strcmp(o->sol, "unfused") == 0 ? " (every layer's inputs, weights and outputs)"
                                                       : " (weights and model inputs/outputs only)",
-                       balance, rl_precision_names[own.main_prec]);
+                       balance, rl_precision_name(own.main_prec));
     if (applied_max == 0)
         snprintf(note + len, sizeof note - (size_t)len,
                  "The model's inputs have no symbolic or unnamed leading dimension, so the batch "

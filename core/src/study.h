@@ -10,7 +10,7 @@
 
 /* The request's analysis options (everything but hardware and dims). */
 typedef struct rl_options {
-    const char *precision_name; /* "model" or one of rl_precision_names */
+    const char *precision_name; /* "model" or a name of rl_precision_table */
     int precision;              /* RL_P_*, -1 = the model's own */
     int precision_dtype;
     bool training;
@@ -31,6 +31,8 @@ typedef struct rl_layer_time {
 typedef struct rl_timing {
     double flops, bytes, fused_bytes;       /* W; Q unfused; Q fused (MODEL.md §3) */
     double tc_sum, tm_sum, t_sum, e_sum;    /* sums of the per-layer figures */
+    double flop_energy;                     /* Σ dynamic compute energy, each layer's FLOPs at the
+                                               energy per FLOP of its precision and unit (J) */
     double sol_unfused, sol_fused;          /* per-op sums of max(compute, memory) */
     double chosen_time, chosen_bytes, chosen_energy; /* the request's SOL model */
     const char *chosen_granularity;         /* per_op | whole_graph */

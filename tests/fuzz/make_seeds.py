@@ -49,8 +49,6 @@ def main():
     # hardware: the profiles as they are
     profiles = []
     for path in files("hw", "tests/hw", ext=".json"):
-        if os.path.basename(path) == "schema.json":
-            continue
         data = open(path, "rb").read()
         write(os.path.join(out, "hardware", os.path.basename(path)), data)
         profiles.append(json.loads(data))

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { SITE, CLI, FIXTURES, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites } from './helpers.mjs';
+import { SITE, CLI, FIXTURES, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites, loadNodeCore } from './helpers.mjs';
 
 const { chromium, exe, skip } = await browserPrerequisites([[CLI, 'build/rooflens (cmake --build build)']]);
 
@@ -252,4 +252,15 @@ test('the operator reference and conformance report are linked and rendered', { 
   assert.match(await page.textContent('body.doc'), /1802 models/);
   assert.deepEqual(page.problems, []);
   await page.context().close();
+});
+
+test('the precision menu is the core\'s precision table (rl_precisions), with the model option first', { skip }, async () => {
+  const page = await openPage(site.url + '#prec=int4');
+  const options = await page.$$eval('[data-testid=precision-select] option', (os) => os.map((o) => o.value));
+  const core = await loadNodeCore();
+  const names = JSON.parse(core.precisions()).map((p) => p.name);
+  assert.deepEqual(options, ['model', ...names]);
+  // a link may name any of them, including those the old hand-written menu lacked
+  assert.equal(await page.inputValue('[data-testid=precision-select]'), 'int4');
+  assert.deepEqual(page.problems, []);
 });

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { ROOT, CLI, NODE_WASM, FIXTURES, loadNodeCore, cliJson } from './helpers.mjs';
 
 const missing = [CLI, NODE_WASM].filter((p) => !existsSync(p));
@@ -52,4 +53,33 @@ test('wasm: bad file gives the same error as the CLI, next file works', { skip }
   assert.equal(bogus.ok, false);
   assert.ok(bogus.error.code);
   core.freeModel(good.model);
+});
+
+test('wasm: the precision table is the core\'s, the same the CLI lists in its usage', { skip }, async () => {
+  const core = await loadNodeCore();
+  const table = JSON.parse(core.precisions());
+  const names = table.map((p) => p.name);
+  assert.ok(names.includes('fp16') && names.includes('int4') && names.includes('fp64'), names.join(','));
+  for (const p of table) {
+    assert.match(p.colour, /^#[0-9a-f]{6}$/);
+    for (const f of p.fallback) assert.ok(names.includes(f), `${p.name} falls back to unknown ${f}`);
+  }
+  const help = execFileSync(CLI, ['--help'], { encoding: 'utf8' });
+  assert.ok(help.replace(/\s+/g, ' ').includes(`or one of ${names.join(', ')}:`), 'rooflens --help lists the same precisions');
+});
+
+test('wasm: the hardware validator refuses a denormal peak and names the field, as the CLI does', { skip }, async () => {
+  const core = await loadNodeCore();
+  const profile = readFileSync(join(ROOT, 'tests/hw/denormal_peak.json'), 'utf8');
+  const got = JSON.parse(core.checkHardware(profile));
+  assert.equal(got.ok, false);
+  assert.equal(got.error.code, 'bad_hardware');
+  assert.match(got.error.where, /compute\.fp32\.matrix/);
+  const cli = spawnSync(CLI, ['--check-hw', join(ROOT, 'tests/hw/denormal_peak.json')], { encoding: 'utf8' });
+  assert.equal(cli.status, 3);
+  assert.ok(cli.stdout.includes(got.error.message), cli.stdout);
+  const orin = JSON.parse(core.checkHardware(readFileSync(join(ROOT, 'hw/jetson-agx-orin.json'), 'utf8')));
+  assert.equal(orin.ok, true);
+  assert.equal(orin.modes.length, 9);
+  assert.ok(orin.modes.every((m) => m.power_budget_w > 0 && m.energy_model), JSON.stringify(orin.modes));
 });

@@ -5,7 +5,6 @@ import { eng, shapes } from './format.js';
 
 const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f',
   '#bcbd22', '#17becf', '#393b79', '#637939', '#8c6d31', '#843c39', '#7b4173', '#3182bd'];
-const PREC_COLOR = { fp32: '#444', tf32: '#6a3d9a', fp16: '#e31a1c', bf16: '#ff7f00', fp8: '#33a02c', int8: '#1f78b4' };
 const MEM_COLORS = ['#000', '#8c564b', '#17becf', '#7f7f7f'];
 
 export const whiteBackground = {
@@ -68,6 +67,13 @@ export class Charts {
     this.charts = {};
     this.res = null;
     this.selected = null;
+    this.precColour = {};   // precision name -> colour, from the core's table (setPrecisions)
+  }
+
+  /** @param {{name: string, colour: string}[]} list the core's rl_precisions() */
+  setPrecisions(list) {
+    this.precColour = Object.fromEntries(list.map((p) => [p.name, p.colour]));
+    if (this.res) this.update(this.res);
   }
 
   colorOf(op) { return this.opColor.get(op) || '#999'; }
@@ -212,7 +218,7 @@ export class Charts {
     for (const c of comps) {
       const main = c.precision === ro.precision;
       sets.push(line(`${c.precision} ${c.unit} ${eng(c.flops, 'FLOP/s')}`, [{ x: xlo, y: c.flops }, { x: xhi, y: c.flops }],
-        PREC_COLOR[c.precision] || '#444', { borderDash: c.unit === 'vector' ? [5, 4] : [], borderWidth: main ? 2.5 : 1.2,
+        this.precColour[c.precision] || '#444', { borderDash: c.unit === 'vector' ? [5, 4] : [], borderWidth: main ? 2.5 : 1.2,
           hidden: !used.has(c.precision) }));
     }
     // Memory ceilings meet the highest compute ceiling shown (the used

@@ -101,6 +101,9 @@ export class RooflensCore {
 
   operatorTable() { return this.takeString(this.m._rlw_operator_table()); }
 
+  /** The core's precision table (rl_precisions): [{name, dtype, computes, fallback, colour}]. */
+  precisions() { return this.takeString(this.m._rlw_precisions()); }
+
   freeModel(model) { if (model) this.m._rlw_free_model(model); }
 
   /** Memory of the module in bytes: heap = linear memory size (it never

@@ -108,6 +108,16 @@ function fillDims() {
   }
 }
 
+/** The precision menu and the chart colours from the core's precision table. */
+function fillPrecisions() {
+  const list = app.client.precisions || [];
+  const sel = $('precision-select');
+  for (const o of [...sel.options]) if (o.value !== 'model') o.remove();
+  for (const p of list) sel.appendChild(el('option', p.name, { value: p.name, title: `stored as ${p.dtype}` }));
+  sel.value = app.state.precision;
+  app.charts.setPrecisions(list);
+}
+
 function syncControls() {
   const st = app.state;
   const hwSel = $('hw-select');
@@ -478,8 +488,11 @@ function applyCustomProfile(obj) {
 /** Applies the URL to the page: settings, then the model if it can be fetched. */
 async function restore() {
   // The core judges a custom profile from the link before it is used.
+  // The precisions a link may name are the core's: wait for it (a failed
+  // module is reported by main()).
+  await app.client.ready.catch(() => {});
   const { state, problems } = await fromLocation(location.hash, location.search, app.catalog.ids(),
-    { checkProfile: (obj) => app.editor.check(obj) });
+    { checkProfile: (obj) => app.editor.check(obj), precisions: (app.client.precisions || []).map((p) => p.name) });
   const prev = app.state;
   app.state = state;
   if (problems.length) notice(`Parts of the link could not be used and were ignored (${problems.join('; ')}); the rest of the view is restored.`);
@@ -511,7 +524,8 @@ async function main() {
   app.charts = new Charts({ time: $('chart-time'), energy: $('chart-energy'), timeBased: $('chart-time-based') },
     { onSelect: (i) => select(i, 'chart') });
   app.client = new CoreClient();
-  app.client.ready.then((v) => { $('version').textContent = `core ${v}`; }, (e) => showError({ code: 'wasm_failed', message: e.message }));
+  app.client.ready.then((v) => { $('version').textContent = `core ${v}`; fillPrecisions(); },
+    (e) => showError({ code: 'wasm_failed', message: e.message }));
   try {
     await app.catalog.load();
   } catch (e) {

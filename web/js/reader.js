@@ -41,7 +41,12 @@ export class CoreClient {
   }
 
   onMessage(msg) {
-    if (msg.type === 'ready') { this.version = msg.version; this.readyResolve(msg.version); return; }
+    if (msg.type === 'ready') {
+      this.version = msg.version;
+      this.precisions = msg.precisions;   // rl_precisions(): the core's one precision table
+      this.readyResolve(msg.version);
+      return;
+    }
     if (msg.type === 'fatal') {
       const error = { code: 'wasm_failed', message: msg.message, where: '' };
       this.readyReject(new Error(msg.message));

@@ -2,7 +2,6 @@
 // (hash). Parsing validates every field; a link is untrusted input, so what
 // is invalid is ignored (the valid parts are kept) and named in a notice.
 
-export const PRECISIONS = ['model', 'fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'int8'];
 export const MODES = ['inference', 'training'];
 export const SOLS = ['unfused', 'fused', 'fused_prefetched'];
 export const GRANULARITIES = ['intended', 'per_op', 'whole_graph'];
@@ -165,7 +164,9 @@ const KNOWN = new Set(['model', 'example', 'file', 'hw', 'profile', 'pm', 'prec'
 /** URL hash (and ?model= query) -> {state, problems[]}: the state has the
  * valid parts of the link, problems[] says what was ignored and why (at most
  * MAX_PROBLEMS entries). opts.checkProfile(obj) -> null | {message}: the core's
- * verdict on a custom profile (a profile the core refuses is dropped). */
+ * verdict on a custom profile (a profile the core refuses is dropped).
+ * opts.precisions: the precision names of the core (rl_precisions); without
+ * them a link's precision other than 'model' is ignored. */
 export async function fromLocation(hash, search, knownHw, opts = {}) {
   const st = defaultState();
   const problems = [];
@@ -218,7 +219,7 @@ export async function fromLocation(hash, search, knownHw, opts = {}) {
     const v = p.get(name);
     if (list.includes(v)) st[field] = v; else bad(name, `must be one of ${list.join(', ')}`);
   };
-  enumParam('prec', PRECISIONS, 'precision');
+  enumParam('prec', ['model', ...(opts.precisions || [])], 'precision');
   enumParam('mode', MODES, 'mode');
   enumParam('sol', SOLS, 'sol');
   enumParam('gran', GRANULARITIES, 'granularity');

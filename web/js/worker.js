@@ -8,7 +8,7 @@
 //     {id, type: 'analyze', request}          request: JSON text (a `study` in it passes straight through)
 //     {id, type: 'check-hardware', profile}   profile: JSON text; replies {id, type: 'checked', json}
 //   worker -> main
-//     {type: 'ready', version} once; {type: 'fatal', message} if the module cannot load
+//     {type: 'ready', version, precisions} once (precisions: the core's rl_precisions() table); {type: 'fatal', message} if the module cannot load
 //     {id, type: 'progress', offset, total, skipped}
 //     {id, type: 'opened', info, read, memory} info: rl_model_info JSON object;
 //                                             read: {bytes_read, bytes_skipped, total}
@@ -30,7 +30,7 @@ async function boot() {
 }
 
 const ready = boot().then(
-  () => postMessage({ type: 'ready', version: core.version() }),
+  () => postMessage({ type: 'ready', version: core.version(), precisions: JSON.parse(core.precisions()) }),
   (e) => postMessage({ type: 'fatal', message: 'could not load the WebAssembly module: ' + (e && e.message || e) }));
 
 function errorOf(code, message, where = '') { return { code, message, where }; }

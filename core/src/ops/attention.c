@@ -119,10 +119,35 @@ static int shape_like_x(rl_ctx *c, rl_graph *g, rl_node *n) {
     return rl_shape_known(x) ? RL_OK : RL_UNKNOWN;
 }
 
+/* Tokens of an activation [B, S, hidden] or [B, heads, S, head]. */
+static double token_count(const rl_value *x) {
+    if (!x || (x->rank != 3 && x->rank != 4)) return -1;
+    return (double)x->dims[0] * (double)x->dims[x->rank == 3 ? 1 : 2];
+}
+
+/* cos/sin caches indexed by position ([max_positions, rotary_dim/2]): a
+ * kernel reads one row per token, as a Gather does, never the whole cache
+ * (2 × 131072 × 64 fp16 per layer in a long-context LLM). */
+static void cost_cache_rows(rl_ctx *c, const rl_node *n, int cache, double tokens, rl_cost *k) {
+    const rl_value *t = rl_in(n, cache);
+    if (!t || t->rank < 1 || t->dims[0] <= 0 || tokens < 0) return;
+    double rows = tokens < (double)t->dims[0] ? tokens : (double)t->dims[0];
+    rl_cost_read_part(c, k, t, rows * rl_numel_d(t) / (double)t->dims[0]);
+}
+
 /* Rotating a pair costs 2 multiplies and 1 add per element (x·cos ± y·sin);
- * elements past rotary_embedding_dim pass through, counted alike (bound). */
+ * elements past rotary_embedding_dim pass through, counted alike (bound).
+ * The caches are read by position: com.microsoft always (inputs 2, 3, with
+ * position_ids at 1); ONNX when position_ids (input 3) is given — without it
+ * the caches are already per token ([B, S, rotary_dim/2]) and read whole. */
 static void cost_rotary(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    (void)g;
     k->vector_flops = rl_numel_d(rl_out(n, 0)) * 3;
+    bool ms = strcmp(n->domain, "com.microsoft") == 0;
+    if (!ms && !rl_in(n, 3)) return;
+    double tokens = token_count(rl_in(n, 0));
+    cost_cache_rows(c, n, ms ? 2 : 1, tokens, k);
+    cost_cache_rows(c, n, ms ? 3 : 2, tokens, k);
 }
 
 /* ------------------------------------------- com.microsoft Attention ------ */
@@ -288,8 +313,13 @@ static void cost_gqa(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     if (gqa_read(cc_quiet_ctx(&quiet, c), n, &d) != RL_OK || d.B < 0 || d.S < 0 || d.Dh < 0 || d.present < 0) return;
     attention_core(k, (double)d.B, (double)d.H, (double)d.S, (double)d.present, (double)d.Dh, (double)d.Dh,
                    rl_in(n, 10) != NULL);
-    if (rl_attr_i(n, "do_rotary", 0))
-        k->vector_flops += 3 * (double)d.B * (double)d.S * (double)(d.H + d.Hkv) * (double)d.Dh;
+    /* with do_rotary the cos/sin caches (inputs 7, 8) are read one row per
+     * token; without it the kernel does not read them */
+    bool rotary = rl_attr_i(n, "do_rotary", 0) != 0;
+    if (rotary) k->vector_flops += 3 * (double)d.B * (double)d.S * (double)(d.H + d.Hkv) * (double)d.Dh;
+    double tokens = rotary ? (double)d.B * (double)d.S : 0;
+    cost_cache_rows(c, n, 7, tokens, k);
+    cost_cache_rows(c, n, 8, tokens, k);
 }
 
 /* ------------------------------------------------- FlexAttention (preview) -- */
@@ -386,8 +416,10 @@ static const rl_op_def ops[] = {
     {"Attention", "", 23, 0, shape_onnx_attention, cost_onnx_attention, 0, 0,
      "2·B·Hq·Sq·Skv·(Dqk + Dv) matrix FLOPs; B·Hq·Sq·Skv·(6, +1 with a mask) vector FLOPs "
      "(scale + softmax)"},
-    {"RotaryEmbedding", "", 23, 0, shape_like_x, cost_rotary, 3, 0, "3 vector FLOPs per element"},
-    {"RotaryEmbedding", MS, 1, 0, shape_like_x, cost_rotary, 3, 0, "3 vector FLOPs per element"},
+    {"RotaryEmbedding", "", 23, 0, shape_like_x, cost_rotary, 3, 0,
+     "3 vector FLOPs per element; with position_ids reads one cos/sin cache row per token"},
+    {"RotaryEmbedding", MS, 1, 0, shape_like_x, cost_rotary, 3, 0,
+     "3 vector FLOPs per element; reads one cos/sin cache row per token"},
     {"Attention", MS, 1, 0, shape_ms_attention, cost_ms_attention, 0, 0,
      "QKV projection 2·B·S·In·(q+k+v hidden) + attention core 2·B·H·S·Skv·(Dqk + Dv) matrix "
      "FLOPs; B·S·(q+k+v hidden) bias adds when bias is given + (6, +1 with mask) per score vector "
@@ -400,6 +432,6 @@ static const rl_op_def ops[] = {
      "Q/K/V element for the bias"},
     {"GroupQueryAttention", MS, 1, 0, shape_gqa, cost_gqa, 0, 0,
      "2·B·H·S·present_len·2·Dh matrix FLOPs; B·H·S·present_len·6 vector FLOPs (+3 per Q/K element "
-     "with do_rotary)"},
+     "with do_rotary, which reads one cos/sin cache row per token; without it the caches are not read)"},
 };
 RL_FAMILY(attention, ops);

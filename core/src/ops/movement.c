@@ -677,6 +677,37 @@ static int shape_slice(rl_ctx *c, rl_graph *g, rl_node *n) {
     return res;
 }
 
+/* The integer list of an input (from_input) or attribute that shape
+ * inference already resolved, for a cost function: its length, or -1 when it
+ * is not known. */
+static int64_t known_ints(const rl_node *n, int input, const char *attr, bool from_input, const int64_t **vals) {
+    if (from_input) return rl_in(n, input) ? rl_in_ints(n, input, vals) : -2;
+    int cnt = rl_attr_ints(n, attr, vals);
+    return cnt < 0 ? -2 : cnt;
+}
+
+/* A slice reads only the elements it keeps when its step along the last axis
+ * is ±1 (steps on outer axes skip whole rows). A larger step along the last
+ * axis touches every cache line between the kept elements: the whole input
+ * is charged (a bound), as it is when the steps are known only at run time. */
+static void cost_slice(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    (void)g;
+    const rl_value *x = rl_in(n, 0), *o = rl_out(n, 0);
+    if (!x || !o || x->rank < 1) return;
+    bool inputs = n->opset >= 10;
+    const int64_t *starts = NULL, *axes = NULL, *steps = NULL;
+    int64_t ns = known_ints(n, 1, "starts", inputs, &starts); /* the count of sliced axes */
+    int64_t na = known_ints(n, 3, "axes", inputs, &axes);
+    int64_t nst = inputs ? known_ints(n, 4, "", true, &steps) : -2;
+    if (na == -1 || nst == -1 || ns < 0) return;
+    for (int64_t i = 0; i < ns && nst >= 0; i++) {
+        int64_t a = na >= 0 ? axes[i] : i;
+        if (a < 0) a += x->rank;
+        if (a == x->rank - 1 && steps[i] != 1 && steps[i] != -1) return;
+    }
+    rl_cost_read_part(c, k, x, rl_numel_d(o));
+}
+
 /* ------------------------------------------------------------- Gather -- */
 
 static int shape_gather(rl_ctx *c, rl_graph *g, rl_node *n) {
@@ -719,13 +750,8 @@ static int shape_gather(rl_ctx *c, rl_graph *g, rl_node *n) {
  * replace the data input's bytes by the output's size in its element type. */
 static void cost_gather(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     (void)g;
-    const rl_value *x = rl_in(n, 0), *o = rl_out(n, 0);
-    if (!x || !o) return;
-    double table = rl_value_bytes(c, x);
-    double read = rl_numel_d(o) * rl_elem_bytes(c, x->dtype);
-    if (read > table) read = table;
-    if (x->kind == RL_VALUE_WEIGHT || x->kind == RL_VALUE_CONSTANT) k->weight_bytes += read - table;
-    else k->input_bytes += read - table;
+    const rl_value *o = rl_out(n, 0);
+    if (o) rl_cost_read_part(c, k, rl_in(n, 0), rl_numel_d(o));
 }
 
 static int shape_gather_elements(rl_ctx *c, rl_graph *g, rl_node *n) {
@@ -861,6 +887,32 @@ static int shape_pad(rl_ctx *c, rl_graph *g, rl_node *n) {
         dims[a] = d;
     }
     return set_out_checked(c, n, 0, x->dtype, r, dims);
+}
+
+/* Negative pads crop: the kernel reads only the part of the input that
+ * stays, d + min(0, begin) + min(0, end) along each axis. Positive pads read
+ * the whole input (edge and reflect modes read inside it too). */
+static void cost_pad(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    (void)g;
+    const rl_value *x = rl_in(n, 0);
+    if (!x || x->rank < 0) return;
+    const int64_t *pads = NULL, *axes = NULL;
+    int64_t np = known_ints(n, 1, n->opset >= 11 ? "" : (n->opset >= 2 ? "pads" : "paddings"), n->opset >= 11, &pads);
+    int64_t na = n->opset >= 18 ? known_ints(n, 3, "", true, &axes) : -2;
+    if (np < 0 || na == -1) return;
+    int64_t nax = na >= 0 ? na : x->rank;
+    if (np != 2 * nax) return;
+    double kept = 1;
+    int64_t keep[RL_MAX_RANK_HARD];
+    memcpy(keep, x->dims, (size_t)x->rank * sizeof *keep);
+    for (int64_t i = 0; i < nax; i++) {
+        int64_t a = na >= 0 ? axes[i] : i;
+        if (a < 0) a += x->rank;
+        if (a < 0 || a >= x->rank) return;
+        keep[a] += (pads[i] < 0 ? pads[i] : 0) + (pads[i + nax] < 0 ? pads[i + nax] : 0);
+    }
+    for (int a = 0; a < x->rank; a++) kept *= (double)(keep[a] > 0 ? keep[a] : 0);
+    rl_cost_read_part(c, k, x, kept);
 }
 
 /* ------------------------------------------------------------- Resize -- */
@@ -1544,6 +1596,16 @@ static int shape_center_crop_pad(rl_ctx *c, rl_graph *g, rl_node *n) {
     return set_out_checked(c, n, 0, x->dtype, x->rank, dims);
 }
 
+/* Cropping reads only the centre it keeps: min(input, output) along each axis. */
+static void cost_center_crop_pad(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    (void)g;
+    const rl_value *x = rl_in(n, 0), *o = rl_out(n, 0);
+    if (!x || !o || x->rank != o->rank) return;
+    double kept = 1;
+    for (int a = 0; a < x->rank; a++) kept *= (double)(x->dims[a] < o->dims[a] ? x->dims[a] : o->dims[a]);
+    rl_cost_read_part(c, k, x, kept);
+}
+
 /* ------------------------------------------------------------ BitCast -- */
 
 /* The same bytes read as another type: equal widths keep the shape; a
@@ -1625,7 +1687,9 @@ static const rl_op_def ops[] = {
     MOVE("Transpose", 1, 0, shape_transpose, COPY_DOC),
     MOVE("Concat", 1, 0, shape_concat, COPY_DOC),
     MOVE("Split", 1, 0, shape_split, COPY_DOC),
-    MOVE("Slice", 1, 0, shape_slice, COPY_DOC),
+    {"Slice", "", 1, 0, shape_slice, cost_slice, 0, 0,
+     "0 FLOPs; reads only the kept elements (output size) when the step along the last axis is ±1, "
+     "else the whole input; writes its output"},
     {"Gather", "", 1, 0, shape_gather, cost_gather, 0, 0,
      "0 FLOPs; reads only the gathered rows of the table (output elements × element size) plus the indices"},
     {"GatherElements", "", 11, 0, shape_gather_elements, cost_gather, 0, 0,
@@ -1640,7 +1704,8 @@ static const rl_op_def ops[] = {
      "0 FLOPs; copies data, reads indices and updates"},
     MOVE("Expand", 8, 0, shape_expand, COPY_DOC),
     MOVE("Tile", 1, 0, shape_tile, COPY_DOC),
-    MOVE("Pad", 1, 0, shape_pad, COPY_DOC),
+    {"Pad", "", 1, 0, shape_pad, cost_pad, 0, 0,
+     "0 FLOPs; reads the part of the input that stays (negative pads crop), writes its output"},
     {"Resize", "", 10, 0, shape_resize, cost_resize, 0, 0,
      "per output element: nearest 1 op; linear 2·2^k FLOPs; cubic 2·4^k FLOPs (k = resized axes)"},
     {"Upsample", "", 7, 0, shape_resize, cost_resize, 0, 0,
@@ -1665,7 +1730,8 @@ static const rl_op_def ops[] = {
      "FLOPs, cubic 2·4^r FLOPs (r spatial axes)"},
     {"AffineGrid", "", 20, 0, shape_affine_grid, cost_affine_grid, 0, 0,
      "2·(r+1) vector FLOPs per output element (theta times the base coordinate)"},
-    MOVE("CenterCropPad", 18, 0, shape_center_crop_pad, COPY_DOC),
+    {"CenterCropPad", "", 18, 0, shape_center_crop_pad, cost_center_crop_pad, 0, 0,
+     "0 FLOPs; reads the centre it keeps (min of input and output along each axis), writes its output"},
     VIEW("BitCast", 26, 0, shape_bitcast, "view: the same bytes read as another type, 0 FLOPs, 0 bytes"),
     {"TensorScatter", "", 24, 0, shape_tensor_scatter, cost_tensor_scatter, 0, 0,
      "0 FLOPs; in place: reads the update and indices, writes the update-sized region"},

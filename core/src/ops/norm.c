@@ -123,14 +123,7 @@ static int shape_embed_ln(rl_ctx *c, rl_graph *g, rl_node *n) {
 static void cost_embed_ln(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     double tokens_h = rl_numel_d(rl_out(n, 0));
     k->vector_flops = tokens_h * n->op->per_elem;
-    for (int i = 2; i <= 4; i++) {
-        const rl_value *t = rl_in(n, i);
-        if (!t) continue;
-        double full = rl_value_bytes(c, t), rows = tokens_h * rl_elem_bytes(c, t->dtype);
-        if (rows > full) rows = full;
-        if (t->kind == RL_VALUE_WEIGHT || t->kind == RL_VALUE_CONSTANT) k->weight_bytes += rows - full;
-        else k->input_bytes += rows - full;
-    }
+    for (int i = 2; i <= 4; i++) rl_cost_read_part(c, k, rl_in(n, i), tokens_h);
 }
 
 /* ------------------------------------------------------------- misc ----- */
@@ -219,10 +212,7 @@ static void cost_loss(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
         k->vector_flops += 5 * rl_numel_d(x);
         return;
     }
-    double all = rl_value_bytes(c, x), picked = targets * rl_elem_bytes(c, x->dtype);
-    if (picked > all) picked = all;
-    if (x->kind == RL_VALUE_WEIGHT || x->kind == RL_VALUE_CONSTANT) k->weight_bytes -= all - picked;
-    else k->input_bytes -= all - picked;
+    rl_cost_read_part(c, k, x, targets);
 }
 
 #define LIKE_X(name, dom, since, f, doc) {name, dom, since, 0, shape_like_x, cost_per_out, f, 0, doc}
