@@ -44,7 +44,8 @@ typedef struct rl_sol_result {
     double flops, bytes;            /* W and Q of this model */
     double t_compute, t_memory;     /* Σ per-layer compute time, Q/BW */
     double roof_time_s;             /* the roofline time at this model's granularity, no launches */
-    int kernels;                    /* device kernels of this model (the kernel rule, docs/model.md §4) */
+    double kernels;                 /* device kernels of this model (the kernel rule, docs/model.md §4);
+                                       a double: a loop body's kernels count once per trip */
     double launch_floor_s;          /* kernels × launch overhead */
     double power_floor_s;           /* shortest time the power budget allows for this model's
                                        dynamic energy: E_dyn / (budget − static); 0 = no budget */
@@ -66,6 +67,7 @@ typedef struct rl_layer_time {
     double tc, tm;         /* compute time; unfused memory time bytes / BW */
     double t;              /* the layer's share of the chosen model's time_s */
     double energy;         /* the layer's share of the chosen model's energy_j (NAN: no figures) */
+    double flop_energy;    /* dynamic energy of its FLOPs (per unit and precision) */
     int prec;              /* precision its work is timed at (after any fallback) */
     const char *bound;     /* compute | memory | none | unknown: the layer's own roofline
                               under the chosen model's bytes */
@@ -86,6 +88,7 @@ typedef struct rl_timing {
     double flops, matrix_flops, vector_flops; /* W of the graph */
     double bytes, fused_bytes;                /* Q unfused and fused */
     int unknown_layers;
+    int bad_layer;          /* first layer with a negative or non-finite figure, -1 none */
     double compute_bound_share; /* of the chosen model's roofline time, spent in compute-bound layers */
     bool has_energy;
     double power_budget_w;      /* the device's budget, 0 = unknown */
@@ -95,6 +98,8 @@ static inline const rl_sol_result *rl_timing_chosen(const rl_timing *t) { return
 
 /* ---------------------------------------------------- prepared graphs -- */
 #define RL_MAX_DIMS_USED 64
+/* Integer tensors up to this many elements are shape arithmetic, not kernels. */
+#define RL_SHAPE_ARITH_MAX_ELEMS 64
 
 /* A symbolic dim of the graph's inputs and where its value came from. */
 typedef struct rl_dim_used {
@@ -112,8 +117,15 @@ typedef struct rl_prepared {
                                   (a fixed-batch graph scaled by batch / batch_base), or NULL */
     int64_t batch_base;        /* "scaled": the graph's fixed leading dim B0 */
     double batch_scale;        /* "scaled": batch / B0 (FLOPs and activation bytes); else 1 */
+    const bool *per_sample;    /* "scaled": per node, whether its work scaled with the batch */
     int n_dims;
     rl_dim_used dims[RL_MAX_DIMS_USED];
+    /* The kernel plan (docs/model.md §4), per main-graph node: */
+    double *kernels;           /* kernels it launches in the unfused model (bodies × trips) */
+    double *fused_kernels;     /* ... in the fused models (0 when fused into its producer) */
+    int *group_root;           /* the node whose fused kernel it belongs to (itself if none) */
+    int *group_next;           /* next member of its fusion group in topological order, -1 */
+    rl_cost sum;               /* the graph's summed cost, batch applied */
 } rl_prepared;
 
 /* Build, resolve dims, infer, cost and apply the batch (docs/model.md §6).
@@ -122,7 +134,8 @@ int rl_prepare_graph(rl_ctx *c, rl_prepared *out);
 
 /* Place every node of a prepared graph on `hw` and compute the three SOL
  * models. `lt` may be NULL (studies need only the totals) or hold
- * pg->graph->n_nodes rows. May add precision_fallback warnings to c. */
+ * pg->graph->n_nodes rows; every figure of `out` is the same either way.
+ * Allocates nothing. May add precision_fallback warnings to c. */
 void rl_time_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw,
                    rl_layer_time *lt, rl_timing *out);
 
@@ -132,7 +145,9 @@ void rl_time_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const 
 int rl_prepare_and_time(rl_ctx *c, const rl_options *o, const rl_hw *hw, rl_prepared *pg,
                         rl_layer_time **lt, rl_timing *out);
 
-/* Checks an ok answer must pass: every total finite and non-negative.
- * Returns 0, or -1 with err set (limit_size: a figure beyond double range). */
-int rl_timing_check(const rl_timing *t, rl_error *err);
+/* Checks an ok answer must pass: every figure finite and non-negative.
+ * Returns 0, or -1 with err set: bad_model (a layer's figure is negative,
+ * e.g. from a nonsensical attribute) or limit_size (a figure beyond the
+ * range of a double, e.g. nested trip counts). */
+int rl_timing_check(const rl_timing *t, const rl_graph *g, rl_error *err);
 #endif
