@@ -506,7 +506,8 @@ static void fill_layer(rl_layer_time *L, const rl_prepared *pg, const rl_node *n
     memset(L, 0, sizeof *L);
     L->flops = f->flops, L->bytes = f->bytes, L->fused_bytes = f->fbytes;
     L->tc = f->tc, L->tm = f->bytes / bw, L->prec = f->prec, L->flop_energy = f->e_flop;
-    L->kernel = pg->kernels[n->index] > 0;
+    L->kernels = pg->kernels[n->index];
+    L->kernel = L->kernels > 0;
     L->fused_into = pg->group_root[n->index] != n->index ? pg->group_root[n->index] : -1;
     double tm_model = (unfused ? f->bytes : f->fbytes) / bw;
     if (!n->cost.known) L->bound = "unknown";
