@@ -335,10 +335,34 @@ static void power_cap(const char *name, rl_model *m, void *ctx) {
     rl_arena_free(&arena);
 }
 
+/* An ok answer has finite, non-negative figures: rl_timing_check turns a
+ * negative layer figure into bad_model (naming the node) and an infinite
+ * or NaN total into limit_size. */
+static void timing_check(void) {
+    rl_node node = {.name = "lrn1", .op_type = "LRN"};
+    rl_graph g = {.nodes = &node, .n_nodes = 1};
+    rl_timing t = {.bad_layer = -1, .flops = 1, .bytes = 1};
+    rl_error err = {0};
+    CHECK(rl_timing_check(&t, &g, &err) == 0, "a sane timing passes");
+    t.bad_layer = 0;
+    CHECK(rl_timing_check(&t, &g, &err) && !strcmp(err.code, "bad_model") && !strcmp(err.where, "lrn1"),
+          "a negative layer figure: %s at %s", err.code, err.where);
+    t.bad_layer = -1;
+    t.sol[RL_SOL_FUSED].time_s = INFINITY;
+    memset(&err, 0, sizeof err);
+    CHECK(rl_timing_check(&t, &g, &err) && !strcmp(err.code, "limit_size"), "an infinite time: %s", err.code);
+    t.sol[RL_SOL_FUSED].time_s = 0;
+    t.has_energy = true;
+    t.chosen_sol.energy_j = NAN;
+    memset(&err, 0, sizeof err);
+    CHECK(rl_timing_check(&t, &g, &err) && !strcmp(err.code, "limit_size"), "a NaN energy: %s", err.code);
+}
+
 int main(int argc, char **argv) {
     tests_dir = argc > 1 ? argv[1] : ".";
     root_dir = argc > 2 ? argv[2] : "..";
     const char *samples = argc > 3 ? argv[3] : NULL;
+    timing_check();
     load_devices();
     int models = corpus_each(tests_dir, samples, each_model, NULL);
     char path[1024];
