@@ -268,10 +268,10 @@ static bool leaf_is_kernel(const rl_node *n) {
 }
 
 /* Epilogue fusion (docs/model.md §4). A node can join the kernel that
- * produced its input when it does no matrix work and writes as many
- * elements as it reads on that input: elementwise ops, activations,
- * normalisations, casts and transposes (a kernel writes its output in any
- * layout). */
+ * produced its input when it does no matrix work and writes no more
+ * elements than it reads on that input: elementwise ops, activations,
+ * normalisations (fused or spelled out with reductions), softmax, casts and
+ * transposes (a kernel writes its output in any layout). */
 static bool epilogue_node(const rl_node *n) {
     if (n->n_subgraphs || !n->op || (n->op->flags & RL_OP_VIEW) || n->cost.matrix_flops > 0 || n->n_out < 1 ||
         !n->outv[0])
@@ -279,9 +279,9 @@ static bool epilogue_node(const rl_node *n) {
     return rl_numel(n->outv[0]) >= 0;
 }
 
-/* Per value of a graph: how many of its reads are by epilogue nodes of the
- * same size. A value all of whose readers are such nodes (no other node, no
- * subgraph) need not leave the kernel that makes it. */
+/* Per value of a graph: how many of its reads are by epilogue nodes that
+ * write no more than they read. A value all of whose readers are such nodes
+ * (no other node, no subgraph) need not leave the kernel that makes it. */
 static int *epilogue_reads(rl_ctx *c, const rl_graph *g) {
     int *reads = rl_arena_alloc(c->arena, (size_t)(g->n_values + 1) * sizeof *reads);
     if (!reads) return NULL;
@@ -290,7 +290,7 @@ static int *epilogue_reads(rl_ctx *c, const rl_graph *g) {
         if (!epilogue_node(n)) continue;
         int64_t out_elems = rl_numel(n->outv[0]);
         for (int j = 0; j < n->n_in; j++)
-            if (n->in[j] >= 0 && rl_numel(n->inv[j]) == out_elems) reads[n->in[j]]++;
+            if (n->in[j] >= 0 && rl_numel(n->inv[j]) >= out_elems) reads[n->in[j]]++;
     }
     return reads;
 }
@@ -302,15 +302,16 @@ static bool stays_on_chip(const rl_graph *g, const int *reads, int vi) {
 }
 
 /* The fusion group an epilogue node joins, or -1: the group of the kernel
- * that makes one of its same-size inputs, looking through metadata views
- * (a Reshape between a MatMul and its Transpose moves nothing). */
+ * that makes one of its inputs at least as large as its output, looking
+ * through metadata views (a Reshape between a MatMul and its Transpose
+ * moves nothing). */
 static int epilogue_producer(const rl_graph *g, const rl_node *n, const double *kern, const int *root,
                              const int *reads) {
     if (!epilogue_node(n)) return -1;
     int64_t out_elems = rl_numel(n->outv[0]);
     for (int j = 0; j < n->n_in; j++) {
         int vi = n->in[j];
-        if (vi < 0 || rl_numel(n->inv[j]) != out_elems || !stays_on_chip(g, reads, vi)) continue;
+        if (vi < 0 || rl_numel(n->inv[j]) < out_elems || !stays_on_chip(g, reads, vi)) continue;
         int p = g->values[vi].producer;
         for (int hops = 0; hops < g->n_nodes && p >= 0; hops++) {
             const rl_node *q = &g->nodes[p];
