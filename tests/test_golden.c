@@ -1,4 +1,4 @@
-/* The golden numbers of MODEL.md, checked against the formulas the analysis
+/* The golden numbers of the design documents (docs/model.md cites them), checked against the formulas the analysis
  * uses and the profiles rooflens ships:
  *  - seed 000's worked example of the three SOL models,
  *  - seed 004's Jetson AGX Orin MAXN balance points and peak efficiencies,
