@@ -231,11 +231,43 @@ static int cmp_time(const void *a, const void *b) {
     return ta < tb ? 1 : ta > tb ? -1 : 0;
 }
 
+/* The totals and the headline: the chosen model's figures, as every other
+ * surface shows them, then the three models side by side. */
+static void print_headline(const cJSON *res) {
+    const cJSON *tot = cJSON_GetObjectItem(res, "totals"), *sol = cJSON_GetObjectItem(res, "sol");
+    const cJSON *ch = cJSON_GetObjectItem(sol, "chosen");
+    const double total_t = num(ch, "time_s");
+    char a[32], b[32], c2[32], d[32], e[32], f[32];
+    printf("\ntotals    %s FLOPs (matrix %s, vector %s), %s moved unfused (%s fused), intensity %.2f FLOP/B\n",
+           eng(num(tot, "flops"), "", a, sizeof a), eng(num(tot, "matrix_flops"), "", b, sizeof b),
+           eng(num(tot, "vector_flops"), "", c2, sizeof c2), eng(num(tot, "bytes"), "B", d, sizeof d),
+           eng(num(tot, "fused_bytes"), "B", e, sizeof e), num(tot, "intensity"));
+    printf("\npredicted %s  (%s, %s granularity; bound: %s)\n", tsec(total_t, a, sizeof a), str(ch, "model"),
+           str(ch, "granularity"), str(ch, "bound"));
+    printf("          bounds %s ... %s; %g kernels, launch floor %s\n", tsec(num(ch, "lower_bound_s"), a, sizeof a),
+           tsec(num(ch, "upper_bound_s"), b, sizeof b), num(ch, "kernels"), tsec(num(ch, "launch_floor_s"), c2, sizeof c2));
+    if (cJSON_IsNumber(cJSON_GetObjectItem(ch, "energy_j")))
+        printf("          energy %s per inference, average power %s%s\n", eng(num(ch, "energy_j"), "J", a, sizeof a),
+               eng(num(ch, "avg_power_w"), "W", b, sizeof b),
+               cJSON_IsTrue(cJSON_GetObjectItem(ch, "power_capped")) ? " (held to the power budget)" : "");
+    printf("\nspeed of light       %10s %10s %10s %10s %8s %10s %-8s %10s\n", "time", "lower", "upper", "roofline",
+           "kernels", "launches", "bound", "energy");
+    for (int i = 0; i < 3; i++) {
+        static const char *const models[] = {"unfused", "fused", "fused_prefetched"};
+        const cJSON *m = cJSON_GetObjectItem(sol, models[i]);
+        printf("  %-18s %10s %10s %10s %10s %8g %10s %-8s %10s%s\n", models[i], tsec(num(m, "time_s"), a, sizeof a),
+               tsec(num(m, "lower_bound_s"), b, sizeof b), tsec(num(m, "upper_bound_s"), c2, sizeof c2),
+               tsec(num(m, "roof_time_s"), d, sizeof d), num(m, "kernels"), tsec(num(m, "launch_floor_s"), e, sizeof e),
+               str(m, "bound"), opt_eng(m, "energy_j", "J", f, sizeof f),
+               !strcmp(models[i], str(ch, "model")) ? "  <- chosen" : "");
+    }
+}
+
 static void print_table(const cJSON *res, int top) {
     const cJSON *model = cJSON_GetObjectItem(res, "model"), *hw = cJSON_GetObjectItem(res, "hardware");
-    const cJSON *tot = cJSON_GetObjectItem(res, "totals"), *sol = cJSON_GetObjectItem(res, "sol");
+    const cJSON *sol = cJSON_GetObjectItem(res, "sol");
     const cJSON *roof = cJSON_GetObjectItem(res, "roofline"), *opt = cJSON_GetObjectItem(res, "options");
-    char a[32], b[32], c2[32], d[32], e[32], f[32];
+    char a[32], b[32], c2[32], d[32], e[32];
     printf("model     %s  (%d nodes, %s params, %s of weights)\n", str(model, "name")[0] ? str(model, "name") : "(unnamed)",
            (int)num(model, "nodes"), eng(num(model, "params"), "", a, sizeof a), eng(num(model, "weight_bytes"), "B", b, sizeof b));
     printf("hardware  %s%s%s  precision %s%s%s%s, %s\n", str(hw, "name"),
@@ -282,30 +314,7 @@ static void print_table(const cJSON *res, int top) {
     }
     if (shown < n) printf("(%d more layers; --top 0 shows all)\n", n - shown);
     free(rows);
-    printf("\ntotals    %s FLOPs (matrix %s, vector %s), %s moved unfused (%s fused), intensity %.2f FLOP/B\n",
-           eng(num(tot, "flops"), "", a, sizeof a), eng(num(tot, "matrix_flops"), "", b, sizeof b),
-           eng(num(tot, "vector_flops"), "", c2, sizeof c2), eng(num(tot, "bytes"), "B", d, sizeof d),
-           eng(num(tot, "fused_bytes"), "B", e, sizeof e), num(tot, "intensity"));
-    /* the headline: the chosen model, as every other surface shows it */
-    printf("\npredicted %s  (%s, %s granularity; bound: %s)\n", tsec(total_t, a, sizeof a), str(ch, "model"),
-           str(ch, "granularity"), str(ch, "bound"));
-    printf("          bounds %s ... %s; %g kernels, launch floor %s\n", tsec(num(ch, "lower_bound_s"), a, sizeof a),
-           tsec(num(ch, "upper_bound_s"), b, sizeof b), num(ch, "kernels"), tsec(num(ch, "launch_floor_s"), c2, sizeof c2));
-    if (cJSON_IsNumber(cJSON_GetObjectItem(ch, "energy_j")))
-        printf("          energy %s per inference, average power %s%s\n", eng(num(ch, "energy_j"), "J", a, sizeof a),
-               eng(num(ch, "avg_power_w"), "W", b, sizeof b),
-               cJSON_IsTrue(cJSON_GetObjectItem(ch, "power_capped")) ? " (held to the power budget)" : "");
-    printf("\nspeed of light       %10s %10s %10s %10s %8s %10s %-8s %10s\n", "time", "lower", "upper", "roofline",
-           "kernels", "launches", "bound", "energy");
-    for (int i = 0; i < 3; i++) {
-        static const char *const models[] = {"unfused", "fused", "fused_prefetched"};
-        const cJSON *m = cJSON_GetObjectItem(sol, models[i]);
-        printf("  %-18s %10s %10s %10s %10s %8g %10s %-8s %10s%s\n", models[i], tsec(num(m, "time_s"), a, sizeof a),
-               tsec(num(m, "lower_bound_s"), b, sizeof b), tsec(num(m, "upper_bound_s"), c2, sizeof c2),
-               tsec(num(m, "roof_time_s"), d, sizeof d), num(m, "kernels"), tsec(num(m, "launch_floor_s"), e, sizeof e),
-               str(m, "bound"), opt_eng(m, "energy_j", "J", f, sizeof f),
-               !strcmp(models[i], str(ch, "model")) ? "  <- chosen" : "");
-    }
+    print_headline(res);
     printf("\nroofline  time balance %.1f FLOP/B", num(roof, "time_balance"));
     if (cJSON_IsNumber(cJSON_GetObjectItem(roof, "energy_balance")))
         printf(", energy balance %.1f (%.1f without static power), peak %s (%s without static)",
