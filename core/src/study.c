@@ -57,6 +57,47 @@ static void put_chosen(cJSON *row, const rl_timing *t) {
 }
 
 /* ------------------------------------------------------------- compare -- */
+/* One device of a compare study: its sol.chosen figures, or an error (a
+ * profile that does not load, an unknown mode, figures beyond range) with
+ * null figures; the other rows still come back. */
+static void compare_row(rl_ctx *s, const cJSON *pj, const char *mode, const rl_options *o, const rl_prepared *pg,
+                        cJSON *row) {
+    cJSON *ho = cJSON_AddObjectToObject(row, "hardware");
+    rl_hw hw;
+    rl_error rowerr = {0};
+    rl_timing t;
+    const bool parsed = rl_hw_parse(pj, mode, &hw, &rowerr) == 0;
+    if (parsed) {
+        cJSON_AddStringToObject(ho, "id", hw.id);
+        cJSON_AddStringToObject(ho, "name", hw.name);
+        cJSON_AddStringToObject(ho, "category", hw.category);
+        mode = hw.mode_id;
+        rl_time_graph(s, pg, o, &hw, NULL, &t);
+    } else {
+        static const char *const keys[] = {"id", "name", "category"};
+        for (int k = 0; k < 3; k++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(pj, keys[k]);
+            cJSON_AddStringToObject(ho, keys[k], cJSON_IsString(v) ? v->valuestring : "");
+        }
+    }
+    if (mode) cJSON_AddStringToObject(ho, "power_mode", mode);
+    else cJSON_AddNullToObject(ho, "power_mode");
+    if (!parsed || rl_timing_check(&t, pg->graph, &rowerr)) {
+        static const char *const empty[] = {"precision", "sol", "chosen_time_s", "lower_bound_s", "upper_bound_s",
+                                            "energy_j", "avg_power_w", "bound", "kernels", "launch_floor_s",
+                                            "power_capped"};
+        for (size_t k = 0; k < sizeof empty / sizeof *empty; k++) cJSON_AddNullToObject(row, empty[k]);
+        cJSON_AddItemToObject(row, "error", error_object(&rowerr));
+        return;
+    }
+    cJSON_AddStringToObject(row, "precision", rl_precision_names[t.main_prec]);
+    cJSON *so = cJSON_AddObjectToObject(row, "sol");
+    for (int m = 0; m < RL_SOL_COUNT; m++) put_num(so, rl_sol_names[m], t.sol[m].time_s);
+    put_num(row, "chosen_time_s", rl_timing_chosen(&t)->time_s);
+    put_chosen(row, &t);
+    cJSON_AddNullToObject(row, "error");
+}
+
 static int study_compare(rl_ctx *c, const cJSON *study, const rl_options *o, const rl_prepared *pg,
                          cJSON *out, rl_error *err) {
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(study, "hardware");
@@ -91,43 +132,10 @@ static int study_compare(rl_ctx *c, const cJSON *study, const rl_options *o, con
     }
     cJSON *rows = cJSON_AddArrayToObject(out, "rows");
     for (int i = 0; i < n; i++) {
-        const cJSON *pj = cJSON_GetArrayItem(list, i);
         const cJSON *mj = modes ? cJSON_GetArrayItem(modes, i) : NULL;
-        const char *mode = cJSON_IsString(mj) ? mj->valuestring : NULL;
         cJSON *row = cJSON_CreateObject();
         cJSON_AddItemToArray(rows, row);
-        cJSON *ho = cJSON_AddObjectToObject(row, "hardware");
-        rl_hw hw;
-        rl_error rowerr = {0};
-        if (rl_hw_parse(pj, mode, &hw, &rowerr)) {
-            const cJSON *id = cJSON_GetObjectItemCaseSensitive(pj, "id");
-            const cJSON *nm = cJSON_GetObjectItemCaseSensitive(pj, "name");
-            const cJSON *cat = cJSON_GetObjectItemCaseSensitive(pj, "category");
-            cJSON_AddStringToObject(ho, "id", cJSON_IsString(id) ? id->valuestring : "");
-            cJSON_AddStringToObject(ho, "name", cJSON_IsString(nm) ? nm->valuestring : "");
-            cJSON_AddStringToObject(ho, "category", cJSON_IsString(cat) ? cat->valuestring : "");
-            if (mode) cJSON_AddStringToObject(ho, "power_mode", mode);
-            else cJSON_AddNullToObject(ho, "power_mode");
-            static const char *const empty[] = {"precision", "sol", "chosen_time_s", "lower_bound_s",
-                                                "upper_bound_s", "energy_j", "avg_power_w", "bound",
-                                                "kernels", "launch_floor_s", "power_capped"};
-            for (size_t k = 0; k < sizeof empty / sizeof *empty; k++) cJSON_AddNullToObject(row, empty[k]);
-            cJSON_AddItemToObject(row, "error", error_object(&rowerr));
-            continue;
-        }
-        cJSON_AddStringToObject(ho, "id", hw.id);
-        cJSON_AddStringToObject(ho, "name", hw.name);
-        cJSON_AddStringToObject(ho, "category", hw.category);
-        if (hw.mode_id) cJSON_AddStringToObject(ho, "power_mode", hw.mode_id);
-        else cJSON_AddNullToObject(ho, "power_mode");
-        rl_timing t;
-        rl_time_graph(&s, pg, o, &hw, NULL, &t);
-        cJSON_AddStringToObject(row, "precision", rl_precision_names[t.main_prec]);
-        cJSON *so = cJSON_AddObjectToObject(row, "sol");
-        for (int m = 0; m < RL_SOL_COUNT; m++) put_num(so, rl_sol_names[m], t.sol[m].time_s);
-        put_num(row, "chosen_time_s", rl_timing_chosen(&t)->time_s);
-        put_chosen(row, &t);
-        cJSON_AddNullToObject(row, "error");
+        compare_row(&s, cJSON_GetArrayItem(list, i), cJSON_IsString(mj) ? mj->valuestring : NULL, o, pg, row);
     }
     return 0;
 }
@@ -345,6 +353,7 @@ static int time_modes(rl_ctx *c, const cJSON *hwj, const cJSON *modes, const rl_
         if (rl_hw_parse(hwj, mid->valuestring, &hw, err)) return -1;
         rl_timing t;
         rl_time_graph(&s, pg, o, &hw, NULL, &t);
+        if (rl_timing_check(&t, pg->graph, err)) return -1;
         const rl_sol_result *ch = rl_timing_chosen(&t);
         rows[k++] = (mode_row){hw.mode_id, hw.mode_name, ch->bound, ch->time_s,
                                t.has_energy ? ch->energy_j : NAN, t.has_energy ? ch->avg_power_w : NAN,
