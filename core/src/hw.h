@@ -7,6 +7,7 @@
 #include "internal.h"
 #include "precision.h"
 
+/* The unit a piece of work runs on. */
 enum rl_unit { RL_UNIT_MATRIX = 0, RL_UNIT_VECTOR = 1, RL_UNIT_COUNT };
 const char *rl_unit_name(int u); /* "matrix" | "vector" */
 

@@ -1,4 +1,4 @@
-/* Roofline and energy formulas; see roofline.h and MODEL.md. */
+/* Roofline and energy formulas; see roofline.h and docs/model.md. */
 #include "roofline.h"
 
 double rl_compute_time(double matrix_flops, double vector_flops, double peak_matrix, double peak_vector) {

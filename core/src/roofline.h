@@ -1,4 +1,4 @@
-/* The roofline and energy formulas of MODEL.md §2-§4, as pure functions so
+/* The roofline and energy formulas of docs/model.md §2-§6, as pure functions so
  * the tests check exactly what the analysis uses. Units: FLOP, bytes,
  * seconds, FLOP/s, bytes/s, joules, watts. */
 #ifndef ROOFLENS_ROOFLINE_H
