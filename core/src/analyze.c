@@ -473,8 +473,7 @@ static rl_graph *prepare_graph(rl_ctx *c, dim_used *used, int *n_used, int cap, 
     if (!g) return NULL;
     int nb = resolve_input_dims(c, g, used, n_used, cap);
     if (batch_dims) *batch_dims = nb;
-    if (rl_infer_graph(c, g)) return NULL;
-    rl_cost_graph(c, g, sum);
+    if (rl_infer_graph(c, g) || rl_cost_graph(c, g, sum)) return NULL;
     return g;
 }
 

@@ -20,8 +20,10 @@ int rl_value_from_type(rl_ctx *c, rl_value *v, const Onnx__TypeProto *tp, const 
 
 /* Shape inference of a whole graph (and, through control-flow ops, of bodies). */
 int rl_infer_graph(rl_ctx *c, rl_graph *g);
-/* Cost of every node of a graph; returns the summed cost. */
-void rl_cost_graph(rl_ctx *c, rl_graph *g, rl_cost *sum);
+/* Cost of every node of a graph, summed into *sum. Every node's figures are
+ * checked finite, non-negative and countable; returns -1 with c->err set
+ * (naming the node) otherwise. */
+int rl_cost_graph(rl_ctx *c, rl_graph *g, rl_cost *sum);
 /* Build a body graph of a control-flow node with its inputs preset, infer it. */
 rl_graph *rl_body_infer(rl_ctx *c, rl_graph *outer, rl_node *n, const Onnx__GraphProto *body,
                         int n_preset, rl_value *const *preset);
@@ -36,7 +38,13 @@ double rl_numel_d(const rl_value *v);    /* 0 when unknown */
 
 /* Attributes; the default is returned when absent. */
 const Onnx__AttributeProto *rl_attr(const rl_node *n, const char *name);
-int64_t rl_attr_i(const rl_node *n, const char *name, int64_t def);
+/* Integer attributes go through these: a FLOAT attribute must hold a whole
+ * number inside int64 (NaN, inf, 1e30 are refused), and rl_attr_i_in also
+ * bounds the value to [lo, hi]. A bad value records a bad_attribute error in
+ * c->err (naming node and attribute) and returns def; the inference and cost
+ * drivers stop at any recorded error, so callers need not check. */
+int64_t rl_attr_i(rl_ctx *c, const rl_node *n, const char *name, int64_t def);
+int64_t rl_attr_i_in(rl_ctx *c, const rl_node *n, const char *name, int64_t def, int64_t lo, int64_t hi);
 double rl_attr_f(const rl_node *n, const char *name, double def);
 const char *rl_attr_s(const rl_node *n, const char *name, const char *def); /* NUL-terminated copy */
 int rl_attr_ints(const rl_node *n, const char *name, const int64_t **vals); /* count, -1 absent */

@@ -44,12 +44,44 @@ const Onnx__AttributeProto *rl_attr(const rl_node *n, const char *name) {
     return NULL;
 }
 
-int64_t rl_attr_i(const rl_node *n, const char *name, int64_t def) {
+/* The one place an attribute becomes an integer. A FLOAT attribute read as
+ * an integer (an exporter's type slip) must be a whole number inside int64:
+ * converting NaN, an infinity or 1e30 is undefined behaviour in C. Anything
+ * outside [lo, hi] is the model's error, reported once as bad_attribute
+ * naming the node and the attribute; the caller gets `def` back and the
+ * inference driver stops at the recorded error. */
+static int64_t attr_int_checked(rl_ctx *c, const rl_node *n, const char *name, int64_t def, int64_t lo,
+                                int64_t hi, const char *range) {
     const Onnx__AttributeProto *a = rl_attr(n, name);
-    if (!a) return def;
-    if (a->has_i) return a->i;
-    if (a->has_f) return (int64_t)a->f;
+    if (!a || (!a->has_i && !a->has_f)) return def;
+    if (a->has_i) {
+        if (a->i >= lo && a->i <= hi) return a->i;
+        rl_error_set(c->err, "bad_attribute", n->name,
+                     "node '%s' (%s): attribute '%s' is %lld; it must be %s", n->name, n->op_type, name,
+                     (long long)a->i, range);
+        return def;
+    }
+    double f = a->f;
+    /* 2^63 is exactly representable; every double below it converts */
+    if (f == f && f > -9.2233720368547758e18 && f < 9.2233720368547758e18 && f == (double)(int64_t)f) {
+        int64_t v = (int64_t)f;
+        if (v >= lo && v <= hi) return v;
+    }
+    rl_error_set(c->err, "bad_attribute", n->name,
+                 "node '%s' (%s): attribute '%s' is the number %g; it must be %s", n->name, n->op_type, name,
+                 f, range);
     return def;
+}
+
+int64_t rl_attr_i(rl_ctx *c, const rl_node *n, const char *name, int64_t def) {
+    return attr_int_checked(c, n, name, def, INT64_MIN, INT64_MAX, "a whole number within 64-bit range");
+}
+
+int64_t rl_attr_i_in(rl_ctx *c, const rl_node *n, const char *name, int64_t def, int64_t lo, int64_t hi) {
+    char range[96];
+    if (hi == INT64_MAX) snprintf(range, sizeof range, "a whole number of at least %lld", (long long)lo);
+    else snprintf(range, sizeof range, "a whole number from %lld to %lld", (long long)lo, (long long)hi);
+    return attr_int_checked(c, n, name, def, lo, hi, range);
 }
 
 double rl_attr_f(const rl_node *n, const char *name, double def) {

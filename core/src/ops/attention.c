@@ -76,8 +76,8 @@ static int onnx_attention_dims(rl_ctx *c, const rl_node *n, attn_dims *d) {
         d->Hq = q->dims[1]; d->Sq = q->dims[2]; d->Dqk = q->dims[3];
         d->Hkv = k->dims[1]; d->Skv = k->dims[2]; d->Dv = v->dims[3];
     } else {
-        d->Hq = rl_attr_i(n, "q_num_heads", -1);
-        d->Hkv = rl_attr_i(n, "kv_num_heads", -1);
+        d->Hq = rl_attr_i(c, n, "q_num_heads", -1);
+        d->Hkv = rl_attr_i(c, n, "kv_num_heads", -1);
         if (d->Hq < 1 || d->Hkv < 1) return rl_bad(c, n, "3-D inputs need q_num_heads and kv_num_heads");
         d->Sq = q->dims[1];
         d->Skv = k->dims[1];
@@ -146,7 +146,7 @@ static int shape_ms_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
     int dt = quant ? (cc_dtype(n, 2) ? cc_dtype(n, 2) : RL_DT_FLOAT) : cc_dtype(n, 0);
     rl_value *x = rl_in(n, 0);
     if (!x || !rl_in(n, 1)) return rl_bad(c, n, "needs input and weights");
-    int64_t heads = rl_attr_i(n, "num_heads", -1);
+    int64_t heads = rl_attr_i(c, n, "num_heads", -1);
     if (heads < 1) return rl_bad(c, n, "needs num_heads");
     if (x->rank >= 0 && x->rank != 3) return rl_bad(c, n, "input must be 3-D (got rank %d)", x->rank);
     int64_t hq, hk, hv;
@@ -165,7 +165,7 @@ static void cost_ms_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost 
     bool quant = cc_is(n, "QAttention");
     int64_t hq, hk, hv;
     if (!packed_hidden(n, 1, &hq, &hk, &hv)) return;
-    int64_t heads = rl_attr_i(n, "num_heads", 1);
+    int64_t heads = rl_attr_i(c, n, "num_heads", 1);
     double B = (double)cc_dim(n, 0, 0), S = (double)cc_dim(n, 0, 1), In = (double)cc_dim(n, 0, 2);
     if (B < 0 || S < 0 || In < 0) return;
     double projected = B * S * (double)(hq + hk + hv);
@@ -190,7 +190,7 @@ static void cost_ms_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost 
 static int mha_read(rl_ctx *c, const rl_node *n, attn_dims *d) {
     rl_value *q = rl_in(n, 0), *k = rl_in(n, 1), *v = rl_in(n, 2);
     if (!q) return rl_bad(c, n, "needs query");
-    d->Hq = d->Hkv = rl_attr_i(n, "num_heads", -1);
+    d->Hq = d->Hkv = rl_attr_i(c, n, "num_heads", -1);
     d->four_d = false;
     if (d->Hq < 1) return rl_bad(c, n, "needs num_heads");
     if (q->rank < 0 || (k && k->rank < 0) || (v && v->rank < 0)) return RL_UNKNOWN;
@@ -250,8 +250,8 @@ typedef struct gqa_dims {
 static int gqa_read(rl_ctx *c, const rl_node *n, gqa_dims *d) {
     rl_value *q = rl_in(n, 0);
     if (!q) return rl_bad(c, n, "needs query");
-    d->H = rl_attr_i(n, "num_heads", -1);
-    d->Hkv = rl_attr_i(n, "kv_num_heads", -1);
+    d->H = rl_attr_i(c, n, "num_heads", -1);
+    d->Hkv = rl_attr_i(c, n, "kv_num_heads", -1);
     if (d->H < 1 || d->Hkv < 1) return rl_bad(c, n, "needs num_heads and kv_num_heads");
     if (q->rank < 0) return RL_UNKNOWN;
     if (q->rank != 3) return rl_bad(c, n, "query must be 3-D (got rank %d)", q->rank);
@@ -288,7 +288,7 @@ static void cost_gqa(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     if (gqa_read(cc_quiet_ctx(&quiet, c), n, &d) != RL_OK || d.B < 0 || d.S < 0 || d.Dh < 0 || d.present < 0) return;
     attention_core(k, (double)d.B, (double)d.H, (double)d.S, (double)d.present, (double)d.Dh, (double)d.Dh,
                    rl_in(n, 10) != NULL);
-    if (rl_attr_i(n, "do_rotary", 0))
+    if (rl_attr_i(c, n, "do_rotary", 0))
         k->vector_flops += 3 * (double)d.B * (double)d.S * (double)(d.H + d.Hkv) * (double)d.Dh;
 }
 
@@ -329,8 +329,8 @@ static void cost_flex_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cos
  * [B, Hkv, dk, dv] -> output [B, T, Hq·dv], present_state [B, Hkv, dk, dv]. */
 static int linear_attention_dims(rl_ctx *c, const rl_node *n, int64_t *hq, int64_t *hkv, int64_t *dk, int64_t *dv) {
     const rl_value *q = rl_in(n, 0), *k = rl_in(n, 1), *v = rl_in(n, 2);
-    *hq = rl_attr_i(n, "q_num_heads", 0);
-    *hkv = rl_attr_i(n, "kv_num_heads", 0);
+    *hq = rl_attr_i(c, n, "q_num_heads", 0);
+    *hkv = rl_attr_i(c, n, "kv_num_heads", 0);
     if (*hq < 1 || *hkv < 1) return rl_bad(c, n, "q_num_heads and kv_num_heads must be positive");
     if (*hq % *hkv) return rl_bad(c, n, "%lld query heads do not group over %lld key/value heads", (long long)*hq, (long long)*hkv);
     for (int i = 0; i < 3; i++)

@@ -34,7 +34,7 @@ static int conv_rank_group(rl_ctx *c, const rl_node *n, const rl_value *x, const
     if (*rank < 0) return RL_UNKNOWN;
     if (*rank < 3) return rl_bad(c, n, "X must have rank 3 or more (got %d)", *rank);
     if (w->rank >= 0 && w->rank != *rank) return rl_bad(c, n, "W has rank %d but X rank %d", w->rank, *rank);
-    *group = rl_attr_i(n, "group", 1);
+    *group = rl_attr_i(c, n, "group", 1);
     if (*group < 1) return rl_bad(c, n, "group %lld is not positive", (long long)*group);
     return RL_OK;
 }
