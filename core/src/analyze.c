@@ -667,7 +667,7 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
         const rl_node *n = &g->nodes[i];
         if (n->op) continue;
         char nm[300];
-        snprintf(nm, sizeof nm, "%s%s%s", n->domain, n->domain[0] ? "." : "", n->op_type);
+        rl_snprintf_utf8(nm, sizeof nm, "%s%s%s", n->domain, n->domain[0] ? "." : "", n->op_type);
         if (rl_map_get(unsup_seen, nm) >= 0) continue;
         const char *key = rl_arena_strdup(&arena, nm);
         if (key) rl_map_put(unsup_seen, key, i);

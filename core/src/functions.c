@@ -99,12 +99,8 @@ static Onnx__NodeProto *bind_node(rl_ctx *c, const rl_node *call, const Onnx__Fu
     dst->n_attribute = kept;
     /* "call/inner" names make warnings about body nodes point at the call */
     char label[512];
-    snprintf(label, sizeof label, "%s/%s", call->name,
-             src->name && src->name[0] ? src->name : (src->op_type ? src->op_type : "?"));
-    if (!(src->name && src->name[0])) {
-        size_t len = strlen(label);
-        snprintf(label + len, sizeof label - len, "#%zu", index);
-    }
+    if (src->name && src->name[0]) rl_snprintf_utf8(label, sizeof label, "%s/%s", call->name, src->name);
+    else rl_snprintf_utf8(label, sizeof label, "%s/%s#%zu", call->name, src->op_type ? src->op_type : "?", index);
     dst->name = rl_arena_strdup(c->arena, label);
     return dst;
 }

@@ -3,7 +3,12 @@
 #define ROOFLENS_GRAPH_H
 #include "internal.h"
 
-#define RL_MAX_ELEMS (INT64_C(1) << 53)   /* larger tensors are not real models */
+/* The invariant of every known shape (rl_dims_countable): each dim and the
+ * element count are at most RL_MAX_ELEMS (2^53, past any real tensor and
+ * exact in a double). Shape and cost formulas may then add a few dims, or
+ * multiply one by a small factor, in int64 without overflow; anything more
+ * goes through rl_mul_ok/rl_add_ok. */
+#define RL_MAX_ELEMS (INT64_C(1) << 53)
 #define RL_FOLD_MAX_ELEMS 65536           /* constant folding stays small */
 
 rl_name_map *rl_map_new(rl_arena *a, size_t expected);
@@ -34,7 +39,27 @@ rl_value *rl_in(const rl_node *n, int i);
 rl_value *rl_out(const rl_node *n, int i);
 bool rl_shape_known(const rl_value *v); /* rank and every dim known */
 int64_t rl_numel(const rl_value *v);     /* -1 when unknown */
+/* Every known dim (>= 0; -1 is unknown) and the product of the known ones
+ * at most RL_MAX_ELEMS. */
+bool rl_dims_countable(int rank, const int64_t *dims);
+/* dim_overflow error for value v (named, with its dims) at `where`. */
+void rl_dims_overflow(rl_ctx *c, const rl_value *v, int rank, const int64_t *dims, const char *where,
+                      const char *what);
 double rl_numel_d(const rl_value *v);    /* 0 when unknown */
+
+/* Dim arithmetic for shape formulas: an unknown operand (< 0) gives -1; a
+ * result past int64 saturates to INT64_MAX, which rl_set_out then refuses as
+ * dim_overflow naming the node. */
+static inline int64_t rl_dim_mul(int64_t a, int64_t b) {
+    int64_t r;
+    if (a < 0 || b < 0) return -1;
+    return rl_mul_ok(a, b, &r) ? r : INT64_MAX;
+}
+static inline int64_t rl_dim_add(int64_t a, int64_t b) {
+    int64_t r;
+    if (a < 0 || b < 0) return -1;
+    return rl_add_ok(a, b, &r) ? r : INT64_MAX;
+}
 
 /* Attributes; the default is returned when absent. */
 const Onnx__AttributeProto *rl_attr(const rl_node *n, const char *name);

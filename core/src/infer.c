@@ -119,6 +119,7 @@ static void check_declared(rl_ctx *c, const rl_node *n, rl_value *v, int in_src)
     if (!dims) return;
     for (int k = 0; k < v->declared_rank; k++)
         dims[k] = v->rank >= 0 && v->dims[k] >= 0 ? v->dims[k] : v->declared_dims[k];
+    if (!rl_dims_countable(v->declared_rank, dims)) return; /* no tensor has that shape: stays unknown */
     v->rank = v->declared_rank;
     v->dims = dims;
     mark_source(v, in_src > adopt_src ? in_src : adopt_src, false);
@@ -145,6 +146,12 @@ int rl_infer_graph(rl_ctx *c, rl_graph *g) {
     for (int i = 0; i < g->n_inputs; i++) {
         rl_value *v = &g->values[g->inputs[i]];
         if (v->n_known < 0) v->runtime_contents = true;
+        /* sizes given to symbolic dims may make each dim fine and their
+         * product not: [s, s, s] with s = 3,000,000 */
+        if (v->rank > 0 && !rl_dims_countable(v->rank, v->dims)) {
+            rl_dims_overflow(c, v, v->rank, v->dims, v->name, "graph input");
+            return -1;
+        }
     }
     for (int k = 0; k < g->n_nodes; k++) {
         rl_node *n = &g->nodes[g->order[k]];

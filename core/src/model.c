@@ -59,31 +59,10 @@ bool rl_map_put(rl_name_map *m, const char *key, int val) {
 /* ------------------------------------------------------- UTF-8 checks -- */
 /* ONNX strings are UTF-8 by definition, and names end up in the JSON
  * response; protobuf-c does not check them, so a name with invalid bytes
- * would make the response itself invalid. Rejects overlong forms, UTF-16
- * surrogates and code points past U+10FFFF. Returns the bad byte's index or -1. */
-static long utf8_bad_at(const char *str) {
-    const unsigned char *s = (const unsigned char *)str;
-    size_t i = 0;
-    while (s[i]) {
-        unsigned c = s[i];
-        int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
-        if (n < 0 || c == 0xc0 || c == 0xc1 || c > 0xf4) return (long)i;
-        uint32_t cp = c & (0x3fu >> n);
-        for (int k = 1; k <= n; k++) {
-            if ((s[i + k] & 0xc0) != 0x80) return (long)i;
-            cp = (cp << 6) | (s[i + k] & 0x3fu);
-        }
-        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-            (cp >= 0xd800 && cp <= 0xdfff))
-            return (long)i;
-        i += (size_t)n + 1;
-    }
-    return -1;
-}
-
+ * would make the response itself invalid (rl_utf8_bad_at, util.c). */
 static bool utf8_ok(rl_error *e, const char *s, const char *what, const char *where) {
     if (!s) return true;
-    long at = utf8_bad_at(s);
+    long at = rl_utf8_bad_at(s);
     if (at < 0) return true;
     rl_error_set(e, "bad_utf8", where,
                  "%s is not valid UTF-8 (byte %ld): ONNX names are UTF-8 text; the file is "
@@ -485,7 +464,7 @@ int rl_value_from_tensor(rl_ctx *c, rl_value *v, const Onnx__TensorProto *t, con
             return -1;
         }
         v->dims[i] = t->dims[i];
-        if (!rl_mul_ok(numel, t->dims[i], &numel) || numel > RL_MAX_ELEMS) {
+        if (t->dims[i] > RL_MAX_ELEMS || !rl_mul_ok(numel, t->dims[i], &numel) || numel > RL_MAX_ELEMS) {
             rl_error_set(c->err, "dim_overflow", where,
                          "tensor '%s' has more elements than can be counted (the product of its "
                          "dimensions overflows)", v->name);
@@ -563,6 +542,15 @@ int rl_value_from_type(rl_ctx *c, rl_value *v, const Onnx__TypeProto *tp, const 
         } else if (params && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM) {
             params[i] = d->dim_param;
         }
+    }
+    if (!rl_dims_countable((int)rank, dims)) {
+        /* each dim fits, their product does not: [2^40, 2^40] */
+        if (declared_only) {
+            v->declared_rank = -1; /* a declaration no tensor can have is no help */
+            return 0;
+        }
+        rl_dims_overflow(c, v, (int)rank, dims, where, "value");
+        return -1;
     }
     if (declared_only) {
         v->declared_rank = (int)rank;
@@ -686,7 +674,7 @@ static void collect_outer_names(rl_arena *a, const Onnx__GraphProto *body, name_
 
 static const char *node_label(const Onnx__NodeProto *n, size_t i, char *buf, size_t cap) {
     if (n->name && n->name[0]) return n->name;
-    snprintf(buf, cap, "#%zu (%s)", i, n->op_type ? n->op_type : "?");
+    rl_snprintf_utf8(buf, cap, "#%zu (%s)", i, n->op_type ? n->op_type : "?");
     return buf;
 }
 
@@ -757,7 +745,7 @@ rl_graph *rl_graph_build(rl_ctx *c, const Onnx__GraphProto *gp, rl_graph *parent
                              (long long)s->dims[d]);
                 return NULL;
             }
-            if (!rl_mul_ok(numel, s->dims[d], &numel) || numel > RL_MAX_ELEMS) {
+            if (s->dims[d] > RL_MAX_ELEMS || !rl_mul_ok(numel, s->dims[d], &numel) || numel > RL_MAX_ELEMS) {
                 rl_error_set(c->err, "dim_overflow", where,
                              "sparse initializer '%.200s' has more elements than can be counted",
                              nm);

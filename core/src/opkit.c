@@ -30,6 +30,28 @@ int64_t rl_numel(const rl_value *v) {
     return n;
 }
 
+bool rl_dims_countable(int rank, const int64_t *dims) {
+    int64_t total = 1;
+    for (int k = 0; k < rank; k++) {
+        if (dims[k] < 0) continue;
+        if (dims[k] > RL_MAX_ELEMS || !rl_mul_ok(total, dims[k], &total) || total > RL_MAX_ELEMS) return false;
+    }
+    return true;
+}
+
+void rl_dims_overflow(rl_ctx *c, const rl_value *v, int rank, const int64_t *dims, const char *where,
+                      const char *what) {
+    char shape[200];
+    size_t len = (size_t)snprintf(shape, sizeof shape, "[");
+    for (int k = 0; k < rank && len < sizeof shape; k++)
+        len += (size_t)snprintf(shape + len, sizeof shape - len, k ? ",%lld" : "%lld", (long long)dims[k]);
+    if (len < sizeof shape) snprintf(shape + len, sizeof shape - len, "]");
+    rl_error_set(c->err, "dim_overflow", where,
+                 "%s '%.200s' would have the shape %s: more than 2^53 elements (or a dimension past "
+                 "2^53), which no real tensor has; check the model's dimensions and the sizes given "
+                 "to symbolic dims", what, v && v->name ? v->name : "?", shape);
+}
+
 double rl_numel_d(const rl_value *v) {
     int64_t n = rl_numel(v);
     return n < 0 ? 0.0 : (double)n;
@@ -149,16 +171,15 @@ int rl_set_out(rl_ctx *c, rl_node *n, int i, int dtype, int rank, const int64_t 
         rl_error_set(c->err, "out_of_memory", n->name, "out of memory");
         return RL_FAIL;
     }
-    int64_t total = 1;
     for (int k = 0; k < rank; k++) {
         d[k] = dims[k];
         if (d[k] < -1) return rl_bad(c, n, "output %d would have the negative dimension %lld", i, (long long)d[k]);
-        if (d[k] >= 0 && (!rl_mul_ok(total, d[k], &total) || total > RL_MAX_ELEMS)) {
-            rl_error_set(c->err, "dim_overflow", n->name,
-                         "node '%s' (%s) would produce a tensor whose element count overflows",
-                         n->name, n->op_type);
-            return RL_FAIL;
-        }
+    }
+    if (!rl_dims_countable(rank, d)) {
+        char what[300];
+        snprintf(what, sizeof what, "output %d of node '%.200s' (%.60s)", i, n->name, n->op_type);
+        rl_dims_overflow(c, v, rank, d, n->name, what);
+        return RL_FAIL;
     }
     v->rank = rank;
     v->dims = d;

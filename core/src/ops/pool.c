@@ -123,7 +123,10 @@ static int shape_max_unpool(rl_ctx *c, rl_graph *g, rl_node *n) {
     for (int i = 0; i < gm.nsp; i++) {
         int64_t in = x->dims[i + 2];
         if (in < 0 || gm.k[i] < 0) { out[i + 2] = -1; continue; }
-        int64_t o = (in - 1) * gm.s[i] + gm.k[i] - gm.pb[i] - gm.pe[i];
+        int64_t o;
+        if (!rl_mul_ok(in - 1, gm.s[i], &o))
+            return rl_bad(c, n, "the output length on spatial axis %d overflows (stride %lld)", i, (long long)gm.s[i]);
+        o += gm.k[i] - gm.pb[i] - gm.pe[i]; /* each at most 2^53 */
         if (o < 1) return rl_bad(c, n, "output length on spatial axis %d is not positive", i);
         out[i + 2] = o;
     }
