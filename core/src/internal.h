@@ -246,6 +246,7 @@ struct rl_model {
     int n_functions;
     int *function_index;         /* open-addressing table of function slots (-1 empty), */
     int function_index_cap;      /* a power of two >= 2 n_functions: lookups per node stay O(1) */
+    int64_t *function_sizes;     /* nodes each function expands to (rl_functions_measure) */
     rl_graph *graph;             /* the main graph, built for the latest analysis */
     uint64_t file_bytes;
     uint64_t skipped_bytes;
@@ -256,6 +257,10 @@ struct rl_model {
 /* Hash of a model-local function's (domain, name), for rl_model.function_index
  * (built in model.c, probed by rl_function_lookup in functions.c). */
 uint32_t rl_function_hash(const char *domain, const char *name);
+/* The expansion budget, measured once when the model is read (functions.c):
+ * fills function_sizes and refuses with limit_nodes a model whose main graph,
+ * bodies and function calls, expanded, exceed limits.max_nodes. */
+int rl_functions_measure(rl_model *m, rl_error *err);
 
 /* ------------------------------------------------------ analysis context -- */
 #define RL_MAX_WARNINGS 2000

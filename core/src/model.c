@@ -261,6 +261,11 @@ rl_model *rl_reader_finish(rl_reader *r, char **error_json) {
             }
             if (m->function_index[h] < 0) m->function_index[h] = i;
         }
+        if (rl_functions_measure(m, &m->error)) {
+            if (error_json) *error_json = rl_error_json(&m->error);
+            rl_model_free(m);
+            return NULL;
+        }
     }
     return m;
 }

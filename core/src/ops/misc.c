@@ -221,7 +221,7 @@ static int shape_string_split(rl_ctx *c, rl_graph *g, rl_node *n) {
         return cc_unknown(c, n, 0, RL_DT_STRING, -1);
     }
     int64_t dims[RL_MAX_RANK_HARD], bound[RL_MAX_RANK_HARD];
-    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    if (x->rank) memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     memset(bound, 0xff, sizeof bound);
     /* no strings, no pieces */
     dims[x->rank] = rl_numel(x) == 0 ? 0 : -1;
