@@ -382,15 +382,20 @@ static void print_table(const cJSON *res, int top) {
     }
 }
 
+/* A text cell: a leading =, +, -, @, tab or CR would make a spreadsheet read
+ * a model's name as a formula (=HYPERLINK(...)), so such a cell gets a
+ * leading ' as the page's CSV does (web/js/export.js); then quoted when it
+ * holds a comma, a quote or a line break. Numbers are written apart. */
 static void csv_field(const char *s) {
+    bool formula = strchr("=+-@\t\r", s[0]) != NULL && s[0];
     bool quote = strpbrk(s, ",\"\n\r") != NULL;
-    if (!quote) { fputs(s, stdout); return; }
-    putchar('"');
+    if (quote) putchar('"');
+    if (formula) putchar('\'');
     for (; *s; s++) {
         if (*s == '"') putchar('"');
         putchar(*s);
     }
-    putchar('"');
+    if (quote) putchar('"');
 }
 
 static void print_csv(const cJSON *res) {

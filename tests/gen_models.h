@@ -165,4 +165,85 @@ static uint8_t *gen_long_string(size_t n, int field, size_t *len) {
     free(s.p);
     return gen_model(&g, len);
 }
+/* The amplifier: model-local function "Big" (input a, output b) holds a
+ * Constant condition and an If whose then branch is a chain of `body_nodes`
+ * Relu nodes over a (the else branch an Identity); the main graph calls Big
+ * `calls` times in a chain. The file is small (about 20 bytes a body node);
+ * expanded, it is calls x body_nodes nodes. */
+static uint8_t *gen_function_amplifier(int calls, int body_nodes, size_t *len) {
+    gen_buf g = {0}, s = {0}, branch = {0}, attr = {0}, t = {0}, fn = {0}, m = {0}, o = {0};
+    char in[32], out[32];
+    /* then branch: a -> Relu -> r1 -> ... -> rN (a graph output) */
+    for (int i = 0; i < body_nodes; i++) {
+        snprintf(in, sizeof in, i ? "r%d" : "a", i);
+        snprintf(out, sizeof out, "r%d", i + 1);
+        gen_node(&branch, &s, "Relu", in, out, NULL, 0);
+    }
+    gen_str(&branch, 2, "then");
+    snprintf(out, sizeof out, "r%d", body_nodes);
+    gen_value_info(&branch, 12, out, 16);
+    gen_str(&attr, 1, "then_branch");
+    gen_msg(&attr, 6, &branch);
+    gen_int(&attr, 20, 5); /* GRAPH */
+    gen_msg(&s, 5, &attr);
+    gen_node(&branch, &t, "Identity", "a", "e", NULL, 0);
+    gen_str(&branch, 2, "else");
+    gen_value_info(&branch, 12, "e", 16);
+    gen_str(&attr, 1, "else_branch");
+    gen_msg(&attr, 6, &branch);
+    gen_int(&attr, 20, 5);
+    gen_msg(&s, 5, &attr);
+    gen_str(&s, 1, "c");
+    gen_str(&s, 2, "b");
+    gen_str(&s, 4, "If");
+    /* the function: Constant c = true, then the If */
+    gen_int(&t, 1, 0);          /* dims: none (a scalar) */
+    gen_int(&t, 2, 9);          /* BOOL */
+    gen_bytes(&t, 9, "\1", 1); /* raw_data */
+    gen_str(&attr, 1, "value");
+    gen_msg(&attr, 5, &t);
+    gen_int(&attr, 20, 4);      /* TENSOR */
+    gen_buf cnode = {0};
+    gen_str(&cnode, 2, "c");
+    gen_str(&cnode, 4, "Constant");
+    gen_msg(&cnode, 5, &attr);
+    gen_str(&fn, 1, "Big");
+    gen_str(&fn, 4, "a");
+    gen_str(&fn, 5, "b");
+    gen_msg(&fn, 7, &cnode);
+    gen_msg(&fn, 7, &s);
+    gen_int(&o, 2, 13);
+    gen_msg(&fn, 9, &o);
+    gen_str(&fn, 10, "local");
+    /* the main graph: x -> Big -> t1 -> ... -> y */
+    for (int i = 0; i < calls; i++) {
+        snprintf(in, sizeof in, i ? "t%d" : "x", i);
+        snprintf(out, sizeof out, i == calls - 1 ? "y" : "t%d", i + 1);
+        gen_str(&s, 1, in);
+        gen_str(&s, 2, out);
+        gen_str(&s, 4, "Big");
+        gen_str(&s, 7, "local");
+        gen_msg(&g, 1, &s);
+    }
+    gen_str(&g, 2, "amplifier");
+    gen_value_info(&g, 11, "x", 16);
+    gen_value_info(&g, 12, "y", 16);
+    gen_int(&m, 1, 8);
+    gen_str(&m, 2, "rooflens-gen");
+    gen_msg(&m, 7, &g);
+    gen_int(&o, 2, 13);
+    gen_msg(&m, 8, &o);
+    gen_str(&o, 1, "local");
+    gen_int(&o, 2, 1);
+    gen_msg(&m, 8, &o);
+    gen_msg(&m, 25, &fn);
+    int oom = g.oom || s.oom || branch.oom || attr.oom || t.oom || fn.oom || cnode.oom || o.oom || m.oom;
+    free(g.p), free(s.p), free(branch.p), free(attr.p), free(t.p), free(fn.p), free(cnode.p), free(o.p);
+    if (oom) {
+        free(m.p);
+        return NULL;
+    }
+    *len = m.n;
+    return m.p;
+}
 #endif

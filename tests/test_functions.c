@@ -3,9 +3,12 @@
  * what its body costs, shows as one layer; nested calls expand; recursion
  * warns instead of hanging; invalid bodies and expansions that would explode
  * give clear errors. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cjson/cJSON.h>
+#include <time.h>
 
 #include "check.h"
+#include "gen_models.h"
 #include "rooflens.h"
 
 static const char *tests_dir;
@@ -157,6 +160,52 @@ static void errors(void) {
     }
 }
 
+/* Nodes inside a function's If body count against limits.max_nodes, once
+ * per call, and a model over the budget is refused when it is read, before
+ * any body is built: 1,000 calls of a function whose If body holds 10,000
+ * nodes (10^7 nodes expanded, about 240 KB on disk). The same model with 20
+ * calls of a 100-node body is analysed, and its one call layer counts its
+ * branch's 100 Relu. */
+static void amplification(void) {
+    size_t len;
+    uint8_t *d = gen_function_amplifier(1000, 10000, &len);
+    CHECK(d != NULL, "out of memory making the amplifier");
+    if (!d) return;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    char *err = NULL;
+    rl_model *m = rl_model_read(d, len, NULL, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = 1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
+    printf("amplifier: %zu bytes, 1000 calls x 10000 body nodes: refused in %.1f ms\n", len, ms);
+    CHECK(m == NULL, "the amplifier was read: its expansion must be refused before analysis");
+    CHECK(err && strstr(err, "\"limit_nodes\"") && strstr(err, "Big") && strstr(err, "limits.max_nodes"),
+          "the amplifier: want limit_nodes naming function Big, got %s", err ? err : "(none)");
+    rl_model_free(m);
+    rl_free(err);
+    free(d);
+
+    d = gen_function_amplifier(20, 100, &len);
+    if (!d) return;
+    char req[4096];
+    snprintf(req, sizeof req, "{\"hardware\": %s}", hw_json);
+    char *out = rl_analyze(req, d, len);
+    cJSON *res = cJSON_Parse(out);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(res, "ok")), "20 calls x 100 nodes should analyse: %.300s", out);
+    const cJSON *layers = cJSON_GetObjectItem(res, "layers");
+    const cJSON *first = cJSON_GetArrayItem(layers, 0);
+    CHECK(cJSON_GetArraySize(layers) == 20, "20 call layers, got %d", cJSON_GetArraySize(layers));
+    if (first) CHECK_NEAR(num(first, "vector_flops"), 100 * 16, 1e-12, "one call: 100 Relu over [1,16]");
+    /* and over a budget set just below its expansion, refused the same way */
+    snprintf(req, sizeof req, "{\"hardware\": %s, \"limits\": {\"max_nodes\": 3000}}", hw_json);
+    char *out2 = rl_analyze(req, d, len);
+    CHECK(strstr(out2, "\"limit_nodes\"") != NULL, "20 x (128 + 102) nodes over max_nodes 3000: %.300s", out2);
+    cJSON_Delete(res);
+    rl_free(out);
+    rl_free(out2);
+    free(d);
+}
+
 int main(int argc, char **argv) {
     tests_dir = argc > 1 ? argv[1] : "tests";
     char path[1024];
@@ -168,6 +217,7 @@ int main(int argc, char **argv) {
     nested();
     recursive();
     errors();
+    amplification();
     free(hw_json);
     return check_report("functions");
 }

@@ -129,6 +129,12 @@ static int manifest(const char *tests) {
                 if (strncmp(code->valuestring, "limit_", 6) == 0)
                     CHECK(v.message && strstr(v.message, "limits.max_"), "%s: %s does not name the limit to raise: %s",
                           what, code->valuestring, v.message ? v.message : "");
+                /* a refused attribute is named, with its node */
+                if (strcmp(code->valuestring, "bad_attribute") == 0)
+                    CHECK(v.message && strstr(v.message, "attribute '") && strstr(v.message, "node '") && v.where &&
+                              v.where[0],
+                          "%s: bad_attribute must name the node and the attribute: %s", what,
+                          v.message ? v.message : "");
                 check_error(v, code->valuestring, what);
             } else {
                 CHECK(v.ok, "%s: want ok, got %s: %s", what, v.code ? v.code : "?", v.message ? v.message : "");
@@ -265,6 +271,25 @@ static void huge(void) {
     }
 }
 
+/* 100,000 empty NodeProtos (two bytes each): refused at the first, as a
+ * node without op_type, not analysed as 100,000 unknown operators. */
+static void empty_nodes(void) {
+    gen_buf g = {0};
+    for (int i = 0; i < 100000; i++) gen_bytes(&g, 1, "", 0);
+    gen_str(&g, 2, "empty_nodes");
+    gen_value_info(&g, 11, "x", 16);
+    gen_value_info(&g, 12, "x", 16);
+    size_t len;
+    unsigned char *d = gen_model(&g, &len);
+    CHECK(d != NULL, "out of memory making 100,000 empty nodes");
+    if (!d) return;
+    verdict v = judge(run_model(d, len, 0, NULL));
+    CHECK(v.message && strstr(v.message, "no op_type"), "100,000 empty nodes: %s", v.message ? v.message : "");
+    check_error(v, "bad_node", "100,000 empty NodeProtos");
+    free(d);
+    good_still_works("100,000 empty nodes");
+}
+
 static int count_warnings(const verdict *v, const char *code, const char **truncated_msg) {
     int n = 0;
     const cJSON *w;
@@ -309,6 +334,7 @@ int main(int argc, char **argv) {
     limits(tests);
     huge();
     warnings();
+    empty_nodes();
     rl_free(good_baseline);
     free(good_model);
     return check_report("malformed");

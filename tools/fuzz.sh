@@ -1,54 +1,89 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (reader, request, hardware) with ASan+UBSan and
-# runs each for SECONDS seconds, one after the other, on one core.
+# libFuzzer targets of the C core, built with ASan + UBSan (any report fatal):
 #
-#   tools/fuzz.sh [SECONDS-PER-TARGET] [TARGET...]     (default 60, all three)
+#   reader    the streaming ONNX reader, chunked, then the analysis
+#   request   the request JSON over fixed models
+#   hardware  the hardware-profile parser, then an analysis with the profile
+#   model     a request and a model together (seeds: fixtures and the
+#             structural mutants of tests/fuzz/mutate_onnx.py)
+#   study     study objects (batch sweep, compare, power modes) on 4 models
 #
-# Build dir: $FUZZ_BUILD (default build-fuzz). Corpora grow in
-# $FUZZ_BUILD/corpus/<target> (seeded from tests/fixtures, hw/ by
-# tests/fuzz/make_seeds.py); crashes land in $FUZZ_BUILD/crashes/<target>.
-# Copy a crash into tests/fuzz/regressions/<target>/ once it is fixed: ctest
-# replays that folder in every build. FUZZ_KEEP_GOING=1 keeps fuzzing after a
-# crash (libFuzzer's fork mode), for long unattended runs.
+# Every response must pass tests/response_oracle.h (valid UTF-8, a clean
+# error, or finite non-negative figures).
+#
+#   tools/fuzz.sh TARGET SECONDS [JOBS]   build if needed, then fuzz TARGET (or
+#                                         "all", one after the other) for SECONDS
+#                                         with JOBS parallel workers (default 1)
+#   tools/fuzz.sh bundle DIR              build a self-contained fuzz directory:
+#                                         DIR/run.sh TARGET SECONDS [JOBS] runs it
+#                                         on another machine (no checkout needed)
+#
+# The bundle ($FUZZ_BUILD, default build-fuzz) holds the fuzzers (libFuzzer,
+# ASan, UBSan and protobuf-c linked statically; the other shared libraries
+# they need copied into lib/ beside them), the fixture models and profiles the
+# targets read (src/), the seed corpora (corpus/<target>, grown by the runs),
+# the regression inputs, and run.sh. Crashes, timeouts (an input taking more
+# than 10 s is a hang) and OOMs land in crashes/<target>/; copy one into
+# tests/fuzz/regressions/<target>/ once it is fixed: ctest replays that folder
+# in every build. FUZZ_KEEP_GOING=1 keeps fuzzing after a crash.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SECS="${1:-60}"
-shift || true
-TARGETS=("$@")
-[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(reader request hardware)
-B="${FUZZ_BUILD:-build-fuzz}"
+ROOT="$PWD"
+TARGETS_ALL=(reader request hardware model study)
+usage() { sed -n '14,20p' "$0" >&2; exit 2; }
+[[ $# -ge 2 ]] || usage
+
 CC=clang
 command -v "$CC" >/dev/null || { echo "fuzz.sh needs clang (apt-get install clang libclang-rt-dev)"; exit 2; }
 
-SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
-cmake -S . -B "$B" -DCMAKE_C_COMPILER="$CC" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link $SAN" \
-  -DROOFLENS_BUILD_CLI=OFF -DROOFLENS_BUILD_TESTS=OFF >/dev/null
-cmake --build "$B" --target rooflens_core -j"$(nproc)" >/dev/null
+build_bundle() {
+  local out="$1" B="$1/build"
+  mkdir -p "$out/lib" "$out/bin" "$B"
+  out="$(cd "$out" && pwd)"
+  B="$out/build"
+  local SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
+  echo "== building the fuzzers into $out"
+  cmake -S "$ROOT" -B "$B" -DCMAKE_C_COMPILER="$CC" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link $SAN" \
+    -DROOFLENS_BUILD_CLI=OFF -DROOFLENS_BUILD_TESTS=OFF >/dev/null
+  cmake --build "$B" --target rooflens_core -j"${BUILD_JOBS:-2}" >/dev/null
+  # protobuf-c statically when its archive is installed; cJSON (Debian ships
+  # no archive) and the C++ runtime libFuzzer needs are copied into lib/
+  local pbc="-lprotobuf-c"
+  for a in /usr/lib/*/libprotobuf-c.a /usr/lib/libprotobuf-c.a; do [[ -f $a ]] && pbc="$a" && break; done
+  for t in "${TARGETS_ALL[@]}"; do
+    "$CC" -g -O1 -fsanitize=fuzzer $SAN -DROOFLENS_SOURCE_DIR="\"$ROOT\"" \
+      -Icore/include -Icore/src -I"$B/gen" tests/fuzz/fuzz_"$t".c "$B/librooflens_core.a" \
+      -lcjson "$pbc" -lm -Wl,-rpath,'$ORIGIN/../lib' -o "$out/bin/fuzz_$t"
+  done
+  ldd "$out"/bin/fuzz_* | awk '$3 ~ /^\// {print $3}' | sort -u |
+    grep -Ev '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so' | while read -r lib; do cp -L "$lib" "$out/lib/"; done
+  # what the targets read at start (ROOFLENS_SOURCE_DIR points here in run.sh)
+  mkdir -p "$out/src/tests/fixtures" "$out/src/hw" "$out/regressions"
+  cp -r tests/fixtures/models "$out/src/tests/fixtures/"
+  cp hw/*.json "$out/src/hw/"
+  cp -r tests/fuzz/regressions/. "$out/regressions/"
+  if [[ ! -d "$out/corpus" ]]; then
+    /usr/bin/python3 tests/fuzz/make_seeds.py "$out/corpus"
+  fi
+  cp tools/fuzz-run.sh "$out/run.sh"
+  chmod +x "$out/run.sh"
+  echo "   $(ls "$out/bin" | wc -l) fuzzers, $(ls "$out/lib" | wc -l) bundled libraries; run with $out/run.sh TARGET SECONDS [JOBS]"
+}
 
-LIBS="$(pkg-config --libs libcjson libprotobuf-c 2>/dev/null || echo -lcjson -lprotobuf-c) -lm"
-for t in "${TARGETS[@]}"; do
-  "$CC" -g -O1 -fsanitize=fuzzer $SAN -DROOFLENS_SOURCE_DIR="\"$PWD\"" \
-    -Icore/include -Icore/src -I"$B/gen" tests/fuzz/fuzz_"$t".c "$B/librooflens_core.a" $LIBS \
-    -o "$B/fuzz_$t"
-done
-
-if [[ ! -d "$B/corpus" ]]; then
-  /usr/bin/python3 tests/fuzz/make_seeds.py "$B/corpus"
+if [[ $1 == bundle ]]; then
+  build_bundle "$2"
+  exit 0
 fi
 
-for t in "${TARGETS[@]}"; do
-  mkdir -p "$B/corpus/$t" "$B/crashes/$t"
-  max_len=65536
-  [[ $t == reader ]] || max_len=16384
-  echo "== fuzz_$t for ${SECS}s"
-  # Regressions join the corpus so the fuzzer starts from past findings too.
-  keep=()
-  [[ "${FUZZ_KEEP_GOING:-0}" == 1 ]] && keep=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
-  "$B/fuzz_$t" "${keep[@]}" -max_total_time="$SECS" -max_len=$max_len -timeout=10 \
-    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$B/crashes/$t/" \
-    "$B/corpus/$t" tests/fuzz/regressions/"$t" 2>&1 | tee "$B/fuzz_$t.log" | grep -E "^#[0-9]+ +(DONE|INITED)|ERROR|SUMMARY|stat::|Test unit written|crashes:" || true
-  status=${PIPESTATUS[0]}
-  echo "   corpus: $(ls "$B/corpus/$t" | wc -l) inputs; crashes: $(ls "$B/crashes/$t" | wc -l)"
-  [[ $status -eq 0 ]] || { echo "fuzz_$t failed (exit $status); see $B/fuzz_$t.log"; exit 1; }
-done
+TARGET="$1" SECS="$2" JOBS="${3:-1}"
+B="${FUZZ_BUILD:-build-fuzz}"
+# rebuilt when a source is newer than the fuzzers
+if [[ ! -x "$B/bin/fuzz_study" ]] || [[ -n "$(find core tests/fuzz tests/response_oracle.h -newer "$B/bin/fuzz_study" -name '*.[ch]' | head -1)" ]]; then
+  build_bundle "$B"
+fi
+if [[ $TARGET == all ]]; then
+  for t in "${TARGETS_ALL[@]}"; do "$B/run.sh" "$t" "$SECS" "$JOBS"; done
+else
+  "$B/run.sh" "$TARGET" "$SECS" "$JOBS"
+fi

@@ -344,7 +344,7 @@ static void add_unsupported(cJSON *to, const rl_graph *g, rl_arena *arena) {
         const rl_node *n = &g->nodes[i];
         if (n->op) continue;
         char nm[300];
-        snprintf(nm, sizeof nm, "%s%s%s", n->domain, n->domain[0] ? "." : "", n->op_type);
+        rl_snprintf_utf8(nm, sizeof nm, "%s%s%s", n->domain, n->domain[0] ? "." : "", n->op_type);
         if (rl_map_get(seen, nm) >= 0) continue;
         const char *key = rl_arena_strdup(arena, nm);
         if (key) rl_map_put(seen, key, i);

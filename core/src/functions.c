@@ -12,6 +12,7 @@
  * bodies. Kept separate from model.c so the reader/graph code and this
  * expansion evolve independently. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph.h"
@@ -99,12 +100,8 @@ static Onnx__NodeProto *bind_node(rl_ctx *c, const rl_node *call, const Onnx__Fu
     dst->n_attribute = kept;
     /* "call/inner" names make warnings about body nodes point at the call */
     char label[512];
-    snprintf(label, sizeof label, "%s/%s", call->name,
-             src->name && src->name[0] ? src->name : (src->op_type ? src->op_type : "?"));
-    if (!(src->name && src->name[0])) {
-        size_t len = strlen(label);
-        snprintf(label + len, sizeof label - len, "#%zu", index);
-    }
+    if (src->name && src->name[0]) rl_snprintf_utf8(label, sizeof label, "%s/%s", call->name, src->name);
+    else rl_snprintf_utf8(label, sizeof label, "%s/%s#%zu", call->name, src->op_type ? src->op_type : "?", index);
     dst->name = rl_arena_strdup(c->arena, label);
     return dst;
 }
@@ -154,15 +151,6 @@ static int expand(rl_ctx *c, rl_graph *g, rl_node *n, const rl_function *fn) {
     if (unbound)
         return rl_bad(c, n, "function '%s' reads '%s', which is neither one of its inputs nor produced in "
                       "its body (a function cannot see its caller's values)", fn->name, unbound);
-    /* Node explosion guard: nested functions multiply their bodies. */
-    c->total_nodes += (int64_t)fp->n_node + RL_FN_CALL_WEIGHT;
-    if ((uint64_t)c->total_nodes > c->model->limits.max_nodes) {
-        rl_error_set(c->err, "limit_nodes", n->name,
-                     "expanding model-local functions gives more than %llu nodes; raise "
-                     "limits.max_nodes if this model is genuine",
-                     (unsigned long long)c->model->limits.max_nodes);
-        return RL_FAIL;
-    }
     Onnx__GraphProto *body = rl_arena_alloc(c->arena, sizeof *body);
     Onnx__NodeProto **nodes = rl_arena_alloc(c->arena, (fp->n_node + 1) * sizeof *nodes);
     if (!body || !nodes) return rl_bad(c, n, "out of memory");
@@ -215,27 +203,160 @@ static int expand(rl_ctx *c, rl_graph *g, rl_node *n, const rl_function *fn) {
     return status;
 }
 
-/* How many nodes a call to fn becomes once every nested call is expanded,
- * saturating just above `cap`. A function already on the walk (recursion)
- * counts 0 here: its expansion reports it. Deeper than RL_FN_MAX_NEST also
- * counts 0: that expansion fails with limit_depth. */
-static int64_t expanded_size(const rl_model *m, const rl_function *fn, int64_t *memo, char *state,
-                             int64_t cap, int depth) {
-    int idx = (int)(fn - m->functions);
-    if (state[idx] == 2) return memo[idx];
-    if (state[idx] == 1 || depth > RL_FN_MAX_NEST) return 0;
-    state[idx] = 1;
+/* ------------------------------------------------- the expansion budget -- */
+/* Every node the analysis will build counts against limits.max_nodes: the
+ * main graph's nodes, the nodes of every body (If/Loop/Scan...) at any depth,
+ * and for each call of a model-local function RL_FN_CALL_WEIGHT plus what
+ * the function's body becomes, bodies and nested calls included. A function
+ * whose If body holds 10,000 nodes, called 1,000 times, is 10^7 nodes: it is
+ * refused when the model is read, before any of them is built. Sizes
+ * saturate just above the limit. A function already on the walk (recursion)
+ * counts 0 here: its expansion reports it. */
+typedef struct budget {
+    const rl_model *m;
+    int64_t *size;  /* per function, valid once state is 2 */
+    char *state;    /* 0 unvisited, 1 on the walk, 2 measured */
+    int64_t cap;
+} budget;
+
+/* Nodes a node list becomes: each node 1, a call RL_FN_CALL_WEIGHT plus its
+ * function's size (0 while that function is not measured: a recursive call,
+ * reported when expanded), and the nodes of its bodies. Recursion follows
+ * body nesting only, which the reader bounds by limits.max_depth. */
+static int64_t nodes_size(const budget *b, Onnx__NodeProto *const *nodes, size_t count, int depth) {
     int64_t total = 0;
-    const Onnx__FunctionProto *fp = fn->proto;
-    for (size_t i = 0; i < fp->n_node && total <= cap; i++) {
-        const Onnx__NodeProto *np = fp->node[i];
-        const rl_function *inner = rl_function_lookup(m, np->domain, np->op_type);
-        total += inner ? RL_FN_CALL_WEIGHT + expanded_size(m, inner, memo, state, cap, depth + 1) : 1;
+    if (depth > 1024) return 0; /* past any max_depth: the reader refused it */
+    for (size_t i = 0; i < count && total <= b->cap; i++) {
+        const Onnx__NodeProto *np = nodes[i];
+        const rl_function *fn = rl_function_lookup(b->m, np->domain, np->op_type);
+        total += 1;
+        if (fn) {
+            int idx = (int)(fn - b->m->functions);
+            total += RL_FN_CALL_WEIGHT - 1 + (b->state[idx] == 2 ? b->size[idx] : 0);
+        }
+        for (size_t k = 0; k < np->n_attribute && total <= b->cap; k++) {
+            const Onnx__AttributeProto *a = np->attribute[k];
+            if (a->g) total += nodes_size(b, a->g->node, a->g->n_node, depth + 1);
+            for (size_t gi = 0; gi < a->n_graphs && total <= b->cap; gi++)
+                total += nodes_size(b, a->graphs[gi]->node, a->graphs[gi]->n_node, depth + 1);
+        }
     }
-    if (total > cap) total = cap + 1;
-    memo[idx] = total;
-    state[idx] = 2;
+    return total > b->cap ? b->cap + 1 : total;
+}
+
+/* The functions a node list calls (bodies included), appended to *out. */
+static void collect_calls(const rl_model *m, Onnx__NodeProto *const *nodes, size_t count, int depth, int *out,
+                          size_t *n, size_t cap) {
+    if (depth > 1024) return;
+    for (size_t i = 0; i < count; i++) {
+        const Onnx__NodeProto *np = nodes[i];
+        const rl_function *fn = rl_function_lookup(m, np->domain, np->op_type);
+        if (fn && *n < cap) out[(*n)++] = (int)(fn - m->functions);
+        for (size_t k = 0; k < np->n_attribute; k++) {
+            const Onnx__AttributeProto *a = np->attribute[k];
+            if (a->g) collect_calls(m, a->g->node, a->g->n_node, depth + 1, out, n, cap);
+            for (size_t gi = 0; gi < a->n_graphs; gi++)
+                collect_calls(m, a->graphs[gi]->node, a->graphs[gi]->n_node, depth + 1, out, n, cap);
+        }
+    }
+}
+
+static size_t count_nodes(Onnx__NodeProto *const *nodes, size_t count, int depth) {
+    size_t total = count;
+    if (depth > 1024) return 0;
+    for (size_t i = 0; i < count; i++)
+        for (size_t k = 0; k < nodes[i]->n_attribute; k++) {
+            const Onnx__AttributeProto *a = nodes[i]->attribute[k];
+            if (a->g) total += count_nodes(a->g->node, a->g->n_node, depth + 1);
+            for (size_t gi = 0; gi < a->n_graphs; gi++)
+                total += count_nodes(a->graphs[gi]->node, a->graphs[gi]->n_node, depth + 1);
+        }
     return total;
+}
+
+/* Measures every function callees first (an explicit stack: a chain of
+ * 100,000 functions calling each other must not recurse 100,000 deep). */
+static int measure_functions(budget *b) {
+    rl_model *m = (rl_model *)b->m;
+    int nf = m->n_functions;
+    size_t *first = calloc((size_t)nf + 1, sizeof *first), n_calls = 0, cap = 0;
+    for (int i = 0; i < nf; i++) cap += count_nodes(m->functions[i].proto->node, m->functions[i].proto->n_node, 0);
+    int *calls = malloc((cap + 1) * sizeof *calls);
+    int *stack = malloc(((size_t)nf + 1) * sizeof *stack);
+    size_t *next = malloc(((size_t)nf + 1) * sizeof *next);
+    if (!first || !calls || !stack || !next) {
+        free(first), free(calls), free(stack), free(next);
+        return -1;
+    }
+    for (int i = 0; i < nf; i++) {
+        first[i] = n_calls;
+        collect_calls(m, m->functions[i].proto->node, m->functions[i].proto->n_node, 0, calls, &n_calls, cap);
+    }
+    first[nf] = n_calls;
+    for (int root = 0; root < nf; root++) {
+        if (b->state[root]) continue;
+        int top = 0;
+        stack[top] = root;
+        next[top] = first[root];
+        b->state[root] = 1;
+        while (top >= 0) {
+            int f = stack[top];
+            if (next[top] < first[f + 1]) {
+                int callee = calls[next[top]++];
+                if (b->state[callee] == 0) { /* descend; on the walk (1) or measured (2): no */
+                    b->state[callee] = 1;
+                    stack[++top] = callee;
+                    next[top] = first[callee];
+                }
+                continue;
+            }
+            b->size[f] = nodes_size(b, m->functions[f].proto->node, m->functions[f].proto->n_node, 0);
+            b->state[f] = 2;
+            top--;
+        }
+    }
+    free(first), free(calls), free(stack), free(next);
+    return 0;
+}
+
+int rl_functions_measure(rl_model *m, rl_error *err) {
+    budget b = {m, NULL, NULL, (int64_t)m->limits.max_nodes};
+    m->function_sizes = rl_arena_alloc(&m->arena, (size_t)(m->n_functions + 1) * sizeof *m->function_sizes);
+    b.state = calloc((size_t)m->n_functions + 1, 1);
+    b.size = m->function_sizes;
+    if (!m->function_sizes || !b.state || measure_functions(&b)) {
+        free(b.state);
+        rl_error_set(err, "out_of_memory", "", "out of memory while measuring the model's functions");
+        return -1;
+    }
+    int64_t total = nodes_size(&b, m->proto->graph->node, m->proto->graph->n_node, 0);
+    free(b.state);
+    if (total > b.cap) {
+        /* the largest function the main graph calls (else the largest of
+         * all), named so the user knows where to look */
+        int big = 0;
+        for (int i = 1; i < m->n_functions; i++)
+            if (m->function_sizes[i] > m->function_sizes[big]) big = i;
+        int64_t best = -1;
+        for (size_t i = 0; i < m->proto->graph->n_node; i++) {
+            const Onnx__NodeProto *np = m->proto->graph->node[i];
+            const rl_function *fn = rl_function_lookup(m, np->domain, np->op_type);
+            if (fn && m->function_sizes[fn - m->functions] > best) {
+                best = m->function_sizes[fn - m->functions];
+                big = (int)(fn - m->functions);
+            }
+        }
+        rl_error_set(err, "limit_nodes", m->functions[big].name,
+                     "with its model-local functions expanded (each call counts %d plus its body, "
+                     "bodies of If, Loop and Scan included), the model has more than %llu nodes; the "
+                     "largest, function '%.200s', expands to %s%lld nodes per call; raise "
+                     "limits.max_nodes if the model is genuine",
+                     RL_FN_CALL_WEIGHT, (unsigned long long)m->limits.max_nodes, m->functions[big].name,
+                     m->function_sizes[big] > b.cap ? "more than " : "",
+                     (long long)(m->function_sizes[big] > b.cap ? b.cap : m->function_sizes[big]));
+        return -1;
+    }
+    return 0;
 }
 
 static int shape_function_call(rl_ctx *c, rl_graph *g, rl_node *n) {
@@ -257,23 +378,20 @@ static int shape_function_call(rl_ctx *c, rl_graph *g, rl_node *n) {
             if (rl_out(n, k) && rl_set_out(c, n, k, 0, -1, NULL) != RL_OK) return RL_FAIL;
         return RL_UNKNOWN;
     }
-    /* An outermost call: refuse at once what nested calls would multiply
-     * beyond the node limit (a few functions calling each other twice
-     * each reach 2^40 nodes), instead of expanding until the limit. */
+    /* An outermost call: what it expands to (measured when the model was
+     * read) must fit what is left of the budget, before any of it is built. */
     if (n_active == 0) {
         int64_t cap = (int64_t)c->model->limits.max_nodes;
-        int64_t *memo = rl_arena_alloc(c->arena, (size_t)(c->model->n_functions + 1) * sizeof *memo);
-        char *state = rl_arena_alloc(c->arena, (size_t)(c->model->n_functions + 1));
-        if (!memo || !state) return rl_bad(c, n, "out of memory");
-        int64_t size = RL_FN_CALL_WEIGHT + expanded_size(c->model, fn, memo, state, cap, 0);
+        int64_t size = RL_FN_CALL_WEIGHT + c->model->function_sizes[fn - c->model->functions];
         if (size > cap - c->total_nodes) {
             rl_error_set(c->err, "limit_nodes", n->name,
                          "node '%s' calls model-local function '%s', which expands to more than %llu "
-                         "nodes with the functions it calls (each call counts %d); raise "
+                         "nodes with the bodies and functions it holds (each call counts %d); raise "
                          "limits.max_nodes if this model is genuine",
                          n->name, fn->name, (unsigned long long)(cap - c->total_nodes), RL_FN_CALL_WEIGHT);
             return RL_FAIL;
         }
+        c->total_nodes += size;
     }
     if (n_active >= RL_FN_MAX_NEST) {
         rl_error_set(c->err, "limit_depth", n->name,

@@ -3,7 +3,12 @@
 #define ROOFLENS_GRAPH_H
 #include "internal.h"
 
-#define RL_MAX_ELEMS (INT64_C(1) << 53)   /* larger tensors are not real models */
+/* The invariant of every known shape (rl_dims_countable): each dim and the
+ * element count are at most RL_MAX_ELEMS (2^53, past any real tensor and
+ * exact in a double). Shape and cost formulas may then add a few dims, or
+ * multiply one by a small factor, in int64 without overflow; anything more
+ * goes through rl_mul_ok/rl_add_ok. */
+#define RL_MAX_ELEMS (INT64_C(1) << 53)
 #define RL_FOLD_MAX_ELEMS 65536           /* constant folding stays small */
 
 rl_name_map *rl_map_new(rl_arena *a, size_t expected);
@@ -20,8 +25,10 @@ int rl_value_from_type(rl_ctx *c, rl_value *v, const Onnx__TypeProto *tp, const 
 
 /* Shape inference of a whole graph (and, through control-flow ops, of bodies). */
 int rl_infer_graph(rl_ctx *c, rl_graph *g);
-/* Cost of every node of a graph; returns the summed cost. */
-void rl_cost_graph(rl_ctx *c, rl_graph *g, rl_cost *sum);
+/* Cost of every node of a graph, summed into *sum. Every node's figures are
+ * checked finite, non-negative and countable; returns -1 with c->err set
+ * (naming the node) otherwise. */
+int rl_cost_graph(rl_ctx *c, rl_graph *g, rl_cost *sum);
 /* Build a body graph of a control-flow node with its inputs preset, infer it. */
 rl_graph *rl_body_infer(rl_ctx *c, rl_graph *outer, rl_node *n, const Onnx__GraphProto *body,
                         int n_preset, rl_value *const *preset);
@@ -32,11 +39,37 @@ rl_value *rl_in(const rl_node *n, int i);
 rl_value *rl_out(const rl_node *n, int i);
 bool rl_shape_known(const rl_value *v); /* rank and every dim known */
 int64_t rl_numel(const rl_value *v);     /* -1 when unknown */
+/* Every known dim (>= 0; -1 is unknown) and the product of the known ones
+ * at most RL_MAX_ELEMS. */
+bool rl_dims_countable(int rank, const int64_t *dims);
+/* dim_overflow error for value v (named, with its dims) at `where`. */
+void rl_dims_overflow(rl_ctx *c, const rl_value *v, int rank, const int64_t *dims, const char *where,
+                      const char *what);
 double rl_numel_d(const rl_value *v);    /* 0 when unknown */
+
+/* Dim arithmetic for shape formulas: an unknown operand (< 0) gives -1; a
+ * result past int64 saturates to INT64_MAX, which rl_set_out then refuses as
+ * dim_overflow naming the node. */
+static inline int64_t rl_dim_mul(int64_t a, int64_t b) {
+    int64_t r;
+    if (a < 0 || b < 0) return -1;
+    return rl_mul_ok(a, b, &r) ? r : INT64_MAX;
+}
+static inline int64_t rl_dim_add(int64_t a, int64_t b) {
+    int64_t r;
+    if (a < 0 || b < 0) return -1;
+    return rl_add_ok(a, b, &r) ? r : INT64_MAX;
+}
 
 /* Attributes; the default is returned when absent. */
 const Onnx__AttributeProto *rl_attr(const rl_node *n, const char *name);
-int64_t rl_attr_i(const rl_node *n, const char *name, int64_t def);
+/* Integer attributes go through these: a FLOAT attribute must hold a whole
+ * number inside int64 (NaN, inf, 1e30 are refused), and rl_attr_i_in also
+ * bounds the value to [lo, hi]. A bad value records a bad_attribute error in
+ * c->err (naming node and attribute) and returns def; the inference and cost
+ * drivers stop at any recorded error, so callers need not check. */
+int64_t rl_attr_i(rl_ctx *c, const rl_node *n, const char *name, int64_t def);
+int64_t rl_attr_i_in(rl_ctx *c, const rl_node *n, const char *name, int64_t def, int64_t lo, int64_t hi);
 double rl_attr_f(const rl_node *n, const char *name, double def);
 const char *rl_attr_s(const rl_node *n, const char *name, const char *def); /* NUL-terminated copy */
 int rl_attr_ints(const rl_node *n, const char *name, const int64_t **vals); /* count, -1 absent */

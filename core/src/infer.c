@@ -119,6 +119,7 @@ static void check_declared(rl_ctx *c, const rl_node *n, rl_value *v, int in_src)
     if (!dims) return;
     for (int k = 0; k < v->declared_rank; k++)
         dims[k] = v->rank >= 0 && v->dims[k] >= 0 ? v->dims[k] : v->declared_dims[k];
+    if (!rl_dims_countable(v->declared_rank, dims)) return; /* no tensor has that shape: stays unknown */
     v->rank = v->declared_rank;
     v->dims = dims;
     mark_source(v, in_src > adopt_src ? in_src : adopt_src, false);
@@ -145,6 +146,12 @@ int rl_infer_graph(rl_ctx *c, rl_graph *g) {
     for (int i = 0; i < g->n_inputs; i++) {
         rl_value *v = &g->values[g->inputs[i]];
         if (v->n_known < 0) v->runtime_contents = true;
+        /* sizes given to symbolic dims may make each dim fine and their
+         * product not: [s, s, s] with s = 3,000,000 */
+        if (v->rank > 0 && !rl_dims_countable(v->rank, v->dims)) {
+            rl_dims_overflow(c, v, v->rank, v->dims, v->name, "graph input");
+            return -1;
+        }
     }
     for (int k = 0; k < g->n_nodes; k++) {
         rl_node *n = &g->nodes[g->order[k]];
@@ -251,7 +258,41 @@ static void add_cost(rl_cost *s, const rl_cost *k, double times) {
     if (!k->known) s->known = false;
 }
 
-void rl_cost_graph(rl_ctx *c, rl_graph *g, rl_cost *sum) {
+/* Every node's cost must be a physical quantity before it reaches a total:
+ * finite, not negative, and at most RL_MAX_NODE_COST (10^36 FLOPs or bytes,
+ * far past any model: a zettaFLOP/s machine would need 10^15 s). With at
+ * most 10^8 nodes, the sums then stay finite too, so an answer can never
+ * print inf as null or 0. A negative or NaN figure means an attribute or
+ * shape the op's cost formula does not accept; a too-large one, trip counts
+ * or shapes past any real model (20 nested Scans). Either way the node is
+ * named and the analysis stops. */
+#define RL_MAX_NODE_COST 1e36
+
+static int check_node_cost(rl_ctx *c, const rl_node *n, const rl_cost *k) {
+    static const char *const names[] = {"matrix FLOPs", "vector FLOPs", "MACs", "input bytes",
+                                        "weight bytes", "output bytes"};
+    const double v[] = {k->matrix_flops, k->vector_flops, k->macs, k->input_bytes, k->weight_bytes,
+                        k->output_bytes};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        if (v[i] >= 0 && v[i] <= RL_MAX_NODE_COST) continue;
+        bool control = n->op && (n->op->flags & RL_OP_CONTROL);
+        if (v[i] > RL_MAX_NODE_COST) /* inf included */
+            rl_error_set(c->err, "cost_overflow", n->name,
+                         "node '%s' (%s) would count %g %s, more than rooflens can count (%g)%s; "
+                         "its shapes or attributes are not those of a model that can run",
+                         n->name, n->op_type, v[i], names[i], RL_MAX_NODE_COST,
+                         control ? ": its bodies' cost times their trip counts" : "");
+        else
+            rl_error_set(c->err, "bad_model", n->name,
+                         "node '%s' (%s) would count %g %s: a negative or undefined cost means "
+                         "its attributes or input shapes are outside what the operator accepts",
+                         n->name, n->op_type, v[i], names[i]);
+        return -1;
+    }
+    return 0;
+}
+
+int rl_cost_graph(rl_ctx *c, rl_graph *g, rl_cost *sum) {
     memset(sum, 0, sizeof *sum);
     sum->known = true;
     for (int k = 0; k < g->n_nodes; k++) {
@@ -265,7 +306,7 @@ void rl_cost_graph(rl_ctx *c, rl_graph *g, rl_cost *sum) {
             for (int s = 0; s < n->n_subgraphs; s++) {
                 if (!n->subgraphs[s]) continue;
                 rl_cost body;
-                rl_cost_graph(c, n->subgraphs[s], &body);
+                if (rl_cost_graph(c, n->subgraphs[s], &body)) return -1;
                 add_cost(cost, &body, n->sub_multiplier > 0 ? n->sub_multiplier : 1.0);
             }
             if (n->op->cost) n->op->cost(c, g, n, cost);
@@ -273,6 +314,10 @@ void rl_cost_graph(rl_ctx *c, rl_graph *g, rl_cost *sum) {
             if (!n->op || !(n->op->flags & RL_OP_VIEW)) default_bytes(c, n, cost);
             if (n->op && n->op->cost && n->shape_known) n->op->cost(c, g, n, cost);
         }
+        /* an attribute a cost function read may have been refused (rl_attr_i_in) */
+        if (c->err->code[0] || check_node_cost(c, n, cost)) return -1;
         add_cost(sum, cost, 1.0);
     }
+    return 0;
 }
+

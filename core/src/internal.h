@@ -24,6 +24,24 @@ void *rl_arena_alloc(rl_arena *a, size_t size);          /* zeroed; NULL on OOM 
 char *rl_arena_strdup(rl_arena *a, const char *s);
 void rl_arena_free(rl_arena *a);
 
+/* ------------------------------------------------------------------ text -- */
+/* Text built in fixed buffers (snprintf, "%.200s") may end, or hold, a
+ * multi-byte character cut in the middle; a model's bytes may not be UTF-8 at
+ * all where they were not checked. rl_utf8_repair drops, in place, every
+ * byte that does not start a complete valid UTF-8 sequence (overlong forms,
+ * surrogates and code points past U+10FFFF included) and returns the new
+ * length. rl_error_set and rl_warn repair what they store; so does every
+ * label built from a model's names. rl_utf8_bad_at: index of the first such
+ * byte, -1 if none. */
+size_t rl_utf8_repair(char *s);
+long rl_utf8_bad_at(const char *s);
+/* snprintf, then rl_utf8_repair: a name or label cut at a buffer's end. */
+void rl_snprintf_utf8(char *buf, size_t cap, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /* ---------------------------------------------------------------- errors -- */
 typedef struct rl_error {
     char code[48];
@@ -228,6 +246,7 @@ struct rl_model {
     int n_functions;
     int *function_index;         /* open-addressing table of function slots (-1 empty), */
     int function_index_cap;      /* a power of two >= 2 n_functions: lookups per node stay O(1) */
+    int64_t *function_sizes;     /* nodes each function expands to (rl_functions_measure) */
     rl_graph *graph;             /* the main graph, built for the latest analysis */
     uint64_t file_bytes;
     uint64_t skipped_bytes;
@@ -238,6 +257,10 @@ struct rl_model {
 /* Hash of a model-local function's (domain, name), for rl_model.function_index
  * (built in model.c, probed by rl_function_lookup in functions.c). */
 uint32_t rl_function_hash(const char *domain, const char *name);
+/* The expansion budget, measured once when the model is read (functions.c):
+ * fills function_sizes and refuses with limit_nodes a model whose main graph,
+ * bodies and function calls, expanded, exceed limits.max_nodes. */
+int rl_functions_measure(rl_model *m, rl_error *err);
 
 /* ------------------------------------------------------ analysis context -- */
 #define RL_MAX_WARNINGS 2000

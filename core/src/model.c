@@ -59,31 +59,10 @@ bool rl_map_put(rl_name_map *m, const char *key, int val) {
 /* ------------------------------------------------------- UTF-8 checks -- */
 /* ONNX strings are UTF-8 by definition, and names end up in the JSON
  * response; protobuf-c does not check them, so a name with invalid bytes
- * would make the response itself invalid. Rejects overlong forms, UTF-16
- * surrogates and code points past U+10FFFF. Returns the bad byte's index or -1. */
-static long utf8_bad_at(const char *str) {
-    const unsigned char *s = (const unsigned char *)str;
-    size_t i = 0;
-    while (s[i]) {
-        unsigned c = s[i];
-        int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
-        if (n < 0 || c == 0xc0 || c == 0xc1 || c > 0xf4) return (long)i;
-        uint32_t cp = c & (0x3fu >> n);
-        for (int k = 1; k <= n; k++) {
-            if ((s[i + k] & 0xc0) != 0x80) return (long)i;
-            cp = (cp << 6) | (s[i + k] & 0x3fu);
-        }
-        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-            (cp >= 0xd800 && cp <= 0xdfff))
-            return (long)i;
-        i += (size_t)n + 1;
-    }
-    return -1;
-}
-
+ * would make the response itself invalid (rl_utf8_bad_at, util.c). */
 static bool utf8_ok(rl_error *e, const char *s, const char *what, const char *where) {
     if (!s) return true;
-    long at = utf8_bad_at(s);
+    long at = rl_utf8_bad_at(s);
     if (at < 0) return true;
     rl_error_set(e, "bad_utf8", where,
                  "%s is not valid UTF-8 (byte %ld): ONNX names are UTF-8 text; the file is "
@@ -180,9 +159,150 @@ static bool model_utf8_ok(rl_error *e, const Onnx__ModelProto *m) {
     return graph_utf8_ok(e, m->graph, 0);
 }
 
+/* ------------------------------------------------------ external data -- */
+/* rooflens never opens external data files, but a model that points its
+ * weights outside its own folder (an absolute path, a "..") is hostile or
+ * broken, and a tool that does load the data would read arbitrary files: the
+ * ONNX spec requires a relative path under the model's directory. Offsets and
+ * lengths are byte counts within int64 (their sum too). Every tensor of the
+ * model is checked when it is read, wherever it sits: initializers, sparse
+ * initializers, a Constant's value or sparse_value, TENSOR(S) and
+ * SPARSE_TENSOR(S) attributes of any node, in bodies and functions alike.
+ * (No file is opened, so a file too short for offset + length cannot be
+ * told; a tool that loads the data must check that itself.) */
+static bool byte_count(const char *p, uint64_t *out) {
+    uint64_t v = 0;
+    if (!*p) return false;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9' || v > (uint64_t)(INT64_MAX - (*p - '0')) / 10) return false;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    *out = v;
+    return true;
+}
+
+static bool external_ok(rl_error *e, const Onnx__TensorProto *t, const char *what, const char *where) {
+    if (!t || !t->has_data_location || t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+        return true;
+    const char *name = t->name ? t->name : "";
+    const char *loc = NULL;
+    uint64_t offset = 0, length = 0;
+    for (size_t i = 0; i < t->n_external_data; i++) {
+        const Onnx__StringStringEntryProto *kv = t->external_data[i];
+        if (!kv->key || !kv->value) continue;
+        if (rl_utf8_bad_at(kv->key) >= 0 || rl_utf8_bad_at(kv->value) >= 0) {
+            rl_error_set(e, "bad_external_data", where,
+                         "%s '%.200s' describes its external data with text that is not valid UTF-8; "
+                         "the file is corrupted or was written by a broken exporter", what, name);
+            return false;
+        }
+        if (strcmp(kv->key, "location") == 0) loc = kv->value;
+        bool is_offset = strcmp(kv->key, "offset") == 0;
+        if (is_offset || strcmp(kv->key, "length") == 0) {
+            if (!byte_count(kv->value, is_offset ? &offset : &length)) {
+                rl_error_set(e, "bad_external_data", where,
+                             "%s '%.200s' gives its external data %s as '%.40s', which is not a byte "
+                             "count from 0 to 2^63-1", what, name, kv->key, kv->value);
+                return false;
+            }
+        }
+    }
+    if (offset > (uint64_t)INT64_MAX - length) {
+        rl_error_set(e, "bad_external_data", where,
+                     "%s '%.200s' gives its external data offset %llu and length %llu, which end past "
+                     "2^63-1 bytes", what, name, (unsigned long long)offset, (unsigned long long)length);
+        return false;
+    }
+    if (!loc || !loc[0]) {
+        rl_error_set(e, "bad_external_data", where,
+                     "%s '%.200s' says its data is external but names no file (external_data has no "
+                     "\"location\")", what, name);
+        return false;
+    }
+    bool absolute = loc[0] == '/' || loc[0] == '\\' ||
+                    (((loc[0] | 0x20) >= 'a' && (loc[0] | 0x20) <= 'z') && loc[1] == ':');
+    bool up = false;
+    for (const char *p = loc; *p;) {
+        size_t n = strcspn(p, "/\\");
+        if (n == 2 && p[0] == '.' && p[1] == '.') up = true;
+        p += n;
+        if (*p) p++;
+    }
+    if (absolute || up) {
+        rl_error_set(e, "bad_external_data", where,
+                     "%s '%.200s' keeps its data in '%.200s', %s: external data must be a relative "
+                     "path inside the model's folder; re-save the model with its data next to it",
+                     what, name, loc, absolute ? "an absolute path" : "outside the model's folder (\"..\")");
+        return false;
+    }
+    return true;
+}
+
+static bool sparse_external_ok(rl_error *e, const Onnx__SparseTensorProto *sp, const char *what, const char *where) {
+    return !sp || (external_ok(e, sp->values, what, where) && external_ok(e, sp->indices, what, where));
+}
+
+static bool graph_external_ok(rl_error *e, const Onnx__GraphProto *g, int depth);
+
+static bool nodes_external_ok(rl_error *e, Onnx__NodeProto *const *nodes, size_t count, const char *where, int depth) {
+    for (size_t i = 0; i < count; i++) {
+        const char *node = nodes[i]->name && nodes[i]->name[0] ? nodes[i]->name : where;
+        for (size_t k = 0; k < nodes[i]->n_attribute; k++) {
+            const Onnx__AttributeProto *a = nodes[i]->attribute[k];
+            char what[300];
+            rl_snprintf_utf8(what, sizeof what, "the tensor of attribute '%.60s' of node '%.200s'",
+                             a->name ? a->name : "", node);
+            if (!external_ok(e, a->t, what, node) || !sparse_external_ok(e, a->sparse_tensor, what, node))
+                return false;
+            for (size_t j = 0; j < a->n_tensors; j++)
+                if (!external_ok(e, a->tensors[j], what, node)) return false;
+            for (size_t j = 0; j < a->n_sparse_tensors; j++)
+                if (!sparse_external_ok(e, a->sparse_tensors[j], what, node)) return false;
+            if (a->g && !graph_external_ok(e, a->g, depth + 1)) return false;
+            for (size_t j = 0; j < a->n_graphs; j++)
+                if (!graph_external_ok(e, a->graphs[j], depth + 1)) return false;
+        }
+    }
+    return true;
+}
+
+static bool graph_external_ok(rl_error *e, const Onnx__GraphProto *g, int depth) {
+    if (!g || depth > 1024) return true; /* nesting is bounded by limits.max_depth already */
+    for (size_t i = 0; i < g->n_initializer; i++)
+        if (!external_ok(e, g->initializer[i], "initializer", "initializer")) return false;
+    for (size_t i = 0; i < g->n_sparse_initializer; i++)
+        if (!sparse_external_ok(e, g->sparse_initializer[i], "sparse initializer", "sparse_initializer")) return false;
+    return nodes_external_ok(e, g->node, g->n_node, "node attribute", depth);
+}
+
+static bool model_external_ok(rl_error *e, const Onnx__ModelProto *m) {
+    for (size_t i = 0; i < m->n_functions; i++)
+        if (!nodes_external_ok(e, m->functions[i]->node, m->functions[i]->n_node, "function", 0)) return false;
+    return graph_external_ok(e, m->graph, 0);
+}
+
 /* ------------------------------------------------------------ the model -- */
 static void *pb_alloc(void *data, size_t size) { (void)data; return malloc(size); }
 static void pb_free(void *data, void *p) { (void)data; free(p); }
+
+/* FunctionProto.overload (field 13, IR 10): not in the onnx.proto this
+ * build may be generated from, so read from the unknown fields; "" if none. */
+static const char *function_overload(const Onnx__FunctionProto *fp) {
+    for (size_t i = 0; i < fp->base.n_unknown_fields; i++) {
+        const ProtobufCMessageUnknownField *u = &fp->base.unknown_fields[i];
+        if (u->tag == 13 && u->wire_type == PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED) {
+            /* a NUL-terminated copy (at most 255 bytes) to compare */
+            static _Thread_local char buf[2][256];
+            static _Thread_local int k;
+            char *b = buf[k++ & 1];
+            size_t n = u->len < 255 ? u->len : 255;
+            memcpy(b, u->data, n);
+            b[n] = 0;
+            return b;
+        }
+    }
+    return "";
+}
 
 rl_model *rl_reader_finish(rl_reader *r, char **error_json) {
     if (error_json) *error_json = NULL;
@@ -226,8 +346,8 @@ rl_model *rl_reader_finish(rl_reader *r, char **error_json) {
         rl_error_set(&m->error, "empty_graph", "main graph",
                      "the model's graph has no nodes and no outputs: there is nothing to analyse "
                      "(was the export interrupted?)");
-    } else {
-        model_utf8_ok(&m->error, m->proto);
+    } else if (model_utf8_ok(&m->error, m->proto)) {
+        model_external_ok(&m->error, m->proto);
     }
     /* The skeleton is no longer needed once decoded. */
     free(m->skeleton);
@@ -277,10 +397,32 @@ rl_model *rl_reader_finish(rl_reader *r, char **error_json) {
             while (m->function_index[h] >= 0) {
                 const rl_function *f = &m->functions[m->function_index[h]];
                 if (strcmp(f->name, m->functions[i].name) == 0 && strcmp(f->domain, m->functions[i].domain) == 0)
-                    break; /* a duplicate definition: the first one wins, as before */
+                    break;
                 h = (h + 1) & (uint32_t)(cap - 1);
             }
-            if (m->function_index[h] < 0) m->function_index[h] = i;
+            if (m->function_index[h] < 0) {
+                m->function_index[h] = i;
+                continue;
+            }
+            /* Two definitions of one (domain, name): which one a call means is
+             * undefined, so the model is refused. IR 10 overloads (a third
+             * key, unknown to this build's onnx.proto) are told apart: the
+             * first definition answers calls, as before. */
+            const rl_function *f = &m->functions[m->function_index[h]];
+            if (strcmp(function_overload(f->proto), function_overload(m->functions[i].proto)) == 0) {
+                rl_error_set(&m->error, "duplicate_function", m->functions[i].name,
+                             "model-local function '%s%s%.200s' is defined twice (functions #%d and #%d): "
+                             "a model defines each (domain, name) once; remove or rename one",
+                             f->domain, f->domain[0] ? "." : "", f->name, m->function_index[h], i);
+                if (error_json) *error_json = rl_error_json(&m->error);
+                rl_model_free(m);
+                return NULL;
+            }
+        }
+        if (rl_functions_measure(m, &m->error)) {
+            if (error_json) *error_json = rl_error_json(&m->error);
+            rl_model_free(m);
+            return NULL;
         }
     }
     return m;
@@ -416,58 +558,21 @@ static void load_contents(rl_arena *a, rl_value *v, const Onnx__TensorProto *t, 
     v->n_known = n;
 }
 
-/* rooflens never opens external data files, but a model that points its
- * weights outside its own folder (an absolute path, a "..") is hostile or
- * broken, and a tool that does load the data would read arbitrary files: the
- * ONNX spec requires a relative path under the model's directory. */
-static int check_external(rl_ctx *c, const rl_value *v, const Onnx__TensorProto *t, const char *where) {
-    const char *loc = NULL;
-    for (size_t i = 0; i < t->n_external_data; i++) {
-        const Onnx__StringStringEntryProto *kv = t->external_data[i];
-        if (!kv->key || !kv->value) continue;
-        if (strcmp(kv->key, "location") == 0) loc = kv->value;
-        if (strcmp(kv->key, "offset") == 0 || strcmp(kv->key, "length") == 0) {
-            const char *p = kv->value;
-            bool digits = *p != 0 && strlen(p) <= 19;
-            for (; *p; p++) digits = digits && *p >= '0' && *p <= '9';
-            if (!digits) {
-                rl_error_set(c->err, "bad_external_data", where,
-                             "initializer '%.200s' gives its external data %s as '%.40s', which is "
-                             "not a byte count", v->name, kv->key, kv->value);
-                return -1;
-            }
-        }
-    }
-    if (!loc || !loc[0]) {
-        rl_error_set(c->err, "bad_external_data", where,
-                     "initializer '%.200s' says its data is external but names no file "
-                     "(external_data has no \"location\")", v->name);
-        return -1;
-    }
-    bool absolute = loc[0] == '/' || loc[0] == '\\' ||
-                    (((loc[0] | 0x20) >= 'a' && (loc[0] | 0x20) <= 'z') && loc[1] == ':');
-    bool up = false;
-    for (const char *p = loc; *p;) {
-        size_t n = strcspn(p, "/\\");
-        if (n == 2 && p[0] == '.' && p[1] == '.') up = true;
-        p += n;
-        if (*p) p++;
-    }
-    if (absolute || up) {
-        rl_error_set(c->err, "bad_external_data", where,
-                     "initializer '%.200s' keeps its data in '%.200s', %s: external data must be "
-                     "a relative path inside the model's folder; re-save the model with its data "
-                     "next to it", v->name, loc,
-                     absolute ? "an absolute path" : "outside the model's folder (\"..\")");
-        return -1;
-    }
-    return 0;
+/* An element type this build does not know (ONNX defines 1 to 26; a newer
+ * or broken exporter may write others) has no size: the value's bytes count
+ * as 0, which the user must be told. */
+static void check_dtype(rl_ctx *c, const rl_value *v, int dtype) {
+    if (dtype >= 0 && dtype < RL_DT_COUNT) return;
+    rl_warn(c, "unknown_dtype", NULL,
+            "'%s' has element type %d, which rooflens does not know (ONNX defines 1 to %d): its bytes "
+            "count as 0", v->name ? v->name : "", dtype, RL_DT_COUNT - 1);
 }
 
 /* Set a value from a TensorProto (initializer or Constant attribute). */
 int rl_value_from_tensor(rl_ctx *c, rl_value *v, const Onnx__TensorProto *t, const char *where) {
     v->type = RL_TYPE_TENSOR;
     v->dtype = t->has_data_type ? t->data_type : 0;
+    check_dtype(c, v, v->dtype);
     if (t->n_dims > c->model->limits.max_rank) {
         rl_error_set(c->err, "limit_rank", where,
                      "tensor '%.200s' has %zu dimensions, more than the limit of %u; raise "
@@ -485,7 +590,7 @@ int rl_value_from_tensor(rl_ctx *c, rl_value *v, const Onnx__TensorProto *t, con
             return -1;
         }
         v->dims[i] = t->dims[i];
-        if (!rl_mul_ok(numel, t->dims[i], &numel) || numel > RL_MAX_ELEMS) {
+        if (t->dims[i] > RL_MAX_ELEMS || !rl_mul_ok(numel, t->dims[i], &numel) || numel > RL_MAX_ELEMS) {
             rl_error_set(c->err, "dim_overflow", where,
                          "tensor '%s' has more elements than can be counted (the product of its "
                          "dimensions overflows)", v->name);
@@ -493,8 +598,7 @@ int rl_value_from_tensor(rl_ctx *c, rl_value *v, const Onnx__TensorProto *t, con
         }
     }
     v->payload_dropped = tensor_dropped(t);
-    v->external = tensor_external(t);
-    if (v->external && check_external(c, v, t, where)) return -1;
+    v->external = tensor_external(t); /* its references were checked when the model was read */
     load_contents(c->arena, v, t, numel);
     return 0;
 }
@@ -528,6 +632,7 @@ int rl_value_from_type(rl_ctx *c, rl_value *v, const Onnx__TypeProto *tp, const 
     }
     if (!tt) return 0;
     int dtype = tt->has_elem_type ? tt->elem_type : 0;
+    check_dtype(c, v, dtype);
     if (declared_only) v->declared_dtype = dtype;
     else v->dtype = dtype;
     if (!tt->shape) {
@@ -563,6 +668,15 @@ int rl_value_from_type(rl_ctx *c, rl_value *v, const Onnx__TypeProto *tp, const 
         } else if (params && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM) {
             params[i] = d->dim_param;
         }
+    }
+    if (!rl_dims_countable((int)rank, dims)) {
+        /* each dim fits, their product does not: [2^40, 2^40] */
+        if (declared_only) {
+            v->declared_rank = -1; /* a declaration no tensor can have is no help */
+            return 0;
+        }
+        rl_dims_overflow(c, v, (int)rank, dims, where, "value");
+        return -1;
     }
     if (declared_only) {
         v->declared_rank = (int)rank;
@@ -686,7 +800,7 @@ static void collect_outer_names(rl_arena *a, const Onnx__GraphProto *body, name_
 
 static const char *node_label(const Onnx__NodeProto *n, size_t i, char *buf, size_t cap) {
     if (n->name && n->name[0]) return n->name;
-    snprintf(buf, cap, "#%zu (%s)", i, n->op_type ? n->op_type : "?");
+    rl_snprintf_utf8(buf, cap, "#%zu (%s)", i, n->op_type ? n->op_type : "?");
     return buf;
 }
 
@@ -737,6 +851,7 @@ rl_graph *rl_graph_build(rl_ctx *c, const Onnx__GraphProto *gp, rl_graph *parent
         rl_map_put(g->names, nm, vi);
         rl_value *v = &g->values[vi];
         v->dtype = (s->values && s->values->has_data_type) ? s->values->data_type : 0;
+        check_dtype(c, v, v->dtype);
         /* the same checks as a dense initializer: operator code keeps dims in
          * fixed arrays of RL_MAX_RANK_HARD */
         if (s->n_dims > c->model->limits.max_rank) {
@@ -757,7 +872,7 @@ rl_graph *rl_graph_build(rl_ctx *c, const Onnx__GraphProto *gp, rl_graph *parent
                              (long long)s->dims[d]);
                 return NULL;
             }
-            if (!rl_mul_ok(numel, s->dims[d], &numel) || numel > RL_MAX_ELEMS) {
+            if (s->dims[d] > RL_MAX_ELEMS || !rl_mul_ok(numel, s->dims[d], &numel) || numel > RL_MAX_ELEMS) {
                 rl_error_set(c->err, "dim_overflow", where,
                              "sparse initializer '%.200s' has more elements than can be counted",
                              nm);
@@ -802,6 +917,14 @@ rl_graph *rl_graph_build(rl_ctx *c, const Onnx__GraphProto *gp, rl_graph *parent
         n->domain = np->domain ? np->domain : "";
         if (strcmp(n->domain, "ai.onnx") == 0) n->domain = "";
         n->name = (np->name && np->name[0]) ? np->name : rl_arena_strdup(a, node_label(np, i, label, sizeof label));
+        if (!n->op_type[0]) {
+            /* an empty NodeProto (or a node that lost its type): no operator to analyse */
+            rl_error_set(c->err, "bad_node", n->name,
+                         "node '%s' (#%zu in %s) has no op_type: every ONNX node names its operator; "
+                         "the file is corrupted or was written by a broken exporter",
+                         n->name, i, where);
+            return NULL;
+        }
         n->n_out = (int)np->n_output;
         n->out = rl_arena_alloc(a, (np->n_output + 1) * sizeof *n->out);
         if (!n->out) goto oom;

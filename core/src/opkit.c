@@ -30,6 +30,28 @@ int64_t rl_numel(const rl_value *v) {
     return n;
 }
 
+bool rl_dims_countable(int rank, const int64_t *dims) {
+    int64_t total = 1;
+    for (int k = 0; k < rank; k++) {
+        if (dims[k] < 0) continue;
+        if (dims[k] > RL_MAX_ELEMS || !rl_mul_ok(total, dims[k], &total) || total > RL_MAX_ELEMS) return false;
+    }
+    return true;
+}
+
+void rl_dims_overflow(rl_ctx *c, const rl_value *v, int rank, const int64_t *dims, const char *where,
+                      const char *what) {
+    char shape[200];
+    size_t len = (size_t)snprintf(shape, sizeof shape, "[");
+    for (int k = 0; k < rank && len < sizeof shape; k++)
+        len += (size_t)snprintf(shape + len, sizeof shape - len, k ? ",%lld" : "%lld", (long long)dims[k]);
+    if (len < sizeof shape) snprintf(shape + len, sizeof shape - len, "]");
+    rl_error_set(c->err, "dim_overflow", where,
+                 "%s '%.200s' would have the shape %s: more than 2^53 elements (or a dimension past "
+                 "2^53), which no real tensor has; check the model's dimensions and the sizes given "
+                 "to symbolic dims", what, v && v->name ? v->name : "?", shape);
+}
+
 double rl_numel_d(const rl_value *v) {
     int64_t n = rl_numel(v);
     return n < 0 ? 0.0 : (double)n;
@@ -44,12 +66,44 @@ const Onnx__AttributeProto *rl_attr(const rl_node *n, const char *name) {
     return NULL;
 }
 
-int64_t rl_attr_i(const rl_node *n, const char *name, int64_t def) {
+/* The one place an attribute becomes an integer. A FLOAT attribute read as
+ * an integer (an exporter's type slip) must be a whole number inside int64:
+ * converting NaN, an infinity or 1e30 is undefined behaviour in C. Anything
+ * outside [lo, hi] is the model's error, reported once as bad_attribute
+ * naming the node and the attribute; the caller gets `def` back and the
+ * inference driver stops at the recorded error. */
+static int64_t attr_int_checked(rl_ctx *c, const rl_node *n, const char *name, int64_t def, int64_t lo,
+                                int64_t hi, const char *range) {
     const Onnx__AttributeProto *a = rl_attr(n, name);
-    if (!a) return def;
-    if (a->has_i) return a->i;
-    if (a->has_f) return (int64_t)a->f;
+    if (!a || (!a->has_i && !a->has_f)) return def;
+    if (a->has_i) {
+        if (a->i >= lo && a->i <= hi) return a->i;
+        rl_error_set(c->err, "bad_attribute", n->name,
+                     "node '%s' (%s): attribute '%s' is %lld; it must be %s", n->name, n->op_type, name,
+                     (long long)a->i, range);
+        return def;
+    }
+    double f = a->f;
+    /* 2^63 is exactly representable; every double below it converts */
+    if (f == f && f > -9.2233720368547758e18 && f < 9.2233720368547758e18 && f == (double)(int64_t)f) {
+        int64_t v = (int64_t)f;
+        if (v >= lo && v <= hi) return v;
+    }
+    rl_error_set(c->err, "bad_attribute", n->name,
+                 "node '%s' (%s): attribute '%s' is the number %g; it must be %s", n->name, n->op_type, name,
+                 f, range);
     return def;
+}
+
+int64_t rl_attr_i(rl_ctx *c, const rl_node *n, const char *name, int64_t def) {
+    return attr_int_checked(c, n, name, def, INT64_MIN, INT64_MAX, "a whole number within 64-bit range");
+}
+
+int64_t rl_attr_i_in(rl_ctx *c, const rl_node *n, const char *name, int64_t def, int64_t lo, int64_t hi) {
+    char range[96];
+    if (hi == INT64_MAX) snprintf(range, sizeof range, "a whole number of at least %lld", (long long)lo);
+    else snprintf(range, sizeof range, "a whole number from %lld to %lld", (long long)lo, (long long)hi);
+    return attr_int_checked(c, n, name, def, lo, hi, range);
 }
 
 double rl_attr_f(const rl_node *n, const char *name, double def) {
@@ -117,16 +171,15 @@ int rl_set_out(rl_ctx *c, rl_node *n, int i, int dtype, int rank, const int64_t 
         rl_error_set(c->err, "out_of_memory", n->name, "out of memory");
         return RL_FAIL;
     }
-    int64_t total = 1;
     for (int k = 0; k < rank; k++) {
         d[k] = dims[k];
         if (d[k] < -1) return rl_bad(c, n, "output %d would have the negative dimension %lld", i, (long long)d[k]);
-        if (d[k] >= 0 && (!rl_mul_ok(total, d[k], &total) || total > RL_MAX_ELEMS)) {
-            rl_error_set(c->err, "dim_overflow", n->name,
-                         "node '%s' (%s) would produce a tensor whose element count overflows",
-                         n->name, n->op_type);
-            return RL_FAIL;
-        }
+    }
+    if (!rl_dims_countable(rank, d)) {
+        char what[300];
+        snprintf(what, sizeof what, "output %d of node '%.200s' (%.60s)", i, n->name, n->op_type);
+        rl_dims_overflow(c, v, rank, d, n->name, what);
+        return RL_FAIL;
     }
     v->rank = rank;
     v->dims = d;

@@ -381,8 +381,7 @@ int rl_prepare_graph(rl_ctx *c, rl_prepared *pg) {
     pg->graph = g;
     bool open_leading;
     int from_batch = resolve_input_dims(c, g, pg, &open_leading);
-    if (rl_infer_graph(c, g)) return -1;
-    rl_cost_graph(c, g, &pg->sum);
+    if (rl_infer_graph(c, g) || rl_cost_graph(c, g, &pg->sum)) return -1;
     if (apply_batch(c, pg, from_batch, open_leading)) return -1;
     if (pg->per_sample) { /* the sum again, with the batch applied */
         rl_cost *s = &pg->sum;

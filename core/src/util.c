@@ -65,6 +65,58 @@ void rl_arena_free(rl_arena *a) {
     a->used_total = 0;
 }
 
+/* ----------------------------------------------------------------- text -- */
+/* Length of the valid UTF-8 sequence at s (1-4), 0 if s does not start one. */
+static int utf8_seq_len(const unsigned char *s) {
+    unsigned c = s[0];
+    int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
+    if (n < 0 || c == 0xc0 || c == 0xc1 || c > 0xf4) return 0;
+    uint32_t cp = c & (0x3fu >> n);
+    for (int k = 1; k <= n; k++) {
+        if ((s[k] & 0xc0) != 0x80) return 0; /* the NUL terminator stops here too */
+        cp = (cp << 6) | (s[k] & 0x3fu);
+    }
+    if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n + 1;
+}
+
+long rl_utf8_bad_at(const char *str) {
+    const unsigned char *s = (const unsigned char *)str;
+    for (size_t i = 0; s[i];) {
+        int n = utf8_seq_len(s + i);
+        if (!n) return (long)i;
+        i += (size_t)n;
+    }
+    return -1;
+}
+
+size_t rl_utf8_repair(char *str) {
+    unsigned char *s = (unsigned char *)str;
+    size_t r = 0, w = 0;
+    while (s[r]) {
+        int n = utf8_seq_len(s + r);
+        if (!n) {
+            r++; /* dropped */
+            continue;
+        }
+        if (w != r) memmove(s + w, s + r, (size_t)n);
+        w += (size_t)n;
+        r += (size_t)n;
+    }
+    s[w] = 0;
+    return w;
+}
+
+void rl_snprintf_utf8(char *buf, size_t cap, const char *fmt, ...) {
+    if (!cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+    rl_utf8_repair(buf);
+}
+
 /* --------------------------------------------------------------- errors -- */
 void rl_error_set(rl_error *e, const char *code, const char *where, const char *fmt, ...) {
     if (e->code[0]) return; /* keep the first, root-cause error */
@@ -74,6 +126,10 @@ void rl_error_set(rl_error *e, const char *code, const char *where, const char *
     va_start(ap, fmt);
     vsnprintf(e->message, sizeof e->message, fmt, ap);
     va_end(ap);
+    /* the buffers (and the "%.200s" inside messages) cut at a byte count */
+    rl_utf8_repair(e->code);
+    rl_utf8_repair(e->where);
+    rl_utf8_repair(e->message);
 }
 
 /* ------------------------------------------- allocation failures -- */
@@ -99,7 +155,14 @@ void rl_json_begin(void) {
 bool rl_json_alloc_failed(void) { return alloc_failures != alloc_mark; }
 
 /* The answer of last resort: no cJSON, one small allocation. */
-static char *oom_json(const char *where) {
+static char *oom_json(const char *where_in) {
+    /* written without a JSON encoder: keep only characters that need no escape */
+    char where[64];
+    size_t n_where = 0;
+    for (const char *p = where_in; *p && n_where + 1 < sizeof where; p++)
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr(" ._#-", *p))
+            where[n_where++] = *p;
+    where[n_where] = 0;
     static const char fmt[] = "{\"schema\":%d,\"ok\":false,\"error\":{\"code\":\"out_of_memory\","
                               "\"message\":\"out of memory while writing the answer; analyse with the "
                               "command-line tool, or raise the memory available\",\"where\":\"%s\"}}";
@@ -197,6 +260,21 @@ static void jb_string(jbuf *b, const char *s) {
         const char *run = s;
         for (; *s; s++) {
             unsigned char c = (unsigned char)*s;
+            if (c >= 0x80) {
+                /* every text is UTF-8 by the time it is printed (the reader
+                 * checks a model's names, rl_error_set and rl_warn repair what
+                 * they store); a byte that still is not, from a request's own
+                 * strings say, prints as U+FFFD so the answer stays UTF-8 */
+                int n = utf8_seq_len((const unsigned char *)s);
+                if (n) {
+                    s += n - 1;
+                    continue;
+                }
+                jb_put(b, run, (size_t)(s - run));
+                run = s + 1;
+                jb_put(b, "\xef\xbf\xbd", 3);
+                continue;
+            }
             if (c >= 32 && c != '"' && c != '\\') continue;
             jb_put(b, run, (size_t)(s - run));
             run = s + 1;
@@ -306,6 +384,7 @@ void rl_warn(rl_ctx *c, const char *code, const char *node, const char *fmt, ...
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    rl_utf8_repair(buf); /* a name cut by the buffer or a "%.200s" */
     /* One warning per (code, message): a 100,000-node model with the same
      * unset dim must not print it 100,000 times, nor compare each new
      * warning with every earlier one. */
@@ -313,6 +392,9 @@ void rl_warn(rl_ctx *c, const char *code, const char *node, const char *fmt, ...
     if (!c->warn_slots) return;
     uint32_t i = warn_hash(code, buf) & (RL_WARN_SLOTS - 1);
     while (c->warn_slots[i]) {
+        /* a slot past the listed warnings is stale (a context copied with
+         * another's table): free for reuse, never read */
+        if (c->warn_slots[i] > c->n_warnings) break;
         const rl_warning *w = &c->warnings[c->warn_slots[i] - 1];
         if (strcmp(w->code, code) == 0 && strcmp(w->message, buf) == 0) return;
         i = (i + 1) & (RL_WARN_SLOTS - 1);
@@ -326,6 +408,7 @@ void rl_warn(rl_ctx *c, const char *code, const char *node, const char *fmt, ...
     w->message = rl_arena_strdup(c->arena, buf);
     w->node = node ? rl_arena_strdup(c->arena, node) : NULL;
     if (!w->message) return;
+    if (w->node) rl_utf8_repair((char *)w->node);
     c->warn_slots[i] = ++c->n_warnings;
 }
 

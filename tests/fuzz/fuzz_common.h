@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../response_oracle.h"
 #include "rooflens.h"
 
 #ifndef ROOFLENS_SOURCE_DIR
@@ -32,23 +33,36 @@ static inline void fuzz_fail(const char *what, const char *json) {
     abort();
 }
 
-/* Every response is JSON with "ok"; an error carries code, message, where. */
+/* Every response passes tests/response_oracle.h: valid UTF-8, JSON with
+ * "ok", an error with a code and a message (never "internal"), and an ok
+ * answer's totals, SOL, layer and study figures finite and non-negative. */
 static inline void fuzz_check_response(const char *json) {
-    if (!json) fuzz_fail("NULL response", json);
-    cJSON *o = cJSON_Parse(json);
-    if (!o) fuzz_fail("response is not JSON", json);
-    const cJSON *ok = cJSON_GetObjectItemCaseSensitive(o, "ok");
-    if (!cJSON_IsBool(ok)) fuzz_fail("response has no boolean ok", json);
-    if (cJSON_IsFalse(ok)) {
-        const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
-        const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
-        const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
-        if (!cJSON_IsString(code) || !code->valuestring[0] || !cJSON_IsString(msg) ||
-            !msg->valuestring[0])
-            fuzz_fail("error without code or message", json);
-        if (strcmp(code->valuestring, "internal") == 0) fuzz_fail("internal error", json);
-    }
-    cJSON_Delete(o);
+    const char *bad = oracle_check(json);
+    if (bad) fuzz_fail(bad, json);
+}
+
+/* A file of the source tree: under $ROOFLENS_SOURCE_DIR when set (a fuzz
+ * bundle moved to another machine, tools/fuzz.sh bundle), else under the
+ * checkout the target was built from. */
+static inline unsigned char *fuzz_read_file(const char *path, size_t *len);
+static inline unsigned char *fuzz_read_source(const char *rel, size_t *len) {
+    const char *root = getenv("ROOFLENS_SOURCE_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", root && root[0] ? root : ROOFLENS_SOURCE_DIR, rel);
+    unsigned char *b = fuzz_read_file(path, len);
+    if (!b) fuzz_fail("cannot read a file of the source tree (set ROOFLENS_SOURCE_DIR)", path);
+    return b;
+}
+
+/* A fixture model, read once (aborts when it does not read). */
+static inline rl_model *fuzz_fixture_model(const char *rel) {
+    size_t len;
+    unsigned char *b = fuzz_read_source(rel, &len);
+    char *err = NULL;
+    rl_model *m = rl_model_read(b, len, NULL, &err);
+    if (!m) fuzz_fail("fixture model does not read", err);
+    free(b);
+    return m;
 }
 
 static inline unsigned char *fuzz_read_file(const char *path, size_t *len) {

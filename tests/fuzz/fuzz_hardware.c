@@ -11,7 +11,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
     size_t len;
-    unsigned char *b = fuzz_read_file(ROOFLENS_SOURCE_DIR "/tests/fixtures/models/mlp.onnx", &len);
+    unsigned char *b = fuzz_read_source("tests/fixtures/models/mlp.onnx", &len);
     if (!b) fuzz_fail("cannot read tests/fixtures/models/mlp.onnx", NULL);
     char *err = NULL;
     model = rl_model_read(b, len, NULL, &err);

@@ -13,13 +13,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
     size_t len;
-    unsigned char *b = fuzz_read_file(ROOFLENS_SOURCE_DIR "/tests/fixtures/models/symbolic.onnx", &len);
+    unsigned char *b = fuzz_read_source("tests/fixtures/models/symbolic.onnx", &len);
     if (!b) fuzz_fail("cannot read tests/fixtures/models/symbolic.onnx", NULL);
     char *err = NULL;
     model = rl_model_read(b, len, NULL, &err);
     if (!model) fuzz_fail("fixture model does not read", err);
     free(b);
-    model2 = fuzz_read_file(ROOFLENS_SOURCE_DIR "/tests/fixtures/models/control_flow.onnx", &model2_len);
+    model2 = fuzz_read_source("tests/fixtures/models/control_flow.onnx", &model2_len);
     if (!model2) fuzz_fail("cannot read tests/fixtures/models/control_flow.onnx", NULL);
     return 0;
 }

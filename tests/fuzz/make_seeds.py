@@ -5,11 +5,20 @@
 
 writes OUT_DIR/reader/ (fixture models, good and malformed, each behind the
 5-byte header fuzz_reader.c expects), OUT_DIR/request/ (requests built from
-hardware profiles with assorted options and limits) and OUT_DIR/hardware/
-(every profile in hw/ and tests/hw/). Standard library only."""
+hardware profiles with assorted options and limits), OUT_DIR/hardware/
+(every profile in hw/ and tests/hw/), OUT_DIR/model/ (a request and a model,
+fuzz_model.c's layout: the fixtures and structural mutants of them from
+mutate_onnx.py, with requests of every option and study kind) and
+OUT_DIR/study/ (study objects of the three kinds, fuzz_study.c). Standard
+library only."""
 import json
 import os
+import random
+import struct
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mutate_onnx  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MAX_SEED = 64 * 1024  # larger models slow every execution down; small ones cover the same code
@@ -32,7 +41,7 @@ def write(path, data):
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "fuzz-corpus"
-    for t in ("reader", "request", "hardware"):
+    for t in ("reader", "request", "hardware", "model", "study"):
         os.makedirs(os.path.join(out, t), exist_ok=True)
 
     # reader: flags, four chunk sizes, model
@@ -70,7 +79,40 @@ def main():
         if modes and isinstance(modes, list) and isinstance(modes[0], dict) and "id" in modes[0]:
             req["power_mode"] = modes[-1]["id"]
         write(os.path.join(out, "request", "req_%02d.json" % i), json.dumps(req).encode())
-    print("seeds: reader %d, request %d, hardware %d" % (n, len(profiles), len(profiles)))
+    # study: the three kinds with odd but valid settings (the target wraps them in a request)
+    unit = json.loads(open(os.path.join(ROOT, "tests", "hw", "unit.json")).read())
+    orin = json.loads(open(os.path.join(ROOT, "hw", "jetson-agx-orin.json")).read())
+    studies = [
+        {"kind": "batch_sweep"},
+        {"kind": "batch_sweep", "batches": [1, 2, 3, 1000000000]},
+        {"kind": "batch_sweep", "batches": [7]},
+        {"kind": "compare", "hardware": [unit, orin], "power_modes": [None, "15w"]},
+        {"kind": "compare", "hardware": [orin], "power_modes": ["nope"]},
+        {"kind": "compare", "hardware": [dict(unit, memory=[{"bandwidth_Bps": 1e-300}])]},
+        {"kind": "power_modes"},
+        {"kind": "power_modes", "max_slowdown": 100},
+        {"kind": "power_modes", "max_slowdown": 0},
+    ]
+    for i, st in enumerate(studies):
+        write(os.path.join(out, "study", "study_%02d.json" % i), json.dumps(st).encode())
+
+    # model: fixtures and mutants of them, each with a request
+    reqs = [dict(o) for o in options] + [{"study": st} for st in studies[:2] + studies[6:8]]
+    seeds = mutate_onnx.inputs([os.path.join(ROOT, "tests", "fixtures", d) for d in ("models", "ops", "shapes", "hostile")],
+                               MAX_SEED)
+    rng = random.Random(7)
+    pairs = [data for _, data in seeds] + [mutate_onnx.mutate(rng, seeds[i % len(seeds)][1])[0] for i in range(300)]
+    nm = 0
+    for i, data in enumerate(pairs):
+        if len(data) > MAX_SEED:
+            continue
+        req = dict(reqs[i % len(reqs)])
+        req["hardware"] = orin if i % 3 == 0 else unit
+        text = json.dumps(req).encode()
+        write(os.path.join(out, "model", "pair_%04d" % i), struct.pack("<H", len(text)) + text + data)
+        nm += 1
+    print("seeds: reader %d, request %d, hardware %d, model %d, study %d" % (n, len(profiles), len(profiles), nm,
+                                                                              len(studies)))
 
 
 if __name__ == "__main__":

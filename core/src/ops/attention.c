@@ -26,9 +26,6 @@ static int64_t div_or_unknown(int64_t a, int64_t b) {
     return a >= 0 && b > 0 && a % b == 0 ? a / b : -1;
 }
 
-static int64_t add_or_unknown(int64_t a, int64_t b) {
-    return a >= 0 && b >= 0 ? a + b : -1;
-}
 
 /* Dims of an attention core: batch, query and key/value heads, query, new key
  * and past lengths, head sizes of Q·K and V. */
@@ -42,7 +39,7 @@ typedef struct attn_dims {
  * 3, the QK scores [B, Hq, Sq, past + Skv]: ONNX Attention and
  * MultiHeadAttention agree on these. */
 static int set_present_outputs(rl_ctx *c, rl_node *n, const attn_dims *d, int dt_key, int dt_value, int dt_qk) {
-    int64_t total = add_or_unknown(d->Sp, d->Skv);
+    int64_t total = rl_dim_add(d->Sp, d->Skv);
     int64_t pk[4] = {d->B, d->Hkv, total, d->Dqk}, pv[4] = {d->B, d->Hkv, total, d->Dv};
     int64_t qk[4] = {d->B, d->Hq, d->Sq, total};
     if (rl_set_out(c, n, 1, dt_key, 4, pk) != RL_OK) return RL_FAIL;
@@ -54,7 +51,7 @@ static int set_present_outputs(rl_ctx *c, rl_node *n, const attn_dims *d, int dt
 /* The attention core over past + new keys; false (nothing counted) while a
  * dim is unknown. */
 static bool core_from_dims(rl_cost *k, const attn_dims *d, bool masked) {
-    int64_t total = add_or_unknown(d->Sp, d->Skv);
+    int64_t total = rl_dim_add(d->Sp, d->Skv);
     if (d->B < 0 || d->Hq < 0 || d->Sq < 0 || total < 0 || d->Dqk < 0 || d->Dv < 0) return false;
     attention_core(k, (double)d->B, (double)d->Hq, (double)d->Sq, (double)total, (double)d->Dqk, (double)d->Dv,
                    masked);
@@ -76,8 +73,8 @@ static int onnx_attention_dims(rl_ctx *c, const rl_node *n, attn_dims *d) {
         d->Hq = q->dims[1]; d->Sq = q->dims[2]; d->Dqk = q->dims[3];
         d->Hkv = k->dims[1]; d->Skv = k->dims[2]; d->Dv = v->dims[3];
     } else {
-        d->Hq = rl_attr_i(n, "q_num_heads", -1);
-        d->Hkv = rl_attr_i(n, "kv_num_heads", -1);
+        d->Hq = rl_attr_i_in(c, n, "q_num_heads", -1, 1, RL_MAX_ELEMS);
+        d->Hkv = rl_attr_i_in(c, n, "kv_num_heads", -1, 1, RL_MAX_ELEMS);
         if (d->Hq < 1 || d->Hkv < 1) return rl_bad(c, n, "3-D inputs need q_num_heads and kv_num_heads");
         d->Sq = q->dims[1];
         d->Skv = k->dims[1];
@@ -98,7 +95,7 @@ static int shape_onnx_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (d.four_d) {
         y[0] = d.B; y[1] = d.Hq; y[2] = d.Sq; y[3] = d.Dv;
     } else {
-        y[0] = d.B; y[1] = d.Sq; y[2] = d.Dv >= 0 ? d.Hq * d.Dv : -1;
+        y[0] = d.B; y[1] = d.Sq; y[2] = rl_dim_mul(d.Hq, d.Dv);
     }
     if (rl_set_out(c, n, 0, dt, d.four_d ? 4 : 3, y) != RL_OK) return RL_FAIL;
     return set_present_outputs(c, n, &d, cc_dtype(n, 1), cc_dtype(n, 2), dt);
@@ -155,6 +152,8 @@ static void cost_rotary(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
 static bool packed_hidden(const rl_node *n, int iw, int64_t *hq, int64_t *hk, int64_t *hv) {
     const int64_t *qkv = NULL;
     if (rl_attr_ints(n, "qkv_hidden_sizes", &qkv) == 3) {
+        for (int i = 0; i < 3; i++)
+            if (qkv[i] < 0 || qkv[i] > RL_MAX_ELEMS) return false; /* shape_ms_attention refuses it */
         *hq = qkv[0]; *hk = qkv[1]; *hv = qkv[2];
         return true;
     }
@@ -171,17 +170,22 @@ static int shape_ms_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
     int dt = quant ? (cc_dtype(n, 2) ? cc_dtype(n, 2) : RL_DT_FLOAT) : cc_dtype(n, 0);
     rl_value *x = rl_in(n, 0);
     if (!x || !rl_in(n, 1)) return rl_bad(c, n, "needs input and weights");
-    int64_t heads = rl_attr_i(n, "num_heads", -1);
+    int64_t heads = rl_attr_i_in(c, n, "num_heads", -1, 1, RL_MAX_ELEMS);
     if (heads < 1) return rl_bad(c, n, "needs num_heads");
     if (x->rank >= 0 && x->rank != 3) return rl_bad(c, n, "input must be 3-D (got rank %d)", x->rank);
     int64_t hq, hk, hv;
+    const int64_t *qkv = NULL;
+    if (rl_attr_ints(n, "qkv_hidden_sizes", &qkv) == 3)
+        for (int i = 0; i < 3; i++)
+            if (qkv[i] < 0 || qkv[i] > RL_MAX_ELEMS)
+                return rl_bad(c, n, "qkv_hidden_sizes entry %lld is not a tensor size", (long long)qkv[i]);
     if (!packed_hidden(n, 1, &hq, &hk, &hv)) hq = hk = hv = -1;
     int64_t B = cc_dim(n, 0, 0), S = cc_dim(n, 0, 1);
     int64_t y[3] = {B, S, hv};
     if (rl_set_out(c, n, 0, dt, 3, y) != RL_OK) return RL_FAIL;
     int ipast = quant ? 8 : 4;
     int64_t sp = rl_in(n, ipast) ? cc_dim(n, ipast, 3) : 0;
-    int64_t present[5] = {2, B, heads, add_or_unknown(sp, S), div_or_unknown(hk, heads)};
+    int64_t present[5] = {2, B, heads, rl_dim_add(sp, S), div_or_unknown(hk, heads)};
     if (rl_set_out(c, n, 1, dt, 5, present) != RL_OK) return RL_FAIL;
     return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
 }
@@ -190,7 +194,7 @@ static void cost_ms_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost 
     bool quant = cc_is(n, "QAttention");
     int64_t hq, hk, hv;
     if (!packed_hidden(n, 1, &hq, &hk, &hv)) return;
-    int64_t heads = rl_attr_i(n, "num_heads", 1);
+    int64_t heads = rl_attr_i_in(c, n, "num_heads", 1, 1, RL_MAX_ELEMS);
     double B = (double)cc_dim(n, 0, 0), S = (double)cc_dim(n, 0, 1), In = (double)cc_dim(n, 0, 2);
     if (B < 0 || S < 0 || In < 0) return;
     double projected = B * S * (double)(hq + hk + hv);
@@ -215,7 +219,7 @@ static void cost_ms_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost 
 static int mha_read(rl_ctx *c, const rl_node *n, attn_dims *d) {
     rl_value *q = rl_in(n, 0), *k = rl_in(n, 1), *v = rl_in(n, 2);
     if (!q) return rl_bad(c, n, "needs query");
-    d->Hq = d->Hkv = rl_attr_i(n, "num_heads", -1);
+    d->Hq = d->Hkv = rl_attr_i_in(c, n, "num_heads", -1, 1, RL_MAX_ELEMS);
     d->four_d = false;
     if (d->Hq < 1) return rl_bad(c, n, "needs num_heads");
     if (q->rank < 0 || (k && k->rank < 0) || (v && v->rank < 0)) return RL_UNKNOWN;
@@ -254,7 +258,7 @@ static int shape_mha(rl_ctx *c, rl_graph *g, rl_node *n) {
     int r = mha_read(c, n, &d);
     if (r == RL_FAIL) return RL_FAIL;
     if (r == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, 3);
-    int64_t y[3] = {d.B, d.Sq, d.Dv >= 0 ? d.Hq * d.Dv : -1};
+    int64_t y[3] = {d.B, d.Sq, rl_dim_mul(d.Hq, d.Dv)};
     if (rl_set_out(c, n, 0, dt, 3, y) != RL_OK) return RL_FAIL;
     return set_present_outputs(c, n, &d, dt, dt, dt);
 }
@@ -275,8 +279,8 @@ typedef struct gqa_dims {
 static int gqa_read(rl_ctx *c, const rl_node *n, gqa_dims *d) {
     rl_value *q = rl_in(n, 0);
     if (!q) return rl_bad(c, n, "needs query");
-    d->H = rl_attr_i(n, "num_heads", -1);
-    d->Hkv = rl_attr_i(n, "kv_num_heads", -1);
+    d->H = rl_attr_i_in(c, n, "num_heads", -1, 1, RL_MAX_ELEMS);
+    d->Hkv = rl_attr_i_in(c, n, "kv_num_heads", -1, 1, RL_MAX_ELEMS);
     if (d->H < 1 || d->Hkv < 1) return rl_bad(c, n, "needs num_heads and kv_num_heads");
     if (q->rank < 0) return RL_UNKNOWN;
     if (q->rank != 3) return rl_bad(c, n, "query must be 3-D (got rank %d)", q->rank);
@@ -287,7 +291,7 @@ static int gqa_read(rl_ctx *c, const rl_node *n, gqa_dims *d) {
     int64_t past = rl_in(n, 3) ? cc_dim(n, 3, 2) : 0;
     const int64_t *tsl = NULL;
     if (rl_in_ints(n, 6, &tsl) >= 1) d->present = past > tsl[0] ? past : tsl[0];
-    else d->present = add_or_unknown(past, d->S);
+    else d->present = rl_dim_add(past, d->S);
     return RL_OK;
 }
 
@@ -297,7 +301,7 @@ static int shape_gqa(rl_ctx *c, rl_graph *g, rl_node *n) {
     int r = gqa_read(c, n, &d);
     if (r == RL_FAIL) return RL_FAIL;
     if (r == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, 3);
-    int64_t y[3] = {d.B, d.S, d.Dh >= 0 ? d.H * d.Dh : -1};
+    int64_t y[3] = {d.B, d.S, rl_dim_mul(d.H, d.Dh)};
     if (rl_set_out(c, n, 0, dt, 3, y) != RL_OK) return RL_FAIL;
     int64_t p[4] = {d.B, d.Hkv, d.present, d.Dh};
     if (rl_set_out(c, n, 1, dt, 4, p) != RL_OK) return RL_FAIL;
@@ -315,7 +319,7 @@ static void cost_gqa(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
                    rl_in(n, 10) != NULL);
     /* with do_rotary the cos/sin caches (inputs 7, 8) are read one row per
      * token; without it the kernel does not read them */
-    bool rotary = rl_attr_i(n, "do_rotary", 0) != 0;
+    bool rotary = rl_attr_i(c, n, "do_rotary", 0) != 0;
     if (rotary) k->vector_flops += 3 * (double)d.B * (double)d.S * (double)(d.H + d.Hkv) * (double)d.Dh;
     double tokens = rotary ? (double)d.B * (double)d.S : 0;
     cost_cache_rows(c, n, 7, tokens, k);
@@ -359,8 +363,8 @@ static void cost_flex_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cos
  * [B, Hkv, dk, dv] -> output [B, T, Hq·dv], present_state [B, Hkv, dk, dv]. */
 static int linear_attention_dims(rl_ctx *c, const rl_node *n, int64_t *hq, int64_t *hkv, int64_t *dk, int64_t *dv) {
     const rl_value *q = rl_in(n, 0), *k = rl_in(n, 1), *v = rl_in(n, 2);
-    *hq = rl_attr_i(n, "q_num_heads", 0);
-    *hkv = rl_attr_i(n, "kv_num_heads", 0);
+    *hq = rl_attr_i_in(c, n, "q_num_heads", 0, 1, RL_MAX_ELEMS);
+    *hkv = rl_attr_i_in(c, n, "kv_num_heads", 0, 1, RL_MAX_ELEMS);
     if (*hq < 1 || *hkv < 1) return rl_bad(c, n, "q_num_heads and kv_num_heads must be positive");
     if (*hq % *hkv) return rl_bad(c, n, "%lld query heads do not group over %lld key/value heads", (long long)*hq, (long long)*hkv);
     for (int i = 0; i < 3; i++)
@@ -379,7 +383,7 @@ static int shape_linear_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (!q || !k || !v) return rl_bad(c, n, "needs query, key and value");
     int64_t hq, hkv, dk, dv;
     if (linear_attention_dims(c, n, &hq, &hkv, &dk, &dv) != RL_OK) return RL_FAIL;
-    int64_t out[3] = {q->rank == 3 ? q->dims[0] : -1, q->rank == 3 ? q->dims[1] : -1, dv >= 0 ? hq * dv : -1};
+    int64_t out[3] = {q->rank == 3 ? q->dims[0] : -1, q->rank == 3 ? q->dims[1] : -1, rl_dim_mul(hq, dv)};
     int64_t st[4] = {out[0], hkv, dk, dv};
     if (rl_set_out(c, n, 0, q->dtype, 3, out) != RL_OK) return RL_FAIL;
     const rl_value *past = rl_in(n, 3);

@@ -76,19 +76,22 @@ static inline int read_geom(rl_ctx *c, const rl_node *n, const rl_value *w, int 
         if (cnt >= 0) gm->k[i] = v[i];
         else if (w && w->rank == nsp + 2) gm->k[i] = w->dims[i + 2];
         else gm->k[i] = -1;
-        if (cnt >= 0 && v[i] < 1) return rl_bad(c, n, "kernel size %lld is not positive", (long long)v[i]);
+        if (cnt >= 0 && (v[i] < 1 || v[i] > RL_MAX_ELEMS))
+            return rl_bad(c, n, "kernel size %lld is not a positive tensor size", (long long)v[i]);
     }
     cnt = rl_attr_ints(n, "strides", &v);
     if (cnt >= 0 && cnt != nsp) return rl_bad(c, n, "strides has %d entries for %d spatial axes", cnt, nsp);
     for (int i = 0; i < nsp; i++) {
         gm->s[i] = cnt >= 0 ? v[i] : 1;
-        if (gm->s[i] < 1) return rl_bad(c, n, "stride %lld is not positive", (long long)gm->s[i]);
+        if (gm->s[i] < 1 || gm->s[i] > RL_MAX_ELEMS)
+            return rl_bad(c, n, "stride %lld is not a positive tensor size", (long long)gm->s[i]);
     }
     cnt = rl_attr_ints(n, "dilations", &v);
     if (cnt >= 0 && cnt != nsp) return rl_bad(c, n, "dilations has %d entries for %d spatial axes", cnt, nsp);
     for (int i = 0; i < nsp; i++) {
         gm->d[i] = cnt >= 0 ? v[i] : 1;
-        if (gm->d[i] < 1) return rl_bad(c, n, "dilation %lld is not positive", (long long)gm->d[i]);
+        if (gm->d[i] < 1 || gm->d[i] > RL_MAX_ELEMS)
+            return rl_bad(c, n, "dilation %lld is not a positive tensor size", (long long)gm->d[i]);
     }
     cnt = rl_attr_ints(n, "pads", &v);
     if (cnt >= 0 && cnt != 2 * nsp) return rl_bad(c, n, "pads has %d entries for %d spatial axes", cnt, nsp);
@@ -96,6 +99,9 @@ static inline int read_geom(rl_ctx *c, const rl_node *n, const rl_value *w, int 
         gm->pb[i] = cnt >= 0 ? v[i] : 0;
         gm->pe[i] = cnt >= 0 ? v[i + nsp] : 0;
         if (gm->pb[i] < 0 || gm->pe[i] < 0) return rl_bad(c, n, "negative padding");
+        if (gm->pb[i] > RL_MAX_ELEMS || gm->pe[i] > RL_MAX_ELEMS)
+            return rl_bad(c, n, "padding %lld is past any tensor size",
+                          (long long)(gm->pb[i] > gm->pe[i] ? gm->pb[i] : gm->pe[i]));
     }
     const char *ap = rl_attr_s(n, "auto_pad", "NOTSET");
     strncpy(gm->auto_pad, ap, sizeof gm->auto_pad - 1);
@@ -107,11 +113,16 @@ static inline bool is_same_pad(const conv_geom *gm) {
     return strcmp(gm->auto_pad, "SAME_UPPER") == 0 || strcmp(gm->auto_pad, "SAME_LOWER") == 0;
 }
 
-/* Output length of one axis of a convolution or pooling window. */
+/* Output length of one axis of a convolution or pooling window; -1
+ * unknown, -2 when the window is larger than the padded input. Every
+ * operand is at most RL_MAX_ELEMS (read_geom and the dim invariant), so only
+ * the dilated window d·(k-1) can overflow, and it is checked. */
 static inline int64_t window_out(const conv_geom *gm, int i, int64_t in, bool ceil_mode) {
     if (in < 0 || gm->k[i] < 0) return -1;
-    int64_t eff = gm->d[i] * (gm->k[i] - 1) + 1;
     if (is_same_pad(gm)) return (in + gm->s[i] - 1) / gm->s[i];
+    int64_t eff;
+    if (gm->k[i] < 1 || !rl_mul_ok(gm->d[i], gm->k[i] - 1, &eff) || eff > 4 * RL_MAX_ELEMS) return -2;
+    eff += 1;
     int64_t span = in - eff;
     if (strcmp(gm->auto_pad, "VALID") != 0) span += gm->pb[i] + gm->pe[i];
     if (span < 0) return -2;

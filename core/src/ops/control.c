@@ -105,8 +105,7 @@ static int shape_if(rl_ctx *c, rl_graph *g, rl_node *n) {
         kept = cond->ival[0] ? then_b : else_b;
     } else {
         rl_cost kt, ke;
-        rl_cost_graph(c, then_b, &kt);
-        rl_cost_graph(c, else_b, &ke);
+        if (rl_cost_graph(c, then_b, &kt) || rl_cost_graph(c, else_b, &ke)) return RL_FAIL;
         bool then_costlier = flops_of(&kt) > flops_of(&ke) ||
                              (flops_of(&kt) == flops_of(&ke) && bytes_of(&kt) >= bytes_of(&ke));
         kept = then_costlier ? then_b : else_b;
@@ -246,7 +245,7 @@ static int shape_sequence_map(rl_ctx *c, rl_graph *g, rl_node *n) {
 static int shape_scan(rl_ctx *c, rl_graph *g, rl_node *n) {
     const Onnx__GraphProto *body = graph_attr(n, "body");
     if (!body) return rl_bad(c, n, "Scan needs a body");
-    int64_t n_scan = rl_attr_i(n, "num_scan_inputs", -1);
+    int64_t n_scan = rl_attr_i(c, n, "num_scan_inputs", -1);
     /* opset 8 puts an optional sequence_lens first and a batch axis on everything */
     bool batched = n->opset < 9;
     int first = batched ? 1 : 0;

@@ -34,8 +34,8 @@ static int conv_rank_group(rl_ctx *c, const rl_node *n, const rl_value *x, const
     if (*rank < 0) return RL_UNKNOWN;
     if (*rank < 3) return rl_bad(c, n, "X must have rank 3 or more (got %d)", *rank);
     if (w->rank >= 0 && w->rank != *rank) return rl_bad(c, n, "W has rank %d but X rank %d", w->rank, *rank);
-    *group = rl_attr_i(n, "group", 1);
-    if (*group < 1) return rl_bad(c, n, "group %lld is not positive", (long long)*group);
+    *group = rl_attr_i_in(c, n, "group", 1, 1, RL_MAX_ELEMS); /* a channel count */
+    if (c->err->code[0]) return RL_FAIL;
     return RL_OK;
 }
 
@@ -50,7 +50,9 @@ static int shape_conv(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (checked == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, -1);
     int64_t cout = w->rank >= 0 ? w->dims[0] : -1;
     if (x->rank < 0) return cc_unknown(c, n, 0, dt, rank);
-    if (w->rank >= 0 && x->dims[1] >= 0 && w->dims[1] >= 0 && x->dims[1] != w->dims[1] * group)
+    int64_t cin;
+    if (w->rank >= 0 && x->dims[1] >= 0 && w->dims[1] >= 0 &&
+        (!rl_mul_ok(w->dims[1], group, &cin) || x->dims[1] != cin))
         return rl_bad(c, n, "X has %lld channels but W expects %lld x group %lld", (long long)x->dims[1],
                       (long long)w->dims[1], (long long)group);
     conv_geom gm;
@@ -183,7 +185,10 @@ static int shape_conv_transpose(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (checked == RL_FAIL) return RL_FAIL;
     int dt = x->dtype;
     if (checked == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, -1);
-    int64_t cout = w->rank >= 0 && w->dims[1] >= 0 ? w->dims[1] * group : -1;
+    int64_t cout = -1;
+    if (w->rank >= 0 && w->dims[1] >= 0 && !rl_mul_ok(w->dims[1], group, &cout))
+        return rl_bad(c, n, "%lld output channels per group x group %lld overflows", (long long)w->dims[1],
+                      (long long)group);
     if (x->rank < 0) return cc_unknown(c, n, 0, dt, rank);
     if (w->rank >= 0 && x->dims[1] >= 0 && w->dims[0] >= 0 && x->dims[1] != w->dims[0])
         return rl_bad(c, n, "X has %lld channels but W %lld", (long long)x->dims[1], (long long)w->dims[0]);
@@ -207,9 +212,21 @@ static int shape_conv_transpose(rl_ctx *c, rl_graph *g, rl_node *n) {
         }
         if (in < 0 || gm.k[i] < 0) { out[i + 2] = -1; continue; }
         int64_t opad = n_op >= 0 ? op[i] : 0;
-        if (is_same_pad(&gm)) { out[i + 2] = in * gm.s[i]; continue; }
-        int64_t pads = strcmp(gm.auto_pad, "VALID") == 0 ? 0 : gm.pb[i] + gm.pe[i];
-        int64_t o = gm.s[i] * (in - 1) + opad + (gm.k[i] - 1) * gm.d[i] + 1 - pads;
+        if (opad < 0 || opad > RL_MAX_ELEMS)
+            return rl_bad(c, n, "output_padding %lld is not a tensor size", (long long)opad);
+        int64_t grown, window, o;
+        if (is_same_pad(&gm)) {
+            if (!rl_mul_ok(in, gm.s[i], &o))
+                return rl_bad(c, n, "the output length on spatial axis %d overflows", i);
+            out[i + 2] = o;
+            continue;
+        }
+        /* s·(in-1) + opad + (k-1)·d + 1 - pads: every term is at most 2^53 but the products */
+        if (!rl_mul_ok(gm.s[i], in - 1, &grown) || !rl_mul_ok(gm.k[i] - 1, gm.d[i], &window) ||
+            !rl_add_ok(grown, window, &o) || !rl_add_ok(o, opad + 1, &o))
+            return rl_bad(c, n, "the output length on spatial axis %d overflows (stride %lld, kernel %lld, "
+                          "dilation %lld)", i, (long long)gm.s[i], (long long)gm.k[i], (long long)gm.d[i]);
+        o -= strcmp(gm.auto_pad, "VALID") == 0 ? 0 : gm.pb[i] + gm.pe[i];
         if (o < 1) return rl_bad(c, n, "output length %lld on spatial axis %d is not positive", (long long)o, i);
         out[i + 2] = o;
     }

@@ -165,8 +165,8 @@ static void cost_identity_like(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost
 /* ------------------------------------------------------------- random -- */
 /* The element type of a random op: its dtype attribute, else (for the
  * *Like forms and Bernoulli) the input's, else float. */
-static int random_dtype(const rl_node *n) {
-    int64_t dt = rl_attr_i(n, "dtype", 0);
+static int random_dtype(rl_ctx *c, const rl_node *n) {
+    int64_t dt = rl_attr_i(c, n, "dtype", 0);
     if (dt > 0 && dt < RL_DT_COUNT) return (int)dt;
     const rl_value *x = rl_in(n, 0);
     return x && x->dtype ? x->dtype : RL_DT_FLOAT;
@@ -177,7 +177,7 @@ static int shape_random_like(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
     if (!x) return rl_bad(c, n, "needs an input");
-    if (rl_set_out(c, n, 0, random_dtype(n), x->rank, x->dims) != RL_OK) return RL_FAIL;
+    if (rl_set_out(c, n, 0, random_dtype(c, n), x->rank, x->dims) != RL_OK) return RL_FAIL;
     return rl_shape_known(x) ? RL_OK : RL_UNKNOWN;
 }
 
@@ -190,7 +190,7 @@ static int shape_random(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (cnt > RL_MAX_RANK_HARD) return rl_bad(c, n, "shape has %d entries", cnt);
     for (int k = 0; k < cnt; k++)
         if (shape[k] < 0) return rl_bad(c, n, "negative dimension %lld", (long long)shape[k]);
-    int64_t dt = rl_attr_i(n, "dtype", RL_DT_FLOAT);
+    int64_t dt = rl_attr_i(c, n, "dtype", RL_DT_FLOAT);
     return rl_set_out(c, n, 0, dt > 0 && dt < RL_DT_COUNT ? (int)dt : RL_DT_FLOAT, cnt, shape) == RL_OK ? RL_OK : RL_FAIL;
 }
 
@@ -200,10 +200,10 @@ static int shape_multinomial(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0);
     if (!x) return rl_bad(c, n, "needs an input");
     if (x->rank >= 0 && x->rank != 2) return rl_bad(c, n, "input must be [batch, classes], got rank %d", x->rank);
-    int64_t samples = rl_attr_i(n, "sample_size", 1);
+    int64_t samples = rl_attr_i(c, n, "sample_size", 1);
     if (samples < 1) return rl_bad(c, n, "sample_size %lld", (long long)samples);
     int64_t dims[2] = {x->rank == 2 ? x->dims[0] : -1, samples};
-    int64_t dt = rl_attr_i(n, "dtype", RL_DT_INT32);
+    int64_t dt = rl_attr_i(c, n, "dtype", RL_DT_INT32);
     if (rl_set_out(c, n, 0, dt > 0 && dt < RL_DT_COUNT ? (int)dt : RL_DT_INT32, 2, dims) != RL_OK) return RL_FAIL;
     return dims[0] >= 0 ? RL_OK : RL_UNKNOWN;
 }

@@ -33,7 +33,7 @@ static void matmul_operands(const rl_node *n, int *ia, int *ib, int *dtype) {
  * ContribOperators.md) first applies transBatchA/B, which transposes dim 0
  * with the batch dims, the permutation [1, ..., r-2, 0, r-1], then transA/B,
  * which swaps the last two dims. Returns the rank written to dims. */
-static int matmul_operand(const rl_node *n, const rl_value *v, bool is_b, int64_t *dims) {
+static int matmul_operand(rl_ctx *c, const rl_node *n, const rl_value *v, bool is_b, int64_t *dims) {
     int r = v->rank;
     if (r == 1) {
         dims[is_b ? 0 : 1] = v->dims[0];
@@ -41,8 +41,8 @@ static int matmul_operand(const rl_node *n, const rl_value *v, bool is_b, int64_
         return 2;
     }
     bool fused = cc_is(n, "FusedMatMul");
-    bool trans = fused && rl_attr_i(n, is_b ? "transB" : "transA", 0) != 0;
-    bool trans_batch = fused && rl_attr_i(n, is_b ? "transBatchB" : "transBatchA", 0) != 0;
+    bool trans = fused && rl_attr_i(c, n, is_b ? "transB" : "transA", 0) != 0;
+    bool trans_batch = fused && rl_attr_i(c, n, is_b ? "transBatchB" : "transBatchA", 0) != 0;
     if (trans_batch && r > 2) {
         memcpy(dims, v->dims + 1, (size_t)(r - 2) * sizeof *dims);
         dims[r - 2] = v->dims[0];
@@ -69,7 +69,7 @@ static int shape_matmul(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (a->rank == 0 || b->rank == 0) return rl_bad(c, n, "operands must have rank 1 or more");
     if (a->rank > RL_MAX_RANK_HARD || b->rank > RL_MAX_RANK_HARD) return rl_bad(c, n, "rank too large");
     int64_t ad[RL_MAX_RANK_HARD + 1], bd[RL_MAX_RANK_HARD + 1];
-    int ra = matmul_operand(n, a, false, ad), rb = matmul_operand(n, b, true, bd);
+    int ra = matmul_operand(c, n, a, false, ad), rb = matmul_operand(c, n, b, true, bd);
     int64_t k1 = ad[ra - 1], k2 = bd[rb - 2];
     if (k1 >= 0 && k2 >= 0 && k1 != k2)
         return rl_bad(c, n, "inner dimensions differ (%lld vs %lld)", (long long)k1, (long long)k2);
@@ -84,11 +84,11 @@ static int shape_matmul(rl_ctx *c, rl_graph *g, rl_node *n) {
 }
 
 /* K of a matmul-like node: the last dim of A as the product sees it. */
-static double matmul_k(const rl_node *n, int ia) {
+static double matmul_k(rl_ctx *c, const rl_node *n, int ia) {
     const rl_value *a = rl_in(n, ia);
     if (!a || a->rank < 1 || a->rank > RL_MAX_RANK_HARD) return 0;
     int64_t ad[RL_MAX_RANK_HARD + 1];
-    int ra = matmul_operand(n, a, false, ad);
+    int ra = matmul_operand(c, n, a, false, ad);
     return ad[ra - 1] < 0 ? 0 : (double)ad[ra - 1];
 }
 
@@ -98,7 +98,7 @@ static void cost_matmul(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     int ia, ib, dt;
     matmul_operands(n, &ia, &ib, &dt);
     double outs = rl_numel_d(rl_out(n, 0));
-    k->macs = outs * matmul_k(n, ia);
+    k->macs = outs * matmul_k(c, n, ia);
     k->matrix_flops = 2 * k->macs;
     if (cc_is(n, "FusedMatMul") && rl_attr_f(n, "alpha", 1.0) != 1.0) k->vector_flops = outs;
     else k->vector_flops = outs * n->op->per_elem;
@@ -106,10 +106,27 @@ static void cost_matmul(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
         k->vector_flops += 3 * rl_numel_d(rl_in(n, 0));
 }
 
+/* MatMulNBits' attributes, bounded so every product below stays finite and
+ * positive: N and K are tensor dims, bits 1..8 (the contrib spec uses 2..8),
+ * block_size a positive count (0 = not given). */
+typedef struct nbits_attrs {
+    int64_t N, K, bits, block;
+} nbits_attrs;
+
+static void read_nbits(rl_ctx *c, const rl_node *n, nbits_attrs *a) {
+    a->N = rl_attr_i_in(c, n, "N", -1, 0, RL_MAX_ELEMS);
+    a->K = rl_attr_i_in(c, n, "K", -1, 0, RL_MAX_ELEMS);
+    a->bits = rl_attr_i_in(c, n, "bits", 4, 1, 8);
+    a->block = rl_attr_i_in(c, n, "block_size", 0, 1, RL_MAX_ELEMS);
+}
+
 /* MatMulNBits: A[..., K] x B packed 4-bit [N, blocks, blob] -> [..., N]. */
 static int shape_matmul_nbits(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *a = rl_in(n, 0);
-    int64_t N = rl_attr_i(n, "N", -1), K = rl_attr_i(n, "K", -1);
+    nbits_attrs at;
+    read_nbits(c, n, &at);
+    if (c->err->code[0]) return RL_FAIL;
+    int64_t N = at.N, K = at.K;
     if (N < 0 || K < 0) return rl_bad(c, n, "needs attributes N and K");
     if (!a) return rl_bad(c, n, "needs input A");
     if (a->rank < 1) return cc_unknown(c, n, 0, a->dtype, a->rank);
@@ -131,24 +148,24 @@ static void recount_bytes(const rl_ctx *c, const rl_value *v, double real, rl_co
 }
 
 static void cost_matmul_nbits(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
-    double K = (double)rl_attr_i(n, "K", 0);
+    nbits_attrs at;
+    read_nbits(c, n, &at); /* the shape function validated them */
+    double K = (double)at.K, N = (double)at.N, bits = (double)at.bits;
     double outs = rl_numel_d(rl_out(n, 0));
     k->macs = outs * K;
     k->matrix_flops = 2 * k->macs;
     /* dequantizing the weights: one multiply-add per weight element */
-    k->vector_flops = 2 * K * (double)rl_attr_i(n, "N", 0);
+    k->vector_flops = 2 * K * N;
     /* The packed B is bits/8 bytes per weight whatever its declared uint8
      * shape says, so count it from N, K and bits; scales keep their size. */
-    double N = (double)rl_attr_i(n, "N", 0), bits = (double)rl_attr_i(n, "bits", 4);
     recount_bytes(c, rl_in(n, 1), N * K * bits / 8.0, k);
     /* zero_points (ContribOperators.md): uint8 ones are packed like B, bits
      * per zero point with each of the N rows padded to whole bytes, so
      * N·ceil(blocks·bits/8) bytes; ones of A's float type are not packed and
-     * keep their declared size. */
+     * keep their declared size. Both K and block are at most 2^53: no overflow. */
     const rl_value *zp = rl_in(n, 3);
-    int64_t block = rl_attr_i(n, "block_size", 0);
-    if (zp && zp->dtype == RL_DT_UINT8 && block > 0) {
-        double blocks = (double)((rl_attr_i(n, "K", 0) + block - 1) / block);
+    if (zp && zp->dtype == RL_DT_UINT8 && at.block > 0) {
+        double blocks = (double)((at.K + at.block - 1) / at.block);
         recount_bytes(c, zp, N * ceil(blocks * bits / 8.0), k);
     }
 }
@@ -160,7 +177,7 @@ static int shape_gemm(rl_ctx *c, rl_graph *g, rl_node *n) {
     int dt = a->dtype;
     if (a->rank < 0 || b->rank < 0) return cc_unknown(c, n, 0, dt, 2);
     if (a->rank != 2 || b->rank != 2) return rl_bad(c, n, "A and B must be 2-D (got ranks %d and %d)", a->rank, b->rank);
-    bool ta = rl_attr_i(n, "transA", 0) != 0, tb = rl_attr_i(n, "transB", 0) != 0;
+    bool ta = rl_attr_i(c, n, "transA", 0) != 0, tb = rl_attr_i(c, n, "transB", 0) != 0;
     int64_t M = a->dims[ta ? 1 : 0], Ka = a->dims[ta ? 0 : 1];
     int64_t Kb = b->dims[tb ? 1 : 0], N = b->dims[tb ? 0 : 1];
     if (Ka >= 0 && Kb >= 0 && Ka != Kb)
@@ -178,7 +195,7 @@ static int shape_gemm(rl_ctx *c, rl_graph *g, rl_node *n) {
 static void cost_gemm(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     const rl_value *a = rl_in(n, 0);
     if (!a || a->rank != 2) return; /* A's shape unknown: the layer is already marked unknown */
-    bool ta = rl_attr_i(n, "transA", 0) != 0;
+    bool ta = rl_attr_i(c, n, "transA", 0) != 0;
     double K = (double)a->dims[ta ? 0 : 1];
     double outs = rl_numel_d(rl_out(n, 0));
     k->macs = outs * K;

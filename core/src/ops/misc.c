@@ -25,8 +25,8 @@ static bool scalar_value(rl_node *n, int i, double *out) {
     return true;
 }
 
-static int out_dtype_attr(const rl_node *n, const char *name, int def) {
-    int64_t dt = rl_attr_i(n, name, def);
+static int out_dtype_attr(rl_ctx *c, const rl_node *n, const char *name, int def) {
+    int64_t dt = rl_attr_i(c, n, name, def);
     return dt > 0 && dt < RL_DT_COUNT ? (int)dt : def;
 }
 
@@ -57,7 +57,7 @@ static int dft_axis(rl_ctx *c, const rl_node *n, int rank, int *axis) {
             a = -2;
         }
     } else {
-        a = rl_attr_i(n, "axis", 1);
+        a = rl_attr_i(c, n, "axis", 1);
     }
     if (a < 0) a += rank;
     if (a < 0 || a >= rank - 1) return rl_bad(c, n, "axis %lld is out of range for rank %d", (long long)a, rank);
@@ -73,7 +73,7 @@ static int shape_dft(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (x->rank < 2) return rl_bad(c, n, "input needs rank 2 or more ([..., signal_dim]), got %d", x->rank);
     int64_t sd = x->dims[x->rank - 1];
     if (sd >= 0 && sd != 1 && sd != 2) return rl_bad(c, n, "last dim must be 1 (real) or 2 (complex), got %lld", (long long)sd);
-    bool inverse = rl_attr_i(n, "inverse", 0) != 0, onesided = rl_attr_i(n, "onesided", 0) != 0;
+    bool inverse = rl_attr_i(c, n, "inverse", 0) != 0, onesided = rl_attr_i(c, n, "onesided", 0) != 0;
     double lenv;
     int64_t len = -1;
     bool has_len = rl_in(n, 1) != NULL;
@@ -132,13 +132,16 @@ static int shape_stft(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (x->rank >= 0 && x->rank != 3) return rl_bad(c, n, "signal must be [batch, length, 1|2], got rank %d", x->rank);
     double v;
     int64_t fl = -1, step = -1;
-    if (rl_in(n, 3) && scalar_value(n, 3, &v)) fl = (int64_t)v;
+    if (rl_in(n, 3) && scalar_value(n, 3, &v)) {
+        if (!(v >= 0 && v <= (double)RL_MAX_ELEMS)) return rl_bad(c, n, "frame_length %g", v);
+        fl = (int64_t)v;
+    }
     if (fl < 0 && win && win->rank == 1) fl = win->dims[0];
     if (scalar_value(n, 1, &v)) {
-        if (!(v >= 1)) return rl_bad(c, n, "frame_step %g", v);
+        if (!(v >= 1 && v <= (double)RL_MAX_ELEMS)) return rl_bad(c, n, "frame_step %g", v);
         step = (int64_t)v;
     }
-    bool onesided = rl_attr_i(n, "onesided", 1) != 0;
+    bool onesided = rl_attr_i(c, n, "onesided", 1) != 0;
     int64_t dims[4] = {x->rank == 3 ? x->dims[0] : -1, -1, -1, 2};
     int64_t len = x->rank == 3 ? x->dims[1] : -1;
     if (fl >= 0 && step > 0 && len >= 0) {
@@ -156,7 +159,7 @@ static void cost_stft(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     if (!o || o->rank != 4) return;
     double frames = (double)o->dims[0] * (double)o->dims[1];
     double fl = win && win->rank == 1 && win->dims[0] > 0 ? (double)win->dims[0]
-                : rl_attr_i(n, "onesided", 1) ? 2.0 * (double)(o->dims[2] - 1) : (double)o->dims[2];
+                : rl_attr_i(c, n, "onesided", 1) ? 2.0 * (double)(o->dims[2] - 1) : (double)o->dims[2];
     k->vector_flops = frames * ((win ? fl : 0) + fft_flops(fl));
 }
 
@@ -170,7 +173,7 @@ static int shape_window(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (!(v >= 0 && v <= (double)RL_MAX_ELEMS)) return rl_bad(c, n, "window size %g", v);
         len = (int64_t)v;
     }
-    return set_out(c, n, 0, out_dtype_attr(n, "output_datatype", RL_DT_FLOAT), 1, &len);
+    return set_out(c, n, 0, out_dtype_attr(c, n, "output_datatype", RL_DT_FLOAT), 1, &len);
 }
 
 static void cost_per_out(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
@@ -191,7 +194,7 @@ static int shape_mel(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (!(dft >= 1 && dft <= (double)RL_MAX_ELEMS)) return rl_bad(c, n, "dft_length %g", dft);
         dims[0] = (int64_t)dft / 2 + 1;
     }
-    return set_out(c, n, 0, out_dtype_attr(n, "output_datatype", RL_DT_FLOAT), 2, dims);
+    return set_out(c, n, 0, out_dtype_attr(c, n, "output_datatype", RL_DT_FLOAT), 2, dims);
 }
 
 /* --------------------------------------------------------- ImageDecoder -- */
@@ -218,12 +221,13 @@ static int shape_string_split(rl_ctx *c, rl_graph *g, rl_node *n) {
         return cc_unknown(c, n, 0, RL_DT_STRING, -1);
     }
     int64_t dims[RL_MAX_RANK_HARD], bound[RL_MAX_RANK_HARD];
-    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    if (x->rank) memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     memset(bound, 0xff, sizeof bound);
     /* no strings, no pieces */
     dims[x->rank] = rl_numel(x) == 0 ? 0 : -1;
-    int64_t maxsplit = rl_attr_i(n, "maxsplit", -1);
-    if (maxsplit >= 0) bound[x->rank] = maxsplit + 1;
+    /* negative: no limit; a limit past any tensor size bounds nothing */
+    int64_t maxsplit = rl_attr_i(c, n, "maxsplit", -1);
+    if (maxsplit >= 0 && maxsplit < RL_MAX_ELEMS) bound[x->rank] = maxsplit + 1;
     rl_needs_runtime(n, 0);
     if (rl_set_out(c, n, 1, RL_DT_INT64, x->rank, x->dims) != RL_OK) return RL_FAIL;
     int r = set_out(c, n, 0, RL_DT_STRING, x->rank + 1, dims);
@@ -271,6 +275,24 @@ static int shape_regex(rl_ctx *c, rl_graph *g, rl_node *n) {
     return set_out(c, n, 0, RL_DT_BOOL, x->rank, x->dims);
 }
 
+/* TfIdfVectorizer's n-gram geometry: lengths 1 <= min <= max and a
+ * non-negative skip count, each bounded by a tensor size so the cost's
+ * product stays finite. */
+typedef struct tfidf_attrs {
+    int64_t min_len, max_len, max_skip;
+} tfidf_attrs;
+
+static int read_tfidf(rl_ctx *c, const rl_node *n, tfidf_attrs *a) {
+    a->min_len = rl_attr_i_in(c, n, "min_gram_length", 1, 1, RL_MAX_ELEMS);
+    a->max_len = rl_attr_i_in(c, n, "max_gram_length", 1, 1, RL_MAX_ELEMS);
+    a->max_skip = rl_attr_i_in(c, n, "max_skip_count", 0, 0, RL_MAX_ELEMS);
+    if (c->err->code[0]) return RL_FAIL;
+    if (a->max_len < a->min_len)
+        return rl_bad(c, n, "max_gram_length %lld is below min_gram_length %lld", (long long)a->max_len,
+                      (long long)a->min_len);
+    return RL_OK;
+}
+
 /* TfIdfVectorizer: [C] or [N, C] float, C = max(ngram_indexes) + 1. */
 static int shape_tfidf(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
@@ -279,8 +301,11 @@ static int shape_tfidf(rl_ctx *c, rl_graph *g, rl_node *n) {
     const int64_t *idx = NULL;
     int cnt = rl_attr_ints(n, "ngram_indexes", &idx);
     int64_t width = -1;
+    tfidf_attrs at;
+    if (read_tfidf(c, n, &at) != RL_OK) return RL_FAIL;
     for (int i = 0; i < cnt; i++) {
         if (idx[i] < 0) return rl_bad(c, n, "negative ngram index %lld", (long long)idx[i]);
+        if (idx[i] >= RL_MAX_ELEMS) return rl_bad(c, n, "ngram index %lld is past any tensor size", (long long)idx[i]);
         if (idx[i] + 1 > width) width = idx[i] + 1;
     }
     if (cnt <= 0) return rl_bad(c, n, "needs ngram_indexes");
@@ -294,9 +319,10 @@ static int shape_tfidf(rl_ctx *c, rl_graph *g, rl_node *n) {
  * each a lookup and, for TF-IDF, a weight: 2 ops per candidate n-gram. */
 static void cost_tfidf(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     (void)c; (void)g;
-    double lens = (double)(rl_attr_i(n, "max_gram_length", 1) - rl_attr_i(n, "min_gram_length", 1) + 1);
-    double skips = (double)rl_attr_i(n, "max_skip_count", 0) + 1;
-    k->vector_flops = rl_numel_d(rl_in(n, 0)) * (lens > 0 ? lens : 1) * skips * 2;
+    tfidf_attrs at;
+    if (read_tfidf(c, n, &at) != RL_OK) return; /* the shape function reported it */
+    double lens = (double)(at.max_len - at.min_len + 1), skips = (double)at.max_skip + 1;
+    k->vector_flops = rl_numel_d(rl_in(n, 0)) * lens * skips * 2;
 }
 
 /* ---------------------------------------------------- NonMaxSuppression -- */

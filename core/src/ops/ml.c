@@ -266,7 +266,7 @@ static int shape_cast_map(rl_ctx *c, rl_graph *g, rl_node *n) {
     const char *to = rl_attr_s(n, "cast_to", "TO_FLOAT");
     int dt = strcmp(to, "TO_STRING") == 0 ? RL_DT_STRING : strcmp(to, "TO_INT64") == 0 ? RL_DT_INT64 : RL_DT_FLOAT;
     bool sparse = strcmp(rl_attr_s(n, "map_form", "DENSE"), "SPARSE") == 0;
-    int64_t d[2] = {1, sparse ? rl_attr_i(n, "max_map", 1) : -1};
+    int64_t d[2] = {1, sparse ? rl_attr_i(c, n, "max_map", 1) : -1};
     if (d[1] < -1) return rl_bad(c, n, "max_map %lld is negative", (long long)d[1]);
     if (rl_set_out(c, n, 0, dt, 2, d) != RL_OK) return RL_FAIL;
     return d[1] >= 0 ? RL_OK : RL_UNKNOWN; /* a dense map's size is the data's */
@@ -318,7 +318,7 @@ static int shape_linear_classifier(rl_ctx *c, rl_graph *g, rl_node *n) {
 static int shape_linear_regressor(rl_ctx *c, rl_graph *g, rl_node *n) {
     int64_t N, F;
     samples_features(n, &N, &F);
-    int64_t d[2] = {N, rl_attr_i(n, "targets", 1)};
+    int64_t d[2] = {N, rl_attr_i(c, n, "targets", 1)};
     if (d[1] < 1) return rl_bad(c, n, "targets is %lld", (long long)d[1]);
     if (rl_set_out(c, n, 0, RL_DT_FLOAT, 2, d) != RL_OK) return RL_FAIL;
     return N >= 0 ? RL_OK : RL_UNKNOWN;
@@ -329,7 +329,7 @@ static int shape_linear_regressor(rl_ctx *c, rl_graph *g, rl_node *n) {
 static void cost_linear(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     int64_t N, F;
     samples_features(n, &N, &F);
-    int64_t rows = strcmp(n->op_type, "LinearRegressor") == 0 ? rl_attr_i(n, "targets", 1) : linear_rows(n, F);
+    int64_t rows = strcmp(n->op_type, "LinearRegressor") == 0 ? rl_attr_i(c, n, "targets", 1) : linear_rows(n, F);
     if (N < 0 || F < 0 || rows < 0) return;
     double macs = (double)N * (double)rows * (double)F;
     k->macs = macs;
@@ -550,7 +550,7 @@ static int shape_tree_classifier(rl_ctx *c, rl_graph *g, rl_node *n) {
 static int shape_tree_regressor(rl_ctx *c, rl_graph *g, rl_node *n) {
     int64_t N, F;
     samples_features(n, &N, &F);
-    int64_t d[2] = {N, rl_attr_i(n, "n_targets", 1)};
+    int64_t d[2] = {N, rl_attr_i(c, n, "n_targets", 1)};
     if (d[1] < 1) return rl_bad(c, n, "n_targets is %lld", (long long)d[1]);
     /* TreeEnsemble (opset 5) answers in X's type; the older regressor in float */
     const rl_value *x = rl_in(n, 0);

@@ -271,7 +271,7 @@ static int shape_shape(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0);
     if (!x || x->rank < 0) return unknown_out(c, n, 0, RL_DT_INT64, 1);
     int r = x->rank;
-    int64_t start = rl_attr_i(n, "start", 0), end = rl_attr_i(n, "end", r);
+    int64_t start = rl_attr_i(c, n, "start", 0), end = rl_attr_i(c, n, "end", r);
     if (start < 0) start += r;
     if (end < 0) end += r;
     if (start < 0) start = 0;
@@ -314,7 +314,7 @@ static int shape_reshape(rl_ctx *c, rl_graph *g, rl_node *n) {
         return unknown_out(c, n, 0, dt, rank);
     }
     if (cnt > RL_MAX_RANK_HARD) return rl_bad(c, n, "target shape has %lld dims", (long long)cnt);
-    bool allowzero = rl_attr_i(n, "allowzero", 0) != 0;
+    bool allowzero = rl_attr_i(c, n, "allowzero", 0) != 0;
     int64_t dims[RL_MAX_RANK_HARD];
     int infer_at = -1;
     for (int k = 0; k < cnt; k++) {
@@ -361,7 +361,7 @@ static int shape_flatten(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
     if (!x || x->rank < 0) return unknown_out(c, n, 0, dtype_of(x), 2);
-    int64_t axis = rl_attr_i(n, "axis", 1);
+    int64_t axis = rl_attr_i(c, n, "axis", 1);
     if (axis < 0) axis += x->rank;
     if (axis < 0 || axis > x->rank) return rl_bad(c, n, "axis %lld is out of range for rank %d", (long long)axis, x->rank);
     int64_t dims[2] = {prod_dims((int)axis, x->dims), prod_dims(x->rank - (int)axis, x->dims + axis)};
@@ -498,7 +498,7 @@ static int shape_concat(rl_ctx *c, rl_graph *g, rl_node *n) {
     }
     if (rank < 0) return unknown_out(c, n, 0, first->dtype, -1);
     if (rank == 0) return rl_bad(c, n, "cannot concatenate scalars");
-    int axis = rl_axis(c, n, rl_attr_i(n, "axis", 0), rank);
+    int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", 0), rank);
     if (axis < 0) return RL_FAIL;
     int64_t dims[RL_MAX_RANK_HARD];
     for (int k = 0; k < rank; k++) dims[k] = -1;
@@ -566,7 +566,7 @@ static int shape_split(rl_ctx *c, rl_graph *g, rl_node *n) {
             if (unknown_out(c, n, i, dtype_of(x), -1) == RL_FAIL) return RL_FAIL;
         return RL_UNKNOWN;
     }
-    int axis = rl_axis(c, n, rl_attr_i(n, "axis", 0), x->rank);
+    int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", 0), x->rank);
     if (axis < 0) return RL_FAIL;
     const int64_t *split = NULL;
     int64_t cnt = ints_arg(n, 1, "split", n->opset >= 13, &split);
@@ -588,7 +588,7 @@ static int shape_split(rl_ctx *c, rl_graph *g, rl_node *n) {
         int64_t len = cnt == -1 ? runtime_len(n, 1) : -1;
         if (len >= 0 && len != nout) return rl_bad(c, n, "split has %lld entries for %d outputs", (long long)len, nout);
     } else {
-        int64_t parts = rl_attr_i(n, "num_outputs", nout);
+        int64_t parts = rl_attr_i(c, n, "num_outputs", nout);
         if (parts != nout) return rl_bad(c, n, "num_outputs %lld but %d outputs", (long long)parts, nout);
         /* opset 18: ceil(d/n) for each output and the remainder in the last */
         int64_t chunk = (d + nout - 1) / nout;
@@ -715,7 +715,7 @@ static int shape_gather(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0), *ind = rl_in(n, 1);
     if (!x || !ind || x->rank < 0 || ind->rank < 0) return unknown_out(c, n, 0, dtype_of(x), -1);
     if (x->rank == 0) return rl_bad(c, n, "cannot gather from a scalar");
-    int axis = rl_axis(c, n, rl_attr_i(n, "axis", 0), x->rank);
+    int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", 0), x->rank);
     if (axis < 0) return RL_FAIL;
     int rank = x->rank - 1 + ind->rank;
     if (rank > RL_MAX_RANK_HARD) return rl_bad(c, n, "result rank %d is too large", rank);
@@ -766,7 +766,7 @@ static int shape_gather_nd(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0), *ind = rl_in(n, 1);
     if (!x || !ind || x->rank < 0 || ind->rank < 1) return unknown_out(c, n, 0, dtype_of(x), -1);
-    int64_t b = rl_attr_i(n, "batch_dims", 0);
+    int64_t b = rl_attr_i(c, n, "batch_dims", 0);
     int64_t last = ind->dims[ind->rank - 1];
     if (b < 0 || b >= ind->rank || b > x->rank) return rl_bad(c, n, "batch_dims %lld out of range", (long long)b);
     if (last < 0) return unknown_out(c, n, 0, x->dtype, -1);
@@ -1036,7 +1036,7 @@ static double cast_value(int to, double v) {
 static int shape_cast(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
-    int to = strcmp(n->op_type, "CastLike") == 0 ? dtype_of(rl_in(n, 1)) : (int)rl_attr_i(n, "to", 0);
+    int to = strcmp(n->op_type, "CastLike") == 0 ? dtype_of(rl_in(n, 1)) : (int)rl_attr_i(c, n, "to", 0);
     if (to < 0 || to >= RL_DT_COUNT) return rl_bad(c, n, "unknown target type %d", to);
     if (!x) return unknown_out(c, n, 0, to, -1);
     int res = set_out_checked(c, n, 0, to, x->rank, x->dims);
@@ -1075,7 +1075,7 @@ static int shape_identity(rl_ctx *c, rl_graph *g, rl_node *n) {
 static int shape_eye_like(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
-    int dt = (int)rl_attr_i(n, "dtype", dtype_of(x));
+    int dt = (int)rl_attr_i(c, n, "dtype", dtype_of(x));
     if (!x) return unknown_out(c, n, 0, dt, 2);
     if (x->rank >= 0 && x->rank != 2) return rl_bad(c, n, "EyeLike needs a rank-2 input");
     return set_out_checked(c, n, 0, dt, x->rank, x->dims);
@@ -1145,7 +1145,7 @@ static int shape_one_hot(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (!ind || ind->rank < 0) return unknown_out(c, n, 0, dt, -1);
     int r = ind->rank + 1;
     if (r > RL_MAX_RANK_HARD) return rl_bad(c, n, "result rank too large");
-    int axis = rl_axis(c, n, rl_attr_i(n, "axis", -1), r);
+    int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", -1), r);
     if (axis < 0) return RL_FAIL;
     double depth;
     int64_t d = -1;
@@ -1269,7 +1269,7 @@ static int shape_depth_space(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0);
     if (!x || x->rank < 0) return unknown_out(c, n, 0, dtype_of(x), 4);
     if (x->rank != 4) return rl_bad(c, n, "needs a rank-4 input, got rank %d", x->rank);
-    int64_t b = rl_attr_i(n, "blocksize", 0);
+    int64_t b = rl_attr_i(c, n, "blocksize", 0);
     if (b <= 0 || b > (INT64_C(1) << 20)) return rl_bad(c, n, "blocksize %lld", (long long)b);
     int64_t b2 = b * b, dims[4];
     const int64_t *d = x->dims;
@@ -1300,11 +1300,11 @@ static int shape_topk(rl_ctx *c, rl_graph *g, rl_node *n) {
         return unknown_out(c, n, 0, dtype_of(x), -1);
     }
     if (x->rank == 0) return rl_bad(c, n, "TopK of a scalar");
-    int axis = rl_axis(c, n, rl_attr_i(n, "axis", -1), x->rank);
+    int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", -1), x->rank);
     if (axis < 0) return RL_FAIL;
     int64_t k = -1;
     double kv;
-    if (n->opset < 10) k = rl_attr_i(n, "k", -1);
+    if (n->opset < 10) k = rl_attr_i(c, n, "k", -1);
     else if (scalar_in(n, 1, &kv)) k = kv >= 0 && kv <= (double)RL_MAX_ELEMS ? (int64_t)kv : -2;
     if (k < -1 || (k >= 0 && x->dims[axis] >= 0 && k > x->dims[axis]))
         return rl_bad(c, n, "k = %lld for an axis of %lld", (long long)k, (long long)x->dims[axis]);
@@ -1325,7 +1325,7 @@ static void cost_topk(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     (void)c; (void)g;
     const rl_value *x = rl_in(n, 0), *o = rl_out(n, 0);
     if (!x || !o || x->rank < 1 || o->rank != x->rank) return;
-    int64_t axis = rl_attr_i(n, "axis", -1);
+    int64_t axis = rl_attr_i(c, n, "axis", -1);
     if (axis < 0) axis += x->rank;
     if (axis < 0 || axis >= x->rank) return;
     int64_t kk = o->dims[axis];
@@ -1368,7 +1368,7 @@ static int shape_sequence_construct(rl_ctx *c, rl_graph *g, rl_node *n) {
 
 static int shape_sequence_empty(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
-    return set_seq(c, n, 0, (int)rl_attr_i(n, "dtype", RL_DT_FLOAT), -1, NULL, 0);
+    return set_seq(c, n, 0, (int)rl_attr_i(c, n, "dtype", RL_DT_FLOAT), -1, NULL, 0);
 }
 
 static int shape_sequence_insert(rl_ctx *c, rl_graph *g, rl_node *n) {
@@ -1409,14 +1409,14 @@ static int shape_split_to_sequence(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0), *sp = rl_in(n, 1);
     if (!x || x->rank < 0) return set_seq(c, n, 0, dtype_of(x), -1, NULL, -1);
-    int axis = rl_axis(c, n, rl_attr_i(n, "axis", 0), x->rank);
+    int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", 0), x->rank);
     if (axis < 0) return RL_FAIL;
     int64_t dims[RL_MAX_RANK_HARD];
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     int64_t d = x->dims[axis];
     if (!sp) {
         /* chunks of 1, the axis dropped unless keepdims */
-        bool keep = rl_attr_i(n, "keepdims", 1) != 0;
+        bool keep = rl_attr_i(c, n, "keepdims", 1) != 0;
         int r = x->rank;
         if (!keep) {
             for (int k = axis; k + 1 < r; k++) dims[k] = dims[k + 1];
@@ -1440,11 +1440,11 @@ static int shape_split_to_sequence(rl_ctx *c, rl_graph *g, rl_node *n) {
 static int shape_concat_from_sequence(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *s = rl_in(n, 0);
-    bool new_axis = rl_attr_i(n, "new_axis", 0) != 0;
+    bool new_axis = rl_attr_i(c, n, "new_axis", 0) != 0;
     if (!s || s->rank < 0) return unknown_out(c, n, 0, dtype_of(s), -1);
     int r = s->rank + (new_axis ? 1 : 0);
     if (r > RL_MAX_RANK_HARD || r == 0) return r == 0 ? rl_bad(c, n, "cannot concatenate scalars") : rl_bad(c, n, "rank too large");
-    int axis = rl_axis(c, n, rl_attr_i(n, "axis", 0), r);
+    int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", 0), r);
     if (axis < 0) return RL_FAIL;
     int64_t dims[RL_MAX_RANK_HARD];
     int64_t len = s->seq_len;
@@ -1613,7 +1613,7 @@ static void cost_center_crop_pad(rl_ctx *c, rl_graph *g, const rl_node *n, rl_co
 static int shape_bitcast(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
-    int64_t to = rl_attr_i(n, "to", 0);
+    int64_t to = rl_attr_i(c, n, "to", 0);
     if (to <= 0 || to >= RL_DT_COUNT || rl_dtype_bits((int)to) <= 0) return rl_bad(c, n, "unknown target type %lld", (long long)to);
     if (!x || x->rank < 0) return unknown_out(c, n, 0, (int)to, -1);
     int from_bits = rl_dtype_bits(x->dtype), to_bits = rl_dtype_bits((int)to);
@@ -1645,7 +1645,7 @@ static int shape_tensor_scatter(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (past->rank >= 0 && upd->rank >= 0 && past->rank != upd->rank)
         return rl_bad(c, n, "past_cache has rank %d, update rank %d", past->rank, upd->rank);
     if (past->rank >= 0 && upd->rank >= 0) {
-        int axis = rl_axis(c, n, rl_attr_i(n, "axis", -2), past->rank);
+        int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", -2), past->rank);
         if (axis < 0) return RL_FAIL;
         for (int k = 0; k < past->rank; k++) {
             int64_t a = past->dims[k], b = upd->dims[k];

@@ -38,7 +38,7 @@ static int shape_batchnorm(rl_ctx *c, rl_graph *g, rl_node *n) {
 }
 
 static void cost_batchnorm(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
-    bool training = rl_attr_i(n, "training_mode", 0) != 0 || (n->opset < 14 && n->n_out > 1 && rl_out(n, 1));
+    bool training = rl_attr_i(c, n, "training_mode", 0) != 0 || (n->opset < 14 && n->n_out > 1 && rl_out(n, 1));
     k->vector_flops = rl_numel_d(rl_out(n, 0)) * (training ? 8 : 2);
 }
 
@@ -61,15 +61,15 @@ static int set_stats_outputs(rl_ctx *c, rl_node *n, int first, int64_t axis_attr
     return RL_OK;
 }
 
-static int stash_dtype(const rl_node *n) {
-    int64_t st = rl_attr_i(n, "stash_type", 1);
+static int stash_dtype(rl_ctx *c, const rl_node *n) {
+    int64_t st = rl_attr_i(c, n, "stash_type", 1);
     return st > 0 && st < RL_DT_COUNT ? (int)st : RL_DT_FLOAT;
 }
 
 static int shape_layernorm(rl_ctx *c, rl_graph *g, rl_node *n) {
     int r = shape_like_x(c, g, n);
     if (r == RL_FAIL) return r;
-    if (set_stats_outputs(c, n, 1, rl_attr_i(n, "axis", -1), stash_dtype(n)) != RL_OK) return RL_FAIL;
+    if (set_stats_outputs(c, n, 1, rl_attr_i(c, n, "axis", -1), stash_dtype(c, n)) != RL_OK) return RL_FAIL;
     return r;
 }
 
@@ -148,7 +148,7 @@ static void cost_fast_gelu(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k)
 static int shape_softmax(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0);
     if (x && x->rank >= 0) {
-        int64_t axis = rl_attr_i(n, "axis", n->opset >= 13 ? -1 : 1);
+        int64_t axis = rl_attr_i(c, n, "axis", n->opset >= 13 ? -1 : 1);
         if (rl_axis(c, n, axis, x->rank) < 0) return RL_FAIL;
     }
     return shape_like_x(c, g, n);
@@ -156,8 +156,18 @@ static int shape_softmax(rl_ctx *c, rl_graph *g, rl_node *n) {
 
 /* LRN: a window of `size` channels: one square and one add each, then
  * scale, bias, power and divide (~6). */
+static int64_t lrn_size(rl_ctx *c, const rl_node *n) {
+    return rl_attr_i_in(c, n, "size", 1, 1, RL_MAX_ELEMS); /* a channel count */
+}
+
+static int shape_lrn(rl_ctx *c, rl_graph *g, rl_node *n) {
+    lrn_size(c, n);
+    if (c->err->code[0]) return RL_FAIL;
+    return shape_like_x(c, g, n);
+}
+
 static void cost_lrn(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
-    double size = (double)rl_attr_i(n, "size", 1);
+    double size = (double)lrn_size(c, n);
     k->vector_flops = rl_numel_d(rl_out(n, 0)) * (2 * size + 6);
 }
 
@@ -232,7 +242,7 @@ static const rl_op_def ops[] = {
      "4 vector FLOPs per element (square, sum, normalise, scale)"},
     {"SimplifiedLayerNormalization", MS, 1, 0, shape_simplified_ln, cost_per_out, 4, 0,
      "4 vector FLOPs per element (square, sum, normalise, scale)"},
-    {"LRN", "", 1, 0, shape_like_x, cost_lrn, 0, 0, "2·size + 6 vector FLOPs per element (window sum of squares, scale, power, divide)"},
+    {"LRN", "", 1, 0, shape_lrn, cost_lrn, 0, 0, "2·size + 6 vector FLOPs per element (window sum of squares, scale, power, divide)"},
     LIKE_X("MeanVarianceNormalization", "", 9, 8, "8 vector FLOPs per element (mean, variance, normalise)"),
     LIKE_X("LpNormalization", "", 1, 3, "3 vector FLOPs per element (power, sum, divide)"),
     {"Softmax", "", 1, 0, shape_softmax, cost_per_out, 5, 0, "5 vector FLOPs per element (max, subtract, exp, sum, divide)"},

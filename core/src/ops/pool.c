@@ -19,7 +19,7 @@ static int shape_pool(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (rl_attr_ints(n, "kernel_shape", &ks) < 0) return rl_bad(c, n, "needs kernel_shape");
     conv_geom gm;
     if (read_geom(c, n, NULL, x->rank - 2, &gm) != RL_OK) return RL_FAIL;
-    bool ceil_mode = rl_attr_i(n, "ceil_mode", 0) != 0;
+    bool ceil_mode = rl_attr_i(c, n, "ceil_mode", 0) != 0;
     int r = set_window_out(c, n, 0, dt, x, &gm, x->dims[1], ceil_mode);
     if (r == RL_FAIL) return RL_FAIL;
     /* MaxPool's optional Indices: int64, same shape */
@@ -78,7 +78,7 @@ static void cost_max_roi_pool(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost 
 static int shape_roi_align(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0), *rois = rl_in(n, 1);
     if (!x || !rois) return rl_bad(c, n, "needs X and rois");
-    int64_t oh = rl_attr_i(n, "output_height", 1), ow = rl_attr_i(n, "output_width", 1);
+    int64_t oh = rl_attr_i(c, n, "output_height", 1), ow = rl_attr_i(c, n, "output_width", 1);
     if (oh < 1 || ow < 1) return rl_bad(c, n, "output size must be positive");
     int64_t out[4] = {cc_dim(n, 1, 0), cc_dim(n, 0, 1), oh, ow};
     if (rl_set_out(c, n, 0, x->dtype, 4, out) != RL_OK) return RL_FAIL;
@@ -88,7 +88,7 @@ static int shape_roi_align(rl_ctx *c, rl_graph *g, rl_node *n) {
 /* sampling_ratio² bilinear samples per output (2 when adaptive, the usual
  * outcome), 8 FLOPs each (4 weighted reads and their sum). */
 static void cost_roi_align(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
-    double sr = (double)rl_attr_i(n, "sampling_ratio", 0);
+    double sr = (double)rl_attr_i(c, n, "sampling_ratio", 0);
     if (sr <= 0) sr = 2;
     k->vector_flops = rl_numel_d(rl_out(n, 0)) * sr * sr * 8;
 }
@@ -123,7 +123,10 @@ static int shape_max_unpool(rl_ctx *c, rl_graph *g, rl_node *n) {
     for (int i = 0; i < gm.nsp; i++) {
         int64_t in = x->dims[i + 2];
         if (in < 0 || gm.k[i] < 0) { out[i + 2] = -1; continue; }
-        int64_t o = (in - 1) * gm.s[i] + gm.k[i] - gm.pb[i] - gm.pe[i];
+        int64_t o;
+        if (!rl_mul_ok(in - 1, gm.s[i], &o))
+            return rl_bad(c, n, "the output length on spatial axis %d overflows (stride %lld)", i, (long long)gm.s[i]);
+        o += gm.k[i] - gm.pb[i] - gm.pe[i]; /* each at most 2^53 */
         if (o < 1) return rl_bad(c, n, "output length on spatial axis %d is not positive", i);
         out[i + 2] = o;
     }

@@ -9,18 +9,18 @@
 
 /* QuantizeLinear's output type: the zero point's, else output_dtype (opset
  * 21 on), else uint8. */
-static int quantize_dtype(const rl_node *n) {
+static int quantize_dtype(rl_ctx *c, const rl_node *n) {
     const rl_value *zp = rl_in(n, 2);
     if (zp && zp->dtype) return zp->dtype;
-    int64_t od = n->opset >= 21 ? rl_attr_i(n, "output_dtype", 0) : 0;
+    int64_t od = n->opset >= 21 ? rl_attr_i(c, n, "output_dtype", 0) : 0;
     if (od > 0 && od < RL_DT_COUNT) return (int)od;
     return RL_DT_UINT8;
 }
 
 /* DequantizeLinear's output type: float before opset 19, then the scale's
  * type, or output_dtype when given (opset 23 on). */
-static int dequantize_dtype(const rl_node *n) {
-    int64_t od = n->opset >= 23 ? rl_attr_i(n, "output_dtype", 0) : 0;
+static int dequantize_dtype(rl_ctx *c, const rl_node *n) {
+    int64_t od = n->opset >= 23 ? rl_attr_i(c, n, "output_dtype", 0) : 0;
     if (od > 0 && od < RL_DT_COUNT) return (int)od;
     const rl_value *s = rl_in(n, 1);
     if (n->opset >= 19 && s && s->dtype) return s->dtype;
@@ -32,11 +32,12 @@ static int dequantize_dtype(const rl_node *n) {
 static int check_scale(rl_ctx *c, rl_node *n, const rl_value *x) {
     const rl_value *s = rl_in(n, 1);
     if (!s || s->rank < 0 || !x || x->rank < 0) return RL_OK;
-    int64_t block = n->opset >= 21 ? rl_attr_i(n, "block_size", 0) : 0;
-    if (block < 0) return rl_bad(c, n, "block_size %lld is negative", (long long)block);
+    /* at most a tensor dim, so (dim + block - 1) cannot overflow */
+    int64_t block = n->opset >= 21 ? rl_attr_i_in(c, n, "block_size", 0, 0, RL_MAX_ELEMS) : 0;
+    if (c->err->code[0]) return RL_FAIL;
     if (s->rank == 0 || (s->rank == 1 && s->dims[0] == 1 && block == 0)) return RL_OK;
     if (x->rank == 0) return rl_bad(c, n, "a scalar input needs a scalar scale");
-    int axis = rl_axis(c, n, rl_attr_i(n, "axis", 1), x->rank);
+    int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", 1), x->rank);
     if (axis < 0) return RL_FAIL;
     if (block == 0) {
         if (s->rank != 1) return rl_bad(c, n, "per-axis scales must be 1-D, got rank %d", s->rank);
@@ -60,7 +61,7 @@ static int shape_quantize(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0);
     if (!x) return rl_bad(c, n, "needs an input");
     if (check_scale(c, n, x) != RL_OK) return RL_FAIL;
-    if (rl_set_out(c, n, 0, quantize_dtype(n), x->rank, x->dims) != RL_OK) return RL_FAIL;
+    if (rl_set_out(c, n, 0, quantize_dtype(c, n), x->rank, x->dims) != RL_OK) return RL_FAIL;
     return rl_shape_known(x) ? RL_OK : RL_UNKNOWN;
 }
 
@@ -69,7 +70,7 @@ static int shape_dequantize(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0);
     if (!x) return rl_bad(c, n, "needs an input");
     if (check_scale(c, n, x) != RL_OK) return RL_FAIL;
-    if (rl_set_out(c, n, 0, dequantize_dtype(n), x->rank, x->dims) != RL_OK) return RL_FAIL;
+    if (rl_set_out(c, n, 0, dequantize_dtype(c, n), x->rank, x->dims) != RL_OK) return RL_FAIL;
     return rl_shape_known(x) ? RL_OK : RL_UNKNOWN;
 }
 

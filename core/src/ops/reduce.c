@@ -36,7 +36,7 @@ static int reduce_axes(rl_ctx *c, rl_node *n, int rank, bool *mask, int *n_axes,
     /* a scalar still has slot 0: rl_axis accepts axis 0 for rank 0 */
     for (int k = 0; k < (rank > 0 ? rank : 1); k++) mask[k] = false;
     if (cnt <= 0) {
-        if (rl_attr_i(n, "noop_with_empty_axes", 0) != 0) {
+        if (rl_attr_i(c, n, "noop_with_empty_axes", 0) != 0) {
             *identity = true;
             *n_axes = 0;
             return RL_OK;
@@ -94,7 +94,7 @@ static int shape_reduce(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0);
     if (!x) return rl_bad(c, n, "needs data");
     int dt = x->dtype;
-    bool keep = rl_attr_i(n, "keepdims", 1) != 0;
+    bool keep = rl_attr_i(c, n, "keepdims", 1) != 0;
     if (x->rank < 0) return cc_unknown(c, n, 0, dt, -1);
     bool mask[RL_MAX_RANK_HARD];
     int n_axes;
@@ -144,9 +144,9 @@ static void cost_per_input(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k)
 static int shape_arg(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0);
     if (!x) return rl_bad(c, n, "needs data");
-    bool keep = rl_attr_i(n, "keepdims", 1) != 0;
+    bool keep = rl_attr_i(c, n, "keepdims", 1) != 0;
     if (x->rank < 0) return cc_unknown(c, n, 0, RL_DT_INT64, -1);
-    int axis = rl_axis(c, n, rl_attr_i(n, "axis", 0), x->rank);
+    int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", 0), x->rank);
     if (axis < 0) return RL_FAIL;
     int64_t out[RL_MAX_RANK_HARD];
     int orank = 0;

@@ -35,9 +35,9 @@ typedef struct rnn_dims {
 static int read_dims(rl_ctx *c, const rl_node *n, rnn_dims *d) {
     rl_value *x = rl_in(n, 0);
     if (!x || !rl_in(n, 1) || !rl_in(n, 2)) return rl_bad(c, n, "needs X, W and R");
-    d->batch_first = n->opset >= 14 && rl_attr_i(n, "layout", 0) == 1;
+    d->batch_first = n->opset >= 14 && rl_attr_i(c, n, "layout", 0) == 1;
     d->D = rnn_directions(n);
-    d->H = rl_attr_i(n, "hidden_size", -1);
+    d->H = rl_attr_i_in(c, n, "hidden_size", -1, 1, RL_MAX_ELEMS);
     if (d->H < 0) d->H = cc_dim(n, 2, 2); /* R is [D, G·H, H] */
     if (x->rank >= 0 && x->rank != 3) return rl_bad(c, n, "X must be 3-D (got rank %d)", x->rank);
     d->T = cc_dim(n, 0, d->batch_first ? 1 : 0);
