@@ -8,6 +8,7 @@ the tests generate their models at run time with any python3:
         [--preset tiny|llama-3.2-1b|llama-3-8b] [--layers N --hidden D
          --heads H --kv-heads K --head-dim HD --ff F --vocab V --max-pos P]
         [--dtype fp16|fp32] [--block-size 32] [--no-kv] [--experts E --top-k K]
+    python3 tools/make_llm_model.py --suite DIR     # the models tests/test_llm.c reads
 
 Every weight is referenced as external data in OUT.onnx.data, which is NOT
 written: rooflens analyses a model from its .onnx file alone, so a 32-layer
@@ -385,7 +386,24 @@ def build_genai(g, c):
     return [("", 21), ("com.microsoft", 1)]
 
 
-def main():
+# The models the tests use (tests/test_llm.c), made by --suite DIR.
+SUITE = [
+    ("tiny_hf.onnx", ["--layout", "hf"]),
+    ("tiny_genai.onnx", ["--layout", "genai"]),
+    ("tiny_nokv.onnx", ["--layout", "hf", "--no-kv"]),
+    ("tiny_moe.onnx", ["--layout", "hf", "--experts", "4", "--top-k", "2"]),
+    ("tiny_qmoe.onnx", ["--layout", "genai", "--experts", "4", "--top-k", "2"]),
+    ("llama-3.2-1b_hf_fp16.onnx", ["--layout", "hf", "--preset", "llama-3.2-1b"]),
+    ("llama-3-8b_genai_int4.onnx", ["--layout", "genai", "--preset", "llama-3-8b"]),
+]
+
+
+def main(argv=None):
+    if argv is None and len(sys.argv) == 3 and sys.argv[1] == "--suite":
+        os.makedirs(sys.argv[2], exist_ok=True)
+        for name, args in SUITE:
+            main([os.path.join(sys.argv[2], name)] + args)
+        return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="\n".join(__doc__.splitlines()[1:]))
@@ -399,7 +417,7 @@ def main():
     ap.add_argument("--no-kv", action="store_true", help="hf layout: no past/present (prefill only)")
     ap.add_argument("--experts", type=int, default=0, help="a mixture of E experts in place of each MLP")
     ap.add_argument("--top-k", type=int, default=2)
-    c = ap.parse_args()
+    c = ap.parse_args(argv)
     names = ("layers", "hidden", "heads", "kv_heads", "head_dim", "ff", "vocab", "max_pos")
     for n, v in zip(names, PRESETS[c.preset]):
         if getattr(c, n) is None:

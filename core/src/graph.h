@@ -64,6 +64,11 @@ int rl_bad(rl_ctx *c, const rl_node *n, const char *fmt, ...)
 #endif
     ;
 
+/* Mixture of experts: the expected number of distinct experts that `tokens`
+ * tokens, each routed to k of E experts uniformly, touch: E·(1 − (1 − k/E)^T).
+ * The MoE ops' weight reads and the LLM view's dense-expert exports use it. */
+double rl_moe_experts_touched(double experts, double k, double tokens);
+
 /* Element size in bytes of a value as analysed (the precision override applies to floats). */
 double rl_value_bytes(const rl_ctx *c, const rl_value *v);
 double rl_elem_bytes(const rl_ctx *c, int dtype);
