@@ -66,6 +66,20 @@ static int bits_option(const cJSON *j, const char *key, int *out, rl_error *err)
     return 0;
 }
 
+/* Ascending and without repeats: the sweeps read them in order. */
+static void sort_unique(int64_t *v, int *n) {
+    for (int i = 1; i < *n; i++)
+        for (int k = i; k > 0 && v[k] < v[k - 1]; k--) {
+            int64_t t = v[k];
+            v[k] = v[k - 1];
+            v[k - 1] = t;
+        }
+    int m = 0;
+    for (int i = 0; i < *n; i++)
+        if (m == 0 || v[i] != v[m - 1]) v[m++] = v[i];
+    *n = m;
+}
+
 static int list_option(const cJSON *j, const char *key, double hi, int64_t *vals, int *n, rl_error *err) {
     const cJSON *l = cJSON_GetObjectItemCaseSensitive(j, key);
     if (!l || cJSON_IsNull(l)) return 0;
@@ -83,6 +97,7 @@ static int list_option(const cJSON *j, const char *key, double hi, int64_t *vals
         }
         vals[(*n)++] = (int64_t)v->valuedouble;
     }
+    sort_unique(vals, n);
     return 0;
 }
 
@@ -874,7 +889,13 @@ static int batch_sweep(llm_run *L, const memory_plan *mem, cJSON *out, rl_error 
         put(row, "memory_required_bytes", memory_required(mem, (double)b, context));
         if (mem->capacity > 0) cJSON_AddBoolToObject(row, "fits", memory_required(mem, (double)b, context) <= mem->capacity);
         else cJSON_AddNullToObject(row, "fits");
-        if (!strcmp(gen.mid.bound, "compute") && (compute_bound < 0 || b < compute_bound)) compute_bound = b;
+        /* the batch from which decode stays compute-bound (a constant cost,
+         * such as dequantizing weights, can make batch 1 compute-bound alone) */
+        if (!strcmp(gen.mid.bound, "compute")) {
+            if (compute_bound < 0) compute_bound = b;
+        } else {
+            compute_bound = -1;
+        }
     }
     put_count(out, "compute_bound_batch", (double)compute_bound);
     put_count(out, "max_batch", max_batch_at(mem, context));
