@@ -233,6 +233,11 @@ static const char *str(const cJSON *o, const char *k) {
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+static const char *opt_eng(const cJSON *o, const char *k, const char *unit, char *buf, size_t cap) {
+    if (!cJSON_IsNumber(cJSON_GetObjectItem(o, k))) return "-";
+    return eng(num(o, k), unit, buf, cap);
+}
+
 static int cmp_time(const void *a, const void *b) {
     double ta = num(*(cJSON *const *)a, "t"), tb = num(*(cJSON *const *)b, "t");
     return ta < tb ? 1 : ta > tb ? -1 : 0;
@@ -242,13 +247,22 @@ static void print_table(const cJSON *res, int top) {
     const cJSON *model = cJSON_GetObjectItem(res, "model"), *hw = cJSON_GetObjectItem(res, "hardware");
     const cJSON *tot = cJSON_GetObjectItem(res, "totals"), *sol = cJSON_GetObjectItem(res, "sol");
     const cJSON *roof = cJSON_GetObjectItem(res, "roofline"), *opt = cJSON_GetObjectItem(res, "options");
-    char a[32], b[32], c2[32], d[32], e[32];
+    char a[32], b[32], c2[32], d[32], e[32], f[32];
     printf("model     %s  (%d nodes, %s params, %s of weights)\n", str(model, "name")[0] ? str(model, "name") : "(unnamed)",
            (int)num(model, "nodes"), eng(num(model, "params"), "", a, sizeof a), eng(num(model, "weight_bytes"), "B", b, sizeof b));
-    printf("hardware  %s%s%s  precision %s, %s\n", str(hw, "name"),
+    printf("hardware  %s%s%s  precision %s%s%s%s, %s\n", str(hw, "name"),
            cJSON_IsString(cJSON_GetObjectItem(hw, "power_mode")) ? ", mode " : "",
            cJSON_IsString(cJSON_GetObjectItem(hw, "power_mode")) ? str(hw, "power_mode_name") : "",
-           str(roof, "precision"), str(opt, "mode"));
+           str(roof, "precision"), strcmp(str(roof, "precision"), str(roof, "requested_precision")) ? " (" : "",
+           strcmp(str(roof, "precision"), str(roof, "requested_precision")) ? str(roof, "requested_precision") : "",
+           strcmp(str(roof, "precision"), str(roof, "requested_precision")) ? " requested)" : "", str(opt, "mode"));
+    if (cJSON_IsNumber(cJSON_GetObjectItem(opt, "batch"))) {
+        printf("batch     %g", num(opt, "batch"));
+        if (!strcmp(str(opt, "batch_applied"), "scaled"))
+            printf(" (the model's fixed batch %g, scaled: FLOPs and activations x%g, weights once)",
+                   num(opt, "batch_base"), num(opt, "batch") / num(opt, "batch_base"));
+        printf("\n");
+    }
     const cJSON *dims = cJSON_GetObjectItem(model, "dims");
     if (cJSON_GetArraySize(dims) > 0) {
         printf("dims     ");
@@ -264,7 +278,8 @@ static void print_table(const cJSON *res, int top) {
     cJSON_ArrayForEach(l, layers) rows[k++] = (cJSON *)l;
     qsort(rows, (size_t)n, sizeof *rows, cmp_time);
     int shown = top > 0 && top < n ? top : n;
-    double total_t = num(tot, "t");
+    const cJSON *ch = cJSON_GetObjectItem(sol, "chosen");
+    double total_t = num(ch, "time_s"); /* the layers' times are their shares of it */
     printf("\n%-32s %-18s %10s %10s %8s %10s %8s %6s\n", "layer (top by time)", "op", "FLOPs", "bytes", "AI",
            "time", "bound", "share");
     for (int i = 0; i < shown; i++) {
@@ -279,27 +294,30 @@ static void print_table(const cJSON *res, int top) {
     }
     if (shown < n) printf("(%d more layers; --top 0 shows all)\n", n - shown);
     free(rows);
-    printf("\ntotals    %s FLOPs (matrix %s, vector %s), %s moved, intensity %.2f FLOP/B\n",
+    printf("\ntotals    %s FLOPs (matrix %s, vector %s), %s moved unfused (%s fused), intensity %.2f FLOP/B\n",
            eng(num(tot, "flops"), "", a, sizeof a), eng(num(tot, "matrix_flops"), "", b, sizeof b),
-           eng(num(tot, "vector_flops"), "", c2, sizeof c2), eng(num(tot, "bytes"), "B", d, sizeof d), num(tot, "intensity"));
-    printf("          sum of layer times %s (compute %s, memory %s); %d kernels, launch floor %s\n",
-           tsec(num(tot, "t"), a, sizeof a), tsec(num(tot, "t_compute"), b, sizeof b),
-           tsec(num(tot, "t_memory"), c2, sizeof c2), (int)num(tot, "kernels"), tsec(num(tot, "launch_floor_s"), d, sizeof d));
-    if (cJSON_GetObjectItem(tot, "energy_j"))
-        printf("          energy %s per inference\n", eng(num(tot, "energy_j"), "J", a, sizeof a));
-    printf("\nspeed of light        per-op sum   whole graph   bytes\n");
-    static const char *const models[] = {"unfused", "fused", "fused_prefetched"};
+           eng(num(tot, "vector_flops"), "", c2, sizeof c2), eng(num(tot, "bytes"), "B", d, sizeof d),
+           eng(num(tot, "fused_bytes"), "B", e, sizeof e), num(tot, "intensity"));
+    /* the headline: the chosen model, as every other surface shows it */
+    printf("\npredicted %s  (%s, %s granularity; bound: %s)\n", tsec(total_t, a, sizeof a), str(ch, "model"),
+           str(ch, "granularity"), str(ch, "bound"));
+    printf("          bounds %s ... %s; %g kernels, launch floor %s\n", tsec(num(ch, "lower_bound_s"), a, sizeof a),
+           tsec(num(ch, "upper_bound_s"), b, sizeof b), num(ch, "kernels"), tsec(num(ch, "launch_floor_s"), c2, sizeof c2));
+    if (cJSON_IsNumber(cJSON_GetObjectItem(ch, "energy_j")))
+        printf("          energy %s per inference, average power %s%s\n", eng(num(ch, "energy_j"), "J", a, sizeof a),
+               eng(num(ch, "avg_power_w"), "W", b, sizeof b),
+               cJSON_IsTrue(cJSON_GetObjectItem(ch, "power_capped")) ? " (held to the power budget)" : "");
+    printf("\nspeed of light       %10s %10s %10s %10s %8s %10s %-8s %10s\n", "time", "lower", "upper", "roofline",
+           "kernels", "launches", "bound", "energy");
     for (int i = 0; i < 3; i++) {
+        static const char *const models[] = {"unfused", "fused", "fused_prefetched"};
         const cJSON *m = cJSON_GetObjectItem(sol, models[i]);
-        const cJSON *po = cJSON_GetObjectItem(m, "per_op"), *wg = cJSON_GetObjectItem(m, "whole_graph");
-        printf("  %-18s %12s  %12s   %s%s\n", models[i], tsec(num(po, "time_s"), a, sizeof a),
-               tsec(num(wg, "time_s"), b, sizeof b), eng(num(po, "bytes"), "B", c2, sizeof c2),
-               strcmp(str(m, "intended"), "per_op") == 0 ? "   (per-op intended)" : "   (whole graph intended)");
+        printf("  %-18s %10s %10s %10s %10s %8g %10s %-8s %10s%s\n", models[i], tsec(num(m, "time_s"), a, sizeof a),
+               tsec(num(m, "lower_bound_s"), b, sizeof b), tsec(num(m, "upper_bound_s"), c2, sizeof c2),
+               tsec(num(m, "roof_time_s"), d, sizeof d), num(m, "kernels"), tsec(num(m, "launch_floor_s"), e, sizeof e),
+               str(m, "bound"), opt_eng(m, "energy_j", "J", f, sizeof f),
+               !strcmp(models[i], str(ch, "model")) ? "  <- chosen" : "");
     }
-    const cJSON *ch = cJSON_GetObjectItem(sol, "chosen");
-    printf("  bounds: lower %s, upper %s;  chosen %s/%s = %s\n", tsec(num(sol, "lower_bound_s"), a, sizeof a),
-           tsec(num(sol, "upper_bound_s"), b, sizeof b), str(ch, "model"), str(ch, "granularity"),
-           tsec(num(ch, "time_s"), c2, sizeof c2));
     printf("\nroofline  time balance %.1f FLOP/B", num(roof, "time_balance"));
     if (cJSON_IsNumber(cJSON_GetObjectItem(roof, "energy_balance")))
         printf(", energy balance %.1f (%.1f without static power), peak %s (%s without static)",
@@ -354,11 +372,6 @@ static void print_study_header(const cJSON *res) {
            str(opt, "mode"));
 }
 
-static const char *opt_eng(const cJSON *o, const char *k, const char *unit, char *buf, size_t cap) {
-    if (!cJSON_IsNumber(cJSON_GetObjectItem(o, k))) return "-";
-    return eng(num(o, k), unit, buf, cap);
-}
-
 static void print_compare(const cJSON *st) {
     char a[32], b[32], c[32], d[32], e[32], f[32];
     printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %-8s %10s\n", "hardware", "mode", "prec", "unfused",
@@ -407,13 +420,13 @@ static void print_sweep(const cJSON *st) {
 
 static void print_power_modes(const cJSON *st) {
     char a[32], b[32], c[32];
-    printf("%-14s %10s %10s %10s %9s %14s %7s\n", "mode", "time", "energy", "avg power", "slowdown",
-           "compute-bound", "pareto");
+    printf("%-14s %10s %10s %10s %-8s %9s %14s %7s\n", "mode", "time", "energy", "avg power", "bound",
+           "slowdown", "compute-bound", "pareto");
     const cJSON *r;
     const char *rec = str(st, "recommended");
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(st, "rows")) {
-        printf("%-14s %10s %10s %10s %8.1f%% %13.0f%% %7s%s\n", str(r, "mode"), tsec(num(r, "time_s"), a, sizeof a),
-               opt_eng(r, "energy_j", "J", b, sizeof b), opt_eng(r, "avg_power_w", "W", c, sizeof c),
+        printf("%-14s %10s %10s %10s %-8s %8.1f%% %13.0f%% %7s%s\n", str(r, "mode"), tsec(num(r, "time_s"), a, sizeof a),
+               opt_eng(r, "energy_j", "J", b, sizeof b), opt_eng(r, "avg_power_w", "W", c, sizeof c), str(r, "bound"),
                100 * num(r, "slowdown"), 100 * num(r, "compute_bound_time_share"),
                cJSON_IsTrue(cJSON_GetObjectItem(r, "pareto")) ? "yes" : "no",
                !strcmp(str(r, "mode"), rec) ? "   <- recommended" : "");

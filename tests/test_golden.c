@@ -137,55 +137,81 @@ static bool has_warning(const cJSON *res, const char *code) {
 }
 
 static void seed004_orin_json(void) {
-    cJSON *res = analyze_fixture("mlp.onnx", "jetson-agx-orin", "{\"precision\": \"fp32\", \"batch\": 1}");
-    const cJSON *ro = cJSON_GetObjectItem(res, "roofline");
-    CHECK(strcmp(jstr(cJSON_GetObjectItem(res, "hardware"), "power_mode"), "maxn") == 0, "default mode is MAXN");
-    CHECK(strcmp(jstr(ro, "precision"), "fp32") == 0, "roofline precision fp32");
-    CHECK_NEAR(jnum(ro, "time_balance"), 89.4, 0.001, "JSON time balance 89.4");
-    CHECK_NEAR(jnum(ro, "energy_balance"), 39.8, 0.002, "JSON energy balance 39.8");
-    CHECK_NEAR(jnum(ro, "energy_balance_no_static"), 36.6, 0.002, "JSON energy balance without static 36.6");
-    CHECK_NEAR(jnum(ro, "peak_flop_per_j"), 0.196e12, 0.005, "JSON peak 0.196 TFLOP/J");
-    CHECK_NEAR(jnum(ro, "peak_flop_per_j_no_static"), 0.26e12, 0.005, "JSON peak 0.26 TFLOP/J without static");
-    /* seed 004: the balance with static power lies left of the time balance */
-    CHECK(jnum(ro, "energy_balance") < jnum(ro, "time_balance"), "energy balance left of time balance");
-    /* Per layer: E = ε_flop·W + ε_mop·Q + π0·t; energy-bound where the
-     * dynamic FLOP energy outweighs the byte energy; the model is their sum. */
-    double sum = 0;
-    const cJSON *l;
-    cJSON_ArrayForEach(l, cJSON_GetObjectItem(res, "layers")) {
-        double w = jnum(l, "flops"), q = jnum(l, "bytes"), t = jnum(l, "t");
-        CHECK_NEAR(jnum(l, "energy_j"), 3.86e-12 * w + 141.38e-12 * q + 17.9 * t, 1e-12, "layer energy");
-        CHECK(strcmp(jstr(l, "energy_bound"), 3.86e-12 * w >= 141.38e-12 * q ? "compute" : "memory") == 0,
-              "layer %s energy bound %s", jstr(l, "name"), jstr(l, "energy_bound"));
-        sum += jnum(l, "energy_j");
+    static const char *const sols[] = {"unfused", "fused"};
+    for (int m = 0; m < 2; m++) {
+        char req[128];
+        snprintf(req, sizeof req, "{\"precision\": \"fp32\", \"batch\": 1, \"sol\": \"%s\"}", sols[m]);
+        cJSON *res = analyze_fixture("mlp.onnx", "jetson-agx-orin", req);
+        const cJSON *ro = cJSON_GetObjectItem(res, "roofline");
+        CHECK(strcmp(jstr(cJSON_GetObjectItem(res, "hardware"), "power_mode"), "maxn") == 0, "default mode is MAXN");
+        CHECK(strcmp(jstr(ro, "precision"), "fp32") == 0, "roofline precision fp32");
+        CHECK_NEAR(jnum(ro, "time_balance"), 89.4, 0.001, "JSON time balance 89.4");
+        CHECK_NEAR(jnum(ro, "energy_balance"), 39.8, 0.002, "JSON energy balance 39.8");
+        CHECK_NEAR(jnum(ro, "energy_balance_no_static"), 36.6, 0.002, "JSON energy balance without static 36.6");
+        CHECK_NEAR(jnum(ro, "peak_flop_per_j"), 0.196e12, 0.005, "JSON peak 0.196 TFLOP/J");
+        CHECK_NEAR(jnum(ro, "peak_flop_per_j_no_static"), 0.26e12, 0.005, "JSON peak 0.26 TFLOP/J without static");
+        /* seed 004: the balance with static power lies left of the time balance */
+        CHECK(jnum(ro, "energy_balance") < jnum(ro, "time_balance"), "energy balance left of time balance");
+        /* Per layer: E = ε_flop·W + ε_mop·Q + π0·t with the traffic of the
+         * chosen model (every tensor unfused; weights and model boundary
+         * fused) and t the layer's share of the model's time; energy-bound
+         * where the FLOP energy outweighs the byte energy; the model's
+         * energy is their sum, and there is one energy figure. */
+        double sum = 0;
+        const cJSON *l;
+        cJSON_ArrayForEach(l, cJSON_GetObjectItem(res, "layers")) {
+            double w = jnum(l, "flops"), q = jnum(l, m ? "fused_bytes" : "bytes"), t = jnum(l, "t");
+            CHECK_NEAR(jnum(l, "energy_j"), 3.86e-12 * w + 141.38e-12 * q + 17.9 * t, 1e-12, sols[m]);
+            CHECK(strcmp(jstr(l, "energy_bound"), 3.86e-12 * w >= 141.38e-12 * q ? "compute" : "memory") == 0,
+                  "layer %s energy bound %s", jstr(l, "name"), jstr(l, "energy_bound"));
+            sum += jnum(l, "energy_j");
+        }
+        const cJSON *ch = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "sol"), "chosen");
+        CHECK_NEAR(jnum(cJSON_GetObjectItem(res, "totals"), "energy_j"), sum, 1e-12, "model energy = sum of layers");
+        CHECK(jnum(cJSON_GetObjectItem(res, "totals"), "energy_j") == jnum(ch, "energy_j"), "one energy figure");
+        cJSON_Delete(res);
     }
-    CHECK_NEAR(jnum(cJSON_GetObjectItem(res, "totals"), "energy_j"), sum, 1e-12, "model energy = sum of layers");
-    cJSON_Delete(res);
 }
 
 static void seed002_launch_overhead(void) {
-    /* mlp at batch 1 on H100: each of the 4 kernels takes nanoseconds on the
-     * roofline, far below the 4.2 us launch overhead */
+    /* mlp at batch 1 on H100: fc1, relu1, fc2, softmax take nanoseconds on
+     * the roofline, far below the 4.2 us launch overhead. Unfused they are 4
+     * kernels; fused, relu1 joins fc1's kernel and softmax fc2's (epilogue
+     * fusion), 2 kernels. Each model's time is max(roofline, its own floor). */
     cJSON *res = analyze_fixture("mlp.onnx", "h100-sxm", "{\"batch\": 1}");
-    const cJSON *to = cJSON_GetObjectItem(res, "totals");
+    const cJSON *to = cJSON_GetObjectItem(res, "totals"), *sol = cJSON_GetObjectItem(res, "sol");
+    const cJSON *un = cJSON_GetObjectItem(sol, "unfused"), *fu = cJSON_GetObjectItem(sol, "fused");
+    const cJSON *ch = cJSON_GetObjectItem(sol, "chosen");
     const double t0 = jnum(cJSON_GetObjectItem(res, "hardware"), "launch_overhead_s");
     CHECK_NEAR(t0, 4.2e-6, 1e-12, "H100 launch overhead (seed 002's 4.2 us)");
-    CHECK(jnum(to, "kernels") == 4, "4 kernels, got %g", jnum(to, "kernels"));
-    CHECK_NEAR(jnum(to, "launch_floor_s"), 4 * 4.2e-6, 1e-12, "launch floor = kernels x overhead");
-    CHECK_NEAR(jnum(to, "t"), 4 * 4.2e-6, 1e-12, "every layer takes the overhead");
+    CHECK(jnum(un, "kernels") == 4, "4 unfused kernels, got %g", jnum(un, "kernels"));
+    CHECK(jnum(fu, "kernels") == 2, "2 fused kernels, got %g", jnum(fu, "kernels"));
+    CHECK_NEAR(jnum(un, "time_s"), 4 * t0, 1e-12, "unfused time = its launch floor");
+    CHECK_NEAR(jnum(fu, "launch_floor_s"), 2 * t0, 1e-12, "fused launch floor = its own kernels x overhead");
+    CHECK_NEAR(jnum(ch, "time_s"), 2 * t0, 1e-12, "chosen (fused) time = its launch floor");
+    CHECK(strcmp(jstr(ch, "bound"), "overhead") == 0, "bound overhead, got %s", jstr(ch, "bound"));
+    CHECK(jnum(ch, "lower_bound_s") <= jnum(ch, "time_s") && jnum(ch, "time_s") <= jnum(ch, "upper_bound_s"),
+          "the headline lies within its own bounds");
+    CHECK(jnum(to, "t") == jnum(ch, "time_s") && jnum(to, "kernels") == 2, "totals are the chosen model's");
+    double sum = 0;
     const cJSON *l;
     cJSON_ArrayForEach(l, cJSON_GetObjectItem(res, "layers")) {
-        CHECK(strcmp(jstr(l, "bound"), "overhead") == 0, "layer %s bound %s, want overhead", jstr(l, "name"), jstr(l, "bound"));
-        CHECK(jnum(l, "t") == t0, "overhead-bound layer time = t0");
+        sum += jnum(l, "t");
+        CHECK(cJSON_IsTrue(cJSON_GetObjectItem(l, "kernel")), "layer %s is a kernel", jstr(l, "name"));
+        const char *nm = jstr(l, "name");
+        const cJSON *into = cJSON_GetObjectItem(l, "fused_into");
+        int want = !strcmp(nm, "relu1") ? 0 : !strcmp(nm, "softmax") ? 2 : -1;
+        CHECK(want < 0 ? cJSON_IsNull(into) : jnum(l, "fused_into") == want, "layer %s fused_into", nm);
     }
+    CHECK_NEAR(sum, jnum(ch, "time_s"), 1e-12, "layer times are shares of the chosen time");
     CHECK(has_warning(res, "overhead_dominated"), "a launch-bound model gets overhead_dominated");
     cJSON_Delete(res);
     /* at batch 2^20 the same model moves ~300 MB: launches no longer matter */
     res = analyze_fixture("mlp.onnx", "h100-sxm", "{\"batch\": 1048576}");
+    ch = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "sol"), "chosen");
     CHECK(!has_warning(res, "overhead_dominated"), "a large batch is not overhead-dominated");
-    cJSON_ArrayForEach(l, cJSON_GetObjectItem(res, "layers"))
-        CHECK(strcmp(jstr(l, "bound"), "overhead") != 0, "layer %s at batch 2^20 is %s", jstr(l, "name"), jstr(l, "bound"));
-    CHECK_NEAR(jnum(cJSON_GetObjectItem(res, "totals"), "launch_floor_s"), 4 * 4.2e-6, 1e-12, "launch floor is per kernel, not per sample");
+    CHECK(strcmp(jstr(ch, "bound"), "overhead") != 0, "batch 2^20 is %s", jstr(ch, "bound"));
+    CHECK_NEAR(jnum(ch, "launch_floor_s"), 2 * 4.2e-6, 1e-12, "launch floor is per kernel, not per sample");
     cJSON_Delete(res);
 }
 

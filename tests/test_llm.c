@@ -266,9 +266,9 @@ static void test_decode_bytes(void) {
     cJSON_AddNumberToObject(dims, "past_sequence_length", c);
     cJSON_AddNumberToObject(dims, "past_sequence_length + 1", c + 1);
     cJSON *plain = analyze(m, req);
-    CHECK(num(plain, "sol.fused.per_op.bytes") - b1 == B * c * kv,
+    CHECK(num(plain, "sol.fused.bytes") - b1 == B * c * kv,
           "in place: the plain analysis writes %g more bytes (the whole present), want %g",
-          num(plain, "sol.fused.per_op.bytes") - b1, B * c * kv);
+          num(plain, "sol.fused.bytes") - b1, B * c * kv);
     cJSON_Delete(plain);
 
     /* GenAI int4: the packed blocks and their fp16 scales (block 32) */

@@ -1,5 +1,6 @@
-/* The JSON entry points: request parsing, the roofline and speed-of-light
- * models (MODEL.md §2-§4), and the response. */
+/* The JSON entry points: request parsing and the response, one writer per
+ * section. Every figure comes from the timing model (timing.h), so the
+ * response, the CLI, the page and the studies give one answer. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "reader.h"
 #include "roofline.h"
 #include "study.h"
+#include "timing.h"
 
 /* ------------------------------------------------------------- options -- */
 typedef rl_options options;
@@ -25,53 +27,6 @@ static const struct {
     {"bf16", RL_P_BF16, RL_DT_BFLOAT16}, {"fp8", RL_P_FP8, RL_DT_FLOAT8E4M3FN},
     {"int8", RL_P_INT8, RL_DT_INT8},     {"int4", RL_P_INT4, RL_DT_INT4},
 };
-
-/* The precision a node computes in, from its element type. */
-static int precision_of_dtype(int dt) {
-    switch (dt) {
-    case RL_DT_DOUBLE: return RL_P_FP64;
-    case RL_DT_FLOAT16: return RL_P_FP16;
-    case RL_DT_BFLOAT16: return RL_P_BF16;
-    case RL_DT_FLOAT8E4M3FN: case RL_DT_FLOAT8E4M3FNUZ: case RL_DT_FLOAT8E5M2:
-    case RL_DT_FLOAT8E5M2FNUZ: case RL_DT_FLOAT8E8M0: case RL_DT_FLOAT4E2M1: return RL_P_FP8;
-    case RL_DT_INT8: case RL_DT_UINT8: return RL_P_INT8;
-    case RL_DT_INT4: case RL_DT_UINT4: case RL_DT_INT2: case RL_DT_UINT2: return RL_P_INT4;
-    default: return RL_P_FP32;
-    }
-}
-
-static int node_precision(const rl_ctx *c, const options *o, const rl_node *n) {
-    int dt = 0;
-    for (int i = 0; i < n->n_in && !dt; i++)
-        if (n->inv[i] && n->inv[i]->type == RL_TYPE_TENSOR && n->inv[i]->dtype) dt = n->inv[i]->dtype;
-    for (int i = 0; i < n->n_out && !dt; i++)
-        if (n->outv[i] && n->outv[i]->dtype) dt = n->outv[i]->dtype;
-    if (o->precision >= 0 && (rl_dtype_is_float(dt) || dt == 0)) return o->precision;
-    return precision_of_dtype(dt);
-}
-
-/* Peak FLOP/s for a precision, falling back to a precision the device has. */
-static int usable_precision(rl_ctx *c, const rl_hw *hw, int p) {
-    static const int fallback[RL_P_COUNT][4] = {
-        [RL_P_FP64] = {RL_P_FP32, -1}, [RL_P_FP32] = {RL_P_FP16, RL_P_BF16, -1},
-        [RL_P_TF32] = {RL_P_FP32, -1}, [RL_P_FP16] = {RL_P_BF16, RL_P_FP32, -1},
-        [RL_P_BF16] = {RL_P_FP16, RL_P_FP32, -1}, [RL_P_FP8] = {RL_P_FP16, RL_P_BF16, RL_P_FP32, -1},
-        [RL_P_INT8] = {RL_P_FP16, RL_P_BF16, RL_P_FP32, -1}, [RL_P_INT4] = {RL_P_INT8, RL_P_FP16, RL_P_FP32, -1},
-    };
-    if (hw->matrix[p] > 0) return p;
-    for (int k = 0; k < 4 && fallback[p][k] >= 0; k++) {
-        int q = fallback[p][k];
-        if (hw->matrix[q] > 0) {
-            rl_warn(c, "precision_fallback", NULL,
-                    "%s has no %s peak in its profile; %s work is timed at its %s peak", hw->name,
-                    rl_precision_names[p], rl_precision_names[p], rl_precision_names[q]);
-            return q;
-        }
-    }
-    for (int q = 0; q < RL_P_COUNT; q++)
-        if (hw->matrix[q] > 0) return q;
-    return RL_P_FP32;
-}
 
 /* ------------------------------------------------------------ JSON bits -- */
 static cJSON *tensor_json(const rl_ctx *c, const rl_value *v) {
@@ -108,71 +63,6 @@ static cJSON *tensor_json(const rl_ctx *c, const rl_value *v) {
 static void add_num(cJSON *o, const char *k, double v) {
     if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
     else cJSON_AddNullToObject(o, k);
-}
-
-/* ----------------------------------------------------------- the analysis -- */
-typedef rl_layer_time layer_time;
-
-typedef struct dim_used {
-    const char *name;
-    int64_t value;
-    const char *source;
-} dim_used;
-
-static int64_t find_dim(const rl_ctx *c, const char *name) {
-    for (int i = 0; i < c->n_dims; i++)
-        if (strcmp(c->dims[i].name, name) == 0) return c->dims[i].value;
-    return -1;
-}
-
-/* Give every symbolic or unknown dim of the main graph's inputs a value. */
-/* Returns how many dims took c->batch (0: the batch setting changed nothing). */
-static int resolve_input_dims(rl_ctx *c, rl_graph *g, dim_used *used, int *n_used, int cap) {
-    int from_batch = 0;
-    for (int i = 0; i < g->n_inputs; i++) {
-        rl_value *v = &g->values[g->inputs[i]];
-        if (v->rank < 0) {
-            if (v->type == RL_TYPE_TENSOR)
-                rl_warn(c, "shape_unknown", NULL,
-                        "graph input '%s' declares no shape: the nodes that read it are marked "
-                        "unknown", v->name);
-            continue;
-        }
-        for (int k = 0; k < v->rank; k++) {
-            if (v->dims[k] >= 0) continue;
-            const char *param = v->dim_params ? v->dim_params[k] : NULL;
-            int64_t val = -1;
-            const char *source = "default";
-            if (param && param[0]) val = find_dim(c, param), source = "user";
-            if (val < 0 && k == 0 && c->batch > 0) val = c->batch, source = "batch", from_batch++;
-            if (val < 0) {
-                val = 1;
-                if (param && param[0])
-                    rl_warn(c, "unset_dim", NULL,
-                            "symbolic dimension '%s' is not set; using 1 (set it with --dim %s=N)",
-                            param, param);
-                else
-                    rl_warn(c, "unset_dim", NULL,
-                            "dimension %d of input '%s' has neither a size nor a name; using 1", k,
-                            v->name);
-            }
-            v->dims[k] = val;
-            if (param && param[0]) {
-                bool seen = false;
-                for (int u = 0; u < *n_used; u++)
-                    if (strcmp(used[u].name, param) == 0) seen = true;
-                if (!seen && *n_used < cap) used[(*n_used)++] = (dim_used){param, val, source};
-            }
-        }
-    }
-    for (int i = 0; i < c->n_dims; i++) {
-        bool seen = false;
-        for (int u = 0; u < *n_used; u++)
-            if (strcmp(used[u].name, c->dims[i].name) == 0) seen = true;
-        if (!seen)
-            rl_warn(c, "unused_dim", NULL, "the model has no symbolic dimension '%s'", c->dims[i].name);
-    }
-    return from_batch;
 }
 
 static int parse_options(const cJSON *req, options *o, rl_ctx *c, rl_dim_setting **dims, rl_error *err) {
@@ -261,43 +151,9 @@ bad_precision:
     return -1;
 }
 
-/* Fused traffic (MODEL.md §3): weights and model-boundary tensors only. */
-static double fused_bytes(const rl_ctx *c, const rl_node *n) {
-    if (n->op && (n->op->flags & RL_OP_VIEW)) return 0;
-    if (n->op && (n->op->flags & RL_OP_CONTROL)) return n->cost.weight_bytes;
-    double b = n->cost.weight_bytes;
-    for (int i = 0; i < n->n_in; i++) {
-        const rl_value *v = n->inv[i];
-        if (v && v->kind == RL_VALUE_INPUT) b += rl_value_bytes(c, v);
-    }
-    for (int i = 0; i < n->n_out; i++) {
-        const rl_value *v = n->outv[i];
-        if (v && (v->is_graph_output || v->consumers == 0)) b += rl_value_bytes(c, v);
-    }
-    /* never more than the unfused traffic (a cost function may have trimmed it) */
-    double unfused = n->cost.input_bytes + n->cost.weight_bytes + n->cost.output_bytes;
-    return b < unfused ? b : unfused;
-}
-
-static cJSON *sol_json(double tc_sum, double bytes, double per_op, double bw, const char *intended) {
-    cJSON *o = cJSON_CreateObject();
-    cJSON *po = cJSON_AddObjectToObject(o, "per_op");
-    add_num(po, "time_s", per_op);
-    add_num(po, "bytes", bytes);
-    cJSON_AddStringToObject(po, "bound", "sum of per-layer bounds");
-    cJSON *wg = cJSON_AddObjectToObject(o, "whole_graph");
-    double tm = bytes / bw;
-    add_num(wg, "time_s", rl_roof_time(tc_sum, tm));
-    add_num(wg, "bytes", bytes);
-    add_num(wg, "t_compute", tc_sum);
-    add_num(wg, "t_memory", tm);
-    cJSON_AddStringToObject(wg, "bound", tc_sum >= tm ? "compute" : "memory");
-    cJSON_AddStringToObject(o, "intended", intended);
-    return o;
-}
 
 static void add_model_section(cJSON *root, const rl_model *m, rl_ctx *c, rl_graph *g,
-                              const dim_used *used, int n_used) {
+                              const rl_dim_used *used, int n_used) {
     cJSON *mo = cJSON_AddObjectToObject(root, "model");
     const Onnx__ModelProto *p = m->proto;
     cJSON_AddStringToObject(mo, "name", (p->graph->name && p->graph->name[0]) ? p->graph->name : "");
@@ -380,110 +236,325 @@ static bool setup_ctx(rl_ctx *c, rl_model *m, rl_arena *arena, rl_error *err) {
     return c->warnings != NULL;
 }
 
-/* The per-layer roofline (MODEL.md §2) and the SOL totals (§3, §4). */
-void rl_time_graph(rl_ctx *c, const rl_graph *g, const options *o, const rl_hw *hw,
-                   layer_time *lt, rl_timing *out) {
-    memset(out, 0, sizeof *out);
+
+/* ------------------------------------------------------ response sections -- */
+static void add_hardware_section(cJSON *root, const rl_hw *hw) {
+    cJSON *ho = cJSON_AddObjectToObject(root, "hardware");
+    cJSON_AddStringToObject(ho, "id", hw->id);
+    cJSON_AddStringToObject(ho, "name", hw->name);
+    cJSON_AddStringToObject(ho, "category", hw->category);
+    if (hw->mode_id) {
+        cJSON_AddStringToObject(ho, "power_mode", hw->mode_id);
+        cJSON_AddStringToObject(ho, "power_mode_name", hw->mode_name);
+    } else {
+        cJSON_AddNullToObject(ho, "power_mode");
+    }
+    add_num(ho, "bandwidth_Bps", hw->mem_bw[0]);
+    add_num(ho, "launch_overhead_s", hw->launch_s);
+    add_num(ho, "clock_hz", hw->clock_hz);
+    if (hw->power_budget_w > 0) add_num(ho, "power_budget_w", hw->power_budget_w);
+    else cJSON_AddNullToObject(ho, "power_budget_w");
+    if (hw->energy_model) cJSON_AddStringToObject(ho, "energy_model", hw->energy_model);
+    else cJSON_AddNullToObject(ho, "energy_model");
+}
+
+static void add_options_section(cJSON *root, const options *o, const rl_prepared *pg) {
+    cJSON *op = cJSON_AddObjectToObject(root, "options");
+    cJSON_AddStringToObject(op, "precision", o->precision_name);
+    cJSON_AddStringToObject(op, "mode", o->training ? "training" : "inference");
+    cJSON_AddStringToObject(op, "sol", o->sol);
+    cJSON_AddStringToObject(op, "granularity", o->granularity);
+    /* the batch actually applied, never one that was only asked for */
+    if (pg->batch_applied) {
+        cJSON_AddNumberToObject(op, "batch", (double)pg->batch);
+        cJSON_AddStringToObject(op, "batch_applied", pg->batch_applied);
+    } else {
+        cJSON_AddNullToObject(op, "batch");
+        cJSON_AddNullToObject(op, "batch_applied");
+    }
+    if (pg->batch_base > 0) cJSON_AddNumberToObject(op, "batch_base", (double)pg->batch_base);
+    else cJSON_AddNullToObject(op, "batch_base");
+}
+
+static cJSON *layer_json(const rl_ctx *c, const rl_node *n, const rl_layer_time *L, const options *o,
+                         bool has_energy) {
+    const rl_cost *k = &n->cost;
+    cJSON *l = cJSON_CreateObject();
+    cJSON_AddNumberToObject(l, "index", n->index);
+    cJSON_AddStringToObject(l, "name", n->name);
+    cJSON_AddStringToObject(l, "op", n->op_type);
+    cJSON_AddStringToObject(l, "domain", n->domain);
+    cJSON *ins = cJSON_AddArrayToObject(l, "inputs");
+    for (int j = 0; j < n->n_in; j++)
+        if (n->inv[j]) cJSON_AddItemToArray(ins, tensor_json(c, n->inv[j]));
+    cJSON *outs = cJSON_AddArrayToObject(l, "outputs");
+    for (int j = 0; j < n->n_out; j++)
+        if (n->outv[j]) cJSON_AddItemToArray(outs, tensor_json(c, n->outv[j]));
+    add_num(l, "matrix_flops", k->matrix_flops);
+    add_num(l, "vector_flops", k->vector_flops);
+    add_num(l, "flops", L->flops);
+    add_num(l, "macs", k->macs);
+    add_num(l, "input_bytes", k->input_bytes);
+    add_num(l, "weight_bytes", k->weight_bytes);
+    add_num(l, "output_bytes", k->output_bytes);
+    add_num(l, "bytes", L->bytes);
+    add_num(l, "fused_bytes", L->fused_bytes);
+    add_num(l, "intensity", L->bytes > 0 ? L->flops / L->bytes : 0);
+    add_num(l, "t_compute", L->tc);
+    add_num(l, "t_memory", L->tm);
+    add_num(l, "t", L->t);
+    cJSON_AddStringToObject(l, "bound", L->bound);
+    cJSON_AddStringToObject(l, "precision", rl_precision_names[L->prec]);
+    cJSON_AddBoolToObject(l, "kernel", L->kernel);
+    if (L->fused_into >= 0) cJSON_AddNumberToObject(l, "fused_into", L->fused_into);
+    else cJSON_AddNullToObject(l, "fused_into");
+    if (has_energy) {
+        add_num(l, "energy_j", L->energy);
+        cJSON_AddStringToObject(l, "energy_bound", L->energy_bound);
+    }
+    if (o->training) {
+        add_num(l, "bwd_flops", 2 * L->flops);
+        add_num(l, "bwd_bytes", 2 * L->bytes);
+    }
+    cJSON_AddBoolToObject(l, "known", k->known);
+    cJSON_AddBoolToObject(l, "supported", n->op != NULL);
+    if (k->note) cJSON_AddStringToObject(l, "note", k->note);
+    return l;
+}
+
+/* Each layer is printed as soon as it is built and freed: the tree of a
+ * 100,000-layer response would cost ~5 KB a layer and most of the time in
+ * malloc. The text joins the response as a raw item. */
+static int add_layers_section(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_layer_time *lt,
+                              const options *o, bool has_energy, rl_error *err) {
+    rl_json_text text = {0};
+    rl_json_text_put(&text, "[", 1);
+    for (int i = 0; i < g->n_nodes; i++) {
+        cJSON *l = layer_json(c, &g->nodes[i], &lt[i], o, has_energy);
+        if (i) rl_json_text_put(&text, ",", 1);
+        rl_json_text_value(&text, l);
+        cJSON_Delete(l);
+    }
+    rl_json_text_put(&text, "]", 1);
+    char *s = rl_json_text_finish(&text);
+    cJSON *raw = s ? cJSON_CreateRaw(s) : NULL;
+    free(s);
+    if (!raw) {
+        rl_error_set(err, "out_of_memory", "layers", "out of memory while writing the layers");
+        return -1;
+    }
+    cJSON_AddItemToObject(root, "layers", raw);
+    return 0;
+}
+
+/* The distinct unsupported op types, through a set: 100,000 distinct custom
+ * ops must stay linear. */
+static void add_unsupported(cJSON *to, const rl_graph *g, rl_arena *arena) {
+    cJSON *unsup = cJSON_AddArrayToObject(to, "unsupported_ops");
+    rl_name_map *seen = rl_map_new(arena, (size_t)g->n_nodes);
+    for (int i = 0; i < g->n_nodes && seen; i++) {
+        const rl_node *n = &g->nodes[i];
+        if (n->op) continue;
+        char nm[300];
+        snprintf(nm, sizeof nm, "%s%s%s", n->domain, n->domain[0] ? "." : "", n->op_type);
+        if (rl_map_get(seen, nm) >= 0) continue;
+        const char *key = rl_arena_strdup(arena, nm);
+        if (key) rl_map_put(seen, key, i);
+        cJSON_AddItemToArray(unsup, cJSON_CreateString(nm));
+    }
+}
+
+/* Training (Pagoda §8): backward = 2× forward FLOPs, bytes and kernels per
+ * layer, so every figure of the step is 3× the chosen model's. */
+static void add_training(cJSON *to, const rl_timing *t) {
+    const rl_sol_result *ch = rl_timing_chosen(t);
+    cJSON *tr = cJSON_AddObjectToObject(to, "training");
+    add_num(tr, "forward_flops", t->flops);
+    add_num(tr, "backward_flops", 2 * t->flops);
+    add_num(tr, "total_flops", 3 * t->flops);
+    add_num(tr, "forward_bytes", ch->bytes);
+    add_num(tr, "backward_bytes", 2 * ch->bytes);
+    add_num(tr, "total_bytes", 3 * ch->bytes);
+    add_num(tr, "lower_bound_s", 3 * ch->lower_bound_s);
+    add_num(tr, "upper_bound_s", 3 * ch->upper_bound_s);
+    add_num(tr, "time_s", 3 * ch->time_s);
+    if (t->has_energy) add_num(tr, "energy_j", 3 * ch->energy_j);
+    else cJSON_AddNullToObject(tr, "energy_j");
+    cJSON_AddStringToObject(tr, "method",
+                            "backward = 2x forward FLOPs, bytes and kernels per layer (Pagoda §8): 3x the "
+                            "chosen speed-of-light model");
+}
+
+static void add_totals_section(cJSON *root, const rl_graph *g, const rl_prepared *pg, const rl_timing *t,
+                               const options *o, rl_arena *arena) {
+    const rl_cost *sum = &pg->sum;
+    const rl_sol_result *ch = rl_timing_chosen(t);
+    cJSON *to = cJSON_AddObjectToObject(root, "totals");
+    add_num(to, "flops", t->flops);
+    add_num(to, "matrix_flops", sum->matrix_flops);
+    add_num(to, "vector_flops", sum->vector_flops);
+    add_num(to, "macs", sum->macs);
+    add_num(to, "input_bytes", sum->input_bytes);
+    add_num(to, "weight_bytes", sum->weight_bytes);
+    add_num(to, "output_bytes", sum->output_bytes);
+    add_num(to, "bytes", t->bytes);
+    add_num(to, "fused_bytes", t->fused_bytes);
+    add_num(to, "intensity", t->bytes > 0 ? t->flops / t->bytes : 0);
+    add_num(to, "t_compute", ch->t_compute);
+    add_num(to, "t_memory", t->sol[RL_SOL_UNFUSED].t_memory);
+    /* one time, one energy, one kernel count: the chosen model's */
+    add_num(to, "t", ch->time_s);
+    if (t->has_energy) add_num(to, "energy_j", ch->energy_j);
+    cJSON_AddNumberToObject(to, "layers", g->n_nodes);
+    add_num(to, "kernels", ch->kernels);
+    add_num(to, "launch_floor_s", ch->launch_floor_s);
+    cJSON_AddNumberToObject(to, "unknown_layers", t->unknown_layers);
+    add_unsupported(to, g, arena);
+    if (o->training) add_training(to, t);
+}
+
+static cJSON *sol_result_json(const rl_sol_result *r, bool has_energy) {
+    cJSON *o = cJSON_CreateObject();
+    add_num(o, "time_s", r->time_s);
+    add_num(o, "lower_bound_s", r->lower_bound_s);
+    add_num(o, "upper_bound_s", r->upper_bound_s);
+    add_num(o, "roof_time_s", r->roof_time_s);
+    cJSON_AddStringToObject(o, "granularity", r->granularity);
+    add_num(o, "roof_per_op_s", r->roof_per_op_s);
+    add_num(o, "roof_whole_graph_s", r->roof_whole_graph_s);
+    if (has_energy) {
+        add_num(o, "energy_j", r->energy_j);
+        add_num(o, "avg_power_w", r->avg_power_w);
+    } else {
+        cJSON_AddNullToObject(o, "energy_j");
+        cJSON_AddNullToObject(o, "avg_power_w");
+    }
+    cJSON_AddStringToObject(o, "bound", r->bound);
+    add_num(o, "kernels", r->kernels);
+    add_num(o, "launch_floor_s", r->launch_floor_s);
+    add_num(o, "power_floor_s", r->power_floor_s);
+    add_num(o, "bytes", r->bytes);
+    add_num(o, "flops", r->flops);
+    add_num(o, "t_compute", r->t_compute);
+    add_num(o, "t_memory", r->t_memory);
+    cJSON_AddBoolToObject(o, "power_capped", r->power_capped);
+    return o;
+}
+
+static void add_sol_section(cJSON *root, const rl_timing *t) {
+    cJSON *so = cJSON_AddObjectToObject(root, "sol");
+    for (int m = 0; m < RL_SOL_COUNT; m++)
+        cJSON_AddItemToObject(so, rl_sol_names[m], sol_result_json(&t->sol[m], t->has_energy));
+    cJSON *ch = sol_result_json(rl_timing_chosen(t), t->has_energy);
+    cJSON_AddStringToObject(ch, "model", rl_sol_names[t->chosen]);
+    cJSON_AddItemToObject(so, "chosen", ch);
+}
+
+/* What a reader of the headline must know about how its time was set. */
+static void warn_about_headline(rl_ctx *c, const rl_timing *t, const rl_hw *hw) {
+    const rl_sol_result *ch = rl_timing_chosen(t);
+    if (strcmp(ch->bound, "overhead") == 0)
+        rl_warn(c, "overhead_dominated", NULL,
+                "kernel launches set the time: %.0f kernels x %.3g s = %.3g s is more than the %s "
+                "roofline time %.3g s (graph capture or more fusion would lower it)",
+                ch->kernels, hw->launch_s, ch->launch_floor_s, rl_sol_names[t->chosen], ch->roof_time_s);
+    if (ch->power_capped)
+        rl_warn(c, "power_capped", NULL,
+                "at its roofline time this model would draw more than %s's power budget of %.4g W; the time "
+                "is stretched to %.3g s, where it averages the budget", hw->name, hw->power_budget_w,
+                ch->time_s);
+}
+
+static void add_ceilings(cJSON *ro, const rl_hw *hw) {
+    cJSON *ceil = cJSON_AddObjectToObject(ro, "ceilings");
+    cJSON *cc = cJSON_AddArrayToObject(ceil, "compute");
+    static const char *const units[RL_UNIT_COUNT] = {"matrix", "vector"};
+    for (int p = 0; p < RL_P_COUNT; p++) {
+        if (hw->matrix[p] <= 0) continue;
+        for (int u = 0; u < RL_UNIT_COUNT; u++) {
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "precision", rl_precision_names[p]);
+            cJSON_AddStringToObject(e, "unit", units[u]);
+            add_num(e, "flops", u == RL_UNIT_MATRIX ? hw->matrix[p] : hw->vector[p]);
+            cJSON_AddItemToArray(cc, e);
+        }
+    }
+    cJSON *mc = cJSON_AddArrayToObject(ceil, "memory");
+    for (int i = 0; i < hw->n_mem; i++) {
+        if (hw->mem_bw[i] <= 0) continue;
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", hw->mem_name[i] ? hw->mem_name[i] : (i ? "cache" : "DRAM"));
+        add_num(e, "bandwidth_Bps", hw->mem_bw[i]);
+        if (hw->mem_cap[i] > 0) add_num(e, "capacity_bytes", hw->mem_cap[i]);
+        cJSON_AddItemToArray(mc, e);
+    }
+}
+
+/* The roofline of the precision actually used (after any fallback), and
+ * the whole model on it as the chosen model places it. */
+static void add_roofline_section(cJSON *root, const rl_hw *hw, const rl_timing *t) {
     const double bw = hw->mem_bw[0];
-    double prec_flops[RL_P_COUNT] = {0};
-    for (int i = 0; i < g->n_nodes; i++) {
-        const rl_node *n = &g->nodes[i];
-        layer_time row, *L = lt ? &lt[i] : &row;
-        memset(L, 0, sizeof *L);
-        const rl_cost *k = &n->cost;
-        int p = usable_precision(c, hw, node_precision(c, o, n));
-        L->prec = p;
-        L->flops = k->matrix_flops + k->vector_flops;
-        L->bytes = k->input_bytes + k->weight_bytes + k->output_bytes;
-        L->tc = rl_compute_time(k->matrix_flops, k->vector_flops, hw->matrix[p], hw->vector[p]);
-        L->tm = L->bytes / bw;
-        L->launches = L->flops > 0 || L->bytes > 0;
-        double t0 = L->launches ? hw->launch_s : 0;
-        L->t = rl_roof_time(L->tc, L->tm);
-        L->bound = L->tc >= L->tm ? "compute" : "memory";
-        if (L->flops == 0 && L->bytes == 0) L->bound = "none";
-        if (t0 > L->t) {
-            L->t = t0;
-            L->bound = "overhead";
-        }
-        if (!k->known) {
-            L->bound = "unknown";
-            out->unknown_layers++;
-        }
-        if (L->launches) out->kernels++;
-        L->fused_bytes = fused_bytes(c, n);
-        double tfm = L->fused_bytes / bw;
-        out->sol_unfused += rl_roof_time(L->tc, L->tm);
-        out->sol_fused += rl_roof_time(L->tc, tfm);
-        out->tc_sum += L->tc;
-        out->tm_sum += L->tm;
-        out->t_sum += L->t;
-        out->fused_bytes += L->fused_bytes;
-        out->flops += L->flops;
-        out->bytes += L->bytes;
-        prec_flops[p] += L->flops;
-        if (hw->has_energy) {
-            L->energy = rl_energy(hw->e_flop, hw->e_byte, hw->static_w, L->flops, L->bytes, L->t);
-            out->e_sum += L->energy;
-            double dyn_c = hw->e_flop * L->flops, dyn_m = hw->e_byte * L->bytes;
-            L->energy_bound = dyn_c >= dyn_m ? "compute" : "memory";
-        }
+    const int p = t->main_prec;
+    const double peak = hw->matrix[p], peak_v = hw->vector[p];
+    cJSON *ro = cJSON_AddObjectToObject(root, "roofline");
+    cJSON_AddStringToObject(ro, "precision", rl_precision_names[p]);
+    cJSON_AddStringToObject(ro, "requested_precision", rl_precision_names[t->requested_prec]);
+    add_num(ro, "peak_matrix_flops", peak);
+    add_num(ro, "peak_vector_flops", peak_v);
+    add_num(ro, "bandwidth_Bps", bw);
+    add_num(ro, "time_balance", rl_time_balance(peak, bw));
+    add_num(ro, "ridge_vector", peak_v / bw);
+    add_num(ro, "launch_overhead_s", hw->launch_s);
+    if (hw->has_energy) {
+        const double e_flop = hw->e_flop_unit[p][RL_UNIT_MATRIX];
+        add_num(ro, "energy_balance", rl_energy_balance(e_flop, hw->e_byte, hw->static_w, peak, bw));
+        add_num(ro, "energy_balance_no_static", rl_energy_balance_no_static(e_flop, hw->e_byte));
+        add_num(ro, "peak_flop_per_j", rl_peak_flop_per_j(e_flop, hw->static_w, peak));
+        add_num(ro, "peak_flop_per_j_no_static", rl_peak_flop_per_j_no_static(e_flop));
+        add_num(ro, "flop_j", e_flop);
+        add_num(ro, "byte_j", hw->e_byte);
+        add_num(ro, "static_w", hw->static_w);
+    } else {
+        static const char *const none[] = {"energy_balance", "energy_balance_no_static", "peak_flop_per_j",
+                                           "peak_flop_per_j_no_static"};
+        for (size_t i = 0; i < sizeof none / sizeof *none; i++) cJSON_AddNullToObject(ro, none[i]);
     }
-    int main_prec = o->precision;
-    if (main_prec < 0) { /* the precision carrying most of the work */
-        main_prec = RL_P_FP32;
-        for (int p = 0; p < RL_P_COUNT; p++)
-            if (prec_flops[p] > prec_flops[main_prec]) main_prec = p;
-        main_prec = usable_precision(c, hw, main_prec);
-    }
-    out->main_prec = main_prec;
-    /* Where the roofline time goes under the chosen SOL model's traffic:
-     * the layer-level view of how much a lower compute clock can cost. */
-    bool unfused_bytes = strcmp(o->sol, "unfused") == 0;
-    for (int i = 0; i < g->n_nodes; i++) {
-        const rl_node *n = &g->nodes[i];
-        const rl_cost *k = &n->cost;
-        if (!k->known) continue;
-        int p = lt ? lt[i].prec : usable_precision(c, hw, node_precision(c, o, n));
-        double tc = rl_compute_time(k->matrix_flops, k->vector_flops, hw->matrix[p], hw->vector[p]);
-        double q = unfused_bytes ? k->input_bytes + k->weight_bytes + k->output_bytes : fused_bytes(c, n);
-        double tm = q / bw, t = rl_roof_time(tc, tm);
-        out->roof_t += t;
-        if (tc >= tm && t > 0) out->compute_bound_t += t;
-    }
-    out->launch_floor = out->kernels * hw->launch_s;
-    out->has_energy = hw->has_energy;
-    /* The headline: the request's SOL model at its granularity ("intended":
-     * per-op sums for unfused and fused, one whole-graph roofline for
-     * fused + prefetched, as MODEL.md §3 lays out). */
-    bool unfused = strcmp(o->sol, "unfused") == 0;
-    const char *gname = o->granularity;
-    if (strcmp(gname, "intended") == 0) gname = strcmp(o->sol, "fused_prefetched") == 0 ? "whole_graph" : "per_op";
-    out->chosen_granularity = gname;
-    out->chosen_bytes = unfused ? out->bytes : out->fused_bytes;
-    if (strcmp(gname, "per_op") == 0) out->chosen_time = unfused ? out->sol_unfused : out->sol_fused;
-    else out->chosen_time = rl_roof_time(out->tc_sum, out->chosen_bytes / bw);
-    if (hw->has_energy)
-        out->chosen_energy = rl_energy(hw->e_flop, hw->e_byte, hw->static_w, out->flops, out->chosen_bytes,
-                                       out->chosen_time);
+    add_ceilings(ro, hw);
+    const rl_sol_result *ch = rl_timing_chosen(t);
+    cJSON *mp = cJSON_AddObjectToObject(ro, "model_point");
+    add_num(mp, "intensity", ch->bytes > 0 ? ch->flops / ch->bytes : 0);
+    add_num(mp, "flops_per_s", ch->time_s > 0 ? ch->flops / ch->time_s : 0);
+    if (t->has_energy && ch->energy_j > 0) add_num(mp, "flop_per_j", ch->flops / ch->energy_j);
 }
 
-static rl_graph *prepare_graph(rl_ctx *c, dim_used *used, int *n_used, int cap, int *batch_dims,
-                               rl_cost *sum) {
-    rl_graph *g = rl_graph_build(c, c->model->proto->graph, NULL, 0, "main graph");
-    if (!g) return NULL;
-    int nb = resolve_input_dims(c, g, used, n_used, cap);
-    if (batch_dims) *batch_dims = nb;
-    if (rl_infer_graph(c, g)) return NULL;
-    rl_cost_graph(c, g, sum);
-    return g;
+/* Parse the request into c, o and hw. Returns 0 or -1 with err set. */
+static int read_request(const cJSON *req, rl_ctx *c, options *o, rl_hw *hw, rl_error *err) {
+    rl_dim_setting *dims = NULL;
+    if (parse_options(req, o, c, &dims, err)) return -1;
+    /* limits act while reading (rl_analyze); here they are only checked so a
+     * bad "limits" object is reported the same way on both paths */
+    rl_limits unused;
+    if (rl_limits_from_json(cJSON_GetObjectItemCaseSensitive(req, "limits"), &unused, err)) return -1;
+    const cJSON *hwj = cJSON_GetObjectItemCaseSensitive(req, "hardware");
+    const cJSON *pm = cJSON_GetObjectItemCaseSensitive(req, "power_mode");
+    if (!hwj) {
+        rl_error_set(err, "bad_request", "hardware",
+                     "the request needs a hardware profile (\"hardware\": {...}; see hw/README.md)");
+        return -1;
+    }
+    return rl_hw_parse(hwj, cJSON_IsString(pm) ? pm->valuestring : NULL, hw, err);
 }
 
-rl_graph *rl_prepare_graph(rl_ctx *c, int *batch_dims) {
-    dim_used used[64];
-    int n_used = 0;
-    rl_cost sum;
-    return prepare_graph(c, used, &n_used, 64, batch_dims, &sum);
+static cJSON *parse_request(const char *request_json, rl_error *err) {
+    cJSON *req = cJSON_Parse(request_json ? request_json : "{}");
+    if (req && cJSON_IsObject(req)) return req;
+    cJSON_Delete(req);
+    if (rl_json_alloc_failed())
+        rl_error_set(err, "out_of_memory", "request", "out of memory while reading the request");
+    else
+        rl_error_set(err, "bad_request", "request",
+                     "the request is not a JSON object (see docs/api.md for its fields)");
+    return NULL;
 }
 
 char *rl_model_analyze(rl_model *m, const char *request_json) {
@@ -493,293 +564,47 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
         rl_error_set(&err, "bad_request", "", "no model");
         return rl_error_json(&err);
     }
-    cJSON *req = cJSON_Parse(request_json ? request_json : "{}");
-    if (!req || !cJSON_IsObject(req)) {
-        cJSON_Delete(req);
-        if (rl_json_alloc_failed())
-            rl_error_set(&err, "out_of_memory", "request", "out of memory while reading the request");
-        else
-            rl_error_set(&err, "bad_request", "request",
-                         "the request is not a JSON object (see docs/api.md for its fields)");
-        return rl_error_json(&err);
-    }
+    cJSON *req = parse_request(request_json, &err);
+    if (!req) return rl_error_json(&err);
     rl_arena arena = {0};
     rl_ctx c;
     options o;
-    rl_dim_setting *dims = NULL;
+    rl_hw hw;
+    rl_prepared pg;
+    rl_layer_time *lt = NULL;
+    rl_timing t;
     cJSON *root = NULL;
-    char *result = NULL;
     if (!setup_ctx(&c, m, &arena, &err)) {
         rl_error_set(&err, "out_of_memory", "", "out of memory");
         goto fail;
     }
-    if (parse_options(req, &o, &c, &dims, &err)) goto fail;
-    {
-        /* limits act while reading (rl_analyze); here they are only checked so
-         * a bad "limits" object is reported the same way on both paths */
-        rl_limits unused;
-        if (rl_limits_from_json(cJSON_GetObjectItemCaseSensitive(req, "limits"), &unused, &err)) goto fail;
-    }
-    rl_hw hw;
-    const cJSON *hwj = cJSON_GetObjectItemCaseSensitive(req, "hardware");
-    const cJSON *pm = cJSON_GetObjectItemCaseSensitive(req, "power_mode");
-    if (!hwj) {
-        rl_error_set(&err, "bad_request", "hardware",
-                     "the request needs a hardware profile (\"hardware\": {...}; see hw/README.md)");
-        goto fail;
-    }
-    if (rl_hw_parse(hwj, cJSON_IsString(pm) ? pm->valuestring : NULL, &hw, &err)) goto fail;
-
-    dim_used used[64];
-    int n_used = 0;
-    rl_cost sum;
-    rl_graph *g = prepare_graph(&c, used, &n_used, 64, NULL, &sum);
-    if (!g) goto fail;
-
-    /* ---- per-layer roofline */
-    layer_time *lt = rl_arena_alloc(&arena, (size_t)(g->n_nodes + 1) * sizeof *lt);
-    if (!lt) {
-        rl_error_set(&err, "out_of_memory", "", "out of memory");
-        goto fail;
-    }
-    const double bw = hw.mem_bw[0];
-    rl_timing tim;
-    rl_time_graph(&c, g, &o, &hw, lt, &tim);
-    const double tc_sum = tim.tc_sum, tm_sum = tim.tm_sum, t_sum = tim.t_sum, e_sum = tim.e_sum;
-    const double fused_sum = tim.fused_bytes, sol_unfused = tim.sol_unfused, sol_fused = tim.sol_fused;
-    const int kernels = tim.kernels, unknown_layers = tim.unknown_layers, main_prec = tim.main_prec;
+    if (read_request(req, &c, &o, &hw, &err)) goto fail;
+    if (rl_prepare_and_time(&c, &o, &hw, &pg, &lt, &t) || rl_timing_check(&t, pg.graph, &err)) goto fail;
+    warn_about_headline(&c, &t, &hw);
 
     root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema", ROOFLENS_SCHEMA);
     cJSON_AddTrueToObject(root, "ok");
     cJSON_AddStringToObject(root, "version", ROOFLENS_VERSION);
-    add_model_section(root, m, &c, g, used, n_used);
-
-    cJSON *ho = cJSON_AddObjectToObject(root, "hardware");
-    cJSON_AddStringToObject(ho, "id", hw.id);
-    cJSON_AddStringToObject(ho, "name", hw.name);
-    cJSON_AddStringToObject(ho, "category", hw.category);
-    if (hw.mode_id) {
-        cJSON_AddStringToObject(ho, "power_mode", hw.mode_id);
-        cJSON_AddStringToObject(ho, "power_mode_name", hw.mode_name);
-    } else {
-        cJSON_AddNullToObject(ho, "power_mode");
-    }
-    add_num(ho, "bandwidth_Bps", bw);
-    add_num(ho, "launch_overhead_s", hw.launch_s);
-    add_num(ho, "clock_hz", hw.clock_hz);
-
-    cJSON *op = cJSON_AddObjectToObject(root, "options");
-    cJSON_AddStringToObject(op, "precision", o.precision_name);
-    cJSON_AddStringToObject(op, "mode", o.training ? "training" : "inference");
-    cJSON_AddStringToObject(op, "sol", o.sol);
-    cJSON_AddStringToObject(op, "granularity", o.granularity);
-    if (c.batch) cJSON_AddNumberToObject(op, "batch", (double)c.batch);
-    else cJSON_AddNullToObject(op, "batch");
-
-    /* ---- layers */
-    if (o.include_layers) {
-        /* Each layer is printed as soon as it is built and freed: the tree of
-         * a 100,000-layer response would cost ~5 KB a layer and most of the
-         * time in malloc. The text joins the response as a raw item. */
-        rl_json_text layers_text = {0};
-        rl_json_text_put(&layers_text, "[", 1);
-        for (int i = 0; i < g->n_nodes; i++) {
-            const rl_node *n = &g->nodes[i];
-            const layer_time *L = &lt[i];
-            const rl_cost *k = &n->cost;
-            cJSON *l = cJSON_CreateObject();
-            cJSON_AddNumberToObject(l, "index", i);
-            cJSON_AddStringToObject(l, "name", n->name);
-            cJSON_AddStringToObject(l, "op", n->op_type);
-            cJSON_AddStringToObject(l, "domain", n->domain);
-            cJSON *ins = cJSON_AddArrayToObject(l, "inputs");
-            for (int j = 0; j < n->n_in; j++)
-                if (n->inv[j]) cJSON_AddItemToArray(ins, tensor_json(&c, n->inv[j]));
-            cJSON *outs = cJSON_AddArrayToObject(l, "outputs");
-            for (int j = 0; j < n->n_out; j++)
-                if (n->outv[j]) cJSON_AddItemToArray(outs, tensor_json(&c, n->outv[j]));
-            add_num(l, "matrix_flops", k->matrix_flops);
-            add_num(l, "vector_flops", k->vector_flops);
-            add_num(l, "flops", L->flops);
-            add_num(l, "macs", k->macs);
-            add_num(l, "input_bytes", k->input_bytes);
-            add_num(l, "weight_bytes", k->weight_bytes);
-            add_num(l, "output_bytes", k->output_bytes);
-            add_num(l, "bytes", L->bytes);
-            add_num(l, "fused_bytes", L->fused_bytes);
-            add_num(l, "intensity", L->bytes > 0 ? L->flops / L->bytes : 0);
-            add_num(l, "t_compute", L->tc);
-            add_num(l, "t_memory", L->tm);
-            add_num(l, "t", L->t);
-            cJSON_AddStringToObject(l, "bound", L->bound);
-            cJSON_AddStringToObject(l, "precision", rl_precision_names[L->prec]);
-            if (hw.has_energy) {
-                add_num(l, "energy_j", L->energy);
-                cJSON_AddStringToObject(l, "energy_bound", L->energy_bound);
-            }
-            if (o.training) {
-                add_num(l, "bwd_flops", 2 * L->flops);
-                add_num(l, "bwd_bytes", 2 * L->bytes);
-            }
-            cJSON_AddBoolToObject(l, "known", k->known);
-            cJSON_AddBoolToObject(l, "supported", n->op != NULL);
-            if (k->note) cJSON_AddStringToObject(l, "note", k->note);
-            if (i) rl_json_text_put(&layers_text, ",", 1);
-            rl_json_text_value(&layers_text, l);
-            cJSON_Delete(l);
-        }
-        rl_json_text_put(&layers_text, "]", 1);
-        char *text = rl_json_text_finish(&layers_text);
-        cJSON *raw = text ? cJSON_CreateRaw(text) : NULL;
-        free(text);
-        if (!raw) {
-            rl_error_set(&err, "out_of_memory", "layers", "out of memory while writing the layers");
-            goto fail;
-        }
-        cJSON_AddItemToObject(root, "layers", raw);
-    }
-
-    /* ---- totals */
-    cJSON *to = cJSON_AddObjectToObject(root, "totals");
-    double flops = sum.matrix_flops + sum.vector_flops;
-    double bytes = sum.input_bytes + sum.weight_bytes + sum.output_bytes;
-    add_num(to, "flops", flops);
-    add_num(to, "matrix_flops", sum.matrix_flops);
-    add_num(to, "vector_flops", sum.vector_flops);
-    add_num(to, "macs", sum.macs);
-    add_num(to, "input_bytes", sum.input_bytes);
-    add_num(to, "weight_bytes", sum.weight_bytes);
-    add_num(to, "output_bytes", sum.output_bytes);
-    add_num(to, "bytes", bytes);
-    add_num(to, "fused_bytes", fused_sum);
-    add_num(to, "intensity", bytes > 0 ? flops / bytes : 0);
-    add_num(to, "t_compute", tc_sum);
-    add_num(to, "t_memory", tm_sum);
-    add_num(to, "t", t_sum);
-    if (hw.has_energy) add_num(to, "energy_j", e_sum);
-    cJSON_AddNumberToObject(to, "layers", g->n_nodes);
-    cJSON_AddNumberToObject(to, "kernels", kernels);
-    add_num(to, "launch_floor_s", kernels * hw.launch_s);
-    cJSON_AddNumberToObject(to, "unknown_layers", unknown_layers);
-    cJSON *unsup = cJSON_AddArrayToObject(to, "unsupported_ops");
-    /* a set, not a scan of earlier nodes: 100,000 distinct custom ops must stay linear */
-    rl_name_map *unsup_seen = rl_map_new(&arena, (size_t)g->n_nodes);
-    for (int i = 0; i < g->n_nodes && unsup_seen; i++) {
-        const rl_node *n = &g->nodes[i];
-        if (n->op) continue;
-        char nm[300];
-        snprintf(nm, sizeof nm, "%s%s%s", n->domain, n->domain[0] ? "." : "", n->op_type);
-        if (rl_map_get(unsup_seen, nm) >= 0) continue;
-        const char *key = rl_arena_strdup(&arena, nm);
-        if (key) rl_map_put(unsup_seen, key, i);
-        cJSON_AddItemToArray(unsup, cJSON_CreateString(nm));
-    }
-    if (o.training) {
-        cJSON *tr = cJSON_AddObjectToObject(to, "training");
-        add_num(tr, "forward_flops", flops);
-        add_num(tr, "backward_flops", 2 * flops);
-        add_num(tr, "total_flops", 3 * flops);
-        add_num(tr, "forward_bytes", bytes);
-        add_num(tr, "backward_bytes", 2 * bytes);
-        add_num(tr, "total_bytes", 3 * bytes);
-        double ttc = 3 * tc_sum, ttm = 3 * tm_sum;
-        add_num(tr, "lower_bound_s", ttc > ttm ? ttc : ttm);
-        add_num(tr, "upper_bound_s", ttc + ttm);
-        add_num(tr, "time_s", 3 * sol_unfused);
-        if (hw.has_energy) add_num(tr, "energy_j", 3 * (hw.e_flop * flops + hw.e_byte * bytes) + hw.static_w * 3 * sol_unfused);
-        cJSON_AddStringToObject(tr, "method", "backward = 2x forward FLOPs and bytes per layer (Pagoda §8)");
-    }
-
-    /* ---- speed of light */
-    cJSON *so = cJSON_AddObjectToObject(root, "sol");
-    cJSON_AddItemToObject(so, "unfused", sol_json(tc_sum, bytes, sol_unfused, bw, "per_op"));
-    cJSON_AddItemToObject(so, "fused", sol_json(tc_sum, fused_sum, sol_fused, bw, "per_op"));
-    cJSON_AddItemToObject(so, "fused_prefetched", sol_json(tc_sum, fused_sum, sol_fused, bw, "whole_graph"));
-    add_num(so, "lower_bound_s", tc_sum > tm_sum ? tc_sum : tm_sum);
-    add_num(so, "upper_bound_s", tc_sum + tm_sum);
-    {
-        cJSON *ch = cJSON_AddObjectToObject(so, "chosen");
-        cJSON_AddStringToObject(ch, "model", o.sol);
-        cJSON_AddStringToObject(ch, "granularity", tim.chosen_granularity);
-        double tch = tim.chosen_time;
-        add_num(ch, "time_s", tch);
-        cJSON_AddStringToObject(ch, "bound", rl_model_bound(&tim, bw));
-        if (hw.has_energy) add_num(ch, "energy_j", tim.chosen_energy);
-        if (kernels * hw.launch_s > 0.5 * tch && hw.launch_s > 0)
-            rl_warn(&c, "overhead_dominated", NULL,
-                    "kernel launch overhead (%d kernels x %.3g s = %.3g s) is more than half of the "
-                    "predicted time %.3g s: this model is bound by launches, not by the roofline",
-                    kernels, hw.launch_s, kernels * hw.launch_s, tch);
-    }
-
-    /* ---- roofline */
-    cJSON *ro = cJSON_AddObjectToObject(root, "roofline");
-    double peak = hw.matrix[main_prec], peak_v = hw.vector[main_prec];
-    cJSON_AddStringToObject(ro, "precision", rl_precision_names[main_prec]);
-    add_num(ro, "peak_matrix_flops", peak);
-    add_num(ro, "peak_vector_flops", peak_v);
-    add_num(ro, "bandwidth_Bps", bw);
-    add_num(ro, "time_balance", rl_time_balance(peak, bw));
-    add_num(ro, "ridge_vector", peak_v / bw);
-    add_num(ro, "launch_overhead_s", hw.launch_s);
-    if (hw.has_energy) {
-        add_num(ro, "energy_balance", rl_energy_balance(hw.e_flop, hw.e_byte, hw.static_w, peak, bw));
-        add_num(ro, "energy_balance_no_static", rl_energy_balance_no_static(hw.e_flop, hw.e_byte));
-        add_num(ro, "peak_flop_per_j", rl_peak_flop_per_j(hw.e_flop, hw.static_w, peak));
-        add_num(ro, "peak_flop_per_j_no_static", rl_peak_flop_per_j_no_static(hw.e_flop));
-        add_num(ro, "flop_j", hw.e_flop);
-        add_num(ro, "byte_j", hw.e_byte);
-        add_num(ro, "static_w", hw.static_w);
-    } else {
-        cJSON_AddNullToObject(ro, "energy_balance");
-        cJSON_AddNullToObject(ro, "energy_balance_no_static");
-        cJSON_AddNullToObject(ro, "peak_flop_per_j");
-        cJSON_AddNullToObject(ro, "peak_flop_per_j_no_static");
-    }
-    cJSON *ceil = cJSON_AddObjectToObject(ro, "ceilings");
-    cJSON *cc = cJSON_AddArrayToObject(ceil, "compute");
-    for (int p = 0; p < RL_P_COUNT; p++) {
-        if (hw.matrix[p] <= 0) continue;
-        cJSON *e1 = cJSON_CreateObject();
-        cJSON_AddStringToObject(e1, "precision", rl_precision_names[p]);
-        cJSON_AddStringToObject(e1, "unit", "matrix");
-        add_num(e1, "flops", hw.matrix[p]);
-        cJSON_AddItemToArray(cc, e1);
-        cJSON *e2 = cJSON_CreateObject();
-        cJSON_AddStringToObject(e2, "precision", rl_precision_names[p]);
-        cJSON_AddStringToObject(e2, "unit", "vector");
-        add_num(e2, "flops", hw.vector[p]);
-        cJSON_AddItemToArray(cc, e2);
-    }
-    cJSON *mc = cJSON_AddArrayToObject(ceil, "memory");
-    for (int i = 0; i < hw.n_mem; i++) {
-        if (hw.mem_bw[i] <= 0) continue;
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "name", hw.mem_name[i] ? hw.mem_name[i] : (i ? "cache" : "DRAM"));
-        add_num(e, "bandwidth_Bps", hw.mem_bw[i]);
-        if (hw.mem_cap[i] > 0) add_num(e, "capacity_bytes", hw.mem_cap[i]);
-        cJSON_AddItemToArray(mc, e);
-    }
-    cJSON *mp = cJSON_AddObjectToObject(ro, "model_point");
-    add_num(mp, "intensity", bytes > 0 ? flops / bytes : 0);
-    add_num(mp, "flops_per_s", sol_unfused > 0 ? flops / sol_unfused : 0);
-    if (hw.has_energy && e_sum > 0) add_num(mp, "flop_per_j", flops / e_sum);
-
-    /* ---- a what-if study over the same parsed model (docs/api.md, "Studies") */
+    add_model_section(root, m, &c, pg.graph, pg.dims, pg.n_dims);
+    add_hardware_section(root, &hw);
+    add_options_section(root, &o, &pg);
+    if (o.include_layers && add_layers_section(root, &c, pg.graph, lt, &o, t.has_energy, &err)) goto fail;
+    add_totals_section(root, pg.graph, &pg, &t, &o, &arena);
+    add_sol_section(root, &t);
+    add_roofline_section(root, &hw, &t);
+    /* a what-if study over the same parsed model (docs/api.md, "Studies") */
     const cJSON *study = cJSON_GetObjectItemCaseSensitive(req, "study");
-    if (study && !cJSON_IsNull(study) && rl_study_run(&c, study, req, &o, &hw, g, root, &err)) goto fail;
+    if (study && !cJSON_IsNull(study) && rl_study_run(&c, study, req, &o, &hw, &pg, root, &err)) goto fail;
 
     /* ---- the LLM inference view over the same parsed model (llm.c; docs/api.md, "LLM inference") */
     const cJSON *llm = cJSON_GetObjectItemCaseSensitive(req, "llm");
     if (llm && !cJSON_IsNull(llm) && rl_llm_run(&c, llm, &o, &hw, root, &err)) goto fail;
 
     add_warnings(root, &c);
-    result = finish_json(root);
-    root = NULL;
     cJSON_Delete(req);
     rl_arena_free(&arena);
-    return result;
+    return finish_json(root);
 fail:
     cJSON_Delete(root);
     cJSON_Delete(req);

@@ -153,5 +153,17 @@ int rl_hw_parse(const cJSON *p, const char *mode, rl_hw *hw, rl_error *err) {
                      "the hardware profile gives no peak FLOP/s (compute.<precision>.matrix)");
         return -1;
     }
+    rl_hw_fill_energy_defaults(hw);
     return 0;
+}
+
+/* Until per-unit, per-precision coefficients and power budgets are read
+ * from the profiles, every unit and precision costs the profile's one
+ * ε_flop and the budget is unknown. */
+void rl_hw_fill_energy_defaults(rl_hw *hw) {
+    for (int p = 0; p < RL_P_COUNT; p++)
+        for (int u = 0; u < RL_UNIT_COUNT; u++)
+            hw->e_flop_unit[p][u] = hw->has_energy && hw->matrix[p] > 0 ? hw->e_flop : 0;
+    hw->power_budget_w = 0;
+    hw->energy_model = hw->has_energy ? "one coefficient for every unit and precision" : NULL;
 }

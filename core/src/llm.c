@@ -357,33 +357,38 @@ typedef struct llm_run {
 } llm_run;
 
 typedef struct phase {
-    double flops, matrix_flops, bytes, time_s, energy_j, launch_floor_s, t_compute, t_memory;
+    double flops, matrix_flops, bytes, time_s, energy_j, launch_floor_s, t_compute, t_memory, kernels;
     const char *bound;
-    int kernels, unknown_layers;
+    int unknown_layers;
     double kv_past_bytes;   /* the past cache, as stored (kv_bits) */
     double weight_resident; /* resident weight bytes (weight what-if applied) */
     double activation_peak; /* live activation bytes at the peak (want_memory only) */
 } phase;
 
 /* The one place that reads the timing model. A decode step replays a
- * captured graph (captured = true): its expected time is the chosen SOL
- * model's roofline time with no per-kernel launch cost, and the launch floor
- * is reported beside it; the prefill takes the model's expected time. Both
- * use the chosen SOL model's traffic (weights read once per pass). */
-static void time_phase(rl_ctx *r, const rl_graph *g, const llm_run *L, bool captured, phase *out) {
+ * captured graph (captured = true): the device pays no per-kernel launch
+ * cost, so the step is timed on the same device with a zero launch
+ * overhead (the roofline and power floors still hold) and the launch floor
+ * it would have paid is reported beside. The prefill takes the model's
+ * expected time as any request does. Both use the chosen SOL model's
+ * traffic (weights read once per pass). */
+static void time_phase(rl_ctx *r, const rl_prepared *pg, const llm_run *L, bool captured, phase *out) {
+    rl_hw hw = *L->hw;
+    if (captured) hw.launch_s = 0;
     rl_timing t;
-    rl_time_graph(r, g, L->o, L->hw, NULL, &t);
-    const double bw = L->hw->mem_bw[0];
-    out->flops = t.flops;
-    out->bytes = t.chosen_bytes;
-    out->time_s = t.chosen_time;
-    out->energy_j = t.has_energy ? t.chosen_energy : NAN;
-    out->launch_floor_s = t.launch_floor;
-    out->kernels = t.kernels;
+    rl_time_graph(r, pg, L->o, &hw, NULL, &t);
+    const rl_sol_result *s = rl_timing_chosen(&t);
+    out->flops = s->flops;
+    out->matrix_flops = t.matrix_flops;
+    out->bytes = s->bytes;
+    out->time_s = s->time_s;
+    out->energy_j = s->energy_j;
+    out->t_compute = s->t_compute;
+    out->t_memory = s->t_memory;
+    out->bound = s->bound;
+    out->kernels = s->kernels;
+    out->launch_floor_s = s->kernels * L->hw->launch_s;
     out->unknown_layers = t.unknown_layers;
-    out->t_compute = t.tc_sum;
-    out->t_memory = t.chosen_bytes / bw;
-    out->bound = captured ? (t.tc_sum >= t.chosen_bytes / bw ? "compute" : "memory") : rl_model_bound(&t, bw);
 }
 
 /* Integer storage types of a given width for the what-if: the float
@@ -654,15 +659,16 @@ static int run_phase(llm_run *L, int64_t batch, int64_t seq, int64_t past, bool 
         if (R->dim[k]) dims[nd++] = (rl_dim_setting){R->dim[k], role_value[k]};
     r.dims = dims;
     r.n_dims = nd;
-    r.batch = batch;
-    rl_graph *g = rl_prepare_graph(&r, NULL);
-    if (!g) {
+    r.batch = R->fixed_batch > 0 ? 0 : batch; /* unnamed leading dims take it */
+    rl_prepared pg;
+    if (rl_prepare_graph(&r, &pg)) {
         *err = perr;
         if (!err->code[0]) rl_error_set(err, "internal", "", "analysis failed");
         snprintf(err->where, sizeof err->where, "llm %s phase (batch %lld, seq %lld, past %lld)",
                  captured ? "decode" : "prefill", (long long)batch, (long long)seq, (long long)past);
         return -1;
     }
+    rl_graph *g = pg.graph;
     L->evals++;
     if (!L->moe_checked) {
         find_moe(g, &L->moe);
@@ -671,8 +677,7 @@ static int run_phase(llm_run *L, int64_t batch, int64_t seq, int64_t past, bool 
     serve_dense_experts(g, L, (double)batch * (double)seq);
     out->weight_resident = serve_weights(&r, g, L);
     out->kv_past_bytes = serve_kv_in_place(&r, g, L, seq);
-    for (int i = 0; i < g->n_nodes; i++) out->matrix_flops += g->nodes[i].cost.matrix_flops;
-    time_phase(&r, g, L, captured, out);
+    time_phase(&r, &pg, L, captured, out);
     if (want_memory) out->activation_peak = activation_peak(&r, g, L);
     return 0;
 }
@@ -840,7 +845,7 @@ static void phase_figures(cJSON *o, const phase *p) {
     cJSON_AddStringToObject(o, "bound", p->bound);
     put(o, "t_compute", p->t_compute);
     put(o, "t_memory", p->t_memory);
-    cJSON_AddNumberToObject(o, "kernels", p->kernels);
+    put(o, "kernels", p->kernels);
     put(o, "launch_floor_s", p->launch_floor_s);
 }
 
@@ -1030,7 +1035,7 @@ static int llm_body(llm_run *L, cJSON *out, cJSON *notes, rl_error *err) {
         put(d, "bytes_per_step", gen.total.bytes / G);
         cJSON_AddStringToObject(d, "bound", gen.mid.bound);
         put(d, "energy_j", decode_energy);
-        cJSON_AddNumberToObject(d, "kernels", gen.mid.kernels);
+        put(d, "kernels", gen.mid.kernels);
         put(d, "launch_floor_s", gen.mid.launch_floor_s);
         cJSON_AddStringToObject(d, "method", gen.method);
         cJSON_AddNumberToObject(d, "steps_evaluated", gen.evaluated);

@@ -1,8 +1,8 @@
 /* What-if studies over one parsed model: several devices side by side, a
  * batch-size sweep, and a device's power modes with a recommendation. Every
- * figure comes from rl_time_graph, the function the single analysis uses,
- * so a study row and a single analysis of the same settings agree exactly.
- * The JSON contract is docs/api.md ("Studies"). */
+ * figure comes from the timing model (timing.h), the one the single
+ * analysis uses, so a study row and a single analysis of the same settings
+ * agree exactly. The JSON contract is docs/api.md ("Studies"). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,27 +27,37 @@ static cJSON *error_object(const rl_error *e) {
     return o;
 }
 
-/* A context for study work: the request's settings, but its own warnings
- * (a compare row's precision fallback is not a warning about the request's
- * own device) and, when `arena` is given, its own memory. */
+/* A context for study work: the request's settings, but a warning state of
+ * its own (a compare row's precision fallback is not a warning about the
+ * request's own device): its own warnings array AND its own de-duplication
+ * table, which indexes that array. With `arena`, its own memory too. */
 static bool scratch_ctx(rl_ctx *s, const rl_ctx *c, rl_arena *arena, rl_error *err) {
     *s = *c;
     if (arena) s->arena = arena;
     s->err = err;
     s->n_warnings = 0;
     s->dropped_warnings = 0;
+    s->warn_slots = NULL; /* made afresh by the first rl_warn */
     s->total_nodes = 0;
     s->warnings = rl_arena_alloc(s->arena, RL_MAX_WARNINGS * sizeof *s->warnings);
     return s->warnings != NULL;
 }
 
-const char *rl_model_bound(const rl_timing *t, double bw) {
-    if (t->launch_floor > 0 && t->launch_floor > 0.5 * t->chosen_time) return "overhead";
-    return t->tc_sum >= t->chosen_bytes / bw ? "compute" : "memory";
+/* The chosen model's figures every study row carries. */
+static void put_chosen(cJSON *row, const rl_timing *t) {
+    const rl_sol_result *ch = rl_timing_chosen(t);
+    put_num(row, "lower_bound_s", ch->lower_bound_s);
+    put_num(row, "upper_bound_s", ch->upper_bound_s);
+    put_num(row, "energy_j", t->has_energy ? ch->energy_j : NAN);
+    put_num(row, "avg_power_w", t->has_energy ? ch->avg_power_w : NAN);
+    cJSON_AddStringToObject(row, "bound", ch->bound);
+    put_num(row, "kernels", ch->kernels);
+    put_num(row, "launch_floor_s", ch->launch_floor_s);
+    cJSON_AddBoolToObject(row, "power_capped", ch->power_capped);
 }
 
 /* ------------------------------------------------------------- compare -- */
-static int study_compare(rl_ctx *c, const cJSON *study, const rl_options *o, const rl_graph *g,
+static int study_compare(rl_ctx *c, const cJSON *study, const rl_options *o, const rl_prepared *pg,
                          cJSON *out, rl_error *err) {
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(study, "hardware");
     const cJSON *modes = cJSON_GetObjectItemCaseSensitive(study, "power_modes");
@@ -98,8 +108,9 @@ static int study_compare(rl_ctx *c, const cJSON *study, const rl_options *o, con
             cJSON_AddStringToObject(ho, "category", cJSON_IsString(cat) ? cat->valuestring : "");
             if (mode) cJSON_AddStringToObject(ho, "power_mode", mode);
             else cJSON_AddNullToObject(ho, "power_mode");
-            static const char *const empty[] = {"precision", "sol", "lower_bound_s", "upper_bound_s",
-                                                "chosen_time_s", "energy_j", "bound", "launch_floor_s"};
+            static const char *const empty[] = {"precision", "sol", "chosen_time_s", "lower_bound_s",
+                                                "upper_bound_s", "energy_j", "avg_power_w", "bound",
+                                                "kernels", "launch_floor_s", "power_capped"};
             for (size_t k = 0; k < sizeof empty / sizeof *empty; k++) cJSON_AddNullToObject(row, empty[k]);
             cJSON_AddItemToObject(row, "error", error_object(&rowerr));
             continue;
@@ -110,52 +121,113 @@ static int study_compare(rl_ctx *c, const cJSON *study, const rl_options *o, con
         if (hw.mode_id) cJSON_AddStringToObject(ho, "power_mode", hw.mode_id);
         else cJSON_AddNullToObject(ho, "power_mode");
         rl_timing t;
-        rl_time_graph(&s, g, o, &hw, NULL, &t);
-        const double bw = hw.mem_bw[0];
+        rl_time_graph(&s, pg, o, &hw, NULL, &t);
         cJSON_AddStringToObject(row, "precision", rl_precision_names[t.main_prec]);
         cJSON *so = cJSON_AddObjectToObject(row, "sol");
-        put_num(so, "unfused", t.sol_unfused);
-        put_num(so, "fused", t.sol_fused);
-        put_num(so, "fused_prefetched", rl_roof_time(t.tc_sum, t.fused_bytes / bw));
-        put_num(row, "lower_bound_s", rl_roof_time(t.tc_sum, t.tm_sum));
-        put_num(row, "upper_bound_s", t.tc_sum + t.tm_sum);
-        put_num(row, "chosen_time_s", t.chosen_time);
-        if (t.has_energy) put_num(row, "energy_j", t.chosen_energy);
-        else cJSON_AddNullToObject(row, "energy_j");
-        cJSON_AddStringToObject(row, "bound", rl_model_bound(&t, bw));
-        put_num(row, "launch_floor_s", t.launch_floor);
+        for (int m = 0; m < RL_SOL_COUNT; m++) put_num(so, rl_sol_names[m], t.sol[m].time_s);
+        put_num(row, "chosen_time_s", rl_timing_chosen(&t)->time_s);
+        put_chosen(row, &t);
         cJSON_AddNullToObject(row, "error");
     }
     return 0;
 }
 
 /* --------------------------------------------------------- batch sweep -- */
-static int study_batch_sweep(rl_ctx *c, const cJSON *study, const rl_options *o, const rl_hw *hw,
-                             const rl_graph *g, cJSON *out, rl_error *err) {
-    int64_t batches[STUDY_MAX_BATCHES];
-    int nb = 0;
+static int parse_batches(const cJSON *study, int64_t *batches, int *nb, rl_error *err) {
+    *nb = 0;
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(study, "batches");
     if (!list || cJSON_IsNull(list)) {
-        for (int64_t b = 1; b <= 1024; b *= 2) batches[nb++] = b;
-    } else {
-        int n = cJSON_IsArray(list) ? cJSON_GetArraySize(list) : -1;
-        if (n < 1 || n > STUDY_MAX_BATCHES) {
+        for (int64_t b = 1; b <= 1024; b *= 2) batches[(*nb)++] = b;
+        return 0;
+    }
+    int n = cJSON_IsArray(list) ? cJSON_GetArraySize(list) : -1;
+    if (n < 1 || n > STUDY_MAX_BATCHES) {
+        rl_error_set(err, "bad_request", "study.batches",
+                     "\"batches\" must be an array of 1 to %d batch sizes (default: 1, 2, 4, ..., 1024)",
+                     STUDY_MAX_BATCHES);
+        return -1;
+    }
+    const cJSON *b;
+    cJSON_ArrayForEach(b, list) {
+        if (!cJSON_IsNumber(b) || b->valuedouble < 1 || b->valuedouble > STUDY_MAX_BATCH ||
+            b->valuedouble != floor(b->valuedouble)) {
             rl_error_set(err, "bad_request", "study.batches",
-                         "\"batches\" must be an array of 1 to %d batch sizes (default: 1, 2, 4, ..., 1024)",
-                         STUDY_MAX_BATCHES);
+                         "entry %d of \"batches\" is not a whole number from 1 to 10^9", *nb);
             return -1;
         }
-        const cJSON *b;
-        cJSON_ArrayForEach(b, list) {
-            if (!cJSON_IsNumber(b) || b->valuedouble < 1 || b->valuedouble > STUDY_MAX_BATCH ||
-                b->valuedouble != floor(b->valuedouble)) {
-                rl_error_set(err, "bad_request", "study.batches",
-                             "entry %d of \"batches\" is not a whole number from 1 to 10^9", nb);
-                return -1;
-            }
-            batches[nb++] = (int64_t)b->valuedouble;
-        }
+        batches[(*nb)++] = (int64_t)b->valuedouble;
     }
+    return 0;
+}
+
+static void sweep_row_error(cJSON *row, const rl_error *e) {
+    static const char *const empty[] = {"batch_applied", "flops", "bytes", "intensity", "attainable_flops_per_s",
+                                        "time_s", "time_per_sample_s", "lower_bound_s", "upper_bound_s",
+                                        "energy_j", "energy_per_sample_j", "avg_power_w", "bound", "kernels",
+                                        "launch_floor_s", "power_capped"};
+    for (size_t k = 0; k < sizeof empty / sizeof *empty; k++) cJSON_AddNullToObject(row, empty[k]);
+    cJSON_AddItemToObject(row, "error", error_object(e));
+}
+
+/* The batch_not_applied warning of a row's own analysis, as its error. */
+static void batch_not_applied(const rl_ctx *r, int64_t batch, rl_error *e) {
+    for (int w = 0; w < r->n_warnings; w++)
+        if (strcmp(r->warnings[w].code, "batch_not_applied") == 0) {
+            rl_error_set(e, "batch_not_applied", "study.batches", "%s", r->warnings[w].message);
+            return;
+        }
+    rl_error_set(e, "batch_not_applied", "study.batches", "batch %lld could not be applied", (long long)batch);
+}
+
+/* One row: exactly the direct analysis of the request at this batch (its
+ * own context, memory and graph), reduced to the sweep's figures. */
+static int sweep_row(const rl_ctx *c, const rl_options *o, const rl_hw *hw, int64_t batch, double peak,
+                     cJSON *row, double *intensity_out, bool *compute_out, rl_error *err) {
+    rl_arena arena = {0};
+    rl_error rowerr = {0};
+    rl_ctx r;
+    *intensity_out = -1;
+    *compute_out = false;
+    cJSON_AddNumberToObject(row, "batch", (double)batch);
+    if (!scratch_ctx(&r, c, &arena, &rowerr)) {
+        rl_arena_free(&arena);
+        rl_error_set(err, "out_of_memory", "study", "out of memory");
+        return -1;
+    }
+    r.batch = batch;
+    rl_prepared pg;
+    rl_timing t;
+    if (rl_prepare_and_time(&r, o, hw, &pg, NULL, &t) || rl_timing_check(&t, pg.graph, &rowerr)) {
+        if (!rowerr.code[0]) rl_error_set(&rowerr, "internal", "", "analysis failed");
+        sweep_row_error(row, &rowerr);
+    } else if (!pg.batch_applied) {
+        batch_not_applied(&r, batch, &rowerr);
+        sweep_row_error(row, &rowerr);
+    } else {
+        const rl_sol_result *ch = rl_timing_chosen(&t);
+        const double intensity = ch->bytes > 0 ? ch->flops / ch->bytes : 0, per = (double)batch;
+        cJSON_AddStringToObject(row, "batch_applied", pg.batch_applied);
+        put_num(row, "flops", ch->flops);
+        put_num(row, "bytes", ch->bytes);
+        put_num(row, "intensity", intensity);
+        put_num(row, "attainable_flops_per_s", intensity * hw->mem_bw[0] < peak ? intensity * hw->mem_bw[0] : peak);
+        put_num(row, "time_s", ch->time_s);
+        put_num(row, "time_per_sample_s", ch->time_s / per);
+        put_num(row, "energy_per_sample_j", t.has_energy ? ch->energy_j / per : NAN);
+        put_chosen(row, &t);
+        cJSON_AddNullToObject(row, "error");
+        *intensity_out = intensity;
+        *compute_out = strcmp(ch->bound, "compute") == 0;
+    }
+    rl_arena_free(&arena);
+    return 0;
+}
+
+static int study_batch_sweep(rl_ctx *c, const cJSON *study, const rl_options *o, const rl_hw *hw,
+                             const rl_prepared *own_pg, cJSON *out, rl_error *err) {
+    int64_t batches[STUDY_MAX_BATCHES];
+    int nb;
+    if (parse_batches(study, batches, &nb, err)) return -1;
     /* The roofline the rows are placed on: the request's own precision, as
      * its analysis reports it (roofline.precision). */
     rl_ctx s;
@@ -164,67 +236,24 @@ static int study_batch_sweep(rl_ctx *c, const cJSON *study, const rl_options *o,
         return -1;
     }
     rl_timing own;
-    rl_time_graph(&s, g, o, hw, NULL, &own);
-    const double bw = hw->mem_bw[0], peak = hw->matrix[own.main_prec];
-    const double balance = rl_time_balance(peak, bw);
+    rl_time_graph(&s, own_pg, o, hw, NULL, &own);
+    const double peak = hw->matrix[own.main_prec], balance = rl_time_balance(peak, hw->mem_bw[0]);
     int64_t critical = -1;
     double critical_intensity = 0;
-    int applied_max = 0;
+    int applied = 0;
     cJSON *rows = cJSON_AddArrayToObject(out, "rows");
     for (int i = 0; i < nb; i++) {
-        /* Shapes follow the batch, so each row re-infers the graph from the
-         * parsed model, in memory of its own that is released at once. */
-        rl_arena arena = {0};
-        rl_error rowerr = {0};
-        rl_ctx r;
         cJSON *row = cJSON_CreateObject();
         cJSON_AddItemToArray(rows, row);
-        cJSON_AddNumberToObject(row, "batch", (double)batches[i]);
-        if (!scratch_ctx(&r, c, &arena, &rowerr)) {
-            rl_arena_free(&arena);
-            rl_error_set(err, "out_of_memory", "study", "out of memory");
-            return -1;
-        }
-        r.batch = batches[i];
-        int applied = 0;
-        rl_graph *gb = rl_prepare_graph(&r, &applied);
-        if (!gb) {
-            static const char *const empty[] = {"flops", "bytes", "intensity", "attainable_flops_per_s",
-                                                "time_s", "time_per_sample_s", "energy_j",
-                                                "energy_per_sample_j", "bound"};
-            for (size_t k = 0; k < sizeof empty / sizeof *empty; k++) cJSON_AddNullToObject(row, empty[k]);
-            if (!rowerr.code[0]) rl_error_set(&rowerr, "internal", "", "analysis failed");
-            cJSON_AddItemToObject(row, "error", error_object(&rowerr));
-            rl_arena_free(&arena);
-            continue;
-        }
-        if (applied > applied_max) applied_max = applied;
-        rl_timing t;
-        rl_time_graph(&r, gb, o, hw, NULL, &t);
-        double intensity = t.chosen_bytes > 0 ? t.flops / t.chosen_bytes : 0;
-        double attainable = intensity * bw < peak ? intensity * bw : peak;
-        const double per = (double)batches[i];
-        put_num(row, "flops", t.flops);
-        put_num(row, "bytes", t.chosen_bytes);
-        put_num(row, "intensity", intensity);
-        put_num(row, "attainable_flops_per_s", attainable);
-        put_num(row, "time_s", t.chosen_time);
-        put_num(row, "time_per_sample_s", t.chosen_time / per);
-        if (hw->has_energy) {
-            put_num(row, "energy_j", t.chosen_energy);
-            put_num(row, "energy_per_sample_j", t.chosen_energy / per);
-        } else {
-            cJSON_AddNullToObject(row, "energy_j");
-            cJSON_AddNullToObject(row, "energy_per_sample_j");
-        }
-        bool compute = intensity >= balance;
-        cJSON_AddStringToObject(row, "bound", compute ? "compute" : "memory");
-        cJSON_AddNullToObject(row, "error");
+        double intensity;
+        bool compute;
+        if (sweep_row(c, o, hw, batches[i], peak, row, &intensity, &compute, err)) return -1;
+        if (intensity < 0) continue;
+        applied++;
         if (compute && (critical < 0 || batches[i] < critical)) {
             critical = batches[i];
             critical_intensity = intensity;
         }
-        rl_arena_free(&arena);
     }
     if (critical > 0) cJSON_AddNumberToObject(out, "critical_batch", (double)critical);
     else cJSON_AddNullToObject(out, "critical_batch");
@@ -233,36 +262,99 @@ static int study_batch_sweep(rl_ctx *c, const cJSON *study, const rl_options *o,
     cJSON_AddStringToObject(out, "sol", o->sol);
     char note[600];
     int len = snprintf(note, sizeof note,
-                       "bytes and intensity are those of the %s speed-of-light model%s; a batch is "
-                       "compute-bound when the model's intensity reaches the time balance %.4g FLOP/B "
-                       "(%s peak / main-memory bandwidth). ",
+                       "Each row is the analysis at that batch. Bytes and intensity are those of the %s "
+                       "speed-of-light model%s; the critical batch is the first at which the model is "
+                       "compute-bound (its compute time reaches its memory time and outlasts its launches); "
+                       "for matrix work alone that is where the intensity reaches the time balance %.4g "
+                       "FLOP/B (%s peak / main-memory bandwidth). ",
                        o->sol,
                        strcmp(o->sol, "unfused") == 0 ? " (every layer's inputs, weights and outputs)"
                                                       : " (weights and model inputs/outputs only)",
                        balance, rl_precision_names[own.main_prec]);
-    if (applied_max == 0)
-        snprintf(note + len, sizeof note - (size_t)len,
-                 "The model's inputs have no symbolic or unnamed leading dimension, so the batch "
-                 "changes nothing: every row is the same.");
+    if (applied == 0)
+        snprintf(note + len, sizeof note - (size_t)len, "No batch could be applied to this model (see each row's error).");
     else if (critical > 0)
-        snprintf(note + len, sizeof note - (size_t)len,
-                 "From batch %lld the intensity (%.4g FLOP/B) reaches it.", (long long)critical,
-                 critical_intensity);
+        snprintf(note + len, sizeof note - (size_t)len, "From batch %lld (intensity %.4g FLOP/B) the model is "
+                 "compute-bound.", (long long)critical, critical_intensity);
     else
-        snprintf(note + len, sizeof note - (size_t)len,
-                 "No batch in the range reaches it: the model stays memory-bound.");
+        snprintf(note + len, sizeof note - (size_t)len, "At no batch in the range is the model compute-bound.");
     cJSON_AddStringToObject(out, "note", note);
     return 0;
 }
 
 /* --------------------------------------------------------- power modes -- */
 typedef struct mode_row {
-    const char *id, *name;
-    double time, energy, share;
+    const char *id, *name, *bound;
+    double time, energy, power, share;
+    bool capped, pareto;
 } mode_row;
 
+static int by_time_then_energy(const void *pa, const void *pb) {
+    const mode_row *a = *(const mode_row *const *)pa, *b = *(const mode_row *const *)pb;
+    if (a->time != b->time) return a->time < b->time ? -1 : 1;
+    bool fa = isfinite(a->energy), fb = isfinite(b->energy);
+    if (fa != fb) return fa ? -1 : 1;
+    if (fa && a->energy != b->energy) return a->energy < b->energy ? -1 : 1;
+    return 0;
+}
+
+/* The Pareto front in O(n log n): sorted by time, a mode is dominated when
+ * a strictly faster mode uses no more energy, or a mode as fast uses less
+ * (a mode without energy figures is dominated by any faster mode). */
+static int mark_pareto(mode_row *rows, int n, rl_arena *arena) {
+    mode_row **order = rl_arena_alloc(arena, (size_t)n * sizeof *order);
+    if (!order) return -1;
+    for (int i = 0; i < n; i++) order[i] = &rows[i];
+    qsort(order, (size_t)n, sizeof *order, by_time_then_energy);
+    double best_faster = INFINITY; /* least energy among strictly faster modes */
+    bool any_faster = false, unknown_faster = false;
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j < n && order[j]->time == order[i]->time) j++;
+        double group_min = order[i]->energy; /* the group is sorted by energy, unknown last */
+        for (int k = i; k < j; k++) {
+            mode_row *r = order[k];
+            if (!isfinite(r->energy)) r->pareto = !any_faster;
+            else r->pareto = !unknown_faster && !(best_faster <= r->energy) && !(group_min < r->energy);
+        }
+        for (int k = i; k < j; k++) {
+            if (!isfinite(order[k]->energy)) unknown_faster = true;
+            else if (order[k]->energy < best_faster) best_faster = order[k]->energy;
+        }
+        any_faster = true;
+        i = j;
+    }
+    return 0;
+}
+
+/* Time every mode of the request's device. Returns the number of rows, or
+ * -1 with err set. */
+static int time_modes(rl_ctx *c, const cJSON *hwj, const cJSON *modes, const rl_options *o,
+                      const rl_prepared *pg, mode_row *rows, rl_error *err) {
+    rl_ctx s;
+    if (!scratch_ctx(&s, c, NULL, err)) {
+        rl_error_set(err, "out_of_memory", "study", "out of memory");
+        return -1;
+    }
+    int k = 0;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, modes) {
+        const cJSON *mid = cJSON_GetObjectItemCaseSensitive(m, "id");
+        if (!cJSON_IsString(mid)) continue;
+        rl_hw hw;
+        if (rl_hw_parse(hwj, mid->valuestring, &hw, err)) return -1;
+        rl_timing t;
+        rl_time_graph(&s, pg, o, &hw, NULL, &t);
+        const rl_sol_result *ch = rl_timing_chosen(&t);
+        rows[k++] = (mode_row){hw.mode_id, hw.mode_name, ch->bound, ch->time_s,
+                               t.has_energy ? ch->energy_j : NAN, t.has_energy ? ch->avg_power_w : NAN,
+                               t.compute_bound_share, ch->power_capped, false};
+    }
+    return k;
+}
+
 static int study_power_modes(rl_ctx *c, const cJSON *study, const cJSON *req, const rl_options *o,
-                             const rl_hw *own, const rl_graph *g, cJSON *out, rl_error *err) {
+                             const rl_hw *own, const rl_prepared *pg, cJSON *out, rl_error *err) {
     double max_slowdown = 0.05;
     const cJSON *ms = cJSON_GetObjectItemCaseSensitive(study, "max_slowdown");
     if (ms && !cJSON_IsNull(ms)) {
@@ -283,29 +375,24 @@ static int study_power_modes(rl_ctx *c, const cJSON *study, const cJSON *req, co
                      "\"power_modes\" (for example jetson-agx-orin)", own->id);
         return -1;
     }
+    if (n > RL_STUDY_MAX_POWER_MODES) {
+        rl_error_set(err, "too_many_power_modes", "hardware.power_modes",
+                     "hardware '%s' has %d power modes; the power-mode study compares at most %d: keep the "
+                     "modes you want compared", own->id, n, RL_STUDY_MAX_POWER_MODES);
+        return -1;
+    }
     mode_row *rows = rl_arena_alloc(c->arena, (size_t)n * sizeof *rows);
-    rl_ctx s;
-    if (!rows || !scratch_ctx(&s, c, NULL, err)) {
+    if (!rows) {
         rl_error_set(err, "out_of_memory", "study", "out of memory");
         return -1;
     }
-    int k = 0;
-    const cJSON *m;
-    cJSON_ArrayForEach(m, modes) {
-        const cJSON *mid = cJSON_GetObjectItemCaseSensitive(m, "id");
-        if (!cJSON_IsString(mid)) continue;
-        rl_hw hw;
-        if (rl_hw_parse(hwj, mid->valuestring, &hw, err)) return -1;
-        rl_timing t;
-        rl_time_graph(&s, g, o, &hw, NULL, &t);
-        rows[k] = (mode_row){hw.mode_id, hw.mode_name, t.chosen_time,
-                             hw.has_energy ? t.chosen_energy : NAN,
-                             t.roof_t > 0 ? t.compute_bound_t / t.roof_t : 0};
-        k++;
-    }
-    n = k;
+    if ((n = time_modes(c, hwj, modes, o, pg, rows, err)) < 0) return -1;
     if (n == 0) {
         rl_error_set(err, "no_power_modes", "study", "hardware '%s' has no power mode with an id", own->id);
+        return -1;
+    }
+    if (mark_pareto(rows, n, c->arena)) {
+        rl_error_set(err, "out_of_memory", "study", "out of memory");
         return -1;
     }
     int fastest = 0;
@@ -324,23 +411,15 @@ static int study_power_modes(rl_ctx *c, const cJSON *study, const cJSON *req, co
     cJSON *arr = cJSON_AddArrayToObject(out, "rows");
     for (int i = 0; i < n; i++) {
         const mode_row *r = &rows[i];
-        bool dominated = false;
-        for (int j = 0; j < n && !dominated; j++) {
-            if (j == i) continue;
-            if (!isfinite(r->energy) || !isfinite(rows[j].energy)) {
-                dominated = rows[j].time < r->time;
-                continue;
-            }
-            dominated = rows[j].time <= r->time && rows[j].energy <= r->energy &&
-                        (rows[j].time < r->time || rows[j].energy < r->energy);
-        }
         cJSON *o2 = cJSON_CreateObject();
         cJSON_AddStringToObject(o2, "mode", r->id);
         cJSON_AddStringToObject(o2, "name", r->name);
         put_num(o2, "time_s", r->time);
         put_num(o2, "energy_j", r->energy);
-        put_num(o2, "avg_power_w", isfinite(r->energy) && r->time > 0 ? r->energy / r->time : NAN);
-        cJSON_AddBoolToObject(o2, "pareto", !dominated);
+        put_num(o2, "avg_power_w", r->power);
+        cJSON_AddStringToObject(o2, "bound", r->bound);
+        cJSON_AddBoolToObject(o2, "power_capped", r->capped);
+        cJSON_AddBoolToObject(o2, "pareto", r->pareto);
         put_num(o2, "compute_bound_time_share", r->share);
         put_num(o2, "slowdown", r->time / rows[fastest].time - 1);
         cJSON_AddItemToArray(arr, o2);
@@ -388,7 +467,7 @@ static int study_power_modes(rl_ctx *c, const cJSON *study, const cJSON *req, co
 }
 
 int rl_study_run(rl_ctx *c, const cJSON *study, const cJSON *req, const rl_options *o,
-                 const rl_hw *hw, const rl_graph *g, cJSON *root, rl_error *err) {
+                 const rl_hw *hw, const rl_prepared *pg, cJSON *root, rl_error *err) {
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(study, "kind");
     if (!cJSON_IsObject(study) || !cJSON_IsString(kind)) {
         rl_error_set(err, "bad_request", "study",
@@ -399,9 +478,9 @@ int rl_study_run(rl_ctx *c, const cJSON *study, const cJSON *req, const rl_optio
     cJSON *out = cJSON_CreateObject();
     cJSON_AddStringToObject(out, "kind", kind->valuestring);
     int rc;
-    if (strcmp(kind->valuestring, "compare") == 0) rc = study_compare(c, study, o, g, out, err);
-    else if (strcmp(kind->valuestring, "batch_sweep") == 0) rc = study_batch_sweep(c, study, o, hw, g, out, err);
-    else if (strcmp(kind->valuestring, "power_modes") == 0) rc = study_power_modes(c, study, req, o, hw, g, out, err);
+    if (strcmp(kind->valuestring, "compare") == 0) rc = study_compare(c, study, o, pg, out, err);
+    else if (strcmp(kind->valuestring, "batch_sweep") == 0) rc = study_batch_sweep(c, study, o, hw, pg, out, err);
+    else if (strcmp(kind->valuestring, "power_modes") == 0) rc = study_power_modes(c, study, req, o, hw, pg, out, err);
     else {
         rl_error_set(err, "bad_request", "study.kind",
                      "unknown study kind '%s': use \"compare\", \"batch_sweep\" or \"power_modes\"",

@@ -2,6 +2,7 @@
 // PNG of a chart. Pure functions plus a download helper.
 import { COLUMNS } from './table.js';
 import { eng, shapes } from './format.js';
+import { headline, solRows } from './headline.js';
 
 function csvField(v) {
   if (v === undefined || v === null) return '';
@@ -20,28 +21,17 @@ export function toCSV(layers) {
   return lines.join('\n') + '\n';
 }
 
-export function solRows(res) {
-  const rows = [];
-  for (const model of ['unfused', 'fused', 'fused_prefetched']) {
-    const s = res.sol[model];
-    if (!s) continue;
-    rows.push({ model, per_op: s.per_op?.time_s, whole_graph: s.whole_graph?.time_s, intended: s.intended,
-      bound: s.whole_graph?.bound });
-  }
-  return rows;
-}
-
 // A model's strings go into a review comment: line breaks would let a name
 // start a heading or a table row of its own, so they become spaces.
 function mdEscape(s) { return String(s).replace(/[\r\n\u2028\u2029]+/g, ' ').replace(/[|\\`*_[\]<>#]/g, (c) => '\\' + c); }
 
 export function toMarkdown(res, link) {
-  const m = res.model, t = res.totals, hw = res.hardware, ch = res.sol.chosen || {};
+  const m = res.model, t = res.totals, hw = res.hardware, h = headline(res);
   const out = [];
   out.push(`## rooflens: ${mdEscape(m.name || 'model')} on ${mdEscape(hw.name)}${hw.power_mode ? ' (' + mdEscape(hw.power_mode_name || hw.power_mode) + ')' : ''}`);
   out.push('');
-  out.push(`Options: precision ${res.options.precision}, ${res.options.mode}, SOL ${res.options.sol}, granularity ${res.options.granularity}` +
-    (res.options.batch ? `, batch ${res.options.batch}` : ''));
+  out.push(`Options: precision ${h.precision}${h.precision !== h.requested_precision ? ` (${h.requested_precision} requested)` : ''}, ${res.options.mode}, SOL ${res.options.sol}, granularity ${res.options.granularity}` +
+    (h.batch ? `, batch ${h.batch}${h.batch_applied === 'scaled' ? ' (scaled)' : ''}` : ''));
   out.push('');
   out.push('| quantity | value |');
   out.push('| --- | --- |');
@@ -49,17 +39,19 @@ export function toMarkdown(res, link) {
   row('layers', t.layers);
   row('parameters', eng(m.params));
   row('FLOPs', eng(t.flops, 'FLOP'));
-  row('bytes', eng(t.bytes, 'B'));
-  row('arithmetic intensity', eng(t.intensity, 'FLOP/B'));
-  row(`predicted time (${ch.model}, ${ch.granularity})`, eng(ch.time_s, 's'));
-  row('bounds', `${eng(res.sol.lower_bound_s, 's')} … ${eng(res.sol.upper_bound_s, 's')}`);
-  if (ch.energy_j !== undefined) row('energy', eng(ch.energy_j, 'J'));
+  row('bytes', eng(h.bytes, 'B'));
+  row('arithmetic intensity', eng(h.intensity, 'FLOP/B'));
+  row(`predicted time (${h.model}, ${h.granularity})`, eng(h.time_s, 's'));
+  row('bounds', `${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}`);
+  row('bound', h.bound);
+  row('kernels, launch floor', `${h.kernels}, ${eng(h.launch_floor_s, 's')}`);
+  if (h.energy_j !== null) row('energy', `${eng(h.energy_j, 'J')} (average ${eng(h.avg_power_w, 'W')})`);
   row('time balance', eng(res.roofline.time_balance, 'FLOP/B'));
   if (t.unsupported_ops?.length) row('unsupported ops', mdEscape(t.unsupported_ops.map((u) => u.op ?? u).join(', ')));
   out.push('');
-  out.push('| SOL model | per op | whole graph | intended |');
-  out.push('| --- | --- | --- | --- |');
-  for (const r of solRows(res)) out.push(`| ${r.model} | ${eng(r.per_op, 's')} | ${eng(r.whole_graph, 's')} | ${r.intended} |`);
+  out.push('| SOL model | time | bounds | kernels | bound |');
+  out.push('| --- | --- | --- | --- | --- |');
+  for (const r of solRows(res)) out.push(`| ${r.model} | ${eng(r.time_s, 's')} | ${eng(r.lower_bound_s, 's')} … ${eng(r.upper_bound_s, 's')} | ${r.kernels} | ${r.bound} |`);
   if (link) { out.push(''); out.push(`[Open in rooflens](${link})`); }
   return out.join('\n') + '\n';
 }

@@ -7,7 +7,8 @@ import { defaultState, fromLocation, toHash, buildRequest, modelUrlProblem } fro
 import { LayerTable } from './table.js';
 import { Charts } from './charts.js';
 import { eng, exact, count } from './format.js';
-import { toCSV, toMarkdown, solRows, download, downloadDataUrl, copyText } from './export.js';
+import { toCSV, toMarkdown, download, downloadDataUrl, copyText } from './export.js';
+import { headline, solRows, BOUND_WORDS } from './headline.js';
 import { WhatIfViews } from './whatif.js';
 import { ProfileEditor } from './profile-editor.js';
 
@@ -294,27 +295,30 @@ function dd(dl, label, value, title) {
 
 function renderSummary(res) {
   const s = $('summary');
-  const m = res.model, t = res.totals, hw = res.hardware, sol = res.sol, ch = sol.chosen || {};
+  const m = res.model, t = res.totals, hw = res.hardware, h = headline(res);
   s.textContent = '';
   s.dataset.layers = String(res.layers.length);
-  s.dataset.timeS = String(ch.time_s);
+  s.dataset.timeS = String(h.time_s);
+  s.dataset.energyJ = String(h.energy_j);
   s.dataset.hw = hw.id;
   s.dataset.precision = res.options.precision;
   s.appendChild(el('h2', `${m.name || app.modelLabel || 'model'} on ${hw.name}${hw.power_mode ? ' — ' + (hw.power_mode_name || hw.power_mode) : ''}`));
   const dl = el('dl');
-  dd(dl, 'Layers', count(t.layers), `${t.kernels} kernels`);
+  dd(dl, 'Layers', count(t.layers), `${h.kernels} kernels in the ${h.model} model`);
   dd(dl, 'Parameters', eng(m.params), exact(m.params));
   dd(dl, 'FLOPs', eng(t.flops, 'FLOP'), `${exact(t.flops, 'FLOP')} (matrix ${exact(t.matrix_flops)}, vector ${exact(t.vector_flops)})`);
-  dd(dl, 'Bytes moved', eng(t.bytes, 'B'), `${exact(t.bytes, 'B')} (weights ${exact(t.weight_bytes, 'B')}; fused ${exact(t.fused_bytes, 'B')})`);
-  dd(dl, 'Arithmetic intensity', eng(t.intensity, 'FLOP/B'), `${exact(t.intensity)}; time balance ${exact(res.roofline.time_balance)} FLOP/B`);
-  const v = dd(dl, `Predicted time (${ch.model}, ${ch.granularity})`, eng(ch.time_s, 's'), exact(ch.time_s, 's'));
+  dd(dl, 'Bytes moved', eng(h.bytes, 'B'), `${exact(h.bytes, 'B')} in the ${h.model} model (every tensor: ${exact(t.bytes, 'B')}; weights ${exact(t.weight_bytes, 'B')})`);
+  dd(dl, 'Arithmetic intensity', eng(h.intensity, 'FLOP/B'), `${exact(h.intensity)}; time balance ${exact(res.roofline.time_balance)} FLOP/B`);
+  const v = dd(dl, `Predicted time (${h.model}, ${h.granularity})`, eng(h.time_s, 's'), exact(h.time_s, 's'));
   v.dataset.testid = 'predicted-time';
-  dd(dl, 'Bounds', `${eng(sol.lower_bound_s, 's')} … ${eng(sol.upper_bound_s, 's')}`,
-    `lower bound max(t_compute, t_memory) = ${exact(sol.lower_bound_s, 's')}; upper bound t_compute + t_memory = ${exact(sol.upper_bound_s, 's')}`);
-  if (ch.energy_j !== undefined) dd(dl, 'Energy', eng(ch.energy_j, 'J'), exact(ch.energy_j, 'J'));
-  const bound = { overhead: 'launch overhead', compute: 'compute', memory: 'memory' }[ch.bound] || '–';
-  dd(dl, 'Dominant bound', bound, `launch floor ${exact(t.launch_floor_s, 's')} (${t.kernels} kernels); ` +
-    'launch overhead when the floor is more than half of the predicted time');
+  dd(dl, 'Bounds', `${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}`,
+    `bounds of the ${h.model} model: lower ${exact(h.lower_bound_s, 's')}, upper ${exact(h.upper_bound_s, 's')}`);
+  if (h.energy_j !== null) {
+    const e = dd(dl, 'Energy', eng(h.energy_j, 'J'), `${exact(h.energy_j, 'J')}; average power ${exact(h.avg_power_w, 'W')}` +
+      (h.power_budget_w ? ` (budget ${exact(h.power_budget_w, 'W')})` : ''));
+    e.dataset.testid = 'predicted-energy';
+  }
+  dd(dl, 'Dominant bound', BOUND_WORDS[h.bound] || '–', `launch floor ${exact(h.launch_floor_s, 's')} (${h.kernels} kernels)`);
   const unsup = t.unsupported_ops || [];
   dd(dl, 'Unsupported ops', unsup.length ? `${unsup.length}: ${unsup.join(', ')}` : '0',
     t.unknown_layers ? `${t.unknown_layers} layers with unknown shapes` : '');
@@ -323,17 +327,16 @@ function renderSummary(res) {
 
   const tbl = el('table');
   const head = tbl.createTHead().insertRow();
-  for (const h of ['SOL model', 'per op', 'whole graph', 'intended']) head.appendChild(el('th', h));
+  for (const c of ['SOL model', 'time', 'bounds', 'kernels', 'bound']) head.appendChild(el('th', c));
   const body = tbl.createTBody();
   for (const r of solRows(res)) {
     const tr = body.insertRow();
-    if (r.model === ch.model) tr.className = 'chosen';
+    if (r.model === h.model) tr.className = 'chosen';
     tr.appendChild(el('td', r.model));
-    for (const k of ['per_op', 'whole_graph']) {
-      const td = el('td', eng(r[k], 's'), { title: exact(r[k], 's') });
-      tr.appendChild(td);
-    }
-    tr.appendChild(el('td', r.intended));
+    tr.appendChild(el('td', eng(r.time_s, 's'), { title: exact(r.time_s, 's') }));
+    tr.appendChild(el('td', `${eng(r.lower_bound_s, 's')} … ${eng(r.upper_bound_s, 's')}`));
+    tr.appendChild(el('td', String(r.kernels), { title: `launch floor ${exact(r.launch_floor_s, 's')}` }));
+    tr.appendChild(el('td', BOUND_WORDS[r.bound] || r.bound));
   }
   s.appendChild(tbl);
 

@@ -436,7 +436,7 @@ export class WhatIfViews {
     const cb = this.q('#critical-batch');
     cb.dataset.value = crit === null || crit === undefined ? '' : String(crit);
     cb.textContent = crit
-      ? `Critical batch: ${crit}. From this batch on the whole model is compute-bound on ${res.hardware.name} (its arithmetic intensity reaches the time balance of ${eng(balance, 'FLOP/B')}).`
+      ? `Critical batch: ${crit}. From this batch on the whole model is compute-bound on ${res.hardware.name} (its compute time reaches its memory time and outlasts its launches; for matrix work alone that is the time balance of ${eng(balance, 'FLOP/B')}).`
       : `No batch in ${rows[0]?.batch ?? '?'}…${rows.at(-1)?.batch ?? '?'} makes the whole model compute-bound on ${res.hardware.name} (time balance ${eng(balance, 'FLOP/B')}).`;
     const failed = all.filter((r) => r.error).map((r) => `batch ${r.batch}: ${r.error.message} [${r.error.code}]`);
     this.q('#sweep-note').textContent = [study.note || '', ...failed].join(' ');
