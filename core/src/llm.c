@@ -23,7 +23,8 @@
 #define LLM_MAX_TOKENS 100000000.0 /* prompt + generated, per sequence */
 #define LLM_MAX_BATCH 1000000.0
 #define LLM_MAX_SWEEP 32
-#define LLM_MAX_STEP_EVALS 48       /* decode steps analysed for one generation */
+#define LLM_MAX_STEP_EVALS 48       /* decode steps analysed for the request's generation */
+#define LLM_SWEEP_STEP_EVALS 12     /* ... for each row of the batch sweep */
 #define LLM_DEFAULT_PROMPT 512
 #define LLM_DEFAULT_GENERATE 128
 #define LLM_DEFAULT_GROUP 128
@@ -233,11 +234,9 @@ static const rl_value *token_input(const rl_graph *g) {
     return best;
 }
 
-/* Detect the roles among g's inputs; the user's names (O->dim) win.
- * Returns 0, or -1 with err set when the sequence dim cannot be found or a
- * user name is not a dim of the model. */
-static int find_roles(rl_ctx *c, const rl_graph *g, const llm_opts *O, llm_roles *R, rl_error *err) {
-    memset(R, 0, sizeof *R);
+/* The batch and sequence dims from the token input, the past dim shared by
+ * the cache inputs, the total dim from the attention mask. */
+static void detect_dims(const rl_graph *g, llm_roles *R) {
     const rl_value *tok = token_input(g);
     if (tok) {
         R->token_input = tok->name;
@@ -247,7 +246,7 @@ static int find_roles(rl_ctx *c, const rl_graph *g, const llm_opts *O, llm_roles
     }
     /* the past dim: the symbolic dim the cache inputs share, other than batch */
     const char *cand[64];
-    int votes[64], n_cand = 0;
+    int votes[64], n_cand = 0, best = 0;
     for (int i = 0; i < g->n_inputs; i++) {
         const rl_value *v = &g->values[g->inputs[i]];
         if (!is_kv_candidate(v)) continue;
@@ -263,7 +262,7 @@ static int find_roles(rl_ctx *c, const rl_graph *g, const llm_opts *O, llm_roles
         }
     }
     for (int j = 0; j < n_cand; j++)
-        if (!R->dim[ROLE_PAST] || votes[j] > votes[0]) R->dim[ROLE_PAST] = cand[j], votes[0] = votes[j];
+        if (!R->dim[ROLE_PAST] || votes[j] > best) R->dim[ROLE_PAST] = cand[j], best = votes[j];
     /* total: the attention mask's key length, when it has a name of its own */
     for (int i = 0; i < g->n_inputs; i++) {
         const rl_value *v = &g->values[g->inputs[i]];
@@ -272,6 +271,43 @@ static int find_roles(rl_ctx *c, const rl_graph *g, const llm_opts *O, llm_roles
             (!R->dim[ROLE_PAST] || strcmp(p, R->dim[ROLE_PAST])))
             R->dim[ROLE_TOTAL] = p;
     }
+}
+
+/* The cache inputs (those with the past dim) and the outputs that match them. */
+static int pair_caches(rl_ctx *c, const rl_graph *g, llm_roles *R, rl_error *err) {
+    R->kv = rl_arena_alloc(c->arena, (size_t)(g->n_inputs + 1) * sizeof *R->kv);
+    if (!R->kv) {
+        rl_error_set(err, "out_of_memory", "llm", "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < g->n_inputs && R->dim[ROLE_PAST]; i++) {
+        const rl_value *v = &g->values[g->inputs[i]];
+        if (!is_kv_candidate(v)) continue;
+        int axis = -1;
+        for (int k = 0; k < v->rank; k++)
+            if (dim_param(v, k) && strcmp(dim_param(v, k), R->dim[ROLE_PAST]) == 0) axis = k;
+        if (axis < 0) continue;
+        kv_pair *p = &R->kv[R->n_kv++];
+        p->past = v->name;
+        p->axis = axis;
+        char sig[128], osig[128];
+        kv_signature(v->name, sig, sizeof sig);
+        for (int o = 0; o < g->n_outputs && !p->present; o++)
+            if (kv_signature(g->outputs[o]->name, osig, sizeof osig) == 2 && strcmp(sig, osig) == 0 &&
+                g->outputs[o]->producer >= 0) {
+                p->present = g->outputs[o]->name;
+                R->n_present++;
+            }
+    }
+    return 0;
+}
+
+/* Detect the roles among g's inputs; the user's names (O->dim) win.
+ * Returns 0, or -1 with err set when the sequence dim cannot be found or a
+ * user name is not a dim of the model. */
+static int find_roles(rl_ctx *c, const rl_graph *g, const llm_opts *O, llm_roles *R, rl_error *err) {
+    memset(R, 0, sizeof *R);
+    detect_dims(g, R);
     for (int r = 0; r < ROLE_COUNT; r++) {
         R->source[r] = "detected";
         if (!O->dim[r]) continue;
@@ -291,32 +327,7 @@ static int find_roles(rl_ctx *c, const rl_graph *g, const llm_opts *O, llm_roles
                      "sequence] input): name it with llm.dims.seq (CLI: --llm-dims seq=NAME)");
         return -1;
     }
-    /* the cache inputs: those with the past dim, and the outputs that match them */
-    R->kv = rl_arena_alloc(c->arena, (size_t)(g->n_inputs + 1) * sizeof *R->kv);
-    if (!R->kv) {
-        rl_error_set(err, "out_of_memory", "llm", "out of memory");
-        return -1;
-    }
-    for (int i = 0; i < g->n_inputs && R->dim[ROLE_PAST]; i++) {
-        const rl_value *v = &g->values[g->inputs[i]];
-        if (!is_kv_candidate(v)) continue;
-        int axis = -1;
-        for (int k = 0; k < v->rank; k++)
-            if (dim_param(v, k) && strcmp(dim_param(v, k), R->dim[ROLE_PAST]) == 0) axis = k;
-        if (axis < 0) continue;
-        kv_pair *p = &R->kv[R->n_kv++];
-        p->past = v->name;
-        p->axis = axis;
-        char sig[128], osig[128];
-        kv_signature(v->name, sig, sizeof sig);
-        for (int o = 0; o < g->n_outputs; o++)
-            if (kv_signature(g->outputs[o]->name, osig, sizeof osig) == 2 && strcmp(sig, osig) == 0 &&
-                g->outputs[o]->producer >= 0) {
-                p->present = g->outputs[o]->name;
-                R->n_present++;
-            }
-    }
-    return 0;
+    return pair_caches(c, g, R, err);
 }
 
 cJSON *rl_llm_roles_json(rl_ctx *c, const rl_graph *g) {
@@ -759,8 +770,10 @@ static void sum_interval(gen_walk *w, int64_t a, const phase *pa, int64_t b, con
     sum_add(out, &fm, -1); /* m was counted by both halves */
 }
 
-/* G decode steps at batch B, at contexts P .. P + G - 1. */
-static int decode_generation(llm_run *L, int64_t batch, int64_t P, int64_t G, generation *gen, rl_error *err) {
+/* G decode steps at batch B, at contexts P .. P + G - 1, analysing at most
+ * `budget` steps (>= 3). */
+static int decode_generation(llm_run *L, int64_t batch, int64_t P, int64_t G, int budget, generation *gen,
+                             rl_error *err) {
     memset(gen, 0, sizeof *gen);
     if (run_phase(L, batch, 1, P, true, false, &gen->first, err)) return -1;
     gen->evaluated = 1;
@@ -772,7 +785,7 @@ static int decode_generation(llm_run *L, int64_t batch, int64_t P, int64_t G, ge
     }
     if (run_phase(L, batch, 1, P + G - 1, true, false, &gen->last, err)) return -1;
     gen->evaluated = 2;
-    gen_walk w = {L, batch, LLM_MAX_STEP_EVALS - 2, false, 0, err, gen};
+    gen_walk w = {L, batch, budget - 2, false, 0, err, gen};
     sum_interval(&w, P, &gen->first, P + G - 1, &gen->last, &gen->total);
     if (w.failed) return -1;
     gen->method = G <= 3 ? "exact_sum" : w.truncated ? "trapezoid_upper_bound"
@@ -882,7 +895,7 @@ static int batch_sweep(llm_run *L, const memory_plan *mem, cJSON *out, rl_error 
         int64_t b = O->batches[i];
         if (L->R->fixed_batch > 0 && b != L->R->fixed_batch) continue;
         generation gen;
-        if (decode_generation(L, b, O->prompt, O->generate, &gen, err)) return -1;
+        if (decode_generation(L, b, O->prompt, O->generate, LLM_SWEEP_STEP_EVALS, &gen, err)) return -1;
         cJSON *row = cJSON_CreateObject();
         cJSON_AddItemToArray(rows, row);
         cJSON_AddNumberToObject(row, "batch", (double)b);
@@ -891,6 +904,7 @@ static int batch_sweep(llm_run *L, const memory_plan *mem, cJSON *out, rl_error 
         put(row, "tokens_per_s", (double)b * (double)O->generate / gen.total.time_s);
         put(row, "intensity", gen.total.bytes > 0 ? gen.total.flops / gen.total.bytes : NAN);
         cJSON_AddStringToObject(row, "bound", gen.mid.bound);
+        cJSON_AddStringToObject(row, "method", gen.method);
         put(row, "memory_required_bytes", memory_required(mem, (double)b, context));
         if (mem->capacity > 0) cJSON_AddBoolToObject(row, "fits", memory_required(mem, (double)b, context) <= mem->capacity);
         else cJSON_AddNullToObject(row, "fits");
@@ -991,104 +1005,103 @@ static int settle_batch(const cJSON *j, const rl_ctx *c, const llm_roles *R, llm
     return 0;
 }
 
-static int llm_body(llm_run *L, cJSON *out, cJSON *notes, rl_error *err) {
-    const llm_opts *O = L->O;
-    const llm_roles *R = L->R;
-    const rl_hw *hw = L->hw;
-    const double B = (double)O->batch, P = (double)O->prompt, G = (double)O->generate;
-    const bool kv = R->n_kv > 0;
-
+/* What the view is built from: the prefill, the generation and the memory plan. */
+typedef struct llm_result {
     phase pre;
-    if (run_phase(L, O->batch, O->prompt, 0, false, true, &pre, err)) return -1;
     generation gen;
-    if (kv && decode_generation(L, O->batch, O->prompt, O->generate, &gen, err)) return -1;
+    memory_plan mem;
+    bool kv;
+} llm_result;
 
-    memory_plan mem = {pre.weight_resident, kv ? gen.first.kv_past_bytes / (B * P) : 0, pre.activation_peak / B,
-                       hw->n_mem > 0 && hw->mem_cap[0] > 0 ? hw->mem_cap[0] : 0};
+/* The prefill, the decode of G tokens (with a KV cache) and the memory plan. */
+static int compute_phases(llm_run *L, llm_result *x, rl_error *err) {
+    const llm_opts *O = L->O;
+    const double B = (double)O->batch, P = (double)O->prompt;
+    x->kv = L->R->n_kv > 0;
+    if (run_phase(L, O->batch, O->prompt, 0, false, true, &x->pre, err)) return -1;
+    if (x->kv && decode_generation(L, O->batch, O->prompt, O->generate, LLM_MAX_STEP_EVALS, &x->gen, err))
+        return -1;
+    x->mem = (memory_plan){x->pre.weight_resident, x->kv ? x->gen.first.kv_past_bytes / (B * P) : 0,
+                           x->pre.activation_peak / B,
+                           L->hw->n_mem > 0 && L->hw->mem_cap[0] > 0 ? L->hw->mem_cap[0] : 0};
+    return 0;
+}
 
-    cJSON_AddItemToObject(out, "roles", roles_json(R));
+static void write_decode(cJSON *out, const llm_run *L, const generation *gen) {
+    const double B = (double)L->O->batch, G = (double)L->O->generate;
+    cJSON *d = cJSON_AddObjectToObject(out, "decode");
+    put(d, "mean_time_per_token_s", gen->total.time_s / G);
+    put(d, "first_time_per_token_s", gen->first.time_s);
+    put(d, "last_time_per_token_s", gen->last.time_s);
+    put(d, "time_s", gen->total.time_s);
+    put(d, "flops_per_token", gen->total.flops / (G * B));
+    put(d, "bytes_per_token", gen->total.bytes / (G * B));
+    put(d, "flops_per_step", gen->total.flops / G);
+    put(d, "matrix_flops_per_step", gen->total.matrix_flops / G);
+    put(d, "bytes_per_step", gen->total.bytes / G);
+    cJSON_AddStringToObject(d, "bound", gen->mid.bound);
+    put(d, "energy_j", gen->total.energy_j);
+    put(d, "kernels", gen->mid.kernels);
+    put(d, "launch_floor_s", gen->mid.launch_floor_s);
+    cJSON_AddStringToObject(d, "method", gen->method);
+    cJSON_AddNumberToObject(d, "steps_evaluated", gen->evaluated);
+}
+
+/* The phases and the figures a user reads first (TTFT, TPOT, tokens/s...). */
+static void write_phases(cJSON *out, const llm_run *L, const llm_result *x) {
+    const double B = (double)L->O->batch, P = (double)L->O->prompt, G = (double)L->O->generate;
+    cJSON_AddItemToObject(out, "roles", roles_json(L->R));
     cJSON_AddNumberToObject(out, "prompt_tokens", P);
-    if (kv) cJSON_AddNumberToObject(out, "generated_tokens", G);
+    if (x->kv) cJSON_AddNumberToObject(out, "generated_tokens", G);
     else cJSON_AddNullToObject(out, "generated_tokens");
     cJSON_AddNumberToObject(out, "batch", B);
     cJSON_AddStringToObject(out, "sol", L->o->sol);
     cJSON_AddItemToObject(out, "quantization", quantization_json(L));
-
     cJSON *po = cJSON_AddObjectToObject(out, "prefill");
-    put(po, "time_s", pre.time_s);
-    phase_figures(po, &pre);
-    put(po, "energy_j", pre.energy_j);
-
-    double decode_time = NAN, decode_energy = NAN;
-    if (kv) {
-        cJSON *d = cJSON_AddObjectToObject(out, "decode");
-        decode_time = gen.total.time_s;
-        decode_energy = gen.total.energy_j;
-        put(d, "mean_time_per_token_s", decode_time / G);
-        put(d, "first_time_per_token_s", gen.first.time_s);
-        put(d, "last_time_per_token_s", gen.last.time_s);
-        put(d, "time_s", decode_time);
-        put(d, "flops_per_token", gen.total.flops / (G * B));
-        put(d, "bytes_per_token", gen.total.bytes / (G * B));
-        put(d, "flops_per_step", gen.total.flops / G);
-        put(d, "matrix_flops_per_step", gen.total.matrix_flops / G);
-        put(d, "bytes_per_step", gen.total.bytes / G);
-        cJSON_AddStringToObject(d, "bound", gen.mid.bound);
-        put(d, "energy_j", decode_energy);
-        put(d, "kernels", gen.mid.kernels);
-        put(d, "launch_floor_s", gen.mid.launch_floor_s);
-        cJSON_AddStringToObject(d, "method", gen.method);
-        cJSON_AddNumberToObject(d, "steps_evaluated", gen.evaluated);
-    } else {
-        cJSON_AddNullToObject(out, "decode");
-    }
-
-    put(out, "ttft_s", pre.time_s);
+    put(po, "time_s", x->pre.time_s);
+    phase_figures(po, &x->pre);
+    put(po, "energy_j", x->pre.energy_j);
+    if (x->kv) write_decode(out, L, &x->gen);
+    else cJSON_AddNullToObject(out, "decode");
+    const double decode_time = x->kv ? x->gen.total.time_s : NAN;
+    const double energy = x->pre.energy_j + (x->kv ? x->gen.total.energy_j : NAN);
+    put(out, "ttft_s", x->pre.time_s);
     put(out, "tpot_s", decode_time / G);
-    put(out, "e2e_s", pre.time_s + decode_time);
+    put(out, "e2e_s", x->pre.time_s + decode_time);
     put(out, "tokens_per_s", B * G / decode_time);
-    double energy = pre.energy_j + decode_energy;
     put(out, "energy_per_token_j", energy / (B * G));
     put(out, "energy_j", energy);
+}
 
-    double context = kv ? P + G : P;
-    put(out, "weight_bytes", mem.weights);
-    put(out, "kv_cache_bytes_per_token", kv ? mem.kv_per_token : NAN);
-    put(out, "kv_cache_bytes", kv ? B * context * mem.kv_per_token : NAN);
-    put(out, "activation_bytes", pre.activation_peak);
-    put(out, "memory_required_bytes", memory_required(&mem, B, context));
-    put(out, "device_memory_bytes", mem.capacity > 0 ? mem.capacity : NAN);
-    if (mem.capacity > 0) cJSON_AddBoolToObject(out, "fits", memory_required(&mem, B, context) <= mem.capacity);
+static void write_memory(cJSON *out, const llm_run *L, const llm_result *x) {
+    const memory_plan *mem = &x->mem;
+    const double B = (double)L->O->batch, context = (double)L->O->prompt + (x->kv ? (double)L->O->generate : 0);
+    put(out, "weight_bytes", mem->weights);
+    put(out, "kv_cache_bytes_per_token", x->kv ? mem->kv_per_token : NAN);
+    put(out, "kv_cache_bytes", x->kv ? B * context * mem->kv_per_token : NAN);
+    put(out, "activation_bytes", x->pre.activation_peak);
+    put(out, "memory_required_bytes", memory_required(mem, B, context));
+    put(out, "device_memory_bytes", mem->capacity > 0 ? mem->capacity : NAN);
+    if (mem->capacity > 0) cJSON_AddBoolToObject(out, "fits", memory_required(mem, B, context) <= mem->capacity);
     else cJSON_AddNullToObject(out, "fits");
-    put_count(out, "max_batch", max_batch_at(&mem, context));
-    put_count(out, "max_context", kv ? max_context_at(&mem, B) : -1);
+    put_count(out, "max_batch", max_batch_at(mem, context));
+    put_count(out, "max_context", x->kv ? max_context_at(mem, B) : -1);
+}
 
-    cJSON *pts = cJSON_AddArrayToObject(out, "points");
-    cJSON_AddItemToArray(pts, point_json("prefill", pre.flops, pre.bytes, pre.time_s));
-    if (kv) cJSON_AddItemToArray(pts, point_json("decode", gen.total.flops / G, gen.total.bytes / G, decode_time / G));
-
-    if (kv) {
-        cJSON *bs = cJSON_AddObjectToObject(out, "batch_sweep");
-        if (batch_sweep(L, &mem, bs, err)) return -1;
-        cJSON *cs = cJSON_AddObjectToObject(out, "context_sweep");
-        if (context_sweep(L, &mem, cs, err)) return -1;
-    } else {
-        cJSON_AddNullToObject(out, "batch_sweep");
-        cJSON_AddNullToObject(out, "context_sweep");
-    }
-    cJSON_AddItemToObject(out, "moe", moe_json(&L->moe));
-
+static void write_notes(cJSON *out, cJSON *notes, const llm_run *L, const llm_result *x) {
+    const llm_opts *O = L->O;
+    const llm_roles *R = L->R;
     cJSON *as = cJSON_AddArrayToObject(out, "assumptions");
     for (size_t i = 0; i < sizeof assumptions / sizeof *assumptions; i++)
         cJSON_AddItemToArray(as, cJSON_CreateString(assumptions[i]));
-    if (!kv)
+    if (!x->kv)
         add_note(notes, "the model has no KV cache input (past_key_values.N.key/value, past_key_N, past.N...): "
                         "every new token would rerun the whole sequence, so only the prefill of %lld tokens over "
                         "'%s' is shown", (long long)O->prompt, R->dim[ROLE_SEQ]);
     else if (R->n_present < R->n_kv)
         add_note(notes, "%d of the %d cache inputs have no matching present output: their new rows are not "
                         "counted as written", R->n_kv - R->n_present, R->n_kv);
-    if (mem.capacity <= 0)
+    if (x->mem.capacity <= 0)
         add_note(notes, "the hardware profile gives no memory capacity: fits, max_batch and max_context are unknown");
     if (L->requantized)
         add_note(notes, "%d matrix weights stored at %d bits%s; embeddings, norms and already-quantized blocks "
@@ -1096,12 +1109,35 @@ static int llm_body(llm_run *L, cJSON *out, cJSON *notes, rl_error *err) {
                  O->weight_bits < 16 ? " with one fp16 scale per group of weights" : "");
     if (O->weight_bits && L->kept_quantized)
         add_note(notes, "%d MatMulNBits/QMoE nodes keep the bits the model carries", L->kept_quantized);
-    if (pre.unknown_layers)
-        add_note(notes, "%d layers of the prefill graph have unknown shapes: their work is not counted",
-                 pre.unknown_layers);
+    if (x->pre.unknown_layers)
+        add_note(notes, "%d layers of the prefill graph have unknown shapes or unsupported operators: their work "
+                        "is not counted", x->pre.unknown_layers);
     add_note(notes, "activation_bytes: the peak of live activations in the prefill graph as written (a fused "
                     "attention kernel that never stores the scores needs less)");
     cJSON_AddItemToObject(out, "notes", notes);
+}
+
+static int llm_body(llm_run *L, cJSON *out, cJSON *notes, rl_error *err) {
+    llm_result x;
+    if (compute_phases(L, &x, err)) return -1;
+    write_phases(out, L, &x);
+    write_memory(out, L, &x);
+    const double G = (double)L->O->generate;
+    cJSON *pts = cJSON_AddArrayToObject(out, "points");
+    cJSON_AddItemToArray(pts, point_json("prefill", x.pre.flops, x.pre.bytes, x.pre.time_s));
+    if (x.kv)
+        cJSON_AddItemToArray(pts, point_json("decode", x.gen.total.flops / G, x.gen.total.bytes / G,
+                                             x.gen.total.time_s / G));
+    if (x.kv) {
+        if (batch_sweep(L, &x.mem, cJSON_AddObjectToObject(out, "batch_sweep"), err) ||
+            context_sweep(L, &x.mem, cJSON_AddObjectToObject(out, "context_sweep"), err))
+            return -1;
+    } else {
+        cJSON_AddNullToObject(out, "batch_sweep");
+        cJSON_AddNullToObject(out, "context_sweep");
+    }
+    cJSON_AddItemToObject(out, "moe", moe_json(&L->moe));
+    write_notes(out, notes, L, &x);
     cJSON_AddNumberToObject(out, "graphs_analysed", L->evals);
     return 0;
 }
