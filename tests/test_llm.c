@@ -503,6 +503,41 @@ static void test_no_kv_and_errors(void) {
     rl_model_free(m);
 }
 
+/* ------------------------------------------------------ a torch export -- */
+/* The Llama-3.2-1B-shaped decoder tools/validate-gpu.py exported with
+ * torch.onnx.export (fp32, past_key_values in, present out): the roles, the
+ * KV bytes per token and the prefill's matrix FLOPs hold on a real export. */
+static void test_torch_export(void) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fixtures/models/torch/llama_1b_kv.onnx", tests_dir);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        printf("test_llm: %s not found, torch export not checked\n", path);
+        return;
+    }
+    fclose(f);
+    rl_model *m = read_model(path);
+    if (!m) return;
+    const double L = 16, d = 2048, H = 32, Hkv = 8, hd = 64, ff = 8192, V = 128256, P = 16, B = 2;
+    cJSON *r = run_llm(m, "unit", "{\"prompt\": 16, \"generate\": 4, \"batch\": 2}");
+    CHECK(cJSON_IsTrue(at(r, "llm.roles.kv_cache")) && num(r, "llm.roles.kv_inputs") == 2 * L &&
+              num(r, "llm.roles.kv_outputs") == 2 * L && !strcmp(str(r, "llm.roles.past"), "past_sequence_length") &&
+              !strcmp(str(r, "llm.roles.total"), "total_sequence_length"),
+          "torch export: roles");
+    CHECK(num(r, "llm.kv_cache_bytes_per_token") == L * 2 * Hkv * hd * 4, "torch export: fp32 KV per token %g",
+          num(r, "llm.kv_cache_bytes_per_token"));
+    double matrix = L * (2 * d * H * hd + 2 * d * Hkv * hd + 3 * d * ff) + d * V;
+    double want = 2 * matrix * P * B + attention_matrix_flops(L, B, H, P, P, hd);
+    CHECK(num(r, "llm.prefill.matrix_flops") == want, "torch export: prefill matrix FLOPs %.17g, want %.17g",
+          num(r, "llm.prefill.matrix_flops"), want);
+    double kv_read = B * (P + 1.5) * L * 2 * Hkv * hd * 4; /* the mean context of the 4 steps */
+    double bytes = num(r, "llm.decode.bytes_per_step");
+    CHECK(bytes >= 4 * matrix + kv_read && bytes <= (4 * matrix + kv_read) * 1.001,
+          "torch export: decode bytes %g = fp32 weights %g + KV %g (within 0.1%%)", bytes, 4 * matrix, kv_read);
+    cJSON_Delete(r);
+    rl_model_free(m);
+}
+
 int main(int argc, char **argv) {
     tests_dir = argc > 1 ? argv[1] : "tests";
     root_dir = argc > 2 ? argv[2] : ".";
@@ -524,5 +559,6 @@ int main(int argc, char **argv) {
     test_quantization();
     test_moe();
     test_no_kv_and_errors();
+    test_torch_export();
     return check_report("test_llm");
 }
