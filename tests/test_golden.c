@@ -215,6 +215,43 @@ static void seed002_launch_overhead(void) {
     cJSON_Delete(res);
 }
 
+/* The kernel rule (docs/model.md §4) on the BERT-style block at batch 8,
+ * seq 128: shape arithmetic (Shape, Gather/Unsqueeze/Concat on int64 dims)
+ * and views (Reshape) launch nothing; every MatMul is a kernel of its own,
+ * and the bias Add after a projection joins its kernel in the fused models. */
+static void kernel_rule(void) {
+    cJSON *res = analyze_fixture("transformer_block.onnx", "h100-sxm", "{\"batch\": 8, \"dims\": {\"seq\": 128}}");
+    const cJSON *layers = cJSON_GetObjectItem(res, "layers"), *l;
+    int matmuls = 0, shape_ops = 0, bias_fused = 0, kernels = 0, fused = 0;
+    cJSON_ArrayForEach(l, layers) {
+        const char *op = jstr(l, "op");
+        bool kernel = cJSON_IsTrue(cJSON_GetObjectItem(l, "kernel"));
+        kernels += kernel;
+        fused += kernel && cJSON_IsNull(cJSON_GetObjectItem(l, "fused_into"));
+        if (!strcmp(op, "Shape") || !strcmp(op, "Unsqueeze") || !strcmp(op, "Concat") || !strcmp(op, "Reshape")) {
+            shape_ops++;
+            CHECK(!kernel, "%s (%s) is not a kernel", jstr(l, "name"), op);
+        }
+        if (!strcmp(op, "MatMul")) {
+            matmuls++;
+            CHECK(kernel && cJSON_IsNull(cJSON_GetObjectItem(l, "fused_into")), "%s is a kernel of its own", jstr(l, "name"));
+        }
+        const char *slash = strrchr(jstr(l, "name"), '/');
+        if (!strcmp(op, "Add") && slash && !strcmp(slash, "/Add") && strstr(jstr(l, "name"), "dense") ) {
+            const cJSON *into = cJSON_GetObjectItem(l, "fused_into");
+            const cJSON *p = cJSON_IsNumber(into) ? cJSON_GetArrayItem(layers, (int)into->valuedouble) : NULL;
+            CHECK(p && !strcmp(jstr(p, "op"), "MatMul"), "bias %s joins its MatMul's kernel", jstr(l, "name"));
+            bias_fused += p != NULL;
+        }
+    }
+    const cJSON *sol = cJSON_GetObjectItem(res, "sol");
+    CHECK(matmuls >= 6 && shape_ops >= 10 && bias_fused >= 2, "the block has its MatMuls (%d), shape ops (%d), fused biases (%d)",
+          matmuls, shape_ops, bias_fused);
+    CHECK(jnum(cJSON_GetObjectItem(sol, "unfused"), "kernels") == kernels, "unfused kernels = kernel layers");
+    CHECK(jnum(cJSON_GetObjectItem(sol, "fused"), "kernels") == fused && fused < kernels, "fused: %d of %d", fused, kernels);
+    cJSON_Delete(res);
+}
+
 int main(int argc, char **argv) {
     root_dir = argc > 2 ? argv[2] : "..";
     seed000_worked_example();
@@ -223,5 +260,6 @@ int main(int argc, char **argv) {
     seed003_h100_tpu();
     seed004_orin_json();
     seed002_launch_overhead();
+    kernel_rule();
     return check_report("golden");
 }

@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "rooflens.h"
+#include "study.h"
 
 static const char *tests_dir, *root_dir;
 
@@ -351,6 +352,71 @@ static void test_power_modes(rl_model *mlp) {
     cJSON_Delete(res);
 }
 
+/* A profile with n made-up modes: memory bandwidth, peak and static power
+ * vary with the mode index (a fixed pseudo-random sequence). */
+static cJSON *many_modes(int n) {
+    cJSON *p = load_hw("unit");
+    cJSON *modes = cJSON_AddArrayToObject(p, "power_modes");
+    uint32_t x = 12345;
+    for (int i = 0; i < n; i++) {
+        char id[32], ov[256];
+        snprintf(id, sizeof id, "m%d", i);
+        x = x * 1664525u + 1013904223u;
+        double bw = 2e10 + (x >> 8) % 100 * 1e9, st = 1 + (x >> 16) % 20;
+        x = x * 1664525u + 1013904223u;
+        double peak = 1e11 + (x >> 8) % 100 * 1e10;
+        snprintf(ov, sizeof ov, "{\"memory\": [{\"bandwidth_Bps\": %g}], \"compute\": {\"fp32\": {\"matrix\": %g}}, "
+                 "\"energy\": {\"static_w\": %g}}", bw, peak, st);
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddStringToObject(m, "id", id);
+        cJSON_AddItemToObject(m, "overrides", cJSON_Parse(ov));
+        if (i == 0) cJSON_AddTrueToObject(m, "default");
+        cJSON_AddItemToArray(modes, m);
+    }
+    return p;
+}
+
+/* The Pareto front of a large study against the definition, and the limit
+ * on the number of modes: 50,000 modes answer at once with an error. */
+static void test_many_modes(rl_model *mlp) {
+    cJSON *req = cJSON_CreateObject();
+    cJSON_AddItemToObject(req, "hardware", many_modes(RL_STUDY_MAX_POWER_MODES));
+    cJSON_AddNumberToObject(req, "batch", 4096);
+    cJSON_AddFalseToObject(req, "layers");
+    cJSON_AddItemToObject(req, "study", cJSON_Parse("{\"kind\": \"power_modes\", \"max_slowdown\": 0.5}"));
+    cJSON *res = analyze(mlp, req);
+    CHECK(is_ok(res), "a study of %d modes", RL_STUDY_MAX_POWER_MODES);
+    const cJSON *rows = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "study"), "rows");
+    int n = cJSON_GetArraySize(rows), front = 0, wrong = 0;
+    double *t = malloc((size_t)n * sizeof *t), *e = malloc((size_t)n * sizeof *e);
+    for (int i = 0; i < n; i++) {
+        t[i] = num_at(cJSON_GetArrayItem(rows, i), "time_s");
+        e[i] = num_at(cJSON_GetArrayItem(rows, i), "energy_j");
+    }
+    for (int i = 0; i < n; i++) {
+        bool dominated = false;
+        for (int j = 0; j < n && !dominated; j++)
+            dominated = j != i && t[j] <= t[i] && e[j] <= e[i] && (t[j] < t[i] || e[j] < e[i]);
+        bool pareto = cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, i), "pareto"));
+        front += pareto;
+        wrong += pareto == dominated;
+    }
+    CHECK(n == RL_STUDY_MAX_POWER_MODES && wrong == 0 && front > 1, "%d modes: %d on the front, %d flags wrong", n, front, wrong);
+    free(t);
+    free(e);
+    cJSON_Delete(res);
+
+    req = cJSON_CreateObject();
+    cJSON_AddItemToObject(req, "hardware", many_modes(50000));
+    cJSON_AddFalseToObject(req, "layers");
+    cJSON_AddItemToObject(req, "study", cJSON_Parse("{\"kind\": \"power_modes\"}"));
+    res = analyze(mlp, req);
+    const cJSON *err = cJSON_GetObjectItem(res, "error");
+    CHECK(!is_ok(res) && strcmp(str_at(err, "code"), "too_many_power_modes") == 0 && strstr(str_at(err, "message"), "50000"),
+          "50,000 modes: %s %s", str_at(err, "code"), str_at(err, "message"));
+    cJSON_Delete(res);
+}
+
 /* ------------------------------------------------------ bad requests -- */
 static void test_bad_requests(rl_model *mlp) {
     static const struct { const char *study, *where; } bad[] = {
@@ -407,6 +473,7 @@ int main(int argc, char **argv) {
         test_compare(mlp);
         test_batch_sweep(mlp, transformer, conv);
         test_power_modes(mlp);
+        test_many_modes(mlp);
         test_bad_requests(mlp);
     }
     rl_model_free(mlp);

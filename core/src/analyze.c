@@ -306,6 +306,7 @@ static cJSON *layer_json(const rl_ctx *c, const rl_node *n, const rl_layer_time 
     cJSON_AddStringToObject(l, "bound", L->bound);
     cJSON_AddStringToObject(l, "precision", rl_precision_names[L->prec]);
     cJSON_AddBoolToObject(l, "kernel", L->kernel);
+    add_num(l, "kernels", L->kernels);
     if (L->fused_into >= 0) cJSON_AddNumberToObject(l, "fused_into", L->fused_into);
     else cJSON_AddNullToObject(l, "fused_into");
     if (has_energy) {

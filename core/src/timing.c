@@ -267,20 +267,61 @@ static bool leaf_is_kernel(const rl_node *n) {
     return !all_outputs_folded(n) && !all_small_ints(n);
 }
 
-/* Epilogue fusion: the producer a node fuses into in the fused models, or
- * -1. A node with vector work only, whose output is the size of an input
- * that a kernel of the same graph produced for it alone, joins that kernel. */
-static int epilogue_producer(const rl_graph *g, const rl_node *n, const double *kern, const int *root) {
-    if (n->n_subgraphs || !n->op || n->cost.matrix_flops > 0 || !(n->cost.vector_flops > 0)) return -1;
-    const rl_value *out = n->n_out > 0 ? n->outv[0] : NULL;
-    int64_t out_elems = out ? rl_numel(out) : -1;
-    if (out_elems < 0) return -1;
+/* Epilogue fusion (docs/model.md §4). A node can join the kernel that
+ * produced its input when it does no matrix work and writes as many
+ * elements as it reads on that input: elementwise ops, activations,
+ * normalisations, casts and transposes (a kernel writes its output in any
+ * layout). */
+static bool epilogue_node(const rl_node *n) {
+    if (n->n_subgraphs || !n->op || (n->op->flags & RL_OP_VIEW) || n->cost.matrix_flops > 0 || n->n_out < 1 ||
+        !n->outv[0])
+        return false;
+    return rl_numel(n->outv[0]) >= 0;
+}
+
+/* Per value of a graph: how many of its reads are by epilogue nodes of the
+ * same size. A value all of whose readers are such nodes (no other node, no
+ * subgraph) need not leave the kernel that makes it. */
+static int *epilogue_reads(rl_ctx *c, const rl_graph *g) {
+    int *reads = rl_arena_alloc(c->arena, (size_t)(g->n_values + 1) * sizeof *reads);
+    if (!reads) return NULL;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const rl_node *n = &g->nodes[i];
+        if (!epilogue_node(n)) continue;
+        int64_t out_elems = rl_numel(n->outv[0]);
+        for (int j = 0; j < n->n_in; j++)
+            if (n->in[j] >= 0 && rl_numel(n->inv[j]) == out_elems) reads[n->in[j]]++;
+    }
+    return reads;
+}
+
+/* May value vi stay inside the kernel that makes it? */
+static bool stays_on_chip(const rl_graph *g, const int *reads, int vi) {
+    const rl_value *v = &g->values[vi];
+    return v->producer >= 0 && !v->is_graph_output && v->consumers > 0 && reads[vi] == v->consumers;
+}
+
+/* The fusion group an epilogue node joins, or -1: the group of the kernel
+ * that makes one of its same-size inputs, looking through metadata views
+ * (a Reshape between a MatMul and its Transpose moves nothing). */
+static int epilogue_producer(const rl_graph *g, const rl_node *n, const double *kern, const int *root,
+                             const int *reads) {
+    if (!epilogue_node(n)) return -1;
+    int64_t out_elems = rl_numel(n->outv[0]);
     for (int j = 0; j < n->n_in; j++) {
-        const rl_value *v = n->inv[j];
-        if (!v || n->in[j] < 0 || v->producer < 0 || v->consumers != 1 || v->is_graph_output) continue;
-        const rl_node *p = &g->nodes[v->producer];
-        if (p->n_subgraphs || kern[v->producer] <= 0 || rl_numel(v) != out_elems) continue;
-        return root[v->producer];
+        int vi = n->in[j];
+        if (vi < 0 || rl_numel(n->inv[j]) != out_elems || !stays_on_chip(g, reads, vi)) continue;
+        int p = g->values[vi].producer;
+        for (int hops = 0; hops < g->n_nodes && p >= 0; hops++) {
+            const rl_node *q = &g->nodes[p];
+            if (q->op && (q->op->flags & RL_OP_VIEW) && q->n_in > 0 && q->in[0] >= 0) {
+                const rl_value *u = &g->values[q->in[0]];
+                p = u->consumers == 1 && !u->is_graph_output ? u->producer : -1;
+                continue;
+            }
+            if (!q->n_subgraphs && kern[p] > 0) return root[p];
+            break;
+        }
     }
     return -1;
 }
@@ -290,13 +331,13 @@ static int epilogue_producer(const rl_graph *g, const rl_node *n, const double *
  * kernels as many times as their cost counts. */
 static int count_kernels(rl_ctx *c, const rl_graph *g, double *kern, double *fkern, int *root,
                          double *total, double *fused_total) {
-    bool own = kern == NULL;
-    if (own) {
+    if (!kern) {
         kern = rl_arena_alloc(c->arena, (size_t)(g->n_nodes + 1) * sizeof *kern);
         fkern = rl_arena_alloc(c->arena, (size_t)(g->n_nodes + 1) * sizeof *fkern);
         root = rl_arena_alloc(c->arena, (size_t)(g->n_nodes + 1) * sizeof *root);
-        if (!kern || !fkern || !root) return -1;
     }
+    int *reads = epilogue_reads(c, g);
+    if (!kern || !fkern || !root || !reads) return -1;
     *total = *fused_total = 0;
     for (int k = 0; k < g->n_nodes; k++) {
         const rl_node *n = &g->nodes[g->order[k]];
@@ -313,7 +354,7 @@ static int count_kernels(rl_ctx *c, const rl_graph *g, double *kern, double *fke
             }
         } else if (leaf_is_kernel(n)) {
             kern[i] = 1;
-            int p = epilogue_producer(g, n, kern, root);
+            int p = epilogue_producer(g, n, kern, root, reads);
             if (p >= 0) root[i] = p;
             else fkern[i] = 1;
         }
@@ -506,7 +547,8 @@ static void fill_layer(rl_layer_time *L, const rl_prepared *pg, const rl_node *n
     memset(L, 0, sizeof *L);
     L->flops = f->flops, L->bytes = f->bytes, L->fused_bytes = f->fbytes;
     L->tc = f->tc, L->tm = f->bytes / bw, L->prec = f->prec, L->flop_energy = f->e_flop;
-    L->kernel = pg->kernels[n->index] > 0;
+    L->kernels = pg->kernels[n->index];
+    L->kernel = L->kernels > 0;
     L->fused_into = pg->group_root[n->index] != n->index ? pg->group_root[n->index] : -1;
     double tm_model = (unfused ? f->bytes : f->fbytes) / bw;
     if (!n->cost.known) L->bound = "unknown";

@@ -73,6 +73,8 @@ typedef struct rl_layer_time {
                               under the chosen model's bytes */
     const char *energy_bound; /* compute | memory: the larger dynamic energy */
     bool kernel;           /* runs on the device as a kernel of its own (unfused model) */
+    double kernels;        /* kernels it launches in the unfused model (a control-flow node:
+                              its bodies' kernels × trips) */
     int fused_into;        /* fused models: index of the layer whose kernel it joins
                               (epilogue fusion), or -1 when it stays a kernel of its own */
 } rl_layer_time;

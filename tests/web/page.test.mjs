@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { SITE, CLI, FIXTURES, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites } from './helpers.mjs';
+import { SITE, CLI, FIXTURES, ROOT, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites } from './helpers.mjs';
 
 const { chromium, exe, skip } = await browserPrerequisites([[CLI, 'build/rooflens (cmake --build build)']]);
 
@@ -69,16 +69,49 @@ test('a fixture model: summary layer count equals the CLI, table and charts rend
   await page.context().close();
 });
 
+test('one answer: the summary, both stars, the layer times and the Markdown carry the chosen model\'s time and energy', { skip }, async () => {
+  const { eng } = await import(join(ROOT, 'web/js/format.js'));
+  const page = await openPage();
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  const cli = cliJson(MODEL('transformer_block.onnx'));
+  const ch = cli.sol.chosen;
+  await loadFile(page, MODEL('transformer_block.onnx'));
+  await waitLayers(page, cli.layers.length);
+  assert.equal(Number(await summary(page).getAttribute('data-time-s')), ch.time_s);
+  assert.equal(Number(await summary(page).getAttribute('data-energy-j')), ch.energy_j);
+  assert.equal(await page.locator('[data-testid=predicted-time]').textContent(), eng(ch.time_s, 's'));
+  assert.equal(await page.locator('[data-testid=predicted-energy]').textContent(), eng(ch.energy_j, 'J'));
+  // the whole-model stars: FLOPs over the chosen time, bytes and energy
+  const stars = await page.evaluate(() => ['chart-time-roofline', 'chart-energy-roofline'].map((id) => {
+    const chart = globalThis.Chart.getChart(document.querySelector(`[data-testid=${id}] canvas`));
+    return chart.data.datasets.find((d) => d.rl === 'model').data[0];
+  }));
+  const close = (a, b) => Math.abs(a - b) <= 1e-12 * Math.abs(b);
+  assert.ok(close(stars[0].x, ch.flops / ch.bytes) && close(stars[0].y, ch.flops / ch.time_s), JSON.stringify(stars[0]));
+  assert.ok(close(stars[1].y, ch.flops / ch.energy_j), JSON.stringify(stars[1]));
+  // the layer table's times and energies are shares of the chosen model's
+  const sum = (k) => cli.layers.reduce((a, l) => a + l[k], 0);
+  assert.ok(close(sum('t'), ch.time_s) && close(sum('energy_j'), ch.energy_j));
+  await page.click('[data-testid=copy-md]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=share-link]').textContent.length > 0);
+  let md = await page.evaluate(() => navigator.clipboard.readText().catch(() => ''));
+  if (!md.startsWith('## ')) md = await page.locator('[data-testid=share-link]').textContent();
+  assert.ok(md.includes(`| ${eng(ch.time_s, 's')} |`) && md.includes(`| ${eng(ch.energy_j, 'J')} (average`), md);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
 test('changing the hardware re-analyses: data-time-s changes', { skip }, async () => {
   const page = await openPage();
   const cli = cliJson(MODEL('conv_net.onnx'));
   await loadFile(page, MODEL('conv_net.onnx'));
   await waitLayers(page, cli.layers.length);
-  const t0 = await summary(page).getAttribute('data-time-s');
+  const e0 = await summary(page).getAttribute('data-energy-j');
   await page.selectOption('[data-testid=hw-select]', 'jetson-orin-nano');
   await page.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.hw === 'jetson-orin-nano');
   const t1 = await summary(page).getAttribute('data-time-s');
-  assert.notEqual(t1, t0);
+  // at batch 1 this CNN takes its launch floor on both devices; the energy differs
+  assert.notEqual(await summary(page).getAttribute('data-energy-j'), e0);
   assert.equal(Number(t1), cliJson(MODEL('conv_net.onnx'), ['--hw', 'jetson-orin-nano']).sol.chosen.time_s);
   // a power mode and a precision, compared with the CLI again
   await page.selectOption('[data-testid=pm-select]', '7w');
@@ -221,11 +254,11 @@ test('exports (CSV, JSON, PNG) and an edited hardware profile survive a share li
   const png = await get('[data-testid=chart-time-roofline] button.png');
   assert.equal(png.body.subarray(1, 4).toString(), 'PNG');
 
-  // edit the profile: a tenth of the memory bandwidth
+  // edit the profile: a tenth of the launch overhead (at batch 1 this CNN takes its launch floor)
   await page.click('#custom-hw summary');
   await page.waitForFunction(() => document.querySelector('[data-testid=custom-json]').value.length > 100);
   const edited = JSON.parse(await page.inputValue('[data-testid=custom-json]'));
-  edited.memory[0].bandwidth_Bps.value /= 10;
+  edited.launch_overhead_s.value /= 10;
   await page.fill('[data-testid=custom-json]', JSON.stringify(edited));
   await page.click('[data-testid=custom-apply]');
   await page.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.hw.endsWith('-custom'));
