@@ -280,6 +280,18 @@ static int pair_caches(rl_ctx *c, const rl_graph *g, llm_roles *R, rl_error *err
         rl_error_set(err, "out_of_memory", "llm", "out of memory");
         return -1;
     }
+    /* the outputs named present..., by signature (a map: a model may have thousands) */
+    rl_name_map *present = rl_map_new(c->arena, (size_t)g->n_outputs + 1);
+    if (!present) {
+        rl_error_set(err, "out_of_memory", "llm", "out of memory");
+        return -1;
+    }
+    for (int o = 0; o < g->n_outputs; o++) {
+        char osig[128];
+        if (kv_signature(g->outputs[o]->name, osig, sizeof osig) != 2 || g->outputs[o]->producer < 0) continue;
+        const char *key = rl_arena_strdup(c->arena, osig);
+        if (key && rl_map_get(present, key) < 0) rl_map_put(present, key, o);
+    }
     for (int i = 0; i < g->n_inputs && R->dim[ROLE_PAST]; i++) {
         const rl_value *v = &g->values[g->inputs[i]];
         if (!is_kv_candidate(v)) continue;
@@ -290,14 +302,13 @@ static int pair_caches(rl_ctx *c, const rl_graph *g, llm_roles *R, rl_error *err
         kv_pair *p = &R->kv[R->n_kv++];
         p->past = v->name;
         p->axis = axis;
-        char sig[128], osig[128];
+        char sig[128];
         kv_signature(v->name, sig, sizeof sig);
-        for (int o = 0; o < g->n_outputs && !p->present; o++)
-            if (kv_signature(g->outputs[o]->name, osig, sizeof osig) == 2 && strcmp(sig, osig) == 0 &&
-                g->outputs[o]->producer >= 0) {
-                p->present = g->outputs[o]->name;
-                R->n_present++;
-            }
+        int o = rl_map_get(present, sig);
+        if (o >= 0) {
+            p->present = g->outputs[o]->name;
+            R->n_present++;
+        }
     }
     return 0;
 }
@@ -416,6 +427,9 @@ static int storage_dtype(int bits) {
 static double serve_kv_in_place(rl_ctx *r, rl_graph *g, const llm_run *L, int64_t seq) {
     double past_bytes = 0;
     const int kv_dt = L->O->kv_bits ? storage_dtype(L->O->kv_bits) : 0;
+    /* per value, what a reader's traffic changes by when the cache is stored at kv_bits */
+    double *read_delta = kv_dt ? rl_arena_alloc(r->arena, (size_t)(g->n_values + 1) * sizeof *read_delta) : NULL;
+    if (kv_dt && !read_delta) return NAN;
     for (int i = 0; i < L->R->n_kv; i++) {
         const kv_pair *p = &L->R->kv[i];
         int pi = rl_map_get(g->names, p->past);
@@ -424,10 +438,7 @@ static double serve_kv_in_place(rl_ctx *r, rl_graph *g, const llm_run *L, int64_
         if (kv_dt) {
             double before = rl_value_bytes(r, past);
             past->dtype = kv_dt;
-            double delta = rl_value_bytes(r, past) - before;
-            for (int n = 0; n < g->n_nodes; n++) /* the readers now read the stored width */
-                for (int j = 0; j < g->nodes[n].n_in; j++)
-                    if (g->nodes[n].in[j] == pi) g->nodes[n].cost.input_bytes += delta;
+            read_delta[pi] = rl_value_bytes(r, past) - before;
         }
         past_bytes += rl_value_bytes(r, past);
         int ri = p->present ? rl_map_get(g->names, p->present) : -1;
@@ -440,6 +451,9 @@ static double serve_kv_in_place(rl_ctx *r, rl_graph *g, const llm_run *L, int64_
         if (kv_dt) present->dtype = kv_dt;
         writer->cost.output_bytes += rl_value_bytes(r, present) - before;
     }
+    for (int n = 0; read_delta && n < g->n_nodes; n++) /* the readers read the stored width */
+        for (int j = 0; j < g->nodes[n].n_in; j++)
+            if (g->nodes[n].in[j] >= 0) g->nodes[n].cost.input_bytes += read_delta[g->nodes[n].in[j]];
     return past_bytes;
 }
 
@@ -467,7 +481,8 @@ static double requantized_bytes(const rl_node *n, const rl_value *w, int bits, i
  * MatMulNBits, ...) keep their size. Returns the resident weight bytes. */
 static double serve_weights(rl_ctx *r, rl_graph *g, llm_run *L) {
     const int bits = L->O->weight_bits;
-    bool *requant = rl_arena_alloc(r->arena, (size_t)(g->n_values + 1) * sizeof *requant);
+    /* per value: its requantized size as its first matrix reader sees it, 0 = kept */
+    double *requant = rl_arena_alloc(r->arena, (size_t)(g->n_values + 1) * sizeof *requant);
     if (!requant) return NAN;
     int requantized = 0, kept = 0;
     for (int i = 0; i < g->n_nodes; i++) {
@@ -475,8 +490,9 @@ static double serve_weights(rl_ctx *r, rl_graph *g, llm_run *L) {
         if (strcmp(n->op_type, "MatMulNBits") == 0 || strcmp(n->op_type, "QMoE") == 0) kept++;
         const rl_value *w = matrix_weight(n);
         if (!bits || !w) continue;
-        requant[w - g->values] = true;
-        n->cost.weight_bytes += requantized_bytes(n, w, bits, L->O->weight_group) - rl_value_bytes(r, w);
+        double q = requantized_bytes(n, w, bits, L->O->weight_group);
+        if (requant[w - g->values] == 0) requant[w - g->values] = q > 0 ? q : 1e-300;
+        n->cost.weight_bytes += q - rl_value_bytes(r, w);
         if (bits < 16) n->cost.vector_flops += 2 * rl_numel_d(w); /* dequantize, as MatMulNBits */
         requantized++;
     }
@@ -485,16 +501,7 @@ static double serve_weights(rl_ctx *r, rl_graph *g, llm_run *L) {
     double resident = 0;
     for (int i = 0; i < g->n_values; i++) {
         const rl_value *w = &g->values[i];
-        if (w->kind != RL_VALUE_WEIGHT) continue;
-        if (!requant[i]) {
-            resident += rl_value_bytes(r, w);
-            continue;
-        }
-        for (int n = 0; n < g->n_nodes; n++) /* the size of the first reader's view */
-            if (matrix_weight(&g->nodes[n]) == w) {
-                resident += requantized_bytes(&g->nodes[n], w, bits, L->O->weight_group);
-                break;
-            }
+        if (w->kind == RL_VALUE_WEIGHT) resident += requant[i] > 0 ? requant[i] : rl_value_bytes(r, w);
     }
     return resident;
 }
