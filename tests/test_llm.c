@@ -144,10 +144,17 @@ static void test_roles(void) {
     CHECK(num(r, "llm.kv_cache_bytes_per_token") == tiny_kv_per_token_fp16, "hf KV per token %g, want %g",
           num(r, "llm.kv_cache_bytes_per_token"), tiny_kv_per_token_fp16);
     CHECK(num(r, "llm.kv_cache_bytes") == tiny_kv_per_token_fp16 * 20, "hf KV at P+G: %g", num(r, "llm.kv_cache_bytes"));
+    CHECK(num(r, "llm.max_positions") == POS_, "hf positions (the gathered cos table) %g", num(r, "llm.max_positions"));
     cJSON_Delete(r);
 
-    r = run_llm(g, "unit", "{\"prompt\": 16, \"generate\": 4}");
+    r = run_llm(g, "unit", "{\"prompt\": 16, \"generate\": 4, \"contexts\": [64, 128, 1024]}");
     CHECK(!strcmp(str(r, "llm.roles.total"), "total_sequence_length"), "genai total: %s", str(r, "llm.roles.total"));
+    /* the rotary caches hold 128 positions: the context sweep stops at the last one */
+    CHECK(num(r, "llm.max_positions") == POS_, "genai positions %g", num(r, "llm.max_positions"));
+    const cJSON *rows = at(r, "llm.context_sweep.rows");
+    CHECK(cJSON_GetArraySize(rows) == 2 && num(cJSON_GetArrayItem(rows, 0), "context") == 64 &&
+              num(cJSON_GetArrayItem(rows, 1), "context") == POS_ - 1,
+          "context sweep 64, %d", POS_ - 1);
     CHECK(!strcmp(str(r, "llm.roles.past"), "past_sequence_length"), "genai past");
     CHECK(num(r, "llm.kv_cache_bytes_per_token") == tiny_kv_per_token_fp16, "genai KV per token %g",
           num(r, "llm.kv_cache_bytes_per_token"));

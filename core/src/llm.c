@@ -372,7 +372,8 @@ typedef struct llm_run {
     const llm_roles *R;
     const llm_opts *O;
     moe_info moe;
-    bool moe_checked;
+    int64_t max_positions; /* rows of the model's rotary tables (0 = unknown) */
+    bool facts_checked;    /* moe and max_positions found (from the first phase graph) */
     int evals;           /* phase graphs analysed */
     rl_arena arena;      /* one phase graph at a time, reset between phases */
     int requantized, kept_quantized;
@@ -551,6 +552,25 @@ static void find_moe(const rl_graph *g, moe_info *m) {
     }
 }
 
+/* The positions the model can encode: the rows of its rotary tables (the
+ * cos cache of GroupQueryAttention or RotaryEmbedding, or a gathered table
+ * whose name says cos); 0 when the graph has none. */
+static int64_t max_positions(const rl_graph *g) {
+    int64_t best = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const rl_node *n = &g->nodes[i];
+        const rl_value *t = NULL;
+        if (!strcmp(n->op_type, "GroupQueryAttention") && rl_attr_i(n, "do_rotary", 0)) t = rl_in(n, 7);
+        else if (!strcmp(n->op_type, "RotaryEmbedding")) t = rl_in(n, n->domain[0] ? 2 : 1);
+        else if (!strcmp(n->op_type, "Gather") && rl_in(n, 0) && rl_in(n, 0)->kind == RL_VALUE_WEIGHT &&
+                 strstr(rl_in(n, 0)->name, "cos"))
+            t = rl_in(n, 0);
+        int64_t rows = t && t->rank == 2 ? t->dims[0] : 0;
+        if (rows > best) best = rows;
+    }
+    return best;
+}
+
 static void serve_dense_experts(rl_graph *g, llm_run *L, double tokens) {
     const moe_info *m = &L->moe;
     if (!m->kind || strcmp(m->kind, "router TopK")) return;
@@ -688,9 +708,10 @@ static int run_phase(llm_run *L, int64_t batch, int64_t seq, int64_t past, bool 
     }
     rl_graph *g = pg.graph;
     L->evals++;
-    if (!L->moe_checked) {
+    if (!L->facts_checked) {
         find_moe(g, &L->moe);
-        L->moe_checked = true;
+        L->max_positions = max_positions(g);
+        L->facts_checked = true;
     }
     serve_dense_experts(g, L, (double)batch * (double)seq);
     out->weight_resident = serve_weights(&r, g, L);
@@ -934,8 +955,15 @@ static int batch_sweep(llm_run *L, const memory_plan *mem, cJSON *out, rl_error 
 static int context_sweep(llm_run *L, const memory_plan *mem, cJSON *out, rl_error *err) {
     const llm_opts *O = L->O;
     cJSON *rows = cJSON_AddArrayToObject(out, "rows");
-    for (int i = 0; i < O->n_contexts; i++) {
-        int64_t ctx = O->contexts[i];
+    /* a step at context c writes position c, which the model must have:
+     * the contexts below its positions, then its last one */
+    int64_t ctxs[LLM_MAX_SWEEP + 1];
+    int n = 0;
+    for (int i = 0; i < O->n_contexts; i++)
+        if (L->max_positions <= 0 || O->contexts[i] < L->max_positions) ctxs[n++] = O->contexts[i];
+    if (n < O->n_contexts && (n == 0 || ctxs[n - 1] < L->max_positions - 1)) ctxs[n++] = L->max_positions - 1;
+    for (int i = 0; i < n; i++) {
+        int64_t ctx = ctxs[i];
         phase p;
         if (run_phase(L, O->batch, 1, ctx, true, false, &p, err)) return -1;
         cJSON *row = cJSON_CreateObject();
@@ -950,9 +978,10 @@ static int context_sweep(llm_run *L, const memory_plan *mem, cJSON *out, rl_erro
         else cJSON_AddNullToObject(row, "fits");
     }
     put_count(out, "max_context", max_context_at(mem, (double)O->batch));
+    put_count(out, "max_positions", L->max_positions > 0 ? (double)L->max_positions : -1);
     cJSON_AddStringToObject(out, "note",
                             "one decode step at each context (tokens already in the cache) at the request's "
-                            "batch; memory at context + 1 tokens per sequence");
+                            "batch, up to the model's positions; memory at context + 1 tokens per sequence");
     return 0;
 }
 
@@ -1093,6 +1122,7 @@ static void write_memory(cJSON *out, const llm_run *L, const llm_result *x) {
     else cJSON_AddNullToObject(out, "fits");
     put_count(out, "max_batch", max_batch_at(mem, context));
     put_count(out, "max_context", x->kv ? max_context_at(mem, B) : -1);
+    put_count(out, "max_positions", L->max_positions > 0 ? (double)L->max_positions : -1);
 }
 
 static void write_notes(cJSON *out, cJSON *notes, const llm_run *L, const llm_result *x) {
@@ -1108,6 +1138,11 @@ static void write_notes(cJSON *out, cJSON *notes, const llm_run *L, const llm_re
     else if (R->n_present < R->n_kv)
         add_note(notes, "%d of the %d cache inputs have no matching present output: their new rows are not "
                         "counted as written", R->n_kv - R->n_present, R->n_kv);
+    const double tokens = (double)O->prompt + (x->kv ? (double)O->generate : 0);
+    if (L->max_positions > 0 && tokens > (double)L->max_positions)
+        add_note(notes, "%.0f tokens per sequence is more than the %lld positions of the model's rotary tables: "
+                        "the figures extrapolate the graph beyond what the model encodes",
+                 tokens, (long long)L->max_positions);
     if (x->mem.capacity <= 0)
         add_note(notes, "the hardware profile gives no memory capacity: fits, max_batch and max_context are unknown");
     if (L->requantized)

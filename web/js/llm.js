@@ -286,7 +286,8 @@ export class LlmPanel {
       `weights + KV cache + activations (${eng(L.activation_bytes, 'B')}); largest batch that fits: ${L.max_batch ?? 'unknown'}; ` +
       `longest context at this batch: ${L.max_context ?? 'unknown'} tokens`, 'llm-fits', L.fits);
     item('Largest batch / context', `${L.max_batch === null ? '?' : count(L.max_batch)} / ${L.max_context === null ? '?' : count(L.max_context)} tokens`,
-      `at ${exact(L.prompt_tokens + L.generated_tokens)} tokens per sequence / at batch ${exact(L.batch)}`, 'llm-max', L.max_batch);
+      `memory limits at ${exact(L.prompt_tokens + L.generated_tokens)} tokens per sequence / at batch ${exact(L.batch)}` +
+      (L.max_positions ? `; the model encodes ${exact(L.max_positions)} positions` : ''), 'llm-max', L.max_batch);
   }
 
   chart(key, canvas, config) {
