@@ -59,6 +59,18 @@ static const char usage_tail[] =
     "                        power mode; exit 3 when one is refused)\n"
     "  -h, --help            this help\n"
     "\n"
+    "LLM inference (a decoder with a KV cache; see docs/llm.md):\n"
+    "  --llm                 prefill and decode phases: time to first token, time per\n"
+    "                        output token, tokens/s, KV cache, memory fit, batch and\n"
+    "                        context sweeps (--batch sets the batch)\n"
+    "  --prompt P            prompt tokens (default 512)\n"
+    "  --generate G          generated tokens (default 128)\n"
+    "  --weight-bits B       store matrix weights at 16, 8 or 4 bits (default: the\n"
+    "                        model's own; MatMulNBits weights keep theirs)\n"
+    "  --weight-group N      weights per scale for 8 and 4 bits (default 128)\n"
+    "  --kv-bits B           KV cache at 16, 8 or 4 bits (default: the activations')\n"
+    "  --llm-dims LIST       name the dims by role: batch=NAME,seq=NAME,past=NAME,total=NAME\n"
+    "\n"
     "exit codes: 0 ok, 2 usage, 3 bad model or request, 4 incomplete analysis with --strict\n";
 
 static void print_usage(FILE *out) {
@@ -504,6 +516,120 @@ static void print_study(const cJSON *res) {
     }
 }
 
+/* ----------------------------------------------------------------- LLM -- */
+static const char *opt_count(const cJSON *o, const char *k, char *buf, size_t cap) {
+    if (!cJSON_IsNumber(cJSON_GetObjectItem(o, k))) return "unknown";
+    snprintf(buf, cap, "%.0f", num(o, k));
+    return buf;
+}
+
+static void print_llm_phases(const cJSON *L) {
+    const cJSON *pre = cJSON_GetObjectItem(L, "prefill"), *dec = cJSON_GetObjectItem(L, "decode");
+    char a[32], b[32], c[32], d[32];
+    printf("%-16s %10s %10s %10s %9s  %-8s %s\n", "phase", "time", "FLOPs", "bytes", "AI", "bound", "launch floor");
+    printf("%-16s %10s %10s %10s %9.1f  %-8s %s\n", "prefill", tsec(num(pre, "time_s"), a, sizeof a),
+           eng(num(pre, "flops"), "", b, sizeof b), eng(num(pre, "bytes"), "B", c, sizeof c),
+           num(pre, "bytes") > 0 ? num(pre, "flops") / num(pre, "bytes") : 0, str(pre, "bound"),
+           tsec(num(pre, "launch_floor_s"), d, sizeof d));
+    if (!cJSON_IsObject(dec)) return;
+    printf("%-16s %10s %10s %10s %9.1f  %-8s %s (captured graph: not paid)\n", "decode step",
+           tsec(num(dec, "mean_time_per_token_s"), a, sizeof a), eng(num(dec, "flops_per_step"), "", b, sizeof b),
+           eng(num(dec, "bytes_per_step"), "B", c, sizeof c),
+           num(dec, "bytes_per_step") > 0 ? num(dec, "flops_per_step") / num(dec, "bytes_per_step") : 0,
+           str(dec, "bound"), tsec(num(dec, "launch_floor_s"), d, sizeof d));
+}
+
+static void print_llm_memory(const cJSON *L) {
+    char a[32], b[32], c[32], d[32], e[32];
+    bool kv = cJSON_IsNumber(cJSON_GetObjectItem(L, "kv_cache_bytes"));
+    printf("\nmemory    weights %s", eng(num(L, "weight_bytes"), "B", a, sizeof a));
+    if (kv)
+        printf(" + KV cache %s (%s per token x %g tokens x batch %g)", eng(num(L, "kv_cache_bytes"), "B", b, sizeof b),
+               eng(num(L, "kv_cache_bytes_per_token"), "B", c, sizeof c),
+               num(L, "prompt_tokens") + num(L, "generated_tokens"), num(L, "batch"));
+    printf(" + activations %s\n          = %s", eng(num(L, "activation_bytes"), "B", d, sizeof d),
+           eng(num(L, "memory_required_bytes"), "B", e, sizeof e));
+    const cJSON *fits = cJSON_GetObjectItem(L, "fits");
+    if (cJSON_IsBool(fits))
+        printf(" of %s: %s\n", eng(num(L, "device_memory_bytes"), "B", a, sizeof a),
+               cJSON_IsTrue(fits) ? "fits" : "does NOT fit");
+    else
+        printf(" (device memory unknown)\n");
+    printf("          largest batch that fits: %s", opt_count(L, "max_batch", a, sizeof a));
+    if (kv) printf("; longest context at batch %g: %s tokens", num(L, "batch"), opt_count(L, "max_context", b, sizeof b));
+    printf("\n");
+}
+
+static void print_llm_sweeps(const cJSON *L) {
+    const cJSON *bs = cJSON_GetObjectItem(L, "batch_sweep"), *cs = cJSON_GetObjectItem(L, "context_sweep"), *r;
+    char a[32], b[32], c[32];
+    if (cJSON_IsObject(bs)) {
+        printf("\ndecode batch sweep (prompt %g, generate %g)\n%8s %10s %12s %-8s %10s %s\n", num(L, "prompt_tokens"),
+               num(L, "generated_tokens"), "batch", "TPOT", "tokens/s", "bound", "memory", "fits");
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(bs, "rows")) {
+            const cJSON *f = cJSON_GetObjectItem(r, "fits");
+            printf("%8g %10s %12s %-8s %10s %s\n", num(r, "batch"), tsec(num(r, "tpot_s"), a, sizeof a),
+                   eng(num(r, "tokens_per_s"), "", b, sizeof b), str(r, "bound"),
+                   eng(num(r, "memory_required_bytes"), "B", c, sizeof c),
+                   cJSON_IsBool(f) ? (cJSON_IsTrue(f) ? "yes" : "no (memory)") : "-");
+        }
+        const cJSON *cb = cJSON_GetObjectItem(bs, "compute_bound_batch");
+        if (cJSON_IsNumber(cb)) printf("decode turns compute-bound at batch %g", cb->valuedouble);
+        else printf("decode stays memory-bound over the batches swept");
+        printf("; largest batch that fits: %s\n", opt_count(bs, "max_batch", a, sizeof a));
+    }
+    if (cJSON_IsObject(cs)) {
+        printf("\ndecode context sweep (batch %g)\n%10s %10s %12s %-8s %s\n", num(L, "batch"), "context", "TPOT",
+               "tokens/s", "bound", "fits");
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(cs, "rows")) {
+            const cJSON *f = cJSON_GetObjectItem(r, "fits");
+            printf("%10g %10s %12s %-8s %s\n", num(r, "context"), tsec(num(r, "tpot_s"), a, sizeof a),
+                   eng(num(r, "tokens_per_s"), "", b, sizeof b), str(r, "bound"),
+                   cJSON_IsBool(f) ? (cJSON_IsTrue(f) ? "yes" : "no (memory)") : "-");
+        }
+    }
+}
+
+static void print_llm(const cJSON *res) {
+    const cJSON *L = cJSON_GetObjectItem(res, "llm"), *model = cJSON_GetObjectItem(res, "model");
+    const cJSON *hw = cJSON_GetObjectItem(res, "hardware"), *roles = cJSON_GetObjectItem(L, "roles");
+    const cJSON *q = cJSON_GetObjectItem(L, "quantization"), *dec = cJSON_GetObjectItem(L, "decode"), *it;
+    char a[32], b[32], c[32], d[32];
+    printf("model     %s  (%d nodes)\n", str(model, "name")[0] ? str(model, "name") : "(unnamed)", (int)num(model, "nodes"));
+    printf("hardware  %s%s%s\n", str(hw, "name"), cJSON_IsString(cJSON_GetObjectItem(hw, "power_mode")) ? ", mode " : "",
+           cJSON_IsString(cJSON_GetObjectItem(hw, "power_mode")) ? str(hw, "power_mode_name") : "");
+    printf("roles    ");
+    static const char *const role_keys[] = {"batch", "seq", "past", "total"};
+    for (int i = 0; i < 4; i++)
+        if (cJSON_IsString(cJSON_GetObjectItem(roles, role_keys[i])))
+            printf(" %s='%s'", role_keys[i], str(roles, role_keys[i]));
+    printf("  (%g KV cache inputs)\n", num(roles, "kv_inputs"));
+    printf("run       batch %g, prompt %g tokens", num(L, "batch"), num(L, "prompt_tokens"));
+    if (cJSON_IsObject(dec)) printf(", %g generated", num(L, "generated_tokens"));
+    const cJSON *wb = cJSON_GetObjectItem(q, "weight_bits"), *kb = cJSON_GetObjectItem(q, "kv_bits");
+    snprintf(a, sizeof a, cJSON_IsNumber(wb) ? "%.0f-bit" : "as stored", num(q, "weight_bits"));
+    snprintf(b, sizeof b, cJSON_IsNumber(kb) ? "%.0f-bit" : "as the activations", num(q, "kv_bits"));
+    printf("; precision %s, weights %s, KV cache %s; speed-of-light model %s\n\n",
+           str(cJSON_GetObjectItem(res, "roofline"), "precision"), a, b, str(L, "sol"));
+    print_llm_phases(L);
+    printf("\nTTFT      %s\n", tsec(num(L, "ttft_s"), a, sizeof a));
+    if (cJSON_IsObject(dec)) {
+        printf("TPOT      %s mean (first %s, last %s; %s over %g steps analysed)\n",
+               tsec(num(dec, "mean_time_per_token_s"), a, sizeof a), tsec(num(dec, "first_time_per_token_s"), b, sizeof b),
+               tsec(num(dec, "last_time_per_token_s"), c, sizeof c), str(dec, "method"), num(dec, "steps_evaluated"));
+        printf("e2e       %s;  %s tokens/s;  energy %s per token\n", tsec(num(L, "e2e_s"), a, sizeof a),
+               eng(num(L, "tokens_per_s"), "", b, sizeof b), opt_eng(L, "energy_per_token_j", "J", d, sizeof d));
+    }
+    print_llm_memory(L);
+    print_llm_sweeps(L);
+    printf("\nassumptions\n");
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(L, "assumptions")) printf("  - %s\n", it->valuestring);
+    if (cJSON_GetArraySize(cJSON_GetObjectItem(L, "notes")) > 0) {
+        printf("notes\n");
+        cJSON_ArrayForEach(it, cJSON_GetObjectItem(L, "notes")) printf("  - %s\n", it->valuestring);
+    }
+}
+
 /* "A..B" = the powers of two from A to B; or a comma list. */
 static cJSON *parse_batches(const char *spec) {
     cJSON *arr = cJSON_CreateArray();
@@ -530,6 +656,22 @@ static cJSON *parse_batches(const char *spec) {
 bad:
     cJSON_Delete(arr);
     return NULL;
+}
+
+/* "batch=NAME,seq=NAME,..." into llm.dims. */
+static int parse_llm_dims(cJSON *llm, const char *spec) {
+    cJSON *d = cJSON_AddObjectToObject(llm, "dims");
+    char *copy = strdup(spec);
+    int rc = 0;
+    for (char *save = NULL, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        if (!eq || eq == item || !eq[1]) { rc = -1; break; }
+        *eq = 0;
+        cJSON_DeleteItemFromObject(d, item);
+        cJSON_AddStringToObject(d, item, eq + 1);
+    }
+    free(copy);
+    return rc;
 }
 
 /* "ID[:MODE],..." into the study's parallel hardware and power_modes arrays. */
@@ -561,21 +703,22 @@ int main(int argc, char **argv) {
     int top = 15;
     bool strict = false;
     const char *compare = NULL, *sweep = NULL, *max_slowdown = NULL;
-    bool power_modes = false;
+    bool power_modes = false, llm = false;
     int studies = 0;
+    cJSON *llm_req = cJSON_CreateObject(); /* --llm options, joined to req with --llm */
     cJSON *req = cJSON_CreateObject();
     cJSON *dims = cJSON_CreateObject();
     /* until dims joins req, a usage error frees both (they would leak at exit) */
-#define USAGE_ERROR(fmt, arg) (cJSON_Delete(req), cJSON_Delete(dims), usage_error(fmt, arg))
+#define USAGE_ERROR(fmt, arg) (cJSON_Delete(req), cJSON_Delete(dims), cJSON_Delete(llm_req), usage_error(fmt, arg))
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED_VALUE() do { if (!val) return USAGE_ERROR("%s needs a value", a); i++; } while (0)
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { print_usage(stdout); cJSON_Delete(req), cJSON_Delete(dims); return EXIT_OK; }
-        else if (!strcmp(a, "--version")) { printf("rooflens %s\n", ROOFLENS_VERSION); cJSON_Delete(req), cJSON_Delete(dims); return EXIT_OK; }
-        else if (!strcmp(a, "--list-hw")) { cJSON_Delete(req), cJSON_Delete(dims); return list_hw(hw_dir(dir)); }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { print_usage(stdout); cJSON_Delete(req), cJSON_Delete(dims), cJSON_Delete(llm_req); return EXIT_OK; }
+        else if (!strcmp(a, "--version")) { printf("rooflens %s\n", ROOFLENS_VERSION); cJSON_Delete(req), cJSON_Delete(dims), cJSON_Delete(llm_req); return EXIT_OK; }
+        else if (!strcmp(a, "--list-hw")) { cJSON_Delete(req), cJSON_Delete(dims), cJSON_Delete(llm_req); return list_hw(hw_dir(dir)); }
         else if (!strcmp(a, "--check-hw")) {
-            cJSON_Delete(req), cJSON_Delete(dims);
+            cJSON_Delete(req), cJSON_Delete(dims), cJSON_Delete(llm_req);
             if (i + 1 >= argc) return usage_error("%s needs at least one profile id or file", a);
             return check_hw(argc - i - 1, argv + i + 1, hw_dir(dir));
         }
@@ -616,6 +759,23 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--sweep-batch")) { NEED_VALUE(); sweep = val; studies++; }
         else if (!strcmp(a, "--power-modes")) { power_modes = true; studies++; }
         else if (!strcmp(a, "--max-slowdown")) { NEED_VALUE(); max_slowdown = val; }
+        else if (!strcmp(a, "--llm")) llm = true;
+        else if (!strcmp(a, "--prompt") || !strcmp(a, "--generate") || !strcmp(a, "--weight-bits") ||
+                 !strcmp(a, "--kv-bits") || !strcmp(a, "--weight-group")) {
+            NEED_VALUE();
+            char *end, key[32], msg[96];
+            long long v = strtoll(val, &end, 10);
+            snprintf(msg, sizeof msg, "%s needs a whole number of at least 1, not '%%s'", a);
+            if (*end || end == val || v < 1) return USAGE_ERROR(msg, val);
+            snprintf(key, sizeof key, "%s", a + 2);
+            for (char *k = key; *k; k++) if (*k == '-') *k = '_';
+            cJSON_DeleteItemFromObject(llm_req, key);
+            cJSON_AddNumberToObject(llm_req, key, (double)v);
+        } else if (!strcmp(a, "--llm-dims")) {
+            NEED_VALUE();
+            if (parse_llm_dims(llm_req, val))
+                return USAGE_ERROR("--llm-dims needs ROLE=NAME,... with roles batch, seq, past, total, not '%s'", val);
+        }
         else if (!strcmp(a, "--strict")) strict = true;
         else if (a[0] == '-' && a[1]) return USAGE_ERROR("unknown option '%s'", a);
         else if (!model_path) model_path = a;
@@ -623,9 +783,13 @@ int main(int argc, char **argv) {
     }
     if (!model_path) {
         print_usage(stderr);
-        cJSON_Delete(req), cJSON_Delete(dims);
+        cJSON_Delete(req), cJSON_Delete(dims), cJSON_Delete(llm_req);
         return EXIT_USAGE;
     }
+    if (!llm && cJSON_GetArraySize(llm_req) > 0)
+        return USAGE_ERROR("%s", "--prompt, --generate, --weight-bits, --weight-group, --kv-bits and --llm-dims go with --llm");
+    if (llm && studies) return USAGE_ERROR("%s", "--llm is a view of its own: not with --compare, --sweep-batch or --power-modes");
+    if (llm && !strcmp(format, "csv")) return USAGE_ERROR("%s", "--llm prints a table or JSON (--format table|json), not csv");
     if (studies > 1) return USAGE_ERROR("%s", "--compare, --sweep-batch and --power-modes: one study at a time");
     if (max_slowdown && !power_modes) return USAGE_ERROR("%s", "--max-slowdown goes with --power-modes");
     if (studies && !strcmp(format, "csv")) return USAGE_ERROR("%s", "a study prints a table or JSON (--format table|json), not csv");
@@ -633,6 +797,12 @@ int main(int argc, char **argv) {
     if (!profile) return EXIT_USAGE;
     cJSON_AddItemToObject(req, "hardware", profile);
     cJSON_AddItemToObject(req, "dims", dims);
+    if (llm) {
+        cJSON_AddItemToObject(req, "llm", llm_req);
+        cJSON_AddFalseToObject(req, "layers"); /* the view carries the figures */
+    } else {
+        cJSON_Delete(llm_req);
+    }
     if (studies) {
         cJSON *study = cJSON_AddObjectToObject(req, "study");
         if (compare) {
@@ -661,7 +831,7 @@ int main(int argc, char **argv) {
         }
         /* the study carries the figures; the per-layer rows are not printed */
         cJSON_AddFalseToObject(req, "layers");
-    } else if (!strcmp(format, "csv") || !strcmp(format, "table")) cJSON_AddTrueToObject(req, "layers");
+    } else if (!llm && (!strcmp(format, "csv") || !strcmp(format, "table"))) cJSON_AddTrueToObject(req, "layers");
 
     char *err = NULL;
     rl_model *m = read_model(model_path, &err);
@@ -696,6 +866,7 @@ int main(int argc, char **argv) {
         if (!strcmp(format, "json")) puts(out);
         else if (!strcmp(format, "csv")) print_csv(res);
         else if (studies) print_study(res);
+        else if (llm) print_llm(res);
         else print_table(res, top);
         const cJSON *tot = cJSON_GetObjectItem(res, "totals");
         if (strict && (num(tot, "unknown_layers") > 0 || cJSON_GetArraySize(cJSON_GetObjectItem(tot, "unsupported_ops")) > 0))

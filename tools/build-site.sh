@@ -90,11 +90,17 @@ if [ ! -f "$SAMPLES_SRC/resnet50.onnx" ] || [ "$ROOT/tools/make_big_model.py" -n
     "$PY" "$ROOT/tools/make_big_model.py" --arch bert --dynamic --external --no-data --opset 17 \
         --layers 12 --hidden 768 --heads 12 --ff 3072 "$SAMPLES_SRC/bert_base.onnx" >/dev/null
 fi
+# A Llama-3-8B-shaped decoder in ONNX Runtime GenAI's int4 layout (standard
+# library generator): the example with a KV cache, for the LLM panel.
+if [ ! -f "$SAMPLES_SRC/llama3_8b_int4.onnx" ] || [ "$ROOT/tools/make_llm_model.py" -nt "$SAMPLES_SRC/llama3_8b_int4.onnx" ]; then
+    "$PY" "$ROOT/tools/make_llm_model.py" "$SAMPLES_SRC/llama3_8b_int4.onnx" --layout genai --preset llama-3-8b >/dev/null
+fi
 EXAMPLES=(
   "resnet50|ResNet-50|build/samples/resnet50.onnx|torchvision ResNet-50 as exported (BatchNorm folded), symbolic batch; weights stored externally"
   "bert_base|BERT-base encoder|build/samples/bert_base.onnx|12 layers, hidden 768, 12 heads, LayerNormalization (opset 17), symbolic batch and seq; weights stored externally"
   "transformer_block|Transformer block|tests/fixtures/models/transformer_block.onnx|a small BERT-style encoder block (symbolic batch and seq)"
   "conv_net|Small CNN|tests/fixtures/models/conv_net.onnx|convolutions, pooling and a classifier head"
+  "llama3_8b_int4|Llama-3-8B-shaped decoder, int4, KV cache|build/samples/llama3_8b_int4.onnx|32 layers, 32 query and 8 KV heads, ONNX Runtime GenAI int4 layout (MatMulNBits, GroupQueryAttention); symbolic batch, sequence and past; weights stored externally"
 )
 {
     printf '{"examples":['

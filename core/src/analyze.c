@@ -9,6 +9,7 @@
 
 #include "graph.h"
 #include "hw.h"
+#include "llm.h"
 #include "reader.h"
 #include "roofline.h"
 #include "study.h"
@@ -584,6 +585,11 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     /* a what-if study over the same parsed model (docs/api.md, "Studies") */
     const cJSON *study = cJSON_GetObjectItemCaseSensitive(req, "study");
     if (study && !cJSON_IsNull(study) && rl_study_run(&c, study, req, &o, &hw, &pg, root, &err)) goto fail;
+
+    /* ---- the LLM inference view over the same parsed model (llm.c; docs/api.md, "LLM inference") */
+    const cJSON *llm = cJSON_GetObjectItemCaseSensitive(req, "llm");
+    if (llm && !cJSON_IsNull(llm) && rl_llm_run(&c, llm, &o, &hw, root, &err)) goto fail;
+
     add_warnings(root, &c);
     cJSON_Delete(req);
     rl_arena_free(&arena);
@@ -615,6 +621,8 @@ char *rl_model_info(rl_model *m) {
     cJSON_AddNumberToObject(root, "schema", ROOFLENS_SCHEMA);
     cJSON_AddTrueToObject(root, "ok");
     add_model_section(root, m, &c, g, NULL, 0);
+    /* the LLM roles of the inputs: the page offers the LLM view when there are some (llm.c) */
+    cJSON_AddItemToObject(root, "llm", rl_llm_roles_json(&c, g));
     /* symbolic dims as the page should pre-fill them */
     cJSON *sym = cJSON_AddArrayToObject(root, "symbolic_dims");
     for (int i = 0; i < g->n_inputs; i++) {

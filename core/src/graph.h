@@ -67,7 +67,9 @@ const Onnx__AttributeProto *rl_attr(const rl_node *n, const char *name);
  * number inside int64 (NaN, inf, 1e30 are refused), and rl_attr_i_in also
  * bounds the value to [lo, hi]. A bad value records a bad_attribute error in
  * c->err (naming node and attribute) and returns def; the inference and cost
- * drivers stop at any recorded error, so callers need not check. */
+ * drivers stop at any recorded error, so callers need not check. c may be
+ * NULL for a read after inference has checked the node (the LLM view): a bad
+ * value then only gives def. */
 int64_t rl_attr_i(rl_ctx *c, const rl_node *n, const char *name, int64_t def);
 int64_t rl_attr_i_in(rl_ctx *c, const rl_node *n, const char *name, int64_t def, int64_t lo, int64_t hi);
 double rl_attr_f(const rl_node *n, const char *name, double def);
@@ -96,6 +98,11 @@ int rl_bad(rl_ctx *c, const rl_node *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* Mixture of experts: the expected number of distinct experts that `tokens`
+ * tokens, each routed to k of E experts uniformly, touch: E·(1 − (1 − k/E)^T).
+ * The MoE ops' weight reads and the LLM view's dense-expert exports use it. */
+double rl_moe_experts_touched(double experts, double k, double tokens);
 
 /* Element size in bytes of a value as analysed (the precision override applies to floats). */
 double rl_value_bytes(const rl_ctx *c, const rl_value *v);

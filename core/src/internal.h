@@ -18,10 +18,15 @@ typedef struct rl_arena_block rl_arena_block;
 typedef struct rl_arena {
     rl_arena_block *head;
     size_t used_total;
+    rl_arena_block *spare;   /* blocks kept by rl_arena_reset for reuse */
 } rl_arena;
 
 void *rl_arena_alloc(rl_arena *a, size_t size);          /* zeroed; NULL on OOM */
 char *rl_arena_strdup(rl_arena *a, const char *s);
+/* Forget every allocation but keep the blocks for the next ones: an analysis
+ * repeated many times (the LLM phases) reuses its memory instead of paying
+ * for fresh pages each time. */
+void rl_arena_reset(rl_arena *a);
 void rl_arena_free(rl_arena *a);
 
 /* ------------------------------------------------------------------ text -- */

@@ -78,7 +78,8 @@ static int64_t attr_int_checked(rl_ctx *c, const rl_node *n, const char *name, i
     if (!a || (!a->has_i && !a->has_f)) return def;
     if (a->has_i) {
         if (a->i >= lo && a->i <= hi) return a->i;
-        rl_error_set(c->err, "bad_attribute", n->name,
+        if (c)
+            rl_error_set(c->err, "bad_attribute", n->name,
                      "node '%s' (%s): attribute '%s' is %lld; it must be %s", n->name, n->op_type, name,
                      (long long)a->i, range);
         return def;
@@ -89,9 +90,10 @@ static int64_t attr_int_checked(rl_ctx *c, const rl_node *n, const char *name, i
         int64_t v = (int64_t)f;
         if (v >= lo && v <= hi) return v;
     }
-    rl_error_set(c->err, "bad_attribute", n->name,
-                 "node '%s' (%s): attribute '%s' is the number %g; it must be %s", n->name, n->op_type, name,
-                 f, range);
+    if (c)
+        rl_error_set(c->err, "bad_attribute", n->name,
+                     "node '%s' (%s): attribute '%s' is the number %g; it must be %s", n->name, n->op_type,
+                     name, f, range);
     return def;
 }
 

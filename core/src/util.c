@@ -28,15 +28,23 @@ void *rl_arena_alloc(rl_arena *a, size_t size) {
     if (size == 0) size = 16;
     rl_arena_block *b = a->head;
     if (!b || b->cap - b->used < size) {
-        size_t cap = size > 65536 ? size : 65536;
-        b = malloc(sizeof *b + cap);
-        if (!b) {
-            alloc_failures++;
-            return NULL;
+        /* a block kept by rl_arena_reset, else a new one */
+        rl_arena_block **sp = &a->spare;
+        while (*sp && (*sp)->cap < size) sp = &(*sp)->next;
+        b = *sp;
+        if (b) {
+            *sp = b->next;
+        } else {
+            size_t cap = size > 65536 ? size : 65536;
+            b = malloc(sizeof *b + cap);
+            if (!b) {
+                alloc_failures++;
+                return NULL;
+            }
+            b->cap = cap;
         }
         b->next = a->head;
         b->used = 0;
-        b->cap = cap;
         a->head = b;
     }
     void *p = b->data + b->used;
@@ -54,15 +62,25 @@ char *rl_arena_strdup(rl_arena *a, const char *s) {
     return p;
 }
 
+void rl_arena_reset(rl_arena *a) {
+    while (a->head) {
+        rl_arena_block *b = a->head;
+        a->head = b->next;
+        b->next = a->spare;
+        a->spare = b;
+    }
+    a->used_total = 0;
+}
+
 void rl_arena_free(rl_arena *a) {
-    rl_arena_block *b = a->head;
+    rl_arena_reset(a);
+    rl_arena_block *b = a->spare;
     while (b) {
         rl_arena_block *n = b->next;
         free(b);
         b = n;
     }
-    a->head = NULL;
-    a->used_total = 0;
+    a->spare = NULL;
 }
 
 /* ----------------------------------------------------------------- text -- */

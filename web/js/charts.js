@@ -68,12 +68,19 @@ export class Charts {
     this.res = null;
     this.selected = null;
     this.precColour = {};   // precision name -> colour, from the core's table (setPrecisions)
+    this.extra = [];  // marked points of other views on the time roofline (the LLM panel's phases)
   }
 
   /** @param {{name: string, colour: string}[]} list the core's rl_precisions() */
   setPrecisions(list) {
     this.precColour = Object.fromEntries(list.map((p) => [p.name, p.colour]));
     if (this.res) this.update(this.res);
+  }
+
+  /** Extra marked points on the time roofline: [{label, intensity, flops_per_s, note}] or null. */
+  setExtra(points) {
+    this.extra = points || [];
+    if (this.res && this.charts.time) this.drawTime();
   }
 
   colorOf(op) { return this.opColor.get(op) || '#999'; }
@@ -209,9 +216,9 @@ export class Charts {
     used.add(ro.precision);
     const layers = res.layers || [];
     const [xlo, xhi] = range([...layers.map((l) => l.intensity), ro.time_balance, ro.ridge_vector,
-      ro.model_point?.intensity], 10, 10);
+      ro.model_point?.intensity, ...this.extra.map((p) => p.intensity)], 10, 10);
     const peakMax = Math.max(...comps.map((c) => c.flops));
-    const ys = layers.map((l) => (l.t > 0 ? l.flops / l.t : 0));
+    const ys = [...layers.map((l) => (l.t > 0 ? l.flops / l.t : 0)), ...this.extra.map((p) => p.flops_per_s)];
     const [ylo0] = minMaxPositive([...ys, ...comps.map((c) => c.flops), mems[0] ? mems[0].bandwidth_Bps * xlo : 0]);
     const [ylo, yhi] = [10 ** Math.floor(Math.log10(Math.max(ylo0 / 3, peakMax * 1e-9))), 10 ** Math.ceil(Math.log10(peakMax * 3))];
     const sets = [];
@@ -240,6 +247,10 @@ export class Charts {
     sets.push({ type: 'scatter', label: 'whole model', rl: 'model', order: 0,
       data: mp && mp.intensity > 0 && mp.flops_per_s > 0 ? [{ x: mp.intensity, y: mp.flops_per_s, note: `whole model: ${eng(mp.intensity, 'FLOP/B')}, ${eng(mp.flops_per_s, 'FLOP/s')}` }] : [],
       pointStyle: 'star', pointRadius: 12, borderColor: '#000', backgroundColor: '#ffd700', borderWidth: 2 });
+    this.extra.forEach((p, i) => sets.push({ type: 'scatter', label: p.label, rl: 'extra', order: 0,
+      data: p.intensity > 0 && p.flops_per_s > 0 ? [{ x: p.intensity, y: p.flops_per_s, note: p.note }] : [],
+      pointStyle: i ? 'triangle' : 'rectRot', pointRadius: 10, borderColor: '#000', borderWidth: 1.5,
+      backgroundColor: i ? '#2ca02c' : '#d62728' }));
     sets.push(this.markerSet(this.timePoint));
     this.draw('time', {
       data: { datasets: sets },

@@ -11,6 +11,7 @@ import { toCSV, toMarkdown, download, downloadDataUrl, copyText } from './export
 import { headline, solRows, BOUND_WORDS } from './headline.js';
 import { WhatIfViews } from './whatif.js';
 import { ProfileEditor } from './profile-editor.js';
+import { LlmPanel } from './llm.js';
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, text, attrs = {}) => {
@@ -193,6 +194,7 @@ async function openModel(source, { label, kind }) {
   $('progress').hidden = true;
   app.info = info;
   app.read = read;
+  app.llm.setModel(info); // the LLM panel shows when the core found a KV cache
   // Keep only dims this model has (a link may carry them for it).
   const names = new Set((info.symbolic_dims || []).map((d) => d.name));
   for (const k of Object.keys(st.dims)) if (!names.has(k)) delete st.dims[k];
@@ -217,6 +219,7 @@ function clearView(text) {
   app.table.setData([]);
   for (const b of ['copy-md', 'dl-csv', 'dl-json']) $(b).disabled = true;
   app.whatif?.clear();
+  app.llm?.setModel(null);
 }
 
 // ---------------------------------------------------------------- analysis
@@ -247,6 +250,7 @@ async function analyze() {
   showError(null);
   render(res);
   app.whatif.refresh();
+  app.llm.refresh();
   await writeUrl();
 }
 
@@ -502,6 +506,7 @@ async function restore() {
   else notice('');
   syncControls();
   app.whatif.sync();
+  app.llm.sync();
   if (state.hw === 'custom') { $('hw-select').value = 'custom'; app.editor.prefill(); }
   const sameModel = app.info && ((state.modelUrl && state.modelUrl === prev.modelUrl) || (state.example && state.example === prev.example));
   if (sameModel) { await analyze(); return; }
@@ -547,6 +552,10 @@ async function main() {
     ownProfile: currentProfile, request: async () => buildRequest(app.state, await currentProfile()),
     onChange: () => writeUrl(),
     usePowerMode: (id) => { app.state.powerMode = id; fillPowerModes(); analyze(); },
+  });
+  app.llm = new LlmPanel($('llm-panel'), {
+    client: app.client, state: () => app.state, request: async () => buildRequest(app.state, await currentProfile()),
+    onChange: () => writeUrl(), onPoints: (points) => app.charts.setExtra(points),
   });
   app.editor = new ProfileEditor($('custom-hw'), {
     client: app.client, catalog: app.catalog, state: () => app.state, onApply: applyCustomProfile, onError: showError,

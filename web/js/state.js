@@ -1,6 +1,7 @@
 // The view state: one plain object, serialisable to and from the page URL
 // (hash). Parsing validates every field; a link is untrusted input, so what
 // is invalid is ignored (the valid parts are kept) and named in a notice.
+import { llmDefaultState, llmToParams, llmFromParams, LLM_PARAM_KEYS } from './llm.js';
 
 export const MODES = ['inference', 'training'];
 export const SOLS = ['unfused', 'fused', 'fused_prefetched'];
@@ -35,6 +36,7 @@ export function defaultState() {
     compare: [],           // compared profiles: 'id', 'id:mode' or 'custom'
     sweep: [1, 1024],      // batch sweep range (powers of two between, ends included)
     maxSlowdown: 0.05,     // power-mode advisor: allowed slowdown over the fastest mode
+    llm: llmDefaultState(), // LLM panel (llm.js): prompt, generated tokens, weight and KV bits
   };
 }
 
@@ -155,11 +157,12 @@ export async function toHash(st) {
   if (st.filterName) p.set('q', st.filterName);
   if (st.group) p.set('group', '1');
   whatIfToParams(st, p);
+  llmToParams(st.llm, p);
   return p.toString();
 }
 
 const KNOWN = new Set(['model', 'example', 'file', 'hw', 'profile', 'pm', 'prec', 'batch', 'dims', 'mode', 'sol',
-  'gran', 'sel', 'sort', 'op', 'q', 'group', 'view', 'cmp', 'sweep', 'slow']);
+  'gran', 'sel', 'sort', 'op', 'q', 'group', 'view', 'cmp', 'sweep', 'slow', ...LLM_PARAM_KEYS]);
 
 /** URL hash (and ?model= query) -> {state, problems[]}: the state has the
  * valid parts of the link, problems[] says what was ignored and why (at most
@@ -257,6 +260,7 @@ export async function fromLocation(hash, search, knownHw, opts = {}) {
     if (g === '1' || g === '0') st.group = g === '1'; else bad('group', 'must be 0 or 1');
   }
   whatIfFromParams(p, st, bad, knownHw);
+  llmFromParams(p, st.llm, bad);
   return { state: st, problems };
 }
 

@@ -170,6 +170,54 @@ static void cost_matmul_nbits(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost 
     }
 }
 
+/* ---------------------------------------------------------- MoE, QMoE -- */
+/* com.microsoft MoE and QMoE (ContribOperators.md): each token runs through
+ * the top k of E experts, each expert a 2- or 3-matrix MLP (fc1, fc2 and,
+ * for gated activations, fc3 or an fc1 of twice the rows). Output: the
+ * input's shape. */
+static int shape_moe(rl_ctx *c, rl_graph *g, rl_node *n) {
+    rl_value *x = rl_in(n, 0);
+    if (!x || !rl_in(n, 1)) return rl_bad(c, n, "needs input and router_probs");
+    if (x->rank >= 0 && x->rank != 2 && x->rank != 3)
+        return rl_bad(c, n, "input must be [tokens, hidden] or [batch, sequence, hidden] (got rank %d)", x->rank);
+    if (rl_attr_i_in(c, n, "k", 1, 1, INT32_MAX) < 1 || c->err->code[0]) return RL_FAIL;
+    if (rl_set_out_like(c, n, 0, x) != RL_OK) return RL_FAIL;
+    return rl_shape_known(x) ? RL_OK : RL_UNKNOWN;
+}
+
+/* Expected number of distinct experts that T tokens routed to k of E each
+ * touch, under uniform routing: E·(1 − (1 − k/E)^T). */
+double rl_moe_experts_touched(double experts, double k, double tokens) {
+    if (experts <= 0) return 0;
+    if (k >= experts) return experts;
+    return experts * (1 - pow(1 - k / experts, tokens));
+}
+
+/* Active experts only: T tokens × k experts × (2 or 3 matrices of
+ * hidden × inter). Weights read: the experts the tokens touch (expected,
+ * uniform routing), not all E. */
+static void cost_moe(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
+    bool quant = cc_is(n, "QMoE");
+    const rl_value *x = rl_in(n, 0), *fc2 = rl_in(n, quant ? 5 : 4);
+    int64_t hidden = x->rank > 0 ? x->dims[x->rank - 1] : -1;
+    int64_t E = cc_dim(n, 1, 1);
+    if (hidden <= 0 || E <= 0 || !fc2 || fc2->rank != 3) return;
+    double pack = quant ? 8.0 / (double)rl_attr_i_in(c, n, "expert_weight_bits", 4, 1, 8) : 1;
+    /* fc2 is [E, hidden, inter/pack]; an older MoE layout has [E, inter, hidden] */
+    double inter = fc2->dims[1] == hidden ? (double)fc2->dims[2] * pack : (double)fc2->dims[1];
+    double tokens = rl_numel_d(x) / (double)hidden, topk = (double)rl_attr_i_in(c, n, "k", 1, 1, INT32_MAX);
+    if (topk > (double)E) topk = (double)E;
+    bool gated = rl_in(n, quant ? 8 : 6) != NULL || rl_attr_i(c, n, "swiglu_fusion", 0) != 0;
+    double matrices = gated ? 3 : 2, rows = tokens * topk;
+    k->macs = rows * (double)hidden * inter * matrices;
+    k->matrix_flops = 2 * k->macs;
+    /* pick the top k of E, activation (4 per element), weigh and sum the k outputs */
+    k->vector_flops = tokens * (double)E + rows * inter * 4 + rows * (double)hidden * 2;
+    double touched = rl_moe_experts_touched((double)E, topk, tokens);
+    if (quant) k->vector_flops += 2 * touched * (double)hidden * inter * matrices; /* dequantize */
+    k->weight_bytes *= touched / (double)E;
+}
+
 /* ------------------------------------------------------------------- Gemm -- */
 static int shape_gemm(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *a = rl_in(n, 0), *b = rl_in(n, 1);
@@ -408,5 +456,11 @@ static const rl_op_def ops[] = {
     {"MatMulNBits", "com.microsoft", 1, 0, shape_matmul_nbits, cost_matmul_nbits, 0, 0,
      "2·M·N·K matrix FLOPs; + 2·N·K vector FLOPs to dequantize; B read at bits/8 bytes per "
      "weight, uint8 zero_points at N·ceil(blocks·bits/8) bytes"},
+    {"MoE", "com.microsoft", 1, 0, shape_moe, cost_moe, 0, 0,
+     "active experts only: 2·tokens·k·hidden·inter·(2, or 3 when gated) matrix FLOPs; expert "
+     "weights read for the E·(1 − (1 − k/E)^tokens) experts the tokens touch (uniform routing)"},
+    {"QMoE", "com.microsoft", 1, 0, shape_moe, cost_moe, 0, 0,
+     "as MoE, with packed expert_weight_bits weights; + 2 vector FLOPs per touched expert weight "
+     "to dequantize"},
 };
 RL_FAMILY(matmul, ops);

@@ -566,6 +566,7 @@ static int shape_split(rl_ctx *c, rl_graph *g, rl_node *n) {
             if (unknown_out(c, n, i, dtype_of(x), -1) == RL_FAIL) return RL_FAIL;
         return RL_UNKNOWN;
     }
+    if (x->rank == 0) return rl_bad(c, n, "the input is a scalar: Split needs a tensor of rank 1 or more");
     int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", 0), x->rank);
     if (axis < 0) return RL_FAIL;
     const int64_t *split = NULL;

@@ -1,0 +1,136 @@
+// Browser tests of the LLM panel (web/js/llm.js) in headless Debian Chromium:
+// it appears for a decoder with a KV cache and not for other models, its
+// figures are the WebAssembly core's answer to the same request (Node build),
+// prompt and generated tokens travel in the share link, and the prefill and
+// decode points sit on the time roofline.
+// Run: tools/build-site.sh && node --test tests/web/llm.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, SITE, NODE_WASM, serve, CHROMIUM_ARGS, loadNodeCore, browserPrerequisites } from './helpers.mjs';
+
+const SAMPLE = join(SITE, 'samples', 'llama3_8b_int4.onnx');
+const { chromium, exe, skip } = await browserPrerequisites([[NODE_WASM, 'build-wasm (tools/build-site.sh)'],
+  [SAMPLE, 'the llama3_8b_int4 example (tools/build-site.sh)']]);
+
+let site, browser, core, model;
+
+before(async () => {
+  if (skip) return;
+  site = await serve(SITE);
+  browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
+  core = await loadNodeCore();
+  const r = core.readAll(new Uint8Array(readFileSync(SAMPLE)));
+  assert.ok(r.model, r.error);
+  model = r.model;
+});
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+const profile = (id) => JSON.parse(readFileSync(join(ROOT, 'hw', `${id}.json`), 'utf8'));
+
+/** The core's answer to the request the panel sends (the page's defaults). */
+function coreLlm(hwId, llm) {
+  const req = { hardware: profile(hwId), precision: 'model', mode: 'inference', sol: 'fused', granularity: 'intended',
+    dims: {}, layers: false, llm };
+  const res = JSON.parse(core.analyze(model, JSON.stringify(req)));
+  assert.equal(res.ok, true, JSON.stringify(res.error));
+  return res.llm;
+}
+
+async function openPage(hash) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const page = await context.newPage();
+  page.problems = [];
+  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
+  await page.goto(`${site.url}#${hash}`);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+  return page;
+}
+
+async function panelDone(page, before = null) {
+  await page.waitForFunction((prev) => {
+    const p = document.querySelector('[data-testid=llm-panel]');
+    return ['done', 'error'].includes(p.dataset.state) && p.dataset.ms !== prev;
+  }, before, { timeout: 30000 });
+  assert.equal(await page.getAttribute('[data-testid=llm-panel]', 'data-state'), 'done',
+    await page.locator('[data-testid=llm-panel] .whatif-msg').textContent());
+}
+
+const value = async (page, id) => {
+  const v = await page.getAttribute(`[data-testid=${id}]`, 'data-value');
+  return v === 'true' ? true : v === 'false' ? false : Number(v);
+};
+
+test('LLM panel: the core\'s TTFT, TPOT, tokens/s and fit; link; roofline points', { skip }, async () => {
+  const page = await openPage('example=llama3_8b_int4&hw=h100-sxm&lp=256&lg=64');
+  await panelDone(page);
+  assert.equal(await page.isVisible('[data-testid=llm-panel]'), true);
+  let want = coreLlm('h100-sxm', { prompt: 256, generate: 64 });
+  assert.equal(await value(page, 'llm-ttft'), want.ttft_s);
+  assert.equal(await value(page, 'llm-tpot'), want.tpot_s);
+  assert.equal(await value(page, 'llm-tokens-per-s'), want.tokens_per_s);
+  assert.equal(await value(page, 'llm-fits'), want.fits);
+  assert.equal(want.fits, true);
+  assert.match(await page.locator('[data-testid=llm-tpot]').textContent(), /ms$/);
+  assert.equal(await page.inputValue('[data-testid=llm-prompt]'), '256');
+  assert.equal(await page.inputValue('[data-testid=llm-generate]'), '64');
+  // the batch sweep table: one row per batch, the memory limit marked
+  assert.equal(await page.locator('[data-testid=llm-batch-table] tbody tr').count(), want.batch_sweep.rows.length);
+  assert.match(await page.locator('[data-testid=llm-notes]').textContent(), /captured graph/);
+  // prefill and decode on the time roofline, at the core's points
+  const pts = await page.evaluate(() => {
+    const c = globalThis.Chart.getChart(document.querySelector('[data-testid=chart-time-roofline] canvas'));
+    return c.data.datasets.filter((d) => d.rl === 'extra').map((d) => d.data[0]);
+  });
+  assert.deepEqual(pts.map((p) => [p.x, p.y]), want.points.map((p) => [p.intensity, p.flops_per_s]));
+  // both sweep charts drawn
+  for (const id of ['Time per output token and tokens per second against batch size',
+    'Time per output token and tokens per second against context length']) {
+    assert.ok(await page.evaluate((label) => !!globalThis.Chart.getChart(document.querySelector(`canvas[aria-label="${label}"]`)), id), id);
+  }
+
+  // a new prompt length and KV bits: recomputed, and in the share link
+  const ms = await page.getAttribute('[data-testid=llm-panel]', 'data-ms');
+  await page.fill('[data-testid=llm-prompt]', '2048');
+  await page.dispatchEvent('[data-testid=llm-prompt]', 'change');
+  await panelDone(page, ms);
+  const ms2 = await page.getAttribute('[data-testid=llm-panel]', 'data-ms');
+  await page.selectOption('[data-testid=llm-kv-bits]', '8');
+  await panelDone(page, ms2);
+  want = coreLlm('h100-sxm', { prompt: 2048, generate: 64, kv_bits: 8 });
+  assert.equal(await value(page, 'llm-ttft'), want.ttft_s);
+  assert.equal(await value(page, 'llm-tpot'), want.tpot_s);
+  assert.equal(await value(page, 'llm-kv'), want.kv_cache_bytes);
+  assert.match(page.url(), /lp=2048/);
+  assert.match(page.url(), /lg=64/);
+  assert.match(page.url(), /lk=8/);
+  console.log(`LLM panel (8B int4, H100): ${await page.getAttribute('[data-testid=llm-panel]', 'data-ms')} ms from request to drawn`);
+
+  // the link restores the panel as it was
+  const restored = await openPage(page.url().split('#')[1]);
+  await panelDone(restored);
+  assert.equal(await value(restored, 'llm-tpot'), want.tpot_s);
+  assert.equal(await restored.inputValue('[data-testid=llm-kv-bits]'), '8');
+  assert.deepEqual([...page.problems, ...restored.problems], []);
+  await restored.context().close();
+  await page.context().close();
+});
+
+test('LLM panel: hidden for a model without a KV cache; a bad link value is named', { skip }, async () => {
+  const page = await openPage('example=conv_net&hw=h100-sxm&lp=0');
+  await page.waitForSelector('[data-testid=summary] dl');
+  assert.equal(await page.isVisible('[data-testid=llm-panel]'), false);
+  assert.match(await page.locator('[data-testid=notice]').textContent(), /lp: must be a whole number/);
+  const pts = await page.evaluate(() => {
+    const c = globalThis.Chart.getChart(document.querySelector('[data-testid=chart-time-roofline] canvas'));
+    return c.data.datasets.filter((d) => d.rl === 'extra').length;
+  });
+  assert.equal(pts, 0);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});

@@ -1,0 +1,360 @@
+// The LLM panel: a decoder with a KV cache in its two phases, the prefill of
+// the prompt and the decode of each generated token (docs/llm.md). The panel
+// appears when the core found a KV cache among the model's inputs
+// (rl_model_info's "llm" roles), sends the page's own request with an "llm"
+// object, and only draws what comes back: every figure is computed in C
+// (rl_model_analyze, docs/api.md "LLM inference"), as the CLI's --llm prints it.
+// It owns its part of the share link (lp, lg, lw, lk) and hands the prefill
+// and decode points to the time roofline.
+import { eng, exact, count } from './format.js';
+import { whiteBackground, logAxis } from './charts.js';
+
+export const LLM_DEFAULTS = Object.freeze({ prompt: 512, generate: 128, weightBits: null, kvBits: null });
+export const LLM_PARAM_KEYS = ['lp', 'lg', 'lw', 'lk'];
+const MAX_TOKENS = 1e8;
+const BITS = [16, 8, 4];
+
+export function llmDefaultState() { return { ...LLM_DEFAULTS }; }
+
+/** The panel's settings into the share link (only what differs from the defaults). */
+export function llmToParams(llm, p) {
+  if (!llm) return;
+  if (llm.prompt !== LLM_DEFAULTS.prompt) p.set('lp', String(llm.prompt));
+  if (llm.generate !== LLM_DEFAULTS.generate) p.set('lg', String(llm.generate));
+  if (llm.weightBits) p.set('lw', String(llm.weightBits));
+  if (llm.kvBits) p.set('lk', String(llm.kvBits));
+}
+
+/** The link's panel settings into llm; bad(name, why) names what is ignored. */
+export function llmFromParams(p, llm, bad) {
+  const whole = (key, field, lo, hi) => {
+    if (!p.has(key)) return;
+    const s = p.get(key);
+    const n = /^\d{1,9}$/.test(s) ? Number(s) : NaN;
+    if (n >= lo && n <= hi) llm[field] = n; else bad(key, `must be a whole number from ${lo} to ${hi}`);
+  };
+  whole('lp', 'prompt', 1, MAX_TOKENS);
+  whole('lg', 'generate', 1, MAX_TOKENS);
+  for (const [key, field] of [['lw', 'weightBits'], ['lk', 'kvBits']]) {
+    if (!p.has(key)) continue;
+    const n = Number(p.get(key));
+    if (BITS.includes(n)) llm[field] = n; else bad(key, 'must be 16, 8 or 4');
+  }
+  if (llm.prompt + llm.generate > MAX_TOKENS) {
+    bad('lg', `prompt + generated tokens must stay within ${MAX_TOKENS}`);
+    llm.generate = LLM_DEFAULTS.generate;
+  }
+}
+
+/** The request's "llm" object for the panel's settings. */
+export function llmRequestMember(llm) {
+  const r = { prompt: llm.prompt, generate: llm.generate };
+  if (llm.weightBits) r.weight_bits = llm.weightBits;
+  if (llm.kvBits) r.kv_bits = llm.kvBits;
+  return r;
+}
+
+const el = (tag, text, attrs = {}) => {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+};
+
+/** Vertical limit lines over a chart: options.plugins.rlLimit = {x, label}. */
+const limitLine = {
+  id: 'rlLimit',
+  afterDatasetsDraw(chart, _args, opts) {
+    if (!opts || !(opts.x > 0)) return;
+    const { ctx, chartArea: a, scales } = chart;
+    const px = scales.x.getPixelForValue(opts.x);
+    if (!(px >= a.left - 0.5 && px <= a.right + 0.5)) return;
+    ctx.save();
+    ctx.strokeStyle = '#d62728';
+    ctx.lineWidth = 1.5;
+    ctx.setLineDash([6, 4]);
+    ctx.beginPath(); ctx.moveTo(px, a.top); ctx.lineTo(px, a.bottom); ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.fillStyle = '#d62728';
+    ctx.font = '12px system-ui, sans-serif';
+    const w = ctx.measureText(opts.label).width;
+    const right = px + 4 + w <= a.right;
+    ctx.textAlign = right ? 'left' : 'right';
+    ctx.fillText(opts.label, right ? px + 4 : px - 4, a.top + 14);
+    ctx.restore();
+  },
+};
+
+function decades(values, pad = 1.5) {
+  const v = values.filter((x) => Number.isFinite(x) && x > 0);
+  if (!v.length) return [undefined, undefined];
+  return [10 ** Math.floor(Math.log10(Math.min(...v) / pad)), 10 ** Math.ceil(Math.log10(Math.max(...v) * pad))];
+}
+
+const BOUND = { compute: 'compute', memory: 'memory', overhead: 'launches', power: 'power' };
+
+export class LlmPanel {
+  /**
+   * @param {HTMLElement} root the (empty) LLM section of the page
+   * @param {object} hooks {client, state() (the page state; its .llm holds the
+   *   panel's settings), request() (the page's own request), onChange() (state
+   *   changed: write the URL), onPoints(points|null) (the time roofline's
+   *   prefill and decode points)}
+   */
+  constructor(root, hooks) {
+    this.root = root;
+    this.h = hooks;
+    this.charts = {};
+    this.seq = 0;
+    this.roles = null;
+    this.build();
+  }
+
+  // -------------------------------------------------------------- the DOM
+  build() {
+    const r = this.root;
+    r.textContent = '';
+    const head = el('h2', 'LLM inference: prefill and decode');
+    r.appendChild(head);
+    this.rolesLine = r.appendChild(el('p', '', { class: 'muted', 'data-testid': 'llm-roles' }));
+    const tools = r.appendChild(el('div', null, { class: 'whatif-tools' }));
+    const number = (label, id) => {
+      const l = tools.appendChild(el('label', `${label} `));
+      return l.appendChild(el('input', null, { id, 'data-testid': id, type: 'number', min: '1', max: String(MAX_TOKENS), step: '1' }));
+    };
+    const bits = (label, id, none) => {
+      const l = tools.appendChild(el('label', `${label} `));
+      const s = l.appendChild(el('select', null, { id, 'data-testid': id }));
+      s.appendChild(el('option', none, { value: '' }));
+      for (const b of BITS) s.appendChild(el('option', `${b} bits`, { value: String(b) }));
+      return s;
+    };
+    this.prompt = number('Prompt tokens', 'llm-prompt');
+    this.generate = number('Generated tokens', 'llm-generate');
+    this.weightBits = bits('Weights', 'llm-weight-bits', 'as stored');
+    this.kvBits = bits('KV cache', 'llm-kv-bits', 'as the activations');
+    this.msg = r.appendChild(el('p', '', { class: 'whatif-msg', hidden: '' }));
+    this.summary = r.appendChild(el('div', null, { class: 'summary' }));
+    const charts = r.appendChild(el('div', null, { class: 'whatif-charts' }));
+    const figure = (caption, label) => {
+      const f = charts.appendChild(el('figure', null, { class: 'chart' }));
+      f.appendChild(el('figcaption', caption));
+      const box = f.appendChild(el('div', null, { class: 'chart-box' }));
+      return box.appendChild(el('canvas', null, { role: 'img', 'aria-label': label }));
+    };
+    this.batchCanvas = figure('Decode: TPOT and tokens/s against batch', 'Time per output token and tokens per second against batch size');
+    this.contextCanvas = figure('Decode: TPOT and tokens/s against context', 'Time per output token and tokens per second against context length');
+    const wrap = r.appendChild(el('div', null, { class: 'whatif-table-wrap' }));
+    this.table = wrap.appendChild(el('table', null, { class: 'whatif-table', 'data-testid': 'llm-batch-table' }));
+    const det = r.appendChild(el('details'));
+    det.appendChild(el('summary', 'Assumptions and notes'));
+    this.notes = det.appendChild(el('ul', null, { 'data-testid': 'llm-notes' }));
+
+    const changed = (field, value) => {
+      const st = this.h.state();
+      st.llm = { ...(st.llm || llmDefaultState()), [field]: value };
+      this.h.onChange();
+      this.refresh();
+    };
+    const tokens = (input, field) => input.addEventListener('change', () => {
+      const v = input.value.trim();
+      const n = /^\d{1,9}$/.test(v) ? Number(v) : NaN;
+      if (!(n >= 1 && n <= MAX_TOKENS)) { this.message(`${field === 'prompt' ? 'Prompt' : 'Generated'} tokens must be a whole number from 1 to ${MAX_TOKENS}.`, true); return; }
+      changed(field, n);
+    });
+    tokens(this.prompt, 'prompt');
+    tokens(this.generate, 'generate');
+    this.weightBits.addEventListener('change', () => changed('weightBits', this.weightBits.value ? Number(this.weightBits.value) : null));
+    this.kvBits.addEventListener('change', () => changed('kvBits', this.kvBits.value ? Number(this.kvBits.value) : null));
+  }
+
+  message(text, isError = false) {
+    this.msg.textContent = text || '';
+    this.msg.hidden = !text;
+    this.msg.classList.toggle('error', !!isError);
+  }
+
+  /** State -> controls. */
+  sync() {
+    const llm = this.h.state().llm || llmDefaultState();
+    this.prompt.value = String(llm.prompt);
+    this.generate.value = String(llm.generate);
+    this.weightBits.value = llm.weightBits ? String(llm.weightBits) : '';
+    this.kvBits.value = llm.kvBits ? String(llm.kvBits) : '';
+  }
+
+  /** The open model's roles (rl_model_info's "llm"): the panel shows for a KV cache. */
+  setModel(info) {
+    this.roles = info?.llm && info.llm.kv_cache ? info.llm : null;
+    this.root.hidden = !this.roles;
+    if (!this.roles) { this.clear(); return; }
+    const r = this.roles;
+    this.rolesLine.textContent = `KV cache found: ${r.kv_inputs} cache inputs; batch '${r.batch ?? '–'}', sequence '${r.seq}', ` +
+      `past '${r.past}'${r.total ? `, total '${r.total}'` : ''}. Every figure below is computed by the core from the graph, ` +
+      'with the serving assumptions listed under the charts.';
+    this.sync();
+  }
+
+  clear() {
+    this.seq++;
+    for (const k of Object.keys(this.charts)) { this.charts[k].destroy(); delete this.charts[k]; }
+    this.summary.textContent = '';
+    this.table.textContent = '';
+    this.notes.textContent = '';
+    this.root.dataset.state = 'empty';
+    this.h.onPoints?.(null);
+  }
+
+  /** Recomputes the panel (after an analysis of the main view or a control change). */
+  async refresh() {
+    if (!this.roles) return;
+    const seq = ++this.seq;
+    this.root.dataset.state = 'busy';
+    const llm = this.h.state().llm || llmDefaultState();
+    let res;
+    const t0 = performance.now();
+    try {
+      res = await this.h.client.analyze({ ...(await this.h.request()), layers: false, llm: llmRequestMember(llm) });
+    } catch (e) {
+      if (seq !== this.seq) return;
+      const err = e.core || e;
+      this.fail(`The LLM view failed: ${err.message || e}${err.code ? ` [${err.code}]` : ''}`);
+      return;
+    }
+    if (seq !== this.seq) return; // a newer request is under way
+    if (!res.ok) {
+      this.fail(`The LLM view failed: ${res.error.message} [${res.error.code}]${res.error.where ? ' at ' + res.error.where : ''}`);
+      return;
+    }
+    if (!res.llm) { this.fail('This version of the core has no LLM view.'); return; }
+    this.message('');
+    this.draw(res.llm, res);
+    this.root.dataset.ms = String(Math.round(performance.now() - t0));
+    this.root.dataset.state = 'done';
+  }
+
+  fail(text) {
+    this.message(text, true);
+    this.root.dataset.state = 'error';
+    this.h.onPoints?.(null);
+  }
+
+  // ------------------------------------------------------------ drawing
+  draw(L, res) {
+    this.drawSummary(L, res);
+    this.drawCharts(L);
+    this.drawTable(L);
+    this.notes.textContent = '';
+    for (const s of [...(L.assumptions || []), ...(L.notes || [])]) this.notes.appendChild(el('li', s));
+    const kv = L.kv_cache_bytes_per_token;
+    this.h.onPoints?.((L.points || []).map((p) => ({
+      label: p.phase === 'prefill' ? `prefill of ${count(L.prompt_tokens)} tokens` : 'decode step (mean)',
+      intensity: p.intensity, flops_per_s: p.flops_per_s,
+      note: `${p.phase}: ${eng(p.flops, 'FLOP')}, ${eng(p.bytes, 'B')} in ${eng(p.time_s, 's')}` +
+        (p.phase === 'decode' && kv ? ` (KV ${eng(kv, 'B')} per token)` : ''),
+    })));
+  }
+
+  drawSummary(L, res) {
+    const s = this.summary;
+    s.textContent = '';
+    s.appendChild(el('h2', `Batch ${count(L.batch)}, prompt ${count(L.prompt_tokens)} tokens, ${count(L.generated_tokens)} generated ` +
+      `on ${res.hardware.name} (${res.roofline.precision}, ${L.sol} speed-of-light model)`));
+    const dl = s.appendChild(el('dl'));
+    const item = (label, value, title, testid, raw) => {
+      const d = dl.appendChild(el('div'));
+      d.appendChild(el('dt', label));
+      const v = d.appendChild(el('dd', value));
+      if (title) v.title = title;
+      if (testid) v.dataset.testid = testid;
+      if (raw !== undefined && raw !== null) v.dataset.value = String(raw);
+    };
+    const d = L.decode;
+    item('Time to first token', eng(L.ttft_s, 's'), `prefill of ${exact(L.prompt_tokens)} tokens: ${exact(L.ttft_s, 's')}, ${BOUND[L.prefill.bound] || L.prefill.bound}-bound`,
+      'llm-ttft', L.ttft_s);
+    item('Time per output token', eng(L.tpot_s, 's'), d ? `mean of ${exact(L.generated_tokens)} decode steps (${d.method}); first ${eng(d.first_time_per_token_s, 's')}, ` +
+      `last ${eng(d.last_time_per_token_s, 's')}; ${BOUND[d.bound] || d.bound}-bound; launch floor ${eng(d.launch_floor_s, 's')} if not captured` : '',
+    'llm-tpot', L.tpot_s);
+    item('Tokens/s', eng(L.tokens_per_s), 'batch × generated tokens ÷ decode time', 'llm-tokens-per-s', L.tokens_per_s);
+    item('End to end', eng(L.e2e_s, 's'), 'time to first token + decode', 'llm-e2e', L.e2e_s);
+    if (L.energy_per_token_j !== null) item('Energy per token', eng(L.energy_per_token_j, 'J'), '(prefill + decode energy) ÷ generated tokens', 'llm-energy', L.energy_per_token_j);
+    item('KV cache', `${eng(L.kv_cache_bytes, 'B')}`, `${exact(L.kv_cache_bytes_per_token, 'B')} per token × ${exact(L.prompt_tokens + L.generated_tokens)} tokens × batch ${exact(L.batch)}`,
+      'llm-kv', L.kv_cache_bytes);
+    item('Weights', eng(L.weight_bytes, 'B'), exact(L.weight_bytes, 'B'), 'llm-weights', L.weight_bytes);
+    const fits = L.fits === null ? 'unknown' : L.fits ? 'fits' : 'does not fit';
+    item('Memory', `${eng(L.memory_required_bytes, 'B')} of ${L.device_memory_bytes ? eng(L.device_memory_bytes, 'B') : '?'}: ${fits}`,
+      `weights + KV cache + activations (${eng(L.activation_bytes, 'B')}); largest batch that fits: ${L.max_batch ?? 'unknown'}; ` +
+      `longest context at this batch: ${L.max_context ?? 'unknown'} tokens`, 'llm-fits', L.fits);
+    item('Largest batch / context', `${L.max_batch === null ? '?' : count(L.max_batch)} / ${L.max_context === null ? '?' : count(L.max_context)} tokens`,
+      `memory limits at ${exact(L.prompt_tokens + L.generated_tokens)} tokens per sequence / at batch ${exact(L.batch)}` +
+      (L.max_positions ? `; the model encodes ${exact(L.max_positions)} positions` : ''), 'llm-max', L.max_batch);
+  }
+
+  chart(key, canvas, config) {
+    if (this.charts[key]) { this.charts[key].destroy(); delete this.charts[key]; }
+    if (typeof globalThis.Chart !== 'function') return;
+    config.plugins = [whiteBackground, limitLine];
+    this.charts[key] = new globalThis.Chart(canvas, config);
+  }
+
+  /** TPOT (left) and tokens/s (right) against x, the memory limit drawn at `limit`. */
+  sweepChart(key, canvas, rows, xKey, xTitle, limit, limitLabel) {
+    const pts = (f) => rows.filter((r) => r[f] > 0).map((r) => ({ x: r[xKey], y: r[f] }));
+    const tpot = pts('tpot_s'), tps = pts('tokens_per_s');
+    const [xlo, xhi] = decades([...rows.map((r) => r[xKey]), limit > 0 ? limit : NaN], 1.2);
+    const [ylo, yhi] = decades(tpot.map((p) => p.y));
+    const [y1lo, y1hi] = decades(tps.map((p) => p.y));
+    this.chart(key, canvas, {
+      type: 'line',
+      data: { datasets: [
+        { label: 'time per output token', data: tpot, borderColor: '#1f77b4', backgroundColor: '#1f77b4', yAxisID: 'y', pointRadius: 3 },
+        { label: 'tokens/s', data: tps, borderColor: '#2ca02c', backgroundColor: '#2ca02c', yAxisID: 'y1', pointRadius: 3, borderDash: [4, 3] },
+      ] },
+      options: {
+        animation: false, responsive: true, maintainAspectRatio: false, parsing: false,
+        scales: {
+          x: logAxis(xTitle, '', xlo, xhi),
+          y: logAxis('Time per output token (s)', 's', ylo, yhi),
+          y1: { ...logAxis('Tokens/s', '', y1lo, y1hi), position: 'right', grid: { drawOnChartArea: false } },
+        },
+        plugins: {
+          legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } },
+          tooltip: { callbacks: { label: (it) => `${it.dataset.label}: ${eng(it.parsed.y, it.dataset.yAxisID === 'y' ? 's' : '')} at ${eng(it.parsed.x)}` } },
+          rlLimit: limit > 0 ? { x: limit, label: limitLabel } : null,
+        },
+      },
+    });
+  }
+
+  drawCharts(L) {
+    const bs = L.batch_sweep, cs = L.context_sweep;
+    if (bs) this.sweepChart('batch', this.batchCanvas, bs.rows, 'batch', 'Batch size', bs.max_batch,
+      `memory limit: batch ${count(bs.max_batch)}`);
+    if (cs) this.sweepChart('context', this.contextCanvas, cs.rows, 'context', 'Context (tokens in the cache)', cs.max_context,
+      `memory limit: ${eng(cs.max_context)} tokens`);
+  }
+
+  drawTable(L) {
+    const t = this.table;
+    t.textContent = '';
+    const bs = L.batch_sweep;
+    if (!bs) return;
+    const head = t.createTHead().insertRow();
+    for (const h of ['batch', 'TPOT', 'tokens/s', 'bound', 'memory', 'fits']) head.appendChild(el('th', h));
+    const body = t.createTBody();
+    for (const r of bs.rows) {
+      const tr = body.insertRow();
+      if (r.batch === L.batch) tr.className = 'chosen';
+      const cell = (text, cls, title) => { const td = tr.appendChild(el('td', text)); if (cls) td.className = cls; if (title) td.title = title; };
+      cell(count(r.batch), 'n');
+      cell(eng(r.tpot_s, 's'), 'n', exact(r.tpot_s, 's'));
+      cell(eng(r.tokens_per_s), 'n', exact(r.tokens_per_s));
+      cell(BOUND[r.bound] || r.bound);
+      cell(eng(r.memory_required_bytes, 'B'), 'n', exact(r.memory_required_bytes, 'B'));
+      cell(r.fits === null ? '?' : r.fits ? 'yes' : 'no', r.fits === false ? 'bad' : '');
+    }
+    const cap = t.createCaption();
+    cap.textContent = bs.compute_bound_batch !== null ? `Decode turns compute-bound at batch ${count(bs.compute_bound_batch)}.`
+      : 'Decode stays memory-bound over these batches.';
+  }
+}
