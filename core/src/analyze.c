@@ -8,6 +8,7 @@
 
 #include "graph.h"
 #include "hw.h"
+#include "measured.h"
 #include "reader.h"
 #include "roofline.h"
 #include "study.h"
@@ -485,6 +486,25 @@ rl_graph *rl_prepare_graph(rl_ctx *c, int *batch_dims) {
     return prepare_graph(c, used, &n_used, 64, batch_dims, &sum);
 }
 
+/* ---- measured times (measured.h): the request's "measured" profile matched
+ * to the nodes, each node's own roofline handed over as its speed of light.
+ * *out stays NULL when the request carries no profile. */
+static int attach_measured(rl_ctx *c, const cJSON *req, const rl_graph *g, const layer_time *lt,
+                           rl_measured **out, rl_error *err) {
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(req, "measured");
+    *out = NULL;
+    if (!spec || cJSON_IsNull(spec)) return 0;
+    rl_measured_cost *cost = rl_arena_alloc(c->arena, (size_t)(g->n_nodes + 1) * sizeof *cost);
+    if (!cost) {
+        rl_error_set(err, "out_of_memory", "measured", "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < g->n_nodes; i++)
+        cost[i] = (rl_measured_cost){lt[i].flops, lt[i].bytes, lt[i].tc, lt[i].tm, g->nodes[i].cost.known};
+    *out = rl_measured_attach(c, spec, g, cost, err);
+    return *out ? 0 : -1;
+}
+
 char *rl_model_analyze(rl_model *m, const char *request_json) {
     rl_error err = {0};
     rl_json_begin();
@@ -547,6 +567,8 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     const double tc_sum = tim.tc_sum, tm_sum = tim.tm_sum, t_sum = tim.t_sum, e_sum = tim.e_sum;
     const double fused_sum = tim.fused_bytes, sol_unfused = tim.sol_unfused, sol_fused = tim.sol_fused;
     const int kernels = tim.kernels, unknown_layers = tim.unknown_layers, main_prec = tim.main_prec;
+    rl_measured *measured;
+    if (attach_measured(&c, req, g, lt, &measured, &err)) goto fail;
 
     root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema", ROOFLENS_SCHEMA);
@@ -624,6 +646,7 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
             cJSON_AddBoolToObject(l, "known", k->known);
             cJSON_AddBoolToObject(l, "supported", n->op != NULL);
             if (k->note) cJSON_AddStringToObject(l, "note", k->note);
+            rl_measured_layer_json(measured, i, l);
             if (i) rl_json_text_put(&layers_text, ",", 1);
             rl_json_text_value(&layers_text, l);
             cJSON_Delete(l);
@@ -711,6 +734,8 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
                     "predicted time %.3g s: this model is bound by launches, not by the roofline",
                     kernels, hw.launch_s, kernels * hw.launch_s, tch);
     }
+
+    rl_measured_json(measured, root, tim.chosen_time);
 
     /* ---- roofline */
     cJSON *ro = cJSON_AddObjectToObject(root, "roofline");
