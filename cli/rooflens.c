@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "calibrate.h"
 #include "rooflens.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_BAD_MODEL = 3, EXIT_INCOMPLETE = 4 };
@@ -562,6 +563,7 @@ static int build_compare(cJSON *study, const char *list, const char *dir) {
 }
 
 int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "calibrate")) return rl_calibrate_main(argc - 1, argv + 1);
     const char *model_path = NULL, *hw = "h100-sxm", *format = "table", *dir = NULL;
     int top = 15;
     bool strict = false;
