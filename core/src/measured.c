@@ -268,34 +268,143 @@ static bool group_add_kernel(rl_arena *a, rl_measured *m, int gi, int k) {
     return push_int(a, &G->kernels, &G->n_kernels, &G->cap_kernels, k);
 }
 
-/* Nodes without a kernel of their own, for a runtime that fuses: a node
- * joins the group that ran its latest producer (epilogue fusion), or, when
- * the kernel right after that group names no node, that kernel (a fused
- * kernel the runtime renamed, such as BiasGelu). */
+/* What a runtime's fused operator may contain: the ONNX op types a kernel of
+ * that type can have computed (ORT's fusions and NCHWc convolutions). One
+ * table; a kernel op not listed covers only its own op type. */
+static bool covers(const char *kernel_op, const char *node_op) {
+    static const char *const conv[] = {"Conv", "Add", "Sum", "Relu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish",
+                                       "LeakyRelu", "Tanh", "BatchNormalization", NULL};
+    static const char *const gemm[] = {"Gemm", "MatMul", "Add", "Relu", NULL};
+    static const char *const matmul[] = {"MatMul", "Transpose", "Div", "Mul", NULL};
+    static const char *const gelu[] = {"Add", "Div", "Erf", "Mul", "Tanh", "Pow", "Sigmoid", NULL};
+    static const char *const norm[] = {"LayerNormalization", "ReduceMean", "Sub", "Pow", "Add", "Sqrt", "Div", "Mul",
+                                       "Cast", NULL};
+    static const char *const attention[] = {"MatMul", "Add", "Reshape", "Transpose", "Div", "Mul", "Softmax", "Sqrt",
+                                            "Where", "Split", "Slice", "Concat", NULL};
+    static const struct { const char *op; const char *const *covered; } table[] = {
+        {"Conv", conv}, {"FusedConv", conv}, {"NhwcFusedConv", conv},
+        {"Gemm", gemm}, {"FusedGemm", gemm}, {"FusedMatMul", matmul},
+        {"Gelu", gelu}, {"BiasGelu", gelu}, {"FastGelu", gelu}, {"QuickGelu", gelu},
+        {"LayerNormalization", norm}, {"SimplifiedLayerNormalization", norm},
+        {"SkipLayerNormalization", norm}, {"SkipSimplifiedLayerNormalization", norm},
+        {"Attention", attention}, {"MultiHeadAttention", attention}, {"GroupQueryAttention", attention},
+    };
+    if (!kernel_op) return false;
+    if (!strcmp(base_op(kernel_op), node_op)) return true;
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+        if (strcmp(table[i].op, kernel_op)) continue;
+        for (const char *const *c = table[i].covered; *c; c++)
+            if (!strcmp(*c, node_op)) return true;
+    }
+    return false;
+}
+
+static const char *group_kernel_op(const rl_measured *m, const group *G) {
+    return G->n_kernels ? m->p.kernels[G->kernels[0]].op : NULL;
+}
+
+/* Evidence that the group's kernel ran more than its named node: a fused or
+ * renamed kernel, or a runtime operator other than the node's. */
+static bool group_fused(const rl_measured *m, const group *G) {
+    for (int j = 0; j < G->n_nodes; j++)
+        if (strcmp(m->how_of_node[G->nodes[j]], "name")) return true;
+    const char *op = group_kernel_op(m, G);
+    return op && G->n_nodes && strcmp(base_op(op), m->g->nodes[G->nodes[0]].op_type);
+}
+
+/* Consumers of every value, as lists (the graph keeps only counts). */
+typedef struct consumers {
+    int *start, *node;
+} consumers;
+
+static bool build_consumers(rl_arena *a, const rl_graph *g, consumers *c) {
+    c->start = rl_arena_alloc(a, (size_t)(g->n_values + 2) * sizeof *c->start);
+    int edges = 0;
+    for (int i = 0; i < g->n_nodes; i++) edges += g->nodes[i].n_in;
+    c->node = rl_arena_alloc(a, (size_t)(edges + 1) * sizeof *c->node);
+    int *fill = rl_arena_alloc(a, (size_t)(g->n_values + 1) * sizeof *fill);
+    if (!c->start || !c->node || !fill) return false;
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int j = 0; j < g->nodes[i].n_in; j++)
+            if (g->nodes[i].in[j] >= 0) c->start[g->nodes[i].in[j] + 1]++;
+    for (int v = 0; v < g->n_values; v++) c->start[v + 1] += c->start[v];
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int j = 0; j < g->nodes[i].n_in; j++) {
+            int v = g->nodes[i].in[j];
+            if (v >= 0) c->node[c->start[v] + fill[v]++] = i;
+        }
+    return true;
+}
+
+/* Prologue fusion: every consumer of node i sits in one fused group whose
+ * kernel can have computed i (a Transpose folded into a FusedMatMul). */
+static int consumer_group(const rl_measured *m, const consumers *c, int i) {
+    const rl_node *n = &m->g->nodes[i];
+    int found = -1;
+    for (int o = 0; o < n->n_out; o++) {
+        int v = n->out[o];
+        if (v < 0) continue;
+        if (m->g->values[v].is_graph_output) return -1;
+        for (int k = c->start[v]; k < c->start[v + 1]; k++) {
+            int gi = m->group_of_node[c->node[k]];
+            if (gi < 0 || (found >= 0 && gi != found)) return -1;
+            found = gi;
+        }
+    }
+    if (found < 0 || !group_fused(m, &m->groups[found])) return -1;
+    return covers(group_kernel_op(m, &m->groups[found]), n->op_type) ? found : -1;
+}
+
+/* A kernel that names no node, runs after group `after` and before the next
+ * kernel that does, and can have computed op (a renamed fusion: ORT's
+ * "BiasGelu" for an erf GELU). -1 when none. */
+static int renamed_kernel(const rl_measured *m, int after, const char *op) {
+    for (int pos = m->groups[after].last_order + 1; pos < m->p.n_kernels; pos++) {
+        int k = m->kernel_at_order[pos];
+        int gi = m->group_of_kernel[k];
+        if (gi >= 0) return -1; /* the next named kernel: the gap is over */
+        const rl_kernel *K = &m->p.kernels[k];
+        if (!inserted_by_runtime(K) && covers(K->op, op)) return k;
+    }
+    return -1;
+}
+
+/* Nodes without a kernel of their own, for a runtime that fuses. In
+ * topological order, a node joins (1) the fused group that consumes all its
+ * outputs, when that kernel can compute it (prologue); else (2) the fused
+ * group of its latest producer, when that kernel can compute it (epilogue:
+ * an NCHWc Conv with its Add and Relu); else (3) a renamed kernel that ran
+ * right after its producer and can compute it. A node none of these fits
+ * stays unmeasured and is listed: nothing is placed without evidence. */
 static bool infer_fused_nodes(rl_arena *a, rl_measured *m) {
     const rl_graph *g = m->g;
+    consumers cons;
+    if (!build_consumers(a, g, &cons)) return false;
     for (int p = 0; p < g->n_nodes; p++) {
         int i = g->order[p];
         const rl_node *n = &g->nodes[i];
         if (m->group_of_node[i] >= 0 || node_sol(m, i) <= 0) continue;
         if (n->op && (n->op->flags & (RL_OP_VIEW | RL_OP_CONTROL))) continue;
-        int best = -1;
+        int target = consumer_group(m, &cons, i);
+        int producer = -1;
         for (int j = 0; j < n->n_in; j++) {
             int v = n->in[j];
             int pr = v >= 0 ? g->values[v].producer : -1;
             int gi = pr >= 0 ? m->group_of_node[pr] : -1;
-            if (gi >= 0 && (best < 0 || m->groups[gi].last_order > m->groups[best].last_order)) best = gi;
+            if (gi >= 0 && (producer < 0 || m->groups[gi].last_order > m->groups[producer].last_order)) producer = gi;
         }
-        if (best < 0) continue;
-        int next_pos = m->groups[best].last_order + 1;
-        int nk = next_pos < m->p.n_kernels ? m->kernel_at_order[next_pos] : -1;
-        if (nk >= 0 && m->group_of_kernel[nk] < 0 && !inserted_by_runtime(&m->p.kernels[nk])) {
-            int gi = new_group(m);
-            m->groups[gi].last_order = -1;
-            if (!group_add_kernel(a, m, gi, nk)) return false;
-            best = gi;
+        if (target < 0 && producer >= 0 && group_fused(m, &m->groups[producer]) &&
+            covers(group_kernel_op(m, &m->groups[producer]), n->op_type))
+            target = producer;
+        if (target < 0 && producer >= 0) {
+            int k = renamed_kernel(m, producer, n->op_type);
+            if (k >= 0) {
+                target = new_group(m);
+                m->groups[target].last_order = -1;
+                if (!group_add_kernel(a, m, target, k)) return false;
+            }
         }
-        if (!group_add_node(a, m, best, i, "inferred")) return false;
+        if (target >= 0 && !group_add_node(a, m, target, i, "inferred")) return false;
     }
     return true;
 }
@@ -437,6 +546,10 @@ rl_measured *rl_measured_attach(rl_ctx *c, const cJSON *spec, const rl_graph *g,
     }
     if (!match(c, m)) goto oom;
     group_figures(m);
+    if (m->p.warmup_only)
+        rl_warn(c, "measured_warmup_only", NULL,
+                "%d kernels of the profile ran only in its first run, which is left out as the warm-up",
+                m->p.warmup_only);
     int unmatched = 0;
     double unmatched_s = 0;
     for (int k = 0; k < nk; k++)
@@ -608,6 +721,7 @@ void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s) {
     cJSON_AddNumberToObject(mo, "nodes_inferred", nodes_inferred);
     cJSON_AddNumberToObject(mo, "shape_mismatches", m->shape_mismatches);
     cJSON_AddNumberToObject(mo, "ignored_events", m->p.ignored_events);
+    cJSON_AddNumberToObject(mo, "warmup_only_kernels", m->p.warmup_only);
     cJSON *un = cJSON_AddArrayToObject(mo, "unmatched");
     for (int o = 0; o < m->p.n_kernels; o++) {
         int k = m->kernel_at_order[o];

@@ -51,6 +51,7 @@ typedef struct rl_profile {
     bool warmup_excluded;  /* a first run was dropped (ORT, CSV); trtexec excludes its own */
     double run_wall_s;     /* mean wall time of a kept run (ORT model_run), 0 = not given */
     int ignored_events;    /* trace events that are not node kernels (sessions, fences...) */
+    int warmup_only;       /* kernels that ran only in the excluded warm-up run */
 } rl_profile;
 
 /* Reads `text` (len bytes, need not be NUL-terminated) in `format` ("auto",

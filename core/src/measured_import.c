@@ -68,7 +68,10 @@ static int oom(rl_error *err) {
 static int collector_finish(collector *c, int kept_runs, rl_profile *out, rl_error *err) {
     int n = 0;
     for (int i = 0; i < c->n; i++) {
-        if (c->k[i].order < 0) continue; /* only in the warm-up run */
+        if (c->k[i].order < 0) { /* only in the warm-up run: counted, and said */
+            out->warmup_only++;
+            continue;
+        }
         c->k[i].time_s = kept_runs > 0 ? c->sum[i] / kept_runs : c->sum[i];
         c->k[n++] = c->k[i];
     }
