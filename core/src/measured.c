@@ -289,12 +289,21 @@ static bool covers(const char *kernel_op, const char *node_op) {
         {"SkipLayerNormalization", norm}, {"SkipSimplifiedLayerNormalization", norm},
         {"Attention", attention}, {"MultiHeadAttention", attention}, {"GroupQueryAttention", attention},
     };
+    /* ONNX function ops a runtime may run as their body's ops, each its own
+     * kernel (ORT expands HardSwish into HardSigmoid and Mul) */
+    static const char *const hardswish[] = {"HardSigmoid", "Mul", NULL};
+    static const struct { const char *op; const char *const *body; } expands[] = {{"HardSwish", hardswish}};
     if (!kernel_op) return false;
     if (!strcmp(base_op(kernel_op), node_op)) return true;
     for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
         if (strcmp(table[i].op, kernel_op)) continue;
         for (const char *const *c = table[i].covered; *c; c++)
             if (!strcmp(*c, node_op)) return true;
+    }
+    for (size_t i = 0; i < sizeof expands / sizeof *expands; i++) {
+        if (strcmp(expands[i].op, node_op)) continue;
+        for (const char *const *c = expands[i].body; *c; c++)
+            if (!strcmp(*c, kernel_op)) return true;
     }
     return false;
 }
@@ -355,18 +364,25 @@ static int consumer_group(const rl_measured *m, const consumers *c, int i) {
     return covers(group_kernel_op(m, &m->groups[found]), n->op_type) ? found : -1;
 }
 
-/* A kernel that names no node, runs after group `after` and before the next
- * kernel that does, and can have computed op (a renamed fusion: ORT's
- * "BiasGelu" for an erf GELU). -1 when none. */
-static int renamed_kernel(const rl_measured *m, int after, const char *op) {
+/* Kernels that name no node, run after group `after` and before the next
+ * kernel that does, and can have computed op: a renamed fusion (ORT's
+ * "BiasGelu" for an erf GELU) or a function op run as its body
+ * ("HardSigmoid_185" and "Mul_186" for a HardSwish). They join one new group
+ * with the node; returns it, or -1 when there are none. */
+static int renamed_kernels(rl_arena *a, rl_measured *m, int after, const char *op, bool *oom) {
+    int target = -1;
     for (int pos = m->groups[after].last_order + 1; pos < m->p.n_kernels; pos++) {
         int k = m->kernel_at_order[pos];
-        int gi = m->group_of_kernel[k];
-        if (gi >= 0) return -1; /* the next named kernel: the gap is over */
+        if (m->group_of_kernel[k] >= 0) break; /* the next named kernel: the gap is over */
         const rl_kernel *K = &m->p.kernels[k];
-        if (!inserted_by_runtime(K) && covers(K->op, op)) return k;
+        if (inserted_by_runtime(K) || !covers(K->op, op)) continue;
+        if (target < 0) {
+            target = new_group(m);
+            m->groups[target].last_order = -1;
+        }
+        if (!group_add_kernel(a, m, target, k)) { *oom = true; return -1; }
     }
-    return -1;
+    return target;
 }
 
 /* Nodes without a kernel of their own, for a runtime that fuses. In
@@ -397,12 +413,9 @@ static bool infer_fused_nodes(rl_arena *a, rl_measured *m) {
             covers(group_kernel_op(m, &m->groups[producer]), n->op_type))
             target = producer;
         if (target < 0 && producer >= 0) {
-            int k = renamed_kernel(m, producer, n->op_type);
-            if (k >= 0) {
-                target = new_group(m);
-                m->groups[target].last_order = -1;
-                if (!group_add_kernel(a, m, target, k)) return false;
-            }
+            bool oom = false;
+            target = renamed_kernels(a, m, producer, n->op_type, &oom);
+            if (oom) return false;
         }
         if (target >= 0 && !group_add_node(a, m, target, i, "inferred")) return false;
     }
@@ -600,11 +613,17 @@ void rl_measured_layer_json(const rl_measured *m, int i, cJSON *layer) {
     cJSON_AddStringToObject(layer, "measured_how", m->how_of_node[i]);
 }
 
-/* The op a group is reported under: the ONNX op of its costliest node. */
+/* The ONNX op a group is reported under: its node's; for several, the one
+ * the kernel's operator is built on (Conv for an NCHWc Conv+Relu), else that
+ * of the costliest node. */
 static const char *group_op(const rl_measured *m, const group *G) {
+    const char *kop = group_kernel_op(m, G);
     int best = G->nodes[0];
-    for (int j = 1; j < G->n_nodes; j++)
+    for (int j = 0; j < G->n_nodes; j++) {
+        const char *op = m->g->nodes[G->nodes[j]].op_type;
+        if (kop && !strcmp(base_op(kop), op)) return op;
         if (node_sol(m, G->nodes[j]) > node_sol(m, best)) best = G->nodes[j];
+    }
     return m->g->nodes[best].op_type;
 }
 
