@@ -121,6 +121,7 @@ export class Charts {
               `FLOPs: ${eng(l.flops, 'FLOP')}   bytes: ${eng(l.bytes, 'B')}`,
               `time: ${eng(l.t, 's')} (${l.bound})` + (l.energy_j !== undefined ? `   energy: ${eng(l.energy_j, 'J')}` : ''),
               ...unitsFor(raw),
+              ...(raw.lines || []),   // extra lines of a point (measured.js)
             ];
           }
           if (raw && raw.note) return raw.note;
@@ -205,7 +206,8 @@ export class Charts {
     const [xlo, xhi] = range([...layers.map((l) => l.intensity), ro.time_balance, ro.ridge_vector,
       ro.model_point?.intensity], 10, 10);
     const peakMax = Math.max(...comps.map((c) => c.flops));
-    const ys = layers.map((l) => (l.t > 0 ? l.flops / l.t : 0));
+    const extra = this.extraTimeSets?.() || []; // measured points (measured.js), drawn beside the predicted ones
+    const ys = [...layers.map((l) => (l.t > 0 ? l.flops / l.t : 0)), ...extra.flatMap((d) => d.data.map((p) => p.y))];
     const [ylo0] = minMaxPositive([...ys, ...comps.map((c) => c.flops), mems[0] ? mems[0].bandwidth_Bps * xlo : 0]);
     const [ylo, yhi] = [10 ** Math.floor(Math.log10(Math.max(ylo0 / 3, peakMax * 1e-9))), 10 ** Math.ceil(Math.log10(peakMax * 3))];
     const sets = [];
@@ -234,6 +236,7 @@ export class Charts {
     sets.push({ type: 'scatter', label: 'whole model', rl: 'model', order: 0,
       data: mp && mp.intensity > 0 && mp.flops_per_s > 0 ? [{ x: mp.intensity, y: mp.flops_per_s, note: `whole model: ${eng(mp.intensity, 'FLOP/B')}, ${eng(mp.flops_per_s, 'FLOP/s')}` }] : [],
       pointStyle: 'star', pointRadius: 12, borderColor: '#000', backgroundColor: '#ffd700', borderWidth: 2 });
+    sets.push(...extra);
     sets.push(this.markerSet(this.timePoint));
     this.draw('time', {
       data: { datasets: sets },

@@ -101,6 +101,11 @@ export class RooflensCore {
 
   operatorTable() { return this.takeString(this.m._rlw_operator_table()); }
 
+  /** The Netron attachment (JSON text) of an analysis response (JSON text). */
+  netron(analysisJson) {
+    return this.withString(analysisJson, (p) => this.takeString(this.m._rlw_netron(p)));
+  }
+
   freeModel(model) { if (model) this.m._rlw_free_model(model); }
 
   /** Memory of the module in bytes: heap = linear memory size (it never
