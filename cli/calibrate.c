@@ -117,7 +117,8 @@ typedef struct bench {
     volatile double sink;
     double *a, *b, *c;   /* triad arrays */
     size_t n;            /* elements each */
-    int passes;          /* triad passes per timed region */
+    size_t block, block_elems; /* the timed window: block `block` of each thread's slice */
+    int passes;          /* passes over the window per timing */
 } bench;
 
 static bench B;
@@ -140,16 +141,35 @@ static void job_init(pool *p, int t) {
     for (size_t i = lo; i < hi; i++) B.a[i] = 0, B.b[i] = 1, B.c[i] = 2;
 }
 
-static void job_triad(pool *p, int t) {
+/* Elements [*a, *e) of thread t's window. */
+static void window(pool *p, int t, int threads, size_t *a, size_t *e) {
     size_t lo, hi;
-    slice(p, t, &lo, &hi);
-    for (int r = 0; r < B.passes; r++) rl_triad(B.a + lo, B.b + lo, B.c + lo, 0.5 + r * 1e-9, hi - lo);
+    if (threads > 1) slice(p, t, &lo, &hi);
+    else lo = 0, hi = B.n;
+    *a = lo + B.block * B.block_elems;
+    *e = *a + B.block_elems;
+    if (*a > hi) *a = hi;
+    if (*e > hi) *e = hi;
+}
+
+static void job_triad(pool *p, int t) {
+    size_t a, e;
+    window(p, t, p->n, &a, &e);
+    for (int r = 0; r < B.passes; r++) rl_triad(B.a + a, B.b + a, B.c + a, 0.5 + r * 1e-9, e - a);
 }
 
 static void job_nothing(pool *p, int t) { (void)p, (void)t; }
 
+static void job_triad_one(pool *p) {
+    size_t a, e;
+    window(p, 0, 1, &a, &e);
+    for (int r = 0; r < B.passes; r++) rl_triad(B.a + a, B.b + a, B.c + a, 0.5 + r * 1e-9, e - a);
+}
+
 /* ------------------------------------------------------- measurements -- */
-/* FP32 FLOP/s: best of `reps`, on the pool's threads or on this one alone. */
+/* FP32 FLOP/s: best of `reps` short repetitions (a few ms: on a shared
+ * machine some run without being preempted), on the pool's threads or on
+ * this one alone. */
 static double peak_flops(pool *p, bool all, int reps) {
     double best = 0;
     for (int r = 0; r < reps; r++) {
@@ -164,19 +184,35 @@ static double peak_flops(pool *p, bool all, int reps) {
 }
 
 /* Triad bandwidth (STREAM's count: 24 bytes per element) over arrays of n
- * elements, `passes` passes per timed region, best of `reps`. */
-static double triad_bw(pool *p, bool all, size_t n, int passes, int reps) {
+ * elements: each thread streams through its slice in windows of
+ * block_elems elements (`passes` times each), every window timed on its own;
+ * the best of `windows` windows. Short windows make a busy machine's answer
+ * its real ceiling: a window another process preempted is simply not the
+ * best. For main memory, the arrays are far larger than the last-level cache
+ * and the windows move on through them, so each starts cold; for the cache,
+ * one small working set is passed over again and again. */
+static double triad_bw(pool *p, bool all, size_t n, size_t block_elems, int passes, int windows) {
     size_t keep = B.n;
+    int threads = all ? p->n : 1;
     B.n = n;
+    B.block_elems = block_elems;
     B.passes = passes;
+    size_t per = n / (size_t)threads, blocks = per / block_elems ? per / block_elems : 1;
     double best = 0;
-    for (int r = 0; r < reps + 1; r++) {
+    for (int w = 0; w < windows + 1; w++) {
+        B.block = (size_t)w % blocks;
+        size_t elems = 0;
+        for (int t = 0; t < threads; t++) {
+            size_t a, e;
+            window(p, t, threads, &a, &e);
+            elems += e - a;
+        }
         double t0 = now_s();
         if (all) pool_run(p, job_triad);
-        else for (int q = 0; q < passes; q++) rl_triad(B.a, B.b, B.c, 0.5 + q * 1e-9, n);
+        else job_triad_one(p);
         double dt = now_s() - t0;
-        double bw = 24.0 * (double)n * passes / dt;
-        if (r > 0 && bw > best) best = bw; /* the first repetition warms caches and TLBs */
+        double bw = 24.0 * (double)elems * passes / dt;
+        if (w > 0 && bw > best) best = bw; /* the first window warms TLBs (and the cache) */
     }
     B.n = keep;
     return best;
@@ -521,24 +557,28 @@ int rl_calibrate_main(int argc, char **argv) {
     s.threads = p.n;
     B.n = n;
     pool_run(&p, job_init);
-    /* FMA iterations for ~0.05 s per repetition, from a short trial: many
+    /* FMA iterations for ~5 ms per repetition, from a short trial: many
      * short repetitions find a quiet moment on a shared machine */
     B.fma_iters = 1 << 16;
     double t0 = now_s();
     B.sink += B.fma.fn(B.fma_iters);
     double per_iter = (now_s() - t0) / B.fma_iters;
-    B.fma_iters = (long)fmax(1e4, fmin(1e9, 0.05 / fmax(per_iter, 1e-12)));
+    B.fma_iters = (long)fmax(1e3, fmin(1e9, 0.005 / fmax(per_iter, 1e-12)));
     size_t n_llc = s.llc_footprint / 24;
-    int llc_passes = (int)fmax(1, fmin(1000, 256.0 * 1024 * 1024 / (double)s.llc_footprint));
+    /* main memory: windows of 1 Mi elements a thread (24 MiB of traffic),
+     * two sweeps through the arrays */
+    size_t mem_block = (size_t)1 << 20;
+    int mem_windows = (int)fmin(400, fmax(16, 2.0 * (double)n / (double)mem_block));
 
     results r = {.runs = s.runs};
     for (int k = 0; k < s.runs; k++) {
-        r.v[F_PEAK_ALL][k] = peak_flops(&p, true, 6);
-        r.v[F_PEAK_ONE][k] = peak_flops(&p, false, 6);
-        r.v[F_MEM_ALL][k] = triad_bw(&p, true, n, 1, 3);
-        r.v[F_MEM_ONE][k] = triad_bw(&p, false, n, 1, 2);
-        r.v[F_LLC_ALL][k] = triad_bw(&p, true, n_llc, llc_passes, 3);
-        r.v[F_LLC_ONE][k] = triad_bw(&p, false, n_llc, llc_passes, 3);
+        r.v[F_PEAK_ALL][k] = peak_flops(&p, true, 40);
+        r.v[F_PEAK_ONE][k] = peak_flops(&p, false, 40);
+        r.v[F_MEM_ALL][k] = triad_bw(&p, true, n, mem_block, 1, mem_windows);
+        r.v[F_MEM_ONE][k] = triad_bw(&p, false, n, mem_block, 1, mem_windows / p.n + 8);
+        /* the cache: the whole working set per window, 4 passes */
+        r.v[F_LLC_ALL][k] = triad_bw(&p, true, n_llc, n_llc, 4, 200);
+        r.v[F_LLC_ONE][k] = triad_bw(&p, false, n_llc, n_llc, 4, 200);
         r.v[F_DISPATCH_ALL][k] = dispatch_pool(&p);
         r.v[F_DISPATCH_ONE][k] = dispatch_call();
     }

@@ -221,6 +221,17 @@ static void test_ort_on_mlp(void) {
     CHECK(g && !strcmp(cJSON_GetStringValue(cJSON_GetArrayItem(get(g, "kernels"), 0)), "Gelu"),
           "the GELU nodes sit in the Gelu kernel");
     CHECK(!same_group(res, "/Div", "/f1/MatMul"), "GELU not in the MatMul kernel");
+    /* as one kernel the GELU reads /f1/Add's output [1,32,256] and three scalar
+     * constants and writes /Mul_1's output: 32768 + 12 + 32768 bytes */
+    if (g) {
+        double tc = 0;
+        for (size_t i = 0; i < 5; i++) tc += num(layer(res, gelu[i]), "t_compute");
+        double tm = 65548 / 1e11; /* the unit device's bandwidth */
+        CHECK_NEAR(num(g, "sol_fused_s"), tc > tm ? tc : tm, 1e-9, "GELU as one kernel: its traffic in and out");
+        CHECK(num(g, "sol_fused_s") < num(g, "sol_s"), "fused speed of light below the sum of the nodes'");
+    }
+    const cJSON *one = group_of(res, "/Softmax");
+    CHECK(one && num(one, "sol_fused_s") == num(one, "sol_s"), "one node: the same speed of light either way");
     /* "/MatMul/MatmulTransposeFusion//MatMulScaleFusion/" (FusedMatMul): transpose and scale folded in */
     CHECK(same_group(res, "/MatMul", "/Transpose") && same_group(res, "/MatMul", "/Div_1"),
           "FusedMatMul covers the Transpose before it and the Div after it");

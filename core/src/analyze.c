@@ -490,7 +490,7 @@ rl_graph *rl_prepare_graph(rl_ctx *c, int *batch_dims) {
  * to the nodes, each node's own roofline handed over as its speed of light.
  * *out stays NULL when the request carries no profile. */
 static int attach_measured(rl_ctx *c, const cJSON *req, const rl_graph *g, const layer_time *lt,
-                           rl_measured **out, rl_error *err) {
+                           double bandwidth, rl_measured **out, rl_error *err) {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(req, "measured");
     *out = NULL;
     if (!spec || cJSON_IsNull(spec)) return 0;
@@ -501,7 +501,7 @@ static int attach_measured(rl_ctx *c, const cJSON *req, const rl_graph *g, const
     }
     for (int i = 0; i < g->n_nodes; i++)
         cost[i] = (rl_measured_cost){lt[i].flops, lt[i].bytes, lt[i].tc, lt[i].tm, g->nodes[i].cost.known};
-    *out = rl_measured_attach(c, spec, g, cost, err);
+    *out = rl_measured_attach(c, spec, g, cost, bandwidth, err);
     return *out ? 0 : -1;
 }
 
@@ -568,7 +568,7 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     const double fused_sum = tim.fused_bytes, sol_unfused = tim.sol_unfused, sol_fused = tim.sol_fused;
     const int kernels = tim.kernels, unknown_layers = tim.unknown_layers, main_prec = tim.main_prec;
     rl_measured *measured;
-    if (attach_measured(&c, req, g, lt, &measured, &err)) goto fail;
+    if (attach_measured(&c, req, g, lt, bw, &measured, &err)) goto fail;
 
     root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema", ROOFLENS_SCHEMA);

@@ -14,6 +14,8 @@ typedef struct group {
     int last_order;      /* execution position of its last kernel */
     double measured_s;   /* Σ kernel times */
     double sol_s;        /* Σ node roofline times */
+    double sol_fused_s;  /* the group as one kernel: max(Σ t_compute, traffic in and out / bandwidth) */
+    double t_compute;    /* Σ node compute times */
     double flops, bytes;
     bool known;          /* every node's cost known */
     const char *how;     /* "name", "fused" or "inferred" (the weakest evidence among its nodes) */
@@ -29,6 +31,7 @@ struct rl_measured {
     group *groups;
     int n_groups;
     int *kernel_at_order;     /* kernel index by execution position */
+    double bandwidth;         /* main memory, B/s: the roofline's t_memory = bytes / bandwidth */
     bool infer_fusion;        /* the runtime fuses: nodes without a kernel join a neighbour */
     double total_s, matched_s;
     int shape_mismatches;
@@ -492,7 +495,44 @@ static bool match(rl_ctx *c, rl_measured *m) {
     return true;
 }
 
-static void group_figures(rl_measured *m) {
+/* Bytes a group moves as one kernel: the tensors that enter it (weights,
+ * graph inputs, values made outside it) and those that leave it (read
+ * outside it or graph outputs), each once; intermediates stay on chip.
+ * Never more than its nodes' own traffic (a node may read only part of a
+ * tensor, a Gather's rows). */
+static double group_external_bytes(rl_ctx *c, const rl_measured *m, int gi, const consumers *cons, int *stamp) {
+    const rl_graph *g = m->g;
+    const group *G = &m->groups[gi];
+    double b = 0, own = 0;
+    for (int j = 0; j < G->n_nodes; j++) {
+        const rl_node *n = &g->nodes[G->nodes[j]];
+        own += m->cost[G->nodes[j]].bytes;
+        for (int i = 0; i < n->n_in; i++) {
+            int v = n->in[i];
+            if (v < 0 || stamp[v] == gi + 1) continue;
+            int pr = g->values[v].producer;
+            if (pr >= 0 && m->group_of_node[pr] == gi) continue;
+            stamp[v] = gi + 1;
+            b += rl_value_bytes(c, &g->values[v]);
+        }
+        for (int o = 0; o < n->n_out; o++) {
+            int v = n->out[o];
+            if (v < 0 || stamp[v] == gi + 1) continue;
+            bool leaves = g->values[v].is_graph_output;
+            for (int k = cons->start[v]; k < cons->start[v + 1] && !leaves; k++)
+                leaves = m->group_of_node[cons->node[k]] != gi;
+            if (!leaves) continue;
+            stamp[v] = gi + 1;
+            b += rl_value_bytes(c, &g->values[v]);
+        }
+    }
+    return b < own ? b : own;
+}
+
+static bool group_figures(rl_ctx *c, rl_measured *m) {
+    consumers cons;
+    int *stamp = rl_arena_alloc(c->arena, (size_t)(m->g->n_values + 1) * sizeof *stamp);
+    if (!stamp || !build_consumers(c->arena, m->g, &cons)) return false;
     for (int gi = 0; gi < m->n_groups; gi++) {
         group *G = &m->groups[gi];
         G->known = true;
@@ -501,19 +541,27 @@ static void group_figures(rl_measured *m) {
         for (int j = 0; j < G->n_nodes; j++) {
             int i = G->nodes[j];
             G->sol_s += node_sol(m, i);
+            G->t_compute += m->cost[i].t_compute;
             G->flops += m->cost[i].flops;
             G->bytes += m->cost[i].bytes;
             G->known &= m->cost[i].known;
             const char *h = m->how_of_node[i];
             if (!strcmp(h, "inferred") || (!strcmp(h, "fused") && !strcmp(G->how, "name"))) G->how = h;
         }
+        if (G->n_nodes == 1) {
+            G->sol_fused_s = G->sol_s;
+        } else {
+            double tm = m->bandwidth > 0 ? group_external_bytes(c, m, gi, &cons, stamp) / m->bandwidth : 0;
+            G->sol_fused_s = G->t_compute > tm ? G->t_compute : tm;
+        }
         m->matched_s += G->measured_s;
     }
     for (int k = 0; k < m->p.n_kernels; k++) m->total_s += m->p.kernels[k].time_s;
+    return true;
 }
 
 rl_measured *rl_measured_attach(rl_ctx *c, const cJSON *spec, const rl_graph *g,
-                                const rl_measured_cost *cost, rl_error *err) {
+                                const rl_measured_cost *cost, double bandwidth, rl_error *err) {
     if (!cJSON_IsObject(spec)) {
         rl_error_set(err, "bad_request", "measured",
                      "measured must be an object {\"text\": \"<profile>\", \"format\": \"auto\"}");
@@ -539,6 +587,7 @@ rl_measured *rl_measured_attach(rl_ctx *c, const cJSON *spec, const rl_graph *g,
         return NULL;
     m->g = g;
     m->cost = cost;
+    m->bandwidth = bandwidth;
     m->infer_fusion = m->p.format != RL_PROFILE_CSV; /* a CSV names exactly what ran */
     int nn = g->n_nodes, nk = m->p.n_kernels;
     m->group_of_node = rl_arena_alloc(a, (size_t)(nn + 1) * sizeof *m->group_of_node);
@@ -558,7 +607,7 @@ rl_measured *rl_measured_attach(rl_ctx *c, const cJSON *spec, const rl_graph *g,
         m->kernel_at_order[m->p.kernels[k].order] = k;
     }
     if (!match(c, m)) goto oom;
-    group_figures(m);
+    if (!group_figures(c, m)) goto oom;
     if (m->p.warmup_only)
         rl_warn(c, "measured_warmup_only", NULL,
                 "%d kernels of the profile ran only in its first run, which is left out as the warm-up",
@@ -654,6 +703,7 @@ static cJSON *group_json(const rl_measured *m, int gi) {
     cJSON_AddStringToObject(o, "how", G->how);
     put_num(o, "measured_s", G->measured_s);
     put_num(o, "sol_s", G->sol_s);
+    put_num(o, "sol_fused_s", G->sol_fused_s);
     put_num(o, "flops", G->flops);
     put_num(o, "bytes", G->bytes);
     put_num(o, "intensity", G->bytes > 0 ? G->flops / G->bytes : 0);

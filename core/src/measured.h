@@ -20,7 +20,9 @@
  * A kernel group (one kernel, or kernels sharing nodes) is the unit that is
  * compared: its speed of light is the sum of its nodes' own roofline times
  * max(t_compute, t_memory) (each node as its own kernel, no launch cost),
- * its efficiency SOL / measured, its recoverable time measured - SOL.
+ * its efficiency SOL / measured, its recoverable time measured - SOL. Beside
+ * it, sol_fused_s: the group as one kernel, whose intermediates never reach
+ * main memory (max(Σ t_compute, bytes in and out / bandwidth)).
  *
  * Ownership: everything lives in the arena passed in (the analysis arena);
  * nothing is freed separately. */
@@ -73,11 +75,13 @@ typedef struct rl_measured rl_measured;
 
 /* Reads the request's "measured" object ({"text": "...", "format": "auto"}),
  * imports it and matches it to `g`'s nodes. `cost` has g->n_nodes rows and
- * must outlive the result. Adds warnings to c (kernels that name no node,
- * shapes that differ from the analysis). Returns NULL with err set on a bad
- * profile or when memory runs out. */
+ * must outlive the result; `bandwidth` is the main memory's (B/s, the one
+ * the nodes' t_memory used), for a fused group's speed of light as one
+ * kernel. Adds warnings to c (kernels that name no node, shapes that differ
+ * from the analysis). Returns NULL with err set on a bad profile or when
+ * memory runs out. */
 rl_measured *rl_measured_attach(rl_ctx *c, const cJSON *spec, const rl_graph *g,
-                                const rl_measured_cost *cost, rl_error *err);
+                                const rl_measured_cost *cost, double bandwidth, rl_error *err);
 
 /* Adds measured_s, efficiency, recoverable_s, achieved_flops_per_s,
  * achieved_Bps, measured_group and measured_how to layer `i`'s JSON object
