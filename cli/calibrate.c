@@ -241,9 +241,9 @@ static void empty_kernel(void) {}
 /* One thread: a call through a function pointer the compiler cannot see through. */
 static double dispatch_call(void) {
     void (*volatile fp)(void) = empty_kernel;
-    const long n = 5000000;
+    const long n = 2000000;
     double best = INFINITY;
-    for (int r = 0; r < 3; r++) {
+    for (int r = 0; r < 5; r++) {
         double t0 = now_s();
         for (long i = 0; i < n; i++) fp();
         double dt = (now_s() - t0) / n;
@@ -475,7 +475,8 @@ static const char calibrate_usage[] =
     "  --runs N       runs (default 3, at most 9): their spread is reported\n"
     "  --id ID        profile id (default calibrated-cpu; lowercase letters, digits, -)\n"
     "  --threads N    threads for the all-core figures (default: the online CPUs)\n"
-    "  --mem-mib M    size of each of the 3 memory-triad arrays (default 256)\n";
+    "  --mem-mib M    size of each of the 3 memory-triad arrays (default 128, or more\n"
+    "                 for a last-level cache above 48 MiB)\n";
 
 static bool valid_id(const char *s) {
     if (!*s || *s == '-') return false;
@@ -529,12 +530,20 @@ int rl_calibrate_main(int argc, char **argv) {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     s.threads = online > 0 ? (int)online : 1;
     s.runs = 3;
-    s.mem_bytes = (size_t)256 << 20;
+    s.mem_bytes = 0; /* --mem-mib, else chosen below */
     int rc = parse_args(argc, argv, &s, &out, &id);
     if (rc) return rc == 1 ? 0 : rc;
     cpu_info(s.model, sizeof s.model, s.vendor, sizeof s.vendor, &s.mhz);
     s.llc_capacity = llc_bytes(&s.llc_source);
     s.mem_capacity = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    if (!s.mem_bytes) {
+        /* the three arrays together at least 8 times the cache a core can use
+         * when /sys tells it (a socket-wide figure from sysconf would ask for
+         * gigabytes), and at least 128 MiB each: 12 times a 32 MiB L3 */
+        double want = strncmp(s.llc_source, "/sys", 4) == 0 ? 8 * s.llc_capacity / 3 : 0;
+        want = fmin(fmax(want, 128.0 * 1024 * 1024), s.mem_capacity / 16);
+        s.mem_bytes = ((size_t)want + ((size_t)1 << 20) - 1) & ~(((size_t)1 << 20) - 1);
+    }
     /* the cache working set: beyond the private caches (L2 up to 2 MiB a
      * core) and well inside the last level */
     s.llc_footprint = (size_t)fmin(fmax(s.llc_capacity / 4, 4.0 * 1024 * 1024), 16.0 * 1024 * 1024);
@@ -572,13 +581,13 @@ int rl_calibrate_main(int argc, char **argv) {
 
     results r = {.runs = s.runs};
     for (int k = 0; k < s.runs; k++) {
-        r.v[F_PEAK_ALL][k] = peak_flops(&p, true, 40);
-        r.v[F_PEAK_ONE][k] = peak_flops(&p, false, 40);
+        r.v[F_PEAK_ALL][k] = peak_flops(&p, true, 24);
+        r.v[F_PEAK_ONE][k] = peak_flops(&p, false, 24);
         r.v[F_MEM_ALL][k] = triad_bw(&p, true, n, mem_block, 1, mem_windows);
         r.v[F_MEM_ONE][k] = triad_bw(&p, false, n, mem_block, 1, mem_windows / p.n + 8);
         /* the cache: the whole working set per window, 4 passes */
-        r.v[F_LLC_ALL][k] = triad_bw(&p, true, n_llc, n_llc, 4, 200);
-        r.v[F_LLC_ONE][k] = triad_bw(&p, false, n_llc, n_llc, 4, 200);
+        r.v[F_LLC_ALL][k] = triad_bw(&p, true, n_llc, n_llc, 4, 100);
+        r.v[F_LLC_ONE][k] = triad_bw(&p, false, n_llc, n_llc, 4, 100);
         r.v[F_DISPATCH_ALL][k] = dispatch_pool(&p);
         r.v[F_DISPATCH_ONE][k] = dispatch_call();
     }

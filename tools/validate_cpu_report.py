@@ -72,6 +72,7 @@ def main(out):
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     summary = []
     pooled_time = pooled_within = pooled_time_llc = pooled_within_llc = pooled_within_fused = 0.0
+    all_fused = True
     for r in runs:
         res, llc = r["calibrated-cpu"], r["calibrated-cpu-llc"]
         ms = res["measured"]
@@ -80,9 +81,11 @@ def main(out):
         known = sum(g["measured_s"] for g in groups(res))
         pooled_time += known
         pooled_within += known * (ms["sol_bound_share"] or 0)
-        within_fused = sum(g["measured_s"] for g in groups(res) if g["sol_fused_s"] <= g["measured_s"])
+        has_fused = all("sol_fused_s" in g for g in groups(res))  # older analyses lack it
+        within_fused = sum(g["measured_s"] for g in groups(res) if has_fused and g["sol_fused_s"] <= g["measured_s"])
         pooled_within_fused += within_fused
-        share_fused = within_fused / known if known else None
+        share_fused = within_fused / known if known and has_fused else None
+        all_fused &= has_fused
         share_llc = llc["measured"]["sol_bound_share"] if llc and llc.get("ok") else None
         if share_llc is not None:
             k2 = sum(g["measured_s"] for g in groups(llc))
@@ -103,7 +106,7 @@ def main(out):
     print()
     all_share = pooled_within / pooled_time if pooled_time else None
     llc_share = pooled_within_llc / pooled_time_llc if pooled_time_llc else None
-    fused_share = pooled_within_fused / pooled_time if pooled_time else None
+    fused_share = pooled_within_fused / pooled_time if pooled_time and all_fused else None
     print("All configurations together: the speed of light is at most the measured time for **%s** of the measured "
           "time (each kernel's nodes at the main-memory roofline), %s with fused kernels taken as one kernel "
           "(their intermediates on chip), %s with the last-level cache as the memory ceiling."
@@ -162,7 +165,7 @@ def main(out):
         print("| %s | %d | %s | `%s` | %s | %d | %s | %s | %s | %s | %s | %s |" % (
             r["model"], r["batch"], "off" if r["opt"] == "disabled" else "on", g["kernels"][0][-48:], g["op"],
             len(g["nodes"]), eng(g["measured_s"], "s"), eng(g["sol_s"], "s"), pct(g["efficiency"]), eng(g["bytes"], "B"),
-            eng(g["sol_fused_s"], "s"), eng(g2["sol_s"], "s") if g2 else "–"))
+            eng(g.get("sol_fused_s"), "s"), eng(g2["sol_s"], "s") if g2 else "–"))
     json.dump({"runs": summary, "sol_bound_share": all_share, "sol_bound_share_fused": fused_share,
                "sol_bound_share_llc": llc_share},
               open(os.path.join(out, "summary.json"), "w"), indent=1)
