@@ -190,7 +190,8 @@ export class MeasuredView {
 
   unmatchedList(ms) {
     const det = el('details', null, { 'data-testid': 'measured-unmatched' });
-    det.appendChild(el('summary', `${count(ms.unmatched.length)} kernels name no layer of this model ` +
+    const one = ms.unmatched.length === 1;
+    det.appendChild(el('summary', `${count(ms.unmatched.length)} kernel${one ? ' names' : 's name'} no layer of this model ` +
       `(${pct(ms.unmatched_s / ms.total_s)} of the measured time)`));
     const ul = el('ul');
     for (const u of ms.unmatched.slice(0, 500)) ul.appendChild(el('li', `${u.name}${u.op ? ' (' + u.op + ')' : ''}: ${eng(u.time_s, 's')}, ${u.why}`));
