@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "calibrate.h"
 #include "rooflens.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_BAD_MODEL = 3, EXIT_INCOMPLETE = 4 };
@@ -24,6 +25,7 @@ static const char usage_head[] =
     "usage: rooflens MODEL.onnx [options]\n"
     "       rooflens --list-hw\n"
     "       rooflens --check-hw ID|FILE...\n"
+    "       rooflens calibrate [--out FILE] [--runs N] [--id ID]   (see rooflens calibrate --help)\n"
     "\n"
     "Reports where the time and energy of an ONNX model go on a hardware profile:\n"
     "per-layer FLOPs, bytes, arithmetic intensity, roofline times and energy.\n"
@@ -39,7 +41,13 @@ static const char usage_tail[] =
     "  --mode M              inference (default) or training (adds backward estimates)\n"
     "  --sol S               speed-of-light model for the headline time: unfused,\n"
     "                        fused (default) or fused_prefetched\n"
-    "  --format F            table (default), json or csv\n"
+    "  --format F            table (default), json, csv, or netron (a netron:attachment\n"
+    "                        JSON to drop onto the same model in Netron)\n"
+    "  --measured FILE       a profile of the model's real per-kernel times: ONNX Runtime\n"
+    "                        profiling JSON, trtexec --exportProfile JSON or a name,time_s\n"
+    "                        CSV (detected); adds measured time, efficiency and the time\n"
+    "                        lost to each layer\n"
+    "  --measured-format F   auto (default), ort, trtexec or csv\n"
     "  --top K               layers shown in the table (default 15; 0 = all)\n"
     "  --strict              exit 4 when any operator is unsupported or any shape unknown\n"
     "  --hw-dir DIR          where profile ids are looked up (default: $ROOFLENS_HW_DIR,\n"
@@ -394,6 +402,82 @@ static void print_table(const cJSON *res, int top) {
     }
 }
 
+/* ------------------------------------------------------------ measured -- */
+static const char *pct_of(double part, double whole, char *buf, size_t cap) {
+    if (whole > 0) snprintf(buf, cap, "%.1f%%", 100 * part / whole);
+    else snprintf(buf, cap, "-");
+    return buf;
+}
+
+/* The measured profile against the prediction, and the kernel groups that
+ * lose the most time against their speed of light. */
+static void print_measured(const cJSON *res, int top) {
+    const cJSON *ms = cJSON_GetObjectItem(res, "measured");
+    if (!ms) return;
+    const cJSON *layers = cJSON_GetObjectItem(res, "layers"), *ch = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "sol"), "chosen");
+    static const struct { const char *id, *name; } formats[] = {
+        {"ort", "ONNX Runtime profile"}, {"trtexec", "trtexec profile"}, {"csv", "CSV profile"}};
+    const char *fname = str(ms, "format");
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+        if (!strcmp(formats[i].id, fname)) fname = formats[i].name;
+    char a[32], b[32], c[32], d[32];
+    double total = num(ms, "total_s");
+    printf("\nmeasured  %s, %d run%s averaged%s: %s in %d kernels", fname, (int)num(ms, "runs"),
+           num(ms, "runs") == 1 ? "" : "s", cJSON_IsTrue(cJSON_GetObjectItem(ms, "warmup_excluded")) ? " (warm-up run left out)" : "",
+           tsec(total, a, sizeof a), (int)num(ms, "kernels"));
+    if (cJSON_IsNumber(cJSON_GetObjectItem(ms, "run_wall_s"))) printf(" (%s a run, wall clock)", tsec(num(ms, "run_wall_s"), b, sizeof b));
+    printf("\n          predicted %s (%s, %s): measured is %.3gx the prediction\n", tsec(num(ms, "predicted_s"), a, sizeof a),
+           str(ch, "model"), str(ch, "granularity"), num(ms, "measured_over_predicted"));
+    printf("          %d of %d kernels matched to nodes (%s of the measured time); %d nodes measured, %d of them "
+           "placed in a fused kernel by inference\n", (int)num(ms, "matched"), (int)num(ms, "kernels"),
+           pct_of(num(ms, "matched_s"), total, b, sizeof b), (int)num(ms, "nodes_measured"), (int)num(ms, "nodes_inferred"));
+    printf("          speed of light of the matched kernels %s: efficiency %s; SOL <= measured for %s of their time\n",
+           tsec(num(ms, "sol_s"), a, sizeof a), pct_of(num(ms, "sol_s"), num(ms, "matched_s"), b, sizeof b),
+           pct_of(num(ms, "sol_bound_share"), 1, c, sizeof c));
+    const cJSON *groups = cJSON_GetObjectItem(ms, "groups");
+    int n = cJSON_GetArraySize(groups), shown = top > 0 && top < n ? top : n;
+    printf("\nwhere the time is lost (kernels by recoverable time = measured - speed of light)\n");
+    printf("%-40s %-14s %5s %10s %10s %7s %10s %6s\n", "kernel", "op", "nodes", "measured", "SOL", "effic.", "lost", "share");
+    const cJSON *g;
+    int row = 0;
+    cJSON_ArrayForEach(g, groups) {
+        if (row++ >= shown) break;
+        const cJSON *ks = cJSON_GetObjectItem(g, "kernels");
+        char name[41], opn[15];
+        const char *kn = cJSON_GetStringValue(cJSON_GetArrayItem(ks, 0));
+        size_t kl = kn ? strlen(kn) : 0;
+        /* long names differ at their end: keep that */
+        snprintf(name, sizeof name, "%s%s%s", kl > 36 ? "..." : "", kl > 36 ? kn + kl - 33 : (kn ? kn : ""),
+                 cJSON_GetArraySize(ks) > 1 ? " (+)" : "");
+        snprintf(opn, sizeof opn, "%s", str(g, "op"));
+        const cJSON *eff = cJSON_GetObjectItem(g, "efficiency");
+        char effs[16];
+        if (cJSON_IsNumber(eff)) snprintf(effs, sizeof effs, "%.1f%%", 100 * eff->valuedouble);
+        else snprintf(effs, sizeof effs, "?");
+        printf("%-40s %-14s %5d %10s %10s %7s %10s %6s\n", name, opn, cJSON_GetArraySize(cJSON_GetObjectItem(g, "nodes")),
+               tsec(num(g, "measured_s"), a, sizeof a), tsec(num(g, "sol_s"), b, sizeof b), effs,
+               tsec(num(g, "recoverable_s"), c, sizeof c), pct_of(num(g, "measured_s"), total, d, sizeof d));
+    }
+    if (shown < n) printf("(%d more kernels; --top 0 shows all)\n", n - shown);
+    const cJSON *un = cJSON_GetObjectItem(ms, "unmatched");
+    if (cJSON_GetArraySize(un) > 0) {
+        printf("\nkernels that name no node of the model (%d, %s of the measured time)\n", cJSON_GetArraySize(un),
+               pct_of(num(ms, "unmatched_s"), total, a, sizeof a));
+        cJSON_ArrayForEach(g, un)
+            printf("  %-40s %-14s %10s  %s\n", str(g, "name"), str(g, "op"), tsec(num(g, "time_s"), b, sizeof b), str(g, "why"));
+    }
+    const cJSON *unm = cJSON_GetObjectItem(ms, "unmeasured");
+    if (cJSON_GetArraySize(unm) > 0) {
+        printf("\nnodes with work but no measured kernel (%d):", cJSON_GetArraySize(unm));
+        int k = 0;
+        cJSON_ArrayForEach(g, unm) {
+            if (k++ == 8) { printf(" ..."); break; }
+            printf(" %s", str(cJSON_GetArrayItem(layers, (int)g->valuedouble), "name"));
+        }
+        printf("\n");
+    }
+}
+
 /* A text cell: a leading =, +, -, @, tab or CR would make a spreadsheet read
  * a model's name as a formula (=HYPERLINK(...)), so such a cell gets a
  * leading ' as the page's CSV does (web/js/export.js); then quoted when it
@@ -414,8 +498,10 @@ static void print_csv(const cJSON *res) {
     static const char *const cols[] = {"index", "name", "op", "domain", "matrix_flops", "vector_flops",
                                        "flops", "macs", "input_bytes", "weight_bytes", "output_bytes",
                                        "bytes", "intensity", "t_compute", "t_memory", "t", "bound",
-                                       "energy_j", "precision", "known"};
-    size_t nc = sizeof cols / sizeof *cols;
+                                       "energy_j", "precision", "known",
+                                       /* only with a measured profile: */
+                                       "measured_s", "efficiency", "recoverable_s"};
+    size_t nc = sizeof cols / sizeof *cols - (cJSON_GetObjectItem(res, "measured") ? 0 : 3);
     for (size_t i = 0; i < nc; i++) printf("%s%s", cols[i], i + 1 < nc ? "," : "\n");
     const cJSON *l;
     cJSON_ArrayForEach(l, cJSON_GetObjectItem(res, "layers")) {
@@ -699,10 +785,12 @@ static int build_compare(cJSON *study, const char *list, const char *dir) {
 }
 
 int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "calibrate")) return rl_calibrate_main(argc - 1, argv + 1);
     const char *model_path = NULL, *hw = "h100-sxm", *format = "table", *dir = NULL;
     int top = 15;
     bool strict = false;
     const char *compare = NULL, *sweep = NULL, *max_slowdown = NULL;
+    const char *measured = NULL, *measured_format = NULL;
     bool power_modes = false, llm = false;
     int studies = 0;
     cJSON *llm_req = cJSON_CreateObject(); /* --llm options, joined to req with --llm */
@@ -731,8 +819,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--format")) {
             NEED_VALUE();
             format = val;
-            if (strcmp(format, "table") && strcmp(format, "json") && strcmp(format, "csv"))
-                return USAGE_ERROR("--format must be table, json or csv, not '%s'", format);
+            if (strcmp(format, "table") && strcmp(format, "json") && strcmp(format, "csv") && strcmp(format, "netron"))
+                return USAGE_ERROR("--format must be table, json, csv or netron, not '%s'", format);
         } else if (!strcmp(a, "--top")) {
             NEED_VALUE();
             char *end;
@@ -776,6 +864,8 @@ int main(int argc, char **argv) {
             if (parse_llm_dims(llm_req, val))
                 return USAGE_ERROR("--llm-dims needs ROLE=NAME,... with roles batch, seq, past, total, not '%s'", val);
         }
+        else if (!strcmp(a, "--measured")) { NEED_VALUE(); measured = val; }
+        else if (!strcmp(a, "--measured-format")) { NEED_VALUE(); measured_format = val; }
         else if (!strcmp(a, "--strict")) strict = true;
         else if (a[0] == '-' && a[1]) return USAGE_ERROR("unknown option '%s'", a);
         else if (!model_path) model_path = a;
@@ -792,7 +882,10 @@ int main(int argc, char **argv) {
     if (llm && !strcmp(format, "csv")) return USAGE_ERROR("%s", "--llm prints a table or JSON (--format table|json), not csv");
     if (studies > 1) return USAGE_ERROR("%s", "--compare, --sweep-batch and --power-modes: one study at a time");
     if (max_slowdown && !power_modes) return USAGE_ERROR("%s", "--max-slowdown goes with --power-modes");
-    if (studies && !strcmp(format, "csv")) return USAGE_ERROR("%s", "a study prints a table or JSON (--format table|json), not csv");
+    if (studies && (!strcmp(format, "csv") || !strcmp(format, "netron")))
+        return USAGE_ERROR("a study prints a table or JSON (--format table|json), not %s", format);
+    if (measured_format && !measured) return USAGE_ERROR("%s", "--measured-format goes with --measured");
+    if (measured && studies) return USAGE_ERROR("%s", "--measured goes with one analysis, not with a study");
     cJSON *profile = load_profile(hw, hw_dir(dir));
     if (!profile) return EXIT_USAGE;
     cJSON_AddItemToObject(req, "hardware", profile);
@@ -831,7 +924,19 @@ int main(int argc, char **argv) {
         }
         /* the study carries the figures; the per-layer rows are not printed */
         cJSON_AddFalseToObject(req, "layers");
-    } else if (!llm && (!strcmp(format, "csv") || !strcmp(format, "table"))) cJSON_AddTrueToObject(req, "layers");
+    } else if (!llm && strcmp(format, "json")) cJSON_AddTrueToObject(req, "layers");
+    if (measured) {
+        char *text = read_text(measured);
+        if (!text) {
+            fprintf(stderr, "rooflens: cannot read the measured profile %s: %s\n", measured, strerror(errno));
+            cJSON_Delete(req);
+            return EXIT_USAGE;
+        }
+        cJSON *ms = cJSON_AddObjectToObject(req, "measured");
+        cJSON_AddStringToObject(ms, "text", text);
+        cJSON_AddStringToObject(ms, "format", measured_format ? measured_format : "auto");
+        free(text);
+    }
 
     char *err = NULL;
     rl_model *m = read_model(model_path, &err);
@@ -865,9 +970,17 @@ int main(int argc, char **argv) {
     } else {
         if (!strcmp(format, "json")) puts(out);
         else if (!strcmp(format, "csv")) print_csv(res);
+        else if (!strcmp(format, "netron")) {
+            char *att = rl_netron_attachment(out);
+            puts(att);
+            rl_free(att);
+        }
         else if (studies) print_study(res);
         else if (llm) print_llm(res);
-        else print_table(res, top);
+        else {
+            print_table(res, top);
+            print_measured(res, top);
+        }
         const cJSON *tot = cJSON_GetObjectItem(res, "totals");
         if (strict && (num(tot, "unknown_layers") > 0 || cJSON_GetArraySize(cJSON_GetObjectItem(tot, "unsupported_ops")) > 0))
             rc = EXIT_INCOMPLETE;

@@ -104,6 +104,20 @@ int main(int argc, char **argv) {
     run(tests_dir, "transformer_block.onnx", "hw/unit.json", "");
     /* a study re-infers the graph per batch: its own allocations */
     run(tests_dir, "mlp.onnx", "hw/unit.json", ", \"study\": {\"kind\": \"batch_sweep\", \"batches\": [1, 4, 64]}");
+    /* measured profiles: the importers, the matching and the measured section */
+    run(tests_dir, "mlp.onnx", "hw/unit.json",
+        ", \"measured\": {\"text\": \"name,time_s\\nfc1,1e-3\\nrelu1,1e-4\\nfc2,2e-3\\nfc1,3e-3\\n"
+        "relu1,2e-4\\nfc2,1e-3\\nother,1e-5\\nother,1e-5\\n\"}");
+    run(tests_dir, "mlp.onnx", "hw/unit.json",
+        ", \"measured\": {\"format\": \"ort\", \"text\": \"["
+        "{\\\"cat\\\": \\\"Session\\\", \\\"ph\\\": \\\"X\\\", \\\"name\\\": \\\"model_run\\\", \\\"ts\\\": 0, \\\"dur\\\": 100},"
+        "{\\\"cat\\\": \\\"Session\\\", \\\"ph\\\": \\\"X\\\", \\\"name\\\": \\\"model_run\\\", \\\"ts\\\": 200, \\\"dur\\\": 100},"
+        "{\\\"cat\\\": \\\"Node\\\", \\\"ph\\\": \\\"X\\\", \\\"name\\\": \\\"fc1_kernel_time\\\", \\\"ts\\\": 10, \\\"dur\\\": 5,"
+        " \\\"args\\\": {\\\"op_name\\\": \\\"Gemm\\\", \\\"output_type_shape\\\": [{\\\"float\\\": [1, 128]}]}},"
+        "{\\\"cat\\\": \\\"Node\\\", \\\"ph\\\": \\\"X\\\", \\\"name\\\": \\\"fc1_kernel_time\\\", \\\"ts\\\": 210, \\\"dur\\\": 4,"
+        " \\\"args\\\": {\\\"op_name\\\": \\\"Gemm\\\"}},"
+        "{\\\"cat\\\": \\\"Node\\\", \\\"ph\\\": \\\"X\\\", \\\"name\\\": \\\"fused_kernel_time\\\", \\\"ts\\\": 220, \\\"dur\\\": 4,"
+        " \\\"args\\\": {\\\"op_name\\\": \\\"Gemm\\\"}}]\"}");
     return check_report("alloc_failure");
 #endif
 }

@@ -31,6 +31,7 @@ void rlw_free_model(rl_model *m);
 char *rlw_check_hardware(const char *profile_json);
 char *rlw_operator_table(void);
 char *rlw_precisions(void);
+char *rlw_netron(const char *analysis_json);
 void rlw_free(void *p);
 double rlw_heap_size(void);
 double rlw_heap_in_use(void);
@@ -122,6 +123,10 @@ EMSCRIPTEN_KEEPALIVE char *rlw_check_hardware(const char *profile_json) {
 EMSCRIPTEN_KEEPALIVE char *rlw_operator_table(void) { return rl_operator_table(); }
 
 EMSCRIPTEN_KEEPALIVE char *rlw_precisions(void) { return rl_precisions(); }
+/* rl_netron_attachment: the Netron attachment of an analysis response. */
+EMSCRIPTEN_KEEPALIVE char *rlw_netron(const char *analysis_json) {
+    return or_out_of_memory(rl_netron_attachment(analysis_json));
+}
 
 EMSCRIPTEN_KEEPALIVE void rlw_free(void *p) { rl_free(p); }
 

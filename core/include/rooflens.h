@@ -148,6 +148,13 @@ char *rl_operator_table(void);
  * the precisions tried in order when a device has no peak for it; "colour"
  * the page's chart colour. Free with rl_free(). */
 char *rl_precisions(void);
+/* A Netron attachment ("netron:attachment" JSON) of an analysis: rooflens's
+ * figures for every named node (FLOPs, bytes, intensity, predicted time,
+ * bound, energy, and measured time and efficiency when the request carried a
+ * profile) and the model's totals (target ""). `analysis_json` is an ok
+ * response of rl_model_analyze made with "layers": true. Returns the
+ * attachment, or {"ok": false, "error": ...}; free with rl_free(). */
+char *rl_netron_attachment(const char *analysis_json);
 
 /* Validate a hardware profile; returns {"ok": true, "id", "name"} or an error. */
 char *rl_check_hardware(const char *profile_json);

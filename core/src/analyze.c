@@ -10,6 +10,7 @@
 #include "graph.h"
 #include "hw.h"
 #include "llm.h"
+#include "measured.h"
 #include "reader.h"
 #include "roofline.h"
 #include "study.h"
@@ -315,11 +316,12 @@ static cJSON *layer_json(const rl_ctx *c, const rl_node *n, const rl_layer_time 
  * 100,000-layer response would cost ~5 KB a layer and most of the time in
  * malloc. The text joins the response as a raw item. */
 static int add_layers_section(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_layer_time *lt,
-                              const options *o, bool has_energy, rl_error *err) {
+                              const options *o, bool has_energy, const rl_measured *measured, rl_error *err) {
     rl_json_text text = {0};
     rl_json_text_put(&text, "[", 1);
     for (int i = 0; i < g->n_nodes; i++) {
         cJSON *l = layer_json(c, &g->nodes[i], &lt[i], o, has_energy);
+        rl_measured_layer_json(measured, i, l);
         if (i) rl_json_text_put(&text, ",", 1);
         rl_json_text_value(&text, l);
         cJSON_Delete(l);
@@ -546,6 +548,25 @@ static cJSON *parse_request(const char *request_json, rl_error *err) {
     return NULL;
 }
 
+/* ---- measured times (measured.h): the request's "measured" profile matched
+ * to the nodes, each node's own roofline handed over as its speed of light.
+ * *out stays NULL when the request carries no profile. */
+static int attach_measured(rl_ctx *c, const cJSON *req, const rl_graph *g, const rl_layer_time *lt,
+                           double bandwidth, rl_measured **out, rl_error *err) {
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(req, "measured");
+    *out = NULL;
+    if (!spec || cJSON_IsNull(spec)) return 0;
+    rl_measured_cost *cost = rl_arena_alloc(c->arena, (size_t)(g->n_nodes + 1) * sizeof *cost);
+    if (!cost) {
+        rl_error_set(err, "out_of_memory", "measured", "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < g->n_nodes; i++)
+        cost[i] = (rl_measured_cost){lt[i].flops, lt[i].bytes, lt[i].tc, lt[i].tm, g->nodes[i].cost.known};
+    *out = rl_measured_attach(c, spec, g, cost, bandwidth, err);
+    return *out ? 0 : -1;
+}
+
 char *rl_model_analyze(rl_model *m, const char *request_json) {
     rl_error err = {0};
     rl_json_begin();
@@ -570,6 +591,8 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     if (read_request(req, &c, &o, &hw, &err)) goto fail;
     if (rl_prepare_and_time(&c, &o, &hw, &pg, &lt, &t) || rl_timing_check(&t, pg.graph, &err)) goto fail;
     warn_about_headline(&c, &t, &hw);
+    rl_measured *measured;
+    if (attach_measured(&c, req, pg.graph, lt, hw.mem_bw[0], &measured, &err)) goto fail;
 
     root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema", ROOFLENS_SCHEMA);
@@ -578,9 +601,10 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     add_model_section(root, m, &c, pg.graph, pg.dims, pg.n_dims);
     add_hardware_section(root, &hw);
     add_options_section(root, &o, &pg);
-    if (o.include_layers && add_layers_section(root, &c, pg.graph, lt, &o, t.has_energy, &err)) goto fail;
+    if (o.include_layers && add_layers_section(root, &c, pg.graph, lt, &o, t.has_energy, measured, &err)) goto fail;
     add_totals_section(root, pg.graph, &pg, &t, &o, &arena);
     add_sol_section(root, &t);
+    rl_measured_json(measured, root, rl_timing_chosen(&t)->time_s);
     add_roofline_section(root, &hw, &t);
     /* a what-if study over the same parsed model (docs/api.md, "Studies") */
     const cJSON *study = cJSON_GetObjectItemCaseSensitive(req, "study");

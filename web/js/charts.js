@@ -134,6 +134,7 @@ export class Charts {
               `FLOPs: ${eng(l.flops, 'FLOP')}   bytes: ${eng(l.bytes, 'B')}`,
               `time: ${eng(l.t, 's')} (${l.bound})` + (l.energy_j !== undefined ? `   energy: ${eng(l.energy_j, 'J')}` : ''),
               ...unitsFor(raw),
+              ...(raw.lines || []),   // extra lines of a point (measured.js)
             ];
           }
           if (raw && raw.note) return raw.note;
@@ -218,7 +219,9 @@ export class Charts {
     const [xlo, xhi] = range([...layers.map((l) => l.intensity), ro.time_balance, ro.ridge_vector,
       ro.model_point?.intensity, ...this.extra.map((p) => p.intensity)], 10, 10);
     const peakMax = Math.max(...comps.map((c) => c.flops));
-    const ys = [...layers.map((l) => (l.t > 0 ? l.flops / l.t : 0)), ...this.extra.map((p) => p.flops_per_s)];
+    const extra = this.extraTimeSets?.() || []; // measured points (measured.js), drawn beside the predicted ones
+    const ys = [...layers.map((l) => (l.t > 0 ? l.flops / l.t : 0)), ...this.extra.map((p) => p.flops_per_s),
+      ...extra.flatMap((d) => d.data.map((p) => p.y))];
     const [ylo0] = minMaxPositive([...ys, ...comps.map((c) => c.flops), mems[0] ? mems[0].bandwidth_Bps * xlo : 0]);
     const [ylo, yhi] = [10 ** Math.floor(Math.log10(Math.max(ylo0 / 3, peakMax * 1e-9))), 10 ** Math.ceil(Math.log10(peakMax * 3))];
     const sets = [];
@@ -251,6 +254,7 @@ export class Charts {
       data: p.intensity > 0 && p.flops_per_s > 0 ? [{ x: p.intensity, y: p.flops_per_s, note: p.note }] : [],
       pointStyle: i ? 'triangle' : 'rectRot', pointRadius: 10, borderColor: '#000', borderWidth: 1.5,
       backgroundColor: i ? '#2ca02c' : '#d62728' }));
+    sets.push(...extra);
     sets.push(this.markerSet(this.timePoint));
     this.draw('time', {
       data: { datasets: sets },

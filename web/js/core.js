@@ -103,6 +103,10 @@ export class RooflensCore {
 
   /** The core's precision table (rl_precisions): [{name, dtype, computes, fallback, colour}]. */
   precisions() { return this.takeString(this.m._rlw_precisions()); }
+  /** The Netron attachment (JSON text) of an analysis response (JSON text). */
+  netron(analysisJson) {
+    return this.withString(analysisJson, (p) => this.takeString(this.m._rlw_netron(p)));
+  }
 
   freeModel(model) { if (model) this.m._rlw_free_model(model); }
 

@@ -12,6 +12,7 @@ import { headline, solRows, BOUND_WORDS } from './headline.js';
 import { WhatIfViews } from './whatif.js';
 import { ProfileEditor } from './profile-editor.js';
 import { LlmPanel } from './llm.js';
+import { MeasuredView } from './measured.js';
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, text, attrs = {}) => {
@@ -173,6 +174,7 @@ async function openModel(source, { label, kind }) {
   st.localFile = kind === 'file' ? label : null;
   if (!app.restoring) st.selected = null;
   app.info = null;
+  app.measured.detach(false); // a profile belongs to the model it was recorded with
   const { id, promise } = app.client.open(kind === 'example' ? exampleUrl(label) : source, (m) => setProgress(m, label));
   app.openId = id;
   setProgress({ offset: 0, total: source.size ?? -1, skipped: 0 }, label);
@@ -220,6 +222,7 @@ function clearView(text) {
   for (const b of ['copy-md', 'dl-csv', 'dl-json']) $(b).disabled = true;
   app.whatif?.clear();
   app.llm?.setModel(null);
+  app.measured?.render(null);
 }
 
 // ---------------------------------------------------------------- analysis
@@ -235,7 +238,7 @@ async function analyze() {
   let res;
   try {
     const profile = await currentProfile();
-    res = await app.client.analyze(buildRequest(app.state, profile));
+    res = await app.client.analyze(app.measured.decorate(buildRequest(app.state, profile)));
   } catch (e) {
     if (seq !== app.seq) return;
     showError(e, 'Analysis failed');
@@ -273,6 +276,7 @@ function render(res) {
   t.selected = app.state.selected;
   t.setData(res.layers);
   updateCount();
+  app.measured.render(res);   // before the charts: they draw its achieved points
   app.charts.selected = app.state.selected;
   app.charts.update(res);
   if (app.state.selected !== null) t.select(app.state.selected);
@@ -466,7 +470,8 @@ function wire() {
     if (!hasFiles(ev)) return;
     ev.preventDefault();
     const f = ev.dataTransfer.files[0];
-    if (f) openModel(f, { label: f.name, kind: 'file' });
+    if (f && app.measured.accepts(f)) app.measured.attach(f);
+    else if (f) openModel(f, { label: f.name, kind: 'file' });
   });
 
   window.addEventListener('hashchange', () => { if (location.hash !== app.writtenHash) restore(); });
@@ -507,9 +512,10 @@ async function restore() {
   syncControls();
   app.whatif.sync();
   app.llm.sync();
+  const measuredNote = app.measured.restored(state); // said after the other notices
   if (state.hw === 'custom') { $('hw-select').value = 'custom'; app.editor.prefill(); }
   const sameModel = app.info && ((state.modelUrl && state.modelUrl === prev.modelUrl) || (state.example && state.example === prev.example));
-  if (sameModel) { await analyze(); return; }
+  if (sameModel) { await analyze(); app.measured.addNotice(measuredNote); return; }
   app.restoring = true;
   if (state.modelUrl) await openModel(state.modelUrl, { label: state.modelUrl, kind: 'url' });
   else if (state.example) await openModel(state.example, { label: state.example, kind: 'example' });
@@ -522,6 +528,7 @@ async function restore() {
     }
     if (app.info) await analyze(); else await writeUrl();
   }
+  app.measured.addNotice(measuredNote);
 }
 
 async function main() {
@@ -557,6 +564,12 @@ async function main() {
     client: app.client, state: () => app.state, request: async () => buildRequest(app.state, await currentProfile()),
     onChange: () => writeUrl(), onPoints: (points) => app.charts.setExtra(points),
   });
+  app.measured = new MeasuredView($('measured'), {
+    client: app.client, hasModel: () => !!app.info, result: () => app.res, state: () => app.state,
+    request: async () => buildRequest(app.state, await currentProfile()), reanalyze: analyze,
+    select: (i) => select(i, 'measured'), showError, notice, writeUrl, baseName,
+  });
+  app.charts.extraTimeSets = () => app.measured.timeSets();
   app.editor = new ProfileEditor($('custom-hw'), {
     client: app.client, catalog: app.catalog, state: () => app.state, onApply: applyCustomProfile, onError: showError,
   });

@@ -80,6 +80,12 @@ export class CoreClient {
 
   cancel(id) { this.worker.postMessage({ type: 'cancel', target: id }); }
 
+  /** The Netron attachment of an analysis response (object); resolves to its JSON text. */
+  async netron(response) {
+    const { promise } = this.send({ type: 'netron', analysis: JSON.stringify(response) });
+    return (await promise).json;
+  }
+
   /** Analyses the open model; resolves to the parsed response object. */
   async analyze(request) {
     const { promise } = this.send({ type: 'analyze', request: JSON.stringify(request) });

@@ -9,7 +9,7 @@ export const GRANULARITIES = ['intended', 'per_op', 'whole_graph'];
 export const SORT_KEYS = ['index', 'name', 'op', 'domain', 'inputs', 'outputs', 'matrix_flops', 'vector_flops',
   'flops', 'macs', 'input_bytes', 'weight_bytes', 'output_bytes', 'bytes', 'fused_bytes', 'intensity',
   't_compute', 't_memory', 't', 'share', 'bound', 'precision', 'energy_j', 'energy_bound', 'bwd_flops',
-  'bwd_bytes', 'known', 'supported', 'note'];
+  'bwd_bytes', 'known', 'supported', 'note', 'measured_s', 'efficiency', 'recoverable_s'];
 export const DEFAULT_HW = 'h100-sxm';
 
 export function defaultState() {
@@ -26,6 +26,7 @@ export function defaultState() {
     modelUrl: null,        // model opened from a URL (restorable)
     example: null,         // example id (restorable)
     localFile: null,       // name of a dropped file (not restorable)
+    measuredFile: null,    // name of a measured profile attached locally (measured.js; never in the link itself)
     selected: null,        // selected layer index
     sort: { key: 't', dir: 'desc' },
     filterOp: '',
@@ -156,13 +157,14 @@ export async function toHash(st) {
   if (st.filterOp) p.set('op', st.filterOp);
   if (st.filterName) p.set('q', st.filterName);
   if (st.group) p.set('group', '1');
+  if (st.measuredFile) p.set('measured', st.measuredFile); // the name only: the profile stays in the browser
   whatIfToParams(st, p);
   llmToParams(st.llm, p);
   return p.toString();
 }
 
 const KNOWN = new Set(['model', 'example', 'file', 'hw', 'profile', 'pm', 'prec', 'batch', 'dims', 'mode', 'sol',
-  'gran', 'sel', 'sort', 'op', 'q', 'group', 'view', 'cmp', 'sweep', 'slow', ...LLM_PARAM_KEYS]);
+  'gran', 'sel', 'sort', 'op', 'q', 'group', 'view', 'cmp', 'sweep', 'slow', 'measured', ...LLM_PARAM_KEYS]);
 
 /** URL hash (and ?model= query) -> {state, problems[]}: the state has the
  * valid parts of the link, problems[] says what was ignored and why (at most
@@ -258,6 +260,10 @@ export async function fromLocation(hash, search, knownHw, opts = {}) {
   if (p.has('group')) {
     const g = p.get('group');
     if (g === '1' || g === '0') st.group = g === '1'; else bad('group', 'must be 0 or 1');
+  }
+  if (p.has('measured')) {
+    const f = p.get('measured');
+    if (f.length > 0 && f.length <= 512) st.measuredFile = f; else bad('measured', 'bad file name');
   }
   whatIfFromParams(p, st, bad, knownHw);
   llmFromParams(p, st.llm, bad);

@@ -17,6 +17,10 @@ export const COLUMNS = [
   { key: 'outputs', label: 'Outputs', type: 'shapes' },
   num('t', 'Time', 's', 'predicted time of the layer (max of compute and memory time, at least the launch overhead)'),
   { key: 'share', label: 'Share', type: 'pct', title: 'share of the summed layer time' },
+  // with a measured profile attached (measured.js): the node's share of its kernel's time
+  num('measured_s', 'Measured', 's', 'measured time of the kernel that ran the layer, shared by the speed of light of its nodes'),
+  { key: 'efficiency', label: 'Efficiency', type: 'pct', title: 'speed of light / measured time of its kernel' },
+  num('recoverable_s', 'Gap', 's', 'measured - speed of light: the time an ideal kernel would save'),
   { key: 'bound', label: 'Bound', type: 'str' },
   num('flops', 'FLOPs', 'FLOP'),
   num('matrix_flops', 'Matrix FLOPs', 'FLOP'),
@@ -39,7 +43,7 @@ export const COLUMNS = [
   { key: 'supported', label: 'Supported', type: 'bool', title: 'operator in the cost table' },
   { key: 'note', label: 'Note', type: 'str' },
 ];
-const SUM_KEYS = ['t', 'share', 'flops', 'matrix_flops', 'vector_flops', 'macs', 'bytes', 'input_bytes',
+const SUM_KEYS = ['t', 'share', 'measured_s', 'recoverable_s', 'flops', 'matrix_flops', 'vector_flops', 'macs', 'bytes', 'input_bytes',
   'weight_bytes', 'output_bytes', 'fused_bytes', 't_compute', 't_memory', 'energy_j', 'bwd_flops', 'bwd_bytes'];
 
 function value(layer, key) {

@@ -7,6 +7,7 @@
 //     {id, type: 'cancel', target}            cancel the open with id `target`
 //     {id, type: 'analyze', request}          request: JSON text (a `study` in it passes straight through)
 //     {id, type: 'check-hardware', profile}   profile: JSON text; replies {id, type: 'checked', json}
+//     {id, type: 'netron', analysis}          analysis: response JSON text; replies {id, type: 'netron', json}
 //   worker -> main
 //     {type: 'ready', version, precisions} once (precisions: the core's rl_precisions() table); {type: 'fatal', message} if the module cannot load
 //     {id, type: 'progress', offset, total, skipped}
@@ -201,6 +202,7 @@ self.onmessage = (ev) => {
       if (!core) await recover();
       if (msg.type === 'analyze') analyze(msg);
       else if (msg.type === 'check-hardware') postMessage({ id: msg.id, type: 'checked', json: core.checkHardware(msg.profile) });
+      else if (msg.type === 'netron') postMessage({ id: msg.id, type: 'netron', json: core.netron(msg.analysis) });
       else if (msg.type?.startsWith('open-')) {
         if (cancelled.has(msg.id)) throw new Cancelled();
         await open(msg);

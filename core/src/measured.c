@@ -1,0 +1,820 @@
+/* Matching measured kernels to ONNX nodes, and the figures that set them
+ * beside the speed of light (measured.h; the rules are in docs/measured.md). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measured.h"
+
+/* A kernel group: one kernel, or several that ran the same nodes. */
+typedef struct group {
+    int *nodes, n_nodes, cap_nodes;
+    int *kernels, n_kernels, cap_kernels;
+    int last_order;      /* execution position of its last kernel */
+    double measured_s;   /* Σ kernel times */
+    double sol_s;        /* Σ node roofline times */
+    double sol_fused_s;  /* the group as one kernel: max(Σ t_compute, traffic in and out / bandwidth) */
+    double t_compute;    /* Σ node compute times */
+    double flops, bytes;
+    bool known;          /* every node's cost known */
+    const char *how;     /* "name", "fused" or "inferred" (the weakest evidence among its nodes) */
+} group;
+
+struct rl_measured {
+    rl_profile p;
+    const rl_graph *g;
+    const rl_measured_cost *cost;
+    int *group_of_node;       /* -1: not measured */
+    const char **how_of_node; /* "name" | "fused" | "inferred" */
+    int *group_of_kernel;     /* -1: the kernel names no node */
+    group *groups;
+    int n_groups;
+    int *kernel_at_order;     /* kernel index by execution position */
+    double bandwidth;         /* main memory, B/s: the roofline's t_memory = bytes / bandwidth */
+    bool infer_fusion;        /* the runtime fuses: nodes without a kernel join a neighbour */
+    double total_s, matched_s;
+    int shape_mismatches;
+    /* allocated with the rest so that writing the JSON allocates nothing
+     * but the JSON itself (one slot per possible group) */
+    struct ranked { double recoverable, measured_s; int group; } *ranked;
+    double *eff;
+    bool *done;
+};
+
+static double node_sol(const rl_measured *m, int i) {
+    return m->cost[i].t_compute > m->cost[i].t_memory ? m->cost[i].t_compute : m->cost[i].t_memory;
+}
+
+static bool push_int(rl_arena *a, int **arr, int *n, int *cap, int v) {
+    if (*n == *cap) {
+        int nc = *cap ? *cap * 2 : 4;
+        int *na = rl_arena_alloc(a, (size_t)nc * sizeof *na);
+        if (!na) return false;
+        if (*n) memcpy(na, *arr, (size_t)*n * sizeof *na);
+        *arr = na, *cap = nc;
+    }
+    (*arr)[(*n)++] = v;
+    return true;
+}
+
+/* ------------------------------------------------------ name resolving -- */
+typedef struct names {
+    rl_name_map *node;    /* node name -> index */
+    rl_name_map *tensor;  /* tensor name -> producing node */
+    int *pos;             /* node index -> position in topological order */
+} names;
+
+static int lookup(const names *nm, const char *s) {
+    int i = rl_map_get(nm->node, s);
+    return i >= 0 ? i : rl_map_get(nm->tensor, s);
+}
+
+/* Suffixes ONNX Runtime's graph transformers give the nodes they create:
+ * "<output tensor>_nchwc" (NCHWc layout), "<name>_token_<n>" (a generated
+ * unique name), "<node>/<Pattern>Fusion/" (MatMulScaleFusion...). Returns
+ * the length of `s` without one such suffix, or 0 when none applies. */
+static size_t strip_runtime_suffix(const char *s, size_t n) {
+    static const char *const plain[] = {"_nchwc", "_fused", "_Fused"};
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
+        size_t k = strlen(plain[i]);
+        if (n > k && !memcmp(s + n - k, plain[i], k)) return n - k;
+    }
+    size_t d = n;
+    while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9') d--;
+    if (d < n && d > 7 && !memcmp(s + d - 7, "_token_", 7)) return d - 7;
+    if (n > 1 && s[n - 1] == '/') n--; /* "/MatMul/MatMulScaleFusion/" */
+    size_t slash = n;
+    while (slash > 0 && s[slash - 1] != '/') slash--;
+    if (slash > 1 && n - slash > 6 && !memcmp(s + n - 6, "Fusion", 6)) return slash - 1;
+    return 0;
+}
+
+/* The node a single name stands for: a node name, an output tensor's name,
+ * either after runtime suffixes are taken off. -1 when none. *renamed tells
+ * whether the name had to be changed (evidence of fusion). */
+static int resolve_one(const names *nm, const char *s, size_t n, bool *renamed) {
+    char buf[1024];
+    if (n >= sizeof buf) return -1;
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    *renamed = false;
+    for (int step = 0; step < 4; step++) {
+        int i = lookup(nm, buf);
+        if (i >= 0) {
+            if (rl_map_get(nm->node, buf) < 0) *renamed = true; /* a tensor's name */
+            return i;
+        }
+        size_t k = strip_runtime_suffix(buf, n);
+        if (!k) return -1;
+        buf[n = k] = 0;
+        *renamed = true;
+    }
+    return -1;
+}
+
+typedef struct node_list {
+    int *v, n, cap;
+    bool fused; /* several nodes, or found only after renaming */
+    bool ok;    /* every part resolved */
+} node_list;
+
+static void trim(const char **s, size_t *n) {
+    while (*n && (**s == ' ' || **s == '\t')) (*s)++, (*n)--;
+    while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t')) (*n)--;
+}
+
+/* The nodes of a kernel name, trtexec's compound forms included:
+ * "A + B + C", "PWN(A, PWN(B, C))", "{ForeignNode[A...B]}" (A to B in
+ * topological order). */
+static void resolve_name(rl_arena *a, const names *nm, const rl_graph *g, const char *s, size_t n,
+                         node_list *out, int depth) {
+    trim(&s, &n);
+    bool renamed = false;
+    int i = resolve_one(nm, s, n, &renamed);
+    if (i >= 0) {
+        out->ok &= push_int(a, &out->v, &out->n, &out->cap, i);
+        out->fused |= renamed;
+        return;
+    }
+    if (depth > 8) { out->ok = false; return; }
+    static const char fn[] = "{ForeignNode[";
+    size_t lf = sizeof fn - 1;
+    if (n > lf + 2 && !memcmp(s, fn, lf) && s[n - 1] == '}' && s[n - 2] == ']') {
+        const char *body = s + lf;
+        size_t bn = n - lf - 2;
+        const char *dots = NULL;
+        for (size_t k = 0; k + 3 <= bn; k++)
+            if (!memcmp(body + k, "...", 3)) { dots = body + k; break; }
+        bool r1, r2;
+        int first = dots ? resolve_one(nm, body, (size_t)(dots - body), &r1) : resolve_one(nm, body, bn, &r1);
+        int last = dots ? resolve_one(nm, dots + 3, bn - (size_t)(dots - body) - 3, &r2) : first;
+        if (first < 0 || last < 0) { out->ok = false; return; }
+        int p0 = nm->pos[first], p1 = nm->pos[last];
+        if (p0 > p1) { int t = p0; p0 = p1; p1 = t; }
+        for (int p = p0; p <= p1; p++) out->ok &= push_int(a, &out->v, &out->n, &out->cap, g->order[p]);
+        out->fused = true;
+        return;
+    }
+    if (n > 5 && !memcmp(s, "PWN(", 4) && s[n - 1] == ')') {
+        s += 4, n -= 5; /* the inside, split at top-level commas below */
+        int lvl = 0;
+        size_t start = 0;
+        for (size_t k = 0; k <= n; k++) {
+            if (k < n && s[k] == '(') lvl++;
+            else if (k < n && s[k] == ')') lvl--;
+            else if (k == n || (s[k] == ',' && lvl == 0)) {
+                resolve_name(a, nm, g, s + start, k - start, out, depth + 1);
+                start = k + 1;
+            }
+        }
+        out->fused = true;
+        return;
+    }
+    /* "A + B" (trtexec) or "A+B": several nodes in one kernel */
+    for (int pass = 0; pass < 2; pass++) {
+        const char *sep = pass == 0 ? " + " : "+";
+        size_t ls = strlen(sep), start = 0;
+        bool split = false;
+        for (size_t k = 0; k + ls <= n; k++) {
+            if (memcmp(s + k, sep, ls)) continue;
+            resolve_name(a, nm, g, s + start, k - start, out, depth + 1);
+            start = k + ls;
+            k = start - 1;
+            split = true;
+        }
+        if (split) {
+            resolve_name(a, nm, g, s + start, n - start, out, depth + 1);
+            out->fused = true;
+            return;
+        }
+    }
+    out->ok = false;
+}
+
+/* Fused operator types and the ONNX op they are built on. */
+static const char *base_op(const char *op) {
+    static const struct { const char *fused, *base; } map[] = {
+        {"FusedConv", "Conv"}, {"FusedMatMul", "MatMul"}, {"FusedGemm", "Gemm"},
+        {"NhwcFusedConv", "Conv"}, {"QLinearConv", "Conv"}, {"MatMulInteger", "MatMul"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (!strcmp(op, map[i].fused)) return map[i].base;
+    return op;
+}
+
+/* The first tensor input of node i that another main-graph node produced. */
+static int producer_of(const rl_graph *g, int i) {
+    const rl_node *n = &g->nodes[i];
+    for (int j = 0; j < n->n_in; j++) {
+        int v = n->in[j];
+        if (v >= 0 && g->values[v].producer >= 0 && g->values[v].kind == RL_VALUE_ACTIVATION)
+            return g->values[v].producer;
+    }
+    return -1;
+}
+
+/* ORT names a fused kernel after its OUTPUT (an NCHWc Conv+Relu is
+ * "<relu output>_nchwc") while op_name says what it computes (Conv): walk back
+ * from the named node to the nearest producer of that type, through nodes
+ * that feed only the next one, and take the whole chain. */
+static void add_fused_head(rl_arena *a, const rl_graph *g, const char *op, node_list *l) {
+    if (!op || l->n != 1) return;
+    const char *want = base_op(op);
+    int at = l->v[0];
+    if (!strcmp(g->nodes[at].op_type, want)) return;
+    int chain[8], n = 0;
+    for (int cur = at; n < 8;) {
+        int p = producer_of(g, cur);
+        if (p < 0) return;
+        const rl_node *pn = &g->nodes[p];
+        if (pn->n_out < 1 || pn->out[0] < 0 || g->values[pn->out[0]].consumers != 1) return;
+        chain[n++] = p;
+        if (!strcmp(pn->op_type, want)) {
+            for (int k = 0; k < n; k++) l->ok &= push_int(a, &l->v, &l->n, &l->cap, chain[k]);
+            l->fused = true;
+            return;
+        }
+        cur = p;
+    }
+}
+
+/* Kernels the runtime adds that compute nothing of the model (layout
+ * changes, copies): never given nodes of the model. */
+static bool inserted_by_runtime(const rl_kernel *k) {
+    static const char *const ops[] = {"ReorderInput", "ReorderOutput", "MemcpyToHost", "MemcpyFromHost"};
+    for (size_t i = 0; k->op && i < sizeof ops / sizeof *ops; i++)
+        if (!strcmp(k->op, ops[i])) return true;
+    return !strncmp(k->name, "Reformatting CopyNode", 21);
+}
+
+/* --------------------------------------------------------- union-find -- */
+static int find(int *parent, int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+/* --------------------------------------------------------------- build -- */
+static int new_group(rl_measured *m) { return m->n_groups++; }
+
+static bool group_add_node(rl_arena *a, rl_measured *m, int gi, int node, const char *how) {
+    group *G = &m->groups[gi];
+    m->group_of_node[node] = gi;
+    m->how_of_node[node] = how;
+    return push_int(a, &G->nodes, &G->n_nodes, &G->cap_nodes, node);
+}
+
+static bool group_add_kernel(rl_arena *a, rl_measured *m, int gi, int k) {
+    group *G = &m->groups[gi];
+    m->group_of_kernel[k] = gi;
+    if (m->p.kernels[k].order > G->last_order) G->last_order = m->p.kernels[k].order;
+    return push_int(a, &G->kernels, &G->n_kernels, &G->cap_kernels, k);
+}
+
+/* What a runtime's fused operator may contain: the ONNX op types a kernel of
+ * that type can have computed (ORT's fusions and NCHWc convolutions). One
+ * table; a kernel op not listed covers only its own op type. */
+static bool covers(const char *kernel_op, const char *node_op) {
+    static const char *const conv[] = {"Conv", "Add", "Sum", "Relu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish",
+                                       "LeakyRelu", "Tanh", "BatchNormalization", NULL};
+    static const char *const gemm[] = {"Gemm", "MatMul", "Add", "Relu", NULL};
+    static const char *const matmul[] = {"MatMul", "Transpose", "Div", "Mul", NULL};
+    static const char *const gelu[] = {"Add", "Div", "Erf", "Mul", "Tanh", "Pow", "Sigmoid", NULL};
+    static const char *const norm[] = {"LayerNormalization", "ReduceMean", "Sub", "Pow", "Add", "Sqrt", "Div", "Mul",
+                                       "Cast", NULL};
+    static const char *const attention[] = {"MatMul", "Add", "Reshape", "Transpose", "Div", "Mul", "Softmax", "Sqrt",
+                                            "Where", "Split", "Slice", "Concat", NULL};
+    static const struct { const char *op; const char *const *covered; } table[] = {
+        {"Conv", conv}, {"FusedConv", conv}, {"NhwcFusedConv", conv},
+        {"Gemm", gemm}, {"FusedGemm", gemm}, {"FusedMatMul", matmul},
+        {"Gelu", gelu}, {"BiasGelu", gelu}, {"FastGelu", gelu}, {"QuickGelu", gelu},
+        {"LayerNormalization", norm}, {"SimplifiedLayerNormalization", norm},
+        {"SkipLayerNormalization", norm}, {"SkipSimplifiedLayerNormalization", norm},
+        {"Attention", attention}, {"MultiHeadAttention", attention}, {"GroupQueryAttention", attention},
+    };
+    /* ONNX function ops a runtime may run as their body's ops, each its own
+     * kernel (ORT expands HardSwish into HardSigmoid and Mul) */
+    static const char *const hardswish[] = {"HardSigmoid", "Mul", NULL};
+    static const struct { const char *op; const char *const *body; } expands[] = {{"HardSwish", hardswish}};
+    if (!kernel_op) return false;
+    if (!strcmp(base_op(kernel_op), node_op)) return true;
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+        if (strcmp(table[i].op, kernel_op)) continue;
+        for (const char *const *c = table[i].covered; *c; c++)
+            if (!strcmp(*c, node_op)) return true;
+    }
+    for (size_t i = 0; i < sizeof expands / sizeof *expands; i++) {
+        if (strcmp(expands[i].op, node_op)) continue;
+        for (const char *const *c = expands[i].body; *c; c++)
+            if (!strcmp(*c, kernel_op)) return true;
+    }
+    return false;
+}
+
+static const char *group_kernel_op(const rl_measured *m, const group *G) {
+    return G->n_kernels ? m->p.kernels[G->kernels[0]].op : NULL;
+}
+
+/* Evidence that the group's kernel ran more than its named node: a fused or
+ * renamed kernel, or a runtime operator other than the node's. */
+static bool group_fused(const rl_measured *m, const group *G) {
+    for (int j = 0; j < G->n_nodes; j++)
+        if (strcmp(m->how_of_node[G->nodes[j]], "name")) return true;
+    const char *op = group_kernel_op(m, G);
+    return op && G->n_nodes && strcmp(base_op(op), m->g->nodes[G->nodes[0]].op_type);
+}
+
+/* Consumers of every value, as lists (the graph keeps only counts). */
+typedef struct consumers {
+    int *start, *node;
+} consumers;
+
+static bool build_consumers(rl_arena *a, const rl_graph *g, consumers *c) {
+    c->start = rl_arena_alloc(a, (size_t)(g->n_values + 2) * sizeof *c->start);
+    int edges = 0;
+    for (int i = 0; i < g->n_nodes; i++) edges += g->nodes[i].n_in;
+    c->node = rl_arena_alloc(a, (size_t)(edges + 1) * sizeof *c->node);
+    int *fill = rl_arena_alloc(a, (size_t)(g->n_values + 1) * sizeof *fill);
+    if (!c->start || !c->node || !fill) return false;
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int j = 0; j < g->nodes[i].n_in; j++)
+            if (g->nodes[i].in[j] >= 0) c->start[g->nodes[i].in[j] + 1]++;
+    for (int v = 0; v < g->n_values; v++) c->start[v + 1] += c->start[v];
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int j = 0; j < g->nodes[i].n_in; j++) {
+            int v = g->nodes[i].in[j];
+            if (v >= 0) c->node[c->start[v] + fill[v]++] = i;
+        }
+    return true;
+}
+
+/* Prologue fusion: every consumer of node i sits in one fused group whose
+ * kernel can have computed i (a Transpose folded into a FusedMatMul). */
+static int consumer_group(const rl_measured *m, const consumers *c, int i) {
+    const rl_node *n = &m->g->nodes[i];
+    int found = -1;
+    for (int o = 0; o < n->n_out; o++) {
+        int v = n->out[o];
+        if (v < 0) continue;
+        if (m->g->values[v].is_graph_output) return -1;
+        for (int k = c->start[v]; k < c->start[v + 1]; k++) {
+            int gi = m->group_of_node[c->node[k]];
+            if (gi < 0 || (found >= 0 && gi != found)) return -1;
+            found = gi;
+        }
+    }
+    if (found < 0 || !group_fused(m, &m->groups[found])) return -1;
+    return covers(group_kernel_op(m, &m->groups[found]), n->op_type) ? found : -1;
+}
+
+/* Kernels that name no node, run after group `after` and before the next
+ * kernel that does, and can have computed op: a renamed fusion (ORT's
+ * "BiasGelu" for an erf GELU) or a function op run as its body
+ * ("HardSigmoid_185" and "Mul_186" for a HardSwish). They join one new group
+ * with the node; returns it, or -1 when there are none. */
+static int renamed_kernels(rl_arena *a, rl_measured *m, int after, const char *op, bool *oom) {
+    int target = -1;
+    for (int pos = m->groups[after].last_order + 1; pos < m->p.n_kernels; pos++) {
+        int k = m->kernel_at_order[pos];
+        if (m->group_of_kernel[k] >= 0) break; /* the next named kernel: the gap is over */
+        const rl_kernel *K = &m->p.kernels[k];
+        if (inserted_by_runtime(K) || !covers(K->op, op)) continue;
+        if (target < 0) {
+            target = new_group(m);
+            m->groups[target].last_order = -1;
+        }
+        if (!group_add_kernel(a, m, target, k)) { *oom = true; return -1; }
+    }
+    return target;
+}
+
+/* Nodes without a kernel of their own, for a runtime that fuses. In
+ * topological order, a node joins (1) the fused group that consumes all its
+ * outputs, when that kernel can compute it (prologue); else (2) the fused
+ * group of its latest producer, when that kernel can compute it (epilogue:
+ * an NCHWc Conv with its Add and Relu); else (3) a renamed kernel that ran
+ * right after its producer and can compute it. A node none of these fits
+ * stays unmeasured and is listed: nothing is placed without evidence. */
+static bool infer_fused_nodes(rl_arena *a, rl_measured *m) {
+    const rl_graph *g = m->g;
+    consumers cons;
+    if (!build_consumers(a, g, &cons)) return false;
+    for (int p = 0; p < g->n_nodes; p++) {
+        int i = g->order[p];
+        const rl_node *n = &g->nodes[i];
+        if (m->group_of_node[i] >= 0 || node_sol(m, i) <= 0) continue;
+        if (n->op && (n->op->flags & (RL_OP_VIEW | RL_OP_CONTROL))) continue;
+        int target = consumer_group(m, &cons, i);
+        int producer = -1;
+        for (int j = 0; j < n->n_in; j++) {
+            int v = n->in[j];
+            int pr = v >= 0 ? g->values[v].producer : -1;
+            int gi = pr >= 0 ? m->group_of_node[pr] : -1;
+            if (gi >= 0 && (producer < 0 || m->groups[gi].last_order > m->groups[producer].last_order)) producer = gi;
+        }
+        if (target < 0 && producer >= 0 && group_fused(m, &m->groups[producer]) &&
+            covers(group_kernel_op(m, &m->groups[producer]), n->op_type))
+            target = producer;
+        if (target < 0 && producer >= 0) {
+            bool oom = false;
+            target = renamed_kernels(a, m, producer, n->op_type, &oom);
+            if (oom) return false;
+        }
+        if (target >= 0 && !group_add_node(a, m, target, i, "inferred")) return false;
+    }
+    return true;
+}
+
+static void check_shape(rl_ctx *c, rl_measured *m, const rl_kernel *k, int node) {
+    const rl_node *n = &m->g->nodes[node];
+    const rl_value *v = n->n_out > 0 ? n->outv[0] : NULL;
+    if (k->out_rank < 0 || !v || v->rank != k->out_rank) return;
+    for (int d = 0; d < v->rank; d++) {
+        if (v->dims[d] >= 0 && v->dims[d] != k->out_dims[d]) {
+            if (m->shape_mismatches++ == 0)
+                rl_warn(c, "measured_shape_mismatch", n->name,
+                        "the profile ran '%s' with output dim %d = %lld where this analysis has %lld: analyse "
+                        "with the batch and dims the profile was recorded with", n->name, d,
+                        (long long)k->out_dims[d], (long long)v->dims[d]);
+            return;
+        }
+    }
+}
+
+static bool match(rl_ctx *c, rl_measured *m) {
+    rl_arena *a = c->arena;
+    const rl_graph *g = m->g;
+    int nk = m->p.n_kernels, nn = g->n_nodes;
+    names nm = {rl_map_new(a, (size_t)nn), rl_map_new(a, (size_t)g->n_values), NULL};
+    nm.pos = rl_arena_alloc(a, (size_t)(nn + 1) * sizeof *nm.pos);
+    node_list *lists = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *lists);
+    int *parent = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *parent);
+    int *owner = rl_arena_alloc(a, (size_t)(nn + 1) * sizeof *owner);
+    if (!nm.node || !nm.tensor || !nm.pos || !lists || !parent || !owner) return false;
+    for (int p = 0; p < nn; p++) nm.pos[g->order[p]] = p;
+    for (int i = 0; i < nn; i++) rl_map_put(nm.node, g->nodes[i].name, i);
+    for (int v = 0; v < g->n_values; v++)
+        if (g->values[v].producer >= 0 && g->values[v].name) rl_map_put(nm.tensor, g->values[v].name, g->values[v].producer);
+    for (int i = 0; i < nn; i++) owner[i] = -1;
+    for (int k = 0; k < nk; k++) {
+        const rl_kernel *K = &m->p.kernels[k];
+        parent[k] = k;
+        lists[k] = (node_list){NULL, 0, 0, false, true};
+        resolve_name(a, &nm, g, K->name, strlen(K->name), &lists[k], 0);
+        if (!lists[k].ok) { lists[k].n = 0; continue; } /* a part names no node: the kernel is unmatched */
+        add_fused_head(a, g, K->op, &lists[k]);
+        if (!lists[k].ok) return false;
+        if (lists[k].n == 1 && !lists[k].fused) check_shape(c, m, K, lists[k].v[0]);
+        for (int j = 0; j < lists[k].n; j++) {
+            int node = lists[k].v[j];
+            if (owner[node] < 0) owner[node] = k;
+            else parent[find(parent, k)] = find(parent, owner[node]); /* two kernels ran one node */
+        }
+    }
+    int *group_of_root = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *group_of_root);
+    if (!group_of_root) return false;
+    for (int k = 0; k < nk; k++) group_of_root[k] = -1;
+    for (int k = 0; k < nk; k++) {
+        if (lists[k].n == 0) continue;
+        int r = find(parent, k);
+        if (group_of_root[r] < 0) {
+            group_of_root[r] = new_group(m);
+            m->groups[group_of_root[r]].last_order = -1;
+        }
+        if (!group_add_kernel(a, m, group_of_root[r], k)) return false;
+    }
+    for (int k = 0; k < nk; k++) {
+        int gi = m->group_of_kernel[k];
+        for (int j = 0; gi >= 0 && j < lists[k].n; j++) {
+            int node = lists[k].v[j];
+            if (m->group_of_node[node] >= 0) continue; /* listed twice */
+            if (!group_add_node(a, m, gi, node, lists[k].fused || lists[k].n > 1 ? "fused" : "name")) return false;
+        }
+    }
+    if (m->infer_fusion && !infer_fused_nodes(a, m)) return false;
+    return true;
+}
+
+/* Bytes a group moves as one kernel: the tensors that enter it (weights,
+ * graph inputs, values made outside it) and those that leave it (read
+ * outside it or graph outputs), each once; intermediates stay on chip.
+ * Never more than its nodes' own traffic (a node may read only part of a
+ * tensor, a Gather's rows). */
+static double group_external_bytes(rl_ctx *c, const rl_measured *m, int gi, const consumers *cons, int *stamp) {
+    const rl_graph *g = m->g;
+    const group *G = &m->groups[gi];
+    double b = 0, own = 0;
+    for (int j = 0; j < G->n_nodes; j++) {
+        const rl_node *n = &g->nodes[G->nodes[j]];
+        own += m->cost[G->nodes[j]].bytes;
+        for (int i = 0; i < n->n_in; i++) {
+            int v = n->in[i];
+            if (v < 0 || stamp[v] == gi + 1) continue;
+            int pr = g->values[v].producer;
+            if (pr >= 0 && m->group_of_node[pr] == gi) continue;
+            stamp[v] = gi + 1;
+            b += rl_value_bytes(c, &g->values[v]);
+        }
+        for (int o = 0; o < n->n_out; o++) {
+            int v = n->out[o];
+            if (v < 0 || stamp[v] == gi + 1) continue;
+            bool leaves = g->values[v].is_graph_output;
+            for (int k = cons->start[v]; k < cons->start[v + 1] && !leaves; k++)
+                leaves = m->group_of_node[cons->node[k]] != gi;
+            if (!leaves) continue;
+            stamp[v] = gi + 1;
+            b += rl_value_bytes(c, &g->values[v]);
+        }
+    }
+    return b < own ? b : own;
+}
+
+static bool group_figures(rl_ctx *c, rl_measured *m) {
+    consumers cons;
+    int *stamp = rl_arena_alloc(c->arena, (size_t)(m->g->n_values + 1) * sizeof *stamp);
+    if (!stamp || !build_consumers(c->arena, m->g, &cons)) return false;
+    for (int gi = 0; gi < m->n_groups; gi++) {
+        group *G = &m->groups[gi];
+        G->known = true;
+        G->how = "name";
+        for (int j = 0; j < G->n_kernels; j++) G->measured_s += m->p.kernels[G->kernels[j]].time_s;
+        for (int j = 0; j < G->n_nodes; j++) {
+            int i = G->nodes[j];
+            G->sol_s += node_sol(m, i);
+            G->t_compute += m->cost[i].t_compute;
+            G->flops += m->cost[i].flops;
+            G->bytes += m->cost[i].bytes;
+            G->known &= m->cost[i].known;
+            const char *h = m->how_of_node[i];
+            if (!strcmp(h, "inferred") || (!strcmp(h, "fused") && !strcmp(G->how, "name"))) G->how = h;
+        }
+        if (G->n_nodes == 1) {
+            G->sol_fused_s = G->sol_s;
+        } else {
+            double tm = m->bandwidth > 0 ? group_external_bytes(c, m, gi, &cons, stamp) / m->bandwidth : 0;
+            G->sol_fused_s = G->t_compute > tm ? G->t_compute : tm;
+        }
+        m->matched_s += G->measured_s;
+    }
+    for (int k = 0; k < m->p.n_kernels; k++) m->total_s += m->p.kernels[k].time_s;
+    return true;
+}
+
+rl_measured *rl_measured_attach(rl_ctx *c, const cJSON *spec, const rl_graph *g,
+                                const rl_measured_cost *cost, double bandwidth, rl_error *err) {
+    if (!cJSON_IsObject(spec)) {
+        rl_error_set(err, "bad_request", "measured",
+                     "measured must be an object {\"text\": \"<profile>\", \"format\": \"auto\"}");
+        return NULL;
+    }
+    const cJSON *text = cJSON_GetObjectItemCaseSensitive(spec, "text");
+    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(spec, "format");
+    if (!cJSON_IsString(text)) {
+        rl_error_set(err, "bad_request", "measured.text",
+                     "measured.text must be the profile's text (ONNX Runtime or trtexec JSON, or CSV)");
+        return NULL;
+    }
+    if (fmt && !cJSON_IsNull(fmt) && !cJSON_IsString(fmt)) {
+        rl_error_set(err, "bad_request", "measured.format",
+                     "measured.format must be \"auto\", \"ort\", \"trtexec\" or \"csv\"");
+        return NULL;
+    }
+    rl_arena *a = c->arena;
+    rl_measured *m = rl_arena_alloc(a, sizeof *m);
+    if (!m) goto oom;
+    if (rl_profile_parse(a, text->valuestring, strlen(text->valuestring),
+                         cJSON_IsString(fmt) ? fmt->valuestring : "auto", &m->p, err))
+        return NULL;
+    m->g = g;
+    m->cost = cost;
+    m->bandwidth = bandwidth;
+    m->infer_fusion = m->p.format != RL_PROFILE_CSV; /* a CSV names exactly what ran */
+    int nn = g->n_nodes, nk = m->p.n_kernels;
+    m->group_of_node = rl_arena_alloc(a, (size_t)(nn + 1) * sizeof *m->group_of_node);
+    m->how_of_node = rl_arena_alloc(a, (size_t)(nn + 1) * sizeof *m->how_of_node);
+    m->group_of_kernel = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->group_of_kernel);
+    m->kernel_at_order = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->kernel_at_order);
+    /* at most one group per kernel */
+    m->groups = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->groups);
+    m->ranked = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->ranked);
+    m->eff = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->eff);
+    m->done = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->done);
+    if (!m->ranked || !m->eff || !m->done) goto oom;
+    if (!m->group_of_node || !m->how_of_node || !m->group_of_kernel || !m->kernel_at_order || !m->groups) goto oom;
+    for (int i = 0; i < nn; i++) m->group_of_node[i] = -1;
+    for (int k = 0; k < nk; k++) {
+        m->group_of_kernel[k] = -1;
+        m->kernel_at_order[m->p.kernels[k].order] = k;
+    }
+    if (!match(c, m)) goto oom;
+    if (!group_figures(c, m)) goto oom;
+    if (m->p.warmup_only)
+        rl_warn(c, "measured_warmup_only", NULL,
+                "%d kernels of the profile ran only in its first run, which is left out as the warm-up",
+                m->p.warmup_only);
+    int unmatched = 0;
+    double unmatched_s = 0;
+    for (int k = 0; k < nk; k++)
+        if (m->group_of_kernel[k] < 0) unmatched++, unmatched_s += m->p.kernels[k].time_s;
+    if (unmatched == nk)
+        rl_warn(c, "measured_unmatched", NULL,
+                "none of the profile's %d kernels names a node of this model: was the profile recorded "
+                "with this model?", nk);
+    else if (unmatched)
+        rl_warn(c, "measured_unmatched", NULL,
+                "%d of the profile's %d kernels (%.1f%% of the measured time) name no node of this model; "
+                "they are listed in measured.unmatched", unmatched, nk,
+                m->total_s > 0 ? 100 * unmatched_s / m->total_s : 0);
+    return m;
+oom:
+    rl_error_set(err, "out_of_memory", "measured", "out of memory while matching the measured profile");
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- JSON -- */
+static void put_num(cJSON *o, const char *k, double v) {
+    if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
+    else cJSON_AddNullToObject(o, k);
+}
+
+/* SOL / measured: null when the time is 0 or a node's cost is unknown. */
+static double efficiency(const group *G) {
+    return G->known && G->measured_s > 0 ? G->sol_s / G->measured_s : NAN;
+}
+
+static double recoverable(const group *G) {
+    double r = G->measured_s - G->sol_s;
+    return G->known && r > 0 ? r : 0;
+}
+
+void rl_measured_layer_json(const rl_measured *m, int i, cJSON *layer) {
+    int gi = m ? m->group_of_node[i] : -1;
+    if (gi < 0) return;
+    const group *G = &m->groups[gi];
+    /* the group's time shared by the nodes' own speed of light */
+    double share = G->sol_s > 0 ? node_sol(m, i) / G->sol_s : 1.0 / G->n_nodes;
+    put_num(layer, "measured_s", G->measured_s * share);
+    put_num(layer, "efficiency", efficiency(G));
+    put_num(layer, "recoverable_s", recoverable(G) * share);
+    put_num(layer, "achieved_flops_per_s", G->measured_s > 0 ? G->flops / G->measured_s : NAN);
+    put_num(layer, "achieved_Bps", G->measured_s > 0 ? G->bytes / G->measured_s : NAN);
+    cJSON_AddNumberToObject(layer, "measured_group", gi);
+    cJSON_AddStringToObject(layer, "measured_how", m->how_of_node[i]);
+}
+
+/* The ONNX op a group is reported under: its node's; for several, the one
+ * the kernel's operator is built on (Conv for an NCHWc Conv+Relu), else that
+ * of the costliest node. */
+static const char *group_op(const rl_measured *m, const group *G) {
+    const char *kop = group_kernel_op(m, G);
+    int best = G->nodes[0];
+    for (int j = 0; j < G->n_nodes; j++) {
+        const char *op = m->g->nodes[G->nodes[j]].op_type;
+        if (kop && !strcmp(base_op(kop), op)) return op;
+        if (node_sol(m, G->nodes[j]) > node_sol(m, best)) best = G->nodes[j];
+    }
+    return m->g->nodes[best].op_type;
+}
+
+static int by_recoverable(const void *a, const void *b) {
+    const struct ranked *x = a, *y = b;
+    if (x->recoverable != y->recoverable) return x->recoverable < y->recoverable ? 1 : -1;
+    if (x->measured_s != y->measured_s) return x->measured_s < y->measured_s ? 1 : -1;
+    return x->group - y->group;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static cJSON *group_json(const rl_measured *m, int gi) {
+    const group *G = &m->groups[gi];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "id", gi);
+    cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
+    const rl_kernel *k0 = &m->p.kernels[G->kernels[0]];
+    for (int j = 0; j < G->n_kernels; j++) cJSON_AddItemToArray(ks, cJSON_CreateString(m->p.kernels[G->kernels[j]].name));
+    if (k0->op) cJSON_AddStringToObject(o, "kernel_op", k0->op);
+    else cJSON_AddNullToObject(o, "kernel_op");
+    cJSON_AddStringToObject(o, "op", group_op(m, G));
+    cJSON *ns = cJSON_AddArrayToObject(o, "nodes");
+    for (int j = 0; j < G->n_nodes; j++) cJSON_AddItemToArray(ns, cJSON_CreateNumber(G->nodes[j]));
+    cJSON_AddStringToObject(o, "how", G->how);
+    put_num(o, "measured_s", G->measured_s);
+    put_num(o, "sol_s", G->sol_s);
+    put_num(o, "sol_fused_s", G->sol_fused_s);
+    put_num(o, "flops", G->flops);
+    put_num(o, "bytes", G->bytes);
+    put_num(o, "intensity", G->bytes > 0 ? G->flops / G->bytes : 0);
+    put_num(o, "achieved_flops_per_s", G->measured_s > 0 ? G->flops / G->measured_s : NAN);
+    put_num(o, "achieved_Bps", G->measured_s > 0 ? G->bytes / G->measured_s : NAN);
+    put_num(o, "efficiency", efficiency(G));
+    put_num(o, "recoverable_s", recoverable(G));
+    cJSON_AddBoolToObject(o, "known", G->known);
+    return o;
+}
+
+/* Median efficiency and times per op type. */
+static void add_by_op(const rl_measured *m, cJSON *mo) {
+    cJSON *arr = cJSON_AddArrayToObject(mo, "by_op");
+    int n = m->n_groups;
+    double *eff = m->eff;
+    bool *done = m->done;
+    memset(done, 0, (size_t)(n + 1) * sizeof *done);
+    for (int gi = 0; gi < n; gi++) {
+        if (done[gi]) continue;
+        const char *op = group_op(m, &m->groups[gi]);
+        int ne = 0, count = 0;
+        double meas = 0, sol = 0;
+        for (int gj = gi; gj < n; gj++) {
+            const group *G = &m->groups[gj];
+            if (done[gj] || strcmp(group_op(m, G), op)) continue;
+            done[gj] = true;
+            count++;
+            meas += G->measured_s;
+            sol += G->sol_s;
+            double e = efficiency(G);
+            if (isfinite(e)) eff[ne++] = e;
+        }
+        qsort(eff, (size_t)ne, sizeof *eff, cmp_double);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "op", op);
+        cJSON_AddNumberToObject(o, "groups", count);
+        put_num(o, "measured_s", meas);
+        put_num(o, "sol_s", sol);
+        put_num(o, "median_efficiency", ne ? (ne % 2 ? eff[ne / 2] : 0.5 * (eff[ne / 2 - 1] + eff[ne / 2])) : NAN);
+        cJSON_AddItemToArray(arr, o);
+    }
+}
+
+void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s) {
+    if (!m) return;
+    cJSON *mo = cJSON_AddObjectToObject(root, "measured");
+    cJSON_AddStringToObject(mo, "format", rl_profile_format_name(m->p.format));
+    cJSON_AddNumberToObject(mo, "runs", m->p.runs);
+    cJSON_AddBoolToObject(mo, "warmup_excluded", m->p.warmup_excluded);
+    put_num(mo, "total_s", m->total_s);
+    put_num(mo, "matched_s", m->matched_s);
+    put_num(mo, "unmatched_s", m->total_s - m->matched_s);
+    if (m->p.run_wall_s > 0) put_num(mo, "run_wall_s", m->p.run_wall_s);
+    else cJSON_AddNullToObject(mo, "run_wall_s");
+    put_num(mo, "predicted_s", predicted_s);
+    put_num(mo, "measured_over_predicted", predicted_s > 0 ? m->total_s / predicted_s : NAN);
+    double sol = 0, rec = 0, within = 0, known_s = 0;
+    int nodes_measured = 0, nodes_inferred = 0;
+    for (int gi = 0; gi < m->n_groups; gi++) {
+        const group *G = &m->groups[gi];
+        if (!G->known) continue;
+        sol += G->sol_s;
+        rec += recoverable(G);
+        known_s += G->measured_s;
+        if (G->sol_s <= G->measured_s) within += G->measured_s;
+    }
+    put_num(mo, "sol_s", sol);
+    put_num(mo, "efficiency", known_s > 0 ? sol / known_s : NAN);
+    put_num(mo, "recoverable_s", rec);
+    /* the speed of light is meant as a lower bound: the share of the
+     * measured time (of groups with known costs) where it held */
+    put_num(mo, "sol_bound_share", known_s > 0 ? within / known_s : NAN);
+    cJSON_AddNumberToObject(mo, "kernels", m->p.n_kernels);
+    int matched = 0;
+    for (int k = 0; k < m->p.n_kernels; k++) matched += m->group_of_kernel[k] >= 0;
+    cJSON_AddNumberToObject(mo, "matched", matched);
+    for (int i = 0; i < m->g->n_nodes; i++) {
+        if (m->group_of_node[i] < 0) continue;
+        nodes_measured++;
+        nodes_inferred += !strcmp(m->how_of_node[i], "inferred");
+    }
+    cJSON_AddNumberToObject(mo, "nodes_measured", nodes_measured);
+    cJSON_AddNumberToObject(mo, "nodes_inferred", nodes_inferred);
+    cJSON_AddNumberToObject(mo, "shape_mismatches", m->shape_mismatches);
+    cJSON_AddNumberToObject(mo, "ignored_events", m->p.ignored_events);
+    cJSON_AddNumberToObject(mo, "warmup_only_kernels", m->p.warmup_only);
+    cJSON *un = cJSON_AddArrayToObject(mo, "unmatched");
+    for (int o = 0; o < m->p.n_kernels; o++) {
+        int k = m->kernel_at_order[o];
+        if (m->group_of_kernel[k] >= 0) continue;
+        const rl_kernel *K = &m->p.kernels[k];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", K->name);
+        if (K->op) cJSON_AddStringToObject(e, "op", K->op);
+        else cJSON_AddNullToObject(e, "op");
+        put_num(e, "time_s", K->time_s);
+        cJSON_AddStringToObject(e, "why", inserted_by_runtime(K) ? "added by the runtime (layout change or copy)"
+                                                                   : "names no node of this model");
+        cJSON_AddItemToArray(un, e);
+    }
+    cJSON *unm = cJSON_AddArrayToObject(mo, "unmeasured");
+    for (int i = 0; i < m->g->n_nodes; i++) {
+        if (m->group_of_node[i] >= 0 || node_sol(m, i) <= 0) continue;
+        cJSON_AddItemToArray(unm, cJSON_CreateNumber(i));
+    }
+    /* ranked by recoverable time: where optimisation pays */
+    cJSON *gs = cJSON_AddArrayToObject(mo, "groups");
+    for (int gi = 0; gi < m->n_groups; gi++)
+        m->ranked[gi] = (struct ranked){recoverable(&m->groups[gi]), m->groups[gi].measured_s, gi};
+    qsort(m->ranked, (size_t)m->n_groups, sizeof *m->ranked, by_recoverable);
+    for (int j = 0; j < m->n_groups; j++) cJSON_AddItemToArray(gs, group_json(m, m->ranked[j].group));
+    add_by_op(m, mo);
+}

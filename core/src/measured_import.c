@@ -1,0 +1,439 @@
+/* Importers of measured per-kernel times (measured.h): ONNX Runtime profiling
+ * JSON, trtexec --exportProfile JSON and a name,time_s CSV. Each turns its
+ * format into rl_kernel rows with the mean time per kept run. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measured.h"
+
+const char *rl_profile_format_name(rl_profile_format f) {
+    return f == RL_PROFILE_ORT ? "ort" : f == RL_PROFILE_TRTEXEC ? "trtexec" : "csv";
+}
+
+static int bad(rl_error *err, const char *msg) {
+    rl_error_set(err, "bad_measured", "measured", "%s", msg);
+    return -1;
+}
+
+/* Kernels are collected by name; runs are counted per kernel so that a kernel
+ * absent from a run counts 0 there. */
+typedef struct collector {
+    rl_arena *a;
+    rl_name_map *index;
+    rl_kernel *k;
+    double *sum;  /* summed time over kept runs */
+    int *seen;    /* occurrences so far (CSV and ORT without run markers) */
+    int n, cap;
+} collector;
+
+static int collector_init(collector *c, rl_arena *a, int cap) {
+    memset(c, 0, sizeof *c);
+    c->a = a;
+    c->cap = cap > 0 ? cap : 1;
+    c->index = rl_map_new(a, (size_t)c->cap);
+    c->k = rl_arena_alloc(a, (size_t)c->cap * sizeof *c->k);
+    c->sum = rl_arena_alloc(a, (size_t)c->cap * sizeof *c->sum);
+    c->seen = rl_arena_alloc(a, (size_t)c->cap * sizeof *c->seen);
+    return c->index && c->k && c->sum && c->seen ? 0 : -1;
+}
+
+/* The kernel named `name` (created on first sight), or -1 when out of memory.
+ * cap is the number of rows in the profile, so it is never exceeded. */
+static int collector_get(collector *c, const char *name, size_t len) {
+    char local[512];
+    char *key = len < sizeof local ? local : rl_arena_alloc(c->a, len + 1);
+    if (!key) return -1;
+    memcpy(key, name, len);
+    key[len] = 0;
+    int i = rl_map_get(c->index, key);
+    if (i >= 0) return i;
+    if (key == local && !(key = rl_arena_strdup(c->a, local))) return -1;
+    if (c->n >= c->cap || !rl_map_put(c->index, key, c->n)) return -1;
+    rl_kernel *k = &c->k[c->n];
+    k->name = key;
+    k->order = -1;
+    k->out_rank = -1;
+    return c->n++;
+}
+
+static int oom(rl_error *err) {
+    rl_error_set(err, "out_of_memory", "measured", "out of memory while reading the measured profile");
+    return -1;
+}
+
+/* Kernels that ran in a kept run, in execution order, with their mean. */
+static int collector_finish(collector *c, int kept_runs, rl_profile *out, rl_error *err) {
+    int n = 0;
+    for (int i = 0; i < c->n; i++) {
+        if (c->k[i].order < 0) { /* only in the warm-up run: counted, and said */
+            out->warmup_only++;
+            continue;
+        }
+        c->k[i].time_s = kept_runs > 0 ? c->sum[i] / kept_runs : c->sum[i];
+        c->k[n++] = c->k[i];
+    }
+    /* execution order of the first kept run (insertion sort: profiles are
+     * nearly in order already) */
+    for (int i = 1; i < n; i++) {
+        rl_kernel t = c->k[i];
+        int j = i - 1;
+        while (j >= 0 && c->k[j].order > t.order) { c->k[j + 1] = c->k[j]; j--; }
+        c->k[j + 1] = t;
+    }
+    for (int i = 0; i < n; i++) c->k[i].order = i;
+    out->kernels = c->k;
+    out->n_kernels = n;
+    if (n == 0) return bad(err, "the measured profile holds no kernel times");
+    return 0;
+}
+
+/* ----------------------------------------------------------------- ORT -- */
+static double num_or(const cJSON *o, const char *k, double def) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+static const char *str_or_null(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const char KERNEL_SUFFIX[] = "_kernel_time";
+
+/* args.output_type_shape: [{"float": [1, 64, 112, 112]}, ...]: the first output. */
+static void ort_out_shape(const cJSON *args, rl_kernel *k) {
+    const cJSON *shapes = cJSON_GetObjectItemCaseSensitive(args, "output_type_shape");
+    const cJSON *first = cJSON_IsArray(shapes) ? cJSON_GetArrayItem(shapes, 0) : NULL;
+    const cJSON *dims = first && first->child ? first->child : NULL;
+    if (!cJSON_IsArray(dims) || cJSON_GetArraySize(dims) > 8) return;
+    int r = 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, dims) {
+        if (!cJSON_IsNumber(d)) return;
+        k->out_dims[r++] = (int64_t)d->valuedouble;
+    }
+    k->out_rank = r;
+}
+
+typedef struct run_span {
+    double t0, t1;
+} run_span;
+
+/* The run holding time ts (runs sorted by start), or -1. */
+static int run_of(const run_span *runs, int n, double ts) {
+    int lo = 0, hi = n - 1, at = -1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (runs[mid].t0 <= ts) { at = mid; lo = mid + 1; }
+        else hi = mid - 1;
+    }
+    return at >= 0 && ts <= runs[at].t1 ? at : -1;
+}
+
+static int cmp_span(const void *a, const void *b) {
+    double x = ((const run_span *)a)->t0, y = ((const run_span *)b)->t0;
+    return x < y ? -1 : x > y;
+}
+
+static bool is_node_kernel(const cJSON *e, size_t *name_len) {
+    const char *cat = str_or_null(e, "cat"), *name = str_or_null(e, "name");
+    if (!cat || !name || strcmp(cat, "Node") != 0) return false;
+    size_t n = strlen(name), s = sizeof KERNEL_SUFFIX - 1;
+    if (n <= s || strcmp(name + n - s, KERNEL_SUFFIX) != 0) return false;
+    *name_len = n - s;
+    return true;
+}
+
+static int parse_ort(rl_arena *a, const cJSON *events, rl_profile *out, rl_error *err) {
+    int n_ev = cJSON_GetArraySize(events);
+    /* Runs: ORT brackets each InferenceSession::Run with a "model_run"
+     * session event; node events fall inside one. */
+    run_span *runs = rl_arena_alloc(a, (size_t)(n_ev + 1) * sizeof *runs);
+    int n_runs = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, events) {
+        const char *cat = str_or_null(e, "cat"), *name = str_or_null(e, "name");
+        if (cat && name && !strcmp(cat, "Session") && !strcmp(name, "model_run")) {
+            double ts = num_or(e, "ts", NAN), dur = num_or(e, "dur", NAN);
+            if (isfinite(ts) && isfinite(dur) && dur >= 0 && runs) runs[n_runs++] = (run_span){ts, ts + dur};
+        }
+    }
+    if (!runs) return oom(err);
+    qsort(runs, (size_t)n_runs, sizeof *runs, cmp_span);
+    collector c;
+    if (collector_init(&c, a, n_ev)) return oom(err);
+    /* Without run markers the k-th time a name appears is run k. */
+    int max_occ = 0;
+    if (n_runs == 0) {
+        cJSON_ArrayForEach(e, events) {
+            size_t len;
+            if (!is_node_kernel(e, &len)) continue;
+            int i = collector_get(&c, cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring, len);
+            if (i < 0) return oom(err);
+            if (++c.seen[i] > max_occ) max_occ = c.seen[i];
+        }
+        memset(c.seen, 0, (size_t)c.cap * sizeof *c.seen);
+    }
+    int total_runs = n_runs ? n_runs : max_occ;
+    int first_kept = total_runs >= 2 ? 1 : 0;
+    int pos = 0;
+    out->ignored_events = 0;
+    cJSON_ArrayForEach(e, events) {
+        size_t len;
+        if (!is_node_kernel(e, &len)) {
+            out->ignored_events++;
+            continue;
+        }
+        double dur = num_or(e, "dur", NAN), ts = num_or(e, "ts", NAN);
+        const char *name = cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring;
+        if (!isfinite(dur) || dur < 0) {
+            rl_error_set(err, "bad_measured", "measured",
+                         "the ONNX Runtime profile gives '%.200s' no valid \"dur\" (microseconds)", name);
+            return -1;
+        }
+        int i = collector_get(&c, name, len);
+        if (i < 0) return oom(err);
+        int run = n_runs ? run_of(runs, n_runs, ts) : c.seen[i]++;
+        if (run < first_kept) {
+            if (run < 0) out->ignored_events++; /* outside every run */
+            continue;
+        }
+        rl_kernel *k = &c.k[i];
+        c.sum[i] += dur * 1e-6;
+        if (k->order < 0) {
+            k->order = pos++;
+            const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+            const char *op = str_or_null(args, "op_name"), *prov = str_or_null(args, "provider");
+            k->op = op ? rl_arena_strdup(a, op) : NULL;
+            k->provider = prov ? rl_arena_strdup(a, prov) : NULL;
+            ort_out_shape(args, k);
+        }
+    }
+    out->format = RL_PROFILE_ORT;
+    out->runs = total_runs - first_kept;
+    out->warmup_excluded = first_kept > 0;
+    double wall = 0;
+    for (int r = first_kept; r < n_runs; r++) wall += runs[r].t1 - runs[r].t0;
+    out->run_wall_s = n_runs > first_kept ? wall * 1e-6 / (n_runs - first_kept) : 0;
+    if (c.n == 0)
+        return bad(err, "the ONNX Runtime profile has no node kernel events (\"cat\": \"Node\", "
+                        "\"…_kernel_time\"): run the session at least once with profiling on");
+    return collector_finish(&c, out->runs, out, err);
+}
+
+/* ------------------------------------------------------------ trtexec -- */
+static int parse_trtexec(rl_arena *a, const cJSON *rows, rl_profile *out, rl_error *err) {
+    collector c;
+    if (collector_init(&c, a, cJSON_GetArraySize(rows))) return oom(err);
+    int count = 0, pos = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rows) {
+        if (!cJSON_IsObject(r)) return bad(err, "a trtexec profile is an array of objects");
+        const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(r, "count");
+        const char *name = str_or_null(r, "name");
+        if (!name && cJSON_IsNumber(cnt)) {
+            count = (int)cnt->valuedouble;
+            continue;
+        }
+        if (!name) return bad(err, "a trtexec profile row has no \"name\"");
+        /* averageMs is the mean over the timed runs (trtexec has already left
+         * out its warm-up); older versions give only the total timeMs */
+        double avg = num_or(r, "averageMs", NAN), total = num_or(r, "timeMs", NAN);
+        double ms = isfinite(avg) ? avg : (count > 0 ? total / count : total);
+        if (!isfinite(ms) || ms < 0) {
+            rl_error_set(err, "bad_measured", "measured",
+                         "the trtexec profile gives layer '%.200s' no valid averageMs or timeMs", name);
+            return -1;
+        }
+        int i = collector_get(&c, name, strlen(name));
+        if (i < 0) return oom(err);
+        c.sum[i] += ms * 1e-3; /* a layer listed twice: both parts of its time */
+        if (c.k[i].order < 0) c.k[i].order = pos++;
+    }
+    out->format = RL_PROFILE_TRTEXEC;
+    out->runs = count > 0 ? count : 1;
+    out->warmup_excluded = false;
+    return collector_finish(&c, 1, out, err);
+}
+
+/* ----------------------------------------------------------------- CSV -- */
+/* One field of a CSV line (RFC 4180 quotes), copied into buf; returns the
+ * position after its separator, or NULL at the end of the line. */
+static const char *csv_field(const char *p, const char *end, char *buf, size_t cap) {
+    size_t n = 0;
+    bool quoted = p < end && *p == '"';
+    if (quoted) p++;
+    while (p < end) {
+        if (quoted && *p == '"') {
+            if (p + 1 < end && p[1] == '"') p++;
+            else { quoted = false; p++; continue; }
+        } else if (!quoted && *p == ',') {
+            break;
+        }
+        if (n + 1 < cap) buf[n++] = *p;
+        p++;
+    }
+    while (n > 0 && isspace((unsigned char)buf[n - 1])) n--;
+    size_t lead = 0;
+    while (lead < n && isspace((unsigned char)buf[lead])) lead++;
+    memmove(buf, buf + lead, n - lead);
+    buf[n - lead] = 0;
+    return p < end ? p + 1 : NULL;
+}
+
+static bool parse_number(const char *s, double *v) {
+    char *e;
+    if (!*s) return false;
+    *v = strtod(s, &e);
+    return *e == 0;
+}
+
+typedef struct csv_cols {
+    int name, time, op;
+    double scale; /* to seconds */
+} csv_cols;
+
+/* A header names its columns: name, time_s | time_ms | time_us, op. */
+static bool csv_header(const char *line, const char *end, csv_cols *cols) {
+    char f[256];
+    const char *p = line;
+    *cols = (csv_cols){-1, -1, -1, 1};
+    for (int i = 0; p; i++) {
+        p = csv_field(p, end, f, sizeof f);
+        for (char *q = f; *q; q++) *q = (char)tolower((unsigned char)*q);
+        if (!strcmp(f, "name") || !strcmp(f, "node") || !strcmp(f, "kernel")) cols->name = i;
+        else if (!strcmp(f, "time_s")) cols->time = i, cols->scale = 1;
+        else if (!strcmp(f, "time_ms")) cols->time = i, cols->scale = 1e-3;
+        else if (!strcmp(f, "time_us")) cols->time = i, cols->scale = 1e-6;
+        else if (!strcmp(f, "op") || !strcmp(f, "op_type")) cols->op = i;
+    }
+    return cols->name >= 0 && cols->time >= 0;
+}
+
+static int parse_csv(rl_arena *a, const char *text, size_t len, rl_profile *out, rl_error *err) {
+    const char *end = text + len;
+    int lines = 1;
+    for (const char *p = text; p < end; p++) lines += *p == '\n';
+    collector c;
+    if (collector_init(&c, a, lines)) return oom(err);
+    int *run_of_row = rl_arena_alloc(a, (size_t)lines * sizeof *run_of_row);
+    int *kernel_of_row = rl_arena_alloc(a, (size_t)lines * sizeof *kernel_of_row);
+    double *time_of_row = rl_arena_alloc(a, (size_t)lines * sizeof *time_of_row);
+    if (!run_of_row || !kernel_of_row || !time_of_row) return oom(err);
+    csv_cols cols = {0, 1, -1, 1};
+    bool first = true;
+    int rows = 0, max_run = 0, line_no = 0;
+    char name[1024], field[256];
+    for (const char *p = text; p < end;) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        const char *le = eol ? eol : end;
+        line_no++;
+        const char *line = p;
+        p = eol ? eol + 1 : end;
+        if (le > line && le[-1] == '\r') le--;
+        const char *s = line;
+        while (s < le && isspace((unsigned char)*s)) s++;
+        if (s == le || *s == '#') continue;
+        if (first) {
+            first = false;
+            if (csv_header(line, le, &cols)) continue;
+            cols = (csv_cols){0, 1, -1, 1}; /* no header: name, seconds */
+        }
+        const char *q = line;
+        double t = NAN;
+        bool have_name = false;
+        const char *op = NULL;
+        for (int i = 0; q; i++) {
+            char *dst = i == cols.name ? name : field;
+            size_t cap = i == cols.name ? sizeof name : sizeof field;
+            q = csv_field(q, le, dst, cap);
+            if (i == cols.name) have_name = name[0] != 0;
+            else if (i == cols.time && !parse_number(field, &t)) t = NAN;
+            else if (i == cols.op && field[0]) op = rl_arena_strdup(a, field);
+        }
+        if (!have_name || !isfinite(t) || t < 0) {
+            rl_error_set(err, "bad_measured", "measured",
+                         "line %d of the CSV profile is not 'name,time' with a time >= 0 (columns: "
+                         "name,time_s; or a header naming time_ms or time_us)", line_no);
+            return -1;
+        }
+        int k = collector_get(&c, name, strlen(name));
+        if (k < 0) return oom(err);
+        if (op && !c.k[k].op) c.k[k].op = op;
+        run_of_row[rows] = c.seen[k]++; /* the k-th row of a name is run k */
+        if (c.seen[k] > max_run) max_run = c.seen[k];
+        kernel_of_row[rows] = k;
+        time_of_row[rows] = t * cols.scale;
+        rows++;
+    }
+    int first_kept = max_run >= 2 ? 1 : 0, pos = 0;
+    for (int r = 0; r < rows; r++) {
+        if (run_of_row[r] < first_kept) continue;
+        int k = kernel_of_row[r];
+        c.sum[k] += time_of_row[r];
+        if (c.k[k].order < 0) c.k[k].order = pos++;
+    }
+    out->format = RL_PROFILE_CSV;
+    out->runs = max_run - first_kept;
+    out->warmup_excluded = first_kept > 0;
+    return collector_finish(&c, out->runs, out, err);
+}
+
+/* ---------------------------------------------------------- detection -- */
+static bool looks_ort(const cJSON *arr) {
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr) if (cJSON_IsObject(e) && cJSON_GetObjectItemCaseSensitive(e, "ph") &&
+                                   cJSON_GetObjectItemCaseSensitive(e, "cat")) return true;
+    return false;
+}
+
+static bool looks_trtexec(const cJSON *arr) {
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr) {
+        if (!cJSON_IsObject(e)) return false;
+        if (cJSON_GetObjectItemCaseSensitive(e, "name") &&
+            (cJSON_GetObjectItemCaseSensitive(e, "averageMs") || cJSON_GetObjectItemCaseSensitive(e, "timeMs")))
+            return true;
+    }
+    return false;
+}
+
+int rl_profile_parse(rl_arena *a, const char *text, size_t len, const char *format, rl_profile *out,
+                     rl_error *err) {
+    memset(out, 0, sizeof *out);
+    if (!format) format = "auto";
+    bool is_auto = !strcmp(format, "auto");
+    if (!is_auto && strcmp(format, "ort") && strcmp(format, "trtexec") && strcmp(format, "csv"))
+        return bad(err, "measured.format must be \"auto\", \"ort\", \"trtexec\" or \"csv\"");
+    size_t skip = 0;
+    if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+        (unsigned char)text[2] == 0xBF)
+        skip = 3; /* a UTF-8 byte-order mark */
+    text += skip, len -= skip;
+    size_t lead = 0;
+    while (lead < len && isspace((unsigned char)text[lead])) lead++;
+    bool json = lead < len && (text[lead] == '[' || text[lead] == '{');
+    if (!strcmp(format, "csv") || (is_auto && !json)) return parse_csv(a, text, len, out, err);
+    cJSON *doc = cJSON_ParseWithLength(text, len);
+    if (!doc) {
+        if (rl_json_alloc_failed()) return oom(err);
+        return bad(err, "the measured profile looks like JSON but does not parse");
+    }
+    int rc;
+    /* ORT writes a bare array of trace events; Chrome's object form holds them in traceEvents */
+    const cJSON *events = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "traceEvents") : doc;
+    bool want_ort = !strcmp(format, "ort"), want_trt = !strcmp(format, "trtexec");
+    if (cJSON_IsArray(events) && (want_ort || (is_auto && looks_ort(events))))
+        rc = parse_ort(a, events, out, err);
+    else if (cJSON_IsArray(doc) && (want_trt || (is_auto && looks_trtexec(doc))))
+        rc = parse_trtexec(a, doc, out, err);
+    else
+        rc = bad(err, "the measured profile is JSON but neither ONNX Runtime profiling output (trace events "
+                      "with \"cat\" and \"ph\") nor trtexec --exportProfile output (rows with \"name\" and "
+                      "\"averageMs\")");
+    cJSON_Delete(doc);
+    return rc;
+}

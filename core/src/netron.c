@@ -1,0 +1,141 @@
+/* The Netron attachment: rooflens's figures for every node, in the
+ * "netron:attachment" JSON that Netron reads when it is dropped onto the same
+ * model (its metadata.Attachment: items {kind, target, name, value, type},
+ * kind "model" | "graph" | "node", target the node's name, "" for the model).
+ * It is written from an analysis response, so it carries exactly the figures
+ * every other surface shows. docs/api.md ("Netron attachment") lists them. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include <cjson/cJSON.h>
+
+/* Six significant digits: Netron prints the number as it comes. */
+static double round6(double v) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.6g", v);
+    return strtod(buf, NULL);
+}
+
+static void item(cJSON *arr, const char *kind, const char *target, const char *name, const cJSON *v) {
+    if (!v || cJSON_IsNull(v)) return; /* a figure rooflens does not know is left out, not invented */
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kind", kind);
+    cJSON_AddStringToObject(o, "target", target);
+    cJSON_AddStringToObject(o, "name", name);
+    if (cJSON_IsNumber(v)) {
+        double x = v->valuedouble;
+        bool whole = x == floor(x) && fabs(x) < 9007199254740992.0;
+        cJSON_AddNumberToObject(o, "value", whole ? x : round6(x));
+        cJSON_AddStringToObject(o, "type", whole ? "int64" : "float64");
+    } else if (cJSON_IsString(v)) {
+        cJSON_AddStringToObject(o, "value", v->valuestring);
+        cJSON_AddStringToObject(o, "type", "string");
+    } else if (cJSON_IsBool(v)) {
+        cJSON_AddBoolToObject(o, "value", cJSON_IsTrue(v));
+        cJSON_AddStringToObject(o, "type", "boolean");
+    } else {
+        cJSON_Delete(o);
+        return;
+    }
+    cJSON_AddItemToArray(arr, o);
+}
+
+static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+
+/* A figure under the attachment's own name: (attachment name, response key). */
+typedef struct figure {
+    const char *name, *key;
+} figure;
+
+static const figure node_figures[] = {
+    {"flops", "flops"}, {"bytes", "bytes"}, {"intensity", "intensity"},
+    {"predicted_s", "t"}, {"t_compute", "t_compute"}, {"t_memory", "t_memory"}, {"bound", "bound"},
+    {"energy_j", "energy_j"}, {"precision", "precision"},
+    {"measured_s", "measured_s"}, {"efficiency", "efficiency"}, {"recoverable_s", "recoverable_s"},
+    {"achieved_flops_per_s", "achieved_flops_per_s"}, {"measured_how", "measured_how"},
+};
+
+/* rooflens names a node without a name "#<index> (<op>)"; Netron shows it
+ * without one, so no target can reach it. */
+static bool synthetic_name(const cJSON *layer) {
+    const char *name = cJSON_GetStringValue(get(layer, "name")), *op = cJSON_GetStringValue(get(layer, "op"));
+    const cJSON *idx = get(layer, "index");
+    if (!name || !op || !cJSON_IsNumber(idx)) return true;
+    char buf[320];
+    snprintf(buf, sizeof buf, "#%d (%s)", (int)idx->valuedouble, op);
+    return !strcmp(buf, name) || !name[0];
+}
+
+static void model_items(cJSON *meta, cJSON *met, const cJSON *res, int unnamed) {
+    const cJSON *tot = get(res, "totals"), *sol = get(res, "sol"), *hw = get(res, "hardware");
+    const cJSON *ch = get(sol, "chosen"), *opt = get(res, "options"), *ro = get(res, "roofline");
+    const cJSON *mo = get(res, "model");
+    const char *graph = cJSON_GetStringValue(get(mo, "name"));
+    cJSON *v = cJSON_CreateString("rooflens " ROOFLENS_VERSION);
+    item(meta, "model", "", "rooflens", v);
+    cJSON_Delete(v);
+    item(meta, "model", "", "hardware", get(hw, "name"));
+    item(meta, "model", "", "power_mode", get(hw, "power_mode"));
+    item(meta, "model", "", "precision", get(ro, "precision"));
+    item(meta, "model", "", "sol_model", get(ch, "model"));
+    item(meta, "model", "", "granularity", get(ch, "granularity"));
+    item(meta, "model", "", "batch", get(opt, "batch"));
+    if (unnamed) {
+        v = cJSON_CreateNumber(unnamed);
+        item(meta, "model", "", "nodes_without_name", v); /* Netron cannot show figures on these */
+        cJSON_Delete(v);
+    }
+    static const figure model_figures[] = {
+        {"flops", "flops"}, {"bytes", "bytes"}, {"intensity", "intensity"}, {"energy_j", "energy_j"},
+        {"kernels", "kernels"}, {"launch_floor_s", "launch_floor_s"},
+    };
+    /* the model's totals, on the model and on its main graph */
+    for (int pass = 0; pass < 2; pass++) {
+        const char *kind = pass ? "graph" : "model", *target = pass ? (graph ? graph : "") : "";
+        for (size_t i = 0; i < sizeof model_figures / sizeof *model_figures; i++)
+            item(met, kind, target, model_figures[i].name, get(tot, model_figures[i].key));
+        item(met, kind, target, "predicted_s", get(ch, "time_s"));
+        item(met, kind, target, "bound", get(ch, "bound"));
+        const cJSON *ms = get(res, "measured");
+        if (ms) {
+            item(met, kind, target, "measured_s", get(ms, "total_s"));
+            item(met, kind, target, "efficiency", get(ms, "efficiency"));
+            item(met, kind, target, "recoverable_s", get(ms, "recoverable_s"));
+        }
+    }
+}
+
+char *rl_netron_attachment(const char *analysis_json) {
+    rl_json_begin();
+    rl_error err = {0};
+    cJSON *res = cJSON_Parse(analysis_json ? analysis_json : "");
+    const cJSON *layers = get(res, "layers");
+    if (!res || !cJSON_IsTrue(get(res, "ok")) || !cJSON_IsArray(layers)) {
+        cJSON_Delete(res);
+        rl_error_set(&err, "bad_request", "analysis",
+                     "the Netron attachment is made from an ok analysis response with its layers "
+                     "(rl_model_analyze with \"layers\": true)");
+        return rl_error_json(&err);
+    }
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "signature", "netron:attachment");
+    cJSON *meta = cJSON_AddArrayToObject(root, "metadata");
+    cJSON *met = cJSON_AddArrayToObject(root, "metrics");
+    int unnamed = 0;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, layers) {
+        if (synthetic_name(l)) {
+            unnamed++;
+            continue;
+        }
+        const char *name = get(l, "name")->valuestring;
+        for (size_t i = 0; i < sizeof node_figures / sizeof *node_figures; i++)
+            item(met, "node", name, node_figures[i].name, get(l, node_figures[i].key));
+    }
+    model_items(meta, met, res, unnamed);
+    cJSON_Delete(res);
+    return rl_json_finish(root);
+}

@@ -1,0 +1,481 @@
+/* Measured against predicted (core/src/measured.c) and the Netron attachment
+ * (core/src/netron.c), on small models with committed profiles
+ * (tests/fixtures/measured/, see its README):
+ *  - ONNX Runtime profiles recorded with graph optimisations off (every node
+ *    its own kernel) and on (NCHWc kernels named after their output, fused
+ *    MatMul+Add / MatMul+Scale kernels, a renamed Gelu kernel, layout
+ *    reorders the runtime adds): the warm-up run is left out, the mean of the
+ *    other runs taken, fused kernels cover the nodes they ran;
+ *  - trtexec --exportProfile rows with "A + B", PWN(...) and
+ *    {ForeignNode[A...B]} names and a reformatting layer;
+ *  - a CSV with a time_ms header, repeated runs and a quoted name;
+ *  - per-layer figures: measured time, efficiency = SOL / measured,
+ *    recoverable time, and totals that add up;
+ *  - bad profiles answer bad_measured and leave the model usable;
+ *  - the Netron attachment read the way Netron's metadata.Attachment reads
+ *    it (entries keyed "kind::target"): every named node has its metrics. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "check.h"
+#include "gen_models.h"
+#include "rooflens.h"
+
+static const char *tests_dir;
+static cJSON *unit_hw;
+
+static char *fixture_text(const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fixtures/measured/%s", tests_dir, name);
+    char *t = check_read_file(path, NULL);
+    CHECK(t != NULL, "cannot read %s", path);
+    return t;
+}
+
+static rl_model *load_model(const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fixtures/measured/%s", tests_dir, name);
+    size_t len = 0;
+    char *bytes = check_read_file(path, &len);
+    CHECK(bytes != NULL, "cannot read %s", path);
+    char *err = NULL;
+    rl_model *m = bytes ? rl_model_read(bytes, len, NULL, &err) : NULL;
+    CHECK(m != NULL, "cannot load %s: %s", path, err ? err : "");
+    rl_free(err);
+    free(bytes);
+    return m;
+}
+
+/* Analyses m with the profile `profile` (a fixture file name, or raw text
+ * when raw is true) in `format`. Returns the parsed response. */
+static cJSON *analyze(rl_model *m, const char *profile, bool raw, const char *format) {
+    cJSON *req = cJSON_CreateObject();
+    cJSON_AddItemToObject(req, "hardware", cJSON_Duplicate(unit_hw, 1));
+    cJSON_AddTrueToObject(req, "layers");
+    char *text = raw ? NULL : fixture_text(profile);
+    cJSON *ms = cJSON_AddObjectToObject(req, "measured");
+    cJSON_AddStringToObject(ms, "text", raw ? profile : (text ? text : ""));
+    if (format) cJSON_AddStringToObject(ms, "format", format);
+    free(text);
+    char *rq = cJSON_PrintUnformatted(req);
+    cJSON_Delete(req);
+    char *out = rl_model_analyze(m, rq);
+    free(rq);
+    cJSON *res = cJSON_Parse(out);
+    rl_free(out);
+    return res;
+}
+
+static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+static double num(const cJSON *o, const char *k) {
+    const cJSON *v = get(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const cJSON *layer(const cJSON *res, const char *name) {
+    const cJSON *l;
+    cJSON_ArrayForEach(l, get(res, "layers")) if (!strcmp(cJSON_GetStringValue(get(l, "name")), name)) return l;
+    CHECK(0, "no layer %s", name);
+    return NULL;
+}
+
+/* The group (measured.groups[]) layer `name` was placed in. */
+static const cJSON *group_of(const cJSON *res, const char *name) {
+    const cJSON *l = layer(res, name), *g;
+    if (!l || !cJSON_IsNumber(get(l, "measured_group"))) return NULL;
+    cJSON_ArrayForEach(g, get(get(res, "measured"), "groups"))
+        if (num(g, "id") == num(l, "measured_group")) return g;
+    return NULL;
+}
+
+static bool same_group(const cJSON *res, const char *a, const char *b) {
+    const cJSON *la = layer(res, a), *lb = layer(res, b);
+    return la && lb && cJSON_IsNumber(get(la, "measured_group")) &&
+           num(la, "measured_group") == num(lb, "measured_group");
+}
+
+static const char *how(const cJSON *res, const char *name) {
+    const cJSON *l = layer(res, name);
+    return l ? cJSON_GetStringValue(get(l, "measured_how")) : NULL;
+}
+
+static bool unmatched_has(const cJSON *res, const char *name, const char *why_prefix) {
+    const cJSON *u;
+    cJSON_ArrayForEach(u, get(get(res, "measured"), "unmatched"))
+        if (!strcmp(cJSON_GetStringValue(get(u, "name")), name))
+            return !why_prefix || !strncmp(cJSON_GetStringValue(get(u, "why")), why_prefix, strlen(why_prefix));
+    return false;
+}
+
+/* Mean "dur" of ORT events named `kernel`_kernel_time over the runs after the
+ * first: computed here straight from the trace, as a reader would. */
+static double ort_mean(const char *file, const char *kernel, int runs) {
+    char *text = fixture_text(file);
+    cJSON *ev = cJSON_Parse(text);
+    free(text);
+    char want[512];
+    snprintf(want, sizeof want, "%s_kernel_time", kernel);
+    double sum = 0;
+    int seen = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, ev) {
+        if (strcmp(cJSON_GetStringValue(get(e, "name")), want)) continue;
+        if (seen++ > 0) sum += num(e, "dur") * 1e-6; /* events are in run order */
+    }
+    cJSON_Delete(ev);
+    CHECK(seen == runs, "%s: %d events of %s, want %d", file, seen, kernel, runs);
+    return sum / (runs - 1);
+}
+
+/* Totals add up: layers' shares sum to the matched time, matched + unmatched
+ * = total, SOL of a one-node group = the node's own roofline time. */
+static void check_totals(const cJSON *res, const char *what) {
+    const cJSON *ms = get(res, "measured"), *l;
+    CHECK(ms != NULL, "%s: no measured section", what);
+    double sum = 0;
+    cJSON_ArrayForEach(l, get(res, "layers")) if (cJSON_IsNumber(get(l, "measured_s"))) sum += num(l, "measured_s");
+    CHECK_NEAR(sum, num(ms, "matched_s"), 1e-9, "Σ layers.measured_s = measured.matched_s");
+    CHECK_NEAR(num(ms, "matched_s") + num(ms, "unmatched_s"), num(ms, "total_s"), 1e-9, "matched + unmatched = total");
+    double share = num(ms, "sol_bound_share");
+    CHECK(share >= 0 && share <= 1, "%s: sol_bound_share %g outside [0, 1]", what, share);
+    const cJSON *g;
+    double prev = INFINITY;
+    cJSON_ArrayForEach(g, get(ms, "groups")) {
+        double rec = num(g, "recoverable_s"), meas = num(g, "measured_s"), sol = num(g, "sol_s");
+        CHECK(rec <= prev, "%s: groups not ranked by recoverable time", what);
+        prev = rec;
+        CHECK_NEAR(rec, meas > sol ? meas - sol : 0, 1e-9, "recoverable = measured - SOL");
+        if (meas > 0) CHECK_NEAR(num(g, "efficiency"), sol / meas, 1e-9, "efficiency = SOL / measured");
+        if (cJSON_GetArraySize(get(g, "nodes")) == 1) {
+            const cJSON *node = cJSON_GetArrayItem(get(res, "layers"), (int)cJSON_GetArrayItem(get(g, "nodes"), 0)->valuedouble);
+            double tc = num(node, "t_compute"), tm = num(node, "t_memory");
+            CHECK_NEAR(sol, tc > tm ? tc : tm, 1e-12, "one node's SOL = max(t_compute, t_memory)");
+        }
+    }
+}
+
+static void test_ort_off(void) {
+    rl_model *m = load_model("small_cnn.onnx");
+    cJSON *res = analyze(m, "ort_small_cnn_disabled.json", false, NULL);
+    const cJSON *ms = get(res, "measured");
+    CHECK(cJSON_IsTrue(get(res, "ok")), "ORT off: analysis failed");
+    CHECK(!strcmp(cJSON_GetStringValue(get(ms, "format")), "ort"), "ORT off: format detected");
+    CHECK(num(ms, "runs") == 2 && cJSON_IsTrue(get(ms, "warmup_excluded")), "ORT off: 3 runs, warm-up left out");
+    CHECK(num(ms, "matched") == num(ms, "kernels") && num(ms, "kernels") == 9, "ORT off: all 9 kernels matched");
+    CHECK(cJSON_GetArraySize(get(ms, "unmatched")) == 0, "ORT off: nothing unmatched");
+    CHECK(num(ms, "nodes_inferred") == 0, "ORT off: nothing inferred");
+    const char *nodes[] = {"/conv1/Conv", "/relu/Relu", "/conv2/Conv", "/Add", "/fc/Gemm"};
+    for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++) {
+        const cJSON *l = layer(res, nodes[i]);
+        CHECK_NEAR(num(l, "measured_s"), ort_mean("ort_small_cnn_disabled.json", nodes[i], 3), 1e-9, nodes[i]);
+        CHECK(!strcmp(how(res, nodes[i]), "name"), "%s matched by name", nodes[i]);
+        double tc = num(l, "t_compute"), tm = num(l, "t_memory"), sol = tc > tm ? tc : tm;
+        CHECK_NEAR(num(l, "efficiency"), sol / num(l, "measured_s"), 1e-9, "layer efficiency");
+        CHECK_NEAR(num(l, "achieved_flops_per_s"), num(l, "flops") / num(l, "measured_s"), 1e-9, "achieved FLOP/s");
+    }
+    CHECK(!same_group(res, "/conv1/Conv", "/relu/Relu"), "ORT off: Conv and Relu are separate kernels");
+    check_totals(res, "ORT off");
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
+static void test_ort_on_cnn(void) {
+    rl_model *m = load_model("small_cnn.onnx");
+    cJSON *res = analyze(m, "ort_small_cnn_all.json", false, "ort");
+    const cJSON *ms = get(res, "measured");
+    CHECK(cJSON_IsTrue(get(res, "ok")), "ORT on: analysis failed");
+    /* "/relu/Relu_output_0_nchwc" (op Conv): the Relu's output names it, the Conv heads it */
+    CHECK(same_group(res, "/conv1/Conv", "/relu/Relu"), "ORT on: Conv+Relu in one NCHWc kernel");
+    CHECK(!strcmp(how(res, "/conv1/Conv"), "fused"), "ORT on: Conv placed by the fused name");
+    /* "/conv2/Conv_output_0_nchwc" ran the residual Add and Relu as its epilogue */
+    CHECK(same_group(res, "/conv2/Conv", "/Add") && same_group(res, "/conv2/Conv", "/relu_1/Relu"),
+          "ORT on: Add and Relu inferred into conv2's kernel");
+    CHECK(!strcmp(how(res, "/Add"), "inferred"), "ORT on: Add placed by inference");
+    CHECK(!same_group(res, "/down/Conv", "/conv2/Conv"), "ORT on: the downsample Conv is its own kernel");
+    CHECK(unmatched_has(res, "ReorderInput", "added by the runtime") &&
+              unmatched_has(res, "ReorderOutput", "added by the runtime"),
+          "ORT on: layout reorders listed as added by the runtime");
+    CHECK(cJSON_GetArraySize(get(ms, "unmeasured")) == 0, "ORT on: every node with work placed");
+    const cJSON *g = group_of(res, "/conv1/Conv");
+    CHECK(g && cJSON_GetArraySize(get(g, "nodes")) == 2, "ORT on: conv1 group has 2 nodes");
+    if (g) CHECK_NEAR(num(g, "measured_s"), ort_mean("ort_small_cnn_all.json", "/relu/Relu_output_0_nchwc", 3), 1e-9,
+                      "ORT on: conv1 group time = its kernel's mean");
+    CHECK_NEAR(num(layer(res, "/conv1/Conv"), "efficiency"), num(layer(res, "/relu/Relu"), "efficiency"), 0,
+               "ORT on: one efficiency for a fused kernel");
+    check_totals(res, "ORT on, cnn");
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
+static void test_ort_on_mlp(void) {
+    rl_model *m = load_model("small_mlp.onnx");
+    cJSON *res = analyze(m, "ort_small_mlp_all.json", false, NULL);
+    CHECK(cJSON_IsTrue(get(res, "ok")), "ORT on (mlp): analysis failed");
+    /* "/f1/MatMul/MatMulAddFusion" (op Gemm) ran the bias Add too */
+    CHECK(same_group(res, "/f1/MatMul", "/f1/Add"), "MatMulAddFusion covers the bias Add");
+    /* "Gelu" names no node: it ran the erf GELU between the two MatMuls */
+    const char *gelu[] = {"/Div", "/Erf", "/Add_1", "/Mul", "/Mul_1"};
+    for (size_t i = 0; i < 5; i++) CHECK(same_group(res, "/Div", gelu[i]), "Gelu kernel covers %s", gelu[i]);
+    const cJSON *g = group_of(res, "/Erf");
+    CHECK(g && !strcmp(cJSON_GetStringValue(cJSON_GetArrayItem(get(g, "kernels"), 0)), "Gelu"),
+          "the GELU nodes sit in the Gelu kernel");
+    CHECK(!same_group(res, "/Div", "/f1/MatMul"), "GELU not in the MatMul kernel");
+    /* as one kernel the GELU reads /f1/Add's output [1,32,256] and three scalar
+     * constants and writes /Mul_1's output: 32768 + 12 + 32768 bytes */
+    if (g) {
+        double tc = 0;
+        for (size_t i = 0; i < 5; i++) tc += num(layer(res, gelu[i]), "t_compute");
+        double tm = 65548 / 1e11; /* the unit device's bandwidth */
+        CHECK_NEAR(num(g, "sol_fused_s"), tc > tm ? tc : tm, 1e-9, "GELU as one kernel: its traffic in and out");
+        CHECK(num(g, "sol_fused_s") < num(g, "sol_s"), "fused speed of light below the sum of the nodes'");
+    }
+    const cJSON *one = group_of(res, "/Softmax");
+    CHECK(one && num(one, "sol_fused_s") == num(one, "sol_s"), "one node: the same speed of light either way");
+    /* "/MatMul/MatmulTransposeFusion//MatMulScaleFusion/" (FusedMatMul): transpose and scale folded in */
+    CHECK(same_group(res, "/MatMul", "/Transpose") && same_group(res, "/MatMul", "/Div_1"),
+          "FusedMatMul covers the Transpose before it and the Div after it");
+    CHECK(unmatched_has(res, "gemm_input_reshape", "names no node"), "runtime reshapes listed");
+    CHECK(cJSON_GetArraySize(get(get(res, "measured"), "unmeasured")) == 0, "ORT on (mlp): every node placed");
+    check_totals(res, "ORT on, mlp");
+    cJSON_Delete(res);
+    /* with optimisations off the same model matches node for node */
+    res = analyze(m, "ort_small_mlp_disabled.json", false, NULL);
+    CHECK(num(get(res, "measured"), "matched") == num(get(res, "measured"), "kernels"), "ORT off (mlp): all matched");
+    check_totals(res, "ORT off, mlp");
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
+static void test_trtexec(void) {
+    rl_model *m = load_model("small_cnn.onnx");
+    cJSON *res = analyze(m, "trtexec_small_cnn.json", false, NULL);
+    const cJSON *ms = get(res, "measured");
+    CHECK(!strcmp(cJSON_GetStringValue(get(ms, "format")), "trtexec"), "trtexec: format detected");
+    CHECK(num(ms, "runs") == 1000 && !cJSON_IsTrue(get(ms, "warmup_excluded")), "trtexec: runs from count");
+    CHECK(same_group(res, "/conv2/Conv", "/Add") && same_group(res, "/Add", "/relu_1/Relu"), "trtexec: A + B + C");
+    const cJSON *g = group_of(res, "/conv2/Conv");
+    CHECK(g && cJSON_GetArraySize(get(g, "nodes")) == 3, "trtexec: 3 nodes in the fused layer");
+    if (g) CHECK_NEAR(num(g, "measured_s"), 0.036e-3, 1e-9, "trtexec: averageMs taken");
+    CHECK(!strcmp(how(res, "/Add"), "fused"), "trtexec: fused by name");
+    CHECK(unmatched_has(res, "Reformatting CopyNode for Input Tensor 0 to /conv1/Conv + /relu/Relu", "added by the runtime"),
+          "trtexec: reformatting layer listed");
+    check_totals(res, "trtexec cnn");
+    cJSON_Delete(res);
+    rl_model_free(m);
+
+    m = load_model("small_mlp.onnx");
+    res = analyze(m, "trtexec_small_mlp.json", false, "trtexec");
+    /* {ForeignNode[/ln/LayerNormalization.../f1/Add]}: the nodes from first to last in topological order */
+    CHECK(same_group(res, "/ln/LayerNormalization", "/f1/MatMul") && same_group(res, "/ln/LayerNormalization", "/f1/Add"),
+          "trtexec: ForeignNode range");
+    CHECK(!same_group(res, "/ln/LayerNormalization", "/Div"), "trtexec: ForeignNode stops at its last node");
+    const char *pwn[] = {"/Erf", "/Add_1", "/Mul", "/Mul_1"};
+    for (size_t i = 0; i < 4; i++) CHECK(same_group(res, "/Div", pwn[i]), "trtexec: nested PWN covers %s", pwn[i]);
+    CHECK(unmatched_has(res, "(Unnamed Layer* 42) [Shuffle]", "names no node"), "trtexec: unnamed layer listed");
+    CHECK(num(get(res, "measured"), "runs") == 500, "trtexec: count 500");
+    check_totals(res, "trtexec mlp");
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
+static void test_csv(void) {
+    rl_model *m = load_model("small_cnn.onnx");
+    cJSON *res = analyze(m, "csv_small_cnn.csv", false, NULL);
+    const cJSON *ms = get(res, "measured");
+    CHECK(!strcmp(cJSON_GetStringValue(get(ms, "format")), "csv"), "csv: format detected");
+    CHECK(num(ms, "runs") == 2 && cJSON_IsTrue(get(ms, "warmup_excluded")), "csv: 3 runs, first left out");
+    CHECK_NEAR(num(layer(res, "/conv1/Conv"), "measured_s"), 0.050e-3, 1e-9, "csv: mean of runs 2-3 in ms");
+    CHECK_NEAR(num(layer(res, "/fc/Gemm"), "measured_s"), 0.003e-3, 1e-9, "csv: mean of runs 2-3 in ms");
+    CHECK(unmatched_has(res, "a kernel, with a comma", "names no node"), "csv: quoted name unmatched");
+    const cJSON *u = cJSON_GetArrayItem(get(ms, "unmatched"), 0);
+    CHECK_NEAR(num(u, "time_s"), 0.002e-3, 1e-9, "csv: unmatched kernel time");
+    CHECK(num(ms, "nodes_inferred") == 0, "csv: no inference (a CSV names what ran)");
+    /* /Flatten has no row and no work: it is not listed as unmeasured */
+    CHECK(cJSON_GetArraySize(get(ms, "unmeasured")) == 0, "csv: every node with work has a row");
+    check_totals(res, "csv");
+    cJSON_Delete(res);
+    /* a name listed once in a three-run file ran only in the warm-up run: said, not dropped silently */
+    res = analyze(m, "name,time_s\n/fc/Gemm,1\n/fc/Gemm,2\n/fc/Gemm,3\n/Add,5\n", true, "csv");
+    CHECK(num(get(res, "measured"), "warmup_only_kernels") == 1, "csv: a warm-up-only kernel is counted");
+    const cJSON *w;
+    bool warned = false;
+    cJSON_ArrayForEach(w, get(res, "warnings")) warned |= !strcmp(cJSON_GetStringValue(get(w, "code")), "measured_warmup_only");
+    CHECK(warned, "csv: warm-up-only kernels are warned about");
+    CHECK_NEAR(num(layer(res, "/fc/Gemm"), "measured_s"), 2.5, 1e-12, "csv: seconds without a unit header");
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
+static void expect_error(rl_model *m, const char *text, const char *format, const char *code, const char *needle) {
+    cJSON *res = analyze(m, text, true, format);
+    const cJSON *e = get(res, "error");
+    CHECK(!cJSON_IsTrue(get(res, "ok")) && !strcmp(cJSON_GetStringValue(get(e, "code")), code),
+          "bad profile [%.40s]: want code %s", text, code);
+    const char *msg = cJSON_GetStringValue(get(e, "message"));
+    CHECK(msg && strstr(msg, needle), "bad profile [%.40s]: message '%s' lacks '%s'", text, msg ? msg : "", needle);
+    cJSON_Delete(res);
+}
+
+static void test_errors(void) {
+    rl_model *m = load_model("small_cnn.onnx");
+    expect_error(m, "[{\"cat\": \"Node\"", NULL, "bad_measured", "does not parse");
+    expect_error(m, "name,time_s\n/conv1/Conv,fast\n", NULL, "bad_measured", "line 2");
+    expect_error(m, "name,time_s\n/conv1/Conv,-1\n", NULL, "bad_measured", "line 2");
+    expect_error(m, "/conv1/Conv,1\n", "pdf", "bad_measured", "measured.format must be");
+    expect_error(m, "{\"a\": 1}", NULL, "bad_measured", "neither ONNX Runtime");
+    expect_error(m, "[{\"cat\": \"Session\", \"ph\": \"X\", \"name\": \"model_run\", \"ts\": 0, \"dur\": 5}]", NULL,
+                 "bad_measured", "no node kernel events");
+    expect_error(m, "", "csv", "bad_measured", "no kernel times");
+    /* a request whose measured member is not an object */
+    char *out = rl_model_analyze(m, "{\"hardware\": {\"id\": \"x\", \"compute\": {\"fp32\": {\"matrix\": 1e12}}, "
+                                    "\"memory\": [{\"bandwidth_Bps\": 1e11}]}, \"measured\": \"profile.json\"}");
+    CHECK(strstr(out, "\"code\":\"bad_request\"") && strstr(out, "\"where\":\"measured\""), "measured must be an object");
+    rl_free(out);
+    /* the model still works, and a profile of another model matches nothing (said in a warning) */
+    cJSON *res = analyze(m, "ort_small_mlp_all.json", false, NULL);
+    CHECK(cJSON_IsTrue(get(res, "ok")) && num(get(res, "measured"), "matched") == 0, "foreign profile: nothing matched");
+    const cJSON *w;
+    bool warned = false;
+    cJSON_ArrayForEach(w, get(res, "warnings")) {
+        const char *msg = cJSON_GetStringValue(get(w, "message"));
+        warned |= !strcmp(cJSON_GetStringValue(get(w, "code")), "measured_unmatched") && strstr(msg, "was the profile recorded");
+    }
+    CHECK(warned, "foreign profile: warned");
+    CHECK_NEAR(num(get(res, "measured"), "unmatched_s"), num(get(res, "measured"), "total_s"), 1e-12,
+               "foreign profile: all time unmatched, none dropped");
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
+/* ----------------------------------------------------------- Netron -- */
+/* Netron's reader (source/view.js, metadata.Attachment.Container.open):
+ * items with a kind and a target are filed under "kind::target", each name
+ * mapping to {value, type}. This finds one entry that way. */
+static const cJSON *netron_entry(const cJSON *list, const char *kind, const char *target, const char *name) {
+    const cJSON *it, *found = NULL;
+    cJSON_ArrayForEach(it, list) {
+        const char *k = cJSON_GetStringValue(get(it, "kind")), *t = cJSON_GetStringValue(get(it, "target"));
+        const char *n = cJSON_GetStringValue(get(it, "name"));
+        if (!k || !t || !n) continue;
+        if (!strcmp(k, kind) && !strcmp(t, target) && !strcmp(n, name)) found = it; /* a later one wins, as in a Map */
+    }
+    return found;
+}
+
+static void check_items(const cJSON *list, const char *what) {
+    const cJSON *it;
+    cJSON_ArrayForEach(it, list) {
+        const char *k = cJSON_GetStringValue(get(it, "kind"));
+        CHECK(k && (!strcmp(k, "model") || !strcmp(k, "graph") || !strcmp(k, "node")), "%s: kind", what);
+        CHECK(cJSON_IsString(get(it, "target")) && cJSON_IsString(get(it, "name")), "%s: target and name", what);
+        const cJSON *v = get(it, "value");
+        CHECK(cJSON_IsNumber(v) || cJSON_IsString(v) || cJSON_IsBool(v), "%s: value is a primitive", what);
+        if (cJSON_IsNumber(v)) CHECK(isfinite(v->valuedouble), "%s: finite value", what);
+        CHECK(cJSON_IsString(get(it, "type")), "%s: type", what);
+    }
+}
+
+static void test_netron(void) {
+    rl_model *m = load_model("small_cnn.onnx");
+    cJSON *res = analyze(m, "ort_small_cnn_all.json", false, NULL);
+    char *text = cJSON_PrintUnformatted(res);
+    char *att_text = rl_netron_attachment(text);
+    free(text);
+    cJSON *att = cJSON_Parse(att_text);
+    rl_free(att_text);
+    CHECK(!strcmp(cJSON_GetStringValue(get(att, "signature")), "netron:attachment"), "netron: signature");
+    const cJSON *meta = get(att, "metadata"), *met = get(att, "metrics");
+    CHECK(cJSON_IsArray(meta) && cJSON_IsArray(met), "netron: metadata and metrics arrays");
+    check_items(meta, "netron metadata");
+    check_items(met, "netron metrics");
+    const cJSON *l;
+    int layers = 0;
+    cJSON_ArrayForEach(l, get(res, "layers")) {
+        const char *name = cJSON_GetStringValue(get(l, "name"));
+        layers++;
+        static const char *const always[] = {"flops", "bytes", "intensity", "predicted_s", "bound", "energy_j"};
+        for (size_t i = 0; i < sizeof always / sizeof *always; i++)
+            CHECK(netron_entry(met, "node", name, always[i]), "netron: node %s has %s", name, always[i]);
+        const cJSON *e = netron_entry(met, "node", name, "predicted_s");
+        if (e) CHECK_NEAR(get(e, "value")->valuedouble, num(l, "t"), 1e-5, "netron: predicted_s = layer t");
+        if (cJSON_IsNumber(get(l, "measured_s"))) {
+            e = netron_entry(met, "node", name, "measured_s");
+            CHECK(e && check_close(get(e, "value")->valuedouble, num(l, "measured_s"), 1e-5), "netron: %s measured_s", name);
+            CHECK(netron_entry(met, "node", name, "efficiency") != NULL, "netron: %s efficiency", name);
+        }
+    }
+    CHECK(layers == 9, "netron: 9 layers");
+    /* model totals on target "", and on the main graph */
+    const cJSON *e = netron_entry(met, "model", "", "flops");
+    CHECK(e && check_close(get(e, "value")->valuedouble, num(get(res, "totals"), "flops"), 1e-5), "netron: model flops");
+    CHECK(netron_entry(met, "model", "", "measured_s") != NULL, "netron: model measured_s");
+    CHECK(netron_entry(met, "graph", "small_cnn", "predicted_s") != NULL, "netron: graph totals");
+    CHECK(netron_entry(meta, "model", "", "hardware") != NULL, "netron: hardware in the metadata");
+    cJSON_Delete(att);
+    cJSON_Delete(res);
+    rl_model_free(m);
+
+    /* nodes without a name: Netron has no target for them, so they are
+     * counted in the metadata instead of given a name Netron cannot match */
+    gen_buf g = {0}, s = {0};
+    gen_node(&g, &s, "Relu", "x", "t1", "first", 5);
+    s.n = 0;
+    gen_node(&g, &s, "Relu", "t1", "t2", NULL, 0);
+    s.n = 0;
+    gen_node(&g, &s, "Relu", "t2", "y", "last", 4);
+    gen_str(&g, 2, "chain");
+    gen_value_info(&g, 11, "x", 16);
+    gen_value_info(&g, 12, "y", 16);
+    free(s.p);
+    size_t len = 0;
+    uint8_t *bytes = gen_model(&g, &len);
+    char *err = NULL;
+    m = rl_model_read(bytes, len, NULL, &err);
+    free(bytes);
+    CHECK(m != NULL, "unnamed chain: %s", err ? err : "");
+    rl_free(err);
+    char *req = cJSON_PrintUnformatted(unit_hw), rq[8192];
+    snprintf(rq, sizeof rq, "{\"hardware\": %s, \"layers\": true}", req);
+    free(req);
+    char *out = rl_model_analyze(m, rq);
+    att_text = rl_netron_attachment(out);
+    rl_free(out);
+    att = cJSON_Parse(att_text);
+    rl_free(att_text);
+    met = get(att, "metrics");
+    CHECK(netron_entry(met, "node", "first", "flops") && netron_entry(met, "node", "last", "flops"), "unnamed chain: named nodes");
+    const cJSON *it;
+    int node_targets = 0;
+    cJSON_ArrayForEach(it, met) if (!strcmp(cJSON_GetStringValue(get(it, "kind")), "node") &&
+                                    !strcmp(cJSON_GetStringValue(get(it, "name")), "flops")) node_targets++;
+    CHECK(node_targets == 2, "unnamed chain: the unnamed node gets no invented target (%d)", node_targets);
+    e = netron_entry(get(att, "metadata"), "model", "", "nodes_without_name");
+    CHECK(e && get(e, "value")->valuedouble == 1, "unnamed chain: counted in the metadata");
+    cJSON_Delete(att);
+    rl_model_free(m);
+
+    /* not an analysis: an error, not an empty attachment */
+    out = rl_netron_attachment("{\"ok\": false}");
+    CHECK(strstr(out, "\"code\":\"bad_request\"") != NULL, "netron: refuses a failed analysis");
+    rl_free(out);
+}
+
+int main(int argc, char **argv) {
+    tests_dir = argc > 1 ? argv[1] : "tests";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/hw/unit.json", tests_dir);
+    char *hw = check_read_file(path, NULL);
+    unit_hw = hw ? cJSON_Parse(hw) : NULL;
+    free(hw);
+    if (!unit_hw) { fprintf(stderr, "cannot load %s\n", path); return 1; }
+    test_ort_off();
+    test_ort_on_cnn();
+    test_ort_on_mlp();
+    test_trtexec();
+    test_csv();
+    test_errors();
+    test_netron();
+    cJSON_Delete(unit_hw);
+    return check_report("test_measured");
+}
