@@ -14,18 +14,18 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "rooflens.h"
-
-enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_BAD_MODEL = 3, EXIT_INCOMPLETE = 4 };
+#include "cli.h"
 
 static const char usage_text[] =
     "usage: rooflens MODEL.onnx [options]\n"
+    "       rooflens diff OLD.onnx NEW.onnx [options] [--fail-if EXPR]\n"
+    "       rooflens batch DIR|MODEL.onnx... [options]\n"
     "       rooflens --list-hw\n"
     "\n"
     "Reports where the time and energy of an ONNX model go on a hardware profile:\n"
     "per-layer FLOPs, bytes, arithmetic intensity, roofline times and energy.\n"
     "\n"
-    "options:\n"
+    "options (all three commands):\n"
     "  --hw ID|FILE          hardware profile id (see --list-hw) or a profile JSON file\n"
     "                        (default h100-sxm)\n"
     "  --power-mode NAME     a power mode of the device (e.g. for jetson-agx-orin)\n"
@@ -36,7 +36,7 @@ static const char usage_text[] =
     "  --mode M              inference (default) or training (adds backward estimates)\n"
     "  --sol S               speed-of-light model for the headline time: unfused,\n"
     "                        fused (default) or fused_prefetched\n"
-    "  --format F            table (default), json or csv\n"
+    "  --format F            table (default), json or csv; diff and batch also markdown\n"
     "  --top K               layers shown in the table (default 15; 0 = all)\n"
     "  --strict              exit 4 when any operator is unsupported or any shape unknown\n"
     "  --hw-dir DIR          where profile ids are looked up (default: $ROOFLENS_HW_DIR,\n"
@@ -52,9 +52,21 @@ static const char usage_text[] =
     "                        front and the least-energy mode within --max-slowdown\n"
     "  --max-slowdown X      slowdown allowed for the recommendation, as a fraction of\n"
     "                        the fastest mode's time (default 0.05 = 5%)\n"
+    "\n"
+    "diff: what changed from OLD to NEW under the same options (layers matched by name,\n"
+    "then by op and position; docs/ci.md):\n"
+    "  --fail-if EXPR        exit 5 when a threshold is crossed, e.g.\n"
+    "                        \"time>+5%,flops>+10%,unsupported>0\" (grammar in docs/ci.md)\n"
+    "  --label-old S, --label-new S   names shown for the two models (default: the paths)\n"
+    "  --top K               changed layers shown in table and markdown (default 10)\n"
+    "  --strict              exit 4 when the NEW model is incompletely analysed\n"
+    "batch: one row per model (files, or every .onnx under DIR, one at a time); a model\n"
+    "that cannot be read is reported in its row and the others still come\n"
+    "\n"
     "  -h, --help            this help\n"
     "\n"
-    "exit codes: 0 ok, 2 usage, 3 bad model or request, 4 incomplete analysis with --strict\n";
+    "exit codes: 0 ok, 2 usage (a bad --fail-if too), 3 bad model or request (batch: any\n"
+    "row), 4 incomplete analysis with --strict, 5 a --fail-if threshold crossed\n";
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "rooflens: ");
@@ -63,7 +75,7 @@ static int usage_error(const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
-static char *read_text(const char *path) {
+char *read_text(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     size_t cap = 65536, len = 0;
@@ -160,10 +172,21 @@ static int list_hw(const char *dir) {
 }
 
 /* Read the model, jumping over weight payloads. */
-static rl_model *read_model(const char *path, char **err) {
+rl_model *read_model(const char *path, char **err) {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fprintf(stderr, "rooflens: cannot open %s: %s\n", path, strerror(errno));
+        /* the same error object the core gives, so every caller reports it one way */
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "schema", ROOFLENS_SCHEMA);
+        cJSON_AddFalseToObject(e, "ok");
+        cJSON *eo = cJSON_AddObjectToObject(e, "error");
+        char msg[512];
+        snprintf(msg, sizeof msg, "cannot open the file: %s", strerror(errno));
+        cJSON_AddStringToObject(eo, "code", "cannot_open");
+        cJSON_AddStringToObject(eo, "message", msg);
+        cJSON_AddStringToObject(eo, "where", "");
+        *err = cJSON_PrintUnformatted(e);
+        cJSON_Delete(e);
         return NULL;
     }
     /* fseeko happily moves past the end of a file: clamp each skip to what
@@ -194,7 +217,7 @@ static rl_model *read_model(const char *path, char **err) {
 }
 
 /* ------------------------------------------------------------- printing -- */
-static const char *eng(double v, const char *unit, char *buf, size_t cap) {
+const char *eng(double v, const char *unit, char *buf, size_t cap) {
     static const char *const pre[] = {"", "k", "M", "G", "T", "P", "E"};
     int i = 0;
     double a = fabs(v);
@@ -203,7 +226,7 @@ static const char *eng(double v, const char *unit, char *buf, size_t cap) {
     return buf;
 }
 
-static const char *tsec(double s, char *buf, size_t cap) {
+const char *tsec(double s, char *buf, size_t cap) {
     if (s == 0) snprintf(buf, cap, "0 s");
     else if (s < 1e-6) snprintf(buf, cap, "%.3g ns", s * 1e9);
     else if (s < 1e-3) snprintf(buf, cap, "%.3g us", s * 1e6);
@@ -212,11 +235,11 @@ static const char *tsec(double s, char *buf, size_t cap) {
     return buf;
 }
 
-static double num(const cJSON *o, const char *k) {
+double num(const cJSON *o, const char *k) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
-static const char *str(const cJSON *o, const char *k) {
+const char *str(const cJSON *o, const char *k) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsString(v) ? v->valuestring : "";
 }
@@ -302,15 +325,21 @@ static void print_table(const cJSON *res, int top) {
     }
 }
 
-static void csv_field(const char *s) {
+void csv_field(FILE *f, const char *s) {
+    /* a model's names are untrusted: a spreadsheet must not run them */
+    bool formula = strchr("=+-@\t\r", s[0]) && s[0];
     bool quote = strpbrk(s, ",\"\n\r") != NULL;
-    if (!quote) { fputs(s, stdout); return; }
-    putchar('"');
+    if (quote) fputc('"', f);
+    if (formula) fputc('\'', f);
     for (; *s; s++) {
-        if (*s == '"') putchar('"');
-        putchar(*s);
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
     }
-    putchar('"');
+    if (quote) fputc('"', f);
+}
+
+void csv_number(FILE *f, const cJSON *v) {
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble)) fprintf(f, "%.17g", v->valuedouble);
 }
 
 static void print_csv(const cJSON *res) {
@@ -324,8 +353,8 @@ static void print_csv(const cJSON *res) {
     cJSON_ArrayForEach(l, cJSON_GetObjectItem(res, "layers")) {
         for (size_t i = 0; i < nc; i++) {
             const cJSON *v = cJSON_GetObjectItem(l, cols[i]);
-            if (cJSON_IsString(v)) csv_field(v->valuestring);
-            else if (cJSON_IsNumber(v)) printf("%.17g", v->valuedouble);
+            if (cJSON_IsString(v)) csv_field(stdout, v->valuestring);
+            else if (cJSON_IsNumber(v)) csv_number(stdout, v);
             else if (cJSON_IsBool(v)) printf("%s", cJSON_IsTrue(v) ? "true" : "false");
             printf("%s", i + 1 < nc ? "," : "\n");
         }
@@ -476,24 +505,79 @@ static int build_compare(cJSON *study, const char *list, const char *dir) {
     return rc;
 }
 
+/* --------------------------------------------------------------- main -- */
+enum command { CMD_ANALYZE, CMD_DIFF, CMD_BATCH };
+
+/* The single analysis: read the model, analyse, print. */
+static int run_analyze(cJSON *req, const char *model_path, const char *format, int top, bool strict,
+                       bool study) {
+    char *err = NULL;
+    rl_model *m = read_model(model_path, &err);
+    if (!m) {
+        if (!err) return EXIT_BAD_MODEL;
+        if (!strcmp(format, "json")) puts(err);
+        else {
+            cJSON *e = cJSON_Parse(err);
+            const cJSON *eo = cJSON_GetObjectItem(e, "error");
+            fprintf(stderr, "rooflens: %s: %s [%s]%s%s\n", model_path, str(eo, "message"), str(eo, "code"),
+                    str(eo, "where")[0] ? " at " : "", str(eo, "where"));
+            cJSON_Delete(e);
+        }
+        rl_free(err);
+        return EXIT_BAD_MODEL;
+    }
+    char *text = cJSON_PrintUnformatted(req);
+    char *out = rl_model_analyze(m, text);
+    free(text);
+    rl_model_free(m);
+    cJSON *res = cJSON_Parse(out);
+    int rc = EXIT_OK;
+    if (!cJSON_IsTrue(cJSON_GetObjectItem(res, "ok"))) {
+        const cJSON *eo = cJSON_GetObjectItem(res, "error");
+        if (!strcmp(format, "json")) puts(out);
+        else fprintf(stderr, "rooflens: %s: %s [%s]%s%s\n", model_path, str(eo, "message"), str(eo, "code"),
+                     str(eo, "where")[0] ? " at " : "", str(eo, "where"));
+        rc = EXIT_BAD_MODEL;
+    } else {
+        if (!strcmp(format, "json")) puts(out);
+        else if (!strcmp(format, "csv")) print_csv(res);
+        else if (study) print_study(res);
+        else print_table(res, top);
+        const cJSON *tot = cJSON_GetObjectItem(res, "totals");
+        if (strict && (num(tot, "unknown_layers") > 0 || cJSON_GetArraySize(cJSON_GetObjectItem(tot, "unsupported_ops")) > 0))
+            rc = EXIT_INCOMPLETE;
+    }
+    cJSON_Delete(res);
+    rl_free(out);
+    return rc;
+}
+
 int main(int argc, char **argv) {
-    const char *model_path = NULL, *hw = "h100-sxm", *format = "table", *dir = NULL;
-    int top = 15;
+    const char *hw = "h100-sxm", *format = "table", *dir = NULL;
+    int top = -1;
     bool strict = false;
     const char *compare = NULL, *sweep = NULL, *max_slowdown = NULL;
+    const char *fail_if = NULL, *label_old = NULL, *label_new = NULL;
     bool power_modes = false;
     int studies = 0;
+    enum command cmd = CMD_ANALYZE;
+    int first = 1;
+    if (argc > 1 && !strcmp(argv[1], "diff")) cmd = CMD_DIFF, first = 2;
+    else if (argc > 1 && !strcmp(argv[1], "batch")) cmd = CMD_BATCH, first = 2;
+    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    int n_paths = 0;
     cJSON *req = cJSON_CreateObject();
     cJSON *dims = cJSON_CreateObject();
     /* until dims joins req, a usage error frees both (they would leak at exit) */
-#define USAGE_ERROR(fmt, arg) (cJSON_Delete(req), cJSON_Delete(dims), usage_error(fmt, arg))
-    for (int i = 1; i < argc; i++) {
+#define CLEANUP() (cJSON_Delete(req), cJSON_Delete(dims), free(paths))
+#define USAGE_ERROR(fmt, arg) (CLEANUP(), usage_error(fmt, arg))
+    for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED_VALUE() do { if (!val) return USAGE_ERROR("%s needs a value", a); i++; } while (0)
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_text, stdout); cJSON_Delete(req), cJSON_Delete(dims); return EXIT_OK; }
-        else if (!strcmp(a, "--version")) { printf("rooflens %s\n", ROOFLENS_VERSION); cJSON_Delete(req), cJSON_Delete(dims); return EXIT_OK; }
-        else if (!strcmp(a, "--list-hw")) { cJSON_Delete(req), cJSON_Delete(dims); return list_hw(hw_dir(dir)); }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_text, stdout); CLEANUP(); return EXIT_OK; }
+        else if (!strcmp(a, "--version")) { printf("rooflens %s\n", ROOFLENS_VERSION); CLEANUP(); return EXIT_OK; }
+        else if (!strcmp(a, "--list-hw")) { CLEANUP(); return list_hw(hw_dir(dir)); }
         else if (!strcmp(a, "--hw")) { NEED_VALUE(); hw = val; }
         else if (!strcmp(a, "--hw-dir")) { NEED_VALUE(); dir = val; }
         else if (!strcmp(a, "--power-mode")) { NEED_VALUE(); cJSON_AddStringToObject(req, "power_mode", val); }
@@ -503,13 +587,16 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--format")) {
             NEED_VALUE();
             format = val;
-            if (strcmp(format, "table") && strcmp(format, "json") && strcmp(format, "csv"))
-                return USAGE_ERROR("--format must be table, json or csv, not '%s'", format);
+            bool markdown = cmd != CMD_ANALYZE && !strcmp(format, "markdown");
+            if (strcmp(format, "table") && strcmp(format, "json") && strcmp(format, "csv") && !markdown) {
+                if (cmd == CMD_ANALYZE) return USAGE_ERROR("--format must be table, json or csv, not '%s'", format);
+                return USAGE_ERROR("--format must be table, json, csv or markdown, not '%s'", format);
+            }
         } else if (!strcmp(a, "--top")) {
             NEED_VALUE();
             char *end;
             long t = strtol(val, &end, 10);
-            if (*end || t < 0) return USAGE_ERROR("--top needs a whole number, not '%s'", val);
+            if (*end || t < 0 || end == val) return USAGE_ERROR("--top needs a whole number, not '%s'", val);
             top = (int)t;
         } else if (!strcmp(a, "--batch")) {
             NEED_VALUE();
@@ -532,32 +619,64 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--power-modes")) { power_modes = true; studies++; }
         else if (!strcmp(a, "--max-slowdown")) { NEED_VALUE(); max_slowdown = val; }
         else if (!strcmp(a, "--strict")) strict = true;
+        else if (!strcmp(a, "--fail-if")) { NEED_VALUE(); fail_if = val; }
+        else if (!strcmp(a, "--label-old")) { NEED_VALUE(); label_old = val; }
+        else if (!strcmp(a, "--label-new")) { NEED_VALUE(); label_new = val; }
         else if (a[0] == '-' && a[1]) return USAGE_ERROR("unknown option '%s'", a);
-        else if (!model_path) model_path = a;
-        else return USAGE_ERROR("one model at a time (got a second: '%s')", a);
+        else paths[n_paths++] = a;
     }
-    if (!model_path) {
+    if (n_paths == 0) {
         fputs(usage_text, stderr);
-        cJSON_Delete(req), cJSON_Delete(dims);
+        CLEANUP();
         return EXIT_USAGE;
     }
+    if (cmd == CMD_ANALYZE && n_paths > 1) {
+        const char *second = paths[1];
+        return USAGE_ERROR("one model at a time (got a second: '%s'); 'rooflens diff OLD NEW' compares two", second);
+    }
+    if (cmd == CMD_DIFF && n_paths != 2)
+        return USAGE_ERROR("%s", "rooflens diff needs two models: OLD.onnx NEW.onnx");
+    if (cmd != CMD_ANALYZE && studies)
+        return USAGE_ERROR("%s", "--compare, --sweep-batch and --power-modes are studies of one model, not of diff or batch");
+    if (cmd != CMD_DIFF && (fail_if || label_old || label_new))
+        return USAGE_ERROR("%s", "--fail-if, --label-old and --label-new go with rooflens diff");
+    if (cmd == CMD_BATCH && (strict || top >= 0)) return USAGE_ERROR("%s", "--strict and --top do not apply to rooflens batch");
     if (studies > 1) return USAGE_ERROR("%s", "--compare, --sweep-batch and --power-modes: one study at a time");
     if (max_slowdown && !power_modes) return USAGE_ERROR("%s", "--max-slowdown goes with --power-modes");
     if (studies && !strcmp(format, "csv")) return USAGE_ERROR("%s", "a study prints a table or JSON (--format table|json), not csv");
     cJSON *profile = load_profile(hw, hw_dir(dir));
-    if (!profile) return EXIT_USAGE;
+    if (!profile) {
+        CLEANUP();
+        return EXIT_USAGE;
+    }
     cJSON_AddItemToObject(req, "hardware", profile);
     cJSON_AddItemToObject(req, "dims", dims);
+    dims = NULL;
+#undef CLEANUP
+#define CLEANUP() (cJSON_Delete(req), free(paths))
+    int rc;
+    if (cmd == CMD_DIFF) {
+        diff_args da = {paths[0], paths[1], format, fail_if, label_old ? label_old : paths[0],
+                        label_new ? label_new : paths[1], top >= 0 ? top : 10, strict};
+        rc = run_diff(req, &da);
+        CLEANUP();
+        return rc;
+    }
+    if (cmd == CMD_BATCH) {
+        rc = run_batch(req, paths, n_paths, format);
+        CLEANUP();
+        return rc;
+    }
     if (studies) {
         cJSON *study = cJSON_AddObjectToObject(req, "study");
         if (compare) {
             cJSON_AddStringToObject(study, "kind", "compare");
-            if (build_compare(study, compare, hw_dir(dir))) { cJSON_Delete(req); return EXIT_USAGE; }
+            if (build_compare(study, compare, hw_dir(dir))) { CLEANUP(); return EXIT_USAGE; }
         } else if (sweep) {
             cJSON_AddStringToObject(study, "kind", "batch_sweep");
             cJSON *b = parse_batches(sweep);
             if (!b) {
-                cJSON_Delete(req);
+                CLEANUP();
                 return usage_error("--sweep-batch needs A..B (powers of two from A to B) or a comma list of "
                                    "whole numbers >= 1, not '%s'", sweep);
             }
@@ -568,7 +687,7 @@ int main(int argc, char **argv) {
                 char *end;
                 double x = strtod(max_slowdown, &end);
                 if (*end || end == max_slowdown) {
-                    cJSON_Delete(req);
+                    CLEANUP();
                     return usage_error("--max-slowdown needs a number (0.05 = 5%% slower), not '%s'", max_slowdown);
                 }
                 cJSON_AddNumberToObject(study, "max_slowdown", x);
@@ -577,46 +696,7 @@ int main(int argc, char **argv) {
         /* the study carries the figures; the per-layer rows are not printed */
         cJSON_AddFalseToObject(req, "layers");
     } else if (!strcmp(format, "csv") || !strcmp(format, "table")) cJSON_AddTrueToObject(req, "layers");
-
-    char *err = NULL;
-    rl_model *m = read_model(model_path, &err);
-    if (!m) {
-        if (!err) return EXIT_BAD_MODEL;
-        if (!strcmp(format, "json")) puts(err);
-        else {
-            cJSON *e = cJSON_Parse(err);
-            const cJSON *eo = cJSON_GetObjectItem(e, "error");
-            fprintf(stderr, "rooflens: %s: %s [%s]%s%s\n", model_path, str(eo, "message"), str(eo, "code"),
-                    str(eo, "where")[0] ? " at " : "", str(eo, "where"));
-            cJSON_Delete(e);
-        }
-        rl_free(err);
-        cJSON_Delete(req);
-        return EXIT_BAD_MODEL;
-    }
-    char *text = cJSON_PrintUnformatted(req);
-    cJSON_Delete(req);
-    char *out = rl_model_analyze(m, text);
-    free(text);
-    rl_model_free(m);
-    cJSON *res = cJSON_Parse(out);
-    int rc = EXIT_OK;
-    if (!cJSON_IsTrue(cJSON_GetObjectItem(res, "ok"))) {
-        const cJSON *eo = cJSON_GetObjectItem(res, "error");
-        if (!strcmp(format, "json")) puts(out);
-        else fprintf(stderr, "rooflens: %s: %s [%s]%s%s\n", model_path, str(eo, "message"), str(eo, "code"),
-                     str(eo, "where")[0] ? " at " : "", str(eo, "where"));
-        rc = EXIT_BAD_MODEL;
-    } else {
-        if (!strcmp(format, "json")) puts(out);
-        else if (!strcmp(format, "csv")) print_csv(res);
-        else if (studies) print_study(res);
-        else print_table(res, top);
-        const cJSON *tot = cJSON_GetObjectItem(res, "totals");
-        if (strict && (num(tot, "unknown_layers") > 0 || cJSON_GetArraySize(cJSON_GetObjectItem(tot, "unsupported_ops")) > 0))
-            rc = EXIT_INCOMPLETE;
-    }
-    cJSON_Delete(res);
-    rl_free(out);
+    rc = run_analyze(req, paths[0], format, top >= 0 ? top : 15, strict, studies > 0);
+    CLEANUP();
     return rc;
 }
