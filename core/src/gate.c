@@ -358,7 +358,9 @@ cJSON *rl_gate_eval(const rl_gate *g, const cJSON *diff) {
                      mt->kind == MK_LLM ? "; the LLM figures need an LLM analysis of both" : "");
         else
             snprintf(msg, sizeof msg, "%s: %s %s %s %s", text, mt->name, shown,
-                     !strcmp(status, "fail") ? "crosses" : "is within", thr);
+                     strcmp(status, "fail") ? "keeps within"
+                     : c->cmp == CMP_GT || c->cmp == CMP_GE ? "exceeds" : "falls below",
+                     thr);
         cJSON_AddStringToObject(o, "message", msg);
         if (strcmp(status, "pass")) {
             failed += !strcmp(status, "fail");
