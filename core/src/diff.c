@@ -92,7 +92,8 @@ static cJSON *summary_json(const rl_summary *s) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", s->name ? s->name : "");
     cJSON_AddStringToObject(o, "hardware", s->hw_id ? s->hw_id : "");
-    cJSON_AddStringToObject(o, "power_mode", s->power_mode ? s->power_mode : "");
+    if (s->power_mode && s->power_mode[0]) cJSON_AddStringToObject(o, "power_mode", s->power_mode);
+    else cJSON_AddNullToObject(o, "power_mode");
     cJSON_AddStringToObject(o, "precision", s->precision ? s->precision : "");
     cJSON_AddStringToObject(o, "sol", s->sol_model ? s->sol_model : "");
     put_num(o, "nodes", s->nodes);
