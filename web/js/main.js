@@ -10,6 +10,7 @@ import { eng, exact, count } from './format.js';
 import { toCSV, toMarkdown, solRows, download, downloadDataUrl, copyText } from './export.js';
 import { WhatIfViews } from './whatif.js';
 import { ProfileEditor } from './profile-editor.js';
+import { CompareView } from './compare.js';
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, text, attrs = {}) => {
@@ -206,6 +207,7 @@ function clearView(text) {
   app.table.setData([]);
   for (const b of ['copy-md', 'dl-csv', 'dl-json']) $(b).disabled = true;
   app.whatif?.clear();
+  app.compare?.refresh();
 }
 
 // ---------------------------------------------------------------- analysis
@@ -236,6 +238,7 @@ async function analyze() {
   showError(null);
   render(res);
   app.whatif.refresh();
+  app.compare.refresh();
   await writeUrl();
 }
 
@@ -475,8 +478,14 @@ function applyCustomProfile(obj) {
   analyze();
 }
 
-/** Applies the URL to the page: settings, then the model if it can be fetched. */
+/** Applies the URL to the page: settings, the model, then the model it is
+ * compared with (compare.js). */
 async function restore() {
+  await restoreMain();
+  await app.compare.restore();
+}
+
+async function restoreMain() {
   // The core judges a custom profile from the link before it is used.
   const { state, problems } = await fromLocation(location.hash, location.search, app.catalog.ids(),
     { checkProfile: (obj) => app.editor.check(obj) });
@@ -531,6 +540,13 @@ async function main() {
     onChange: () => writeUrl(),
     usePowerMode: (id) => { app.state.powerMode = id; fillPowerModes(); analyze(); },
   });
+  app.compare = new CompareView($('diff-models'), {
+    client: app.client, state: () => app.state, hasModel: () => !!app.info,
+    request: async () => buildRequest(app.state, await currentProfile()),
+    mainLabel: () => app.modelLabel || 'model', examples: () => app.examples, exampleUrl,
+    onChange: () => writeUrl(),
+  });
+  app.compare.fillExamples();
   app.editor = new ProfileEditor($('custom-hw'), {
     client: app.client, catalog: app.catalog, state: () => app.state, onApply: applyCustomProfile, onError: showError,
   });

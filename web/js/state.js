@@ -36,6 +36,7 @@ export function defaultState() {
     compare: [],           // compared profiles: 'id', 'id:mode' or 'custom'
     sweep: [1, 1024],      // batch sweep range (powers of two between, ends included)
     maxSlowdown: 0.05,     // power-mode advisor: allowed slowdown over the fastest mode
+    ...defaultCompareState(),
   };
 }
 
@@ -156,11 +157,12 @@ export async function toHash(st) {
   if (st.filterName) p.set('q', st.filterName);
   if (st.group) p.set('group', '1');
   whatIfToParams(st, p);
+  compareToParams(st, p);
   return p.toString();
 }
 
 const KNOWN = new Set(['model', 'example', 'file', 'hw', 'profile', 'pm', 'prec', 'batch', 'dims', 'mode', 'sol',
-  'gran', 'sel', 'sort', 'op', 'q', 'group', 'view', 'cmp', 'sweep', 'slow']);
+  'gran', 'sel', 'sort', 'op', 'q', 'group', 'view', 'cmp', 'sweep', 'slow', ...compareParams()]);
 
 /** URL hash (and ?model= query) -> {state, problems[]}: the state has the
  * valid parts of the link, problems[] says what was ignored and why (at most
@@ -256,6 +258,7 @@ export async function fromLocation(hash, search, knownHw, opts = {}) {
     if (g === '1' || g === '0') st.group = g === '1'; else bad('group', 'must be 0 or 1');
   }
   whatIfFromParams(p, st, bad, knownHw);
+  compareFromParams(p, st, bad);
   return { state: st, problems };
 }
 
@@ -323,4 +326,52 @@ export function sweepBatches([lo, hi]) {
   for (let b = 1; b < hi; b *= 2) if (b > lo) out.push(b);
   if (hi !== lo) out.push(hi);
   return out;
+}
+
+// ------------------------------------------ compare with another model state
+// (compare.js). The second model is restorable from a link when it came from
+// a URL or an example, like the first.
+export const MAX_FAIL_IF = 512;
+function compareParams() { return ['vs', 'vsex', 'vsfile', 'vsold', 'gate']; }
+
+function defaultCompareState() {
+  return {
+    compareUrl: null,      // the other model's URL (restorable)
+    compareExample: null,  // or its example id (restorable)
+    compareFile: null,     // or the name of a dropped file (not restorable)
+    compareIsOld: false,   // the other model is the old one (default: the page's model is old)
+    failIf: '',            // --fail-if thresholds judged by the core on the diff
+  };
+}
+
+function compareToParams(st, p) {
+  if (st.compareUrl) p.set('vs', st.compareUrl);
+  else if (st.compareExample) p.set('vsex', st.compareExample);
+  else if (st.compareFile) p.set('vsfile', st.compareFile);
+  if (st.compareIsOld) p.set('vsold', '1');
+  if (st.failIf) p.set('gate', st.failIf);
+}
+
+function compareFromParams(p, st, bad) {
+  if (p.has('vs')) {
+    const why = modelUrlProblem(p.get('vs'));
+    if (why) bad('vs', why); else st.compareUrl = p.get('vs');
+  }
+  if (p.has('vsex')) {
+    const e = p.get('vsex');
+    if (ID_RE.test(e)) st.compareExample = e; else bad('vsex', 'not a valid example id');
+  }
+  if (p.has('vsfile')) {
+    const f = p.get('vsfile');
+    if (f.length > 0 && f.length <= 512) st.compareFile = f; else bad('vsfile', 'bad file name');
+  }
+  if (p.has('vsold')) {
+    const v = p.get('vsold');
+    if (v === '1' || v === '0') st.compareIsOld = v === '1'; else bad('vsold', 'must be 0 or 1');
+  }
+  if (p.has('gate')) {
+    const g = p.get('gate');
+    // the core judges the grammar; the link only bounds the length
+    if (g.length <= MAX_FAIL_IF) st.failIf = g; else bad('gate', `longer than ${MAX_FAIL_IF} characters`);
+  }
 }
