@@ -622,7 +622,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--fail-if")) { NEED_VALUE(); fail_if = val; }
         else if (!strcmp(a, "--label-old")) { NEED_VALUE(); label_old = val; }
         else if (!strcmp(a, "--label-new")) { NEED_VALUE(); label_new = val; }
-        else if (a[0] == '-' && a[1]) return USAGE_ERROR("unknown option '%s'", a);
+        else if (!strcmp(a, "--")) {
+            while (++i < argc) paths[n_paths++] = argv[i]; /* the rest are models, even "-x.onnx" */
+        } else if (a[0] == '-' && a[1]) return USAGE_ERROR("unknown option '%s'", a);
         else paths[n_paths++] = a;
     }
     if (n_paths == 0) {
