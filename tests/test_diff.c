@@ -17,10 +17,11 @@
 #include <stdbool.h>
 
 #include "check.h"
+#include "diff.h"
 #include "gen_models.h"
 #include "rooflens.h"
 
-static const char *tests_dir;
+static const char *tests_dir, *root_dir;
 
 static rl_model *load_model(const char *name) {
     char path[1024];
@@ -523,8 +524,30 @@ static void test_summary(rl_model *m) {
     rl_free(out);
 }
 
+/* docs/ci.md lists every metric of the grammar's one table, with its unit. */
+static void test_metrics_documented(void) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/docs/ci.md", root_dir);
+    char *doc = check_read_file(path, NULL);
+    CHECK(doc != NULL, "cannot read %s", path);
+    cJSON *metrics = rl_gate_metrics_json();
+    const cJSON *m;
+    int n = 0;
+    cJSON_ArrayForEach(m, metrics) {
+        char row[160];
+        const char *unit = str(m, "unit");
+        snprintf(row, sizeof row, "| `%s` |%s%s%s|", str(m, "name"), unit[0] ? " " : "", unit, " ");
+        CHECK(doc && strstr(doc, row), "docs/ci.md lacks the metric row starting '%s'", row);
+        n++;
+    }
+    CHECK(n >= 18, "%d metrics", n);
+    cJSON_Delete(metrics);
+    free(doc);
+}
+
 int main(int argc, char **argv) {
     tests_dir = argc > 1 ? argv[1] : "tests";
+    root_dir = argc > 2 ? argv[2] : ".";
     char path[1024];
     snprintf(path, sizeof path, "%s/hw/unit.json", tests_dir);
     unit_hw = check_read_file(path, NULL);
@@ -539,6 +562,7 @@ int main(int argc, char **argv) {
         test_markdown(old_m, new_m);
         test_summary(old_m);
     }
+    test_metrics_documented();
     rl_model_free(old_m);
     rl_model_free(new_m);
     free(unit_hw);
