@@ -147,16 +147,6 @@ static char *inner_request(const cJSON *req, bool layers) {
     return text;
 }
 
-/* Analyses `m` and parses the response. Returns the response (ok or not),
- * or NULL with err set when out of memory. */
-static cJSON *analyze_parsed(rl_model *m, const char *request_text, rl_error *err) {
-    char *out = rl_model_analyze(m, request_text);
-    cJSON *res = out ? cJSON_Parse(out) : NULL;
-    rl_free(out);
-    if (!res) rl_error_set(err, "out_of_memory", "", "out of memory while analysing the model");
-    return res;
-}
-
 /* An error response of an inner analysis, prefixed with which model it was. */
 static void inner_error(const cJSON *res, const char *which, const char *label, rl_error *err) {
     const cJSON *e = item(res, "error");
@@ -238,13 +228,14 @@ typedef struct dlayer {
     char matched_by; /* 'n' name, 'p' op and position */
 } dlayer;
 
-/* One analysis layer row: the one place that knows a layer's fields. */
-static void diff_layer_read(const cJSON *l, dlayer *d) {
+/* One analysis layer row: the one place that knows a layer's fields. The
+ * strings are copied, so the row outlives the response it came from. */
+static bool diff_layer_read(const cJSON *l, dlayer *d, rl_arena *a) {
     d->index = (int)numv(l, "index");
-    d->name = strv(l, "name");
-    d->op = strv(l, "op");
-    d->domain = strv(l, "domain");
-    d->bound = strv(l, "bound");
+    d->name = rl_arena_strdup(a, strv(l, "name"));
+    d->op = rl_arena_strdup(a, strv(l, "op"));
+    d->domain = rl_arena_strdup(a, strv(l, "domain"));
+    d->bound = rl_arena_strdup(a, strv(l, "bound"));
     d->flops = numv(l, "flops");
     d->bytes = numv(l, "bytes");
     d->intensity = numv(l, "intensity");
@@ -253,17 +244,72 @@ static void diff_layer_read(const cJSON *l, dlayer *d) {
     d->supported = !cJSON_IsFalse(item(l, "supported"));
     d->known = !cJSON_IsFalse(item(l, "known"));
     d->partner = -1;
+    return d->name && d->op && d->domain && d->bound;
 }
 
-static dlayer *read_layers(const cJSON *res, int *n, rl_arena *a) {
-    const cJSON *layers = item(res, "layers");
-    *n = cJSON_GetArraySize(layers);
-    dlayer *d = rl_arena_alloc(a, (size_t)(*n + 1) * sizeof *d);
-    if (!d) return NULL;
-    int i = 0;
-    const cJSON *l;
-    cJSON_ArrayForEach(l, layers) diff_layer_read(l, &d[i++]);
-    return d;
+/* The end of the JSON object or array that starts at p, or NULL. The text
+ * is the core's own response, so a bracket count that skips strings finds it. */
+static char *container_end(char *p) {
+    int depth = 0;
+    for (; *p; p++) {
+        if (*p == '"') {
+            for (p++; *p && *p != '"'; p++)
+                if (*p == '\\' && p[1]) p++;
+            if (!*p) return NULL;
+        } else if (*p == '{' || *p == '[') depth++;
+        else if ((*p == '}' || *p == ']') && --depth == 0) return p + 1;
+    }
+    return NULL;
+}
+
+/* One side of the diff: an analysis response without its layer rows, and
+ * the rows it had. */
+typedef struct side {
+    cJSON *res;
+    dlayer *layers;
+    int n;
+} side;
+
+/* Analyses `m` and reads the response. The layer rows are parsed one at a
+ * time from the text and kept as dlayer rows: as one cJSON tree, the rows
+ * of a 100,000-layer model (with their tensors) take over a gigabyte. The
+ * rest of the response is parsed with the rows blanked out. Returns false
+ * with err set when out of memory. */
+static bool analyze_side(rl_model *m, const char *request_text, side *sd, rl_arena *a, rl_error *err) {
+    memset(sd, 0, sizeof *sd);
+    char *out = rl_model_analyze(m, request_text);
+    bool ok = out != NULL;
+    /* the first "layers": [ is the top-level rows (a string cannot hold it unescaped) */
+    char *arr = out ? strstr(out, "\"layers\":[") : NULL;
+    if (arr) {
+        char *open = arr + 9, *close = container_end(open);
+        ok = close != NULL;
+        int count = 0;
+        for (char *p = open + 1; ok && p < close - 1; p++) {
+            if (*p != '{') continue;
+            char *end = container_end(p);
+            ok = end != NULL;
+            count++;
+            p = ok ? end - 1 : p;
+        }
+        sd->layers = ok ? rl_arena_alloc(a, (size_t)(count + 1) * sizeof *sd->layers) : NULL;
+        ok = sd->layers != NULL;
+        for (char *p = open + 1; ok && p < close - 1 && sd->n < count; p++) {
+            if (*p != '{') continue;
+            char *end = container_end(p);
+            cJSON *l = cJSON_ParseWithLength(p, (size_t)(end - p));
+            ok = l && diff_layer_read(l, &sd->layers[sd->n++], a);
+            cJSON_Delete(l);
+            p = end - 1;
+        }
+        if (ok) {
+            memset(open + 1, ' ', (size_t)(close - open - 2));
+        }
+    }
+    sd->res = ok ? cJSON_Parse(out) : NULL;
+    rl_free(out);
+    if (!sd->res) rl_error_set(err, "out_of_memory", "", "out of memory while reading the analysis");
+    return sd->res != NULL;
 }
 
 /* Pairs the k-th unmatched old layer with key K with the k-th unmatched new
@@ -737,6 +783,7 @@ char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *reque
     rl_arena arena = {0};
     char *text = NULL, *result = NULL;
     diff_options opt;
+    side so, sn;
     if (!parse_request(request_json, &req, &err)) goto fail;
     if (parse_diff_options(req, &opt, &err)) goto fail;
     /* the gate's grammar is checked before any model is analysed */
@@ -745,24 +792,27 @@ char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *reque
         rl_error_set(&err, "out_of_memory", "request", "out of memory");
         goto fail;
     }
-    if (!(res_old = analyze_parsed(old_model, text, &err))) goto fail;
+    if (!analyze_side(old_model, text, &so, &arena, &err)) goto fail;
+    res_old = so.res;
     if (!cJSON_IsTrue(item(res_old, "ok"))) {
         inner_error(res_old, "old", opt.old_label, &err);
         goto fail;
     }
-    if (!(res_new = analyze_parsed(new_model, text, &err))) goto fail;
+    if (!analyze_side(new_model, text, &sn, &arena, &err)) goto fail;
+    res_new = sn.res;
     if (!cJSON_IsTrue(item(res_new, "ok"))) {
         inner_error(res_new, "new", opt.new_label, &err);
         goto fail;
     }
-    /* the inner analyses marked their own allocations; from here on, ours */
+    /* the inner analyses marked their own allocations; from here on, ours
+     * (and the reading's: a failure there was reported above) */
     rl_json_begin();
     rl_summary a, b;
     rl_summary_read(res_old, &a);
     rl_summary_read(res_new, &b);
-    int n = 0, m = 0;
-    dlayer *lo = read_layers(res_old, &n, &arena), *ln = read_layers(res_new, &m, &arena);
-    if (!lo || !ln || !match_layers(lo, n, ln, m, &arena)) {
+    dlayer *lo = so.layers, *ln = sn.layers;
+    int n = so.n, m = sn.n;
+    if (!match_layers(lo, n, ln, m, &arena)) {
         rl_error_set(&err, "out_of_memory", "", "out of memory while matching the layers");
         goto fail;
     }
