@@ -524,6 +524,41 @@ static void test_summary(rl_model *m) {
     rl_free(out);
 }
 
+/* The response fields the diff reads, as they will be once the timing
+ * model of issue 11 moves the bounds and kernels into sol.chosen, and with
+ * the LLM object of issue 12: read from there, and judged by the gate. */
+static void test_future_fields(void) {
+    cJSON *res = cJSON_Parse(
+        "{\"ok\": true, \"totals\": {\"kernels\": 9, \"launch_floor_s\": 9e-6, \"flops\": 10},"
+        " \"sol\": {\"lower_bound_s\": 1, \"upper_bound_s\": 5,"
+        "  \"chosen\": {\"time_s\": 3, \"lower_bound_s\": 2, \"upper_bound_s\": 4, \"kernels\": 7,"
+        "   \"launch_floor_s\": 7e-6, \"energy_j\": null, \"bound\": \"memory\"}},"
+        " \"llm\": {\"ttft_s\": 0.02, \"tpot_s\": 0.005, \"tokens_per_s\": 200, \"memory_required_bytes\": 8e9,"
+        "  \"kv_cache_bytes\": 1e9, \"fits\": true}}");
+    rl_summary s;
+    rl_summary_read(res, &s);
+    CHECK(s.time_s == 3 && s.lower_bound_s == 2 && s.upper_bound_s == 4, "bounds from sol.chosen first");
+    CHECK(s.kernels == 7 && s.launch_floor_s == 7e-6, "kernels and launch floor from sol.chosen first");
+    CHECK(isnan(s.energy_j), "a null energy stays unknown");
+    CHECK(s.llm && s.ttft_s == 0.02 && s.tpot_s == 0.005 && s.llm_memory_bytes == 8e9 && s.fits == 1, "llm figures read");
+    cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(res, "sol"), "chosen");
+    rl_summary_read(res, &s);
+    CHECK(s.lower_bound_s == 1 && s.kernels == 9, "today's places when sol.chosen lacks them");
+    cJSON_Delete(res);
+
+    cJSON *d = cJSON_Parse("{\"llm\": {\"ttft_s\": {\"old\": 0.02, \"new\": 0.023}, \"tpot_s\": {\"old\": 0.005, \"new\": 0.005},"
+                           " \"memory_required_bytes\": {\"old\": 8e9, \"new\": 9e9}}, \"totals\": {}, \"layers\": {}}");
+    rl_error err = {0};
+    rl_gate *g = rl_gate_parse("ttft>+10%,tpot>+1%,llm_memory>+512MiB", &err);
+    CHECK(g != NULL, "gate parsed: %s", err.message);
+    cJSON *v = g ? rl_gate_eval(g, d) : NULL;
+    CHECK(v && !strcmp(str(v, "clauses.0.status"), "fail") && !strcmp(str(v, "clauses.1.status"), "pass") &&
+          !strcmp(str(v, "clauses.2.status"), "fail"), "LLM thresholds judged: ttft +15%% fails, tpot 0%% passes, +1 GB fails");
+    cJSON_Delete(v);
+    rl_gate_free(g);
+    cJSON_Delete(d);
+}
+
 /* docs/ci.md lists every metric of the grammar's one table, with its unit. */
 static void test_metrics_documented(void) {
     char path[1024];
@@ -563,6 +598,7 @@ int main(int argc, char **argv) {
         test_summary(old_m);
     }
     test_metrics_documented();
+    test_future_fields();
     rl_model_free(old_m);
     rl_model_free(new_m);
     free(unit_hw);
