@@ -13,6 +13,7 @@
  * new model and takes whole numbers only. A clause is crossed when its value
  * satisfies the comparison. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,16 +125,23 @@ static const char *unit_examples(const char *unit) {
     return "k, M or G";
 }
 
-/* Sets a bad_fail_if error at 0-based byte `at` of `expr`. */
-static rl_gate *fail_at(rl_error *err, const char *expr, size_t at, const char *fmt, const char *a,
-                        const char *b) {
+/* Sets a bad_fail_if error at 0-based byte `at` of `expr`; returns false. */
+static bool fail_at(rl_error *err, const char *expr, size_t at, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static bool fail_at(rl_error *err, const char *expr, size_t at, const char *fmt, ...) {
     char what[400];
-    snprintf(what, sizeof what, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
     char where[48];
     snprintf(where, sizeof where, "diff.fail_if:%zu", at + 1);
     rl_error_set(err, "bad_fail_if", where, "%s, at character %zu of \"%.200s\" (see docs/ci.md for the grammar)",
                  what, at + 1, expr);
-    return NULL;
+    return false;
 }
 
 static size_t skip_ws(const char *s, size_t p) {
@@ -143,12 +151,83 @@ static size_t skip_ws(const char *s, size_t p) {
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* METRIC COMPARE: sets c->metric and c->cmp, advances *p. */
+static bool parse_metric(const char *expr, size_t *p, clause *c, rl_error *err) {
+    size_t start = *p, q = *p;
+    while ((expr[q] >= 'a' && expr[q] <= 'z') || expr[q] == '_') q++;
+    char metric[64], names[400];
+    snprintf(metric, sizeof metric, "%.*s", (int)(q - start), expr + start);
+    metric_list(names, sizeof names);
+    if (q == start) return fail_at(err, expr, start, "expected a metric (one of %s)", names);
+    c->metric = -1;
+    for (size_t i = 0; i < N_METRICS; i++)
+        if (!strcmp(metric, metrics[i].name)) c->metric = (int)i;
+    if (c->metric < 0) return fail_at(err, expr, start, "unknown metric '%s' (the metrics are %s)", metric, names);
+    q = skip_ws(expr, q);
+    if (expr[q] != '>' && expr[q] != '<')
+        return fail_at(err, expr, q, "expected a comparison (>, >=, < or <=) after '%s'", metric);
+    bool eq = expr[q + 1] == '=';
+    c->cmp = expr[q] == '>' ? (eq ? CMP_GE : CMP_GT) : (eq ? CMP_LE : CMP_LT);
+    *p = q + (eq ? 2 : 1);
+    return true;
+}
+
+/* THRESHOLD: a signed number, then a unit or %; sets c->threshold and
+ * c->relative, advances *p. */
+static bool parse_threshold(const char *expr, size_t *p, clause *c, rl_error *err) {
+    const struct metric *mt = &metrics[c->metric];
+    size_t num = skip_ws(expr, *p), q = num;
+    if (expr[q] == '+' || expr[q] == '-') q++;
+    size_t digits = q;
+    while (is_digit(expr[q])) q++;
+    if (expr[q] == '.') {
+        q++;
+        while (is_digit(expr[q])) q++;
+    }
+    if (q == digits || (q == digits + 1 && expr[digits] == '.'))
+        return fail_at(err, expr, num, "expected a number after '%s%s' (for example +5%% or +2ms)", mt->name,
+                       compare_text[c->cmp]);
+    if ((expr[q] == 'e' || expr[q] == 'E') &&
+        (is_digit(expr[q + 1]) || ((expr[q + 1] == '+' || expr[q + 1] == '-') && is_digit(expr[q + 2])))) {
+        q += 2;
+        while (is_digit(expr[q])) q++;
+    }
+    char text[64];
+    snprintf(text, sizeof text, "%.*s", (int)(q - num), expr + num);
+    double value = strtod(text, NULL);
+    if (!isfinite(value) || q - num >= sizeof text)
+        return fail_at(err, expr, num, "the number '%s' is out of range", text);
+    size_t unit = q;
+    while ((expr[q] >= 'a' && expr[q] <= 'z') || (expr[q] >= 'A' && expr[q] <= 'Z') || (unsigned char)expr[q] >= 0x80)
+        q++;
+    double factor = 1;
+    if (q > unit && !unit_factor(mt->unit, expr + unit, q - unit, &factor)) {
+        char u[64], use[160];
+        snprintf(u, sizeof u, "%.*s", (int)(q - unit), expr + unit);
+        if (mt->kind == MK_COUNT) snprintf(use, sizeof use, "nothing: it is a count");
+        else snprintf(use, sizeof use, "%s, or %% for a relative change", unit_examples(mt->unit));
+        return fail_at(err, expr, unit, "unknown unit '%s' for this metric (use %s)", u, use);
+    }
+    if (expr[q] == '%') {
+        if (q > unit) return fail_at(err, expr, q, "a threshold is either relative (%%) or in a unit, not both");
+        if (mt->kind == MK_COUNT)
+            return fail_at(err, expr, q, "'%s' is a count of layers and takes a whole number (for example %s>0), not a percentage",
+                           mt->name, mt->name);
+        c->relative = true;
+        q++;
+    }
+    if (mt->kind == MK_COUNT && value != floor(value))
+        return fail_at(err, expr, num, "'%s' is a count of layers and takes a whole number, not %s", mt->name, text);
+    c->threshold = value * factor;
+    *p = q;
+    return true;
+}
+
 rl_gate *rl_gate_parse(const char *expr, rl_error *err) {
     size_t len = strlen(expr);
     if (len > GATE_MAX_CHARS) {
-        char n[32];
-        snprintf(n, sizeof n, "%d", GATE_MAX_CHARS);
-        return fail_at(err, expr, GATE_MAX_CHARS, "the expression is longer than %s characters%s", n, "");
+        fail_at(err, expr, GATE_MAX_CHARS, "the expression is longer than %d characters", GATE_MAX_CHARS);
+        return NULL;
     }
     rl_gate *g = calloc(1, sizeof *g);
     char *copy = malloc(len + 1);
@@ -160,122 +239,36 @@ rl_gate *rl_gate_parse(const char *expr, rl_error *err) {
     }
     memcpy(copy, expr, len + 1);
     g->expr = copy;
-    char names[400];
-    metric_list(names, sizeof names);
     size_t p = skip_ws(expr, 0);
-    if (!expr[p]) {
-        rl_gate_free(g);
-        return fail_at(err, expr, p, "the expression is empty (give thresholds such as %s)%s",
-                       "time>+5%,flops>+10%,unsupported>0", "");
-    }
-    for (;;) {
+    bool ok = expr[p] ? true
+                      : fail_at(err, expr, p, "the expression is empty (give thresholds such as %s)",
+                                "time>+5%,flops>+10%,unsupported>0");
+    while (ok) {
         if (g->n == GATE_MAX_CLAUSES) {
-            char n[32];
-            snprintf(n, sizeof n, "%d", GATE_MAX_CLAUSES);
-            rl_gate_free(g);
-            return fail_at(err, expr, p, "more than %s thresholds%s", n, "");
+            ok = fail_at(err, expr, p, "more than %d thresholds", GATE_MAX_CLAUSES);
+            break;
         }
         clause *c = &g->c[g->n];
-        size_t start = p;
-        while ((expr[p] >= 'a' && expr[p] <= 'z') || expr[p] == '_') p++;
-        char metric[64];
-        snprintf(metric, sizeof metric, "%.*s", (int)(p - start), expr + start);
-        if (p == start) {
-            rl_gate_free(g);
-            return fail_at(err, expr, start, "expected a metric (one of %s)%s", names, "");
-        }
-        c->metric = -1;
-        for (size_t i = 0; i < N_METRICS; i++)
-            if (!strcmp(metric, metrics[i].name)) c->metric = (int)i;
-        if (c->metric < 0) {
-            rl_gate_free(g);
-            return fail_at(err, expr, start, "unknown metric '%s' (the metrics are %s)", metric, names);
-        }
-        const struct metric *mt = &metrics[c->metric];
-        p = skip_ws(expr, p);
-        if (expr[p] == '>' || expr[p] == '<') {
-            bool eq = expr[p + 1] == '=';
-            c->cmp = expr[p] == '>' ? (eq ? CMP_GE : CMP_GT) : (eq ? CMP_LE : CMP_LT);
-            p += eq ? 2 : 1;
-        } else {
-            rl_gate_free(g);
-            return fail_at(err, expr, p, "expected a comparison (>, >=, < or <=) after '%s'", metric, "");
-        }
-        p = skip_ws(expr, p);
-        size_t num = p;
-        if (expr[p] == '+' || expr[p] == '-') p++;
-        size_t digits = p;
-        while (is_digit(expr[p])) p++;
-        if (expr[p] == '.') {
-            p++;
-            while (is_digit(expr[p])) p++;
-        }
-        if (p == digits || (p == digits + 1 && expr[digits] == '.')) {
-            const char *cmp = compare_text[c->cmp];
-            rl_gate_free(g);
-            return fail_at(err, expr, num, "expected a number after '%s%s' (for example +5%% or +2ms)", metric, cmp);
-        }
-        if ((expr[p] == 'e' || expr[p] == 'E') && (is_digit(expr[p + 1]) || ((expr[p + 1] == '+' || expr[p + 1] == '-') && is_digit(expr[p + 2])))) {
-            p += 2;
-            while (is_digit(expr[p])) p++;
-        }
-        char numtext[64];
-        snprintf(numtext, sizeof numtext, "%.*s", (int)(p - num), expr + num);
-        double value = strtod(numtext, NULL);
-        if (!isfinite(value) || p - num >= sizeof numtext) {
-            rl_gate_free(g);
-            return fail_at(err, expr, num, "the number '%s' is out of range%s", numtext, "");
-        }
-        size_t unit = p;
-        while ((expr[p] >= 'a' && expr[p] <= 'z') || (expr[p] >= 'A' && expr[p] <= 'Z') ||
-               (unsigned char)expr[p] >= 0x80)
-            p++;
-        double factor = 1;
-        if (p > unit && !unit_factor(mt->unit, expr + unit, p - unit, &factor)) {
-            char u[64], msg[160];
-            snprintf(u, sizeof u, "%.*s", (int)(p - unit), expr + unit);
-            snprintf(msg, sizeof msg, "%s%s%s", mt->kind == MK_COUNT ? "nothing (a count)" : unit_examples(mt->unit),
-                     mt->kind == MK_COUNT ? "" : ", or % for a relative change", "");
-            rl_gate_free(g);
-            return fail_at(err, expr, unit, "unknown unit '%s' for this metric (use %s)", u, msg);
-        }
-        if (expr[p] == '%') {
-            if (p > unit) {
-                rl_gate_free(g);
-                return fail_at(err, expr, p, "a threshold is either relative (%%) or in a unit, not both%s%s", "", "");
-            }
-            if (mt->kind == MK_COUNT) {
-                rl_gate_free(g);
-                return fail_at(err, expr, p, "'%s' is a count of layers and takes a whole number "
-                               "(for example %s>0), not a percentage", metric, metric);
-            }
-            c->relative = true;
-            p++;
-        }
-        if (mt->kind == MK_COUNT && value != floor(value)) {
-            rl_gate_free(g);
-            return fail_at(err, expr, num, "'%s' is a count of layers and takes a whole number, not %s", metric, numtext);
-        }
-        c->threshold = value * factor;
-        c->start = (int)start;
+        c->start = (int)p;
+        if (!(ok = parse_metric(expr, &p, c, err) && parse_threshold(expr, &p, c, err))) break;
         size_t end = p;
-        while (end > start && (expr[end - 1] == ' ' || expr[end - 1] == '\t')) end--;
-        c->len = (int)(end - start);
+        while (end > (size_t)c->start && (expr[end - 1] == ' ' || expr[end - 1] == '\t')) end--;
+        c->len = (int)(end - (size_t)c->start);
         g->n++;
         p = skip_ws(expr, p);
-        if (!expr[p]) return g;
+        if (!expr[p]) break;
         if (expr[p] != ',') {
             char seen[80];
-            snprintf(seen, sizeof seen, "%.*s", c->len, expr + start);
-            rl_gate_free(g);
-            return fail_at(err, expr, p, "expected ',' or the end after '%s'%s", seen, "");
+            snprintf(seen, sizeof seen, "%.*s", c->len, expr + c->start);
+            ok = fail_at(err, expr, p, "expected ',' or the end after '%s'", seen);
+            break;
         }
         p = skip_ws(expr, p + 1);
-        if (!expr[p]) {
-            rl_gate_free(g);
-            return fail_at(err, expr, p, "a ',' must be followed by another threshold%s%s", "", "");
-        }
+        if (!expr[p]) ok = fail_at(err, expr, p, "a ',' must be followed by another threshold");
     }
+    if (ok) return g;
+    rl_gate_free(g);
+    return NULL;
 }
 
 void rl_gate_free(rl_gate *g) {
