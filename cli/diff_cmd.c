@@ -94,9 +94,10 @@ static void name_list(const char *title, const cJSON *arr) {
                                        str(l, "domain"), str(l, "domain")[0] ? "." : "", str(l, "op"));
 }
 
-static void print_diff_table(const cJSON *d, int top) {
+/* The headline: the two models, the device and the totals' changes. */
+static void print_diff_totals(const cJSON *d) {
     const cJSON *o = get(d, "old"), *n = get(d, "new"), *hw = get(d, "hardware"), *opt = get(d, "options");
-    const cJSON *t = get(d, "totals"), *c = get(d, "layers");
+    const cJSON *t = get(d, "totals");
     printf("old       %s  (%s, %g nodes)\n", str(o, "label"), str(o, "name")[0] ? str(o, "name") : "unnamed", num(o, "nodes"));
     printf("new       %s  (%s, %g nodes)\n", str(n, "label"), str(n, "name")[0] ? str(n, "name") : "unnamed", num(n, "nodes"));
     printf("hardware  %s%s%s  precision %s, %s, speed-of-light model %s (%s)\n\n", str(hw, "name"),
@@ -126,6 +127,11 @@ static void print_diff_table(const cJSON *d, int top) {
         printf("  %-16s %14s %14s\n", "fits in memory", cJSON_IsTrue(get(fits, "old")) ? "yes" : cJSON_IsFalse(get(fits, "old")) ? "no" : "n/a",
                cJSON_IsTrue(get(fits, "new")) ? "yes" : cJSON_IsFalse(get(fits, "new")) ? "no" : "n/a");
     }
+}
+
+/* The layer counts and the ranked changes (the core's order). */
+static void print_diff_layers(const cJSON *d, int top) {
+    const cJSON *c = get(d, "layers");
     printf("\nlayers    %g matched (%g by name, %g by op and position; %g changed), %g added, %g removed\n",
            num(c, "matched"), num(c, "matched_by_name"), num(c, "matched_by_op_position"), num(c, "changed"),
            num(c, "added"), num(c, "removed"));
@@ -133,7 +139,7 @@ static void print_diff_table(const cJSON *d, int top) {
     const cJSON *changes = get(d, "changes");
     int total = cJSON_GetArraySize(changes), shown = top > 0 && top < total ? top : total;
     if (total) {
-        printf("\n%-32s %-22s %12s %12s %12s  %s\n", "changed layer (by |change of time|)", "op", "time", "FLOPs", "bytes",
+        printf("\n%-32s %-22s %12s %12s %12s  %s\n", "layer (most changed first)", "op", "time", "FLOPs", "bytes",
                "bound");
         const cJSON *ch = changes ? changes->child : NULL;
         for (int i = 0; i < shown && ch; i++, ch = ch->next) {
@@ -165,6 +171,11 @@ static void print_diff_table(const cJSON *d, int top) {
     } else {
         printf("\nno layer changed its work (FLOPs, bytes, op or bound)\n");
     }
+}
+
+static void print_diff_table(const cJSON *d, int top) {
+    print_diff_totals(d);
+    print_diff_layers(d, top);
     name_list("newly unsupported (zero FLOPs counted)", get(d, "became_unsupported"));
     name_list("cost now unknown (a shape could not be inferred)", get(d, "became_unknown"));
     const cJSON *w = get(d, "warnings"), *x;
