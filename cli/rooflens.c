@@ -15,9 +15,9 @@
 #include <sys/types.h>
 
 #include "calibrate.h"
-#include "rooflens.h"
+#include "cli.h"
 
-enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_BAD_MODEL = 3, EXIT_INCOMPLETE = 4 };
+enum command { CMD_ANALYZE, CMD_DIFF, CMD_BATCH };
 
 /* The usage text, in two parts around the --precision line, whose list of
  * precisions comes from the core's table (rl_precisions). */
@@ -25,6 +25,8 @@ static const char usage_head[] =
     "usage: rooflens MODEL.onnx [options]\n"
     "       rooflens --list-hw\n"
     "       rooflens --check-hw ID|FILE...\n"
+    "       rooflens diff OLD.onnx NEW.onnx [options]\n"
+    "       rooflens batch DIR|FILES... [options]\n"
     "       rooflens calibrate [--out FILE] [--runs N] [--id ID]   (see rooflens calibrate --help)\n"
     "\n"
     "Reports where the time and energy of an ONNX model go on a hardware profile:\n"
@@ -79,7 +81,18 @@ static const char usage_tail[] =
     "  --kv-bits B           KV cache at 16, 8 or 4 bits (default: the activations')\n"
     "  --llm-dims LIST       name the dims by role: batch=NAME,seq=NAME,past=NAME,total=NAME\n"
     "\n"
-    "exit codes: 0 ok, 2 usage, 3 bad model or request, 4 incomplete analysis with --strict\n";
+    "diff: what changed from OLD to NEW under the same options (layers matched by name,\n"
+    "then by op and position; docs/ci.md); --format table, json, csv or markdown:\n"
+    "  --fail-if EXPR        exit 5 when a threshold is crossed, e.g.\n"
+    "                        \"time>+5%,flops>+10%,unsupported>0\" (grammar in docs/ci.md)\n"
+    "  --label-old S, --label-new S   names shown for the two models (default: the paths)\n"
+    "  --top K               changed layers shown in table and markdown (default 10)\n"
+    "  --strict              exit 4 when the NEW model is incompletely analysed\n"
+    "batch: one row per model (files, or every .onnx under DIR, one at a time); a model\n"
+    "that cannot be read is reported in its row and the others still come\n"
+    "\n"
+    "exit codes: 0 ok, 2 usage (a bad --fail-if too), 3 bad model or request (batch: any\n"
+    "row), 4 incomplete analysis with --strict, 5 a --fail-if threshold crossed\n";
 
 static void print_usage(FILE *out) {
     fputs(usage_head, out);
@@ -105,7 +118,7 @@ static int usage_error(const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
-static char *read_text(const char *path) {
+char *read_text(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     size_t cap = 65536, len = 0;
@@ -233,10 +246,21 @@ static int list_hw(const char *dir) {
 }
 
 /* Read the model, jumping over weight payloads. */
-static rl_model *read_model(const char *path, char **err) {
+rl_model *read_model(const char *path, char **err) {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fprintf(stderr, "rooflens: cannot open %s: %s\n", path, strerror(errno));
+        /* the same error object the core gives, so every caller reports it one way */
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "schema", ROOFLENS_SCHEMA);
+        cJSON_AddFalseToObject(e, "ok");
+        cJSON *eo = cJSON_AddObjectToObject(e, "error");
+        char msg[512];
+        snprintf(msg, sizeof msg, "cannot open the file: %s", strerror(errno));
+        cJSON_AddStringToObject(eo, "code", "cannot_open");
+        cJSON_AddStringToObject(eo, "message", msg);
+        cJSON_AddStringToObject(eo, "where", "");
+        *err = cJSON_PrintUnformatted(e);
+        cJSON_Delete(e);
         return NULL;
     }
     /* fseeko happily moves past the end of a file: clamp each skip to what
@@ -267,7 +291,7 @@ static rl_model *read_model(const char *path, char **err) {
 }
 
 /* ------------------------------------------------------------- printing -- */
-static const char *eng(double v, const char *unit, char *buf, size_t cap) {
+const char *eng(double v, const char *unit, char *buf, size_t cap) {
     static const char *const pre[] = {"", "k", "M", "G", "T", "P", "E"};
     int i = 0;
     double a = fabs(v);
@@ -276,7 +300,7 @@ static const char *eng(double v, const char *unit, char *buf, size_t cap) {
     return buf;
 }
 
-static const char *tsec(double s, char *buf, size_t cap) {
+const char *tsec(double s, char *buf, size_t cap) {
     if (s == 0) snprintf(buf, cap, "0 s");
     else if (s < 1e-6) snprintf(buf, cap, "%.3g ns", s * 1e9);
     else if (s < 1e-3) snprintf(buf, cap, "%.3g us", s * 1e6);
@@ -285,11 +309,11 @@ static const char *tsec(double s, char *buf, size_t cap) {
     return buf;
 }
 
-static double num(const cJSON *o, const char *k) {
+double num(const cJSON *o, const char *k) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
-static const char *str(const cJSON *o, const char *k) {
+const char *str(const cJSON *o, const char *k) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsString(v) ? v->valuestring : "";
 }
@@ -482,16 +506,20 @@ static void print_measured(const cJSON *res, int top) {
  * a model's name as a formula (=HYPERLINK(...)), so such a cell gets a
  * leading ' as the page's CSV does (web/js/export.js); then quoted when it
  * holds a comma, a quote or a line break. Numbers are written apart. */
-static void csv_field(const char *s) {
+void csv_field(FILE *f, const char *s) {
     bool formula = strchr("=+-@\t\r", s[0]) != NULL && s[0];
     bool quote = strpbrk(s, ",\"\n\r") != NULL;
-    if (quote) putchar('"');
-    if (formula) putchar('\'');
+    if (quote) fputc('"', f);
+    if (formula) fputc('\'', f);
     for (; *s; s++) {
-        if (*s == '"') putchar('"');
-        putchar(*s);
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
     }
-    if (quote) putchar('"');
+    if (quote) fputc('"', f);
+}
+
+void csv_number(FILE *f, const cJSON *v) {
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble)) fprintf(f, "%.17g", v->valuedouble);
 }
 
 static void print_csv(const cJSON *res) {
@@ -507,8 +535,8 @@ static void print_csv(const cJSON *res) {
     cJSON_ArrayForEach(l, cJSON_GetObjectItem(res, "layers")) {
         for (size_t i = 0; i < nc; i++) {
             const cJSON *v = cJSON_GetObjectItem(l, cols[i]);
-            if (cJSON_IsString(v)) csv_field(v->valuestring);
-            else if (cJSON_IsNumber(v)) printf("%.17g", v->valuedouble);
+            if (cJSON_IsString(v)) csv_field(stdout, v->valuestring);
+            else if (cJSON_IsNumber(v)) csv_number(stdout, v);
             else if (cJSON_IsBool(v)) printf("%s", cJSON_IsTrue(v) ? "true" : "false");
             printf("%s", i + 1 < nc ? "," : "\n");
         }
@@ -787,7 +815,14 @@ static int build_compare(cJSON *study, const char *list, const char *dir) {
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "calibrate")) return rl_calibrate_main(argc - 1, argv + 1);
     const char *model_path = NULL, *hw = "h100-sxm", *format = "table", *dir = NULL;
-    int top = 15;
+    int top = -1;
+    const char *fail_if = NULL, *label_old = NULL, *label_new = NULL;
+    enum command cmd = CMD_ANALYZE;
+    int first = 1;
+    if (argc > 1 && !strcmp(argv[1], "diff")) cmd = CMD_DIFF, first = 2;
+    else if (argc > 1 && !strcmp(argv[1], "batch")) cmd = CMD_BATCH, first = 2;
+    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    int n_paths = 0;
     bool strict = false;
     const char *compare = NULL, *sweep = NULL, *max_slowdown = NULL;
     const char *measured = NULL, *measured_format = NULL;
@@ -797,16 +832,17 @@ int main(int argc, char **argv) {
     cJSON *req = cJSON_CreateObject();
     cJSON *dims = cJSON_CreateObject();
     /* until dims joins req, a usage error frees both (they would leak at exit) */
-#define USAGE_ERROR(fmt, arg) (cJSON_Delete(req), cJSON_Delete(dims), cJSON_Delete(llm_req), usage_error(fmt, arg))
-    for (int i = 1; i < argc; i++) {
+#define CLEANUP() (cJSON_Delete(req), cJSON_Delete(dims), cJSON_Delete(llm_req), free(paths))
+#define USAGE_ERROR(fmt, arg) (CLEANUP(), usage_error(fmt, arg))
+    for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED_VALUE() do { if (!val) return USAGE_ERROR("%s needs a value", a); i++; } while (0)
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { print_usage(stdout); cJSON_Delete(req), cJSON_Delete(dims), cJSON_Delete(llm_req); return EXIT_OK; }
-        else if (!strcmp(a, "--version")) { printf("rooflens %s\n", ROOFLENS_VERSION); cJSON_Delete(req), cJSON_Delete(dims), cJSON_Delete(llm_req); return EXIT_OK; }
-        else if (!strcmp(a, "--list-hw")) { cJSON_Delete(req), cJSON_Delete(dims), cJSON_Delete(llm_req); return list_hw(hw_dir(dir)); }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { print_usage(stdout); CLEANUP(); return EXIT_OK; }
+        else if (!strcmp(a, "--version")) { printf("rooflens %s\n", ROOFLENS_VERSION); CLEANUP(); return EXIT_OK; }
+        else if (!strcmp(a, "--list-hw")) { CLEANUP(); return list_hw(hw_dir(dir)); }
         else if (!strcmp(a, "--check-hw")) {
-            cJSON_Delete(req), cJSON_Delete(dims), cJSON_Delete(llm_req);
+            CLEANUP();
             if (i + 1 >= argc) return usage_error("%s needs at least one profile id or file", a);
             return check_hw(argc - i - 1, argv + i + 1, hw_dir(dir));
         }
@@ -819,13 +855,17 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--format")) {
             NEED_VALUE();
             format = val;
-            if (strcmp(format, "table") && strcmp(format, "json") && strcmp(format, "csv") && strcmp(format, "netron"))
-                return USAGE_ERROR("--format must be table, json, csv or netron, not '%s'", format);
+            bool markdown = cmd != CMD_ANALYZE && !strcmp(format, "markdown");
+            bool netron = cmd == CMD_ANALYZE && !strcmp(format, "netron");
+            if (strcmp(format, "table") && strcmp(format, "json") && strcmp(format, "csv") && !markdown && !netron) {
+                if (cmd == CMD_ANALYZE) return USAGE_ERROR("--format must be table, json, csv or netron, not '%s'", format);
+                return USAGE_ERROR("--format must be table, json, csv or markdown, not '%s'", format);
+            }
         } else if (!strcmp(a, "--top")) {
             NEED_VALUE();
             char *end;
             long t = strtol(val, &end, 10);
-            if (*end || t < 0) return USAGE_ERROR("--top needs a whole number, not '%s'", val);
+            if (*end || t < 0 || end == val) return USAGE_ERROR("--top needs a whole number, not '%s'", val);
             top = (int)t;
         } else if (!strcmp(a, "--batch")) {
             NEED_VALUE();
@@ -867,15 +907,31 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--measured")) { NEED_VALUE(); measured = val; }
         else if (!strcmp(a, "--measured-format")) { NEED_VALUE(); measured_format = val; }
         else if (!strcmp(a, "--strict")) strict = true;
-        else if (a[0] == '-' && a[1]) return USAGE_ERROR("unknown option '%s'", a);
-        else if (!model_path) model_path = a;
-        else return USAGE_ERROR("one model at a time (got a second: '%s')", a);
+        else if (!strcmp(a, "--fail-if")) { NEED_VALUE(); fail_if = val; }
+        else if (!strcmp(a, "--label-old")) { NEED_VALUE(); label_old = val; }
+        else if (!strcmp(a, "--label-new")) { NEED_VALUE(); label_new = val; }
+        else if (!strcmp(a, "--")) {
+            while (++i < argc) paths[n_paths++] = argv[i]; /* the rest are models, even "-x.onnx" */
+        } else if (a[0] == '-' && a[1]) return USAGE_ERROR("unknown option '%s'", a);
+        else paths[n_paths++] = a;
     }
-    if (!model_path) {
+    if (n_paths == 0) {
         print_usage(stderr);
-        cJSON_Delete(req), cJSON_Delete(dims), cJSON_Delete(llm_req);
+        CLEANUP();
         return EXIT_USAGE;
     }
+    model_path = paths[0];
+    if (cmd == CMD_ANALYZE && n_paths > 1) {
+        const char *second = paths[1];
+        return USAGE_ERROR("one model at a time (got a second: '%s'); 'rooflens diff OLD NEW' compares two", second);
+    }
+    if (cmd == CMD_DIFF && n_paths != 2)
+        return USAGE_ERROR("%s", "rooflens diff needs two models: OLD.onnx NEW.onnx");
+    if (cmd != CMD_ANALYZE && (studies || llm || measured))
+        return USAGE_ERROR("%s", "--compare, --sweep-batch, --power-modes, --llm and --measured are views of one model, not of diff or batch");
+    if (cmd != CMD_DIFF && (fail_if || label_old || label_new))
+        return USAGE_ERROR("%s", "--fail-if, --label-old and --label-new go with rooflens diff");
+    if (cmd == CMD_BATCH && (strict || top >= 0)) return USAGE_ERROR("%s", "--strict and --top do not apply to rooflens batch");
     if (!llm && cJSON_GetArraySize(llm_req) > 0)
         return USAGE_ERROR("%s", "--prompt, --generate, --weight-bits, --weight-group, --kv-bits and --llm-dims go with --llm");
     if (llm && studies) return USAGE_ERROR("%s", "--llm is a view of its own: not with --compare, --sweep-batch or --power-modes");
@@ -887,9 +943,27 @@ int main(int argc, char **argv) {
     if (measured_format && !measured) return USAGE_ERROR("%s", "--measured-format goes with --measured");
     if (measured && studies) return USAGE_ERROR("%s", "--measured goes with one analysis, not with a study");
     cJSON *profile = load_profile(hw, hw_dir(dir));
-    if (!profile) return EXIT_USAGE;
+    if (!profile) {
+        CLEANUP();
+        return EXIT_USAGE;
+    }
     cJSON_AddItemToObject(req, "hardware", profile);
     cJSON_AddItemToObject(req, "dims", dims);
+    dims = NULL;
+    if (cmd != CMD_ANALYZE) {
+        int rc = EXIT_OK;
+        if (cmd == CMD_DIFF) {
+            diff_args da = {paths[0], paths[1], format, fail_if, label_old ? label_old : paths[0],
+                            label_new ? label_new : paths[1], top >= 0 ? top : 10, strict};
+            rc = run_diff(req, &da);
+        } else {
+            rc = run_batch(req, paths, n_paths, format);
+        }
+        CLEANUP();
+        return rc;
+    }
+    free(paths);
+    if (top < 0) top = 15;
     if (llm) {
         cJSON_AddItemToObject(req, "llm", llm_req);
         cJSON_AddFalseToObject(req, "layers"); /* the view carries the figures */

@@ -107,15 +107,16 @@ static uint8_t *gen_model(gen_buf *g, size_t *len) {
     return m.p;
 }
 
-/* x -> op -> t1 -> op -> ... -> y: n nodes in a chain; node i's op type is
- * op_fmt formatted with i % distinct (so "Custom%d" makes unknown ops). */
-static uint8_t *gen_chain_of(int n, const char *op_fmt, int distinct, size_t *len) {
+/* x -> op -> t1 -> op -> ... -> y: n nodes in a chain named PREFIX0,
+ * PREFIX1...; node i's op type is op_fmt formatted with i % distinct (so
+ * "Custom%d" makes unknown ops). */
+static uint8_t *gen_chain_named(int n, const char *op_fmt, int distinct, const char *prefix, size_t *len) {
     gen_buf g = {0}, s = {0};
-    char in[32], out[32], name[32], op[64];
+    char in[32], out[32], name[64], op[64];
     for (int i = 0; i < n; i++) {
         snprintf(in, sizeof in, i ? "t%d" : "x", i);
         snprintf(out, sizeof out, i == n - 1 ? "y" : "t%d", i + 1);
-        snprintf(name, sizeof name, "n%d", i);
+        snprintf(name, sizeof name, "%.16s%d", prefix, i);
         snprintf(op, sizeof op, op_fmt, i % (distinct > 0 ? distinct : 1));
         gen_node(&g, &s, op, in, out, name, strlen(name));
     }
@@ -124,6 +125,10 @@ static uint8_t *gen_chain_of(int n, const char *op_fmt, int distinct, size_t *le
     gen_value_info(&g, 12, "y", 16);
     free(s.p);
     return gen_model(&g, len);
+}
+
+static uint8_t *gen_chain_of(int n, const char *op_fmt, int distinct, size_t *len) {
+    return gen_chain_named(n, op_fmt, distinct, "n", len);
 }
 
 static uint8_t *gen_chain(int n, size_t *len) { return gen_chain_of(n, "Relu", 1, len); }

@@ -1,4 +1,4 @@
-/* Out of memory at every allocation of an analysis, one at a time: the answer
+/* Out of memory at every allocation of an analysis (and of a diff), one at a time: the answer
  * must be the complete response or an out_of_memory error, never a response
  * that says "ok" with something missing or different (a silent wrong number).
  *
@@ -32,9 +32,17 @@ void *malloc(size_t n) {
     return __libc_malloc(n);
 }
 
+/* The entry under test: a single analysis, or the diff of the model with
+ * itself (two analyses, their comparison and the Markdown). */
+static bool diff_mode;
+
+static char *answer(rl_model *m, const char *req) {
+    return diff_mode ? rl_models_diff(m, m, req) : rl_model_analyze(m, req);
+}
+
 static char *analyze_failing_at(rl_model *m, const char *req, long k) {
     countdown = k;
-    char *out = rl_model_analyze(m, req);
+    char *out = answer(m, req);
     countdown = -1;
     return out;
 }
@@ -58,7 +66,7 @@ static void run(const char *tests_dir, const char *model_file, const char *hw_fi
     snprintf(req, rl, "{\"hardware\": %s%s}", hw, extra);
 
     long before = calls;
-    char *want = rl_model_analyze(m, req);
+    char *want = answer(m, req);
     long total = calls - before;
     CHECK(want && strstr(want, "\"ok\":true"), "%s: reference analysis failed", model_file);
 
@@ -118,6 +126,10 @@ int main(int argc, char **argv) {
         " \\\"args\\\": {\\\"op_name\\\": \\\"Gemm\\\"}},"
         "{\\\"cat\\\": \\\"Node\\\", \\\"ph\\\": \\\"X\\\", \\\"name\\\": \\\"fused_kernel_time\\\", \\\"ts\\\": 220, \\\"dur\\\": 4,"
         " \\\"args\\\": {\\\"op_name\\\": \\\"Gemm\\\"}}]\"}");
+    /* a diff: two analyses, the matching, the gate and the Markdown */
+    diff_mode = true;
+    run(tests_dir, "diff_new.onnx", "hw/unit.json",
+        ", \"diff\": {\"markdown\": true, \"fail_if\": \"time>+5%,unsupported>0\"}");
     return check_report("alloc_failure");
 #endif
 }

@@ -27,6 +27,11 @@ for kind in chain wide; do
   awk -v a="$t_small" -v b="$t_big" -v k="$kind" 'BEGIN { printf "%-5s time ratio %dx nodes: %.1f (linear: 10)\n", k, 10, b / a }'
 done
 
+# rooflens diff: the matching stays linear (a renamed chain is one stretch too
+# large for the alignment table, so its layers pair in order per op type)
+"$B/bench_scale" diff $((N / 10))
+"$B/bench_scale" diff "$N"
+
 NODE_WASM=build-wasm/wasm/rooflens-node.mjs
 if [[ -f $NODE_WASM ]] && command -v node >/dev/null; then
   echo "== WebAssembly (Node, $NODE_WASM)"

@@ -7,7 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake pkg-config protobuf-c-compiler libprotobuf-c-dev libcjson-dev libonnx-dev python3)
+# git and python3-yaml: tools/test-action.sh runs the GitHub Action's steps on a fixture repository
+packages=(build-essential cmake pkg-config protobuf-c-compiler libprotobuf-c-dev libcjson-dev libonnx-dev python3 git python3-yaml)
 if [[ "${1:-}" == "--sanitizers" ]]; then
   packages+=(clang libclang-rt-14-dev valgrind)
 fi

@@ -26,6 +26,8 @@ rl_model *rlw_reader_finish(rlw_reader *w);
 const char *rlw_reader_error(const rlw_reader *w);
 void rlw_reader_free(rlw_reader *w);
 char *rlw_analyze(rl_model *m, const char *request_json);
+char *rlw_models_diff(rl_model *old_model, rl_model *new_model, const char *request_json);
+char *rlw_model_summary(rl_model *m, const char *request_json);
 char *rlw_info(rl_model *m);
 void rlw_free_model(rl_model *m);
 char *rlw_check_hardware(const char *profile_json);
@@ -110,6 +112,15 @@ static char *or_out_of_memory(char *json) {
 
 EMSCRIPTEN_KEEPALIVE char *rlw_analyze(rl_model *m, const char *request_json) {
     return or_out_of_memory(rl_model_analyze(m, request_json));
+}
+
+/* rl_models_diff: both models stay open and may be analysed again. */
+EMSCRIPTEN_KEEPALIVE char *rlw_models_diff(rl_model *old_model, rl_model *new_model, const char *request_json) {
+    return or_out_of_memory(rl_models_diff(old_model, new_model, request_json));
+}
+
+EMSCRIPTEN_KEEPALIVE char *rlw_model_summary(rl_model *m, const char *request_json) {
+    return or_out_of_memory(rl_model_summary(m, request_json));
 }
 
 EMSCRIPTEN_KEEPALIVE char *rlw_info(rl_model *m) { return or_out_of_memory(rl_model_info(m)); }

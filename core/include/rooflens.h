@@ -133,6 +133,31 @@ void rl_model_free(rl_model *m);
 /* Read and analyse in one call. Free the result with rl_free(). */
 char *rl_analyze(const char *request_json, const void *bytes, size_t len);
 
+/* Compare two models under one request (docs/api.md, "Diff"). Both models
+ * are analysed with `request_json` (the fields of rl_model_analyze, less
+ * "study") and the two responses are compared: layers matched by name, then
+ * by op and position (docs/ci.md), with per-layer and total deltas, added
+ * and removed layers, newly unsupported ops and new warnings. An optional
+ * "diff" object in the request adds {"fail_if": "time>+5%,unsupported>0"}
+ * (the gate, judged in the answer; a bad expression is a bad_fail_if error
+ * naming the character), {"markdown": true} (a pull-request comment in
+ * diff.markdown), "top" (layers in the Markdown, default 10) and
+ * "old_label"/"new_label". Returns {"ok": true, "diff": {...}} or an error
+ * whose "where" starts with "old" or "new" when one model's analysis failed.
+ * Both models are unchanged and may be analysed again. Free with rl_free(). */
+char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *request_json);
+
+/* The headline figures of one analysis as one flat object, the row of
+ * `rooflens batch`: {"ok": true, "summary": {"name", "time_s", "bound",
+ * ...}}; every field is present (null when the analysis has no such
+ * figure). The request is rl_model_analyze's ("layers" is ignored). Free
+ * with rl_free(). */
+char *rl_model_summary(rl_model *m, const char *request_json);
+
+/* The summary's field names in order, as a JSON array (the columns of a
+ * batch table). Free with rl_free(). */
+char *rl_summary_fields(void);
+
 /* The operator table as JSON: [{"op", "domain", "since", "until", "cost",
  * "view", "shape"}]: "cost" is the formula in words, "view" true for ops
  * that move no data, "shape" true when the entry infers output shapes.

@@ -93,6 +93,15 @@ export class RooflensCore {
     return this.withString(requestJson, (p) => this.takeString(this.m._rlw_analyze(model, p)));
   }
 
+  /** rl_models_diff of two open models under one request (JSON text). */
+  diff(oldModel, newModel, requestJson) {
+    return this.withString(requestJson, (p) => this.takeString(this.m._rlw_models_diff(oldModel, newModel, p)));
+  }
+
+  summary(model, requestJson) {
+    return this.withString(requestJson, (p) => this.takeString(this.m._rlw_model_summary(model, p)));
+  }
+
   info(model) { return this.takeString(this.m._rlw_info(model)); }
 
   checkHardware(profileJson) {

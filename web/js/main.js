@@ -13,6 +13,7 @@ import { WhatIfViews } from './whatif.js';
 import { ProfileEditor } from './profile-editor.js';
 import { LlmPanel } from './llm.js';
 import { MeasuredView } from './measured.js';
+import { CompareView } from './compare.js';
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, text, attrs = {}) => {
@@ -223,6 +224,7 @@ function clearView(text) {
   app.whatif?.clear();
   app.llm?.setModel(null);
   app.measured?.render(null);
+  app.compare?.refresh();
 }
 
 // ---------------------------------------------------------------- analysis
@@ -254,6 +256,7 @@ async function analyze() {
   render(res);
   app.whatif.refresh();
   app.llm.refresh();
+  app.compare.refresh();
   await writeUrl();
 }
 
@@ -497,8 +500,14 @@ function applyCustomProfile(obj) {
   analyze();
 }
 
-/** Applies the URL to the page: settings, then the model if it can be fetched. */
+/** Applies the URL to the page: settings, the model, then the model it is
+ * compared with (compare.js). */
 async function restore() {
+  await restoreMain();
+  await app.compare.restore();
+}
+
+async function restoreMain() {
   // The core judges a custom profile from the link before it is used.
   // The precisions a link may name are the core's: wait for it (a failed
   // module is reported by main()).
@@ -570,6 +579,13 @@ async function main() {
     select: (i) => select(i, 'measured'), showError, notice, writeUrl, baseName,
   });
   app.charts.extraTimeSets = () => app.measured.timeSets();
+  app.compare = new CompareView($('diff-models'), {
+    client: app.client, state: () => app.state, hasModel: () => !!app.info,
+    request: async () => buildRequest(app.state, await currentProfile()),
+    mainLabel: () => app.modelLabel || 'model', examples: () => app.examples, exampleUrl,
+    onChange: () => writeUrl(),
+  });
+  app.compare.fillExamples();
   app.editor = new ProfileEditor($('custom-hw'), {
     client: app.client, catalog: app.catalog, state: () => app.state, onApply: applyCustomProfile, onError: showError,
   });

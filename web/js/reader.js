@@ -71,11 +71,12 @@ export class CoreClient {
   }
 
   /** Opens a model from a File, a URL string or an ArrayBuffer.
-   * Returns {id, promise} resolving to {info}; cancel with cancel(id). */
-  open(source, onProgress, chunk = 4 << 20) {
-    if (typeof source === 'string') return this.send({ type: 'open-url', url: source, chunk }, onProgress);
-    if (source instanceof ArrayBuffer) return this.send({ type: 'open-bytes', bytes: source, chunk }, onProgress, [source]);
-    return this.send({ type: 'open-file', file: source, chunk }, onProgress);
+   * Returns {id, promise} resolving to {info}; cancel with cancel(id).
+   * slot 'other' opens the model to compare with, beside the page's own. */
+  open(source, onProgress, chunk = 4 << 20, slot = 'main') {
+    if (typeof source === 'string') return this.send({ type: 'open-url', url: source, chunk, slot }, onProgress);
+    if (source instanceof ArrayBuffer) return this.send({ type: 'open-bytes', bytes: source, chunk, slot }, onProgress, [source]);
+    return this.send({ type: 'open-file', file: source, chunk, slot }, onProgress);
   }
 
   cancel(id) { this.worker.postMessage({ type: 'cancel', target: id }); }
@@ -85,6 +86,15 @@ export class CoreClient {
     const { promise } = this.send({ type: 'netron', analysis: JSON.stringify(response) });
     return (await promise).json;
   }
+
+  /** rl_models_diff of the page's model and the other one; old: which of
+   * them ('main' or 'other') is the old model. Resolves to the response. */
+  async diff(request, old = 'main') {
+    const { promise } = this.send({ type: 'diff', request: JSON.stringify(request), old });
+    return JSON.parse((await promise).json);
+  }
+
+  closeOther() { return this.send({ type: 'close-other' }).promise; }
 
   /** Analyses the open model; resolves to the parsed response object. */
   async analyze(request) {

@@ -38,6 +38,7 @@ export function defaultState() {
     sweep: [1, 1024],      // batch sweep range (powers of two between, ends included)
     maxSlowdown: 0.05,     // power-mode advisor: allowed slowdown over the fastest mode
     llm: llmDefaultState(), // LLM panel (llm.js): prompt, generated tokens, weight and KV bits
+    ...defaultCompareState(),
   };
 }
 
@@ -160,11 +161,13 @@ export async function toHash(st) {
   if (st.measuredFile) p.set('measured', st.measuredFile); // the name only: the profile stays in the browser
   whatIfToParams(st, p);
   llmToParams(st.llm, p);
+  compareToParams(st, p);
   return p.toString();
 }
 
 const KNOWN = new Set(['model', 'example', 'file', 'hw', 'profile', 'pm', 'prec', 'batch', 'dims', 'mode', 'sol',
-  'gran', 'sel', 'sort', 'op', 'q', 'group', 'view', 'cmp', 'sweep', 'slow', 'measured', ...LLM_PARAM_KEYS]);
+  'gran', 'sel', 'sort', 'op', 'q', 'group', 'view', 'cmp', 'sweep', 'slow', 'measured', ...LLM_PARAM_KEYS,
+  ...compareParams()]);
 
 /** URL hash (and ?model= query) -> {state, problems[]}: the state has the
  * valid parts of the link, problems[] says what was ignored and why (at most
@@ -267,6 +270,7 @@ export async function fromLocation(hash, search, knownHw, opts = {}) {
   }
   whatIfFromParams(p, st, bad, knownHw);
   llmFromParams(p, st.llm, bad);
+  compareFromParams(p, st, bad);
   return { state: st, problems };
 }
 
@@ -334,4 +338,52 @@ export function sweepBatches([lo, hi]) {
   for (let b = 1; b < hi; b *= 2) if (b > lo) out.push(b);
   if (hi !== lo) out.push(hi);
   return out;
+}
+
+// ------------------------------------------ compare with another model state
+// (compare.js). The second model is restorable from a link when it came from
+// a URL or an example, like the first.
+export const MAX_FAIL_IF = 512;
+function compareParams() { return ['vs', 'vsex', 'vsfile', 'vsold', 'gate']; }
+
+function defaultCompareState() {
+  return {
+    compareUrl: null,      // the other model's URL (restorable)
+    compareExample: null,  // or its example id (restorable)
+    compareFile: null,     // or the name of a dropped file (not restorable)
+    compareIsOld: false,   // the other model is the old one (default: the page's model is old)
+    failIf: '',            // --fail-if thresholds judged by the core on the diff
+  };
+}
+
+function compareToParams(st, p) {
+  if (st.compareUrl) p.set('vs', st.compareUrl);
+  else if (st.compareExample) p.set('vsex', st.compareExample);
+  else if (st.compareFile) p.set('vsfile', st.compareFile);
+  if (st.compareIsOld) p.set('vsold', '1');
+  if (st.failIf) p.set('gate', st.failIf);
+}
+
+function compareFromParams(p, st, bad) {
+  if (p.has('vs')) {
+    const why = modelUrlProblem(p.get('vs'));
+    if (why) bad('vs', why); else st.compareUrl = p.get('vs');
+  }
+  if (p.has('vsex')) {
+    const e = p.get('vsex');
+    if (ID_RE.test(e)) st.compareExample = e; else bad('vsex', 'not a valid example id');
+  }
+  if (p.has('vsfile')) {
+    const f = p.get('vsfile');
+    if (f.length > 0 && f.length <= 512) st.compareFile = f; else bad('vsfile', 'bad file name');
+  }
+  if (p.has('vsold')) {
+    const v = p.get('vsold');
+    if (v === '1' || v === '0') st.compareIsOld = v === '1'; else bad('vsold', 'must be 0 or 1');
+  }
+  if (p.has('gate')) {
+    const g = p.get('gate');
+    // the core judges the grammar; the link only bounds the length
+    if (g.length <= MAX_FAIL_IF) st.failIf = g; else bad('gate', `longer than ${MAX_FAIL_IF} characters`);
+  }
 }

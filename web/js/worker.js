@@ -6,6 +6,11 @@
 //     {id, type: 'open-bytes', bytes, name}   read an ArrayBuffer
 //     {id, type: 'cancel', target}            cancel the open with id `target`
 //     {id, type: 'analyze', request}          request: JSON text (a `study` in it passes straight through)
+//     open-* with slot: 'other'              read a second model to compare with (compare.js); the
+//                                            page's model stays open
+//     {id, type: 'diff', request, old}       rl_models_diff of the two open models; old: 'main' or
+//                                            'other' (which one is the old model); replies 'analyzed'
+//     {id, type: 'close-other'}              free the second model; replies 'closed'
 //     {id, type: 'check-hardware', profile}   profile: JSON text; replies {id, type: 'checked', json}
 //     {id, type: 'netron', analysis}          analysis: response JSON text; replies {id, type: 'netron', json}
 //   worker -> main
@@ -22,6 +27,7 @@ import { RooflensCore } from './core.js';
 
 let core = null;      // RooflensCore
 let model = 0;        // current model handle
+let other = 0;        // the second model, compared with the first (compare.js); 0 = none
 const cancelled = new Set();
 // A stalled download must not hold a cancel hostage: cancelling aborts it.
 const aborters = new Map();   // open id -> AbortController of its fetch
@@ -36,7 +42,12 @@ const ready = boot().then(
 
 function errorOf(code, message, where = '') { return { code, message, where }; }
 
-function dropModel() {
+function dropModel(slot) {
+  if (slot === 'other') {
+    if (other && core) core.freeModel(other);
+    other = 0;
+    return;
+  }
   if (model && core) core.freeModel(model);
   model = 0;
 }
@@ -44,6 +55,7 @@ function dropModel() {
 // A WebAssembly trap leaves the module in an unknown state: start afresh.
 async function recover() {
   model = 0;
+  other = 0;
   core = null;
   await boot();
 }
@@ -164,20 +176,21 @@ async function open(msg) {
   const chunk = Math.max(4096, Math.min(msg.chunk || (4 << 20), 64 << 20));
   await ready;
   if (!core) await recover();
-  dropModel();
+  dropModel(msg.slot);
   // WebAssembly memory never shrinks: after a model with very many layers
-  // the module may hold up to 2 GB. Start the next model in a fresh one.
-  if (core.memory().heap > RECYCLE_HEAP_BYTES) await recover();
+  // the module may hold up to 2 GB. Start the next model in a fresh one
+  // (unless the other model is open: recycling would lose it).
+  if (core.memory().heap > RECYCLE_HEAP_BYTES && !(msg.slot === 'other' ? model : other)) await recover();
   let source, total;
   if (msg.type === 'open-file') { source = fileSource(msg.file); total = msg.file.size; }
   else if (msg.type === 'open-bytes') { source = bytesSource(msg.bytes); total = msg.bytes.byteLength; }
   else { source = await urlSource(id, msg.url); total = source.total; }
   const res = await stream(id, source, total, chunk);
   if (res.error) return postMessage({ id, type: 'error', error: res.error });
-  model = res.model;
-  const info = JSON.parse(core.info(model));
+  if (msg.slot === 'other') other = res.model; else model = res.model;
+  const info = JSON.parse(core.info(res.model));
   if (!info.ok) {
-    dropModel();
+    dropModel(msg.slot);
     return postMessage({ id, type: 'error', error: info.error });
   }
   postMessage({ id, type: 'opened', info, read: res.read, memory: core.memory() });
@@ -186,6 +199,16 @@ async function open(msg) {
 function analyze(msg) {
   if (!model) return postMessage({ id: msg.id, type: 'error', error: errorOf('no_model', 'no model is open') });
   const json = core.analyze(model, msg.request);
+  postMessage({ id: msg.id, type: 'analyzed', json, memory: core.memory() });
+}
+
+function diff(msg) {
+  if (!model || !other) {
+    return postMessage({ id: msg.id, type: 'error',
+      error: errorOf('no_model', model ? 'the model to compare with is no longer open: open it again' : 'no model is open') });
+  }
+  const [a, b] = msg.old === 'other' ? [other, model] : [model, other];
+  const json = core.diff(a, b, msg.request);
   postMessage({ id: msg.id, type: 'analyzed', json, memory: core.memory() });
 }
 
@@ -201,6 +224,8 @@ self.onmessage = (ev) => {
       await ready;
       if (!core) await recover();
       if (msg.type === 'analyze') analyze(msg);
+      else if (msg.type === 'diff') diff(msg);
+      else if (msg.type === 'close-other') { dropModel('other'); postMessage({ id: msg.id, type: 'closed' }); }
       else if (msg.type === 'check-hardware') postMessage({ id: msg.id, type: 'checked', json: core.checkHardware(msg.profile) });
       else if (msg.type === 'netron') postMessage({ id: msg.id, type: 'netron', json: core.netron(msg.analysis) });
       else if (msg.type?.startsWith('open-')) {
@@ -209,12 +234,12 @@ self.onmessage = (ev) => {
       } else postMessage({ id: msg.id, type: 'error', error: errorOf('bad_message', `unknown message ${msg.type}`) });
     } catch (e) {
       if (e instanceof Cancelled) {
-        dropModel();
+        dropModel(msg.slot);
         postMessage({ id: msg.id, type: 'cancelled' });
       } else if (e && e.code === 'fetch_failed') {
         postMessage({ id: msg.id, type: 'error', error: errorOf('fetch_failed', e.message, msg.url || '') });
       } else if (e && e.code === 'read_failed') {
-        dropModel();
+        dropModel(msg.slot);
         postMessage({ id: msg.id, type: 'error', error: errorOf('read_failed', e.message, msg.file?.name || '') });
       } else {
         // A trap (out of memory, abort) or a bug: report it and rebuild the module.

@@ -1,0 +1,532 @@
+/* rooflens diff and rooflens batch: the command-line faces of
+ * rl_models_diff and rl_model_summary. Every figure printed here is read
+ * from the core's JSON; this file only lays it out. */
+#define _POSIX_C_SOURCE 200809L
+#define _FILE_OFFSET_BITS 64
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+
+/* The model's error, on stderr (or as JSON on stdout with --format json). */
+static void report_error(const char *json, const char *path, const char *format) {
+    if (!strcmp(format, "json")) {
+        puts(json);
+        return;
+    }
+    cJSON *e = cJSON_Parse(json);
+    const cJSON *eo = get(e, "error");
+    fprintf(stderr, "rooflens: %s%s%s [%s]%s%s\n", path ? path : "", path ? ": " : "", str(eo, "message"),
+            str(eo, "code"), str(eo, "where")[0] ? " at " : "", str(eo, "where"));
+    cJSON_Delete(e);
+}
+
+/* A --fail-if the core refused: the message, then the expression with a
+ * caret under the character the core named ("diff.fail_if:N"). */
+static void report_fail_if(const cJSON *eo, const char *expr) {
+    fprintf(stderr, "rooflens: --fail-if: %s\n", str(eo, "message"));
+    const char *where = str(eo, "where");
+    long at = strncmp(where, "diff.fail_if:", 13) == 0 ? strtol(where + 13, NULL, 10) : 0;
+    if (at >= 1 && (size_t)at <= strlen(expr) + 1 && strlen(expr) < 200) {
+        fprintf(stderr, "  %s\n  %*s^\n", expr, (int)at - 1, "");
+    }
+    fprintf(stderr, "run 'rooflens --help' for usage; the grammar is in docs/ci.md\n");
+}
+
+/* ------------------------------------------------------------ printing -- */
+static const char *fmt(double v, const char *unit, char *buf, size_t cap) {
+    if (!isfinite(v)) snprintf(buf, cap, "n/a");
+    else if (!strcmp(unit, "s")) tsec(v, buf, cap);
+    else if (!strcmp(unit, "J") && v != 0 && fabs(v) < 1) {
+        static const char *const sub[] = {"mJ", "uJ", "nJ", "pJ"};
+        int i = 0;
+        double x = v * 1e3;
+        while (fabs(x) < 1 && i < 3) x *= 1e3, i++;
+        snprintf(buf, cap, "%.3g %s", x, sub[i]);
+    } else eng(v, unit, buf, cap);
+    size_t n = strlen(buf);
+    while (n > 0 && buf[n - 1] == ' ') buf[--n] = 0; /* eng's "1 " for a count */
+    return buf;
+}
+
+/* "+1.2 ms", "-3 k". */
+static const char *signed_fmt(double v, const char *unit, char *buf, size_t cap) {
+    char a[40];
+    if (!isfinite(v)) snprintf(buf, cap, "n/a");
+    else snprintf(buf, cap, "%s%s", v < 0 ? "-" : v > 0 ? "+" : "", fmt(fabs(v), unit, a, sizeof a));
+    return buf;
+}
+
+/* "+1.2 ms (+9.8%)", "no change", "n/a". */
+static const char *change_text(const cJSON *d, const char *unit, char *buf, size_t cap) {
+    double delta = num(d, "delta");
+    const cJSON *dj = get(d, "delta"), *rj = get(d, "ratio");
+    char v[40];
+    if (!cJSON_IsNumber(dj)) snprintf(buf, cap, "n/a");
+    else if (delta == 0) snprintf(buf, cap, "no change");
+    else {
+        signed_fmt(delta, unit, v, sizeof v);
+        if (cJSON_IsNumber(rj)) snprintf(buf, cap, "%s (%+.1f%%)", v, 100 * rj->valuedouble);
+        else snprintf(buf, cap, "%s (from 0)", v);
+    }
+    return buf;
+}
+
+static void total_row(const cJSON *t, const char *key, const char *label, const char *unit) {
+    const cJSON *d = get(t, key);
+    if (!cJSON_IsNumber(get(d, "old")) && !cJSON_IsNumber(get(d, "new"))) return;
+    char a[40], b[40], c[64];
+    printf("  %-16s %14s %14s   %s\n", label, fmt(num(d, "old"), unit, a, sizeof a), fmt(num(d, "new"), unit, b, sizeof b),
+           change_text(d, unit, c, sizeof c));
+}
+
+static void name_list(const char *title, const cJSON *arr) {
+    if (cJSON_GetArraySize(arr) == 0) return;
+    printf("\n%s\n", title);
+    const cJSON *l;
+    cJSON_ArrayForEach(l, arr) printf("  %s (%s%s%s)\n", str(l, "name")[0] ? str(l, "name") : "(unnamed)",
+                                       str(l, "domain"), str(l, "domain")[0] ? "." : "", str(l, "op"));
+}
+
+/* The headline: the two models, the device and the totals' changes. */
+static void print_diff_totals(const cJSON *d) {
+    const cJSON *o = get(d, "old"), *n = get(d, "new"), *hw = get(d, "hardware"), *opt = get(d, "options");
+    const cJSON *t = get(d, "totals");
+    printf("old       %s  (%s, %g nodes)\n", str(o, "label"), str(o, "name")[0] ? str(o, "name") : "unnamed", num(o, "nodes"));
+    printf("new       %s  (%s, %g nodes)\n", str(n, "label"), str(n, "name")[0] ? str(n, "name") : "unnamed", num(n, "nodes"));
+    printf("hardware  %s%s%s  precision %s, %s, speed-of-light model %s (%s)\n\n", str(hw, "name"),
+           cJSON_IsString(get(hw, "power_mode")) ? ", mode " : "", str(hw, "power_mode"), str(n, "precision"),
+           str(opt, "mode"), str(get(d, "sol"), "model"), str(get(d, "sol"), "granularity"));
+    printf("  %-16s %14s %14s   %s\n", "", "old", "new", "change");
+    total_row(t, "time_s", "predicted time", "s");
+    total_row(t, "lower_bound_s", "lower bound", "s");
+    total_row(t, "upper_bound_s", "upper bound", "s");
+    total_row(t, "energy_j", "energy", "J");
+    total_row(t, "flops", "FLOPs", "");
+    total_row(t, "bytes", "bytes moved", "B");
+    total_row(t, "params", "parameters", "");
+    total_row(t, "weight_bytes", "weight bytes", "B");
+    total_row(t, "kernels", "kernels", "");
+    total_row(t, "launch_floor_s", "launch floor", "s");
+    const cJSON *bound = get(t, "bound");
+    printf("  %-16s %14s %14s   %s\n", "bound", str(bound, "old"), str(bound, "new"),
+           cJSON_IsTrue(get(bound, "changed")) ? "changed" : "");
+    const cJSON *llm = get(d, "llm");
+    if (cJSON_IsObject(llm)) {
+        total_row(llm, "ttft_s", "LLM TTFT", "s");
+        total_row(llm, "tpot_s", "LLM TPOT", "s");
+        total_row(llm, "tokens_per_s", "LLM tokens/s", "");
+        total_row(llm, "memory_required_bytes", "LLM memory", "B");
+        const cJSON *fits = get(llm, "fits");
+        printf("  %-16s %14s %14s\n", "fits in memory", cJSON_IsTrue(get(fits, "old")) ? "yes" : cJSON_IsFalse(get(fits, "old")) ? "no" : "n/a",
+               cJSON_IsTrue(get(fits, "new")) ? "yes" : cJSON_IsFalse(get(fits, "new")) ? "no" : "n/a");
+    }
+}
+
+/* The layer counts and the ranked changes (the core's order). */
+static void print_diff_layers(const cJSON *d, int top) {
+    const cJSON *c = get(d, "layers");
+    printf("\nlayers    %g matched (%g by name, %g by op and position; %g changed), %g added, %g removed\n",
+           num(c, "matched"), num(c, "matched_by_name"), num(c, "matched_by_op_position"), num(c, "changed"),
+           num(c, "added"), num(c, "removed"));
+
+    const cJSON *changes = get(d, "changes");
+    int total = cJSON_GetArraySize(changes), shown = top > 0 && top < total ? top : total;
+    if (total) {
+        printf("\n%-32s %-22s %12s %12s %12s  %s\n", "layer (most changed first)", "op", "time", "FLOPs", "bytes",
+               "bound");
+        const cJSON *ch = changes ? changes->child : NULL;
+        for (int i = 0; i < shown && ch; i++, ch = ch->next) {
+            const char *kind = str(ch, "kind");
+            const cJSON *L = cJSON_GetArrayItem(get(d, kind), (int)num(ch, "at"));
+            char name[33], op[23], a[40], b[40], e[40];
+            snprintf(name, sizeof name, "%s%s", str(L, "name")[0] ? str(L, "name") : "(unnamed)",
+                     kind[0] == 'a' ? " +" : kind[0] == 'r' ? " -" : "");
+            if (kind[0] == 'm' && strcmp(str(L, "op"), str(L, "old_op")))
+                snprintf(op, sizeof op, "%s>%s", str(L, "old_op"), str(L, "op"));
+            else snprintf(op, sizeof op, "%s", str(L, "op"));
+            if (kind[0] == 'm') {
+                const cJSON *bd = get(L, "bound");
+                char bounds[40];
+                if (strcmp(str(bd, "old"), str(bd, "new"))) snprintf(bounds, sizeof bounds, "%s>%s", str(bd, "old"), str(bd, "new"));
+                else snprintf(bounds, sizeof bounds, "%s", str(bd, "new"));
+                printf("%-32s %-22s %12s %12s %12s  %s\n", name, op, signed_fmt(num(get(L, "t"), "delta"), "s", a, sizeof a),
+                       signed_fmt(num(get(L, "flops"), "delta"), "", b, sizeof b),
+                       signed_fmt(num(get(L, "bytes"), "delta"), "B", e, sizeof e), bounds);
+            } else {
+                double sg = kind[0] == 'a' ? 1 : -1;
+                printf("%-32s %-22s %12s %12s %12s  %s\n", name, op, signed_fmt(sg * num(L, "t"), "s", a, sizeof a),
+                       signed_fmt(sg * num(L, "flops"), "", b, sizeof b), signed_fmt(sg * num(L, "bytes"), "B", e, sizeof e),
+                       str(L, "bound"));
+            }
+        }
+        if (shown < total) printf("(%d more; --top 0 shows all)\n", total - shown);
+        printf("(+ added layer, - removed layer)\n");
+    } else {
+        printf("\nno layer changed its work (FLOPs, bytes, op or bound)\n");
+    }
+}
+
+static void print_diff_table(const cJSON *d, int top) {
+    print_diff_totals(d);
+    print_diff_layers(d, top);
+    name_list("newly unsupported (zero FLOPs counted)", get(d, "became_unsupported"));
+    name_list("cost now unknown (a shape could not be inferred)", get(d, "became_unknown"));
+    const cJSON *w = get(d, "warnings"), *x;
+    if (cJSON_GetArraySize(get(w, "new"))) {
+        printf("\nnew warnings\n");
+        cJSON_ArrayForEach(x, get(w, "new")) printf("  [%s] %s\n", str(x, "code"), str(x, "message"));
+    }
+    if (cJSON_GetArraySize(get(w, "resolved"))) {
+        printf("\nresolved warnings\n");
+        cJSON_ArrayForEach(x, get(w, "resolved")) printf("  [%s] %s\n", str(x, "code"), str(x, "message"));
+    }
+    const cJSON *g = get(d, "gate");
+    if (cJSON_IsObject(g)) {
+        printf("\ngate      %s: %s\n", str(g, "expression"), cJSON_IsTrue(get(g, "passed")) ? "passed" : "FAILED");
+        cJSON_ArrayForEach(x, get(g, "clauses")) printf("  [%s] %s\n", str(x, "status"), str(x, "message"));
+    }
+}
+
+/* One CSV row per layer (matched, added, removed) after one row for the
+ * whole model: old, new and delta of each figure. */
+static const char *const diff_csv_cols[] = {
+    "kind", "matched_by", "old_index", "new_index", "name", "old_name", "op", "old_op",
+    "flops_old", "flops_new", "flops_delta", "bytes_old", "bytes_new", "bytes_delta",
+    "t_old", "t_new", "t_delta", "energy_j_old", "energy_j_new", "energy_j_delta",
+    "bound_old", "bound_new", "supported_old", "supported_new", "known_old", "known_new", "changed"};
+
+static void csv_triple(const cJSON *d) {
+    csv_number(stdout, get(d, "old"));
+    putchar(',');
+    csv_number(stdout, get(d, "new"));
+    putchar(',');
+    csv_number(stdout, get(d, "delta"));
+}
+
+static void csv_single(const cJSON *l, bool added) {
+    /* one side of a layer only the old (or the new) model has; delta = new - old */
+    static const char *const keys[] = {"flops", "bytes", "t", "energy_j"};
+    for (int k = 0; k < 4; k++) {
+        const cJSON *v = get(l, keys[k]);
+        if (added) { putchar(','); csv_number(stdout, v); }
+        else { csv_number(stdout, v); putchar(','); }
+        putchar(',');
+        if (cJSON_IsNumber(v)) printf("%.17g", added ? v->valuedouble : -v->valuedouble);
+        putchar(',');
+    }
+}
+
+static void print_diff_csv(const cJSON *d) {
+    size_t nc = sizeof diff_csv_cols / sizeof *diff_csv_cols;
+    for (size_t i = 0; i < nc; i++) printf("%s%s", diff_csv_cols[i], i + 1 < nc ? "," : "\n");
+    const cJSON *t = get(d, "totals"), *bound = get(t, "bound");
+    printf("model,,,,");
+    csv_field(stdout, str(get(d, "new"), "name"));
+    putchar(',');
+    csv_field(stdout, str(get(d, "old"), "name"));
+    printf(",,,");
+    csv_triple(get(t, "flops")); putchar(',');
+    csv_triple(get(t, "bytes")); putchar(',');
+    csv_triple(get(t, "time_s")); putchar(',');
+    csv_triple(get(t, "energy_j")); putchar(',');
+    csv_field(stdout, str(bound, "old")); putchar(',');
+    csv_field(stdout, str(bound, "new"));
+    printf(",,,,,\n");
+    const cJSON *l;
+    cJSON_ArrayForEach(l, get(d, "matched")) {
+        printf("matched,%s,%g,%g,", str(l, "matched_by"), num(l, "old_index"), num(l, "new_index"));
+        csv_field(stdout, str(l, "name")); putchar(',');
+        csv_field(stdout, str(l, "old_name")); putchar(',');
+        csv_field(stdout, str(l, "op")); putchar(',');
+        csv_field(stdout, str(l, "old_op")); putchar(',');
+        csv_triple(get(l, "flops")); putchar(',');
+        csv_triple(get(l, "bytes")); putchar(',');
+        csv_triple(get(l, "t")); putchar(',');
+        csv_triple(get(l, "energy_j")); putchar(',');
+        csv_field(stdout, str(get(l, "bound"), "old")); putchar(',');
+        csv_field(stdout, str(get(l, "bound"), "new"));
+        printf(",%s,%s,%s,%s,%s\n", cJSON_IsTrue(get(get(l, "supported"), "old")) ? "true" : "false",
+               cJSON_IsTrue(get(get(l, "supported"), "new")) ? "true" : "false",
+               cJSON_IsTrue(get(get(l, "known"), "old")) ? "true" : "false",
+               cJSON_IsTrue(get(get(l, "known"), "new")) ? "true" : "false",
+               cJSON_IsTrue(get(l, "changed")) ? "true" : "false");
+    }
+    for (int s = 0; s < 2; s++) {
+        bool added = s == 0;
+        cJSON_ArrayForEach(l, get(d, added ? "added" : "removed")) {
+            printf("%s,,", added ? "added" : "removed");
+            if (added) printf(",%g,", num(l, "index"));
+            else printf("%g,,", num(l, "index"));
+            csv_field(stdout, added ? str(l, "name") : ""); putchar(',');
+            csv_field(stdout, added ? "" : str(l, "name")); putchar(',');
+            csv_field(stdout, added ? str(l, "op") : ""); putchar(',');
+            csv_field(stdout, added ? "" : str(l, "op")); putchar(',');
+            csv_single(l, added);
+            const char *b = str(l, "bound"), *sup = cJSON_IsTrue(get(l, "supported")) ? "true" : "false";
+            const char *kn = cJSON_IsTrue(get(l, "known")) ? "true" : "false";
+            if (added) printf(",%s,,%s,,%s,true\n", b, sup, kn);
+            else printf("%s,,%s,,%s,,true\n", b, sup, kn);
+        }
+    }
+}
+
+int run_diff(cJSON *req, const diff_args *a) {
+    char *err = NULL;
+    rl_model *old_m = read_model(a->old_path, &err);
+    if (!old_m) {
+        if (err) report_error(err, a->old_path, a->format);
+        rl_free(err);
+        return EXIT_BAD_MODEL;
+    }
+    rl_model *new_m = read_model(a->new_path, &err);
+    if (!new_m) {
+        if (err) report_error(err, a->new_path, a->format);
+        rl_free(err);
+        rl_model_free(old_m);
+        return EXIT_BAD_MODEL;
+    }
+    cJSON *d = cJSON_AddObjectToObject(req, "diff");
+    if (a->fail_if) cJSON_AddStringToObject(d, "fail_if", a->fail_if);
+    cJSON_AddBoolToObject(d, "markdown", !strcmp(a->format, "markdown"));
+    cJSON_AddNumberToObject(d, "top", a->top > 0 ? a->top : 1000);
+    cJSON_AddStringToObject(d, "old_label", a->old_label);
+    cJSON_AddStringToObject(d, "new_label", a->new_label);
+    char *text = cJSON_PrintUnformatted(req);
+    char *out = rl_models_diff(old_m, new_m, text);
+    free(text);
+    rl_model_free(old_m);
+    rl_model_free(new_m);
+    cJSON *res = cJSON_Parse(out);
+    int rc = EXIT_OK;
+    if (!cJSON_IsTrue(get(res, "ok"))) {
+        const cJSON *eo = get(res, "error");
+        bool grammar = !strcmp(str(eo, "code"), "bad_fail_if");
+        if (grammar && strcmp(a->format, "json")) report_fail_if(eo, a->fail_if);
+        else report_error(out, NULL, a->format);
+        rc = grammar ? EXIT_USAGE : EXIT_BAD_MODEL;
+    } else {
+        const cJSON *diff = get(res, "diff");
+        if (!strcmp(a->format, "json")) puts(out);
+        else if (!strcmp(a->format, "csv")) print_diff_csv(diff);
+        else if (!strcmp(a->format, "markdown")) fputs(str(diff, "markdown"), stdout);
+        else print_diff_table(diff, a->top);
+        const cJSON *g = get(diff, "gate");
+        const cJSON *nw = get(diff, "new");
+        if (cJSON_IsObject(g) && !cJSON_IsTrue(get(g, "passed"))) {
+            const char *msg = str(g, "message"), *colon = strchr(msg, ':');
+            fprintf(stderr, "rooflens: --fail-if: %.*s\n", colon ? (int)(colon - msg) : (int)strlen(msg), msg);
+            const cJSON *c;
+            cJSON_ArrayForEach(c, get(g, "clauses")) if (strcmp(str(c, "status"), "pass"))
+                fprintf(stderr, "  %s\n", str(c, "message"));
+            rc = EXIT_GATE;
+        } else if (a->strict && (num(nw, "unknown_layers") > 0 || cJSON_GetArraySize(get(nw, "unsupported_ops")) > 0)) {
+            fprintf(stderr, "rooflens: --strict: the new model has %g layers of unknown cost and %d unsupported "
+                            "operators\n", num(nw, "unknown_layers"), cJSON_GetArraySize(get(nw, "unsupported_ops")));
+            rc = EXIT_INCOMPLETE;
+        }
+    }
+    cJSON_Delete(res);
+    rl_free(out);
+    return rc;
+}
+
+/* --------------------------------------------------------------- batch -- */
+typedef struct path_list {
+    char **p;
+    int n, cap;
+} path_list;
+
+static int path_add(path_list *l, const char *p) {
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 64;
+        char **np = realloc(l->p, (size_t)cap * sizeof *np);
+        if (!np) return -1;
+        l->p = np;
+        l->cap = cap;
+    }
+    if (!(l->p[l->n] = strdup(p))) return -1;
+    l->n++;
+    return 0;
+}
+
+static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Every .onnx file under `dir`, sorted, recursively; links to folders are
+ * not followed (a link loop must not hang the batch). */
+static int walk(const char *dir, path_list *out, int depth) {
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "rooflens: cannot open the folder %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    path_list here = {0};
+    struct dirent *e;
+    int rc = 0;
+    while ((e = readdir(d)) && !rc) {
+        if (e->d_name[0] == '.') continue;
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        char *p = malloc(len);
+        if (!p) { rc = -1; break; }
+        snprintf(p, len, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0) {
+            size_t nl = strlen(e->d_name);
+            bool onnx = nl > 5 && !strcmp(e->d_name + nl - 5, ".onnx");
+            if ((S_ISDIR(st.st_mode) && depth < 32) || (onnx && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))))
+                rc = path_add(&here, p);
+        }
+        free(p);
+    }
+    closedir(d);
+    qsort(here.p, (size_t)here.n, sizeof *here.p, cmp_path);
+    for (int i = 0; i < here.n; i++) {
+        struct stat st;
+        if (!rc && lstat(here.p[i], &st) == 0 && S_ISDIR(st.st_mode)) rc = walk(here.p[i], out, depth + 1);
+        else if (!rc) rc = path_add(out, here.p[i]);
+        free(here.p[i]);
+    }
+    free(here.p);
+    return rc;
+}
+
+/* A summary value as CSV: arrays joined with ';'. */
+static void csv_value(const cJSON *v) {
+    if (cJSON_IsString(v)) csv_field(stdout, v->valuestring);
+    else if (cJSON_IsNumber(v)) csv_number(stdout, v);
+    else if (cJSON_IsBool(v)) fputs(cJSON_IsTrue(v) ? "true" : "false", stdout);
+    else if (cJSON_IsArray(v)) {
+        size_t len = 1;
+        const cJSON *x;
+        cJSON_ArrayForEach(x, v) if (cJSON_IsString(x)) len += strlen(x->valuestring) + 1;
+        char *joined = calloc(1, len);
+        if (!joined) return;
+        cJSON_ArrayForEach(x, v) if (cJSON_IsString(x)) {
+            if (joined[0]) strcat(joined, ";");
+            strcat(joined, x->valuestring);
+        }
+        csv_field(stdout, joined);
+        free(joined);
+    }
+}
+
+/* Markdown cell text: the model's strings cannot break the table. */
+static void md_text(const char *s) {
+    for (; *s; s++) {
+        if (*s == '\n' || *s == '\r') { putchar(' '); continue; }
+        if (strchr("|\\`*_[]<>#", *s)) putchar('\\');
+        putchar(*s);
+    }
+}
+
+static void batch_header(const char *format, const cJSON *fields) {
+    if (!strcmp(format, "csv")) {
+        printf("file,ok,error_code,error_message");
+        const cJSON *f;
+        cJSON_ArrayForEach(f, fields) printf(",%s", f->valuestring);
+        putchar('\n');
+    } else if (!strcmp(format, "table")) {
+        printf("%-40s %10s %10s %10s %10s %-8s %10s %8s\n", "model", "layers", "FLOPs", "bytes", "time", "bound",
+               "energy", "warnings");
+    } else if (!strcmp(format, "markdown")) {
+        printf("| model | layers | FLOPs | bytes moved | predicted time | bound | energy | warnings |\n"
+               "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |\n");
+    }
+}
+
+/* One row: `res` is rl_model_summary's answer or an error object. */
+static void batch_row(const char *format, const char *path, const cJSON *res, const cJSON *fields) {
+    bool ok = cJSON_IsTrue(get(res, "ok"));
+    const cJSON *s = get(res, "summary"), *eo = get(res, "error");
+    char a[40], b[40], c[40], e[40];
+    if (!strcmp(format, "json")) {
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "file", path);
+        cJSON_AddBoolToObject(row, "ok", ok);
+        cJSON_AddItemToObject(row, ok ? "summary" : "error", cJSON_Duplicate(ok ? s : eo, true));
+        char *t = cJSON_PrintUnformatted(row);
+        if (t) puts(t);
+        free(t);
+        cJSON_Delete(row);
+    } else if (!strcmp(format, "csv")) {
+        csv_field(stdout, path);
+        printf(",%s,", ok ? "true" : "false");
+        csv_field(stdout, ok ? "" : str(eo, "code"));
+        putchar(',');
+        csv_field(stdout, ok ? "" : str(eo, "message"));
+        const cJSON *f;
+        cJSON_ArrayForEach(f, fields) {
+            putchar(',');
+            if (ok) csv_value(get(s, f->valuestring));
+        }
+        putchar('\n');
+    } else if (!strcmp(format, "table")) {
+        if (!ok) {
+            printf("%-40s error: %s [%s]\n", path, str(eo, "message"), str(eo, "code"));
+            return;
+        }
+        printf("%-40s %10g %10s %10s %10s %-8s %10s %8g\n", path, num(s, "layers"), eng(num(s, "flops"), "", a, sizeof a),
+               eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), str(s, "bound"),
+               cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : "n/a", num(s, "warnings"));
+    } else {
+        printf("| ");
+        md_text(path);
+        if (!ok) {
+            printf(" | could not be analysed: ");
+            md_text(str(eo, "message"));
+            printf(" | | | | | | |\n");
+            return;
+        }
+        printf(" | %g | %s | %s | %s | %s | %s | %g |\n", num(s, "layers"), eng(num(s, "flops"), "FLOP", a, sizeof a),
+               eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), str(s, "bound"),
+               cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : "n/a", num(s, "warnings"));
+    }
+}
+
+int run_batch(cJSON *req, const char *const *paths, int n_paths, const char *format) {
+    path_list files = {0};
+    for (int i = 0; i < n_paths; i++) {
+        struct stat st;
+        int rc = stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode) ? walk(paths[i], &files, 0) : path_add(&files, paths[i]);
+        if (rc) {
+            for (int k = 0; k < files.n; k++) free(files.p[k]);
+            free(files.p);
+            return EXIT_USAGE;
+        }
+    }
+    char *fields_text = rl_summary_fields();
+    cJSON *fields = cJSON_Parse(fields_text);
+    rl_free(fields_text);
+    char *text = cJSON_PrintUnformatted(req);
+    batch_header(format, fields);
+    int failed = 0;
+    /* one model at a time: read, summarise, print, free */
+    for (int i = 0; i < files.n; i++) {
+        char *err = NULL, *out = NULL;
+        rl_model *m = read_model(files.p[i], &err);
+        if (m) {
+            out = rl_model_summary(m, text);
+            rl_model_free(m);
+        }
+        cJSON *res = cJSON_Parse(m ? out : err);
+        if (!res) res = cJSON_Parse("{\"ok\":false,\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory\",\"where\":\"\"}}");
+        failed += !cJSON_IsTrue(get(res, "ok"));
+        batch_row(format, files.p[i], res, fields);
+        fflush(stdout);
+        cJSON_Delete(res);
+        rl_free(out);
+        rl_free(err);
+        free(files.p[i]);
+    }
+    free(files.p);
+    free(text);
+    cJSON_Delete(fields);
+    if (failed) fprintf(stderr, "rooflens: %d of %d models could not be analysed (see their rows)\n", failed, files.n);
+    return failed ? EXIT_BAD_MODEL : EXIT_OK;
+}

@@ -1,0 +1,883 @@
+/* Model diff (rl_models_diff) and the one-row summary of an analysis
+ * (rl_model_summary). Both models are analysed with the same request, and
+ * the diff is built from the two responses, so every figure it shows is one
+ * the single analyses show. The JSON contract is docs/api.md ("Diff"); the
+ * layer-matching rule and the --fail-if grammar are in docs/ci.md. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
+#include "graph.h"
+
+#define DIFF_MAX_LABEL 512
+#define DIFF_MAX_TOP 1000
+#define DIFF_DEFAULT_TOP 10
+/* The op-sequence alignment of one stretch of renamed layers costs
+ * old × new table cells; larger stretches pair layers of an op in order. */
+#define DIFF_LCS_MAX_CELLS (1u << 21)
+
+static const cJSON *item(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+
+static double numv(const cJSON *o, const char *k) {
+    const cJSON *v = item(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *strv(const cJSON *o, const char *k) {
+    const cJSON *v = item(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* `k` from `first`, else from `second`. */
+static double num_either(const cJSON *first, const cJSON *second, const char *k) {
+    double v = numv(first, k);
+    return isnan(v) ? numv(second, k) : v;
+}
+
+static void put_num(cJSON *o, const char *k, double v) {
+    if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
+    else cJSON_AddNullToObject(o, k);
+}
+
+/* ------------------------------------------------------------ summary -- */
+void rl_summary_read(const cJSON *res, rl_summary *s) {
+    const cJSON *model = item(res, "model"), *hw = item(res, "hardware"), *tot = item(res, "totals");
+    const cJSON *sol = item(res, "sol"), *ch = item(sol, "chosen"), *roof = item(res, "roofline");
+    memset(s, 0, sizeof *s);
+    s->name = strv(model, "name");
+    s->hw_id = strv(hw, "id");
+    s->hw_name = strv(hw, "name");
+    s->power_mode = strv(hw, "power_mode");
+    s->precision = strv(roof, "precision");
+    s->sol_model = strv(ch, "model");
+    s->granularity = strv(ch, "granularity");
+    s->bound = strv(ch, "bound");
+    s->nodes = numv(model, "nodes");
+    s->params = numv(model, "params");
+    s->weight_bytes = numv(model, "weight_bytes");
+    s->flops = numv(tot, "flops");
+    s->bytes = numv(tot, "bytes");
+    s->intensity = numv(tot, "intensity");
+    s->time_s = numv(ch, "time_s");
+    s->energy_j = numv(ch, "energy_j");
+    /* Since the timing model of issue 11 the bounds, the kernel count and
+     * the launch floor belong to sol.chosen; earlier responses carry them
+     * at sol and totals. */
+    s->lower_bound_s = num_either(ch, sol, "lower_bound_s");
+    s->upper_bound_s = num_either(ch, sol, "upper_bound_s");
+    s->kernels = num_either(ch, tot, "kernels");
+    s->launch_floor_s = num_either(ch, tot, "launch_floor_s");
+    s->layers = numv(tot, "layers");
+    s->unknown_layers = numv(tot, "unknown_layers");
+    s->unsupported_ops = item(tot, "unsupported_ops");
+    s->warnings = item(res, "warnings");
+    s->roofline = roof;
+    const cJSON *llm = item(res, "llm");
+    s->llm = cJSON_IsObject(llm) ? llm : NULL;
+    s->ttft_s = numv(s->llm, "ttft_s");
+    s->tpot_s = numv(s->llm, "tpot_s");
+    s->tokens_per_s = numv(s->llm, "tokens_per_s");
+    s->llm_memory_bytes = numv(s->llm, "memory_required_bytes");
+    s->kv_cache_bytes = numv(s->llm, "kv_cache_bytes");
+    const cJSON *fits = item(s->llm, "fits");
+    s->fits = cJSON_IsBool(fits) ? cJSON_IsTrue(fits) : -1;
+}
+
+/* The summary as one flat object: the row of `rooflens batch`. Every key
+ * is always present (null when the response has no such figure), so the
+ * keys of a zero summary are the columns (rl_summary_fields). */
+static cJSON *summary_json(const rl_summary *s) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", s->name ? s->name : "");
+    cJSON_AddStringToObject(o, "hardware", s->hw_id ? s->hw_id : "");
+    if (s->power_mode && s->power_mode[0]) cJSON_AddStringToObject(o, "power_mode", s->power_mode);
+    else cJSON_AddNullToObject(o, "power_mode");
+    cJSON_AddStringToObject(o, "precision", s->precision ? s->precision : "");
+    cJSON_AddStringToObject(o, "sol", s->sol_model ? s->sol_model : "");
+    put_num(o, "nodes", s->nodes);
+    put_num(o, "layers", s->layers);
+    put_num(o, "params", s->params);
+    put_num(o, "weight_bytes", s->weight_bytes);
+    put_num(o, "flops", s->flops);
+    put_num(o, "bytes", s->bytes);
+    put_num(o, "intensity", s->intensity);
+    put_num(o, "time_s", s->time_s);
+    put_num(o, "lower_bound_s", s->lower_bound_s);
+    put_num(o, "upper_bound_s", s->upper_bound_s);
+    put_num(o, "energy_j", s->energy_j);
+    cJSON_AddStringToObject(o, "bound", s->bound ? s->bound : "");
+    put_num(o, "kernels", s->kernels);
+    put_num(o, "launch_floor_s", s->launch_floor_s);
+    put_num(o, "unknown_layers", s->unknown_layers);
+    cJSON *unsup = cJSON_AddArrayToObject(o, "unsupported_ops");
+    const cJSON *u;
+    cJSON_ArrayForEach(u, s->unsupported_ops) if (cJSON_IsString(u)) cJSON_AddItemToArray(unsup, cJSON_CreateString(u->valuestring));
+    cJSON_AddNumberToObject(o, "warnings", cJSON_GetArraySize(s->warnings));
+    /* the distinct warning codes, in order of first appearance */
+    cJSON *codes = cJSON_AddArrayToObject(o, "warning_codes");
+    const cJSON *w;
+    cJSON_ArrayForEach(w, s->warnings) {
+        const char *code = strv(w, "code");
+        bool seen = false;
+        const cJSON *c;
+        cJSON_ArrayForEach(c, codes) if (strcmp(c->valuestring, code) == 0) seen = true;
+        if (!seen && code[0]) cJSON_AddItemToArray(codes, cJSON_CreateString(code));
+    }
+    put_num(o, "ttft_s", s->llm ? s->ttft_s : NAN);
+    put_num(o, "tpot_s", s->llm ? s->tpot_s : NAN);
+    put_num(o, "tokens_per_s", s->llm ? s->tokens_per_s : NAN);
+    put_num(o, "llm_memory_bytes", s->llm ? s->llm_memory_bytes : NAN);
+    if (s->fits < 0) cJSON_AddNullToObject(o, "fits");
+    else cJSON_AddBoolToObject(o, "fits", s->fits == 1);
+    return o;
+}
+
+/* The request with `layers` forced on or off and the diff's own member
+ * removed; NULL when out of memory. */
+static char *inner_request(const cJSON *req, bool layers) {
+    cJSON *r = cJSON_Duplicate(req, true);
+    if (!r) return NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(r, "diff");
+    cJSON_DeleteItemFromObjectCaseSensitive(r, "layers");
+    cJSON_AddBoolToObject(r, "layers", layers);
+    char *text = rl_json_print(r);
+    cJSON_Delete(r);
+    return text;
+}
+
+/* An error response of an inner analysis, prefixed with which model it was. */
+static void inner_error(const cJSON *res, const char *which, const char *label, rl_error *err) {
+    const cJSON *e = item(res, "error");
+    char where[256];
+    snprintf(where, sizeof where, "%s%s%s", which, strv(e, "where")[0] ? ": " : "", strv(e, "where"));
+    rl_error_set(err, strv(e, "code")[0] ? strv(e, "code") : "internal", where, "the %s model (%s): %s", which,
+                 label, strv(e, "message"));
+}
+
+static bool parse_request(const char *request_json, cJSON **req, rl_error *err) {
+    *req = cJSON_Parse(request_json ? request_json : "{}");
+    if (*req && cJSON_IsObject(*req)) return true;
+    cJSON_Delete(*req);
+    *req = NULL;
+    if (rl_json_alloc_failed()) rl_error_set(err, "out_of_memory", "request", "out of memory while reading the request");
+    else rl_error_set(err, "bad_request", "request", "the request is not a JSON object (see docs/api.md for its fields)");
+    return false;
+}
+
+char *rl_model_summary(rl_model *m, const char *request_json) {
+    rl_error err = {0};
+    rl_json_begin();
+    cJSON *req = NULL;
+    if (!m) {
+        rl_error_set(&err, "bad_request", "", "no model");
+        return rl_error_json(&err);
+    }
+    if (!parse_request(request_json, &req, &err)) return rl_error_json(&err);
+    char *text = inner_request(req, false);
+    cJSON_Delete(req);
+    if (!text) {
+        rl_error_set(&err, "out_of_memory", "request", "out of memory");
+        return rl_error_json(&err);
+    }
+    char *out = rl_model_analyze(m, text);
+    free(text);
+    rl_json_begin();
+    cJSON *res = out ? cJSON_Parse(out) : NULL;
+    if (res && !cJSON_IsTrue(item(res, "ok"))) {
+        cJSON_Delete(res);
+        return out; /* the analysis's own error */
+    }
+    rl_free(out);
+    if (!res) {
+        rl_error_set(&err, "out_of_memory", "", "out of memory while reading the analysis");
+        return rl_error_json(&err);
+    }
+    rl_summary s;
+    rl_summary_read(res, &s);
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddNumberToObject(root, "schema", ROOFLENS_SCHEMA);
+    cJSON_AddTrueToObject(root, "ok");
+    cJSON_AddItemToObject(root, "summary", summary_json(&s));
+    char *result = rl_json_finish(root);
+    cJSON_Delete(res);
+    return result;
+}
+
+char *rl_summary_fields(void) {
+    rl_json_begin();
+    rl_summary zero;
+    rl_summary_read(NULL, &zero);
+    cJSON *o = summary_json(&zero);
+    cJSON *arr = cJSON_CreateArray();
+    const cJSON *k;
+    cJSON_ArrayForEach(k, o) cJSON_AddItemToArray(arr, cJSON_CreateString(k->string));
+    cJSON_Delete(o);
+    return rl_json_finish(arr);
+}
+
+/* -------------------------------------------------------------- layers -- */
+typedef struct dlayer {
+    int index;
+    const char *name, *op, *domain, *bound;
+    double flops, bytes, intensity, t, energy;
+    bool supported, known;
+    int partner;     /* index of the matched layer of the other model, -1 none */
+    int op_id;       /* (domain, op) interned, for the alignment */
+    char matched_by; /* 'n' name, 'p' op and position */
+} dlayer;
+
+/* One analysis layer row: the one place that knows a layer's fields. The
+ * strings are copied, so the row outlives the response it came from. */
+static bool diff_layer_read(const cJSON *l, dlayer *d, rl_arena *a) {
+    d->index = (int)numv(l, "index");
+    d->name = rl_arena_strdup(a, strv(l, "name"));
+    d->op = rl_arena_strdup(a, strv(l, "op"));
+    d->domain = rl_arena_strdup(a, strv(l, "domain"));
+    d->bound = rl_arena_strdup(a, strv(l, "bound"));
+    d->flops = numv(l, "flops");
+    d->bytes = numv(l, "bytes");
+    d->intensity = numv(l, "intensity");
+    d->t = numv(l, "t");
+    d->energy = numv(l, "energy_j");
+    d->supported = !cJSON_IsFalse(item(l, "supported"));
+    d->known = !cJSON_IsFalse(item(l, "known"));
+    d->partner = -1;
+    return d->name && d->op && d->domain && d->bound;
+}
+
+/* The end of the JSON object or array that starts at p, or NULL. The text
+ * is the core's own response, so a bracket count that skips strings finds it. */
+static char *container_end(char *p) {
+    int depth = 0;
+    for (; *p; p++) {
+        if (*p == '"') {
+            for (p++; *p && *p != '"'; p++)
+                if (*p == '\\' && p[1]) p++;
+            if (!*p) return NULL;
+        } else if (*p == '{' || *p == '[') depth++;
+        else if ((*p == '}' || *p == ']') && --depth == 0) return p + 1;
+    }
+    return NULL;
+}
+
+/* One side of the diff: an analysis response without its layer rows, and
+ * the rows it had. */
+typedef struct side {
+    cJSON *res;
+    dlayer *layers;
+    int n;
+} side;
+
+/* Analyses `m` and reads the response. The layer rows are parsed one at a
+ * time from the text and kept as dlayer rows: as one cJSON tree, the rows
+ * of a 100,000-layer model (with their tensors) take over a gigabyte. The
+ * rest of the response is parsed with the rows blanked out. Returns false
+ * with err set when out of memory. */
+static bool analyze_side(rl_model *m, const char *request_text, side *sd, rl_arena *a, rl_error *err) {
+    memset(sd, 0, sizeof *sd);
+    char *out = rl_model_analyze(m, request_text);
+    bool ok = out != NULL;
+    /* the first "layers": [ is the top-level rows (a string cannot hold it unescaped) */
+    char *arr = out ? strstr(out, "\"layers\":[") : NULL;
+    if (arr) {
+        char *open = arr + 9, *close = container_end(open);
+        ok = close != NULL;
+        int count = 0;
+        for (char *p = open + 1; ok && p < close - 1; p++) {
+            if (*p != '{') continue;
+            char *end = container_end(p);
+            ok = end != NULL;
+            count++;
+            p = ok ? end - 1 : p;
+        }
+        sd->layers = ok ? rl_arena_alloc(a, (size_t)(count + 1) * sizeof *sd->layers) : NULL;
+        ok = sd->layers != NULL;
+        for (char *p = open + 1; ok && p < close - 1 && sd->n < count; p++) {
+            if (*p != '{') continue;
+            char *end = container_end(p);
+            cJSON *l = cJSON_ParseWithLength(p, (size_t)(end - p));
+            ok = l && diff_layer_read(l, &sd->layers[sd->n++], a);
+            cJSON_Delete(l);
+            p = end - 1;
+        }
+        if (ok) {
+            memset(open + 1, ' ', (size_t)(close - open - 2));
+        }
+    }
+    sd->res = ok ? cJSON_Parse(out) : NULL;
+    rl_free(out);
+    if (!sd->res) rl_error_set(err, "out_of_memory", "", "out of memory while reading the analysis");
+    return sd->res != NULL;
+}
+
+/* Pairs the k-th unmatched old layer with key K with the k-th unmatched new
+ * layer with key K, in graph order, among old[o0..o1) and new[n0..n1).
+ * key(l) NULL or "" takes no part. */
+typedef const char *(*layer_key)(const dlayer *l, char *buf, size_t cap);
+
+static const char *name_key(const dlayer *l, char *buf, size_t cap) { return l->name; }
+
+static const char *op_key(const dlayer *l, char *buf, size_t cap) {
+    snprintf(buf, cap, "%s\x1f%s", l->domain, l->op);
+    return buf;
+}
+
+static bool pair_in_order(dlayer *o, int o0, int o1, dlayer *nw, int n0, int n1, layer_key key, char by,
+                          rl_arena *a) {
+    int n = o1 - o0;
+    if (n <= 0 || n1 <= n0) return true;
+    /* per key: a chain of old layers (next[]) from its first (the map's
+     * value), the chain's tail while building it, then the next to give */
+    rl_name_map *heads = rl_map_new(a, (size_t)n);
+    int *next = rl_arena_alloc(a, (size_t)n * sizeof *next), *tail = rl_arena_alloc(a, (size_t)n * sizeof *tail);
+    int *cursor = rl_arena_alloc(a, (size_t)n * sizeof *cursor);
+    if (!heads || !next || !tail || !cursor) return false;
+    char buf[600];
+    for (int i = o0; i < o1; i++) {
+        if (o[i].partner >= 0) continue;
+        const char *k = key(&o[i], buf, sizeof buf);
+        if (!k || !k[0]) continue;
+        int r = i - o0, h = rl_map_get(heads, k);
+        next[r] = -1;
+        if (h < 0) {
+            const char *kk = k == buf ? rl_arena_strdup(a, buf) : k;
+            if (!kk) return false;
+            rl_map_put(heads, kk, r);
+            tail[r] = cursor[r] = r;
+        } else {
+            next[tail[h]] = r;
+            tail[h] = r;
+        }
+    }
+    for (int j = n0; j < n1; j++) {
+        if (nw[j].partner >= 0) continue;
+        const char *k = key(&nw[j], buf, sizeof buf);
+        if (!k || !k[0]) continue;
+        int h = rl_map_get(heads, k);
+        if (h < 0 || cursor[h] < 0) continue;
+        int i = o0 + cursor[h];
+        cursor[h] = next[cursor[h]];
+        o[i].partner = j;
+        o[i].matched_by = by;
+        nw[j].partner = i;
+        nw[j].matched_by = by;
+    }
+    return true;
+}
+
+/* Longest common subsequence of the op sequences of old[o0..o1) and
+ * new[n0..n1) (all unmatched), so an inserted or removed layer does not
+ * shift the pairing of the layers after it. */
+static bool align_ops(dlayer *o, int o0, int o1, dlayer *nw, int n0, int n1) {
+    const size_t lo = (size_t)(o1 - o0), ln = (size_t)(n1 - n0), w = ln + 1;
+    uint32_t *L = calloc((lo + 1) * w, sizeof *L);
+    if (!L) return false;
+    for (size_t i = lo; i-- > 0;)
+        for (size_t j = ln; j-- > 0;)
+            L[i * w + j] = o[o0 + i].op_id == nw[n0 + j].op_id
+                               ? L[(i + 1) * w + j + 1] + 1
+                               : (L[(i + 1) * w + j] >= L[i * w + j + 1] ? L[(i + 1) * w + j] : L[i * w + j + 1]);
+    for (size_t i = 0, j = 0; i < lo && j < ln;) {
+        if (o[o0 + i].op_id == nw[n0 + j].op_id) {
+            o[o0 + i].partner = n0 + (int)j;
+            o[o0 + i].matched_by = 'p';
+            nw[n0 + j].partner = o0 + (int)i;
+            nw[n0 + j].matched_by = 'p';
+            i++, j++;
+        } else if (L[(i + 1) * w + j] >= L[i * w + j + 1]) i++;
+        else j++;
+    }
+    free(L);
+    return true;
+}
+
+/* Gives every layer of both models an interned (domain, op) id. */
+static bool intern_ops(dlayer *o, int n, dlayer *nw, int m, rl_arena *a) {
+    rl_name_map *ids = rl_map_new(a, (size_t)(n + m));
+    if (!ids) return false;
+    int next_id = 0;
+    char buf[600];
+    for (int s = 0; s < 2; s++) {
+        dlayer *L = s ? nw : o;
+        for (int i = 0, cnt = s ? m : n; i < cnt; i++) {
+            const char *k = op_key(&L[i], buf, sizeof buf);
+            int id = rl_map_get(ids, k);
+            if (id < 0) {
+                const char *kk = rl_arena_strdup(a, k);
+                if (!kk) return false;
+                id = next_id++;
+                rl_map_put(ids, kk, id);
+            }
+            L[i].op_id = id;
+        }
+    }
+    return true;
+}
+
+/* The matching rule (docs/ci.md): by name first; the rest by op and
+ * position within each stretch between name-matched layers. */
+static bool match_layers(dlayer *o, int n, dlayer *nw, int m, rl_arena *a) {
+    if (!pair_in_order(o, 0, n, nw, 0, m, name_key, 'n', a)) return false;
+    if (!intern_ops(o, n, nw, m, a)) return false;
+    /* A stretch is keyed by the old index of the name-matched layer before
+     * it (-1: the start). Old stretches are runs between matched layers;
+     * a new run takes the key of its preceding layer's partner. */
+    int *old_start = rl_arena_alloc(a, (size_t)(n + 1) * sizeof *old_start);
+    int *old_end = rl_arena_alloc(a, (size_t)(n + 1) * sizeof *old_end);
+    if (!old_start || !old_end) return false;
+    for (int k = 0; k <= n; k++) old_start[k] = old_end[k] = 0;
+    int anchor = -1;
+    for (int i = 0; i < n; i++) {
+        if (o[i].partner >= 0) { anchor = i; continue; }
+        if (old_end[anchor + 1] == 0) old_start[anchor + 1] = i;
+        old_end[anchor + 1] = i + 1;
+    }
+    anchor = -1;
+    for (int j = 0; j < m;) {
+        if (nw[j].partner >= 0) { anchor = nw[j].partner; j++; continue; }
+        int j1 = j;
+        while (j1 < m && nw[j1].partner < 0) j1++;
+        int o0 = old_start[anchor + 1], o1 = old_end[anchor + 1];
+        if (o1 > o0) {
+            size_t cells = (size_t)(o1 - o0 + 1) * (size_t)(j1 - j + 1);
+            bool ok = cells <= DIFF_LCS_MAX_CELLS ? align_ops(o, o0, o1, nw, j, j1)
+                                                  : pair_in_order(o, o0, o1, nw, j, j1, op_key, 'p', a);
+            if (!ok) return false;
+        }
+        j = j1;
+    }
+    return true;
+}
+
+/* --------------------------------------------------------------- JSON -- */
+/* {old, new, delta, ratio}: ratio = delta / old (0 when both are 0, null
+ * when old is 0 and new is not); null figures where either is unknown. */
+static void delta_obj(cJSON *parent, const char *k, double a, double b) {
+    cJSON *o = cJSON_AddObjectToObject(parent, k);
+    put_num(o, "old", a);
+    put_num(o, "new", b);
+    bool known = isfinite(a) && isfinite(b);
+    put_num(o, "delta", known ? b - a : NAN);
+    put_num(o, "ratio", !known ? NAN : a != 0 ? (b - a) / a : b == a ? 0 : NAN);
+}
+
+static void pair_str(cJSON *parent, const char *k, const char *a, const char *b) {
+    cJSON *o = cJSON_AddObjectToObject(parent, k);
+    cJSON_AddStringToObject(o, "old", a);
+    cJSON_AddStringToObject(o, "new", b);
+}
+
+static void pair_bool(cJSON *parent, const char *k, bool a, bool b) {
+    cJSON *o = cJSON_AddObjectToObject(parent, k);
+    cJSON_AddBoolToObject(o, "old", a);
+    cJSON_AddBoolToObject(o, "new", b);
+}
+
+static bool layer_changed(const dlayer *a, const dlayer *b) {
+    return a->flops != b->flops || a->bytes != b->bytes || strcmp(a->op, b->op) || strcmp(a->domain, b->domain) ||
+           strcmp(a->bound, b->bound) || a->supported != b->supported || a->known != b->known;
+}
+
+static cJSON *matched_json(const dlayer *a, const dlayer *b) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "old_index", a->index);
+    cJSON_AddNumberToObject(o, "new_index", b->index);
+    cJSON_AddStringToObject(o, "name", b->name);
+    cJSON_AddStringToObject(o, "old_name", a->name);
+    cJSON_AddStringToObject(o, "op", b->op);
+    cJSON_AddStringToObject(o, "domain", b->domain);
+    cJSON_AddStringToObject(o, "old_op", a->op);
+    cJSON_AddStringToObject(o, "old_domain", a->domain);
+    cJSON_AddStringToObject(o, "matched_by", b->matched_by == 'n' ? "name" : "op_position");
+    cJSON_AddBoolToObject(o, "changed", layer_changed(a, b));
+    delta_obj(o, "flops", a->flops, b->flops);
+    delta_obj(o, "bytes", a->bytes, b->bytes);
+    delta_obj(o, "intensity", a->intensity, b->intensity);
+    delta_obj(o, "t", a->t, b->t);
+    delta_obj(o, "energy_j", a->energy, b->energy);
+    pair_str(o, "bound", a->bound, b->bound);
+    pair_bool(o, "supported", a->supported, b->supported);
+    pair_bool(o, "known", a->known, b->known);
+    return o;
+}
+
+static cJSON *single_json(const dlayer *l) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "index", l->index);
+    cJSON_AddStringToObject(o, "name", l->name);
+    cJSON_AddStringToObject(o, "op", l->op);
+    cJSON_AddStringToObject(o, "domain", l->domain);
+    put_num(o, "flops", l->flops);
+    put_num(o, "bytes", l->bytes);
+    put_num(o, "intensity", l->intensity);
+    put_num(o, "t", l->t);
+    put_num(o, "energy_j", l->energy);
+    cJSON_AddStringToObject(o, "bound", l->bound);
+    cJSON_AddBoolToObject(o, "supported", l->supported);
+    cJSON_AddBoolToObject(o, "known", l->known);
+    return o;
+}
+
+static cJSON *brief_json(const dlayer *l) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "index", l->index);
+    cJSON_AddStringToObject(o, "name", l->name);
+    cJSON_AddStringToObject(o, "op", l->op);
+    cJSON_AddStringToObject(o, "domain", l->domain);
+    return o;
+}
+
+static void add_layers(cJSON *d, const dlayer *o, int n, const dlayer *nw, int m) {
+    cJSON *matched = cJSON_AddArrayToObject(d, "matched");
+    cJSON *added = cJSON_AddArrayToObject(d, "added");
+    cJSON *removed = cJSON_AddArrayToObject(d, "removed");
+    cJSON *unsup = cJSON_AddArrayToObject(d, "became_unsupported");
+    cJSON *unknown = cJSON_AddArrayToObject(d, "became_unknown");
+    int n_changed = 0, by_name = 0, by_pos = 0;
+    for (int j = 0; j < m; j++) {
+        const dlayer *b = &nw[j];
+        const dlayer *a = b->partner >= 0 ? &o[b->partner] : NULL;
+        if (a) {
+            cJSON_AddItemToArray(matched, matched_json(a, b));
+            n_changed += layer_changed(a, b);
+            if (b->matched_by == 'n') by_name++;
+            else by_pos++;
+        } else {
+            cJSON_AddItemToArray(added, single_json(b));
+        }
+        if (!b->supported && (!a || a->supported)) cJSON_AddItemToArray(unsup, brief_json(b));
+        if (!b->known && (!a || a->known)) cJSON_AddItemToArray(unknown, brief_json(b));
+    }
+    for (int i = 0; i < n; i++)
+        if (o[i].partner < 0) cJSON_AddItemToArray(removed, single_json(&o[i]));
+    cJSON *c = cJSON_AddObjectToObject(d, "layers");
+    cJSON_AddNumberToObject(c, "old", n);
+    cJSON_AddNumberToObject(c, "new", m);
+    cJSON_AddNumberToObject(c, "matched", by_name + by_pos);
+    cJSON_AddNumberToObject(c, "matched_by_name", by_name);
+    cJSON_AddNumberToObject(c, "matched_by_op_position", by_pos);
+    cJSON_AddNumberToObject(c, "changed", n_changed);
+    cJSON_AddNumberToObject(c, "added", cJSON_GetArraySize(added));
+    cJSON_AddNumberToObject(c, "removed", cJSON_GetArraySize(removed));
+    cJSON_AddNumberToObject(c, "became_unsupported", cJSON_GetArraySize(unsup));
+    cJSON_AddNumberToObject(c, "became_unknown", cJSON_GetArraySize(unknown));
+}
+
+/* The changed layers, most changed first: matched layers whose work
+ * changed, added and removed ones, by |Δ time|, then |Δ FLOPs|, then
+ * |Δ bytes|, then their order in the diff. One ranking for the Markdown,
+ * the CLI and the page: diff.changes = [{"kind", "at"}], "at" indexing
+ * diff.matched, diff.added or diff.removed. */
+typedef struct change {
+    double key[3];
+    int order, at;
+    char kind;
+} change;
+
+static int by_change(const void *x, const void *y) {
+    const change *a = x, *b = y;
+    for (int i = 0; i < 3; i++)
+        if (a->key[i] != b->key[i]) return a->key[i] < b->key[i] ? 1 : -1;
+    return a->order < b->order ? -1 : a->order > b->order; /* qsort is not stable */
+}
+
+static double mag(double v) { return isfinite(v) ? fabs(v) : 0; }
+
+static bool add_changes(cJSON *d, const dlayer *o, int n, const dlayer *nw, int m) {
+    change *rows = malloc((size_t)(n + m + 1) * sizeof *rows);
+    if (!rows) return false;
+    int k = 0, at_m = 0, at_a = 0, at_r = 0;
+    for (int j = 0; j < m; j++) {
+        const dlayer *b = &nw[j], *a = b->partner >= 0 ? &o[b->partner] : NULL;
+        if (a && !layer_changed(a, b)) {
+            at_m++;
+            continue;
+        }
+        double dt = a ? b->t - a->t : b->t, df = a ? b->flops - a->flops : b->flops, db = a ? b->bytes - a->bytes : b->bytes;
+        rows[k] = (change){{mag(dt), mag(df), mag(db)}, k, a ? at_m++ : at_a++, a ? 'm' : 'a'};
+        k++;
+    }
+    for (int i = 0; i < n; i++) {
+        if (o[i].partner >= 0) continue;
+        rows[k] = (change){{mag(o[i].t), mag(o[i].flops), mag(o[i].bytes)}, k, at_r++, 'r'};
+        k++;
+    }
+    qsort(rows, (size_t)k, sizeof *rows, by_change);
+    cJSON *arr = cJSON_AddArrayToObject(d, "changes");
+    for (int i = 0; i < k; i++) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "kind", rows[i].kind == 'm' ? "matched" : rows[i].kind == 'a' ? "added" : "removed");
+        cJSON_AddNumberToObject(c, "at", rows[i].at);
+        cJSON_AddItemToArray(arr, c);
+    }
+    free(rows);
+    return true;
+}
+
+static void add_totals(cJSON *d, const rl_summary *a, const rl_summary *b) {
+    cJSON *t = cJSON_AddObjectToObject(d, "totals");
+    delta_obj(t, "time_s", a->time_s, b->time_s);
+    delta_obj(t, "lower_bound_s", a->lower_bound_s, b->lower_bound_s);
+    delta_obj(t, "upper_bound_s", a->upper_bound_s, b->upper_bound_s);
+    delta_obj(t, "energy_j", a->energy_j, b->energy_j);
+    delta_obj(t, "flops", a->flops, b->flops);
+    delta_obj(t, "bytes", a->bytes, b->bytes);
+    delta_obj(t, "intensity", a->intensity, b->intensity);
+    delta_obj(t, "params", a->params, b->params);
+    delta_obj(t, "weight_bytes", a->weight_bytes, b->weight_bytes);
+    delta_obj(t, "kernels", a->kernels, b->kernels);
+    delta_obj(t, "launch_floor_s", a->launch_floor_s, b->launch_floor_s);
+    delta_obj(t, "layers", a->layers, b->layers);
+    delta_obj(t, "unknown_layers", a->unknown_layers, b->unknown_layers);
+    cJSON *bound = cJSON_AddObjectToObject(t, "bound");
+    cJSON_AddStringToObject(bound, "old", a->bound);
+    cJSON_AddStringToObject(bound, "new", b->bound);
+    cJSON_AddBoolToObject(bound, "changed", strcmp(a->bound, b->bound) != 0);
+
+    /* The LLM phases only when both responses carry them: a figure of one
+     * model alone is no change. */
+    if (!a->llm || !b->llm) {
+        cJSON_AddNullToObject(d, "llm");
+        return;
+    }
+    cJSON *l = cJSON_AddObjectToObject(d, "llm");
+    delta_obj(l, "ttft_s", a->ttft_s, b->ttft_s);
+    delta_obj(l, "tpot_s", a->tpot_s, b->tpot_s);
+    delta_obj(l, "tokens_per_s", a->tokens_per_s, b->tokens_per_s);
+    delta_obj(l, "memory_required_bytes", a->llm_memory_bytes, b->llm_memory_bytes);
+    delta_obj(l, "kv_cache_bytes", a->kv_cache_bytes, b->kv_cache_bytes);
+    cJSON *fits = cJSON_AddObjectToObject(l, "fits");
+    if (a->fits < 0) cJSON_AddNullToObject(fits, "old");
+    else cJSON_AddBoolToObject(fits, "old", a->fits == 1);
+    if (b->fits < 0) cJSON_AddNullToObject(fits, "new");
+    else cJSON_AddBoolToObject(fits, "new", b->fits == 1);
+}
+
+/* Op types unsupported in one model and not in the other. */
+static void add_unsupported(cJSON *d, const rl_summary *a, const rl_summary *b) {
+    cJSON *u = cJSON_AddObjectToObject(d, "unsupported_ops");
+    cJSON *added = cJSON_AddArrayToObject(u, "added"), *removed = cJSON_AddArrayToObject(u, "removed");
+    for (int s = 0; s < 2; s++) {
+        const cJSON *from = s ? a->unsupported_ops : b->unsupported_ops;
+        const cJSON *other = s ? b->unsupported_ops : a->unsupported_ops;
+        const cJSON *x, *y;
+        cJSON_ArrayForEach(x, from) {
+            if (!cJSON_IsString(x)) continue;
+            bool in_other = false;
+            cJSON_ArrayForEach(y, other) if (cJSON_IsString(y) && strcmp(x->valuestring, y->valuestring) == 0) in_other = true;
+            if (!in_other) cJSON_AddItemToArray(s ? removed : added, cJSON_CreateString(x->valuestring));
+        }
+    }
+}
+
+/* A warning's identity across the two models: its code and node, or, for a
+ * model-wide warning, its code and message with the figures taken out (an
+ * overhead_dominated warning whose numbers moved is the same warning). */
+static char *warning_key(const cJSON *w, rl_arena *a) {
+    const char *node = strv(w, "node"), *msg = strv(w, "message"), *code = strv(w, "code");
+    size_t n = strlen(code) + strlen(node) + strlen(msg) + 4;
+    char *k = rl_arena_alloc(a, n);
+    if (!k) return NULL;
+    size_t p = (size_t)snprintf(k, n, "%s\x1f%s\x1f", code, node);
+    if (node[0]) return k;
+    for (const char *s = msg; *s; s++) {
+        bool digit = *s >= '0' && *s <= '9';
+        if (digit && p > 0 && k[p - 1] == '#') continue;
+        k[p++] = digit ? '#' : *s;
+    }
+    k[p] = 0;
+    return k;
+}
+
+static bool add_warnings(cJSON *d, const rl_summary *a, const rl_summary *b, rl_arena *ar) {
+    cJSON *w = cJSON_AddObjectToObject(d, "warnings");
+    cJSON *fresh = cJSON_AddArrayToObject(w, "new"), *gone = cJSON_AddArrayToObject(w, "resolved");
+    for (int s = 0; s < 2; s++) {
+        const cJSON *from = s ? a->warnings : b->warnings, *other = s ? b->warnings : a->warnings;
+        rl_name_map *keys = rl_map_new(ar, (size_t)cJSON_GetArraySize(other));
+        if (!keys) return false;
+        const cJSON *x;
+        cJSON_ArrayForEach(x, other) {
+            char *k = warning_key(x, ar);
+            if (!k) return false;
+            rl_map_put(keys, k, 1);
+        }
+        cJSON_ArrayForEach(x, from) {
+            char *k = warning_key(x, ar);
+            if (!k) return false;
+            if (rl_map_get(keys, k) < 0) cJSON_AddItemToArray(s ? gone : fresh, cJSON_Duplicate(x, true));
+        }
+    }
+    return true;
+}
+
+static void model_side(cJSON *d, const char *k, const char *label, const rl_summary *s) {
+    cJSON *o = cJSON_AddObjectToObject(d, k);
+    cJSON_AddStringToObject(o, "label", label);
+    cJSON_AddStringToObject(o, "name", s->name);
+    put_num(o, "nodes", s->nodes);
+    cJSON_AddStringToObject(o, "precision", s->precision);
+    put_num(o, "unknown_layers", s->unknown_layers);
+    cJSON *u = cJSON_AddArrayToObject(o, "unsupported_ops");
+    const cJSON *x;
+    cJSON_ArrayForEach(x, s->unsupported_ops) if (cJSON_IsString(x)) cJSON_AddItemToArray(u, cJSON_CreateString(x->valuestring));
+}
+
+/* ------------------------------------------------------------ options -- */
+typedef struct diff_options {
+    const char *fail_if, *old_label, *new_label;
+    int top;
+    bool markdown;
+} diff_options;
+
+static int parse_diff_options(const cJSON *req, diff_options *o, rl_error *err) {
+    *o = (diff_options){NULL, "old", "new", DIFF_DEFAULT_TOP, false};
+    if (item(req, "study")) {
+        rl_error_set(err, "bad_request", "study",
+                     "a diff compares two models under one set of options and takes no \"study\"");
+        return -1;
+    }
+    const cJSON *d = item(req, "diff");
+    if (!d || cJSON_IsNull(d)) return 0;
+    if (!cJSON_IsObject(d)) {
+        rl_error_set(err, "bad_request", "diff",
+                     "\"diff\" must be an object {\"fail_if\", \"top\", \"markdown\", \"old_label\", \"new_label\"}");
+        return -1;
+    }
+    const cJSON *x;
+    cJSON_ArrayForEach(x, d) {
+        const char *k = x->string;
+        if (!strcmp(k, "fail_if") && (cJSON_IsString(x) || cJSON_IsNull(x))) o->fail_if = cJSON_IsString(x) ? x->valuestring : NULL;
+        else if ((!strcmp(k, "old_label") || !strcmp(k, "new_label")) && cJSON_IsString(x) &&
+                 strlen(x->valuestring) <= DIFF_MAX_LABEL)
+            *(k[0] == 'o' ? &o->old_label : &o->new_label) = x->valuestring;
+        else if (!strcmp(k, "markdown") && cJSON_IsBool(x)) o->markdown = cJSON_IsTrue(x);
+        else if (!strcmp(k, "top") && cJSON_IsNumber(x) && x->valuedouble >= 1 && x->valuedouble <= DIFF_MAX_TOP &&
+                 x->valuedouble == floor(x->valuedouble))
+            o->top = (int)x->valuedouble;
+        else {
+            char where[64];
+            snprintf(where, sizeof where, "diff.%.48s", k);
+            rl_error_set(err, "bad_request", where,
+                         "diff.%s: expected fail_if (a string), top (1 to %d), markdown (true or false), "
+                         "old_label or new_label (strings of at most %d bytes)",
+                         k, DIFF_MAX_TOP, DIFF_MAX_LABEL);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- diff -- */
+char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *request_json) {
+    rl_error err = {0};
+    rl_json_begin();
+    if (!old_model || !new_model) {
+        rl_error_set(&err, "bad_request", "", "a diff needs two models (old and new)");
+        return rl_error_json(&err);
+    }
+    cJSON *req = NULL, *res_old = NULL, *res_new = NULL, *root = NULL;
+    rl_gate *gate = NULL;
+    rl_arena arena = {0};
+    char *text = NULL, *result = NULL;
+    diff_options opt;
+    side so, sn;
+    if (!parse_request(request_json, &req, &err)) goto fail;
+    if (parse_diff_options(req, &opt, &err)) goto fail;
+    /* the gate's grammar is checked before any model is analysed */
+    if (opt.fail_if && !(gate = rl_gate_parse(opt.fail_if, &err))) goto fail;
+    if (!(text = inner_request(req, true))) {
+        rl_error_set(&err, "out_of_memory", "request", "out of memory");
+        goto fail;
+    }
+    if (!analyze_side(old_model, text, &so, &arena, &err)) goto fail;
+    res_old = so.res;
+    if (!cJSON_IsTrue(item(res_old, "ok"))) {
+        inner_error(res_old, "old", opt.old_label, &err);
+        goto fail;
+    }
+    if (!analyze_side(new_model, text, &sn, &arena, &err)) goto fail;
+    res_new = sn.res;
+    if (!cJSON_IsTrue(item(res_new, "ok"))) {
+        inner_error(res_new, "new", opt.new_label, &err);
+        goto fail;
+    }
+    /* the inner analyses marked their own allocations; from here on, ours
+     * (and the reading's: a failure there was reported above) */
+    rl_json_begin();
+    rl_summary a, b;
+    rl_summary_read(res_old, &a);
+    rl_summary_read(res_new, &b);
+    dlayer *lo = so.layers, *ln = sn.layers;
+    int n = so.n, m = sn.n;
+    if (!match_layers(lo, n, ln, m, &arena)) {
+        rl_error_set(&err, "out_of_memory", "", "out of memory while matching the layers");
+        goto fail;
+    }
+
+    root = cJSON_CreateObject();
+    cJSON_AddNumberToObject(root, "schema", ROOFLENS_SCHEMA);
+    cJSON_AddTrueToObject(root, "ok");
+    cJSON_AddStringToObject(root, "version", ROOFLENS_VERSION);
+    cJSON *d = cJSON_AddObjectToObject(root, "diff");
+    model_side(d, "old", opt.old_label, &a);
+    model_side(d, "new", opt.new_label, &b);
+    cJSON *hw = cJSON_AddObjectToObject(d, "hardware");
+    cJSON_AddStringToObject(hw, "id", b.hw_id);
+    cJSON_AddStringToObject(hw, "name", b.hw_name);
+    if (b.power_mode[0]) cJSON_AddStringToObject(hw, "power_mode", b.power_mode);
+    else cJSON_AddNullToObject(hw, "power_mode");
+    cJSON_AddItemToObject(d, "options", cJSON_Duplicate(item(res_new, "options"), true));
+    cJSON *sol = cJSON_AddObjectToObject(d, "sol");
+    cJSON_AddStringToObject(sol, "model", b.sol_model);
+    cJSON_AddStringToObject(sol, "granularity", b.granularity);
+    add_totals(d, &a, &b);
+    add_layers(d, lo, n, ln, m);
+    if (!add_changes(d, lo, n, ln, m)) {
+        rl_error_set(&err, "out_of_memory", "", "out of memory while ranking the changes");
+        goto fail;
+    }
+    add_unsupported(d, &a, &b);
+    if (!add_warnings(d, &a, &b, &arena)) {
+        rl_error_set(&err, "out_of_memory", "", "out of memory while comparing the warnings");
+        goto fail;
+    }
+    cJSON_AddItemToObject(d, "roofline", cJSON_Duplicate(b.roofline, true));
+    if (gate) {
+        cJSON *g = rl_gate_eval(gate, d);
+        if (!g) {
+            rl_error_set(&err, "out_of_memory", "", "out of memory while applying the thresholds");
+            goto fail;
+        }
+        cJSON_AddItemToObject(d, "gate", g);
+    } else {
+        cJSON_AddNullToObject(d, "gate");
+    }
+    if (opt.markdown) {
+        char *md = rl_diff_markdown(d, opt.top);
+        cJSON *s = md ? cJSON_CreateString(md) : NULL;
+        free(md);
+        if (!s) {
+            rl_error_set(&err, "out_of_memory", "", "out of memory while writing the Markdown");
+            goto fail;
+        }
+        cJSON_AddItemToObject(d, "markdown", s);
+    }
+    result = rl_json_finish(root);
+    root = NULL;
+fail:
+    cJSON_Delete(root);
+    cJSON_Delete(res_old);
+    cJSON_Delete(res_new);
+    cJSON_Delete(req);
+    free(text);
+    rl_gate_free(gate);
+    rl_arena_free(&arena);
+    if (!result) {
+        if (!err.code[0]) rl_error_set(&err, "internal", "", "the diff failed");
+        result = rl_error_json(&err);
+    }
+    return result;
+}

@@ -1,0 +1,612 @@
+/* rl_models_diff, the --fail-if gate, the PR-comment Markdown and
+ * rl_model_summary:
+ *  - the fixture pair diff_old/diff_new (tests/fixtures/make_fixtures.py):
+ *    fc1 widened 128 -> 256, fc_extra added, act swapped for an unsupported
+ *    op, softmax renamed; every delta worked out by hand on the unit device;
+ *  - a model against itself: nothing changes, every gate holds;
+ *  - the matching rule on generated chains: renamed layers aligned by their
+ *    op sequence, anchors between name-matched layers, duplicate names,
+ *    the in-order fallback for huge stretches;
+ *  - the gate's grammar: thresholds judged right, bad expressions refused
+ *    with the character they fail at;
+ *  - Markdown snapshots (tests/snapshots/; ROOFLENS_UPDATE_SNAPSHOTS=1
+ *    rewrites them) and hostile names that must not break the comment;
+ *  - the batch summary agrees with the single analysis. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "check.h"
+#include "diff.h"
+#include "gen_models.h"
+#include "rooflens.h"
+
+static const char *tests_dir, *root_dir;
+
+static rl_model *load_model(const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fixtures/models/%s", tests_dir, name);
+    size_t len = 0;
+    char *bytes = check_read_file(path, &len);
+    CHECK(bytes != NULL, "cannot read %s", path);
+    if (!bytes) return NULL;
+    char *err = NULL;
+    rl_model *m = rl_model_read(bytes, len, NULL, &err);
+    CHECK(m != NULL, "cannot parse %s: %s", path, err ? err : "");
+    rl_free(err);
+    free(bytes);
+    return m;
+}
+
+static rl_model *from_bytes(uint8_t *bytes, size_t len) {
+    char *err = NULL;
+    rl_model *m = bytes ? rl_model_read(bytes, len, NULL, &err) : NULL;
+    CHECK(m != NULL, "generated model: %s", err ? err : "out of memory");
+    rl_free(err);
+    free(bytes);
+    return m;
+}
+
+static char *unit_hw;
+
+/* The request: the unit device plus `extra` (",\"diff\": {...}" etc.). */
+static char *request(const char *extra) {
+    size_t n = strlen(unit_hw) + strlen(extra) + 32;
+    char *r = malloc(n);
+    snprintf(r, n, "{\"hardware\": %s%s}", unit_hw, extra);
+    return r;
+}
+
+static cJSON *diff(rl_model *a, rl_model *b, const char *extra) {
+    char *req = request(extra);
+    char *out = rl_models_diff(a, b, req);
+    free(req);
+    cJSON *res = out ? cJSON_Parse(out) : NULL;
+    CHECK(res != NULL, "diff answer is not JSON: %.200s", out ? out : "(null)");
+    rl_free(out);
+    return res;
+}
+
+static cJSON *analyze(rl_model *m) {
+    char *req = request("");
+    char *out = rl_model_analyze(m, req);
+    free(req);
+    cJSON *res = cJSON_Parse(out);
+    rl_free(out);
+    return res;
+}
+
+static const cJSON *at(const cJSON *o, const char *path) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    const cJSON *cur = o;
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && cur; k = strtok_r(NULL, ".", &save))
+        cur = cJSON_IsArray(cur) ? cJSON_GetArrayItem(cur, atoi(k)) : cJSON_GetObjectItemCaseSensitive(cur, k);
+    return cur;
+}
+static double num(const cJSON *o, const char *path) {
+    const cJSON *v = at(o, path);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+static const char *str(const cJSON *o, const char *path) {
+    const cJSON *v = at(o, path);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+static bool is_ok(const cJSON *res) { return cJSON_IsTrue(at(res, "ok")); }
+
+/* The matched entry whose new name is `name`. */
+static const cJSON *matched(const cJSON *d, const char *name) {
+    const cJSON *l;
+    cJSON_ArrayForEach(l, at(d, "matched")) if (!strcmp(str(l, "name"), name)) return l;
+    CHECK(0, "no matched layer named %s", name);
+    return NULL;
+}
+
+/* ------------------------------------------------------ the fixture pair -- */
+static void test_fixture_pair(rl_model *old_m, rl_model *new_m) {
+    cJSON *res = diff(old_m, new_m, "");
+    CHECK(is_ok(res), "fixture diff failed: %s", str(res, "error.message"));
+    const cJSON *d = at(res, "diff");
+
+    /* Hand computation (Gemm: 2·M·N·K matrix FLOPs + M·N bias adds; bytes =
+     * input + weights + bias + output, fp32; M = 4 rows):
+     *   fc1  K 64, N 128 -> 256:  FLOPs 65,536 + 512 = 66,048 -> 131,072 + 1,024 = 132,096
+     *        bytes 1,024 + (8,192 + 128)·4 + 2,048 = 36,352 -> 1,024 + (16,384 + 256)·4 + 4,096 = 71,680
+     *   relu1 [4,128] -> [4,256]:  FLOPs 512 -> 1,024; bytes 4,096 -> 8,192
+     *   fc2  K 128 -> 256, N 32:   FLOPs 32,768 + 128 = 32,896 -> 65,536 + 128 = 65,664
+     *        bytes 2,048 + (4,096 + 32)·4 + 512 = 19,072 -> 4,096 + (8,192 + 32)·4 + 512 = 37,504
+     *   act  Relu -> com.example.MyOp on [4,32]: FLOPs 128 -> 0 (unsupported), bytes 1,024 both
+     *   fc_extra (added) K 32, N 32: FLOPs 8,192 + 128 = 8,320; bytes 512 + (1,024 + 32)·4 + 512 = 5,248
+     *   parameters: +128·64 + 128 (fc1) + 128·32 (fc2) + 32·32 + 32 (fc_extra) = +13,472 (+53,888 B)
+     *   FLOPs of the model: 66,048 + 512 + 32,768 - 128 + 8,320 = +107,520 */
+    const cJSON *l = matched(d, "fc1");
+    CHECK(num(l, "flops.old") == 66048 && num(l, "flops.new") == 132096, "fc1 FLOPs %g -> %g", num(l, "flops.old"), num(l, "flops.new"));
+    CHECK(num(l, "flops.delta") == 66048 && num(l, "flops.ratio") == 1, "fc1 FLOP delta");
+    CHECK(num(l, "bytes.old") == 36352 && num(l, "bytes.new") == 71680, "fc1 bytes %g -> %g", num(l, "bytes.old"), num(l, "bytes.new"));
+    CHECK(!strcmp(str(l, "matched_by"), "name") && cJSON_IsTrue(at(l, "changed")), "fc1 matched by name, changed");
+    l = matched(d, "relu1");
+    CHECK(num(l, "flops.delta") == 512 && num(l, "bytes.delta") == 4096, "relu1 deltas %g %g", num(l, "flops.delta"), num(l, "bytes.delta"));
+    l = matched(d, "fc2");
+    CHECK(num(l, "flops.old") == 32896 && num(l, "flops.new") == 65664, "fc2 FLOPs");
+    CHECK(num(l, "bytes.old") == 19072 && num(l, "bytes.new") == 37504, "fc2 bytes");
+    l = matched(d, "act");
+    CHECK(!strcmp(str(l, "old_op"), "Relu") && !strcmp(str(l, "op"), "MyOp") && !strcmp(str(l, "domain"), "com.example"),
+          "act: Relu -> com.example.MyOp");
+    CHECK(cJSON_IsTrue(at(l, "supported.old")) && cJSON_IsFalse(at(l, "supported.new")), "act became unsupported");
+    CHECK(num(l, "flops.old") == 128 && num(l, "flops.new") == 0 && num(l, "bytes.delta") == 0, "act FLOPs 128 -> 0, same bytes");
+    l = matched(d, "probs_softmax");
+    CHECK(!strcmp(str(l, "old_name"), "softmax") && !strcmp(str(l, "matched_by"), "op_position"),
+          "renamed softmax matched by op and position");
+    CHECK(cJSON_IsFalse(at(l, "changed")) && num(l, "flops.delta") == 0, "softmax unchanged");
+    l = matched(d, "head");
+    CHECK(cJSON_IsFalse(at(l, "changed")), "head unchanged (act's output shape is declared)");
+
+    CHECK(cJSON_GetArraySize(at(d, "added")) == 1 && !strcmp(str(d, "added.0.name"), "fc_extra"), "fc_extra added");
+    CHECK(num(d, "added.0.flops") == 8320 && num(d, "added.0.bytes") == 5248, "fc_extra figures %g %g",
+          num(d, "added.0.flops"), num(d, "added.0.bytes"));
+    CHECK(cJSON_GetArraySize(at(d, "removed")) == 0, "nothing removed");
+    CHECK(num(d, "layers.matched") == 6 && num(d, "layers.matched_by_name") == 5 && num(d, "layers.matched_by_op_position") == 1,
+          "6 matched: 5 by name, 1 by op and position");
+    CHECK(num(d, "layers.changed") == 4, "4 changed (fc1, relu1, fc2, act), got %g", num(d, "layers.changed"));
+    CHECK(num(d, "layers.became_unsupported") == 1 && !strcmp(str(d, "became_unsupported.0.name"), "act"), "act newly unsupported");
+    CHECK(cJSON_GetArraySize(at(d, "unsupported_ops.added")) == 1 && !strcmp(str(d, "unsupported_ops.added.0"), "com.example.MyOp"),
+          "MyOp is a newly unsupported op type");
+    bool warned = false;
+    const cJSON *w;
+    cJSON_ArrayForEach(w, at(d, "warnings.new")) warned |= !strcmp(str(w, "code"), "unsupported_op");
+    CHECK(warned && cJSON_GetArraySize(at(d, "warnings.resolved")) == 0, "new unsupported_op warning, none resolved");
+
+    CHECK(num(d, "totals.flops.delta") == 107520, "model FLOPs delta %g", num(d, "totals.flops.delta"));
+    CHECK(num(d, "totals.params.delta") == 13472 && num(d, "totals.weight_bytes.delta") == 53888, "params +13,472, +53,888 B");
+    /* fused kernels (the chosen model): each Relu and Softmax joins its Gemm's
+     * kernel; the new Gemm and the unsupported MyOp stay kernels of their own */
+    CHECK(num(d, "totals.kernels.old") == 3 && num(d, "totals.kernels.new") == 5, "kernels 3 -> 5, got %g -> %g",
+          num(d, "totals.kernels.old"), num(d, "totals.kernels.new"));
+    CHECK(num(d, "totals.layers.delta") == 1, "one layer more");
+
+    /* One answer: the diff's figures are the single analyses' figures. */
+    cJSON *ao = analyze(old_m), *an = analyze(new_m);
+    CHECK(num(d, "totals.time_s.old") == num(ao, "sol.chosen.time_s") && num(d, "totals.time_s.new") == num(an, "sol.chosen.time_s"),
+          "totals.time_s = the analyses' sol.chosen.time_s");
+    CHECK(num(d, "totals.energy_j.new") == num(an, "sol.chosen.energy_j"), "energy = sol.chosen.energy_j");
+    CHECK(num(d, "totals.lower_bound_s.new") == num(an, "sol.lower_bound_s") || num(d, "totals.lower_bound_s.new") == num(an, "sol.chosen.lower_bound_s"),
+          "lower bound from the analysis");
+    const cJSON *x;
+    double sum_dt = 0, sum_df = 0;
+    cJSON_ArrayForEach(x, at(d, "matched")) {
+        sum_dt += num(x, "t.delta");
+        sum_df += num(x, "flops.delta");
+        char path[64];
+        snprintf(path, sizeof path, "layers.%d.t", (int)num(x, "new_index"));
+        CHECK(num(x, "t.new") == num(an, path), "layer %s: t.new equals the analysis", str(x, "name"));
+    }
+    cJSON_ArrayForEach(x, at(d, "added")) sum_dt += num(x, "t"), sum_df += num(x, "flops");
+    CHECK(sum_df == num(d, "totals.flops.delta"), "layer FLOP deltas add up to the model's");
+    double t_old = 0, t_new = 0;
+    cJSON_ArrayForEach(x, at(ao, "layers")) t_old += num(x, "t");
+    cJSON_ArrayForEach(x, at(an, "layers")) t_new += num(x, "t");
+    CHECK_NEAR(sum_dt, t_new - t_old, 1e-9, "layer time deltas add up to the change of the summed layer times");
+    cJSON_Delete(ao);
+    cJSON_Delete(an);
+
+    /* The ranking the Markdown, the CLI and the page use: |Δ time| first. */
+    const cJSON *changes = at(d, "changes");
+    CHECK(cJSON_GetArraySize(changes) == 5, "5 changes (4 changed + 1 added), got %d", cJSON_GetArraySize(changes));
+    double prev = INFINITY;
+    cJSON_ArrayForEach(x, changes) {
+        const cJSON *L = cJSON_GetArrayItem(at(d, str(x, "kind")), (int)num(x, "at"));
+        double dt = fabs(!strcmp(str(x, "kind"), "matched") ? num(L, "t.delta") : num(L, "t"));
+        CHECK(dt <= prev, "changes ranked by |delta t|");
+        prev = dt;
+    }
+    CHECK(!strcmp(str(cJSON_GetArrayItem(at(d, "matched"), (int)num(changes, "0.at")), "name"), "fc1"), "fc1 changed most");
+    cJSON_Delete(res);
+}
+
+static void test_identity(rl_model *m) {
+    cJSON *res = diff(m, m, ",\"diff\": {\"fail_if\": \"time>0%,flops>0,unsupported>0,added>0,removed>0,unknown>0\"}");
+    CHECK(is_ok(res), "identity diff failed");
+    const cJSON *d = at(res, "diff");
+    CHECK(num(d, "layers.matched") == num(d, "layers.old") && num(d, "layers.matched_by_name") == num(d, "layers.old"),
+          "a model against itself: every layer matched by name");
+    CHECK(num(d, "layers.changed") == 0 && num(d, "layers.added") == 0 && num(d, "layers.removed") == 0, "nothing changed");
+    CHECK(num(d, "totals.time_s.delta") == 0 && num(d, "totals.time_s.ratio") == 0 && num(d, "totals.flops.delta") == 0, "zero deltas");
+    CHECK(cJSON_IsTrue(at(d, "gate.passed")), "every gate holds: %s", str(d, "gate.message"));
+    CHECK(cJSON_GetArraySize(at(d, "warnings.new")) == 0, "no new warnings");
+    cJSON_Delete(res);
+}
+
+/* ---------------------------------------------------------- the matching -- */
+/* A chain of one-input ops on [1,16]: ops[i] named names[i]. */
+static rl_model *chain(int n, const char *const *ops, const char *const *names) {
+    gen_buf g = {0}, s = {0};
+    char in[32], out[32];
+    for (int i = 0; i < n; i++) {
+        snprintf(in, sizeof in, i ? "t%d" : "x", i);
+        snprintf(out, sizeof out, i == n - 1 ? "y" : "t%d", i + 1);
+        gen_node(&g, &s, ops[i], in, out, names[i], strlen(names[i]));
+    }
+    gen_str(&g, 2, "chain");
+    gen_value_info(&g, 11, "x", 16);
+    gen_value_info(&g, 12, "y", 16);
+    free(s.p);
+    size_t len = 0;
+    uint8_t *bytes = gen_model(&g, &len);
+    return from_bytes(bytes, len);
+}
+
+/* "new name <- old name" for every matched layer, in new order, joined by ",". */
+static void pairs(const cJSON *d, char *buf, size_t cap) {
+    size_t p = 0;
+    buf[0] = 0;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, at(d, "matched"))
+        p += (size_t)snprintf(buf + p, cap - p, "%s%s<%s", p ? "," : "", str(l, "name"), str(l, "old_name"));
+}
+
+static void test_matching(void) {
+    char got[512];
+    /* every name changed: the op sequence aligns them, and the inserted
+     * Relu does not shift the pairing (in-order pairing per op would pair
+     * the old second Relu with the new second one) */
+    {
+        const char *oo[] = {"Relu", "Tanh", "Relu"}, *on[] = {"a0", "a1", "a2"};
+        const char *no[] = {"Relu", "Relu", "Tanh", "Relu"}, *nn[] = {"b0", "b1", "b2", "b3"};
+        rl_model *a = chain(3, oo, on), *b = chain(4, no, nn);
+        cJSON *res = diff(a, b, "");
+        const cJSON *d = at(res, "diff");
+        pairs(d, got, sizeof got);
+        CHECK(!strcmp(got, "b0<a0,b2<a1,b3<a2"), "op-sequence alignment: %s", got);
+        CHECK(num(d, "layers.added") == 1 && !strcmp(str(d, "added.0.name"), "b1"), "the inserted Relu is the added one");
+        CHECK(num(d, "layers.matched_by_op_position") == 3, "all by op and position");
+        cJSON_Delete(res);
+        rl_model_free(a);
+        rl_model_free(b);
+    }
+    /* anchors: renamed layers pair within the stretch between name matches */
+    {
+        const char *oo[] = {"Relu", "Tanh", "Sigmoid", "Relu", "Tanh"}, *on[] = {"keep1", "t_old", "s_old", "keep2", "t2_old"};
+        const char *no[] = {"Relu", "Sigmoid", "Tanh", "Relu", "Abs", "Tanh"}, *nn[] = {"keep1", "s_new", "t_new", "keep2", "abs", "t2_new"};
+        rl_model *a = chain(5, oo, on), *b = chain(6, no, nn);
+        cJSON *res = diff(a, b, "");
+        const cJSON *d = at(res, "diff");
+        pairs(d, got, sizeof got);
+        /* between keep1 and keep2: old Tanh, Sigmoid; new Sigmoid, Tanh: the
+         * alignment keeps one (the first LCS it finds), the other is added and removed */
+        CHECK(strstr(got, "keep1<keep1") && strstr(got, "keep2<keep2") && strstr(got, "t2_new<t2_old"), "anchored pairs: %s", got);
+        CHECK(!strstr(got, "t2_new<t_old") && !strstr(got, "t_new<t2_old"), "no pairing across an anchor: %s", got);
+        CHECK(num(d, "layers.added") == 2 && num(d, "layers.removed") == 1, "added abs and one swapped, removed one: +%g -%g",
+              num(d, "layers.added"), num(d, "layers.removed"));
+        cJSON_Delete(res);
+        rl_model_free(a);
+        rl_model_free(b);
+    }
+    /* duplicate names pair in order of appearance */
+    {
+        const char *oo[] = {"Relu", "Tanh"}, *on[] = {"dup", "dup"};
+        const char *no[] = {"Relu", "Tanh"}, *nn[] = {"dup", "dup"};
+        rl_model *a = chain(2, oo, on), *b = chain(2, no, nn);
+        cJSON *res = diff(a, b, "");
+        const cJSON *d = at(res, "diff");
+        CHECK(num(d, "layers.changed") == 0 && num(d, "matched.0.old_index") == 0 && num(d, "matched.1.old_index") == 1,
+              "duplicate names: k-th with k-th");
+        cJSON_Delete(res);
+        rl_model_free(a);
+        rl_model_free(b);
+    }
+    /* a renamed stretch too large for the alignment table (1,500 x 1,500
+     * layers) pairs each op's layers in order: still all matched */
+    {
+        enum { N = 1500 };
+        const char **ops = malloc(N * sizeof *ops), **na = malloc(N * sizeof *na), **nb = malloc(N * sizeof *nb);
+        char (*sa)[16] = malloc(N * sizeof *sa), (*sb)[16] = malloc(N * sizeof *sb);
+        for (int i = 0; i < N; i++) {
+            ops[i] = i % 3 ? "Relu" : "Tanh";
+            snprintf(sa[i], 16, "a%d", i);
+            snprintf(sb[i], 16, "b%d", i);
+            na[i] = sa[i];
+            nb[i] = sb[i];
+        }
+        rl_model *a = chain(N, ops, na), *b = chain(N, ops, nb);
+        cJSON *res = diff(a, b, "");
+        const cJSON *d = at(res, "diff");
+        CHECK(num(d, "layers.matched_by_op_position") == N && num(d, "layers.changed") == 0, "large renamed stretch: %g matched",
+              num(d, "layers.matched_by_op_position"));
+        CHECK(num(d, "matched.1499.old_index") == 1499, "in order");
+        cJSON_Delete(res);
+        rl_model_free(a);
+        rl_model_free(b);
+        free(ops), free(na), free(nb), free(sa), free(sb);
+    }
+}
+
+/* ---------------------------------------------------------------- gate -- */
+static void test_gate(rl_model *old_m, rl_model *new_m) {
+    /* the fixture pair's changes: time about +102%, FLOPs +107,520 (+105%),
+     * params +13,472, weights +53,888 B (52.6 KiB), kernels +1 (+16.7%),
+     * 1 layer newly unsupported, 1 added, 0 removed, no LLM figures */
+    static const struct { const char *expr, *status; } cases[] = {
+        {"time>+5%", "fail"},          {"time>+200%", "pass"},       {"time < -50%", "pass"},
+        {"flops>+100k", "fail"},       {"flops>+110k", "pass"},      {"flops>100kFLOP", "fail"},
+        {"params>=13472", "fail"},     {"params>13472", "pass"},     {"weights>+52KiB", "fail"},
+        {"weights>+53KiB", "pass"},    {"weights>+0.05MB", "fail"},  {"unsupported>0", "fail"},
+        {"unsupported>1", "pass"},     {"added>=1", "fail"},         {"removed>0", "pass"},
+        {"kernels>+10%", "fail"},      {"kernels>+2", "pass"},       {"energy<0J", "pass"},
+        {"time>+1us", "pass"},         {"time>+500ns", "fail"},      {"upper_bound>+1e-6s", "pass"},
+        {"ttft>+1%", "unknown"},       {"unknown>0", "pass"},        {"layers>=+1", "fail"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char extra[256];
+        snprintf(extra, sizeof extra, ",\"diff\": {\"fail_if\": \"%s\"}", cases[i].expr);
+        cJSON *res = diff(old_m, new_m, extra);
+        const cJSON *g = at(res, "diff.gate");
+        CHECK(!strcmp(str(g, "clauses.0.status"), cases[i].status), "'%s': %s, want %s (%s)", cases[i].expr,
+              str(g, "clauses.0.status"), cases[i].status, str(g, "clauses.0.message"));
+        CHECK(cJSON_IsTrue(at(g, "passed")) == !strcmp(cases[i].status, "pass"), "'%s': passed", cases[i].expr);
+        cJSON_Delete(res);
+    }
+    /* several clauses: the gate fails when any does, and names each */
+    cJSON *res = diff(old_m, new_m, ",\"diff\": {\"fail_if\": \" time > +5% , flops>+10%,unsupported>0,params>+20k \"}");
+    const cJSON *g = at(res, "diff.gate");
+    CHECK(cJSON_IsFalse(at(g, "passed")) && cJSON_GetArraySize(at(g, "clauses")) == 4, "4 clauses, gate failed");
+    CHECK(strstr(str(g, "message"), "3 of 4 thresholds crossed") != NULL, "gate message: %s", str(g, "message"));
+    CHECK(!strcmp(str(g, "clauses.0.clause"), "time > +5%"), "clause text kept: '%s'", str(g, "clauses.0.clause"));
+    cJSON_Delete(res);
+
+    /* bad expressions: the error names the character, the model stays usable */
+    static const struct { const char *expr; int at; const char *says; } bad[] = {
+        {"", 1, "empty"},
+        {"   ", 4, "empty"},
+        {"tim>5%", 1, "unknown metric 'tim'"},
+        {"Time>5%", 1, "expected a metric"},
+        {"time=5%", 5, "expected a comparison"},
+        {"time>>5%", 6, "expected a number"},
+        {"time>%", 6, "expected a number"},
+        {"time>.", 6, "expected a number"},
+        {"time>5xs", 7, "unknown unit 'xs'"},
+        {"bytes>5ms", 8, "unknown unit 'ms'"},
+        {"params>5MB", 9, "unknown unit 'MB'"},
+        {"time>5ms%", 9, "either relative"},
+        {"unsupported>5%", 14, "count of layers"},
+        {"unsupported>0.5", 13, "whole number"},
+        {"flops>1e999", 7, "out of range"},
+        {"time>+5%,", 10, "followed by another"},
+        {"time>+5% flops>1", 10, "expected ','"},
+        {"time>+5%;flops>1", 9, "expected ','"},
+        {"time>+5%,,flops>1", 10, "expected a metric"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char extra[256], where[64];
+        snprintf(extra, sizeof extra, ",\"diff\": {\"fail_if\": \"%s\"}", bad[i].expr);
+        cJSON *r = diff(old_m, new_m, extra);
+        snprintf(where, sizeof where, "diff.fail_if:%d", bad[i].at);
+        CHECK(!is_ok(r) && !strcmp(str(r, "error.code"), "bad_fail_if"), "'%s' refused", bad[i].expr);
+        CHECK(!strcmp(str(r, "error.where"), where), "'%s': where %s, want %s", bad[i].expr, str(r, "error.where"), where);
+        CHECK(strstr(str(r, "error.message"), bad[i].says) != NULL, "'%s': message '%s' should say '%s'", bad[i].expr,
+              str(r, "error.message"), bad[i].says);
+        cJSON_Delete(r);
+    }
+    /* 33 clauses: too many */
+    char many[1024] = "";
+    for (int i = 0; i < 33; i++) strcat(many, i ? ",time>1%" : "time>1%");
+    char extra[1200];
+    snprintf(extra, sizeof extra, ",\"diff\": {\"fail_if\": \"%s\"}", many);
+    res = diff(old_m, new_m, extra);
+    CHECK(!strcmp(str(res, "error.code"), "bad_fail_if") && strstr(str(res, "error.message"), "more than 32"), "33 clauses refused");
+    cJSON_Delete(res);
+
+    /* bad diff requests */
+    static const char *const bad_requests[] = {
+        ",\"diff\": 5", ",\"diff\": {\"top\": 0}", ",\"diff\": {\"top\": 2.5}", ",\"diff\": {\"bogus\": 1}",
+        ",\"diff\": {\"markdown\": \"yes\"}", ",\"study\": {\"kind\": \"batch_sweep\"}",
+    };
+    for (size_t i = 0; i < sizeof bad_requests / sizeof *bad_requests; i++) {
+        cJSON *r = diff(old_m, new_m, bad_requests[i]);
+        CHECK(!is_ok(r) && !strcmp(str(r, "error.code"), "bad_request"), "bad request %s refused: %s", bad_requests[i],
+              str(r, "error.code"));
+        cJSON_Delete(r);
+    }
+    /* an analysis error says which model */
+    cJSON *r = diff(old_m, new_m, ",\"precision\": \"fp99\"");
+    CHECK(!strcmp(str(r, "error.code"), "bad_request") && !strncmp(str(r, "error.where"), "old", 3) &&
+          strstr(str(r, "error.message"), "old model"), "analysis error names the old model: %s / %s", str(r, "error.where"),
+          str(r, "error.message"));
+    cJSON_Delete(r);
+    r = diff(old_m, new_m, "");
+    CHECK(is_ok(r), "the models still diff after the errors");
+    cJSON_Delete(r);
+    char *out = rl_models_diff(NULL, new_m, "{}");
+    CHECK(strstr(out, "\"bad_request\"") != NULL, "a missing model is a bad_request");
+    rl_free(out);
+}
+
+/* ------------------------------------------------------------ markdown -- */
+static void snapshot(const char *name, const char *got) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/snapshots/%s", tests_dir, name);
+    const char *update = getenv("ROOFLENS_UPDATE_SNAPSHOTS");
+    if (update && update[0] == '1') {
+        FILE *f = fopen(path, "wb");
+        CHECK(f != NULL, "cannot write %s", path);
+        if (f) fputs(got, f), fclose(f);
+        printf("wrote %s\n", path);
+        return;
+    }
+    char *want = check_read_file(path, NULL);
+    CHECK(want != NULL, "missing snapshot %s (ROOFLENS_UPDATE_SNAPSHOTS=1 writes it)", path);
+    if (!want) return;
+    if (strcmp(want, got)) {
+        size_t i = 0;
+        while (want[i] && want[i] == got[i]) i++;
+        CHECK(0, "%s differs at byte %zu:\n--- want\n%.300s\n--- got\n%.300s\n(ROOFLENS_UPDATE_SNAPSHOTS=1 rewrites it)",
+              name, i, want + (i > 80 ? i - 80 : 0), got + (i > 80 ? i - 80 : 0));
+    }
+    free(want);
+}
+
+/* `needle` occurs in `s` with its first character not escaped by a backslash. */
+static bool unescaped(const char *s, const char *needle) {
+    for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+        if (p == s || p[-1] != '\\') return true;
+    return false;
+}
+
+static void test_markdown(rl_model *old_m, rl_model *new_m) {
+    cJSON *res = diff(old_m, new_m,
+                      ",\"diff\": {\"markdown\": true, \"old_label\": \"models/classifier.onnx@main\", "
+                      "\"new_label\": \"models/classifier.onnx@pr\", \"fail_if\": \"time>+5%,flops>+10%,unsupported>0,params>+20k\"}");
+    const char *md = str(res, "diff.markdown");
+    CHECK(strlen(md) > 200, "fixture Markdown written");
+    snapshot("diff_fixture.md", md);
+    cJSON_Delete(res);
+    res = diff(old_m, old_m, ",\"diff\": {\"markdown\": true, \"old_label\": \"a.onnx\", \"new_label\": \"b.onnx\", \"fail_if\": \"time>+5%\"}");
+    snapshot("diff_unchanged.md", str(res, "diff.markdown"));
+    cJSON_Delete(res);
+
+    /* top limits the table and says how many more there are */
+    res = diff(old_m, new_m, ",\"diff\": {\"markdown\": true, \"top\": 2}");
+    md = str(res, "diff.markdown");
+    CHECK(strstr(md, "#### Most changed layers") && strstr(md, "and 3 more changed, added or removed layers"), "top 2 of 5");
+    cJSON_Delete(res);
+
+    /* Hostile names: a line break, a table pipe, a heading, a link, HTML,
+     * a formula. None may escape its cell or start a block of its own. */
+    const char *ops[] = {"Relu", "Tanh"}, *ops_b[] = {"Relu", "Sigmoid"};
+    const char *names_a[] = {"a", "b"};
+    const char *names_b[] = {"a", "x|y\n# Heading [link](http://e.x) <img src=x> =1+1 `code`"};
+    rl_model *a = chain(2, ops, names_a), *b = chain(2, ops_b, names_b);
+    res = diff(a, b, ",\"diff\": {\"markdown\": true, \"old_label\": \"a\\n## evil\", \"new_label\": \"b|c\"}");
+    md = str(res, "diff.markdown");
+    CHECK(strstr(md, "\n# Heading") == NULL && strstr(md, "\n## evil") == NULL, "no name starts a heading");
+    CHECK(strstr(md, "x\\|y") != NULL && strstr(md, "b\\|c") != NULL, "pipes escaped");
+    CHECK(!unescaped(md, "[link]") && !unescaped(md, "<img") && !unescaped(md, "`code"), "links, HTML and code spans escaped");
+    CHECK(strstr(md, "\\<img") != NULL, "the name is still shown, escaped");
+    /* every table line has the same number of unescaped pipes as its header */
+    int want_cells = -1;
+    for (const char *line = md; *line;) {
+        const char *end = strchr(line, '\n');
+        if (!end) end = line + strlen(line);
+        if (line[0] == '|') {
+            int pipes = 0;
+            for (const char *p = line; p < end; p++) pipes += *p == '|' && (p == line || p[-1] != '\\');
+            if (strncmp(line, "| layer", 7) == 0) want_cells = pipes;
+            if (strncmp(line, "| | old", 7) == 0) want_cells = pipes;
+            CHECK(pipes == want_cells, "table row with %d cells (want %d): %.*s", pipes, want_cells, (int)(end - line), line);
+        }
+        line = *end ? end + 1 : end;
+    }
+    cJSON_Delete(res);
+    rl_model_free(a);
+    rl_model_free(b);
+}
+
+/* ------------------------------------------------------------- summary -- */
+static void test_summary(rl_model *m) {
+    char *req = request(",\"layers\": true");
+    char *out = rl_model_summary(m, req);
+    free(req);
+    cJSON *res = cJSON_Parse(out);
+    rl_free(out);
+    cJSON *single = analyze(m);
+    CHECK(is_ok(res), "summary failed");
+    CHECK(num(res, "summary.time_s") == num(single, "sol.chosen.time_s"), "summary time = sol.chosen.time_s");
+    CHECK(num(res, "summary.flops") == num(single, "totals.flops") && num(res, "summary.params") == num(single, "model.params"),
+          "summary FLOPs and params");
+    CHECK(!strcmp(str(res, "summary.bound"), str(single, "sol.chosen.bound")), "summary bound");
+    CHECK(cJSON_IsNull(at(res, "summary.ttft_s")) && cJSON_IsNull(at(res, "summary.fits")), "no LLM figures: null");
+    /* the fields are the summary's keys, in order */
+    char *fields = rl_summary_fields();
+    cJSON *f = cJSON_Parse(fields);
+    rl_free(fields);
+    const cJSON *k = f ? f->child : NULL, *s = at(res, "summary")->child;
+    int n = 0;
+    for (; k && s; k = k->next, s = s->next, n++) CHECK(!strcmp(k->valuestring, s->string), "field %d: %s vs %s", n, k->valuestring, s->string);
+    CHECK(!k && !s && n > 20, "rl_summary_fields lists every summary key (%d)", n);
+    cJSON_Delete(f);
+    cJSON_Delete(res);
+    cJSON_Delete(single);
+    out = rl_model_summary(m, "{\"hardware\": 3}");
+    CHECK(strstr(out, "\"ok\":false") && strstr(out, "bad_hardware"), "a bad request is the analysis's error: %s", out);
+    rl_free(out);
+}
+
+/* The response fields the diff reads, as they will be once the timing
+ * model of issue 11 moves the bounds and kernels into sol.chosen, and with
+ * the LLM object of issue 12: read from there, and judged by the gate. */
+static void test_future_fields(void) {
+    cJSON *res = cJSON_Parse(
+        "{\"ok\": true, \"totals\": {\"kernels\": 9, \"launch_floor_s\": 9e-6, \"flops\": 10},"
+        " \"sol\": {\"lower_bound_s\": 1, \"upper_bound_s\": 5,"
+        "  \"chosen\": {\"time_s\": 3, \"lower_bound_s\": 2, \"upper_bound_s\": 4, \"kernels\": 7,"
+        "   \"launch_floor_s\": 7e-6, \"energy_j\": null, \"bound\": \"memory\"}},"
+        " \"llm\": {\"ttft_s\": 0.02, \"tpot_s\": 0.005, \"tokens_per_s\": 200, \"memory_required_bytes\": 8e9,"
+        "  \"kv_cache_bytes\": 1e9, \"fits\": true}}");
+    rl_summary s;
+    rl_summary_read(res, &s);
+    CHECK(s.time_s == 3 && s.lower_bound_s == 2 && s.upper_bound_s == 4, "bounds from sol.chosen first");
+    CHECK(s.kernels == 7 && s.launch_floor_s == 7e-6, "kernels and launch floor from sol.chosen first");
+    CHECK(isnan(s.energy_j), "a null energy stays unknown");
+    CHECK(s.llm && s.ttft_s == 0.02 && s.tpot_s == 0.005 && s.llm_memory_bytes == 8e9 && s.fits == 1, "llm figures read");
+    cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(res, "sol"), "chosen");
+    rl_summary_read(res, &s);
+    CHECK(s.lower_bound_s == 1 && s.kernels == 9, "today's places when sol.chosen lacks them");
+    cJSON_Delete(res);
+
+    cJSON *d = cJSON_Parse("{\"llm\": {\"ttft_s\": {\"old\": 0.02, \"new\": 0.023}, \"tpot_s\": {\"old\": 0.005, \"new\": 0.005},"
+                           " \"memory_required_bytes\": {\"old\": 8e9, \"new\": 9e9}}, \"totals\": {}, \"layers\": {}}");
+    rl_error err = {0};
+    rl_gate *g = rl_gate_parse("ttft>+10%,tpot>+1%,llm_memory>+512MiB", &err);
+    CHECK(g != NULL, "gate parsed: %s", err.message);
+    cJSON *v = g ? rl_gate_eval(g, d) : NULL;
+    CHECK(v && !strcmp(str(v, "clauses.0.status"), "fail") && !strcmp(str(v, "clauses.1.status"), "pass") &&
+          !strcmp(str(v, "clauses.2.status"), "fail"), "LLM thresholds judged: ttft +15%% fails, tpot 0%% passes, +1 GB fails");
+    cJSON_Delete(v);
+    rl_gate_free(g);
+    cJSON_Delete(d);
+}
+
+/* docs/ci.md lists every metric of the grammar's one table, with its unit. */
+static void test_metrics_documented(void) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/docs/ci.md", root_dir);
+    char *doc = check_read_file(path, NULL);
+    CHECK(doc != NULL, "cannot read %s", path);
+    cJSON *metrics = rl_gate_metrics_json();
+    const cJSON *m;
+    int n = 0;
+    cJSON_ArrayForEach(m, metrics) {
+        char row[160];
+        const char *unit = str(m, "unit");
+        snprintf(row, sizeof row, "| `%s` |%s%s%s|", str(m, "name"), unit[0] ? " " : "", unit, " ");
+        CHECK(doc && strstr(doc, row), "docs/ci.md lacks the metric row starting '%s'", row);
+        n++;
+    }
+    CHECK(n >= 18, "%d metrics", n);
+    cJSON_Delete(metrics);
+    free(doc);
+}
+
+int main(int argc, char **argv) {
+    tests_dir = argc > 1 ? argv[1] : "tests";
+    root_dir = argc > 2 ? argv[2] : ".";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/hw/unit.json", tests_dir);
+    unit_hw = check_read_file(path, NULL);
+    CHECK(unit_hw != NULL, "cannot read %s", path);
+    if (!unit_hw) return check_report("diff");
+    rl_model *old_m = load_model("diff_old.onnx"), *new_m = load_model("diff_new.onnx");
+    if (old_m && new_m) {
+        test_fixture_pair(old_m, new_m);
+        test_identity(old_m);
+        test_matching();
+        test_gate(old_m, new_m);
+        test_markdown(old_m, new_m);
+        test_summary(old_m);
+    }
+    test_metrics_documented();
+    test_future_fields();
+    rl_model_free(old_m);
+    rl_model_free(new_m);
+    free(unit_hw);
+    return check_report("diff");
+}
