@@ -209,20 +209,23 @@ static int expand(rl_ctx *c, rl_graph *g, rl_node *n, const rl_function *fn) {
  * and for each call of a model-local function RL_FN_CALL_WEIGHT plus what
  * the function's body becomes, bodies and nested calls included. A function
  * whose If body holds 10,000 nodes, called 1,000 times, is 10^7 nodes: it is
- * refused when the model is read, before any of them is built. Sizes
- * saturate just above the limit. A function already on the walk (recursion)
- * counts 0 here: its expansion reports it. */
+ * refused when the model is read, before any of them is built.
+ *
+ * Expansion stops at RL_FN_MAX_NEST nested calls (limit_depth), so the size
+ * of a function is its size with calls expanded at most that deep:
+ *   size_0(f) = 0,  size_d(f) = own(f) + sum over f's calls g of size_(d-1)(g)
+ * (own: its nodes, bodies included, and RL_FN_CALL_WEIGHT - 1 more per call).
+ * That is exact for calls that do not recurse and an upper bound for ones that
+ * do (recursion is invalid ONNX; the expansion stops at it), computed over
+ * the call edges alone, without recursion in C (a chain of 100,000 functions
+ * must not recurse 100,000 deep). Sizes saturate just above the limit. */
 typedef struct budget {
     const rl_model *m;
-    int64_t *size;  /* per function, valid once state is 2 */
-    char *state;    /* 0 unvisited, 1 on the walk, 2 measured */
+    int64_t *size;  /* per function */
     int64_t cap;
 } budget;
 
-/* Nodes a node list becomes: each node 1, a call RL_FN_CALL_WEIGHT plus its
- * function's size (0 while that function is not measured: a recursive call,
- * reported when expanded), and the nodes of its bodies. Recursion follows
- * body nesting only, which the reader bounds by limits.max_depth. */
+/* Nodes a node list becomes, with the functions it calls at their sizes. */
 static int64_t nodes_size(const budget *b, Onnx__NodeProto *const *nodes, size_t count, int depth) {
     int64_t total = 0;
     if (depth > 1024) return 0; /* past any max_depth: the reader refused it */
@@ -230,10 +233,7 @@ static int64_t nodes_size(const budget *b, Onnx__NodeProto *const *nodes, size_t
         const Onnx__NodeProto *np = nodes[i];
         const rl_function *fn = rl_function_lookup(b->m, np->domain, np->op_type);
         total += 1;
-        if (fn) {
-            int idx = (int)(fn - b->m->functions);
-            total += RL_FN_CALL_WEIGHT - 1 + (b->state[idx] == 2 ? b->size[idx] : 0);
-        }
+        if (fn) total += RL_FN_CALL_WEIGHT - 1 + b->size[fn - b->m->functions];
         for (size_t k = 0; k < np->n_attribute && total <= b->cap; k++) {
             const Onnx__AttributeProto *a = np->attribute[k];
             if (a->g) total += nodes_size(b, a->g->node, a->g->n_node, depth + 1);
@@ -274,63 +274,51 @@ static size_t count_nodes(Onnx__NodeProto *const *nodes, size_t count, int depth
     return total;
 }
 
-/* Measures every function callees first (an explicit stack: a chain of
- * 100,000 functions calling each other must not recurse 100,000 deep). */
 static int measure_functions(budget *b) {
-    rl_model *m = (rl_model *)b->m;
+    const rl_model *m = b->m;
     int nf = m->n_functions;
-    size_t *first = calloc((size_t)nf + 1, sizeof *first), n_calls = 0, cap = 0;
+    size_t n_calls = 0, cap = 0;
     for (int i = 0; i < nf; i++) cap += count_nodes(m->functions[i].proto->node, m->functions[i].proto->n_node, 0);
+    size_t *first = calloc((size_t)nf + 1, sizeof *first);
+    int64_t *own = malloc(((size_t)nf + 1) * sizeof *own), *next = malloc(((size_t)nf + 1) * sizeof *next);
     int *calls = malloc((cap + 1) * sizeof *calls);
-    int *stack = malloc(((size_t)nf + 1) * sizeof *stack);
-    size_t *next = malloc(((size_t)nf + 1) * sizeof *next);
-    if (!first || !calls || !stack || !next) {
-        free(first), free(calls), free(stack), free(next);
+    if (!first || !own || !next || !calls) {
+        free(first), free(own), free(next), free(calls);
         return -1;
     }
     for (int i = 0; i < nf; i++) {
+        const Onnx__FunctionProto *fp = m->functions[i].proto;
         first[i] = n_calls;
-        collect_calls(m, m->functions[i].proto->node, m->functions[i].proto->n_node, 0, calls, &n_calls, cap);
+        collect_calls(m, fp->node, fp->n_node, 0, calls, &n_calls, cap);
+        uint64_t o = count_nodes(fp->node, fp->n_node, 0) + (uint64_t)(n_calls - first[i]) * (RL_FN_CALL_WEIGHT - 1);
+        own[i] = o > (uint64_t)b->cap ? b->cap + 1 : (int64_t)o;
+        b->size[i] = 0;
     }
     first[nf] = n_calls;
-    for (int root = 0; root < nf; root++) {
-        if (b->state[root]) continue;
-        int top = 0;
-        stack[top] = root;
-        next[top] = first[root];
-        b->state[root] = 1;
-        while (top >= 0) {
-            int f = stack[top];
-            if (next[top] < first[f + 1]) {
-                int callee = calls[next[top]++];
-                if (b->state[callee] == 0) { /* descend; on the walk (1) or measured (2): no */
-                    b->state[callee] = 1;
-                    stack[++top] = callee;
-                    next[top] = first[callee];
-                }
-                continue;
-            }
-            b->size[f] = nodes_size(b, m->functions[f].proto->node, m->functions[f].proto->n_node, 0);
-            b->state[f] = 2;
-            top--;
+    for (int d = 0; d <= RL_FN_MAX_NEST; d++) {
+        bool changed = false;
+        for (int i = 0; i < nf; i++) {
+            int64_t t = own[i];
+            for (size_t e = first[i]; e < first[i + 1] && t <= b->cap; e++) t += b->size[calls[e]];
+            next[i] = t > b->cap ? b->cap + 1 : t;
+            changed |= next[i] != b->size[i];
         }
+        memcpy(b->size, next, (size_t)nf * sizeof *next);
+        if (!changed) break; /* no recursion: every size is exact */
     }
-    free(first), free(calls), free(stack), free(next);
+    free(first), free(own), free(next), free(calls);
     return 0;
 }
 
 int rl_functions_measure(rl_model *m, rl_error *err) {
-    budget b = {m, NULL, NULL, (int64_t)m->limits.max_nodes};
+    budget b = {m, NULL, (int64_t)m->limits.max_nodes};
     m->function_sizes = rl_arena_alloc(&m->arena, (size_t)(m->n_functions + 1) * sizeof *m->function_sizes);
-    b.state = calloc((size_t)m->n_functions + 1, 1);
     b.size = m->function_sizes;
-    if (!m->function_sizes || !b.state || measure_functions(&b)) {
-        free(b.state);
+    if (!m->function_sizes || measure_functions(&b)) {
         rl_error_set(err, "out_of_memory", "", "out of memory while measuring the model's functions");
         return -1;
     }
     int64_t total = nodes_size(&b, m->proto->graph->node, m->proto->graph->n_node, 0);
-    free(b.state);
     if (total > b.cap) {
         /* the largest function the main graph calls (else the largest of
          * all), named so the user knows where to look */

@@ -1429,7 +1429,7 @@ static int shape_split_to_sequence(rl_ctx *c, rl_graph *g, rl_node *n) {
     }
     if (contents_known(sp) && sp->rank == 0 && sp->n_known == 1 && sp->ival[0] > 0 && d >= 0) {
         int64_t chunk = sp->ival[0];
-        int64_t parts = (d + chunk - 1) / chunk;
+        int64_t parts = d / chunk + (d % chunk != 0); /* ceil, without d + chunk overflowing */
         dims[axis] = chunk;
         bool even = d % chunk == 0;
         return set_seq(c, n, 0, x->dtype, even ? x->rank : -1, even ? dims : NULL, parts <= INT32_MAX ? (int)parts : -1);
