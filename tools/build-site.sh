@@ -90,19 +90,21 @@ if [ ! -f "$SAMPLES_SRC/resnet50.onnx" ] || [ "$ROOT/tools/make_big_model.py" -n
     "$PY" "$ROOT/tools/make_big_model.py" --arch bert --dynamic --external --no-data --opset 17 \
         --layers 12 --hidden 768 --heads 12 --ff 3072 "$SAMPLES_SRC/bert_base.onnx" >/dev/null
 fi
+# id|name|file|description|dims (JSON: the example's own values for its
+# symbolic dims other than the batch, which the page asks for otherwise)
 EXAMPLES=(
-  "resnet50|ResNet-50|build/samples/resnet50.onnx|torchvision ResNet-50 as exported (BatchNorm folded), symbolic batch; weights stored externally"
-  "bert_base|BERT-base encoder|build/samples/bert_base.onnx|12 layers, hidden 768, 12 heads, LayerNormalization (opset 17), symbolic batch and seq; weights stored externally"
-  "transformer_block|Transformer block|tests/fixtures/models/transformer_block.onnx|a small BERT-style encoder block (symbolic batch and seq)"
-  "conv_net|Small CNN|tests/fixtures/models/conv_net.onnx|convolutions, pooling and a classifier head"
+  "resnet50|ResNet-50|build/samples/resnet50.onnx|torchvision ResNet-50 as exported (BatchNorm folded), symbolic batch; weights stored externally|{}"
+  "bert_base|BERT-base encoder|build/samples/bert_base.onnx|12 layers, hidden 768, 12 heads, LayerNormalization (opset 17), symbolic batch and seq (128 here); weights stored externally|{\"seq\":128}"
+  "transformer_block|Transformer block|tests/fixtures/models/transformer_block.onnx|a small BERT-style encoder block (symbolic batch and seq, 128 here)|{\"seq\":128}"
+  "conv_net|Small CNN|tests/fixtures/models/conv_net.onnx|convolutions, pooling and a classifier head|{}"
 )
 {
     printf '{"examples":['
     sep=''
     for e in "${EXAMPLES[@]}"; do
-        IFS='|' read -r id name file desc <<<"$e"
+        IFS='|' read -r id name file desc dims <<<"$e"
         cp "$ROOT/$file" "$SITE/samples/$id.onnx"
-        printf '%s{"id":"%s","name":"%s","file":"%s.onnx","description":"%s"}' "$sep" "$id" "$name" "$id" "$desc"
+        printf '%s{"id":"%s","name":"%s","file":"%s.onnx","description":"%s","dims":%s}' "$sep" "$id" "$name" "$id" "$desc" "$dims"
         sep=','
     done
     printf ']}\n'
