@@ -209,7 +209,10 @@ async function openModel(source, { label, kind }) {
   st.modelUrl = kind === 'url' ? source : null;
   st.example = kind === 'example' ? label : null;
   st.localFile = kind === 'file' ? label : null;
-  if (!app.restoring) { st.selected = null; st.dims = {}; st.filterOp = ''; }
+  // A model replacing another starts afresh; the first model after a link
+  // keeps the link's dims, selection and filter (a local file dropped again).
+  if (!app.restoring && !app.linkState) { st.selected = null; st.dims = {}; st.filterOp = ''; }
+  app.linkState = false;
   const name = fileNameOf(source, kind, label);
   clearModel();                       // nothing of the previous model stays on screen
   app.fileName = name;
@@ -272,7 +275,7 @@ function clearModel() {
   const s = $('summary');
   s.textContent = '';
   s.hidden = true;
-  for (const k of Object.keys(s.dataset)) delete s.dataset[k];
+  for (const k of Object.keys(s.dataset)) if (k !== 'testid') delete s.dataset[k];
   delete document.body.dataset.hasModel;
   $('empty').hidden = false;
   $('dims-needed').hidden = true;
@@ -647,6 +650,7 @@ async function restore() {
     { checkProfile: (obj) => app.editor.check(obj), pageLocal: app.pageLocal });
   const prev = app.state;
   app.state = state;
+  app.linkState = true;
   const ignored = problems.length ? `Parts of the link could not be used and were ignored (${problems.join('; ')}); the rest of the view is restored.` : '';
   notice(ignored);
   syncControls();
