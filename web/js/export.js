@@ -46,6 +46,14 @@ export function dimsText(res) {
   return d.length ? d.map(([k, v]) => `${k}=${v.value}${src[v.source] ? ` (${src[v.source]})` : ''}`).join(', ') : 'none (all shapes fixed)';
 }
 
+/** "; batch N" when the batch was applied by scaling the model (a batch
+ * that set a symbolic dim is already in dimsText). */
+export function batchNote(res) {
+  const b = res.options?.batch;
+  if (!b || Object.values(res.model?.dims || {}).some((d) => d.source === 'batch')) return '';
+  return `; batch ${b}`;
+}
+
 /**
  * A review comment: what was analysed (file, device and mode, precision,
  * dims), the headline with its bounds, the ten slowest layers, the warnings
@@ -58,13 +66,13 @@ export function dimsText(res) {
 export function toMarkdown(res, { file = 'model', link = null, localFile = false } = {}) {
   const m = res.model, t = res.totals, hw = res.hardware, h = headline(res), o = res.options;
   const out = [];
-  const mode = hw.power_mode ? ` (${mdEscape(hw.power_mode_name || hw.power_mode)})` : '';
+  const mode = hw.power_mode ? `, power mode ${mdEscape(hw.power_mode_name || hw.power_mode)}` : '';
   out.push(`## rooflens: ${mdEscape(file)} on ${mdEscape(hw.name)}${mode}`);
   out.push('');
   const prec = h.requested_precision && h.requested_precision !== h.precision
     ? `${h.precision} (asked for ${h.requested_precision})` : `${h.precision}${o.precision === 'model' ? ' (the model\'s dtypes)' : ''}`;
   out.push(`- **Precision:** ${mdEscape(prec)}; ${o.mode}; speed-of-light model ${h.model ?? o.sol}, ${h.granularity ?? o.granularity}`);
-  out.push(`- **Dims:** ${mdEscape(dimsText(res))}${o.batch ? `; batch ${o.batch}` : ''}`);
+  out.push(`- **Dims:** ${mdEscape(dimsText(res))}${batchNote(res)}`);
   out.push(`- **Predicted time:** ${eng(h.time_s, 's')} (bounds ${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}), ` +
     `${boundLabel(h.bound)}-bound` + (h.energy_j !== null ? `; energy ${eng(h.energy_j, 'J')}` : '; energy: the profile has no energy figures'));
   out.push(`- **Model:** ${t.layers} layers, ${eng(m.params)} parameters, ${eng(t.flops, 'FLOP')}, ${eng(t.bytes, 'B')} moved, ` +

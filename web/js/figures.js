@@ -29,7 +29,7 @@ export function headline(res) {
     launch_floor_s: num(ch.launch_floor_s ?? t.launch_floor_s),
     power_capped: ch.power_capped === true,
     precision: ro.precision ?? res?.options?.precision ?? null,
-    requested_precision: ro.requested_precision ?? res?.options?.precision ?? null,
+    requested_precision: ro.requested_precision ?? null,   // set when it differs (after the contract)
   };
 }
 

@@ -9,7 +9,7 @@ import { pageIsLocal, needsConfirmation } from './url-policy.js';
 import { LayerTable } from './table.js';
 import { Charts } from './charts.js';
 import { eng, exact, count } from './format.js';
-import { toCSV, toMarkdown, solRows, dimsText, download, downloadDataUrl, copyText } from './export.js';
+import { toCSV, toMarkdown, solRows, dimsText, batchNote, download, downloadDataUrl, copyText } from './export.js';
 import { WhatIfViews } from './whatif.js';
 import { ProfileEditor } from './profile-editor.js';
 import { headline, boundLabel } from './figures.js';
@@ -372,6 +372,7 @@ function render(res) {
   fillDims();
   for (const b of ['copy-md', 'dl-csv', 'dl-json']) $(b).disabled = false;
   for (const b of document.querySelectorAll('button.png[data-chart]')) b.disabled = !app.charts.charts[b.dataset.chart];
+  for (const b of document.querySelectorAll('button.png[data-whatif-chart]')) b.disabled = false;   // their views draw on demand
   document.title = `${app.fileName} on ${res.hardware.name} — rooflens`;
 }
 
@@ -408,7 +409,7 @@ function titleLines(res) {
   const mode = hw.power_mode ? ` — ${hw.power_mode_name || hw.power_mode}` : '';
   const prec = h.requested_precision && h.requested_precision !== h.precision ? `${h.precision} (asked ${h.requested_precision})` : h.precision;
   return [`${app.fileName} on ${hw.name}${mode}`,
-    `precision ${prec}, ${o.mode}, ${h.model ?? o.sol} SOL; dims: ${dimsText(res)}${o.batch ? `; batch ${o.batch}` : ''}`];
+    `precision ${prec}, ${o.mode}, ${h.model ?? o.sol} SOL; dims: ${dimsText(res)}${batchNote(res)}`];
 }
 
 function renderSummary(res) {
@@ -442,7 +443,7 @@ function renderSummary(res) {
   if (res.options.mode === 'training' && t.training) dd(dl, 'Training step (fwd+bwd)', eng(t.training.time_s, 's'), t.training.method);
   s.appendChild(dl);
 
-  const wrap = el('div', null, { class: 'sol-wrap' });
+  const wrap = el('div', null, { class: 'sol-wrap', tabindex: '0', role: 'region', 'aria-label': 'Predicted time of each speed-of-light model' });
   const tbl = el('table');
   tbl.appendChild(el('caption', 'Predicted time of each speed-of-light model', { class: 'visually-hidden' }));
   const head = tbl.createTHead().insertRow();
