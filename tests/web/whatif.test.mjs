@@ -180,7 +180,7 @@ test('profile editor: a figure edited in the form survives a share link (value a
   await page.press(field, 'Tab');
   assert.equal(await page.getAttribute(field, 'aria-invalid'), 'true');
   assert.equal(await page.getAttribute('[data-testid=profile-status]', 'data-valid'), '0');
-  assert.match(await page.textContent('[data-testid=profile-status]'), /^memory › HBM3 › bandwidth Bps: “fast” is not a number/);
+  assert.match(await page.textContent('[data-testid=profile-status]'), /^memory › HBM3 › bandwidth: “fast” is not a number/);
   // a value the core refuses: its message, nothing applied
   await page.fill(field, '-1');
   await page.press(field, 'Tab');

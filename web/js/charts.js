@@ -48,8 +48,18 @@ export const pointLabels = {
     const taken = [...(chart.$rlTaken || [])];
     const free = (r) => r.x >= a.left && r.x + r.w <= a.right && r.y >= a.top && r.y + r.h <= a.bottom &&
       !taken.some((o) => r.x < o.x + o.w && o.x < r.x + r.w && r.y < o.y + o.h && o.y < r.y + r.h);
-    for (const t of list) {
-      const px = scales.x.getPixelForValue(t.x), py = scales[t.yAxisID || 'y'].getPixelForValue(t.y);
+    // Every labelled point and every point the chart draws is taken first,
+    // so a label covers no point (not even the one of another label).
+    const at = list.map((t) => ({ t, px: scales.x.getPixelForValue(t.x), py: scales[t.yAxisID || 'y'].getPixelForValue(t.y) }));
+    chart.data.datasets.forEach((d, i) => {
+      const meta = chart.getDatasetMeta(i);
+      if (meta.hidden || d.rl === 'ceiling' || d.pointRadius === 0) return;
+      for (const e of meta.data) {
+        const r = Math.max(2, (e.options?.radius ?? 3) - 1);
+        if (Number.isFinite(e.x) && Number.isFinite(e.y)) taken.push({ x: e.x - r, y: e.y - r, w: 2 * r, h: 2 * r });
+      }
+    });
+    for (const { t, px, py } of at) {
       if (!Number.isFinite(px) || !Number.isFinite(py)) continue;
       const w = ctx.measureText(t.text).width + 2, h = 13, gap = (t.r || 4) + 3;
       const spots = [{ x: px + gap, y: py - h / 2 }, { x: px - gap - w, y: py - h / 2 },
@@ -212,7 +222,8 @@ export class Charts {
     this.ops = ops;
     this.tot = tot;
     this.radiusOf = (t) => 2.5 + 14 * Math.sqrt((t || 0) / tot);
-    this.byIndex = new Map(layers.map((l) => [l.index, l]));
+    // Layers come in index order 0…n-1: an array is the map.
+    this.byIndex = layers.every((l, i) => l.index === i) ? { get: (i) => layers[i] } : new Map(layers.map((l) => [l.index, l]));
   }
 
   /** Whether a legend entry is shown: its default, unless the user switched it. */
@@ -221,18 +232,25 @@ export class Charts {
   /** Scatter datasets, one per op type, from point(l) -> {x, y} | null.
    * Layers of one op at the same spot are merged into one point. */
   layerSets(point) {
+    // op -> x -> y -> point: identical layers give bit-identical figures, so
+    // the numbers themselves are the keys (no strings made per layer).
     const per = new Map();
     for (const l of this.res.layers || []) {
       const p = point(l);
       if (!finitePos(p)) continue;
-      let m = per.get(l.op);
-      if (!m) per.set(l.op, (m = new Map()));
-      const k = `${p.x.toPrecision(9)}|${p.y.toPrecision(9)}`;
-      const pt = m.get(k);
-      if (pt) { pt.members.push(l.index); pt.t += l.t || 0; } else m.set(k, { x: p.x, y: p.y, li: l.index, members: [l.index], t: l.t || 0 });
+      let byX = per.get(l.op);
+      if (!byX) per.set(l.op, (byX = { xs: new Map(), list: [] }));
+      let byY = byX.xs.get(p.x);
+      if (!byY) byX.xs.set(p.x, (byY = new Map()));
+      const pt = byY.get(p.y);
+      if (pt) { pt.members.push(l.index); pt.t += l.t || 0; } else {
+        const q = { x: p.x, y: p.y, li: l.index, members: [l.index], t: l.t || 0 };
+        byY.set(p.y, q);
+        byX.list.push(q);
+      }
     }
     return this.ops.filter((op) => per.has(op)).map((op) => {
-      const data = [...per.get(op).values()];
+      const data = per.get(op).list;
       for (const d of data) d.r = this.radiusOf(d.t);
       const key = `op:${op}`;
       return {
@@ -361,17 +379,28 @@ export class Charts {
   draw(key, config) {
     const box = this.boxes[key];
     const canvas = box.querySelector('canvas');
-    if (this.charts[key]) { this.charts[key].destroy(); delete this.charts[key]; }
     const msg = box.querySelector('.chart-msg');
     this.showMembers(key, null);
     const data = box.querySelector('.chart-data');
     if (data) { data.open = false; data.querySelector('table')?.replaceChildren(); }
-    if (!config) { canvas.hidden = true; this.renderLegend(key, []); box.dataset.state = 'empty'; return; }
+    if (!config) {
+      if (this.charts[key]) { this.charts[key].destroy(); delete this.charts[key]; }
+      canvas.hidden = true; this.renderLegend(key, []); box.dataset.state = 'empty'; return;
+    }
     canvas.hidden = false;
     if (msg) msg.textContent = '';
-    config.plugins = [whiteBackground, pointLabels];
     config.options.plugins.rlLabels = this.countLabels(config.data.datasets);
-    this.charts[key] = new globalThis.Chart(canvas, config);
+    const ch = this.charts[key];
+    if (ch) {
+      // Re-use the chart (a new one costs its layout and listeners again):
+      // a hardware or precision switch only swaps data and scales.
+      ch.data = config.data;
+      ch.options = config.options;
+      ch.update('none');
+    } else {
+      config.plugins = [whiteBackground, pointLabels];
+      this.charts[key] = new globalThis.Chart(canvas, config);
+    }
     this.renderLegend(key, config.data.datasets);
     box.dataset.state = 'drawn';
   }
@@ -382,10 +411,18 @@ export class Charts {
     if (!box) return;
     box.textContent = '';
     this.legends[key] = [];
+    // Ceilings of precisions the model does not use are tucked under "more".
+    const moreSets = sets.filter((s) => s.rlKey && s.rlMore);
+    let more = null;
+    if (moreSets.length) {
+      more = el('details', null, { class: 'legend-more' });
+      more.appendChild(el('summary', `Ceilings of other precisions (${moreSets.length})`));
+      more.open = moreSets.some((s) => !s.hidden);
+    }
     sets.forEach((s, i) => {
       if (!s.rlKey) return;
       const entry = { key: s.rlKey, label: s.label, color: s.borderColor, dash: s.borderDash, point: s.type === 'scatter', hidden: !!s.hidden, datasetIndex: i };
-      this.legends[key].push(entry);
+      if (!(s.rlMore && s.hidden)) this.legends[key].push(entry);   // the PNG lists what is drawn
       const b = el('button', null, { type: 'button', class: 'legend-item', 'aria-pressed': String(!s.hidden), 'data-key': s.rlKey,
         title: s.hidden ? 'hidden: click to show' : 'click to hide' });
       const sw = el('span', null, { class: `swatch${entry.point ? ' point' : ''}${s.borderDash?.length ? ' dashed' : ''}`, 'aria-hidden': 'true' });
@@ -398,8 +435,9 @@ export class Charts {
         if (this.res) this.update(this.res);
         this.boxes[key].querySelector(`.legend button[data-key="${CSS.escape(s.rlKey)}"]`)?.focus();
       });
-      box.appendChild(b);
+      (s.rlMore ? more : box).appendChild(b);
     });
+    if (more) box.appendChild(more);
   }
 
   message(key, text) {
@@ -433,7 +471,7 @@ export class Charts {
       const key = `peak:${c.precision}-${c.unit}`;
       sets.push(line(`${c.precision} ${c.unit} peak ${eng(c.flops, 'FLOP/s')}`, [], PREC_COLOR[c.precision] || '#444',
         { borderDash: c.unit === 'vector' ? [5, 4] : [], borderWidth: c.precision === ro.precision ? 2.5 : 1.2,
-          rlKey: key, hidden: !this.shown(key, used.has(c.precision)), rlPeak: c.flops }));
+          rlKey: key, hidden: !this.shown(key, used.has(c.precision)), rlPeak: c.flops, rlMore: !used.has(c.precision) }));
     }
     mems.forEach((m, i) => {
       const key = `mem:${i}`;

@@ -139,7 +139,7 @@ function fillDims() {
   fields.textContent = '';
   if (unset.length) {
     $('dims-needed-text').textContent = `${app.fileName} has ${unset.length === 1 ? 'a size' : 'sizes'} the file leaves open ` +
-      `(${unset.map((d) => d.name).join(', ')}). The page does not guess them: type the value${unset.length > 1 ? 's' : ''} you run the model with` +
+      `(${unset.map((d) => d.name).join(', ')}). The page does not guess ${unset.length === 1 ? 'it' : 'them'}: type the value${unset.length > 1 ? 's' : ''} you run the model with` +
       ' (a sequence length, an image size…) and the analysis starts.';
     for (const d of other) fields.appendChild(dimInput(d, 'need-'));
   }
@@ -236,6 +236,7 @@ async function openModel(source, { label, kind }) {
   if (app.openId !== id) return;
   app.openId = null;
   $('progress').hidden = true;
+  performance.mark('rooflens-opened');
   app.info = info;
   app.read = read;
   adoptDims(kind === 'example' ? app.examples.find((e) => e.id === label) : null);
@@ -322,6 +323,7 @@ async function analyze() {
     return;
   }
   if (seq !== app.seq) return;
+  performance.mark('rooflens-analyzed');
   if (!res.ok) {
     hideResults();
     showError(res.error, 'Analysis failed');
@@ -330,6 +332,7 @@ async function analyze() {
   }
   showError(null);
   render(res);
+  performance.mark('rooflens-rendered');
   app.whatif.refresh();
   await writeUrl();
 }

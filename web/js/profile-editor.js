@@ -62,7 +62,7 @@ function labelOf(obj, path, skip = 0) {
     if (typeof k === 'number') {
       const item = o[k];
       parts.push(item?.name || item?.id || `#${k + 1}`);
-    } else if (k !== 'overrides') parts.push(k);
+    } else if (k !== 'overrides') parts.push(String(k).replace(/_(Bps|bytes|hz|s|w)$/, ''));   // the unit stands beside the field
     o = o?.[k];
   }
   return parts.slice(skip).join(' › ').replace(/_/g, ' ');
