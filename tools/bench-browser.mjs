@@ -11,7 +11,7 @@
 // figures and asserts nothing: a busy machine gives slower figures, so it
 // also prints the load average before and after.
 //
-//   node tools/bench-browser.mjs [--runs N] [--only NAME[,NAME]]
+//   node tools/bench-browser.mjs [--runs N] [--only NAME[,NAME]] [--site DIR]
 // NAME: interactive, resnet50, bert_large, swin_like, nodes100k, switch.
 // The models are made on first use in build/bench/ (tools/make_big_model.py
 // with Debian's python3-onnx; tools/make_huge_model.mjs). Needs build/site
@@ -27,10 +27,11 @@ import { writeHugeModel } from './make_huge_model.mjs';
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] ? args[i + 1] : dflt; };
 const runs = Math.max(1, Number(opt('runs', 5)) || 1);
+const SITE_DIR = opt('site', SITE);   // e.g. an older build, to compare under the same load
 const only = new Set(String(opt('only', 'interactive,resnet50,bert_large,swin_like,nodes100k,switch')).split(','));
 
 const die = (m) => { console.error(`bench-browser: ${m}`); process.exit(1); };
-if (!existsSync(join(SITE, 'index.html'))) die('build/site is missing: run tools/build-site.sh');
+if (!existsSync(join(SITE_DIR, 'index.html'))) die(`${SITE_DIR} has no site: run tools/build-site.sh`);
 if (!existsSync(CLI)) die('build/rooflens is missing: cmake -S . -B build && cmake --build build');
 const exe = chromiumPath() || die('chromium not found (apt-get install chromium)');
 const { chromium } = await import('playwright-core').catch(() => die('playwright-core missing (npm ci)'));
@@ -70,7 +71,7 @@ function report(what, times, target) {
 }
 
 console.log(`headless Chromium (${exe}), ${runs} runs each; load average before: ${load()}\n`);
-const site = await serve(SITE);
+const site = await serve(SITE_DIR);
 const browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
 
 async function freshPage() {

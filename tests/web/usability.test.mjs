@@ -109,7 +109,7 @@ test('legends: full names, not cut; a click hides a series and the link keeps it
     // the names are the datasets' full labels
     const labels = await page.evaluate((i) => globalThis.Chart.getChart(document.querySelector(`[data-testid=${i}] canvas`)).data.datasets
       .filter((d) => d.rlKey).map((d) => d.label), id);
-    assert.deepEqual(items.map((i) => i.text), labels, id);
+    assert.deepEqual(items.map((i) => i.text).sort(), labels.sort(), id);
   }
   assert.ok(await page.locator('[data-testid=chart-time-roofline] .legend-label', { hasText: /^HBM3 3\.35 TB\/s \(\d/ }).count() === 1);
   // hide MatMul: gone from the chart, kept in the link, restored from it
@@ -225,6 +225,11 @@ test('keyboard: a skip link first, tabs with arrow keys, rows reached and select
   await page.waitForFunction((i) => location.hash.includes(`sel=${i}`), want);
   assert.equal(await page.getAttribute('[data-testid=layer-table] tbody tr.selected', 'data-index'), want);
   assert.equal(await page.getAttribute('[data-testid=layer-table] tbody tr.selected', 'aria-selected'), 'true');
+  // power modes say "default" once each
+  await page.selectOption('[data-testid=hw-select]', 'jetson-agx-orin');
+  const modes = await page.$$eval('[data-testid=pm-select] option', (os) => os.map((o) => o.textContent));
+  assert.ok(modes.length > 3 && modes.every((m) => (m.match(/default/gi) || []).length <= 1), modes.join(' | '));
+  assert.equal(modes.filter((m) => /default/i.test(m)).length, 1);
   // what-if tabs: arrows move and open
   await page.focus('[data-testid=tab-compare]');
   await page.keyboard.press('ArrowRight');
@@ -304,7 +309,7 @@ test('Save PNG: twice the size on screen, with a title block and the legend; the
   await page.context().close();
 });
 
-test('the table: 8 default columns, a column picker kept in the link, a totals row, 100k rows scroll', { skip }, async () => {
+test('the table: 8 default columns, a column picker kept in the link, a totals row, only the rows in view rendered', { skip }, async () => {
   const page = await openPage(browser, `${site.url}#example=conv_net&hw=h100-sxm`);
   await ready(page);
   const heads = await page.$$eval('[data-testid=layer-table] thead button', (bs) => bs.map((b) => b.dataset.key));
@@ -324,4 +329,12 @@ test('the table: 8 default columns, a column picker kept in the link, a totals r
   const heads2 = await p2.$$eval('[data-testid=layer-table] thead button', (bs) => bs.map((b) => b.dataset.key));
   assert.deepEqual(heads2, ['name', 'op', 'flops', 'bytes', 'intensity', 't', 'bound', 'energy_j']);
   await p2.context().close();
+  // BERT-base's 425 layers: only those in view (and a margin) are in the DOM
+  const p3 = await openPage(browser, `${site.url}#example=bert_base&hw=h100-sxm`);
+  await ready(p3);
+  const inDom = await p3.locator('[data-testid=layer-table] tbody tr[data-index]').count();
+  assert.ok(inDom > 10 && inDom < 80, `${inDom} rows in the DOM`);
+  await p3.locator('#table-scroll').evaluate((s) => { s.scrollTop = 26 * 400; });
+  await p3.waitForFunction(() => [...document.querySelectorAll('[data-testid=layer-table] tbody tr[data-pos]')].some((r) => Number(r.dataset.pos) >= 410));
+  await p3.context().close();
 });

@@ -710,6 +710,9 @@ async function main() {
     { onSelect: (i) => select(i, 'chart'), onLegend: (keys) => { app.state.legend = keys; writeUrl(); } });
   app.client = new CoreClient();
   app.client.ready.then((v) => { $('version').textContent = `core ${v}`; }, (e) => showError({ code: 'wasm_failed', message: e.message }));
+  // The two lists load side by side.
+  const examples = fetch(new URL('samples/index.json', document.baseURI))
+    .then((r) => (r.ok ? r.json() : {}), () => ({})).then((j) => j.examples || [], () => []);
   try {
     await app.catalog.load();
   } catch (e) {
@@ -717,10 +720,7 @@ async function main() {
     return;
   }
   fillHardware();
-  try {
-    const r = await fetch(new URL('samples/index.json', document.baseURI));
-    if (r.ok) app.examples = (await r.json()).examples || [];
-  } catch { /* no examples */ }
+  app.examples = await examples;
   fillExamples();
   app.whatif = new WhatIfViews($('whatif'), {
     client: app.client, catalog: app.catalog, state: () => app.state, hasModel: () => !!app.res,
