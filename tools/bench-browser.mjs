@@ -1,140 +1,192 @@
 #!/usr/bin/env node
 // Browser benchmark of the rooflens page in headless Chromium on localhost.
-// Prints:
-//   - time from navigation to an interactive page (controls wired, hardware
-//     list loaded, WASM worker started), and to a first analysis-ready page;
-//   - time from dropping a model on the file input to its table and its three
-//     charts drawn, for ResNet-50 with inline weights (~100 MB) and a BERT-Large
-//     export (~1.3 GB), median of RUNS;
-//   - the gzip size (level 9) of every file the page loads.
-// Targets (the web analyzer's issue): interactive < 1 s, ResNet-50 < 1 s,
-// BERT-Large < 2 s, site < 400 KB gzip. This prints figures; it asserts nothing.
+// Prints medians of RUNS for the page's speed targets (the page issue):
+//   interactive page (navigation -> controls wired)                 < 0.5 s
+//   drop ResNet-50, weights inline (~100 MB) -> table + charts        < 0.5 s
+//   drop BERT-Large, weights inline (1.3 GB) -> table + charts        < 0.7 s
+//   drop a Swin-T-sized graph (~6.5k layers) -> table + charts        < 1 s
+//   drop a 100k-node graph -> table + charts                          < 2 s
+//   hardware switch and precision switch on BERT-Large -> redrawn     < 150 ms
+// and the gzip size (level 9) of every file the page loads. It prints
+// figures and asserts nothing: a busy machine gives slower figures, so it
+// also prints the load average before and after.
 //
-//   node tools/bench-browser.mjs [--runs N] [MODEL.onnx ...]
-// Without models it makes build/bench/resnet50.onnx and uses
-// build/models/bert_large.onnx (tools/make_big_model.py, Debian's python3-onnx).
-// Needs build/site (tools/build-site.sh) and build/rooflens.
+//   node tools/bench-browser.mjs [--runs N] [--only NAME[,NAME]] [--site DIR]
+// NAME: interactive, resnet50, bert_large, swin_like, nodes100k, switch.
+// The models are made on first use in build/bench/ (tools/make_big_model.py
+// with Debian's python3-onnx; tools/make_huge_model.mjs). Needs build/site
+// (tools/build-site.sh) and build/rooflens.
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
+import { loadavg } from 'node:os';
 import { join, basename } from 'node:path';
 import { ROOT, SITE, CLI, serve, chromiumPath, CHROMIUM_ARGS } from '../tests/web/helpers.mjs';
+import { writeHugeModel } from './make_huge_model.mjs';
 
 const args = process.argv.slice(2);
-let runs = 5;
-const models = [];
-for (let i = 0; i < args.length; i++) {
-  if (args[i] === '--runs') runs = Math.max(1, Number(args[++i]) || 1);
-  else models.push(args[i]);
-}
+const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] ? args[i + 1] : dflt; };
+const runs = Math.max(1, Number(opt('runs', 5)) || 1);
+const SITE_DIR = opt('site', SITE);   // e.g. an older build, to compare under the same load
+const only = new Set(String(opt('only', 'interactive,resnet50,bert_large,swin_like,nodes100k,switch')).split(','));
 
 const die = (m) => { console.error(`bench-browser: ${m}`); process.exit(1); };
-if (!existsSync(join(SITE, 'index.html'))) die('build/site is missing: run tools/build-site.sh');
+if (!existsSync(join(SITE_DIR, 'index.html'))) die(`${SITE_DIR} has no site: run tools/build-site.sh`);
 if (!existsSync(CLI)) die('build/rooflens is missing: cmake -S . -B build && cmake --build build');
 const exe = chromiumPath() || die('chromium not found (apt-get install chromium)');
 const { chromium } = await import('playwright-core').catch(() => die('playwright-core missing (npm ci)'));
 
-function make(path, extra) {
-  if (existsSync(path)) return path;
-  mkdirSync(join(path, '..'), { recursive: true });
-  console.log(`making ${path} ...`);
-  execFileSync('/usr/bin/python3', [join(ROOT, 'tools/make_big_model.py'), path, ...extra], { stdio: 'inherit' });
+const BENCH = join(ROOT, 'build/bench');
+mkdirSync(BENCH, { recursive: true });
+function bigModel(name, extra) {
+  const path = join(BENCH, `${name}.onnx`);
+  if (!existsSync(path)) {
+    console.log(`making ${path} ...`);
+    execFileSync('/usr/bin/python3', [join(ROOT, 'tools/make_big_model.py'), path, ...extra], { stdio: 'inherit' });
+  }
   return path;
 }
-if (!models.length) {
-  models.push(make(join(ROOT, 'build/bench/resnet50.onnx'), ['--arch', 'resnet50']));
-  models.push(make(join(ROOT, 'build/models/bert_large.onnx'), []));
-}
+const MODELS = {
+  resnet50: { target: 500, path: () => bigModel('resnet50', ['--arch', 'resnet50']) },
+  bert_large: { target: 700, path: () => bigModel('bert_large', []) },
+  // A transformer of Swin-T's size in layers: 130 encoder blocks of the BERT
+  // graph at hidden 96 make about 6,500 nodes (Swin-T's export has 6,532).
+  swin_like: { target: 1000, path: () => bigModel('swin_like', ['--layers', '130', '--hidden', '96', '--heads', '3', '--ff', '384',
+    '--vocab', '1000', '--max-pos', '64', '--seq', '49']) },
+  nodes100k: { target: 2000, path: () => {
+    const p = join(BENCH, 'nodes100k.onnx');
+    if (!existsSync(p)) writeHugeModel(p, { bytes: 50000 * 16, hidden: 2 }); // MatMul + Relu per 2x2 weight
+    return p;
+  } },
+};
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
 const fmt = (ms) => `${ms.toFixed(0)} ms`;
+const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const rows = [];
+function report(what, times, target) {
+  const m = median(times);
+  rows.push({ what, median: m, target });
+  console.log(`${what.padEnd(62)} ${fmt(m).padStart(8)}   (min ${fmt(Math.min(...times))}, max ${fmt(Math.max(...times))}; target < ${target} ms${m < target ? '' : ', MISSED'})`);
+}
 
-const site = await serve(SITE);
+console.log(`headless Chromium (${exe}), ${runs} runs each; load average before: ${load()}\n`);
+const site = await serve(SITE_DIR);
 const browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
 
 async function freshPage() {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   page.problems = [];
   page.on('pageerror', (e) => page.problems.push(e.message));
+  await page.goto(site.url);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
   return page;
 }
 
-// 1. navigation -> interactive, and the bytes the page loads
-const nav = [], ready = [];
-let transfer = null;
-for (let r = 0; r < runs; r++) {
-  const page = await freshPage();
-  const bodies = [];
-  page.on('response', async (res) => {
-    try { bodies.push({ url: res.url(), body: await res.body() }); } catch { /* redirects have no body */ }
-  });
-  await page.goto(site.url);
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
-  const t = await page.evaluate(() => ({
-    interactive: performance.getEntriesByName('rooflens-interactive')[0]?.startTime,
-    ready: performance.getEntriesByName('rooflens-ready')[0]?.startTime,
-  }));
-  nav.push(t.interactive); ready.push(t.ready);
-  if (r === 0) {
-    await page.waitForTimeout(500); // let late responses (worker, wasm) finish
-    const seen = new Set();
-    transfer = bodies.filter(({ url }) => !seen.has(url) && seen.add(url))
-      .map(({ url, body }) => ({ url: url.replace(site.url, '') || 'index.html', raw: body.length, gz: gzipSync(body, { level: 9 }).length }));
-  }
-  await page.context().close();
+// In the page: resolves with the ms from `start()` (called in the page at
+// the trigger) to the frame after `done()` holds and every chart canvas has
+// non-blank pixels.
+const CHARTS = ['chart-time-roofline', 'chart-energy-roofline', 'chart-time-based'];
+function armDrawn(page, trigger, want) {
+  return page.evaluate(({ trigger, want, charts }) => new Promise((resolve) => {
+    let t0 = null;
+    const [sel, ev] = trigger;
+    document.querySelector(sel).addEventListener(ev, () => { t0 = performance.now(); }, { capture: true, once: true });
+    const drawn = (id) => {
+      const c = document.querySelector(`[data-testid=${id}] canvas`);
+      if (!c || !c.width || c.hidden) return false;
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      for (let i = 3; i < d.length; i += 4 * 97) if (d[i]) return true;
+      return false;
+    };
+    const ready = () => {
+      const s = document.querySelector('[data-testid=summary]').dataset;
+      return Object.entries(want).every(([k, v]) => s[k] === String(v)) &&
+        document.querySelector('[data-testid=layer-table] tbody tr[data-index]') && charts.every(drawn);
+    };
+    const poll = () => {
+      if (t0 !== null && ready()) requestAnimationFrame(() => resolve(performance.now() - t0));
+      else requestAnimationFrame(poll);
+    };
+    poll();
+  }), { trigger, want, charts: CHARTS });
 }
 
-console.log(`\nheadless Chromium (${exe}), ${runs} runs each, median\n`);
-console.log(`navigation -> interactive page         ${fmt(median(nav))}   (target < 1000 ms)`);
-console.log(`navigation -> ready (no model in link)  ${fmt(median(ready))}`);
+// 1. navigation -> interactive, and the bytes the page loads
+let transfer = null;
+if (only.has('interactive')) {
+  const nav = [];
+  for (let r = 0; r < runs; r++) {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    const bodies = [];
+    if (r === 0) page.on('response', async (res) => { try { bodies.push({ url: res.url(), body: await res.body() }); } catch { /* no body */ } });
+    await page.goto(site.url);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    nav.push(await page.evaluate(() => performance.getEntriesByName('rooflens-interactive')[0]?.startTime));
+    if (r === 0) {
+      await page.waitForTimeout(500); // late responses (worker, wasm)
+      const seen = new Set();
+      transfer = bodies.filter(({ url }) => !seen.has(url) && seen.add(url))
+        .map(({ url, body }) => ({ url: url.replace(site.url, '') || 'index.html', raw: body.length, gz: gzipSync(body, { level: 9 }).length }));
+    }
+    await context.close();
+  }
+  report('navigation -> interactive page', nav, 500);
+}
 
 // 2. drop a model -> table and charts drawn
-const CHARTS = ['chart-time-roofline', 'chart-energy-roofline', 'chart-time-based'];
-for (const model of models) {
-  const nodes = JSON.parse(execFileSync(CLI, [model, '--format', 'json', '--hw', 'h100-sxm'], { maxBuffer: 1 << 28 })).layers.length;
+const layersOf = (model) => JSON.parse(execFileSync(CLI, [model, '--format', 'json', '--hw', 'h100-sxm'], { maxBuffer: 1 << 30 })).layers.length;
+for (const [name, m] of Object.entries(MODELS)) {
+  if (!only.has(name)) continue;
+  const model = m.path();
+  const layers = layersOf(model);
   const times = [];
   for (let r = 0; r < runs; r++) {
     const page = await freshPage();
-    await page.goto(site.url);
-    await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
-    // In the page: from the file input's change event to the frame after the
-    // summary shows the model's layer count, the table has rows and every
-    // chart canvas has non-blank pixels.
-    const done = page.evaluate(({ want, charts }) => new Promise((resolve) => {
-      const input = document.querySelector('[data-testid=file-input]');
-      let t0 = null;
-      input.addEventListener('change', () => { t0 = performance.now(); }, { capture: true, once: true });
-      const drawn = (id) => {
-        const c = document.querySelector(`[data-testid=${id}] canvas`);
-        if (!c || !c.width) return false;
-        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        for (let i = 3; i < d.length; i += 4 * 97) if (d[i]) return true;
-        return false;
-      };
-      const poll = () => {
-        const s = document.querySelector('[data-testid=summary]');
-        if (t0 !== null && s.dataset.layers === String(want) &&
-            document.querySelector('[data-testid=layer-table] tbody tr') && charts.every(drawn)) {
-          requestAnimationFrame(() => resolve(performance.now() - t0));
-        } else requestAnimationFrame(poll);
-      };
-      poll();
-    }), { want: nodes, charts: CHARTS });
+    const done = armDrawn(page, ['[data-testid=file-input]', 'change'], { layers });
     await page.setInputFiles('[data-testid=file-input]', model);
     times.push(await done);
     if (page.problems.length) console.log(`  page errors: ${page.problems.join('; ')}`);
     await page.context().close();
   }
-  const mb = statSync(model).size / 1e6;
-  console.log(`drop ${basename(model)} (${mb.toFixed(1)} MB, ${nodes} nodes) -> table and charts drawn   ` +
-    `${fmt(median(times))}   (min ${fmt(Math.min(...times))}, max ${fmt(Math.max(...times))})`);
+  report(`drop ${basename(model)} (${(statSync(model).size / 1e6).toFixed(1)} MB, ${layers} layers) -> table + charts`, times, m.target);
 }
 
-// 3. what the page loads
-const raw = transfer.reduce((a, f) => a + f.raw, 0), gz = transfer.reduce((a, f) => a + f.gz, 0);
-console.log(`\nfiles the page loads: ${transfer.length}, ${(raw / 1024).toFixed(0)} KiB raw, ${(gz / 1024).toFixed(0)} KiB gzip -9   (target < 400 KB)`);
-for (const f of transfer.sort((a, b) => b.gz - a.gz)) console.log(`  ${f.url.padEnd(40)} ${(f.raw / 1024).toFixed(1).padStart(8)} KiB  ${(f.gz / 1024).toFixed(1).padStart(7)} KiB gz`);
+// 3. switching hardware and precision with BERT-Large open
+if (only.has('switch')) {
+  const model = MODELS.bert_large.path();
+  const layers = layersOf(model);
+  const page = await freshPage();
+  const first = armDrawn(page, ['[data-testid=file-input]', 'change'], { layers });
+  await page.setInputFiles('[data-testid=file-input]', model);
+  await first;
+  const hw = [], prec = [];
+  const devices = ['a100-sxm-80gb', 'h100-sxm'];
+  const precisions = ['fp16', 'model'];
+  for (let r = 0; r < runs; r++) {
+    const dev = devices[r % 2];
+    let done = armDrawn(page, ['[data-testid=hw-select]', 'change'], { layers, hw: dev });
+    await page.selectOption('[data-testid=hw-select]', dev);
+    hw.push(await done);
+    const p = precisions[r % 2];
+    done = armDrawn(page, ['[data-testid=precision-select]', 'change'], { layers, precision: p });
+    await page.selectOption('[data-testid=precision-select]', p);
+    prec.push(await done);
+  }
+  if (page.problems.length) console.log(`  page errors: ${page.problems.join('; ')}`);
+  await page.context().close();
+  report('hardware switch on BERT-Large -> summary, table and charts redrawn', hw, 150);
+  report('precision switch on BERT-Large -> summary, table and charts redrawn', prec, 150);
+}
+
+console.log(`\nload average after: ${load()}`);
+if (transfer) {
+  const raw = transfer.reduce((a, f) => a + f.raw, 0), gz = transfer.reduce((a, f) => a + f.gz, 0);
+  console.log(`files the page loads: ${transfer.length}, ${(raw / 1024).toFixed(0)} KiB raw, ${(gz / 1024).toFixed(0)} KiB gzip -9   (target < 400 KB)`);
+  for (const f of transfer.sort((a, b) => b.gz - a.gz).slice(0, 8)) console.log(`  ${f.url.padEnd(40)} ${(f.raw / 1024).toFixed(1).padStart(8)} KiB  ${(f.gz / 1024).toFixed(1).padStart(7)} KiB gz`);
+}
 
 await browser.close();
 await site.close();

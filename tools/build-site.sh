@@ -95,20 +95,22 @@ fi
 if [ ! -f "$SAMPLES_SRC/llama3_8b_int4.onnx" ] || [ "$ROOT/tools/make_llm_model.py" -nt "$SAMPLES_SRC/llama3_8b_int4.onnx" ]; then
     "$PY" "$ROOT/tools/make_llm_model.py" "$SAMPLES_SRC/llama3_8b_int4.onnx" --layout genai --preset llama-3-8b >/dev/null
 fi
+# id|name|file|description|dims (JSON: the example's own values for its
+# symbolic dims other than the batch, which the page asks for otherwise)
 EXAMPLES=(
-  "resnet50|ResNet-50|build/samples/resnet50.onnx|torchvision ResNet-50 as exported (BatchNorm folded), symbolic batch; weights stored externally"
-  "bert_base|BERT-base encoder|build/samples/bert_base.onnx|12 layers, hidden 768, 12 heads, LayerNormalization (opset 17), symbolic batch and seq; weights stored externally"
-  "transformer_block|Transformer block|tests/fixtures/models/transformer_block.onnx|a small BERT-style encoder block (symbolic batch and seq)"
-  "conv_net|Small CNN|tests/fixtures/models/conv_net.onnx|convolutions, pooling and a classifier head"
-  "llama3_8b_int4|Llama-3-8B-shaped decoder, int4, KV cache|build/samples/llama3_8b_int4.onnx|32 layers, 32 query and 8 KV heads, ONNX Runtime GenAI int4 layout (MatMulNBits, GroupQueryAttention); symbolic batch, sequence and past; weights stored externally"
+  "resnet50|ResNet-50|build/samples/resnet50.onnx|torchvision ResNet-50 as exported (BatchNorm folded), symbolic batch; weights stored externally|{}"
+  "bert_base|BERT-base encoder|build/samples/bert_base.onnx|12 layers, hidden 768, 12 heads, LayerNormalization (opset 17), symbolic batch and seq (128 here); weights stored externally|{\"seq\":128}"
+  "transformer_block|Transformer block|tests/fixtures/models/transformer_block.onnx|a small BERT-style encoder block (symbolic batch and seq, 128 here)|{\"seq\":128}"
+  "conv_net|Small CNN|tests/fixtures/models/conv_net.onnx|convolutions, pooling and a classifier head|{}"
+  "llama3_8b_int4|Llama-3-8B-shaped decoder, int4, KV cache|build/samples/llama3_8b_int4.onnx|32 layers, 32 query and 8 KV heads, ONNX Runtime GenAI int4 layout (MatMulNBits, GroupQueryAttention); symbolic batch, sequence and past (one decode step at context 512 here; the LLM panel sets its own); weights stored externally|{\"sequence_length\":1,\"past_sequence_length\":512,\"total_sequence_length\":513}"
 )
 {
     printf '{"examples":['
     sep=''
     for e in "${EXAMPLES[@]}"; do
-        IFS='|' read -r id name file desc <<<"$e"
+        IFS='|' read -r id name file desc dims <<<"$e"
         cp "$ROOT/$file" "$SITE/samples/$id.onnx"
-        printf '%s{"id":"%s","name":"%s","file":"%s.onnx","description":"%s"}' "$sep" "$id" "$name" "$id" "$desc"
+        printf '%s{"id":"%s","name":"%s","file":"%s.onnx","description":"%s","dims":%s}' "$sep" "$id" "$name" "$id" "$desc" "$dims"
         sep=','
     done
     printf ']}\n'

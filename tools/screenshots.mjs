@@ -1,16 +1,20 @@
 #!/usr/bin/env node
-// Screenshots of the page for docs/guide.md, taken from the built site
-// (tools/build-site.sh) in headless Debian Chromium via playwright-core, and
-// the figures the page shows in them (printed, so the guide quotes only
-// numbers the page shows).
+// Screenshots of every view of the page, at 1440 and 390 px wide, for
+// docs/guide.md (and for looking at the page as a user would), taken from
+// the built site (tools/build-site.sh) in headless Debian Chromium via
+// playwright-core. It also prints the figures the page shows in them, so the
+// guide quotes only numbers the page shows.
 //
 //   node tools/screenshots.mjs [--out docs/img] [--site build/site] [--example resnet50] [--hw jetson-agx-orin]
+//                              [--widths 1440,390] [--only NAME,...]
 //
-// The example must be one of the site's samples (build/site/samples/index.json);
-// without the ResNet-50 sample the tool says so and stops.
+// Views (file guide-NAME.png at 1440 px, guide-NAME-390.png at 390 px):
+//   empty, summary, time-roofline, energy-roofline, time-based, layers,
+//   power-modes, batch-sweep, compare, profile-editor, dims-needed,
+//   confirm-url, load-error. The example must be one of the site's samples.
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ROOT, SITE, serve, chromiumPath, CHROMIUM_ARGS } from '../tests/web/helpers.mjs';
+import { ROOT, SITE, FIXTURES, serve, chromiumPath, CHROMIUM_ARGS, openPage } from '../tests/web/helpers.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] ? args[i + 1] : dflt; };
@@ -18,7 +22,9 @@ const OUT = resolve(opt('out', join(ROOT, 'docs/img')));
 const SITE_DIR = resolve(opt('site', SITE));
 const EXAMPLE = opt('example', 'resnet50');
 const HW = opt('hw', 'jetson-agx-orin');
-const LIMIT = 150 * 1024; // bytes per image, to keep the repository small
+const WIDTHS = opt('widths', '1440,390').split(',').map(Number);
+const ONLY = opt('only', '') ? new Set(opt('only', '').split(',')) : null;
+const LIMIT = 200 * 1024; // bytes per image, to keep the repository small
 
 function die(msg) { console.error(`[screenshots] ${msg}`); process.exit(1); }
 
@@ -32,94 +38,131 @@ try { ({ chromium } = await import('playwright-core')); } catch { die('playwrigh
 
 mkdirSync(OUT, { recursive: true });
 const site = await serve(SITE_DIR);
+const models = await serve(join(FIXTURES, 'models'), { cors: true });
 const browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
 const problems = [];
+const figures = {};
+const base = `example=${EXAMPLE}&hw=${HW}`;
 
-async function open(hash) {
-  const page = await browser.newPage({ viewport: { width: 1240, height: 900 }, deviceScaleFactor: 1 });
+async function open(width, hash, waitModel = true) {
+  const page = await openPage(browser, `${site.url}${hash ? '#' + hash : ''}`, { viewport: { width, height: 900 } });
   page.on('pageerror', (e) => problems.push(e.message));
-  await page.goto(`${site.url}#${hash}`);
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
-  await page.waitForSelector('[data-testid=summary][data-time-s]', { timeout: 60000 });
+  if (waitModel) await page.waitForSelector('[data-testid=summary][data-time-s]', { timeout: 60000 });
   return page;
 }
-
 async function settle(page, testid) {
   await page.waitForFunction((t) => ['done', 'error', 'empty'].includes(document.querySelector(`[data-testid=${t}]`).dataset.state),
     testid, { timeout: 60000 });
 }
-
-async function shot(locator, name, clip) {
-  const path = join(OUT, name);
-  await locator.screenshot({ path, ...(clip ? { clip } : {}) });
+async function shot(target, name, width) {
+  const file = `guide-${name}${width === 1440 ? '' : `-${width}`}.png`;
+  const path = join(OUT, file);
+  await target.screenshot({ path });
   const size = statSync(path).size;
-  console.log(`[screenshots] ${name}: ${(size / 1024).toFixed(0)} KiB${size > LIMIT ? '  (over 150 KiB!)' : ''}`);
-  return size;
+  console.log(`[screenshots] ${file}: ${(size / 1024).toFixed(0)} KiB${size > LIMIT ? '  (over 200 KiB!)' : ''}`);
 }
-
 const text = (page, sel) => page.locator(sel).innerText();
-const figures = {};
-const base = `example=${EXAMPLE}&hw=${HW}`;
+const want = (name) => !ONLY || ONLY.has(name);
+
+const VIEWS = {
+  async empty(w) {
+    const page = await open(w, '', false);
+    await shot(page, 'empty', w);
+    await page.context().close();
+  },
+  async summary(w) {
+    const page = await open(w, base);
+    if (await page.locator('[data-testid=summary] details.warnings').count()) await page.click('[data-testid=summary] details.warnings summary');
+    if (w === 1440) {
+      figures.summary = await text(page, '[data-testid=summary]');
+      figures.warnings = await page.locator('[data-testid=summary] details.warnings').innerText().catch(() => '');
+    }
+    await shot(page.locator('[data-testid=summary]'), 'summary', w);
+    await page.context().close();
+  },
+  async charts(w) {
+    const page = await open(w, base);
+    for (const [id, name] of [['chart-time-roofline', 'time-roofline'], ['chart-energy-roofline', 'energy-roofline'], ['chart-time-based', 'time-based']]) {
+      await shot(page.locator(`[data-testid=${id}]`), name, w);
+    }
+    if (w === 1440) {
+      figures.ceilings = await page.evaluate(() => globalThis.Chart.getChart(document.querySelector('[data-testid=chart-time-roofline] canvas'))
+        .data.datasets.filter((d) => d.rlMemory).map((d) => d.label));
+    }
+    await page.context().close();
+  },
+  async layers(w) {
+    const page = await open(w, base);
+    await page.evaluate(() => { document.querySelector('#table-scroll').style.height = `${26 * 12 + 60}px`; });
+    await page.waitForTimeout(200);
+    await shot(page.locator('section.layers'), 'layers', w);
+    if (w === 1440) {
+      figures.topLayers = await page.$$eval('[data-testid=layer-table] tbody tr[data-index]', (trs) =>
+        trs.slice(0, 10).map((tr) => [...tr.cells].map((c) => c.textContent).join(' | ')));
+      figures.totals = await text(page, '[data-testid=layer-table] tfoot');
+    }
+    await page.context().close();
+  },
+  async power(w) {
+    const page = await open(w, `${base}&view=power`);
+    await settle(page, 'power-advisor');
+    if (w === 1440) figures.power = { recommended: await text(page, '[data-testid=power-recommended]'), reason: await text(page, '[data-testid=power-reason]'), table: await text(page, '[data-testid=power-table]') };
+    await shot(page.locator('[data-testid=power-advisor]'), 'power-modes', w);
+    await page.context().close();
+  },
+  async sweep(w) {
+    const page = await open(w, `${base}&view=sweep`);
+    await settle(page, 'sweep-view');
+    if (w === 1440) figures.sweep = { critical: await text(page, '[data-testid=critical-batch]'), note: await text(page, '#sweep-note'), table: await text(page, '[data-testid=sweep-table]') };
+    await shot(page.locator('[data-testid=sweep-view]'), 'batch-sweep', w);
+    await page.context().close();
+  },
+  async compare(w) {
+    const page = await open(w, `${base}&view=compare`);
+    await settle(page, 'compare-view');
+    if (w === 1440) figures.compare = await text(page, '[data-testid=compare-table]');
+    await shot(page.locator('[data-testid=compare-view]'), 'compare', w);
+    await page.context().close();
+  },
+  async editor(w) {
+    const page = await open(w, base);
+    await page.click('#custom-hw summary');
+    await page.waitForSelector('[data-testid=profile-form] input[data-path]');
+    const field = page.locator('[data-testid="pf-memory.0.bandwidth_Bps.value"]');
+    await field.fill('fast');
+    await field.press('Tab');
+    await page.evaluate(() => { document.querySelector('.profile-form').style.maxHeight = '22rem'; });
+    await shot(page.locator('[data-testid=profile-editor]'), 'profile-editor', w);
+    await page.context().close();
+  },
+  async dims(w) {
+    const page = await open(w, '', false);
+    await page.setInputFiles('[data-testid=file-input]', join(FIXTURES, 'models/transformer_block.onnx'));
+    await page.waitForSelector('[data-testid=dims-needed]', { state: 'visible' });
+    await shot(page.locator('body'), 'dims-needed', w);
+    await page.context().close();
+  },
+  async confirm(w) {
+    const page = await open(w, `model=${encodeURIComponent(models.url.replace('127.0.0.1', 'localhost') + 'conv_net.onnx')}&hw=${HW}`, false);
+    await page.waitForSelector('[data-testid=confirm-url]', { state: 'visible' });
+    await shot(page.locator('body'), 'confirm-url', w);
+    await page.context().close();
+  },
+  async error(w) {
+    const page = await open(w, base);
+    await page.setInputFiles('[data-testid=file-input]', join(FIXTURES, 'bad/not_onnx.onnx'));
+    await page.waitForSelector('[data-testid=error]', { state: 'visible' });
+    await shot(page.locator('body'), 'load-error', w);
+    await page.context().close();
+  },
+};
 
 try {
-  // 1. The main view: summary, time roofline, the slowest layers.
-  let page = await open(base);
-  if (await page.locator('[data-testid=summary] details.warnings').count()) await page.click('[data-testid=summary] details.warnings summary');
-  figures.summary = await text(page, '[data-testid=summary] dl');
-  figures.warnings = await page.locator('[data-testid=summary] details.warnings').innerText().catch(() => '');
-  await shot(page.locator('[data-testid=summary]'), 'guide-summary.png');
-  await page.setViewportSize({ width: 900, height: 900 });   // one chart per row: the legend fits
-  await page.waitForTimeout(300);
-  await shot(page.locator('[data-testid=chart-time-roofline]'), 'guide-time-roofline.png');
-  await page.setViewportSize({ width: 1240, height: 900 });
-  await page.waitForTimeout(300);
-  // The layer table is wider than a screenshot: keep the columns that
-  // answer "what bounds it" (the guide says the others are hidden).
-  const keep = ['index', 'name', 'op', 't', 'share', 'bound', 'flops', 'bytes', 'intensity', 't_compute', 't_memory'];
-  // (the table renders only the rows in view: resize first, then hide)
-  await page.evaluate(() => { document.querySelector('#table-scroll').style.height = `${26 * 12 + 32}px`; });
-  await page.waitForTimeout(300);
-  await page.evaluate((cols) => {
-    const heads = [...document.querySelectorAll('[data-testid=layer-table] thead th')];
-    const hide = heads.map((th) => !cols.includes(th.querySelector('button')?.dataset.key));
-    for (const tr of document.querySelectorAll('[data-testid=layer-table] tr')) {
-      [...tr.cells].forEach((c, i) => { if (hide[i] && tr.cells.length === heads.length) c.style.display = 'none'; });
-    }
-  }, keep);
-  await shot(page.locator('#table-scroll'), 'guide-layers.png');
-  figures.topLayers = await page.$$eval('[data-testid=layer-table] tbody tr[data-index]', (trs) =>
-    trs.slice(0, 10).map((tr) => [...tr.cells].map((c) => c.textContent).join(' | ')));
-  figures.bounds = await page.evaluate(() => {
-    const ch = globalThis.Chart.getChart(document.querySelector('[data-testid=chart-time-roofline] canvas'));
-    return ch ? ch.data.datasets.filter((d) => d.rlMemory).map((d) => d.label) : [];
-  });
-  await page.close();
-
-  // 2. Power modes at the default 5 % slowdown.
-  page = await open(`${base}&view=power`);
-  await settle(page, 'power-advisor');
-  figures.power = { recommended: await text(page, '[data-testid=power-recommended]'), reason: await text(page, '[data-testid=power-reason]'),
-    table: await text(page, '[data-testid=power-table]') };
-  await shot(page.locator('[data-testid=power-advisor]'), 'guide-power-modes.png');
-  await page.close();
-
-  // 3. Batch sweep 1…1024.
-  page = await open(`${base}&view=sweep`);
-  await settle(page, 'sweep-view');
-  figures.sweep = { critical: await text(page, '[data-testid=critical-batch]'), note: await text(page, '#sweep-note'),
-    table: await text(page, '[data-testid=sweep-table]') };
-  await shot(page.locator('[data-testid=sweep-view] .whatif-charts'), 'guide-batch-sweep.png');
-  await page.close();
-
-  // 4. Compare with the defaults of the view.
-  page = await open(`${base}&view=compare`);
-  await settle(page, 'compare-view');
-  figures.compare = await text(page, '[data-testid=compare-table]');
-  await shot(page.locator('[data-testid=compare-view] .whatif-charts'), 'guide-compare.png');
-  await page.close();
+  for (const w of WIDTHS) for (const [name, fn] of Object.entries(VIEWS)) if (want(name)) await fn(w);
 } finally {
   await browser.close();
   await site.close();
+  await models.close();
 }
 console.log(JSON.stringify(figures, null, 1));
 if (problems.length) die(`page errors: ${problems.join('; ')}`);

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Build the site (tools/build-site.sh) and serve build/site on
-# http://localhost:${PORT:-8000}/ with python3's static server.
+# http://localhost:${PORT:-8000}/ with python3's static server. It sends the
+# headers every host of the page should send (docs/guide.md, "Hosting the
+# page"): no framing by other sites (the page's CSP is a meta tag, which
+# cannot carry frame-ancestors).
 #   tools/serve.sh            build then serve
 #   tools/serve.sh --no-build serve what is already built
 set -Eeuo pipefail
@@ -20,6 +23,10 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                       '.wasm': 'application/wasm', '.json': 'application/json'}
     def end_headers(self):
         self.send_header('Cache-Control', 'no-cache')
+        self.send_header('Content-Security-Policy', "frame-ancestors 'none'")
+        self.send_header('X-Frame-Options', 'DENY')
+        self.send_header('X-Content-Type-Options', 'nosniff')
+        self.send_header('Referrer-Policy', 'no-referrer')
         super().end_headers()
 http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), Handler).serve_forever()
 PY

@@ -1,5 +1,7 @@
-// The review-comment export (Copy summary as Markdown) with hostile model
-// strings: whatever a name holds, the comment keeps its structure.
+// The review-comment export (Copy summary as Markdown) with hostile strings:
+// whatever a file, device, layer or warning holds, the comment keeps its
+// structure; and what it must say (file, device, dims, headline with bounds,
+// the ten slowest layers, warnings, the link) is there.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -7,21 +9,41 @@ import { join } from 'node:path';
 import { ROOT, CLI, FIXTURES, cliJson } from './helpers.mjs';
 
 const skip = existsSync(CLI) ? false : 'missing: build/rooflens (cmake --build build)';
+const model = join(FIXTURES, 'models', 'transformer_block.onnx');
 
-test('Markdown summary: line breaks and Markdown syntax in model strings stay inside their cell', { skip }, async () => {
+test('Markdown summary: what a review needs, from the response', { skip }, async () => {
+  const { toMarkdown } = await import(join(ROOT, 'web/js/export.js'));
+  const res = cliJson(model, ['--hw', 'jetson-agx-orin', '--dim', 'seq=32', '--dim', 'batch=2']);
+  const md = toMarkdown(res, { file: 'block.onnx', link: 'https://rooflens.example/#example=x' });
+  assert.match(md, /^## rooflens: block\.onnx on NVIDIA Jetson AGX Orin .*, power mode MAXN/);
+  assert.match(md, /\*\*Dims:\*\* batch=2 \(set\), seq=32 \(set\)/);
+  assert.ok(md.includes(`(bounds `), md);
+  const top = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| layer') && !l.startsWith('| ---'));
+  assert.equal(top.length, 10);
+  const slowest = res.layers.slice().sort((a, b) => b.t - a.t || b.bytes - a.bytes || a.index - b.index)[0];
+  assert.ok(top[0].startsWith(`| ${slowest.name.replace(/[|\\`*_[\]<>#]/g, (c) => '\\' + c)} |`), top[0]);
+  assert.match(md, new RegExp(`Warnings \\(${res.warnings.length}\\)`));
+  assert.match(md, /\[Open in rooflens\]\(https:\/\/rooflens\.example\/#example=x\)\n$/);
+  const local = toMarkdown(res, { file: 'block.onnx', link: 'https://rooflens.example/#file=block.onnx', localFile: true });
+  assert.match(local, /the link needs block\.onnx dropped on the page again/);
+});
+
+test('Markdown summary: line breaks and Markdown syntax in strings stay inside their line or cell', { skip }, async () => {
   const { toMarkdown } = await import(join(ROOT, 'web/js/export.js'));
   const res = cliJson(join(FIXTURES, 'models', 'mlp.onnx'));
-  const clean = toMarkdown(res, '');
-  res.model.name = 'net\n## Approved\r\n| fake | row |\u2028# also';
+  const clean = toMarkdown(res, { file: 'mlp.onnx', link: '' });
   res.hardware.name = 'GPU\n\n[click](javascript:alert(1))';
   res.totals.unsupported_ops = ['x\n| y |'];
-  const md = toMarkdown(res, '');
+  res.layers[0].name = 'net\n## Approved\r\n| fake | row |\u2028# also';
+  res.warnings.push({ code: 'x', message: 'a\n## heading', node: '| n |' });
+  const md = toMarkdown(res, { file: 'evil\n# name.onnx', link: '' });
   const lines = md.split('\n');
-  // One more line at most (the unsupported-ops row), no line made by a name.
-  assert.equal(lines.length, clean.split('\n').length + 1);
-  assert.ok(lines[0].startsWith('## rooflens: net ') && lines[0].includes('\\#\\# Approved') && lines[0].includes('\\| fake \\| row \\|'), lines[0]);
-  assert.ok(!lines.slice(1).some((l) => /Approved|fake|click/.test(l) && !l.startsWith('| unsupported')), md);
-  assert.ok(lines[0].includes('\\[click\\](javascript:alert(1))'), lines[0]);
-  const unsup = lines.find((l) => l.startsWith('| unsupported ops |'));
-  assert.equal(unsup, '| unsupported ops | x \\| y \\| |');
+  // One more line for the unsupported ops and one for the warning, none made by a string.
+  const extra = (res.warnings.length === 1 ? 4 : 1) + 1;   // a first warning adds its heading, a blank and a line
+  assert.equal(lines.length, clean.split('\n').length + extra, md);
+  assert.ok(lines[0].startsWith('## rooflens: evil \\# name.onnx on GPU \\[click\\](javascript:alert(1))'), lines[0]);
+  assert.ok(!lines.some((l) => /^#|^\| fake/.test(l) && !l.startsWith('## rooflens')), md);
+  assert.ok(lines.some((l) => l.startsWith('| net \\#\\# Approved \\| fake \\| row \\| \\# also |')), md);
+  assert.ok(lines.some((l) => l === '- **Unsupported ops:** x \\| y \\|'), md);
+  assert.ok(lines.some((l) => l === '- \\| n \\|: a \\#\\# heading (x)'), md);
 });

@@ -88,3 +88,42 @@ export async function browserPrerequisites(also = []) {
   for (const [path, how] of also) if (!existsSync(path)) missing.push(how);
   return { chromium, exe, skip: missing.length ? `missing: ${missing.join(', ')}` : false };
 }
+
+/**
+ * The one page set-up of the browser tests: a fresh context and page that
+ * records page errors, console errors and CSP violations (page.problems),
+ * dialogs (page.dialogs, dismissed) and requests (page.requests), opened at
+ * `url` and waited on until the page is ready (body[data-ready]).
+ * opts: viewport ({width, height}), wait ('ready' | 'interactive' | null),
+ * clipboard (grant clipboard access), downloads.
+ */
+export async function openPage(browser, url, { viewport = { width: 1400, height: 1000 }, wait = 'ready', clipboard = false } = {}) {
+  const context = await browser.newContext({ viewport, acceptDownloads: true });
+  if (clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
+  const page = await context.newPage();
+  page.problems = [];
+  page.dialogs = [];
+  page.requests = [];
+  page.on('dialog', (d) => { page.dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+  context.on('request', (r) => page.requests.push(r.url()));
+  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error' || /Content.Security.Policy/i.test(m.text())) page.problems.push(`console: ${m.text()}`); });
+  await page.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(url);
+  if (wait) await page.waitForSelector(`body[data-${wait}="1"]`, { timeout: 30000 });
+  return page;
+}
+
+/** Waits until the summary shows `n` layers (an analysis finished). */
+export async function waitLayers(page, n, timeout = 30000) {
+  await page.waitForFunction((want) => document.querySelector('[data-testid=summary]')?.dataset.layers === String(want), n, { timeout });
+}
+
+/** Opens a model URL named by a link: the page asks first; this confirms. */
+export async function confirmModelUrl(page) {
+  await page.waitForSelector('[data-testid=confirm-url-open]', { state: 'visible', timeout: 20000 });
+  await page.click('[data-testid=confirm-url-open]');
+}

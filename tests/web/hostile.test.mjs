@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, mkdtempSync, rmSync, statfsSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
-import { SITE, CLI, FIXTURES, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites } from './helpers.mjs';
+import { SITE, CLI, FIXTURES, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites, openPage as open } from './helpers.mjs';
 import { writeHugeModel } from '../../tools/make_huge_model.mjs';
 
 const cli = process.env.ROOFLENS_CLI || CLI;
@@ -39,25 +39,7 @@ after(async () => {
 });
 
 /** A fresh page that records dialogs, requests, errors and CSP violations. */
-async function openPage(url = site.url) {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(site.url).origin });
-  const page = await context.newPage();
-  page.dialogs = [];
-  page.requests = [];
-  page.problems = [];
-  page.on('dialog', (d) => { page.dialogs.push(d.message()); d.dismiss().catch(() => {}); });
-  context.on('request', (r) => page.requests.push(r.url()));
-  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error' || /Content.Security.Policy/i.test(m.text())) page.problems.push(`console: ${m.text()}`); });
-  await page.addInitScript(() => {
-    window.__csp = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
-  });
-  await page.goto(url);
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  return page;
-}
+const openPage = (url = site.url) => open(browser, url, { clipboard: true });
 
 const summary = (page) => page.locator('[data-testid=summary]');
 
@@ -138,8 +120,8 @@ test('hostile model strings: nothing runs, nothing is fetched, all shown literal
   // the op filter lists the hostile op type as an option's text
   const opts = await page.locator('[data-testid=filter-op] option').evaluateAll((os) => os.map((o) => o.textContent));
   assert.ok(opts.includes(PAYLOADS.img));
-  // the symbolic dimension named by a payload gets a labelled input
-  assert.ok((await page.locator('[data-testid=dims]').textContent()).includes(PAYLOADS.svg));
+  // the symbolic batch dimension named by a payload is named (as text) by the batch control
+  assert.ok((await page.getAttribute('[data-testid=batch-input]', 'title')).includes(PAYLOADS.svg));
   // use the hostile values in the page's own controls too
   await page.selectOption('[data-testid=filter-op]', PAYLOADS.img);
   await page.fill('[data-testid=filter-name]', PAYLOADS.script);

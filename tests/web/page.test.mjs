@@ -3,7 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { SITE, CLI, FIXTURES, ROOT, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites, loadNodeCore } from './helpers.mjs';
+import { SITE, CLI, FIXTURES, ROOT, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites, loadNodeCore, openPage as open,
+  waitLayers, confirmModelUrl } from './helpers.mjs';
 
 const { chromium, exe, skip } = await browserPrerequisites([[CLI, 'build/rooflens (cmake --build build)']]);
 
@@ -20,17 +21,7 @@ after(async () => {
   await site?.close();
 });
 
-/** A fresh page; collects console errors and CSP violations. */
-async function openPage(url = site.url) {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  const page = await context.newPage();
-  page.problems = [];
-  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
-  await page.goto(url);
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  return page;
-}
+const openPage = (url = site.url) => open(browser, url);
 
 const summary = (page) => page.locator('[data-testid=summary]');
 
@@ -48,15 +39,26 @@ async function copyLink(page, mustMatch) {
   return link;
 }
 
-async function waitLayers(page, n) {
-  await page.waitForFunction((want) => document.querySelector('[data-testid=summary]').dataset.layers === String(want), n, { timeout: 20000 });
-}
-
-test('a fixture model: summary layer count equals the CLI, table and charts render', { skip }, async () => {
+test('a fixture model: its open sizes are asked for first; then the summary equals the CLI, table and charts render', { skip }, async () => {
   const page = await openPage();
-  const cli = cliJson(MODEL('transformer_block.onnx'));
+  const cli = cliJson(MODEL('transformer_block.onnx'), ['--hw', 'h100-sxm', '--dim', 'seq=16', '--batch', '1']);
   await loadFile(page, MODEL('transformer_block.onnx'));
+  // seq is symbolic and not set: the page asks, marks it not set, shows no figures
+  const need = page.locator('[data-testid=dims-needed]');
+  await need.waitFor({ state: 'visible', timeout: 20000 });
+  assert.match(await need.textContent(), /transformer_block\.onnx .*\(seq\)/);
+  assert.equal(await page.getAttribute('[data-testid=need-dim-seq]', 'placeholder'), 'not set');
+  assert.equal(await page.getAttribute('[data-testid=need-dim-seq]', 'aria-invalid'), 'true');
+  assert.equal(await summary(page).isVisible(), false);
+  assert.equal(await page.locator('[data-testid=chart-time-roofline]').isVisible(), false);
+  // batch is the one batch control (not a second field), shown as 1
+  assert.equal(await page.locator('[data-testid=dim-batch], [data-testid=need-dim-batch]').count(), 0);
+  assert.equal(await page.getAttribute('[data-testid=batch-input]', 'placeholder'), '1');
+  await page.fill('[data-testid=need-dim-seq]', '16');
+  await page.press('[data-testid=need-dim-seq]', 'Enter');
   await waitLayers(page, cli.layers.length);
+  assert.equal(await need.isVisible(), false);
+  assert.match(await page.textContent('[data-testid=summary-title]'), /^transformer_block\.onnx on /);
   assert.equal(Number(await summary(page).getAttribute('data-time-s')), cli.sol.chosen.time_s);
   assert.ok((await page.locator('[data-testid=layer-table] tbody tr[data-index]').count()) > 10);
   for (const id of ['chart-time-roofline', 'chart-energy-roofline', 'chart-time-based']) {
@@ -180,13 +182,15 @@ test('examples and ?model= URLs (with and without CORS)', { skip }, async () => 
   const nocors = await serve(join(FIXTURES, 'models'));
   try {
     const p2 = await openPage(`${site.url}?model=${encodeURIComponent(cors.url + 'mlp.onnx')}`);
+    await confirmModelUrl(p2);
     await waitLayers(p2, cliJson(MODEL('mlp.onnx')).layers.length);
     assert.match(p2.url(), /model=/);
     await p2.context().close();
     const p3 = await openPage(`${site.url}?model=${encodeURIComponent(nocors.url + 'mlp.onnx')}`);
+    await confirmModelUrl(p3);
     const err = p3.locator('[data-testid=error]');
     await err.waitFor({ state: 'visible', timeout: 20000 });
-    assert.match(await err.textContent(), /CORS/);
+    assert.match(await err.textContent(), /refused by its server \(CORS\).*Access-Control-Allow-Origin.*\[cors_refused\]/);
     // and the page still works afterwards
     await loadFile(p3, MODEL('mlp.onnx'));
     await waitLayers(p3, cliJson(MODEL('mlp.onnx')).layers.length);
@@ -198,8 +202,8 @@ test('examples and ?model= URLs (with and without CORS)', { skip }, async () => 
 });
 
 test('table: filter by op, group by op, click a row selects it in the URL', { skip }, async () => {
-  const page = await openPage();
-  const cli = cliJson(MODEL('transformer_block.onnx'));
+  const page = await openPage(site.url + '#dims=seq%3D8');
+  const cli = cliJson(MODEL('transformer_block.onnx'), ['--hw', 'h100-sxm', '--dim', 'seq=8']);
   await loadFile(page, MODEL('transformer_block.onnx'));
   await waitLayers(page, cli.layers.length);
   const matmuls = cli.layers.filter((l) => l.op === 'MatMul').length;
@@ -219,6 +223,7 @@ test('table: filter by op, group by op, click a row selects it in the URL', { sk
     const e = ch.getDatasetMeta(ds).data[0];
     return { x: e.x, y: e.y, li: ch.data.datasets[ds].data[0].li };
   });
+  await page.locator('[data-testid=chart-time-roofline] canvas').scrollIntoViewIfNeeded();
   const box = await page.locator('[data-testid=chart-time-roofline] canvas').boundingBox();
   await page.mouse.click(box.x + pt.x, box.y + pt.y);
   await page.waitForFunction((li) => location.hash.includes(`sel=${li}`), pt.li);

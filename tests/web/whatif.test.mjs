@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, SITE, NODE_WASM, FIXTURES, serve, CHROMIUM_ARGS, loadNodeCore, browserPrerequisites } from './helpers.mjs';
+import { ROOT, SITE, NODE_WASM, FIXTURES, serve, CHROMIUM_ARGS, loadNodeCore, browserPrerequisites, openPage as open } from './helpers.mjs';
 
 const { chromium, exe, skip } = await browserPrerequisites([[NODE_WASM, 'build-wasm (tools/build-site.sh)']]);
 
@@ -42,16 +42,7 @@ function coreAnswer(model, hwId, extra = {}) {
   return res;
 }
 
-async function openPage(hash) {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
-  const page = await context.newPage();
-  page.problems = [];
-  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
-  await page.goto(hash.startsWith('http') ? hash : `${site.url}#${hash}`);
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
-  return page;
-}
+const openPage = (hash) => open(browser, hash.startsWith('http') ? hash : `${site.url}#${hash}`);
 
 /** Waits until a view finished drawing (data-state on its panel). */
 async function viewDone(page, testid) {
@@ -109,7 +100,8 @@ test('batch sweep: intensity, attainable FLOP/s and critical batch equal the cor
   const page = await openPage('example=transformer_block&hw=h100-sxm&view=sweep&sweep=1-256');
   await viewDone(page, 'sweep-view');
   const batches = [1, 2, 4, 8, 16, 32, 64, 128, 256];
-  const want = coreAnswer('transformer_block.onnx', 'h100-sxm', { study: { kind: 'batch_sweep', batches } }).study;
+  // the example carries seq = 128 (samples/index.json); its batch is the page's one batch control
+  const want = coreAnswer('transformer_block.onnx', 'h100-sxm', { dims: { seq: 128 }, batch: 1, study: { kind: 'batch_sweep', batches } }).study;
   assert.deepEqual(await page.$$eval('[data-testid=sweep-table] tbody tr', (trs) => trs.map((t) => Number(t.dataset.batch))), batches);
   assert.deepEqual(await cellValues(page, 'sweep-table', 'intensity'), want.rows.map((r) => r.intensity));
   assert.deepEqual(await cellValues(page, 'sweep-table', 'attainable_flops_per_s'), want.rows.map((r) => r.attainable_flops_per_s));
@@ -181,12 +173,15 @@ test('profile editor: a figure edited in the form survives a share link (value a
   const field = '[data-testid="pf-memory.0.bandwidth_Bps.value"]';
   await page.waitForSelector(field);
   const bw = profile('h100-sxm').memory[0].bandwidth_Bps.value;
-  assert.equal(Number(await page.inputValue(field)), bw);
-  // not a number: refused in place, nothing applied
+  // edited in GB/s, the unit beside it
+  assert.equal(Number(await page.inputValue(field)), bw / 1e9);
+  assert.equal(await page.locator(field).locator('xpath=..').locator('.pf-unit').textContent(), 'GB/s');
+  // not a number: refused in place, the field marked and named, nothing applied
   await page.fill(field, 'fast');
   await page.press(field, 'Tab');
   assert.equal(await page.getAttribute(field, 'aria-invalid'), 'true');
   assert.equal(await page.getAttribute('[data-testid=profile-status]', 'data-valid'), '0');
+  assert.match(await page.textContent('[data-testid=profile-status]'), /^memory › HBM3 › bandwidth: “fast” is not a number/);
   // a value the core refuses: its message, nothing applied
   await page.fill(field, '-1');
   await page.press(field, 'Tab');
@@ -196,8 +191,9 @@ test('profile editor: a figure edited in the form survives a share link (value a
   const edited = profile('h100-sxm');
   edited.id = 'h100-sxm-custom';
   edited.name = `${edited.name} (edited)`;
-  edited.memory[0].bandwidth_Bps.value = bw / 10;
-  await page.fill(field, String(bw / 10));
+  delete edited.notes;   // the catalogue's notes are not exported
+  edited.memory[0].bandwidth_Bps = { value: bw / 10, source: 'edited in the rooflens page', kind: 'estimated' };
+  await page.fill(field, String(bw / 10 / 1e9));
   await page.press(field, 'Tab');
   await page.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.hw === 'h100-sxm-custom');
   const t1 = Number(await page.getAttribute('[data-testid=summary]', 'data-time-s'));
@@ -212,6 +208,7 @@ test('profile editor: a figure edited in the form survives a share link (value a
   const file = JSON.parse(Buffer.concat(chunks).toString());
   assert.equal(dl.suggestedFilename(), 'h100-sxm-custom.json');
   assert.equal(file.memory[0].bandwidth_Bps.value, bw / 10);
+  assert.equal(file.notes, undefined);
 
   await page.evaluate(() => document.querySelector('[data-testid=copy-link]').removeAttribute('data-link'));
   await page.click('[data-testid=copy-link]');
@@ -225,7 +222,7 @@ test('profile editor: a figure edited in the form survives a share link (value a
   assert.equal(Number(await page2.getAttribute('[data-testid=summary]', 'data-time-s')), t1);
   await page2.click('#custom-hw summary');
   await page2.waitForSelector(field);
-  assert.equal(Number(await page2.inputValue(field)), bw / 10);
+  assert.equal(Number(await page2.inputValue(field)), bw / 10 / 1e9);
   assert.deepEqual(page2.problems, []);
   await page2.context().close();
 });

@@ -1,11 +1,20 @@
-// Chart views (Chart.js, served from vendor/chart.umd.js as a global):
-// time roofline, energy roofline and time-based roofline. Log-log axes with
-// labelled units; layers coloured by op type, sized by their share of time.
+// Chart views (Chart.js, served from vendor/chart.umd.js as a global): time
+// roofline, energy roofline and time-based roofline. Log-log axes clamped to
+// the data and the ceilings in view; layers coloured by op type, sized by
+// their share of time. Layers that land on the same spot (a transformer's
+// repeated blocks) are one point marked ×N. Each chart has an HTML legend
+// (full names; click to show or hide, kept in the link) and its data as a
+// table for screen readers. Every figure drawn is a field of the core's
+// response: nothing is computed here but positions on the page.
 import { eng, shapes } from './format.js';
+import { el } from './dom.js';
+import { headline } from './figures.js';
 
 const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f',
   '#bcbd22', '#17becf', '#393b79', '#637939', '#8c6d31', '#843c39', '#7b4173', '#3182bd'];
 const MEM_COLORS = ['#000', '#8c564b', '#17becf', '#7f7f7f'];
+const TOOLTIP_NAMES = 5;      // layer names listed in a merged point's tooltip
+const MEMBER_LIST_MAX = 500;  // layers listed under a chart for a clicked merged point
 
 export const whiteBackground = {
   id: 'rlBackground',
@@ -15,6 +24,55 @@ export const whiteBackground = {
     ctx.globalCompositeOperation = 'destination-over';
     ctx.fillStyle = '#fff';
     ctx.fillRect(0, 0, chart.width, chart.height);
+    ctx.restore();
+  },
+};
+
+/** Draws text labels at data points without overlap: each label tries the
+ * right, left, above and below of its point and is skipped when all four
+ * would cover a label already drawn or leave the plot (the tooltip and the
+ * data table still name it). options.plugins.rlLabels = [{x, y, text, color,
+ * yAxisID}]. The boxes drawn are kept in chart.$rlLabelBoxes (for tests). */
+export const pointLabels = {
+  id: 'rlLabels',
+  afterDatasetsDraw(chart) {
+    // Read from the raw options: Chart.js would wrap every label in a resolver.
+    const list = chart.config.options?.plugins?.rlLabels;
+    chart.$rlLabelBoxes = [];
+    if (!Array.isArray(list) || !list.length) return;
+    const { ctx, chartArea: a, scales } = chart;
+    ctx.save();
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    const taken = [...(chart.$rlTaken || [])];
+    const free = (r) => r.x >= a.left && r.x + r.w <= a.right && r.y >= a.top && r.y + r.h <= a.bottom &&
+      !taken.some((o) => r.x < o.x + o.w && o.x < r.x + r.w && r.y < o.y + o.h && o.y < r.y + r.h);
+    // Every labelled point and every point the chart draws is taken first,
+    // so a label covers no point (not even the one of another label).
+    const at = list.map((t) => ({ t, px: scales.x.getPixelForValue(t.x), py: scales[t.yAxisID || 'y'].getPixelForValue(t.y) }));
+    chart.data.datasets.forEach((d, i) => {
+      const meta = chart.getDatasetMeta(i);
+      if (meta.hidden || d.rl === 'ceiling' || d.pointRadius === 0) return;
+      for (const e of meta.data) {
+        const r = Math.max(2, (e.options?.radius ?? 3) - 1);
+        if (Number.isFinite(e.x) && Number.isFinite(e.y)) taken.push({ x: e.x - r, y: e.y - r, w: 2 * r, h: 2 * r });
+      }
+    });
+    for (const { t, px, py } of at) {
+      if (!Number.isFinite(px) || !Number.isFinite(py)) continue;
+      const w = ctx.measureText(t.text).width + 2, h = 13, gap = (t.r || 4) + 3;
+      const spots = [{ x: px + gap, y: py - h / 2 }, { x: px - gap - w, y: py - h / 2 },
+        { x: px - w / 2, y: py - gap - h }, { x: px - w / 2, y: py + gap }].map((s) => ({ ...s, w, h }));
+      const spot = spots.find(free);
+      if (!spot) continue;
+      taken.push(spot);
+      chart.$rlLabelBoxes.push({ ...spot, text: t.text });
+      ctx.fillStyle = 'rgba(255,255,255,0.8)';
+      ctx.fillRect(spot.x, spot.y, w, h);
+      ctx.fillStyle = t.color || '#222';
+      ctx.textAlign = 'left';
+      ctx.fillText(t.text, spot.x + 1, spot.y + h / 2);
+    }
     ctx.restore();
   },
 };
@@ -35,12 +93,16 @@ export function logAxis(title, unit, min, max) {
   };
 }
 
-function range(values, padLo = 3, padHi = 3) {
-  const v = values.filter((x) => Number.isFinite(x) && x > 0);
-  if (!v.length) return [1e-3, 1e3];
-  let lo = Math.min(...v) / padLo, hi = Math.max(...v) * padHi;
-  if (hi / lo < 100) { const m = Math.sqrt(hi * lo); lo = m / 10; hi = m * 10; }
-  return [10 ** Math.floor(Math.log10(lo)), 10 ** Math.ceil(Math.log10(hi))];
+/** A log range around the positive values: padded by `pad`, at least
+ * `minDecades` wide, never wider than `maxDecades` below the top. */
+export function logRange(values, { pad = 1.6, minDecades = 1, maxDecades = 8 } = {}) {
+  let lo = Infinity, hi = -Infinity;
+  for (const x of values) if (Number.isFinite(x) && x > 0) { if (x < lo) lo = x; if (x > hi) hi = x; }
+  if (!(hi > 0)) return [1e-3, 1e3];
+  lo /= pad; hi *= pad;
+  if (hi / lo < 10 ** minDecades) { const m = Math.sqrt(hi * lo), f = 10 ** (minDecades / 2); lo = m / f; hi = m * f; }
+  lo = Math.max(lo, hi / 10 ** maxDecades);
+  return [lo, hi];
 }
 
 function logspace(lo, hi, n) {
@@ -53,22 +115,98 @@ export function line(label, data, color, extra = {}) {
     pointRadius: 0, pointHitRadius: 0, fill: false, tension: 0, order: 10, rl: 'ceiling', ...extra };
 }
 
-function minMaxPositive(arr) {
-  let lo = Infinity, hi = -Infinity;
-  for (const x of arr) if (x > 0 && Number.isFinite(x)) { if (x < lo) lo = x; if (x > hi) hi = x; }
-  return [lo, hi];
+const finitePos = (p) => p && p.x > 0 && p.y > 0 && Number.isFinite(p.x) && Number.isFinite(p.y);
+
+/**
+ * A chart as a PNG data URL at twice its size on screen, with a title block
+ * (lines[0] bold) above and the legend below: a picture that says what it
+ * shows when pasted elsewhere.
+ * @param {object} chart a Chart.js chart
+ * @param {{lines: string[], legend?: {label, color, dash?, point?}[]}} info
+ */
+export function chartPng(chart, { lines = [], legend = [] }) {
+  const S = 2;
+  const before = chart.options.devicePixelRatio;
+  chart.options.devicePixelRatio = S;
+  chart.resize();
+  try {
+    const src = chart.canvas;
+    const W = src.width, pad = 10 * S;
+    const out = document.createElement('canvas');
+    const ctx = out.getContext('2d');
+    const font = (px, bold) => `${bold ? '600 ' : ''}${px * S}px system-ui, sans-serif`;
+    // Title lines, wrapped to the width.
+    const wrap = (text, f) => {
+      ctx.font = f;
+      const words = String(text).split(' '), rows = [];
+      let cur = '';
+      for (const w of words) {
+        const next = cur ? `${cur} ${w}` : w;
+        if (ctx.measureText(next).width > W - 2 * pad && cur) { rows.push(cur); cur = w; } else cur = next;
+      }
+      if (cur) rows.push(cur);
+      return rows;
+    };
+    const head = lines.flatMap((t, i) => wrap(t, font(i ? 12 : 15, !i)).map((r) => ({ r, f: font(i ? 12 : 15, !i), h: (i ? 16 : 20) * S })));
+    const headH = pad + head.reduce((s, x) => s + x.h, 0) + (head.length ? 4 * S : 0);
+    // Legend items laid out in rows.
+    ctx.font = font(11);
+    const items = [];
+    let x = pad, y = 0;
+    for (const it of legend) {
+      const w = 22 * S + ctx.measureText(it.label).width + 14 * S;
+      if (x + w > W - pad && x > pad) { x = pad; y += 16 * S; }
+      items.push({ ...it, x, y });
+      x += w;
+    }
+    const legH = legend.length ? y + 16 * S + pad : 0;
+    out.width = W;
+    out.height = headH + src.height + legH;
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, out.width, out.height);
+    ctx.fillStyle = '#111';
+    ctx.textBaseline = 'top';
+    let ty = pad;
+    for (const h of head) { ctx.font = h.f; ctx.fillText(h.r, pad, ty); ty += h.h; }
+    ctx.drawImage(src, 0, headH);
+    ctx.font = font(11);
+    ctx.textBaseline = 'middle';
+    for (const it of items) {
+      const cy = headH + src.height + it.y + 8 * S;
+      ctx.strokeStyle = it.color; ctx.fillStyle = it.color; ctx.lineWidth = 2 * S;
+      if (it.point) { ctx.beginPath(); ctx.arc(it.x + 8 * S, cy, 4 * S, 0, 2 * Math.PI); ctx.fill(); } else {
+        ctx.setLineDash((it.dash || []).map((d) => d * S));
+        ctx.beginPath(); ctx.moveTo(it.x, cy); ctx.lineTo(it.x + 16 * S, cy); ctx.stroke();
+        ctx.setLineDash([]);
+      }
+      ctx.fillStyle = it.hidden ? '#999' : '#222';
+      ctx.fillText(it.label + (it.hidden ? ' (hidden)' : ''), it.x + 22 * S, cy);
+    }
+    return out.toDataURL('image/png');
+  } finally {
+    chart.options.devicePixelRatio = before;
+    chart.resize();
+  }
 }
 
 export class Charts {
-  /** @param {{time: HTMLElement, energy: HTMLElement, timeBased: HTMLElement}} boxes */
+  /**
+   * @param {{time: HTMLElement, energy: HTMLElement, timeBased: HTMLElement}} boxes the <figure>s
+   * @param {{onSelect(index), onLegend(keys)}} hooks
+   */
   constructor(boxes, hooks) {
     this.boxes = boxes;
     this.hooks = hooks;
     this.charts = {};
     this.res = null;
     this.selected = null;
-    this.precColour = {};   // precision name -> colour, from the core's table (setPrecisions)
-    this.extra = [];  // marked points of other views on the time roofline (the LLM panel's phases)
+    this.toggled = new Set();   // legend keys switched from their default visibility
+    this.legends = {};          // chart key -> [{key, label, color, dash, point, hidden, datasetIndex}]
+    this.precColour = {};       // precision name -> colour, from the core's table (setPrecisions)
+    this.extra = [];            // marked points of other views on the time roofline (the LLM panel's phases)
+    for (const [key, box] of Object.entries(boxes)) {
+      box.querySelector('.chart-data')?.addEventListener('toggle', (ev) => { if (ev.target.open) this.fillDataTable(key); });
+    }
   }
 
   /** @param {{name: string, colour: string}[]} list the core's rl_precisions() */
@@ -88,47 +226,84 @@ export class Charts {
   prepare(res) {
     this.res = res;
     const layers = res.layers || [];
-    const tot = layers.reduce((s, l) => s + (l.t || 0), 0) || 1;
+    let tot = 0;
     const opTime = new Map();
-    for (const l of layers) opTime.set(l.op, (opTime.get(l.op) || 0) + (l.t || 0));
+    for (const l of layers) { tot += l.t || 0; opTime.set(l.op, (opTime.get(l.op) || 0) + (l.t || 0)); }
+    tot = tot || 1;
     const ops = [...opTime.keys()].sort((a, b) => opTime.get(b) - opTime.get(a));
     this.opColor = new Map(ops.map((op, i) => [op, PALETTE[i % PALETTE.length]]));
     this.ops = ops;
-    this.radius = (l) => 2.5 + 14 * Math.sqrt((l.t || 0) / tot);
-    this.byIndex = new Map(layers.map((l) => [l.index, l]));
+    this.tot = tot;
+    this.radiusOf = (t) => 2.5 + 14 * Math.sqrt((t || 0) / tot);
+    // Layers come in index order 0…n-1: an array is the map.
+    this.byIndex = layers.every((l, i) => l.index === i) ? { get: (i) => layers[i] } : new Map(layers.map((l) => [l.index, l]));
   }
 
-  /** Scatter datasets, one per op type, from point(l) -> {x, y} | null. */
+  /** Whether a legend entry is shown: its default, unless the user switched it. */
+  shown(key, byDefault = true) { return this.toggled.has(key) ? !byDefault : byDefault; }
+
+  /** Scatter datasets, one per op type, from point(l) -> {x, y} | null.
+   * Layers of one op at the same spot are merged into one point. */
   layerSets(point) {
+    // op -> x -> y -> point: identical layers give bit-identical figures, so
+    // the numbers themselves are the keys (no strings made per layer).
     const per = new Map();
     for (const l of this.res.layers || []) {
       const p = point(l);
-      if (!p || !(p.x > 0) || !(p.y > 0) || !Number.isFinite(p.x) || !Number.isFinite(p.y)) continue;
-      if (!per.has(l.op)) per.set(l.op, []);
-      per.get(l.op).push({ x: p.x, y: p.y, li: l.index, r: this.radius(l) });
+      if (!finitePos(p)) continue;
+      let byX = per.get(l.op);
+      if (!byX) per.set(l.op, (byX = { xs: new Map(), list: [] }));
+      let byY = byX.xs.get(p.x);
+      if (!byY) byX.xs.set(p.x, (byY = new Map()));
+      const pt = byY.get(p.y);
+      if (pt) { pt.members.push(l.index); pt.t += l.t || 0; } else {
+        const q = { x: p.x, y: p.y, li: l.index, members: [l.index], t: l.t || 0 };
+        byY.set(p.y, q);
+        byX.list.push(q);
+      }
     }
-    return this.ops.filter((op) => per.has(op)).map((op) => ({
-      type: 'scatter', label: op, data: per.get(op), rl: 'layers',
-      backgroundColor: this.colorOf(op) + 'b0', borderColor: this.colorOf(op), borderWidth: 0.5,
-      pointRadius: (ctx) => ctx.raw?.r ?? 3, pointHoverRadius: (ctx) => (ctx.raw?.r ?? 3) + 2, order: 1,
-    }));
+    return this.ops.filter((op) => per.has(op)).map((op) => {
+      const data = per.get(op).list;
+      for (const d of data) d.r = this.radiusOf(d.t);
+      const key = `op:${op}`;
+      return {
+        type: 'scatter', label: op, data, rl: 'layers', rlKey: key, hidden: !this.shown(key),
+        backgroundColor: this.colorOf(op) + 'b0', borderColor: this.colorOf(op), borderWidth: 0.5,
+        pointRadius: (ctx) => ctx.raw?.r ?? 3, pointHoverRadius: (ctx) => (ctx.raw?.r ?? 3) + 2, order: 1,
+      };
+    });
+  }
+
+  /** "×N" labels of the merged points in view. */
+  countLabels(sets) {
+    const out = [];
+    for (const s of sets) {
+      if (s.rl !== 'layers' || s.hidden) continue;
+      for (const d of s.data) if (d.members.length > 1) out.push({ x: d.x, y: d.y, r: d.r, text: `×${d.members.length}`, color: '#222' });
+    }
+    return out.sort((a, b) => b.text.length - a.text.length || b.r - a.r);
   }
 
   tooltip(unitsFor) {
     return {
+      filter: (_it, i) => i === 0,   // one point's tooltip, not a stack of them
       callbacks: {
         title: (items) => {
-          const it = items[0];
-          const raw = it?.raw;
+          const raw = items[0]?.raw;
+          if (raw?.members?.length > 1) return `${raw.members.length} identical ${this.byIndex.get(raw.li)?.op} layers`;
           if (raw && raw.li !== undefined) return this.byIndex.get(raw.li)?.name ?? '';
-          return it?.dataset?.label ?? '';
+          return items[0]?.dataset?.label ?? '';
         },
         label: (it) => {
           const raw = it.raw;
           if (raw && raw.li !== undefined) {
             const l = this.byIndex.get(raw.li);
+            const n = raw.members?.length || 1;
+            const names = n > 1 ? [...raw.members.slice(0, TOOLTIP_NAMES).map((i) => `• ${this.byIndex.get(i)?.name}`.slice(0, 90)),
+              ...(n > TOOLTIP_NAMES ? [`+${n - TOOLTIP_NAMES} more (click to list them all)`] : [])] : [];
             return [
-              `op: ${l.op}${l.domain ? ' (' + l.domain + ')' : ''}`,
+              ...names,
+              `op: ${l.op}${l.domain ? ' (' + l.domain + ')' : ''}${n > 1 ? ', each:' : ''}`,
               `in: ${shapes(l.inputs)}`.slice(0, 160),
               `out: ${shapes(l.outputs)}`.slice(0, 160),
               `FLOPs: ${eng(l.flops, 'FLOP')}   bytes: ${eng(l.bytes, 'B')}`,
@@ -144,7 +319,7 @@ export class Charts {
     };
   }
 
-  options(x, y, tooltipExtra) {
+  options(key, x, y, tooltipExtra) {
     return {
       animation: false,
       responsive: true,
@@ -154,14 +329,17 @@ export class Charts {
       interaction: { mode: 'nearest', intersect: true },
       scales: { x, y },
       plugins: {
-        legend: { position: 'right', labels: { boxWidth: 12, font: { size: 11 },
-          filter: (item, data) => !data.datasets[item.datasetIndex].rlNoLegend } },
+        legend: { display: false },   // the HTML legend under the chart
         tooltip: this.tooltip(tooltipExtra),
       },
       onClick: (_ev, els, chart) => {
         for (const e of els) {
           const raw = chart.data.datasets[e.datasetIndex].data[e.index];
-          if (raw && raw.li !== undefined) { this.hooks.onSelect?.(raw.li); return; }
+          if (raw && raw.li !== undefined) {
+            this.showMembers(key, raw.members?.length > 1 ? raw.members : null);
+            this.hooks.onSelect?.(raw.li);
+            return;
+          }
         }
       },
       onHover: (ev, els) => {
@@ -171,32 +349,119 @@ export class Charts {
     };
   }
 
+  /** Under a chart, the layers of a clicked merged point, each selectable. */
+  showMembers(key, members) {
+    const box = this.boxes[key].querySelector('.point-members');
+    if (!box) return;
+    box.textContent = '';
+    box.hidden = !members;
+    if (!members) return;
+    const first = this.byIndex.get(members[0]);
+    box.appendChild(el('p', `This point is ${members.length} ${first?.op} layers with the same figures. Select one:`));
+    const ul = el('ul');
+    for (const i of members.slice(0, MEMBER_LIST_MAX)) {
+      const li = el('li');
+      const b = el('button', this.byIndex.get(i)?.name || `#${i}`, { type: 'button', 'data-layer': String(i) });
+      b.addEventListener('click', () => this.hooks.onSelect?.(i));
+      li.appendChild(b);
+      ul.appendChild(li);
+    }
+    box.appendChild(ul);
+    if (members.length > MEMBER_LIST_MAX) box.appendChild(el('p', `…and ${members.length - MEMBER_LIST_MAX} more: filter the table by op type to see them all.`));
+    const close = el('button', 'Close the list', { type: 'button', class: 'link' });
+    close.addEventListener('click', () => this.showMembers(key, null));
+    box.appendChild(close);
+  }
+
   markerSet(point, label = 'selected') {
     const l = this.selected !== null ? this.byIndex.get(this.selected) : null;
     const p = l ? point(l) : null;
-    const ok = p && p.x > 0 && p.y > 0 && Number.isFinite(p.x) && Number.isFinite(p.y);
-    return { type: 'scatter', label, rl: 'selected', rlNoLegend: true, order: 0,
+    const ok = finitePos(p);
+    return { type: 'scatter', label, rl: 'selected', order: 0,
       data: ok ? [{ x: p.x, y: p.y, li: l.index }] : [],
-      pointStyle: 'circle', pointRadius: l ? this.radius(l) + 5 : 0, borderColor: '#000', borderWidth: 2.5,
+      pointStyle: 'circle', pointRadius: l ? this.radiusOf(l.t) + 5 : 0, borderColor: '#000', borderWidth: 2.5,
       backgroundColor: 'rgba(0,0,0,0)' };
+  }
+
+  /** The whole-model star. */
+  starSet(x, y, note) {
+    return { type: 'scatter', label: 'whole model', rl: 'model', rlKey: 'model:star', hidden: !this.shown('model:star'), order: 0,
+      data: x > 0 && y > 0 ? [{ x, y, note }] : [],
+      pointStyle: 'star', pointRadius: 12, borderColor: '#000', backgroundColor: '#ffd700', borderWidth: 2 };
   }
 
   draw(key, config) {
     const box = this.boxes[key];
-    let canvas = box.querySelector('canvas');
-    if (this.charts[key]) { this.charts[key].destroy(); delete this.charts[key]; }
+    const canvas = box.querySelector('canvas');
     const msg = box.querySelector('.chart-msg');
-    if (!config) { canvas.hidden = true; return; }
+    this.showMembers(key, null);
+    const data = box.querySelector('.chart-data');
+    if (data) { data.open = false; data.querySelector('table')?.replaceChildren(); }
+    if (!config) {
+      if (this.charts[key]) { this.charts[key].destroy(); delete this.charts[key]; }
+      canvas.hidden = true; this.renderLegend(key, []); box.dataset.state = 'empty'; return;
+    }
     canvas.hidden = false;
     if (msg) msg.textContent = '';
-    config.plugins = [whiteBackground];
-    this.charts[key] = new globalThis.Chart(canvas, config);
+    config.options.plugins.rlLabels = this.countLabels(config.data.datasets);
+    const ch = this.charts[key];
+    if (ch) {
+      // Re-use the chart (a new one costs its layout and listeners again):
+      // a hardware or precision switch only swaps data and scales.
+      ch.data = config.data;
+      ch.options = config.options;
+      ch.update('none');
+    } else {
+      config.plugins = [whiteBackground, pointLabels];
+      this.charts[key] = new globalThis.Chart(canvas, config);
+    }
+    this.renderLegend(key, config.data.datasets);
+    box.dataset.state = 'drawn';
+  }
+
+  /** The HTML legend of a chart: one toggle button per named dataset. */
+  renderLegend(key, sets) {
+    const box = this.boxes[key].querySelector('.legend');
+    if (!box) return;
+    box.textContent = '';
+    this.legends[key] = [];
+    // Ceilings of precisions the model does not use are tucked under "more".
+    const moreSets = sets.filter((s) => s.rlKey && s.rlMore);
+    let more = null;
+    if (moreSets.length) {
+      more = el('details', null, { class: 'legend-more' });
+      more.appendChild(el('summary', `Ceilings of other precisions (${moreSets.length})`));
+      more.open = moreSets.some((s) => !s.hidden);
+    }
+    sets.forEach((s, i) => {
+      if (!s.rlKey) return;
+      const entry = { key: s.rlKey, label: s.label, color: s.borderColor, dash: s.borderDash, point: s.type === 'scatter', hidden: !!s.hidden, datasetIndex: i };
+      if (!(s.rlMore && s.hidden)) this.legends[key].push(entry);   // the PNG lists what is drawn
+      const b = el('button', null, { type: 'button', class: 'legend-item', 'aria-pressed': String(!s.hidden), 'data-key': s.rlKey,
+        title: s.hidden ? 'hidden: click to show' : 'click to hide' });
+      const sw = el('span', null, { class: `swatch${entry.point ? ' point' : ''}${s.borderDash?.length ? ' dashed' : ''}`, 'aria-hidden': 'true' });
+      sw.style.setProperty('--c', s.rl === 'model' ? '#ffd700' : s.borderColor);
+      b.appendChild(sw);
+      b.appendChild(el('span', s.label, { class: 'legend-label' }));
+      b.addEventListener('click', () => {
+        if (this.toggled.has(s.rlKey)) this.toggled.delete(s.rlKey); else this.toggled.add(s.rlKey);
+        this.hooks.onLegend?.([...this.toggled]);
+        if (this.res) this.update(this.res);
+        this.boxes[key].querySelector(`.legend button[data-key="${CSS.escape(s.rlKey)}"]`)?.focus();
+      });
+      (s.rlMore ? more : box).appendChild(b);
+    });
+    if (more) box.appendChild(more);
   }
 
   message(key, text) {
-    const box = this.boxes[key];
-    const msg = box.querySelector('.chart-msg');
+    const msg = this.boxes[key].querySelector('.chart-msg');
     if (msg) msg.textContent = text;
+  }
+
+  clear() {
+    for (const key of Object.keys(this.boxes)) this.draw(key, null);
+    this.res = null;
   }
 
   update(res) {
@@ -215,50 +480,47 @@ export class Charts {
     const comps = ro.ceilings.compute.filter((c) => c.flops > 0);
     const used = new Set((res.layers || []).map((l) => l.precision));
     used.add(ro.precision);
-    const layers = res.layers || [];
-    const [xlo, xhi] = range([...layers.map((l) => l.intensity), ro.time_balance, ro.ridge_vector,
-      ro.model_point?.intensity, ...this.extra.map((p) => p.intensity)], 10, 10);
-    const peakMax = Math.max(...comps.map((c) => c.flops));
-    const extra = this.extraTimeSets?.() || []; // measured points (measured.js), drawn beside the predicted ones
-    const ys = [...layers.map((l) => (l.t > 0 ? l.flops / l.t : 0)), ...this.extra.map((p) => p.flops_per_s),
-      ...extra.flatMap((d) => d.data.map((p) => p.y))];
-    const [ylo0] = minMaxPositive([...ys, ...comps.map((c) => c.flops), mems[0] ? mems[0].bandwidth_Bps * xlo : 0]);
-    const [ylo, yhi] = [10 ** Math.floor(Math.log10(Math.max(ylo0 / 3, peakMax * 1e-9))), 10 ** Math.ceil(Math.log10(peakMax * 3))];
     const sets = [];
     for (const c of comps) {
-      const main = c.precision === ro.precision;
-      sets.push(line(`${c.precision} ${c.unit} ${eng(c.flops, 'FLOP/s')}`, [{ x: xlo, y: c.flops }, { x: xhi, y: c.flops }],
-        this.precColour[c.precision] || '#444', { borderDash: c.unit === 'vector' ? [5, 4] : [], borderWidth: main ? 2.5 : 1.2,
-          hidden: !used.has(c.precision) }));
+      const key = `peak:${c.precision}-${c.unit}`;
+      sets.push(line(`${c.precision} ${c.unit} peak ${eng(c.flops, 'FLOP/s')}`, [], this.precColour[c.precision] || '#444',
+        { borderDash: c.unit === 'vector' ? [5, 4] : [], borderWidth: c.precision === ro.precision ? 2.5 : 1.2,
+          rlKey: key, hidden: !this.shown(key, used.has(c.precision)), rlPeak: c.flops, rlMore: !used.has(c.precision) }));
     }
-    // Memory ceilings meet the highest compute ceiling shown (the used
-    // precisions), not a precision the model never runs in.
-    const shownPeaks = comps.filter((c) => used.has(c.precision)).map((c) => c.flops);
-    const peakShown = shownPeaks.length ? Math.max(...shownPeaks) : peakMax;
-    // One ceiling per memory level: the first is the level the model's
-    // traffic is charged to; faster levels show how much a layer whose data
-    // stayed there could gain. Each ends where it meets the highest peak.
     mems.forEach((m, i) => {
-      const xEnd = Math.min(xhi, peakShown / m.bandwidth_Bps);
+      const key = `mem:${i}`;
       const cap = m.capacity_bytes > 0 ? ` (${eng(m.capacity_bytes, 'B')})` : '';
-      sets.push(line(`${m.name} ${eng(m.bandwidth_Bps, 'B/s')}${cap}`, [{ x: xlo, y: m.bandwidth_Bps * xlo }, { x: xEnd, y: m.bandwidth_Bps * xEnd }],
-        MEM_COLORS[i % MEM_COLORS.length], { borderWidth: i === 0 ? 2.5 : 1.2, borderDash: i === 0 ? [] : [2, 3],
-          rlMemory: m.name, rlBandwidth: m.bandwidth_Bps, order: 5 })); // listed before the compute ceilings
+      sets.push(line(`${m.name} ${eng(m.bandwidth_Bps, 'B/s')}${cap}`, [], MEM_COLORS[i % MEM_COLORS.length],
+        { borderWidth: i === 0 ? 2.5 : 1.2, borderDash: i === 0 ? [] : [2, 3], rlKey: key, hidden: !this.shown(key),
+          rlMemory: m.name, rlBandwidth: m.bandwidth_Bps, order: 5 }));
     });
-    sets.push(...this.layerSets(this.timePoint));
-    const mp = ro.model_point;
-    sets.push({ type: 'scatter', label: 'whole model', rl: 'model', order: 0,
-      data: mp && mp.intensity > 0 && mp.flops_per_s > 0 ? [{ x: mp.intensity, y: mp.flops_per_s, note: `whole model: ${eng(mp.intensity, 'FLOP/B')}, ${eng(mp.flops_per_s, 'FLOP/s')}` }] : [],
-      pointStyle: 'star', pointRadius: 12, borderColor: '#000', backgroundColor: '#ffd700', borderWidth: 2 });
-    this.extra.forEach((p, i) => sets.push({ type: 'scatter', label: p.label, rl: 'extra', order: 0,
+    const layerSets = this.layerSets(this.timePoint);
+    const mp = ro.model_point, hl = headline(res);
+    const star = this.starSet(mp?.intensity, mp?.flops_per_s,
+      `whole model: ${eng(mp?.intensity, 'FLOP/B')}, ${eng(mp?.flops_per_s, 'FLOP/s')}; predicted time ${eng(hl.time_s, 's')}`);
+    // Points of other views: the LLM panel's phases, a measured profile's kernels (measured.js).
+    const extraSets = this.extra.map((p, i) => ({ type: 'scatter', label: p.label, rl: 'extra', order: 0,
       data: p.intensity > 0 && p.flops_per_s > 0 ? [{ x: p.intensity, y: p.flops_per_s, note: p.note }] : [],
       pointStyle: i ? 'triangle' : 'rectRot', pointRadius: 10, borderColor: '#000', borderWidth: 1.5,
       backgroundColor: i ? '#2ca02c' : '#d62728' }));
-    sets.push(...extra);
-    sets.push(this.markerSet(this.timePoint));
+    extraSets.push(...(this.extraTimeSets?.() || []));
+    // Axes: the points and the ridge points of the ceilings in view.
+    const pts = [...layerSets, star, ...extraSets].filter((s) => !s.hidden).flatMap((s) => s.data);
+    const peaks = sets.filter((s) => s.rlPeak && !s.hidden).map((s) => s.rlPeak);
+    const bws = sets.filter((s) => s.rlBandwidth && !s.hidden).map((s) => s.rlBandwidth);
+    const peakTop = peaks.length ? Math.max(...peaks) : Math.max(...comps.map((c) => c.flops), 1);
+    const [xlo, xhi] = logRange([...pts.map((p) => p.x), ...bws.map((b) => peakTop / b)], { pad: 2, minDecades: 2, maxDecades: 9 });
+    const [ylo, yhi] = logRange([...pts.map((p) => p.y), ...peaks, ...bws.map((b) => Math.min(peakTop, b * xlo))],
+      { pad: 1.6, minDecades: 1, maxDecades: 9 });
+    for (const s of sets) {
+      if (s.rlPeak) s.data = [{ x: xlo, y: s.rlPeak }, { x: xhi, y: s.rlPeak }];
+      else { const xEnd = Math.min(xhi, peakTop / s.rlBandwidth); s.data = [{ x: xlo, y: s.rlBandwidth * xlo }, { x: xEnd, y: s.rlBandwidth * xEnd }]; }
+    }
+    // Memory ceilings first in the legend, then the peaks.
+    sets.sort((a, b) => (b.rlMemory ? 1 : 0) - (a.rlMemory ? 1 : 0));
     this.draw('time', {
-      data: { datasets: sets },
-      options: this.options(logAxis('Arithmetic intensity (FLOP/B)', '', xlo, xhi),
+      data: { datasets: [...sets, ...layerSets, star, ...extraSets, this.markerSet(this.timePoint)] },
+      options: this.options('time', logAxis('Arithmetic intensity (FLOP/B)', '', xlo, xhi),
         logAxis('Attainable performance (FLOP/s)', 'FLOP/s', ylo, yhi),
         (raw) => [`intensity: ${eng(raw.x, 'FLOP/B')}   perf: ${eng(raw.y, 'FLOP/s')}`]),
     });
@@ -273,36 +535,34 @@ export class Charts {
       this.message('energy', 'This hardware profile has no energy figures (flop_j, byte_j, static_w).');
       return;
     }
-    const layers = res.layers || [];
     const bw = res.hardware.bandwidth_Bps, peak = ro.peak_matrix_flops;
     const eF = ro.flop_j, eB = ro.byte_j, sW = ro.static_w || 0;
-    const [xlo, xhi] = range([...layers.map((l) => l.intensity), ro.time_balance, ro.energy_balance,
-      ro.energy_balance_no_static], 10, 10);
+    const layerSets = this.layerSets(this.energyPoint);
+    const mp = ro.model_point, hl = headline(res);
+    const star = this.starSet(mp?.intensity, mp?.flop_per_j, `whole model: ${eng(mp?.flop_per_j, 'FLOP/J')}; energy ${eng(hl.energy_j, 'J')}`);
+    const pts = [...layerSets, star].filter((s) => !s.hidden).flatMap((s) => s.data);
+    const top = ro.peak_flop_per_j_no_static;
+    const balances = [['time', `time balance ${eng(ro.time_balance, 'FLOP/B')}`, ro.time_balance, '#1f77b4'],
+      ['energy', `energy balance ${eng(ro.energy_balance, 'FLOP/B')}`, ro.energy_balance, '#d62728'],
+      ['energy-nostatic', `energy balance without static power ${eng(ro.energy_balance_no_static, 'FLOP/B')}`, ro.energy_balance_no_static, '#ff7f0e']]
+      .filter(([, , x]) => x > 0);
+    const [xlo, xhi] = logRange([...pts.map((p) => p.x), ...balances.map((b) => b[2])], { pad: 2, minDecades: 2, maxDecades: 9 });
+    // The roof: the inverse of the energy per FLOP the profile gives (flop_j,
+    // byte_j per byte, static power over the roofline time) - the curve of
+    // docs/model.md drawn across the view.
     const xs = logspace(xlo, xhi, 80);
     const withStatic = xs.map((x) => ({ x, y: 1 / (eF + eB / x + sW * Math.max(1 / peak, 1 / (bw * x))) }));
     const noStatic = xs.map((x) => ({ x, y: 1 / (eF + eB / x) }));
-    const ys = layers.map((l) => (l.energy_j > 0 ? l.flops / l.energy_j : 0));
-    const [ylo0] = minMaxPositive([...ys, withStatic[0].y]);
-    const top = ro.peak_flop_per_j_no_static;
-    const ylo = 10 ** Math.floor(Math.log10(Math.max(ylo0 / 3, top * 1e-9)));
-    const yhi = 10 ** Math.ceil(Math.log10(top * 3));
-    const vline = (label, x, color, dash) => line(label, [{ x, y: ylo }, { x, y: yhi }], color, { borderDash: dash, borderWidth: 1.2 });
+    const [ylo, yhi] = logRange([...pts.map((p) => p.y), top, withStatic[0].y], { pad: 1.6, minDecades: 1, maxDecades: 9 });
     const sets = [
-      line(`energy roof with static power (peak ${eng(ro.peak_flop_per_j, 'FLOP/J')})`, withStatic, '#000', { borderWidth: 2.5 }),
-      line(`energy roof without static power (peak ${eng(top, 'FLOP/J')})`, noStatic, '#666', { borderDash: [6, 4] }),
-      vline(`time balance ${eng(ro.time_balance, 'FLOP/B')}`, ro.time_balance, '#1f77b4', [2, 3]),
-      vline(`energy balance ${eng(ro.energy_balance, 'FLOP/B')}`, ro.energy_balance, '#d62728', [2, 3]),
-      vline(`energy balance, no static ${eng(ro.energy_balance_no_static, 'FLOP/B')}`, ro.energy_balance_no_static, '#ff7f0e', [2, 3]),
-      ...this.layerSets(this.energyPoint),
+      line(`energy roof with static power (peak ${eng(ro.peak_flop_per_j, 'FLOP/J')})`, withStatic, '#000', { borderWidth: 2.5, rlKey: 'roof:static', hidden: !this.shown('roof:static') }),
+      line(`energy roof without static power (peak ${eng(top, 'FLOP/J')})`, noStatic, '#666', { borderDash: [6, 4], rlKey: 'roof:nostatic', hidden: !this.shown('roof:nostatic') }),
+      ...balances.map(([k, label, x, color]) => line(label, [{ x, y: ylo }, { x, y: yhi }], color,
+        { borderDash: [2, 3], borderWidth: 1.2, rlKey: `balance:${k}`, hidden: !this.shown(`balance:${k}`) })),
     ];
-    const mp = ro.model_point;
-    sets.push({ type: 'scatter', label: 'whole model', rl: 'model', order: 0,
-      data: mp && mp.intensity > 0 && mp.flop_per_j > 0 ? [{ x: mp.intensity, y: mp.flop_per_j, note: `whole model: ${eng(mp.flop_per_j, 'FLOP/J')}` }] : [],
-      pointStyle: 'star', pointRadius: 12, borderColor: '#000', backgroundColor: '#ffd700', borderWidth: 2 });
-    sets.push(this.markerSet(this.energyPoint));
     this.draw('energy', {
-      data: { datasets: sets },
-      options: this.options(logAxis('Arithmetic intensity (FLOP/B)', '', xlo, xhi),
+      data: { datasets: [...sets, ...layerSets, star, this.markerSet(this.energyPoint)] },
+      options: this.options('energy', logAxis('Arithmetic intensity (FLOP/B)', '', xlo, xhi),
         logAxis('Energy efficiency (FLOP/J)', 'FLOP/J', ylo, yhi),
         (raw) => [`efficiency W/E: ${eng(raw.y, 'FLOP/J')}`]),
     });
@@ -312,29 +572,65 @@ export class Charts {
     const res = this.res;
     const layers = res.layers || [];
     const launch = res.hardware.launch_overhead_s || 0;
-    const [lo0, hi0] = minMaxPositive([...layers.map((l) => l.t_compute), ...layers.map((l) => l.t_memory), launch]);
-    if (!Number.isFinite(lo0)) { this.draw('timeBased', null); this.message('timeBased', 'No layer has a compute or memory time.'); return; }
-    const floor = lo0 / 3;
-    const lo = 10 ** Math.floor(Math.log10(floor)), hi = 10 ** Math.ceil(Math.log10(hi0 * 3));
-    const pt = (l) => ((l.t_compute > 0 || l.t_memory > 0) ? { x: Math.max(l.t_compute, floor), y: Math.max(l.t_memory, floor) } : null);
+    const vals = [];
+    for (const l of layers) { if (l.t_compute > 0) vals.push(l.t_compute); if (l.t_memory > 0) vals.push(l.t_memory); }
+    if (!vals.length) { this.draw('timeBased', null); this.message('timeBased', 'No layer has a compute or memory time.'); return; }
+    // Both axes share one range: the layers' times and the launch overhead,
+    // at most 6 decades below the largest (smaller times sit on the edge).
+    const [lo, hi] = logRange([...vals, launch], { pad: 1.6, minDecades: 2, maxDecades: 6 });
+    const edge = lo * 1.15;
+    const pt = (l) => ((l.t_compute > 0 || l.t_memory > 0) ? { x: Math.max(l.t_compute, edge), y: Math.max(l.t_memory, edge) } : null);
     this.timeBasedPoint = pt;
-    const sets = [line('t compute = t memory (balance)', [{ x: lo, y: lo }, { x: hi, y: hi }], '#000', { borderWidth: 2 })];
-    for (let e = Math.ceil(Math.log10(lo)) + 1; e <= Math.floor(Math.log10(hi)); e++) {
-      const T = 10 ** e;
-      sets.push(line(`isochrone ${eng(T, 's', 1)}`, [{ x: lo, y: T }, { x: T, y: T }, { x: T, y: lo }], '#bbb',
-        { borderDash: [3, 3], borderWidth: 1, rlNoLegend: e !== Math.floor(Math.log10(hi)) }));
+    const sets = [line('t compute = t memory (balance)', [{ x: lo, y: lo }, { x: hi, y: hi }], '#000', { borderWidth: 2, rlKey: 'tb:balance', hidden: !this.shown('tb:balance') })];
+    const iso = [];
+    for (let e = Math.ceil(Math.log10(lo)); e <= Math.floor(Math.log10(hi)); e++) iso.push(10 ** e);
+    if (iso.length) {
+      sets.push(line(`isochrones (${eng(iso[0], 's', 1)} … ${eng(iso.at(-1), 's', 1)}, a decade apart)`,
+        iso.flatMap((T) => [{ x: lo, y: T }, { x: T, y: T }, { x: T, y: lo }, { x: NaN, y: NaN }]), '#bbb',
+        { borderDash: [3, 3], borderWidth: 1, spanGaps: false, rlKey: 'tb:iso', hidden: !this.shown('tb:iso') }));
     }
     if (launch > 0) {
       sets.push(line(`launch overhead ${eng(launch, 's')}`, [{ x: lo, y: launch }, { x: launch, y: launch }, { x: launch, y: lo }, { x: lo, y: lo }],
-        '#d62728', { fill: true, backgroundColor: 'rgba(214,39,40,0.10)', borderWidth: 1.5 }));
+        '#d62728', { fill: true, backgroundColor: 'rgba(214,39,40,0.10)', borderWidth: 1.5, rlKey: 'tb:launch', hidden: !this.shown('tb:launch') }));
     }
-    sets.push(...this.layerSets(pt));
-    sets.push(this.markerSet(pt));
     this.draw('timeBased', {
-      data: { datasets: sets },
-      options: this.options(logAxis('Compute time t_compute (s)', 's', lo, hi), logAxis('Memory time t_memory (s)', 's', lo, hi),
+      data: { datasets: [...sets, ...this.layerSets(pt), this.markerSet(pt)] },
+      options: this.options('timeBased', logAxis('Compute time t_compute (s)', 's', lo, hi), logAxis('Memory time t_memory (s)', 's', lo, hi),
         (raw) => [`t_compute: ${eng(this.byIndex.get(raw.li).t_compute, 's')}   t_memory: ${eng(this.byIndex.get(raw.li).t_memory, 's')}`]),
     });
+  }
+
+  /** The chart's data as a table (its text alternative), built when opened. */
+  fillDataTable(key) {
+    const ch = this.charts[key];
+    const table = this.boxes[key].querySelector('.chart-data table');
+    if (!table) return;
+    table.textContent = '';
+    if (!ch) return;
+    const [xt, yt] = [ch.options.scales.x.title.text, ch.options.scales.y.title.text];
+    table.appendChild(el('caption', `${this.boxes[key].querySelector('figcaption .title')?.textContent || ''}: every point and line of the chart`));
+    const hr = table.createTHead().insertRow();
+    for (const h of ['Series', 'Layers', xt, yt]) hr.appendChild(el('th', h, { scope: 'col' }));
+    const body = table.createTBody();
+    for (const s of ch.data.datasets) {
+      if (s.rl === 'selected' || !s.data.length) continue;
+      if (s.rl === 'ceiling') {
+        const tr = body.insertRow();
+        tr.appendChild(el('th', s.label + (s.hidden ? ' (hidden)' : ''), { scope: 'row' }));
+        tr.appendChild(el('td', 'line'));
+        tr.appendChild(el('td', `${eng(s.data[0].x)} … ${eng(s.data.at(-1).x)}`));
+        tr.appendChild(el('td', `${eng(s.data[0].y)} … ${eng(s.data.at(-1).y)}`));
+        continue;
+      }
+      for (const d of s.data) {
+        const tr = body.insertRow();
+        tr.appendChild(el('th', s.label + (s.hidden ? ' (hidden)' : ''), { scope: 'row' }));
+        const n = d.members?.length || 1;
+        tr.appendChild(el('td', d.li === undefined ? 'whole model' : n > 1 ? `${n} layers (${this.byIndex.get(d.li)?.name} …)` : this.byIndex.get(d.li)?.name));
+        tr.appendChild(el('td', eng(d.x)));
+        tr.appendChild(el('td', eng(d.y)));
+      }
+    }
   }
 
   /** Marks a layer in every chart. */
@@ -350,5 +646,9 @@ export class Charts {
     }
   }
 
-  png(key) { return this.charts[key]?.toBase64Image('image/png', 1) ?? null; }
+  /** PNG of a chart at 2x with a title block and its legend. */
+  png(key, lines) {
+    const ch = this.charts[key];
+    return ch ? chartPng(ch, { lines, legend: this.legends[key] || [] }) : null;
+  }
 }

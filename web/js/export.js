@@ -1,8 +1,8 @@
 // Exports: CSV of the layer rows, the full JSON response, a Markdown summary,
 // PNG of a chart. Pure functions plus a download helper.
-import { COLUMNS } from './table.js';
-import { eng, shapes } from './format.js';
-import { headline, solRows } from './headline.js';
+import { COLUMNS } from './columns.js';
+import { eng, shapes, pct } from './format.js';
+import { headline, boundLabel } from './figures.js';
 
 function csvField(v) {
   if (v === undefined || v === null) return '';
@@ -25,34 +25,75 @@ export function toCSV(layers) {
 // start a heading or a table row of its own, so they become spaces.
 function mdEscape(s) { return String(s).replace(/[\r\n\u2028\u2029]+/g, ' ').replace(/[|\\`*_[\]<>#]/g, (c) => '\\' + c); }
 
-export function toMarkdown(res, link) {
-  const m = res.model, t = res.totals, hw = res.hardware, h = headline(res);
+const TOP_LAYERS = 10;
+const MAX_WARNINGS = 20;
+
+/** The dims the analysis used, as "batch=1 (batch), seq=128 (you)". */
+export function dimsText(res) {
+  const src = { user: 'set', batch: 'batch', default: 'not set' };
+  const d = Object.entries(res.model?.dims || {});
+  return d.length ? d.map(([k, v]) => `${k}=${v.value}${src[v.source] ? ` (${src[v.source]})` : ''}`).join(', ') : 'none (all shapes fixed)';
+}
+
+/** "; batch N (scaled)" when the core applied the batch by scaling a
+ * fixed-batch model (a batch that set a symbolic dim is already in dimsText). */
+export function batchNote(res) {
+  const o = res.options || {};
+  if (!o.batch || o.batch_applied !== 'scaled') return '';
+  return `; batch ${o.batch} (the fixed-batch model scaled from batch ${o.batch_base ?? 1})`;
+}
+
+/**
+ * A review comment: what was analysed (file, device and mode, precision,
+ * dims), the headline with its bounds, the ten slowest layers, the warnings
+ * and the link.
+ * @param {object} res the core's response
+ * @param {{file: string, link: string|null, localFile: boolean}} where
+ *   link: the share link; localFile: the model was a local file, so the
+ *   link opens the settings but needs the file to be dropped again.
+ */
+export function toMarkdown(res, { file = 'model', link = null, localFile = false } = {}) {
+  const m = res.model, t = res.totals, hw = res.hardware, h = headline(res), o = res.options;
   const out = [];
-  out.push(`## rooflens: ${mdEscape(m.name || 'model')} on ${mdEscape(hw.name)}${hw.power_mode ? ' (' + mdEscape(hw.power_mode_name || hw.power_mode) + ')' : ''}`);
+  const mode = hw.power_mode ? `, power mode ${mdEscape(hw.power_mode_name || hw.power_mode)}` : '';
+  out.push(`## rooflens: ${mdEscape(file)} on ${mdEscape(hw.name)}${mode}`);
   out.push('');
-  out.push(`Options: precision ${h.precision}${h.precision !== h.requested_precision ? ` (${h.requested_precision} requested)` : ''}, ${res.options.mode}, SOL ${res.options.sol}, granularity ${res.options.granularity}` +
-    (h.batch ? `, batch ${h.batch}${h.batch_applied === 'scaled' ? ' (scaled)' : ''}` : ''));
+  const prec = h.requested_precision && h.requested_precision !== h.precision
+    ? `${h.precision} (asked for ${h.requested_precision})` : `${h.precision}${o.precision === 'model' ? ' (the model\'s dtypes)' : ''}`;
+  out.push(`- **Precision:** ${mdEscape(prec)}; ${o.mode}; speed-of-light model ${h.model ?? o.sol}, ${h.granularity ?? o.granularity}`);
+  out.push(`- **Dims:** ${mdEscape(dimsText(res))}${batchNote(res)}`);
+  out.push(`- **Predicted time:** ${eng(h.time_s, 's')} (bounds ${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}), ` +
+    `${boundLabel(h.bound)}-bound` + (h.energy_j !== null ? `; energy ${eng(h.energy_j, 'J')}` : '; energy: the profile has no energy figures'));
+  out.push(`- **Model:** ${t.layers} layers, ${eng(m.params)} parameters, ${eng(t.flops, 'FLOP')}, ${eng(t.bytes, 'B')} moved, ` +
+    `intensity ${eng(t.intensity, 'FLOP/B')} (time balance ${eng(res.roofline.time_balance, 'FLOP/B')})` +
+    (h.kernels !== null ? `; ${h.kernels} kernels, launch floor ${eng(h.launch_floor_s, 's')}` : ''));
+  if (t.unsupported_ops?.length) out.push(`- **Unsupported ops:** ${mdEscape(t.unsupported_ops.map((u) => u.op ?? u).join(', '))}`);
   out.push('');
-  out.push('| quantity | value |');
-  out.push('| --- | --- |');
-  const row = (k, v) => out.push(`| ${k} | ${v} |`);
-  row('layers', t.layers);
-  row('parameters', eng(m.params));
-  row('FLOPs', eng(t.flops, 'FLOP'));
-  row('bytes', eng(h.bytes, 'B'));
-  row('arithmetic intensity', eng(h.intensity, 'FLOP/B'));
-  row(`predicted time (${h.model}, ${h.granularity})`, eng(h.time_s, 's'));
-  row('bounds', `${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}`);
-  row('bound', h.bound);
-  row('kernels, launch floor', `${h.kernels}, ${eng(h.launch_floor_s, 's')}`);
-  if (h.energy_j !== null) row('energy', `${eng(h.energy_j, 'J')} (average ${eng(h.avg_power_w, 'W')})`);
-  row('time balance', eng(res.roofline.time_balance, 'FLOP/B'));
-  if (t.unsupported_ops?.length) row('unsupported ops', mdEscape(t.unsupported_ops.map((u) => u.op ?? u).join(', ')));
-  out.push('');
-  out.push('| SOL model | time | bounds | kernels | bound |');
-  out.push('| --- | --- | --- | --- | --- |');
-  for (const r of solRows(res)) out.push(`| ${r.model} | ${eng(r.time_s, 's')} | ${eng(r.lower_bound_s, 's')} … ${eng(r.upper_bound_s, 's')} | ${r.kernels} | ${r.bound} |`);
-  if (link) { out.push(''); out.push(`[Open in rooflens](${link})`); }
+  const layers = res.layers || [];
+  if (layers.length) {
+    const total = layers.reduce((s, l) => s + (l.t || 0), 0);
+    const top = layers.slice().sort((a, b) => (b.t || 0) - (a.t || 0) || (b.bytes || 0) - (a.bytes || 0) || a.index - b.index).slice(0, TOP_LAYERS);
+    out.push(`Slowest ${top.length} of ${layers.length} layers:`);
+    out.push('');
+    out.push('| layer | op | time | share | bound | FLOPs | bytes | intensity |');
+    out.push('| --- | --- | --- | --- | --- | --- | --- | --- |');
+    for (const l of top) {
+      out.push(`| ${mdEscape(l.name || `#${l.index}`)} | ${mdEscape(l.op)} | ${eng(l.t, 's')} | ${pct(total > 0 ? l.t / total : 0)} | ${l.bound ?? '–'} | ` +
+        `${eng(l.flops, 'FLOP')} | ${eng(l.bytes, 'B')} | ${eng(l.intensity, 'FLOP/B')} |`);
+    }
+    out.push('');
+  }
+  const warnings = res.warnings || [];
+  if (warnings.length) {
+    out.push(`Warnings (${warnings.length}):`);
+    out.push('');
+    for (const w of warnings.slice(0, MAX_WARNINGS)) out.push(`- ${w.node ? mdEscape(w.node) + ': ' : ''}${mdEscape(w.message)} (${mdEscape(w.code)})`);
+    if (warnings.length > MAX_WARNINGS) out.push(`- …and ${warnings.length - MAX_WARNINGS} more`);
+    out.push('');
+  }
+  if (link && localFile) out.push(`[Open these settings in rooflens](${link}) — the model was a local file: the link needs ${mdEscape(file)} dropped on the page again.`);
+  else if (link) out.push(`[Open in rooflens](${link})`);
+  else if (localFile) out.push(`The model was a local file (${mdEscape(file)}): there is no link that opens it.`);
   return out.join('\n') + '\n';
 }
 

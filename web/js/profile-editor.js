@@ -5,33 +5,39 @@
 // analyses with a profile the CLI would refuse; the applied profile becomes
 // the state's custom profile (it travels in the share link) and can be
 // downloaded as a JSON file usable with the CLI's --hw FILE.
-import { eng } from './format.js';
 import { download } from './export.js';
+import { el } from './dom.js';
 
-const el = (tag, text, attrs = {}) => {
-  const e = document.createElement(tag);
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  return e;
-};
-
-// Units by key name, for the hint beside a field (the schema is in hw/README.md).
+// The unit a field is edited in, by key name (the profile itself is in SI
+// units, hw/README.md): [pattern, unit shown, SI value of one unit].
 const UNITS = [
-  [/_Bps$/, 'B/s'], [/^bandwidth/, 'B/s'], [/_bytes$/, 'B'], [/_hz$/, 'Hz'], [/_s$/, 's'],
-  [/^flop_j$/, 'J/FLOP'], [/^byte_j$/, 'J/B'], [/_w$/, 'W'], [/^(matrix|vector)$/, 'FLOP/s'],
+  [/_Bps$/, 'GB/s', 1e9], [/^bandwidth/, 'GB/s', 1e9], [/_bytes$/, 'GB', 1e9], [/_hz$/, 'GHz', 1e9], [/_s$/, 'µs', 1e-6],
+  [/^flop_j$/, 'pJ/FLOP', 1e-12], [/^byte_j$/, 'pJ/B', 1e-12], [/_w$/, 'W', 1], [/^(matrix|vector)$/, 'TFLOP/s', 1e12],
 ];
-const unitOf = (key) => (UNITS.find(([re]) => re.test(key)) || [null, ''])[1];
+const unitOf = (key) => {
+  const u = UNITS.find(([re]) => re.test(key));
+  return u ? { unit: u[1], scale: u[2] } : { unit: '', scale: 1 };
+};
+/** A value in its display unit, without binary noise (14.700000000000001). */
+const shown = (v, scale) => String(Number((v / scale).toPrecision(12)));
+
+/** The profile as it is exported (link, download): without the catalogue's
+ * free-text notes, which describe the original device, not the edit. */
+export function exportable(obj) {
+  const { notes: _notes, ...rest } = obj;
+  return rest;
+}
 
 /** The editable number leaves of a profile: [{path: [keys], value, unit}]. */
 export function profileFields(obj) {
   const out = [];
   const walk = (v, path) => {
     if (v === null || typeof v !== 'object') {
-      if (typeof v === 'number' && path.length) out.push({ path, value: v, unit: unitOf(String(path.at(-1))) });
+      if (typeof v === 'number' && path.length) out.push({ path, value: v, ...unitOf(String(path.at(-1))) });
       return;
     }
     if (!Array.isArray(v) && typeof v.value === 'number') {
-      out.push({ path: [...path, 'value'], value: v.value, unit: unitOf(String(path.at(-1))), kind: v.kind, source: v.source });
+      out.push({ path: [...path, 'value'], value: v.value, ...unitOf(String(path.at(-1))), kind: v.kind, source: v.source });
       return;
     }
     for (const [k, x] of Object.entries(v)) walk(x, [...path, Array.isArray(v) ? Number(k) : k]);
@@ -56,10 +62,10 @@ function labelOf(obj, path, skip = 0) {
     if (typeof k === 'number') {
       const item = o[k];
       parts.push(item?.name || item?.id || `#${k + 1}`);
-    } else if (k !== 'overrides') parts.push(k);
+    } else if (k !== 'overrides') parts.push(String(k).replace(/_(Bps|bytes|hz|s|w)$/, ''));   // the unit stands beside the field
     o = o?.[k];
   }
-  return parts.slice(skip).join(' › ');
+  return parts.slice(skip).join(' › ').replace(/_/g, ' ');
 }
 
 const pathKey = (path) => path.join('.');
@@ -89,7 +95,7 @@ export class ProfileEditor {
     this.q('#profile-download').addEventListener('click', () => {
       if (!this.obj) return;
       const name = String(this.obj.id || 'profile').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 64);
-      download(`${name}.json`, JSON.stringify(this.obj, null, 2) + '\n', 'application/json');
+      download(`${name}.json`, JSON.stringify(exportable(this.obj), null, 2) + '\n', 'application/json');
     });
     this.q('#profile-reset').addEventListener('click', () => this.prefill(true));
   }
@@ -115,7 +121,7 @@ export class ProfileEditor {
           id = this.h.catalog.byId.has(base) ? base : this.h.catalog.list[0]?.id;
         }
         const dev = await this.h.catalog.profile(id);
-        p = { ...structuredClone(dev), id: `${dev.id}-custom`, name: `${dev.name} (edited)` };
+        p = { ...exportable(structuredClone(dev)), id: `${dev.id}-custom`, name: `${dev.name} (edited)` };
       }
     } catch (e) { this.h.onError(e, 'Could not load the profile'); return; }
     this.load(p);
@@ -159,39 +165,59 @@ export class ProfileEditor {
       }
       for (const f of fields) {
         const key = pathKey(f.path);
+        const name = labelOf(obj, f.path, g === 'profile' ? 0 : g.startsWith('power mode') ? 2 : 1) || g;
         const l = el('label', null, { title: [f.kind, f.source].filter(Boolean).join(': ') });
-        l.appendChild(el('span', labelOf(obj, f.path, g === 'profile' ? 0 : g.startsWith('power mode') ? 2 : 1), { class: 'pf-name' }));
-        const i = el('input', null, { type: 'text', inputmode: 'decimal', 'data-path': key, 'data-testid': `pf-${key}`, spellcheck: 'false' });
-        i.value = String(f.value);
+        l.appendChild(el('span', name, { class: 'pf-name' }));
+        const i = el('input', null, { type: 'text', inputmode: 'decimal', 'data-path': key, 'data-testid': `pf-${key}`, spellcheck: 'false',
+          'data-scale': String(f.scale), 'data-label': `${g === 'profile' ? '' : g.replace(/_/g, ' ') + ' › '}${name}`, 'aria-describedby': `pf-err-${key}` });
+        i.value = shown(f.value, f.scale);
         l.appendChild(i);
-        l.appendChild(el('span', f.unit ? `${eng(f.value, f.unit)}` : '', { class: 'pf-unit' }));
+        l.appendChild(el('span', f.unit, { class: 'pf-unit' }));
+        l.appendChild(el('span', null, { class: 'pf-error', id: `pf-err-${key}`, role: 'status' }));
         fs.appendChild(l);
       }
       if (fs !== head) form.appendChild(fs);
     }
   }
 
+  /** Marks a field invalid with a message naming it, or clears the mark. */
+  mark(input, message) {
+    const err = this.root.querySelector(`#${CSS.escape(`pf-err-${input.dataset.path}`)}`);
+    if (message) {
+      input.setAttribute('aria-invalid', 'true');
+      if (err) err.textContent = message;
+      this.status(message, true);
+    } else {
+      input.removeAttribute('aria-invalid');
+      if (err) err.textContent = '';
+    }
+  }
+
   async onField(input) {
     const key = input.dataset.path;
     if (!key || !this.obj) return;
+    const label = input.dataset.label || key;
     const next = structuredClone(this.obj);
     if (key === 'id' || key === 'name') next[key] = input.value;
     else {
       const path = key.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k));
-      const v = Number(input.value.trim());
-      if (input.value.trim() === '' || !Number.isFinite(v)) {
-        input.setAttribute('aria-invalid', 'true');
-        this.status(`${labelOf(this.obj, path, 1)}: “${input.value}” is not a number (write e.g. 1.2e12).`, true);
+      const text = input.value.trim().replace(/,/g, '.');
+      const v = Number(text) * Number(input.dataset.scale || 1);
+      if (text === '' || !Number.isFinite(v)) {
+        this.mark(input, `${label}: “${input.value}” is not a number (write e.g. 1.5).`);
         return;
       }
       setPath(next, path, v);
+      // The figure is no longer the catalogue's: say so in its provenance.
+      const leaf = path.at(-1) === 'value' ? path.slice(0, -1) : null;
+      if (leaf) {
+        let o = next;
+        for (const k of leaf) o = o[k];
+        if (o && typeof o === 'object') { o.kind = 'estimated'; o.source = 'edited in the rooflens page'; }
+      }
     }
-    input.removeAttribute('aria-invalid');
-    if (await this.apply(next)) {
-      const unit = input.parentElement.querySelector('.pf-unit');
-      const f = profileFields(next).find((x) => pathKey(x.path) === key);
-      if (unit && f) unit.textContent = f.unit ? eng(f.value, f.unit) : '';
-    }
+    const err = await this.apply(next, label);
+    this.mark(input, err ? `${label}: ${err}` : null);
   }
 
   /** Asks the core whether a profile is valid: null if so, else the error. */
@@ -220,21 +246,26 @@ export class ProfileEditor {
     if (!obj) return;
     this.obj = structuredClone(obj);
     this.renderForm();
-    this.h.onApply(structuredClone(obj));
+    this.h.onApply(structuredClone(exportable(obj)));
     this.status(`Applied: ${obj.name || obj.id}.`);
   }
 
-  /** Validates and applies; the form and text follow. Returns success. */
-  async apply(next) {
+  /** Validates and applies; the form and text follow. Returns null on
+   * success, else why the core refused the change. */
+  async apply(next, label = '') {
     const seq = ++this.checkSeq;
     let err;
     try { err = await this.check(next); } catch (e) { err = e.core || { message: e.message, code: 'internal' }; }
-    if (seq !== this.checkSeq) return false;
-    if (err) { this.status(`The core refuses this change: ${err.message} [${err.code}]${err.where ? ' at ' + err.where : ''}`, true); return false; }
+    if (seq !== this.checkSeq) return 'superseded by a newer change';
+    if (err) {
+      const why = `the core refuses this value: ${err.message} [${err.code}]`;
+      this.status(`${label ? label + ': ' : ''}${why}`, true);
+      return why;
+    }
     this.obj = next;
     this.q('#custom-json').value = JSON.stringify(next, null, 2);
     this.h.onApply(structuredClone(next));
     this.status(`Applied: ${next.name || next.id}.`);
-    return true;
+    return null;
   }
 }

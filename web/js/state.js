@@ -2,14 +2,16 @@
 // (hash). Parsing validates every field; a link is untrusted input, so what
 // is invalid is ignored (the valid parts are kept) and named in a notice.
 import { llmDefaultState, llmToParams, llmFromParams, LLM_PARAM_KEYS } from './llm.js';
+import { COLUMN_KEYS } from './columns.js';
+import { modelUrlProblem } from './url-policy.js';
+
+// Which model URLs a link may name: url-policy.js (the URL box uses the same rule).
+export { modelUrlProblem };
 
 export const MODES = ['inference', 'training'];
 export const SOLS = ['unfused', 'fused', 'fused_prefetched'];
 export const GRANULARITIES = ['intended', 'per_op', 'whole_graph'];
-export const SORT_KEYS = ['index', 'name', 'op', 'domain', 'inputs', 'outputs', 'matrix_flops', 'vector_flops',
-  'flops', 'macs', 'input_bytes', 'weight_bytes', 'output_bytes', 'bytes', 'fused_bytes', 'intensity',
-  't_compute', 't_memory', 't', 'share', 'bound', 'precision', 'energy_j', 'energy_bound', 'bwd_flops',
-  'bwd_bytes', 'known', 'supported', 'note', 'measured_s', 'efficiency', 'recoverable_s'];
+export const SORT_KEYS = COLUMN_KEYS;
 export const DEFAULT_HW = 'h100-sxm';
 
 export function defaultState() {
@@ -29,6 +31,8 @@ export function defaultState() {
     measuredFile: null,    // name of a measured profile attached locally (measured.js; never in the link itself)
     selected: null,        // selected layer index
     sort: { key: 't', dir: 'desc' },
+    cols: null,            // table columns shown, null = the default set (table.js)
+    legend: [],            // legend entries switched from their default visibility (charts.js)
     filterOp: '',
     filterName: '',
     group: false,
@@ -46,6 +50,8 @@ export const VIEWS = ['compare', 'sweep', 'power'];
 export const MAX_COMPARE = 24;
 export const MAX_SWEEP_BATCH = 65536;
 
+const MAX_LEGEND = 64;
+const LEGEND_RE = /^[a-z]+:[^,]{1,96}$/;
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const DIM_RE = /^[^=;]{1,128}$/;
 const MAX_DIM = 1e12;
@@ -117,19 +123,6 @@ export async function decodeProfile(token) {
   return obj;
 }
 
-// Model URLs a link may name: https, or http on this machine (the page's CSP
-// connect-src allows exactly these). No javascript:, data:, blob:, file: or
-// credentials in the URL.
-export function modelUrlProblem(s) {
-  if (s.length > 4096) return 'longer than 4096 characters';
-  let u;
-  try { u = new URL(s); } catch { return 'not a URL'; }
-  const local = u.hostname === 'localhost' || u.hostname === '127.0.0.1';
-  if (!(u.protocol === 'https:' || (u.protocol === 'http:' && local))) return `only https:// URLs can be opened, not ${u.protocol.slice(0, 16)}`;
-  if (u.username || u.password) return 'a URL with a user name or password';
-  return null;
-}
-
 function wholeNumber(s, min, max) {
   if (!/^\d{1,13}$/.test(s)) return null;
   const n = Number(s);
@@ -159,6 +152,8 @@ export async function toHash(st) {
   if (st.filterName) p.set('q', st.filterName);
   if (st.group) p.set('group', '1');
   if (st.measuredFile) p.set('measured', st.measuredFile); // the name only: the profile stays in the browser
+  if (st.cols) p.set('cols', st.cols.join(','));
+  if (st.legend.length) p.set('legend', st.legend.join(','));
   whatIfToParams(st, p);
   llmToParams(st.llm, p);
   compareToParams(st, p);
@@ -166,13 +161,14 @@ export async function toHash(st) {
 }
 
 const KNOWN = new Set(['model', 'example', 'file', 'hw', 'profile', 'pm', 'prec', 'batch', 'dims', 'mode', 'sol',
-  'gran', 'sel', 'sort', 'op', 'q', 'group', 'view', 'cmp', 'sweep', 'slow', 'measured', ...LLM_PARAM_KEYS,
-  ...compareParams()]);
+  'gran', 'sel', 'sort', 'op', 'q', 'group', 'cols', 'legend', 'view', 'cmp', 'sweep', 'slow', 'measured',
+  ...LLM_PARAM_KEYS, ...compareParams()]);
 
 /** URL hash (and ?model= query) -> {state, problems[]}: the state has the
  * valid parts of the link, problems[] says what was ignored and why (at most
  * MAX_PROBLEMS entries). opts.checkProfile(obj) -> null | {message}: the core's
- * verdict on a custom profile (a profile the core refuses is dropped).
+ * verdict on a custom profile (a profile the core refuses is dropped);
+ * opts.pageLocal: the page runs on this machine (url-policy.js);
  * opts.precisions: the precision names of the core (rl_precisions); without
  * them a link's precision other than 'model' is ignored. */
 export async function fromLocation(hash, search, knownHw, opts = {}) {
@@ -193,7 +189,7 @@ export async function fromLocation(hash, search, knownHw, opts = {}) {
   for (const k of new Set(p.keys())) if (KNOWN.has(k) && p.getAll(k).length > 1) bad(k, 'given more than once (the first is used)');
   const model = p.get('model') ?? q.get('model');
   if (model !== null) {
-    const why = modelUrlProblem(model);
+    const why = modelUrlProblem(model, { pageLocal: !!opts.pageLocal });
     if (why) bad('model', why); else st.modelUrl = model;
   }
   if (p.has('example')) {
@@ -268,6 +264,16 @@ export async function fromLocation(hash, search, knownHw, opts = {}) {
     const f = p.get('measured');
     if (f.length > 0 && f.length <= 512) st.measuredFile = f; else bad('measured', 'bad file name');
   }
+  if (p.has('cols')) {
+    const cols = p.get('cols').split(',').filter((c) => c !== '');
+    if (cols.length && cols.length <= SORT_KEYS.length && cols.every((c) => SORT_KEYS.includes(c))) st.cols = [...new Set(cols)];
+    else bad('cols', 'unknown table column');
+  }
+  if (p.has('legend')) {
+    const keys = p.get('legend').split(',').filter((k) => k !== '');
+    if (keys.length <= MAX_LEGEND && keys.every((k) => LEGEND_RE.test(k))) st.legend = [...new Set(keys)];
+    else bad('legend', 'bad legend entry');
+  }
   whatIfFromParams(p, st, bad, knownHw);
   llmFromParams(p, st.llm, bad);
   compareFromParams(p, st, bad);
@@ -275,7 +281,7 @@ export async function fromLocation(hash, search, knownHw, opts = {}) {
 }
 
 /** The JSON request for rl_model_analyze built from the state. */
-export function buildRequest(st, profile) {
+export function buildRequest(st, profile, { batchDefault = null } = {}) {
   const req = {
     hardware: profile,
     precision: st.precision,
@@ -286,7 +292,10 @@ export function buildRequest(st, profile) {
     layers: true,
   };
   if (st.powerMode) req.power_mode = st.powerMode;
-  if (st.batch) req.batch = st.batch;
+  // The one batch control: the user's batch, else 1 for a model whose
+  // batch is symbolic (shown as such beside the control), never a silent default.
+  const batch = st.batch || batchDefault;
+  if (batch) req.batch = batch;
   return req;
 }
 

@@ -1,55 +1,23 @@
-// Layer table view: every field of the core's layer rows, sortable by any
-// column, filtered by op type and name, optionally grouped by op type with
-// subtotals. Rows are rendered virtually (only those in view), so 20,000
-// layers scroll smoothly. Model strings are set with textContent only.
-import { eng, exact, shapes, pct } from './format.js';
+// Layer table view: the columns the user picked (columns.js), sortable,
+// filtered by op type and name, optionally grouped by op type with
+// subtotals, and a totals row. Rows are rendered virtually (only those in
+// view), so 100,000 layers scroll smoothly. The table is a keyboard grid:
+// one header button and one row are in the tab order; arrow keys move
+// between them, Enter or Space selects a row. Model strings are set with
+// textContent only.
+import { eng, exact, shapes, pct, count } from './format.js';
+import { COLUMNS, COLUMN_BY_KEY, DEFAULT_COLUMNS, SUM_KEYS } from './columns.js';
+import { el } from './dom.js';
 
 const ROW_H = 26;      // px; must match .layer-table tbody tr height in style.css
 const OVERSCAN = 12;
-
-const num = (key, label, unit, title) => ({ key, label, unit, type: 'num', title });
-export const COLUMNS = [
-  { key: 'index', label: '#', type: 'int' },
-  { key: 'name', label: 'Name', type: 'str' },
-  { key: 'op', label: 'Op', type: 'str' },
-  { key: 'domain', label: 'Domain', type: 'str' },
-  { key: 'inputs', label: 'Inputs', type: 'shapes' },
-  { key: 'outputs', label: 'Outputs', type: 'shapes' },
-  num('t', 'Time', 's', 'predicted time of the layer (max of compute and memory time, at least the launch overhead)'),
-  { key: 'share', label: 'Share', type: 'pct', title: 'share of the summed layer time' },
-  // with a measured profile attached (measured.js): the node's share of its kernel's time
-  num('measured_s', 'Measured', 's', 'measured time of the kernel that ran the layer, shared by the speed of light of its nodes'),
-  { key: 'efficiency', label: 'Efficiency', type: 'pct', title: 'speed of light / measured time of its kernel' },
-  num('recoverable_s', 'Gap', 's', 'measured - speed of light: the time an ideal kernel would save'),
-  { key: 'bound', label: 'Bound', type: 'str' },
-  num('flops', 'FLOPs', 'FLOP'),
-  num('matrix_flops', 'Matrix FLOPs', 'FLOP'),
-  num('vector_flops', 'Vector FLOPs', 'FLOP'),
-  num('macs', 'MACs', 'MAC'),
-  num('bytes', 'Bytes', 'B'),
-  num('input_bytes', 'In bytes', 'B'),
-  num('weight_bytes', 'Weight bytes', 'B'),
-  num('output_bytes', 'Out bytes', 'B'),
-  num('fused_bytes', 'Fused bytes', 'B'),
-  num('intensity', 'Intensity', 'FLOP/B'),
-  num('t_compute', 't compute', 's'),
-  num('t_memory', 't memory', 's'),
-  num('energy_j', 'Energy', 'J'),
-  { key: 'energy_bound', label: 'Energy bound', type: 'str' },
-  { key: 'precision', label: 'Precision', type: 'str' },
-  num('bwd_flops', 'Bwd FLOPs', 'FLOP'),
-  num('bwd_bytes', 'Bwd bytes', 'B'),
-  { key: 'known', label: 'Known', type: 'bool', title: 'all shapes known' },
-  { key: 'supported', label: 'Supported', type: 'bool', title: 'operator in the cost table' },
-  { key: 'note', label: 'Note', type: 'str' },
-];
-const SUM_KEYS = ['t', 'share', 'measured_s', 'recoverable_s', 'flops', 'matrix_flops', 'vector_flops', 'macs', 'bytes', 'input_bytes',
-  'weight_bytes', 'output_bytes', 'fused_bytes', 't_compute', 't_memory', 'energy_j', 'bwd_flops', 'bwd_bytes'];
 
 function value(layer, key) {
   if (key === 'inputs' || key === 'outputs') return shapes(layer[key]);
   return layer[key];
 }
+
+const numeric = (col) => col.type === 'num' || col.type === 'pct' || col.type === 'int';
 
 function cell(td, col, v) {
   let text = '', title = '';
@@ -61,7 +29,7 @@ function cell(td, col, v) {
   else { text = String(v); title = text.length > 24 ? text : ''; }
   td.textContent = text;
   if (title) td.title = title;
-  if (col.type === 'num' || col.type === 'pct' || col.type === 'int') td.className = 'n';
+  if (numeric(col)) td.className = 'n';
 }
 
 function compare(a, b, key) {
@@ -74,66 +42,106 @@ function compare(a, b, key) {
   return String(va).localeCompare(String(vb), 'en', { numeric: true });
 }
 
+// Ties in time are common (at batch 1 many layers sit at the launch
+// overhead): a time sort breaks them by bytes moved, then by FLOPs, so the
+// layers that would matter first once launches are fused come first.
+const TIE_BREAK = { t: ['bytes', 'flops'], share: ['bytes', 'flops'] };
+
 export class LayerTable {
   /**
    * @param {HTMLElement} scroller  the scrolling container
    * @param {HTMLTableElement} table
-   * @param {{onSelect(index), onSort(sort)}} hooks
+   * @param {{onSelect(index), onSort(sort), onColumns(cols)}} hooks
    */
   constructor(scroller, table, hooks) {
     this.scroller = scroller;
     this.table = table;
     this.hooks = hooks;
     this.layers = [];
+    this.totals = null;         // the core's totals of the whole model
     this.items = [];            // display items: {layer} or {group}
     this.sort = { key: 't', dir: 'desc' };
+    this.cols = DEFAULT_COLUMNS.slice();
     this.filterOp = '';
     this.filterName = '';
     this.group = false;
     this.collapsed = new Set();
     this.selected = null;
-    this.buildHead();
+    this.active = 0;            // position (in items) of the row in the tab order
+    this.table.setAttribute('role', 'grid');
     this.tbody = table.tBodies[0] || table.appendChild(document.createElement('tbody'));
+    this.tfoot = table.tFoot || table.createTFoot();
+    this.buildHead();
     this.scroller.addEventListener('scroll', () => this.schedule(), { passive: true });
     new ResizeObserver(() => this.schedule()).observe(this.scroller);
     this.tbody.addEventListener('click', (ev) => {
       const tr = ev.target.closest('tr');
-      if (!tr) return;
-      if (tr.dataset.group !== undefined) {
-        const g = tr.dataset.group;
-        if (this.collapsed.has(g)) this.collapsed.delete(g); else this.collapsed.add(g);
-        this.refresh();
-      } else if (tr.dataset.index !== undefined) this.hooks.onSelect?.(Number(tr.dataset.index));
+      if (tr?.dataset.pos !== undefined) this.activate(Number(tr.dataset.pos));
     });
+    this.tbody.addEventListener('keydown', (ev) => this.onRowKey(ev));
+    this.tbody.addEventListener('focusin', (ev) => {
+      const tr = ev.target.closest('tr');
+      if (tr?.dataset.pos !== undefined) this.active = Number(tr.dataset.pos);
+    });
+  }
+
+  columns() { return this.cols.map((k) => COLUMN_BY_KEY.get(k)).filter(Boolean); }
+
+  setColumns(cols) {
+    this.cols = (cols && cols.length ? cols : DEFAULT_COLUMNS).filter((k) => COLUMN_BY_KEY.has(k));
+    this.buildHead();
+    this.refresh();
   }
 
   buildHead() {
     const thead = this.table.tHead || this.table.createTHead();
     thead.textContent = '';
     const tr = thead.insertRow();
-    for (const col of COLUMNS) {
-      const th = document.createElement('th');
-      th.scope = 'col';
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.textContent = col.label;
-      b.dataset.key = col.key;
-      if (col.title) b.title = col.title;
+    tr.setAttribute('aria-rowindex', '1');
+    for (const col of this.columns()) {
+      const th = el('th', null, { scope: 'col', class: numeric(col) ? 'n' : null, 'data-key': col.key });
+      const b = el('button', col.label, { type: 'button', 'data-key': col.key, tabindex: '-1', title: col.title });
       b.addEventListener('click', () => {
         const dir = this.sort.key === col.key && this.sort.dir === 'desc' ? 'asc' : 'desc';
         this.setSort({ key: col.key, dir });
         this.hooks.onSort?.(this.sort);
       });
       th.appendChild(b);
-      if (col.type === 'num' || col.type === 'pct' || col.type === 'int') th.className = 'n';
       tr.appendChild(th);
     }
+    // One header button in the tab order; arrows move between them.
+    tr.addEventListener('keydown', (ev) => {
+      const buttons = [...tr.querySelectorAll('button')];
+      const i = buttons.indexOf(document.activeElement);
+      if (i < 0) return;
+      const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: buttons.length - 1 }[ev.key];
+      if (to === undefined) return;
+      ev.preventDefault();
+      const j = Math.max(0, Math.min(buttons.length - 1, to));
+      buttons[i].tabIndex = -1;
+      buttons[j].tabIndex = 0;
+      buttons[j].focus();
+    });
     this.ths = [...tr.children];
+    this.headButtons();
   }
 
-  setData(layers) {
-    const total = layers.reduce((s, l) => s + (l.t || 0), 0);
-    this.layers = layers.map((l) => ({ ...l, share: total > 0 ? (l.t || 0) / total : 0 }));
+  /** The sorted column's button (else the first) is the one in the tab order. */
+  headButtons() {
+    const buttons = this.ths.map((th) => th.firstChild);
+    const focused = buttons.includes(document.activeElement);
+    if (focused) return;
+    const i = Math.max(0, this.ths.findIndex((th) => th.dataset.key === this.sort.key));
+    buttons.forEach((b, j) => { b.tabIndex = j === i ? 0 : -1; });
+  }
+
+  setData(layers, totals = null) {
+    let total = 0;
+    for (const l of layers) total += l.t || 0;
+    this.layers = layers;
+    for (const l of layers) l.share = total > 0 ? (l.t || 0) / total : 0;
+    this.totals = totals;
+    this.active = 0;
     this.refresh();
   }
 
@@ -143,20 +151,50 @@ export class LayerTable {
 
   /** Layers after filtering (in index order). */
   visibleLayers() {
+    if (!this.filterOp && !this.filterName) return this.layers.slice();
     const q = this.filterName.toLowerCase();
     return this.layers.filter((l) => (!this.filterOp || l.op === this.filterOp) &&
       (!q || String(l.name).toLowerCase().includes(q)));
   }
 
-  /** Sorted, filtered (and grouped) layers: what CSV export and the view show. */
+  /** Sorted, filtered layers: what CSV export and the view show. */
   sortedLayers() {
     const sign = this.sort.dir === 'asc' ? 1 : -1;
-    const key = this.sort.key;
-    return this.visibleLayers().sort((a, b) => sign * compare(a, b, key) || a.index - b.index);
+    const keys = [this.sort.key, ...(TIE_BREAK[this.sort.key] || [])];
+    const rows = this.visibleLayers();
+    // Numeric columns (the common case, and 100k rows): compare typed arrays
+    // of the values by position instead of looking each value up per compare.
+    if (keys.every((k) => COLUMN_BY_KEY.get(k)?.type === 'num' || k === 'share' || k === 'index')) {
+      const n = rows.length;
+      const cols = keys.map((k) => {
+        const a = new Float64Array(n);
+        for (let i = 0; i < n; i++) { const v = rows[i][k]; a[i] = typeof v === 'number' && !Number.isNaN(v) ? v : NaN; }
+        return a;
+      });
+      const idx = new Uint32Array(n);
+      for (let i = 0; i < n; i++) idx[i] = i;
+      const order = Array.from(idx).sort((i, j) => {
+        for (const a of cols) {
+          const x = a[i], y = a[j];
+          if (x !== y) {
+            if (Number.isNaN(x)) return 1;       // missing values last either way
+            if (Number.isNaN(y)) return -1;
+            return sign * (x - y);
+          }
+        }
+        return rows[i].index - rows[j].index;
+      });
+      return order.map((i) => rows[i]);
+    }
+    return rows.sort((a, b) => {
+      for (const k of keys) { const c = compare(a, b, k); if (c) return sign * c; }
+      return a.index - b.index;
+    });
   }
 
   refresh() {
     const rows = this.sortedLayers();
+    this.rows = rows;
     if (!this.group) this.items = rows.map((layer) => ({ layer }));
     else {
       const groups = new Map();
@@ -167,7 +205,7 @@ export class LayerTable {
         g.members.push(l);
         for (const k of SUM_KEYS) if (typeof l[k] === 'number') g[k] = (g[k] || 0) + l[k];
       }
-      const key = SUM_KEYS.includes(this.sort.key) ? this.sort.key : 't';
+      const key = SUM_KEYS.has(this.sort.key) ? this.sort.key : 't';
       const sign = this.sort.dir === 'asc' ? 1 : -1;
       const list = [...groups.values()].sort((a, b) =>
         (this.sort.key === 'op' ? sign * a.op.localeCompare(b.op) : sign * ((a[key] || 0) - (b[key] || 0))) ||
@@ -178,13 +216,37 @@ export class LayerTable {
         if (!this.collapsed.has(g.op)) for (const layer of g.members) this.items.push({ layer });
       }
     }
-    this.ths.forEach((th, i) => {
-      const col = COLUMNS[i];
-      th.setAttribute('aria-sort', col.key === this.sort.key ? (this.sort.dir === 'asc' ? 'ascending' : 'descending') : 'none');
+    this.ths.forEach((th) => {
+      th.setAttribute('aria-sort', th.dataset.key === this.sort.key ? (this.sort.dir === 'asc' ? 'ascending' : 'descending') : 'none');
     });
+    this.headButtons();
     this.table.dataset.rows = String(rows.length);
+    this.table.setAttribute('aria-rowcount', String(this.items.length + 2));
+    this.active = Math.min(this.active, Math.max(0, this.items.length - 1));
+    this.renderTotals(rows);
     this.lastRange = null;
     this.render();
+  }
+
+  /** The totals row: the core's totals for the whole model; the sums of the
+   * shown rows when a filter hides some. */
+  renderTotals(rows) {
+    const tr = el('tr', null, { class: 'totals', 'aria-rowindex': String(this.items.length + 2) });
+    const whole = rows.length === this.layers.length && this.totals;
+    const sums = {};
+    if (!whole) for (const l of rows) for (const k of SUM_KEYS) if (typeof l[k] === 'number') sums[k] = (sums[k] || 0) + l[k];
+    const cols = this.columns();
+    cols.forEach((col, i) => {
+      const td = el(i === 0 ? 'th' : 'td', null, i === 0 ? { scope: 'row' } : {});
+      if (i === 0 && !SUM_KEYS.has(col.key)) {
+        td.textContent = whole ? `Total, ${count(rows.length)} layers` : `Total of the ${count(rows.length)} shown`;
+      } else if (whole && col.key === 'share') cell(td, col, this.layers.length ? 1 : null);
+      else if (whole && (SUM_KEYS.has(col.key) || col.key === 'intensity')) cell(td, col, this.totals[col.key]);
+      else if (!whole && SUM_KEYS.has(col.key)) cell(td, col, sums[col.key]);
+      tr.appendChild(td);
+    });
+    this.tfoot.replaceChildren(tr);
+    this.tfoot.hidden = this.layers.length === 0;
   }
 
   schedule() {
@@ -199,76 +261,147 @@ export class LayerTable {
     const h = this.scroller.clientHeight || 600;
     const first = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
     const last = Math.min(n, Math.ceil((top + h) / ROW_H) + OVERSCAN);
-    const key = `${first}:${last}:${n}:${this.selected}`;
+    const key = `${first}:${last}:${n}:${this.selected}:${this.active}`;
     if (this.lastRange === key) return;
     this.lastRange = key;
+    const hadFocus = this.tbody.contains(document.activeElement);
+    const ncols = this.cols.length;
     const frag = document.createDocumentFragment();
     const spacer = (px) => {
-      const tr = document.createElement('tr');
-      tr.className = 'spacer';
-      tr.setAttribute('aria-hidden', 'true');
-      const td = document.createElement('td');
-      td.colSpan = COLUMNS.length;
+      const tr = el('tr', null, { class: 'spacer', 'aria-hidden': 'true' });
+      const td = el('td', null, { colspan: String(ncols) });
       td.style.height = `${px}px`;
       tr.appendChild(td);
       return tr;
     };
     if (first > 0) frag.appendChild(spacer(first * ROW_H));
-    for (let i = first; i < last; i++) frag.appendChild(this.rowFor(this.items[i]));
+    // The row in the tab order is always rendered, so Tab can reach the table.
+    const act = Math.min(this.active, n - 1);
+    if (act >= 0 && act < first) frag.appendChild(this.rowFor(act));
+    for (let i = first; i < last; i++) frag.appendChild(this.rowFor(i));
+    if (act >= last) frag.appendChild(this.rowFor(act));
     if (last < n) frag.appendChild(spacer((n - last) * ROW_H));
     if (n === 0) {
-      const tr = document.createElement('tr');
-      const td = document.createElement('td');
-      td.colSpan = COLUMNS.length;
-      td.className = 'empty';
-      td.textContent = this.layers.length ? 'No layer matches the filters.' : 'No layers.';
-      tr.appendChild(td);
+      const tr = el('tr');
+      tr.appendChild(el('td', this.layers.length ? 'No layer matches the filters.' : 'No layers.', { colspan: String(ncols), class: 'empty' }));
       frag.appendChild(tr);
     }
     this.tbody.replaceChildren(frag);
+    if (hadFocus) this.tbody.querySelector('tr[tabindex="0"]')?.focus({ preventScroll: true });
   }
 
-  rowFor(item) {
-    const tr = document.createElement('tr');
+  rowFor(pos) {
+    const item = this.items[pos];
+    const tr = el('tr', null, { 'aria-rowindex': String(pos + 2), tabindex: pos === this.active ? '0' : '-1' });
+    tr.dataset.pos = String(pos);
+    // An off-screen active row keeps its place in the tab order without
+    // taking space (it is scrolled to when it gets focus).
+    const cols = this.columns();
     if (item.group) {
       const g = item.group;
       tr.className = 'group';
       tr.dataset.group = g.op;
-      for (const col of COLUMNS) {
+      tr.setAttribute('aria-expanded', String(!this.collapsed.has(g.op)));
+      cols.forEach((col, i) => {
         const td = tr.insertCell();
-        if (col.key === 'name') td.textContent = `${this.collapsed.has(g.op) ? '▸' : '▾'} ${g.count} × ${g.op}`;
+        if (i === 0) td.textContent = `${this.collapsed.has(g.op) ? '▸' : '▾'} ${g.count} × ${g.op}`;
         else if (col.key === 'op') td.textContent = g.op;
-        else if (SUM_KEYS.includes(col.key)) cell(td, col, g[col.key]);
-      }
+        else if (SUM_KEYS.has(col.key)) cell(td, col, g[col.key]);
+      });
       return tr;
     }
     const l = item.layer;
     tr.dataset.index = String(l.index);
+    tr.setAttribute('aria-selected', String(l.index === this.selected));
     if (l.index === this.selected) tr.className = 'selected';
     if (!l.supported) tr.classList.add('unsupported');
-    for (const col of COLUMNS) cell(tr.insertCell(), col, value(l, col.key));
+    for (const col of cols) {
+      const td = tr.insertCell();
+      cell(td, col, value(l, col.key));
+      if (col.key === 'op') td.classList.add('op');
+    }
     return tr;
+  }
+
+  /** A click or Enter on the row at `pos`: select a layer, fold a group. */
+  activate(pos) {
+    const item = this.items[pos];
+    if (!item) return;
+    this.active = pos;
+    if (item.group) {
+      const g = item.group.op;
+      if (this.collapsed.has(g)) this.collapsed.delete(g); else this.collapsed.add(g);
+      this.refresh();
+      this.focusActive();
+    } else this.hooks.onSelect?.(item.layer.index);
+  }
+
+  onRowKey(ev) {
+    const page = Math.max(1, Math.floor(this.scroller.clientHeight / ROW_H) - 1);
+    const n = this.items.length;
+    const to = { ArrowDown: this.active + 1, ArrowUp: this.active - 1, PageDown: this.active + page,
+      PageUp: this.active - page, Home: 0, End: n - 1 }[ev.key];
+    if (to !== undefined) {
+      ev.preventDefault();
+      this.active = Math.max(0, Math.min(n - 1, to));
+      this.scrollToPos(this.active);
+      this.lastRange = null;
+      this.render();
+      this.focusActive();
+    } else if (ev.key === 'Enter' || ev.key === ' ') {
+      ev.preventDefault();
+      this.activate(this.active);
+    }
+  }
+
+  focusActive() { this.tbody.querySelector(`tr[data-pos="${this.active}"]`)?.focus({ preventScroll: true }); }
+
+  scrollToPos(pos) {
+    const headH = this.table.tHead ? this.table.tHead.offsetHeight : 0;
+    const footH = this.tfoot.offsetHeight || 0;
+    const y = pos * ROW_H;
+    const h = this.scroller.clientHeight - headH - footH;
+    const top = this.scroller.scrollTop;
+    if (y < top) this.scroller.scrollTop = y;
+    else if (y + ROW_H > top + h) this.scroller.scrollTop = y + ROW_H - h;
   }
 
   /** Selects a layer row and scrolls it into view. */
   select(index, scroll = true) {
     this.selected = index;
-    if (scroll && index !== null) {
+    if (index !== null) {
       let pos = this.items.findIndex((it) => it.layer && it.layer.index === index);
       if (pos < 0 && this.group) {
         const l = this.layers.find((x) => x.index === index);
         if (l && this.collapsed.delete(l.op)) { this.refresh(); pos = this.items.findIndex((it) => it.layer && it.layer.index === index); }
       }
       if (pos >= 0) {
-        const headH = this.table.tHead ? this.table.tHead.offsetHeight : 0;
-        const y = pos * ROW_H + headH;
-        const h = this.scroller.clientHeight;
-        if (y < this.scroller.scrollTop + headH || y + ROW_H > this.scroller.scrollTop + h) {
-          this.scroller.scrollTop = Math.max(0, y - h / 2);
-        }
+        this.active = pos;
+        if (scroll) this.scrollToPos(pos);
       }
     }
     this.lastRange = null;
     this.render();
+  }
+
+  /** The column picker: one checkbox per column, in `box`. */
+  renderPicker(box) {
+    box.textContent = '';
+    for (const col of COLUMNS) {
+      const l = el('label', null, { class: 'pick' });
+      const c = el('input', null, { type: 'checkbox', value: col.key, 'data-col': col.key });
+      c.checked = this.cols.includes(col.key);
+      c.addEventListener('change', () => {
+        const on = new Set([...box.querySelectorAll('input:checked')].map((x) => x.value));
+        if (!on.size) { c.checked = true; return; }   // at least one column
+        const cols = COLUMNS.map((x) => x.key).filter((k) => on.has(k));
+        this.setColumns(cols);
+        this.hooks.onColumns?.(cols);
+      });
+      l.appendChild(c);
+      l.appendChild(document.createTextNode(` ${col.label}${col.label === col.key ? '' : ''}`));
+      if (col.title) l.title = col.title;
+      box.appendChild(l);
+    }
   }
 }

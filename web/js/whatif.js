@@ -5,7 +5,8 @@
 // A view computes only while it is open, and again after every analysis of
 // the main view (model, hardware or options changed).
 import { eng, exact, pct } from './format.js';
-import { whiteBackground, logAxis } from './charts.js';
+import { whiteBackground, logAxis, pointLabels, chartPng } from './charts.js';
+import { el } from './dom.js';
 import { VIEWS, MAX_COMPARE, MAX_SWEEP_BATCH, sweepBatches, validCompareEntry } from './state.js';
 
 const SOL_LABELS = { unfused: 'unfused', fused: 'fused', fused_prefetched: 'fused + prefetched' };
@@ -14,23 +15,17 @@ const BOUND_COLORS = { compute: '#1f77b4', memory: '#ff7f0e', overhead: '#d62728
 // Suggested when the compare view is first opened: one device of each kind.
 const DEFAULT_COMPARE = ['h100-sxm', 'a100-sxm-80gb', 'l4', 'jetson-agx-orin', 'tpu-v5e'];
 
-const el = (tag, text, attrs = {}) => {
-  const e = document.createElement(tag);
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  return e;
-};
-
-/** Vertical marker lines and point labels drawn over a chart (Chart.js has
- * no annotation plugin in its core build). Options: plugins.rlMarkers =
- * {lines: [{x, label, color}], labels: [{x, y, text, yAxisID}]}. */
+/** Vertical marker lines drawn over a chart (Chart.js has no annotation
+ * plugin in its core build): plugins.rlMarkers = {lines: [{x, label, color}]}.
+ * Their labels' boxes go to chart.$rlTaken, so that point labels
+ * (charts.js pointLabels) keep clear of them. */
 const markers = {
   id: 'rlMarkers',
   afterDatasetsDraw(chart, _args, opts) {
     const { ctx, chartArea: a, scales } = chart;
+    chart.$rlTaken = [];
     ctx.save();
     ctx.font = '12px system-ui, sans-serif';
-    const taken = [];   // label boxes drawn so far
     for (const m of opts?.lines || []) {
       const px = scales.x.getPixelForValue(m.x);
       if (!(px >= a.left - 0.5 && px <= a.right + 0.5)) continue;
@@ -44,24 +39,7 @@ const markers = {
       const right = px + 4 + w <= a.right;
       ctx.textAlign = right ? 'left' : 'right';
       ctx.fillText(m.label, right ? px + 4 : px - 4, a.top + 14);
-      taken.push({ x: right ? px + 4 : px - 4 - w, y: a.top + 2, w, h: 14 });
-    }
-    // Point labels: above the point, else below; skipped when both would
-    // overlap a label already drawn (the tooltip still names the point).
-    const free = (r) => !taken.some((o) => r.x < o.x + o.w && o.x < r.x + r.w && r.y < o.y + o.h && o.y < r.y + r.h);
-    for (const t of opts?.labels || []) {
-      const y = scales[t.yAxisID || 'y'];
-      const px = scales.x.getPixelForValue(t.x), py = y.getPixelForValue(t.y);
-      if (!Number.isFinite(px) || !Number.isFinite(py)) continue;
-      const w = ctx.measureText(t.text).width, h = 13;
-      const left = px > (a.left + a.right) / 2;
-      const x = left ? px - 8 - w : px + 8;
-      const spot = [py - 8 - h + 3, py + 8].map((top) => ({ x, y: top, w, h })).find(free);
-      if (!spot) continue;
-      taken.push(spot);
-      ctx.fillStyle = t.color || '#333';
-      ctx.textAlign = 'left';
-      ctx.fillText(t.text, spot.x, spot.y + h - 3);
+      chart.$rlTaken.push({ x: right ? px + 4 : px - 4 - w, y: a.top + 2, w, h: 14 });
     }
     ctx.restore();
   },
@@ -125,6 +103,17 @@ export class WhatIfViews {
 
   // ------------------------------------------------------------ controls
   wire() {
+    const tabs = [...this.root.querySelectorAll('[role=tab]')];
+    this.root.querySelector('[role=tablist]').addEventListener('keydown', (ev) => {
+      const i = tabs.indexOf(document.activeElement);
+      if (i < 0) return;
+      const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[ev.key];
+      if (to === undefined) return;
+      ev.preventDefault();
+      const t = tabs[(to + tabs.length) % tabs.length];
+      t.focus();
+      if (this.h.state().view !== t.dataset.view) t.click();   // a tab opens when it gets focus
+    });
     for (const b of this.root.querySelectorAll('[data-view]')) {
       b.addEventListener('click', () => {
         const st = this.h.state();
@@ -185,7 +174,11 @@ export class WhatIfViews {
   sync() {
     const st = this.h.state();
     if (st.view === 'compare' && !st.compare.length) st.compare = this.defaultCompare();
-    for (const b of this.root.querySelectorAll('[data-view]')) b.setAttribute('aria-selected', String(st.view === b.dataset.view));
+    const tabs = [...this.root.querySelectorAll('[data-view]')];
+    for (const b of tabs) {
+      b.setAttribute('aria-selected', String(st.view === b.dataset.view));
+      b.tabIndex = st.view === b.dataset.view || (!st.view && b === tabs[0]) ? 0 : -1;
+    }
     for (const v of VIEWS) this.q(`#${v}-panel`).hidden = st.view !== v;
     this.fillPicker();
     this.q('#sweep-from').value = String(st.sweep[0]);
@@ -249,7 +242,7 @@ export class WhatIfViews {
   chart(key, canvas, config) {
     this.clearChart(key);
     if (typeof globalThis.Chart !== 'function') return;
-    config.plugins = [whiteBackground, markers];
+    config.plugins = [whiteBackground, markers, pointLabels];
     this.charts[key] = new globalThis.Chart(canvas, config);
   }
 
@@ -509,7 +502,8 @@ export class WhatIfViews {
       data: { datasets: sets },
       options: { ...baseOptions(scale(ts, 'Predicted time per inference (s)', 's'), scale(es, 'Energy per inference (J)', 'J')),
         plugins: { legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } },
-          rlMarkers: { lines, labels: rows.map((r) => ({ x: r.time_s, y: r.energy_j, text: r.mode })) },
+          rlMarkers: { lines },
+          rlLabels: rows.map((r) => ({ x: r.time_s, y: r.energy_j, text: r.mode, r: r.mode === study.recommended ? 14 : 5 })),
           tooltip: { callbacks: { label: (it) => {
             const r = rows.find((x) => x.mode === it.raw.mode);
             return r ? `${r.name}: ${eng(r.time_s, 's')}, ${eng(r.energy_j, 'J')}, ${eng(r.avg_power_w, 'W')}` : '';
@@ -542,6 +536,6 @@ export class WhatIfViews {
       })));
   }
 
-  /** PNG of a view's chart (for the screenshots tool and the Save buttons). */
-  png(key) { return this.charts[key]?.toBase64Image('image/png', 1) ?? null; }
+  /** PNG of a view's chart at 2x with a title block (lines). */
+  png(key, lines) { return this.charts[key] ? chartPng(this.charts[key], { lines }) : null; }
 }

@@ -118,8 +118,7 @@ function fileSource(file) {
         // The browser refuses to read on (the file was moved, changed or
         // deleted since it was chosen): say so rather than "analysis failed".
         const why = String(e && e.message || e).replace(/\.+$/, '');
-        throw Object.assign(new Error(`could not read ${file.name} at byte ${off}: ${why}. Was the file changed or moved? Open it again.`),
-          { code: 'read_failed' });
+        throw loadError('read_failed', `could not read ${file.name} at byte ${off}: ${why}. Was the file changed or moved? Open it again.`);
       }
     },
   };
@@ -130,20 +129,31 @@ function bytesSource(buf) {
   return { seekable: true, async read(off, len) { return all.subarray(off, off + len); } };
 }
 
+// Load errors the page explains by their code (main.js loadContext).
+const LOAD_ERRORS = new Set(['unreachable', 'cors_refused', 'http_error', 'read_failed']);
+const loadError = (code, message) => Object.assign(new Error(message), { code });
+
 async function urlSource(id, url) {
+  const host = new URL(url).host;
   let res;
+  const ctrl = new AbortController();
+  aborters.set(id, ctrl);
+  if (cancelled.has(id)) ctrl.abort();
   try {
-    const ctrl = new AbortController();
-    aborters.set(id, ctrl);
-    if (cancelled.has(id)) ctrl.abort();
     res = await fetch(url, { mode: 'cors', credentials: 'omit', signal: ctrl.signal });
   } catch (e) {
     if (cancelled.has(id)) throw new Cancelled();
-    throw Object.assign(new Error(`could not fetch ${url}: the server refused or does not allow cross-origin (CORS) requests from this page. Download the file and drop it here instead.`), { code: 'fetch_failed' });
+    // A failed CORS fetch and an unreachable host look the same; a no-cors
+    // request (whose answer the page cannot read) tells them apart: it
+    // succeeds when the server answered.
+    const answered = await fetch(url, { mode: 'no-cors', credentials: 'omit', signal: ctrl.signal, method: 'HEAD' }).then(() => true, () => false);
+    if (cancelled.has(id)) throw new Cancelled();
+    if (answered) {
+      throw loadError('cors_refused', `${host} answered but does not let other sites read the file (its response has no Access-Control-Allow-Origin header). Download the file and drop it here instead.`);
+    }
+    throw loadError('unreachable', `could not reach ${host}: the host is down, unknown or unreachable from your network, or the address is wrong.`);
   }
-  if (!res.ok) {
-    throw Object.assign(new Error(`could not fetch ${url}: HTTP ${res.status} ${res.statusText}`), { code: 'fetch_failed' });
-  }
+  if (!res.ok) throw loadError('http_error', `${host} answered HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''} for ${url}`);
   const len = Number(res.headers.get('content-length'));
   const reader = res.body.getReader();
   let pending = new Uint8Array(0);
@@ -236,11 +246,9 @@ self.onmessage = (ev) => {
       if (e instanceof Cancelled) {
         dropModel(msg.slot);
         postMessage({ id: msg.id, type: 'cancelled' });
-      } else if (e && e.code === 'fetch_failed') {
-        postMessage({ id: msg.id, type: 'error', error: errorOf('fetch_failed', e.message, msg.url || '') });
-      } else if (e && e.code === 'read_failed') {
+      } else if (e && LOAD_ERRORS.has(e.code)) {
         dropModel(msg.slot);
-        postMessage({ id: msg.id, type: 'error', error: errorOf('read_failed', e.message, msg.file?.name || '') });
+        postMessage({ id: msg.id, type: 'error', error: errorOf(e.code, e.message, msg.url || msg.file?.name || '') });
       } else {
         // A trap (out of memory, abort) or a bug: report it and rebuild the module.
         postMessage({ id: msg.id, type: 'error', error: errorOf('internal', 'the analysis failed: ' + (e && e.message || e)) });

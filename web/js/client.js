@@ -1,4 +1,4 @@
-// Main-thread side of the worker protocol (see worker.js): one worker,
+// The worker client: main-thread side of the worker protocol (see worker.js): one worker,
 // requests with ids, promises for replies, progress callbacks, cancel.
 // A worker that dies is replaced transparently for the next request.
 

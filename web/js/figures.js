@@ -1,0 +1,51 @@
+// The headline figures of an analysis, read from the core's response in ONE
+// place: sol.chosen (the request's speed-of-light model, docs/model.md). The
+// summary, the whole-model star, the Markdown review and the PNG titles all
+// read them here, so every surface shows the same numbers, and a change of
+// the response's layout changes only this file. No figure is computed here:
+// each is a field of the response (or null when it has none).
+
+const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** The chosen model's time, bounds, energy, power, bound and kernels. */
+export function headline(res) {
+  const ch = res?.sol?.chosen || {}, ro = res?.roofline || {}, o = res?.options || {};
+  return {
+    model: ch.model ?? null,
+    granularity: ch.granularity ?? null,
+    time_s: num(ch.time_s),
+    lower_bound_s: num(ch.lower_bound_s),
+    upper_bound_s: num(ch.upper_bound_s),
+    energy_j: num(ch.energy_j),
+    avg_power_w: num(ch.avg_power_w),
+    power_capped: ch.power_capped === true,
+    bound: ch.bound ?? null,
+    kernels: num(ch.kernels),
+    launch_floor_s: num(ch.launch_floor_s),
+    flops: num(ch.flops),
+    bytes: num(ch.bytes),
+    intensity: ch.bytes > 0 ? ch.flops / ch.bytes : 0,
+    power_budget_w: num(res?.hardware?.power_budget_w),
+    precision: ro.precision ?? o.precision ?? null,
+    requested_precision: ro.requested_precision ?? null,
+    batch: o.batch ?? null,
+    batch_applied: o.batch_applied ?? null,
+  };
+}
+
+/** The three speed-of-light models, each with its own time, bounds and kernels. */
+export function solRows(res) {
+  return ['unfused', 'fused', 'fused_prefetched'].filter((m) => res.sol[m]).map((model) => {
+    const s = res.sol[model];
+    return { model, time_s: s.time_s, lower_bound_s: s.lower_bound_s, upper_bound_s: s.upper_bound_s,
+      granularity: s.granularity, kernels: s.kernels, launch_floor_s: s.launch_floor_s, bound: s.bound,
+      energy_j: s.energy_j ?? null };
+  });
+}
+
+export const BOUND_WORDS = { overhead: 'kernel launches', compute: 'compute', memory: 'memory', power: 'power budget' };
+
+/** The bound as a user reads it. */
+export function boundLabel(bound) {
+  return { overhead: 'launch overhead', compute: 'compute', memory: 'memory', power: 'power budget' }[bound] || '–';
+}
