@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ROOT, SITE, CLI, NODE_WASM, FIXTURES, loadNodeCore, serve, CHROMIUM_ARGS, browserPrerequisites } from './helpers.mjs';
+import { ROOT, SITE, CLI, NODE_WASM, FIXTURES, loadNodeCore, serve, CHROMIUM_ARGS, browserPrerequisites, confirmModelUrl } from './helpers.mjs';
 
 const OLD = join(FIXTURES, 'models/diff_old.onnx');
 const NEW = join(FIXTURES, 'models/diff_new.onnx');
@@ -153,7 +153,7 @@ test('compare view: a share link restores both models opened by URL', { skip }, 
   await page.waitForSelector('[data-testid=summary][data-time-s]');
   await page.fill('[data-testid=diff-url-input]', newUrl);
   await page.press('[data-testid=diff-url-input]', 'Enter');
-  await ready(page);
+  await ready(page).catch(async (e) => { throw new Error(`${e.message}\n${await page.textContent('[data-testid=diff-models]')}`); });
   await page.fill('[data-testid=diff-fail-if]', 'flops>+10%');
   await page.press('[data-testid=diff-fail-if]', 'Enter');
   await page.waitForSelector('[data-testid=diff-gate][data-verdict=failed]');
@@ -164,6 +164,8 @@ test('compare view: a share link restores both models opened by URL', { skip }, 
   await page.context().close();
 
   const again = await openPage(new URL(link).hash);
+  await confirmModelUrl(again); // a link's model on another origin is fetched only when the user says so
+  await again.click('[data-testid=diff-confirm-url]'); // and so is the model it is compared with
   await ready(again);
   assert.equal(await again.locator('[data-testid=diff-layers]').getAttribute('data-matched'), '6');
   assert.equal(await again.locator('[data-testid=diff-fail-if]').inputValue(), 'flops>+10%');

@@ -75,9 +75,12 @@ test('one answer: the summary, both stars, the layer times and the Markdown carr
   const { eng } = await import(join(ROOT, 'web/js/format.js'));
   const page = await openPage();
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
-  const cli = cliJson(MODEL('transformer_block.onnx'));
+  const cli = cliJson(MODEL('transformer_block.onnx'), ['--hw', 'h100-sxm', '--dim', 'seq=16', '--batch', '1']);
   const ch = cli.sol.chosen;
   await loadFile(page, MODEL('transformer_block.onnx'));
+  await page.locator('[data-testid=need-dim-seq]').waitFor({ state: 'visible', timeout: 20000 });
+  await page.fill('[data-testid=need-dim-seq]', '16');
+  await page.press('[data-testid=need-dim-seq]', 'Enter');
   await waitLayers(page, cli.layers.length);
   assert.equal(Number(await summary(page).getAttribute('data-time-s')), ch.time_s);
   assert.equal(Number(await summary(page).getAttribute('data-energy-j')), ch.energy_j);
@@ -98,7 +101,8 @@ test('one answer: the summary, both stars, the layer times and the Markdown carr
   await page.waitForFunction(() => document.querySelector('[data-testid=share-link]').textContent.length > 0);
   let md = await page.evaluate(() => navigator.clipboard.readText().catch(() => ''));
   if (!md.startsWith('## ')) md = await page.locator('[data-testid=share-link]').textContent();
-  assert.ok(md.includes(`| ${eng(ch.time_s, 's')} |`) && md.includes(`| ${eng(ch.energy_j, 'J')} (average`), md);
+  assert.ok(md.includes(`**Predicted time:** ${eng(ch.time_s, 's')} (bounds ${eng(ch.lower_bound_s, 's')} … ${eng(ch.upper_bound_s, 's')})`) &&
+    md.includes(`energy ${eng(ch.energy_j, 'J')}`), md);
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });

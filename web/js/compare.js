@@ -8,6 +8,7 @@
 import { eng, exact } from './format.js';
 import { whiteBackground, logAxis, line } from './charts.js';
 import { modelUrlProblem, MAX_FAIL_IF } from './state.js';
+import { needsConfirmation } from './url-policy.js';
 import { download, copyText } from './export.js';
 
 const MAX_ROWS = 2000;        // table rows drawn (the JSON download has them all)
@@ -151,7 +152,7 @@ export class CompareView {
     this.url.form.addEventListener('submit', (ev) => {
       ev.preventDefault();
       const u = this.url.value.trim();
-      const why = modelUrlProblem(u);
+      const why = modelUrlProblem(u, { pageLocal: !!this.hooks.pageLocal?.() });
       if (why) { this.say(`Cannot open this URL: ${why}.`, true); return; }
       this.open(u, { kind: 'url', label: u });
     });
@@ -244,7 +245,15 @@ export class CompareView {
   async restore() {
     const st = this.hooks.state();
     this.failIf.value = st.failIf || '';
-    if (st.compareUrl) await this.open(st.compareUrl, { kind: 'url', label: st.compareUrl });
+    if (st.compareUrl && needsConfirmation(st.compareUrl)) {
+      // A link must not make the page fetch from anywhere: the user asks for it (as for the page's model).
+      const url = st.compareUrl, host = new URL(url).host;
+      this.showEmpty();
+      this.say(`This link compares with a model on ${host} (${url}): it is fetched only when you open it.`);
+      const b = el('button', `Open the model on ${host}`, { type: 'button', 'data-testid': 'diff-confirm-url' });
+      b.addEventListener('click', () => { b.remove(); this.open(url, { kind: 'url', label: url }); });
+      this.status.after(b);
+    } else if (st.compareUrl) await this.open(st.compareUrl, { kind: 'url', label: st.compareUrl });
     else if (st.compareExample) await this.open(this.hooks.exampleUrl(st.compareExample), { kind: 'example', label: st.compareExample, id: st.compareExample });
     else if (st.compareFile) {
       this.showEmpty();

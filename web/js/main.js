@@ -783,7 +783,7 @@ async function main() {
   app.compare = new CompareView($('diff-models'), {
     client: app.client, state: () => app.state, hasModel: () => !!app.info,
     request: async () => buildRequest(app.state, await currentProfile()),
-    mainLabel: () => app.modelLabel || 'model', examples: () => app.examples, exampleUrl,
+    mainLabel: () => app.fileName || 'model', examples: () => app.examples, exampleUrl, pageLocal: () => app.pageLocal,
     onChange: () => writeUrl(),
   });
   app.compare.fillExamples();

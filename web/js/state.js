@@ -276,7 +276,7 @@ export async function fromLocation(hash, search, knownHw, opts = {}) {
   }
   whatIfFromParams(p, st, bad, knownHw);
   llmFromParams(p, st.llm, bad);
-  compareFromParams(p, st, bad);
+  compareFromParams(p, st, bad, opts);
   return { state: st, problems };
 }
 
@@ -373,9 +373,9 @@ function compareToParams(st, p) {
   if (st.failIf) p.set('gate', st.failIf);
 }
 
-function compareFromParams(p, st, bad) {
+function compareFromParams(p, st, bad, opts = {}) {
   if (p.has('vs')) {
-    const why = modelUrlProblem(p.get('vs'));
+    const why = modelUrlProblem(p.get('vs'), { pageLocal: !!opts?.pageLocal });
     if (why) bad('vs', why); else st.compareUrl = p.get('vs');
   }
   if (p.has('vsex')) {

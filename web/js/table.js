@@ -7,6 +7,9 @@
 // textContent only.
 import { eng, exact, shapes, pct, count } from './format.js';
 import { COLUMNS, COLUMN_BY_KEY, DEFAULT_COLUMNS, SUM_KEYS } from './columns.js';
+
+/** The default columns with the measured ones after the predicted time. */
+const withMeasured = (cols) => cols.flatMap((k) => (k === 't' ? [k, 'measured_s', 'efficiency', 'recoverable_s'] : [k]));
 import { el } from './dom.js';
 
 const ROW_H = 26;      // px; must match .layer-table tbody tr height in style.css
@@ -88,6 +91,7 @@ export class LayerTable {
   columns() { return this.cols.map((k) => COLUMN_BY_KEY.get(k)).filter(Boolean); }
 
   setColumns(cols) {
+    this.userCols = !!(cols && cols.length);
     this.cols = (cols && cols.length ? cols : DEFAULT_COLUMNS).filter((k) => COLUMN_BY_KEY.has(k));
     this.buildHead();
     this.refresh();
@@ -142,6 +146,10 @@ export class LayerTable {
     for (const l of layers) l.share = total > 0 ? (l.t || 0) / total : 0;
     this.totals = totals;
     this.active = 0;
+    // A measured profile brings its columns in, unless the user chose the columns.
+    const measured = layers.some((l) => l.measured_s !== undefined);
+    const wanted = measured ? withMeasured(DEFAULT_COLUMNS) : DEFAULT_COLUMNS;
+    if (this.userCols !== true && this.cols.join() !== wanted.join()) { this.cols = wanted.slice(); this.buildHead(); }
     this.refresh();
   }
 
@@ -396,6 +404,7 @@ export class LayerTable {
         if (!on.size) { c.checked = true; return; }   // at least one column
         const cols = COLUMNS.map((x) => x.key).filter((k) => on.has(k));
         this.setColumns(cols);
+        this.userCols = true;
         this.hooks.onColumns?.(cols);
       });
       l.appendChild(c);
