@@ -41,6 +41,31 @@ static inline long oracle_utf8_bad_at(const char *str) {
     return -1;
 }
 
+/* Energy figures are null, by contract, when the hardware profile gives no
+ * energy coefficients (the tool cannot know them): that null is an answer. */
+static inline bool oracle_energy_key(const cJSON *item) {
+    return item->string && (!strcmp(item->string, "energy_j") || !strcmp(item->string, "avg_power_w"));
+}
+
+/* Every number under `item` finite and >= 0; nulls refused unless allow_null
+ * (or, with no_energy, for the energy figures). */
+static inline const char *oracle_figures_e(const cJSON *item, bool allow_null, bool no_energy, int depth) {
+    if (!item || depth > 64) return NULL;
+    if (cJSON_IsNumber(item))
+        return isfinite(item->valuedouble) && item->valuedouble >= 0 ? NULL : "a negative or non-finite figure";
+    if (cJSON_IsNull(item))
+        return allow_null || (no_energy && oracle_energy_key(item)) ? NULL
+                                                                   : "a null figure (a non-finite value hidden by the writer)";
+    if (cJSON_IsArray(item) || cJSON_IsObject(item)) {
+        const cJSON *c;
+        cJSON_ArrayForEach(c, item) {
+            const char *bad = oracle_figures_e(c, allow_null, no_energy, depth + 1);
+            if (bad) return bad;
+        }
+    }
+    return NULL;
+}
+
 /* Every number under `item` finite and >= 0; nulls refused unless allow_null. */
 static inline const char *oracle_figures(const cJSON *item, bool allow_null, int depth) {
     if (!item || depth > 64) return NULL;
@@ -92,8 +117,10 @@ static inline const char *oracle_check(const char *json) {
         else if (strcmp(code->valuestring, "internal") == 0)
             bad = "an internal error";
     } else {
-        bad = oracle_figures(cJSON_GetObjectItemCaseSensitive(o, "totals"), false, 0);
-        if (!bad) bad = oracle_figures(cJSON_GetObjectItemCaseSensitive(o, "sol"), false, 0);
+        const cJSON *hw = cJSON_GetObjectItemCaseSensitive(o, "hardware");
+        bool no_energy = cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(hw, "energy_model"));
+        bad = oracle_figures_e(cJSON_GetObjectItemCaseSensitive(o, "totals"), false, no_energy, 0);
+        if (!bad) bad = oracle_figures_e(cJSON_GetObjectItemCaseSensitive(o, "sol"), false, no_energy, 0);
         if (!bad) bad = oracle_layers(cJSON_GetObjectItemCaseSensitive(o, "layers"));
         /* study rows with an error carry nulls */
         const cJSON *study = cJSON_GetObjectItemCaseSensitive(o, "study");

@@ -263,7 +263,7 @@ test('compare view: the edited profile can be compared with the device it came f
   const edited = profile('l4');
   Object.assign(edited, { id: 'l4-custom', name: `${edited.name} (edited)` });
   edited.compute.fp32.matrix.value *= 4;
-  await page.fill(field, String(edited.compute.fp32.matrix.value));
+  await page.fill(field, String(edited.compute.fp32.matrix.value / 1e12)); // the editor shows TFLOP/s
   await page.press(field, 'Tab');
   await page.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.hw === 'l4-custom');
   await page.click('[data-testid=tab-compare]');
