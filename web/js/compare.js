@@ -10,17 +10,12 @@ import { whiteBackground, logAxis, line } from './charts.js';
 import { modelUrlProblem, MAX_FAIL_IF } from './state.js';
 import { needsConfirmation } from './url-policy.js';
 import { download, copyText } from './export.js';
+import { el } from './dom.js';
 
 const MAX_ROWS = 2000;        // table rows drawn (the JSON download has them all)
 const OLD_COLOR = '#7f7f7f';
 const NEW_COLOR = '#0b5cad';
 
-const el = (tag, text, attrs = {}) => {
-  const e = document.createElement(tag);
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  return e;
-};
 
 /** "+1.2 ms (+9.8 %)", "no change", "–". */
 function change(d, unit) {

@@ -8,6 +8,7 @@
 // and decode points to the time roofline.
 import { eng, exact, count } from './format.js';
 import { whiteBackground, logAxis } from './charts.js';
+import { el } from './dom.js';
 
 export const LLM_DEFAULTS = Object.freeze({ prompt: 512, generate: 128, weightBits: null, kvBits: null });
 export const LLM_PARAM_KEYS = ['lp', 'lg', 'lw', 'lk'];
@@ -54,12 +55,6 @@ export function llmRequestMember(llm) {
   return r;
 }
 
-const el = (tag, text, attrs = {}) => {
-  const e = document.createElement(tag);
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  return e;
-};
 
 /** Vertical limit lines over a chart: options.plugins.rlLimit = {x, label}. */
 const limitLine = {

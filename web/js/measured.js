@@ -13,17 +13,12 @@
 // name, to say that measurements were attached locally.
 import { eng, exact, count } from './format.js';
 import { download } from './export.js';
+import { el } from './dom.js';
 
 const MAX_PROFILE_BYTES = 256 << 20;
 const LOST_ROWS = 20;      // rows of the "where the time is lost" table
 const GAP_LINES = 10;      // kernels whose gap is drawn on the roofline
 
-const el = (tag, text, attrs = {}) => {
-  const e = document.createElement(tag);
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  return e;
-};
 const pct = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(x < 0.1 ? 1 : 0)} %` : '–');
 const FORMAT_NAMES = { ort: 'ONNX Runtime profile', trtexec: 'trtexec profile', csv: 'CSV profile' };
 
