@@ -17,6 +17,7 @@
 #include <stdbool.h>
 
 #include "check.h"
+#include "check_model.h"
 #include "diff.h"
 #include "gen_models.h"
 #include "rooflens.h"
@@ -26,16 +27,7 @@ static const char *tests_dir, *root_dir;
 static rl_model *load_model(const char *name) {
     char path[1024];
     snprintf(path, sizeof path, "%s/fixtures/models/%s", tests_dir, name);
-    size_t len = 0;
-    char *bytes = check_read_file(path, &len);
-    CHECK(bytes != NULL, "cannot read %s", path);
-    if (!bytes) return NULL;
-    char *err = NULL;
-    rl_model *m = rl_model_read(bytes, len, NULL, &err);
-    CHECK(m != NULL, "cannot parse %s: %s", path, err ? err : "");
-    rl_free(err);
-    free(bytes);
-    return m;
+    return check_read_model(path);
 }
 
 static rl_model *from_bytes(uint8_t *bytes, size_t len) {

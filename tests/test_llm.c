@@ -22,6 +22,7 @@
 #include <stdbool.h>
 
 #include "check.h"
+#include "check_model.h"
 #include "rooflens.h"
 
 static const char *tests_dir, *root_dir, *models_dir;
@@ -34,11 +35,7 @@ static const double tiny_matrix_params =
 static const double tiny_kv_per_token_fp16 = L_ * 2.0 * HKV_ * HD_ * 2; /* 256 B */
 
 static cJSON *load_json(const char *path) {
-    char *text = check_read_file(path, NULL);
-    cJSON *j = text ? cJSON_Parse(text) : NULL;
-    free(text);
-    CHECK(j != NULL, "cannot load %s", path);
-    return j;
+    return check_read_json(path);
 }
 
 static cJSON *load_hw(const char *id) {
@@ -49,16 +46,7 @@ static cJSON *load_hw(const char *id) {
 }
 
 static rl_model *read_model(const char *path) {
-    size_t len = 0;
-    char *bytes = check_read_file(path, &len);
-    CHECK(bytes != NULL, "cannot read %s", path);
-    if (!bytes) return NULL;
-    char *err = NULL;
-    rl_model *m = rl_model_read(bytes, len, NULL, &err);
-    CHECK(m != NULL, "cannot parse %s: %s", path, err ? err : "");
-    rl_free(err);
-    free(bytes);
-    return m;
+    return check_read_model(path);
 }
 
 static rl_model *load_model(const char *name) {

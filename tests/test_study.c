@@ -13,17 +13,14 @@
 #include <stdbool.h>
 
 #include "check.h"
+#include "check_model.h"
 #include "rooflens.h"
 #include "study.h"
 
 static const char *tests_dir, *root_dir;
 
 static cJSON *load_json(const char *path) {
-    char *text = check_read_file(path, NULL);
-    cJSON *j = text ? cJSON_Parse(text) : NULL;
-    free(text);
-    CHECK(j != NULL, "cannot load %s", path);
-    return j;
+    return check_read_json(path);
 }
 
 static cJSON *load_hw(const char *id) {
@@ -36,16 +33,7 @@ static cJSON *load_hw(const char *id) {
 static rl_model *load_model(const char *name) {
     char path[1024];
     snprintf(path, sizeof path, "%s/fixtures/models/%s", tests_dir, name);
-    size_t len = 0;
-    char *bytes = check_read_file(path, &len);
-    CHECK(bytes != NULL, "cannot read %s", path);
-    if (!bytes) return NULL;
-    char *err = NULL;
-    rl_model *m = rl_model_read(bytes, len, NULL, &err);
-    CHECK(m != NULL, "cannot parse %s: %s", path, err ? err : "");
-    rl_free(err);
-    free(bytes);
-    return m;
+    return check_read_model(path);
 }
 
 /* Analyse with `req` (consumed) and return the parsed response. */
