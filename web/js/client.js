@@ -94,6 +94,10 @@ export class CoreClient {
     return JSON.parse((await promise).json);
   }
 
+  /** Lets the worker read and analyse the model at `url` (request: an
+   * object) and drop it, while the page waits for the user's model. */
+  warmUp(url, request) { return this.send({ type: 'warm-up', url, request: JSON.stringify(request) }).promise; }
+
   closeOther() { return this.send({ type: 'close-other' }).promise; }
 
   /** Analyses the open model; resolves to the parsed response object. */

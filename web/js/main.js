@@ -23,6 +23,7 @@ const app = {
   client: null,
   catalog: new HardwareCatalog(),
   examples: [],
+  warmUpExample: null, // samples/index.json's warm_up: the example the worker analyses while idle
   info: null,          // rl_model_info of the open model
   res: null,           // last successful analysis
   fileName: null,      // the model's file name: the title everywhere
@@ -726,6 +727,17 @@ async function restoreMain() {
   app.measured.addNotice(measuredNote);
 }
 
+/** While no model is open, the worker analyses the site's warm-up example
+ * on the chosen device (whose profile this also fetches): the first real
+ * analysis then runs code the engine has already optimised. */
+async function warmUp() {
+  const ex = app.examples.find((e) => e.id === app.warmUpExample);
+  if (!ex || app.info || app.openId !== null) return;
+  try {
+    await app.client.warmUp(exampleUrl(ex.id), buildRequest({ ...app.state, dims: { ...ex.dims } }, await currentProfile(), { batchDefault: 1 }));
+  } catch { /* the page works cold */ }
+}
+
 /** In a frame, another site could dress the page up and catch clicks: refuse. */
 function refuseFramed() {
   document.body.textContent = '';
@@ -754,7 +766,7 @@ async function main() {
   app.client.ready.then((v) => { $('version').textContent = `core ${v}`; fillPrecisions(); }, (e) => showError({ code: 'wasm_failed', message: e.message }));
   // The two lists load side by side.
   const examples = fetch(new URL('samples/index.json', document.baseURI))
-    .then((r) => (r.ok ? r.json() : {}), () => ({})).then((j) => j.examples || [], () => []);
+    .then((r) => (r.ok ? r.json() : {}), () => ({})).then((j) => { app.warmUpExample = j.warm_up; return j.examples || []; }, () => []);
   try {
     await app.catalog.load();
   } catch (e) {
@@ -796,6 +808,7 @@ async function main() {
   document.body.dataset.interactive = '1';
   performance.mark('rooflens-interactive');
   await restore();
+  warmUp();
   document.body.dataset.ready = '1';
   performance.mark('rooflens-ready');
 }
