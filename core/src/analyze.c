@@ -9,6 +9,7 @@
 
 #include "graph.h"
 #include "hw.h"
+#include "layer_writer.h"
 #include "llm.h"
 #include "measured.h"
 #include "reader.h"
@@ -101,7 +102,17 @@ static int parse_options(const cJSON *req, options *o, rl_ctx *c, rl_dim_setting
         o->granularity = gran->valuestring;
     }
     const cJSON *layers = cJSON_GetObjectItemCaseSensitive(req, "layers");
-    if (layers && cJSON_IsBool(layers)) o->include_layers = cJSON_IsTrue(layers);
+    if (layers && !cJSON_IsNull(layers)) {
+        if (cJSON_IsBool(layers)) {
+            o->include_layers = cJSON_IsTrue(layers);
+        } else if (cJSON_IsString(layers) && (!strcmp(layers->valuestring, "rows") || !strcmp(layers->valuestring, "columns"))) {
+            o->layer_columns = !strcmp(layers->valuestring, "columns");
+        } else {
+            rl_error_set(err, "bad_request", "layers",
+                         "layers must be true, false, \"rows\" or \"columns\" (the same figures as arrays per field)");
+            return -1;
+        }
+    }
     const cJSON *batch = cJSON_GetObjectItemCaseSensitive(req, "batch");
     if (batch && !cJSON_IsNull(batch)) {
         if (!cJSON_IsNumber(batch) || batch->valuedouble < 1 || batch->valuedouble > 1e9 ||
@@ -265,76 +276,67 @@ static void add_options_section(cJSON *root, const options *o, const rl_prepared
     else cJSON_AddNullToObject(op, "batch_base");
 }
 
-static cJSON *layer_json(const rl_ctx *c, const rl_node *n, const rl_layer_time *L, const options *o,
-                         bool has_energy) {
+/* One layer's fields, in the order of docs/api.md's layer rows. */
+static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_time *L, const options *o,
+                        bool has_energy) {
     const rl_cost *k = &n->cost;
-    cJSON *l = cJSON_CreateObject();
-    cJSON_AddNumberToObject(l, "index", n->index);
-    cJSON_AddStringToObject(l, "name", n->name);
-    cJSON_AddStringToObject(l, "op", n->op_type);
-    cJSON_AddStringToObject(l, "domain", n->domain);
-    cJSON *ins = cJSON_AddArrayToObject(l, "inputs");
-    for (int j = 0; j < n->n_in; j++)
-        if (n->inv[j]) cJSON_AddItemToArray(ins, tensor_json(c, n->inv[j]));
-    cJSON *outs = cJSON_AddArrayToObject(l, "outputs");
-    for (int j = 0; j < n->n_out; j++)
-        if (n->outv[j]) cJSON_AddItemToArray(outs, tensor_json(c, n->outv[j]));
-    add_num(l, "matrix_flops", k->matrix_flops);
-    add_num(l, "vector_flops", k->vector_flops);
-    add_num(l, "flops", L->flops);
-    add_num(l, "macs", k->macs);
-    add_num(l, "input_bytes", k->input_bytes);
-    add_num(l, "weight_bytes", k->weight_bytes);
-    add_num(l, "output_bytes", k->output_bytes);
-    add_num(l, "bytes", L->bytes);
-    add_num(l, "fused_bytes", L->fused_bytes);
-    add_num(l, "intensity", L->bytes > 0 ? L->flops / L->bytes : 0);
-    add_num(l, "t_compute", L->tc);
-    add_num(l, "t_memory", L->tm);
-    add_num(l, "t", L->t);
-    cJSON_AddStringToObject(l, "bound", L->bound);
-    cJSON_AddStringToObject(l, "precision", rl_precision_name(L->prec));
-    cJSON_AddBoolToObject(l, "kernel", L->kernel);
-    add_num(l, "kernels", L->kernels);
-    if (L->fused_into >= 0) cJSON_AddNumberToObject(l, "fused_into", L->fused_into);
-    else cJSON_AddNullToObject(l, "fused_into");
+    rl_layer_num(w, "index", n->index);
+    rl_layer_str(w, "name", n->name);
+    rl_layer_str(w, "op", n->op_type);
+    rl_layer_str(w, "domain", n->domain);
+    rl_layer_tensors(w, "inputs", n->inv, n->n_in);
+    rl_layer_tensors(w, "outputs", n->outv, n->n_out);
+    rl_layer_num(w, "matrix_flops", k->matrix_flops);
+    rl_layer_num(w, "vector_flops", k->vector_flops);
+    rl_layer_num(w, "flops", L->flops);
+    rl_layer_num(w, "macs", k->macs);
+    rl_layer_num(w, "input_bytes", k->input_bytes);
+    rl_layer_num(w, "weight_bytes", k->weight_bytes);
+    rl_layer_num(w, "output_bytes", k->output_bytes);
+    rl_layer_num(w, "bytes", L->bytes);
+    rl_layer_num(w, "fused_bytes", L->fused_bytes);
+    rl_layer_num(w, "intensity", L->bytes > 0 ? L->flops / L->bytes : 0);
+    rl_layer_num(w, "t_compute", L->tc);
+    rl_layer_num(w, "t_memory", L->tm);
+    rl_layer_num(w, "t", L->t);
+    rl_layer_str(w, "bound", L->bound);
+    rl_layer_str(w, "precision", rl_precision_name(L->prec));
+    rl_layer_bool(w, "kernel", L->kernel);
+    rl_layer_num(w, "kernels", L->kernels);
+    if (L->fused_into >= 0) rl_layer_num(w, "fused_into", L->fused_into);
+    else rl_layer_null(w, "fused_into");
     if (has_energy) {
-        add_num(l, "energy_j", L->energy);
-        cJSON_AddStringToObject(l, "energy_bound", L->energy_bound);
+        rl_layer_num(w, "energy_j", L->energy);
+        rl_layer_str(w, "energy_bound", L->energy_bound);
     }
     if (o->training) {
-        add_num(l, "bwd_flops", 2 * L->flops);
-        add_num(l, "bwd_bytes", 2 * L->bytes);
+        rl_layer_num(w, "bwd_flops", 2 * L->flops);
+        rl_layer_num(w, "bwd_bytes", 2 * L->bytes);
     }
-    cJSON_AddBoolToObject(l, "known", k->known);
-    cJSON_AddBoolToObject(l, "supported", n->op != NULL);
-    if (k->note) cJSON_AddStringToObject(l, "note", k->note);
-    return l;
+    rl_layer_bool(w, "known", k->known);
+    rl_layer_bool(w, "supported", n->op != NULL);
+    if (k->note) rl_layer_str(w, "note", k->note);
 }
 
-/* Each layer is printed as soon as it is built and freed: the tree of a
- * 100,000-layer response would cost ~5 KB a layer and most of the time in
- * malloc. The text joins the response as a raw item. */
+/* "layers" (rows) or "layer_columns" (the same fields as columns), written
+ * as text by layer_writer.c and joined to the response as a raw item. */
 static int add_layers_section(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_layer_time *lt,
                               const options *o, bool has_energy, const rl_measured *measured, rl_error *err) {
-    rl_json_text text = {0};
-    rl_json_text_put(&text, "[", 1);
-    for (int i = 0; i < g->n_nodes; i++) {
-        cJSON *l = layer_json(c, &g->nodes[i], &lt[i], o, has_energy);
-        rl_measured_layer_json(measured, i, l);
-        if (i) rl_json_text_put(&text, ",", 1);
-        rl_json_text_value(&text, l);
-        cJSON_Delete(l);
+    rl_layer_writer *w = rl_layer_writer_new(o->layer_columns ? RL_LAYERS_COLUMNS : RL_LAYERS_ROWS, c);
+    for (int i = 0; w && i < g->n_nodes; i++) {
+        rl_layer_row_begin(w);
+        write_layer(w, &g->nodes[i], &lt[i], o, has_energy);
+        rl_measured_layer_put(measured, i, w);
+        rl_layer_row_end(w);
     }
-    rl_json_text_put(&text, "]", 1);
-    char *s = rl_json_text_finish(&text);
+    char *s = rl_layer_writer_finish(w);
     cJSON *raw = s ? cJSON_CreateRaw(s) : NULL;
     free(s);
     if (!raw) {
         rl_error_set(err, "out_of_memory", "layers", "out of memory while writing the layers");
         return -1;
     }
-    cJSON_AddItemToObject(root, "layers", raw);
+    cJSON_AddItemToObject(root, o->layer_columns ? "layer_columns" : "layers", raw);
     return 0;
 }
 

@@ -647,19 +647,19 @@ static double recoverable(const group *G) {
     return G->known && r > 0 ? r : 0;
 }
 
-void rl_measured_layer_json(const rl_measured *m, int i, cJSON *layer) {
+void rl_measured_layer_put(const rl_measured *m, int i, rl_layer_writer *w) {
     int gi = m ? m->group_of_node[i] : -1;
     if (gi < 0) return;
     const group *G = &m->groups[gi];
     /* the group's time shared by the nodes' own speed of light */
     double share = G->sol_s > 0 ? node_sol(m, i) / G->sol_s : 1.0 / G->n_nodes;
-    put_num(layer, "measured_s", G->measured_s * share);
-    put_num(layer, "efficiency", efficiency(G));
-    put_num(layer, "recoverable_s", recoverable(G) * share);
-    put_num(layer, "achieved_flops_per_s", G->measured_s > 0 ? G->flops / G->measured_s : NAN);
-    put_num(layer, "achieved_Bps", G->measured_s > 0 ? G->bytes / G->measured_s : NAN);
-    cJSON_AddNumberToObject(layer, "measured_group", gi);
-    cJSON_AddStringToObject(layer, "measured_how", m->how_of_node[i]);
+    rl_layer_num(w, "measured_s", G->measured_s * share);
+    rl_layer_num(w, "efficiency", efficiency(G));
+    rl_layer_num(w, "recoverable_s", recoverable(G) * share);
+    rl_layer_num(w, "achieved_flops_per_s", G->measured_s > 0 ? G->flops / G->measured_s : NAN);
+    rl_layer_num(w, "achieved_Bps", G->measured_s > 0 ? G->bytes / G->measured_s : NAN);
+    rl_layer_num(w, "measured_group", gi);
+    rl_layer_str(w, "measured_how", m->how_of_node[i]);
 }
 
 /* The ONNX op a group is reported under: its node's; for several, the one

@@ -31,6 +31,7 @@
 #include <cjson/cJSON.h>
 
 #include "graph.h"
+#include "layer_writer.h"
 
 /* ------------------------------------------------------------- import -- */
 typedef enum { RL_PROFILE_ORT, RL_PROFILE_TRTEXEC, RL_PROFILE_CSV } rl_profile_format;
@@ -84,9 +85,9 @@ rl_measured *rl_measured_attach(rl_ctx *c, const cJSON *spec, const rl_graph *g,
                                 const rl_measured_cost *cost, double bandwidth, rl_error *err);
 
 /* Adds measured_s, efficiency, recoverable_s, achieved_flops_per_s,
- * achieved_Bps, measured_group and measured_how to layer `i`'s JSON object
- * (nothing when the node was not measured). */
-void rl_measured_layer_json(const rl_measured *m, int i, cJSON *layer);
+ * achieved_Bps, measured_group and measured_how to layer `i` through the
+ * writer (nothing when the node was not measured; m may be NULL). */
+void rl_measured_layer_put(const rl_measured *m, int i, rl_layer_writer *w);
 
 /* Adds the "measured" section to the response: totals, the kernel groups
  * ranked by recoverable time, the per-op medians and every unmatched kernel.

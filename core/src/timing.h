@@ -29,6 +29,7 @@ typedef struct rl_options {
     const char *sol;            /* unfused | fused | fused_prefetched */
     const char *granularity;    /* per_op | whole_graph | intended */
     bool include_layers;
+    bool layer_columns;         /* "layers": "columns" (layer_writer.h) */
 } rl_options;
 
 /* ------------------------------------------------------ speed of light -- */

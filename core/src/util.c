@@ -240,9 +240,32 @@ static void jb_put(jbuf *b, const char *s, size_t n) {
     b->n += n;
 }
 
+/* The text of a double that is not a whole number below 10^15: "%1.15g"
+ * when that reads back as the same double, else "%1.17g" (cJSON's forms).
+ * Returns its length. */
+static int format_double(char tmp[32], double d) {
+    int n = snprintf(tmp, 32, "%1.15g", d);
+    double back = strtod(tmp, NULL);
+    double mag = fabs(back) > fabs(d) ? fabs(back) : fabs(d);
+    if (!(fabs(back - d) <= mag * DBL_EPSILON)) n = snprintf(tmp, 32, "%1.17g", d);
+    return n;
+}
+
+/* Layers of a real model repeat (the same block N times, the same shapes):
+ * their times and energies are the same doubles again and again, and
+ * formatting one (snprintf, then strtod to check the round trip) costs more
+ * than the rest of its layer. A small direct-mapped memo of the last texts
+ * by bit pattern keeps them; a miss costs one compare. Per thread, as the
+ * JSON state above. */
+#define NUMBER_MEMO_SIZE 1024
+static _Thread_local struct number_memo {
+    uint64_t bits;
+    unsigned char n; /* 0: empty */
+    char text[27];
+} number_memo[NUMBER_MEMO_SIZE];
+
 static void jb_number(jbuf *b, double d) {
     char tmp[32];
-    int n;
     if (d != d || d - d != 0) {
         jb_put(b, "null", 4); /* NaN and infinities, as cJSON */
         return;
@@ -264,10 +287,19 @@ static void jb_number(jbuf *b, double d) {
         jb_put(b, q, (size_t)(e - q));
         return;
     }
-    n = snprintf(tmp, sizeof tmp, "%1.15g", d);
-    double back = strtod(tmp, NULL);
-    double mag = fabs(back) > fabs(d) ? fabs(back) : fabs(d);
-    if (!(fabs(back - d) <= mag * DBL_EPSILON)) n = snprintf(tmp, sizeof tmp, "%1.17g", d);
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    struct number_memo *m = &number_memo[(bits ^ (bits >> 29) ^ (bits >> 41)) % NUMBER_MEMO_SIZE];
+    if (m->n && m->bits == bits) {
+        jb_put(b, m->text, m->n);
+        return;
+    }
+    int n = format_double(tmp, d);
+    if (n > 0 && (size_t)n < sizeof m->text) {
+        m->bits = bits;
+        m->n = (unsigned char)n;
+        memcpy(m->text, tmp, (size_t)n);
+    }
     jb_put(b, tmp, (size_t)n);
 }
 
@@ -351,6 +383,8 @@ static bool jb_value(jbuf *b, const cJSON *item, int depth) {
 }
 
 void rl_json_text_put(rl_json_text *t, const char *s, size_t n) { jb_put((jbuf *)t, s, n); }
+void rl_json_text_number(rl_json_text *t, double v) { jb_number((jbuf *)t, v); }
+void rl_json_text_string(rl_json_text *t, const char *s) { jb_string((jbuf *)t, s ? s : ""); }
 
 bool rl_json_text_value(rl_json_text *t, const struct cJSON *item) {
     if (!item) t->oom = true; /* the item could not be made: out of memory */

@@ -1,0 +1,44 @@
+/* Writing the response's per-layer figures: one row per layer (the
+ * "layers" array, docs/api.md) or the same values as columns (the
+ * "layer_columns" object the page asks for). The fields of a layer are
+ * written once, by analyze.c's layer writer and measured.c's, through this
+ * interface; the layout is the writer's choice, so both layouts hold the
+ * same keys, values and order by construction.
+ *
+ * Columns: {"count": N, "columns": {key: column, ...}, "tensors": {...}}.
+ * A column is an array of N values, or, when some layers lack the key (a
+ * note, a measured figure), an object from row index to value ("sparse").
+ * Tensors (a layer's inputs and outputs) are written once each into the
+ * "tensors" table, itself in columns, and a layer's "inputs"/"outputs"
+ * column holds arrays of indices into it.
+ *
+ * Lifetime: the writer owns its buffers until rl_layer_writer_finish, which
+ * returns the section's JSON text (malloc'd; the caller frees it) and frees
+ * the writer. Keys must outlive the writer (string literals). Errors: an
+ * allocation failure is remembered and finish returns NULL. */
+#ifndef ROOFLENS_LAYER_WRITER_H
+#define ROOFLENS_LAYER_WRITER_H
+#include <stdbool.h>
+
+#include "internal.h"
+
+typedef enum { RL_LAYERS_ROWS, RL_LAYERS_COLUMNS } rl_layer_layout;
+
+typedef struct rl_layer_writer rl_layer_writer;
+
+/* `c` gives the dtype names a tensor is written with (the requested
+ * precision replaces float dtypes); it must outlive the writer. NULL when
+ * out of memory. */
+rl_layer_writer *rl_layer_writer_new(rl_layer_layout layout, const rl_ctx *c);
+void rl_layer_row_begin(rl_layer_writer *w);
+void rl_layer_row_end(rl_layer_writer *w);
+void rl_layer_num(rl_layer_writer *w, const char *key, double v); /* NaN, inf: null */
+void rl_layer_str(rl_layer_writer *w, const char *key, const char *s);
+void rl_layer_bool(rl_layer_writer *w, const char *key, bool v);
+void rl_layer_null(rl_layer_writer *w, const char *key);
+/* An array of the tensors vals[0..n) (NULL entries skipped). */
+void rl_layer_tensors(rl_layer_writer *w, const char *key, rl_value *const *vals, int n);
+/* The section's text (an array for rows, an object for columns), or NULL
+ * when out of memory; frees the writer either way. */
+char *rl_layer_writer_finish(rl_layer_writer *w);
+#endif
