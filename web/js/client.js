@@ -5,6 +5,8 @@
 // The page's CSP requires Trusted Types for script URLs (see index.html): the
 // only script URL the page ever makes is this worker's, and this policy
 // vouches for exactly that URL and nothing else.
+import { withLayerRows } from './layer-columns.js';
+
 const WORKER_URL = new URL('./worker.js', import.meta.url).href;
 const workerPolicy = globalThis.trustedTypes?.createPolicy?.('rooflens-worker', {
   createScriptURL: (u) => {
@@ -100,10 +102,11 @@ export class CoreClient {
 
   closeOther() { return this.send({ type: 'close-other' }).promise; }
 
-  /** Analyses the open model; resolves to the parsed response object. */
+  /** Analyses the open model; resolves to the parsed response object, with
+   * its layers as rows whichever layout the request asked for. */
   async analyze(request) {
     const { promise } = this.send({ type: 'analyze', request: JSON.stringify(request) });
     const msg = await promise;
-    return JSON.parse(msg.json);
+    return withLayerRows(JSON.parse(msg.json));
   }
 }

@@ -289,7 +289,9 @@ export function buildRequest(st, profile, { batchDefault = null } = {}) {
     sol: st.sol,
     granularity: st.granularity,
     dims: { ...st.dims },
-    layers: true,
+    // the same figures as arrays per field: several times smaller and faster
+    // than rows on a big graph (client.js turns them back into rows)
+    layers: 'columns',
   };
   if (st.powerMode) req.power_mode = st.powerMode;
   // The one batch control: the user's batch, else 1 for a model whose

@@ -1,0 +1,44 @@
+// The page asks the core for its layers as columns ("layers": "columns") and
+// web/js/layer-columns.js turns them back into rows: on the WebAssembly
+// build, the rows it makes equal the core's own rows ("layers": true) for
+// every fixture model, with a measured profile and in training mode, and the
+// rest of the answer is the same. tests/test_layer_columns.c checks the
+// columns themselves on the native build.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, FIXTURES, NODE_WASM, loadNodeCore } from './helpers.mjs';
+import { withLayerRows } from '../../web/js/layer-columns.js';
+
+const skip = existsSync(NODE_WASM) ? false : 'missing: build-wasm (tools/build-site.sh)';
+const hw = (id) => JSON.parse(readFileSync(join(ROOT, 'hw', `${id}.json`), 'utf8'));
+
+function same(core, model, req, what) {
+  const rows = JSON.parse(core.analyze(model, JSON.stringify({ ...req, layers: true })));
+  const text = core.analyze(model, JSON.stringify({ ...req, layers: 'columns' }));
+  const cols = withLayerRows(JSON.parse(text));
+  assert.deepEqual(cols, rows, what);
+  if (rows.ok && rows.layers.length > 2) assert.ok(text.length < JSON.stringify(rows).length, `${what}: columns are smaller`);
+  return rows;
+}
+
+test('WASM core: rows rebuilt from layer_columns equal the core\'s rows', { skip }, async () => {
+  const core = await loadNodeCore();
+  const dir = join(FIXTURES, 'models');
+  let n = 0;
+  for (const f of readdirSync(dir).filter((x) => x.endsWith('.onnx')).sort()) {
+    const r = core.readAll(new Uint8Array(readFileSync(join(dir, f))));
+    if (!r.model) continue;
+    same(core, r.model, { hardware: hw('h100-sxm') }, f);
+    same(core, r.model, { hardware: hw('jetson-agx-orin'), mode: 'training', precision: 'int8', batch: 3 }, `${f} training int8`);
+    core.freeModel(r.model);
+    n++;
+  }
+  assert.ok(n >= 20, `${n} models`);
+  const { model } = core.readAll(new Uint8Array(readFileSync(join(FIXTURES, 'measured', 'small_cnn.onnx'))));
+  const res = same(core, model, { hardware: hw('h100-sxm'),
+    measured: { text: readFileSync(join(FIXTURES, 'measured', 'ort_small_cnn_all.json'), 'utf8'), format: 'auto' } }, 'measured');
+  assert.ok(res.layers.some((l) => l.measured_s > 0), 'the measured fields are there');
+  core.freeModel(model);
+});
