@@ -6,7 +6,7 @@
  * sequence length. */
 #include <string.h>
 
-#include "../graph.h"
+#include "op.h"
 #include "families.h"
 
 /* Trip counts above this are "run until cond" sentinels, not real counts. */

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../graph.h"
+#include "op.h"
 #include "families.h"
 
 /* Broadcast every present input; returns rank or -1 (error set) or -2 (unknown). */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../graph.h"
+#include "op.h"
 #include "families.h"
 
 /* ------------------------------------------------------------ helpers -- */
@@ -78,8 +78,8 @@ static double samples_d(const rl_node *n) {
 }
 
 /* Vector FLOPs per score of a post_transform (exp/log-based ones dominate). */
-static double post_transform_flops(const rl_node *n) {
-    const char *p = rl_attr_s(n, "post_transform", "NONE");
+static double post_transform_flops(rl_ctx *c, const rl_node *n) {
+    const char *p = rl_attr_s(c, n, "post_transform", "NONE");
     if (strcmp(p, "NONE") == 0) return 0;
     if (strcmp(p, "PROBIT") == 0) return 10; /* an inverse-erf approximation */
     return 5;                                /* LOGISTIC, SOFTMAX, SOFTMAX_ZERO */
@@ -263,9 +263,9 @@ static int shape_dict_vectorizer(rl_ctx *c, rl_graph *g, rl_node *n) {
 
 /* CastMap: a map keyed by int64 to a [1, entries] row; SPARSE packs to max_map. */
 static int shape_cast_map(rl_ctx *c, rl_graph *g, rl_node *n) {
-    const char *to = rl_attr_s(n, "cast_to", "TO_FLOAT");
+    const char *to = rl_attr_s(c, n, "cast_to", "TO_FLOAT");
     int dt = strcmp(to, "TO_STRING") == 0 ? RL_DT_STRING : strcmp(to, "TO_INT64") == 0 ? RL_DT_INT64 : RL_DT_FLOAT;
-    bool sparse = strcmp(rl_attr_s(n, "map_form", "DENSE"), "SPARSE") == 0;
+    bool sparse = strcmp(rl_attr_s(c, n, "map_form", "DENSE"), "SPARSE") == 0;
     int64_t d[2] = {1, sparse ? rl_attr_i(c, n, "max_map", 1) : -1};
     if (d[1] < -1) return rl_bad(c, n, "max_map %lld is negative", (long long)d[1]);
     if (rl_set_out(c, n, 0, dt, 2, d) != RL_OK) return RL_FAIL;
@@ -335,7 +335,7 @@ static void cost_linear(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     k->macs = macs;
     k->matrix_flops = 2 * macs;
     bool classifier = strcmp(n->op_type, "LinearClassifier") == 0;
-    k->vector_flops = (double)N * (double)rows * (1 + (classifier ? 1 : 0) + post_transform_flops(n));
+    k->vector_flops = (double)N * (double)rows * (1 + (classifier ? 1 : 0) + post_transform_flops(c, n));
     add_attr_weights(n, k);
 }
 
@@ -382,16 +382,16 @@ static void cost_svm(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     double macs;
     if (sv == 0) {
         macs = (double)N * coef; /* coefficients are [classes x F] */
-        k->vector_flops = (double)N * (coef / (F > 0 ? (double)F : 1)) * (1 + post_transform_flops(n));
+        k->vector_flops = (double)N * (coef / (F > 0 ? (double)F : 1)) * (1 + post_transform_flops(c, n));
     } else {
-        const char *kt = rl_attr_s(n, "kernel_type", "LINEAR");
+        const char *kt = rl_attr_s(c, n, "kernel_type", "LINEAR");
         double kernel = strcmp(kt, "LINEAR") == 0 ? 0 : 3;
         macs = (double)N * (double)sv * (double)F + (double)N * coef;
         /* one decision per class pair (classifier) or one output (regressor), each
          * with its bias and post_transform */
         double classes = (double)label_count(n);
         double decisions = classes > 1 ? classes * (classes - 1) / 2 : 1;
-        k->vector_flops = (double)N * ((double)sv * kernel + decisions * (1 + post_transform_flops(n)));
+        k->vector_flops = (double)N * ((double)sv * kernel + decisions * (1 + post_transform_flops(c, n)));
     }
     k->macs = macs;
     k->matrix_flops = 2 * macs;
@@ -574,7 +574,7 @@ static void cost_tree(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
         trees = 1;
         k->note = "the tree tables could not be walked (inconsistent or cyclic): counting every node once";
     }
-    k->vector_flops = N * (paths + trees * E + E * (1 + post_transform_flops(n)));
+    k->vector_flops = N * (paths + trees * E + E * (1 + post_transform_flops(c, n)));
     add_attr_weights(n, k);
 }
 

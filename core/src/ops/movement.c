@@ -8,211 +8,17 @@
 #include <math.h>
 #include <string.h>
 
-#include "../graph.h"
+#include "op.h"
 #include "families.h"
 
 /* ------------------------------------------------------------ helpers -- */
 
-/* Output i with a known rank but unknown dims (or unknown rank when rank < 0). */
-static int unknown_out(rl_ctx *c, rl_node *n, int i, int dtype, int rank) {
-    int64_t dims[RL_MAX_RANK_HARD];
-    if (rank > RL_MAX_RANK_HARD) rank = -1;
-    for (int k = 0; k < rank; k++) dims[k] = -1;
-    return rl_set_out(c, n, i, dtype, rank, dims) == RL_OK ? RL_UNKNOWN : RL_FAIL;
-}
-
-static int dtype_of(const rl_value *v) { return v ? v->dtype : 0; }
-
-/* Contents known for every element. */
-static bool contents_known(const rl_value *v) {
-    if (!v || v->n_known < 0 || !v->ival || !v->fval) return false;
-    int64_t numel = rl_numel(v);
-    return numel >= 0 && numel == v->n_known;
-}
-
-/* Result of an rl_set_out: RL_OK, or RL_UNKNOWN when some dim is -1. */
-static int set_out_checked(rl_ctx *c, rl_node *n, int i, int dtype, int rank, const int64_t *dims) {
-    if (rl_set_out(c, n, i, dtype, rank, dims) != RL_OK) return RL_FAIL;
-    if (rank < 0) return RL_UNKNOWN;
-    for (int k = 0; k < rank; k++)
-        if (dims[k] < 0) return RL_UNKNOWN;
-    return RL_OK;
-}
-
-static int64_t prod_dims(int rank, const int64_t *dims) {
-    int64_t p = 1;
-    for (int k = 0; k < rank; k++) {
-        if (dims[k] < 0) return -1;
-        if (!rl_mul_ok(p, dims[k], &p)) return -1;
-    }
-    return p;
-}
-
-static void unravel(int64_t flat, int rank, const int64_t *dims, int64_t *coord) {
-    for (int k = rank - 1; k >= 0; k--) {
-        int64_t d = dims[k] > 0 ? dims[k] : 1;
-        coord[k] = flat % d;
-        flat /= d;
-    }
-}
-
-static int64_t ravel(int rank, const int64_t *dims, const int64_t *coord) {
-    int64_t idx = 0;
-    for (int k = 0; k < rank; k++) idx = idx * dims[k] + coord[k];
-    return idx;
-}
-
-/* Copy src's contents to output i following idx (source flat index per output
- * element); nothing when the source or the count is not small and known. */
-static void fold_indexed(rl_ctx *c, rl_node *n, int out_i, const rl_value *src, int64_t count,
-                         const int64_t *idx) {
-    if (!contents_known(src) || count < 0 || count > RL_FOLD_MAX_ELEMS) return;
-    int64_t *iv = rl_arena_alloc(c->arena, (size_t)(count + 1) * sizeof *iv);
-    double *fv = rl_arena_alloc(c->arena, (size_t)(count + 1) * sizeof *fv);
-    if (!iv || !fv) return;
-    for (int64_t e = 0; e < count; e++) {
-        if (idx[e] < 0 || idx[e] >= src->n_known) return;
-        iv[e] = src->ival[idx[e]];
-        fv[e] = src->fval[idx[e]];
-    }
-    rl_set_out_contents(c, n, out_i, count, iv, fv);
-}
-
-/* Same contents, same order (views). */
-static void fold_same(rl_ctx *c, rl_node *n, int out_i, const rl_value *src) {
-    if (!contents_known(src)) return;
-    rl_value *o = rl_out(n, out_i);
-    if (o && rl_numel(o) == src->n_known) rl_set_out_contents(c, n, out_i, src->n_known, src->ival, src->fval);
-}
-
 /* Output 0 of a reshaping view of x (Reshape, Flatten, Squeeze, Unsqueeze):
  * the given shape, and x's folded contents in the same order. */
 static int set_view_out(rl_ctx *c, rl_node *n, const rl_value *x, int dtype, int rank, const int64_t *dims) {
-    int r = set_out_checked(c, n, 0, dtype, rank, dims);
-    if (r == RL_OK) fold_same(c, n, 0, x);
+    int r = rl_set_out_status(c, n, 0, dtype, rank, dims);
+    if (r == RL_OK) rl_fold_same(c, n, 0, x);
     return r;
-}
-
-/* Folding scratch: an index array for every output element, when small. */
-static int64_t *fold_scratch(rl_ctx *c, const rl_node *n, int out_i, const rl_value *src, int64_t *count) {
-    const rl_value *o = rl_out(n, out_i);
-    *count = rl_numel(o);
-    if (!contents_known(src) || *count < 0 || *count > RL_FOLD_MAX_ELEMS) return NULL;
-    return rl_arena_alloc(c->arena, (size_t)(*count + 1) * sizeof(int64_t));
-}
-
-/* Where an output element of a pure data movement comes from: the geometry
- * its coordinate map reads (each op uses the fields it needs). */
-typedef struct fold_map {
-    const rl_value *src;
-    int out_rank;
-    const int64_t *perm;          /* Transpose: output axis k is source axis perm[k] */
-    const int64_t *first, *step;  /* Slice: per axis */
-    int axis;                     /* Split: the axis, and this output's offset on it */
-    int64_t offset;
-} fold_map;
-
-typedef void (*fold_coord_fn)(const fold_map *m, const int64_t *out_coord, int64_t *src_coord);
-
-/* Folds output out_i (shape out_dims) of a data movement: each element copies
- * the source element whose coordinates `to_src` gives. Nothing when the
- * source's contents are unknown or the output is not small. */
-static void fold_moved(rl_ctx *c, rl_node *n, int out_i, const int64_t *out_dims, const fold_map *m,
-                       fold_coord_fn to_src) {
-    int64_t count;
-    int64_t *idx = fold_scratch(c, n, out_i, m->src, &count);
-    if (!idx) return;
-    int64_t oc[RL_MAX_RANK_HARD], ic[RL_MAX_RANK_HARD];
-    for (int64_t e = 0; e < count; e++) {
-        unravel(e, m->out_rank, out_dims, oc);
-        to_src(m, oc, ic);
-        idx[e] = ravel(m->src->rank, m->src->dims, ic);
-    }
-    fold_indexed(c, n, out_i, m->src, count, idx);
-}
-
-/* An integer list from input `input` (opset >= from) or attribute `attr`
- * (older opsets). Returns the count; -1 when given but unknown, -2 when absent. */
-static int64_t ints_arg(rl_node *n, int input, const char *attr, bool from_input,
-                        const int64_t **vals) {
-    if (from_input) {
-        rl_value *v = rl_in(n, input);
-        if (!v) return -2;
-        if (!contents_known(v)) {
-            rl_needs_runtime(n, input);
-            return -1;
-        }
-        *vals = v->ival;
-        return v->n_known;
-    }
-    int cnt = rl_attr_ints(n, attr, vals);
-    return cnt < 0 ? -2 : cnt;
-}
-
-/* How many entries the runtime-valued 1-D input holds (its known length),
- * -1 when not known. A shape, axes or sizes input whose values wait for run
- * time still fixes the rank of the result through its length. */
-static int64_t runtime_len(const rl_node *n, int input) {
-    const rl_value *v = rl_in(n, input);
-    return v && v->rank == 1 && v->dims[0] >= 0 ? v->dims[0] : -1;
-}
-
-/* The axes an op acts on, made non-negative in ax[]: `axes` (cnt entries,
- * from an attribute or a constant input, see ints_arg) or, when the op names
- * none (cnt < 0), the first `count` axes in order. An axis outside
- * [-rank, rank) or a repeated one is an error: ONNX forbids repeats or leaves
- * them undefined, so no shape would be right. Returns the number of axes, or
- * -1 after rl_bad. */
-static int resolve_axes(rl_ctx *c, const rl_node *n, const int64_t *axes, int64_t cnt, int64_t count, int rank,
-                        int *ax) {
-    int64_t k = cnt >= 0 ? cnt : count;
-    if (k > rank) {
-        rl_bad(c, n, "%lld axes named for an input of rank %d", (long long)k, rank);
-        return -1;
-    }
-    bool seen[RL_MAX_RANK_HARD] = {false};
-    for (int64_t i = 0; i < k; i++) {
-        ax[i] = cnt >= 0 ? rl_axis(c, n, axes[i], rank) : (int)i;
-        if (ax[i] < 0) return -1;
-        if (seen[ax[i]]) {
-            if (axes[i] < 0)
-                rl_bad(c, n, "axes name axis %d twice (%lld counts from the end of rank %d)", ax[i],
-                       (long long)axes[i], rank);
-            else
-                rl_bad(c, n, "axes name axis %d twice", ax[i]);
-            return -1;
-        }
-        seen[ax[i]] = true;
-    }
-    return (int)k;
-}
-
-/* Output 0 like x where runtime values decide the size along the named axes:
- * those unknown, the others kept; every dim unknown when the axes themselves
- * are not known (cnt < 0). `shrinks`: the op cannot grow a dim (Slice), so x's
- * dims bound the result. */
-static int unknown_along_axes(rl_ctx *c, rl_node *n, const rl_value *x, const int64_t *axes, int64_t cnt,
-                              bool shrinks) {
-    int r = x->rank, ax[RL_MAX_RANK_HARD];
-    int64_t dims[RL_MAX_RANK_HARD];
-    for (int k = 0; k < r; k++) dims[k] = cnt >= 0 ? x->dims[k] : -1;
-    int na = cnt >= 0 ? resolve_axes(c, n, axes, cnt, 0, r, ax) : 0;
-    if (na < 0) return RL_FAIL;
-    for (int i = 0; i < na; i++) dims[ax[i]] = -1;
-    if (set_out_checked(c, n, 0, x->dtype, r, dims) == RL_FAIL) return RL_FAIL;
-    if (shrinks) rl_set_out_bounds(c, n, 0, x->dims, false);
-    return RL_UNKNOWN;
-}
-
-/* Scalar from an input's known contents. */
-static bool scalar_in(rl_node *n, int i, double *out) {
-    rl_value *v = rl_in(n, i);
-    if (!contents_known(v) || v->n_known < 1) {
-        if (v) rl_needs_runtime(n, i);
-        return false;
-    }
-    *out = v->fval[0];
-    return true;
 }
 
 /* ----------------------------------------------------------- Constant -- */
@@ -231,7 +37,7 @@ static int shape_constant(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (sp->n_dims > RL_MAX_RANK_HARD) return rl_bad(c, n, "sparse constant has too many dimensions");
         for (size_t k = 0; k < sp->n_dims; k++) dims[k] = sp->dims[k];
         int dt = sp->values && sp->values->has_data_type ? sp->values->data_type : 0;
-        rc = set_out_checked(c, n, 0, dt, (int)sp->n_dims, dims);
+        rc = rl_set_out_status(c, n, 0, dt, (int)sp->n_dims, dims);
     } else if ((a = rl_attr(n, "value_float"))) {
         if (rl_set_out(c, n, 0, RL_DT_FLOAT, 0, NULL) != RL_OK) return RL_FAIL;
         double f = a->f;
@@ -269,7 +75,7 @@ static int shape_constant(rl_ctx *c, rl_graph *g, rl_node *n) {
 static int shape_shape(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
-    if (!x || x->rank < 0) return unknown_out(c, n, 0, RL_DT_INT64, 1);
+    if (!x || x->rank < 0) return rl_set_out_unknown(c, n, 0, RL_DT_INT64, 1);
     int r = x->rank;
     int64_t start = rl_attr_i(c, n, "start", 0), end = rl_attr_i(c, n, "end", r);
     if (start < 0) start += r;
@@ -301,17 +107,17 @@ static int shape_reshape(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
     const int64_t *target = NULL;
-    int64_t cnt = ints_arg(n, 1, "shape", n->opset >= 5, &target);
+    int64_t cnt = rl_ints_arg(n, 1, "shape", n->opset >= 5, &target);
     if (cnt == -2) return rl_bad(c, n, "Reshape needs a target shape");
-    int dt = dtype_of(x);
+    int dt = rl_value_dtype(x);
     if (cnt < 0) {
         /* the target's length still gives the rank */
-        int64_t len = runtime_len(n, 1);
+        int64_t len = rl_in_runtime_len(n, 1);
         int rank = len <= RL_MAX_RANK_HARD ? (int)len : -1;
         /* a 1-D target holds every element, whatever its value */
         int64_t numel = rl_numel(x);
-        if (rank == 1 && numel >= 0) return set_out_checked(c, n, 0, dt, 1, &numel);
-        return unknown_out(c, n, 0, dt, rank);
+        if (rank == 1 && numel >= 0) return rl_set_out_status(c, n, 0, dt, 1, &numel);
+        return rl_set_out_unknown(c, n, 0, dt, rank);
     }
     if (cnt > RL_MAX_RANK_HARD) return rl_bad(c, n, "target shape has %lld dims", (long long)cnt);
     bool allowzero = rl_attr_i(c, n, "allowzero", 0) != 0;
@@ -349,7 +155,7 @@ static int shape_reshape(rl_ctx *c, rl_graph *g, rl_node *n) {
             dims[infer_at] = -1;
         }
     }
-    int64_t total = rl_numel(x), out_total = prod_dims((int)cnt, dims);
+    int64_t total = rl_numel(x), out_total = rl_dims_prod(dims, 0, (int)cnt);
     if (total >= 0 && out_total >= 0 && total != out_total)
         return rl_bad(c, n, "cannot reshape %lld elements into %lld", (long long)total, (long long)out_total);
     return set_view_out(c, n, x, dt, (int)cnt, dims);
@@ -360,11 +166,11 @@ static int shape_reshape(rl_ctx *c, rl_graph *g, rl_node *n) {
 static int shape_flatten(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
-    if (!x || x->rank < 0) return unknown_out(c, n, 0, dtype_of(x), 2);
+    if (!x || x->rank < 0) return rl_set_out_unknown(c, n, 0, rl_value_dtype(x), 2);
     int64_t axis = rl_attr_i(c, n, "axis", 1);
     if (axis < 0) axis += x->rank;
     if (axis < 0 || axis > x->rank) return rl_bad(c, n, "axis %lld is out of range for rank %d", (long long)axis, x->rank);
-    int64_t dims[2] = {prod_dims((int)axis, x->dims), prod_dims(x->rank - (int)axis, x->dims + axis)};
+    int64_t dims[2] = {rl_dims_prod(x->dims, 0, (int)axis), rl_dims_prod(x->dims, (int)axis, x->rank)};
     return set_view_out(c, n, x, x->dtype, 2, dims);
 }
 
@@ -374,10 +180,10 @@ static int shape_squeeze(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
     const int64_t *axes = NULL;
-    int64_t cnt = ints_arg(n, 1, "axes", n->opset >= 13, &axes);
-    if (!x || x->rank < 0) return unknown_out(c, n, 0, dtype_of(x), -1);
+    int64_t cnt = rl_ints_arg(n, 1, "axes", n->opset >= 13, &axes);
+    if (!x || x->rank < 0) return rl_set_out_unknown(c, n, 0, rl_value_dtype(x), -1);
     if (cnt == -1) {
-        int64_t len = runtime_len(n, 1);
+        int64_t len = rl_in_runtime_len(n, 1);
         int rank = len >= 0 && len <= x->rank ? x->rank - (int)len : -1;
         /* k runtime axes and exactly k dims of size 1: those are the ones */
         int ones = 0;
@@ -388,18 +194,18 @@ static int shape_squeeze(rl_ctx *c, rl_graph *g, rl_node *n) {
             int r = 0;
             for (int k = 0; k < x->rank; k++)
                 if (x->dims[k] != 1) dims[r++] = x->dims[k];
-            return set_out_checked(c, n, 0, x->dtype, r, dims);
+            return rl_set_out_status(c, n, 0, x->dtype, r, dims);
         }
-        return unknown_out(c, n, 0, x->dtype, rank);
+        return rl_set_out_unknown(c, n, 0, x->dtype, rank);
     }
     bool drop[RL_MAX_RANK_HARD] = {false};
     if (cnt == -2) {
         for (int k = 0; k < x->rank; k++) {
-            if (x->dims[k] < 0) return unknown_out(c, n, 0, x->dtype, -1);
+            if (x->dims[k] < 0) return rl_set_out_unknown(c, n, 0, x->dtype, -1);
             drop[k] = x->dims[k] == 1;
         }
     } else {
-        int ax[RL_MAX_RANK_HARD], na = resolve_axes(c, n, axes, cnt, 0, x->rank, ax);
+        int ax[RL_MAX_RANK_HARD], na = rl_resolve_axes(c, n, axes, cnt, 0, x->rank, ax);
         if (na < 0) return RL_FAIL;
         for (int i = 0; i < na; i++) {
             if (x->dims[ax[i]] > 1)
@@ -418,11 +224,11 @@ static int shape_unsqueeze(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
     const int64_t *axes = NULL;
-    int64_t cnt = ints_arg(n, 1, "axes", n->opset >= 13, &axes);
+    int64_t cnt = rl_ints_arg(n, 1, "axes", n->opset >= 13, &axes);
     if (cnt == -2) return rl_bad(c, n, "Unsqueeze needs axes");
-    if (!x || x->rank < 0) return unknown_out(c, n, 0, dtype_of(x), -1);
+    if (!x || x->rank < 0) return rl_set_out_unknown(c, n, 0, rl_value_dtype(x), -1);
     if (cnt == -1) {
-        int64_t len = runtime_len(n, 1);
+        int64_t len = rl_in_runtime_len(n, 1);
         if (rl_in(n, 1) && rl_in(n, 1)->rank == 0) len = 1; /* a scalar axis */
         int rank = len >= 0 && len <= RL_MAX_RANK_HARD ? x->rank + (int)len : -1;
         if (rank > RL_MAX_RANK_HARD) rank = -1;
@@ -432,14 +238,14 @@ static int shape_unsqueeze(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (all_one) {
             int64_t dims[RL_MAX_RANK_HARD];
             for (int k = 0; k < rank; k++) dims[k] = 1;
-            return set_out_checked(c, n, 0, x->dtype, rank, dims);
+            return rl_set_out_status(c, n, 0, x->dtype, rank, dims);
         }
-        return unknown_out(c, n, 0, x->dtype, rank);
+        return rl_set_out_unknown(c, n, 0, x->dtype, rank);
     }
     int64_t out_rank = x->rank + cnt;
     if (out_rank > RL_MAX_RANK_HARD) return rl_bad(c, n, "result rank %lld is too large", (long long)out_rank);
     bool ins[RL_MAX_RANK_HARD] = {false};
-    int ax[RL_MAX_RANK_HARD], na = resolve_axes(c, n, axes, cnt, 0, (int)out_rank, ax);
+    int ax[RL_MAX_RANK_HARD], na = rl_resolve_axes(c, n, axes, cnt, 0, (int)out_rank, ax);
     if (na < 0) return RL_FAIL;
     for (int i = 0; i < na; i++) ins[ax[i]] = true;
     int64_t dims[RL_MAX_RANK_HARD];
@@ -449,14 +255,14 @@ static int shape_unsqueeze(rl_ctx *c, rl_graph *g, rl_node *n) {
 
 /* ---------------------------------------------------------- Transpose -- */
 
-static void transposed_from(const fold_map *m, const int64_t *oc, int64_t *ic) {
+static void transposed_from(const rl_fold_map *m, const int64_t *oc, int64_t *ic) {
     for (int k = 0; k < m->out_rank; k++) ic[m->perm[k]] = oc[k];
 }
 
 static int shape_transpose(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
-    if (!x || x->rank < 0) return unknown_out(c, n, 0, dtype_of(x), -1);
+    if (!x || x->rank < 0) return rl_set_out_unknown(c, n, 0, rl_value_dtype(x), -1);
     int r = x->rank;
     int64_t perm[RL_MAX_RANK_HARD];
     const int64_t *p = NULL;
@@ -476,9 +282,9 @@ static int shape_transpose(rl_ctx *c, rl_graph *g, rl_node *n) {
     }
     int64_t dims[RL_MAX_RANK_HARD];
     for (int k = 0; k < r; k++) dims[k] = x->dims[perm[k]];
-    int res = set_out_checked(c, n, 0, x->dtype, r, dims);
-    fold_map m = {.src = x, .out_rank = r, .perm = perm};
-    if (res == RL_OK) fold_moved(c, n, 0, dims, &m, transposed_from);
+    int res = rl_set_out_status(c, n, 0, x->dtype, r, dims);
+    rl_fold_map m = {.src = x, .out_rank = r, .perm = perm};
+    if (res == RL_OK) rl_fold_moved(c, n, 0, dims, &m, transposed_from);
     return res;
 }
 
@@ -496,7 +302,7 @@ static int shape_concat(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (rank < 0) rank = v->rank;
         else if (v->rank != rank) return rl_bad(c, n, "inputs have ranks %d and %d", rank, v->rank);
     }
-    if (rank < 0) return unknown_out(c, n, 0, first->dtype, -1);
+    if (rank < 0) return rl_set_out_unknown(c, n, 0, first->dtype, -1);
     if (rank == 0) return rl_bad(c, n, "cannot concatenate scalars");
     int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", 0), rank);
     if (axis < 0) return RL_FAIL;
@@ -520,25 +326,25 @@ static int shape_concat(rl_ctx *c, rl_graph *g, rl_node *n) {
         }
     }
     dims[axis] = any_unknown_rank ? -1 : total;
-    int res = set_out_checked(c, n, 0, first->dtype, rank, dims);
+    int res = rl_set_out_status(c, n, 0, first->dtype, rank, dims);
     if (res != RL_OK) return res;
     int64_t count = rl_numel(rl_out(n, 0));
     if (count < 0 || count > RL_FOLD_MAX_ELEMS) return res;
     for (int i = 0; i < n->n_in; i++)
-        if (rl_in(n, i) && !contents_known(rl_in(n, i))) return res;
+        if (rl_in(n, i) && !rl_contents_known(rl_in(n, i))) return res;
     int64_t *iv = rl_arena_alloc(c->arena, (size_t)(count + 1) * sizeof *iv);
     double *fv = rl_arena_alloc(c->arena, (size_t)(count + 1) * sizeof *fv);
     if (!iv || !fv) return res;
     int64_t oc[RL_MAX_RANK_HARD];
     for (int64_t e = 0; e < count; e++) {
-        unravel(e, rank, dims, oc);
+        rl_unravel(e, rank, dims, oc);
         int64_t pos = oc[axis];
         for (int i = 0; i < n->n_in; i++) {
             rl_value *v = rl_in(n, i);
             if (!v) continue;
             if (pos < v->dims[axis]) {
                 oc[axis] = pos;
-                int64_t s = ravel(rank, v->dims, oc);
+                int64_t s = rl_ravel(rank, v->dims, oc);
                 iv[e] = v->ival[s];
                 fv[e] = v->fval[s];
                 break;
@@ -552,7 +358,7 @@ static int shape_concat(rl_ctx *c, rl_graph *g, rl_node *n) {
 
 /* -------------------------------------------------------------- Split -- */
 
-static void split_from(const fold_map *m, const int64_t *oc, int64_t *ic) {
+static void split_from(const rl_fold_map *m, const int64_t *oc, int64_t *ic) {
     memcpy(ic, oc, (size_t)m->out_rank * sizeof *ic);
     ic[m->axis] += m->offset;
 }
@@ -563,14 +369,14 @@ static int shape_split(rl_ctx *c, rl_graph *g, rl_node *n) {
     int nout = n->n_out;
     if (!x || x->rank < 0) {
         for (int i = 0; i < nout; i++)
-            if (unknown_out(c, n, i, dtype_of(x), -1) == RL_FAIL) return RL_FAIL;
+            if (rl_set_out_unknown(c, n, i, rl_value_dtype(x), -1) == RL_FAIL) return RL_FAIL;
         return RL_UNKNOWN;
     }
     if (x->rank == 0) return rl_bad(c, n, "the input is a scalar: Split needs a tensor of rank 1 or more");
     int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", 0), x->rank);
     if (axis < 0) return RL_FAIL;
     const int64_t *split = NULL;
-    int64_t cnt = ints_arg(n, 1, "split", n->opset >= 13, &split);
+    int64_t cnt = rl_ints_arg(n, 1, "split", n->opset >= 13, &split);
     int64_t d = x->dims[axis];
     int64_t *sizes = rl_arena_alloc(c->arena, (size_t)(nout + 1) * sizeof *sizes);
     if (!sizes) return rl_bad(c, n, "out of memory");
@@ -586,7 +392,7 @@ static int shape_split(rl_ctx *c, rl_graph *g, rl_node *n) {
     } else if (cnt == -1 || d < 0 || nout == 0) {
         /* runtime sizes of an empty axis can only be 0 */
         for (int i = 0; i < nout; i++) sizes[i] = d == 0 ? 0 : -1;
-        int64_t len = cnt == -1 ? runtime_len(n, 1) : -1;
+        int64_t len = cnt == -1 ? rl_in_runtime_len(n, 1) : -1;
         if (len >= 0 && len != nout) return rl_bad(c, n, "split has %lld entries for %d outputs", (long long)len, nout);
     } else {
         int64_t parts = rl_attr_i(c, n, "num_outputs", nout);
@@ -606,14 +412,14 @@ static int shape_split(rl_ctx *c, rl_graph *g, rl_node *n) {
         int64_t dims[RL_MAX_RANK_HARD];
         memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
         dims[axis] = sizes[i];
-        int r = set_out_checked(c, n, i, x->dtype, x->rank, dims);
+        int r = rl_set_out_status(c, n, i, x->dtype, x->rank, dims);
         if (r == RL_FAIL) return r;
         if (r == RL_UNKNOWN) {
             res = RL_UNKNOWN;
             rl_set_out_bounds(c, n, i, x->dims, false);
         }
-        fold_map m = {.src = x, .out_rank = x->rank, .axis = axis, .offset = offset};
-        if (r == RL_OK) fold_moved(c, n, i, dims, &m, split_from);
+        rl_fold_map m = {.src = x, .out_rank = x->rank, .axis = axis, .offset = offset};
+        if (r == RL_OK) rl_fold_moved(c, n, i, dims, &m, split_from);
         if (sizes[i] >= 0) offset += sizes[i];
     }
     return res;
@@ -621,7 +427,7 @@ static int shape_split(rl_ctx *c, rl_graph *g, rl_node *n) {
 
 /* -------------------------------------------------------------- Slice -- */
 
-static void sliced_from(const fold_map *m, const int64_t *oc, int64_t *ic) {
+static void sliced_from(const rl_fold_map *m, const int64_t *oc, int64_t *ic) {
     for (int k = 0; k < m->out_rank; k++) ic[k] = m->first[k] + oc[k] * m->step[k];
 }
 
@@ -630,15 +436,15 @@ static int shape_slice(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0);
     bool inputs = n->opset >= 10;
     const int64_t *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL;
-    int64_t ns = ints_arg(n, 1, "starts", inputs, &starts);
-    int64_t ne = ints_arg(n, 2, "ends", inputs, &ends);
-    int64_t na = ints_arg(n, 3, "axes", inputs, &axes);
-    int64_t nst = inputs ? ints_arg(n, 4, "steps", true, &steps) : -2;
-    if (!x || x->rank < 0) return unknown_out(c, n, 0, dtype_of(x), -1);
+    int64_t ns = rl_ints_arg(n, 1, "starts", inputs, &starts);
+    int64_t ne = rl_ints_arg(n, 2, "ends", inputs, &ends);
+    int64_t na = rl_ints_arg(n, 3, "axes", inputs, &axes);
+    int64_t nst = inputs ? rl_ints_arg(n, 4, "steps", true, &steps) : -2;
+    if (!x || x->rank < 0) return rl_set_out_unknown(c, n, 0, rl_value_dtype(x), -1);
     int r = x->rank;
     if (ns == -2 || ne == -2) return rl_bad(c, n, "Slice needs starts and ends");
     /* runtime bounds: the sliced axes are unknown, no longer than the input's */
-    if (ns == -1 || ne == -1 || na == -1 || nst == -1) return unknown_along_axes(c, n, x, axes, na, true);
+    if (ns == -1 || ne == -1 || na == -1 || nst == -1) return rl_set_out_unknown_along_axes(c, n, x, axes, na, true);
     if (ns != ne || (na >= 0 && na != ns) || (nst >= 0 && nst != ns))
         return rl_bad(c, n, "starts, ends, axes and steps differ in length");
     int64_t dims[RL_MAX_RANK_HARD], first[RL_MAX_RANK_HARD], step[RL_MAX_RANK_HARD];
@@ -648,7 +454,7 @@ static int shape_slice(rl_ctx *c, rl_graph *g, rl_node *n) {
         step[k] = 1;
     }
     int ax[RL_MAX_RANK_HARD];
-    if (resolve_axes(c, n, axes, na, ns, r, ax) < 0) return RL_FAIL;
+    if (rl_resolve_axes(c, n, axes, na, ns, r, ax) < 0) return RL_FAIL;
     for (int64_t i = 0; i < ns; i++) {
         int a = ax[i];
         int64_t st = nst >= 0 ? steps[i] : 1;
@@ -672,9 +478,9 @@ static int shape_slice(rl_ctx *c, rl_graph *g, rl_node *n) {
         first[a] = s;
         step[a] = st;
     }
-    int res = set_out_checked(c, n, 0, x->dtype, r, dims);
-    fold_map m = {.src = x, .out_rank = r, .first = first, .step = step};
-    if (res == RL_OK) fold_moved(c, n, 0, dims, &m, sliced_from);
+    int res = rl_set_out_status(c, n, 0, x->dtype, r, dims);
+    rl_fold_map m = {.src = x, .out_rank = r, .first = first, .step = step};
+    if (res == RL_OK) rl_fold_moved(c, n, 0, dims, &m, sliced_from);
     return res;
 }
 
@@ -714,7 +520,7 @@ static void cost_slice(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
 static int shape_gather(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0), *ind = rl_in(n, 1);
-    if (!x || !ind || x->rank < 0 || ind->rank < 0) return unknown_out(c, n, 0, dtype_of(x), -1);
+    if (!x || !ind || x->rank < 0 || ind->rank < 0) return rl_set_out_unknown(c, n, 0, rl_value_dtype(x), -1);
     if (x->rank == 0) return rl_bad(c, n, "cannot gather from a scalar");
     int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", 0), x->rank);
     if (axis < 0) return RL_FAIL;
@@ -725,24 +531,24 @@ static int shape_gather(rl_ctx *c, rl_graph *g, rl_node *n) {
     for (int i = 0; i < axis; i++) dims[k++] = x->dims[i];
     for (int i = 0; i < ind->rank; i++) dims[k++] = ind->dims[i];
     for (int i = axis + 1; i < x->rank; i++) dims[k++] = x->dims[i];
-    int res = set_out_checked(c, n, 0, x->dtype, rank, dims);
+    int res = rl_set_out_status(c, n, 0, x->dtype, rank, dims);
     int64_t count;
-    int64_t *idx = res == RL_OK && contents_known(ind) ? fold_scratch(c, n, 0, x, &count) : NULL;
+    int64_t *idx = res == RL_OK && rl_contents_known(ind) ? rl_fold_scratch(c, n, 0, x, &count) : NULL;
     if (idx) {
         int64_t oc[RL_MAX_RANK_HARD], ic[RL_MAX_RANK_HARD], jc[RL_MAX_RANK_HARD];
         int64_t d = x->dims[axis];
         for (int64_t e = 0; e < count; e++) {
-            unravel(e, rank, dims, oc);
+            rl_unravel(e, rank, dims, oc);
             for (int i = 0; i < ind->rank; i++) jc[i] = oc[axis + i];
-            int64_t j = ind->ival[ravel(ind->rank, ind->dims, jc)];
+            int64_t j = ind->ival[rl_ravel(ind->rank, ind->dims, jc)];
             if (j < 0) j += d;
             if (j < 0 || j >= d) return res; /* out of range: no folding */
             for (int i = 0; i < axis; i++) ic[i] = oc[i];
             ic[axis] = j;
             for (int i = axis + 1; i < x->rank; i++) ic[i] = oc[i - 1 + ind->rank];
-            idx[e] = ravel(x->rank, x->dims, ic);
+            idx[e] = rl_ravel(x->rank, x->dims, ic);
         }
-        fold_indexed(c, n, 0, x, count, idx);
+        rl_fold_indexed(c, n, 0, x, count, idx);
     }
     return res;
 }
@@ -758,19 +564,19 @@ static void cost_gather(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
 static int shape_gather_elements(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0), *ind = rl_in(n, 1);
-    if (!ind || ind->rank < 0) return unknown_out(c, n, 0, dtype_of(x), x ? x->rank : -1);
+    if (!ind || ind->rank < 0) return rl_set_out_unknown(c, n, 0, rl_value_dtype(x), x ? x->rank : -1);
     if (x && x->rank >= 0 && x->rank != ind->rank) return rl_bad(c, n, "data rank %d and indices rank %d differ", x->rank, ind->rank);
-    return set_out_checked(c, n, 0, dtype_of(x), ind->rank, ind->dims);
+    return rl_set_out_status(c, n, 0, rl_value_dtype(x), ind->rank, ind->dims);
 }
 
 static int shape_gather_nd(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0), *ind = rl_in(n, 1);
-    if (!x || !ind || x->rank < 0 || ind->rank < 1) return unknown_out(c, n, 0, dtype_of(x), -1);
+    if (!x || !ind || x->rank < 0 || ind->rank < 1) return rl_set_out_unknown(c, n, 0, rl_value_dtype(x), -1);
     int64_t b = rl_attr_i(c, n, "batch_dims", 0);
     int64_t last = ind->dims[ind->rank - 1];
     if (b < 0 || b >= ind->rank || b > x->rank) return rl_bad(c, n, "batch_dims %lld out of range", (long long)b);
-    if (last < 0) return unknown_out(c, n, 0, x->dtype, -1);
+    if (last < 0) return rl_set_out_unknown(c, n, 0, x->dtype, -1);
     if (b + last > x->rank) return rl_bad(c, n, "indices address %lld dims of a rank-%d input", (long long)(b + last), x->rank);
     int64_t dims[RL_MAX_RANK_HARD];
     int r = 0;
@@ -779,7 +585,7 @@ static int shape_gather_nd(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (r >= RL_MAX_RANK_HARD) return rl_bad(c, n, "result rank too large");
         dims[r++] = x->dims[i];
     }
-    return set_out_checked(c, n, 0, x->dtype, r, dims);
+    return rl_set_out_status(c, n, 0, x->dtype, r, dims);
 }
 
 /* ------------------------------------------------------------ Scatter -- */
@@ -794,14 +600,14 @@ static int shape_like_data(rl_ctx *c, rl_graph *g, rl_node *n) {
 /* A reduction (add, mul, max, min) does one FLOP per update element. */
 static void cost_scatter(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     (void)c; (void)g;
-    const char *red = rl_attr_s(n, "reduction", "none");
+    const char *red = rl_attr_s(c, n, "reduction", "none");
     if (strcmp(red, "none") != 0) k->vector_flops = rl_numel_d(rl_in(n, 2));
 }
 
 /* ------------------------------------------------------- Expand, Tile -- */
 
 /* numpy broadcast: source dims of 1 repeat, the source aligns to the right */
-static void broadcast_from(const fold_map *m, const int64_t *oc, int64_t *ic) {
+static void broadcast_from(const rl_fold_map *m, const int64_t *oc, int64_t *ic) {
     const rl_value *x = m->src;
     for (int k = 0; k < x->rank; k++) ic[k] = x->dims[k] == 1 ? 0 : oc[k + m->out_rank - x->rank];
 }
@@ -810,19 +616,19 @@ static int shape_expand(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
     const int64_t *shape = NULL;
-    int64_t cnt = ints_arg(n, 1, "", true, &shape);
+    int64_t cnt = rl_ints_arg(n, 1, "", true, &shape);
     if (cnt < 0 || !x || x->rank < 0) {
         int rank = -1;
-        int64_t len = runtime_len(n, 1);
+        int64_t len = rl_in_runtime_len(n, 1);
         if (x && x->rank >= 0 && len >= 0 && len <= RL_MAX_RANK_HARD) rank = x->rank > len ? x->rank : (int)len;
-        if (rank < 0) return unknown_out(c, n, 0, dtype_of(x), rank);
+        if (rank < 0) return rl_set_out_unknown(c, n, 0, rl_value_dtype(x), rank);
         /* broadcasting keeps every input dim other than 1 */
         int64_t dims[RL_MAX_RANK_HARD];
         for (int k = 0; k < rank; k++) {
             int j = k - (rank - x->rank);
             dims[k] = j >= 0 && x->dims[j] > 1 ? x->dims[j] : -1;
         }
-        return set_out_checked(c, n, 0, x->dtype, rank, dims) == RL_FAIL ? RL_FAIL : RL_UNKNOWN;
+        return rl_set_out_status(c, n, 0, x->dtype, rank, dims) == RL_FAIL ? RL_FAIL : RL_UNKNOWN;
     }
     if (cnt > RL_MAX_RANK_HARD) return rl_bad(c, n, "shape has %lld entries", (long long)cnt);
     for (int64_t i = 0; i < cnt; i++)
@@ -830,13 +636,13 @@ static int shape_expand(rl_ctx *c, rl_graph *g, rl_node *n) {
     int64_t dims[RL_MAX_RANK_HARD];
     int r = rl_broadcast(c, n, x->rank, x->dims, (int)cnt, shape, dims);
     if (r < 0) return RL_FAIL;
-    int res = set_out_checked(c, n, 0, x->dtype, r, dims);
-    fold_map m = {.src = x, .out_rank = r};
-    if (res == RL_OK) fold_moved(c, n, 0, dims, &m, broadcast_from);
+    int res = rl_set_out_status(c, n, 0, x->dtype, r, dims);
+    rl_fold_map m = {.src = x, .out_rank = r};
+    if (res == RL_OK) rl_fold_moved(c, n, 0, dims, &m, broadcast_from);
     return res;
 }
 
-static void tiled_from(const fold_map *m, const int64_t *oc, int64_t *ic) {
+static void tiled_from(const rl_fold_map *m, const int64_t *oc, int64_t *ic) {
     for (int k = 0; k < m->out_rank; k++) ic[k] = oc[k] % m->src->dims[k];
 }
 
@@ -844,9 +650,9 @@ static int shape_tile(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
     const int64_t *rep = NULL;
-    int64_t cnt = ints_arg(n, 1, "", true, &rep);
-    if (!x || x->rank < 0) return unknown_out(c, n, 0, dtype_of(x), -1);
-    if (cnt < 0) return unknown_out(c, n, 0, x->dtype, x->rank);
+    int64_t cnt = rl_ints_arg(n, 1, "", true, &rep);
+    if (!x || x->rank < 0) return rl_set_out_unknown(c, n, 0, rl_value_dtype(x), -1);
+    if (cnt < 0) return rl_set_out_unknown(c, n, 0, x->dtype, x->rank);
     if (cnt != x->rank) return rl_bad(c, n, "repeats has %lld entries for rank %d", (long long)cnt, x->rank);
     int64_t dims[RL_MAX_RANK_HARD];
     for (int k = 0; k < x->rank; k++) {
@@ -854,9 +660,9 @@ static int shape_tile(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (x->dims[k] < 0) dims[k] = -1;
         else if (!rl_mul_ok(x->dims[k], rep[k], &dims[k])) return rl_bad(c, n, "tiled size overflows");
     }
-    int res = set_out_checked(c, n, 0, x->dtype, x->rank, dims);
-    fold_map m = {.src = x, .out_rank = x->rank};
-    if (res == RL_OK) fold_moved(c, n, 0, dims, &m, tiled_from);
+    int res = rl_set_out_status(c, n, 0, x->dtype, x->rank, dims);
+    rl_fold_map m = {.src = x, .out_rank = x->rank};
+    if (res == RL_OK) rl_fold_moved(c, n, 0, dims, &m, tiled_from);
     return res;
 }
 
@@ -866,18 +672,18 @@ static int shape_pad(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
     const int64_t *pads = NULL, *axes = NULL;
-    int64_t np = ints_arg(n, 1, n->opset >= 11 ? "" : (n->opset >= 2 ? "pads" : "paddings"), n->opset >= 11, &pads);
-    int64_t na = n->opset >= 18 ? ints_arg(n, 3, "", true, &axes) : -2;
-    if (!x || x->rank < 0) return unknown_out(c, n, 0, dtype_of(x), -1);
+    int64_t np = rl_ints_arg(n, 1, n->opset >= 11 ? "" : (n->opset >= 2 ? "pads" : "paddings"), n->opset >= 11, &pads);
+    int64_t na = n->opset >= 18 ? rl_ints_arg(n, 3, "", true, &axes) : -2;
+    if (!x || x->rank < 0) return rl_set_out_unknown(c, n, 0, rl_value_dtype(x), -1);
     int r = x->rank;
     if (np == -2) return rl_bad(c, n, "Pad needs pads");
-    if (np == -1 || na == -1) return unknown_out(c, n, 0, x->dtype, r);
+    if (np == -1 || na == -1) return rl_set_out_unknown(c, n, 0, x->dtype, r);
     int64_t nax = na >= 0 ? na : r;
     if (np != 2 * nax) return rl_bad(c, n, "pads has %lld entries for %lld axes", (long long)np, (long long)nax);
     int64_t dims[RL_MAX_RANK_HARD];
     memcpy(dims, x->dims, (size_t)r * sizeof *dims);
     int ax[RL_MAX_RANK_HARD];
-    if (resolve_axes(c, n, axes, na, nax, r, ax) < 0) return RL_FAIL;
+    if (rl_resolve_axes(c, n, axes, na, nax, r, ax) < 0) return RL_FAIL;
     for (int64_t i = 0; i < nax; i++) {
         int a = ax[i];
         if (dims[a] < 0) continue;
@@ -887,7 +693,7 @@ static int shape_pad(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (d < 0) return rl_bad(c, n, "padding makes axis %d negative", a);
         dims[a] = d;
     }
-    return set_out_checked(c, n, 0, x->dtype, r, dims);
+    return rl_set_out_status(c, n, 0, x->dtype, r, dims);
 }
 
 /* Negative pads crop: the kernel reads only the part of the input that
@@ -927,7 +733,7 @@ static int resize_dims(rl_ctx *c, rl_node *n, const rl_value *x, const double *s
     int64_t nax = naxes >= 0 ? naxes : r;
     if (cnt != nax) return rl_bad(c, n, "%s has %lld entries for %lld axes", scales ? "scales" : "sizes", (long long)cnt, (long long)nax);
     int ax[RL_MAX_RANK_HARD];
-    if (resolve_axes(c, n, axes, naxes, nax, r, ax) < 0) return RL_FAIL;
+    if (rl_resolve_axes(c, n, axes, naxes, nax, r, ax) < 0) return RL_FAIL;
     memcpy(dims, x->dims, (size_t)r * sizeof *dims);
     if (scales) {
         for (int64_t i = 0; i < nax; i++) {
@@ -940,7 +746,7 @@ static int resize_dims(rl_ctx *c, rl_node *n, const rl_value *x, const double *s
         }
         return RL_OK;
     }
-    const char *policy = rl_attr_s(n, "keep_aspect_ratio_policy", "stretch");
+    const char *policy = rl_attr_s(c, n, "keep_aspect_ratio_policy", "stretch");
     bool larger = strcmp(policy, "not_smaller") == 0;
     if (strcmp(policy, "stretch") == 0) {
         for (int64_t i = 0; i < nax; i++) {
@@ -967,7 +773,7 @@ static int resize_dims(rl_ctx *c, rl_node *n, const rl_value *x, const double *s
 static int shape_resize(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
-    if (!x || x->rank < 0) return unknown_out(c, n, 0, dtype_of(x), -1);
+    if (!x || x->rank < 0) return rl_set_out_unknown(c, n, 0, rl_value_dtype(x), -1);
     int r = x->rank;
     const double *scales = NULL;
     const int64_t *sizes = NULL, *axes = NULL;
@@ -987,24 +793,24 @@ static int shape_resize(rl_ctx *c, rl_graph *g, rl_node *n) {
         rl_value *sv = rl_in(n, si), *zv = (upsample || n->opset < 11) ? NULL : rl_in(n, 3);
         if (sv && rl_numel(sv) != 0) {
             nscales = rl_in_floats(n, si, &scales);
-            if (!contents_known(sv)) {
+            if (!rl_contents_known(sv)) {
                 nscales = -1;
                 rl_needs_runtime(n, si);
             }
         } else if (zv && rl_numel(zv) != 0) {
-            nsizes = contents_known(zv) ? zv->n_known : -1;
+            nsizes = rl_contents_known(zv) ? zv->n_known : -1;
             sizes = zv->ival;
             if (nsizes < 0) rl_needs_runtime(n, 3);
         }
-        if (!upsample && n->opset >= 18) naxes = ints_arg(n, -1, "axes", false, &axes);
+        if (!upsample && n->opset >= 18) naxes = rl_ints_arg(n, -1, "axes", false, &axes);
     }
     if (nscales == -2 && nsizes == -2) return rl_bad(c, n, "needs scales or sizes");
     /* runtime scales or sizes: the resized axes are unknown (and may grow) */
-    if (nscales == -1 || nsizes == -1) return unknown_along_axes(c, n, x, axes, naxes, false);
+    if (nscales == -1 || nsizes == -1) return rl_set_out_unknown_along_axes(c, n, x, axes, naxes, false);
     int64_t dims[RL_MAX_RANK_HARD];
     if (resize_dims(c, n, x, nscales >= 0 ? scales : NULL, nscales, sizes, nsizes, axes, naxes, dims) != RL_OK)
         return RL_FAIL;
-    return set_out_checked(c, n, 0, x->dtype, r, dims);
+    return rl_set_out_status(c, n, 0, x->dtype, r, dims);
 }
 
 /* nearest: 1 op per output element (index arithmetic and copy);
@@ -1018,7 +824,7 @@ static void cost_resize(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     for (int i = 0; i < x->rank; i++)
         if (x->dims[i] != o->dims[i]) resized++;
     if (resized == 0) resized = 1;
-    const char *mode = rl_attr_s(n, "mode", "nearest");
+    const char *mode = rl_attr_s(c, n, "mode", "nearest");
     double per = 1;
     if (strstr(mode, "linear")) per = 2.0 * pow(2.0, resized);
     else if (strcmp(mode, "cubic") == 0) per = 2.0 * pow(4.0, resized);
@@ -1037,11 +843,11 @@ static double cast_value(int to, double v) {
 static int shape_cast(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
-    int to = strcmp(n->op_type, "CastLike") == 0 ? dtype_of(rl_in(n, 1)) : (int)rl_attr_i(c, n, "to", 0);
+    int to = strcmp(n->op_type, "CastLike") == 0 ? rl_value_dtype(rl_in(n, 1)) : (int)rl_attr_i(c, n, "to", 0);
     if (to < 0 || to >= RL_DT_COUNT) return rl_bad(c, n, "unknown target type %d", to);
-    if (!x) return unknown_out(c, n, 0, to, -1);
-    int res = set_out_checked(c, n, 0, to, x->rank, x->dims);
-    if (res == RL_OK && contents_known(x)) {
+    if (!x) return rl_set_out_unknown(c, n, 0, to, -1);
+    int res = rl_set_out_status(c, n, 0, to, x->rank, x->dims);
+    if (res == RL_OK && rl_contents_known(x)) {
         int64_t cnt = x->n_known;
         double *fv = rl_arena_alloc(c->arena, (size_t)(cnt + 1) * sizeof *fv);
         int64_t *iv = rl_arena_alloc(c->arena, (size_t)(cnt + 1) * sizeof *iv);
@@ -1069,17 +875,17 @@ static int shape_identity(rl_ctx *c, rl_graph *g, rl_node *n) {
         o->seq_len = x->seq_len;
         return RL_OK;
     }
-    fold_same(c, n, 0, x);
+    rl_fold_same(c, n, 0, x);
     return rl_shape_known(x) ? RL_OK : RL_UNKNOWN;
 }
 
 static int shape_eye_like(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
-    int dt = (int)rl_attr_i(c, n, "dtype", dtype_of(x));
-    if (!x) return unknown_out(c, n, 0, dt, 2);
+    int dt = (int)rl_attr_i(c, n, "dtype", rl_value_dtype(x));
+    if (!x) return rl_set_out_unknown(c, n, 0, dt, 2);
     if (x->rank >= 0 && x->rank != 2) return rl_bad(c, n, "EyeLike needs a rank-2 input");
-    return set_out_checked(c, n, 0, dt, x->rank, x->dims);
+    return rl_set_out_status(c, n, 0, dt, x->rank, x->dims);
 }
 
 /* ------------------------------------------ ConstantOfShape, Range... -- */
@@ -1097,15 +903,15 @@ static int shape_constant_of_shape(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (rl_value_from_tensor(c, &tmp, a->t, n->name)) return RL_FAIL;
         if (tmp.n_known >= 1) fill = tmp.fval[0];
     }
-    if (!contents_known(s)) {
+    if (!rl_contents_known(s)) {
         rl_needs_runtime(n, 0);
-        int64_t len = runtime_len(n, 0);
-        return unknown_out(c, n, 0, dt, len <= RL_MAX_RANK_HARD ? (int)len : -1);
+        int64_t len = rl_in_runtime_len(n, 0);
+        return rl_set_out_unknown(c, n, 0, dt, len <= RL_MAX_RANK_HARD ? (int)len : -1);
     }
     if (s->n_known > RL_MAX_RANK_HARD) return rl_bad(c, n, "shape has %lld entries", (long long)s->n_known);
     for (int64_t i = 0; i < s->n_known; i++)
         if (s->ival[i] < 0) return rl_bad(c, n, "negative dimension %lld", (long long)s->ival[i]);
-    int res = set_out_checked(c, n, 0, dt, (int)s->n_known, s->ival);
+    int res = rl_set_out_status(c, n, 0, dt, (int)s->n_known, s->ival);
     int64_t count = rl_numel(rl_out(n, 0));
     if (res == RL_OK && count >= 0 && count <= RL_FOLD_MAX_ELEMS) {
         double *fv = rl_arena_alloc(c->arena, (size_t)(count + 1) * sizeof *fv);
@@ -1119,10 +925,10 @@ static int shape_constant_of_shape(rl_ctx *c, rl_graph *g, rl_node *n) {
 
 static int shape_range(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
-    int dt = dtype_of(rl_in(n, 0));
+    int dt = rl_value_dtype(rl_in(n, 0));
     double start, limit, delta;
-    if (!scalar_in(n, 0, &start) || !scalar_in(n, 1, &limit) || !scalar_in(n, 2, &delta))
-        return unknown_out(c, n, 0, dt, 1);
+    if (!rl_in_scalar(n, 0, &start) || !rl_in_scalar(n, 1, &limit) || !rl_in_scalar(n, 2, &delta))
+        return rl_set_out_unknown(c, n, 0, dt, 1);
     if (delta == 0) return rl_bad(c, n, "Range with delta 0");
     double cnt = ceil((limit - start) / delta);
     if (!(cnt >= 0)) cnt = 0;
@@ -1142,34 +948,34 @@ static int shape_range(rl_ctx *c, rl_graph *g, rl_node *n) {
 static int shape_one_hot(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *ind = rl_in(n, 0), *vals = rl_in(n, 2);
-    int dt = dtype_of(vals);
-    if (!ind || ind->rank < 0) return unknown_out(c, n, 0, dt, -1);
+    int dt = rl_value_dtype(vals);
+    if (!ind || ind->rank < 0) return rl_set_out_unknown(c, n, 0, dt, -1);
     int r = ind->rank + 1;
     if (r > RL_MAX_RANK_HARD) return rl_bad(c, n, "result rank too large");
     int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", -1), r);
     if (axis < 0) return RL_FAIL;
     double depth;
     int64_t d = -1;
-    if (scalar_in(n, 1, &depth)) {
+    if (rl_in_scalar(n, 1, &depth)) {
         if (!(depth >= 1 && depth <= (double)RL_MAX_ELEMS)) return rl_bad(c, n, "depth %g", depth);
         d = (int64_t)depth;
     }
     int64_t dims[RL_MAX_RANK_HARD];
     for (int k = 0, s = 0; k < r; k++) dims[k] = k == axis ? d : ind->dims[s++];
-    return set_out_checked(c, n, 0, dt, r, dims);
+    return rl_set_out_status(c, n, 0, dt, r, dims);
 }
 
 static int shape_non_zero(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
-    if (!x || x->rank < 0) return unknown_out(c, n, 0, RL_DT_INT64, 2);
+    if (!x || x->rank < 0) return rl_set_out_unknown(c, n, 0, RL_DT_INT64, 2);
     int64_t dims[2] = {x->rank, -1};
-    if (contents_known(x)) {
+    if (rl_contents_known(x)) {
         int64_t nz = 0;
         for (int64_t e = 0; e < x->n_known; e++) nz += x->fval[e] != 0;
         dims[1] = nz;
     }
-    int r = set_out_checked(c, n, 0, RL_DT_INT64, 2, dims);
+    int r = rl_set_out_status(c, n, 0, RL_DT_INT64, 2, dims);
     if (r == RL_UNKNOWN) {
         /* as many columns as non-zero elements: at most all of them */
         int64_t bound[2] = {-1, rl_numel(x)};
@@ -1183,28 +989,28 @@ static int shape_compress(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0), *cond = rl_in(n, 1);
     const Onnx__AttributeProto *ax = rl_attr(n, "axis");
-    int dt = dtype_of(x);
+    int dt = rl_value_dtype(x);
     int64_t kept = -1;
-    if (contents_known(cond)) {
+    if (rl_contents_known(cond)) {
         kept = 0;
         for (int64_t e = 0; e < cond->n_known; e++) kept += cond->ival[e] != 0;
     } else if (cond) {
         rl_needs_runtime(n, 1);
     }
     if (!ax) {
-        int r = set_out_checked(c, n, 0, dt, 1, &kept);
+        int r = rl_set_out_status(c, n, 0, dt, 1, &kept);
         int64_t bound = rl_numel(x);
         if (r == RL_UNKNOWN) rl_set_out_bounds(c, n, 0, &bound, false);
         return r;
     }
-    if (!x || x->rank < 0) return unknown_out(c, n, 0, dt, -1);
+    if (!x || x->rank < 0) return rl_set_out_unknown(c, n, 0, dt, -1);
     int a = rl_axis(c, n, ax->i, x->rank);
     if (a < 0) return RL_FAIL;
     int64_t dims[RL_MAX_RANK_HARD];
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     if (kept >= 0 && dims[a] >= 0 && kept > dims[a]) kept = dims[a];
     dims[a] = kept;
-    int r = set_out_checked(c, n, 0, dt, x->rank, dims);
+    int r = rl_set_out_status(c, n, 0, dt, x->rank, dims);
     if (r == RL_UNKNOWN) rl_set_out_bounds(c, n, 0, x->dims, false);
     return r;
 }
@@ -1225,7 +1031,7 @@ static int shape_unique(rl_ctx *c, rl_graph *g, rl_node *n) {
     } else {
         int64_t unk = -1, numel = rl_numel(x);
         /* constant input, flattened: the distinct values can be counted */
-        if (!ax && contents_known(x)) {
+        if (!ax && rl_contents_known(x)) {
             int64_t distinct = 0;
             for (int64_t e = 0; e < x->n_known; e++) {
                 bool seen = false;
@@ -1238,8 +1044,8 @@ static int shape_unique(rl_ctx *c, rl_graph *g, rl_node *n) {
             return RL_OK;
         }
         if (ax) {
-            if (rl_set_out(c, n, 0, dtype_of(x), -1, NULL) != RL_OK) return RL_FAIL;
-        } else if (rl_set_out(c, n, 0, dtype_of(x), 1, &unk) != RL_OK) {
+            if (rl_set_out(c, n, 0, rl_value_dtype(x), -1, NULL) != RL_OK) return RL_FAIL;
+        } else if (rl_set_out(c, n, 0, rl_value_dtype(x), 1, &unk) != RL_OK) {
             return RL_FAIL;
         }
         if (rl_set_out(c, n, 2, RL_DT_INT64, 1, ax ? &unk : &numel) != RL_OK) return RL_FAIL;
@@ -1268,7 +1074,7 @@ static int shape_unique(rl_ctx *c, rl_graph *g, rl_node *n) {
 static int shape_depth_space(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
-    if (!x || x->rank < 0) return unknown_out(c, n, 0, dtype_of(x), 4);
+    if (!x || x->rank < 0) return rl_set_out_unknown(c, n, 0, rl_value_dtype(x), 4);
     if (x->rank != 4) return rl_bad(c, n, "needs a rank-4 input, got rank %d", x->rank);
     int64_t b = rl_attr_i(c, n, "blocksize", 0);
     if (b <= 0 || b > (INT64_C(1) << 20)) return rl_bad(c, n, "blocksize %lld", (long long)b);
@@ -1290,15 +1096,15 @@ static int shape_depth_space(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (d[1] < 0) dims[1] = -1;
         else if (!rl_mul_ok(d[1], b2, &dims[1])) return rl_bad(c, n, "size overflows");
     }
-    return set_out_checked(c, n, 0, x->dtype, 4, dims);
+    return rl_set_out_status(c, n, 0, x->dtype, 4, dims);
 }
 
 static int shape_topk(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
     if (!x || x->rank < 0) {
-        if (unknown_out(c, n, 1, RL_DT_INT64, -1) == RL_FAIL) return RL_FAIL;
-        return unknown_out(c, n, 0, dtype_of(x), -1);
+        if (rl_set_out_unknown(c, n, 1, RL_DT_INT64, -1) == RL_FAIL) return RL_FAIL;
+        return rl_set_out_unknown(c, n, 0, rl_value_dtype(x), -1);
     }
     if (x->rank == 0) return rl_bad(c, n, "TopK of a scalar");
     int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", -1), x->rank);
@@ -1306,14 +1112,14 @@ static int shape_topk(rl_ctx *c, rl_graph *g, rl_node *n) {
     int64_t k = -1;
     double kv;
     if (n->opset < 10) k = rl_attr_i(c, n, "k", -1);
-    else if (scalar_in(n, 1, &kv)) k = kv >= 0 && kv <= (double)RL_MAX_ELEMS ? (int64_t)kv : -2;
+    else if (rl_in_scalar(n, 1, &kv)) k = kv >= 0 && kv <= (double)RL_MAX_ELEMS ? (int64_t)kv : -2;
     if (k < -1 || (k >= 0 && x->dims[axis] >= 0 && k > x->dims[axis]))
         return rl_bad(c, n, "k = %lld for an axis of %lld", (long long)k, (long long)x->dims[axis]);
     int64_t dims[RL_MAX_RANK_HARD];
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     dims[axis] = k;
-    int r = set_out_checked(c, n, 0, x->dtype, x->rank, dims);
-    if (r == RL_FAIL || set_out_checked(c, n, 1, RL_DT_INT64, x->rank, dims) == RL_FAIL) return RL_FAIL;
+    int r = rl_set_out_status(c, n, 0, x->dtype, x->rank, dims);
+    if (r == RL_FAIL || rl_set_out_status(c, n, 1, RL_DT_INT64, x->rank, dims) == RL_FAIL) return RL_FAIL;
     if (k < 0) {
         rl_set_out_bounds(c, n, 0, x->dims, false);
         rl_set_out_bounds(c, n, 1, x->dims, false);
@@ -1364,7 +1170,7 @@ static int shape_sequence_construct(rl_ctx *c, rl_graph *g, rl_node *n) {
     bool same = first != NULL;
     for (int i = 1; i < n->n_in && same; i++) same = same_shape(first, rl_in(n, i));
     if (same && n->n_in == 1) same = rl_shape_known(first);
-    return set_seq(c, n, 0, dtype_of(first), same ? first->rank : -1, same ? first->dims : NULL, n->n_in);
+    return set_seq(c, n, 0, rl_value_dtype(first), same ? first->rank : -1, same ? first->dims : NULL, n->n_in);
 }
 
 static int shape_sequence_empty(rl_ctx *c, rl_graph *g, rl_node *n) {
@@ -1377,7 +1183,7 @@ static int shape_sequence_insert(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *s = rl_in(n, 0), *t = rl_in(n, 1);
     int len = s && s->seq_len >= 0 ? s->seq_len + 1 : -1;
     bool same = s && (s->seq_len == 0 ? rl_shape_known(t) : same_shape(s, t));
-    int dt = s && s->dtype ? s->dtype : dtype_of(t);
+    int dt = s && s->dtype ? s->dtype : rl_value_dtype(t);
     return set_seq(c, n, 0, dt, same ? t->rank : -1, same ? t->dims : NULL, len);
 }
 
@@ -1385,14 +1191,14 @@ static int shape_sequence_erase(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *s = rl_in(n, 0);
     int len = s && s->seq_len > 0 ? s->seq_len - 1 : -1;
-    return set_seq(c, n, 0, dtype_of(s), s ? s->rank : -1, s ? s->dims : NULL, len);
+    return set_seq(c, n, 0, rl_value_dtype(s), s ? s->rank : -1, s ? s->dims : NULL, len);
 }
 
 static int shape_sequence_at(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *s = rl_in(n, 0);
-    if (!s || s->rank < 0) return unknown_out(c, n, 0, dtype_of(s), -1);
-    return set_out_checked(c, n, 0, s->dtype, s->rank, s->dims);
+    if (!s || s->rank < 0) return rl_set_out_unknown(c, n, 0, rl_value_dtype(s), -1);
+    return rl_set_out_status(c, n, 0, s->dtype, s->rank, s->dims);
 }
 
 static int shape_sequence_length(rl_ctx *c, rl_graph *g, rl_node *n) {
@@ -1409,7 +1215,7 @@ static int shape_sequence_length(rl_ctx *c, rl_graph *g, rl_node *n) {
 static int shape_split_to_sequence(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0), *sp = rl_in(n, 1);
-    if (!x || x->rank < 0) return set_seq(c, n, 0, dtype_of(x), -1, NULL, -1);
+    if (!x || x->rank < 0) return set_seq(c, n, 0, rl_value_dtype(x), -1, NULL, -1);
     int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", 0), x->rank);
     if (axis < 0) return RL_FAIL;
     int64_t dims[RL_MAX_RANK_HARD];
@@ -1427,14 +1233,14 @@ static int shape_split_to_sequence(rl_ctx *c, rl_graph *g, rl_node *n) {
         }
         return set_seq(c, n, 0, x->dtype, r, dims, d >= 0 && d <= INT32_MAX ? (int)d : -1);
     }
-    if (contents_known(sp) && sp->rank == 0 && sp->n_known == 1 && sp->ival[0] > 0 && d >= 0) {
+    if (rl_contents_known(sp) && sp->rank == 0 && sp->n_known == 1 && sp->ival[0] > 0 && d >= 0) {
         int64_t chunk = sp->ival[0];
         int64_t parts = d / chunk + (d % chunk != 0); /* ceil, without d + chunk overflowing */
         dims[axis] = chunk;
         bool even = d % chunk == 0;
         return set_seq(c, n, 0, x->dtype, even ? x->rank : -1, even ? dims : NULL, parts <= INT32_MAX ? (int)parts : -1);
     }
-    int len = contents_known(sp) && sp->rank == 1 && sp->n_known <= INT32_MAX ? (int)sp->n_known : -1;
+    int len = rl_contents_known(sp) && sp->rank == 1 && sp->n_known <= INT32_MAX ? (int)sp->n_known : -1;
     return set_seq(c, n, 0, x->dtype, -1, NULL, len);
 }
 
@@ -1442,7 +1248,7 @@ static int shape_concat_from_sequence(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *s = rl_in(n, 0);
     bool new_axis = rl_attr_i(c, n, "new_axis", 0) != 0;
-    if (!s || s->rank < 0) return unknown_out(c, n, 0, dtype_of(s), -1);
+    if (!s || s->rank < 0) return rl_set_out_unknown(c, n, 0, rl_value_dtype(s), -1);
     int r = s->rank + (new_axis ? 1 : 0);
     if (r > RL_MAX_RANK_HARD || r == 0) return r == 0 ? rl_bad(c, n, "cannot concatenate scalars") : rl_bad(c, n, "rank too large");
     int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", 0), r);
@@ -1458,7 +1264,7 @@ static int shape_concat_from_sequence(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (len >= 0 && dims[axis] >= 0 && !rl_mul_ok(len, dims[axis], &tot)) return rl_bad(c, n, "size overflows");
         dims[axis] = tot;
     }
-    return set_out_checked(c, n, 0, s->dtype, r, dims);
+    return rl_set_out_status(c, n, 0, s->dtype, r, dims);
 }
 
 /* ---------------------------------------------------------- optionals -- */
@@ -1466,7 +1272,7 @@ static int shape_concat_from_sequence(rl_ctx *c, rl_graph *g, rl_node *n) {
 static int shape_optional(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
-    if (rl_set_out(c, n, 0, dtype_of(x), x ? x->rank : -1, x ? x->dims : NULL) != RL_OK) return RL_FAIL;
+    if (rl_set_out(c, n, 0, rl_value_dtype(x), x ? x->rank : -1, x ? x->dims : NULL) != RL_OK) return RL_FAIL;
     rl_value *o = rl_out(n, 0);
     if (o) o->type = RL_TYPE_OPTIONAL;
     return RL_OK;
@@ -1484,7 +1290,7 @@ static int shape_optional_has_element(rl_ctx *c, rl_graph *g, rl_node *n) {
 static int shape_optional_get_element(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
-    if (!x) return unknown_out(c, n, 0, 0, -1);
+    if (!x) return rl_set_out_unknown(c, n, 0, 0, -1);
     if (rl_set_out(c, n, 0, x->dtype, x->rank, x->dims) != RL_OK) return RL_FAIL;
     rl_value *o = rl_out(n, 0);
     /* an optional of a sequence yields the sequence */
@@ -1493,7 +1299,7 @@ static int shape_optional_get_element(rl_ctx *c, rl_graph *g, rl_node *n) {
         o->seq_len = x->seq_len;
         return RL_OK;
     }
-    if (x->type == RL_TYPE_TENSOR) fold_same(c, n, 0, x);
+    if (x->type == RL_TYPE_TENSOR) rl_fold_same(c, n, 0, x);
     return rl_shape_known(o) ? RL_OK : RL_UNKNOWN;
 }
 
@@ -1505,7 +1311,7 @@ static int shape_grid_sample(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0), *grid = rl_in(n, 1);
     if (!x || !grid) return rl_bad(c, n, "needs X and grid");
     int r = grid->rank >= 0 ? grid->rank : x->rank;
-    if (r < 0) return unknown_out(c, n, 0, x->dtype, -1);
+    if (r < 0) return rl_set_out_unknown(c, n, 0, x->dtype, -1);
     if (r < 3) return rl_bad(c, n, "grid must have rank 3 or more, got %d", r);
     if (x->rank >= 0 && x->rank != r) return rl_bad(c, n, "X has rank %d, grid rank %d", x->rank, r);
     if (grid->rank >= 0 && grid->dims[r - 1] >= 0 && grid->dims[r - 1] != r - 2)
@@ -1514,7 +1320,7 @@ static int shape_grid_sample(rl_ctx *c, rl_graph *g, rl_node *n) {
     dims[0] = x->rank >= 0 ? x->dims[0] : grid->dims[0];
     dims[1] = x->rank >= 0 ? x->dims[1] : -1;
     for (int k = 2; k < r; k++) dims[k] = grid->rank >= 0 ? grid->dims[k - 1] : -1;
-    return set_out_checked(c, n, 0, x->dtype, r, dims);
+    return rl_set_out_status(c, n, 0, x->dtype, r, dims);
 }
 
 /* Per output element: unnormalise r coordinates (2 FLOPs each), then
@@ -1524,7 +1330,7 @@ static void cost_grid_sample(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *
     const rl_value *o = rl_out(n, 0);
     if (!o || o->rank < 3) return; /* a declared shape of another rank: no formula */
     int r = o->rank - 2;
-    const char *mode = rl_attr_s(n, "mode", n->opset >= 20 ? "linear" : "bilinear");
+    const char *mode = rl_attr_s(c, n, "mode", n->opset >= 20 ? "linear" : "bilinear");
     double per = 1;
     if (strstr(mode, "linear")) per = 2.0 * pow(2.0, r);
     else if (strstr(mode, "cubic")) per = 2.0 * pow(4.0, r);
@@ -1539,10 +1345,10 @@ static int shape_affine_grid(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *theta = rl_in(n, 0), *size = rl_in(n, 1);
     if (!theta || !size) return rl_bad(c, n, "needs theta and size");
     int64_t len = size->rank == 1 ? size->dims[0] : -1;
-    if (contents_known(size)) len = size->n_known;
+    if (rl_contents_known(size)) len = size->n_known;
     if (len >= 0 && len != 4 && len != 5) return rl_bad(c, n, "size has %lld entries (4 for 2-D, 5 for 3-D)", (long long)len);
     int nd = len >= 0 ? (int)len - 2 : theta->rank == 3 && theta->dims[1] >= 2 && theta->dims[1] <= 3 ? (int)theta->dims[1] : -1;
-    if (nd < 0) return unknown_out(c, n, 0, theta->dtype, -1);
+    if (nd < 0) return rl_set_out_unknown(c, n, 0, theta->dtype, -1);
     if (theta->rank >= 0 && (theta->rank != 3 || (theta->dims[1] >= 0 && theta->dims[1] != nd) ||
                              (theta->dims[2] >= 0 && theta->dims[2] != nd + 1)))
         return rl_bad(c, n, "theta must be [N, %d, %d]", nd, nd + 1);
@@ -1550,7 +1356,7 @@ static int shape_affine_grid(rl_ctx *c, rl_graph *g, rl_node *n) {
     dims[0] = theta->rank == 3 ? theta->dims[0] : -1;
     for (int k = 1; k <= nd; k++) dims[k] = -1;
     dims[nd + 1] = nd;
-    if (contents_known(size)) {
+    if (rl_contents_known(size)) {
         for (int k = 0; k < nd; k++) {
             if (size->ival[k + 2] < 0) return rl_bad(c, n, "negative size %lld", (long long)size->ival[k + 2]);
             dims[k + 1] = size->ival[k + 2];
@@ -1559,7 +1365,7 @@ static int shape_affine_grid(rl_ctx *c, rl_graph *g, rl_node *n) {
     } else {
         rl_needs_runtime(n, 1);
     }
-    return set_out_checked(c, n, 0, theta->dtype, nd + 2, dims);
+    return rl_set_out_status(c, n, 0, theta->dtype, nd + 2, dims);
 }
 
 /* Each grid point is theta (r × (r+1)) times its homogeneous base
@@ -1577,14 +1383,14 @@ static int shape_center_crop_pad(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0), *shp = rl_in(n, 1);
     if (!x || !shp) return rl_bad(c, n, "needs input and shape");
-    if (x->rank < 0) return unknown_out(c, n, 0, x->dtype, -1);
+    if (x->rank < 0) return rl_set_out_unknown(c, n, 0, x->dtype, -1);
     const int64_t *axes = NULL;
-    int64_t na = ints_arg(n, -1, "axes", false, &axes);
-    int ax[RL_MAX_RANK_HARD], cnt = resolve_axes(c, n, axes, na, x->rank, x->rank, ax);
+    int64_t na = rl_ints_arg(n, -1, "axes", false, &axes);
+    int ax[RL_MAX_RANK_HARD], cnt = rl_resolve_axes(c, n, axes, na, x->rank, x->rank, ax);
     if (cnt < 0) return RL_FAIL;
     if (shp->rank == 1 && shp->dims[0] >= 0 && shp->dims[0] != cnt)
         return rl_bad(c, n, "shape has %lld entries for %d axes", (long long)shp->dims[0], cnt);
-    bool known = contents_known(shp);
+    bool known = rl_contents_known(shp);
     if (!known) rl_needs_runtime(n, 1);
     if (known && shp->n_known != cnt) return rl_bad(c, n, "shape has %lld entries for %d axes", (long long)shp->n_known, cnt);
     int64_t dims[RL_MAX_RANK_HARD];
@@ -1594,7 +1400,7 @@ static int shape_center_crop_pad(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (known && shp->ival[i] < 0) return rl_bad(c, n, "negative size %lld", (long long)shp->ival[i]);
         dims[a] = known ? shp->ival[i] : -1;
     }
-    return set_out_checked(c, n, 0, x->dtype, x->rank, dims);
+    return rl_set_out_status(c, n, 0, x->dtype, x->rank, dims);
 }
 
 /* Cropping reads only the centre it keeps: min(input, output) along each axis. */
@@ -1616,9 +1422,9 @@ static int shape_bitcast(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0);
     int64_t to = rl_attr_i(c, n, "to", 0);
     if (to <= 0 || to >= RL_DT_COUNT || rl_dtype_bits((int)to) <= 0) return rl_bad(c, n, "unknown target type %lld", (long long)to);
-    if (!x || x->rank < 0) return unknown_out(c, n, 0, (int)to, -1);
+    if (!x || x->rank < 0) return rl_set_out_unknown(c, n, 0, (int)to, -1);
     int from_bits = rl_dtype_bits(x->dtype), to_bits = rl_dtype_bits((int)to);
-    if (from_bits <= 0) return unknown_out(c, n, 0, (int)to, -1);
+    if (from_bits <= 0) return rl_set_out_unknown(c, n, 0, (int)to, -1);
     int64_t dims[RL_MAX_RANK_HARD];
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     int r = x->rank;
@@ -1632,7 +1438,7 @@ static int shape_bitcast(rl_ctx *c, rl_graph *g, rl_node *n) {
                           (long long)ratio, from_bits, to_bits);
         r--;
     }
-    return set_out_checked(c, n, 0, (int)to, r, dims);
+    return rl_set_out_status(c, n, 0, (int)to, r, dims);
 }
 
 /* ------------------------------------------------------ TensorScatter -- */

@@ -8,7 +8,7 @@
  *   exp ~ 1 amortised per pass, sum, divide). */
 #include <string.h>
 
-#include "compute_common.h"
+#include "op.h"
 #include "families.h"
 
 /* Y like X; other outputs are set by the caller. */
@@ -29,9 +29,9 @@ static void cost_per_out(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
 static int shape_batchnorm(rl_ctx *c, rl_graph *g, rl_node *n) {
     int r = shape_like_x(c, g, n);
     if (r == RL_FAIL) return r;
-    int64_t ch = cc_dim(n, 0, 1);
-    if (ch < 0) ch = cc_dim(n, 1, 0);
-    int dt = cc_dtype(n, 3) ? cc_dtype(n, 3) : cc_dtype(n, 0);
+    int64_t ch = rl_in_dim(n, 0, 1);
+    if (ch < 0) ch = rl_in_dim(n, 1, 0);
+    int dt = rl_in_dtype(n, 3) ? rl_in_dtype(n, 3) : rl_in_dtype(n, 0);
     for (int i = 1; i < n->n_out; i++)
         if (rl_set_out(c, n, i, dt, 1, &ch) != RL_OK) return RL_FAIL;
     return r;
@@ -49,7 +49,7 @@ static int set_stats_outputs(rl_ctx *c, rl_node *n, int first, int64_t axis_attr
     rl_value *x = rl_in(n, 0);
     if (!x || x->rank < 0) {
         for (int i = first; i < n->n_out; i++)
-            if (cc_unknown(c, n, i, dt, -1) == RL_FAIL) return RL_FAIL;
+            if (rl_set_out_unknown(c, n, i, dt, -1) == RL_FAIL) return RL_FAIL;
         return RL_OK;
     }
     int axis = rl_axis(c, n, axis_attr, x->rank);
@@ -87,7 +87,7 @@ static int shape_skip_ln(rl_ctx *c, rl_graph *g, rl_node *n) {
         rl_value *o = rl_out(n, i);
         if (!o) continue;
         rl_value *x = rl_in(n, 0);
-        if (!x || x->rank < 1) { if (cc_unknown(c, n, i, RL_DT_FLOAT, -1) == RL_FAIL) return RL_FAIL; continue; }
+        if (!x || x->rank < 1) { if (rl_set_out_unknown(c, n, i, RL_DT_FLOAT, -1) == RL_FAIL) return RL_FAIL; continue; }
         int64_t d[RL_MAX_RANK_HARD];
         memcpy(d, x->dims, (size_t)x->rank * sizeof *d);
         d[x->rank - 1] = 1;
@@ -109,7 +109,7 @@ static int shape_embed_ln(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *ids = rl_in(n, 0), *word = rl_in(n, 2);
     if (!ids || !word) return rl_bad(c, n, "needs input_ids and word_embedding");
     int dt = word->dtype;
-    int64_t b = cc_dim(n, 0, 0), s = cc_dim(n, 0, 1), h = cc_dim(n, 2, 1);
+    int64_t b = rl_in_dim(n, 0, 0), s = rl_in_dim(n, 0, 1), h = rl_in_dim(n, 2, 1);
     if (ids->rank >= 0 && ids->rank != 2) return rl_bad(c, n, "input_ids must be 2-D");
     int64_t d[3] = {b, s, h};
     if (rl_set_out(c, n, 0, dt, 3, d) != RL_OK) return RL_FAIL;
@@ -186,7 +186,7 @@ static int shape_loss(rl_ctx *c, rl_graph *g, rl_node *n) {
     const rl_value *w = rl_in(n, 2);
     if (w && w->rank >= 0 && (w->rank != 1 || (w->dims[0] >= 0 && x->rank >= 0 && x->dims[1] >= 0 && w->dims[0] != x->dims[1])))
         return rl_bad(c, n, "weights must be [C]");
-    const char *red = rl_attr_s(n, "reduction", "mean");
+    const char *red = rl_attr_s(c, n, "reduction", "mean");
     int res;
     if (strcmp(red, "none") == 0) {
         /* the per-element loss: [N, d...], from the targets or from the scores */
@@ -218,7 +218,7 @@ static void cost_loss(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     const rl_value *x = rl_in(n, 0), *t = rl_in(n, 1);
     double targets = rl_numel_d(t);
     k->vector_flops = 3 * targets;
-    if (cc_is(n, "SoftmaxCrossEntropyLoss")) {
+    if (rl_op_is(n, "SoftmaxCrossEntropyLoss")) {
         k->vector_flops += 5 * rl_numel_d(x);
         return;
     }

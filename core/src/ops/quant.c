@@ -4,7 +4,7 @@
  * per byte, int2/uint2 four per byte: rl_dtype_bits). Vector work per
  * element: quantize = scale, round-and-shift, saturate (3); dequantize =
  * shift, scale (2); the dynamic form first finds min and max (2 more). */
-#include "compute_common.h"
+#include "op.h"
 #include "families.h"
 
 /* QuantizeLinear's output type: the zero point's, else output_dtype (opset
