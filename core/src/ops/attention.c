@@ -411,31 +411,35 @@ static void cost_linear_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_c
 #define MS "com.microsoft"
 
 static const rl_op_def ops[] = {
-    {"FlexAttention", "ai.onnx.preview", 1, 0, shape_flex_attention, cost_flex_attention, 0, 0,
-     "2·B·Hq·L·S·(E + Ev) matrix FLOPs; B·Hq·L·S·6 vector FLOPs (scale + softmax), + 1 per score "
-     "for each of score_mod and prob_mod"},
-    {"LinearAttention", "", 27, 0, shape_linear_attention, cost_linear_attention, 0, 0,
-     "B·T·(Hkv·u + 2·Hq)·dk·dv vector FLOPs, u = 2 linear, 3 gated, 4 delta, 5 gated_delta (state "
-     "update per key/value head, read-out per query head)"},
-    {"Attention", "", 23, 0, shape_onnx_attention, cost_onnx_attention, 0, 0,
-     "2·B·Hq·Sq·Skv·(Dqk + Dv) matrix FLOPs; B·Hq·Sq·Skv·(6, +1 with a mask) vector FLOPs "
-     "(scale + softmax)"},
-    {"RotaryEmbedding", "", 23, 0, shape_like_x, cost_rotary, 3, 0,
-     "3 vector FLOPs per element; with position_ids reads one cos/sin cache row per token"},
-    {"RotaryEmbedding", MS, 1, 0, shape_like_x, cost_rotary, 3, 0,
-     "3 vector FLOPs per element; reads one cos/sin cache row per token"},
-    {"Attention", MS, 1, 0, shape_ms_attention, cost_ms_attention, 0, 0,
-     "QKV projection 2·B·S·In·(q+k+v hidden) + attention core 2·B·H·S·Skv·(Dqk + Dv) matrix "
-     "FLOPs; B·S·(q+k+v hidden) bias adds when bias is given + (6, +1 with mask) per score vector "
-     "FLOPs"},
-    {"QAttention", MS, 1, 0, shape_ms_attention, cost_ms_attention, 0, 0,
-     "as com.microsoft Attention, with int8 projection; + B·S·(q+k+v hidden) vector FLOPs to "
-     "dequantize the int32 accumulators (× input_scale·weight_scale)"},
-    {"MultiHeadAttention", MS, 1, 0, shape_mha, cost_mha, 0, 0,
-     "2·B·H·Sq·Skv·(Dqk + Dv) matrix FLOPs; B·H·Sq·Skv·(6, +1 with mask/bias) vector FLOPs, + 1 per "
-     "Q/K/V element for the bias"},
-    {"GroupQueryAttention", MS, 1, 0, shape_gqa, cost_gqa, 0, 0,
-     "2·B·H·S·present_len·2·Dh matrix FLOPs; B·H·S·present_len·6 vector FLOPs (+3 per Q/K element "
-     "with do_rotary, which reads one cos/sin cache row per token; without it the caches are not read)"},
+    {.name = "FlexAttention", .domain = "ai.onnx.preview", .since = 1,
+     .shape = shape_flex_attention, .cost = cost_flex_attention,
+     .cost_doc = "2·B·Hq·L·S·(E + Ev) matrix FLOPs; B·Hq·L·S·6 vector FLOPs (scale + softmax), + 1 per score "
+                "for each of score_mod and prob_mod"},
+    {.name = "LinearAttention", .domain = "", .since = 27,
+     .shape = shape_linear_attention, .cost = cost_linear_attention,
+     .cost_doc = "B·T·(Hkv·u + 2·Hq)·dk·dv vector FLOPs, u = 2 linear, 3 gated, 4 delta, 5 gated_delta (state "
+                "update per key/value head, read-out per query head)"},
+    {.name = "Attention", .domain = "", .since = 23, .shape = shape_onnx_attention, .cost = cost_onnx_attention,
+     .cost_doc = "2·B·Hq·Sq·Skv·(Dqk + Dv) matrix FLOPs; B·Hq·Sq·Skv·(6, +1 with a mask) vector FLOPs "
+                "(scale + softmax)"},
+    {.name = "RotaryEmbedding", .domain = "", .since = 23,
+     .shape = shape_like_x, .cost = cost_rotary, .per_elem = 3,
+     .cost_doc = "3 vector FLOPs per element; with position_ids reads one cos/sin cache row per token"},
+    {.name = "RotaryEmbedding", .domain = MS, .since = 1,
+     .shape = shape_like_x, .cost = cost_rotary, .per_elem = 3,
+     .cost_doc = "3 vector FLOPs per element; reads one cos/sin cache row per token"},
+    {.name = "Attention", .domain = MS, .since = 1, .shape = shape_ms_attention, .cost = cost_ms_attention,
+     .cost_doc = "QKV projection 2·B·S·In·(q+k+v hidden) + attention core 2·B·H·S·Skv·(Dqk + Dv) matrix "
+                "FLOPs; B·S·(q+k+v hidden) bias adds when bias is given + (6, +1 with mask) per score vector "
+                "FLOPs"},
+    {.name = "QAttention", .domain = MS, .since = 1, .shape = shape_ms_attention, .cost = cost_ms_attention,
+     .cost_doc = "as com.microsoft Attention, with int8 projection; + B·S·(q+k+v hidden) vector FLOPs to "
+                "dequantize the int32 accumulators (× input_scale·weight_scale)"},
+    {.name = "MultiHeadAttention", .domain = MS, .since = 1, .shape = shape_mha, .cost = cost_mha,
+     .cost_doc = "2·B·H·Sq·Skv·(Dqk + Dv) matrix FLOPs; B·H·Sq·Skv·(6, +1 with mask/bias) vector FLOPs, + 1 per "
+                "Q/K/V element for the bias"},
+    {.name = "GroupQueryAttention", .domain = MS, .since = 1, .shape = shape_gqa, .cost = cost_gqa,
+     .cost_doc = "2·B·H·S·present_len·2·Dh matrix FLOPs; B·H·S·present_len·6 vector FLOPs (+3 per Q/K element "
+                "with do_rotary, which reads one cos/sin cache row per token; without it the caches are not read)"},
 };
 RL_FAMILY(attention, ops);

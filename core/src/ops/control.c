@@ -339,13 +339,13 @@ static int shape_scan(rl_ctx *c, rl_graph *g, rl_node *n) {
 }
 
 static const rl_op_def ops[] = {
-    {"If", "", 1, 0, shape_if, NULL, 0, RL_OP_CONTROL,
-     "the costlier branch's cost (the taken branch when the condition is a constant)"},
-    {"Loop", "", 1, 0, shape_loop, NULL, 0, RL_OP_CONTROL,
-     "body cost × trip count M when M is a constant (one iteration otherwise, with a warning)"},
-    {"SequenceMap", "", 17, 0, shape_sequence_map, NULL, 0, RL_OP_CONTROL,
-     "body cost × the input sequence's length (one pass when it is not known)"},
-    {"Scan", "", 8, 0, shape_scan, NULL, 0, RL_OP_CONTROL,
-     "body cost × sequence length (× batch for the opset-8 form)"},
+    {.name = "If", .domain = "", .since = 1, .shape = shape_if, .flags = RL_OP_CONTROL,
+     .cost_doc = "the costlier branch's cost (the taken branch when the condition is a constant)"},
+    {.name = "Loop", .domain = "", .since = 1, .shape = shape_loop, .flags = RL_OP_CONTROL,
+     .cost_doc = "body cost × trip count M when M is a constant (one iteration otherwise, with a warning)"},
+    {.name = "SequenceMap", .domain = "", .since = 17, .shape = shape_sequence_map, .flags = RL_OP_CONTROL,
+     .cost_doc = "body cost × the input sequence's length (one pass when it is not known)"},
+    {.name = "Scan", .domain = "", .since = 8, .shape = shape_scan, .flags = RL_OP_CONTROL,
+     .cost_doc = "body cost × sequence length (× batch for the opset-8 form)"},
 };
 RL_FAMILY(control, ops);

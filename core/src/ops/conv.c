@@ -248,25 +248,28 @@ static void cost_conv_transpose(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cos
 }
 
 static const rl_op_def ops[] = {
-    {"Conv", "", 1, 0, shape_conv, cost_conv, 0, 0,
-     "2·N·Cout·out_spatial·(Cin/group)·prod(kernel) matrix FLOPs; + N·Cout·out_spatial vector "
-     "FLOPs for the bias"},
-    {"ConvInteger", "", 10, 0, shape_conv, cost_conv, 0, 0,
-     "2·N·Cout·out_spatial·(Cin/group)·prod(kernel) integer matrix ops; int32 output"},
-    {"QLinearConv", "", 10, 0, shape_conv, cost_conv, 3, 0,
-     "2·N·Cout·out_spatial·(Cin/group)·prod(kernel) integer matrix ops; + 1 per output for the "
-     "bias and 3 per output to requantize"},
-    {"FusedConv", "com.microsoft", 1, 0, shape_conv, cost_conv, 0, 0,
-     "as Conv; + the activation's per-element cost (Relu 1, LeakyRelu/Clip 2, HardSigmoid 3, "
-     "Sigmoid/Tanh 4) and 1 per output for the Z sum input"},
-    {"DeformConv", "", 19, 0, shape_conv, cost_conv, 0, 0,
-     "as Conv (2·N·Cout·out_spatial·(Cin/group)·prod(kernel) matrix FLOPs); + 7 vector FLOPs per "
-     "bilinear sample (N·Cin·out_spatial·prod(kernel) samples; 8 with a mask) + 1 per output for the bias"},
-    {"CausalConvWithState", "", 27, 0, shape_causal_conv, cost_causal_conv, 0, 0,
-     "depthwise: 2·K matrix FLOPs per output element; + 1 per output for the bias, + 4 for a SiLU activation"},
-    {"Col2Im", "", 18, 0, shape_col2im, cost_col2im, 0, 0, "1 vector FLOP per input element (scatter-add)"},
-    {"ConvTranspose", "", 1, 0, shape_conv_transpose, cost_conv_transpose, 0, 0,
-     "2·N·Cin·in_spatial·(Cout/group)·prod(kernel) matrix FLOPs (by input volume); + "
-     "N·Cout·out_spatial vector FLOPs for the bias"},
+    {.name = "Conv", .domain = "", .since = 1, .shape = shape_conv, .cost = cost_conv,
+     .cost_doc = "2·N·Cout·out_spatial·(Cin/group)·prod(kernel) matrix FLOPs; + N·Cout·out_spatial vector "
+                "FLOPs for the bias"},
+    {.name = "ConvInteger", .domain = "", .since = 10, .shape = shape_conv, .cost = cost_conv,
+     .cost_doc = "2·N·Cout·out_spatial·(Cin/group)·prod(kernel) integer matrix ops; int32 output"},
+    {.name = "QLinearConv", .domain = "", .since = 10, .shape = shape_conv, .cost = cost_conv, .per_elem = 3,
+     .cost_doc = "2·N·Cout·out_spatial·(Cin/group)·prod(kernel) integer matrix ops; + 1 per output for the "
+                "bias and 3 per output to requantize"},
+    {.name = "FusedConv", .domain = "com.microsoft", .since = 1, .shape = shape_conv, .cost = cost_conv,
+     .cost_doc = "as Conv; + the activation's per-element cost (Relu 1, LeakyRelu/Clip 2, HardSigmoid 3, "
+                "Sigmoid/Tanh 4) and 1 per output for the Z sum input"},
+    {.name = "DeformConv", .domain = "", .since = 19, .shape = shape_conv, .cost = cost_conv,
+     .cost_doc = "as Conv (2·N·Cout·out_spatial·(Cin/group)·prod(kernel) matrix FLOPs); + 7 vector FLOPs per "
+                "bilinear sample (N·Cin·out_spatial·prod(kernel) samples; 8 with a mask) + 1 per output for the bias"},
+    {.name = "CausalConvWithState", .domain = "", .since = 27,
+     .shape = shape_causal_conv, .cost = cost_causal_conv,
+     .cost_doc = "depthwise: 2·K matrix FLOPs per output element; + 1 per output for the bias, + 4 for a SiLU activation"},
+    {.name = "Col2Im", .domain = "", .since = 18, .shape = shape_col2im, .cost = cost_col2im,
+     .cost_doc = "1 vector FLOP per input element (scatter-add)"},
+    {.name = "ConvTranspose", .domain = "", .since = 1,
+     .shape = shape_conv_transpose, .cost = cost_conv_transpose,
+     .cost_doc = "2·N·Cin·in_spatial·(Cout/group)·prod(kernel) matrix FLOPs (by input volume); + "
+                "N·Cout·out_spatial vector FLOPs for the bias"},
 };
 RL_FAMILY(conv, ops);

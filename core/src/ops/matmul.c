@@ -431,36 +431,41 @@ static void cost_einsum(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
 }
 
 static const rl_op_def ops[] = {
-    {"MatMul", "", 1, 0, shape_matmul, cost_matmul, 0, 0,
-     "2·batch·M·N·K matrix FLOPs (numpy broadcast; 1-D operands promoted)"},
-    {"Gemm", "", 1, 0, shape_gemm, cost_gemm, 0, 0,
-     "2·M·N·K matrix FLOPs; + M·N vector FLOPs each for bias C, alpha≠1, beta≠1"},
-    {"Einsum", "", 12, 0, shape_einsum, cost_einsum, 0, 0,
-     "contraction: 2·(product of all distinct index sizes) matrix FLOPs; otherwise vector FLOPs "
-     "per element of the index space"},
-    {"MatMulInteger", "", 10, 0, shape_matmul, cost_matmul, 0, 0,
-     "2·batch·M·N·K integer matrix ops; int32 output"},
-    {"QLinearMatMul", "", 10, 0, shape_matmul, cost_matmul, 3, 0,
-     "2·batch·M·N·K integer matrix ops; + 3 vector ops per output (requantize: scale, round, "
-     "zero point)"},
-    {"FusedMatMul", "com.microsoft", 1, 0, shape_matmul, cost_matmul, 0, 0,
-     "as MatMul after transBatchA/B (dim 0 moved behind the batch dims) and transA/B; + 1 vector "
-     "FLOP per output when alpha≠1"},
-    {"MatMulInteger16", "com.microsoft", 1, 0, shape_matmul, cost_matmul, 0, 0,
-     "2·batch·M·N·K integer matrix ops; int32 output"},
-    {"MatMulIntegerToFloat", "com.microsoft", 1, 0, shape_matmul, cost_matmul, 3, 0,
-     "2·batch·M·N·K integer matrix ops; + 3 vector FLOPs per output (scale, zero point, bias)"},
-    {"DynamicQuantizeMatMul", "com.microsoft", 1, 0, shape_matmul, cost_matmul, 3, 0,
-     "2·batch·M·N·K integer matrix ops; + 3 per A element (quantize) + 3 per output (dequantize, "
-     "bias)"},
-    {"MatMulNBits", "com.microsoft", 1, 0, shape_matmul_nbits, cost_matmul_nbits, 0, 0,
-     "2·M·N·K matrix FLOPs; + 2·N·K vector FLOPs to dequantize; B read at bits/8 bytes per "
-     "weight, uint8 zero_points at N·ceil(blocks·bits/8) bytes"},
-    {"MoE", "com.microsoft", 1, 0, shape_moe, cost_moe, 0, 0,
-     "active experts only: 2·tokens·k·hidden·inter·(2, or 3 when gated) matrix FLOPs; expert "
-     "weights read for the E·(1 − (1 − k/E)^tokens) experts the tokens touch (uniform routing)"},
-    {"QMoE", "com.microsoft", 1, 0, shape_moe, cost_moe, 0, 0,
-     "as MoE, with packed expert_weight_bits weights; + 2 vector FLOPs per touched expert weight "
-     "to dequantize"},
+    {.name = "MatMul", .domain = "", .since = 1, .shape = shape_matmul, .cost = cost_matmul,
+     .cost_doc = "2·batch·M·N·K matrix FLOPs (numpy broadcast; 1-D operands promoted)"},
+    {.name = "Gemm", .domain = "", .since = 1, .shape = shape_gemm, .cost = cost_gemm,
+     .cost_doc = "2·M·N·K matrix FLOPs; + M·N vector FLOPs each for bias C, alpha≠1, beta≠1"},
+    {.name = "Einsum", .domain = "", .since = 12, .shape = shape_einsum, .cost = cost_einsum,
+     .cost_doc = "contraction: 2·(product of all distinct index sizes) matrix FLOPs; otherwise vector FLOPs "
+                "per element of the index space"},
+    {.name = "MatMulInteger", .domain = "", .since = 10, .shape = shape_matmul, .cost = cost_matmul,
+     .cost_doc = "2·batch·M·N·K integer matrix ops; int32 output"},
+    {.name = "QLinearMatMul", .domain = "", .since = 10,
+     .shape = shape_matmul, .cost = cost_matmul, .per_elem = 3,
+     .cost_doc = "2·batch·M·N·K integer matrix ops; + 3 vector ops per output (requantize: scale, round, "
+                "zero point)"},
+    {.name = "FusedMatMul", .domain = "com.microsoft", .since = 1, .shape = shape_matmul, .cost = cost_matmul,
+     .cost_doc = "as MatMul after transBatchA/B (dim 0 moved behind the batch dims) and transA/B; + 1 vector "
+                "FLOP per output when alpha≠1"},
+    {.name = "MatMulInteger16", .domain = "com.microsoft", .since = 1,
+     .shape = shape_matmul, .cost = cost_matmul,
+     .cost_doc = "2·batch·M·N·K integer matrix ops; int32 output"},
+    {.name = "MatMulIntegerToFloat", .domain = "com.microsoft", .since = 1,
+     .shape = shape_matmul, .cost = cost_matmul, .per_elem = 3,
+     .cost_doc = "2·batch·M·N·K integer matrix ops; + 3 vector FLOPs per output (scale, zero point, bias)"},
+    {.name = "DynamicQuantizeMatMul", .domain = "com.microsoft", .since = 1,
+     .shape = shape_matmul, .cost = cost_matmul, .per_elem = 3,
+     .cost_doc = "2·batch·M·N·K integer matrix ops; + 3 per A element (quantize) + 3 per output (dequantize, "
+                "bias)"},
+    {.name = "MatMulNBits", .domain = "com.microsoft", .since = 1,
+     .shape = shape_matmul_nbits, .cost = cost_matmul_nbits,
+     .cost_doc = "2·M·N·K matrix FLOPs; + 2·N·K vector FLOPs to dequantize; B read at bits/8 bytes per "
+                "weight, uint8 zero_points at N·ceil(blocks·bits/8) bytes"},
+    {.name = "MoE", .domain = "com.microsoft", .since = 1, .shape = shape_moe, .cost = cost_moe,
+     .cost_doc = "active experts only: 2·tokens·k·hidden·inter·(2, or 3 when gated) matrix FLOPs; expert "
+                "weights read for the E·(1 − (1 − k/E)^tokens) experts the tokens touch (uniform routing)"},
+    {.name = "QMoE", .domain = "com.microsoft", .since = 1, .shape = shape_moe, .cost = cost_moe,
+     .cost_doc = "as MoE, with packed expert_weight_bits weights; + 2 vector FLOPs per touched expert weight "
+                "to dequantize"},
 };
 RL_FAMILY(matmul, ops);

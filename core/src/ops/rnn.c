@@ -84,11 +84,11 @@ static void cost_rnn(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
 }
 
 static const rl_op_def ops[] = {
-    {"LSTM", "", 1, 0, shape_rnn, cost_rnn, 28, 0,
-     "D·T·2·batch·(input·4H + H·4H) matrix FLOPs; D·T·batch·H·(28, +8 with B, +6 with P) vector"},
-    {"GRU", "", 1, 0, shape_rnn, cost_rnn, 19, 0,
-     "D·T·2·batch·(input·3H + H·3H) matrix FLOPs; D·T·batch·H·(19, +6 with B) vector"},
-    {"RNN", "", 1, 0, shape_rnn, cost_rnn, 5, 0,
-     "D·T·2·batch·(input·H + H·H) matrix FLOPs; D·T·batch·H·(5, +2 with B) vector"},
+    {.name = "LSTM", .domain = "", .since = 1, .shape = shape_rnn, .cost = cost_rnn, .per_elem = 28,
+     .cost_doc = "D·T·2·batch·(input·4H + H·4H) matrix FLOPs; D·T·batch·H·(28, +8 with B, +6 with P) vector"},
+    {.name = "GRU", .domain = "", .since = 1, .shape = shape_rnn, .cost = cost_rnn, .per_elem = 19,
+     .cost_doc = "D·T·2·batch·(input·3H + H·3H) matrix FLOPs; D·T·batch·H·(19, +6 with B) vector"},
+    {.name = "RNN", .domain = "", .since = 1, .shape = shape_rnn, .cost = cost_rnn, .per_elem = 5,
+     .cost_doc = "D·T·2·batch·(input·H + H·H) matrix FLOPs; D·T·batch·H·(5, +2 with B) vector"},
 };
 RL_FAMILY(rnn, ops);
