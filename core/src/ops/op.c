@@ -151,6 +151,13 @@ int rl_set_out(rl_ctx *c, rl_node *n, int i, int dtype, int rank, const int64_t 
     return RL_OK;
 }
 
+int rl_shape_like_input(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    rl_value *x = rl_in(n, 0);
+    if (rl_set_out_like(c, n, 0, x) != RL_OK) return RL_FAIL;
+    return rl_shape_known(x) ? RL_OK : RL_UNKNOWN;
+}
+
 int rl_set_out_like(rl_ctx *c, rl_node *n, int i, const rl_value *src) {
     if (!src) return rl_set_out(c, n, i, 0, -1, NULL);
     int r = rl_set_out(c, n, i, src->dtype, src->rank, src->dims);

@@ -154,6 +154,10 @@ int rl_set_out_unknown_along_axes(rl_ctx *c, rl_node *n, const rl_value *x, cons
  * output's rank entries; copied); one_or_max: each unknown dim is either 1
  * or its bound. Out of memory only loses the bounds. */
 void rl_set_out_bounds(rl_ctx *c, rl_node *n, int i, const int64_t *dim_max, bool one_or_max);
+/* A shape function for ops whose output 0 is like input 0 (dtype, shape,
+ * value type): RL_OK when input 0's shape is known, else RL_UNKNOWN (an
+ * absent input gives an unknown output), or RL_FAIL. */
+int rl_shape_like_input(rl_ctx *c, rl_graph *g, rl_node *n);
 /* Fail helper for shape functions: records bad_node naming the node, with
  * the printf-style message, and returns RL_FAIL. */
 int rl_bad(rl_ctx *c, const rl_node *n, const char *fmt, ...)
