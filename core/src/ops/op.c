@@ -1,4 +1,5 @@
-/* The op kit (op.h): helpers for the operator families. */
+/* The op kit: helpers for the operator families. Each one's contract
+ * (ownership, lifetime, errors) is in op.h; comments here say why. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -266,7 +267,6 @@ void rl_set_out_bounds(rl_ctx *c, rl_node *n, int i, const int64_t *dim_max, boo
 }
 
 /* ------------------------------------ outputs, windows, folding, axes -- */
-/* Output i with unknown shape but a known dtype: the node is still valid. */
 int rl_set_out_unknown(rl_ctx *c, rl_node *n, int i, int dtype, int rank) {
     int64_t dims[RL_MAX_RANK_HARD];
     if (rank > RL_MAX_RANK_HARD) rank = -1;
@@ -296,15 +296,12 @@ int rl_value_dtype(const rl_value *v) { return v ? v->dtype : 0; }
 
 int rl_in_dtype(const rl_node *n, int i) { return rl_value_dtype(rl_in(n, i)); }
 
-/* A dim of input i, -1 when unknown. */
 int64_t rl_in_dim(const rl_node *n, int i, int axis) {
     const rl_value *v = rl_in(n, i);
     if (!v || v->rank < 0 || axis < 0 || axis >= v->rank) return -1;
     return v->dims[axis];
 }
 
-/* Reads kernel_shape (or the weight's trailing dims), strides, dilations,
- * pads and auto_pad; RL_FAIL on values no runtime would accept. */
 int rl_window_read(rl_ctx *c, const rl_node *n, const rl_value *w, int nsp, rl_window *gm) {
     if (nsp < 1 || nsp > RL_MAX_RANK_HARD - 2) return rl_bad(c, n, "unsupported spatial rank %d", nsp);
     gm->nsp = nsp;
@@ -374,7 +371,6 @@ int64_t rl_window_out_len(const rl_window *gm, int i, int64_t in, bool ceil_mode
     return out;
 }
 
-/* Conv-like output [N, Cout, spatial...] from X's dims and the geometry. */
 int rl_set_window_out(rl_ctx *c, rl_node *n, int idx, int dt, const rl_value *x, const rl_window *gm,
                           int64_t channels, bool ceil_mode) {
     int64_t out[RL_MAX_RANK_HARD];
@@ -390,14 +386,12 @@ int rl_set_window_out(rl_ctx *c, rl_node *n, int idx, int dt, const rl_value *x,
     return rl_shape_known(rl_out(n, idx)) ? RL_OK : RL_UNKNOWN;
 }
 
-/* Contents known for every element. */
 bool rl_contents_known(const rl_value *v) {
     if (!v || v->n_known < 0 || !v->ival || !v->fval) return false;
     int64_t numel = rl_numel(v);
     return numel >= 0 && numel == v->n_known;
 }
 
-/* Result of an rl_set_out: RL_OK, or RL_UNKNOWN when some dim is -1. */
 int rl_set_out_status(rl_ctx *c, rl_node *n, int i, int dtype, int rank, const int64_t *dims) {
     if (rl_set_out(c, n, i, dtype, rank, dims) != RL_OK) return RL_FAIL;
     if (rank < 0) return RL_UNKNOWN;
@@ -420,8 +414,6 @@ int64_t rl_ravel(int rank, const int64_t *dims, const int64_t *coord) {
     return idx;
 }
 
-/* Copy src's contents to output i following idx (source flat index per output
- * element); nothing when the source or the count is not small and known. */
 void rl_fold_indexed(rl_ctx *c, rl_node *n, int out_i, const rl_value *src, int64_t count,
                          const int64_t *idx) {
     if (!rl_contents_known(src) || count < 0 || count > RL_FOLD_MAX_ELEMS) return;
@@ -436,14 +428,12 @@ void rl_fold_indexed(rl_ctx *c, rl_node *n, int out_i, const rl_value *src, int6
     rl_set_out_contents(c, n, out_i, count, iv, fv);
 }
 
-/* Same contents, same order (views). */
 void rl_fold_same(rl_ctx *c, rl_node *n, int out_i, const rl_value *src) {
     if (!rl_contents_known(src)) return;
     rl_value *o = rl_out(n, out_i);
     if (o && rl_numel(o) == src->n_known) rl_set_out_contents(c, n, out_i, src->n_known, src->ival, src->fval);
 }
 
-/* Folding scratch: an index array for every output element, when small. */
 int64_t *rl_fold_scratch(rl_ctx *c, const rl_node *n, int out_i, const rl_value *src, int64_t *count) {
     const rl_value *o = rl_out(n, out_i);
     *count = rl_numel(o);
@@ -451,9 +441,6 @@ int64_t *rl_fold_scratch(rl_ctx *c, const rl_node *n, int out_i, const rl_value 
     return rl_arena_alloc(c->arena, (size_t)(*count + 1) * sizeof(int64_t));
 }
 
-/* Folds output out_i (shape out_dims) of a data movement: each element copies
- * the source element whose coordinates `to_src` gives. Nothing when the
- * source's contents are unknown or the output is not small. */
 void rl_fold_moved(rl_ctx *c, rl_node *n, int out_i, const int64_t *out_dims, const rl_fold_map *m,
                        rl_fold_coord_fn to_src) {
     int64_t count;
@@ -468,8 +455,6 @@ void rl_fold_moved(rl_ctx *c, rl_node *n, int out_i, const int64_t *out_dims, co
     rl_fold_indexed(c, n, out_i, m->src, count, idx);
 }
 
-/* An integer list from input `input` (opset >= from) or attribute `attr`
- * (older opsets). Returns the count; -1 when given but unknown, -2 when absent. */
 int64_t rl_ints_arg(rl_node *n, int input, const char *attr, bool from_input,
                         const int64_t **vals) {
     if (from_input) {
@@ -486,20 +471,11 @@ int64_t rl_ints_arg(rl_node *n, int input, const char *attr, bool from_input,
     return cnt < 0 ? -2 : cnt;
 }
 
-/* How many entries the runtime-valued 1-D input holds (its known length),
- * -1 when not known. A shape, axes or sizes input whose values wait for run
- * time still fixes the rank of the result through its length. */
 int64_t rl_in_runtime_len(const rl_node *n, int input) {
     const rl_value *v = rl_in(n, input);
     return v && v->rank == 1 && v->dims[0] >= 0 ? v->dims[0] : -1;
 }
 
-/* The axes an op acts on, made non-negative in ax[]: `axes` (cnt entries,
- * from an attribute or a constant input, see ints_arg) or, when the op names
- * none (cnt < 0), the first `count` axes in order. An axis outside
- * [-rank, rank) or a repeated one is an error: ONNX forbids repeats or leaves
- * them undefined, so no shape would be right. Returns the number of axes, or
- * -1 after rl_bad. */
 int rl_resolve_axes(rl_ctx *c, const rl_node *n, const int64_t *axes, int64_t cnt, int64_t count, int rank,
                         int *ax) {
     int64_t k = cnt >= 0 ? cnt : count;
@@ -524,10 +500,6 @@ int rl_resolve_axes(rl_ctx *c, const rl_node *n, const int64_t *axes, int64_t cn
     return (int)k;
 }
 
-/* Output 0 like x where runtime values decide the size along the named axes:
- * those unknown, the others kept; every dim unknown when the axes themselves
- * are not known (cnt < 0). `shrinks`: the op cannot grow a dim (Slice), so x's
- * dims bound the result. */
 int rl_set_out_unknown_along_axes(rl_ctx *c, rl_node *n, const rl_value *x, const int64_t *axes, int64_t cnt,
                               bool shrinks) {
     int r = x->rank, ax[RL_MAX_RANK_HARD];
@@ -541,7 +513,6 @@ int rl_set_out_unknown_along_axes(rl_ctx *c, rl_node *n, const rl_value *x, cons
     return RL_UNKNOWN;
 }
 
-/* Scalar from an input's known contents. */
 bool rl_in_scalar(rl_node *n, int i, double *out) {
     rl_value *v = rl_in(n, i);
     if (!rl_contents_known(v) || v->n_known < 1) {
