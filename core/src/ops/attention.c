@@ -11,7 +11,7 @@
  * multiply per projected element. */
 #include <string.h>
 
-#include "compute_common.h"
+#include "op.h"
 #include "families.h"
 
 static void attention_core(rl_cost *k, double B, double Hq, double Sq, double Skv, double Dqk, double Dv,
@@ -81,16 +81,16 @@ static int onnx_attention_dims(rl_ctx *c, const rl_node *n, attn_dims *d) {
         d->Dqk = div_or_unknown(q->dims[2], d->Hq);
         d->Dv = div_or_unknown(v->dims[2], d->Hkv);
     }
-    d->Sp = rl_in(n, 4) ? cc_dim(n, 4, 2) : 0;
+    d->Sp = rl_in(n, 4) ? rl_in_dim(n, 4, 2) : 0;
     return RL_OK;
 }
 
 static int shape_onnx_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
-    int dt = cc_dtype(n, 0);
+    int dt = rl_in_dtype(n, 0);
     attn_dims d;
     int r = onnx_attention_dims(c, n, &d);
     if (r == RL_FAIL) return RL_FAIL;
-    if (r == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, -1);
+    if (r == RL_UNKNOWN) return rl_set_out_unknown(c, n, 0, dt, -1);
     int64_t y[4];
     if (d.four_d) {
         y[0] = d.B; y[1] = d.Hq; y[2] = d.Sq; y[3] = d.Dv;
@@ -98,13 +98,13 @@ static int shape_onnx_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
         y[0] = d.B; y[1] = d.Sq; y[2] = rl_dim_mul(d.Hq, d.Dv);
     }
     if (rl_set_out(c, n, 0, dt, d.four_d ? 4 : 3, y) != RL_OK) return RL_FAIL;
-    return set_present_outputs(c, n, &d, cc_dtype(n, 1), cc_dtype(n, 2), dt);
+    return set_present_outputs(c, n, &d, rl_in_dtype(n, 1), rl_in_dtype(n, 2), dt);
 }
 
 static void cost_onnx_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     attn_dims d;
-    cc_quiet quiet;
-    if (onnx_attention_dims(cc_quiet_ctx(&quiet, c), n, &d) != RL_OK) return;
+    rl_quiet quiet;
+    if (onnx_attention_dims(rl_quiet_ctx(&quiet, c), n, &d) != RL_OK) return;
     core_from_dims(k, &d, rl_in(n, 3) != NULL);
 }
 
@@ -157,7 +157,7 @@ static bool packed_hidden(const rl_node *n, int iw, int64_t *hq, int64_t *hk, in
         *hq = qkv[0]; *hk = qkv[1]; *hv = qkv[2];
         return true;
     }
-    int64_t cols = cc_dim(n, iw, 1);
+    int64_t cols = rl_in_dim(n, iw, 1);
     if (cols < 0 || cols % 3) return false;
     *hq = *hk = *hv = cols / 3;
     return true;
@@ -166,8 +166,8 @@ static bool packed_hidden(const rl_node *n, int iw, int64_t *hq, int64_t *hk, in
 /* input [B, S, In] -> output [B, S, hv]; present [2, B, H, Sp + S, Dh].
  * QAttention has the same layout with past at input 8. */
 static int shape_ms_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
-    bool quant = cc_is(n, "QAttention");
-    int dt = quant ? (cc_dtype(n, 2) ? cc_dtype(n, 2) : RL_DT_FLOAT) : cc_dtype(n, 0);
+    bool quant = rl_op_is(n, "QAttention");
+    int dt = quant ? (rl_in_dtype(n, 2) ? rl_in_dtype(n, 2) : RL_DT_FLOAT) : rl_in_dtype(n, 0);
     rl_value *x = rl_in(n, 0);
     if (!x || !rl_in(n, 1)) return rl_bad(c, n, "needs input and weights");
     int64_t heads = rl_attr_i_in(c, n, "num_heads", -1, 1, RL_MAX_ELEMS);
@@ -180,22 +180,22 @@ static int shape_ms_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
             if (qkv[i] < 0 || qkv[i] > RL_MAX_ELEMS)
                 return rl_bad(c, n, "qkv_hidden_sizes entry %lld is not a tensor size", (long long)qkv[i]);
     if (!packed_hidden(n, 1, &hq, &hk, &hv)) hq = hk = hv = -1;
-    int64_t B = cc_dim(n, 0, 0), S = cc_dim(n, 0, 1);
+    int64_t B = rl_in_dim(n, 0, 0), S = rl_in_dim(n, 0, 1);
     int64_t y[3] = {B, S, hv};
     if (rl_set_out(c, n, 0, dt, 3, y) != RL_OK) return RL_FAIL;
     int ipast = quant ? 8 : 4;
-    int64_t sp = rl_in(n, ipast) ? cc_dim(n, ipast, 3) : 0;
+    int64_t sp = rl_in(n, ipast) ? rl_in_dim(n, ipast, 3) : 0;
     int64_t present[5] = {2, B, heads, rl_dim_add(sp, S), div_or_unknown(hk, heads)};
     if (rl_set_out(c, n, 1, dt, 5, present) != RL_OK) return RL_FAIL;
     return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
 }
 
 static void cost_ms_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
-    bool quant = cc_is(n, "QAttention");
+    bool quant = rl_op_is(n, "QAttention");
     int64_t hq, hk, hv;
     if (!packed_hidden(n, 1, &hq, &hk, &hv)) return;
     int64_t heads = rl_attr_i_in(c, n, "num_heads", 1, 1, RL_MAX_ELEMS);
-    double B = (double)cc_dim(n, 0, 0), S = (double)cc_dim(n, 0, 1), In = (double)cc_dim(n, 0, 2);
+    double B = (double)rl_in_dim(n, 0, 0), S = (double)rl_in_dim(n, 0, 1), In = (double)rl_in_dim(n, 0, 2);
     if (B < 0 || S < 0 || In < 0) return;
     double projected = B * S * (double)(hq + hk + hv);
     k->macs = projected * In;
@@ -208,7 +208,7 @@ static void cost_ms_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost 
      * corrections live inside the integer GEMM and are not counted apart. */
     if (quant) k->vector_flops += projected;
     int ipast = quant ? 8 : 4;
-    int64_t sp = rl_in(n, ipast) ? cc_dim(n, ipast, 3) : 0;
+    int64_t sp = rl_in(n, ipast) ? rl_in_dim(n, ipast, 3) : 0;
     if (sp < 0) sp = 0;
     bool masked = rl_in(n, quant ? 5 : 3) != NULL || (!quant && rl_in(n, 5) != NULL);
     attention_core(k, B, (double)heads, S, S + (double)sp, (double)(hq / heads), (double)(hv / heads), masked);
@@ -248,16 +248,16 @@ static int mha_read(rl_ctx *c, const rl_node *n, attn_dims *d) {
     } else {
         return rl_bad(c, n, "key must be 3-D, 4-D or 5-D (got rank %d)", k->rank);
     }
-    d->Sp = !d->kv_projected && rl_in(n, 6) ? cc_dim(n, 6, 2) : 0;
+    d->Sp = !d->kv_projected && rl_in(n, 6) ? rl_in_dim(n, 6, 2) : 0;
     return RL_OK;
 }
 
 static int shape_mha(rl_ctx *c, rl_graph *g, rl_node *n) {
-    int dt = cc_dtype(n, 0);
+    int dt = rl_in_dtype(n, 0);
     attn_dims d;
     int r = mha_read(c, n, &d);
     if (r == RL_FAIL) return RL_FAIL;
-    if (r == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, 3);
+    if (r == RL_UNKNOWN) return rl_set_out_unknown(c, n, 0, dt, 3);
     int64_t y[3] = {d.B, d.Sq, rl_dim_mul(d.Hq, d.Dv)};
     if (rl_set_out(c, n, 0, dt, 3, y) != RL_OK) return RL_FAIL;
     return set_present_outputs(c, n, &d, dt, dt, dt);
@@ -265,8 +265,8 @@ static int shape_mha(rl_ctx *c, rl_graph *g, rl_node *n) {
 
 static void cost_mha(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     attn_dims d;
-    cc_quiet quiet;
-    if (mha_read(cc_quiet_ctx(&quiet, c), n, &d) != RL_OK) return;
+    rl_quiet quiet;
+    if (mha_read(rl_quiet_ctx(&quiet, c), n, &d) != RL_OK) return;
     if (!core_from_dims(k, &d, rl_in(n, 4) != NULL || rl_in(n, 5) != NULL)) return;
     if (rl_in(n, 3)) k->vector_flops += rl_numel_d(rl_in(n, 0)) + rl_numel_d(rl_in(n, 1)) + rl_numel_d(rl_in(n, 2));
 }
@@ -288,7 +288,7 @@ static int gqa_read(rl_ctx *c, const rl_node *n, gqa_dims *d) {
     d->S = q->dims[1];
     /* without key, query packs Q, K and V: (H + 2·Hkv)·Dh columns */
     d->Dh = div_or_unknown(q->dims[2], rl_in(n, 1) ? d->H : d->H + 2 * d->Hkv);
-    int64_t past = rl_in(n, 3) ? cc_dim(n, 3, 2) : 0;
+    int64_t past = rl_in(n, 3) ? rl_in_dim(n, 3, 2) : 0;
     const int64_t *tsl = NULL;
     if (rl_in_ints(n, 6, &tsl) >= 1) d->present = past > tsl[0] ? past : tsl[0];
     else d->present = rl_dim_add(past, d->S);
@@ -296,11 +296,11 @@ static int gqa_read(rl_ctx *c, const rl_node *n, gqa_dims *d) {
 }
 
 static int shape_gqa(rl_ctx *c, rl_graph *g, rl_node *n) {
-    int dt = cc_dtype(n, 0);
+    int dt = rl_in_dtype(n, 0);
     gqa_dims d;
     int r = gqa_read(c, n, &d);
     if (r == RL_FAIL) return RL_FAIL;
-    if (r == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, 3);
+    if (r == RL_UNKNOWN) return rl_set_out_unknown(c, n, 0, dt, 3);
     int64_t y[3] = {d.B, d.S, rl_dim_mul(d.H, d.Dh)};
     if (rl_set_out(c, n, 0, dt, 3, y) != RL_OK) return RL_FAIL;
     int64_t p[4] = {d.B, d.Hkv, d.present, d.Dh};
@@ -313,8 +313,8 @@ static int shape_gqa(rl_ctx *c, rl_graph *g, rl_node *n) {
  * do_rotary, rotating Q and K costs 3 per element. */
 static void cost_gqa(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     gqa_dims d;
-    cc_quiet quiet;
-    if (gqa_read(cc_quiet_ctx(&quiet, c), n, &d) != RL_OK || d.B < 0 || d.S < 0 || d.Dh < 0 || d.present < 0) return;
+    rl_quiet quiet;
+    if (gqa_read(rl_quiet_ctx(&quiet, c), n, &d) != RL_OK || d.B < 0 || d.S < 0 || d.Dh < 0 || d.present < 0) return;
     attention_core(k, (double)d.B, (double)d.H, (double)d.S, (double)d.present, (double)d.Dh, (double)d.Dh,
                    rl_in(n, 10) != NULL);
     /* with do_rotary the cos/sin caches (inputs 7, 8) are read one row per
@@ -398,9 +398,9 @@ static int shape_linear_attention(rl_ctx *c, rl_graph *g, rl_node *n) {
 static void cost_linear_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     (void)g;
     int64_t hq, hkv, dk, dv;
-    cc_quiet quiet;
-    if (linear_attention_dims(cc_quiet_ctx(&quiet, c), n, &hq, &hkv, &dk, &dv) != RL_OK) return;
-    const char *rule = rl_attr_s(n, "update_rule", "gated_delta");
+    rl_quiet quiet;
+    if (linear_attention_dims(rl_quiet_ctx(&quiet, c), n, &hq, &hkv, &dk, &dv) != RL_OK) return;
+    const char *rule = rl_attr_s(c, n, "update_rule", "gated_delta");
     double u = strcmp(rule, "linear") == 0 ? 2 : strcmp(rule, "gated") == 0 ? 3 : strcmp(rule, "delta") == 0 ? 4 : 5;
     const rl_value *q = rl_in(n, 0);
     if (q->rank != 3 || dk < 0 || dv < 0) return;
@@ -411,31 +411,35 @@ static void cost_linear_attention(rl_ctx *c, rl_graph *g, const rl_node *n, rl_c
 #define MS "com.microsoft"
 
 static const rl_op_def ops[] = {
-    {"FlexAttention", "ai.onnx.preview", 1, 0, shape_flex_attention, cost_flex_attention, 0, 0,
-     "2·B·Hq·L·S·(E + Ev) matrix FLOPs; B·Hq·L·S·6 vector FLOPs (scale + softmax), + 1 per score "
-     "for each of score_mod and prob_mod"},
-    {"LinearAttention", "", 27, 0, shape_linear_attention, cost_linear_attention, 0, 0,
-     "B·T·(Hkv·u + 2·Hq)·dk·dv vector FLOPs, u = 2 linear, 3 gated, 4 delta, 5 gated_delta (state "
-     "update per key/value head, read-out per query head)"},
-    {"Attention", "", 23, 0, shape_onnx_attention, cost_onnx_attention, 0, 0,
-     "2·B·Hq·Sq·Skv·(Dqk + Dv) matrix FLOPs; B·Hq·Sq·Skv·(6, +1 with a mask) vector FLOPs "
-     "(scale + softmax)"},
-    {"RotaryEmbedding", "", 23, 0, shape_like_x, cost_rotary, 3, 0,
-     "3 vector FLOPs per element; with position_ids reads one cos/sin cache row per token"},
-    {"RotaryEmbedding", MS, 1, 0, shape_like_x, cost_rotary, 3, 0,
-     "3 vector FLOPs per element; reads one cos/sin cache row per token"},
-    {"Attention", MS, 1, 0, shape_ms_attention, cost_ms_attention, 0, 0,
-     "QKV projection 2·B·S·In·(q+k+v hidden) + attention core 2·B·H·S·Skv·(Dqk + Dv) matrix "
-     "FLOPs; B·S·(q+k+v hidden) bias adds when bias is given + (6, +1 with mask) per score vector "
-     "FLOPs"},
-    {"QAttention", MS, 1, 0, shape_ms_attention, cost_ms_attention, 0, 0,
-     "as com.microsoft Attention, with int8 projection; + B·S·(q+k+v hidden) vector FLOPs to "
-     "dequantize the int32 accumulators (× input_scale·weight_scale)"},
-    {"MultiHeadAttention", MS, 1, 0, shape_mha, cost_mha, 0, 0,
-     "2·B·H·Sq·Skv·(Dqk + Dv) matrix FLOPs; B·H·Sq·Skv·(6, +1 with mask/bias) vector FLOPs, + 1 per "
-     "Q/K/V element for the bias"},
-    {"GroupQueryAttention", MS, 1, 0, shape_gqa, cost_gqa, 0, 0,
-     "2·B·H·S·present_len·2·Dh matrix FLOPs; B·H·S·present_len·6 vector FLOPs (+3 per Q/K element "
-     "with do_rotary, which reads one cos/sin cache row per token; without it the caches are not read)"},
+    {.name = "FlexAttention", .domain = "ai.onnx.preview", .since = 1,
+     .shape = shape_flex_attention, .cost = cost_flex_attention,
+     .cost_doc = "2·B·Hq·L·S·(E + Ev) matrix FLOPs; B·Hq·L·S·6 vector FLOPs (scale + softmax), + 1 per score "
+                "for each of score_mod and prob_mod"},
+    {.name = "LinearAttention", .domain = "", .since = 27,
+     .shape = shape_linear_attention, .cost = cost_linear_attention,
+     .cost_doc = "B·T·(Hkv·u + 2·Hq)·dk·dv vector FLOPs, u = 2 linear, 3 gated, 4 delta, 5 gated_delta (state "
+                "update per key/value head, read-out per query head)"},
+    {.name = "Attention", .domain = "", .since = 23, .shape = shape_onnx_attention, .cost = cost_onnx_attention,
+     .cost_doc = "2·B·Hq·Sq·Skv·(Dqk + Dv) matrix FLOPs; B·Hq·Sq·Skv·(6, +1 with a mask) vector FLOPs "
+                "(scale + softmax)"},
+    {.name = "RotaryEmbedding", .domain = "", .since = 23,
+     .shape = shape_like_x, .cost = cost_rotary, .per_elem = 3,
+     .cost_doc = "3 vector FLOPs per element; with position_ids reads one cos/sin cache row per token"},
+    {.name = "RotaryEmbedding", .domain = MS, .since = 1,
+     .shape = shape_like_x, .cost = cost_rotary, .per_elem = 3,
+     .cost_doc = "3 vector FLOPs per element; reads one cos/sin cache row per token"},
+    {.name = "Attention", .domain = MS, .since = 1, .shape = shape_ms_attention, .cost = cost_ms_attention,
+     .cost_doc = "QKV projection 2·B·S·In·(q+k+v hidden) + attention core 2·B·H·S·Skv·(Dqk + Dv) matrix "
+                "FLOPs; B·S·(q+k+v hidden) bias adds when bias is given + (6, +1 with mask) per score vector "
+                "FLOPs"},
+    {.name = "QAttention", .domain = MS, .since = 1, .shape = shape_ms_attention, .cost = cost_ms_attention,
+     .cost_doc = "as com.microsoft Attention, with int8 projection; + B·S·(q+k+v hidden) vector FLOPs to "
+                "dequantize the int32 accumulators (× input_scale·weight_scale)"},
+    {.name = "MultiHeadAttention", .domain = MS, .since = 1, .shape = shape_mha, .cost = cost_mha,
+     .cost_doc = "2·B·H·Sq·Skv·(Dqk + Dv) matrix FLOPs; B·H·Sq·Skv·(6, +1 with mask/bias) vector FLOPs, + 1 per "
+                "Q/K/V element for the bias"},
+    {.name = "GroupQueryAttention", .domain = MS, .since = 1, .shape = shape_gqa, .cost = cost_gqa,
+     .cost_doc = "2·B·H·S·present_len·2·Dh matrix FLOPs; B·H·S·present_len·6 vector FLOPs (+3 per Q/K element "
+                "with do_rotary, which reads one cos/sin cache row per token; without it the caches are not read)"},
 };
 RL_FAMILY(attention, ops);

@@ -6,7 +6,7 @@
  * sequence length. */
 #include <string.h>
 
-#include "../graph.h"
+#include "op.h"
 #include "families.h"
 
 /* Trip counts above this are "run until cond" sentinels, not real counts. */
@@ -242,6 +242,44 @@ static int shape_sequence_map(rl_ctx *c, rl_graph *g, rl_node *n) {
 
 /* --------------------------------------------------------------- Scan -- */
 
+/* Scan's outputs from its body's: the final states (with the batch axis in
+ * the opset 8 form), then the scan outputs stacked along their axis. */
+static int scan_set_outputs(rl_ctx *c, rl_node *n, const rl_graph *b, int n_state, bool batched, int64_t batch,
+                            int64_t length, int n_out_axes, const int64_t *out_axes) {
+    int scan_outs = b->n_outputs - n_state;
+    for (int i = 0; i < n_state && i < n->n_out; i++) {
+        const rl_value *fin = b->outputs[i];
+        if (!fin || fin->rank < 0 || fin->rank + 1 > RL_MAX_RANK_HARD) {
+            if (rl_set_out(c, n, i, fin ? fin->dtype : 0, -1, NULL) != RL_OK) return RL_FAIL;
+            continue;
+        }
+        int64_t dims[RL_MAX_RANK_HARD];
+        int r = 0;
+        if (batched) dims[r++] = batch;
+        memcpy(dims + r, fin->dims, (size_t)fin->rank * sizeof *dims);
+        if (rl_set_out(c, n, i, fin->dtype, fin->rank + r, dims) != RL_OK) return RL_FAIL;
+    }
+    for (int j = 0; j < scan_outs && n_state + j < n->n_out; j++) {
+        const rl_value *el = b->outputs[n_state + j];
+        int out_i = n_state + j;
+        if (!el || el->rank < 0 || el->rank + 2 > RL_MAX_RANK_HARD) {
+            if (rl_set_out(c, n, out_i, el ? el->dtype : 0, -1, NULL) != RL_OK) return RL_FAIL;
+            continue;
+        }
+        int r = el->rank + 1 + (batched ? 1 : 0);
+        int axis = batched ? 1 : rl_axis(c, n, n_out_axes >= 0 ? out_axes[j] : 0, el->rank + 1);
+        if (axis < 0) return RL_FAIL;
+        int64_t dims[RL_MAX_RANK_HARD];
+        for (int k = 0, s = 0; k < r; k++) {
+            if (batched && k == 0) dims[k] = batch;
+            else if (k == axis) dims[k] = length;
+            else dims[k] = el->dims[s++];
+        }
+        if (rl_set_out(c, n, out_i, el->dtype, r, dims) != RL_OK) return RL_FAIL;
+    }
+    return RL_OK;
+}
+
 static int shape_scan(rl_ctx *c, rl_graph *g, rl_node *n) {
     const Onnx__GraphProto *body = graph_attr(n, "body");
     if (!body) return rl_bad(c, n, "Scan needs a body");
@@ -305,47 +343,18 @@ static int shape_scan(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (batched && batch > 0) times *= (double)batch;
     if (!store_bodies(c, n, &b, 1, times)) return rl_bad(c, n, "out of memory");
 
-    for (int i = 0; i < n_state && i < n->n_out; i++) {
-        const rl_value *fin = b->outputs[i];
-        if (!fin || fin->rank < 0 || fin->rank + 1 > RL_MAX_RANK_HARD) {
-            if (rl_set_out(c, n, i, fin ? fin->dtype : 0, -1, NULL) != RL_OK) return RL_FAIL;
-            continue;
-        }
-        int64_t dims[RL_MAX_RANK_HARD];
-        int r = 0;
-        if (batched) dims[r++] = batch;
-        memcpy(dims + r, fin->dims, (size_t)fin->rank * sizeof *dims);
-        if (rl_set_out(c, n, i, fin->dtype, fin->rank + r, dims) != RL_OK) return RL_FAIL;
-    }
-    for (int j = 0; j < scan_outs && n_state + j < n->n_out; j++) {
-        const rl_value *el = b->outputs[n_state + j];
-        int out_i = n_state + j;
-        if (!el || el->rank < 0 || el->rank + 2 > RL_MAX_RANK_HARD) {
-            if (rl_set_out(c, n, out_i, el ? el->dtype : 0, -1, NULL) != RL_OK) return RL_FAIL;
-            continue;
-        }
-        int r = el->rank + 1 + (batched ? 1 : 0);
-        int axis = batched ? 1 : rl_axis(c, n, n_out_axes >= 0 ? out_axes[j] : 0, el->rank + 1);
-        if (axis < 0) return RL_FAIL;
-        int64_t dims[RL_MAX_RANK_HARD];
-        for (int k = 0, s = 0; k < r; k++) {
-            if (batched && k == 0) dims[k] = batch;
-            else if (k == axis) dims[k] = length;
-            else dims[k] = el->dims[s++];
-        }
-        if (rl_set_out(c, n, out_i, el->dtype, r, dims) != RL_OK) return RL_FAIL;
-    }
+    if (scan_set_outputs(c, n, b, n_state, batched, batch, length, n_out_axes, out_axes) == RL_FAIL) return RL_FAIL;
     return status_of_outputs(n);
 }
 
 static const rl_op_def ops[] = {
-    {"If", "", 1, 0, shape_if, NULL, 0, RL_OP_CONTROL,
-     "the costlier branch's cost (the taken branch when the condition is a constant)"},
-    {"Loop", "", 1, 0, shape_loop, NULL, 0, RL_OP_CONTROL,
-     "body cost × trip count M when M is a constant (one iteration otherwise, with a warning)"},
-    {"SequenceMap", "", 17, 0, shape_sequence_map, NULL, 0, RL_OP_CONTROL,
-     "body cost × the input sequence's length (one pass when it is not known)"},
-    {"Scan", "", 8, 0, shape_scan, NULL, 0, RL_OP_CONTROL,
-     "body cost × sequence length (× batch for the opset-8 form)"},
+    {.name = "If", .domain = "", .since = 1, .shape = shape_if, .flags = RL_OP_CONTROL,
+     .cost_doc = "the costlier branch's cost (the taken branch when the condition is a constant)"},
+    {.name = "Loop", .domain = "", .since = 1, .shape = shape_loop, .flags = RL_OP_CONTROL,
+     .cost_doc = "body cost × trip count M when M is a constant (one iteration otherwise, with a warning)"},
+    {.name = "SequenceMap", .domain = "", .since = 17, .shape = shape_sequence_map, .flags = RL_OP_CONTROL,
+     .cost_doc = "body cost × the input sequence's length (one pass when it is not known)"},
+    {.name = "Scan", .domain = "", .since = 8, .shape = shape_scan, .flags = RL_OP_CONTROL,
+     .cost_doc = "body cost × sequence length (× batch for the opset-8 form)"},
 };
 RL_FAMILY(control, ops);

@@ -3,7 +3,7 @@
  * requantization and fused activations are vector work. */
 #include <string.h>
 
-#include "compute_common.h"
+#include "op.h"
 #include "families.h"
 
 /* Which inputs are X and W, and the output dtype, per variant. */
@@ -11,15 +11,15 @@ static void conv_operands(const rl_node *n, int *ix, int *iw, int *ib, int *dt) 
     *ix = 0;
     *iw = 1;
     *ib = 2;
-    *dt = cc_dtype(n, 0);
-    if (cc_is(n, "QLinearConv")) {
+    *dt = rl_in_dtype(n, 0);
+    if (rl_op_is(n, "QLinearConv")) {
         *iw = 3;
         *ib = 8;
-        *dt = cc_dtype(n, 7) ? cc_dtype(n, 7) : cc_dtype(n, 0);
-    } else if (cc_is(n, "ConvInteger")) {
+        *dt = rl_in_dtype(n, 7) ? rl_in_dtype(n, 7) : rl_in_dtype(n, 0);
+    } else if (rl_op_is(n, "ConvInteger")) {
         *ib = -1;
         *dt = RL_DT_INT32;
-    } else if (cc_is(n, "DeformConv")) {
+    } else if (rl_op_is(n, "DeformConv")) {
         *ib = 3; /* X, W, offset, B, mask */
     }
 }
@@ -43,26 +43,26 @@ static int shape_conv(rl_ctx *c, rl_graph *g, rl_node *n) {
     int ix, iw, ib, dt;
     conv_operands(n, &ix, &iw, &ib, &dt);
     rl_value *x = rl_in(n, ix), *w = rl_in(n, iw);
-    int rank;
-    int64_t group;
+    int rank = -1; /* set by conv_rank_group; initialised for the compiler, which cannot see it */
+    int64_t group = 1;
     int checked = conv_rank_group(c, n, x, w, &rank, &group);
     if (checked == RL_FAIL) return RL_FAIL;
-    if (checked == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, -1);
+    if (checked == RL_UNKNOWN) return rl_set_out_unknown(c, n, 0, dt, -1);
     int64_t cout = w->rank >= 0 ? w->dims[0] : -1;
-    if (x->rank < 0) return cc_unknown(c, n, 0, dt, rank);
+    if (x->rank < 0) return rl_set_out_unknown(c, n, 0, dt, rank);
     int64_t cin;
     if (w->rank >= 0 && x->dims[1] >= 0 && w->dims[1] >= 0 &&
         (!rl_mul_ok(w->dims[1], group, &cin) || x->dims[1] != cin))
         return rl_bad(c, n, "X has %lld channels but W expects %lld x group %lld", (long long)x->dims[1],
                       (long long)w->dims[1], (long long)group);
-    conv_geom gm;
-    if (read_geom(c, n, w, rank - 2, &gm) != RL_OK) return RL_FAIL;
-    return set_window_out(c, n, 0, dt, x, &gm, cout, false);
+    rl_window gm;
+    if (rl_window_read(c, n, w, rank - 2, &gm) != RL_OK) return RL_FAIL;
+    return rl_set_window_out(c, n, 0, dt, x, &gm, cout, false);
 }
 
 /* Per-element cost of the activation FusedConv applies. */
-static double fused_activation_cost(const rl_node *n) {
-    const char *act = rl_attr_s(n, "activation", "");
+static double fused_activation_cost(rl_ctx *c, const rl_node *n) {
+    const char *act = rl_attr_s(c, n, "activation", "");
     if (strcmp(act, "Relu") == 0) return 1;
     if (strcmp(act, "LeakyRelu") == 0 || strcmp(act, "Clip") == 0) return 2;
     if (strcmp(act, "HardSigmoid") == 0) return 3;
@@ -78,17 +78,17 @@ static void cost_conv(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     conv_operands(n, &ix, &iw, &ib, &dt);
     const rl_value *w = rl_in(n, iw);
     double outs = rl_numel_d(rl_out(n, 0));
-    double per_out = (double)cc_prod(w->dims, 1, w->rank);
+    double per_out = (double)rl_dims_prod(w->dims, 1, w->rank);
     k->macs = outs * per_out;
     k->matrix_flops = 2 * k->macs;
     double v = 0;
     if (ib >= 0 && rl_in(n, ib)) v += outs;
     v += outs * n->op->per_elem; /* QLinearConv's requantization */
-    if (cc_is(n, "FusedConv")) {
-        v += outs * fused_activation_cost(n);
+    if (rl_op_is(n, "FusedConv")) {
+        v += outs * fused_activation_cost(c, n);
         if (rl_in(n, 3)) v += outs; /* the Z (sum) input */
     }
-    if (cc_is(n, "DeformConv")) {
+    if (rl_op_is(n, "DeformConv")) {
         /* every (output position, input channel, kernel tap) samples X
          * bilinearly at its offset: 4 taps, 7 FLOPs; the mask scales it (1) */
         const rl_value *x = rl_in(n, 0), *o = rl_out(n, 0);
@@ -96,8 +96,8 @@ static void cost_conv(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
             k->vector_flops = v;
             return;
         }
-        double samples = (double)cc_prod(o->dims, 2, o->rank) * (double)cc_prod(x->dims, 0, 2) *
-                         (double)cc_prod(w->dims, 2, w->rank);
+        double samples = (double)rl_dims_prod(o->dims, 2, o->rank) * (double)rl_dims_prod(x->dims, 0, 2) *
+                         (double)rl_dims_prod(w->dims, 2, w->rank);
         v += samples * (rl_in(n, 4) ? 8 : 7);
     }
     k->vector_flops = v;
@@ -131,7 +131,7 @@ static void cost_causal_conv(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *
     if (!w || w->rank != 3) return;
     k->macs = outs * (double)w->dims[2];
     k->matrix_flops = 2 * k->macs;
-    const char *act = rl_attr_s(n, "activation", "none");
+    const char *act = rl_attr_s(c, n, "activation", "none");
     k->vector_flops = (rl_in(n, 2) ? outs : 0) + (strcmp(act, "none") && act[0] ? 4 * outs : 0);
 }
 
@@ -144,7 +144,7 @@ static int shape_col2im(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (x->rank >= 0 && x->rank != 3) return rl_bad(c, n, "input must be [N, C·prod(block), L], got rank %d", x->rank);
     int nsp = img->rank == 1 && img->dims[0] >= 1 && img->dims[0] <= RL_MAX_RANK_HARD - 2 ? (int)img->dims[0] : -1;
     int dt = x->dtype;
-    if (nsp < 0) return cc_unknown(c, n, 0, dt, -1);
+    if (nsp < 0) return rl_set_out_unknown(c, n, 0, dt, -1);
     int64_t out[RL_MAX_RANK_HARD];
     for (int k = 0; k < nsp + 2; k++) out[k] = -1;
     out[0] = x->rank == 3 ? x->dims[0] : -1;
@@ -179,22 +179,22 @@ static void cost_col2im(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
 /* ---------------------------------------------------------- ConvTranspose -- */
 static int shape_conv_transpose(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0), *w = rl_in(n, 1);
-    int rank;
-    int64_t group;
+    int rank = -1;
+    int64_t group = 1;
     int checked = conv_rank_group(c, n, x, w, &rank, &group);
     if (checked == RL_FAIL) return RL_FAIL;
     int dt = x->dtype;
-    if (checked == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, -1);
+    if (checked == RL_UNKNOWN) return rl_set_out_unknown(c, n, 0, dt, -1);
     int64_t cout = -1;
     if (w->rank >= 0 && w->dims[1] >= 0 && !rl_mul_ok(w->dims[1], group, &cout))
         return rl_bad(c, n, "%lld output channels per group x group %lld overflows", (long long)w->dims[1],
                       (long long)group);
-    if (x->rank < 0) return cc_unknown(c, n, 0, dt, rank);
+    if (x->rank < 0) return rl_set_out_unknown(c, n, 0, dt, rank);
     if (w->rank >= 0 && x->dims[1] >= 0 && w->dims[0] >= 0 && x->dims[1] != w->dims[0])
         return rl_bad(c, n, "X has %lld channels but W %lld", (long long)x->dims[1], (long long)w->dims[0]);
-    conv_geom gm;
+    rl_window gm;
     int nsp = rank - 2;
-    if (read_geom(c, n, w, nsp, &gm) != RL_OK) return RL_FAIL;
+    if (rl_window_read(c, n, w, nsp, &gm) != RL_OK) return RL_FAIL;
     const int64_t *os = NULL, *op = NULL;
     int n_os = rl_attr_ints(n, "output_shape", &os);
     int n_op = rl_attr_ints(n, "output_padding", &op);
@@ -215,7 +215,7 @@ static int shape_conv_transpose(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (opad < 0 || opad > RL_MAX_ELEMS)
             return rl_bad(c, n, "output_padding %lld is not a tensor size", (long long)opad);
         int64_t grown, window, o;
-        if (is_same_pad(&gm)) {
+        if (rl_window_same_pad(&gm)) {
             if (!rl_mul_ok(in, gm.s[i], &o))
                 return rl_bad(c, n, "the output length on spatial axis %d overflows", i);
             out[i + 2] = o;
@@ -241,32 +241,35 @@ static int shape_conv_transpose(rl_ctx *c, rl_graph *g, rl_node *n) {
 static void cost_conv_transpose(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     const rl_value *w = rl_in(n, 1);
     double ins = rl_numel_d(rl_in(n, 0));
-    double per_in = (double)cc_prod(w->dims, 1, w->rank); /* (Cout/group)·prod(k) */
+    double per_in = (double)rl_dims_prod(w->dims, 1, w->rank); /* (Cout/group)·prod(k) */
     k->macs = ins * per_in;
     k->matrix_flops = 2 * k->macs;
     k->vector_flops = rl_in(n, 2) ? rl_numel_d(rl_out(n, 0)) : 0;
 }
 
 static const rl_op_def ops[] = {
-    {"Conv", "", 1, 0, shape_conv, cost_conv, 0, 0,
-     "2·N·Cout·out_spatial·(Cin/group)·prod(kernel) matrix FLOPs; + N·Cout·out_spatial vector "
-     "FLOPs for the bias"},
-    {"ConvInteger", "", 10, 0, shape_conv, cost_conv, 0, 0,
-     "2·N·Cout·out_spatial·(Cin/group)·prod(kernel) integer matrix ops; int32 output"},
-    {"QLinearConv", "", 10, 0, shape_conv, cost_conv, 3, 0,
-     "2·N·Cout·out_spatial·(Cin/group)·prod(kernel) integer matrix ops; + 1 per output for the "
-     "bias and 3 per output to requantize"},
-    {"FusedConv", "com.microsoft", 1, 0, shape_conv, cost_conv, 0, 0,
-     "as Conv; + the activation's per-element cost (Relu 1, LeakyRelu/Clip 2, HardSigmoid 3, "
-     "Sigmoid/Tanh 4) and 1 per output for the Z sum input"},
-    {"DeformConv", "", 19, 0, shape_conv, cost_conv, 0, 0,
-     "as Conv (2·N·Cout·out_spatial·(Cin/group)·prod(kernel) matrix FLOPs); + 7 vector FLOPs per "
-     "bilinear sample (N·Cin·out_spatial·prod(kernel) samples; 8 with a mask) + 1 per output for the bias"},
-    {"CausalConvWithState", "", 27, 0, shape_causal_conv, cost_causal_conv, 0, 0,
-     "depthwise: 2·K matrix FLOPs per output element; + 1 per output for the bias, + 4 for a SiLU activation"},
-    {"Col2Im", "", 18, 0, shape_col2im, cost_col2im, 0, 0, "1 vector FLOP per input element (scatter-add)"},
-    {"ConvTranspose", "", 1, 0, shape_conv_transpose, cost_conv_transpose, 0, 0,
-     "2·N·Cin·in_spatial·(Cout/group)·prod(kernel) matrix FLOPs (by input volume); + "
-     "N·Cout·out_spatial vector FLOPs for the bias"},
+    {.name = "Conv", .domain = "", .since = 1, .shape = shape_conv, .cost = cost_conv,
+     .cost_doc = "2·N·Cout·out_spatial·(Cin/group)·prod(kernel) matrix FLOPs; + N·Cout·out_spatial vector "
+                "FLOPs for the bias"},
+    {.name = "ConvInteger", .domain = "", .since = 10, .shape = shape_conv, .cost = cost_conv,
+     .cost_doc = "2·N·Cout·out_spatial·(Cin/group)·prod(kernel) integer matrix ops; int32 output"},
+    {.name = "QLinearConv", .domain = "", .since = 10, .shape = shape_conv, .cost = cost_conv, .per_elem = 3,
+     .cost_doc = "2·N·Cout·out_spatial·(Cin/group)·prod(kernel) integer matrix ops; + 1 per output for the "
+                "bias and 3 per output to requantize"},
+    {.name = "FusedConv", .domain = "com.microsoft", .since = 1, .shape = shape_conv, .cost = cost_conv,
+     .cost_doc = "as Conv; + the activation's per-element cost (Relu 1, LeakyRelu/Clip 2, HardSigmoid 3, "
+                "Sigmoid/Tanh 4) and 1 per output for the Z sum input"},
+    {.name = "DeformConv", .domain = "", .since = 19, .shape = shape_conv, .cost = cost_conv,
+     .cost_doc = "as Conv (2·N·Cout·out_spatial·(Cin/group)·prod(kernel) matrix FLOPs); + 7 vector FLOPs per "
+                "bilinear sample (N·Cin·out_spatial·prod(kernel) samples; 8 with a mask) + 1 per output for the bias"},
+    {.name = "CausalConvWithState", .domain = "", .since = 27,
+     .shape = shape_causal_conv, .cost = cost_causal_conv,
+     .cost_doc = "depthwise: 2·K matrix FLOPs per output element; + 1 per output for the bias, + 4 for a SiLU activation"},
+    {.name = "Col2Im", .domain = "", .since = 18, .shape = shape_col2im, .cost = cost_col2im,
+     .cost_doc = "1 vector FLOP per input element (scatter-add)"},
+    {.name = "ConvTranspose", .domain = "", .since = 1,
+     .shape = shape_conv_transpose, .cost = cost_conv_transpose,
+     .cost_doc = "2·N·Cin·in_spatial·(Cout/group)·prod(kernel) matrix FLOPs (by input volume); + "
+                "N·Cout·out_spatial vector FLOPs for the bias"},
 };
 RL_FAMILY(conv, ops);

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "compute_common.h"
+#include "op.h"
 #include "families.h"
 
 /* ----------------------------------------------------------------- MatMul -- */
@@ -14,17 +14,17 @@
 static void matmul_operands(const rl_node *n, int *ia, int *ib, int *dtype) {
     *ia = 0;
     *ib = 1;
-    *dtype = cc_dtype(n, 0);
-    if (cc_is(n, "QLinearMatMul")) {
+    *dtype = rl_in_dtype(n, 0);
+    if (rl_op_is(n, "QLinearMatMul")) {
         *ib = 3;
         /* the output takes y_zero_point's type (uint8 or int8) */
-        *dtype = cc_dtype(n, 7) ? cc_dtype(n, 7) : cc_dtype(n, 0);
-    } else if (cc_is(n, "MatMulInteger") || cc_is(n, "MatMulInteger16")) {
+        *dtype = rl_in_dtype(n, 7) ? rl_in_dtype(n, 7) : rl_in_dtype(n, 0);
+    } else if (rl_op_is(n, "MatMulInteger") || rl_op_is(n, "MatMulInteger16")) {
         *dtype = RL_DT_INT32;
-    } else if (cc_is(n, "MatMulIntegerToFloat")) {
-        *dtype = cc_dtype(n, 2) ? cc_dtype(n, 2) : RL_DT_FLOAT; /* a_scale's float type */
-    } else if (cc_is(n, "DynamicQuantizeMatMul")) {
-        *dtype = cc_dtype(n, 0) ? cc_dtype(n, 0) : RL_DT_FLOAT;
+    } else if (rl_op_is(n, "MatMulIntegerToFloat")) {
+        *dtype = rl_in_dtype(n, 2) ? rl_in_dtype(n, 2) : RL_DT_FLOAT; /* a_scale's float type */
+    } else if (rl_op_is(n, "DynamicQuantizeMatMul")) {
+        *dtype = rl_in_dtype(n, 0) ? rl_in_dtype(n, 0) : RL_DT_FLOAT;
     }
 }
 
@@ -40,7 +40,7 @@ static int matmul_operand(rl_ctx *c, const rl_node *n, const rl_value *v, bool i
         dims[is_b ? 1 : 0] = 1;
         return 2;
     }
-    bool fused = cc_is(n, "FusedMatMul");
+    bool fused = rl_op_is(n, "FusedMatMul");
     bool trans = fused && rl_attr_i(c, n, is_b ? "transB" : "transA", 0) != 0;
     bool trans_batch = fused && rl_attr_i(c, n, is_b ? "transBatchB" : "transBatchA", 0) != 0;
     if (trans_batch && r > 2) {
@@ -65,7 +65,7 @@ static int shape_matmul(rl_ctx *c, rl_graph *g, rl_node *n) {
     matmul_operands(n, &ia, &ib, &dt);
     rl_value *a = rl_in(n, ia), *b = rl_in(n, ib);
     if (!a || !b) return rl_bad(c, n, "needs two operands");
-    if (a->rank < 0 || b->rank < 0) return cc_unknown(c, n, 0, dt, -1);
+    if (a->rank < 0 || b->rank < 0) return rl_set_out_unknown(c, n, 0, dt, -1);
     if (a->rank == 0 || b->rank == 0) return rl_bad(c, n, "operands must have rank 1 or more");
     if (a->rank > RL_MAX_RANK_HARD || b->rank > RL_MAX_RANK_HARD) return rl_bad(c, n, "rank too large");
     int64_t ad[RL_MAX_RANK_HARD + 1], bd[RL_MAX_RANK_HARD + 1];
@@ -100,9 +100,9 @@ static void cost_matmul(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     double outs = rl_numel_d(rl_out(n, 0));
     k->macs = outs * matmul_k(c, n, ia);
     k->matrix_flops = 2 * k->macs;
-    if (cc_is(n, "FusedMatMul") && rl_attr_f(n, "alpha", 1.0) != 1.0) k->vector_flops = outs;
+    if (rl_op_is(n, "FusedMatMul") && rl_attr_f(n, "alpha", 1.0) != 1.0) k->vector_flops = outs;
     else k->vector_flops = outs * n->op->per_elem;
-    if (cc_is(n, "DynamicQuantizeMatMul")) /* quantizing A: min/max scan, scale, round */
+    if (rl_op_is(n, "DynamicQuantizeMatMul")) /* quantizing A: min/max scan, scale, round */
         k->vector_flops += 3 * rl_numel_d(rl_in(n, 0));
 }
 
@@ -129,7 +129,7 @@ static int shape_matmul_nbits(rl_ctx *c, rl_graph *g, rl_node *n) {
     int64_t N = at.N, K = at.K;
     if (N < 0 || K < 0) return rl_bad(c, n, "needs attributes N and K");
     if (!a) return rl_bad(c, n, "needs input A");
-    if (a->rank < 1) return cc_unknown(c, n, 0, a->dtype, a->rank);
+    if (a->rank < 1) return rl_set_out_unknown(c, n, 0, a->dtype, a->rank);
     if (a->dims[a->rank - 1] >= 0 && a->dims[a->rank - 1] != K)
         return rl_bad(c, n, "A's last dimension is not K=%lld", (long long)K);
     int64_t out[RL_MAX_RANK_HARD];
@@ -197,10 +197,10 @@ double rl_moe_experts_touched(double experts, double k, double tokens) {
  * hidden × inter). Weights read: the experts the tokens touch (expected,
  * uniform routing), not all E. */
 static void cost_moe(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
-    bool quant = cc_is(n, "QMoE");
+    bool quant = rl_op_is(n, "QMoE");
     const rl_value *x = rl_in(n, 0), *fc2 = rl_in(n, quant ? 5 : 4);
     int64_t hidden = x->rank > 0 ? x->dims[x->rank - 1] : -1;
-    int64_t E = cc_dim(n, 1, 1);
+    int64_t E = rl_in_dim(n, 1, 1);
     if (hidden <= 0 || E <= 0 || !fc2 || fc2->rank != 3) return;
     double pack = quant ? 8.0 / (double)rl_attr_i_in(c, n, "expert_weight_bits", 4, 1, 8) : 1;
     /* fc2 is [E, hidden, inter/pack]; an older MoE layout has [E, inter, hidden] */
@@ -223,7 +223,7 @@ static int shape_gemm(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *a = rl_in(n, 0), *b = rl_in(n, 1);
     if (!a || !b) return rl_bad(c, n, "needs A and B");
     int dt = a->dtype;
-    if (a->rank < 0 || b->rank < 0) return cc_unknown(c, n, 0, dt, 2);
+    if (a->rank < 0 || b->rank < 0) return rl_set_out_unknown(c, n, 0, dt, 2);
     if (a->rank != 2 || b->rank != 2) return rl_bad(c, n, "A and B must be 2-D (got ranks %d and %d)", a->rank, b->rank);
     bool ta = rl_attr_i(c, n, "transA", 0) != 0, tb = rl_attr_i(c, n, "transB", 0) != 0;
     int64_t M = a->dims[ta ? 1 : 0], Ka = a->dims[ta ? 0 : 1];
@@ -379,8 +379,8 @@ static int einsum_infer(rl_ctx *c, rl_node *n, const einsum_parse *p, einsum_siz
 }
 
 static int shape_einsum(rl_ctx *c, rl_graph *g, rl_node *n) {
-    const char *eq = rl_attr_s(n, "equation", NULL);
-    int dt = cc_dtype(n, 0);
+    const char *eq = rl_attr_s(c, n, "equation", NULL);
+    int dt = rl_in_dtype(n, 0);
     if (!eq) return rl_bad(c, n, "needs the equation attribute");
     einsum_parse p;
     if (!einsum_parse_eq(eq, &p)) return rl_bad(c, n, "cannot parse the equation '%s'", eq);
@@ -389,7 +389,7 @@ static int shape_einsum(rl_ctx *c, rl_graph *g, rl_node *n) {
     int r = 0;
     int res = einsum_infer(c, n, &p, &s, out, &r);
     if (res == RL_FAIL) return RL_FAIL;
-    if (res == RL_UNKNOWN) return cc_unknown(c, n, 0, dt, -1);
+    if (res == RL_UNKNOWN) return rl_set_out_unknown(c, n, 0, dt, -1);
     if (rl_set_out(c, n, 0, dt, r, out) != RL_OK) return RL_FAIL;
     return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
 }
@@ -400,14 +400,14 @@ static int shape_einsum(rl_ctx *c, rl_graph *g, rl_node *n) {
  * elementwise product) it is vector work: one FLOP per element of the
  * larger of the index space and the output. */
 static void cost_einsum(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
-    const char *eq = rl_attr_s(n, "equation", NULL);
+    const char *eq = rl_attr_s(c, n, "equation", NULL);
     einsum_parse p;
     if (!eq || !einsum_parse_eq(eq, &p)) return;
     einsum_sizes s;
     int64_t out[RL_MAX_RANK_HARD];
     int r = 0;
-    cc_quiet quiet; /* shapes were checked already; do not touch the error */
-    if (einsum_infer(cc_quiet_ctx(&quiet, c), (rl_node *)n, &p, &s, out, &r) != RL_OK) return;
+    rl_quiet quiet; /* shapes were checked already; do not touch the error */
+    if (einsum_infer(rl_quiet_ctx(&quiet, c), (rl_node *)n, &p, &s, out, &r) != RL_OK) return;
     bool used[128] = {false}, in_out[128] = {false};
     for (int t = 0; t < p.n_terms; t++)
         for (const char *q = p.terms[t]; *q; q++) used[(unsigned char)*q] = *q != '.';
@@ -431,36 +431,41 @@ static void cost_einsum(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
 }
 
 static const rl_op_def ops[] = {
-    {"MatMul", "", 1, 0, shape_matmul, cost_matmul, 0, 0,
-     "2·batch·M·N·K matrix FLOPs (numpy broadcast; 1-D operands promoted)"},
-    {"Gemm", "", 1, 0, shape_gemm, cost_gemm, 0, 0,
-     "2·M·N·K matrix FLOPs; + M·N vector FLOPs each for bias C, alpha≠1, beta≠1"},
-    {"Einsum", "", 12, 0, shape_einsum, cost_einsum, 0, 0,
-     "contraction: 2·(product of all distinct index sizes) matrix FLOPs; otherwise vector FLOPs "
-     "per element of the index space"},
-    {"MatMulInteger", "", 10, 0, shape_matmul, cost_matmul, 0, 0,
-     "2·batch·M·N·K integer matrix ops; int32 output"},
-    {"QLinearMatMul", "", 10, 0, shape_matmul, cost_matmul, 3, 0,
-     "2·batch·M·N·K integer matrix ops; + 3 vector ops per output (requantize: scale, round, "
-     "zero point)"},
-    {"FusedMatMul", "com.microsoft", 1, 0, shape_matmul, cost_matmul, 0, 0,
-     "as MatMul after transBatchA/B (dim 0 moved behind the batch dims) and transA/B; + 1 vector "
-     "FLOP per output when alpha≠1"},
-    {"MatMulInteger16", "com.microsoft", 1, 0, shape_matmul, cost_matmul, 0, 0,
-     "2·batch·M·N·K integer matrix ops; int32 output"},
-    {"MatMulIntegerToFloat", "com.microsoft", 1, 0, shape_matmul, cost_matmul, 3, 0,
-     "2·batch·M·N·K integer matrix ops; + 3 vector FLOPs per output (scale, zero point, bias)"},
-    {"DynamicQuantizeMatMul", "com.microsoft", 1, 0, shape_matmul, cost_matmul, 3, 0,
-     "2·batch·M·N·K integer matrix ops; + 3 per A element (quantize) + 3 per output (dequantize, "
-     "bias)"},
-    {"MatMulNBits", "com.microsoft", 1, 0, shape_matmul_nbits, cost_matmul_nbits, 0, 0,
-     "2·M·N·K matrix FLOPs; + 2·N·K vector FLOPs to dequantize; B read at bits/8 bytes per "
-     "weight, uint8 zero_points at N·ceil(blocks·bits/8) bytes"},
-    {"MoE", "com.microsoft", 1, 0, shape_moe, cost_moe, 0, 0,
-     "active experts only: 2·tokens·k·hidden·inter·(2, or 3 when gated) matrix FLOPs; expert "
-     "weights read for the E·(1 − (1 − k/E)^tokens) experts the tokens touch (uniform routing)"},
-    {"QMoE", "com.microsoft", 1, 0, shape_moe, cost_moe, 0, 0,
-     "as MoE, with packed expert_weight_bits weights; + 2 vector FLOPs per touched expert weight "
-     "to dequantize"},
+    {.name = "MatMul", .domain = "", .since = 1, .shape = shape_matmul, .cost = cost_matmul,
+     .cost_doc = "2·batch·M·N·K matrix FLOPs (numpy broadcast; 1-D operands promoted)"},
+    {.name = "Gemm", .domain = "", .since = 1, .shape = shape_gemm, .cost = cost_gemm,
+     .cost_doc = "2·M·N·K matrix FLOPs; + M·N vector FLOPs each for bias C, alpha≠1, beta≠1"},
+    {.name = "Einsum", .domain = "", .since = 12, .shape = shape_einsum, .cost = cost_einsum,
+     .cost_doc = "contraction: 2·(product of all distinct index sizes) matrix FLOPs; otherwise vector FLOPs "
+                "per element of the index space"},
+    {.name = "MatMulInteger", .domain = "", .since = 10, .shape = shape_matmul, .cost = cost_matmul,
+     .cost_doc = "2·batch·M·N·K integer matrix ops; int32 output"},
+    {.name = "QLinearMatMul", .domain = "", .since = 10,
+     .shape = shape_matmul, .cost = cost_matmul, .per_elem = 3,
+     .cost_doc = "2·batch·M·N·K integer matrix ops; + 3 vector ops per output (requantize: scale, round, "
+                "zero point)"},
+    {.name = "FusedMatMul", .domain = "com.microsoft", .since = 1, .shape = shape_matmul, .cost = cost_matmul,
+     .cost_doc = "as MatMul after transBatchA/B (dim 0 moved behind the batch dims) and transA/B; + 1 vector "
+                "FLOP per output when alpha≠1"},
+    {.name = "MatMulInteger16", .domain = "com.microsoft", .since = 1,
+     .shape = shape_matmul, .cost = cost_matmul,
+     .cost_doc = "2·batch·M·N·K integer matrix ops; int32 output"},
+    {.name = "MatMulIntegerToFloat", .domain = "com.microsoft", .since = 1,
+     .shape = shape_matmul, .cost = cost_matmul, .per_elem = 3,
+     .cost_doc = "2·batch·M·N·K integer matrix ops; + 3 vector FLOPs per output (scale, zero point, bias)"},
+    {.name = "DynamicQuantizeMatMul", .domain = "com.microsoft", .since = 1,
+     .shape = shape_matmul, .cost = cost_matmul, .per_elem = 3,
+     .cost_doc = "2·batch·M·N·K integer matrix ops; + 3 per A element (quantize) + 3 per output (dequantize, "
+                "bias)"},
+    {.name = "MatMulNBits", .domain = "com.microsoft", .since = 1,
+     .shape = shape_matmul_nbits, .cost = cost_matmul_nbits,
+     .cost_doc = "2·M·N·K matrix FLOPs; + 2·N·K vector FLOPs to dequantize; B read at bits/8 bytes per "
+                "weight, uint8 zero_points at N·ceil(blocks·bits/8) bytes"},
+    {.name = "MoE", .domain = "com.microsoft", .since = 1, .shape = shape_moe, .cost = cost_moe,
+     .cost_doc = "active experts only: 2·tokens·k·hidden·inter·(2, or 3 when gated) matrix FLOPs; expert "
+                "weights read for the E·(1 − (1 − k/E)^tokens) experts the tokens touch (uniform routing)"},
+    {.name = "QMoE", .domain = "com.microsoft", .since = 1, .shape = shape_moe, .cost = cost_moe,
+     .cost_doc = "as MoE, with packed expert_weight_bits weights; + 2 vector FLOPs per touched expert weight "
+                "to dequantize"},
 };
 RL_FAMILY(matmul, ops);

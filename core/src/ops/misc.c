@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "compute_common.h"
+#include "op.h"
 #include "families.h"
 
 /* Known scalar contents of input i (first element), marking a runtime
@@ -69,7 +69,7 @@ static int shape_dft(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
     if (!x) return rl_bad(c, n, "needs an input");
-    if (x->rank < 0) return cc_unknown(c, n, 0, x->dtype, -1);
+    if (x->rank < 0) return rl_set_out_unknown(c, n, 0, x->dtype, -1);
     if (x->rank < 2) return rl_bad(c, n, "input needs rank 2 or more ([..., signal_dim]), got %d", x->rank);
     int64_t sd = x->dims[x->rank - 1];
     if (sd >= 0 && sd != 1 && sd != 2) return rl_bad(c, n, "last dim must be 1 (real) or 2 (complex), got %lld", (long long)sd);
@@ -113,11 +113,11 @@ static void cost_dft(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     if (axis < 0) {
         /* a full transform keeps every dim: the axis is the attribute or
          * input; unknown, the lengths of all axes are alike for the bound */
-        cc_quiet quiet;
-        if (dft_axis(cc_quiet_ctx(&quiet, c), n, x->rank, &axis) != RL_OK) axis = x->rank - 2;
+        rl_quiet quiet;
+        if (dft_axis(rl_quiet_ctx(&quiet, c), n, x->rank, &axis) != RL_OK) axis = x->rank - 2;
     }
     double len = (double)(x->dims[axis] > o->dims[axis] ? x->dims[axis] : o->dims[axis]);
-    double vectors = (double)cc_prod(x->dims, 0, x->rank - 1) / (x->dims[axis] > 0 ? (double)x->dims[axis] : 1);
+    double vectors = (double)rl_dims_prod(x->dims, 0, x->rank - 1) / (x->dims[axis] > 0 ? (double)x->dims[axis] : 1);
     k->vector_flops = vectors * fft_flops(len);
 }
 
@@ -202,7 +202,7 @@ static int shape_mel(rl_ctx *c, rl_graph *g, rl_node *n) {
  * image itself (a runtime value); the channels follow pixel_format. */
 static int shape_image_decoder(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
-    const char *fmt = rl_attr_s(n, "pixel_format", "RGB");
+    const char *fmt = rl_attr_s(c, n, "pixel_format", "RGB");
     int64_t ch = strcmp(fmt, "Grayscale") == 0 ? 1 : 3;
     int64_t dims[3] = {-1, -1, ch};
     rl_needs_runtime(n, 0);
@@ -218,7 +218,7 @@ static int shape_string_split(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (!x) return rl_bad(c, n, "needs an input");
     if (x->rank < 0 || x->rank + 1 > RL_MAX_RANK_HARD) {
         if (rl_set_out(c, n, 1, RL_DT_INT64, -1, NULL) != RL_OK) return RL_FAIL;
-        return cc_unknown(c, n, 0, RL_DT_STRING, -1);
+        return rl_set_out_unknown(c, n, 0, RL_DT_STRING, -1);
     }
     int64_t dims[RL_MAX_RANK_HARD], bound[RL_MAX_RANK_HARD];
     if (x->rank) memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
@@ -241,7 +241,7 @@ static int shape_string_normalizer(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *x = rl_in(n, 0);
     if (!x) return rl_bad(c, n, "needs an input");
-    if (x->rank < 0) return cc_unknown(c, n, 0, RL_DT_STRING, -1);
+    if (x->rank < 0) return rl_set_out_unknown(c, n, 0, RL_DT_STRING, -1);
     if (x->rank != 1 && !(x->rank == 2 && (x->dims[0] == 1 || x->dims[0] < 0)))
         return rl_bad(c, n, "input must be [C] or [1, C], got rank %d", x->rank);
     const Onnx__AttributeProto *stop = rl_attr(n, "stopwords");
@@ -260,7 +260,7 @@ static int shape_string_concat(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
     rl_value *a = rl_in(n, 0), *b = rl_in(n, 1);
     if (!a || !b) return rl_bad(c, n, "needs two inputs");
-    if (a->rank < 0 || b->rank < 0) return cc_unknown(c, n, 0, RL_DT_STRING, -1);
+    if (a->rank < 0 || b->rank < 0) return rl_set_out_unknown(c, n, 0, RL_DT_STRING, -1);
     int64_t dims[RL_MAX_RANK_HARD];
     int r = rl_broadcast(c, n, a->rank, a->dims, b->rank, b->dims, dims);
     if (r < 0) return RL_FAIL;
@@ -309,7 +309,7 @@ static int shape_tfidf(rl_ctx *c, rl_graph *g, rl_node *n) {
         if (idx[i] + 1 > width) width = idx[i] + 1;
     }
     if (cnt <= 0) return rl_bad(c, n, "needs ngram_indexes");
-    if (x->rank < 0) return cc_unknown(c, n, 0, RL_DT_FLOAT, -1);
+    if (x->rank < 0) return rl_set_out_unknown(c, n, 0, RL_DT_FLOAT, -1);
     if (x->rank != 1 && x->rank != 2) return rl_bad(c, n, "input must be [C] or [N, C], got rank %d", x->rank);
     int64_t dims[2] = {x->rank == 2 ? x->dims[0] : width, width};
     return set_out(c, n, 0, RL_DT_FLOAT, x->rank, dims);
@@ -338,7 +338,7 @@ static int shape_nms(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_needs_runtime(n, 1);
     int r = set_out(c, n, 0, RL_DT_INT64, 2, dims);
     if (scores->rank == 3) {
-        int64_t bound[2] = {cc_prod(scores->dims, 0, 3), 3};
+        int64_t bound[2] = {rl_dims_prod(scores->dims, 0, 3), 3};
         double maxv;
         const rl_value *m = rl_in(n, 2);
         /* a known max_output_boxes_per_class caps it further */
@@ -365,7 +365,7 @@ static void cost_nms(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
  * 2 + 3n inputs, 2n outputs; Adam (R, T, X..., G..., V..., H...): 2 + 4n
  * inputs, 3n outputs. Each output is shaped like its X. */
 static int optimizer_tensors(const rl_node *n, int *per) {
-    *per = cc_is(n, "Adam") ? 4 : 3;
+    *per = rl_op_is(n, "Adam") ? 4 : 3;
     int t = n->n_in - 2;
     return t > 0 && t % *per == 0 ? t / *per : -1;
 }
@@ -425,28 +425,47 @@ static void cost_gradient(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) 
 #define TRAINING "ai.onnx.preview.training"
 
 static const rl_op_def ops[] = {
-    {"DFT", "", 17, 0, shape_dft, cost_dft, 0, 0,
-     "5·N·log2(N) vector FLOPs per transformed vector (N the transform length)"},
-    {"STFT", "", 17, 0, shape_stft, cost_stft, 0, 0,
-     "per frame: frame_length multiplies with a window + 5·N·log2(N) for its FFT"},
-    {"HannWindow", "", 17, 0, shape_window, cost_per_out, 6, 0, "6 vector FLOPs per element (a cosine, scale, shift)"},
-    {"HammingWindow", "", 17, 0, shape_window, cost_per_out, 6, 0, "6 vector FLOPs per element (a cosine, scale, shift)"},
-    {"BlackmanWindow", "", 17, 0, shape_window, cost_per_out, 11, 0, "11 vector FLOPs per element (two cosines, scales, sum)"},
-    {"MelWeightMatrix", "", 17, 0, shape_mel, cost_per_out, 4, 0, "4 vector FLOPs per element (triangular filter weight)"},
-    {"ImageDecoder", "", 20, 0, shape_image_decoder, cost_per_out, 10, 0,
-     "about 10 ops per output element (entropy decoding, inverse transform, colour conversion); the size is the image's own"},
-    {"StringSplit", "", 20, 0, shape_string_split, NULL, 0, 0, "0 FLOPs counted (the work depends on the text)"},
-    {"StringNormalizer", "", 10, 0, shape_string_normalizer, NULL, 0, 0, "0 FLOPs counted (the work depends on the text)"},
-    {"StringConcat", "", 20, 0, shape_string_concat, NULL, 0, 0, "0 FLOPs counted (the work depends on the text)"},
-    {"RegexFullMatch", "", 20, 0, shape_regex, NULL, 0, 0, "0 FLOPs counted (the work depends on the text)"},
-    {"TfIdfVectorizer", "", 9, 0, shape_tfidf, cost_tfidf, 0, 0,
-     "2 ops per candidate n-gram: input tokens × gram lengths × (max_skip_count + 1)"},
-    {"NonMaxSuppression", "", 10, 0, shape_nms, cost_nms, 0, 0,
-     "per (batch, class) list of N boxes: N·log2(N) compares + 5·N² FLOPs of IoU tests (upper bound)"},
-    {"Adagrad", TRAINING, 1, 0, shape_optimizer, cost_optimizer, 8, 0, "8 vector FLOPs per parameter element"},
-    {"Momentum", TRAINING, 1, 0, shape_optimizer, cost_optimizer, 5, 0, "5 vector FLOPs per parameter element"},
-    {"Adam", TRAINING, 1, 0, shape_optimizer, cost_optimizer, 14, 0, "14 vector FLOPs per parameter element"},
-    {"Gradient", TRAINING, 1, 0, shape_gradient, cost_gradient, 0, 0,
-     "shapes only: outputs shaped like xs; the cost is marked unknown (the backward pass is not on this node)"},
+    {.name = "DFT", .domain = "", .since = 17, .shape = shape_dft, .cost = cost_dft,
+     .cost_doc = "5·N·log2(N) vector FLOPs per transformed vector (N the transform length)"},
+    {.name = "STFT", .domain = "", .since = 17, .shape = shape_stft, .cost = cost_stft,
+     .cost_doc = "per frame: frame_length multiplies with a window + 5·N·log2(N) for its FFT"},
+    {.name = "HannWindow", .domain = "", .since = 17,
+     .shape = shape_window, .cost = cost_per_out, .per_elem = 6,
+     .cost_doc = "6 vector FLOPs per element (a cosine, scale, shift)"},
+    {.name = "HammingWindow", .domain = "", .since = 17,
+     .shape = shape_window, .cost = cost_per_out, .per_elem = 6,
+     .cost_doc = "6 vector FLOPs per element (a cosine, scale, shift)"},
+    {.name = "BlackmanWindow", .domain = "", .since = 17,
+     .shape = shape_window, .cost = cost_per_out, .per_elem = 11,
+     .cost_doc = "11 vector FLOPs per element (two cosines, scales, sum)"},
+    {.name = "MelWeightMatrix", .domain = "", .since = 17,
+     .shape = shape_mel, .cost = cost_per_out, .per_elem = 4,
+     .cost_doc = "4 vector FLOPs per element (triangular filter weight)"},
+    {.name = "ImageDecoder", .domain = "", .since = 20,
+     .shape = shape_image_decoder, .cost = cost_per_out, .per_elem = 10,
+     .cost_doc = "about 10 ops per output element (entropy decoding, inverse transform, colour conversion); the size is the image's own"},
+    {.name = "StringSplit", .domain = "", .since = 20, .shape = shape_string_split,
+     .cost_doc = "0 FLOPs counted (the work depends on the text)"},
+    {.name = "StringNormalizer", .domain = "", .since = 10, .shape = shape_string_normalizer,
+     .cost_doc = "0 FLOPs counted (the work depends on the text)"},
+    {.name = "StringConcat", .domain = "", .since = 20, .shape = shape_string_concat,
+     .cost_doc = "0 FLOPs counted (the work depends on the text)"},
+    {.name = "RegexFullMatch", .domain = "", .since = 20, .shape = shape_regex,
+     .cost_doc = "0 FLOPs counted (the work depends on the text)"},
+    {.name = "TfIdfVectorizer", .domain = "", .since = 9, .shape = shape_tfidf, .cost = cost_tfidf,
+     .cost_doc = "2 ops per candidate n-gram: input tokens × gram lengths × (max_skip_count + 1)"},
+    {.name = "NonMaxSuppression", .domain = "", .since = 10, .shape = shape_nms, .cost = cost_nms,
+     .cost_doc = "per (batch, class) list of N boxes: N·log2(N) compares + 5·N² FLOPs of IoU tests (upper bound)"},
+    {.name = "Adagrad", .domain = TRAINING, .since = 1,
+     .shape = shape_optimizer, .cost = cost_optimizer, .per_elem = 8,
+     .cost_doc = "8 vector FLOPs per parameter element"},
+    {.name = "Momentum", .domain = TRAINING, .since = 1,
+     .shape = shape_optimizer, .cost = cost_optimizer, .per_elem = 5,
+     .cost_doc = "5 vector FLOPs per parameter element"},
+    {.name = "Adam", .domain = TRAINING, .since = 1,
+     .shape = shape_optimizer, .cost = cost_optimizer, .per_elem = 14,
+     .cost_doc = "14 vector FLOPs per parameter element"},
+    {.name = "Gradient", .domain = TRAINING, .since = 1, .shape = shape_gradient, .cost = cost_gradient,
+     .cost_doc = "shapes only: outputs shaped like xs; the cost is marked unknown (the backward pass is not on this node)"},
 };
 RL_FAMILY(misc, ops);

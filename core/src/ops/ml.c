@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../graph.h"
+#include "op.h"
 #include "families.h"
 
 /* ------------------------------------------------------------ helpers -- */
@@ -78,8 +78,8 @@ static double samples_d(const rl_node *n) {
 }
 
 /* Vector FLOPs per score of a post_transform (exp/log-based ones dominate). */
-static double post_transform_flops(const rl_node *n) {
-    const char *p = rl_attr_s(n, "post_transform", "NONE");
+static double post_transform_flops(rl_ctx *c, const rl_node *n) {
+    const char *p = rl_attr_s(c, n, "post_transform", "NONE");
     if (strcmp(p, "NONE") == 0) return 0;
     if (strcmp(p, "PROBIT") == 0) return 10; /* an inverse-erf approximation */
     return 5;                                /* LOGISTIC, SOFTMAX, SOFTMAX_ZERO */
@@ -263,9 +263,9 @@ static int shape_dict_vectorizer(rl_ctx *c, rl_graph *g, rl_node *n) {
 
 /* CastMap: a map keyed by int64 to a [1, entries] row; SPARSE packs to max_map. */
 static int shape_cast_map(rl_ctx *c, rl_graph *g, rl_node *n) {
-    const char *to = rl_attr_s(n, "cast_to", "TO_FLOAT");
+    const char *to = rl_attr_s(c, n, "cast_to", "TO_FLOAT");
     int dt = strcmp(to, "TO_STRING") == 0 ? RL_DT_STRING : strcmp(to, "TO_INT64") == 0 ? RL_DT_INT64 : RL_DT_FLOAT;
-    bool sparse = strcmp(rl_attr_s(n, "map_form", "DENSE"), "SPARSE") == 0;
+    bool sparse = strcmp(rl_attr_s(c, n, "map_form", "DENSE"), "SPARSE") == 0;
     int64_t d[2] = {1, sparse ? rl_attr_i(c, n, "max_map", 1) : -1};
     if (d[1] < -1) return rl_bad(c, n, "max_map %lld is negative", (long long)d[1]);
     if (rl_set_out(c, n, 0, dt, 2, d) != RL_OK) return RL_FAIL;
@@ -335,7 +335,7 @@ static void cost_linear(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     k->macs = macs;
     k->matrix_flops = 2 * macs;
     bool classifier = strcmp(n->op_type, "LinearClassifier") == 0;
-    k->vector_flops = (double)N * (double)rows * (1 + (classifier ? 1 : 0) + post_transform_flops(n));
+    k->vector_flops = (double)N * (double)rows * (1 + (classifier ? 1 : 0) + post_transform_flops(c, n));
     add_attr_weights(n, k);
 }
 
@@ -382,16 +382,16 @@ static void cost_svm(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     double macs;
     if (sv == 0) {
         macs = (double)N * coef; /* coefficients are [classes x F] */
-        k->vector_flops = (double)N * (coef / (F > 0 ? (double)F : 1)) * (1 + post_transform_flops(n));
+        k->vector_flops = (double)N * (coef / (F > 0 ? (double)F : 1)) * (1 + post_transform_flops(c, n));
     } else {
-        const char *kt = rl_attr_s(n, "kernel_type", "LINEAR");
+        const char *kt = rl_attr_s(c, n, "kernel_type", "LINEAR");
         double kernel = strcmp(kt, "LINEAR") == 0 ? 0 : 3;
         macs = (double)N * (double)sv * (double)F + (double)N * coef;
         /* one decision per class pair (classifier) or one output (regressor), each
          * with its bias and post_transform */
         double classes = (double)label_count(n);
         double decisions = classes > 1 ? classes * (classes - 1) / 2 : 1;
-        k->vector_flops = (double)N * ((double)sv * kernel + decisions * (1 + post_transform_flops(n)));
+        k->vector_flops = (double)N * ((double)sv * kernel + decisions * (1 + post_transform_flops(c, n)));
     }
     k->macs = macs;
     k->matrix_flops = 2 * macs;
@@ -574,7 +574,7 @@ static void cost_tree(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
         trees = 1;
         k->note = "the tree tables could not be walked (inconsistent or cyclic): counting every node once";
     }
-    k->vector_flops = N * (paths + trees * E + E * (1 + post_transform_flops(n)));
+    k->vector_flops = N * (paths + trees * E + E * (1 + post_transform_flops(c, n)));
     add_attr_weights(n, k);
 }
 
@@ -582,44 +582,55 @@ static void cost_tree(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
 
 #define ML "ai.onnx.ml"
 static const rl_op_def ops[] = {
-    {"ArrayFeatureExtractor", ML, 1, 0, shape_array_feature_extractor, cost_array_feature_extractor, 0, 0,
-     "0 FLOPs; reads only the picked elements (output size) and the indices"},
-    {"Binarizer", ML, 1, 0, shape_same, cost_elementwise, 1, 0, "1 comparison per element"},
-    {"CastMap", ML, 1, 0, shape_cast_map, cost_per_output, 0, 0,
-     "1 per output element (a conversion); shape [1, max_map] when SPARSE, [1, ?] when DENSE"},
-    {"CategoryMapper", ML, 1, 0, shape_category_mapper, cost_lookup, 0, 0,
-     "1 lookup per element; weight bytes: the category tables"},
-    {"DictVectorizer", ML, 1, 0, shape_dict_vectorizer, cost_per_output, 0, 0,
-     "1 lookup per vocabulary entry; output [1, vocabulary] of the map's value type"},
-    {"FeatureVectorizer", ML, 1, 0, shape_feature_vectorizer, NULL, 0, 0,
-     "0 FLOPs: a concatenation along the feature axis (bytes only)"},
-    {"Imputer", ML, 1, 0, shape_same, cost_elementwise, 2, 0, "2 per element (compare, select)"},
-    {"LabelEncoder", ML, 1, 0, shape_label_encoder, cost_lookup, 0, 0,
-     "1 lookup per element; the output type follows values_* / values_tensor (opset 1: string <-> int64)"},
-    {"LinearClassifier", ML, 1, 0, shape_linear_classifier, cost_linear, 0, 0,
-     "matrix 2*N*C*F (C classes, F features); vector N*C*(2 + post_transform: 5 logistic/softmax, 10 probit)"},
-    {"LinearRegressor", ML, 1, 0, shape_linear_regressor, cost_linear, 0, 0,
-     "matrix 2*N*T*F (T targets); vector N*T*(1 + post_transform)"},
-    {"Normalizer", ML, 1, 0, shape_float_like, cost_elementwise, 3, 0,
-     "3 per element (square or abs, row sum, divide)"},
-    {"OneHotEncoder", ML, 1, 0, shape_one_hot_encoder, cost_lookup, 0, 0,
-     "1 lookup per input element; writes N x categories floats"},
-    {"SVMClassifier", ML, 1, 0, shape_svm_classifier, cost_svm, 0, 0,
-     "matrix 2*N*(SV*F + coefficients) (kernel dot products, decision sums); vector N*(SV*3 for "
-     "POLY/RBF/SIGMOID + class pairs x (1 + post_transform))"},
-    {"SVMRegressor", ML, 1, 0, shape_svm_regressor, cost_svm, 0, 0,
-     "matrix 2*N*(SV*F + coefficients); vector N*(SV*3 for non-linear kernels + 1 + post_transform)"},
-    {"Scaler", ML, 1, 0, shape_float_like, cost_elementwise, 2, 0, "2 per element (subtract offset, scale)"},
-    {"TreeEnsemble", ML, 5, 0, shape_tree_regressor, cost_tree, 0, 0,
-     "per sample: 1 comparison per level of every tree's deepest path + trees x targets accumulations "
-     "+ targets x (1 + post_transform); weight bytes: the tree tables"},
-    {"TreeEnsembleClassifier", ML, 1, 0, shape_tree_classifier, cost_tree, 0, 0,
-     "per sample: 1 comparison per level of every tree's deepest path + trees x classes votes "
-     "+ classes x (1 + post_transform); weight bytes: the tree tables"},
-    {"TreeEnsembleRegressor", ML, 1, 0, shape_tree_regressor, cost_tree, 0, 0,
-     "per sample: 1 comparison per level of every tree's deepest path + trees x targets accumulations "
-     "+ targets x (1 + post_transform); weight bytes: the tree tables"},
-    {"ZipMap", ML, 1, 0, shape_zipmap, NULL, 0, 0,
-     "0 FLOPs: repackages [N, C] scores as a sequence of N maps (not costed as tensors)"},
+    {.name = "ArrayFeatureExtractor", .domain = ML, .since = 1,
+     .shape = shape_array_feature_extractor, .cost = cost_array_feature_extractor,
+     .cost_doc = "0 FLOPs; reads only the picked elements (output size) and the indices"},
+    {.name = "Binarizer", .domain = ML, .since = 1,
+     .shape = shape_same, .cost = cost_elementwise, .per_elem = 1,
+     .cost_doc = "1 comparison per element"},
+    {.name = "CastMap", .domain = ML, .since = 1, .shape = shape_cast_map, .cost = cost_per_output,
+     .cost_doc = "1 per output element (a conversion); shape [1, max_map] when SPARSE, [1, ?] when DENSE"},
+    {.name = "CategoryMapper", .domain = ML, .since = 1, .shape = shape_category_mapper, .cost = cost_lookup,
+     .cost_doc = "1 lookup per element; weight bytes: the category tables"},
+    {.name = "DictVectorizer", .domain = ML, .since = 1,
+     .shape = shape_dict_vectorizer, .cost = cost_per_output,
+     .cost_doc = "1 lookup per vocabulary entry; output [1, vocabulary] of the map's value type"},
+    {.name = "FeatureVectorizer", .domain = ML, .since = 1, .shape = shape_feature_vectorizer,
+     .cost_doc = "0 FLOPs: a concatenation along the feature axis (bytes only)"},
+    {.name = "Imputer", .domain = ML, .since = 1, .shape = shape_same, .cost = cost_elementwise, .per_elem = 2,
+     .cost_doc = "2 per element (compare, select)"},
+    {.name = "LabelEncoder", .domain = ML, .since = 1, .shape = shape_label_encoder, .cost = cost_lookup,
+     .cost_doc = "1 lookup per element; the output type follows values_* / values_tensor (opset 1: string <-> int64)"},
+    {.name = "LinearClassifier", .domain = ML, .since = 1,
+     .shape = shape_linear_classifier, .cost = cost_linear,
+     .cost_doc = "matrix 2*N*C*F (C classes, F features); vector N*C*(2 + post_transform: 5 logistic/softmax, 10 probit)"},
+    {.name = "LinearRegressor", .domain = ML, .since = 1, .shape = shape_linear_regressor, .cost = cost_linear,
+     .cost_doc = "matrix 2*N*T*F (T targets); vector N*T*(1 + post_transform)"},
+    {.name = "Normalizer", .domain = ML, .since = 1,
+     .shape = shape_float_like, .cost = cost_elementwise, .per_elem = 3,
+     .cost_doc = "3 per element (square or abs, row sum, divide)"},
+    {.name = "OneHotEncoder", .domain = ML, .since = 1, .shape = shape_one_hot_encoder, .cost = cost_lookup,
+     .cost_doc = "1 lookup per input element; writes N x categories floats"},
+    {.name = "SVMClassifier", .domain = ML, .since = 1, .shape = shape_svm_classifier, .cost = cost_svm,
+     .cost_doc = "matrix 2*N*(SV*F + coefficients) (kernel dot products, decision sums); vector N*(SV*3 for "
+                "POLY/RBF/SIGMOID + class pairs x (1 + post_transform))"},
+    {.name = "SVMRegressor", .domain = ML, .since = 1, .shape = shape_svm_regressor, .cost = cost_svm,
+     .cost_doc = "matrix 2*N*(SV*F + coefficients); vector N*(SV*3 for non-linear kernels + 1 + post_transform)"},
+    {.name = "Scaler", .domain = ML, .since = 1,
+     .shape = shape_float_like, .cost = cost_elementwise, .per_elem = 2,
+     .cost_doc = "2 per element (subtract offset, scale)"},
+    {.name = "TreeEnsemble", .domain = ML, .since = 5, .shape = shape_tree_regressor, .cost = cost_tree,
+     .cost_doc = "per sample: 1 comparison per level of every tree's deepest path + trees x targets accumulations "
+                "+ targets x (1 + post_transform); weight bytes: the tree tables"},
+    {.name = "TreeEnsembleClassifier", .domain = ML, .since = 1,
+     .shape = shape_tree_classifier, .cost = cost_tree,
+     .cost_doc = "per sample: 1 comparison per level of every tree's deepest path + trees x classes votes "
+                "+ classes x (1 + post_transform); weight bytes: the tree tables"},
+    {.name = "TreeEnsembleRegressor", .domain = ML, .since = 1,
+     .shape = shape_tree_regressor, .cost = cost_tree,
+     .cost_doc = "per sample: 1 comparison per level of every tree's deepest path + trees x targets accumulations "
+                "+ targets x (1 + post_transform); weight bytes: the tree tables"},
+    {.name = "ZipMap", .domain = ML, .since = 1, .shape = shape_zipmap,
+     .cost_doc = "0 FLOPs: repackages [N, C] scores as a sequence of N maps (not costed as tensors)"},
 };
 RL_FAMILY(ml, ops);

@@ -8,7 +8,7 @@
  *   exp ~ 1 amortised per pass, sum, divide). */
 #include <string.h>
 
-#include "compute_common.h"
+#include "op.h"
 #include "families.h"
 
 /* Y like X; other outputs are set by the caller. */
@@ -29,9 +29,9 @@ static void cost_per_out(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
 static int shape_batchnorm(rl_ctx *c, rl_graph *g, rl_node *n) {
     int r = shape_like_x(c, g, n);
     if (r == RL_FAIL) return r;
-    int64_t ch = cc_dim(n, 0, 1);
-    if (ch < 0) ch = cc_dim(n, 1, 0);
-    int dt = cc_dtype(n, 3) ? cc_dtype(n, 3) : cc_dtype(n, 0);
+    int64_t ch = rl_in_dim(n, 0, 1);
+    if (ch < 0) ch = rl_in_dim(n, 1, 0);
+    int dt = rl_in_dtype(n, 3) ? rl_in_dtype(n, 3) : rl_in_dtype(n, 0);
     for (int i = 1; i < n->n_out; i++)
         if (rl_set_out(c, n, i, dt, 1, &ch) != RL_OK) return RL_FAIL;
     return r;
@@ -49,7 +49,7 @@ static int set_stats_outputs(rl_ctx *c, rl_node *n, int first, int64_t axis_attr
     rl_value *x = rl_in(n, 0);
     if (!x || x->rank < 0) {
         for (int i = first; i < n->n_out; i++)
-            if (cc_unknown(c, n, i, dt, -1) == RL_FAIL) return RL_FAIL;
+            if (rl_set_out_unknown(c, n, i, dt, -1) == RL_FAIL) return RL_FAIL;
         return RL_OK;
     }
     int axis = rl_axis(c, n, axis_attr, x->rank);
@@ -87,7 +87,7 @@ static int shape_skip_ln(rl_ctx *c, rl_graph *g, rl_node *n) {
         rl_value *o = rl_out(n, i);
         if (!o) continue;
         rl_value *x = rl_in(n, 0);
-        if (!x || x->rank < 1) { if (cc_unknown(c, n, i, RL_DT_FLOAT, -1) == RL_FAIL) return RL_FAIL; continue; }
+        if (!x || x->rank < 1) { if (rl_set_out_unknown(c, n, i, RL_DT_FLOAT, -1) == RL_FAIL) return RL_FAIL; continue; }
         int64_t d[RL_MAX_RANK_HARD];
         memcpy(d, x->dims, (size_t)x->rank * sizeof *d);
         d[x->rank - 1] = 1;
@@ -109,7 +109,7 @@ static int shape_embed_ln(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *ids = rl_in(n, 0), *word = rl_in(n, 2);
     if (!ids || !word) return rl_bad(c, n, "needs input_ids and word_embedding");
     int dt = word->dtype;
-    int64_t b = cc_dim(n, 0, 0), s = cc_dim(n, 0, 1), h = cc_dim(n, 2, 1);
+    int64_t b = rl_in_dim(n, 0, 0), s = rl_in_dim(n, 0, 1), h = rl_in_dim(n, 2, 1);
     if (ids->rank >= 0 && ids->rank != 2) return rl_bad(c, n, "input_ids must be 2-D");
     int64_t d[3] = {b, s, h};
     if (rl_set_out(c, n, 0, dt, 3, d) != RL_OK) return RL_FAIL;
@@ -186,7 +186,7 @@ static int shape_loss(rl_ctx *c, rl_graph *g, rl_node *n) {
     const rl_value *w = rl_in(n, 2);
     if (w && w->rank >= 0 && (w->rank != 1 || (w->dims[0] >= 0 && x->rank >= 0 && x->dims[1] >= 0 && w->dims[0] != x->dims[1])))
         return rl_bad(c, n, "weights must be [C]");
-    const char *red = rl_attr_s(n, "reduction", "mean");
+    const char *red = rl_attr_s(c, n, "reduction", "mean");
     int res;
     if (strcmp(red, "none") == 0) {
         /* the per-element loss: [N, d...], from the targets or from the scores */
@@ -218,52 +218,81 @@ static void cost_loss(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     const rl_value *x = rl_in(n, 0), *t = rl_in(n, 1);
     double targets = rl_numel_d(t);
     k->vector_flops = 3 * targets;
-    if (cc_is(n, "SoftmaxCrossEntropyLoss")) {
+    if (rl_op_is(n, "SoftmaxCrossEntropyLoss")) {
         k->vector_flops += 5 * rl_numel_d(x);
         return;
     }
     rl_cost_read_part(c, k, x, targets);
 }
 
-#define LIKE_X(name, dom, since, f, doc) {name, dom, since, 0, shape_like_x, cost_per_out, f, 0, doc}
 #define MS "com.microsoft"
 
 static const rl_op_def ops[] = {
-    {"BatchNormalization", "", 1, 0, shape_batchnorm, cost_batchnorm, 2, 0,
-     "inference: 2 vector FLOPs per element (scale and shift folded); training mode 8"},
-    LIKE_X("InstanceNormalization", "", 1, 8, "8 vector FLOPs per element (mean, variance, normalise, affine)"),
-    {"LayerNormalization", "", 17, 0, shape_layernorm, cost_per_out, 8, 0,
-     "8 vector FLOPs per element (mean, variance, normalise, scale, shift)"},
-    {"LayerNormalization", MS, 1, 0, shape_layernorm, cost_per_out, 8, 0,
-     "8 vector FLOPs per element (mean, variance, normalise, scale, shift)"},
-    LIKE_X("GroupNormalization", "", 18, 8, "8 vector FLOPs per element (mean, variance, normalise, affine)"),
-    LIKE_X("RMSNormalization", "", 23, 4, "4 vector FLOPs per element (square, sum, normalise, scale)"),
-    {"SimplifiedLayerNormalization", "", 1, 0, shape_simplified_ln, cost_per_out, 4, 0,
-     "4 vector FLOPs per element (square, sum, normalise, scale)"},
-    {"SimplifiedLayerNormalization", MS, 1, 0, shape_simplified_ln, cost_per_out, 4, 0,
-     "4 vector FLOPs per element (square, sum, normalise, scale)"},
-    {"LRN", "", 1, 0, shape_lrn, cost_lrn, 0, 0, "2·size + 6 vector FLOPs per element (window sum of squares, scale, power, divide)"},
-    LIKE_X("MeanVarianceNormalization", "", 9, 8, "8 vector FLOPs per element (mean, variance, normalise)"),
-    LIKE_X("LpNormalization", "", 1, 3, "3 vector FLOPs per element (power, sum, divide)"),
-    {"Softmax", "", 1, 0, shape_softmax, cost_per_out, 5, 0, "5 vector FLOPs per element (max, subtract, exp, sum, divide)"},
-    {"LogSoftmax", "", 1, 0, shape_softmax, cost_per_out, 5, 0, "5 vector FLOPs per element (max, subtract, exp, sum, log)"},
-    {"Hardmax", "", 1, 0, shape_softmax, cost_per_out, 2, 0, "2 vector ops per element (compare, write one-hot)"},
-    {"SkipLayerNormalization", MS, 1, 0, shape_skip_ln, cost_skip_ln, 8, 0,
-     "8 vector FLOPs per element for the normalisation + 1 for the skip add + 1 for the bias"},
-    {"SkipSimplifiedLayerNormalization", MS, 1, 0, shape_skip_ln, cost_skip_ln, 4, 0,
-     "4 vector FLOPs per element for the RMS normalisation + 1 for the skip add + 1 for the bias"},
-    {"EmbedLayerNormalization", MS, 1, 0, shape_embed_ln, cost_embed_ln, 10, 0,
-     "10 vector FLOPs per output element (embedding adds + layer norm); reads only the gathered "
-     "embedding rows"},
-    LIKE_X("BiasGelu", MS, 1, 9, "9 vector FLOPs per element (bias add + erf GELU)"),
-    {"FastGelu", MS, 1, 0, shape_like_x, cost_fast_gelu, 8, 0, "8 vector FLOPs per element (tanh GELU) + 1 with bias"},
-    LIKE_X("QuickGelu", MS, 1, 5, "5 vector FLOPs per element (x·sigmoid(alpha·x))"),
-    LIKE_X("Gelu", MS, 1, 8, "8 vector FLOPs per element (erf GELU)"),
-    LIKE_X("BiasAdd", MS, 1, 2, "2 vector FLOPs per element (bias add and skip add)"),
-    {"BiasSoftmax", MS, 1, 0, shape_broadcast2, cost_per_out, 6, 0, "6 vector FLOPs per element (bias add + softmax)"},
-    {"NegativeLogLikelihoodLoss", "", 12, 0, shape_loss, cost_loss, 0, 0,
-     "3 vector FLOPs per target (pick, weight, accumulate); reads only the picked scores"},
-    {"SoftmaxCrossEntropyLoss", "", 12, 0, shape_loss, cost_loss, 0, 0,
-     "5 vector FLOPs per score (log-softmax) + 3 per target (pick, weight, accumulate)"},
+    {.name = "BatchNormalization", .domain = "", .since = 1,
+     .shape = shape_batchnorm, .cost = cost_batchnorm, .per_elem = 2,
+     .cost_doc = "inference: 2 vector FLOPs per element (scale and shift folded); training mode 8"},
+    {.name = "InstanceNormalization", .domain = "", .since = 1,
+     .shape = shape_like_x, .cost = cost_per_out, .per_elem = 8,
+     .cost_doc = "8 vector FLOPs per element (mean, variance, normalise, affine)"},
+    {.name = "LayerNormalization", .domain = "", .since = 17,
+     .shape = shape_layernorm, .cost = cost_per_out, .per_elem = 8,
+     .cost_doc = "8 vector FLOPs per element (mean, variance, normalise, scale, shift)"},
+    {.name = "LayerNormalization", .domain = MS, .since = 1,
+     .shape = shape_layernorm, .cost = cost_per_out, .per_elem = 8,
+     .cost_doc = "8 vector FLOPs per element (mean, variance, normalise, scale, shift)"},
+    {.name = "GroupNormalization", .domain = "", .since = 18,
+     .shape = shape_like_x, .cost = cost_per_out, .per_elem = 8,
+     .cost_doc = "8 vector FLOPs per element (mean, variance, normalise, affine)"},
+    {.name = "RMSNormalization", .domain = "", .since = 23,
+     .shape = shape_like_x, .cost = cost_per_out, .per_elem = 4,
+     .cost_doc = "4 vector FLOPs per element (square, sum, normalise, scale)"},
+    {.name = "SimplifiedLayerNormalization", .domain = "", .since = 1,
+     .shape = shape_simplified_ln, .cost = cost_per_out, .per_elem = 4,
+     .cost_doc = "4 vector FLOPs per element (square, sum, normalise, scale)"},
+    {.name = "SimplifiedLayerNormalization", .domain = MS, .since = 1,
+     .shape = shape_simplified_ln, .cost = cost_per_out, .per_elem = 4,
+     .cost_doc = "4 vector FLOPs per element (square, sum, normalise, scale)"},
+    {.name = "LRN", .domain = "", .since = 1, .shape = shape_lrn, .cost = cost_lrn,
+     .cost_doc = "2·size + 6 vector FLOPs per element (window sum of squares, scale, power, divide)"},
+    {.name = "MeanVarianceNormalization", .domain = "", .since = 9,
+     .shape = shape_like_x, .cost = cost_per_out, .per_elem = 8,
+     .cost_doc = "8 vector FLOPs per element (mean, variance, normalise)"},
+    {.name = "LpNormalization", .domain = "", .since = 1,
+     .shape = shape_like_x, .cost = cost_per_out, .per_elem = 3,
+     .cost_doc = "3 vector FLOPs per element (power, sum, divide)"},
+    {.name = "Softmax", .domain = "", .since = 1, .shape = shape_softmax, .cost = cost_per_out, .per_elem = 5,
+     .cost_doc = "5 vector FLOPs per element (max, subtract, exp, sum, divide)"},
+    {.name = "LogSoftmax", .domain = "", .since = 1,
+     .shape = shape_softmax, .cost = cost_per_out, .per_elem = 5,
+     .cost_doc = "5 vector FLOPs per element (max, subtract, exp, sum, log)"},
+    {.name = "Hardmax", .domain = "", .since = 1, .shape = shape_softmax, .cost = cost_per_out, .per_elem = 2,
+     .cost_doc = "2 vector ops per element (compare, write one-hot)"},
+    {.name = "SkipLayerNormalization", .domain = MS, .since = 1,
+     .shape = shape_skip_ln, .cost = cost_skip_ln, .per_elem = 8,
+     .cost_doc = "8 vector FLOPs per element for the normalisation + 1 for the skip add + 1 for the bias"},
+    {.name = "SkipSimplifiedLayerNormalization", .domain = MS, .since = 1,
+     .shape = shape_skip_ln, .cost = cost_skip_ln, .per_elem = 4,
+     .cost_doc = "4 vector FLOPs per element for the RMS normalisation + 1 for the skip add + 1 for the bias"},
+    {.name = "EmbedLayerNormalization", .domain = MS, .since = 1,
+     .shape = shape_embed_ln, .cost = cost_embed_ln, .per_elem = 10,
+     .cost_doc = "10 vector FLOPs per output element (embedding adds + layer norm); reads only the gathered "
+                "embedding rows"},
+    {.name = "BiasGelu", .domain = MS, .since = 1, .shape = shape_like_x, .cost = cost_per_out, .per_elem = 9,
+     .cost_doc = "9 vector FLOPs per element (bias add + erf GELU)"},
+    {.name = "FastGelu", .domain = MS, .since = 1, .shape = shape_like_x, .cost = cost_fast_gelu, .per_elem = 8,
+     .cost_doc = "8 vector FLOPs per element (tanh GELU) + 1 with bias"},
+    {.name = "QuickGelu", .domain = MS, .since = 1, .shape = shape_like_x, .cost = cost_per_out, .per_elem = 5,
+     .cost_doc = "5 vector FLOPs per element (x·sigmoid(alpha·x))"},
+    {.name = "Gelu", .domain = MS, .since = 1, .shape = shape_like_x, .cost = cost_per_out, .per_elem = 8,
+     .cost_doc = "8 vector FLOPs per element (erf GELU)"},
+    {.name = "BiasAdd", .domain = MS, .since = 1, .shape = shape_like_x, .cost = cost_per_out, .per_elem = 2,
+     .cost_doc = "2 vector FLOPs per element (bias add and skip add)"},
+    {.name = "BiasSoftmax", .domain = MS, .since = 1,
+     .shape = shape_broadcast2, .cost = cost_per_out, .per_elem = 6,
+     .cost_doc = "6 vector FLOPs per element (bias add + softmax)"},
+    {.name = "NegativeLogLikelihoodLoss", .domain = "", .since = 12, .shape = shape_loss, .cost = cost_loss,
+     .cost_doc = "3 vector FLOPs per target (pick, weight, accumulate); reads only the picked scores"},
+    {.name = "SoftmaxCrossEntropyLoss", .domain = "", .since = 12, .shape = shape_loss, .cost = cost_loss,
+     .cost_doc = "5 vector FLOPs per score (log-softmax) + 3 per target (pick, weight, accumulate)"},
 };
 RL_FAMILY(norm, ops);

@@ -4,7 +4,7 @@
  * per byte, int2/uint2 four per byte: rl_dtype_bits). Vector work per
  * element: quantize = scale, round-and-shift, saturate (3); dequantize =
  * shift, scale (2); the dynamic form first finds min and max (2 more). */
-#include "compute_common.h"
+#include "op.h"
 #include "families.h"
 
 /* QuantizeLinear's output type: the zero point's, else output_dtype (opset
@@ -92,12 +92,15 @@ static void cost_per_input(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k)
 }
 
 static const rl_op_def ops[] = {
-    {"QuantizeLinear", "", 10, 0, shape_quantize, cost_per_input, 3, 0,
-     "3 vector FLOPs per element (scale, round and add the zero point, saturate); bytes at the real "
-     "element sizes (4-bit types two per byte, 2-bit types four per byte)"},
-    {"DequantizeLinear", "", 10, 0, shape_dequantize, cost_per_input, 2, 0,
-     "2 vector FLOPs per element (subtract the zero point, scale); bytes at the real element sizes"},
-    {"DynamicQuantizeLinear", "", 11, 0, shape_dynamic_quantize, cost_per_input, 5, 0,
-     "5 vector FLOPs per element (min and max, then scale, round, saturate)"},
+    {.name = "QuantizeLinear", .domain = "", .since = 10,
+     .shape = shape_quantize, .cost = cost_per_input, .per_elem = 3,
+     .cost_doc = "3 vector FLOPs per element (scale, round and add the zero point, saturate); bytes at the real "
+                "element sizes (4-bit types two per byte, 2-bit types four per byte)"},
+    {.name = "DequantizeLinear", .domain = "", .since = 10,
+     .shape = shape_dequantize, .cost = cost_per_input, .per_elem = 2,
+     .cost_doc = "2 vector FLOPs per element (subtract the zero point, scale); bytes at the real element sizes"},
+    {.name = "DynamicQuantizeLinear", .domain = "", .since = 11,
+     .shape = shape_dynamic_quantize, .cost = cost_per_input, .per_elem = 5,
+     .cost_doc = "5 vector FLOPs per element (min and max, then scale, round, saturate)"},
 };
 RL_FAMILY(quant, ops);

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "compute_common.h"
+#include "op.h"
 #include "families.h"
 
 /* Which axes to reduce. Returns RL_OK with mask set, RL_UNKNOWN when the axes
@@ -17,7 +17,7 @@ static int reduce_axes(rl_ctx *c, rl_node *n, int rank, bool *mask, int *n_axes,
     const int64_t *axes = NULL;
     int64_t cnt = -1;
     /* axes moved from an attribute to input 1: ReduceSum at 13, the rest at 18 */
-    int input_since = cc_is(n, "ReduceSum") ? 13 : 18;
+    int input_since = rl_op_is(n, "ReduceSum") ? 13 : 18;
     bool from_input = n->opset >= input_since && strncmp(n->op_type, "Reduce", 6) == 0;
     if (from_input) {
         rl_value *av = rl_in(n, 1);
@@ -61,10 +61,10 @@ static void reduce_fold(rl_ctx *c, rl_node *n, const rl_value *x, const bool *ma
     int64_t count = rl_numel(x);
     if (x->n_known != count || count < 0 || count > RL_FOLD_MAX_ELEMS || out_count > RL_FOLD_MAX_ELEMS) return;
     int kind;
-    if (cc_is(n, "ReduceSum")) kind = 0;
-    else if (cc_is(n, "ReduceProd")) kind = 1;
-    else if (cc_is(n, "ReduceMax")) kind = 2;
-    else if (cc_is(n, "ReduceMin")) kind = 3;
+    if (rl_op_is(n, "ReduceSum")) kind = 0;
+    else if (rl_op_is(n, "ReduceProd")) kind = 1;
+    else if (rl_op_is(n, "ReduceMax")) kind = 2;
+    else if (rl_op_is(n, "ReduceMin")) kind = 3;
     else return;
     double *res = rl_arena_alloc(c->arena, (size_t)(out_count + 1) * sizeof *res);
     bool *seen = rl_arena_alloc(c->arena, (size_t)(out_count + 1) * sizeof *seen);
@@ -95,7 +95,7 @@ static int shape_reduce(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (!x) return rl_bad(c, n, "needs data");
     int dt = x->dtype;
     bool keep = rl_attr_i(c, n, "keepdims", 1) != 0;
-    if (x->rank < 0) return cc_unknown(c, n, 0, dt, -1);
+    if (x->rank < 0) return rl_set_out_unknown(c, n, 0, dt, -1);
     bool mask[RL_MAX_RANK_HARD];
     int n_axes;
     bool identity;
@@ -106,7 +106,7 @@ static int shape_reduce(rl_ctx *c, rl_graph *g, rl_node *n) {
          * with the axis count known, output dim k is one of input dims
          * k..k+n_axes (the kept ones, in order): at most their maximum. */
         int orank = keep ? x->rank : (n_axes >= 0 ? x->rank - n_axes : -1);
-        if (cc_unknown(c, n, 0, dt, orank) == RL_FAIL) return RL_FAIL;
+        if (rl_set_out_unknown(c, n, 0, dt, orank) == RL_FAIL) return RL_FAIL;
         int64_t bound[RL_MAX_RANK_HARD];
         for (int k = 0; k < orank; k++) {
             bound[k] = -1;
@@ -132,7 +132,7 @@ static int shape_reduce(rl_ctx *c, rl_graph *g, rl_node *n) {
     }
     if (rl_set_out(c, n, 0, dt, orank, out) != RL_OK) return RL_FAIL;
     if (!rl_shape_known(x)) return RL_UNKNOWN;
-    reduce_fold(c, n, x, mask, cc_prod(out, 0, orank));
+    reduce_fold(c, n, x, mask, rl_dims_prod(out, 0, orank));
     return RL_OK;
 }
 
@@ -145,7 +145,7 @@ static int shape_arg(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0);
     if (!x) return rl_bad(c, n, "needs data");
     bool keep = rl_attr_i(c, n, "keepdims", 1) != 0;
-    if (x->rank < 0) return cc_unknown(c, n, 0, RL_DT_INT64, -1);
+    if (x->rank < 0) return rl_set_out_unknown(c, n, 0, RL_DT_INT64, -1);
     int axis = rl_axis(c, n, rl_attr_i(c, n, "axis", 0), x->rank);
     if (axis < 0) return RL_FAIL;
     int64_t out[RL_MAX_RANK_HARD];
@@ -169,7 +169,7 @@ static int shape_like_x(rl_ctx *c, rl_graph *g, rl_node *n) {
 static int shape_det(rl_ctx *c, rl_graph *g, rl_node *n) {
     rl_value *x = rl_in(n, 0);
     if (!x) return rl_bad(c, n, "needs X");
-    if (x->rank < 0) return cc_unknown(c, n, 0, x->dtype, -1);
+    if (x->rank < 0) return rl_set_out_unknown(c, n, 0, x->dtype, -1);
     if (x->rank < 2) return rl_bad(c, n, "X must have rank 2 or more");
     int64_t a = x->dims[x->rank - 2], b = x->dims[x->rank - 1];
     if (a >= 0 && b >= 0 && a != b) return rl_bad(c, n, "matrices must be square");
@@ -184,24 +184,44 @@ static void cost_det(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     k->vector_flops = rl_numel_d(rl_out(n, 0)) * (2.0 / 3.0) * m * m * m;
 }
 
-#define RED(name, factor, doc) \
-    {name, "", 1, 0, shape_reduce, cost_per_input, factor, 0, doc}
-
 static const rl_op_def ops[] = {
-    RED("ReduceSum", 1, "1 vector FLOP per input element"),
-    RED("ReduceMean", 1, "1 vector FLOP per input element (the final divide is per output, ignored)"),
-    RED("ReduceMax", 1, "1 vector FLOP per input element"),
-    RED("ReduceMin", 1, "1 vector FLOP per input element"),
-    RED("ReduceProd", 1, "1 vector FLOP per input element"),
-    RED("ReduceL1", 2, "2 vector FLOPs per input element (abs, add)"),
-    RED("ReduceL2", 2, "2 vector FLOPs per input element (square, add; sqrt per output ignored)"),
-    RED("ReduceSumSquare", 2, "2 vector FLOPs per input element (square, add)"),
-    RED("ReduceLogSum", 1, "1 vector FLOP per input element (add; log per output ignored)"),
-    RED("ReduceLogSumExp", 5, "5 vector FLOPs per input element (max, subtract, exp, add)"),
-    {"ArgMax", "", 1, 0, shape_arg, cost_per_input, 1, 0, "1 compare per input element"},
-    {"ArgMin", "", 1, 0, shape_arg, cost_per_input, 1, 0, "1 compare per input element"},
-    {"CumSum", "", 11, 0, shape_like_x, cost_per_input, 1, 0, "1 add per element"},
-    {"CumProd", "", 26, 0, shape_like_x, cost_per_input, 1, 0, "1 multiply per element"},
-    {"Det", "", 11, 0, shape_det, cost_det, 0, 0, "2/3·M³ vector FLOPs per matrix (LU)"},
+    {.name = "ReduceSum", .domain = "", .since = 1,
+     .shape = shape_reduce, .cost = cost_per_input, .per_elem = 1,
+     .cost_doc = "1 vector FLOP per input element"},
+    {.name = "ReduceMean", .domain = "", .since = 1,
+     .shape = shape_reduce, .cost = cost_per_input, .per_elem = 1,
+     .cost_doc = "1 vector FLOP per input element (the final divide is per output, ignored)"},
+    {.name = "ReduceMax", .domain = "", .since = 1,
+     .shape = shape_reduce, .cost = cost_per_input, .per_elem = 1,
+     .cost_doc = "1 vector FLOP per input element"},
+    {.name = "ReduceMin", .domain = "", .since = 1,
+     .shape = shape_reduce, .cost = cost_per_input, .per_elem = 1,
+     .cost_doc = "1 vector FLOP per input element"},
+    {.name = "ReduceProd", .domain = "", .since = 1,
+     .shape = shape_reduce, .cost = cost_per_input, .per_elem = 1,
+     .cost_doc = "1 vector FLOP per input element"},
+    {.name = "ReduceL1", .domain = "", .since = 1, .shape = shape_reduce, .cost = cost_per_input, .per_elem = 2,
+     .cost_doc = "2 vector FLOPs per input element (abs, add)"},
+    {.name = "ReduceL2", .domain = "", .since = 1, .shape = shape_reduce, .cost = cost_per_input, .per_elem = 2,
+     .cost_doc = "2 vector FLOPs per input element (square, add; sqrt per output ignored)"},
+    {.name = "ReduceSumSquare", .domain = "", .since = 1,
+     .shape = shape_reduce, .cost = cost_per_input, .per_elem = 2,
+     .cost_doc = "2 vector FLOPs per input element (square, add)"},
+    {.name = "ReduceLogSum", .domain = "", .since = 1,
+     .shape = shape_reduce, .cost = cost_per_input, .per_elem = 1,
+     .cost_doc = "1 vector FLOP per input element (add; log per output ignored)"},
+    {.name = "ReduceLogSumExp", .domain = "", .since = 1,
+     .shape = shape_reduce, .cost = cost_per_input, .per_elem = 5,
+     .cost_doc = "5 vector FLOPs per input element (max, subtract, exp, add)"},
+    {.name = "ArgMax", .domain = "", .since = 1, .shape = shape_arg, .cost = cost_per_input, .per_elem = 1,
+     .cost_doc = "1 compare per input element"},
+    {.name = "ArgMin", .domain = "", .since = 1, .shape = shape_arg, .cost = cost_per_input, .per_elem = 1,
+     .cost_doc = "1 compare per input element"},
+    {.name = "CumSum", .domain = "", .since = 11, .shape = shape_like_x, .cost = cost_per_input, .per_elem = 1,
+     .cost_doc = "1 add per element"},
+    {.name = "CumProd", .domain = "", .since = 26, .shape = shape_like_x, .cost = cost_per_input, .per_elem = 1,
+     .cost_doc = "1 multiply per element"},
+    {.name = "Det", .domain = "", .since = 11, .shape = shape_det, .cost = cost_det,
+     .cost_doc = "2/3·M³ vector FLOPs per matrix (LU)"},
 };
 RL_FAMILY(reduce, ops);
