@@ -11,7 +11,7 @@
 #include "hw.h"
 #include "llm.h"
 #include "measured.h"
-#include "reader.h"
+#include "request.h"
 #include "roofline.h"
 #include "study.h"
 #include "timing.h"
