@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "function_index.h"
 #include "graph.h"
 #include "ops/families.h"
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "function_index.h"
 #include "graph.h"
 #include "reader.h"
 
@@ -285,25 +286,6 @@ static bool model_external_ok(rl_error *e, const Onnx__ModelProto *m) {
 static void *pb_alloc(void *data, size_t size) { (void)data; return malloc(size); }
 static void pb_free(void *data, void *p) { (void)data; free(p); }
 
-/* FunctionProto.overload (field 13, IR 10): not in the onnx.proto this
- * build may be generated from, so read from the unknown fields; "" if none. */
-static const char *function_overload(const Onnx__FunctionProto *fp) {
-    for (size_t i = 0; i < fp->base.n_unknown_fields; i++) {
-        const ProtobufCMessageUnknownField *u = &fp->base.unknown_fields[i];
-        if (u->tag == 13 && u->wire_type == PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED) {
-            /* a NUL-terminated copy (at most 255 bytes) to compare */
-            static _Thread_local char buf[2][256];
-            static _Thread_local int k;
-            char *b = buf[k++ & 1];
-            size_t n = u->len < 255 ? u->len : 255;
-            memcpy(b, u->data, n);
-            b[n] = 0;
-            return b;
-        }
-    }
-    return "";
-}
-
 rl_model *rl_reader_finish(rl_reader *r, char **error_json) {
     if (error_json) *error_json = NULL;
     rl_reader_result res;
@@ -371,59 +353,14 @@ rl_model *rl_reader_finish(rl_reader *r, char **error_json) {
         m->opsets[0].version = 1;
         m->n_opsets = 1;
     }
-    m->n_functions = (int)m->proto->n_functions;
-    m->functions = rl_arena_alloc(&m->arena, (size_t)(m->n_functions + 1) * sizeof *m->functions);
-    for (int i = 0; i < m->n_functions; i++) {
-        const char *d = m->proto->functions[i]->domain ? m->proto->functions[i]->domain : "";
-        m->functions[i].proto = m->proto->functions[i];
-        m->functions[i].name = m->proto->functions[i]->name ? m->proto->functions[i]->name : "";
-        m->functions[i].domain = strcmp(d, "ai.onnx") == 0 ? "" : d; /* one spelling of the default domain */
-    }
-    /* Every node asks whether it calls a local function: index them, so a
-     * model with many functions and many nodes is not quadratic. */
-    if (m->n_functions > 0) {
-        int cap = 16;
-        while (cap < 2 * m->n_functions) cap *= 2;
-        m->function_index = rl_arena_alloc(&m->arena, (size_t)cap * sizeof *m->function_index);
-        if (!m->function_index) {
-            rl_error_set(&m->error, "out_of_memory", "", "out of memory while indexing the model's functions");
-            rl_model_free(m);
-            return NULL;
-        }
-        m->function_index_cap = cap;
-        for (int k = 0; k < cap; k++) m->function_index[k] = -1;
-        for (int i = 0; i < m->n_functions; i++) {
-            uint32_t h = rl_function_hash(m->functions[i].domain, m->functions[i].name) & (uint32_t)(cap - 1);
-            while (m->function_index[h] >= 0) {
-                const rl_function *f = &m->functions[m->function_index[h]];
-                if (strcmp(f->name, m->functions[i].name) == 0 && strcmp(f->domain, m->functions[i].domain) == 0)
-                    break;
-                h = (h + 1) & (uint32_t)(cap - 1);
-            }
-            if (m->function_index[h] < 0) {
-                m->function_index[h] = i;
-                continue;
-            }
-            /* Two definitions of one (domain, name): which one a call means is
-             * undefined, so the model is refused. IR 10 overloads (a third
-             * key, unknown to this build's onnx.proto) are told apart: the
-             * first definition answers calls, as before. */
-            const rl_function *f = &m->functions[m->function_index[h]];
-            if (strcmp(function_overload(f->proto), function_overload(m->functions[i].proto)) == 0) {
-                rl_error_set(&m->error, "duplicate_function", m->functions[i].name,
-                             "model-local function '%s%s%.200s' is defined twice (functions #%d and #%d): "
-                             "a model defines each (domain, name) once; remove or rename one",
-                             f->domain, f->domain[0] ? "." : "", f->name, m->function_index[h], i);
-                if (error_json) *error_json = rl_error_json(&m->error);
-                rl_model_free(m);
-                return NULL;
-            }
-        }
-        if (rl_functions_measure(m, &m->error)) {
-            if (error_json) *error_json = rl_error_json(&m->error);
-            rl_model_free(m);
-            return NULL;
-        }
+    /* Every node asks whether it calls a local function: the index keeps
+     * that O(1); the budget refuses expansions past max_nodes. */
+    if (rl_function_index_build(m, &m->error) == 0 && m->n_functions > 0)
+        rl_functions_measure(m, &m->error);
+    if (m->error.code[0]) {
+        if (error_json) *error_json = rl_error_json(&m->error);
+        rl_model_free(m);
+        return NULL;
     }
     return m;
 }

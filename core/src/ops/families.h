@@ -16,7 +16,6 @@ extern const rl_op_family rl_family_elementwise, rl_family_matmul, rl_family_con
         &rl_family_control, &rl_family_quant, &rl_family_attention, &rl_family_misc, &rl_family_ml
 
 /* Model-local functions (core/src/functions.c): the entry a node calling one
- * gets instead of a table entry, and the lookup by (domain, name). */
+ * gets instead of a table entry. */
 extern const rl_op_def rl_function_call_op;
-const rl_function *rl_function_lookup(const rl_model *m, const char *domain, const char *name);
 #endif
