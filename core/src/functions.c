@@ -17,8 +17,9 @@
 #include <string.h>
 
 #include "function_index.h"
+#include "functions.h"
 #include "graph.h"
-#include "ops/families.h"
+#include "infer.h"
 
 /* The functions being expanded right now, innermost last: a function that
  * reaches itself again is recursive (invalid ONNX) and must not loop. One

@@ -23,16 +23,6 @@ int rl_value_from_tensor(rl_ctx *c, rl_value *v, const Onnx__TensorProto *t, con
 int rl_value_from_type(rl_ctx *c, rl_value *v, const Onnx__TypeProto *tp, const char *where,
                        bool declared_only);
 
-/* Shape inference of a whole graph (and, through control-flow ops, of bodies). */
-int rl_infer_graph(rl_ctx *c, rl_graph *g);
-/* Cost of every node of a graph, summed into *sum. Every node's figures are
- * checked finite, non-negative and countable; returns -1 with c->err set
- * (naming the node) otherwise. */
-int rl_cost_graph(rl_ctx *c, rl_graph *g, rl_cost *sum);
-/* Build a body graph of a control-flow node with its inputs preset, infer it. */
-rl_graph *rl_body_infer(rl_ctx *c, rl_graph *outer, rl_node *n, const Onnx__GraphProto *body,
-                        int n_preset, rl_value *const *preset);
-
 /* ------------------------------------------------- helpers for op files -- */
 /* Inputs and outputs; NULL when omitted or out of range. */
 rl_value *rl_in(const rl_node *n, int i);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../graph.h"
+#include "../infer.h"
 #include "families.h"
 
 /* Trip counts above this are "run until cond" sentinels, not real counts. */

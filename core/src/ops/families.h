@@ -14,8 +14,4 @@ extern const rl_op_family rl_family_elementwise, rl_family_matmul, rl_family_con
     &rl_family_elementwise, &rl_family_matmul, &rl_family_conv, &rl_family_pool,                 \
         &rl_family_norm, &rl_family_reduce, &rl_family_rnn, &rl_family_movement,                 \
         &rl_family_control, &rl_family_quant, &rl_family_attention, &rl_family_misc, &rl_family_ml
-
-/* Model-local functions (core/src/functions.c): the entry a node calling one
- * gets instead of a table entry. */
-extern const rl_op_def rl_function_call_op;
 #endif
