@@ -6,6 +6,7 @@
 #include "functions.h"
 #include "graph.h"
 #include "infer.h"
+#include "model.h"
 
 static bool all_known(const rl_node *n) {
     for (int i = 0; i < n->n_in; i++) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../graph.h"
+#include "../tensor.h"
 #include "families.h"
 
 /* ------------------------------------------------------------ helpers -- */
