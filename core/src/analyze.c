@@ -12,7 +12,7 @@
 #include "layer_writer.h"
 #include "llm.h"
 #include "measured.h"
-#include "reader.h"
+#include "request.h"
 #include "roofline.h"
 #include "study.h"
 #include "timing.h"

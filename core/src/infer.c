@@ -2,8 +2,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "function_index.h"
+#include "functions.h"
 #include "graph.h"
-#include "ops/families.h"
+#include "infer.h"
+#include "model.h"
 
 static bool all_known(const rl_node *n) {
     for (int i = 0; i < n->n_in; i++) {

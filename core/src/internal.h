@@ -261,14 +261,6 @@ struct rl_model {
     rl_error error;
 };
 
-/* Hash of a model-local function's (domain, name), for rl_model.function_index
- * (built in model.c, probed by rl_function_lookup in functions.c). */
-uint32_t rl_function_hash(const char *domain, const char *name);
-/* The expansion budget, measured once when the model is read (functions.c):
- * fills function_sizes and refuses with limit_nodes a model whose main graph,
- * bodies and function calls, expanded, exceed limits.max_nodes. */
-int rl_functions_measure(rl_model *m, rl_error *err);
-
 /* ------------------------------------------------------ analysis context -- */
 #define RL_MAX_WARNINGS 2000
 

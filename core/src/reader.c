@@ -12,7 +12,6 @@
  * patched when the message ends (a padded varint is valid protobuf).
  * A tensor whose payload was dropped gets a marker field so the graph builder
  * knows its contents are absent rather than empty. */
-#include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +67,6 @@ struct rl_reader {
     rl_error err;
 };
 
-#define DROP_MARKER_FIELD 7936u /* not an ONNX field: "payload dropped" */
 #define RL_DEFAULT_MAX_SKELETON (512ull << 20)
 #define RL_DEFAULT_MAX_NODES 2000000ull
 #define RL_DEFAULT_MAX_DEPTH 64u
@@ -76,7 +74,8 @@ struct rl_reader {
 #define RL_DEFAULT_MAX_STRING (64ull << 10)
 #define RL_DEFAULT_KEEP_PAYLOAD (64ull << 10)
 
-void rl_limits_fill_defaults(rl_limits *l) {
+/* Fields left 0 take the defaults; max_rank is capped at RL_MAX_RANK_HARD. */
+static void limits_fill_defaults(rl_limits *l) {
     if (!l->max_skeleton_bytes) l->max_skeleton_bytes = RL_DEFAULT_MAX_SKELETON;
     if (!l->max_nodes) l->max_nodes = RL_DEFAULT_MAX_NODES;
     if (!l->max_depth) l->max_depth = RL_DEFAULT_MAX_DEPTH;
@@ -86,63 +85,11 @@ void rl_limits_fill_defaults(rl_limits *l) {
     if (!l->keep_payload_bytes) l->keep_payload_bytes = RL_DEFAULT_KEEP_PAYLOAD;
 }
 
-/* The request's "limits" object. Each limit is a whole number from 1 to a
- * ceiling that keeps the reader's own bookkeeping safe (node indices are
- * ints, nesting is followed by recursion in the graph builder, a skeleton
- * message must fit the 5-byte length the reader patches in). */
-static const struct {
-    const char *name;
-    double max;
-} limit_specs[] = {
-    {"max_skeleton_bytes", 4294967296.0}, {"max_nodes", 100000000.0}, {"max_depth", 256},
-    {"max_rank", RL_MAX_RANK_HARD},       {"max_string_bytes", 1073741824.0},
-    {"keep_payload_bytes", 16777216.0},
-};
-
-int rl_limits_from_json(const cJSON *obj, rl_limits *l, rl_error *err) {
-    memset(l, 0, sizeof *l);
-    if (!obj || cJSON_IsNull(obj)) return 0;
-    if (!cJSON_IsObject(obj)) {
-        rl_error_set(err, "bad_request", "limits",
-                     "limits must be an object such as {\"max_nodes\": 100000} (see docs/api.md)");
-        return -1;
-    }
-    const cJSON *it;
-    cJSON_ArrayForEach(it, obj) {
-        size_t k = 0, n = sizeof limit_specs / sizeof *limit_specs;
-        while (k < n && strcmp(limit_specs[k].name, it->string) != 0) k++;
-        if (k == n) {
-            rl_error_set(err, "bad_request", "limits",
-                         "unknown limit '%.100s'; the limits are max_skeleton_bytes, max_nodes, "
-                         "max_depth, max_rank, max_string_bytes and keep_payload_bytes",
-                         it->string);
-            return -1;
-        }
-        double v = cJSON_IsNumber(it) ? it->valuedouble : -1;
-        if (!(v >= 1 && v <= limit_specs[k].max && v == (double)(uint64_t)v)) {
-            rl_error_set(err, "bad_request", "limits",
-                         "limits.%s must be a whole number from 1 to %.0f", limit_specs[k].name,
-                         limit_specs[k].max);
-            return -1;
-        }
-        uint64_t u = (uint64_t)v;
-        switch (k) {
-        case 0: l->max_skeleton_bytes = u; break;
-        case 1: l->max_nodes = u; break;
-        case 2: l->max_depth = (uint32_t)u; break;
-        case 3: l->max_rank = (uint32_t)u; break;
-        case 4: l->max_string_bytes = u; break;
-        default: l->keep_payload_bytes = u; break;
-        }
-    }
-    return 0;
-}
-
 rl_reader *rl_reader_new(const rl_limits *limits) {
     rl_reader *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     if (limits) r->limits = *limits;
-    rl_limits_fill_defaults(&r->limits);
+    limits_fill_defaults(&r->limits);
     r->cap = 16;
     r->stack = calloc((size_t)r->cap, sizeof *r->stack);
     if (!r->stack) {
@@ -314,7 +261,7 @@ static int pop_finished(rl_reader *r) {
             return fail(r, "bad_protobuf", "a field runs past the end of its %s",
                         msg_names[f->type]);
         if (f->type == MT_TENSOR && f->dropped) {
-            if (out_varint(r, (uint64_t)DROP_MARKER_FIELD << 3) || out_varint(r, 1)) return -1;
+            if (out_varint(r, (uint64_t)RL_DROP_MARKER_FIELD << 3) || out_varint(r, 1)) return -1;
         }
         size_t body = r->out_len - (f->len_pos + 5);
         if (body > 0x0fffffffu)

@@ -13,14 +13,10 @@ typedef struct rl_reader_result {
     rl_error error;
 } rl_reader_result;
 
-void rl_limits_fill_defaults(rl_limits *l);
-/* The request's "limits" object (NULL or absent: all defaults). Unset
- * fields stay 0 (= default). -1 with err set when a limit is unknown or out
- * of range. */
-struct cJSON;
-int rl_limits_from_json(const struct cJSON *obj, rl_limits *l, rl_error *err);
 /* Ends reading: on success hands over the skeleton (0), else fills error (-1). */
 int rl_reader_take(rl_reader *r, rl_reader_result *res);
 
+/* The field the reader adds to a TensorProto whose payload it dropped (not
+ * an ONNX field), so the model knows the contents are absent, not empty. */
 #define RL_DROP_MARKER_FIELD 7936u
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "infer.h"
 #include "roofline.h"
 #include "timing.h"
 

@@ -6,6 +6,7 @@
  * sequence length. */
 #include <string.h>
 
+#include "../infer.h"
 #include "op.h"
 #include "families.h"
 

@@ -16,9 +16,4 @@ extern const rl_op_family rl_family_elementwise, rl_family_matmul, rl_family_con
         &rl_family_norm, &rl_family_reduce, &rl_family_rnn, &rl_family_views, &rl_family_layout, \
         &rl_family_indexing, &rl_family_generators, &rl_family_sampling, &rl_family_sequences,   \
         &rl_family_control, &rl_family_quant, &rl_family_attention, &rl_family_misc, &rl_family_ml
-
-/* Model-local functions (core/src/functions.c): the entry a node calling one
- * gets instead of a table entry, and the lookup by (domain, name). */
-extern const rl_op_def rl_function_call_op;
-const rl_function *rl_function_lookup(const rl_model *m, const char *domain, const char *name);
 #endif

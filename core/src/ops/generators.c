@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../tensor.h"
 #include "op.h"
 #include "families.h"
 

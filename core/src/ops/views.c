@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../tensor.h"
 #include "op.h"
 #include "families.h"
 
