@@ -10,6 +10,7 @@
 
 #include "diff.h"
 #include "graph.h"
+#include "json.h"
 
 #define DIFF_MAX_LABEL 512
 #define DIFF_MAX_TOP 1000
@@ -34,11 +35,6 @@ static const char *strv(const cJSON *o, const char *k) {
 static double num_either(const cJSON *first, const cJSON *second, const char *k) {
     double v = numv(first, k);
     return isnan(v) ? numv(second, k) : v;
-}
-
-static void put_num(cJSON *o, const char *k, double v) {
-    if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
-    else cJSON_AddNullToObject(o, k);
 }
 
 /* ------------------------------------------------------------ summary -- */
@@ -96,21 +92,21 @@ static cJSON *summary_json(const rl_summary *s) {
     else cJSON_AddNullToObject(o, "power_mode");
     cJSON_AddStringToObject(o, "precision", s->precision ? s->precision : "");
     cJSON_AddStringToObject(o, "sol", s->sol_model ? s->sol_model : "");
-    put_num(o, "nodes", s->nodes);
-    put_num(o, "layers", s->layers);
-    put_num(o, "params", s->params);
-    put_num(o, "weight_bytes", s->weight_bytes);
-    put_num(o, "flops", s->flops);
-    put_num(o, "bytes", s->bytes);
-    put_num(o, "intensity", s->intensity);
-    put_num(o, "time_s", s->time_s);
-    put_num(o, "lower_bound_s", s->lower_bound_s);
-    put_num(o, "upper_bound_s", s->upper_bound_s);
-    put_num(o, "energy_j", s->energy_j);
+    rl_json_add_num(o, "nodes", s->nodes);
+    rl_json_add_num(o, "layers", s->layers);
+    rl_json_add_num(o, "params", s->params);
+    rl_json_add_num(o, "weight_bytes", s->weight_bytes);
+    rl_json_add_num(o, "flops", s->flops);
+    rl_json_add_num(o, "bytes", s->bytes);
+    rl_json_add_num(o, "intensity", s->intensity);
+    rl_json_add_num(o, "time_s", s->time_s);
+    rl_json_add_num(o, "lower_bound_s", s->lower_bound_s);
+    rl_json_add_num(o, "upper_bound_s", s->upper_bound_s);
+    rl_json_add_num(o, "energy_j", s->energy_j);
     cJSON_AddStringToObject(o, "bound", s->bound ? s->bound : "");
-    put_num(o, "kernels", s->kernels);
-    put_num(o, "launch_floor_s", s->launch_floor_s);
-    put_num(o, "unknown_layers", s->unknown_layers);
+    rl_json_add_num(o, "kernels", s->kernels);
+    rl_json_add_num(o, "launch_floor_s", s->launch_floor_s);
+    rl_json_add_num(o, "unknown_layers", s->unknown_layers);
     cJSON *unsup = cJSON_AddArrayToObject(o, "unsupported_ops");
     const cJSON *u;
     cJSON_ArrayForEach(u, s->unsupported_ops) if (cJSON_IsString(u)) cJSON_AddItemToArray(unsup, cJSON_CreateString(u->valuestring));
@@ -125,10 +121,10 @@ static cJSON *summary_json(const rl_summary *s) {
         cJSON_ArrayForEach(c, codes) if (strcmp(c->valuestring, code) == 0) seen = true;
         if (!seen && code[0]) cJSON_AddItemToArray(codes, cJSON_CreateString(code));
     }
-    put_num(o, "ttft_s", s->llm ? s->ttft_s : NAN);
-    put_num(o, "tpot_s", s->llm ? s->tpot_s : NAN);
-    put_num(o, "tokens_per_s", s->llm ? s->tokens_per_s : NAN);
-    put_num(o, "llm_memory_bytes", s->llm ? s->llm_memory_bytes : NAN);
+    rl_json_add_num(o, "ttft_s", s->llm ? s->ttft_s : NAN);
+    rl_json_add_num(o, "tpot_s", s->llm ? s->tpot_s : NAN);
+    rl_json_add_num(o, "tokens_per_s", s->llm ? s->tokens_per_s : NAN);
+    rl_json_add_num(o, "llm_memory_bytes", s->llm ? s->llm_memory_bytes : NAN);
     if (s->fits < 0) cJSON_AddNullToObject(o, "fits");
     else cJSON_AddBoolToObject(o, "fits", s->fits == 1);
     return o;
@@ -456,11 +452,11 @@ static bool match_layers(dlayer *o, int n, dlayer *nw, int m, rl_arena *a) {
  * when old is 0 and new is not); null figures where either is unknown. */
 static void delta_obj(cJSON *parent, const char *k, double a, double b) {
     cJSON *o = cJSON_AddObjectToObject(parent, k);
-    put_num(o, "old", a);
-    put_num(o, "new", b);
+    rl_json_add_num(o, "old", a);
+    rl_json_add_num(o, "new", b);
     bool known = isfinite(a) && isfinite(b);
-    put_num(o, "delta", known ? b - a : NAN);
-    put_num(o, "ratio", !known ? NAN : a != 0 ? (b - a) / a : b == a ? 0 : NAN);
+    rl_json_add_num(o, "delta", known ? b - a : NAN);
+    rl_json_add_num(o, "ratio", !known ? NAN : a != 0 ? (b - a) / a : b == a ? 0 : NAN);
 }
 
 static void pair_str(cJSON *parent, const char *k, const char *a, const char *b) {
@@ -509,11 +505,11 @@ static cJSON *single_json(const dlayer *l) {
     cJSON_AddStringToObject(o, "name", l->name);
     cJSON_AddStringToObject(o, "op", l->op);
     cJSON_AddStringToObject(o, "domain", l->domain);
-    put_num(o, "flops", l->flops);
-    put_num(o, "bytes", l->bytes);
-    put_num(o, "intensity", l->intensity);
-    put_num(o, "t", l->t);
-    put_num(o, "energy_j", l->energy);
+    rl_json_add_num(o, "flops", l->flops);
+    rl_json_add_num(o, "bytes", l->bytes);
+    rl_json_add_num(o, "intensity", l->intensity);
+    rl_json_add_num(o, "t", l->t);
+    rl_json_add_num(o, "energy_j", l->energy);
     cJSON_AddStringToObject(o, "bound", l->bound);
     cJSON_AddBoolToObject(o, "supported", l->supported);
     cJSON_AddBoolToObject(o, "known", l->known);
@@ -717,9 +713,9 @@ static void model_side(cJSON *d, const char *k, const char *label, const rl_summ
     cJSON *o = cJSON_AddObjectToObject(d, k);
     cJSON_AddStringToObject(o, "label", label);
     cJSON_AddStringToObject(o, "name", s->name);
-    put_num(o, "nodes", s->nodes);
+    rl_json_add_num(o, "nodes", s->nodes);
     cJSON_AddStringToObject(o, "precision", s->precision);
-    put_num(o, "unknown_layers", s->unknown_layers);
+    rl_json_add_num(o, "unknown_layers", s->unknown_layers);
     cJSON *u = cJSON_AddArrayToObject(o, "unsupported_ops");
     const cJSON *x;
     cJSON_ArrayForEach(x, s->unsupported_ops) if (cJSON_IsString(x)) cJSON_AddItemToArray(u, cJSON_CreateString(x->valuestring));

@@ -8,17 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "roofline.h"
 #include "study.h"
 
 #define STUDY_MAX_HARDWARE 64
 #define STUDY_MAX_BATCHES 64
 #define STUDY_MAX_BATCH 1e9
-
-static void put_num(cJSON *o, const char *k, double v) {
-    if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
-    else cJSON_AddNullToObject(o, k);
-}
 
 static cJSON *error_object(const rl_error *e) {
     cJSON *o = cJSON_CreateObject();
@@ -46,13 +42,13 @@ static bool scratch_ctx(rl_ctx *s, const rl_ctx *c, rl_arena *arena, rl_error *e
 /* The chosen model's figures every study row carries. */
 static void put_chosen(cJSON *row, const rl_timing *t) {
     const rl_sol_result *ch = rl_timing_chosen(t);
-    put_num(row, "lower_bound_s", ch->lower_bound_s);
-    put_num(row, "upper_bound_s", ch->upper_bound_s);
-    put_num(row, "energy_j", t->has_energy ? ch->energy_j : NAN);
-    put_num(row, "avg_power_w", t->has_energy ? ch->avg_power_w : NAN);
+    rl_json_add_num(row, "lower_bound_s", ch->lower_bound_s);
+    rl_json_add_num(row, "upper_bound_s", ch->upper_bound_s);
+    rl_json_add_num(row, "energy_j", t->has_energy ? ch->energy_j : NAN);
+    rl_json_add_num(row, "avg_power_w", t->has_energy ? ch->avg_power_w : NAN);
     cJSON_AddStringToObject(row, "bound", ch->bound);
-    put_num(row, "kernels", ch->kernels);
-    put_num(row, "launch_floor_s", ch->launch_floor_s);
+    rl_json_add_num(row, "kernels", ch->kernels);
+    rl_json_add_num(row, "launch_floor_s", ch->launch_floor_s);
     cJSON_AddBoolToObject(row, "power_capped", ch->power_capped);
 }
 
@@ -92,8 +88,8 @@ static void compare_row(rl_ctx *s, const cJSON *pj, const char *mode, const rl_o
     }
     cJSON_AddStringToObject(row, "precision", rl_precision_name(t.main_prec));
     cJSON *so = cJSON_AddObjectToObject(row, "sol");
-    for (int m = 0; m < RL_SOL_COUNT; m++) put_num(so, rl_sol_names[m], t.sol[m].time_s);
-    put_num(row, "chosen_time_s", rl_timing_chosen(&t)->time_s);
+    for (int m = 0; m < RL_SOL_COUNT; m++) rl_json_add_num(so, rl_sol_names[m], t.sol[m].time_s);
+    rl_json_add_num(row, "chosen_time_s", rl_timing_chosen(&t)->time_s);
     put_chosen(row, &t);
     cJSON_AddNullToObject(row, "error");
 }
@@ -215,13 +211,13 @@ static int sweep_row(const rl_ctx *c, const rl_options *o, const rl_hw *hw, int6
         const rl_sol_result *ch = rl_timing_chosen(&t);
         const double intensity = ch->bytes > 0 ? ch->flops / ch->bytes : 0, per = (double)batch;
         cJSON_AddStringToObject(row, "batch_applied", pg.batch_applied);
-        put_num(row, "flops", ch->flops);
-        put_num(row, "bytes", ch->bytes);
-        put_num(row, "intensity", intensity);
-        put_num(row, "attainable_flops_per_s", intensity * hw->mem_bw[0] < peak ? intensity * hw->mem_bw[0] : peak);
-        put_num(row, "time_s", ch->time_s);
-        put_num(row, "time_per_sample_s", ch->time_s / per);
-        put_num(row, "energy_per_sample_j", t.has_energy ? ch->energy_j / per : NAN);
+        rl_json_add_num(row, "flops", ch->flops);
+        rl_json_add_num(row, "bytes", ch->bytes);
+        rl_json_add_num(row, "intensity", intensity);
+        rl_json_add_num(row, "attainable_flops_per_s", intensity * hw->mem_bw[0] < peak ? intensity * hw->mem_bw[0] : peak);
+        rl_json_add_num(row, "time_s", ch->time_s);
+        rl_json_add_num(row, "time_per_sample_s", ch->time_s / per);
+        rl_json_add_num(row, "energy_per_sample_j", t.has_energy ? ch->energy_j / per : NAN);
         put_chosen(row, &t);
         cJSON_AddNullToObject(row, "error");
         *intensity_out = intensity;
@@ -265,7 +261,7 @@ static int study_batch_sweep(rl_ctx *c, const cJSON *study, const rl_options *o,
     }
     if (critical > 0) cJSON_AddNumberToObject(out, "critical_batch", (double)critical);
     else cJSON_AddNullToObject(out, "critical_batch");
-    put_num(out, "time_balance", balance);
+    rl_json_add_num(out, "time_balance", balance);
     cJSON_AddStringToObject(out, "precision", rl_precision_name(own.main_prec));
     cJSON_AddStringToObject(out, "sol", o->sol);
     char note[600];
@@ -423,19 +419,19 @@ static int study_power_modes(rl_ctx *c, const cJSON *study, const cJSON *req, co
         cJSON *o2 = cJSON_CreateObject();
         cJSON_AddStringToObject(o2, "mode", r->id);
         cJSON_AddStringToObject(o2, "name", r->name);
-        put_num(o2, "time_s", r->time);
-        put_num(o2, "energy_j", r->energy);
-        put_num(o2, "avg_power_w", r->power);
+        rl_json_add_num(o2, "time_s", r->time);
+        rl_json_add_num(o2, "energy_j", r->energy);
+        rl_json_add_num(o2, "avg_power_w", r->power);
         cJSON_AddStringToObject(o2, "bound", r->bound);
         cJSON_AddBoolToObject(o2, "power_capped", r->capped);
         cJSON_AddBoolToObject(o2, "pareto", r->pareto);
-        put_num(o2, "compute_bound_time_share", r->share);
-        put_num(o2, "slowdown", r->time / rows[fastest].time - 1);
+        rl_json_add_num(o2, "compute_bound_time_share", r->share);
+        rl_json_add_num(o2, "slowdown", r->time / rows[fastest].time - 1);
         cJSON_AddItemToArray(arr, o2);
     }
     cJSON_AddStringToObject(out, "fastest", rows[fastest].id);
     cJSON_AddStringToObject(out, "recommended", rows[rec].id);
-    put_num(out, "max_slowdown", max_slowdown);
+    rl_json_add_num(out, "max_slowdown", max_slowdown);
     /* The layer-level reason: a mode that lowers clocks costs little time
      * when little of the time is spent in compute-bound layers. */
     const mode_row *f = &rows[fastest], *r = &rows[rec];
