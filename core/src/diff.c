@@ -767,6 +767,74 @@ static int parse_diff_options(const cJSON *req, diff_options *o, rl_error *err) 
 }
 
 /* ---------------------------------------------------------------- diff -- */
+/* Both models analysed with the request's inner analysis; *res_old and
+ * *res_new (the caller deletes them) are set as soon as they exist. */
+static bool analyze_both(rl_model *old_model, rl_model *new_model, const char *text, const diff_options *opt,
+                         side *so, side *sn, cJSON **res_old, cJSON **res_new, rl_arena *arena, rl_error *err) {
+    if (!analyze_side(old_model, text, so, arena, err)) return false;
+    *res_old = so->res;
+    if (!cJSON_IsTrue(item(*res_old, "ok"))) {
+        inner_error(*res_old, "old", opt->old_label, err);
+        return false;
+    }
+    if (!analyze_side(new_model, text, sn, arena, err)) return false;
+    *res_new = sn->res;
+    if (!cJSON_IsTrue(item(*res_new, "ok"))) {
+        inner_error(*res_new, "new", opt->new_label, err);
+        return false;
+    }
+    return true;
+}
+
+/* The sections of the diff object d after the two models' own: what the
+ * diff is of, the changes, the gate's verdict and the Markdown. */
+static bool add_diff_sections(cJSON *d, const side *so, const side *sn, const rl_summary *a, const rl_summary *b,
+                              const cJSON *res_new, const diff_options *opt, const rl_gate *gate, rl_arena *arena,
+                              rl_error *err) {
+    cJSON *hw = cJSON_AddObjectToObject(d, "hardware");
+    cJSON_AddStringToObject(hw, "id", b->hw_id);
+    cJSON_AddStringToObject(hw, "name", b->hw_name);
+    if (b->power_mode[0]) cJSON_AddStringToObject(hw, "power_mode", b->power_mode);
+    else cJSON_AddNullToObject(hw, "power_mode");
+    cJSON_AddItemToObject(d, "options", cJSON_Duplicate(item(res_new, "options"), true));
+    cJSON *sol = cJSON_AddObjectToObject(d, "sol");
+    cJSON_AddStringToObject(sol, "model", b->sol_model);
+    cJSON_AddStringToObject(sol, "granularity", b->granularity);
+    add_totals(d, a, b);
+    add_layers(d, so->layers, so->n, sn->layers, sn->n);
+    if (!add_changes(d, so->layers, so->n, sn->layers, sn->n)) {
+        rl_error_set(err, "out_of_memory", "", "out of memory while ranking the changes");
+        return false;
+    }
+    add_unsupported(d, a, b);
+    if (!add_warnings(d, a, b, arena)) {
+        rl_error_set(err, "out_of_memory", "", "out of memory while comparing the warnings");
+        return false;
+    }
+    cJSON_AddItemToObject(d, "roofline", cJSON_Duplicate(b->roofline, true));
+    if (gate) {
+        cJSON *g = rl_gate_eval(gate, d);
+        if (!g) {
+            rl_error_set(err, "out_of_memory", "", "out of memory while applying the thresholds");
+            return false;
+        }
+        cJSON_AddItemToObject(d, "gate", g);
+    } else {
+        cJSON_AddNullToObject(d, "gate");
+    }
+    if (opt->markdown) {
+        char *md = rl_diff_markdown(d, opt->top);
+        cJSON *s = md ? cJSON_CreateString(md) : NULL;
+        free(md);
+        if (!s) {
+            rl_error_set(err, "out_of_memory", "", "out of memory while writing the Markdown");
+            return false;
+        }
+        cJSON_AddItemToObject(d, "markdown", s);
+    }
+    return true;
+}
+
 char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *request_json) {
     rl_error err = {0};
     rl_json_begin();
@@ -788,31 +856,17 @@ char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *reque
         rl_error_set(&err, "out_of_memory", "request", "out of memory");
         goto fail;
     }
-    if (!analyze_side(old_model, text, &so, &arena, &err)) goto fail;
-    res_old = so.res;
-    if (!cJSON_IsTrue(item(res_old, "ok"))) {
-        inner_error(res_old, "old", opt.old_label, &err);
-        goto fail;
-    }
-    if (!analyze_side(new_model, text, &sn, &arena, &err)) goto fail;
-    res_new = sn.res;
-    if (!cJSON_IsTrue(item(res_new, "ok"))) {
-        inner_error(res_new, "new", opt.new_label, &err);
-        goto fail;
-    }
+    if (!analyze_both(old_model, new_model, text, &opt, &so, &sn, &res_old, &res_new, &arena, &err)) goto fail;
     /* the inner analyses marked their own allocations; from here on, ours
      * (and the reading's: a failure there was reported above) */
     rl_json_begin();
     rl_summary a, b;
     rl_summary_read(res_old, &a);
     rl_summary_read(res_new, &b);
-    dlayer *lo = so.layers, *ln = sn.layers;
-    int n = so.n, m = sn.n;
-    if (!match_layers(lo, n, ln, m, &arena)) {
+    if (!match_layers(so.layers, so.n, sn.layers, sn.n, &arena)) {
         rl_error_set(&err, "out_of_memory", "", "out of memory while matching the layers");
         goto fail;
     }
-
     root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema", ROOFLENS_SCHEMA);
     cJSON_AddTrueToObject(root, "ok");
@@ -820,47 +874,7 @@ char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *reque
     cJSON *d = cJSON_AddObjectToObject(root, "diff");
     model_side(d, "old", opt.old_label, &a);
     model_side(d, "new", opt.new_label, &b);
-    cJSON *hw = cJSON_AddObjectToObject(d, "hardware");
-    cJSON_AddStringToObject(hw, "id", b.hw_id);
-    cJSON_AddStringToObject(hw, "name", b.hw_name);
-    if (b.power_mode[0]) cJSON_AddStringToObject(hw, "power_mode", b.power_mode);
-    else cJSON_AddNullToObject(hw, "power_mode");
-    cJSON_AddItemToObject(d, "options", cJSON_Duplicate(item(res_new, "options"), true));
-    cJSON *sol = cJSON_AddObjectToObject(d, "sol");
-    cJSON_AddStringToObject(sol, "model", b.sol_model);
-    cJSON_AddStringToObject(sol, "granularity", b.granularity);
-    add_totals(d, &a, &b);
-    add_layers(d, lo, n, ln, m);
-    if (!add_changes(d, lo, n, ln, m)) {
-        rl_error_set(&err, "out_of_memory", "", "out of memory while ranking the changes");
-        goto fail;
-    }
-    add_unsupported(d, &a, &b);
-    if (!add_warnings(d, &a, &b, &arena)) {
-        rl_error_set(&err, "out_of_memory", "", "out of memory while comparing the warnings");
-        goto fail;
-    }
-    cJSON_AddItemToObject(d, "roofline", cJSON_Duplicate(b.roofline, true));
-    if (gate) {
-        cJSON *g = rl_gate_eval(gate, d);
-        if (!g) {
-            rl_error_set(&err, "out_of_memory", "", "out of memory while applying the thresholds");
-            goto fail;
-        }
-        cJSON_AddItemToObject(d, "gate", g);
-    } else {
-        cJSON_AddNullToObject(d, "gate");
-    }
-    if (opt.markdown) {
-        char *md = rl_diff_markdown(d, opt.top);
-        cJSON *s = md ? cJSON_CreateString(md) : NULL;
-        free(md);
-        if (!s) {
-            rl_error_set(&err, "out_of_memory", "", "out of memory while writing the Markdown");
-            goto fail;
-        }
-        cJSON_AddItemToObject(d, "markdown", s);
-    }
+    if (!add_diff_sections(d, &so, &sn, &a, &b, res_new, &opt, gate, &arena, &err)) goto fail;
     result = rl_json_finish(root);
     root = NULL;
 fail:
