@@ -812,220 +812,248 @@ static int build_compare(cJSON *study, const char *list, const char *dir) {
     return rc;
 }
 
-int main(int argc, char **argv) {
-    if (argc > 1 && !strcmp(argv[1], "calibrate")) return rl_calibrate_main(argc - 1, argv + 1);
-    const char *model_path = NULL, *hw = "h100-sxm", *format = "table", *dir = NULL;
-    int top = -1;
-    const char *fail_if = NULL, *label_old = NULL, *label_new = NULL;
-    enum command cmd = CMD_ANALYZE;
-    int first = 1;
-    if (argc > 1 && !strcmp(argv[1], "diff")) cmd = CMD_DIFF, first = 2;
-    else if (argc > 1 && !strcmp(argv[1], "batch")) cmd = CMD_BATCH, first = 2;
-    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
-    int n_paths = 0;
-    bool strict = false;
-    const char *compare = NULL, *sweep = NULL, *max_slowdown = NULL;
-    const char *measured = NULL, *measured_format = NULL;
-    bool power_modes = false, llm = false;
-    int studies = 0;
-    cJSON *llm_req = cJSON_CreateObject(); /* --llm options, joined to req with --llm */
-    cJSON *req = cJSON_CreateObject();
-    cJSON *dims = cJSON_CreateObject();
-    /* until dims joins req, a usage error frees both (they would leak at exit) */
-#define CLEANUP() (cJSON_Delete(req), cJSON_Delete(dims), cJSON_Delete(llm_req), free(paths))
-#define USAGE_ERROR(fmt, arg) (CLEANUP(), usage_error(fmt, arg))
+/* The command line, as parsed: the request under construction (req, dims,
+ * llm_req; freed by args_free until they are handed on) and the choices
+ * that decide what is run and printed. */
+typedef struct cli_args {
+    enum command cmd;
+    const char **paths;
+    int n_paths;
+    const char *hw, *format, *dir;
+    int top; /* -1: the command's default */
+    const char *fail_if, *label_old, *label_new;
+    bool strict, power_modes, llm;
+    const char *compare, *sweep, *max_slowdown;
+    const char *measured, *measured_format;
+    int studies;
+    cJSON *req, *dims, *llm_req; /* llm_req: --llm options, joined to req with --llm */
+} cli_args;
+
+/* Parse result of one option: handled, not this parser's, or an exit code. */
+enum { ARG_DONE = -1, ARG_NOT_MINE = -2 };
+
+static void args_free(cli_args *A) {
+    cJSON_Delete(A->req);
+    cJSON_Delete(A->dims);
+    cJSON_Delete(A->llm_req);
+    free(A->paths);
+    A->req = A->dims = A->llm_req = NULL;
+    A->paths = NULL;
+}
+
+/* A usage error after what was parsed is freed (it would leak at exit). */
+static int args_usage_error(cli_args *A, const char *fmt, const char *arg) {
+    args_free(A);
+    return usage_error(fmt, arg);
+}
+
+/* The options that take a number or NAME=VALUE: --top, --batch, --dim and
+ * the --llm counts. */
+static int parse_number_option(cli_args *A, const char *a, const char *val) {
+    char *end;
+    if (!strcmp(a, "--top")) {
+        long t = strtol(val, &end, 10);
+        if (*end || t < 0 || end == val) return args_usage_error(A, "--top needs a whole number, not '%s'", val);
+        A->top = (int)t;
+    } else if (!strcmp(a, "--batch")) {
+        long long b = strtoll(val, &end, 10);
+        if (*end || b < 1) return args_usage_error(A, "--batch needs a whole number of at least 1, not '%s'", val);
+        cJSON_AddNumberToObject(A->req, "batch", (double)b);
+    } else if (!strcmp(a, "--dim")) {
+        const char *eq = strchr(val, '=');
+        if (!eq || eq == val) return args_usage_error(A, "--dim needs NAME=VALUE, not '%s'", val);
+        long long v = strtoll(eq + 1, &end, 10);
+        if (*end || v < 0 || end == eq + 1) return args_usage_error(A, "--dim needs a whole number after '=', in '%s'", val);
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - val), val);
+        cJSON_AddNumberToObject(A->dims, name, (double)v);
+    } else if (!strcmp(a, "--prompt") || !strcmp(a, "--generate") || !strcmp(a, "--weight-bits") ||
+               !strcmp(a, "--kv-bits") || !strcmp(a, "--weight-group")) {
+        char key[32], msg[96];
+        long long v = strtoll(val, &end, 10);
+        snprintf(msg, sizeof msg, "%s needs a whole number of at least 1, not '%%s'", a);
+        if (*end || end == val || v < 1) return args_usage_error(A, msg, val);
+        snprintf(key, sizeof key, "%s", a + 2);
+        for (char *k = key; *k; k++) if (*k == '-') *k = '_';
+        cJSON_DeleteItemFromObject(A->llm_req, key);
+        cJSON_AddNumberToObject(A->llm_req, key, (double)v);
+    } else if (!strcmp(a, "--llm-dims")) {
+        if (parse_llm_dims(A->llm_req, val))
+            return args_usage_error(A, "--llm-dims needs ROLE=NAME,... with roles batch, seq, past, total, not '%s'", val);
+    } else {
+        return ARG_NOT_MINE;
+    }
+    return ARG_DONE;
+}
+
+/* The options that take a value and keep it as given (or check it against
+ * a list: --format). */
+static int parse_value_option(cli_args *A, const char *a, const char *val) {
+    static const char *const request_keys[][2] = {
+        {"--power-mode", "power_mode"}, {"--precision", "precision"}, {"--mode", "mode"}, {"--sol", "sol"}};
+    for (size_t k = 0; k < sizeof request_keys / sizeof *request_keys; k++)
+        if (!strcmp(a, request_keys[k][0])) {
+            cJSON_AddStringToObject(A->req, request_keys[k][1], val);
+            return ARG_DONE;
+        }
+    if (!strcmp(a, "--format")) {
+        A->format = val;
+        bool markdown = A->cmd != CMD_ANALYZE && !strcmp(val, "markdown");
+        bool netron = A->cmd == CMD_ANALYZE && !strcmp(val, "netron");
+        if (strcmp(val, "table") && strcmp(val, "json") && strcmp(val, "csv") && !markdown && !netron) {
+            if (A->cmd == CMD_ANALYZE) return args_usage_error(A, "--format must be table, json, csv or netron, not '%s'", val);
+            return args_usage_error(A, "--format must be table, json, csv or markdown, not '%s'", val);
+        }
+        return ARG_DONE;
+    }
+    const char **slot = !strcmp(a, "--hw")                ? &A->hw
+                        : !strcmp(a, "--hw-dir")          ? &A->dir
+                        : !strcmp(a, "--compare")         ? &A->compare
+                        : !strcmp(a, "--sweep-batch")     ? &A->sweep
+                        : !strcmp(a, "--max-slowdown")    ? &A->max_slowdown
+                        : !strcmp(a, "--measured")        ? &A->measured
+                        : !strcmp(a, "--measured-format") ? &A->measured_format
+                        : !strcmp(a, "--fail-if")         ? &A->fail_if
+                        : !strcmp(a, "--label-old")       ? &A->label_old
+                        : !strcmp(a, "--label-new")       ? &A->label_new
+                                                          : NULL;
+    if (!slot) return parse_number_option(A, a, val);
+    *slot = val;
+    if (slot == &A->compare || slot == &A->sweep) A->studies++;
+    return ARG_DONE;
+}
+
+/* The options that take a value (parse_value_option, parse_number_option). */
+static bool is_value_option(const char *a) {
+    static const char *const names[] = {
+        "--hw", "--hw-dir", "--power-mode", "--precision", "--mode", "--sol", "--format", "--top", "--batch",
+        "--dim", "--compare", "--sweep-batch", "--max-slowdown", "--prompt", "--generate", "--weight-bits",
+        "--kv-bits", "--weight-group", "--llm-dims", "--measured", "--measured-format", "--fail-if",
+        "--label-old", "--label-new"};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        if (!strcmp(a, names[k])) return true;
+    return false;
+}
+
+/* Every argument after the command word. Returns ARG_DONE to go on, or the
+ * exit code of an option that ends the run (--help, --check-hw, an error). */
+static int parse_args(cli_args *A, int first, int argc, char **argv) {
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE() do { if (!val) return USAGE_ERROR("%s needs a value", a); i++; } while (0)
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { print_usage(stdout); CLEANUP(); return EXIT_OK; }
-        else if (!strcmp(a, "--version")) { printf("rooflens %s\n", ROOFLENS_VERSION); CLEANUP(); return EXIT_OK; }
-        else if (!strcmp(a, "--list-hw")) { CLEANUP(); return list_hw(hw_dir(dir)); }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { print_usage(stdout); args_free(A); return EXIT_OK; }
+        else if (!strcmp(a, "--version")) { printf("rooflens %s\n", ROOFLENS_VERSION); args_free(A); return EXIT_OK; }
+        else if (!strcmp(a, "--list-hw")) { args_free(A); return list_hw(hw_dir(A->dir)); }
         else if (!strcmp(a, "--check-hw")) {
-            CLEANUP();
+            args_free(A);
             if (i + 1 >= argc) return usage_error("%s needs at least one profile id or file", a);
-            return check_hw(argc - i - 1, argv + i + 1, hw_dir(dir));
+            return check_hw(argc - i - 1, argv + i + 1, hw_dir(A->dir));
         }
-        else if (!strcmp(a, "--hw")) { NEED_VALUE(); hw = val; }
-        else if (!strcmp(a, "--hw-dir")) { NEED_VALUE(); dir = val; }
-        else if (!strcmp(a, "--power-mode")) { NEED_VALUE(); cJSON_AddStringToObject(req, "power_mode", val); }
-        else if (!strcmp(a, "--precision")) { NEED_VALUE(); cJSON_AddStringToObject(req, "precision", val); }
-        else if (!strcmp(a, "--mode")) { NEED_VALUE(); cJSON_AddStringToObject(req, "mode", val); }
-        else if (!strcmp(a, "--sol")) { NEED_VALUE(); cJSON_AddStringToObject(req, "sol", val); }
-        else if (!strcmp(a, "--format")) {
-            NEED_VALUE();
-            format = val;
-            bool markdown = cmd != CMD_ANALYZE && !strcmp(format, "markdown");
-            bool netron = cmd == CMD_ANALYZE && !strcmp(format, "netron");
-            if (strcmp(format, "table") && strcmp(format, "json") && strcmp(format, "csv") && !markdown && !netron) {
-                if (cmd == CMD_ANALYZE) return USAGE_ERROR("--format must be table, json, csv or netron, not '%s'", format);
-                return USAGE_ERROR("--format must be table, json, csv or markdown, not '%s'", format);
-            }
-        } else if (!strcmp(a, "--top")) {
-            NEED_VALUE();
-            char *end;
-            long t = strtol(val, &end, 10);
-            if (*end || t < 0 || end == val) return USAGE_ERROR("--top needs a whole number, not '%s'", val);
-            top = (int)t;
-        } else if (!strcmp(a, "--batch")) {
-            NEED_VALUE();
-            char *end;
-            long long b = strtoll(val, &end, 10);
-            if (*end || b < 1) return USAGE_ERROR("--batch needs a whole number of at least 1, not '%s'", val);
-            cJSON_AddNumberToObject(req, "batch", (double)b);
-        } else if (!strcmp(a, "--dim")) {
-            NEED_VALUE();
-            const char *eq = strchr(val, '=');
-            char *end;
-            if (!eq || eq == val) return USAGE_ERROR("--dim needs NAME=VALUE, not '%s'", val);
-            long long v = strtoll(eq + 1, &end, 10);
-            if (*end || v < 0 || end == eq + 1) return USAGE_ERROR("--dim needs a whole number after '=', in '%s'", val);
-            char name[256];
-            snprintf(name, sizeof name, "%.*s", (int)(eq - val), val);
-            cJSON_AddNumberToObject(dims, name, (double)v);
-        } else if (!strcmp(a, "--compare")) { NEED_VALUE(); compare = val; studies++; }
-        else if (!strcmp(a, "--sweep-batch")) { NEED_VALUE(); sweep = val; studies++; }
-        else if (!strcmp(a, "--power-modes")) { power_modes = true; studies++; }
-        else if (!strcmp(a, "--max-slowdown")) { NEED_VALUE(); max_slowdown = val; }
-        else if (!strcmp(a, "--llm")) llm = true;
-        else if (!strcmp(a, "--prompt") || !strcmp(a, "--generate") || !strcmp(a, "--weight-bits") ||
-                 !strcmp(a, "--kv-bits") || !strcmp(a, "--weight-group")) {
-            NEED_VALUE();
-            char *end, key[32], msg[96];
-            long long v = strtoll(val, &end, 10);
-            snprintf(msg, sizeof msg, "%s needs a whole number of at least 1, not '%%s'", a);
-            if (*end || end == val || v < 1) return USAGE_ERROR(msg, val);
-            snprintf(key, sizeof key, "%s", a + 2);
-            for (char *k = key; *k; k++) if (*k == '-') *k = '_';
-            cJSON_DeleteItemFromObject(llm_req, key);
-            cJSON_AddNumberToObject(llm_req, key, (double)v);
-        } else if (!strcmp(a, "--llm-dims")) {
-            NEED_VALUE();
-            if (parse_llm_dims(llm_req, val))
-                return USAGE_ERROR("--llm-dims needs ROLE=NAME,... with roles batch, seq, past, total, not '%s'", val);
-        }
-        else if (!strcmp(a, "--measured")) { NEED_VALUE(); measured = val; }
-        else if (!strcmp(a, "--measured-format")) { NEED_VALUE(); measured_format = val; }
-        else if (!strcmp(a, "--strict")) strict = true;
-        else if (!strcmp(a, "--fail-if")) { NEED_VALUE(); fail_if = val; }
-        else if (!strcmp(a, "--label-old")) { NEED_VALUE(); label_old = val; }
-        else if (!strcmp(a, "--label-new")) { NEED_VALUE(); label_new = val; }
+        else if (!strcmp(a, "--power-modes")) { A->power_modes = true; A->studies++; }
+        else if (!strcmp(a, "--llm")) A->llm = true;
+        else if (!strcmp(a, "--strict")) A->strict = true;
         else if (!strcmp(a, "--")) {
-            while (++i < argc) paths[n_paths++] = argv[i]; /* the rest are models, even "-x.onnx" */
-        } else if (a[0] == '-' && a[1]) return USAGE_ERROR("unknown option '%s'", a);
-        else paths[n_paths++] = a;
+            while (++i < argc) A->paths[A->n_paths++] = argv[i]; /* the rest are models, even "-x.onnx" */
+        } else if (is_value_option(a)) {
+            if (!val) return args_usage_error(A, "%s needs a value", a);
+            i++;
+            int rc = parse_value_option(A, a, val);
+            if (rc != ARG_DONE) return rc == ARG_NOT_MINE ? args_usage_error(A, "unknown option '%s'", a) : rc;
+        } else if (a[0] == '-' && a[1]) return args_usage_error(A, "unknown option '%s'", a);
+        else A->paths[A->n_paths++] = a;
     }
-    if (n_paths == 0) {
-        print_usage(stderr);
-        CLEANUP();
-        return EXIT_USAGE;
-    }
-    model_path = paths[0];
-    if (cmd == CMD_ANALYZE && n_paths > 1) {
-        const char *second = paths[1];
-        return USAGE_ERROR("one model at a time (got a second: '%s'); 'rooflens diff OLD NEW' compares two", second);
-    }
-    if (cmd == CMD_DIFF && n_paths != 2)
-        return USAGE_ERROR("%s", "rooflens diff needs two models: OLD.onnx NEW.onnx");
-    if (cmd != CMD_ANALYZE && (studies || llm || measured))
-        return USAGE_ERROR("%s", "--compare, --sweep-batch, --power-modes, --llm and --measured are views of one model, not of diff or batch");
-    if (cmd != CMD_DIFF && (fail_if || label_old || label_new))
-        return USAGE_ERROR("%s", "--fail-if, --label-old and --label-new go with rooflens diff");
-    if (cmd == CMD_BATCH && (strict || top >= 0)) return USAGE_ERROR("%s", "--strict and --top do not apply to rooflens batch");
-    if (!llm && cJSON_GetArraySize(llm_req) > 0)
-        return USAGE_ERROR("%s", "--prompt, --generate, --weight-bits, --weight-group, --kv-bits and --llm-dims go with --llm");
-    if (llm && studies) return USAGE_ERROR("%s", "--llm is a view of its own: not with --compare, --sweep-batch or --power-modes");
-    if (llm && !strcmp(format, "csv")) return USAGE_ERROR("%s", "--llm prints a table or JSON (--format table|json), not csv");
-    if (studies > 1) return USAGE_ERROR("%s", "--compare, --sweep-batch and --power-modes: one study at a time");
-    if (max_slowdown && !power_modes) return USAGE_ERROR("%s", "--max-slowdown goes with --power-modes");
-    if (studies && (!strcmp(format, "csv") || !strcmp(format, "netron")))
-        return USAGE_ERROR("a study prints a table or JSON (--format table|json), not %s", format);
-    if (measured_format && !measured) return USAGE_ERROR("%s", "--measured-format goes with --measured");
-    if (measured && studies) return USAGE_ERROR("%s", "--measured goes with one analysis, not with a study");
-    cJSON *profile = load_profile(hw, hw_dir(dir));
-    if (!profile) {
-        CLEANUP();
-        return EXIT_USAGE;
-    }
-    cJSON_AddItemToObject(req, "hardware", profile);
-    cJSON_AddItemToObject(req, "dims", dims);
-    dims = NULL;
-    if (cmd != CMD_ANALYZE) {
-        int rc = EXIT_OK;
-        if (cmd == CMD_DIFF) {
-            diff_args da = {paths[0], paths[1], format, fail_if, label_old ? label_old : paths[0],
-                            label_new ? label_new : paths[1], top >= 0 ? top : 10, strict};
-            rc = run_diff(req, &da);
-        } else {
-            rc = run_batch(req, paths, n_paths, format);
-        }
-        CLEANUP();
-        return rc;
-    }
-    free(paths);
-    if (top < 0) top = 15;
-    if (llm) {
-        cJSON_AddItemToObject(req, "llm", llm_req);
-        cJSON_AddFalseToObject(req, "layers"); /* the view carries the figures */
-    } else {
-        cJSON_Delete(llm_req);
-    }
-    if (studies) {
-        cJSON *study = cJSON_AddObjectToObject(req, "study");
-        if (compare) {
-            cJSON_AddStringToObject(study, "kind", "compare");
-            if (build_compare(study, compare, hw_dir(dir))) { cJSON_Delete(req); return EXIT_USAGE; }
-        } else if (sweep) {
-            cJSON_AddStringToObject(study, "kind", "batch_sweep");
-            cJSON *b = parse_batches(sweep);
-            if (!b) {
-                cJSON_Delete(req);
-                return usage_error("--sweep-batch needs A..B (powers of two from A to B) or a comma list of "
-                                   "whole numbers >= 1, not '%s'", sweep);
-            }
-            cJSON_AddItemToObject(study, "batches", b);
-        } else {
-            cJSON_AddStringToObject(study, "kind", "power_modes");
-            if (max_slowdown) {
-                char *end;
-                double x = strtod(max_slowdown, &end);
-                if (*end || end == max_slowdown) {
-                    cJSON_Delete(req);
-                    return usage_error("--max-slowdown needs a number (0.05 = 5%% slower), not '%s'", max_slowdown);
-                }
-                cJSON_AddNumberToObject(study, "max_slowdown", x);
-            }
-        }
-        /* the study carries the figures; the per-layer rows are not printed */
-        cJSON_AddFalseToObject(req, "layers");
-    } else if (!llm && strcmp(format, "json")) cJSON_AddTrueToObject(req, "layers");
-    if (measured) {
-        char *text = read_text(measured);
-        if (!text) {
-            fprintf(stderr, "rooflens: cannot read the measured profile %s: %s\n", measured, strerror(errno));
-            cJSON_Delete(req);
-            return EXIT_USAGE;
-        }
-        cJSON *ms = cJSON_AddObjectToObject(req, "measured");
-        cJSON_AddStringToObject(ms, "text", text);
-        cJSON_AddStringToObject(ms, "format", measured_format ? measured_format : "auto");
-        free(text);
-    }
+    return ARG_DONE;
+}
 
+/* The combinations of options that make no sense, refused before any work. */
+static int check_combinations(cli_args *A) {
+    bool analyze = A->cmd == CMD_ANALYZE;
+    if (analyze && A->n_paths > 1)
+        return args_usage_error(A, "one model at a time (got a second: '%s'); 'rooflens diff OLD NEW' compares two", A->paths[1]);
+    if (A->cmd == CMD_DIFF && A->n_paths != 2)
+        return args_usage_error(A, "%s", "rooflens diff needs two models: OLD.onnx NEW.onnx");
+    if (!analyze && (A->studies || A->llm || A->measured))
+        return args_usage_error(A, "%s", "--compare, --sweep-batch, --power-modes, --llm and --measured are views of one model, not of diff or batch");
+    if (A->cmd != CMD_DIFF && (A->fail_if || A->label_old || A->label_new))
+        return args_usage_error(A, "%s", "--fail-if, --label-old and --label-new go with rooflens diff");
+    if (A->cmd == CMD_BATCH && (A->strict || A->top >= 0))
+        return args_usage_error(A, "%s", "--strict and --top do not apply to rooflens batch");
+    if (!A->llm && cJSON_GetArraySize(A->llm_req) > 0)
+        return args_usage_error(A, "%s", "--prompt, --generate, --weight-bits, --weight-group, --kv-bits and --llm-dims go with --llm");
+    if (A->llm && A->studies)
+        return args_usage_error(A, "%s", "--llm is a view of its own: not with --compare, --sweep-batch or --power-modes");
+    if (A->llm && !strcmp(A->format, "csv"))
+        return args_usage_error(A, "%s", "--llm prints a table or JSON (--format table|json), not csv");
+    if (A->studies > 1) return args_usage_error(A, "%s", "--compare, --sweep-batch and --power-modes: one study at a time");
+    if (A->max_slowdown && !A->power_modes) return args_usage_error(A, "%s", "--max-slowdown goes with --power-modes");
+    if (A->studies && (!strcmp(A->format, "csv") || !strcmp(A->format, "netron")))
+        return args_usage_error(A, "a study prints a table or JSON (--format table|json), not %s", A->format);
+    if (A->measured_format && !A->measured) return args_usage_error(A, "%s", "--measured-format goes with --measured");
+    if (A->measured && A->studies) return args_usage_error(A, "%s", "--measured goes with one analysis, not with a study");
+    return ARG_DONE;
+}
+
+/* The request's study object from --compare, --sweep-batch or --power-modes. */
+static int add_study(cJSON *req, const cli_args *A) {
+    cJSON *study = cJSON_AddObjectToObject(req, "study");
+    if (A->compare) {
+        cJSON_AddStringToObject(study, "kind", "compare");
+        if (build_compare(study, A->compare, hw_dir(A->dir))) return EXIT_USAGE;
+    } else if (A->sweep) {
+        cJSON_AddStringToObject(study, "kind", "batch_sweep");
+        cJSON *b = parse_batches(A->sweep);
+        if (!b)
+            return usage_error("--sweep-batch needs A..B (powers of two from A to B) or a comma list of "
+                               "whole numbers >= 1, not '%s'", A->sweep);
+        cJSON_AddItemToObject(study, "batches", b);
+    } else {
+        cJSON_AddStringToObject(study, "kind", "power_modes");
+        if (A->max_slowdown) {
+            char *end;
+            double x = strtod(A->max_slowdown, &end);
+            if (*end || end == A->max_slowdown)
+                return usage_error("--max-slowdown needs a number (0.05 = 5%% slower), not '%s'", A->max_slowdown);
+            cJSON_AddNumberToObject(study, "max_slowdown", x);
+        }
+    }
+    return ARG_DONE;
+}
+
+/* The request's measured object: the profile's text and its format. */
+static int add_measured(cJSON *req, const cli_args *A) {
+    char *text = read_text(A->measured);
+    if (!text) {
+        fprintf(stderr, "rooflens: cannot read the measured profile %s: %s\n", A->measured, strerror(errno));
+        return EXIT_USAGE;
+    }
+    cJSON *ms = cJSON_AddObjectToObject(req, "measured");
+    cJSON_AddStringToObject(ms, "text", text);
+    cJSON_AddStringToObject(ms, "format", A->measured_format ? A->measured_format : "auto");
+    free(text);
+    return ARG_DONE;
+}
+
+static void print_error_line(const char *model_path, const cJSON *eo) {
+    fprintf(stderr, "rooflens: %s: %s [%s]%s%s\n", model_path, str(eo, "message"), str(eo, "code"),
+            str(eo, "where")[0] ? " at " : "", str(eo, "where"));
+}
+
+/* One analysis (or study, or LLM view) of one model, printed in the chosen
+ * format. Takes req (deleted here). */
+static int analyze_and_print(cJSON *req, const char *model_path, const cli_args *A, int top) {
+    const char *format = A->format;
     char *err = NULL;
     rl_model *m = read_model(model_path, &err);
     if (!m) {
+        cJSON_Delete(req);
         if (!err) return EXIT_BAD_MODEL;
         if (!strcmp(format, "json")) puts(err);
         else {
             cJSON *e = cJSON_Parse(err);
-            const cJSON *eo = cJSON_GetObjectItem(e, "error");
-            fprintf(stderr, "rooflens: %s: %s [%s]%s%s\n", model_path, str(eo, "message"), str(eo, "code"),
-                    str(eo, "where")[0] ? " at " : "", str(eo, "where"));
+            print_error_line(model_path, cJSON_GetObjectItem(e, "error"));
             cJSON_Delete(e);
         }
         rl_free(err);
-        cJSON_Delete(req);
         return EXIT_BAD_MODEL;
     }
     char *text = cJSON_PrintUnformatted(req);
@@ -1036,10 +1064,8 @@ int main(int argc, char **argv) {
     cJSON *res = cJSON_Parse(out);
     int rc = EXIT_OK;
     if (!cJSON_IsTrue(cJSON_GetObjectItem(res, "ok"))) {
-        const cJSON *eo = cJSON_GetObjectItem(res, "error");
         if (!strcmp(format, "json")) puts(out);
-        else fprintf(stderr, "rooflens: %s: %s [%s]%s%s\n", model_path, str(eo, "message"), str(eo, "code"),
-                     str(eo, "where")[0] ? " at " : "", str(eo, "where"));
+        else print_error_line(model_path, cJSON_GetObjectItem(res, "error"));
         rc = EXIT_BAD_MODEL;
     } else {
         if (!strcmp(format, "json")) puts(out);
@@ -1049,17 +1075,74 @@ int main(int argc, char **argv) {
             puts(att);
             rl_free(att);
         }
-        else if (studies) print_study(res);
-        else if (llm) print_llm(res);
+        else if (A->studies) print_study(res);
+        else if (A->llm) print_llm(res);
         else {
             print_table(res, top);
             print_measured(res, top);
         }
         const cJSON *tot = cJSON_GetObjectItem(res, "totals");
-        if (strict && (num(tot, "unknown_layers") > 0 || cJSON_GetArraySize(cJSON_GetObjectItem(tot, "unsupported_ops")) > 0))
+        if (A->strict && (num(tot, "unknown_layers") > 0 || cJSON_GetArraySize(cJSON_GetObjectItem(tot, "unsupported_ops")) > 0))
             rc = EXIT_INCOMPLETE;
     }
     cJSON_Delete(res);
     rl_free(out);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "calibrate")) return rl_calibrate_main(argc - 1, argv + 1);
+    cli_args A = {.cmd = CMD_ANALYZE, .hw = "h100-sxm", .format = "table", .top = -1};
+    int first = 1;
+    if (argc > 1 && !strcmp(argv[1], "diff")) A.cmd = CMD_DIFF, first = 2;
+    else if (argc > 1 && !strcmp(argv[1], "batch")) A.cmd = CMD_BATCH, first = 2;
+    A.paths = calloc((size_t)argc + 1, sizeof *A.paths);
+    A.llm_req = cJSON_CreateObject();
+    A.req = cJSON_CreateObject();
+    A.dims = cJSON_CreateObject();
+    int rc = parse_args(&A, first, argc, argv);
+    if (rc != ARG_DONE) return rc;
+    if (A.n_paths == 0) {
+        print_usage(stderr);
+        args_free(&A);
+        return EXIT_USAGE;
+    }
+    if ((rc = check_combinations(&A)) != ARG_DONE) return rc;
+    cJSON *profile = load_profile(A.hw, hw_dir(A.dir));
+    if (!profile) {
+        args_free(&A);
+        return EXIT_USAGE;
+    }
+    cJSON *req = A.req;
+    A.req = NULL;
+    cJSON_AddItemToObject(req, "hardware", profile);
+    cJSON_AddItemToObject(req, "dims", A.dims);
+    A.dims = NULL;
+    if (A.cmd != CMD_ANALYZE) {
+        if (A.cmd == CMD_DIFF) {
+            diff_args da = {A.paths[0], A.paths[1], A.format, A.fail_if, A.label_old ? A.label_old : A.paths[0],
+                            A.label_new ? A.label_new : A.paths[1], A.top >= 0 ? A.top : 10, A.strict};
+            rc = run_diff(req, &da);
+        } else {
+            rc = run_batch(req, A.paths, A.n_paths, A.format);
+        }
+        cJSON_Delete(req);
+        args_free(&A);
+        return rc;
+    }
+    const char *model_path = A.paths[0];
+    if (A.llm) {
+        cJSON_AddItemToObject(req, "llm", A.llm_req);
+        A.llm_req = NULL;
+        cJSON_AddFalseToObject(req, "layers"); /* the view carries the figures */
+    }
+    if (A.studies) {
+        if ((rc = add_study(req, &A)) != ARG_DONE) { cJSON_Delete(req); args_free(&A); return rc; }
+        /* the study carries the figures; the per-layer rows are not printed */
+        cJSON_AddFalseToObject(req, "layers");
+    } else if (!A.llm && strcmp(A.format, "json")) cJSON_AddTrueToObject(req, "layers");
+    if (A.measured && (rc = add_measured(req, &A)) != ARG_DONE) { cJSON_Delete(req); args_free(&A); return rc; }
+    rc = analyze_and_print(req, model_path, &A, A.top < 0 ? 15 : A.top);
+    args_free(&A);
     return rc;
 }

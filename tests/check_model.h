@@ -1,10 +1,14 @@
-/* Test helpers that read models and JSON files through the public API (the
+/* Test helpers that read models, profiles and JSON files and analyse through
+ * the public API (the
  * unit tests share them instead of each carrying its own copy). Each CHECKs
  * its own failure and returns NULL then; the caller frees what it gets
  * (rl_model_free, cJSON_Delete). */
 #ifndef ROOFLENS_CHECK_MODEL_H
 #define ROOFLENS_CHECK_MODEL_H
 #include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "rooflens.h"
@@ -30,5 +34,27 @@ static inline cJSON *check_read_json(const char *path) {
     free(text);
     CHECK(j != NULL, "cannot load %s", path);
     return j;
+}
+
+/* A hardware profile by id: "unit" is tests/hw/unit.json (tests_dir is the
+ * tests/ folder), any other id is <root_dir>/hw/<id>.json. */
+static inline cJSON *check_read_hw(const char *tests_dir, const char *root_dir, const char *id) {
+    char path[1024];
+    if (strcmp(id, "unit") == 0) snprintf(path, sizeof path, "%s/hw/unit.json", tests_dir);
+    else snprintf(path, sizeof path, "%s/hw/%s.json", root_dir, id);
+    return check_read_json(path);
+}
+
+/* rl_model_analyze with `req` (consumed: deleted here); the response
+ * parsed (CHECKs that it is JSON; NULL when not). The caller deletes it. */
+static inline cJSON *check_analyze(rl_model *m, cJSON *req) {
+    char *text = cJSON_PrintUnformatted(req);
+    cJSON_Delete(req);
+    char *out = rl_model_analyze(m, text);
+    free(text);
+    cJSON *res = cJSON_Parse(out);
+    CHECK(res != NULL, "response is not JSON: %.200s", out);
+    rl_free(out);
+    return res;
 }
 #endif

@@ -34,37 +34,15 @@ static const double tiny_matrix_params =
     L_ * ((double)D_ * H_ * HD_ * 2 + (double)D_ * HKV_ * HD_ * 2 + 3.0 * D_ * FF_) + (double)D_ * V_;
 static const double tiny_kv_per_token_fp16 = L_ * 2.0 * HKV_ * HD_ * 2; /* 256 B */
 
-static cJSON *load_json(const char *path) {
-    return check_read_json(path);
-}
-
-static cJSON *load_hw(const char *id) {
-    char path[1024];
-    if (strcmp(id, "unit") == 0) snprintf(path, sizeof path, "%s/hw/unit.json", tests_dir);
-    else snprintf(path, sizeof path, "%s/hw/%s.json", root_dir, id);
-    return load_json(path);
-}
-
-static rl_model *read_model(const char *path) {
-    return check_read_model(path);
-}
+static cJSON *load_hw(const char *id) { return check_read_hw(tests_dir, root_dir, id); }
 
 static rl_model *load_model(const char *name) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", models_dir, name);
-    return read_model(path);
+    return check_read_model(path);
 }
 
-static cJSON *analyze(rl_model *m, cJSON *req) {
-    char *text = cJSON_PrintUnformatted(req);
-    cJSON_Delete(req);
-    char *out = rl_model_analyze(m, text);
-    free(text);
-    cJSON *res = cJSON_Parse(out);
-    CHECK(res != NULL, "response is not JSON: %.200s", out);
-    rl_free(out);
-    return res;
-}
+static cJSON *analyze(rl_model *m, cJSON *req) { return check_analyze(m, req); }
 
 /* A request on `hw` (consumed) with an "llm" member from `llm_json`. The
  * sweeps are cut to one row unless the test asks for them. */
@@ -163,7 +141,7 @@ static void test_roles(void) {
     rl_free(info);
     char path[1024];
     snprintf(path, sizeof path, "%s/fixtures/models/mlp.onnx", tests_dir);
-    rl_model *mlp = read_model(path);
+    rl_model *mlp = check_read_model(path);
     if (mlp) {
         info = rl_model_info(mlp);
         ij = cJSON_Parse(info);
@@ -514,7 +492,7 @@ static void test_torch_export(void) {
         return;
     }
     fclose(f);
-    rl_model *m = read_model(path);
+    rl_model *m = check_read_model(path);
     if (!m) return;
     const double L = 16, d = 2048, H = 32, Hkv = 8, hd = 64, ff = 8192, V = 128256, P = 16, B = 2;
     cJSON *r = run_llm(m, "unit", "{\"prompt\": 16, \"generate\": 4, \"batch\": 2}");

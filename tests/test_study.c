@@ -19,16 +19,7 @@
 
 static const char *tests_dir, *root_dir;
 
-static cJSON *load_json(const char *path) {
-    return check_read_json(path);
-}
-
-static cJSON *load_hw(const char *id) {
-    char path[1024];
-    if (strcmp(id, "unit") == 0) snprintf(path, sizeof path, "%s/hw/unit.json", tests_dir);
-    else snprintf(path, sizeof path, "%s/hw/%s.json", root_dir, id);
-    return load_json(path);
-}
+static cJSON *load_hw(const char *id) { return check_read_hw(tests_dir, root_dir, id); }
 
 static rl_model *load_model(const char *name) {
     char path[1024];
@@ -36,17 +27,7 @@ static rl_model *load_model(const char *name) {
     return check_read_model(path);
 }
 
-/* Analyse with `req` (consumed) and return the parsed response. */
-static cJSON *analyze(rl_model *m, cJSON *req) {
-    char *text = cJSON_PrintUnformatted(req);
-    cJSON_Delete(req);
-    char *out = rl_model_analyze(m, text);
-    free(text);
-    cJSON *res = cJSON_Parse(out);
-    CHECK(res != NULL, "response is not JSON: %.200s", out);
-    rl_free(out);
-    return res;
-}
+static cJSON *analyze(rl_model *m, cJSON *req) { return check_analyze(m, req); }
 
 static cJSON *request(const char *hw_id, const char *mode, int batch) {
     cJSON *r = cJSON_CreateObject();

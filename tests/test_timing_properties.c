@@ -23,6 +23,7 @@
 #include <stdbool.h>
 
 #include "check.h"
+#include "check_model.h"
 #include "model_corpus.h"
 #include "timing.h"
 
@@ -35,14 +36,6 @@ typedef struct device {
 
 static device devices[256];
 static int n_devices;
-
-static cJSON *load_json(const char *path) {
-    char *text = check_read_file(path, NULL);
-    cJSON *j = text ? cJSON_Parse(text) : NULL;
-    free(text);
-    CHECK(j != NULL, "cannot load %s", path);
-    return j;
-}
 
 /* Every profile of hw/ and every power mode of each. */
 static void load_devices(void) {
@@ -64,7 +57,7 @@ static void load_devices(void) {
     for (int i = 0; i < n; i++) {
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        cJSON *p = load_json(path);
+        cJSON *p = check_read_json(path);
         free(names[i]);
         if (!p) continue;
         const char *id = cJSON_GetObjectItem(p, "id")->valuestring;
@@ -101,14 +94,7 @@ static cJSON *analyze(rl_model *m, const device *dv, const char *prec, int batch
     cJSON_AddNumberToObject(req, "batch", batch);
     cJSON_AddBoolToObject(req, "layers", layers);
     if (study) cJSON_AddItemToObject(req, "study", cJSON_Parse(study));
-    char *text = cJSON_PrintUnformatted(req);
-    cJSON_Delete(req);
-    char *out = rl_model_analyze(m, text);
-    free(text);
-    cJSON *res = cJSON_Parse(out);
-    CHECK(res != NULL, "response is not JSON: %.200s", out);
-    rl_free(out);
-    return res;
+    return check_analyze(m, req);
 }
 
 static int negative_numbers(const cJSON *j) {
@@ -367,7 +353,7 @@ int main(int argc, char **argv) {
     int models = corpus_each(tests_dir, samples, each_model, NULL);
     char path[1024];
     snprintf(path, sizeof path, "%s/hw/unit.json", tests_dir);
-    cJSON *unit = load_json(path);
+    cJSON *unit = check_read_json(path);
     corpus_each(tests_dir, samples, power_cap, unit);
     cJSON_Delete(unit);
     printf("%d models x %d devices and modes x 3 precisions x 2 batches: %d analyses (%d refused with an error), "

@@ -23,34 +23,11 @@ import time
 import torch
 import torch.nn.functional as F
 
+from gpu_timing import replay_ms  # tools/gpu_timing.py, beside this script
+
 L, D, H, HKV, HD, FF, V = 16, 2048, 32, 8, 64, 8192, 128256
 CASES = [(1, 128), (1, 512), (1, 4095), (8, 4095), (32, 128), (32, 4095)]
 MAXC = 4096
-
-
-def time_graph(fn, n=200):
-    """fn() captured in a CUDA graph after 3 warm-up calls; ms per replay."""
-    with torch.no_grad():
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            for _ in range(3):
-                fn()
-        torch.cuda.current_stream().wait_stream(s)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            fn()
-        for _ in range(20):
-            graph.replay()
-        torch.cuda.synchronize()
-        t0 = torch.cuda.Event(enable_timing=True)
-        t1 = torch.cuda.Event(enable_timing=True)
-        t0.record()
-        for _ in range(n):
-            graph.replay()
-        t1.record()
-        torch.cuda.synchronize()
-        return t0.elapsed_time(t1) / n
 
 
 def main():
@@ -107,7 +84,7 @@ def main():
 
         kinds = [("graph", step)] + ([("compiled", torch.compile(step))] if args.compile else [])
         for kind, fn in kinds:
-            ms = time_graph(fn)
+            ms = replay_ms(fn)
             out["steps"].append({"batch": B, "context": c, "kind": kind, "graph_s": ms / 1e3})
             print(f"{kind:8s} batch {B:3d} context {c:5d}: {ms:.4f} ms per decode step", flush=True)
         del kc, vc

@@ -27,7 +27,6 @@ and OUTDIR/*.onnx; prints a summary table last).
 import json
 import math
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -36,6 +35,8 @@ import traceback
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from gpu_timing import bench, graphed  # tools/gpu_timing.py, beside this script
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 os.makedirs(OUT, exist_ok=True)
@@ -64,23 +65,6 @@ def log(*a):
     print(*a, flush=True)
 
 
-def bench(fn, warmup=5, reps=30):
-    """Median time of fn() in seconds, timed with CUDA events."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / 1e3)
-    return statistics.median(times), (max(times) - min(times))
-
-
 def energy_per_call(fn, seconds=2.0):
     """Average joules per call of fn over about `seconds`, from NVML's energy
     counter (mJ since driver load), with the average power."""
@@ -105,20 +89,6 @@ def energy_per_call(fn, seconds=2.0):
     e1 = pynvml.nvmlDeviceGetTotalEnergyConsumption(NVML)
     joules = (e1 - e0) / 1e3
     return joules / calls, joules / dt
-
-
-def graphed(fn):
-    """fn captured as a CUDA graph (launch overhead removed); returns replay."""
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        fn()
-    return g.replay
 
 
 # ------------------------------------------------------------ ceilings --

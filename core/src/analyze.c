@@ -10,6 +10,7 @@
 #include "graph.h"
 #include "hw.h"
 #include "layer_writer.h"
+#include "json.h"
 #include "llm.h"
 #include "measured.h"
 #include "request.h"
@@ -50,11 +51,6 @@ static cJSON *tensor_json(const rl_ctx *c, const rl_value *v) {
                                                        ? "declared_runtime" : "declared");
     }
     return o;
-}
-
-static void add_num(cJSON *o, const char *k, double v) {
-    if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
-    else cJSON_AddNullToObject(o, k);
 }
 
 static int parse_options(const cJSON *req, options *o, rl_ctx *c, rl_dim_setting **dims, rl_error *err) {
@@ -249,10 +245,10 @@ static void add_hardware_section(cJSON *root, const rl_hw *hw) {
     } else {
         cJSON_AddNullToObject(ho, "power_mode");
     }
-    add_num(ho, "bandwidth_Bps", hw->mem_bw[0]);
-    add_num(ho, "launch_overhead_s", hw->launch_s);
-    add_num(ho, "clock_hz", hw->clock_hz);
-    if (hw->power_budget_w > 0) add_num(ho, "power_budget_w", hw->power_budget_w);
+    rl_json_add_num(ho, "bandwidth_Bps", hw->mem_bw[0]);
+    rl_json_add_num(ho, "launch_overhead_s", hw->launch_s);
+    rl_json_add_num(ho, "clock_hz", hw->clock_hz);
+    if (hw->power_budget_w > 0) rl_json_add_num(ho, "power_budget_w", hw->power_budget_w);
     else cJSON_AddNullToObject(ho, "power_budget_w");
     if (hw->has_energy) cJSON_AddStringToObject(ho, "energy_model", hw->energy_model);
     else cJSON_AddNullToObject(ho, "energy_model");
@@ -362,16 +358,16 @@ static void add_unsupported(cJSON *to, const rl_graph *g, rl_arena *arena) {
 static void add_training(cJSON *to, const rl_timing *t) {
     const rl_sol_result *ch = rl_timing_chosen(t);
     cJSON *tr = cJSON_AddObjectToObject(to, "training");
-    add_num(tr, "forward_flops", t->flops);
-    add_num(tr, "backward_flops", 2 * t->flops);
-    add_num(tr, "total_flops", 3 * t->flops);
-    add_num(tr, "forward_bytes", ch->bytes);
-    add_num(tr, "backward_bytes", 2 * ch->bytes);
-    add_num(tr, "total_bytes", 3 * ch->bytes);
-    add_num(tr, "lower_bound_s", 3 * ch->lower_bound_s);
-    add_num(tr, "upper_bound_s", 3 * ch->upper_bound_s);
-    add_num(tr, "time_s", 3 * ch->time_s);
-    if (t->has_energy) add_num(tr, "energy_j", 3 * ch->energy_j);
+    rl_json_add_num(tr, "forward_flops", t->flops);
+    rl_json_add_num(tr, "backward_flops", 2 * t->flops);
+    rl_json_add_num(tr, "total_flops", 3 * t->flops);
+    rl_json_add_num(tr, "forward_bytes", ch->bytes);
+    rl_json_add_num(tr, "backward_bytes", 2 * ch->bytes);
+    rl_json_add_num(tr, "total_bytes", 3 * ch->bytes);
+    rl_json_add_num(tr, "lower_bound_s", 3 * ch->lower_bound_s);
+    rl_json_add_num(tr, "upper_bound_s", 3 * ch->upper_bound_s);
+    rl_json_add_num(tr, "time_s", 3 * ch->time_s);
+    if (t->has_energy) rl_json_add_num(tr, "energy_j", 3 * ch->energy_j);
     else cJSON_AddNullToObject(tr, "energy_j");
     cJSON_AddStringToObject(tr, "method",
                             "backward = 2x forward FLOPs, bytes and kernels per layer (Pagoda §8): 3x the "
@@ -383,24 +379,24 @@ static void add_totals_section(cJSON *root, const rl_graph *g, const rl_prepared
     const rl_cost *sum = &pg->sum;
     const rl_sol_result *ch = rl_timing_chosen(t);
     cJSON *to = cJSON_AddObjectToObject(root, "totals");
-    add_num(to, "flops", t->flops);
-    add_num(to, "matrix_flops", sum->matrix_flops);
-    add_num(to, "vector_flops", sum->vector_flops);
-    add_num(to, "macs", sum->macs);
-    add_num(to, "input_bytes", sum->input_bytes);
-    add_num(to, "weight_bytes", sum->weight_bytes);
-    add_num(to, "output_bytes", sum->output_bytes);
-    add_num(to, "bytes", t->bytes);
-    add_num(to, "fused_bytes", t->fused_bytes);
-    add_num(to, "intensity", t->bytes > 0 ? t->flops / t->bytes : 0);
-    add_num(to, "t_compute", ch->t_compute);
-    add_num(to, "t_memory", t->sol[RL_SOL_UNFUSED].t_memory);
+    rl_json_add_num(to, "flops", t->flops);
+    rl_json_add_num(to, "matrix_flops", sum->matrix_flops);
+    rl_json_add_num(to, "vector_flops", sum->vector_flops);
+    rl_json_add_num(to, "macs", sum->macs);
+    rl_json_add_num(to, "input_bytes", sum->input_bytes);
+    rl_json_add_num(to, "weight_bytes", sum->weight_bytes);
+    rl_json_add_num(to, "output_bytes", sum->output_bytes);
+    rl_json_add_num(to, "bytes", t->bytes);
+    rl_json_add_num(to, "fused_bytes", t->fused_bytes);
+    rl_json_add_num(to, "intensity", t->bytes > 0 ? t->flops / t->bytes : 0);
+    rl_json_add_num(to, "t_compute", ch->t_compute);
+    rl_json_add_num(to, "t_memory", t->sol[RL_SOL_UNFUSED].t_memory);
     /* one time, one energy, one kernel count: the chosen model's */
-    add_num(to, "t", ch->time_s);
-    if (t->has_energy) add_num(to, "energy_j", ch->energy_j);
+    rl_json_add_num(to, "t", ch->time_s);
+    if (t->has_energy) rl_json_add_num(to, "energy_j", ch->energy_j);
     cJSON_AddNumberToObject(to, "layers", g->n_nodes);
-    add_num(to, "kernels", ch->kernels);
-    add_num(to, "launch_floor_s", ch->launch_floor_s);
+    rl_json_add_num(to, "kernels", ch->kernels);
+    rl_json_add_num(to, "launch_floor_s", ch->launch_floor_s);
     cJSON_AddNumberToObject(to, "unknown_layers", t->unknown_layers);
     add_unsupported(to, g, arena);
     if (o->training) add_training(to, t);
@@ -408,28 +404,28 @@ static void add_totals_section(cJSON *root, const rl_graph *g, const rl_prepared
 
 static cJSON *sol_result_json(const rl_sol_result *r, bool has_energy) {
     cJSON *o = cJSON_CreateObject();
-    add_num(o, "time_s", r->time_s);
-    add_num(o, "lower_bound_s", r->lower_bound_s);
-    add_num(o, "upper_bound_s", r->upper_bound_s);
-    add_num(o, "roof_time_s", r->roof_time_s);
+    rl_json_add_num(o, "time_s", r->time_s);
+    rl_json_add_num(o, "lower_bound_s", r->lower_bound_s);
+    rl_json_add_num(o, "upper_bound_s", r->upper_bound_s);
+    rl_json_add_num(o, "roof_time_s", r->roof_time_s);
     cJSON_AddStringToObject(o, "granularity", r->granularity);
-    add_num(o, "roof_per_op_s", r->roof_per_op_s);
-    add_num(o, "roof_whole_graph_s", r->roof_whole_graph_s);
+    rl_json_add_num(o, "roof_per_op_s", r->roof_per_op_s);
+    rl_json_add_num(o, "roof_whole_graph_s", r->roof_whole_graph_s);
     if (has_energy) {
-        add_num(o, "energy_j", r->energy_j);
-        add_num(o, "avg_power_w", r->avg_power_w);
+        rl_json_add_num(o, "energy_j", r->energy_j);
+        rl_json_add_num(o, "avg_power_w", r->avg_power_w);
     } else {
         cJSON_AddNullToObject(o, "energy_j");
         cJSON_AddNullToObject(o, "avg_power_w");
     }
     cJSON_AddStringToObject(o, "bound", r->bound);
-    add_num(o, "kernels", r->kernels);
-    add_num(o, "launch_floor_s", r->launch_floor_s);
-    add_num(o, "power_floor_s", r->power_floor_s);
-    add_num(o, "bytes", r->bytes);
-    add_num(o, "flops", r->flops);
-    add_num(o, "t_compute", r->t_compute);
-    add_num(o, "t_memory", r->t_memory);
+    rl_json_add_num(o, "kernels", r->kernels);
+    rl_json_add_num(o, "launch_floor_s", r->launch_floor_s);
+    rl_json_add_num(o, "power_floor_s", r->power_floor_s);
+    rl_json_add_num(o, "bytes", r->bytes);
+    rl_json_add_num(o, "flops", r->flops);
+    rl_json_add_num(o, "t_compute", r->t_compute);
+    rl_json_add_num(o, "t_memory", r->t_memory);
     cJSON_AddBoolToObject(o, "power_capped", r->power_capped);
     return o;
 }
@@ -468,7 +464,7 @@ static void add_ceilings(cJSON *ro, const rl_hw *hw) {
             cJSON *e = cJSON_CreateObject();
             cJSON_AddStringToObject(e, "precision", rl_precision_name(p));
             cJSON_AddStringToObject(e, "unit", units[u]);
-            add_num(e, "flops", u == RL_UNIT_MATRIX ? hw->matrix[p] : hw->vector[p]);
+            rl_json_add_num(e, "flops", u == RL_UNIT_MATRIX ? hw->matrix[p] : hw->vector[p]);
             cJSON_AddItemToArray(cc, e);
         }
     }
@@ -477,8 +473,8 @@ static void add_ceilings(cJSON *ro, const rl_hw *hw) {
         if (hw->mem_bw[i] <= 0) continue;
         cJSON *e = cJSON_CreateObject();
         cJSON_AddStringToObject(e, "name", hw->mem_name[i] ? hw->mem_name[i] : (i ? "cache" : "DRAM"));
-        add_num(e, "bandwidth_Bps", hw->mem_bw[i]);
-        if (hw->mem_cap[i] > 0) add_num(e, "capacity_bytes", hw->mem_cap[i]);
+        rl_json_add_num(e, "bandwidth_Bps", hw->mem_bw[i]);
+        if (hw->mem_cap[i] > 0) rl_json_add_num(e, "capacity_bytes", hw->mem_cap[i]);
         cJSON_AddItemToArray(mc, e);
     }
 }
@@ -492,21 +488,21 @@ static void add_roofline_section(cJSON *root, const rl_hw *hw, const rl_timing *
     cJSON *ro = cJSON_AddObjectToObject(root, "roofline");
     cJSON_AddStringToObject(ro, "precision", rl_precision_name(p));
     cJSON_AddStringToObject(ro, "requested_precision", rl_precision_name(t->requested_prec));
-    add_num(ro, "peak_matrix_flops", peak);
-    add_num(ro, "peak_vector_flops", peak_v);
-    add_num(ro, "bandwidth_Bps", bw);
-    add_num(ro, "time_balance", rl_time_balance(peak, bw));
-    add_num(ro, "ridge_vector", peak_v / bw);
-    add_num(ro, "launch_overhead_s", hw->launch_s);
+    rl_json_add_num(ro, "peak_matrix_flops", peak);
+    rl_json_add_num(ro, "peak_vector_flops", peak_v);
+    rl_json_add_num(ro, "bandwidth_Bps", bw);
+    rl_json_add_num(ro, "time_balance", rl_time_balance(peak, bw));
+    rl_json_add_num(ro, "ridge_vector", peak_v / bw);
+    rl_json_add_num(ro, "launch_overhead_s", hw->launch_s);
     if (hw->has_energy) {
         const double e_flop = hw->e_flop_unit[p][RL_UNIT_MATRIX];
-        add_num(ro, "energy_balance", rl_energy_balance(e_flop, hw->e_byte, hw->static_w, peak, bw));
-        add_num(ro, "energy_balance_no_static", rl_energy_balance_no_static(e_flop, hw->e_byte));
-        add_num(ro, "peak_flop_per_j", rl_peak_flop_per_j(e_flop, hw->static_w, peak));
-        add_num(ro, "peak_flop_per_j_no_static", rl_peak_flop_per_j_no_static(e_flop));
-        add_num(ro, "flop_j", e_flop);
-        add_num(ro, "byte_j", hw->e_byte);
-        add_num(ro, "static_w", hw->static_w);
+        rl_json_add_num(ro, "energy_balance", rl_energy_balance(e_flop, hw->e_byte, hw->static_w, peak, bw));
+        rl_json_add_num(ro, "energy_balance_no_static", rl_energy_balance_no_static(e_flop, hw->e_byte));
+        rl_json_add_num(ro, "peak_flop_per_j", rl_peak_flop_per_j(e_flop, hw->static_w, peak));
+        rl_json_add_num(ro, "peak_flop_per_j_no_static", rl_peak_flop_per_j_no_static(e_flop));
+        rl_json_add_num(ro, "flop_j", e_flop);
+        rl_json_add_num(ro, "byte_j", hw->e_byte);
+        rl_json_add_num(ro, "static_w", hw->static_w);
     } else {
         static const char *const none[] = {"energy_balance", "energy_balance_no_static", "peak_flop_per_j",
                                            "peak_flop_per_j_no_static"};
@@ -515,9 +511,9 @@ static void add_roofline_section(cJSON *root, const rl_hw *hw, const rl_timing *
     add_ceilings(ro, hw);
     const rl_sol_result *ch = rl_timing_chosen(t);
     cJSON *mp = cJSON_AddObjectToObject(ro, "model_point");
-    add_num(mp, "intensity", ch->bytes > 0 ? ch->flops / ch->bytes : 0);
-    add_num(mp, "flops_per_s", ch->time_s > 0 ? ch->flops / ch->time_s : 0);
-    if (t->has_energy && ch->energy_j > 0) add_num(mp, "flop_per_j", ch->flops / ch->energy_j);
+    rl_json_add_num(mp, "intensity", ch->bytes > 0 ? ch->flops / ch->bytes : 0);
+    rl_json_add_num(mp, "flops_per_s", ch->time_s > 0 ? ch->flops / ch->time_s : 0);
+    if (t->has_energy && ch->energy_j > 0) rl_json_add_num(mp, "flop_per_j", ch->flops / ch->energy_j);
 }
 
 /* Parse the request into c, o and hw. Returns 0 or -1 with err set. */

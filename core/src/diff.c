@@ -10,6 +10,7 @@
 
 #include "diff.h"
 #include "graph.h"
+#include "json.h"
 
 #define DIFF_MAX_LABEL 512
 #define DIFF_MAX_TOP 1000
@@ -34,11 +35,6 @@ static const char *strv(const cJSON *o, const char *k) {
 static double num_either(const cJSON *first, const cJSON *second, const char *k) {
     double v = numv(first, k);
     return isnan(v) ? numv(second, k) : v;
-}
-
-static void put_num(cJSON *o, const char *k, double v) {
-    if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
-    else cJSON_AddNullToObject(o, k);
 }
 
 /* ------------------------------------------------------------ summary -- */
@@ -96,21 +92,21 @@ static cJSON *summary_json(const rl_summary *s) {
     else cJSON_AddNullToObject(o, "power_mode");
     cJSON_AddStringToObject(o, "precision", s->precision ? s->precision : "");
     cJSON_AddStringToObject(o, "sol", s->sol_model ? s->sol_model : "");
-    put_num(o, "nodes", s->nodes);
-    put_num(o, "layers", s->layers);
-    put_num(o, "params", s->params);
-    put_num(o, "weight_bytes", s->weight_bytes);
-    put_num(o, "flops", s->flops);
-    put_num(o, "bytes", s->bytes);
-    put_num(o, "intensity", s->intensity);
-    put_num(o, "time_s", s->time_s);
-    put_num(o, "lower_bound_s", s->lower_bound_s);
-    put_num(o, "upper_bound_s", s->upper_bound_s);
-    put_num(o, "energy_j", s->energy_j);
+    rl_json_add_num(o, "nodes", s->nodes);
+    rl_json_add_num(o, "layers", s->layers);
+    rl_json_add_num(o, "params", s->params);
+    rl_json_add_num(o, "weight_bytes", s->weight_bytes);
+    rl_json_add_num(o, "flops", s->flops);
+    rl_json_add_num(o, "bytes", s->bytes);
+    rl_json_add_num(o, "intensity", s->intensity);
+    rl_json_add_num(o, "time_s", s->time_s);
+    rl_json_add_num(o, "lower_bound_s", s->lower_bound_s);
+    rl_json_add_num(o, "upper_bound_s", s->upper_bound_s);
+    rl_json_add_num(o, "energy_j", s->energy_j);
     cJSON_AddStringToObject(o, "bound", s->bound ? s->bound : "");
-    put_num(o, "kernels", s->kernels);
-    put_num(o, "launch_floor_s", s->launch_floor_s);
-    put_num(o, "unknown_layers", s->unknown_layers);
+    rl_json_add_num(o, "kernels", s->kernels);
+    rl_json_add_num(o, "launch_floor_s", s->launch_floor_s);
+    rl_json_add_num(o, "unknown_layers", s->unknown_layers);
     cJSON *unsup = cJSON_AddArrayToObject(o, "unsupported_ops");
     const cJSON *u;
     cJSON_ArrayForEach(u, s->unsupported_ops) if (cJSON_IsString(u)) cJSON_AddItemToArray(unsup, cJSON_CreateString(u->valuestring));
@@ -125,10 +121,10 @@ static cJSON *summary_json(const rl_summary *s) {
         cJSON_ArrayForEach(c, codes) if (strcmp(c->valuestring, code) == 0) seen = true;
         if (!seen && code[0]) cJSON_AddItemToArray(codes, cJSON_CreateString(code));
     }
-    put_num(o, "ttft_s", s->llm ? s->ttft_s : NAN);
-    put_num(o, "tpot_s", s->llm ? s->tpot_s : NAN);
-    put_num(o, "tokens_per_s", s->llm ? s->tokens_per_s : NAN);
-    put_num(o, "llm_memory_bytes", s->llm ? s->llm_memory_bytes : NAN);
+    rl_json_add_num(o, "ttft_s", s->llm ? s->ttft_s : NAN);
+    rl_json_add_num(o, "tpot_s", s->llm ? s->tpot_s : NAN);
+    rl_json_add_num(o, "tokens_per_s", s->llm ? s->tokens_per_s : NAN);
+    rl_json_add_num(o, "llm_memory_bytes", s->llm ? s->llm_memory_bytes : NAN);
     if (s->fits < 0) cJSON_AddNullToObject(o, "fits");
     else cJSON_AddBoolToObject(o, "fits", s->fits == 1);
     return o;
@@ -456,11 +452,11 @@ static bool match_layers(dlayer *o, int n, dlayer *nw, int m, rl_arena *a) {
  * when old is 0 and new is not); null figures where either is unknown. */
 static void delta_obj(cJSON *parent, const char *k, double a, double b) {
     cJSON *o = cJSON_AddObjectToObject(parent, k);
-    put_num(o, "old", a);
-    put_num(o, "new", b);
+    rl_json_add_num(o, "old", a);
+    rl_json_add_num(o, "new", b);
     bool known = isfinite(a) && isfinite(b);
-    put_num(o, "delta", known ? b - a : NAN);
-    put_num(o, "ratio", !known ? NAN : a != 0 ? (b - a) / a : b == a ? 0 : NAN);
+    rl_json_add_num(o, "delta", known ? b - a : NAN);
+    rl_json_add_num(o, "ratio", !known ? NAN : a != 0 ? (b - a) / a : b == a ? 0 : NAN);
 }
 
 static void pair_str(cJSON *parent, const char *k, const char *a, const char *b) {
@@ -509,11 +505,11 @@ static cJSON *single_json(const dlayer *l) {
     cJSON_AddStringToObject(o, "name", l->name);
     cJSON_AddStringToObject(o, "op", l->op);
     cJSON_AddStringToObject(o, "domain", l->domain);
-    put_num(o, "flops", l->flops);
-    put_num(o, "bytes", l->bytes);
-    put_num(o, "intensity", l->intensity);
-    put_num(o, "t", l->t);
-    put_num(o, "energy_j", l->energy);
+    rl_json_add_num(o, "flops", l->flops);
+    rl_json_add_num(o, "bytes", l->bytes);
+    rl_json_add_num(o, "intensity", l->intensity);
+    rl_json_add_num(o, "t", l->t);
+    rl_json_add_num(o, "energy_j", l->energy);
     cJSON_AddStringToObject(o, "bound", l->bound);
     cJSON_AddBoolToObject(o, "supported", l->supported);
     cJSON_AddBoolToObject(o, "known", l->known);
@@ -717,9 +713,9 @@ static void model_side(cJSON *d, const char *k, const char *label, const rl_summ
     cJSON *o = cJSON_AddObjectToObject(d, k);
     cJSON_AddStringToObject(o, "label", label);
     cJSON_AddStringToObject(o, "name", s->name);
-    put_num(o, "nodes", s->nodes);
+    rl_json_add_num(o, "nodes", s->nodes);
     cJSON_AddStringToObject(o, "precision", s->precision);
-    put_num(o, "unknown_layers", s->unknown_layers);
+    rl_json_add_num(o, "unknown_layers", s->unknown_layers);
     cJSON *u = cJSON_AddArrayToObject(o, "unsupported_ops");
     const cJSON *x;
     cJSON_ArrayForEach(x, s->unsupported_ops) if (cJSON_IsString(x)) cJSON_AddItemToArray(u, cJSON_CreateString(x->valuestring));
@@ -771,6 +767,74 @@ static int parse_diff_options(const cJSON *req, diff_options *o, rl_error *err) 
 }
 
 /* ---------------------------------------------------------------- diff -- */
+/* Both models analysed with the request's inner analysis; *res_old and
+ * *res_new (the caller deletes them) are set as soon as they exist. */
+static bool analyze_both(rl_model *old_model, rl_model *new_model, const char *text, const diff_options *opt,
+                         side *so, side *sn, cJSON **res_old, cJSON **res_new, rl_arena *arena, rl_error *err) {
+    if (!analyze_side(old_model, text, so, arena, err)) return false;
+    *res_old = so->res;
+    if (!cJSON_IsTrue(item(*res_old, "ok"))) {
+        inner_error(*res_old, "old", opt->old_label, err);
+        return false;
+    }
+    if (!analyze_side(new_model, text, sn, arena, err)) return false;
+    *res_new = sn->res;
+    if (!cJSON_IsTrue(item(*res_new, "ok"))) {
+        inner_error(*res_new, "new", opt->new_label, err);
+        return false;
+    }
+    return true;
+}
+
+/* The sections of the diff object d after the two models' own: what the
+ * diff is of, the changes, the gate's verdict and the Markdown. */
+static bool add_diff_sections(cJSON *d, const side *so, const side *sn, const rl_summary *a, const rl_summary *b,
+                              const cJSON *res_new, const diff_options *opt, const rl_gate *gate, rl_arena *arena,
+                              rl_error *err) {
+    cJSON *hw = cJSON_AddObjectToObject(d, "hardware");
+    cJSON_AddStringToObject(hw, "id", b->hw_id);
+    cJSON_AddStringToObject(hw, "name", b->hw_name);
+    if (b->power_mode[0]) cJSON_AddStringToObject(hw, "power_mode", b->power_mode);
+    else cJSON_AddNullToObject(hw, "power_mode");
+    cJSON_AddItemToObject(d, "options", cJSON_Duplicate(item(res_new, "options"), true));
+    cJSON *sol = cJSON_AddObjectToObject(d, "sol");
+    cJSON_AddStringToObject(sol, "model", b->sol_model);
+    cJSON_AddStringToObject(sol, "granularity", b->granularity);
+    add_totals(d, a, b);
+    add_layers(d, so->layers, so->n, sn->layers, sn->n);
+    if (!add_changes(d, so->layers, so->n, sn->layers, sn->n)) {
+        rl_error_set(err, "out_of_memory", "", "out of memory while ranking the changes");
+        return false;
+    }
+    add_unsupported(d, a, b);
+    if (!add_warnings(d, a, b, arena)) {
+        rl_error_set(err, "out_of_memory", "", "out of memory while comparing the warnings");
+        return false;
+    }
+    cJSON_AddItemToObject(d, "roofline", cJSON_Duplicate(b->roofline, true));
+    if (gate) {
+        cJSON *g = rl_gate_eval(gate, d);
+        if (!g) {
+            rl_error_set(err, "out_of_memory", "", "out of memory while applying the thresholds");
+            return false;
+        }
+        cJSON_AddItemToObject(d, "gate", g);
+    } else {
+        cJSON_AddNullToObject(d, "gate");
+    }
+    if (opt->markdown) {
+        char *md = rl_diff_markdown(d, opt->top);
+        cJSON *s = md ? cJSON_CreateString(md) : NULL;
+        free(md);
+        if (!s) {
+            rl_error_set(err, "out_of_memory", "", "out of memory while writing the Markdown");
+            return false;
+        }
+        cJSON_AddItemToObject(d, "markdown", s);
+    }
+    return true;
+}
+
 char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *request_json) {
     rl_error err = {0};
     rl_json_begin();
@@ -792,31 +856,17 @@ char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *reque
         rl_error_set(&err, "out_of_memory", "request", "out of memory");
         goto fail;
     }
-    if (!analyze_side(old_model, text, &so, &arena, &err)) goto fail;
-    res_old = so.res;
-    if (!cJSON_IsTrue(item(res_old, "ok"))) {
-        inner_error(res_old, "old", opt.old_label, &err);
-        goto fail;
-    }
-    if (!analyze_side(new_model, text, &sn, &arena, &err)) goto fail;
-    res_new = sn.res;
-    if (!cJSON_IsTrue(item(res_new, "ok"))) {
-        inner_error(res_new, "new", opt.new_label, &err);
-        goto fail;
-    }
+    if (!analyze_both(old_model, new_model, text, &opt, &so, &sn, &res_old, &res_new, &arena, &err)) goto fail;
     /* the inner analyses marked their own allocations; from here on, ours
      * (and the reading's: a failure there was reported above) */
     rl_json_begin();
     rl_summary a, b;
     rl_summary_read(res_old, &a);
     rl_summary_read(res_new, &b);
-    dlayer *lo = so.layers, *ln = sn.layers;
-    int n = so.n, m = sn.n;
-    if (!match_layers(lo, n, ln, m, &arena)) {
+    if (!match_layers(so.layers, so.n, sn.layers, sn.n, &arena)) {
         rl_error_set(&err, "out_of_memory", "", "out of memory while matching the layers");
         goto fail;
     }
-
     root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema", ROOFLENS_SCHEMA);
     cJSON_AddTrueToObject(root, "ok");
@@ -824,47 +874,7 @@ char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *reque
     cJSON *d = cJSON_AddObjectToObject(root, "diff");
     model_side(d, "old", opt.old_label, &a);
     model_side(d, "new", opt.new_label, &b);
-    cJSON *hw = cJSON_AddObjectToObject(d, "hardware");
-    cJSON_AddStringToObject(hw, "id", b.hw_id);
-    cJSON_AddStringToObject(hw, "name", b.hw_name);
-    if (b.power_mode[0]) cJSON_AddStringToObject(hw, "power_mode", b.power_mode);
-    else cJSON_AddNullToObject(hw, "power_mode");
-    cJSON_AddItemToObject(d, "options", cJSON_Duplicate(item(res_new, "options"), true));
-    cJSON *sol = cJSON_AddObjectToObject(d, "sol");
-    cJSON_AddStringToObject(sol, "model", b.sol_model);
-    cJSON_AddStringToObject(sol, "granularity", b.granularity);
-    add_totals(d, &a, &b);
-    add_layers(d, lo, n, ln, m);
-    if (!add_changes(d, lo, n, ln, m)) {
-        rl_error_set(&err, "out_of_memory", "", "out of memory while ranking the changes");
-        goto fail;
-    }
-    add_unsupported(d, &a, &b);
-    if (!add_warnings(d, &a, &b, &arena)) {
-        rl_error_set(&err, "out_of_memory", "", "out of memory while comparing the warnings");
-        goto fail;
-    }
-    cJSON_AddItemToObject(d, "roofline", cJSON_Duplicate(b.roofline, true));
-    if (gate) {
-        cJSON *g = rl_gate_eval(gate, d);
-        if (!g) {
-            rl_error_set(&err, "out_of_memory", "", "out of memory while applying the thresholds");
-            goto fail;
-        }
-        cJSON_AddItemToObject(d, "gate", g);
-    } else {
-        cJSON_AddNullToObject(d, "gate");
-    }
-    if (opt.markdown) {
-        char *md = rl_diff_markdown(d, opt.top);
-        cJSON *s = md ? cJSON_CreateString(md) : NULL;
-        free(md);
-        if (!s) {
-            rl_error_set(&err, "out_of_memory", "", "out of memory while writing the Markdown");
-            goto fail;
-        }
-        cJSON_AddItemToObject(d, "markdown", s);
-    }
+    if (!add_diff_sections(d, &so, &sn, &a, &b, res_new, &opt, gate, &arena, &err)) goto fail;
     result = rl_json_finish(root);
     root = NULL;
 fail:

@@ -20,6 +20,7 @@
 #include "functions.h"
 #include "graph.h"
 #include "infer.h"
+#include "ops/op.h"
 
 /* The functions being expanded right now, innermost last: a function that
  * reaches itself again is recursive (invalid ONNX) and must not loop. One

@@ -34,11 +34,5 @@ rl_value *rl_graph_lookup(rl_graph *g, const char *name, rl_graph **owner);
 
 /* Queries on a value's shape and the size invariant (value.c). */
 #include "value.h"
-/* The op kit moved to ops/op.h (ops/op.c). Transitional: infer.c,
- * functions.c, llm.c, timing.c, measured.c and
- * tests/test_responses.c use some of its helpers through this header; once
- * they include ops/op.h themselves, this line goes and graph.h stops
- * reaching up into the ops layer. */
-#include "ops/op.h"
 
 #endif

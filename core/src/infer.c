@@ -7,6 +7,7 @@
 #include "graph.h"
 #include "infer.h"
 #include "model.h"
+#include "ops/op.h"
 
 static bool all_known(const rl_node *n) {
     for (int i = 0; i < n->n_in; i++) {
@@ -145,7 +146,10 @@ static void mark_runtime_contents(const rl_node *n) {
         if (n->outv[i] && n->outv[i]->n_known < 0) n->outv[i]->runtime_contents = true;
 }
 
+static const rl_graph_walkers walkers = {rl_body_infer, rl_cost_graph};
+
 int rl_infer_graph(rl_ctx *c, rl_graph *g) {
+    c->walkers = &walkers;
     for (int i = 0; i < g->n_inputs; i++) {
         rl_value *v = &g->values[g->inputs[i]];
         if (v->n_known < 0) v->runtime_contents = true;
@@ -296,6 +300,7 @@ static int check_node_cost(rl_ctx *c, const rl_node *n, const rl_cost *k) {
 }
 
 int rl_cost_graph(rl_ctx *c, rl_graph *g, rl_cost *sum) {
+    c->walkers = &walkers;
     memset(sum, 0, sizeof *sum);
     sum->known = true;
     for (int k = 0; k < g->n_nodes; k++) {

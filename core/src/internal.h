@@ -289,7 +289,18 @@ typedef struct rl_ctx {
     int n_dims;
     int64_t batch;        /* 0 = not set */
     int64_t total_nodes;  /* guard against node explosions in expansion */
+    /* The infer layer's graph walkers, lent to the control-flow operators
+     * (ops/control.c) that infer and cost their bodies: ops sit below infer
+     * and never call it by name. Set by rl_infer_graph and rl_cost_graph,
+     * which are the only callers of the operators' shape and cost functions. */
+    const struct rl_graph_walkers *walkers;
 } rl_ctx;
+
+typedef struct rl_graph_walkers {
+    struct rl_graph *(*body_infer)(rl_ctx *c, struct rl_graph *outer, struct rl_node *n, const Onnx__GraphProto *body,
+                                   int n_preset, struct rl_value *const *preset);
+    int (*cost_graph)(rl_ctx *c, struct rl_graph *g, struct rl_cost *sum);
+} rl_graph_walkers;
 
 void rl_warn(rl_ctx *c, const char *code, const char *node, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -325,15 +336,6 @@ struct rl_op_def {
     unsigned flags;
     const char *cost_doc; /* the cost formula in words, for the docs */
 };
-
-/* Shape functions call this when an output's size depends on the contents
- * of input i (or on the data itself: i = 0 for NonZero, Unique...) and
- * those contents are not in the file. It lets the driver adopt the model's
- * declared shape when it agrees with what could be inferred. */
-void rl_needs_runtime(rl_node *n, int i);
-/* Upper bounds (-1 none) for output i's unknown dims; one_or_max: each
- * unknown dim is either 1 or its bound. */
-void rl_set_out_bounds(rl_ctx *c, rl_node *n, int i, const int64_t *dim_max, bool one_or_max);
 
 /* The table, assembled from the op families in core/src/ops/. */
 const rl_op_def *rl_op_find(const char *domain, const char *name, int opset);

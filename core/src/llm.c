@@ -19,6 +19,7 @@
 #include "hw.h"
 #include "llm.h"
 #include "roofline.h"
+#include "ops/op.h"
 
 #define LLM_MAX_TOKENS 100000000.0 /* prompt + generated, per sequence */
 #define LLM_MAX_BATCH 1000000.0

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "measured.h"
+#include "ops/op.h"
 
 /* A kernel group: one kernel, or several that ran the same nodes. */
 typedef struct group {
@@ -632,11 +634,6 @@ oom:
 }
 
 /* ---------------------------------------------------------------- JSON -- */
-static void put_num(cJSON *o, const char *k, double v) {
-    if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
-    else cJSON_AddNullToObject(o, k);
-}
-
 /* SOL / measured: null when the time is 0 or a node's cost is unknown. */
 static double efficiency(const group *G) {
     return G->known && G->measured_s > 0 ? G->sol_s / G->measured_s : NAN;
@@ -701,16 +698,16 @@ static cJSON *group_json(const rl_measured *m, int gi) {
     cJSON *ns = cJSON_AddArrayToObject(o, "nodes");
     for (int j = 0; j < G->n_nodes; j++) cJSON_AddItemToArray(ns, cJSON_CreateNumber(G->nodes[j]));
     cJSON_AddStringToObject(o, "how", G->how);
-    put_num(o, "measured_s", G->measured_s);
-    put_num(o, "sol_s", G->sol_s);
-    put_num(o, "sol_fused_s", G->sol_fused_s);
-    put_num(o, "flops", G->flops);
-    put_num(o, "bytes", G->bytes);
-    put_num(o, "intensity", G->bytes > 0 ? G->flops / G->bytes : 0);
-    put_num(o, "achieved_flops_per_s", G->measured_s > 0 ? G->flops / G->measured_s : NAN);
-    put_num(o, "achieved_Bps", G->measured_s > 0 ? G->bytes / G->measured_s : NAN);
-    put_num(o, "efficiency", efficiency(G));
-    put_num(o, "recoverable_s", recoverable(G));
+    rl_json_add_num(o, "measured_s", G->measured_s);
+    rl_json_add_num(o, "sol_s", G->sol_s);
+    rl_json_add_num(o, "sol_fused_s", G->sol_fused_s);
+    rl_json_add_num(o, "flops", G->flops);
+    rl_json_add_num(o, "bytes", G->bytes);
+    rl_json_add_num(o, "intensity", G->bytes > 0 ? G->flops / G->bytes : 0);
+    rl_json_add_num(o, "achieved_flops_per_s", G->measured_s > 0 ? G->flops / G->measured_s : NAN);
+    rl_json_add_num(o, "achieved_Bps", G->measured_s > 0 ? G->bytes / G->measured_s : NAN);
+    rl_json_add_num(o, "efficiency", efficiency(G));
+    rl_json_add_num(o, "recoverable_s", recoverable(G));
     cJSON_AddBoolToObject(o, "known", G->known);
     return o;
 }
@@ -741,9 +738,9 @@ static void add_by_op(const rl_measured *m, cJSON *mo) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "op", op);
         cJSON_AddNumberToObject(o, "groups", count);
-        put_num(o, "measured_s", meas);
-        put_num(o, "sol_s", sol);
-        put_num(o, "median_efficiency", ne ? (ne % 2 ? eff[ne / 2] : 0.5 * (eff[ne / 2 - 1] + eff[ne / 2])) : NAN);
+        rl_json_add_num(o, "measured_s", meas);
+        rl_json_add_num(o, "sol_s", sol);
+        rl_json_add_num(o, "median_efficiency", ne ? (ne % 2 ? eff[ne / 2] : 0.5 * (eff[ne / 2 - 1] + eff[ne / 2])) : NAN);
         cJSON_AddItemToArray(arr, o);
     }
 }
@@ -754,13 +751,13 @@ void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s) {
     cJSON_AddStringToObject(mo, "format", rl_profile_format_name(m->p.format));
     cJSON_AddNumberToObject(mo, "runs", m->p.runs);
     cJSON_AddBoolToObject(mo, "warmup_excluded", m->p.warmup_excluded);
-    put_num(mo, "total_s", m->total_s);
-    put_num(mo, "matched_s", m->matched_s);
-    put_num(mo, "unmatched_s", m->total_s - m->matched_s);
-    if (m->p.run_wall_s > 0) put_num(mo, "run_wall_s", m->p.run_wall_s);
+    rl_json_add_num(mo, "total_s", m->total_s);
+    rl_json_add_num(mo, "matched_s", m->matched_s);
+    rl_json_add_num(mo, "unmatched_s", m->total_s - m->matched_s);
+    if (m->p.run_wall_s > 0) rl_json_add_num(mo, "run_wall_s", m->p.run_wall_s);
     else cJSON_AddNullToObject(mo, "run_wall_s");
-    put_num(mo, "predicted_s", predicted_s);
-    put_num(mo, "measured_over_predicted", predicted_s > 0 ? m->total_s / predicted_s : NAN);
+    rl_json_add_num(mo, "predicted_s", predicted_s);
+    rl_json_add_num(mo, "measured_over_predicted", predicted_s > 0 ? m->total_s / predicted_s : NAN);
     double sol = 0, rec = 0, within = 0, known_s = 0;
     int nodes_measured = 0, nodes_inferred = 0;
     for (int gi = 0; gi < m->n_groups; gi++) {
@@ -771,12 +768,12 @@ void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s) {
         known_s += G->measured_s;
         if (G->sol_s <= G->measured_s) within += G->measured_s;
     }
-    put_num(mo, "sol_s", sol);
-    put_num(mo, "efficiency", known_s > 0 ? sol / known_s : NAN);
-    put_num(mo, "recoverable_s", rec);
+    rl_json_add_num(mo, "sol_s", sol);
+    rl_json_add_num(mo, "efficiency", known_s > 0 ? sol / known_s : NAN);
+    rl_json_add_num(mo, "recoverable_s", rec);
     /* the speed of light is meant as a lower bound: the share of the
      * measured time (of groups with known costs) where it held */
-    put_num(mo, "sol_bound_share", known_s > 0 ? within / known_s : NAN);
+    rl_json_add_num(mo, "sol_bound_share", known_s > 0 ? within / known_s : NAN);
     cJSON_AddNumberToObject(mo, "kernels", m->p.n_kernels);
     int matched = 0;
     for (int k = 0; k < m->p.n_kernels; k++) matched += m->group_of_kernel[k] >= 0;
@@ -800,7 +797,7 @@ void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s) {
         cJSON_AddStringToObject(e, "name", K->name);
         if (K->op) cJSON_AddStringToObject(e, "op", K->op);
         else cJSON_AddNullToObject(e, "op");
-        put_num(e, "time_s", K->time_s);
+        rl_json_add_num(e, "time_s", K->time_s);
         cJSON_AddStringToObject(e, "why", inserted_by_runtime(K) ? "added by the runtime (layout change or copy)"
                                                                    : "names no node of this model");
         cJSON_AddItemToArray(un, e);

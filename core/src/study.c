@@ -8,17 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "roofline.h"
 #include "study.h"
 
 #define STUDY_MAX_HARDWARE 64
 #define STUDY_MAX_BATCHES 64
 #define STUDY_MAX_BATCH 1e9
-
-static void put_num(cJSON *o, const char *k, double v) {
-    if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
-    else cJSON_AddNullToObject(o, k);
-}
 
 static cJSON *error_object(const rl_error *e) {
     cJSON *o = cJSON_CreateObject();
@@ -46,13 +42,13 @@ static bool scratch_ctx(rl_ctx *s, const rl_ctx *c, rl_arena *arena, rl_error *e
 /* The chosen model's figures every study row carries. */
 static void put_chosen(cJSON *row, const rl_timing *t) {
     const rl_sol_result *ch = rl_timing_chosen(t);
-    put_num(row, "lower_bound_s", ch->lower_bound_s);
-    put_num(row, "upper_bound_s", ch->upper_bound_s);
-    put_num(row, "energy_j", t->has_energy ? ch->energy_j : NAN);
-    put_num(row, "avg_power_w", t->has_energy ? ch->avg_power_w : NAN);
+    rl_json_add_num(row, "lower_bound_s", ch->lower_bound_s);
+    rl_json_add_num(row, "upper_bound_s", ch->upper_bound_s);
+    rl_json_add_num(row, "energy_j", t->has_energy ? ch->energy_j : NAN);
+    rl_json_add_num(row, "avg_power_w", t->has_energy ? ch->avg_power_w : NAN);
     cJSON_AddStringToObject(row, "bound", ch->bound);
-    put_num(row, "kernels", ch->kernels);
-    put_num(row, "launch_floor_s", ch->launch_floor_s);
+    rl_json_add_num(row, "kernels", ch->kernels);
+    rl_json_add_num(row, "launch_floor_s", ch->launch_floor_s);
     cJSON_AddBoolToObject(row, "power_capped", ch->power_capped);
 }
 
@@ -92,8 +88,8 @@ static void compare_row(rl_ctx *s, const cJSON *pj, const char *mode, const rl_o
     }
     cJSON_AddStringToObject(row, "precision", rl_precision_name(t.main_prec));
     cJSON *so = cJSON_AddObjectToObject(row, "sol");
-    for (int m = 0; m < RL_SOL_COUNT; m++) put_num(so, rl_sol_names[m], t.sol[m].time_s);
-    put_num(row, "chosen_time_s", rl_timing_chosen(&t)->time_s);
+    for (int m = 0; m < RL_SOL_COUNT; m++) rl_json_add_num(so, rl_sol_names[m], t.sol[m].time_s);
+    rl_json_add_num(row, "chosen_time_s", rl_timing_chosen(&t)->time_s);
     put_chosen(row, &t);
     cJSON_AddNullToObject(row, "error");
 }
@@ -215,13 +211,13 @@ static int sweep_row(const rl_ctx *c, const rl_options *o, const rl_hw *hw, int6
         const rl_sol_result *ch = rl_timing_chosen(&t);
         const double intensity = ch->bytes > 0 ? ch->flops / ch->bytes : 0, per = (double)batch;
         cJSON_AddStringToObject(row, "batch_applied", pg.batch_applied);
-        put_num(row, "flops", ch->flops);
-        put_num(row, "bytes", ch->bytes);
-        put_num(row, "intensity", intensity);
-        put_num(row, "attainable_flops_per_s", intensity * hw->mem_bw[0] < peak ? intensity * hw->mem_bw[0] : peak);
-        put_num(row, "time_s", ch->time_s);
-        put_num(row, "time_per_sample_s", ch->time_s / per);
-        put_num(row, "energy_per_sample_j", t.has_energy ? ch->energy_j / per : NAN);
+        rl_json_add_num(row, "flops", ch->flops);
+        rl_json_add_num(row, "bytes", ch->bytes);
+        rl_json_add_num(row, "intensity", intensity);
+        rl_json_add_num(row, "attainable_flops_per_s", intensity * hw->mem_bw[0] < peak ? intensity * hw->mem_bw[0] : peak);
+        rl_json_add_num(row, "time_s", ch->time_s);
+        rl_json_add_num(row, "time_per_sample_s", ch->time_s / per);
+        rl_json_add_num(row, "energy_per_sample_j", t.has_energy ? ch->energy_j / per : NAN);
         put_chosen(row, &t);
         cJSON_AddNullToObject(row, "error");
         *intensity_out = intensity;
@@ -265,7 +261,7 @@ static int study_batch_sweep(rl_ctx *c, const cJSON *study, const rl_options *o,
     }
     if (critical > 0) cJSON_AddNumberToObject(out, "critical_batch", (double)critical);
     else cJSON_AddNullToObject(out, "critical_batch");
-    put_num(out, "time_balance", balance);
+    rl_json_add_num(out, "time_balance", balance);
     cJSON_AddStringToObject(out, "precision", rl_precision_name(own.main_prec));
     cJSON_AddStringToObject(out, "sol", o->sol);
     char note[600];
@@ -362,19 +358,23 @@ static int time_modes(rl_ctx *c, const cJSON *hwj, const cJSON *modes, const rl_
     return k;
 }
 
-static int study_power_modes(rl_ctx *c, const cJSON *study, const cJSON *req, const rl_options *o,
-                             const rl_hw *own, const rl_prepared *pg, cJSON *out, rl_error *err) {
-    double max_slowdown = 0.05;
+/* The study's max_slowdown (default 5%), or -1 with err set. */
+static double read_max_slowdown(const cJSON *study, rl_error *err) {
     const cJSON *ms = cJSON_GetObjectItemCaseSensitive(study, "max_slowdown");
-    if (ms && !cJSON_IsNull(ms)) {
-        if (!cJSON_IsNumber(ms) || !(ms->valuedouble >= 0) || ms->valuedouble > 100) {
-            rl_error_set(err, "bad_request", "study.max_slowdown",
-                         "\"max_slowdown\" must be a number from 0 to 100 (a fraction: 0.05 = 5%% slower "
-                         "than the fastest mode)");
-            return -1;
-        }
-        max_slowdown = ms->valuedouble;
+    if (!ms || cJSON_IsNull(ms)) return 0.05;
+    if (!cJSON_IsNumber(ms) || !(ms->valuedouble >= 0) || ms->valuedouble > 100) {
+        rl_error_set(err, "bad_request", "study.max_slowdown",
+                     "\"max_slowdown\" must be a number from 0 to 100 (a fraction: 0.05 = 5%% slower "
+                     "than the fastest mode)");
+        return -1;
     }
+    return ms->valuedouble;
+}
+
+/* Every power mode of the request's device timed and marked on the Pareto
+ * front, in *rows (arena). Returns the number of rows, or -1 with err set. */
+static int power_mode_rows(rl_ctx *c, const cJSON *req, const rl_options *o, const rl_hw *own,
+                           const rl_prepared *pg, mode_row **rows, rl_error *err) {
     const cJSON *hwj = cJSON_GetObjectItemCaseSensitive(req, "hardware");
     const cJSON *modes = cJSON_GetObjectItemCaseSensitive(hwj, "power_modes");
     int n = cJSON_IsArray(modes) ? cJSON_GetArraySize(modes) : 0;
@@ -390,23 +390,27 @@ static int study_power_modes(rl_ctx *c, const cJSON *study, const cJSON *req, co
                      "modes you want compared", own->id, n, RL_STUDY_MAX_POWER_MODES);
         return -1;
     }
-    mode_row *rows = rl_arena_alloc(c->arena, (size_t)n * sizeof *rows);
-    if (!rows) {
+    *rows = rl_arena_alloc(c->arena, (size_t)n * sizeof **rows);
+    if (!*rows) {
         rl_error_set(err, "out_of_memory", "study", "out of memory");
         return -1;
     }
-    if ((n = time_modes(c, hwj, modes, o, pg, rows, err)) < 0) return -1;
+    if ((n = time_modes(c, hwj, modes, o, pg, *rows, err)) < 0) return -1;
     if (n == 0) {
         rl_error_set(err, "no_power_modes", "study", "hardware '%s' has no power mode with an id", own->id);
         return -1;
     }
-    if (mark_pareto(rows, n, c->arena)) {
+    if (mark_pareto(*rows, n, c->arena)) {
         rl_error_set(err, "out_of_memory", "study", "out of memory");
         return -1;
     }
-    int fastest = 0;
-    for (int i = 1; i < n; i++)
-        if (rows[i].time < rows[fastest].time) fastest = i;
+    return n;
+}
+
+/* The recommendation: the least-energy mode within max_slowdown of the
+ * fastest; the fastest itself when no mode has energy figures
+ * (*energy_known false). */
+static int recommend_mode(const mode_row *rows, int n, int fastest, double max_slowdown, bool *energy_known) {
     const double limit = (1 + max_slowdown) * rows[fastest].time;
     int rec = -1;
     for (int i = 0; i < n; i++) {
@@ -415,55 +419,59 @@ static int study_power_modes(rl_ctx *c, const cJSON *study, const cJSON *req, co
             (rows[i].energy == rows[rec].energy && rows[i].time < rows[rec].time))
             rec = i;
     }
-    bool energy_known = rec >= 0;
-    if (rec < 0) rec = fastest; /* no energy coefficients: time alone decides */
+    *energy_known = rec >= 0;
+    return rec < 0 ? fastest : rec; /* no energy coefficients: time alone decides */
+}
+
+static void add_mode_rows(cJSON *out, const mode_row *rows, int n, int fastest) {
     cJSON *arr = cJSON_AddArrayToObject(out, "rows");
     for (int i = 0; i < n; i++) {
         const mode_row *r = &rows[i];
         cJSON *o2 = cJSON_CreateObject();
         cJSON_AddStringToObject(o2, "mode", r->id);
         cJSON_AddStringToObject(o2, "name", r->name);
-        put_num(o2, "time_s", r->time);
-        put_num(o2, "energy_j", r->energy);
-        put_num(o2, "avg_power_w", r->power);
+        rl_json_add_num(o2, "time_s", r->time);
+        rl_json_add_num(o2, "energy_j", r->energy);
+        rl_json_add_num(o2, "avg_power_w", r->power);
         cJSON_AddStringToObject(o2, "bound", r->bound);
         cJSON_AddBoolToObject(o2, "power_capped", r->capped);
         cJSON_AddBoolToObject(o2, "pareto", r->pareto);
-        put_num(o2, "compute_bound_time_share", r->share);
-        put_num(o2, "slowdown", r->time / rows[fastest].time - 1);
+        rl_json_add_num(o2, "compute_bound_time_share", r->share);
+        rl_json_add_num(o2, "slowdown", r->time / rows[fastest].time - 1);
         cJSON_AddItemToArray(arr, o2);
     }
-    cJSON_AddStringToObject(out, "fastest", rows[fastest].id);
-    cJSON_AddStringToObject(out, "recommended", rows[rec].id);
-    put_num(out, "max_slowdown", max_slowdown);
-    /* The layer-level reason: a mode that lowers clocks costs little time
-     * when little of the time is spent in compute-bound layers. */
+}
+
+/* The layer-level reason for the recommendation: a mode that lowers clocks
+ * costs little time when little of the time is spent in compute-bound
+ * layers. */
+static void mode_reason(char *reason, size_t size, const mode_row *rows, int n, int fastest, int rec,
+                        bool energy_known, double max_slowdown, const char *device) {
     const mode_row *f = &rows[fastest], *r = &rows[rec];
-    char reason[700];
     double cshare = 100 * f->share;
     if (!energy_known) {
-        snprintf(reason, sizeof reason,
+        snprintf(reason, size,
                  "%s has no energy coefficients, so only time can be compared: %s is the fastest. "
                  "%.0f%% of its time is in compute-bound layers.",
-                 own->id, f->id, cshare);
+                 device, f->id, cshare);
     } else if (rec == fastest) {
         int thrift = fastest; /* the least-energy mode of all, for the comparison */
         for (int i = 0; i < n; i++)
             if (isfinite(rows[i].energy) && rows[i].energy < rows[thrift].energy) thrift = i;
-        int len = snprintf(reason, sizeof reason,
+        int len = snprintf(reason, size,
                            "%s is the fastest mode and no other mode within %.4g%% of its time uses less "
                            "energy: %.0f%% of its time is in compute-bound layers, %.0f%% in memory-bound "
                            "ones. ",
                            f->id, 100 * max_slowdown, cshare, 100 - cshare);
         if (thrift != fastest)
-            snprintf(reason + len, sizeof reason - (size_t)len,
+            snprintf(reason + len, size - (size_t)len,
                      "The least-energy mode, %s, saves %.1f%% of the energy but is %.1f%% slower.",
                      rows[thrift].id, 100 * (1 - rows[thrift].energy / f->energy),
                      100 * (rows[thrift].time / f->time - 1));
         else
-            snprintf(reason + len, sizeof reason - (size_t)len, "It also uses the least energy of all modes.");
+            snprintf(reason + len, size - (size_t)len, "It also uses the least energy of all modes.");
     } else {
-        snprintf(reason, sizeof reason,
+        snprintf(reason, size,
                  "%s uses %.1f%% less energy than the fastest mode %s and is %.1f%% slower (limit "
                  "%.4g%%): only %.0f%% of the time at %s is in compute-bound layers (%.0f%% at %s); "
                  "the rest waits on memory or launches, which the slower mode hardly stretches while "
@@ -471,6 +479,26 @@ static int study_power_modes(rl_ctx *c, const cJSON *study, const cJSON *req, co
                  r->id, 100 * (1 - r->energy / f->energy), f->id, 100 * (r->time / f->time - 1),
                  100 * max_slowdown, cshare, f->id, 100 * r->share, r->id);
     }
+}
+
+static int study_power_modes(rl_ctx *c, const cJSON *study, const cJSON *req, const rl_options *o,
+                             const rl_hw *own, const rl_prepared *pg, cJSON *out, rl_error *err) {
+    double max_slowdown = read_max_slowdown(study, err);
+    if (max_slowdown < 0) return -1;
+    mode_row *rows;
+    int n = power_mode_rows(c, req, o, own, pg, &rows, err);
+    if (n < 0) return -1;
+    int fastest = 0;
+    for (int i = 1; i < n; i++)
+        if (rows[i].time < rows[fastest].time) fastest = i;
+    bool energy_known;
+    int rec = recommend_mode(rows, n, fastest, max_slowdown, &energy_known);
+    add_mode_rows(out, rows, n, fastest);
+    cJSON_AddStringToObject(out, "fastest", rows[fastest].id);
+    cJSON_AddStringToObject(out, "recommended", rows[rec].id);
+    rl_json_add_num(out, "max_slowdown", max_slowdown);
+    char reason[700];
+    mode_reason(reason, sizeof reason, rows, n, fastest, rec, energy_known, max_slowdown, own->id);
     cJSON_AddStringToObject(out, "reason", reason);
     return 0;
 }

@@ -9,6 +9,7 @@
 #include "infer.h"
 #include "roofline.h"
 #include "timing.h"
+#include "ops/op.h"
 
 const char *const rl_sol_names[RL_SOL_COUNT] = {"unfused", "fused", "fused_prefetched"};
 

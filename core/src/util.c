@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "json.h"
 
 /* Allocation failures of this thread: cJSON's (through rl_json_begin's
  * hooks) and the arenas'. Code that tolerates a failed allocation locally
@@ -400,6 +401,11 @@ char *rl_json_text_finish(rl_json_text *t) {
     }
     t->p[t->n] = 0;
     return t->p;
+}
+
+void rl_json_add_num(cJSON *o, const char *key, double v) {
+    if (isfinite(v)) cJSON_AddNumberToObject(o, key, v);
+    else cJSON_AddNullToObject(o, key);
 }
 
 char *rl_json_print(const struct cJSON *item) {

@@ -163,6 +163,19 @@ def pick(rng, items):
     return items[rng.randrange(len(items))] if items else None
 
 
+def pick_in(rng, items):
+    """One of items, or None when there are none (the mutation then does not apply)."""
+    return pick(rng, items) if items else None
+
+
+def set_attr_value(a, field, wire, value, attr_type):
+    """Attribute a's value replaced: the old f/i/type fields dropped, `value`
+    written as field `field` and the type set to `attr_type`."""
+    a.fields = [f for f in a.fields if f[0] not in (2, 3, 20)]
+    a.fields.append([field, wire, value])
+    a.fields.append([20, 0, attr_type])
+
+
 def hostile_int(rng):
     return pick(rng, HOSTILE_INTS) if rng.random() < 0.8 else rng.randrange(-(1 << 63), 1 << 63)
 
@@ -193,15 +206,12 @@ def mut_dims(rng, model):
 
 
 def mut_attr_float(rng, model):
-    attrs = list(walk(model, "Attr"))
-    if not attrs:
+    a = pick_in(rng, list(walk(model, "Attr")))
+    if a is None:
         return None
-    a = pick(rng, attrs)
     fl = pick(rng, HOSTILE_FLOATS)
     # an int attribute sent as a float (the type slip rl_attr_i must check), or a float changed
-    a.fields = [f for f in a.fields if f[0] not in (2, 3, 20)]
-    a.fields.append([2, 5, struct.pack("<f", fl)])
-    a.fields.append([20, 0, 1])
+    set_attr_value(a, 2, 5, struct.pack("<f", fl), 1)
     return "attr_float"
 
 
@@ -240,9 +250,7 @@ def mut_attr_int(rng, model):
                 vals[rng.randrange(len(vals))] = hostile_int(rng) & U64
             f[2] = b"".join(varint(v) for v in vals)
         return "attr_int"
-    a.fields = [f for f in a.fields if f[0] not in (2, 3, 20)]
-    a.fields.append([3, 0, hostile_int(rng) & U64])
-    a.fields.append([20, 0, 2])
+    set_attr_value(a, 3, 0, hostile_int(rng) & U64, 2)
     return "attr_int"
 
 
@@ -262,20 +270,19 @@ def op_types(model):
 
 
 def mut_op_swap(rng, model):
-    nodes = list(walk(model, "Node"))
-    if not nodes:
+    n = pick_in(rng, list(walk(model, "Node")))
+    if n is None:
         return None
-    n = pick(rng, nodes)
     op = pick(rng, OPS + op_types(model))
     n.fields = [f for f in n.fields if f[0] != 4] + [[4, 2, op.encode()]]
     return "op_swap"
 
 
 def mut_cycle(rng, model):
-    lists = node_lists(model)
-    if not lists:
+    picked = pick_in(rng, node_lists(model))
+    if picked is None:
         return None
-    g, nodes = pick(rng, lists)
+    g, nodes = picked
     i = rng.randrange(len(nodes))
     later = [f[2] for n in nodes[i:] for f in n[2].get(2)]
     ins = nodes[i][2].get(1)
@@ -286,20 +293,20 @@ def mut_cycle(rng, model):
 
 
 def mut_drop(rng, model):
-    lists = node_lists(model)
-    if not lists:
+    picked = pick_in(rng, node_lists(model))
+    if picked is None:
         return None
-    g, nodes = pick(rng, lists)
+    g, nodes = picked
     victim = pick(rng, nodes)
     g.fields = [f for f in g.fields if f is not victim]
     return "drop"
 
 
 def mut_duplicate(rng, model):
-    lists = node_lists(model)
-    if not lists:
+    picked = pick_in(rng, node_lists(model))
+    if picked is None:
         return None
-    g, nodes = pick(rng, lists)
+    g, nodes = picked
     src = pick(rng, nodes)
     copy = Msg("Node", [list(f) for f in src[2].fields])
     if rng.random() < 0.5:  # renamed outputs: a valid duplicate

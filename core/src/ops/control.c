@@ -6,7 +6,6 @@
  * sequence length. */
 #include <string.h>
 
-#include "../infer.h"
 #include "op.h"
 #include "families.h"
 
@@ -51,7 +50,7 @@ static rl_value *without_contents(rl_ctx *c, const rl_value *v) {
 
 static rl_graph *build_body(rl_ctx *c, rl_graph *g, rl_node *n, const Onnx__GraphProto *body,
                             int n_preset, rl_value *const *preset) {
-    rl_graph *b = rl_body_infer(c, g, n, body, n_preset, preset);
+    rl_graph *b = c->walkers->body_infer(c, g, n, body, n_preset, preset);
     if (!b && !c->err->code[0]) rl_bad(c, n, "could not build its body");
     return b;
 }
@@ -106,7 +105,7 @@ static int shape_if(rl_ctx *c, rl_graph *g, rl_node *n) {
         kept = cond->ival[0] ? then_b : else_b;
     } else {
         rl_cost kt, ke;
-        if (rl_cost_graph(c, then_b, &kt) || rl_cost_graph(c, else_b, &ke)) return RL_FAIL;
+        if (c->walkers->cost_graph(c, then_b, &kt) || c->walkers->cost_graph(c, else_b, &ke)) return RL_FAIL;
         bool then_costlier = flops_of(&kt) > flops_of(&ke) ||
                              (flops_of(&kt) == flops_of(&ke) && bytes_of(&kt) >= bytes_of(&ke));
         kept = then_costlier ? then_b : else_b;

@@ -1,0 +1,15 @@
+/* JSON output helpers shared by the response writers (analyze.c, study.c,
+ * diff.c, measured.c); defined in util.c beside the rest of the JSON support
+ * (rl_json_begin, rl_json_finish, rl_json_text_* in internal.h). */
+#ifndef ROOFLENS_JSON_H
+#define ROOFLENS_JSON_H
+
+struct cJSON;
+
+/* Adds o[key] = v, or o[key] = null when v is not finite: the contract of
+ * docs/api.md is that a figure the tool cannot know is null, never NaN or
+ * Infinity (which are not JSON). A failed allocation is counted by
+ * rl_json_begin's counter like any other cJSON call. */
+void rl_json_add_num(struct cJSON *o, const char *key, double v);
+
+#endif

@@ -1,0 +1,330 @@
+#!/usr/bin/python3
+"""The layering check of rooflens: lower layers never use higher ones.
+
+The map is ONE table, in docs/architecture.md between <!-- layers:begin -->
+and <!-- layers:end -->: a layer's name, its files (backquoted paths or globs
+relative to the repository root) and the layers it may use. This script
+checks, against that table:
+
+  * every file of core/src/**, core/include/*, cli/* and wasm/api.c is in
+    exactly one layer (a new file in no layer fails);
+  * every `#include "..."` in those files lands in the file's own layer or in
+    one its row names;
+  * with --archive, every function a core object file calls in another
+    (nm of librooflens_core.a) obeys the same rule;
+  * the "may use" relation has no cycle (the arrows are one-way).
+
+Known violations are listed in the doc's allow-list table (between
+<!-- allow:begin --> and <!-- allow:end -->): they are reported but do not
+fail; an allow-list entry that matches no violation fails, so it is deleted
+when the fix lands.
+
+Usage: check-layers.py [--root DIR] [--archive librooflens_core.a]
+       check-layers.py --self-test     (proves the check fails when it must)
+Exit status 0 when the tree keeps the map, 1 otherwise.
+"""
+import argparse
+import fnmatch
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+DOC = "docs/architecture.md"
+SCANNED_DIRS = ("core/src", "core/include", "cli")
+SCANNED_FILES = ("wasm/api.c",)
+INCLUDE_DIRS = ("core/src", "core/include", "cli")  # the -I paths of the builds
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+class MapError(Exception):
+    pass
+
+
+def table_rows(text, begin, end):
+    """The cells of each body row of the Markdown table between two markers."""
+    try:
+        block = text.split(begin, 1)[1].split(end, 1)[0]
+    except IndexError:
+        raise MapError(f"{DOC}: the markers {begin} ... {end} are missing")
+    rows = []
+    for line in block.splitlines():
+        line = line.strip()
+        if not line.startswith("|"):
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if set("".join(cells)) <= set("- :"):
+            continue  # the separator row
+        rows.append(cells)
+    return rows[1:]  # drop the header row
+
+
+def read_map(root):
+    with open(os.path.join(root, DOC), encoding="utf-8") as f:
+        text = f.read()
+    layers = {}  # name -> {"files": [globs], "uses": set()}
+    order = []
+    for cells in table_rows(text, "<!-- layers:begin -->", "<!-- layers:end -->"):
+        if len(cells) != 3:
+            raise MapError(f"{DOC}: layer row needs 3 cells (Layer | Files | May use): {cells}")
+        name, files, uses = cells
+        if name in layers:
+            raise MapError(f"{DOC}: layer '{name}' appears twice")
+        globs = re.findall(r"`([^`]+)`", files)
+        if not globs:
+            raise MapError(f"{DOC}: layer '{name}' lists no files")
+        layers[name] = {"files": globs, "uses": {u.strip() for u in uses.split(",") if u.strip()}}
+        order.append(name)
+    for name in order:
+        for u in layers[name]["uses"]:
+            if u not in layers:
+                raise MapError(f"{DOC}: layer '{name}' may use '{u}', which is no layer")
+    allow = []  # (from, to, "include" | "call")
+    for cells in table_rows(text, "<!-- allow:begin -->", "<!-- allow:end -->"):
+        if len(cells) != 5 or cells[2] not in ("include", "call"):
+            raise MapError(f"{DOC}: allow-list row needs 5 cells (From | To | Seen as: include or call | Reason | Fixed by): {cells}")
+        src, dst = (c.strip("`") for c in cells[:2])
+        allow.append((src, dst, cells[2]))
+    return layers, order, allow
+
+
+def find_cycle(layers):
+    """A list of layer names forming a cycle of the may-use relation, or None."""
+    state = {}
+
+    def visit(n, path):
+        state[n] = 1
+        for u in sorted(layers[n]["uses"]):
+            if state.get(u) == 1:
+                return path[path.index(u):] + [u] if u in path else [n, u]
+            if u not in state:
+                c = visit(u, path + [u])
+                if c:
+                    return c
+        state[n] = 2
+        return None
+
+    for n in layers:
+        if n not in state:
+            c = visit(n, [n])
+            if c:
+                return c
+    return None
+
+
+def scanned_files(root):
+    out = []
+    for d in SCANNED_DIRS:
+        for dirpath, _, names in os.walk(os.path.join(root, d)):
+            for n in names:
+                if n.endswith((".c", ".h")):
+                    out.append(os.path.relpath(os.path.join(dirpath, n), root).replace(os.sep, "/"))
+    out += [f for f in SCANNED_FILES if os.path.exists(os.path.join(root, f))]
+    return sorted(out)
+
+
+def layer_of(path, layers):
+    hits = [n for n, l in layers.items() if any(fnmatch.fnmatchcase(path, g) for g in l["files"])]
+    return hits
+
+
+def resolve_include(root, src, name):
+    """The repository path an #include "name" in src reaches, or name itself
+    when it is no file of the tree (a generated header such as onnx.pb-c.h)."""
+    for d in (os.path.dirname(src),) + INCLUDE_DIRS:
+        p = os.path.normpath(os.path.join(d, name)).replace(os.sep, "/")
+        if os.path.isfile(os.path.join(root, p)):
+            return p
+    return name
+
+
+def archive_calls(archive):
+    """(caller object, callee object, symbol) for each call across objects of
+    a static library, from nm's output."""
+    out = subprocess.run(["nm", "-A", archive], capture_output=True, text=True, check=True).stdout
+    return calls_from_nm(out)
+
+
+def calls_from_nm(nm_text):
+    defs, uses = {}, []
+    for line in nm_text.splitlines():
+        m = re.match(r"^(?:[^:]*:)?([^:\s]+\.o):\s*(?:[0-9a-fA-F]+\s+)?([A-Za-z])\s+(\S+)$", line.strip())
+        if not m:
+            continue
+        obj, kind, sym = m.groups()
+        if kind == "U":
+            uses.append((obj, sym))
+        elif kind in "TDRBC":
+            defs[sym] = obj
+    return sorted({(obj, defs[sym], sym) for obj, sym in uses if sym in defs and defs[sym] != obj})
+
+
+def check(root, archive=None, out=sys.stdout, nm_text=None):
+    """Returns the number of failures; prints each."""
+    try:
+        layers, order, allow = read_map(root)
+    except (MapError, OSError) as e:
+        print(f"FAIL {e}", file=out)
+        return 1
+    failures = 0
+    cycle = find_cycle(layers)
+    if cycle:
+        print(f"FAIL the may-use relation has a cycle: {' -> '.join(cycle)} (arrows must be one-way)", file=out)
+        failures += 1
+    files = scanned_files(root)
+    where = {}
+    for f in files:
+        hits = layer_of(f, layers)
+        if not hits:
+            print(f"FAIL {f} is in no layer: add it to the Files of its layer in {DOC}", file=out)
+            failures += 1
+        elif len(hits) > 1:
+            print(f"FAIL {f} is in several layers ({', '.join(hits)}) in {DOC}", file=out)
+            failures += 1
+        else:
+            where[f] = hits[0]
+
+    violations = {}  # (src, dst, "include" | "call") -> description
+
+    def judge(src, dst, kind, how):
+        ls, ld = where.get(src), where.get(dst)
+        if ld is None:
+            hits = layer_of(dst, layers)
+            ld = hits[0] if len(hits) == 1 else None
+        if ls is None:
+            return  # already reported
+        if ld is None:
+            violations.setdefault((src, dst, kind), f"{src} ({ls}) {how} {dst}, which is in no layer")
+        elif ld != ls and ld not in layers[ls]["uses"]:
+            violations.setdefault((src, dst, kind), f"{src} ({ls}) {how} {dst} ({ld}): '{ls}' may not use '{ld}'")
+
+    for f in files:
+        with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
+            for name in INCLUDE_RE.findall(fh.read()):
+                judge(f, resolve_include(root, f, name), "include", "includes")
+
+    if archive or nm_text is not None:
+        by_object = {}
+        for f in files:
+            if f.endswith(".c") and f.startswith("core/"):
+                by_object.setdefault(os.path.basename(f) + ".o", []).append(f)
+        calls = calls_from_nm(nm_text) if nm_text is not None else archive_calls(archive)
+        for caller, callee, sym in calls:
+            a, b = by_object.get(caller), by_object.get(callee)
+            if not a or not b or len(a) > 1 or len(b) > 1:
+                continue  # generated code (onnx.pb-c.c) or an ambiguous name
+            judge(a[0], b[0], "call", f"calls {sym} of")
+
+    allowed = set(allow)
+    for key, what in sorted(violations.items()):
+        if key in allowed:
+            print(f"allowed (known, see the allow-list in {DOC}): {what}", file=out)
+        else:
+            print(f"FAIL {what}", file=out)
+            failures += 1
+    for key in allow:
+        if key not in violations and (archive or nm_text is not None or key[2] == "include"):
+            print(f"FAIL allow-list entry {key[0]} -> {key[1]} matches no violation any more: delete it from {DOC}", file=out)
+            failures += 1
+    if failures == 0:
+        print(f"layers ok: {len(files)} files in {len(layers)} layers, "
+              f"{'includes and calls' if archive or nm_text is not None else 'includes'} checked, {len(violations)} known violation(s) allowed",
+              file=out)
+    return failures
+
+
+def self_test(repo_root):
+    """Runs the check on copies of the tree with one flaw put in each, and
+    fails unless each flaw is caught (and the untouched copy passes)."""
+    import io
+
+    def copy_tree():
+        d = tempfile.mkdtemp(prefix="rooflens-layers-")
+        for sub in ("docs", "core", "cli", "wasm"):
+            shutil.copytree(os.path.join(repo_root, sub), os.path.join(d, sub),
+                            ignore=shutil.ignore_patterns("*.md") if sub != "docs" else None)
+        return d
+
+    def append(path, text):
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(text)
+
+    def edit_doc(d, old, new):
+        p = os.path.join(d, DOC)
+        with open(p, encoding="utf-8") as f:
+            text = f.read()
+        assert old in text, old
+        with open(p, "w", encoding="utf-8") as f:
+            f.write(text.replace(old, new, 1))
+
+    cases = [
+        ("the untouched tree passes", None, None),
+        ("an upward include (reader.c includes timing.h) fails",
+         lambda d: append(os.path.join(d, "core/src/reader.c"), '\n#include "timing.h"\n'),
+         "core/src/reader.c (reader) includes core/src/timing.h (timing)"),
+        ("an include of an op header from the graph layer fails",
+         lambda d: append(os.path.join(d, "core/src/model.c"), '\n#include "ops/families.h"\n'),
+         "'graph' may not use 'ops'"),
+        ("a face including a core header fails",
+         lambda d: append(os.path.join(d, "cli/rooflens.c"), '\n#include "../core/src/hw.h"\n'),
+         "cli/rooflens.c (faces) includes core/src/hw.h (hardware)"),
+        ("a core file in no layer fails",
+         lambda d: append(os.path.join(d, "core/src/newmodule.c"), "int rl_new(void);\n"),
+         "core/src/newmodule.c is in no layer"),
+        ("a cycle in the map fails",
+         lambda d: edit_doc(d, "| reader | `core/src/reader.h` `core/src/reader.c` | public, base |",
+                            "| reader | `core/src/reader.h` `core/src/reader.c` | public, base, graph |"),
+         "has a cycle"),
+        ("a stale allow-list entry fails",
+         lambda d: edit_doc(d, "<!-- allow:end -->",
+                            "| `core/src/util.c` | `core/src/hw.h` | include | test | test |\n<!-- allow:end -->"),
+         "allow-list entry core/src/util.c -> core/src/hw.h matches no violation"),
+    ]
+    bad = 0
+    # nm output made up for the purpose: reader.c calling rl_time_graph (timing)
+    fake_nm = ("lib.a:reader.c.o:                 U rl_time_graph\n"
+               "lib.a:reader.c.o:0000000000000000 T rl_reader_new\n"
+               "lib.a:timing.c.o:0000000000000010 T rl_time_graph\n"
+               "lib.a:analyze.c.o:                 U rl_time_graph\n")
+    cases.append(("an upward call (reader.c calls rl_time_graph of timing.c) fails", "nm",
+                  "core/src/reader.c (reader) calls rl_time_graph of core/src/timing.c (timing)"))
+    for title, flaw, expect in cases:
+        d = copy_tree()
+        try:
+            nm = None
+            if flaw == "nm":
+                nm = fake_nm
+            elif flaw:
+                flaw(d)
+            buf = io.StringIO()
+            n = check(d, None, buf, nm)
+            got = buf.getvalue()
+            ok = (n == 0) if expect is None else (n > 0 and expect in got)
+        finally:
+            shutil.rmtree(d)
+        print(f"{'ok  ' if ok else 'FAIL'} {title}")
+        if not ok:
+            print("     check said:\n" + "".join("       " + l + "\n" for l in got.splitlines()))
+            bad += 1
+    calls = calls_from_nm(fake_nm)
+    ok = calls == [("analyze.c.o", "timing.c.o", "rl_time_graph"), ("reader.c.o", "timing.c.o", "rl_time_graph")]
+    print(f"{'ok  ' if ok else 'FAIL'} nm output gives the calls across objects")
+    bad += not ok
+    return bad
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    ap.add_argument("--archive", help="librooflens_core.a, to check calls across object files too")
+    ap.add_argument("--self-test", action="store_true")
+    a = ap.parse_args()
+    if a.self_test:
+        sys.exit(1 if self_test(a.root) else 0)
+    sys.exit(1 if check(a.root, a.archive) else 0)
+
+
+if __name__ == "__main__":
+    main()
