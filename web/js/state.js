@@ -1,7 +1,7 @@
 // The view state: one plain object, serialisable to and from the page URL
 // (hash). Parsing validates every field; a link is untrusted input, so what
 // is invalid is ignored (the valid parts are kept) and named in a notice.
-import { llmDefaultState, llmToParams, llmFromParams, LLM_PARAM_KEYS } from './llm.js';
+import { llmDefaultState, llmToParams, llmFromParams, LLM_PARAM_KEYS } from './llm-state.js';
 import { COLUMN_KEYS } from './columns.js';
 import { modelUrlProblem } from './url-policy.js';
 

@@ -1,0 +1,48 @@
+// The LLM panel's settings (prompt and generated tokens, weight and KV-cache
+// bits): their defaults, their part of the share link (lp, lg, lw, lk) and
+// the request's "llm" object. State, not view: state.js and the panel
+// (llm.js) both read it.
+export const LLM_DEFAULTS = Object.freeze({ prompt: 512, generate: 128, weightBits: null, kvBits: null });
+export const LLM_PARAM_KEYS = ['lp', 'lg', 'lw', 'lk'];
+export const MAX_TOKENS = 1e8;
+export const BITS = [16, 8, 4];
+
+export function llmDefaultState() { return { ...LLM_DEFAULTS }; }
+
+/** The panel's settings into the share link (only what differs from the defaults). */
+export function llmToParams(llm, p) {
+  if (!llm) return;
+  if (llm.prompt !== LLM_DEFAULTS.prompt) p.set('lp', String(llm.prompt));
+  if (llm.generate !== LLM_DEFAULTS.generate) p.set('lg', String(llm.generate));
+  if (llm.weightBits) p.set('lw', String(llm.weightBits));
+  if (llm.kvBits) p.set('lk', String(llm.kvBits));
+}
+
+/** The link's panel settings into llm; bad(name, why) names what is ignored. */
+export function llmFromParams(p, llm, bad) {
+  const whole = (key, field, lo, hi) => {
+    if (!p.has(key)) return;
+    const s = p.get(key);
+    const n = /^\d{1,9}$/.test(s) ? Number(s) : NaN;
+    if (n >= lo && n <= hi) llm[field] = n; else bad(key, `must be a whole number from ${lo} to ${hi}`);
+  };
+  whole('lp', 'prompt', 1, MAX_TOKENS);
+  whole('lg', 'generate', 1, MAX_TOKENS);
+  for (const [key, field] of [['lw', 'weightBits'], ['lk', 'kvBits']]) {
+    if (!p.has(key)) continue;
+    const n = Number(p.get(key));
+    if (BITS.includes(n)) llm[field] = n; else bad(key, 'must be 16, 8 or 4');
+  }
+  if (llm.prompt + llm.generate > MAX_TOKENS) {
+    bad('lg', `prompt + generated tokens must stay within ${MAX_TOKENS}`);
+    llm.generate = LLM_DEFAULTS.generate;
+  }
+}
+
+/** The request's "llm" object for the panel's settings. */
+export function llmRequestMember(llm) {
+  const r = { prompt: llm.prompt, generate: llm.generate };
+  if (llm.weightBits) r.weight_bits = llm.weightBits;
+  if (llm.kvBits) r.kv_bits = llm.kvBits;
+  return r;
+}
