@@ -110,6 +110,8 @@ int main(int argc, char **argv) {
     const char *tests_dir = argc > 1 ? argv[1] : "tests";
     run(tests_dir, "mlp.onnx", "hw/unit.json", "");
     run(tests_dir, "transformer_block.onnx", "hw/unit.json", "");
+    /* the page's layout: the layer columns appended to the printed answer */
+    run(tests_dir, "transformer_block.onnx", "hw/unit.json", ", \"layers\": \"columns\"");
     /* a study re-infers the graph per batch: its own allocations */
     run(tests_dir, "mlp.onnx", "hw/unit.json", ", \"study\": {\"kind\": \"batch_sweep\", \"batches\": [1, 4, 64]}");
     /* measured profiles: the importers, the matching and the measured section */

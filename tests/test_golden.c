@@ -152,6 +152,25 @@ static void seed004_orin_json(void) {
         CHECK_NEAR(jnum(ro, "peak_flop_per_j_no_static"), 0.26e12, 0.005, "JSON peak 0.26 TFLOP/J without static");
         /* seed 004: the balance with static power lies left of the time balance */
         CHECK(jnum(ro, "energy_balance") < jnum(ro, "time_balance"), "energy balance left of time balance");
+        /* The energy roof the charts draw, sampled by the core: seed 004's
+         * curve 1/(ε_flop + ε_mop/I + π0·max(1/peak, 1/(BW·I))) with the
+         * measured 3.86 pJ/FLOP, 141.38 pJ/B and 17.9 W; it rises with the
+         * intensity to the peaks above and never exceeds the roof without
+         * static power. */
+        const cJSON *roof = cJSON_GetObjectItem(ro, "energy_roof"), *pt;
+        double bw = jnum(ro, "bandwidth_Bps"), last_x = 0, last_y = 0;
+        int points = 0;
+        cJSON_ArrayForEach(pt, roof) {
+            double x = jnum(pt, "intensity"), y = jnum(pt, "flop_per_j"), y0 = jnum(pt, "flop_per_j_no_static");
+            double spf = 1 / 14.7e12 > 1 / (bw * x) ? 1 / 14.7e12 : 1 / (bw * x);
+            CHECK_NEAR(y, 1 / (3.86e-12 + 141.38e-12 / x + 17.9 * spf), 1e-9, "energy roof at an intensity");
+            CHECK_NEAR(y0, 1 / (3.86e-12 + 141.38e-12 / x), 1e-9, "energy roof without static power");
+            CHECK(x > last_x && y >= last_y && y <= y0, "energy roof ascends below the roof without static power");
+            last_x = x, last_y = y;
+            points++;
+        }
+        CHECK(points > 60 && last_x >= 1e6, "energy roof spans the intensities (%d points to %g)", points, last_x);
+        CHECK_NEAR(last_y, jnum(ro, "peak_flop_per_j"), 1e-3, "energy roof reaches the peak with static power");
         /* Per layer: E = ε_flop·W + ε_mop·Q + π0·t with the traffic of the
          * chosen model (every tensor unfused; weights and model boundary
          * fused) and t the layer's share of the model's time; the matrix

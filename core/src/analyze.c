@@ -314,10 +314,19 @@ static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_tim
     if (k->note) rl_layer_str(w, "note", k->note);
 }
 
-/* "layers" (rows) or "layer_columns" (the same fields as columns), written
- * as text by layer_writer.c and joined to the response as a raw item. */
+#define RL_OOM_LAYERS                                                                               \
+    "out of memory while writing the layers; analyse with the command-line tool, or raise the memory " \
+    "available"
+
+/* The per-layer figures through the layer writer (layer_writer.h). Rows
+ * join the response as "layers" at once (a raw item that takes the text
+ * over); columns are kept in *columns and appended to the printed response
+ * as its last member, "layer_columns", by append_layer_columns: written
+ * straight into the answer's one buffer, a 100,000-layer answer touches its
+ * size in fresh memory once rather than four times. */
 static int add_layers_section(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_layer_time *lt,
-                              const options *o, bool has_energy, const rl_measured *measured, rl_error *err) {
+                              const options *o, bool has_energy, const rl_measured *measured,
+                              rl_layer_writer **columns, rl_error *err) {
     rl_layer_writer *w = rl_layer_writer_new(o->layer_columns ? RL_LAYERS_COLUMNS : RL_LAYERS_ROWS, c);
     for (int i = 0; w && i < g->n_nodes; i++) {
         rl_layer_row_begin(w);
@@ -325,15 +334,49 @@ static int add_layers_section(cJSON *root, const rl_ctx *c, const rl_graph *g, c
         rl_measured_layer_put(measured, i, w);
         rl_layer_row_end(w);
     }
-    char *s = rl_layer_writer_finish(w);
-    cJSON *raw = s ? cJSON_CreateRaw(s) : NULL;
-    free(s);
-    if (!raw) {
-        rl_error_set(err, "out_of_memory", "layers", "out of memory while writing the layers");
+    if (o->layer_columns) {
+        *columns = w;
+        if (w) return 0;
+        rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);
         return -1;
     }
-    cJSON_AddItemToObject(root, o->layer_columns ? "layer_columns" : "layers", raw);
+    char *s = rl_layer_writer_finish(w);
+    /* The item takes the text over rather than copying it (tens of MB on a
+     * big graph); cJSON frees it with free(), the allocator that made it. */
+    cJSON *raw = s ? cJSON_CreateRaw("") : NULL;
+    if (raw) {
+        free(raw->valuestring);
+        raw->valuestring = s;
+    } else {
+        free(s);
+    }
+    if (!raw) {
+        rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);
+        return -1;
+    }
+    cJSON_AddItemToObject(root, "layers", raw);
     return 0;
+}
+
+/* The printed response `text` ("{...}") with ,"layer_columns":{...} before
+ * its closing brace; frees the writer. An answer that is not an object (the
+ * out-of-memory answer of rl_json_finish) is returned as it is. */
+static char *append_layer_columns(char *text, rl_layer_writer *w) {
+    size_t n = text ? strlen(text) : 0;
+    const char *ok = text ? strstr(text, "\"ok\":") : NULL; /* the second member of every answer */
+    if (n < 2 || text[n - 1] != '}' || !ok || ok - text > 40 || strncmp(ok + 5, "true", 4) != 0) {
+        rl_layer_writer_free(w);
+        return text;
+    }
+    rl_json_text t = {text, n - 1, n + 1, false};
+    rl_json_text_put(&t, ",\"layer_columns\":", 17);
+    rl_layer_writer_finish_into(w, &t);
+    rl_json_text_put(&t, "}", 1);
+    char *s = rl_json_text_finish(&t);
+    if (s) return s;
+    rl_error e = {0};
+    rl_error_set(&e, "out_of_memory", "layers", RL_OOM_LAYERS);
+    return rl_error_json(&e);
 }
 
 /* The distinct unsupported op types, through a set: 100,000 distinct custom
@@ -481,6 +524,20 @@ static void add_ceilings(cJSON *ro, const rl_hw *hw) {
 
 /* The roofline of the precision actually used (after any fallback), and
  * the whole model on it as the chosen model places it. */
+/* The energy roof as points the charts draw: 8 per decade of intensity
+ * from 10^-4 to 10^7 FLOP/B, with and without static power. */
+static void add_energy_roof(cJSON *ro, double e_flop, double e_byte, double static_w, double peak, double bw) {
+    cJSON *roof = cJSON_AddArrayToObject(ro, "energy_roof");
+    for (int k = -4 * 8; k <= 7 * 8; k++) {
+        double x = pow(10.0, k / 8.0);
+        cJSON *pt = cJSON_CreateObject();
+        rl_json_add_num(pt, "intensity", x);
+        rl_json_add_num(pt, "flop_per_j", rl_flop_per_j(e_flop, e_byte, static_w, peak, bw, x));
+        rl_json_add_num(pt, "flop_per_j_no_static", rl_flop_per_j(e_flop, e_byte, 0, peak, bw, x));
+        cJSON_AddItemToArray(roof, pt);
+    }
+}
+
 static void add_roofline_section(cJSON *root, const rl_hw *hw, const rl_timing *t) {
     const double bw = hw->mem_bw[0];
     const int p = t->main_prec;
@@ -503,6 +560,7 @@ static void add_roofline_section(cJSON *root, const rl_hw *hw, const rl_timing *
         rl_json_add_num(ro, "flop_j", e_flop);
         rl_json_add_num(ro, "byte_j", hw->e_byte);
         rl_json_add_num(ro, "static_w", hw->static_w);
+        add_energy_roof(ro, e_flop, hw->e_byte, hw->static_w, peak, bw);
     } else {
         static const char *const none[] = {"energy_balance", "energy_balance_no_static", "peak_flop_per_j",
                                            "peak_flop_per_j_no_static"};
@@ -582,6 +640,7 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     rl_layer_time *lt = NULL;
     rl_timing t;
     cJSON *root = NULL;
+    rl_layer_writer *columns = NULL; /* "layers": "columns": appended after printing */
     if (!setup_ctx(&c, m, &arena, &err)) {
         rl_error_set(&err, "out_of_memory", "", "out of memory");
         goto fail;
@@ -599,7 +658,8 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     add_model_section(root, m, &c, pg.graph, pg.dims, pg.n_dims);
     add_hardware_section(root, &hw);
     add_options_section(root, &o, &pg);
-    if (o.include_layers && add_layers_section(root, &c, pg.graph, lt, &o, t.has_energy, measured, &err)) goto fail;
+    if (o.include_layers && add_layers_section(root, &c, pg.graph, lt, &o, t.has_energy, measured, &columns, &err))
+        goto fail;
     add_totals_section(root, pg.graph, &pg, &t, &o, &arena);
     add_sol_section(root, &t);
     rl_measured_json(measured, root, rl_timing_chosen(&t)->time_s);
@@ -615,8 +675,10 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     add_warnings(root, &c);
     cJSON_Delete(req);
     rl_arena_free(&arena);
-    return finish_json(root);
+    char *text = finish_json(root);
+    return columns ? append_layer_columns(text, columns) : text;
 fail:
+    rl_layer_writer_free(columns);
     cJSON_Delete(root);
     cJSON_Delete(req);
     rl_arena_free(&arena);

@@ -208,10 +208,14 @@ static rl_graph *graph_new(rl_ctx *c, const Onnx__GraphProto *gp, rl_graph *pare
         return NULL;
     }
     g->names = rl_map_new(c->arena, expected);
-    if (!g->names) {
+    /* Every value the graph will hold, at once: grown by doubling, a
+     * 100,000-node graph copied and zeroed its values array twice over. */
+    g->values = rl_arena_alloc(c->arena, expected * sizeof *g->values);
+    if (!g->names || !g->values) {
         out_of_memory(c, where);
         return NULL;
     }
+    g->cap_values = (int)expected;
     return g;
 }
 

@@ -85,6 +85,7 @@ typedef struct rl_json_text {
 } rl_json_text;
 void rl_json_text_put(rl_json_text *t, const char *s, size_t n);
 void rl_json_text_number(rl_json_text *t, double v);      /* as cJSON prints it; NaN, inf: null */
+void rl_json_text_reserve(rl_json_text *t, size_t extra); /* room for `extra` more bytes at once */
 void rl_json_text_string(rl_json_text *t, const char *s); /* quoted and escaped as cJSON; NULL: "" */
 bool rl_json_text_value(rl_json_text *t, const struct cJSON *item);
 char *rl_json_text_finish(rl_json_text *t);

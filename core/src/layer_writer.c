@@ -284,25 +284,68 @@ static void table_members(rl_layer_writer *w, rl_json_text *out, table *t) {
     t->n_cols = 0;
 }
 
-char *rl_layer_writer_finish(rl_layer_writer *w) {
-    if (!w) return NULL;
-    rl_json_text out = {0};
-    if (w->layout == RL_LAYERS_ROWS) {
-        put(w, &w->rows, "]");
-        out = w->rows;
-    } else {
-        put(w, &out, "{");
-        table_members(w, &out, &w->layers);
-        put(w, &out, ",\"tensors\":{");
-        table_members(w, &out, &w->tensors);
-        put(w, &out, "}}");
-        free(w->rows.p);
+static void free_table(table *t) {
+    for (int i = 0; i < t->n_cols; i++) {
+        free(t->cols[i].values.p);
+        free(t->cols[i].rows);
     }
-    bool oom = w->oom || out.oom;
-    char *s = rl_json_text_finish(&out);
+    free(t->cols);
+    t->cols = NULL;
+    t->n_cols = 0;
+}
+
+void rl_layer_writer_free(rl_layer_writer *w) {
+    if (!w) return;
+    free_table(&w->layers);
+    free_table(&w->tensors);
+    free(w->rows.p);
     free(w->seen), free(w->seen_row);
     free(w);
-    if (oom) {
+}
+
+/* Bytes the columns of t will take in the text (an upper bound). */
+static size_t table_size(const table *t) {
+    size_t n = 64;
+    for (int i = 0; i < t->n_cols; i++) {
+        const column *col = &t->cols[i];
+        n += col->values.n + strlen(col->key) * 2 + 32;
+        if (col->sparse || col->count < t->row) n += (size_t)t->row * 11 + 32; /* row indices */
+    }
+    return n;
+}
+
+bool rl_layer_writer_finish_into(rl_layer_writer *w, rl_json_text *out) {
+    if (!w) {
+        out->oom = true;
+        return false;
+    }
+    if (w->layout == RL_LAYERS_ROWS) {
+        put(w, &w->rows, "]");
+        if (w->rows.n) rl_json_text_put(out, w->rows.p, w->rows.n);
+        free(w->rows.p);
+    } else {
+        /* one allocation for the whole section: grown by doubling, a
+         * 25 MB answer touched twice its size in fresh memory */
+        rl_json_text_reserve(out, table_size(&w->layers) + table_size(&w->tensors));
+        put(w, out, "{");
+        table_members(w, out, &w->layers);
+        put(w, out, ",\"tensors\":{");
+        table_members(w, out, &w->tensors);
+        put(w, out, "}}");
+        free(w->rows.p);
+    }
+    bool ok = !w->oom && !out->oom;
+    free(w->seen), free(w->seen_row);
+    free(w);
+    if (!ok) out->oom = true;
+    return ok;
+}
+
+char *rl_layer_writer_finish(rl_layer_writer *w) {
+    rl_json_text out = {0};
+    bool ok = rl_layer_writer_finish_into(w, &out);
+    char *s = rl_json_text_finish(&out);
+    if (!ok) {
         free(s);
         return NULL;
     }

@@ -41,4 +41,10 @@ void rl_layer_tensors(rl_layer_writer *w, const char *key, rl_value *const *vals
 /* The section's text (an array for rows, an object for columns), or NULL
  * when out of memory; frees the writer either way. */
 char *rl_layer_writer_finish(rl_layer_writer *w);
+/* The same text appended to `out` (in one allocation for columns); false,
+ * with out->oom set, when out of memory. Frees the writer either way (w may
+ * be NULL: a writer that could not be made). */
+bool rl_layer_writer_finish_into(rl_layer_writer *w, rl_json_text *out);
+/* Frees a writer that is not finished (NULL: nothing). */
+void rl_layer_writer_free(rl_layer_writer *w);
 #endif

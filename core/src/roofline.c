@@ -24,3 +24,10 @@ double rl_peak_flop_per_j_no_static(double e_flop) { return 1.0 / e_flop; }
 double rl_peak_flop_per_j(double e_flop, double static_w, double peak_flops) {
     return 1.0 / (e_flop + static_w / peak_flops);
 }
+
+double rl_flop_per_j(double e_flop, double e_byte, double static_w, double peak_flops, double bandwidth,
+                     double intensity) {
+    double s_per_flop = 1.0 / peak_flops, memory_s_per_flop = 1.0 / (bandwidth * intensity);
+    if (memory_s_per_flop > s_per_flop) s_per_flop = memory_s_per_flop;
+    return 1.0 / (e_flop + e_byte / intensity + static_w * s_per_flop);
+}

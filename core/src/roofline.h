@@ -21,4 +21,10 @@ double rl_energy_balance(double e_flop, double e_byte, double static_w, double p
 /* Peak energy efficiency (FLOP/J): 1/ε_flop, and 1/(ε_flop + π0/peak) with static power. */
 double rl_peak_flop_per_j_no_static(double e_flop);
 double rl_peak_flop_per_j(double e_flop, double static_w, double peak_flops);
+/* The energy roof (docs/model.md): the most FLOP per joule at arithmetic
+ * intensity I (FLOP/B), work done at the roofline's time: 1 / (ε_flop +
+ * ε_mop/I + π0·max(1/peak, 1/(BW·I))). static_w = 0 gives the roof
+ * without static power. */
+double rl_flop_per_j(double e_flop, double e_byte, double static_w, double peak_flops, double bandwidth,
+                     double intensity);
 #endif

@@ -258,7 +258,7 @@ static int format_double(char tmp[32], double d) {
  * than the rest of its layer. A small direct-mapped memo of the last texts
  * by bit pattern keeps them; a miss costs one compare. Per thread, as the
  * JSON state above. */
-#define NUMBER_MEMO_SIZE 1024
+#define NUMBER_MEMO_SIZE 1024 /* the hash below keeps 10 bits */
 static _Thread_local struct number_memo {
     uint64_t bits;
     unsigned char n; /* 0: empty */
@@ -290,7 +290,10 @@ static void jb_number(jbuf *b, double d) {
     }
     uint64_t bits;
     memcpy(&bits, &d, sizeof bits);
-    struct number_memo *m = &number_memo[(bits ^ (bits >> 29) ^ (bits >> 41)) % NUMBER_MEMO_SIZE];
+    /* Fibonacci hashing: every bit moves the top ten, so doubles a power of
+     * two apart (the same mantissa: times of one layer at bandwidths or
+     * sizes that differ by 2x) do not share a slot */
+    struct number_memo *m = &number_memo[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> 54];
     if (m->n && m->bits == bits) {
         jb_put(b, m->text, m->n);
         return;
@@ -385,6 +388,16 @@ static bool jb_value(jbuf *b, const cJSON *item, int depth) {
 
 void rl_json_text_put(rl_json_text *t, const char *s, size_t n) { jb_put((jbuf *)t, s, n); }
 void rl_json_text_number(rl_json_text *t, double v) { jb_number((jbuf *)t, v); }
+void rl_json_text_reserve(rl_json_text *t, size_t extra) {
+    if (t->oom || t->n + extra + 1 <= t->cap) return;
+    char *p = realloc(t->p, t->n + extra + 1); /* exactly: the caller knows the size */
+    if (!p) {
+        t->oom = true;
+        return;
+    }
+    t->p = p;
+    t->cap = t->n + extra + 1;
+}
 void rl_json_text_string(rl_json_text *t, const char *s) { jb_string((jbuf *)t, s ? s : ""); }
 
 bool rl_json_text_value(rl_json_text *t, const struct cJSON *item) {

@@ -105,11 +105,6 @@ export function logRange(values, { pad = 1.6, minDecades = 1, maxDecades = 8 } =
   return [lo, hi];
 }
 
-function logspace(lo, hi, n) {
-  const a = Math.log10(lo), b = Math.log10(hi);
-  return Array.from({ length: n }, (_, i) => 10 ** (a + (b - a) * i / (n - 1)));
-}
-
 export function line(label, data, color, extra = {}) {
   return { type: 'line', label, data, borderColor: color, backgroundColor: color, borderWidth: 1.5,
     pointRadius: 0, pointHitRadius: 0, fill: false, tension: 0, order: 10, rl: 'ceiling', ...extra };
@@ -228,7 +223,23 @@ export class Charts {
     const layers = res.layers || [];
     let tot = 0;
     const opTime = new Map();
-    for (const l of layers) { tot += l.t || 0; opTime.set(l.op, (opTime.get(l.op) || 0) + (l.t || 0)); }
+    // Layers with the same figures draw at the same spot in every chart:
+    // group them once (a 100,000-layer graph of repeated blocks has a few
+    // hundred groups), and let each chart place the groups.
+    const bySig = new Map();
+    this.groups = [];
+    for (const l of layers) {
+      const t = l.t || 0;
+      tot += t;
+      opTime.set(l.op, (opTime.get(l.op) || 0) + t);
+      const sig = `${l.op}|${l.flops}|${l.intensity}|${l.t}|${l.energy_j}|${l.t_compute}|${l.t_memory}|${l.precision}`;
+      const g = bySig.get(sig);
+      if (g) { g.members.push(l.index); g.t += t; } else {
+        const ng = { l, members: [l.index], t };
+        bySig.set(sig, ng);
+        this.groups.push(ng);
+      }
+    }
     tot = tot || 1;
     const ops = [...opTime.keys()].sort((a, b) => opTime.get(b) - opTime.get(a));
     this.opColor = new Map(ops.map((op, i) => [op, PALETTE[i % PALETTE.length]]));
@@ -248,7 +259,8 @@ export class Charts {
     // op -> x -> y -> point: identical layers give bit-identical figures, so
     // the numbers themselves are the keys (no strings made per layer).
     const per = new Map();
-    for (const l of this.res.layers || []) {
+    for (const g of this.groups) {
+      const l = g.l;
       const p = point(l);
       if (!finitePos(p)) continue;
       let byX = per.get(l.op);
@@ -256,8 +268,8 @@ export class Charts {
       let byY = byX.xs.get(p.x);
       if (!byY) byX.xs.set(p.x, (byY = new Map()));
       const pt = byY.get(p.y);
-      if (pt) { pt.members.push(l.index); pt.t += l.t || 0; } else {
-        const q = { x: p.x, y: p.y, li: l.index, members: [l.index], t: l.t || 0 };
+      if (pt) { for (const m of g.members) pt.members.push(m); pt.t += g.t; } else {
+        const q = { x: p.x, y: p.y, li: l.index, members: g.members.slice(), t: g.t };
         byY.set(p.y, q);
         byX.list.push(q);
       }
@@ -478,7 +490,7 @@ export class Charts {
     const res = this.res, ro = res.roofline;
     const mems = ro.ceilings.memory.filter((m) => m.bandwidth_Bps > 0);
     const comps = ro.ceilings.compute.filter((c) => c.flops > 0);
-    const used = new Set((res.layers || []).map((l) => l.precision));
+    const used = new Set(this.groups.map((g) => g.l.precision));
     used.add(ro.precision);
     const sets = [];
     for (const c of comps) {
@@ -535,8 +547,6 @@ export class Charts {
       this.message('energy', 'This hardware profile has no energy figures (flop_j, byte_j, static_w).');
       return;
     }
-    const bw = res.hardware.bandwidth_Bps, peak = ro.peak_matrix_flops;
-    const eF = ro.flop_j, eB = ro.byte_j, sW = ro.static_w || 0;
     const layerSets = this.layerSets(this.energyPoint);
     const mp = ro.model_point, hl = headline(res);
     const star = this.starSet(mp?.intensity, mp?.flop_per_j, `whole model: ${eng(mp?.flop_per_j, 'FLOP/J')}; energy ${eng(hl.energy_j, 'J')}`);
@@ -547,13 +557,11 @@ export class Charts {
       ['energy-nostatic', `energy balance without static power ${eng(ro.energy_balance_no_static, 'FLOP/B')}`, ro.energy_balance_no_static, '#ff7f0e']]
       .filter(([, , x]) => x > 0);
     const [xlo, xhi] = logRange([...pts.map((p) => p.x), ...balances.map((b) => b[2])], { pad: 2, minDecades: 2, maxDecades: 9 });
-    // The roof: the inverse of the energy per FLOP the profile gives (flop_j,
-    // byte_j per byte, static power over the roofline time) - the curve of
-    // docs/model.md drawn across the view.
-    const xs = logspace(xlo, xhi, 80);
-    const withStatic = xs.map((x) => ({ x, y: 1 / (eF + eB / x + sW * Math.max(1 / peak, 1 / (bw * x))) }));
-    const noStatic = xs.map((x) => ({ x, y: 1 / (eF + eB / x) }));
-    const [ylo, yhi] = logRange([...pts.map((p) => p.y), top, withStatic[0].y], { pad: 1.6, minDecades: 1, maxDecades: 9 });
+    // The roof of docs/model.md, as the core samples it (roofline.energy_roof).
+    const roof = (ro.energy_roof || []).filter((p) => p.intensity >= xlo / 1.4 && p.intensity <= xhi * 1.4);
+    const withStatic = roof.map((p) => ({ x: p.intensity, y: p.flop_per_j }));
+    const noStatic = roof.map((p) => ({ x: p.intensity, y: p.flop_per_j_no_static }));
+    const [ylo, yhi] = logRange([...pts.map((p) => p.y), top, ...(withStatic.length ? [withStatic[0].y] : [])], { pad: 1.6, minDecades: 1, maxDecades: 9 });
     const sets = [
       line(`energy roof with static power (peak ${eng(ro.peak_flop_per_j, 'FLOP/J')})`, withStatic, '#000', { borderWidth: 2.5, rlKey: 'roof:static', hidden: !this.shown('roof:static') }),
       line(`energy roof without static power (peak ${eng(top, 'FLOP/J')})`, noStatic, '#666', { borderDash: [6, 4], rlKey: 'roof:nostatic', hidden: !this.shown('roof:nostatic') }),
@@ -570,10 +578,9 @@ export class Charts {
 
   drawTimeBased() {
     const res = this.res;
-    const layers = res.layers || [];
     const launch = res.hardware.launch_overhead_s || 0;
     const vals = [];
-    for (const l of layers) { if (l.t_compute > 0) vals.push(l.t_compute); if (l.t_memory > 0) vals.push(l.t_memory); }
+    for (const { l } of this.groups) { if (l.t_compute > 0) vals.push(l.t_compute); if (l.t_memory > 0) vals.push(l.t_memory); }
     if (!vals.length) { this.draw('timeBased', null); this.message('timeBased', 'No layer has a compute or memory time.'); return; }
     // Both axes share one range: the layers' times and the launch overhead,
     // at most 6 decades below the largest (smaller times sit on the edge).

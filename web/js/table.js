@@ -74,9 +74,22 @@ export class LayerTable {
     this.table.setAttribute('role', 'grid');
     this.tbody = table.tBodies[0] || table.appendChild(document.createElement('tbody'));
     this.tfoot = table.tFoot || table.createTFoot();
+    // The box's size, the header's height and the scroll offset as last
+    // seen: render() reads these rather than the layout, so filling the
+    // table after a new analysis forces no layout of the whole page (the
+    // observers run when layout is done anyway).
+    this.view = { top: 0, height: 0, headH: 0 };
     this.buildHead();
-    this.scroller.addEventListener('scroll', () => this.schedule(), { passive: true });
-    new ResizeObserver(() => this.schedule()).observe(this.scroller);
+    this.scroller.addEventListener('scroll', () => { this.view.top = this.scroller.scrollTop; this.schedule(); }, { passive: true });
+    this.resizes = new ResizeObserver(() => {
+      this.view.height = this.scroller.clientHeight;
+      this.view.headH = this.table.tHead ? this.table.tHead.offsetHeight : 0;
+      this.view.top = this.scroller.scrollTop;
+      this.lastRange = null;
+      this.schedule();
+    });
+    this.resizes.observe(this.scroller);
+    if (this.table.tHead) this.resizes.observe(this.table.tHead);
     this.tbody.addEventListener('click', (ev) => {
       const tr = ev.target.closest('tr');
       if (tr?.dataset.pos !== undefined) this.activate(Number(tr.dataset.pos));
@@ -127,6 +140,7 @@ export class LayerTable {
       buttons[j].focus();
     });
     this.ths = [...tr.children];
+    this.resizes?.observe(thead);
     this.headButtons();
   }
 
@@ -264,9 +278,9 @@ export class LayerTable {
 
   render() {
     const n = this.items.length;
-    const headH = this.table.tHead ? this.table.tHead.offsetHeight : 0;
-    const top = Math.max(0, this.scroller.scrollTop - headH);
-    const h = this.scroller.clientHeight || 600;
+    const { headH } = this.view;
+    const top = Math.max(0, this.view.top - headH);
+    const h = this.view.height || 600;
     const first = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
     const last = Math.min(n, Math.ceil((top + h) / ROW_H) + OVERSCAN);
     const key = `${first}:${last}:${n}:${this.selected}:${this.active}`;
