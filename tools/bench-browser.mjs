@@ -105,9 +105,18 @@ function armDrawn(page, trigger, want) {
       return Object.entries(want).every(([k, v]) => s[k] === String(v)) &&
         document.querySelector('[data-testid=layer-table] tbody tr[data-index]') && charts.every(drawn);
     };
+    // The page's own marks after the trigger: where the time went.
+    const phase = (name) => {
+      const m = performance.getEntriesByName(name).filter((e) => e.startTime >= t0).pop();
+      return m ? m.startTime - t0 : null;
+    };
     const poll = () => {
-      if (t0 !== null && ready()) requestAnimationFrame(() => resolve(performance.now() - t0));
-      else requestAnimationFrame(poll);
+      if (t0 !== null && ready()) {
+        requestAnimationFrame(() => {
+          const total = performance.now() - t0;
+          resolve({ total, opened: phase('rooflens-opened'), analyzed: phase('rooflens-analyzed'), rendered: phase('rooflens-rendered') });
+        });
+      } else requestAnimationFrame(poll);
     };
     poll();
   }), { trigger, want, charts: CHARTS });
@@ -142,16 +151,24 @@ for (const [name, m] of Object.entries(MODELS)) {
   if (!only.has(name)) continue;
   const model = m.path();
   const layers = layersOf(model);
-  const times = [];
+  const times = [], phases = [];
   for (let r = 0; r < runs; r++) {
     const page = await freshPage();
     const done = armDrawn(page, ['[data-testid=file-input]', 'change'], { layers });
     await page.setInputFiles('[data-testid=file-input]', model);
-    times.push(await done);
+    const r = await done;
+    times.push(r.total);
+    phases.push(r);
     if (page.problems.length) console.log(`  page errors: ${page.problems.join('; ')}`);
     await page.context().close();
   }
   report(`drop ${basename(model)} (${(statSync(model).size / 1e6).toFixed(1)} MB, ${layers} layers) -> table + charts`, times, m.target);
+  // the run with the median total, split by the page's marks
+  const mid = phases.sort((a, b) => a.total - b.total)[Math.floor((phases.length - 1) / 2)];
+  if (mid.opened !== null && mid.analyzed !== null && mid.rendered !== null) {
+    console.log(`${''.padEnd(4)}read ${fmt(mid.opened)}, analyse and hand over ${fmt(mid.analyzed - mid.opened)}, ` +
+      `table and charts ${fmt(mid.rendered - mid.analyzed)}, to the next frame ${fmt(mid.total - mid.rendered)}`);
+  }
 }
 
 // 3. switching hardware and precision with BERT-Large open
@@ -169,11 +186,11 @@ if (only.has('switch')) {
     const dev = devices[r % 2];
     let done = armDrawn(page, ['[data-testid=hw-select]', 'change'], { layers, hw: dev });
     await page.selectOption('[data-testid=hw-select]', dev);
-    hw.push(await done);
+    hw.push((await done).total);
     const p = precisions[r % 2];
     done = armDrawn(page, ['[data-testid=precision-select]', 'change'], { layers, precision: p });
     await page.selectOption('[data-testid=precision-select]', p);
-    prec.push(await done);
+    prec.push((await done).total);
   }
   if (page.problems.length) console.log(`  page errors: ${page.problems.join('; ')}`);
   await page.context().close();

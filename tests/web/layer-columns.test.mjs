@@ -17,6 +17,8 @@ const hw = (id) => JSON.parse(readFileSync(join(ROOT, 'hw', `${id}.json`), 'utf8
 function same(core, model, req, what) {
   const rows = JSON.parse(core.analyze(model, JSON.stringify({ ...req, layers: true })));
   const text = core.analyze(model, JSON.stringify({ ...req, layers: 'columns' }));
+  // the worker's path: the same answer as UTF-8 bytes, decoded on the page
+  assert.equal(new TextDecoder().decode(core.analyzeBytes(model, JSON.stringify({ ...req, layers: 'columns' }))), text, `${what}: bytes`);
   const cols = withLayerRows(JSON.parse(text));
   // a row reads its fields from the columns; written out it is the core's row
   assert.deepEqual(JSON.parse(JSON.stringify(cols)), rows, what);

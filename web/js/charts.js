@@ -226,18 +226,23 @@ export class Charts {
     // Layers with the same figures draw at the same spot in every chart:
     // group them once (a 100,000-layer graph of repeated blocks has a few
     // hundred groups), and let each chart place the groups.
-    const bySig = new Map();
+    // The figures themselves are the keys, one map level each (a string
+    // key per layer cost 8 number-to-text conversions a layer).
+    const root = new Map();
     this.groups = [];
     for (const l of layers) {
       const t = l.t || 0;
       tot += t;
       opTime.set(l.op, (opTime.get(l.op) || 0) + t);
-      const sig = `${l.op}|${l.flops}|${l.intensity}|${l.t}|${l.energy_j}|${l.t_compute}|${l.t_memory}|${l.precision}`;
-      const g = bySig.get(sig);
-      if (g) { g.members.push(l.index); g.t += t; } else {
-        const ng = { l, members: [l.index], t };
-        bySig.set(sig, ng);
-        this.groups.push(ng);
+      let m = root;
+      for (const k of [l.op, l.precision, l.flops, l.intensity, l.t, l.energy_j, l.t_compute, l.t_memory]) {
+        let next = m.get(k);
+        if (!next) m.set(k, (next = new Map()));
+        m = next;
+      }
+      if (m.group) { m.group.members.push(l.index); m.group.t += t; } else {
+        m.group = { l, members: [l.index], t };
+        this.groups.push(m.group);
       }
     }
     tot = tot || 1;

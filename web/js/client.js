@@ -7,6 +7,8 @@
 // vouches for exactly that URL and nothing else.
 import { withLayerRows } from './layer-columns.js';
 
+const utf8 = new TextDecoder();
+
 const WORKER_URL = new URL('./worker.js', import.meta.url).href;
 const workerPolicy = globalThis.trustedTypes?.createPolicy?.('rooflens-worker', {
   createScriptURL: (u) => {
@@ -107,6 +109,6 @@ export class CoreClient {
   async analyze(request) {
     const { promise } = this.send({ type: 'analyze', request: JSON.stringify(request) });
     const msg = await promise;
-    return withLayerRows(JSON.parse(msg.json));
+    return withLayerRows(JSON.parse(msg.bytes ? utf8.decode(msg.bytes) : msg.json));
   }
 }

@@ -93,6 +93,20 @@ export class RooflensCore {
     return this.withString(requestJson, (p) => this.takeString(this.m._rlw_analyze(model, p)));
   }
 
+  /** The same answer as UTF-8 bytes in an ArrayBuffer of its own: the worker
+   * hands it to the page without copying (postMessage transfer) and without
+   * decoding a 25 MB string twice; the page decodes it once (client.js). */
+  analyzeBytes(model, requestJson) {
+    return this.withString(requestJson, (p) => {
+      const ptr = this.m._rlw_analyze(model, p);
+      if (!ptr) return new TextEncoder().encode(this.takeString(0));
+      try {
+        const heap = this.m.HEAPU8;
+        return heap.slice(ptr, heap.indexOf(0, ptr));
+      } finally { this.m._rl_free(ptr); }
+    });
+  }
+
   /** rl_models_diff of two open models under one request (JSON text). */
   diff(oldModel, newModel, requestJson) {
     return this.withString(requestJson, (p) => this.takeString(this.m._rlw_models_diff(oldModel, newModel, p)));

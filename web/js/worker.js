@@ -21,7 +21,8 @@
 //     {id, type: 'progress', offset, total, skipped}
 //     {id, type: 'opened', info, read, memory} info: rl_model_info JSON object;
 //                                             read: {bytes_read, bytes_skipped, total}
-//     {id, type: 'analyzed', json, memory}    json: response JSON text
+//     {id, type: 'analyzed', bytes, memory}   bytes: the response JSON as UTF-8 (a Uint8Array, transferred)
+//     {id, type: 'analyzed', json, memory}    json: response JSON text (diff)
 //       memory: {heap, inUse, peak} of the WASM module in bytes (core.js memory())
 //     {id, type: 'error', error: {code, message, where}}
 //     {id, type: 'cancelled'}
@@ -243,8 +244,8 @@ async function warmUp(msg) {
 
 function analyze(msg) {
   if (!model) return postMessage({ id: msg.id, type: 'error', error: errorOf('no_model', 'no model is open') });
-  const json = core.analyze(model, msg.request);
-  postMessage({ id: msg.id, type: 'analyzed', json, memory: core.memory() });
+  const bytes = core.analyzeBytes(model, msg.request);
+  postMessage({ id: msg.id, type: 'analyzed', bytes, memory: core.memory() }, [bytes.buffer]);
 }
 
 function diff(msg) {
