@@ -40,19 +40,19 @@ struct rl_layer_writer {
     size_t seen_cap, n_seen;
 };
 
-static void put(rl_layer_writer *w, rl_json_text *t, const char *s) { (void)w, rl_json_text_put(t, s, strlen(s)); }
+static void put(rl_json_text *t, const char *s) { rl_json_text_put(t, s, strlen(s)); }
 
 rl_layer_writer *rl_layer_writer_new(rl_layer_layout layout, const rl_ctx *c) {
     rl_layer_writer *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->layout = layout;
     w->c = c;
-    if (layout == RL_LAYERS_ROWS) put(w, &w->rows, "[");
+    if (layout == RL_LAYERS_ROWS) put(&w->rows, "[");
     return w;
 }
 
 /* ------------------------------------------------------------- columns -- */
-static column *column_for(rl_layer_writer *w, table *t, const char *key) {
+static column *column_for(table *t, const char *key) {
     if (t->cursor < t->n_cols && (t->cols[t->cursor].key == key || !strcmp(t->cols[t->cursor].key, key)))
         return &t->cols[t->cursor++];
     for (int i = 0; i < t->n_cols; i++) {
@@ -110,18 +110,18 @@ static bool note_row(column *col, int row) {
 static rl_json_text *field(rl_layer_writer *w, sink *s, const char *key) {
     if (w->oom) return NULL;
     if (!s->t) {
-        if (!s->first) put(w, &w->rows, ",");
+        if (!s->first) put(&w->rows, ",");
         s->first = false;
         rl_json_text_string(&w->rows, key);
-        put(w, &w->rows, ":");
+        put(&w->rows, ":");
         return &w->rows;
     }
-    column *col = column_for(w, s->t, key);
+    column *col = column_for(s->t, key);
     if (!col || !note_row(col, s->t->row)) {
         w->oom = true;
         return NULL;
     }
-    if (col->count++) put(w, &col->values, ",");
+    if (col->count++) put(&col->values, ",");
     return &col->values;
 }
 
@@ -137,7 +137,7 @@ static void put_str(rl_layer_writer *w, sink *s, const char *key, const char *v)
 
 static void put_raw(rl_layer_writer *w, sink *s, const char *key, const char *raw) {
     rl_json_text *t = field(w, s, key);
-    if (t) put(w, t, raw);
+    if (t) put(t, raw);
 }
 
 /* ------------------------------------------------------------- tensors -- */
@@ -154,15 +154,15 @@ static void tensor_fields(rl_layer_writer *w, sink *s, const rl_value *v) {
     }
     rl_json_text *t = field(w, s, "shape");
     if (t && v->rank < 0) {
-        put(w, t, "null");
+        put(t, "null");
     } else if (t) {
-        put(w, t, "[");
+        put(t, "[");
         for (int i = 0; i < v->rank; i++) {
-            if (i) put(w, t, ",");
-            if (v->dims[i] < 0) put(w, t, "null");
+            if (i) put(t, ",");
+            if (v->dims[i] < 0) put(t, "null");
             else rl_json_text_number(t, (double)v->dims[i]);
         }
-        put(w, t, "]");
+        put(t, "]");
     }
     /* rooflens could not infer it: the shape is the model's own declaration,
      * either because it depends on a value only known at run time (and
@@ -212,12 +212,12 @@ static int tensor_row(rl_layer_writer *w, const rl_value *v) {
 /* --------------------------------------------------------------- public -- */
 void rl_layer_row_begin(rl_layer_writer *w) {
     w->layer = (sink){w->layout == RL_LAYERS_COLUMNS ? &w->layers : NULL, true};
-    if (w->layout == RL_LAYERS_ROWS) put(w, &w->rows, w->layers.row ? ",{" : "{");
+    if (w->layout == RL_LAYERS_ROWS) put(&w->rows, w->layers.row ? ",{" : "{");
     w->layers.cursor = 0;
 }
 
 void rl_layer_row_end(rl_layer_writer *w) {
-    if (w->layout == RL_LAYERS_ROWS) put(w, &w->rows, "}");
+    if (w->layout == RL_LAYERS_ROWS) put(&w->rows, "}");
     w->layers.row++;
 }
 
@@ -229,17 +229,17 @@ void rl_layer_null(rl_layer_writer *w, const char *key) { put_raw(w, &w->layer, 
 void rl_layer_tensors(rl_layer_writer *w, const char *key, rl_value *const *vals, int n) {
     rl_json_text *t = field(w, &w->layer, key);
     if (!t) return;
-    put(w, t, "[");
+    put(t, "[");
     bool first = true;
     for (int i = 0; i < n; i++) {
         if (!vals[i]) continue;
-        if (!first) put(w, t, ",");
+        if (!first) put(t, ",");
         first = false;
         if (w->layout == RL_LAYERS_ROWS) {
-            put(w, t, "{");
+            put(t, "{");
             sink s = {NULL, true};
             tensor_fields(w, &s, vals[i]);
-            put(w, t, "}");
+            put(t, "}");
             continue;
         }
         int row = tensor_row(w, vals[i]);
@@ -249,36 +249,36 @@ void rl_layer_tensors(rl_layer_writer *w, const char *key, rl_value *const *vals
         }
         rl_json_text_number(t, row); /* tensor_row wrote into the other table: t stands */
     }
-    put(w, t, "]");
+    put(t, "]");
 }
 
 /* "count":N,"columns":{...} of a table, freeing its columns. */
 static void table_members(rl_layer_writer *w, rl_json_text *out, table *t) {
-    put(w, out, "\"count\":");
+    put(out, "\"count\":");
     rl_json_text_number(out, t->row);
-    put(w, out, ",\"columns\":{");
+    put(out, ",\"columns\":{");
     for (int i = 0; i < t->n_cols; i++) {
         column *col = &t->cols[i];
         if (!col->sparse && col->count < t->row && !make_sparse(col)) w->oom = true;
-        if (i) put(w, out, ",");
+        if (i) put(out, ",");
         rl_json_text_string(out, col->key);
         if (col->sparse) {
-            put(w, out, ":{\"rows\":[");
+            put(out, ":{\"rows\":[");
             for (int r = 0; r < col->count && col->rows; r++) {
-                if (r) put(w, out, ",");
+                if (r) put(out, ",");
                 rl_json_text_number(out, col->rows[r]);
             }
-            put(w, out, "],\"values\":[");
+            put(out, "],\"values\":[");
         } else {
-            put(w, out, ":[");
+            put(out, ":[");
         }
         if (col->values.n) rl_json_text_put(out, col->values.p, col->values.n);
-        put(w, out, col->sparse ? "]}" : "]");
+        put(out, col->sparse ? "]}" : "]");
         if (col->values.oom) w->oom = true;
         free(col->values.p);
         free(col->rows);
     }
-    put(w, out, "}");
+    put(out, "}");
     free(t->cols);
     t->cols = NULL;
     t->n_cols = 0;
@@ -320,18 +320,18 @@ bool rl_layer_writer_finish_into(rl_layer_writer *w, rl_json_text *out) {
         return false;
     }
     if (w->layout == RL_LAYERS_ROWS) {
-        put(w, &w->rows, "]");
+        put(&w->rows, "]");
         if (w->rows.n) rl_json_text_put(out, w->rows.p, w->rows.n);
         free(w->rows.p);
     } else {
         /* one allocation for the whole section: grown by doubling, a
          * 25 MB answer touched twice its size in fresh memory */
         rl_json_text_reserve(out, table_size(&w->layers) + table_size(&w->tensors));
-        put(w, out, "{");
+        put(out, "{");
         table_members(w, out, &w->layers);
-        put(w, out, ",\"tensors\":{");
+        put(out, ",\"tensors\":{");
         table_members(w, out, &w->tensors);
-        put(w, out, "}}");
+        put(out, "}}");
         free(w->rows.p);
     }
     bool ok = !w->oom && !out->oom;
