@@ -13,7 +13,8 @@ followed by the reason, e.g. `/* ... Long because it is one switch over
 every token kind, clearer whole than split. */`. docs/architecture.md
 ("Function length") states the rule.
 
-Files: core/src/** (.c and .h), cli/** and wasm/api.c.
+Files: those of tools/source_checks.py: core/src/**, core/include/*, cli/** (.c
+and .h) and wasm/api.c.
 
 Usage: check-function-length.py [--root DIR] [--limit N]
        check-function-length.py --self-test   (proves the check fails when it must)
@@ -27,10 +28,11 @@ import shutil
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from source_checks import c_sources, report_case  # noqa: E402
+
 LIMIT = 80
 MARKER = "Long because"
-SCANNED_DIRS = ("core/src", "cli")
-SCANNED_FILES = ("wasm/api.c",)
 # A line in column 0 that opens a declarator with a parameter list before any
 # '=' or ';': the start of a function signature (or of a prototype, which
 # ends in ';' before any '{').
@@ -39,15 +41,6 @@ ATTRIBUTE = re.compile(r"__attribute__\s*\(\(.*?\)\)", re.S)
 # A return type alone on the line above the name ("static int\nname(...)").
 RETURN_TYPE_LINE = re.compile(r"^[A-Za-z_][\w\s\*]*$")
 NOT_A_FUNCTION = re.compile(r"^(typedef|return|if|for|while|switch|do|else)\b")
-
-
-def scanned_files(root):
-    out = []
-    for d in SCANNED_DIRS:
-        for dirpath, _, names in os.walk(os.path.join(root, d)):
-            out += [os.path.join(dirpath, n) for n in names if n.endswith((".c", ".h"))]
-    out += [os.path.join(root, f) for f in SCANNED_FILES if os.path.exists(os.path.join(root, f))]
-    return sorted(os.path.relpath(p, root).replace(os.sep, "/") for p in out)
 
 
 def comment_above(lines, i):
@@ -145,7 +138,7 @@ def functions(text):
 def check(root, limit=LIMIT, out=sys.stdout):
     """Returns the number of long functions without a reason; prints each."""
     failures = reasoned = 0
-    files = scanned_files(root)
+    files = c_sources(root)
     for f in files:
         with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
             found = functions(fh.read())
@@ -203,16 +196,12 @@ def self_test(repo_root):
             ok = (n == 0) if expect is None else (n > 0 and expect in got)
         finally:
             shutil.rmtree(d)
-        print(f"{'ok  ' if ok else 'FAIL'} {title}")
-        if not ok:
-            print("     check said:\n" + "".join("       " + l + "\n" for l in got.splitlines()))
-            bad += 1
+        bad += report_case(title, ok, got)
     # the real tree's functions are found: a count too low means the parser went blind
     found = sum(len(functions(open(os.path.join(repo_root, f), encoding="utf-8").read()))
-                for f in scanned_files(repo_root))
+                for f in c_sources(repo_root))
     ok = found > 500
-    print(f"{'ok  ' if ok else 'FAIL'} the tree's functions are found ({found})")
-    bad += not ok
+    bad += report_case(f"the tree's functions are found ({found})", ok)
     return bad
 
 
