@@ -524,46 +524,45 @@ static void print_results(const setup *s, const results *r) {
     }
 }
 
-int rl_calibrate_main(int argc, char **argv) {
-    setup s = {0};
-    const char *out = NULL, *id = "calibrated-cpu";
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    s.threads = online > 0 ? (int)online : 1;
-    s.runs = 3;
-    s.mem_bytes = 0; /* --mem-mib, else chosen below */
-    int rc = parse_args(argc, argv, &s, &out, &id);
-    if (rc) return rc == 1 ? 0 : rc;
-    cpu_info(s.model, sizeof s.model, s.vendor, sizeof s.vendor, &s.mhz);
-    s.llc_capacity = llc_bytes(&s.llc_source);
-    s.mem_capacity = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    if (!s.mem_bytes) {
+/* The machine's description and the run's set-up: CPU, caches, memory, the
+ * triad sizes, the date and the load before measuring. */
+static void describe_machine(setup *s) {
+    cpu_info(s->model, sizeof s->model, s->vendor, sizeof s->vendor, &s->mhz);
+    s->llc_capacity = llc_bytes(&s->llc_source);
+    s->mem_capacity = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    if (!s->mem_bytes) {
         /* the three arrays together at least 8 times the cache a core can use
          * when /sys tells it (a socket-wide figure from sysconf would ask for
          * gigabytes), and at least 128 MiB each: 12 times a 32 MiB L3 */
-        double want = strncmp(s.llc_source, "/sys", 4) == 0 ? 8 * s.llc_capacity / 3 : 0;
-        want = fmin(fmax(want, 128.0 * 1024 * 1024), s.mem_capacity / 16);
-        s.mem_bytes = ((size_t)want + ((size_t)1 << 20) - 1) & ~(((size_t)1 << 20) - 1);
+        double want = strncmp(s->llc_source, "/sys", 4) == 0 ? 8 * s->llc_capacity / 3 : 0;
+        want = fmin(fmax(want, 128.0 * 1024 * 1024), s->mem_capacity / 16);
+        s->mem_bytes = ((size_t)want + ((size_t)1 << 20) - 1) & ~(((size_t)1 << 20) - 1);
     }
     /* the cache working set: beyond the private caches (L2 up to 2 MiB a
      * core) and well inside the last level */
-    s.llc_footprint = (size_t)fmin(fmax(s.llc_capacity / 4, 4.0 * 1024 * 1024), 16.0 * 1024 * 1024);
+    s->llc_footprint = (size_t)fmin(fmax(s->llc_capacity / 4, 4.0 * 1024 * 1024), 16.0 * 1024 * 1024);
     time_t now = time(NULL);
-    strftime(s.date, sizeof s.date, "%Y-%m-%d", gmtime(&now));
-    if (getloadavg(s.load_before, 3) < 0) s.load_before[0] = NAN;
+    strftime(s->date, sizeof s->date, "%Y-%m-%d", gmtime(&now));
+    if (getloadavg(s->load_before, 3) < 0) s->load_before[0] = NAN;
+}
 
+/* Runs every benchmark s->runs times into r (its medians and spreads
+ * summarised); s->threads becomes the threads started. Returns 0, or 1 with
+ * a message when the arrays or threads cannot be had. */
+static int measure(setup *s, results *r) {
     B.fma = rl_pick_fma_kernel();
-    s.isa = B.fma.isa;
-    size_t n = s.mem_bytes / sizeof(double);
-    B.a = malloc(s.mem_bytes), B.b = malloc(s.mem_bytes), B.c = malloc(s.mem_bytes);
+    s->isa = B.fma.isa;
+    size_t n = s->mem_bytes / sizeof(double);
+    B.a = malloc(s->mem_bytes), B.b = malloc(s->mem_bytes), B.c = malloc(s->mem_bytes);
     pool p;
-    worker_arg *args = (B.a && B.b && B.c) ? pool_start(&p, s.threads) : NULL;
+    worker_arg *args = (B.a && B.b && B.c) ? pool_start(&p, s->threads) : NULL;
     if (!args) {
         fprintf(stderr, "rooflens calibrate: cannot allocate 3 x %zu MiB and %d threads (try --mem-mib)\n",
-                s.mem_bytes >> 20, s.threads);
+                s->mem_bytes >> 20, s->threads);
         free(B.a), free(B.b), free(B.c);
         return 1;
     }
-    s.threads = p.n;
+    s->threads = p.n;
     B.n = n;
     pool_run(&p, job_init);
     /* FMA iterations for ~5 ms per repetition, from a short trial: many
@@ -573,31 +572,35 @@ int rl_calibrate_main(int argc, char **argv) {
     B.sink += B.fma.fn(B.fma_iters);
     double per_iter = (now_s() - t0) / B.fma_iters;
     B.fma_iters = (long)fmax(1e3, fmin(1e9, 0.005 / fmax(per_iter, 1e-12)));
-    size_t n_llc = s.llc_footprint / 24;
+    size_t n_llc = s->llc_footprint / 24;
     /* main memory: windows of 1 Mi elements a thread (24 MiB of traffic),
      * two sweeps through the arrays */
     size_t mem_block = (size_t)1 << 20;
     int mem_windows = (int)fmin(400, fmax(16, 2.0 * (double)n / (double)mem_block));
 
-    results r = {.runs = s.runs};
-    for (int k = 0; k < s.runs; k++) {
-        r.v[F_PEAK_ALL][k] = peak_flops(&p, true, 24);
-        r.v[F_PEAK_ONE][k] = peak_flops(&p, false, 24);
-        r.v[F_MEM_ALL][k] = triad_bw(&p, true, n, mem_block, 1, mem_windows);
-        r.v[F_MEM_ONE][k] = triad_bw(&p, false, n, mem_block, 1, mem_windows / p.n + 8);
+    r->runs = s->runs;
+    for (int k = 0; k < s->runs; k++) {
+        r->v[F_PEAK_ALL][k] = peak_flops(&p, true, 24);
+        r->v[F_PEAK_ONE][k] = peak_flops(&p, false, 24);
+        r->v[F_MEM_ALL][k] = triad_bw(&p, true, n, mem_block, 1, mem_windows);
+        r->v[F_MEM_ONE][k] = triad_bw(&p, false, n, mem_block, 1, mem_windows / p.n + 8);
         /* the cache: the whole working set per window, 4 passes */
-        r.v[F_LLC_ALL][k] = triad_bw(&p, true, n_llc, n_llc, 4, 100);
-        r.v[F_LLC_ONE][k] = triad_bw(&p, false, n_llc, n_llc, 4, 100);
-        r.v[F_DISPATCH_ALL][k] = dispatch_pool(&p);
-        r.v[F_DISPATCH_ONE][k] = dispatch_call();
+        r->v[F_LLC_ALL][k] = triad_bw(&p, true, n_llc, n_llc, 4, 100);
+        r->v[F_LLC_ONE][k] = triad_bw(&p, false, n_llc, n_llc, 4, 100);
+        r->v[F_DISPATCH_ALL][k] = dispatch_pool(&p);
+        r->v[F_DISPATCH_ONE][k] = dispatch_call();
     }
     pool_stop(&p, args);
     free(B.a), free(B.b), free(B.c);
-    if (getloadavg(s.load_after, 3) < 0) s.load_after[0] = NAN;
-    summarise(&r);
-    print_results(&s, &r);
+    if (getloadavg(s->load_after, 3) < 0) s->load_after[0] = NAN;
+    summarise(r);
+    return 0;
+}
 
-    cJSON *prof = profile_json(&s, &r, id);
+/* The profile of the figures, checked by the core's validator before it is
+ * written to `out` (standard output when NULL). Returns 0 when written. */
+static int write_profile(const setup *s, const results *r, const char *id, const char *out) {
+    cJSON *prof = profile_json(s, r, id);
     char *text = cJSON_Print(prof);
     cJSON_Delete(prof);
     char *verdict = rl_check_hardware(text);
@@ -622,4 +625,20 @@ int rl_calibrate_main(int argc, char **argv) {
     }
     free(text);
     return ok ? 0 : 1;
+}
+
+int rl_calibrate_main(int argc, char **argv) {
+    setup s = {0};
+    const char *out = NULL, *id = "calibrated-cpu";
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    s.threads = online > 0 ? (int)online : 1;
+    s.runs = 3;
+    s.mem_bytes = 0; /* --mem-mib, else chosen by describe_machine */
+    int rc = parse_args(argc, argv, &s, &out, &id);
+    if (rc) return rc == 1 ? 0 : rc;
+    describe_machine(&s);
+    results r = {0};
+    if (measure(&s, &r)) return 1;
+    print_results(&s, &r);
+    return write_profile(&s, &r, id, out);
 }

@@ -24,7 +24,7 @@ enum command { CMD_ANALYZE, CMD_DIFF, CMD_BATCH };
 static const char usage_head[] =
     "usage: rooflens MODEL.onnx [options]\n"
     "       rooflens --list-hw\n"
-    "       rooflens --check-hw ID|FILE...\n"
+    "       rooflens --check-hw [--shipped] ID|FILE...\n"
     "       rooflens diff OLD.onnx NEW.onnx [options]\n"
     "       rooflens batch DIR|FILES... [options]\n"
     "       rooflens calibrate [--out FILE] [--runs N] [--id ID]   (see rooflens calibrate --help)\n"
@@ -66,7 +66,9 @@ static const char usage_tail[] =
     "  --max-slowdown X      slowdown allowed for the recommendation, as a fraction of\n"
     "                        the fastest mode's time (default 0.05 = 5%)\n"
     "  --check-hw ID|FILE... check hardware profiles with the core's validator (every\n"
-    "                        power mode; exit 3 when one is refused)\n"
+    "                        power mode; exit 3 when one is refused); --shipped first\n"
+    "                        adds the rules of a profile shipped in hw/ (every figure\n"
+    "                        with its source and kind)\n"
     "  -h, --help            this help\n"
     "\n"
     "LLM inference (a decoder with a KV cache; see docs/llm.md):\n"
@@ -168,14 +170,17 @@ static cJSON *load_profile(const char *id_or_file, const char *dir) {
 }
 
 /* --check-hw: each profile through the core's validator (rl_check_hardware,
- * every power mode); one line each. */
+ * every power mode; rl_check_shipped_hardware after --shipped); one line each. */
 static int check_hw(int n, char **items, const char *dir) {
+    bool shipped = n > 0 && !strcmp(items[0], "--shipped");
+    if (shipped) n--, items++;
+    if (n == 0) return usage_error("%s needs at least one profile id or file", "--check-hw");
     int bad = 0;
     for (int i = 0; i < n; i++) {
         cJSON *j = load_profile(items[i], dir);
         char *text = j ? cJSON_PrintUnformatted(j) : NULL;
         cJSON_Delete(j);
-        char *res = text ? rl_check_hardware(text) : NULL;
+        char *res = !text ? NULL : shipped ? rl_check_shipped_hardware(text) : rl_check_hardware(text);
         free(text);
         cJSON *r = res ? cJSON_Parse(res) : NULL;
         rl_free(res);

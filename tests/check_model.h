@@ -36,6 +36,32 @@ static inline cJSON *check_read_json(const char *path) {
     return j;
 }
 
+/* The item at a dotted path of a response ("llm.rows.0.t": an array's items
+ * by index), or NULL when a step is missing. */
+static inline const cJSON *check_at(const cJSON *o, const char *path) {
+    char key[256];
+    const cJSON *cur = o;
+    for (const char *k = path; cur && *k;) {
+        size_t n = strcspn(k, ".");
+        snprintf(key, sizeof key, "%.*s", (int)n, k);
+        cur = cJSON_IsArray(cur) ? cJSON_GetArrayItem(cur, atoi(key)) : cJSON_GetObjectItemCaseSensitive(cur, key);
+        k += n + (k[n] == '.');
+    }
+    return cur;
+}
+
+/* The number at a dotted path; NAN when it is missing or no number. */
+static inline double check_num(const cJSON *o, const char *path) {
+    const cJSON *v = check_at(o, path);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* The text at a dotted path; "" when it is missing or no text. */
+static inline const char *check_str(const cJSON *o, const char *path) {
+    const cJSON *v = check_at(o, path);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
 /* A hardware profile by id: "unit" is tests/hw/unit.json (tests_dir is the
  * tests/ folder), any other id is <root_dir>/hw/<id>.json. */
 static inline cJSON *check_read_hw(const char *tests_dir, const char *root_dir, const char *id) {

@@ -68,28 +68,12 @@ static cJSON *analyze(rl_model *m) {
     return res;
 }
 
-static const cJSON *at(const cJSON *o, const char *path) {
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    const cJSON *cur = o;
-    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && cur; k = strtok_r(NULL, ".", &save))
-        cur = cJSON_IsArray(cur) ? cJSON_GetArrayItem(cur, atoi(k)) : cJSON_GetObjectItemCaseSensitive(cur, k);
-    return cur;
-}
-static double num(const cJSON *o, const char *path) {
-    const cJSON *v = at(o, path);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-static const char *str(const cJSON *o, const char *path) {
-    const cJSON *v = at(o, path);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-static bool is_ok(const cJSON *res) { return cJSON_IsTrue(at(res, "ok")); }
+static bool is_ok(const cJSON *res) { return cJSON_IsTrue(check_at(res, "ok")); }
 
 /* The matched entry whose new name is `name`. */
 static const cJSON *matched(const cJSON *d, const char *name) {
     const cJSON *l;
-    cJSON_ArrayForEach(l, at(d, "matched")) if (!strcmp(str(l, "name"), name)) return l;
+    cJSON_ArrayForEach(l, check_at(d, "matched")) if (!strcmp(check_str(l, "name"), name)) return l;
     CHECK(0, "no matched layer named %s", name);
     return NULL;
 }
@@ -97,8 +81,8 @@ static const cJSON *matched(const cJSON *d, const char *name) {
 /* ------------------------------------------------------ the fixture pair -- */
 static void test_fixture_pair(rl_model *old_m, rl_model *new_m) {
     cJSON *res = diff(old_m, new_m, "");
-    CHECK(is_ok(res), "fixture diff failed: %s", str(res, "error.message"));
-    const cJSON *d = at(res, "diff");
+    CHECK(is_ok(res), "fixture diff failed: %s", check_str(res, "error.message"));
+    const cJSON *d = check_at(res, "diff");
 
     /* Hand computation (Gemm: 2·M·N·K matrix FLOPs + M·N bias adds; bytes =
      * input + weights + bias + output, fp32; M = 4 rows):
@@ -112,99 +96,99 @@ static void test_fixture_pair(rl_model *old_m, rl_model *new_m) {
      *   parameters: +128·64 + 128 (fc1) + 128·32 (fc2) + 32·32 + 32 (fc_extra) = +13,472 (+53,888 B)
      *   FLOPs of the model: 66,048 + 512 + 32,768 - 128 + 8,320 = +107,520 */
     const cJSON *l = matched(d, "fc1");
-    CHECK(num(l, "flops.old") == 66048 && num(l, "flops.new") == 132096, "fc1 FLOPs %g -> %g", num(l, "flops.old"), num(l, "flops.new"));
-    CHECK(num(l, "flops.delta") == 66048 && num(l, "flops.ratio") == 1, "fc1 FLOP delta");
-    CHECK(num(l, "bytes.old") == 36352 && num(l, "bytes.new") == 71680, "fc1 bytes %g -> %g", num(l, "bytes.old"), num(l, "bytes.new"));
-    CHECK(!strcmp(str(l, "matched_by"), "name") && cJSON_IsTrue(at(l, "changed")), "fc1 matched by name, changed");
+    CHECK(check_num(l, "flops.old") == 66048 && check_num(l, "flops.new") == 132096, "fc1 FLOPs %g -> %g", check_num(l, "flops.old"), check_num(l, "flops.new"));
+    CHECK(check_num(l, "flops.delta") == 66048 && check_num(l, "flops.ratio") == 1, "fc1 FLOP delta");
+    CHECK(check_num(l, "bytes.old") == 36352 && check_num(l, "bytes.new") == 71680, "fc1 bytes %g -> %g", check_num(l, "bytes.old"), check_num(l, "bytes.new"));
+    CHECK(!strcmp(check_str(l, "matched_by"), "name") && cJSON_IsTrue(check_at(l, "changed")), "fc1 matched by name, changed");
     l = matched(d, "relu1");
-    CHECK(num(l, "flops.delta") == 512 && num(l, "bytes.delta") == 4096, "relu1 deltas %g %g", num(l, "flops.delta"), num(l, "bytes.delta"));
+    CHECK(check_num(l, "flops.delta") == 512 && check_num(l, "bytes.delta") == 4096, "relu1 deltas %g %g", check_num(l, "flops.delta"), check_num(l, "bytes.delta"));
     l = matched(d, "fc2");
-    CHECK(num(l, "flops.old") == 32896 && num(l, "flops.new") == 65664, "fc2 FLOPs");
-    CHECK(num(l, "bytes.old") == 19072 && num(l, "bytes.new") == 37504, "fc2 bytes");
+    CHECK(check_num(l, "flops.old") == 32896 && check_num(l, "flops.new") == 65664, "fc2 FLOPs");
+    CHECK(check_num(l, "bytes.old") == 19072 && check_num(l, "bytes.new") == 37504, "fc2 bytes");
     l = matched(d, "act");
-    CHECK(!strcmp(str(l, "old_op"), "Relu") && !strcmp(str(l, "op"), "MyOp") && !strcmp(str(l, "domain"), "com.example"),
+    CHECK(!strcmp(check_str(l, "old_op"), "Relu") && !strcmp(check_str(l, "op"), "MyOp") && !strcmp(check_str(l, "domain"), "com.example"),
           "act: Relu -> com.example.MyOp");
-    CHECK(cJSON_IsTrue(at(l, "supported.old")) && cJSON_IsFalse(at(l, "supported.new")), "act became unsupported");
-    CHECK(num(l, "flops.old") == 128 && num(l, "flops.new") == 0 && num(l, "bytes.delta") == 0, "act FLOPs 128 -> 0, same bytes");
+    CHECK(cJSON_IsTrue(check_at(l, "supported.old")) && cJSON_IsFalse(check_at(l, "supported.new")), "act became unsupported");
+    CHECK(check_num(l, "flops.old") == 128 && check_num(l, "flops.new") == 0 && check_num(l, "bytes.delta") == 0, "act FLOPs 128 -> 0, same bytes");
     l = matched(d, "probs_softmax");
-    CHECK(!strcmp(str(l, "old_name"), "softmax") && !strcmp(str(l, "matched_by"), "op_position"),
+    CHECK(!strcmp(check_str(l, "old_name"), "softmax") && !strcmp(check_str(l, "matched_by"), "op_position"),
           "renamed softmax matched by op and position");
-    CHECK(cJSON_IsFalse(at(l, "changed")) && num(l, "flops.delta") == 0, "softmax unchanged");
+    CHECK(cJSON_IsFalse(check_at(l, "changed")) && check_num(l, "flops.delta") == 0, "softmax unchanged");
     l = matched(d, "head");
-    CHECK(cJSON_IsFalse(at(l, "changed")), "head unchanged (act's output shape is declared)");
+    CHECK(cJSON_IsFalse(check_at(l, "changed")), "head unchanged (act's output shape is declared)");
 
-    CHECK(cJSON_GetArraySize(at(d, "added")) == 1 && !strcmp(str(d, "added.0.name"), "fc_extra"), "fc_extra added");
-    CHECK(num(d, "added.0.flops") == 8320 && num(d, "added.0.bytes") == 5248, "fc_extra figures %g %g",
-          num(d, "added.0.flops"), num(d, "added.0.bytes"));
-    CHECK(cJSON_GetArraySize(at(d, "removed")) == 0, "nothing removed");
-    CHECK(num(d, "layers.matched") == 6 && num(d, "layers.matched_by_name") == 5 && num(d, "layers.matched_by_op_position") == 1,
+    CHECK(cJSON_GetArraySize(check_at(d, "added")) == 1 && !strcmp(check_str(d, "added.0.name"), "fc_extra"), "fc_extra added");
+    CHECK(check_num(d, "added.0.flops") == 8320 && check_num(d, "added.0.bytes") == 5248, "fc_extra figures %g %g",
+          check_num(d, "added.0.flops"), check_num(d, "added.0.bytes"));
+    CHECK(cJSON_GetArraySize(check_at(d, "removed")) == 0, "nothing removed");
+    CHECK(check_num(d, "layers.matched") == 6 && check_num(d, "layers.matched_by_name") == 5 && check_num(d, "layers.matched_by_op_position") == 1,
           "6 matched: 5 by name, 1 by op and position");
-    CHECK(num(d, "layers.changed") == 4, "4 changed (fc1, relu1, fc2, act), got %g", num(d, "layers.changed"));
-    CHECK(num(d, "layers.became_unsupported") == 1 && !strcmp(str(d, "became_unsupported.0.name"), "act"), "act newly unsupported");
-    CHECK(cJSON_GetArraySize(at(d, "unsupported_ops.added")) == 1 && !strcmp(str(d, "unsupported_ops.added.0"), "com.example.MyOp"),
+    CHECK(check_num(d, "layers.changed") == 4, "4 changed (fc1, relu1, fc2, act), got %g", check_num(d, "layers.changed"));
+    CHECK(check_num(d, "layers.became_unsupported") == 1 && !strcmp(check_str(d, "became_unsupported.0.name"), "act"), "act newly unsupported");
+    CHECK(cJSON_GetArraySize(check_at(d, "unsupported_ops.added")) == 1 && !strcmp(check_str(d, "unsupported_ops.added.0"), "com.example.MyOp"),
           "MyOp is a newly unsupported op type");
     bool warned = false;
     const cJSON *w;
-    cJSON_ArrayForEach(w, at(d, "warnings.new")) warned |= !strcmp(str(w, "code"), "unsupported_op");
-    CHECK(warned && cJSON_GetArraySize(at(d, "warnings.resolved")) == 0, "new unsupported_op warning, none resolved");
+    cJSON_ArrayForEach(w, check_at(d, "warnings.new")) warned |= !strcmp(check_str(w, "code"), "unsupported_op");
+    CHECK(warned && cJSON_GetArraySize(check_at(d, "warnings.resolved")) == 0, "new unsupported_op warning, none resolved");
 
-    CHECK(num(d, "totals.flops.delta") == 107520, "model FLOPs delta %g", num(d, "totals.flops.delta"));
-    CHECK(num(d, "totals.params.delta") == 13472 && num(d, "totals.weight_bytes.delta") == 53888, "params +13,472, +53,888 B");
+    CHECK(check_num(d, "totals.flops.delta") == 107520, "model FLOPs delta %g", check_num(d, "totals.flops.delta"));
+    CHECK(check_num(d, "totals.params.delta") == 13472 && check_num(d, "totals.weight_bytes.delta") == 53888, "params +13,472, +53,888 B");
     /* fused kernels (the chosen model): each Relu and Softmax joins its Gemm's
      * kernel; the new Gemm and the unsupported MyOp stay kernels of their own */
-    CHECK(num(d, "totals.kernels.old") == 3 && num(d, "totals.kernels.new") == 5, "kernels 3 -> 5, got %g -> %g",
-          num(d, "totals.kernels.old"), num(d, "totals.kernels.new"));
-    CHECK(num(d, "totals.layers.delta") == 1, "one layer more");
+    CHECK(check_num(d, "totals.kernels.old") == 3 && check_num(d, "totals.kernels.new") == 5, "kernels 3 -> 5, got %g -> %g",
+          check_num(d, "totals.kernels.old"), check_num(d, "totals.kernels.new"));
+    CHECK(check_num(d, "totals.layers.delta") == 1, "one layer more");
 
     /* One answer: the diff's figures are the single analyses' figures. */
     cJSON *ao = analyze(old_m), *an = analyze(new_m);
-    CHECK(num(d, "totals.time_s.old") == num(ao, "sol.chosen.time_s") && num(d, "totals.time_s.new") == num(an, "sol.chosen.time_s"),
+    CHECK(check_num(d, "totals.time_s.old") == check_num(ao, "sol.chosen.time_s") && check_num(d, "totals.time_s.new") == check_num(an, "sol.chosen.time_s"),
           "totals.time_s = the analyses' sol.chosen.time_s");
-    CHECK(num(d, "totals.energy_j.new") == num(an, "sol.chosen.energy_j"), "energy = sol.chosen.energy_j");
-    CHECK(num(d, "totals.lower_bound_s.new") == num(an, "sol.lower_bound_s") || num(d, "totals.lower_bound_s.new") == num(an, "sol.chosen.lower_bound_s"),
+    CHECK(check_num(d, "totals.energy_j.new") == check_num(an, "sol.chosen.energy_j"), "energy = sol.chosen.energy_j");
+    CHECK(check_num(d, "totals.lower_bound_s.new") == check_num(an, "sol.lower_bound_s") || check_num(d, "totals.lower_bound_s.new") == check_num(an, "sol.chosen.lower_bound_s"),
           "lower bound from the analysis");
     const cJSON *x;
     double sum_dt = 0, sum_df = 0;
-    cJSON_ArrayForEach(x, at(d, "matched")) {
-        sum_dt += num(x, "t.delta");
-        sum_df += num(x, "flops.delta");
+    cJSON_ArrayForEach(x, check_at(d, "matched")) {
+        sum_dt += check_num(x, "t.delta");
+        sum_df += check_num(x, "flops.delta");
         char path[64];
-        snprintf(path, sizeof path, "layers.%d.t", (int)num(x, "new_index"));
-        CHECK(num(x, "t.new") == num(an, path), "layer %s: t.new equals the analysis", str(x, "name"));
+        snprintf(path, sizeof path, "layers.%d.t", (int)check_num(x, "new_index"));
+        CHECK(check_num(x, "t.new") == check_num(an, path), "layer %s: t.new equals the analysis", check_str(x, "name"));
     }
-    cJSON_ArrayForEach(x, at(d, "added")) sum_dt += num(x, "t"), sum_df += num(x, "flops");
-    CHECK(sum_df == num(d, "totals.flops.delta"), "layer FLOP deltas add up to the model's");
+    cJSON_ArrayForEach(x, check_at(d, "added")) sum_dt += check_num(x, "t"), sum_df += check_num(x, "flops");
+    CHECK(sum_df == check_num(d, "totals.flops.delta"), "layer FLOP deltas add up to the model's");
     double t_old = 0, t_new = 0;
-    cJSON_ArrayForEach(x, at(ao, "layers")) t_old += num(x, "t");
-    cJSON_ArrayForEach(x, at(an, "layers")) t_new += num(x, "t");
+    cJSON_ArrayForEach(x, check_at(ao, "layers")) t_old += check_num(x, "t");
+    cJSON_ArrayForEach(x, check_at(an, "layers")) t_new += check_num(x, "t");
     CHECK_NEAR(sum_dt, t_new - t_old, 1e-9, "layer time deltas add up to the change of the summed layer times");
     cJSON_Delete(ao);
     cJSON_Delete(an);
 
     /* The ranking the Markdown, the CLI and the page use: |Δ time| first. */
-    const cJSON *changes = at(d, "changes");
+    const cJSON *changes = check_at(d, "changes");
     CHECK(cJSON_GetArraySize(changes) == 5, "5 changes (4 changed + 1 added), got %d", cJSON_GetArraySize(changes));
     double prev = INFINITY;
     cJSON_ArrayForEach(x, changes) {
-        const cJSON *L = cJSON_GetArrayItem(at(d, str(x, "kind")), (int)num(x, "at"));
-        double dt = fabs(!strcmp(str(x, "kind"), "matched") ? num(L, "t.delta") : num(L, "t"));
+        const cJSON *L = cJSON_GetArrayItem(check_at(d, check_str(x, "kind")), (int)check_num(x, "at"));
+        double dt = fabs(!strcmp(check_str(x, "kind"), "matched") ? check_num(L, "t.delta") : check_num(L, "t"));
         CHECK(dt <= prev, "changes ranked by |delta t|");
         prev = dt;
     }
-    CHECK(!strcmp(str(cJSON_GetArrayItem(at(d, "matched"), (int)num(changes, "0.at")), "name"), "fc1"), "fc1 changed most");
+    CHECK(!strcmp(check_str(cJSON_GetArrayItem(check_at(d, "matched"), (int)check_num(changes, "0.at")), "name"), "fc1"), "fc1 changed most");
     cJSON_Delete(res);
 }
 
 static void test_identity(rl_model *m) {
     cJSON *res = diff(m, m, ",\"diff\": {\"fail_if\": \"time>0%,flops>0,unsupported>0,added>0,removed>0,unknown>0\"}");
     CHECK(is_ok(res), "identity diff failed");
-    const cJSON *d = at(res, "diff");
-    CHECK(num(d, "layers.matched") == num(d, "layers.old") && num(d, "layers.matched_by_name") == num(d, "layers.old"),
+    const cJSON *d = check_at(res, "diff");
+    CHECK(check_num(d, "layers.matched") == check_num(d, "layers.old") && check_num(d, "layers.matched_by_name") == check_num(d, "layers.old"),
           "a model against itself: every layer matched by name");
-    CHECK(num(d, "layers.changed") == 0 && num(d, "layers.added") == 0 && num(d, "layers.removed") == 0, "nothing changed");
-    CHECK(num(d, "totals.time_s.delta") == 0 && num(d, "totals.time_s.ratio") == 0 && num(d, "totals.flops.delta") == 0, "zero deltas");
-    CHECK(cJSON_IsTrue(at(d, "gate.passed")), "every gate holds: %s", str(d, "gate.message"));
-    CHECK(cJSON_GetArraySize(at(d, "warnings.new")) == 0, "no new warnings");
+    CHECK(check_num(d, "layers.changed") == 0 && check_num(d, "layers.added") == 0 && check_num(d, "layers.removed") == 0, "nothing changed");
+    CHECK(check_num(d, "totals.time_s.delta") == 0 && check_num(d, "totals.time_s.ratio") == 0 && check_num(d, "totals.flops.delta") == 0, "zero deltas");
+    CHECK(cJSON_IsTrue(check_at(d, "gate.passed")), "every gate holds: %s", check_str(d, "gate.message"));
+    CHECK(cJSON_GetArraySize(check_at(d, "warnings.new")) == 0, "no new warnings");
     cJSON_Delete(res);
 }
 
@@ -232,8 +216,8 @@ static void pairs(const cJSON *d, char *buf, size_t cap) {
     size_t p = 0;
     buf[0] = 0;
     const cJSON *l;
-    cJSON_ArrayForEach(l, at(d, "matched"))
-        p += (size_t)snprintf(buf + p, cap - p, "%s%s<%s", p ? "," : "", str(l, "name"), str(l, "old_name"));
+    cJSON_ArrayForEach(l, check_at(d, "matched"))
+        p += (size_t)snprintf(buf + p, cap - p, "%s%s<%s", p ? "," : "", check_str(l, "name"), check_str(l, "old_name"));
 }
 
 static void test_matching(void) {
@@ -246,11 +230,11 @@ static void test_matching(void) {
         const char *no[] = {"Relu", "Relu", "Tanh", "Relu"}, *nn[] = {"b0", "b1", "b2", "b3"};
         rl_model *a = chain(3, oo, on), *b = chain(4, no, nn);
         cJSON *res = diff(a, b, "");
-        const cJSON *d = at(res, "diff");
+        const cJSON *d = check_at(res, "diff");
         pairs(d, got, sizeof got);
         CHECK(!strcmp(got, "b0<a0,b2<a1,b3<a2"), "op-sequence alignment: %s", got);
-        CHECK(num(d, "layers.added") == 1 && !strcmp(str(d, "added.0.name"), "b1"), "the inserted Relu is the added one");
-        CHECK(num(d, "layers.matched_by_op_position") == 3, "all by op and position");
+        CHECK(check_num(d, "layers.added") == 1 && !strcmp(check_str(d, "added.0.name"), "b1"), "the inserted Relu is the added one");
+        CHECK(check_num(d, "layers.matched_by_op_position") == 3, "all by op and position");
         cJSON_Delete(res);
         rl_model_free(a);
         rl_model_free(b);
@@ -261,14 +245,14 @@ static void test_matching(void) {
         const char *no[] = {"Relu", "Sigmoid", "Tanh", "Relu", "Abs", "Tanh"}, *nn[] = {"keep1", "s_new", "t_new", "keep2", "abs", "t2_new"};
         rl_model *a = chain(5, oo, on), *b = chain(6, no, nn);
         cJSON *res = diff(a, b, "");
-        const cJSON *d = at(res, "diff");
+        const cJSON *d = check_at(res, "diff");
         pairs(d, got, sizeof got);
         /* between keep1 and keep2: old Tanh, Sigmoid; new Sigmoid, Tanh: the
          * alignment keeps one (the first LCS it finds), the other is added and removed */
         CHECK(strstr(got, "keep1<keep1") && strstr(got, "keep2<keep2") && strstr(got, "t2_new<t2_old"), "anchored pairs: %s", got);
         CHECK(!strstr(got, "t2_new<t_old") && !strstr(got, "t_new<t2_old"), "no pairing across an anchor: %s", got);
-        CHECK(num(d, "layers.added") == 2 && num(d, "layers.removed") == 1, "added abs and one swapped, removed one: +%g -%g",
-              num(d, "layers.added"), num(d, "layers.removed"));
+        CHECK(check_num(d, "layers.added") == 2 && check_num(d, "layers.removed") == 1, "added abs and one swapped, removed one: +%g -%g",
+              check_num(d, "layers.added"), check_num(d, "layers.removed"));
         cJSON_Delete(res);
         rl_model_free(a);
         rl_model_free(b);
@@ -279,8 +263,8 @@ static void test_matching(void) {
         const char *no[] = {"Relu", "Tanh"}, *nn[] = {"dup", "dup"};
         rl_model *a = chain(2, oo, on), *b = chain(2, no, nn);
         cJSON *res = diff(a, b, "");
-        const cJSON *d = at(res, "diff");
-        CHECK(num(d, "layers.changed") == 0 && num(d, "matched.0.old_index") == 0 && num(d, "matched.1.old_index") == 1,
+        const cJSON *d = check_at(res, "diff");
+        CHECK(check_num(d, "layers.changed") == 0 && check_num(d, "matched.0.old_index") == 0 && check_num(d, "matched.1.old_index") == 1,
               "duplicate names: k-th with k-th");
         cJSON_Delete(res);
         rl_model_free(a);
@@ -301,10 +285,10 @@ static void test_matching(void) {
         }
         rl_model *a = chain(N, ops, na), *b = chain(N, ops, nb);
         cJSON *res = diff(a, b, "");
-        const cJSON *d = at(res, "diff");
-        CHECK(num(d, "layers.matched_by_op_position") == N && num(d, "layers.changed") == 0, "large renamed stretch: %g matched",
-              num(d, "layers.matched_by_op_position"));
-        CHECK(num(d, "matched.1499.old_index") == 1499, "in order");
+        const cJSON *d = check_at(res, "diff");
+        CHECK(check_num(d, "layers.matched_by_op_position") == N && check_num(d, "layers.changed") == 0, "large renamed stretch: %g matched",
+              check_num(d, "layers.matched_by_op_position"));
+        CHECK(check_num(d, "matched.1499.old_index") == 1499, "in order");
         cJSON_Delete(res);
         rl_model_free(a);
         rl_model_free(b);
@@ -331,18 +315,18 @@ static void test_gate(rl_model *old_m, rl_model *new_m) {
         char extra[256];
         snprintf(extra, sizeof extra, ",\"diff\": {\"fail_if\": \"%s\"}", cases[i].expr);
         cJSON *res = diff(old_m, new_m, extra);
-        const cJSON *g = at(res, "diff.gate");
-        CHECK(!strcmp(str(g, "clauses.0.status"), cases[i].status), "'%s': %s, want %s (%s)", cases[i].expr,
-              str(g, "clauses.0.status"), cases[i].status, str(g, "clauses.0.message"));
-        CHECK(cJSON_IsTrue(at(g, "passed")) == !strcmp(cases[i].status, "pass"), "'%s': passed", cases[i].expr);
+        const cJSON *g = check_at(res, "diff.gate");
+        CHECK(!strcmp(check_str(g, "clauses.0.status"), cases[i].status), "'%s': %s, want %s (%s)", cases[i].expr,
+              check_str(g, "clauses.0.status"), cases[i].status, check_str(g, "clauses.0.message"));
+        CHECK(cJSON_IsTrue(check_at(g, "passed")) == !strcmp(cases[i].status, "pass"), "'%s': passed", cases[i].expr);
         cJSON_Delete(res);
     }
     /* several clauses: the gate fails when any does, and names each */
     cJSON *res = diff(old_m, new_m, ",\"diff\": {\"fail_if\": \" time > +5% , flops>+10%,unsupported>0,params>+20k \"}");
-    const cJSON *g = at(res, "diff.gate");
-    CHECK(cJSON_IsFalse(at(g, "passed")) && cJSON_GetArraySize(at(g, "clauses")) == 4, "4 clauses, gate failed");
-    CHECK(strstr(str(g, "message"), "3 of 4 thresholds crossed") != NULL, "gate message: %s", str(g, "message"));
-    CHECK(!strcmp(str(g, "clauses.0.clause"), "time > +5%"), "clause text kept: '%s'", str(g, "clauses.0.clause"));
+    const cJSON *g = check_at(res, "diff.gate");
+    CHECK(cJSON_IsFalse(check_at(g, "passed")) && cJSON_GetArraySize(check_at(g, "clauses")) == 4, "4 clauses, gate failed");
+    CHECK(strstr(check_str(g, "message"), "3 of 4 thresholds crossed") != NULL, "gate message: %s", check_str(g, "message"));
+    CHECK(!strcmp(check_str(g, "clauses.0.clause"), "time > +5%"), "clause text kept: '%s'", check_str(g, "clauses.0.clause"));
     cJSON_Delete(res);
 
     /* bad expressions: the error names the character, the model stays usable */
@@ -372,10 +356,10 @@ static void test_gate(rl_model *old_m, rl_model *new_m) {
         snprintf(extra, sizeof extra, ",\"diff\": {\"fail_if\": \"%s\"}", bad[i].expr);
         cJSON *r = diff(old_m, new_m, extra);
         snprintf(where, sizeof where, "diff.fail_if:%d", bad[i].at);
-        CHECK(!is_ok(r) && !strcmp(str(r, "error.code"), "bad_fail_if"), "'%s' refused", bad[i].expr);
-        CHECK(!strcmp(str(r, "error.where"), where), "'%s': where %s, want %s", bad[i].expr, str(r, "error.where"), where);
-        CHECK(strstr(str(r, "error.message"), bad[i].says) != NULL, "'%s': message '%s' should say '%s'", bad[i].expr,
-              str(r, "error.message"), bad[i].says);
+        CHECK(!is_ok(r) && !strcmp(check_str(r, "error.code"), "bad_fail_if"), "'%s' refused", bad[i].expr);
+        CHECK(!strcmp(check_str(r, "error.where"), where), "'%s': where %s, want %s", bad[i].expr, check_str(r, "error.where"), where);
+        CHECK(strstr(check_str(r, "error.message"), bad[i].says) != NULL, "'%s': message '%s' should say '%s'", bad[i].expr,
+              check_str(r, "error.message"), bad[i].says);
         cJSON_Delete(r);
     }
     /* 33 clauses: too many */
@@ -384,7 +368,7 @@ static void test_gate(rl_model *old_m, rl_model *new_m) {
     char extra[1200];
     snprintf(extra, sizeof extra, ",\"diff\": {\"fail_if\": \"%s\"}", many);
     res = diff(old_m, new_m, extra);
-    CHECK(!strcmp(str(res, "error.code"), "bad_fail_if") && strstr(str(res, "error.message"), "more than 32"), "33 clauses refused");
+    CHECK(!strcmp(check_str(res, "error.code"), "bad_fail_if") && strstr(check_str(res, "error.message"), "more than 32"), "33 clauses refused");
     cJSON_Delete(res);
 
     /* bad diff requests */
@@ -394,15 +378,15 @@ static void test_gate(rl_model *old_m, rl_model *new_m) {
     };
     for (size_t i = 0; i < sizeof bad_requests / sizeof *bad_requests; i++) {
         cJSON *r = diff(old_m, new_m, bad_requests[i]);
-        CHECK(!is_ok(r) && !strcmp(str(r, "error.code"), "bad_request"), "bad request %s refused: %s", bad_requests[i],
-              str(r, "error.code"));
+        CHECK(!is_ok(r) && !strcmp(check_str(r, "error.code"), "bad_request"), "bad request %s refused: %s", bad_requests[i],
+              check_str(r, "error.code"));
         cJSON_Delete(r);
     }
     /* an analysis error says which model */
     cJSON *r = diff(old_m, new_m, ",\"precision\": \"fp99\"");
-    CHECK(!strcmp(str(r, "error.code"), "bad_request") && !strncmp(str(r, "error.where"), "old", 3) &&
-          strstr(str(r, "error.message"), "old model"), "analysis error names the old model: %s / %s", str(r, "error.where"),
-          str(r, "error.message"));
+    CHECK(!strcmp(check_str(r, "error.code"), "bad_request") && !strncmp(check_str(r, "error.where"), "old", 3) &&
+          strstr(check_str(r, "error.message"), "old model"), "analysis error names the old model: %s / %s", check_str(r, "error.where"),
+          check_str(r, "error.message"));
     cJSON_Delete(r);
     r = diff(old_m, new_m, "");
     CHECK(is_ok(r), "the models still diff after the errors");
@@ -447,17 +431,17 @@ static void test_markdown(rl_model *old_m, rl_model *new_m) {
     cJSON *res = diff(old_m, new_m,
                       ",\"diff\": {\"markdown\": true, \"old_label\": \"models/classifier.onnx@main\", "
                       "\"new_label\": \"models/classifier.onnx@pr\", \"fail_if\": \"time>+5%,flops>+10%,unsupported>0,params>+20k\"}");
-    const char *md = str(res, "diff.markdown");
+    const char *md = check_str(res, "diff.markdown");
     CHECK(strlen(md) > 200, "fixture Markdown written");
     snapshot("diff_fixture.md", md);
     cJSON_Delete(res);
     res = diff(old_m, old_m, ",\"diff\": {\"markdown\": true, \"old_label\": \"a.onnx\", \"new_label\": \"b.onnx\", \"fail_if\": \"time>+5%\"}");
-    snapshot("diff_unchanged.md", str(res, "diff.markdown"));
+    snapshot("diff_unchanged.md", check_str(res, "diff.markdown"));
     cJSON_Delete(res);
 
     /* top limits the table and says how many more there are */
     res = diff(old_m, new_m, ",\"diff\": {\"markdown\": true, \"top\": 2}");
-    md = str(res, "diff.markdown");
+    md = check_str(res, "diff.markdown");
     CHECK(strstr(md, "#### Most changed layers") && strstr(md, "and 3 more changed, added or removed layers"), "top 2 of 5");
     cJSON_Delete(res);
 
@@ -468,7 +452,7 @@ static void test_markdown(rl_model *old_m, rl_model *new_m) {
     const char *names_b[] = {"a", "x|y\n# Heading [link](http://e.x) <img src=x> =1+1 `code`"};
     rl_model *a = chain(2, ops, names_a), *b = chain(2, ops_b, names_b);
     res = diff(a, b, ",\"diff\": {\"markdown\": true, \"old_label\": \"a\\n## evil\", \"new_label\": \"b|c\"}");
-    md = str(res, "diff.markdown");
+    md = check_str(res, "diff.markdown");
     CHECK(strstr(md, "\n# Heading") == NULL && strstr(md, "\n## evil") == NULL, "no name starts a heading");
     CHECK(strstr(md, "x\\|y") != NULL && strstr(md, "b\\|c") != NULL, "pipes escaped");
     CHECK(!unescaped(md, "[link]") && !unescaped(md, "<img") && !unescaped(md, "`code"), "links, HTML and code spans escaped");
@@ -501,16 +485,16 @@ static void test_summary(rl_model *m) {
     rl_free(out);
     cJSON *single = analyze(m);
     CHECK(is_ok(res), "summary failed");
-    CHECK(num(res, "summary.time_s") == num(single, "sol.chosen.time_s"), "summary time = sol.chosen.time_s");
-    CHECK(num(res, "summary.flops") == num(single, "totals.flops") && num(res, "summary.params") == num(single, "model.params"),
+    CHECK(check_num(res, "summary.time_s") == check_num(single, "sol.chosen.time_s"), "summary time = sol.chosen.time_s");
+    CHECK(check_num(res, "summary.flops") == check_num(single, "totals.flops") && check_num(res, "summary.params") == check_num(single, "model.params"),
           "summary FLOPs and params");
-    CHECK(!strcmp(str(res, "summary.bound"), str(single, "sol.chosen.bound")), "summary bound");
-    CHECK(cJSON_IsNull(at(res, "summary.ttft_s")) && cJSON_IsNull(at(res, "summary.fits")), "no LLM figures: null");
+    CHECK(!strcmp(check_str(res, "summary.bound"), check_str(single, "sol.chosen.bound")), "summary bound");
+    CHECK(cJSON_IsNull(check_at(res, "summary.ttft_s")) && cJSON_IsNull(check_at(res, "summary.fits")), "no LLM figures: null");
     /* the fields are the summary's keys, in order */
     char *fields = rl_summary_fields();
     cJSON *f = cJSON_Parse(fields);
     rl_free(fields);
-    const cJSON *k = f ? f->child : NULL, *s = at(res, "summary")->child;
+    const cJSON *k = f ? f->child : NULL, *s = check_at(res, "summary")->child;
     int n = 0;
     for (; k && s; k = k->next, s = s->next, n++) CHECK(!strcmp(k->valuestring, s->string), "field %d: %s vs %s", n, k->valuestring, s->string);
     CHECK(!k && !s && n > 20, "rl_summary_fields lists every summary key (%d)", n);
@@ -550,8 +534,8 @@ static void test_future_fields(void) {
     rl_gate *g = rl_gate_parse("ttft>+10%,tpot>+1%,llm_memory>+512MiB", &err);
     CHECK(g != NULL, "gate parsed: %s", err.message);
     cJSON *v = g ? rl_gate_eval(g, d) : NULL;
-    CHECK(v && !strcmp(str(v, "clauses.0.status"), "fail") && !strcmp(str(v, "clauses.1.status"), "pass") &&
-          !strcmp(str(v, "clauses.2.status"), "fail"), "LLM thresholds judged: ttft +15%% fails, tpot 0%% passes, +1 GB fails");
+    CHECK(v && !strcmp(check_str(v, "clauses.0.status"), "fail") && !strcmp(check_str(v, "clauses.1.status"), "pass") &&
+          !strcmp(check_str(v, "clauses.2.status"), "fail"), "LLM thresholds judged: ttft +15%% fails, tpot 0%% passes, +1 GB fails");
     cJSON_Delete(v);
     rl_gate_free(g);
     cJSON_Delete(d);
@@ -568,8 +552,8 @@ static void test_metrics_documented(void) {
     int n = 0;
     cJSON_ArrayForEach(m, metrics) {
         char row[160];
-        const char *unit = str(m, "unit");
-        snprintf(row, sizeof row, "| `%s` |%s%s%s|", str(m, "name"), unit[0] ? " " : "", unit, " ");
+        const char *unit = check_str(m, "unit");
+        snprintf(row, sizeof row, "| `%s` |%s%s%s|", check_str(m, "name"), unit[0] ? " " : "", unit, " ");
         CHECK(doc && strstr(doc, row), "docs/ci.md lacks the metric row starting '%s'", row);
         n++;
     }

@@ -11,21 +11,14 @@
 #include <cjson/cJSON.h>
 
 #include "check.h"
+#include "check_model.h"
 #include "hw.h"
 #include "roofline.h"
 #include "rooflens.h"
 
 static const char *root_dir;
 
-static cJSON *load_hw(const char *id) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/hw/%s.json", root_dir, id);
-    char *text = check_read_file(path, NULL);
-    cJSON *j = text ? cJSON_Parse(text) : NULL;
-    free(text);
-    CHECK(j != NULL, "cannot load %s", path);
-    return j;
-}
+static cJSON *load_hw(const char *id) { return check_read_hw(NULL, root_dir, id); }
 
 static void seed000_worked_example(void) {
     /* 10^6 MACs on tensor cores, 5·10^4 other ops, 25·10^6 unfused and 10·10^6

@@ -58,35 +58,15 @@ static cJSON *llm_request(cJSON *hw, const char *llm_json) {
     return r;
 }
 
-static const char *str(const cJSON *o, const char *path);
-
 static cJSON *run_llm(rl_model *m, const char *hw_id, const char *llm_json) {
     cJSON *res = analyze(m, llm_request(load_hw(hw_id), llm_json));
-    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(res, "ok")), "llm %s failed: %s", llm_json, str(res, "error.message"));
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(res, "ok")), "llm %s failed: %s", llm_json, check_str(res, "error.message"));
     return res;
 }
 
-static const cJSON *at(const cJSON *o, const char *path) {
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    const cJSON *cur = o;
-    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && cur; k = strtok_r(NULL, ".", &save))
-        cur = cJSON_GetObjectItemCaseSensitive(cur, k);
-    return cur;
-}
-
-static double num(const cJSON *o, const char *path) {
-    const cJSON *v = at(o, path);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static const char *str(const cJSON *o, const char *path) {
-    const cJSON *v = at(o, path);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
 
 static const char *error_code(const cJSON *res) {
-    return str(res, "error.code");
+    return check_str(res, "error.code");
 }
 
 /* Full attention, as the graph computes it: QK^T and the V product, each
@@ -101,41 +81,41 @@ static void test_roles(void) {
     rl_model *g = load_model("tiny_genai.onnx");
     if (!m || !g) return;
     cJSON *r = run_llm(m, "unit", "{\"prompt\": 16, \"generate\": 4}");
-    CHECK(cJSON_IsTrue(at(r, "llm.roles.kv_cache")), "hf: KV cache found");
-    CHECK(!strcmp(str(r, "llm.roles.batch"), "batch_size"), "hf batch: %s", str(r, "llm.roles.batch"));
-    CHECK(!strcmp(str(r, "llm.roles.seq"), "sequence_length"), "hf seq: %s", str(r, "llm.roles.seq"));
-    CHECK(!strcmp(str(r, "llm.roles.past"), "past_sequence_length"), "hf past: %s", str(r, "llm.roles.past"));
-    CHECK(!strcmp(str(r, "llm.roles.total"), "past_sequence_length + 1"), "hf total: %s", str(r, "llm.roles.total"));
-    CHECK(num(r, "llm.roles.kv_inputs") == 2 * L_ && num(r, "llm.roles.kv_outputs") == 2 * L_, "hf: 4 cache pairs");
-    CHECK(num(r, "llm.kv_cache_bytes_per_token") == tiny_kv_per_token_fp16, "hf KV per token %g, want %g",
-          num(r, "llm.kv_cache_bytes_per_token"), tiny_kv_per_token_fp16);
-    CHECK(num(r, "llm.kv_cache_bytes") == tiny_kv_per_token_fp16 * 20, "hf KV at P+G: %g", num(r, "llm.kv_cache_bytes"));
-    CHECK(num(r, "llm.max_positions") == POS_, "hf positions (the gathered cos table) %g", num(r, "llm.max_positions"));
+    CHECK(cJSON_IsTrue(check_at(r, "llm.roles.kv_cache")), "hf: KV cache found");
+    CHECK(!strcmp(check_str(r, "llm.roles.batch"), "batch_size"), "hf batch: %s", check_str(r, "llm.roles.batch"));
+    CHECK(!strcmp(check_str(r, "llm.roles.seq"), "sequence_length"), "hf seq: %s", check_str(r, "llm.roles.seq"));
+    CHECK(!strcmp(check_str(r, "llm.roles.past"), "past_sequence_length"), "hf past: %s", check_str(r, "llm.roles.past"));
+    CHECK(!strcmp(check_str(r, "llm.roles.total"), "past_sequence_length + 1"), "hf total: %s", check_str(r, "llm.roles.total"));
+    CHECK(check_num(r, "llm.roles.kv_inputs") == 2 * L_ && check_num(r, "llm.roles.kv_outputs") == 2 * L_, "hf: 4 cache pairs");
+    CHECK(check_num(r, "llm.kv_cache_bytes_per_token") == tiny_kv_per_token_fp16, "hf KV per token %g, want %g",
+          check_num(r, "llm.kv_cache_bytes_per_token"), tiny_kv_per_token_fp16);
+    CHECK(check_num(r, "llm.kv_cache_bytes") == tiny_kv_per_token_fp16 * 20, "hf KV at P+G: %g", check_num(r, "llm.kv_cache_bytes"));
+    CHECK(check_num(r, "llm.max_positions") == POS_, "hf positions (the gathered cos table) %g", check_num(r, "llm.max_positions"));
     cJSON_Delete(r);
 
     r = run_llm(g, "unit", "{\"prompt\": 16, \"generate\": 4, \"contexts\": [64, 128, 1024]}");
-    CHECK(!strcmp(str(r, "llm.roles.total"), "total_sequence_length"), "genai total: %s", str(r, "llm.roles.total"));
+    CHECK(!strcmp(check_str(r, "llm.roles.total"), "total_sequence_length"), "genai total: %s", check_str(r, "llm.roles.total"));
     /* the rotary caches hold 128 positions: the context sweep stops at the last one */
-    CHECK(num(r, "llm.max_positions") == POS_, "genai positions %g", num(r, "llm.max_positions"));
-    const cJSON *rows = at(r, "llm.context_sweep.rows");
-    CHECK(cJSON_GetArraySize(rows) == 2 && num(cJSON_GetArrayItem(rows, 0), "context") == 64 &&
-              num(cJSON_GetArrayItem(rows, 1), "context") == POS_ - 1,
+    CHECK(check_num(r, "llm.max_positions") == POS_, "genai positions %g", check_num(r, "llm.max_positions"));
+    const cJSON *rows = check_at(r, "llm.context_sweep.rows");
+    CHECK(cJSON_GetArraySize(rows) == 2 && check_num(cJSON_GetArrayItem(rows, 0), "context") == 64 &&
+              check_num(cJSON_GetArrayItem(rows, 1), "context") == POS_ - 1,
           "context sweep 64, %d", POS_ - 1);
-    CHECK(!strcmp(str(r, "llm.roles.past"), "past_sequence_length"), "genai past");
-    CHECK(num(r, "llm.kv_cache_bytes_per_token") == tiny_kv_per_token_fp16, "genai KV per token %g",
-          num(r, "llm.kv_cache_bytes_per_token"));
+    CHECK(!strcmp(check_str(r, "llm.roles.past"), "past_sequence_length"), "genai past");
+    CHECK(check_num(r, "llm.kv_cache_bytes_per_token") == tiny_kv_per_token_fp16, "genai KV per token %g",
+          check_num(r, "llm.kv_cache_bytes_per_token"));
     cJSON_Delete(r);
 
     /* the user names a role: it wins and says so */
     r = run_llm(m, "unit", "{\"prompt\": 16, \"generate\": 4, \"dims\": {\"total\": \"past_sequence_length + 1\"}}");
-    CHECK(!strcmp(str(r, "llm.roles.sources.total"), "user"), "total named by the user");
-    CHECK(!strcmp(str(r, "llm.roles.sources.seq"), "detected"), "seq detected");
+    CHECK(!strcmp(check_str(r, "llm.roles.sources.total"), "user"), "total named by the user");
+    CHECK(!strcmp(check_str(r, "llm.roles.sources.seq"), "detected"), "seq detected");
     cJSON_Delete(r);
 
     /* rl_model_info reports the roles; a model without a sequence dim has none */
     char *info = rl_model_info(m);
     cJSON *ij = cJSON_Parse(info);
-    CHECK(cJSON_IsTrue(at(ij, "llm.kv_cache")) && !strcmp(str(ij, "llm.past"), "past_sequence_length"),
+    CHECK(cJSON_IsTrue(check_at(ij, "llm.kv_cache")) && !strcmp(check_str(ij, "llm.past"), "past_sequence_length"),
           "info reports the roles: %.300s", info);
     cJSON_Delete(ij);
     rl_free(info);
@@ -145,12 +125,12 @@ static void test_roles(void) {
     if (mlp) {
         info = rl_model_info(mlp);
         ij = cJSON_Parse(info);
-        CHECK(cJSON_IsNull(at(ij, "llm")), "mlp: no LLM roles");
+        CHECK(cJSON_IsNull(check_at(ij, "llm")), "mlp: no LLM roles");
         cJSON_Delete(ij);
         rl_free(info);
         cJSON *e = analyze(mlp, llm_request(load_hw("unit"), "{}"));
-        CHECK(!strcmp(error_code(e), "bad_request") && strstr(str(e, "error.message"), "llm.dims.seq"),
-              "mlp: no sequence dim is a bad request naming llm.dims.seq: %s", str(e, "error.message"));
+        CHECK(!strcmp(error_code(e), "bad_request") && strstr(check_str(e, "error.message"), "llm.dims.seq"),
+              "mlp: no sequence dim is a bad request naming llm.dims.seq: %s", check_str(e, "error.message"));
         cJSON_Delete(e);
         rl_model_free(mlp);
     }
@@ -167,13 +147,13 @@ static void test_prefill_flops(void) {
         const double B = 3, P = 20;
         cJSON *r = run_llm(m, "unit", "{\"prompt\": 20, \"generate\": 2, \"batch\": 3}");
         double want = 2 * tiny_matrix_params * B * P + attention_matrix_flops(L_, B, H_, P, P, HD_);
-        CHECK(num(r, "llm.prefill.matrix_flops") == want, "%s prefill matrix FLOPs %.17g, want %.17g", models[i],
-              num(r, "llm.prefill.matrix_flops"), want);
+        CHECK(check_num(r, "llm.prefill.matrix_flops") == want, "%s prefill matrix FLOPs %.17g, want %.17g", models[i],
+              check_num(r, "llm.prefill.matrix_flops"), want);
         /* a decode step at context c: one token against c + 1 keys */
         double c = P, step = 2 * tiny_matrix_params * B + attention_matrix_flops(L_, B, H_, 1, c + 1, HD_);
         double step2 = 2 * tiny_matrix_params * B + attention_matrix_flops(L_, B, H_, 1, c + 2, HD_);
-        CHECK(check_close(num(r, "llm.decode.matrix_flops_per_step"), (step + step2) / 2, 1e-12),
-              "%s decode matrix FLOPs per step %.17g, want %.17g", models[i], num(r, "llm.decode.matrix_flops_per_step"),
+        CHECK(check_close(check_num(r, "llm.decode.matrix_flops_per_step"), (step + step2) / 2, 1e-12),
+              "%s decode matrix FLOPs per step %.17g, want %.17g", models[i], check_num(r, "llm.decode.matrix_flops_per_step"),
               (step + step2) / 2);
         cJSON_Delete(r);
 
@@ -188,11 +168,11 @@ static void test_prefill_flops(void) {
         cJSON_AddNumberToObject(dims, i ? "total_sequence_length" : "past_sequence_length + 1", P);
         cJSON_AddItemToObject(req, "llm", cJSON_Parse("{\"prompt\": 20, \"generate\": 2, \"batch\": 3, \"batches\": [3], \"contexts\": [8]}"));
         cJSON *plain = analyze(m, req);
-        CHECK(num(plain, "llm.prefill.time_s") == num(plain, "sol.chosen.time_s"),
-              "%s prefill time %.17g = the plain analysis' %.17g", models[i], num(plain, "llm.prefill.time_s"),
-              num(plain, "sol.chosen.time_s"));
-        CHECK(num(plain, "llm.prefill.flops") == num(plain, "totals.flops"), "%s prefill FLOPs = totals", models[i]);
-        CHECK(num(plain, "llm.prefill.energy_j") == num(plain, "sol.chosen.energy_j"), "%s prefill energy", models[i]);
+        CHECK(check_num(plain, "llm.prefill.time_s") == check_num(plain, "sol.chosen.time_s"),
+              "%s prefill time %.17g = the plain analysis' %.17g", models[i], check_num(plain, "llm.prefill.time_s"),
+              check_num(plain, "sol.chosen.time_s"));
+        CHECK(check_num(plain, "llm.prefill.flops") == check_num(plain, "totals.flops"), "%s prefill FLOPs = totals", models[i]);
+        CHECK(check_num(plain, "llm.prefill.energy_j") == check_num(plain, "sol.chosen.energy_j"), "%s prefill energy", models[i]);
         cJSON_Delete(plain);
         rl_model_free(m);
     }
@@ -204,7 +184,7 @@ static double step_bytes(rl_model *m, double B, double c) {
     char llm[200];
     snprintf(llm, sizeof llm, "{\"prompt\": %.0f, \"generate\": 1, \"batch\": %.0f, \"batches\": [%.0f]}", c, B, B);
     cJSON *r = run_llm(m, "unit", llm);
-    double b = num(r, "llm.decode.bytes_per_step");
+    double b = check_num(r, "llm.decode.bytes_per_step");
     cJSON_Delete(r);
     return b;
 }
@@ -239,9 +219,9 @@ static void test_decode_bytes(void) {
     cJSON_AddNumberToObject(dims, "past_sequence_length", c);
     cJSON_AddNumberToObject(dims, "past_sequence_length + 1", c + 1);
     cJSON *plain = analyze(m, req);
-    CHECK(num(plain, "sol.fused.bytes") - b1 == B * c * kv,
+    CHECK(check_num(plain, "sol.fused.bytes") - b1 == B * c * kv,
           "in place: the plain analysis writes %g more bytes (the whole present), want %g",
-          num(plain, "sol.fused.bytes") - b1, B * c * kv);
+          check_num(plain, "sol.fused.bytes") - b1, B * c * kv);
     cJSON_Delete(plain);
 
     /* GenAI int4: the packed blocks and their fp16 scales (block 32) */
@@ -275,9 +255,9 @@ static void test_generation_sum(void) {
     for (int i = 0; i < G; i++) {
         snprintf(llm, sizeof llm, "{\"prompt\": %d, \"generate\": 1}", P + i);
         cJSON *s = analyze(g, llm_request(cJSON_Parse(hw_text), llm));
-        t[i] = num(s, "llm.decode.time_s");
+        t[i] = check_num(s, "llm.decode.time_s");
         sum += t[i];
-        e_sum += num(s, "llm.decode.energy_j");
+        e_sum += check_num(s, "llm.decode.energy_j");
         if (i == 0) first = t[i];
         last = t[i];
         cJSON_Delete(s);
@@ -285,23 +265,23 @@ static void test_generation_sum(void) {
     bool linear = true;
     for (int i = 1; i + 1 < G; i++)
         if (!check_close(t[i], t[0] + (t[G - 1] - t[0]) * i / (G - 1), 1e-9)) linear = false;
-    CHECK(check_close(num(r, "llm.decode.time_s"), sum, 1e-9), "generation %.17g = Σ of its %d steps %.17g (%s)",
-          num(r, "llm.decode.time_s"), G, sum, str(r, "llm.decode.method"));
-    CHECK(check_close(num(r, "llm.decode.energy_j"), e_sum, 1e-9), "generation energy = Σ of the steps'");
-    CHECK(!strcmp(str(r, "llm.decode.method"), linear ? "closed_form" : "exact_piecewise"),
-          "method %s for a %s step time", str(r, "llm.decode.method"), linear ? "linear" : "bent");
+    CHECK(check_close(check_num(r, "llm.decode.time_s"), sum, 1e-9), "generation %.17g = Σ of its %d steps %.17g (%s)",
+          check_num(r, "llm.decode.time_s"), G, sum, check_str(r, "llm.decode.method"));
+    CHECK(check_close(check_num(r, "llm.decode.energy_j"), e_sum, 1e-9), "generation energy = Σ of the steps'");
+    CHECK(!strcmp(check_str(r, "llm.decode.method"), linear ? "closed_form" : "exact_piecewise"),
+          "method %s for a %s step time", check_str(r, "llm.decode.method"), linear ? "linear" : "bent");
     /* Since GroupQueryAttention reads one rotary-cache row per token (not the
      * whole cache), this device's step time no longer bends, so the method
      * is the closed form; the Σ-of-steps checks above hold either way. A
      * device that bends again belongs here (the piecewise path is otherwise
      * covered only by larger models). */
     if (!linear) printf("test_llm: the step time bends on the test device (piecewise sum exercised)\n");
-    CHECK(num(r, "llm.decode.first_time_per_token_s") == first && num(r, "llm.decode.last_time_per_token_s") == last,
+    CHECK(check_num(r, "llm.decode.first_time_per_token_s") == first && check_num(r, "llm.decode.last_time_per_token_s") == last,
           "first and last step times");
-    CHECK(check_close(num(r, "llm.tpot_s"), sum / G, 1e-9), "TPOT is the mean step");
-    CHECK(check_close(num(r, "llm.e2e_s"), num(r, "llm.ttft_s") + sum, 1e-9), "e2e = TTFT + decode");
-    CHECK(check_close(num(r, "llm.tokens_per_s"), G / sum, 1e-9), "tokens/s = batch·G / decode time");
-    CHECK(check_close(num(r, "llm.energy_per_token_j"), (num(r, "llm.prefill.energy_j") + e_sum) / G, 1e-9),
+    CHECK(check_close(check_num(r, "llm.tpot_s"), sum / G, 1e-9), "TPOT is the mean step");
+    CHECK(check_close(check_num(r, "llm.e2e_s"), check_num(r, "llm.ttft_s") + sum, 1e-9), "e2e = TTFT + decode");
+    CHECK(check_close(check_num(r, "llm.tokens_per_s"), G / sum, 1e-9), "tokens/s = batch·G / decode time");
+    CHECK(check_close(check_num(r, "llm.energy_per_token_j"), (check_num(r, "llm.prefill.energy_j") + e_sum) / G, 1e-9),
           "energy per token = (prefill + decode) / generated tokens");
     cJSON_Delete(r);
     free(hw_text);
@@ -319,29 +299,29 @@ static void test_memory_fit(void) {
     cJSON_Delete(hw);
     const char *llm = "{\"prompt\": 32, \"generate\": 32, \"batch\": 4, \"batches\": [1, 2, 4, 8, 16, 32, 64, 128]}";
     cJSON *r = analyze(m, llm_request(cJSON_Parse(hw_text), llm));
-    double W = num(r, "llm.weight_bytes"), kv = num(r, "llm.kv_cache_bytes_per_token");
-    double act = num(r, "llm.activation_bytes"), cap = num(r, "llm.device_memory_bytes"), B = 4, T = 64;
+    double W = check_num(r, "llm.weight_bytes"), kv = check_num(r, "llm.kv_cache_bytes_per_token");
+    double act = check_num(r, "llm.activation_bytes"), cap = check_num(r, "llm.device_memory_bytes"), B = 4, T = 64;
     CHECK(cap == 1e6, "device memory from the profile");
     CHECK(act > 0 && W > 0, "activations %g, weights %g", act, W);
     double need = W + B * T * kv + act;
-    CHECK(num(r, "llm.memory_required_bytes") == need, "required %g = weights + KV + activations %g",
-          num(r, "llm.memory_required_bytes"), need);
-    CHECK(cJSON_IsTrue(at(r, "llm.fits")) == (need <= cap), "fits");
-    double per_seq = T * kv + act / B, mb = num(r, "llm.max_batch");
+    CHECK(check_num(r, "llm.memory_required_bytes") == need, "required %g = weights + KV + activations %g",
+          check_num(r, "llm.memory_required_bytes"), need);
+    CHECK(cJSON_IsTrue(check_at(r, "llm.fits")) == (need <= cap), "fits");
+    double per_seq = T * kv + act / B, mb = check_num(r, "llm.max_batch");
     CHECK(mb >= 1 && W + mb * per_seq <= cap && W + (mb + 1) * per_seq > cap,
           "max_batch %g: %g fits, one more does not (cap %g)", mb, W + mb * per_seq, cap);
-    double mc = num(r, "llm.max_context");
+    double mc = check_num(r, "llm.max_context");
     CHECK(W + act + B * kv * mc <= cap && W + act + B * kv * (mc + 1) > cap, "max_context %g", mc);
     const cJSON *row;
-    cJSON_ArrayForEach(row, at(r, "llm.batch_sweep.rows"))
-        CHECK(cJSON_IsTrue(at(row, "fits")) == (num(row, "batch") <= mb), "sweep row %g fits iff <= max_batch %g",
-              num(row, "batch"), mb);
+    cJSON_ArrayForEach(row, check_at(r, "llm.batch_sweep.rows"))
+        CHECK(cJSON_IsTrue(check_at(row, "fits")) == (check_num(row, "batch") <= mb), "sweep row %g fits iff <= max_batch %g",
+              check_num(row, "batch"), mb);
     /* direct runs at max_batch and one more agree */
     char q[300];
     for (int k = 0; k < 2; k++) {
         snprintf(q, sizeof q, "{\"prompt\": 32, \"generate\": 32, \"batch\": %.0f}", mb + k);
         cJSON *d = analyze(m, llm_request(cJSON_Parse(hw_text), q));
-        CHECK(cJSON_IsTrue(at(d, "llm.fits")) == (k == 0), "a run at batch %.0f %s", mb + k, k ? "does not fit" : "fits");
+        CHECK(cJSON_IsTrue(check_at(d, "llm.fits")) == (k == 0), "a run at batch %.0f %s", mb + k, k ? "does not fit" : "fits");
         cJSON_Delete(d);
     }
     cJSON_Delete(r);
@@ -359,16 +339,16 @@ static void test_llama_1b_h100(void) {
     double weights = 2 * matrix + (2 * L + 1) * d * 2;
     double kv_tok = L * 2 * Hkv * hd * 2, kv_mean = (P + (G - 1) / 2.0) * kv_tok;
     cJSON *hw = load_hw("h100-sxm");
-    double bw = num(cJSON_GetArrayItem(cJSON_GetObjectItem(hw, "memory"), 0), "bandwidth_Bps.value");
+    double bw = check_num(cJSON_GetArrayItem(cJSON_GetObjectItem(hw, "memory"), 0), "bandwidth_Bps.value");
     cJSON *r = analyze(m, llm_request(hw, "{\"prompt\": 512, \"generate\": 128}"));
-    double want = (weights + kv_mean) / bw, got = num(r, "llm.tpot_s");
+    double want = (weights + kv_mean) / bw, got = check_num(r, "llm.tpot_s");
     CHECK(fabs(got - want) <= 0.02 * want, "Llama-3.2-1B fp16 on H100: TPOT %.4g s vs (weights + KV) / bandwidth %.4g s",
           got, want);
     printf("Llama-3.2-1B fp16 on H100: TPOT %.2f us, (weights %.4g B + KV %.4g B) / %.4g B/s = %.2f us (%+.3f%%)\n",
            got * 1e6, weights, kv_mean, bw, want * 1e6, 100 * (got - want) / want);
-    CHECK(num(r, "llm.kv_cache_bytes_per_token") == kv_tok, "1B KV per token %g", num(r, "llm.kv_cache_bytes_per_token"));
-    CHECK(!strcmp(str(r, "llm.decode.bound"), "memory"), "1B decode at batch 1 is memory-bound");
-    CHECK(cJSON_IsTrue(at(r, "llm.fits")), "1B fp16 fits an H100");
+    CHECK(check_num(r, "llm.kv_cache_bytes_per_token") == kv_tok, "1B KV per token %g", check_num(r, "llm.kv_cache_bytes_per_token"));
+    CHECK(!strcmp(check_str(r, "llm.decode.bound"), "memory"), "1B decode at batch 1 is memory-bound");
+    CHECK(cJSON_IsTrue(check_at(r, "llm.fits")), "1B fp16 fits an H100");
     cJSON_Delete(r);
     rl_model_free(m);
 }
@@ -381,21 +361,21 @@ static void test_quantization(void) {
     cJSON *base = run_llm(m, "unit", "{\"prompt\": 8, \"generate\": 2}");
     cJSON *w4 = run_llm(m, "unit", "{\"prompt\": 8, \"generate\": 2, \"weight_bits\": 4, \"weight_group\": 32}");
     cJSON *w8 = run_llm(m, "unit", "{\"prompt\": 8, \"generate\": 2, \"weight_bits\": 8, \"weight_group\": 64}");
-    double wb = num(base, "llm.weight_bytes");
-    CHECK(num(w4, "llm.weight_bytes") == wb - 2 * tiny_matrix_params + tiny_matrix_params * (0.5 + 2.0 / 32),
-          "4-bit weights: %g", num(w4, "llm.weight_bytes"));
-    CHECK(num(w8, "llm.weight_bytes") == wb - 2 * tiny_matrix_params + tiny_matrix_params * (1 + 2.0 / 64),
-          "8-bit weights: %g", num(w8, "llm.weight_bytes"));
-    CHECK(num(w4, "llm.quantization.requantized_matrices") == 7 * L_ + 1, "15 matrices requantized");
+    double wb = check_num(base, "llm.weight_bytes");
+    CHECK(check_num(w4, "llm.weight_bytes") == wb - 2 * tiny_matrix_params + tiny_matrix_params * (0.5 + 2.0 / 32),
+          "4-bit weights: %g", check_num(w4, "llm.weight_bytes"));
+    CHECK(check_num(w8, "llm.weight_bytes") == wb - 2 * tiny_matrix_params + tiny_matrix_params * (1 + 2.0 / 64),
+          "8-bit weights: %g", check_num(w8, "llm.weight_bytes"));
+    CHECK(check_num(w4, "llm.quantization.requantized_matrices") == 7 * L_ + 1, "15 matrices requantized");
     /* decode reads the smaller weights: the step's bytes fall by as much */
     double saved = 2 * tiny_matrix_params - tiny_matrix_params * (0.5 + 2.0 / 32);
-    CHECK(check_close(num(base, "llm.decode.bytes_per_step") - num(w4, "llm.decode.bytes_per_step"), saved, 1e-12),
+    CHECK(check_close(check_num(base, "llm.decode.bytes_per_step") - check_num(w4, "llm.decode.bytes_per_step"), saved, 1e-12),
           "4-bit decode reads %g fewer bytes, want %g",
-          num(base, "llm.decode.bytes_per_step") - num(w4, "llm.decode.bytes_per_step"), saved);
+          check_num(base, "llm.decode.bytes_per_step") - check_num(w4, "llm.decode.bytes_per_step"), saved);
     cJSON *kv8 = run_llm(m, "unit", "{\"prompt\": 8, \"generate\": 2, \"kv_bits\": 8}");
     cJSON *kv4 = run_llm(m, "unit", "{\"prompt\": 8, \"generate\": 2, \"kv_bits\": 4}");
-    CHECK(num(kv8, "llm.kv_cache_bytes_per_token") == tiny_kv_per_token_fp16 / 2, "8-bit KV per token");
-    CHECK(num(kv4, "llm.kv_cache_bytes_per_token") == tiny_kv_per_token_fp16 / 4, "4-bit KV per token");
+    CHECK(check_num(kv8, "llm.kv_cache_bytes_per_token") == tiny_kv_per_token_fp16 / 2, "8-bit KV per token");
+    CHECK(check_num(kv4, "llm.kv_cache_bytes_per_token") == tiny_kv_per_token_fp16 / 4, "4-bit KV per token");
     cJSON_Delete(base);
     cJSON_Delete(w4);
     cJSON_Delete(w8);
@@ -404,8 +384,8 @@ static void test_quantization(void) {
     /* MatMulNBits keep the bits the model carries */
     cJSON *gb = run_llm(g, "unit", "{\"prompt\": 8, \"generate\": 2}");
     cJSON *g8 = run_llm(g, "unit", "{\"prompt\": 8, \"generate\": 2, \"weight_bits\": 8}");
-    CHECK(num(g8, "llm.weight_bytes") == num(gb, "llm.weight_bytes"), "GenAI int4 weights keep their size");
-    CHECK(num(g8, "llm.quantization.requantized_matrices") == 0 && num(g8, "llm.quantization.quantized_nodes_kept") == 7 * L_ + 1,
+    CHECK(check_num(g8, "llm.weight_bytes") == check_num(gb, "llm.weight_bytes"), "GenAI int4 weights keep their size");
+    CHECK(check_num(g8, "llm.quantization.requantized_matrices") == 0 && check_num(g8, "llm.quantization.quantized_nodes_kept") == 7 * L_ + 1,
           "no MatMul to requantize, 15 MatMulNBits kept");
     cJSON_Delete(gb);
     cJSON_Delete(g8);
@@ -421,24 +401,24 @@ static void test_moe(void) {
     const double E = 4, k = 2, B = 1, P = 4;
     /* QMoE: the op counts the top-k experts of each token */
     cJSON *r = run_llm(q, "unit", "{\"prompt\": 4, \"generate\": 2}");
-    CHECK(!strcmp(str(r, "llm.moe.kind"), "MoE op") && num(r, "llm.moe.experts") == E && num(r, "llm.moe.top_k") == k &&
-              num(r, "llm.moe.layers") == L_, "QMoE found: %s", str(r, "llm.moe.kind"));
+    CHECK(!strcmp(check_str(r, "llm.moe.kind"), "MoE op") && check_num(r, "llm.moe.experts") == E && check_num(r, "llm.moe.top_k") == k &&
+              check_num(r, "llm.moe.layers") == L_, "QMoE found: %s", check_str(r, "llm.moe.kind"));
     double experts_active = L_ * k * 3.0 * D_ * FF_, attn = L_ * ((double)D_ * H_ * HD_ * 2 + (double)D_ * HKV_ * HD_ * 2);
     double router = L_ * (double)D_ * E;
     double want = 2 * B * P * (experts_active + attn + router + (double)D_ * V_) + attention_matrix_flops(L_, B, H_, P, P, HD_);
-    CHECK(num(r, "llm.prefill.matrix_flops") == want, "QMoE prefill matrix FLOPs %.17g, want %.17g",
-          num(r, "llm.prefill.matrix_flops"), want);
+    CHECK(check_num(r, "llm.prefill.matrix_flops") == want, "QMoE prefill matrix FLOPs %.17g, want %.17g",
+          check_num(r, "llm.prefill.matrix_flops"), want);
     cJSON_Delete(r);
     /* a plain export computing every expert behind a router TopK */
     r = run_llm(d, "unit", "{\"prompt\": 4, \"generate\": 2}");
-    CHECK(!strcmp(str(r, "llm.moe.kind"), "router TopK") && num(r, "llm.moe.experts") == E && num(r, "llm.moe.top_k") == k,
-          "router TopK found: %s", str(r, "llm.moe.kind"));
+    CHECK(!strcmp(check_str(r, "llm.moe.kind"), "router TopK") && check_num(r, "llm.moe.experts") == E && check_num(r, "llm.moe.top_k") == k,
+          "router TopK found: %s", check_str(r, "llm.moe.kind"));
     double all_experts = L_ * E * 3.0 * D_ * FF_;
     want = 2 * B * P * (all_experts * k / E + attn + router + (double)D_ * V_) + attention_matrix_flops(L_, B, H_, P, P, HD_);
-    CHECK(num(r, "llm.prefill.matrix_flops") == want, "dense MoE prefill matrix FLOPs %.17g, want %.17g (active experts)",
-          num(r, "llm.prefill.matrix_flops"), want);
+    CHECK(check_num(r, "llm.prefill.matrix_flops") == want, "dense MoE prefill matrix FLOPs %.17g, want %.17g (active experts)",
+          check_num(r, "llm.prefill.matrix_flops"), want);
     /* every expert is resident */
-    CHECK(num(r, "llm.weight_bytes") >= 2 * (all_experts + attn + router + 2.0 * D_ * V_), "all experts resident");
+    CHECK(check_num(r, "llm.weight_bytes") >= 2 * (all_experts + attn + router + 2.0 * D_ * V_), "all experts resident");
     cJSON_Delete(r);
     rl_model_free(q);
     rl_model_free(d);
@@ -450,11 +430,11 @@ static void test_no_kv_and_errors(void) {
     rl_model *m = load_model("tiny_hf.onnx");
     if (!n || !m) return;
     cJSON *r = run_llm(n, "unit", "{\"prompt\": 16, \"generate\": 4}");
-    CHECK(cJSON_IsFalse(at(r, "llm.roles.kv_cache")), "no KV cache");
-    CHECK(cJSON_IsNull(at(r, "llm.decode")) && cJSON_IsNull(at(r, "llm.tokens_per_s")) && cJSON_IsNull(at(r, "llm.max_context")),
+    CHECK(cJSON_IsFalse(check_at(r, "llm.roles.kv_cache")), "no KV cache");
+    CHECK(cJSON_IsNull(check_at(r, "llm.decode")) && cJSON_IsNull(check_at(r, "llm.tokens_per_s")) && cJSON_IsNull(check_at(r, "llm.max_context")),
           "prefill only: no decode figures");
-    CHECK(num(r, "llm.ttft_s") > 0 && num(r, "llm.prefill.time_s") == num(r, "llm.ttft_s"), "prefill time is TTFT");
-    char *notes = cJSON_PrintUnformatted(at(r, "llm.notes"));
+    CHECK(check_num(r, "llm.ttft_s") > 0 && check_num(r, "llm.prefill.time_s") == check_num(r, "llm.ttft_s"), "prefill time is TTFT");
+    char *notes = cJSON_PrintUnformatted(check_at(r, "llm.notes"));
     CHECK(notes && strstr(notes, "no KV cache") != NULL, "a note says why: %s", notes ? notes : "");
     free(notes);
     cJSON_Delete(r);
@@ -469,11 +449,11 @@ static void test_no_kv_and_errors(void) {
         cJSON_AddItemToObject(req, "hardware", load_hw("unit"));
         cJSON_AddItemToObject(req, "llm", cJSON_Parse(bad[i]));
         cJSON *e = analyze(m, req);
-        CHECK(!strcmp(error_code(e), "bad_request"), "%s -> %s (%s)", bad[i], error_code(e), str(e, "error.message"));
+        CHECK(!strcmp(error_code(e), "bad_request"), "%s -> %s (%s)", bad[i], error_code(e), check_str(e, "error.message"));
         cJSON_Delete(e);
     }
     r = run_llm(m, "unit", "{\"prompt\": 8, \"generate\": 2}");
-    CHECK(num(r, "llm.ttft_s") > 0, "the model still answers after errors");
+    CHECK(check_num(r, "llm.ttft_s") > 0, "the model still answers after errors");
     cJSON_Delete(r);
     rl_model_free(n);
     rl_model_free(m);
@@ -496,18 +476,18 @@ static void test_torch_export(void) {
     if (!m) return;
     const double L = 16, d = 2048, H = 32, Hkv = 8, hd = 64, ff = 8192, V = 128256, P = 16, B = 2;
     cJSON *r = run_llm(m, "unit", "{\"prompt\": 16, \"generate\": 4, \"batch\": 2}");
-    CHECK(cJSON_IsTrue(at(r, "llm.roles.kv_cache")) && num(r, "llm.roles.kv_inputs") == 2 * L &&
-              num(r, "llm.roles.kv_outputs") == 2 * L && !strcmp(str(r, "llm.roles.past"), "past_sequence_length") &&
-              !strcmp(str(r, "llm.roles.total"), "total_sequence_length"),
+    CHECK(cJSON_IsTrue(check_at(r, "llm.roles.kv_cache")) && check_num(r, "llm.roles.kv_inputs") == 2 * L &&
+              check_num(r, "llm.roles.kv_outputs") == 2 * L && !strcmp(check_str(r, "llm.roles.past"), "past_sequence_length") &&
+              !strcmp(check_str(r, "llm.roles.total"), "total_sequence_length"),
           "torch export: roles");
-    CHECK(num(r, "llm.kv_cache_bytes_per_token") == L * 2 * Hkv * hd * 4, "torch export: fp32 KV per token %g",
-          num(r, "llm.kv_cache_bytes_per_token"));
+    CHECK(check_num(r, "llm.kv_cache_bytes_per_token") == L * 2 * Hkv * hd * 4, "torch export: fp32 KV per token %g",
+          check_num(r, "llm.kv_cache_bytes_per_token"));
     double matrix = L * (2 * d * H * hd + 2 * d * Hkv * hd + 3 * d * ff) + d * V;
     double want = 2 * matrix * P * B + attention_matrix_flops(L, B, H, P, P, hd);
-    CHECK(num(r, "llm.prefill.matrix_flops") == want, "torch export: prefill matrix FLOPs %.17g, want %.17g",
-          num(r, "llm.prefill.matrix_flops"), want);
+    CHECK(check_num(r, "llm.prefill.matrix_flops") == want, "torch export: prefill matrix FLOPs %.17g, want %.17g",
+          check_num(r, "llm.prefill.matrix_flops"), want);
     double kv_read = B * (P + 1.5) * L * 2 * Hkv * hd * 4; /* the mean context of the 4 steps */
-    double bytes = num(r, "llm.decode.bytes_per_step");
+    double bytes = check_num(r, "llm.decode.bytes_per_step");
     CHECK(bytes >= 4 * matrix + kv_read && bytes <= (4 * matrix + kv_read) * 1.001,
           "torch export: decode bytes %g = fp32 weights %g + KV %g (within 0.1%%)", bytes, 4 * matrix, kv_read);
     cJSON_Delete(r);

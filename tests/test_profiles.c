@@ -10,8 +10,12 @@
  *    Orin mode at another GPU clock reuses MAXN's energy per FLOP;
  *  - the validator rejects denormal, infinite, negative, absurd and unknown
  *    figures with an error whose `where` names the field.
- * Provenance (source and kind of every shipped figure, the id = the file
- * name) is hw/check_profiles.py's part, also under ctest. */
+ *  - every shipped profile also keeps the rules of a shipped profile
+ *    (rl_check_shipped_hardware: every figure with its source and a known
+ *    kind...), and a bad kind, a missing source, an estimate that does not
+ *    say how, a bare number or an unknown category is refused by the core.
+ * Only the id = the file name is hw/check_profiles.py's part (it needs the
+ * file), also under ctest. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -71,8 +75,8 @@ static void check_profile(const char *dir, const char *name) {
     char *text = check_read_file(path, NULL);
     CHECK(text != NULL, "cannot read %s", path);
     if (!text) return;
-    char *res = rl_check_hardware(text);
-    CHECK(strstr(res, "\"ok\":true") != NULL, "%s: the core rejects it: %s", name, res);
+    char *res = rl_check_shipped_hardware(text);
+    CHECK(strstr(res, "\"ok\":true") != NULL, "%s: the core rejects it as a shipped profile: %s", name, res);
     rl_free(res);
     cJSON *p = cJSON_Parse(text);
     free(text);
@@ -261,6 +265,72 @@ static void validator_rejects(void) {
     free(dv);
 }
 
+/* The rules of a shipped profile, in the core: a profile every user may
+ * give (plain numbers, any kind) is refused as a shipped one when a figure
+ * lacks its provenance. */
+static const char shipped_profile[] =
+    "{\"schema\": 1, \"id\": \"s\", \"name\": \"Shipped test\", \"vendor\": \"rooflens tests\","
+    " \"category\": \"edge\","
+    " \"clock_hz\": {\"value\": 1e9, \"source\": \"datasheet p. 3\", \"kind\": \"datasheet\"},"
+    " \"compute\": {\"fp32\": {\"matrix\": {\"value\": 2e13, \"source\": \"SMs x 256 FLOP/clk x clock\","
+    " \"kind\": \"derived\"}}},"
+    " \"memory\": [{\"name\": \"DRAM\", \"bandwidth_Bps\": {\"value\": 1e11, \"source\": \"datasheet p. 4\","
+    " \"kind\": \"datasheet\"}}],"
+    " \"power_modes\": [{\"id\": \"max\", \"default\": true, \"overrides\": {}}]}";
+
+static void shipped_rules(void) {
+    char *ok = rl_check_shipped_hardware(shipped_profile);
+    CHECK(strstr(ok, "\"ok\":true"), "the shipped test profile must be valid: %s", ok);
+    rl_free(ok);
+    char *user = rl_check_hardware(base_profile);
+    char *user_shipped = rl_check_shipped_hardware(base_profile);
+    CHECK(strstr(user, "\"ok\":true") && strstr(user_shipped, "\"bad_hardware\""),
+          "plain numbers: fine in a user's profile, refused in a shipped one: %s / %s", user, user_shipped);
+    rl_free(user);
+    rl_free(user_shipped);
+    static const struct { const char *from, *to, *field, *says; bool plain_ok; } cases[] = {
+        {"\"kind\": \"datasheet\"}", "\"kind\": \"guess\"}", "clock_hz", "kind", false},
+        {", \"kind\": \"datasheet\"}", "}", "clock_hz", "kind", true},
+        {"\"source\": \"datasheet p. 3\", ", "", "clock_hz", "source", true},
+        {"\"source\": \"datasheet p. 3\"", "\"source\": \"x\"", "clock_hz", "source", true},
+        {"\"source\": \"datasheet p. 3\"", "\"source\": 3", "clock_hz", "source", false},
+        {"\"source\": \"SMs x 256 FLOP/clk x clock\"", "\"source\": \"calc\"", "compute.fp32.matrix", "say how",
+         true},
+        {"{\"value\": 1e11, \"source\": \"datasheet p. 4\", \"kind\": \"datasheet\"}", "1e11",
+         "memory[0].bandwidth_Bps", "bare number", true},
+        {"\"category\": \"edge\"", "\"category\": \"phone\"", "category", "category", true},
+        {"\"vendor\": \"rooflens tests\"", "\"vendor\": \" \"", "vendor", "vendor", true},
+        {"\"schema\": 1", "\"schema\": 2", "schema", "schema", true},
+        {"\"id\": \"s\"", "\"id\": \"S_1\"", "id", "id", true},
+        {"\"id\": \"max\"", "\"id\": \"Max Q\"", "power_modes[Max Q].id", "power_modes", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *at = strstr(shipped_profile, cases[i].from);
+        CHECK(at != NULL, "test setup: '%s' not in the shipped profile", cases[i].from);
+        if (!at) continue;
+        size_t n = strlen(shipped_profile) + strlen(cases[i].to) + 1;
+        char *prof = malloc(n);
+        snprintf(prof, n, "%.*s%s%s", (int)(at - shipped_profile), shipped_profile, cases[i].to,
+                 at + strlen(cases[i].from));
+        char *plain = rl_check_hardware(prof);
+        CHECK((strstr(plain, "\"ok\":true") != NULL) == cases[i].plain_ok,
+              "'%s' -> '%s': a user's profile must be %s: %s", cases[i].from, cases[i].to,
+              cases[i].plain_ok ? "accepted" : "refused", plain);
+        char *res = rl_check_shipped_hardware(prof);
+        cJSON *r = cJSON_Parse(res);
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(r, "error");
+        const char *where = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "where"));
+        const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message"));
+        CHECK(where && strstr(where, cases[i].field) && msg && strstr(msg, cases[i].says),
+              "'%s' -> '%s': a shipped profile must be refused at %s, saying '%s': %s", cases[i].from, cases[i].to,
+              cases[i].field, cases[i].says, res);
+        cJSON_Delete(r);
+        rl_free(res);
+        rl_free(plain);
+        free(prof);
+    }
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 int main(int argc, char **argv) {
@@ -285,6 +355,7 @@ int main(int argc, char **argv) {
     }
     orin_measured_and_dvfs(dir);
     validator_rejects();
+    shipped_rules();
     printf("%d profiles, %d modes checked\n", n, n_modes_checked);
     return check_report("profiles");
 }

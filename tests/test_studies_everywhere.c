@@ -10,21 +10,14 @@
 #include <stdbool.h>
 
 #include "check.h"
+#include "check_model.h"
 #include "model_corpus.h"
 
 static const char *tests_dir, *root_dir;
 static cJSON *h100, *orin, *tpu;
 static int runs, ok_runs;
 
-static cJSON *load_hw(const char *id) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/hw/%s.json", root_dir, id);
-    char *text = check_read_file(path, NULL);
-    cJSON *j = text ? cJSON_Parse(text) : NULL;
-    free(text);
-    CHECK(j != NULL, "cannot load %s", path);
-    return j;
-}
+static cJSON *load_hw(const char *id) { return check_read_hw(NULL, root_dir, id); }
 
 /* {"name": 2, ...} for every symbolic dim of the model's inputs. */
 static cJSON *all_dims(rl_model *m) {

@@ -32,9 +32,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from source_checks import c_sources, report_case  # noqa: E402
+
 DOC = "docs/architecture.md"
-SCANNED_DIRS = ("core/src", "core/include", "cli")
-SCANNED_FILES = ("wasm/api.c",)
 INCLUDE_DIRS = ("core/src", "core/include", "cli")  # the -I paths of the builds
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -114,17 +115,6 @@ def find_cycle(layers):
     return None
 
 
-def scanned_files(root):
-    out = []
-    for d in SCANNED_DIRS:
-        for dirpath, _, names in os.walk(os.path.join(root, d)):
-            for n in names:
-                if n.endswith((".c", ".h")):
-                    out.append(os.path.relpath(os.path.join(dirpath, n), root).replace(os.sep, "/"))
-    out += [f for f in SCANNED_FILES if os.path.exists(os.path.join(root, f))]
-    return sorted(out)
-
-
 def layer_of(path, layers):
     hits = [n for n, l in layers.items() if any(fnmatch.fnmatchcase(path, g) for g in l["files"])]
     return hits
@@ -173,7 +163,7 @@ def check(root, archive=None, out=sys.stdout, nm_text=None):
     if cycle:
         print(f"FAIL the may-use relation has a cycle: {' -> '.join(cycle)} (arrows must be one-way)", file=out)
         failures += 1
-    files = scanned_files(root)
+    files = c_sources(root)
     where = {}
     for f in files:
         hits = layer_of(f, layers)
@@ -304,14 +294,10 @@ def self_test(repo_root):
             ok = (n == 0) if expect is None else (n > 0 and expect in got)
         finally:
             shutil.rmtree(d)
-        print(f"{'ok  ' if ok else 'FAIL'} {title}")
-        if not ok:
-            print("     check said:\n" + "".join("       " + l + "\n" for l in got.splitlines()))
-            bad += 1
+        bad += report_case(title, ok, got)
     calls = calls_from_nm(fake_nm)
     ok = calls == [("analyze.c.o", "timing.c.o", "rl_time_graph"), ("reader.c.o", "timing.c.o", "rl_time_graph")]
-    print(f"{'ok  ' if ok else 'FAIL'} nm output gives the calls across objects")
-    bad += not ok
+    bad += report_case("nm output gives the calls across objects", ok)
     return bad
 
 

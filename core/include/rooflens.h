@@ -183,6 +183,12 @@ char *rl_netron_attachment(const char *analysis_json);
 
 /* Validate a hardware profile; returns {"ok": true, "id", "name"} or an error. */
 char *rl_check_hardware(const char *profile_json);
+/* rl_check_hardware's rules plus those of a profile that ships with rooflens
+ * (hw/README.md): every figure is {value, source, kind} with a known kind and
+ * a source (an estimated or derived one says how), schema 1, an id and mode
+ * ids of lowercase letters, digits and '-', a name, a vendor and a known
+ * category. Same answer as rl_check_hardware; free with rl_free(). */
+char *rl_check_shipped_hardware(const char *profile_json);
 
 void rl_free(void *p);
 

@@ -499,12 +499,17 @@ static cJSON *matched_json(const dlayer *a, const dlayer *b) {
     return o;
 }
 
-static cJSON *single_json(const dlayer *l) {
+static cJSON *brief_json(const dlayer *l) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "index", l->index);
     cJSON_AddStringToObject(o, "name", l->name);
     cJSON_AddStringToObject(o, "op", l->op);
     cJSON_AddStringToObject(o, "domain", l->domain);
+    return o;
+}
+
+static cJSON *single_json(const dlayer *l) {
+    cJSON *o = brief_json(l);
     rl_json_add_num(o, "flops", l->flops);
     rl_json_add_num(o, "bytes", l->bytes);
     rl_json_add_num(o, "intensity", l->intensity);
@@ -513,15 +518,6 @@ static cJSON *single_json(const dlayer *l) {
     cJSON_AddStringToObject(o, "bound", l->bound);
     cJSON_AddBoolToObject(o, "supported", l->supported);
     cJSON_AddBoolToObject(o, "known", l->known);
-    return o;
-}
-
-static cJSON *brief_json(const dlayer *l) {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "index", l->index);
-    cJSON_AddStringToObject(o, "name", l->name);
-    cJSON_AddStringToObject(o, "op", l->op);
-    cJSON_AddStringToObject(o, "domain", l->domain);
     return o;
 }
 

@@ -519,8 +519,98 @@ int rl_hw_parse(const cJSON *p, const char *mode, rl_hw *hw, rl_error *err) {
     return check_power(&x, hw);
 }
 
+/* ---------------------------------------------------- shipped profiles -- */
+/* A profile that ships with rooflens (hw/<id>.json) is held to more than a
+ * user's: every figure says where it comes from (hw/README.md, "Figures").
+ * hw/check_profiles.py adds only what needs the file (id = file name). */
+static const char *const categories[] = {"datacenter-gpu", "consumer-gpu", "edge", "tpu", "cpu", "apple", NULL};
+#define SHIPPED_SOURCE_MIN 4     /* a citation, not "x" */
+#define SHIPPED_HOW_MIN 12       /* an estimated or derived figure says how */
+
+/* Lowercase letters and digits in groups joined by single '-'. */
+static bool is_profile_id(const char *s) {
+    if (!s || !*s || *s == '-') return false;
+    for (const char *c = s; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || (*c == '-' && c[1] && c[1] != '-')))
+            return false;
+    return true;
+}
+
+static size_t trimmed_length(const char *s) {
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r')) n--;
+    return n;
+}
+
+/* Every number under `node` is a figure {value, source, kind} with a known
+ * kind and a source; `path` names node in errors ("compute.fp16"). */
+static int check_provenance(const parse_ctx *x, const cJSON *node, const char *path) {
+    if (cJSON_IsNumber(node))
+        return bad(x, path, "must be {\"value\", \"source\", \"kind\"} in a shipped profile, not a bare number");
+    if (cJSON_IsObject(node) && cJSON_GetObjectItemCaseSensitive(node, "value")) {
+        const cJSON *src = cJSON_GetObjectItemCaseSensitive(node, "source");
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(node, "kind");
+        if (!cJSON_IsString(src) || trimmed_length(src->valuestring) < SHIPPED_SOURCE_MIN)
+            return bad(x, path, "needs a \"source\" that says where the figure comes from");
+        if (!cJSON_IsString(k) || !in_list(k->valuestring, kinds))
+            return bad(x, path, "needs a \"kind\": datasheet, measured, derived or estimated");
+        if ((!strcmp(k->valuestring, "estimated") || !strcmp(k->valuestring, "derived")) &&
+            trimmed_length(src->valuestring) < SHIPPED_HOW_MIN)
+            return bad(x, path, "is %s: its source must say how", k->valuestring);
+        return 0;
+    }
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, node) {
+        char sub[200];
+        if (cJSON_IsArray(node)) {
+            const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "id");
+            if (cJSON_IsString(id)) snprintf(sub, sizeof sub, "%s[%s]", path, id->valuestring);
+            else snprintf(sub, sizeof sub, "%s[%d]", path, i);
+        } else if (!path[0] && !strcmp(it->string, "schema")) {
+            i++;
+            continue;
+        } else {
+            snprintf(sub, sizeof sub, "%s%s%s", path, path[0] ? "." : "", it->string);
+        }
+        i++;
+        if (check_provenance(x, it, sub)) return -1;
+    }
+    return 0;
+}
+
+/* The rules of a shipped profile beyond rl_hw_parse's (which it passed). */
+static int check_shipped(const cJSON *p, rl_error *err) {
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(p, "id");
+    parse_ctx x = {.id = cJSON_IsString(id) ? id->valuestring : "custom", .err = err};
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(p, "schema");
+    if (!cJSON_IsNumber(schema) || schema->valuedouble != 1) return bad(&x, "schema", "must be 1");
+    if (!cJSON_IsString(id) || !is_profile_id(id->valuestring))
+        return bad(&x, "id", "must be lowercase letters and digits joined by single '-'");
+    static const char *const texts[] = {"name", "vendor", NULL};
+    for (int i = 0; texts[i]; i++) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, texts[i]);
+        if (!cJSON_IsString(t) || trimmed_length(t->valuestring) == 0)
+            return bad(&x, texts[i], "must be a non-empty text");
+    }
+    const cJSON *cat = cJSON_GetObjectItemCaseSensitive(p, "category");
+    if (!cJSON_IsString(cat) || !in_list(cat->valuestring, categories))
+        return bad(&x, "category", "must be one of datacenter-gpu, consumer-gpu, edge, tpu, cpu, apple");
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(p, "power_modes")) {
+        const cJSON *mid = cJSON_GetObjectItemCaseSensitive(m, "id");
+        if (!is_profile_id(mid->valuestring)) {
+            char field[200];
+            snprintf(field, sizeof field, "power_modes[%s].id", mid->valuestring);
+            return bad(&x, field, "must be lowercase letters and digits joined by single '-'");
+        }
+    }
+    return check_provenance(&x, p, "");
+}
+
 /* ------------------------------------------------------------- the API -- */
-char *rl_check_hardware(const char *profile_json) {
+static char *check_hardware(const char *profile_json, bool shipped) {
     rl_json_begin();
     rl_error err = {0};
     cJSON *p = cJSON_Parse(profile_json ? profile_json : "");
@@ -530,7 +620,7 @@ char *rl_check_hardware(const char *profile_json) {
         return rl_error_json(&err);
     }
     /* the default mode, then every mode: a profile is valid in all of them */
-    if (rl_hw_parse(p, NULL, &hw, &err)) {
+    if (rl_hw_parse(p, NULL, &hw, &err) || (shipped && check_shipped(p, &err))) {
         cJSON_Delete(p);
         return rl_error_json(&err);
     }
@@ -562,3 +652,7 @@ char *rl_check_hardware(const char *profile_json) {
     cJSON_Delete(p);
     return rl_json_finish(o);
 }
+
+char *rl_check_hardware(const char *profile_json) { return check_hardware(profile_json, false); }
+
+char *rl_check_shipped_hardware(const char *profile_json) { return check_hardware(profile_json, true); }

@@ -277,6 +277,20 @@ static int pop_finished(rl_reader *r) {
     return 0;
 }
 
+/* n bytes of the current field's payload are read (copied or skipped); at
+ * its end the reader waits for the next key and closes the messages that end
+ * there. Returns -1 on an error (set on r). */
+static int consume(rl_reader *r, uint64_t n) {
+    r->offset += n;
+    r->remaining -= n;
+    if (r->remaining == 0) {
+        r->state = S_KEY;
+        r->hdr_len = 0;
+        if (pop_finished(r)) return -1;
+    }
+    return 0;
+}
+
 /* Decode a complete varint in r->hdr. Returns false if it is overlong. */
 static bool hdr_varint(const rl_reader *r, uint64_t *v) {
     uint64_t x = 0;
@@ -440,13 +454,7 @@ int64_t rl_reader_feed(rl_reader *r, const void *bytes, size_t len) {
             if (n > r->remaining) n = (size_t)r->remaining;
             if (r->state == S_COPY && out_bytes(r, p + i, n)) return -1;
             i += n;
-            r->offset += n;
-            r->remaining -= n;
-            if (r->remaining == 0) {
-                r->state = S_KEY;
-                r->hdr_len = 0;
-                if (pop_finished(r)) return -1;
-            }
+            if (consume(r, n)) return -1;
             break;
         }
         }
@@ -462,14 +470,7 @@ int rl_reader_skip(rl_reader *r, uint64_t n) {
     if (r->state != S_SKIP || n > r->remaining)
         return fail(r, "internal", "the caller skipped %llu bytes the reader needed",
                     (unsigned long long)n);
-    r->offset += n;
-    r->remaining -= n;
-    if (r->remaining == 0) {
-        r->state = S_KEY;
-        r->hdr_len = 0;
-        if (pop_finished(r)) return -1;
-    }
-    return 0;
+    return consume(r, n);
 }
 
 int rl_reader_take(rl_reader *r, rl_reader_result *res) {

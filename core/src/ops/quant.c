@@ -56,22 +56,23 @@ static int check_scale(rl_ctx *c, rl_node *n, const rl_value *x) {
     return RL_OK;
 }
 
-static int shape_quantize(rl_ctx *c, rl_graph *g, rl_node *n) {
-    (void)g;
+/* (De)quantization keeps x's shape; the output type is dtype_of's. */
+static int shape_rescaled(rl_ctx *c, rl_node *n, int (*dtype_of)(rl_ctx *, const rl_node *)) {
     rl_value *x = rl_in(n, 0);
     if (!x) return rl_bad(c, n, "needs an input");
     if (check_scale(c, n, x) != RL_OK) return RL_FAIL;
-    if (rl_set_out(c, n, 0, quantize_dtype(c, n), x->rank, x->dims) != RL_OK) return RL_FAIL;
+    if (rl_set_out(c, n, 0, dtype_of(c, n), x->rank, x->dims) != RL_OK) return RL_FAIL;
     return rl_shape_known(x) ? RL_OK : RL_UNKNOWN;
+}
+
+static int shape_quantize(rl_ctx *c, rl_graph *g, rl_node *n) {
+    (void)g;
+    return shape_rescaled(c, n, quantize_dtype);
 }
 
 static int shape_dequantize(rl_ctx *c, rl_graph *g, rl_node *n) {
     (void)g;
-    rl_value *x = rl_in(n, 0);
-    if (!x) return rl_bad(c, n, "needs an input");
-    if (check_scale(c, n, x) != RL_OK) return RL_FAIL;
-    if (rl_set_out(c, n, 0, dequantize_dtype(c, n), x->rank, x->dims) != RL_OK) return RL_FAIL;
-    return rl_shape_known(x) ? RL_OK : RL_UNKNOWN;
+    return shape_rescaled(c, n, dequantize_dtype);
 }
 
 /* y (uint8, x's shape), y_scale (float scalar), y_zero_point (uint8 scalar). */
