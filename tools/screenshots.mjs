@@ -10,8 +10,11 @@
 //
 // Views (file guide-NAME.png at 1440 px, guide-NAME-390.png at 390 px):
 //   empty, summary, time-roofline, energy-roofline, time-based, layers,
-//   power-modes, batch-sweep, compare, profile-editor, dims-needed,
-//   confirm-url, load-error. The example must be one of the site's samples.
+//   power-modes, batch-sweep, compare, compare-models, measured, llm,
+//   profile-editor, dims-needed, confirm-url, load-error. The example must be
+//   one of the site's samples (compare-models, measured and llm use their own
+//   models: two test fixtures, a fixture with its ONNX Runtime profile, and
+//   the Llama-shaped example on an H100).
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT, SITE, FIXTURES, serve, chromiumPath, CHROMIUM_ARGS, openPage } from '../tests/web/helpers.mjs';
@@ -122,6 +125,33 @@ const VIEWS = {
     await settle(page, 'compare-view');
     if (w === 1440) figures.compare = await text(page, '[data-testid=compare-table]');
     await shot(page.locator('[data-testid=compare-view]'), 'compare', w);
+    await page.context().close();
+  },
+  async models(w) {
+    const page = await open(w, `hw=${HW}`, false);
+    await page.setInputFiles('[data-testid=file-input]', join(FIXTURES, 'models/diff_old.onnx'));
+    await page.waitForSelector('[data-testid=summary][data-time-s]', { timeout: 60000 });
+    await page.setInputFiles('[data-testid=diff-file-input]', join(FIXTURES, 'models/diff_new.onnx'));
+    await page.waitForSelector('[data-testid=diff-models][data-state=ready]', { timeout: 60000 });
+    if (w === 1440) figures.compareModels = { title: await text(page, '[data-testid=diff-title]'), summary: await text(page, '[data-testid=diff-summary]'), layers: await text(page, '[data-testid=diff-layers]') };
+    await shot(page.locator('[data-testid=diff-models]'), 'compare-models', w);
+    await page.context().close();
+  },
+  async measured(w) {
+    const page = await open(w, `hw=${HW}`, false);
+    await page.setInputFiles('[data-testid=file-input]', join(FIXTURES, 'measured/small_cnn.onnx'));
+    await page.waitForSelector('[data-testid=summary][data-time-s]', { timeout: 60000 });
+    await page.setInputFiles('[data-testid=measured-input]', join(FIXTURES, 'measured/ort_small_cnn_all.json'));
+    await page.waitForSelector('[data-testid=measured][data-attached="1"]', { timeout: 60000 });
+    if (w === 1440) figures.measured = { summary: await text(page, '[data-testid=measured-summary]'), lost: await text(page, '[data-testid=measured-lost]') };
+    await shot(page.locator('[data-testid=measured]'), 'measured', w);
+    await page.context().close();
+  },
+  async llm(w) {
+    const page = await open(w, 'example=llama3_8b_int4&hw=h100-sxm');
+    await page.waitForFunction(() => ['done', 'error'].includes(document.querySelector('[data-testid=llm-panel]').dataset.state), null, { timeout: 60000 });
+    if (w === 1440) figures.llm = await text(page, '[data-testid=llm-panel]');
+    await shot(page.locator('[data-testid=llm-panel]'), 'llm', w);
     await page.context().close();
   },
   async editor(w) {

@@ -99,6 +99,46 @@ test('axe-core finds no serious or critical violation (empty page, a model, what
   }
 });
 
+/** Opens the views merged after the first pass (the LLM panel, compare
+ * with another model, measured against predicted) in a page that lets axe
+ * in; calls check(page, what) on each. */
+async function laterViews(viewport, check) {
+  const context = await browser.newContext({ viewport, bypassCSP: true });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(`${site.url}#example=llama3_8b_int4&hw=h100-sxm`);
+  await ready(page);
+  await page.waitForFunction(() => document.querySelector('[data-testid=llm-panel]').dataset.state === 'done', null, { timeout: 60000 });
+  await page.click('[data-testid=llm-panel] details summary');
+  await check(page, `LLM panel at ${viewport.width}`);
+  await page.goto(`${site.url}#hw=jetson-agx-orin`);
+  await page.reload();
+  await page.waitForSelector('body[data-ready="1"]');
+  await page.setInputFiles('[data-testid=file-input]', MODEL('diff_old.onnx'));
+  await ready(page);
+  await page.setInputFiles('[data-testid=diff-file-input]', MODEL('diff_new.onnx'));
+  await page.waitForSelector('[data-testid=diff-models][data-state=ready]', { timeout: 30000 });
+  await page.click('[data-testid=diff-models] details.diff-md summary');
+  await check(page, `compare with another model at ${viewport.width}`);
+  await page.setInputFiles('[data-testid=file-input]', join(FIXTURES, 'measured/small_cnn.onnx'));
+  await page.waitForFunction(() => /small_cnn/.test(document.querySelector('[data-testid=summary]').textContent), null, { timeout: 30000 });
+  await page.setInputFiles('[data-testid=measured-input]', join(FIXTURES, 'measured/ort_small_cnn_all.json'));
+  await page.waitForSelector('[data-testid=measured][data-attached="1"]', { timeout: 30000 });
+  await check(page, `measured view at ${viewport.width}`);
+  assert.deepEqual(problems, []);
+  await context.close();
+}
+
+test('LLM panel, compare with another model, measured view: axe-clean at 1440 and 390 px, no sideways scroll at 390', { skip }, async () => {
+  for (const viewport of [{ width: 1440, height: 900 }, PHONE]) {
+    await laterViews(viewport, async (page, what) => {
+      assert.deepEqual(await axeViolations(page), [], what);
+      if (viewport.width === PHONE.width) await assertNoOverflow(page, what);
+    });
+  }
+});
+
 test('legends: full names, not cut; a click hides a series and the link keeps it', { skip }, async () => {
   const page = await openPage(browser, `${site.url}#example=bert_base&hw=h100-sxm`, { viewport: { width: 1440, height: 900 } });
   await ready(page);

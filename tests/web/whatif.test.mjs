@@ -96,6 +96,46 @@ test('compare view: bars for each device, numbers equal the core\'s compare stud
   await page.context().close();
 });
 
+test('compare view: a device that falls back to another precision shows the precision it ran, and says so', { skip }, async () => {
+  const cmp = ['h100-sxm', 'tpu-v5e'];
+  const page = await openPage(`example=conv_net&hw=h100-sxm&view=compare&cmp=${cmp.join(',')}&prec=fp16`);
+  await viewDone(page, 'compare-view');
+  const want = coreAnswer('conv_net.onnx', 'h100-sxm', { precision: 'fp16', study: { kind: 'compare',
+    hardware: cmp.map((c) => profile(c)), power_modes: [null, null] } }).study;
+  // The TPU has no fp16 peak: the core times its fp16 work at bf16.
+  assert.deepEqual(want.rows.map((r) => r.precision), ['fp16', 'bf16']);
+  const cells = await page.$$eval('[data-testid=compare-table] td[data-key=precision]', (t) => t.map((x) => [x.dataset.value, x.textContent]));
+  assert.deepEqual(cells.map((c) => c[0]), ['fp16', 'bf16']);
+  assert.equal(cells[0][1], 'fp16');
+  assert.match(cells[1][1], /^bf16 \(no fp16 peak\)$/);
+  assert.match(await page.locator('#compare-notes').textContent(), /tpu-v5e has no fp16 peak in its profile: its fp16 work is timed at its bf16 peak/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('power advisor chart: every mode is labelled, no two labels overlap (1440 and 390 px)', { skip }, async () => {
+  for (const width of [1440, 390]) {
+    const page = await open(browser, `${site.url}#example=resnet50&hw=jetson-agx-orin&view=power`, { viewport: { width, height: 900 } });
+    await viewDone(page, 'power-advisor');
+    const { boxes, unlabelled } = await page.evaluate(() => {
+      const ch = globalThis.Chart.getChart(document.querySelector('#power-chart'));
+      return { boxes: ch.$rlLabelBoxes, unlabelled: ch.$rlUnlabelled };
+    });
+    const modes = profile('jetson-agx-orin').power_modes.map((m) => m.id);
+    // None is hidden silently: drawn, or named under the chart.
+    assert.deepEqual([...boxes.map((b) => b.text), ...unlabelled].sort(), [...modes].sort(), `${width} px`);
+    assert.equal(await page.locator('[data-testid=power-unlabelled]').isVisible(), unlabelled.length > 0);
+    for (const u of unlabelled) assert.match(await page.locator('[data-testid=power-unlabelled]').textContent(), new RegExp(u));
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const [a, b] = [boxes[i], boxes[j]];
+      assert.ok(!(a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h), `labels ${a.text} and ${b.text} overlap at ${width} px`);
+    }
+    assert.deepEqual(unlabelled, [], `at ${width} px every mode finds room`);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }
+});
+
 test('batch sweep: intensity, attainable FLOP/s and critical batch equal the core\'s sweep', { skip }, async () => {
   const page = await openPage('example=transformer_block&hw=h100-sxm&view=sweep&sweep=1-256');
   await viewDone(page, 'sweep-view');

@@ -121,7 +121,8 @@ export class CompareView {
     tools.append(this.copyMd, this.dlJson, this.copied);
     const mdBox = el('details', null, { class: 'diff-md' });
     mdBox.appendChild(el('summary', 'Markdown for a pull-request comment (the same as rooflens diff --format markdown)'));
-    this.markdown = el('textarea', null, { rows: '14', readonly: '', spellcheck: 'false', 'data-testid': 'diff-markdown' });
+    this.markdown = el('textarea', null, { rows: '14', readonly: '', spellcheck: 'false', 'aria-label': 'Markdown of the comparison',
+      'data-testid': 'diff-markdown' });
     mdBox.appendChild(this.markdown);
     const fig = el('figure', null, { class: 'chart diff-chart' });
     fig.appendChild(el('figcaption', 'Time roofline of both models: old layers hollow, new filled, an arrow where a layer moved'));
@@ -129,7 +130,7 @@ export class CompareView {
     this.canvas = el('canvas', null, { role: 'img', 'aria-label': 'Time roofline of the old and new model', 'data-testid': 'diff-chart' });
     box.appendChild(this.canvas);
     fig.appendChild(box);
-    const wrap = el('div', null, { class: 'whatif-table-wrap diff-table-wrap' });
+    const wrap = el('div', null, { class: 'whatif-table-wrap diff-table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Layers of both models' });
     this.table = el('table', null, { class: 'whatif-table diff-table', 'data-testid': 'diff-table' });
     wrap.appendChild(this.table);
     this.more = el('p', '', { class: 'muted' });
@@ -496,7 +497,8 @@ export class CompareView {
         interaction: { mode: 'nearest', intersect: true },
         scales: { x: logAxis('Arithmetic intensity (FLOP/B)', '', xlo, xhi), y: logAxis('Attainable performance (FLOP/s)', 'FLOP/s', ylo, yhi) },
         plugins: {
-          legend: { position: 'right', labels: { boxWidth: 12, font: { size: 11 } } },
+          // Under the chart: at the side it would take half a phone's width and cut the names.
+          legend: { position: 'bottom', labels: { boxWidth: 12, font: { size: 11 } } },
           tooltip: { callbacks: {
             title: (items) => items[0]?.raw?.name ?? items[0]?.dataset?.label ?? '',
             label: (it) => (it.raw?.side ? `${it.raw.side}: ${eng(it.raw.x, 'FLOP/B')}, ${eng(it.raw.y, 'FLOP/s')}` : it.dataset.label),

@@ -94,7 +94,7 @@ export class LlmPanel {
     };
     this.batchCanvas = figure('Decode: TPOT and tokens/s against batch', 'Time per output token and tokens per second against batch size');
     this.contextCanvas = figure('Decode: TPOT and tokens/s against context', 'Time per output token and tokens per second against context length');
-    const wrap = r.appendChild(el('div', null, { class: 'whatif-table-wrap' }));
+    const wrap = r.appendChild(el('div', null, { class: 'whatif-table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Decode against batch' }));
     this.table = wrap.appendChild(el('table', null, { class: 'whatif-table', 'data-testid': 'llm-batch-table' }));
     const det = r.appendChild(el('details'));
     det.appendChild(el('summary', 'Assumptions and notes'));

@@ -154,7 +154,7 @@ export class MeasuredView {
   }
 
   lostTable(res, ms) {
-    const wrap = el('div', null, { class: 'whatif-table-wrap' });
+    const wrap = el('div', null, { class: 'whatif-table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Where the time is lost' });
     wrap.appendChild(el('h3', 'Where the time is lost'));
     const t = el('table', null, { class: 'whatif-table', 'data-testid': 'measured-lost' });
     const head = t.createTHead().insertRow();

@@ -45,6 +45,82 @@ const markers = {
   },
 };
 
+/** Labels of a few points that may sit close together (the power modes):
+ * each label goes to the nearest free spot around its point, further out
+ * with a leader line when the near spots are taken, and never over another
+ * label, a point or a marker's label. A label with no free spot anywhere
+ * is not drawn but handed to opts.onUnplaced, so the page can say so.
+ * plugins.rlModeLabels = {labels: [{x, y, text, r}], onUnplaced(texts)}.
+ * Boxes drawn go to chart.$rlLabelBoxes (as charts.js pointLabels). */
+const modeLabels = {
+  id: 'rlModeLabels',
+  afterDatasetsDraw(chart) {
+    // Read from the raw options: Chart.js would wrap the callback in a resolver.
+    const opts = chart.config.options?.plugins?.rlModeLabels;
+    chart.$rlLabelBoxes = [];
+    const list = opts?.labels || [];
+    if (!list.length) return;
+    const { ctx, chartArea: a, scales } = chart;
+    ctx.save();
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    const taken = [...(chart.$rlTaken || [])];
+    const overlaps = (r, o) => r.x < o.x + o.w && o.x < r.x + r.w && r.y < o.y + o.h && o.y < r.y + r.h;
+    const free = (r) => r.x >= a.left && r.x + r.w <= a.right && r.y >= a.top && r.y + r.h <= a.bottom &&
+      !taken.some((o) => overlaps(r, o));
+    const at = list.map((t) => ({ t, px: scales.x.getPixelForValue(t.x), py: scales.y.getPixelForValue(t.y) }))
+      .filter(({ px, py }) => Number.isFinite(px) && Number.isFinite(py));
+    for (const { t, px, py } of at) {
+      const r = (t.r || 5) + 1;
+      taken.push({ x: px - r, y: py - r, w: 2 * r, h: 2 * r });
+    }
+    // The most crowded points choose first: they have the fewest free spots.
+    const crowd = ({ px, py }) => at.filter((o) => Math.hypot(o.px - px, o.py - py) < 60).length;
+    at.sort((p, q) => crowd(q) - crowd(p));
+    const unplaced = [];
+    const H = 13;
+    for (const { t, px, py } of at) {
+      const w = ctx.measureText(t.text).width + 2;
+      let spot = null;
+      // Rings of growing distance, 16 directions each, right of the point first.
+      for (let ring = 0; ring < 8 && !spot; ring++) {
+        const d = (t.r || 5) + 3 + ring * 12;
+        for (let k = 0; k < 16 && !spot; k++) {
+          const ang = (k % 2 ? -1 : 1) * Math.ceil(k / 2) * (Math.PI / 8);
+          const ux = Math.cos(ang), uy = Math.sin(ang);
+          // The box's centre lies further out in the same direction, so its side facing the point touches the ring.
+          const box = { x: px + ux * d + (ux - 1) * w / 2, y: py + uy * d + (uy - 1) * H / 2, w, h: H };
+          if (free(box)) spot = { ...box, lead: ring > 0 };
+        }
+      }
+      if (!spot) { unplaced.push(t.text); continue; }
+      taken.push(spot);
+      chart.$rlLabelBoxes.push({ x: spot.x, y: spot.y, w: spot.w, h: spot.h, text: t.text });
+      if (spot.lead) {
+        // A leader from the point's rim to the nearest point of the box.
+        const cx = Math.max(spot.x, Math.min(px, spot.x + spot.w)), cy = Math.max(spot.y, Math.min(py, spot.y + spot.h));
+        const len = Math.hypot(cx - px, cy - py), rr = (t.r || 5) + 1;
+        if (len > rr) {
+          ctx.strokeStyle = '#888';
+          ctx.lineWidth = 1;
+          ctx.beginPath();
+          ctx.moveTo(px + (cx - px) / len * rr, py + (cy - py) / len * rr);
+          ctx.lineTo(cx, cy);
+          ctx.stroke();
+        }
+      }
+      ctx.fillStyle = 'rgba(255,255,255,0.85)';
+      ctx.fillRect(spot.x, spot.y, w, H);
+      ctx.fillStyle = '#222';
+      ctx.textAlign = 'left';
+      ctx.fillText(t.text, spot.x + 1, spot.y + H / 2);
+    }
+    ctx.restore();
+    chart.$rlUnlabelled = unplaced;
+    opts.onUnplaced?.(unplaced);
+  },
+};
+
 function axis(type, title, unit, min, max) {
   if (type === 'logarithmic') return logAxis(title, unit, min, max);
   return { type: 'linear', min, max, title: { display: true, text: title },
@@ -242,7 +318,7 @@ export class WhatIfViews {
   chart(key, canvas, config) {
     this.clearChart(key);
     if (typeof globalThis.Chart !== 'function') return;
-    config.plugins = [whiteBackground, markers, pointLabels];
+    config.plugins = [whiteBackground, markers, pointLabels, modeLabels];
     this.charts[key] = new globalThis.Chart(canvas, config);
   }
 
@@ -311,8 +387,12 @@ export class WhatIfViews {
     return { kind: 'compare', hardware, power_modes };
   }
 
-  compareDraw(study) {
+  compareDraw(study, res) {
     const st = this.h.state();
+    // A row's precision is the one its device ran (the core's fallback when
+    // the device has no peak for the requested one): said, not hidden.
+    const asked = res?.roofline?.requested_precision;
+    const fellBack = (r) => !!asked && !!r.precision && r.precision !== asked;
     const rows = study.rows || [];
     const entries = this.compareEntries;
     // The picker's entry names the bar ('id' or 'id:mode'); an edited profile by its own id.
@@ -358,16 +438,19 @@ export class WhatIfViews {
     const failed = rows.map((r, i) => ({ r, i })).filter(({ r }) => r.error);
     const notes = [];
     if (missing.length) notes.push(`No energy figures in the profile of ${missing.join(', ')}: no energy bar.`);
+    const fell = ok.filter(({ r }) => fellBack(r));
+    for (const { r, i } of fell) notes.push(`${label(r, i)} has no ${asked} peak in its profile: its ${asked} work is timed at its ${r.precision} peak.`);
     for (const { r, i } of failed) notes.push(`${entries[i]}: ${r.error.message} [${r.error.code}]`);
     this.q('#compare-notes').textContent = notes.join(' ');
     fillTable(this.q('#compare-table'),
-      ['Device', 'Power mode', 'Precision', 'Unfused', 'Fused', 'Fused + prefetched', `Chosen (${SOL_LABELS[st.sol]})`, 'Energy', 'Bound', 'Launch floor'],
+      ['Device', 'Power mode', 'Precision used', 'Unfused', 'Fused', 'Fused + prefetched', `Chosen (${SOL_LABELS[st.sol]})`, 'Energy', 'Bound', 'Launch floor'],
       rows.map((r, i) => ({
         attrs: { 'data-hw': entries[i] },
         cells: r.error ? [{ text: entries[i] }, { text: `error: ${r.error.message}`, cls: 'bad' }] : [
           { text: r.hardware.name, title: r.hardware.id },
           { text: r.hardware.power_mode || '–' },
-          { text: r.precision },
+          fellBack(r) ? { text: `${r.precision} (no ${asked} peak)`, value: r.precision, key: 'precision', title: `${asked} requested; this device has no ${asked} peak, so its ${r.precision} peak is used` }
+            : { text: r.precision, value: r.precision, key: 'precision' },
           ...sols.map((s) => ({ text: eng(r.sol[s], 's'), value: r.sol[s], title: exact(r.sol[s], 's'), key: s, cls: 'n' })),
           { text: eng(r.chosen_time_s, 's'), value: r.chosen_time_s, title: exact(r.chosen_time_s, 's'), key: 'chosen_time_s', cls: 'n' },
           { text: r.energy_j === null || r.energy_j === undefined ? 'no figures' : eng(r.energy_j, 'J'), value: r.energy_j, title: exact(r.energy_j, 'J'), key: 'energy_j', cls: 'n' },
@@ -426,11 +509,15 @@ export class WhatIfViews {
         plugins: { legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } }, rlMarkers: { lines },
           tooltip: { callbacks: { label: (it) => `${it.dataset.label}: ${eng(it.raw.y, it.dataset.yAxisID === 'y' ? 'FLOP/s' : 's')} at batch ${it.raw.x}` } } } },
     });
+    // A model the power budget holds back never turns compute-bound: say what binds instead.
+    const capped = crit ? null : rows.find((r) => r.bound === 'power');
     const cb = this.q('#critical-batch');
     cb.dataset.value = crit === null || crit === undefined ? '' : String(crit);
     cb.textContent = crit
       ? `Critical batch: ${crit}. From this batch on the whole model is compute-bound on ${res.hardware.name} (its compute time reaches its memory time and outlasts its launches; for matrix work alone that is the time balance of ${eng(balance, 'FLOP/B')}).`
-      : `No batch in ${rows[0]?.batch ?? '?'}…${rows.at(-1)?.batch ?? '?'} makes the whole model compute-bound on ${res.hardware.name} (time balance ${eng(balance, 'FLOP/B')}).`;
+      : `No batch in ${rows[0]?.batch ?? '?'}…${rows.at(-1)?.batch ?? '?'} makes the whole model compute-bound on ${res.hardware.name} (time balance ${eng(balance, 'FLOP/B')}).` +
+        (capped ? ` From batch ${capped.batch} on its power budget${res.hardware.power_budget_w ? ` of ${eng(res.hardware.power_budget_w, 'W')}` : ''} sets the time ` +
+          'first (bound "power"): at the full compute rate the device would draw more than that.' : '');
     const failed = all.filter((r) => r.error).map((r) => `batch ${r.batch}: ${r.error.message} [${r.error.code}]`);
     this.q('#sweep-note').textContent = [study.note || '', ...failed].join(' ');
     fillTable(this.q('#sweep-table'),
@@ -503,7 +590,12 @@ export class WhatIfViews {
       options: { ...baseOptions(scale(ts, 'Predicted time per inference (s)', 's'), scale(es, 'Energy per inference (J)', 'J')),
         plugins: { legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } },
           rlMarkers: { lines },
-          rlLabels: rows.map((r) => ({ x: r.time_s, y: r.energy_j, text: r.mode, r: r.mode === study.recommended ? 14 : 5 })),
+          rlModeLabels: { labels: rows.map((r) => ({ x: r.time_s, y: r.energy_j, text: r.mode, r: r.mode === study.recommended ? 14 : 5 })),
+            onUnplaced: (texts) => {
+              const n = this.q('#power-unlabelled');
+              n.textContent = texts.length ? `Not labelled in the chart for lack of room: ${texts.join(', ')} (the table lists every mode).` : '';
+              n.hidden = !texts.length;
+            } },
           tooltip: { callbacks: { label: (it) => {
             const r = rows.find((x) => x.mode === it.raw.mode);
             return r ? `${r.name}: ${eng(r.time_s, 's')}, ${eng(r.energy_j, 'J')}, ${eng(r.avg_power_w, 'W')}` : '';
