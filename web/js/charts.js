@@ -28,28 +28,58 @@ export const whiteBackground = {
   },
 };
 
-/** Draws text labels at data points without overlap: each label tries the
- * right, left, above and below of its point and is skipped when all four
- * would cover a label already drawn or leave the plot (the tooltip and the
- * data table still name it). options.plugins.rlLabels = [{x, y, text, color,
- * yAxisID}]. The boxes drawn are kept in chart.$rlLabelBoxes (for tests). */
+/** Where labels may go on a chart: inside the plot, over no box already
+ * taken (the boxes of other plugins' labels, chart.$rlTaken, then whatever
+ * the caller adds). */
+export function labelRoom(chart) {
+  const a = chart.chartArea;
+  const taken = [...(chart.$rlTaken || [])];
+  const overlaps = (r, o) => r.x < o.x + o.w && o.x < r.x + r.w && r.y < o.y + o.h && o.y < r.y + r.h;
+  const free = (r) => r.x >= a.left && r.x + r.w <= a.right && r.y >= a.top && r.y + r.h <= a.bottom &&
+    !taken.some((o) => overlaps(r, o));
+  return { taken, free };
+}
+
+/** The nearest free w×h box around a point at (px, py) of radius r: rings
+ * of growing distance (12 px apart), 16 directions each, right of the point
+ * first; `lead` says it sits off the first ring (draw a leader line). null
+ * when no ring has room. */
+export function labelSpot(px, py, r, w, h, free, rings) {
+  for (let ring = 0; ring < rings; ring++) {
+    const d = r + 3 + ring * 12;
+    for (let k = 0; k < 16; k++) {
+      const ang = (k % 2 ? -1 : 1) * Math.ceil(k / 2) * (Math.PI / 8);
+      const ux = Math.cos(ang), uy = Math.sin(ang);
+      // The box's centre lies further out in the same direction, so its side facing the point touches the ring.
+      const box = { x: px + ux * d + (ux - 1) * w / 2, y: py + uy * d + (uy - 1) * h / 2, w, h };
+      if (free(box)) return { ...box, lead: ring > 0 };
+    }
+  }
+  return null;
+}
+
+/** Draws text labels at data points without overlap (the "×N" counts of
+ * merged points): each label takes the nearest free spot next to its point
+ * (labelSpot's first ring). Where a crowded chart has no room for one, the
+ * label is left out and counted in chart.$rlUnlabelled; the tooltip and the
+ * chart's data table still give every count. options.plugins.rlLabels =
+ * [{x, y, text, color, yAxisID, r}]. The boxes drawn are kept in
+ * chart.$rlLabelBoxes (for tests). */
 export const pointLabels = {
   id: 'rlLabels',
   afterDatasetsDraw(chart) {
     // Read from the raw options: Chart.js would wrap every label in a resolver.
     const list = chart.config.options?.plugins?.rlLabels;
     chart.$rlLabelBoxes = [];
+    chart.$rlUnlabelled = [];
     if (!Array.isArray(list) || !list.length) return;
-    const { ctx, chartArea: a, scales } = chart;
+    const { ctx, scales } = chart;
     ctx.save();
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
-    const taken = [...(chart.$rlTaken || [])];
-    const free = (r) => r.x >= a.left && r.x + r.w <= a.right && r.y >= a.top && r.y + r.h <= a.bottom &&
-      !taken.some((o) => r.x < o.x + o.w && o.x < r.x + r.w && r.y < o.y + o.h && o.y < r.y + r.h);
-    // Every labelled point and every point the chart draws is taken first,
-    // so a label covers no point (not even the one of another label).
-    const at = list.map((t) => ({ t, px: scales.x.getPixelForValue(t.x), py: scales[t.yAxisID || 'y'].getPixelForValue(t.y) }));
+    const { taken, free } = labelRoom(chart);
+    // Every point the chart draws is taken first, so a label covers no
+    // point (not even the one of another label).
     chart.data.datasets.forEach((d, i) => {
       const meta = chart.getDatasetMeta(i);
       if (meta.hidden || d.rl === 'ceiling' || d.pointRadius === 0) return;
@@ -58,15 +88,14 @@ export const pointLabels = {
         if (Number.isFinite(e.x) && Number.isFinite(e.y)) taken.push({ x: e.x - r, y: e.y - r, w: 2 * r, h: 2 * r });
       }
     });
-    for (const { t, px, py } of at) {
+    for (const t of list) {
+      const px = scales.x.getPixelForValue(t.x), py = scales[t.yAxisID || 'y'].getPixelForValue(t.y);
       if (!Number.isFinite(px) || !Number.isFinite(py)) continue;
-      const w = ctx.measureText(t.text).width + 2, h = 13, gap = (t.r || 4) + 3;
-      const spots = [{ x: px + gap, y: py - h / 2 }, { x: px - gap - w, y: py - h / 2 },
-        { x: px - w / 2, y: py - gap - h }, { x: px - w / 2, y: py + gap }].map((s) => ({ ...s, w, h }));
-      const spot = spots.find(free);
-      if (!spot) continue;
+      const w = ctx.measureText(t.text).width + 2, h = 13;
+      const spot = labelSpot(px, py, t.r || 4, w, h, free, 1);
+      if (!spot) { chart.$rlUnlabelled.push(t.text); continue; }
       taken.push(spot);
-      chart.$rlLabelBoxes.push({ ...spot, text: t.text });
+      chart.$rlLabelBoxes.push({ x: spot.x, y: spot.y, w, h, text: t.text });
       ctx.fillStyle = 'rgba(255,255,255,0.8)';
       ctx.fillRect(spot.x, spot.y, w, h);
       ctx.fillStyle = t.color || '#222';

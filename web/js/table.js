@@ -22,6 +22,9 @@ function value(layer, key) {
 
 const numeric = (col) => col.type === 'num' || col.type === 'pct' || col.type === 'int';
 
+/** Totals that sum each layer's own traffic (no fusion). */
+const UNFUSED_TOTALS = new Set(['bytes', 'intensity', 'input_bytes', 'output_bytes', 't_memory']);
+
 function cell(td, col, v) {
   let text = '', title = '';
   if (v === undefined || v === null) text = '';
@@ -263,7 +266,16 @@ export class LayerTable {
       if (i === 0 && !SUM_KEYS.has(col.key)) {
         td.textContent = whole ? `Total, ${count(rows.length)} layers` : `Total of the ${count(rows.length)} shown`;
       } else if (whole && col.key === 'share') cell(td, col, this.layers.length ? 1 : null);
-      else if (whole && (SUM_KEYS.has(col.key) || col.key === 'intensity')) cell(td, col, this.totals[col.key]);
+      else if (whole && (SUM_KEYS.has(col.key) || col.key === 'intensity')) {
+        cell(td, col, this.totals[col.key]);
+        // The layers' own traffic summed: every tensor once per layer that
+        // touches it. The summary's bytes and intensity are the chosen
+        // model's (fused: fewer bytes); say which this is.
+        if (UNFUSED_TOTALS.has(col.key) && td.textContent) {
+          td.appendChild(el('span', ' unfused', { class: 'unit-note' }));
+          td.title = `${td.title}: every layer's inputs, weights and outputs summed, as if no layer were fused; the summary gives the chosen model's figure`;
+        }
+      }
       else if (!whole && SUM_KEYS.has(col.key)) cell(td, col, sums[col.key]);
       tr.appendChild(td);
     });

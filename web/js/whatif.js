@@ -5,7 +5,7 @@
 // A view computes only while it is open, and again after every analysis of
 // the main view (model, hardware or options changed).
 import { eng, exact, pct } from './format.js';
-import { whiteBackground, logAxis, pointLabels, chartPng } from './charts.js';
+import { whiteBackground, logAxis, pointLabels, chartPng, labelRoom, labelSpot } from './charts.js';
 import { el } from './dom.js';
 import { VIEWS, MAX_COMPARE, MAX_SWEEP_BATCH, sweepBatches, validCompareEntry } from './state.js';
 
@@ -60,14 +60,11 @@ const modeLabels = {
     chart.$rlLabelBoxes = [];
     const list = opts?.labels || [];
     if (!list.length) return;
-    const { ctx, chartArea: a, scales } = chart;
+    const { ctx, scales } = chart;
     ctx.save();
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
-    const taken = [...(chart.$rlTaken || [])];
-    const overlaps = (r, o) => r.x < o.x + o.w && o.x < r.x + r.w && r.y < o.y + o.h && o.y < r.y + r.h;
-    const free = (r) => r.x >= a.left && r.x + r.w <= a.right && r.y >= a.top && r.y + r.h <= a.bottom &&
-      !taken.some((o) => overlaps(r, o));
+    const { taken, free } = labelRoom(chart);
     const at = list.map((t) => ({ t, px: scales.x.getPixelForValue(t.x), py: scales.y.getPixelForValue(t.y) }))
       .filter(({ px, py }) => Number.isFinite(px) && Number.isFinite(py));
     for (const { t, px, py } of at) {
@@ -81,18 +78,8 @@ const modeLabels = {
     const H = 13;
     for (const { t, px, py } of at) {
       const w = ctx.measureText(t.text).width + 2;
-      let spot = null;
-      // Rings of growing distance, 16 directions each, right of the point first.
-      for (let ring = 0; ring < 8 && !spot; ring++) {
-        const d = (t.r || 5) + 3 + ring * 12;
-        for (let k = 0; k < 16 && !spot; k++) {
-          const ang = (k % 2 ? -1 : 1) * Math.ceil(k / 2) * (Math.PI / 8);
-          const ux = Math.cos(ang), uy = Math.sin(ang);
-          // The box's centre lies further out in the same direction, so its side facing the point touches the ring.
-          const box = { x: px + ux * d + (ux - 1) * w / 2, y: py + uy * d + (uy - 1) * H / 2, w, h: H };
-          if (free(box)) spot = { ...box, lead: ring > 0 };
-        }
-      }
+      // Further out, with a leader line, when the near spots are taken.
+      const spot = labelSpot(px, py, t.r || 5, w, H, free, 8);
       if (!spot) { unplaced.push(t.text); continue; }
       taken.push(spot);
       chart.$rlLabelBoxes.push({ x: spot.x, y: spot.y, w: spot.w, h: spot.h, text: t.text });
