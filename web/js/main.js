@@ -38,7 +38,7 @@ const app = {
 // What a failed load means to the user, by the error's code.
 const NOT_ONNX = new Set(['bad_protobuf', 'no_graph', 'no_opset', 'empty_graph']);
 function loadContext(code, label) {
-  if (NOT_ONNX.has(code)) return `${label} is not an ONNX model, or it is damaged`;
+  if (NOT_ONNX.has(code)) return `${label} could not be opened as an ONNX model`; // the core says why
   if (/^limit_/.test(code) || code === 'out_of_memory') return `${label} is too large for the page (the command-line tool takes higher limits)`;
   if (code === 'unreachable') return `${label} could not be reached`;
   if (code === 'cors_refused') return `${label} was refused by its server (CORS)`;
