@@ -166,6 +166,7 @@ static int parse_batches(const cJSON *study, int64_t *batches, int *nb, rl_error
 
 static void sweep_row_error(cJSON *row, const rl_error *e) {
     static const char *const empty[] = {"batch_applied", "flops", "bytes", "intensity", "attainable_flops_per_s",
+                                        "predicted_flops_per_s",
                                         "time_s", "time_per_sample_s", "lower_bound_s", "upper_bound_s",
                                         "energy_j", "energy_per_sample_j", "avg_power_w", "bound", "kernels",
                                         "launch_floor_s", "power_capped"};
@@ -215,6 +216,9 @@ static int sweep_row(const rl_ctx *c, const rl_options *o, const rl_hw *hw, int6
         rl_json_add_num(row, "bytes", ch->bytes);
         rl_json_add_num(row, "intensity", intensity);
         rl_json_add_num(row, "attainable_flops_per_s", intensity * hw->mem_bw[0] < peak ? intensity * hw->mem_bw[0] : peak);
+        /* what the model is predicted to reach: below the roofline when
+         * launches or the power budget set the time */
+        rl_json_add_num(row, "predicted_flops_per_s", ch->time_s > 0 ? ch->flops / ch->time_s : NAN);
         rl_json_add_num(row, "time_s", ch->time_s);
         rl_json_add_num(row, "time_per_sample_s", ch->time_s / per);
         rl_json_add_num(row, "energy_per_sample_j", t.has_energy ? ch->energy_j / per : NAN);

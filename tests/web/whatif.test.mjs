@@ -145,6 +145,9 @@ test('batch sweep: intensity, attainable FLOP/s and critical batch equal the cor
   assert.deepEqual(await page.$$eval('[data-testid=sweep-table] tbody tr', (trs) => trs.map((t) => Number(t.dataset.batch))), batches);
   assert.deepEqual(await cellValues(page, 'sweep-table', 'intensity'), want.rows.map((r) => r.intensity));
   assert.deepEqual(await cellValues(page, 'sweep-table', 'attainable_flops_per_s'), want.rows.map((r) => r.attainable_flops_per_s));
+  assert.deepEqual(await cellValues(page, 'sweep-table', 'predicted_flops_per_s'), want.rows.map((r) => r.predicted_flops_per_s));
+  // what the model reaches never exceeds the roofline's ceiling
+  for (const r of want.rows) assert.ok(r.predicted_flops_per_s <= r.attainable_flops_per_s * (1 + 1e-12), `batch ${r.batch}`);
   assert.deepEqual(await cellValues(page, 'sweep-table', 'time_per_sample_s'), want.rows.map((r) => r.time_per_sample_s));
   const crit = await page.getAttribute('[data-testid=critical-batch]', 'data-value');
   assert.equal(crit, want.critical_batch === null ? '' : String(want.critical_batch));

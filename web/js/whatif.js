@@ -478,15 +478,17 @@ export class WhatIfViews {
       options: { ...baseOptions(xAxis(), logAxis('Arithmetic intensity (FLOP/B)', '', ilo, ihi)),
         parsing: true, plugins: { legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } }, rlMarkers: { lines } } },
     });
-    const [flo, fhi] = decades(rows.map((r) => r.attainable_flops_per_s));
+    const [flo, fhi] = decades(rows.flatMap((r) => [r.attainable_flops_per_s, r.predicted_flops_per_s]));
     const [slo, shi] = decades(rows.map((r) => r.time_per_sample_s));
     const y2 = { ...logAxis('Time per sample (s)', 's', slo, shi), position: 'right', grid: { drawOnChartArea: false } };
     this.chart('sweepPerf', this.q('#sweep-perf'), {
       type: 'line',
       data: {
         datasets: [
-          { label: 'attainable FLOP/s', data: rows.map((r) => ({ x: r.batch, y: r.attainable_flops_per_s })),
+          { label: 'roofline FLOP/s (ceiling at the intensity)', data: rows.map((r) => ({ x: r.batch, y: r.attainable_flops_per_s })),
             borderColor: '#2ca02c', backgroundColor: '#2ca02c', pointRadius: 3, yAxisID: 'y' },
+          { label: 'predicted FLOP/s', data: rows.map((r) => ({ x: r.batch, y: r.predicted_flops_per_s })),
+            borderColor: '#1f77b4', backgroundColor: '#1f77b4', pointRadius: 3, yAxisID: 'y' },
           { label: 'time per sample', data: rows.map((r) => ({ x: r.batch, y: r.time_per_sample_s })),
             borderColor: '#9467bd', backgroundColor: '#9467bd', pointRadius: 3, borderDash: [4, 3], yAxisID: 'y2' },
         ],
@@ -508,7 +510,7 @@ export class WhatIfViews {
     const failed = all.filter((r) => r.error).map((r) => `batch ${r.batch}: ${r.error.message} [${r.error.code}]`);
     this.q('#sweep-note').textContent = [study.note || '', ...failed].join(' ');
     fillTable(this.q('#sweep-table'),
-      ['Batch', 'FLOPs', 'Bytes', 'Intensity (FLOP/B)', 'Attainable FLOP/s', 'Time', 'Time per sample', 'Energy per sample', 'Bound'],
+      ['Batch', 'FLOPs', 'Bytes', 'Intensity (FLOP/B)', 'Roofline FLOP/s', 'Predicted FLOP/s', 'Time', 'Time per sample', 'Energy per sample', 'Bound'],
       rows.map((r) => ({
         attrs: { 'data-batch': String(r.batch), class: r.batch === crit ? 'chosen' : '' },
         cells: [
@@ -517,6 +519,7 @@ export class WhatIfViews {
           { text: eng(r.bytes, 'B'), value: r.bytes, title: exact(r.bytes), cls: 'n' },
           { text: eng(r.intensity), value: r.intensity, title: exact(r.intensity), key: 'intensity', cls: 'n' },
           { text: eng(r.attainable_flops_per_s, 'FLOP/s'), value: r.attainable_flops_per_s, key: 'attainable_flops_per_s', cls: 'n' },
+          { text: eng(r.predicted_flops_per_s, 'FLOP/s'), value: r.predicted_flops_per_s, key: 'predicted_flops_per_s', cls: 'n' },
           { text: eng(r.time_s, 's'), value: r.time_s, title: exact(r.time_s, 's'), cls: 'n' },
           { text: eng(r.time_per_sample_s, 's'), value: r.time_per_sample_s, title: exact(r.time_per_sample_s, 's'), key: 'time_per_sample_s', cls: 'n' },
           { text: r.energy_per_sample_j === null || r.energy_per_sample_j === undefined ? '–' : eng(r.energy_per_sample_j, 'J'), value: r.energy_per_sample_j, cls: 'n' },
