@@ -124,7 +124,7 @@ async function stream(id, source, total, chunk) {
 const BLOCK_MIN = 16 << 10, BLOCK_MAX = 32 << 20, SHORT_SKIP = 256 << 10;
 
 function fileSource(file) {
-  let block = new Uint8Array(0), start = 0, size = 1 << 20;
+  let block = new Uint8Array(0), start = 0, size = 256 << 10; // the header and the start of the graph
   return {
     seekable: true,
     async read(off, len) {
@@ -132,7 +132,7 @@ function fileSource(file) {
       if (off >= start && off < end) return block.subarray(off - start, Math.min(end, off + len) - start);
       if (block.length) size = off - end < SHORT_SKIP ? Math.min(2 * size, BLOCK_MAX) : BLOCK_MIN;
       try {
-        block = new Uint8Array(await file.slice(off, off + Math.max(len, size)).arrayBuffer());
+        block = new Uint8Array(await file.slice(off, off + size).arrayBuffer()); // the policy's size, not the caller's
       } catch (e) {
         // The browser refuses to read on (the file was moved, changed or
         // deleted since it was chosen): say so rather than "analysis failed".
