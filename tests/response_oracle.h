@@ -88,6 +88,13 @@ static inline const char *oracle_layers(const cJSON *layers) {
                                          "intensity", "t_compute", "t_memory", "t", "energy_j"};
     const cJSON *l;
     cJSON_ArrayForEach(l, layers) {
+        /* the kernel's point: null by contract for a layer fused into another's kernel */
+        static const char *const kernel[] = {"kernel_intensity", "kernel_flops_per_s", "kernel_flop_per_j"};
+        for (size_t k = 0; k < sizeof kernel / sizeof *kernel; k++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(l, kernel[k]);
+            if (v && !cJSON_IsNull(v) && (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0))
+                return "a layer's kernel point that is not null or a number >= 0";
+        }
         for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
             const cJSON *v = cJSON_GetObjectItemCaseSensitive(l, fields[i]);
             if (!v) continue;

@@ -169,9 +169,59 @@ static void check_layers(const char *what, const cJSON *res, bool own_dtypes) {
     double t = 0, e = 0, kernels = 0, fused_kernels = 0;
     bool control = false;
     const cJSON *l;
+    const cJSON *ro = get(res, "roofline");
+    const char *main_prec = str(ro, "precision");
+    /* the units run side by side (docs/model.md §2): a kernel's FLOP/s is at
+     * most the sum of a precision's matrix and vector peaks */
+    double bw = num(ro, "bandwidth_Bps"), top_peak = 0, prec_sum = 0;
+    const char *last_prec = "";
+    const cJSON *cc;
+    cJSON_ArrayForEach(cc, get(get(ro, "ceilings"), "compute")) {
+        prec_sum = strcmp(str(cc, "precision"), last_prec) ? num(cc, "flops") : prec_sum + num(cc, "flops");
+        last_prec = str(cc, "precision");
+        if (prec_sum > top_peak) top_peak = prec_sum;
+    }
+    /* vector FLOPs per kernel (its first layer's index): the energy roof is
+     * the matrix unit's, a bound for kernels of matrix work and traffic */
+    int n_layers = cJSON_GetArraySize(get(res, "layers"));
+    double *kernel_vector = calloc((size_t)n_layers + 1, sizeof *kernel_vector);
+    cJSON_ArrayForEach(cc, get(res, "layers")) {
+        const cJSON *into = get(cc, "fused_into");
+        int root = cJSON_IsNumber(into) ? (int)into->valuedouble : (int)num(cc, "index");
+        if (root >= 0 && root < n_layers) kernel_vector[root] += num(cc, "vector_flops");
+    }
+    /* the energy roof is the roofline precision's: check it where every layer runs at it */
+    bool single_precision = true;
+    cJSON_ArrayForEach(cc, get(res, "layers")) if (strcmp(str(cc, "precision"), main_prec)) single_precision = false;
     cJSON_ArrayForEach(l, get(res, "layers")) {
         t += num(l, "t");
         if (energy) e += num(l, "energy_j");
+        /* Every point the charts draw lies on or under the roofs they draw:
+         * a kernel of the chosen model (a fused group summed on its first
+         * layer) runs at most at the bandwidth roof at its intensity and at
+         * most at the fastest precision's two units together; at the
+         * roofline's precision a kernel of matrix work and traffic gets at
+         * most the energy roof's FLOP/J (the matrix unit's energy per FLOP,
+         * static power over the roofline time). */
+        const cJSON *kx = get(l, "kernel_intensity"), *kf = get(l, "kernel_flops_per_s"), *kj = get(l, "kernel_flop_per_j");
+        CHECK(cJSON_IsNull(kx) || (cJSON_IsNumber(kx) && kx->valuedouble >= 0),
+              "%s: %s has a kernel intensity that is neither null nor a number >= 0", what, str(l, "name"));
+        if (cJSON_IsNumber(kx) && kx->valuedouble > 0 && cJSON_IsNumber(kf)) {
+            double x = kx->valuedouble, perf = kf->valuedouble;
+            CHECK(perf <= bw * x * (1 + 1e-9) && perf <= top_peak * (1 + 1e-9),
+                  "%s: kernel %s at %g FLOP/B runs at %g FLOP/s, above the roofs (%g, %g)", what, str(l, "name"), x, perf,
+                  bw * x, top_peak);
+            int idx = (int)num(l, "index");
+            bool matrix_only = idx >= 0 && idx < n_layers && kernel_vector[idx] == 0;
+            if (cJSON_IsNumber(kj) && kj->valuedouble > 0 && single_precision && matrix_only) {
+                double ef = num(ro, "flop_j"), eb = num(ro, "byte_j"), sw = num(ro, "static_w");
+                double peak = num(ro, "peak_matrix_flops");
+                double spf = 1 / peak > 1 / (bw * x) ? 1 / peak : 1 / (bw * x);
+                double roof = 1 / (ef + eb / x + sw * spf);
+                CHECK(kj->valuedouble <= roof * (1 + 1e-9), "%s: kernel %s at %g FLOP/B gets %g FLOP/J, above the energy roof %g",
+                      what, str(l, "name"), x, kj->valuedouble, roof);
+            }
+        }
         kernels += num(l, "kernels");
         if (num(l, "kernels") != (double)cJSON_IsTrue(get(l, "kernel"))) control = true;
         if (cJSON_IsNull(get(l, "fused_into"))) fused_kernels += num(l, "kernels");
@@ -185,6 +235,7 @@ static void check_layers(const char *what, const cJSON *res, bool own_dtypes) {
         bool small = small_int_tensors(get(l, "inputs"), &any) && small_int_tensors(get(l, "outputs"), &any) && any;
         CHECK(!own_dtypes || !small, "%s: %s (%s) is shape arithmetic, not a kernel", what, str(l, "name"), str(l, "op"));
     }
+    free(kernel_vector);
     CHECK(same(t, num(ch, "time_s"), 1e-9), "%s: layer times add up to %g, want %g", what, t, num(ch, "time_s"));
     CHECK(!energy || same(e, num(ch, "energy_j"), 1e-9), "%s: layer energies add up to %g, want %g", what, e,
           num(ch, "energy_j"));

@@ -342,6 +342,11 @@ static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_tim
         rl_layer_num(w, "energy_j", L->energy);
         rl_layer_str(w, "energy_bound", L->energy_bound);
     }
+    /* The kernel the layer starts, as the charts place it (timing.h): null
+     * for a layer fused into another's kernel. */
+    rl_layer_num(w, "kernel_intensity", L->kernel_bytes > 0 ? L->kernel_flops / L->kernel_bytes : NAN);
+    rl_layer_num(w, "kernel_flops_per_s", L->kernel_t > 0 ? L->kernel_flops / L->kernel_t : NAN);
+    if (has_energy) rl_layer_num(w, "kernel_flop_per_j", L->kernel_energy > 0 ? L->kernel_flops / L->kernel_energy : NAN);
     if (o->training) {
         rl_layer_num(w, "bwd_flops", 2 * L->flops);
         rl_layer_num(w, "bwd_bytes", 2 * L->bytes);

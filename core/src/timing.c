@@ -570,12 +570,25 @@ static void share_layers(const rl_prepared *pg, const rl_hw *hw, rl_layer_time *
         if (roof_sum > 0) L->t = time * (L->t / roof_sum);
         else L->t = kernels > 0 && L->kernel ? time / kernels : 0;
         double q = unfused ? L->bytes : L->fused_bytes;
+        L->model_bytes = q;
         if (out->has_energy) {
             L->energy = L->flop_energy + hw->e_byte * q + hw->static_w * L->t;
             L->energy_bound = L->flop_energy >= hw->e_byte * q ? "compute" : "memory";
         } else {
             L->energy = NAN;
             L->energy_bound = NULL;
+        }
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        rl_layer_time *L = &lt[i];
+        bool own = unfused || pg->group_root[i] == i;
+        L->kernel_flops = L->kernel_bytes = L->kernel_t = L->kernel_energy = own ? 0 : NAN;
+        if (!own) continue;
+        for (int k = unfused ? i : pg->group_root[i]; k >= 0; k = unfused ? -1 : pg->group_next[k]) {
+            L->kernel_flops += lt[k].flops;
+            L->kernel_bytes += lt[k].model_bytes;
+            L->kernel_t += lt[k].t;
+            L->kernel_energy += lt[k].energy;
         }
     }
 }

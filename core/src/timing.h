@@ -65,6 +65,13 @@ typedef struct rl_layer_time {
     double flops;          /* W: matrix + vector FLOPs (batch scaling applied) */
     double bytes;          /* Q unfused: inputs + weights + outputs */
     double fused_bytes;    /* Q in the fused models: weights + model-boundary tensors */
+    double model_bytes;    /* Q of the chosen model (bytes or fused_bytes): what its t and energy count */
+    /* The kernel this layer starts in the chosen model, as one point for the
+     * charts: a fused group's FLOPs, bytes, time and energy summed on its
+     * first layer (its other layers: NAN); every layer on its own in the
+     * unfused model. A kernel, unlike a member of a fused kernel, always
+     * lies under the roofs (its time covers its compute and its traffic). */
+    double kernel_flops, kernel_bytes, kernel_t, kernel_energy;
     double tc, tm;         /* compute time; unfused memory time bytes / BW */
     double t;              /* the layer's share of the chosen model's time_s */
     double energy;         /* the layer's share of the chosen model's energy_j (NAN: no figures) */

@@ -264,7 +264,7 @@ export class Charts {
       tot += t;
       opTime.set(l.op, (opTime.get(l.op) || 0) + t);
       let m = root;
-      for (const k of [l.op, l.precision, l.flops, l.intensity, l.t, l.energy_j, l.t_compute, l.t_memory]) {
+      for (const k of [l.op, l.precision, l.flops, l.kernel_intensity, l.kernel_flops_per_s, l.kernel_flop_per_j, l.t_compute, l.t_memory]) {
         let next = m.get(k);
         if (!next) m.set(k, (next = new Map()));
         m = next;
@@ -280,6 +280,9 @@ export class Charts {
     this.ops = ops;
     this.tot = tot;
     this.radiusOf = (t) => 2.5 + 14 * Math.sqrt((t || 0) / tot);
+    // How many layers each kernel's first layer carries fused (for its tooltip).
+    this.fusedInto = new Map();
+    for (const l of layers) if (typeof l.fused_into === 'number') this.fusedInto.set(l.fused_into, (this.fusedInto.get(l.fused_into) || 0) + 1);
     // Layers come in index order 0…n-1: an array is the map.
     this.byIndex = layers.every((l, i) => l.index === i) ? { get: (i) => layers[i] } : new Map(layers.map((l) => [l.index, l]));
   }
@@ -353,6 +356,7 @@ export class Charts {
               `in: ${shapes(l.inputs)}`.slice(0, 160),
               `out: ${shapes(l.outputs)}`.slice(0, 160),
               `FLOPs: ${eng(l.flops, 'FLOP')}   bytes: ${eng(l.bytes, 'B')}`,
+              ...(this.fusedInto.get(l.index) ? [`its kernel also runs ${this.fusedInto.get(l.index)} fused layer(s)`] : []),
               `time: ${eng(l.t, 's')} (${l.bound})` + (l.energy_j !== undefined ? `   energy: ${eng(l.energy_j, 'J')}` : ''),
               ...unitsFor(raw),
               ...(raw.lines || []),   // extra lines of a point (measured.js)
@@ -421,7 +425,9 @@ export class Charts {
 
   markerSet(point, label = 'selected') {
     const l = this.selected !== null ? this.byIndex.get(this.selected) : null;
-    const p = l ? point(l) : null;
+    let p = l ? point(l) : null;
+    // a layer fused into another's kernel is marked at that kernel's point
+    if (l && !finitePos(p) && typeof l.fused_into === 'number') p = point(this.byIndex.get(l.fused_into));
     const ok = finitePos(p);
     return { type: 'scatter', label, rl: 'selected', order: 0,
       data: ok ? [{ x: p.x, y: p.y, li: l.index }] : [],
@@ -518,7 +524,10 @@ export class Charts {
     this.drawTimeBased();
   }
 
-  timePoint = (l) => ({ x: l.intensity, y: l.t > 0 ? l.flops / l.t : 0 });
+  // A point of the roofline charts is a kernel of the chosen model, as the
+  // core places it (kernel_*: a fused group's FLOPs, bytes, time and energy on
+  // its first layer); a layer fused into another's kernel is drawn there.
+  timePoint = (l) => ({ x: l.kernel_intensity, y: l.kernel_flops_per_s });
 
   drawTime() {
     const res = this.res, ro = res.roofline;
@@ -572,7 +581,7 @@ export class Charts {
     });
   }
 
-  energyPoint = (l) => ({ x: l.intensity, y: l.energy_j > 0 ? l.flops / l.energy_j : 0 });
+  energyPoint = (l) => ({ x: l.kernel_intensity, y: l.kernel_flop_per_j });
 
   drawEnergy() {
     const res = this.res, ro = res.roofline;
