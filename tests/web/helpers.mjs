@@ -1,4 +1,5 @@
 // Shared helpers for the web tests (node --test tests/web/).
+import { before, after } from 'node:test';
 import { createRequire } from 'node:module';
 import { readFileSync, existsSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -97,6 +98,23 @@ export async function browserPrerequisites(also = []) {
  * opts: viewport ({width, height}), wait ('ready' | 'interactive' | null),
  * clipboard (grant clipboard access), downloads.
  */
+/** The site's server and one Chromium for a browser test file, started in
+ * a node:test before() hook and closed in after(); `use(site, browser)`
+ * hands them to the file once started (nothing is started when `skip`). */
+export function browserSession({ chromium, exe, skip }, use) {
+  let site = null, browser = null;
+  before(async () => {
+    if (skip) return;
+    site = await serve(SITE);
+    browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
+    use(site, browser);
+  });
+  after(async () => {
+    await browser?.close();
+    await site?.close();
+  });
+}
+
 export async function openPage(browser, url, { viewport = { width: 1400, height: 1000 }, wait = 'ready', clipboard = false } = {}) {
   const context = await browser.newContext({ viewport, acceptDownloads: true });
   if (clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });

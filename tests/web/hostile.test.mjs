@@ -12,12 +12,12 @@
 //    WebAssembly heap under 64 MiB. It takes about a second (the weights are
 //    skipped, never read), so it is a test; tools/bench-huge.mjs prints the
 //    figures.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, mkdtempSync, rmSync, statfsSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
-import { SITE, CLI, FIXTURES, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites, openPage as open } from './helpers.mjs';
+import { SITE, CLI, FIXTURES, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites, openPage as open, browserSession } from './helpers.mjs';
 import { writeHugeModel } from '../../tools/make_huge_model.mjs';
 
 const cli = process.env.ROOFLENS_CLI || CLI;
@@ -28,15 +28,7 @@ const PAYLOADS = JSON.parse(readFileSync(join(HOSTILE, 'payloads.json'), 'utf8')
 const P = Object.values(PAYLOADS);
 let site, browser;
 
-before(async () => {
-  if (skip) return;
-  site = await serve(SITE);
-  browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+browserSession({ chromium, exe, skip }, (s, b) => { site = s; browser = b; });
 
 /** A fresh page that records dialogs, requests, errors and CSP violations. */
 const openPage = (url = site.url) => open(browser, url, { clipboard: true });

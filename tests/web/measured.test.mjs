@@ -3,12 +3,12 @@
 // "where the time is lost" view, achieved points on the time roofline, the
 // Netron attachment download, a bad profile refused, and a share link that
 // says measurements were attached locally without carrying them.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { SITE, CLI, FIXTURES, NODE_WASM, serve, cliJson, loadNodeCore, CHROMIUM_ARGS, browserPrerequisites } from './helpers.mjs';
+import { SITE, CLI, FIXTURES, NODE_WASM, serve, cliJson, loadNodeCore, CHROMIUM_ARGS, browserPrerequisites, browserSession } from './helpers.mjs';
 
 const M = (n) => join(FIXTURES, 'measured', n);
 const MODEL = M('small_cnn.onnx');
@@ -41,15 +41,7 @@ test('WASM core: a measured profile gives the CLI\'s answer, and the same Netron
 
 const { chromium, exe, skip } = await browserPrerequisites([[CLI, 'build/rooflens (cmake --build build)']]);
 let site, browser;
-before(async () => {
-  if (skip) return;
-  site = await serve(SITE);
-  browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+browserSession({ chromium, exe, skip }, (s, b) => { site = s; browser = b; });
 
 async function openPage(url = site.url) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });

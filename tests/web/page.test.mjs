@@ -1,25 +1,16 @@
 // Browser tests of the web page (build/site) in headless Debian Chromium via
 // playwright-core. Run: tools/build-site.sh && npm test
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { SITE, CLI, FIXTURES, ROOT, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites, loadNodeCore, openPage as open,
-  waitLayers, confirmModelUrl } from './helpers.mjs';
+import { SITE, CLI, FIXTURES, ROOT, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites, loadNodeCore, openPage as open, waitLayers, confirmModelUrl, browserSession } from './helpers.mjs';
 
 const { chromium, exe, skip } = await browserPrerequisites([[CLI, 'build/rooflens (cmake --build build)']]);
 
 const MODEL = (n) => join(FIXTURES, 'models', n);
 let site, browser;
 
-before(async () => {
-  if (skip) return;
-  site = await serve(SITE);
-  browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+browserSession({ chromium, exe, skip }, (s, b) => { site = s; browser = b; });
 
 const openPage = (url = site.url) => open(browser, url);
 

@@ -2,11 +2,11 @@
 // keyboards"): no page overflow at 390 px, axe-core clean, legends not
 // truncated, merged points, a failed load clearing the old model, keyboard
 // selection, the review Markdown, the empty state, PNGs at 2x with a title.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, SITE, CLI, FIXTURES, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites, openPage, waitLayers } from './helpers.mjs';
+import { ROOT, SITE, CLI, FIXTURES, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites, openPage, waitLayers, browserSession } from './helpers.mjs';
 
 const AXE = join(ROOT, 'node_modules/axe-core/axe.min.js');
 const { chromium, exe, skip } = await browserPrerequisites([[CLI, 'build/rooflens (cmake --build build)'], [AXE, 'axe-core (npm ci)']]);
@@ -14,15 +14,7 @@ const MODEL = (n) => join(FIXTURES, 'models', n);
 const PHONE = { width: 390, height: 844 };
 let site, browser;
 
-before(async () => {
-  if (skip) return;
-  site = await serve(SITE);
-  browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+browserSession({ chromium, exe, skip }, (s, b) => { site = s; browser = b; });
 
 const ready = (page) => page.waitForSelector('[data-testid=summary][data-layers]', { timeout: 30000 });
 
