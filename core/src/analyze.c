@@ -22,18 +22,12 @@
 typedef rl_options options;
 
 /* ------------------------------------------------------------ JSON bits -- */
+/* A graph input or output as the model section gives it: the same fields
+ * as a layer's tensors (layer_writer.c). */
 static cJSON *tensor_json(const rl_ctx *c, const rl_value *v) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", v->name);
-    if (v->type == RL_TYPE_TENSOR) {
-        int dt = v->dtype;
-        if (c->precision_dtype && rl_dtype_is_float(dt)) dt = c->precision_dtype;
-        cJSON_AddStringToObject(o, "dtype", v->dtype ? rl_dtype_name(dt) : "unknown");
-    } else {
-        cJSON_AddStringToObject(o, "dtype", v->type == RL_TYPE_SEQUENCE ? "sequence"
-                                            : v->type == RL_TYPE_OPTIONAL ? "optional"
-                                            : v->type == RL_TYPE_MAP ? "map" : "other");
-    }
+    cJSON_AddStringToObject(o, "dtype", rl_value_dtype_text(c, v));
     if (v->rank < 0) {
         cJSON_AddNullToObject(o, "shape");
     } else {
@@ -41,14 +35,10 @@ static cJSON *tensor_json(const rl_ctx *c, const rl_value *v) {
         for (int i = 0; i < v->rank; i++)
             cJSON_AddItemToArray(s, v->dims[i] < 0 ? cJSON_CreateNull() : cJSON_CreateNumber((double)v->dims[i]));
     }
-    /* rooflens could not infer it: the shape is the model's own declaration,
-     * either because it depends on a value only known at run time (and agrees
-     * with what could be inferred) or for another reason. Users need to know
-     * which numbers rest on the exporter's word. */
-    if (v->from_declared) {
+    const char *source = rl_value_shape_source_text(v);
+    if (source) {
         cJSON_AddTrueToObject(o, "declared");
-        cJSON_AddStringToObject(o, "shape_source", v->shape_source == RL_SRC_DECLARED_RUNTIME
-                                                       ? "declared_runtime" : "declared");
+        cJSON_AddStringToObject(o, "shape_source", source);
     }
     return o;
 }
@@ -404,9 +394,10 @@ static int add_layers_section(cJSON *root, const rl_ctx *c, const rl_graph *g, c
  * its closing brace; frees the writer. An answer that is not an object (the
  * out-of-memory answer of rl_json_finish) is returned as it is. */
 static char *append_layer_columns(char *text, rl_layer_writer *w) {
+    /* every answer opens {"schema":N,"ok":...; only an "ok":true one gets columns */
     size_t n = text ? strlen(text) : 0;
-    const char *ok = text ? strstr(text, "\"ok\":") : NULL; /* the second member of every answer */
-    if (n < 2 || text[n - 1] != '}' || !ok || ok - text > 40 || strncmp(ok + 5, "true", 4) != 0) {
+    const char *ok = text ? strchr(text, ',') : NULL;
+    if (n < 2 || text[n - 1] != '}' || !ok || strncmp(ok, ",\"ok\":true", 10) != 0) {
         rl_layer_writer_free(w);
         return text;
     }

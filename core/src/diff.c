@@ -84,6 +84,13 @@ void rl_summary_read(const cJSON *res, rl_summary *s) {
 /* The summary as one flat object: the row of `rooflens batch`. Every key
  * is always present (null when the response has no such figure), so the
  * keys of a zero summary are the columns (rl_summary_fields). */
+/* The strings of `from` (an array from an answer) as a new array `key` of o. */
+static void add_strings(cJSON *o, const char *key, const cJSON *from) {
+    cJSON *to = cJSON_AddArrayToObject(o, key);
+    const cJSON *x;
+    cJSON_ArrayForEach(x, from) if (cJSON_IsString(x)) cJSON_AddItemToArray(to, cJSON_CreateString(x->valuestring));
+}
+
 static cJSON *summary_json(const rl_summary *s) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", s->name ? s->name : "");
@@ -107,9 +114,7 @@ static cJSON *summary_json(const rl_summary *s) {
     rl_json_add_num(o, "kernels", s->kernels);
     rl_json_add_num(o, "launch_floor_s", s->launch_floor_s);
     rl_json_add_num(o, "unknown_layers", s->unknown_layers);
-    cJSON *unsup = cJSON_AddArrayToObject(o, "unsupported_ops");
-    const cJSON *u;
-    cJSON_ArrayForEach(u, s->unsupported_ops) if (cJSON_IsString(u)) cJSON_AddItemToArray(unsup, cJSON_CreateString(u->valuestring));
+    add_strings(o, "unsupported_ops", s->unsupported_ops);
     cJSON_AddNumberToObject(o, "warnings", cJSON_GetArraySize(s->warnings));
     /* the distinct warning codes, in order of first appearance */
     cJSON *codes = cJSON_AddArrayToObject(o, "warning_codes");
@@ -712,9 +717,7 @@ static void model_side(cJSON *d, const char *k, const char *label, const rl_summ
     rl_json_add_num(o, "nodes", s->nodes);
     cJSON_AddStringToObject(o, "precision", s->precision);
     rl_json_add_num(o, "unknown_layers", s->unknown_layers);
-    cJSON *u = cJSON_AddArrayToObject(o, "unsupported_ops");
-    const cJSON *x;
-    cJSON_ArrayForEach(x, s->unsupported_ops) if (cJSON_IsString(x)) cJSON_AddItemToArray(u, cJSON_CreateString(x->valuestring));
+    add_strings(o, "unsupported_ops", s->unsupported_ops);
 }
 
 /* ------------------------------------------------------------ options -- */

@@ -74,10 +74,10 @@ char *rl_json_finish(struct cJSON *root);
  * malloc'd, NULL when out of memory. */
 struct cJSON;
 char *rl_json_print(const struct cJSON *item);
-/* Building a large array piece by piece: append items as they are made and
- * free them at once, so a 100,000-layer response never holds its whole tree.
- * rl_json_text_finish NUL-terminates and returns t->p (the caller frees it),
- * or NULL after an allocation failed. */
+/* JSON text built piece by piece, without a cJSON tree (layer_writer.c
+ * writes a 100,000-layer answer this way). rl_json_text_finish
+ * NUL-terminates and returns t->p (the caller frees it), or NULL after an
+ * allocation failed. */
 typedef struct rl_json_text {
     char *p;
     size_t n, cap;
@@ -87,7 +87,6 @@ void rl_json_text_put(rl_json_text *t, const char *s, size_t n);
 void rl_json_text_number(rl_json_text *t, double v);      /* as cJSON prints it; NaN, inf: null */
 void rl_json_text_reserve(rl_json_text *t, size_t extra); /* room for `extra` more bytes at once */
 void rl_json_text_string(rl_json_text *t, const char *s); /* quoted and escaped as cJSON; NULL: "" */
-bool rl_json_text_value(rl_json_text *t, const struct cJSON *item);
 char *rl_json_text_finish(rl_json_text *t);
 
 /* ---------------------------------------------------------- checked math -- */

@@ -141,17 +141,27 @@ static void put_raw(rl_layer_writer *w, sink *s, const char *key, const char *ra
 }
 
 /* ------------------------------------------------------------- tensors -- */
+const char *rl_value_dtype_text(const rl_ctx *c, const rl_value *v) {
+    if (v->type != RL_TYPE_TENSOR)
+        return v->type == RL_TYPE_SEQUENCE ? "sequence"
+               : v->type == RL_TYPE_OPTIONAL ? "optional"
+               : v->type == RL_TYPE_MAP ? "map" : "other";
+    if (!v->dtype) return "unknown";
+    return rl_dtype_name(c->precision_dtype && rl_dtype_is_float(v->dtype) ? c->precision_dtype : v->dtype);
+}
+
+const char *rl_value_shape_source_text(const rl_value *v) {
+    /* rooflens could not infer it: the shape is the model's own declaration,
+     * either because it depends on a value only known at run time (and
+     * agrees with what could be inferred) or for another reason. Users need
+     * to know which numbers rest on the exporter's word. */
+    if (!v->from_declared) return NULL;
+    return v->shape_source == RL_SRC_DECLARED_RUNTIME ? "declared_runtime" : "declared";
+}
+
 static void tensor_fields(rl_layer_writer *w, sink *s, const rl_value *v) {
     put_str(w, s, "name", v->name);
-    if (v->type == RL_TYPE_TENSOR) {
-        int dt = v->dtype;
-        if (w->c->precision_dtype && rl_dtype_is_float(dt)) dt = w->c->precision_dtype;
-        put_str(w, s, "dtype", v->dtype ? rl_dtype_name(dt) : "unknown");
-    } else {
-        put_str(w, s, "dtype", v->type == RL_TYPE_SEQUENCE ? "sequence"
-                               : v->type == RL_TYPE_OPTIONAL ? "optional"
-                               : v->type == RL_TYPE_MAP ? "map" : "other");
-    }
+    put_str(w, s, "dtype", rl_value_dtype_text(w->c, v));
     rl_json_text *t = field(w, s, "shape");
     if (t && v->rank < 0) {
         put(t, "null");
@@ -164,13 +174,10 @@ static void tensor_fields(rl_layer_writer *w, sink *s, const rl_value *v) {
         }
         put(t, "]");
     }
-    /* rooflens could not infer it: the shape is the model's own declaration,
-     * either because it depends on a value only known at run time (and
-     * agrees with what could be inferred) or for another reason. Users need
-     * to know which numbers rest on the exporter's word. */
-    if (v->from_declared) {
+    const char *source = rl_value_shape_source_text(v);
+    if (source) {
         put_raw(w, s, "declared", "true");
-        put_str(w, s, "shape_source", v->shape_source == RL_SRC_DECLARED_RUNTIME ? "declared_runtime" : "declared");
+        put_str(w, s, "shape_source", source);
     }
 }
 

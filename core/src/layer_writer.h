@@ -45,6 +45,11 @@ char *rl_layer_writer_finish(rl_layer_writer *w);
  * with out->oom set, when out of memory. Frees the writer either way (w may
  * be NULL: a writer that could not be made). */
 bool rl_layer_writer_finish_into(rl_layer_writer *w, rl_json_text *out);
+/* A value's "dtype" as the answer writes it (the requested precision
+ * replaces float dtypes; sequences, maps... by kind), and its
+ * "shape_source" (NULL when rooflens inferred the shape). Static strings. */
+const char *rl_value_dtype_text(const rl_ctx *c, const rl_value *v);
+const char *rl_value_shape_source_text(const rl_value *v);
 /* Frees a writer that is not finished (NULL: nothing). */
 void rl_layer_writer_free(rl_layer_writer *w);
 #endif

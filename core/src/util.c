@@ -400,11 +400,6 @@ void rl_json_text_reserve(rl_json_text *t, size_t extra) {
 }
 void rl_json_text_string(rl_json_text *t, const char *s) { jb_string((jbuf *)t, s ? s : ""); }
 
-bool rl_json_text_value(rl_json_text *t, const struct cJSON *item) {
-    if (!item) t->oom = true; /* the item could not be made: out of memory */
-    return item && jb_value((jbuf *)t, item, 0) && !t->oom;
-}
-
 char *rl_json_text_finish(rl_json_text *t) {
     jb_grow((jbuf *)t, 0);
     if (t->oom) {
