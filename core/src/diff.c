@@ -223,6 +223,7 @@ typedef struct dlayer {
     int index;
     const char *name, *op, *domain, *bound;
     double flops, bytes, intensity, t, energy;
+    double kernel_intensity, kernel_flops_per_s; /* its kernel's point (NAN: fused into another's) */
     bool supported, known;
     int partner;     /* index of the matched layer of the other model, -1 none */
     int op_id;       /* (domain, op) interned, for the alignment */
@@ -242,6 +243,8 @@ static bool diff_layer_read(const cJSON *l, dlayer *d, rl_arena *a) {
     d->intensity = numv(l, "intensity");
     d->t = numv(l, "t");
     d->energy = numv(l, "energy_j");
+    d->kernel_intensity = numv(l, "kernel_intensity");
+    d->kernel_flops_per_s = numv(l, "kernel_flops_per_s");
     d->supported = !cJSON_IsFalse(item(l, "supported"));
     d->known = !cJSON_IsFalse(item(l, "known"));
     d->partner = -1;
@@ -498,6 +501,8 @@ static cJSON *matched_json(const dlayer *a, const dlayer *b) {
     delta_obj(o, "intensity", a->intensity, b->intensity);
     delta_obj(o, "t", a->t, b->t);
     delta_obj(o, "energy_j", a->energy, b->energy);
+    delta_obj(o, "kernel_intensity", a->kernel_intensity, b->kernel_intensity);
+    delta_obj(o, "kernel_flops_per_s", a->kernel_flops_per_s, b->kernel_flops_per_s);
     pair_str(o, "bound", a->bound, b->bound);
     pair_bool(o, "supported", a->supported, b->supported);
     pair_bool(o, "known", a->known, b->known);
@@ -520,6 +525,8 @@ static cJSON *single_json(const dlayer *l) {
     rl_json_add_num(o, "intensity", l->intensity);
     rl_json_add_num(o, "t", l->t);
     rl_json_add_num(o, "energy_j", l->energy);
+    rl_json_add_num(o, "kernel_intensity", l->kernel_intensity);
+    rl_json_add_num(o, "kernel_flops_per_s", l->kernel_flops_per_s);
     cJSON_AddStringToObject(o, "bound", l->bound);
     cJSON_AddBoolToObject(o, "supported", l->supported);
     cJSON_AddBoolToObject(o, "known", l->known);

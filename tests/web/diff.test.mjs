@@ -110,10 +110,13 @@ test('compare view: the deltas, the matched layers and both models on the roofli
   assert.match(await page.locator('[data-testid=diff-notes]').innerText(), /Newly unsupported.*act \(com\.example\.MyOp\)/);
   // both models on the time roofline: old hollow, new filled, arrows where a layer moved
   const chart = page.locator('[data-testid=diff-chart]');
-  const pts = (l) => l.flops > 0 && l.t > 0 && l.intensity > 0;
-  assert.equal(Number(await chart.getAttribute('data-old-points')), want.matched.filter((l) => pts({ flops: l.flops.old, t: l.t.old, intensity: l.intensity.old })).length);
+  // a point per kernel, where the core places it (kernel_*; a fused layer is drawn at its kernel)
+  const pts = (x, y) => x > 0 && y > 0;
+  assert.equal(Number(await chart.getAttribute('data-old-points')),
+    want.matched.filter((l) => pts(l.kernel_intensity.old, l.kernel_flops_per_s.old)).length);
   assert.equal(Number(await chart.getAttribute('data-new-points')),
-    want.matched.filter((l) => pts({ flops: l.flops.new, t: l.t.new, intensity: l.intensity.new })).length + want.added.length);
+    want.matched.filter((l) => pts(l.kernel_intensity.new, l.kernel_flops_per_s.new)).length +
+    want.added.filter((l) => pts(l.kernel_intensity, l.kernel_flops_per_s)).length);
   assert.ok(Number(await chart.getAttribute('data-arrows')) >= 3);
   const styles = await page.evaluate(() => {
     const ch = globalThis.Chart.getChart(document.querySelector('[data-testid=diff-chart]'));

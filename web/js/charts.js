@@ -576,7 +576,7 @@ export class Charts {
     this.draw('time', {
       data: { datasets: [...sets, ...layerSets, star, ...extraSets, this.markerSet(this.timePoint)] },
       options: this.options('time', logAxis('Arithmetic intensity (FLOP/B)', '', xlo, xhi),
-        logAxis('Attainable performance (FLOP/s)', 'FLOP/s', ylo, yhi),
+        logAxis('Performance (FLOP/s)', 'FLOP/s', ylo, yhi),
         (raw) => [`intensity: ${eng(raw.x, 'FLOP/B')}   perf: ${eng(raw.y, 'FLOP/s')}`]),
     });
   }

@@ -58,7 +58,9 @@ const arrows = {
   },
 };
 
-const perfPoint = (flops, intensity, t) => (flops > 0 && intensity > 0 && t > 0 ? { x: intensity, y: flops / t } : null);
+// A kernel's point as the core places it (kernel_*; null for a layer fused
+// into another's kernel, which is drawn there), as on the page's time roofline.
+const perfPoint = (intensity, perf) => (intensity > 0 && perf > 0 ? { x: intensity, y: perf } : null);
 
 export class CompareView {
   /**
@@ -457,13 +459,13 @@ export class CompareView {
     const oldPts = [], newPts = [], moves = [];
     const add = (arr, p, name, side) => { if (p) arr.push({ ...p, name, side }); };
     for (const l of d.matched) {
-      const a = perfPoint(l.flops.old, l.intensity.old, l.t.old), b = perfPoint(l.flops.new, l.intensity.new, l.t.new);
+      const a = perfPoint(l.kernel_intensity.old, l.kernel_flops_per_s.old), b = perfPoint(l.kernel_intensity.new, l.kernel_flops_per_s.new);
       add(oldPts, a, l.old_name, 'old');
       add(newPts, b, l.name, 'new');
       if (a && b && (a.x !== b.x || a.y !== b.y)) moves.push({ from: a, to: b });
     }
-    for (const l of d.removed) add(oldPts, perfPoint(l.flops, l.intensity, l.t), l.name, 'old (removed)');
-    for (const l of d.added) add(newPts, perfPoint(l.flops, l.intensity, l.t), l.name, 'new (added)');
+    for (const l of d.removed) add(oldPts, perfPoint(l.kernel_intensity, l.kernel_flops_per_s), l.name, 'old (removed)');
+    for (const l of d.added) add(newPts, perfPoint(l.kernel_intensity, l.kernel_flops_per_s), l.name, 'new (added)');
     const ro = d.roofline || {};
     const mem = (ro.ceilings?.memory || []).find((m) => m.bandwidth_Bps > 0);
     const comps = (ro.ceilings?.compute || []).filter((c) => c.precision === ro.precision && c.flops > 0);
@@ -495,7 +497,7 @@ export class CompareView {
       options: {
         animation: false, responsive: true, maintainAspectRatio: false, parsing: false, normalized: true,
         interaction: { mode: 'nearest', intersect: true },
-        scales: { x: logAxis('Arithmetic intensity (FLOP/B)', '', xlo, xhi), y: logAxis('Attainable performance (FLOP/s)', 'FLOP/s', ylo, yhi) },
+        scales: { x: logAxis('Arithmetic intensity (FLOP/B)', '', xlo, xhi), y: logAxis('Performance (FLOP/s)', 'FLOP/s', ylo, yhi) },
         plugins: {
           // Under the chart: at the side it would take half a phone's width and cut the names.
           legend: { position: 'bottom', labels: { boxWidth: 12, font: { size: 11 } } },

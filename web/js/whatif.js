@@ -494,7 +494,7 @@ export class WhatIfViews {
         ],
       },
       options: { animation: false, responsive: true, maintainAspectRatio: false,
-        scales: { x: xAxis(), y: logAxis('Attainable performance (FLOP/s)', 'FLOP/s', flo, fhi), y2 },
+        scales: { x: xAxis(), y: logAxis('Performance (FLOP/s)', '', flo, fhi), y2 },
         plugins: { legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } }, rlMarkers: { lines },
           tooltip: { callbacks: { label: (it) => `${it.dataset.label}: ${eng(it.raw.y, it.dataset.yAxisID === 'y' ? 'FLOP/s' : 's')} at batch ${it.raw.x}` } } } },
     });
