@@ -3,11 +3,15 @@
  * (training, a precision, energy-less hardware, a measured profile): each
  * row rebuilt from the columns (sparse columns and the tensor table
  * included) equals the row the core writes, key for key, and the columns
- * hold nothing more. The page asks for columns (web/js/layer-columns.js
- * turns them back into rows; tests/web/layer-columns.test.mjs checks that
- * half on the WebAssembly build). */
+ * hold nothing more. "layers": "packed" is the columns answer with its
+ * columns of numbers moved as doubles after the text: put back, they give
+ * the columns answer exactly. The page asks for packed columns
+ * (web/js/layer-columns.js turns them back into rows;
+ * tests/web/layer-columns.test.mjs checks that half on the WebAssembly
+ * build). */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +121,94 @@ done:
     free(a), free(b);
 }
 
+/* A packed answer of `size` bytes turned into the columns answer it
+ * stands for: each {"f64": k} column replaced by its doubles (NaN: null).
+ * NULL (after a failed CHECK) when the layout is broken. */
+static cJSON *unpacked(const char *name, const char *out, size_t size) {
+    cJSON *res = cJSON_Parse(out);
+    cJSON *lc = cJSON_GetObjectItemCaseSensitive(res, "layer_columns");
+    if (!lc) return res; /* an error answer: nothing packed */
+    size_t text = strlen(out), start = (text + 1 + 7) & ~(size_t)7;
+    const cJSON *pb = cJSON_GetObjectItemCaseSensitive(lc, "packed_bytes");
+    int count = (int)cJSON_GetObjectItemCaseSensitive(lc, "count")->valuedouble;
+    bool sized = cJSON_IsNumber(pb) && size == (pb->valuedouble > 0 ? start + (size_t)pb->valuedouble : text);
+    CHECK(sized, "%s: %zu bytes = text %zu, aligned, + packed_bytes %g", name, size, text, pb ? pb->valuedouble : -1);
+    if (!sized) {
+        cJSON_Delete(res);
+        return NULL;
+    }
+    int seen = 0;
+    cJSON *col = cJSON_GetObjectItemCaseSensitive(lc, "columns")->child;
+    while (col) {
+        cJSON *next = col->next;
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(col, "f64");
+        if (k) {
+            CHECK((int)k->valuedouble == seen, "%s: packed columns are numbered in order (%s)", name, col->string);
+            cJSON *arr = cJSON_CreateArray();
+            for (int i = 0; i < count; i++) {
+                double v;
+                memcpy(&v, out + start + 8 * ((size_t)k->valuedouble * (size_t)count + (size_t)i), sizeof v);
+                cJSON_AddItemToArray(arr, v == v ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+            }
+            cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(lc, "columns"), col->string, arr);
+            seen++;
+        }
+        col = next;
+    }
+    CHECK(pb->valuedouble == 8.0 * seen * count, "%s: packed_bytes counts %d columns", name, seen);
+    CHECK(seen > 5 || count == 0, "%s: most number columns are packed (%d)", name, seen);
+    cJSON_DeleteItemFromObjectCaseSensitive(lc, "packed_bytes");
+    return res;
+}
+
+/* Every number of the dense columns in `want` equals got's to the last bit
+ * (cJSON_Compare allows an epsilon). */
+static void same_bits(const char *name, const cJSON *want, const cJSON *got) {
+    const cJSON *wc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(want, "layer_columns"), "columns");
+    const cJSON *gc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(got, "layer_columns"), "columns");
+    const cJSON *col;
+    int differ = 0;
+    cJSON_ArrayForEach(col, wc) {
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(gc, col->string)->child, *v;
+        const cJSON *values = cJSON_IsArray(col) ? col : NULL;
+        cJSON_ArrayForEach(v, values) {
+            if (g && cJSON_IsNumber(v) && (!cJSON_IsNumber(g) || memcmp(&v->valuedouble, &g->valuedouble, sizeof(double))))
+                differ++;
+            g = g ? g->next : NULL;
+        }
+    }
+    CHECK(!differ, "%s: %d packed numbers differ from the text's in some bit", name, differ);
+}
+
+/* The packed answer put back equals the columns answer. */
+static void compare_packed(const char *name, rl_model *m, const char *hw, const char *extra) {
+    size_t n = strlen(hw) + strlen(extra) + 64, size = 0;
+    char *req = malloc(n);
+    snprintf(req, n, "{\"hardware\":%s,\"layers\":\"packed\"%s}", hw, extra);
+    char *packed = rl_model_analyze_sized(m, req, &size);
+    char *cols = analyze(m, hw, extra, "\"columns\"");
+    cJSON *want = cJSON_Parse(cols), *got = unpacked(name, packed, size);
+    bool same = got && cJSON_Compare(want, got, 1);
+    if (same) same_bits(name, want, got);
+    CHECK(same, "%s %s: the packed answer, put back, is the columns answer: %.300s", name, extra, packed);
+    const cJSON *wc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(want, "layer_columns"), "columns");
+    const cJSON *gc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(got, "layer_columns"), "columns");
+    const cJSON *col, *first = same ? NULL : wc;
+    cJSON_ArrayForEach(col, first) {
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(gc, col->string);
+        if (g && cJSON_Compare(col, g, 1)) continue;
+        char *a = cJSON_PrintUnformatted(col), *b = g ? cJSON_PrintUnformatted(g) : NULL;
+        CHECK(0, "  column %s: columns %.200s packed %.200s", col->string, a, b ? b : "(none)");
+        free(a), free(b);
+        break;
+    }
+    const cJSON *count = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(want, "layer_columns"), "count");
+    CHECK(!count || count->valuedouble < 20 || strlen(packed) < strlen(cols),
+          "%s %s: the packed text (%zu B) is smaller than the columns (%zu B)", name, extra, strlen(packed), strlen(cols));
+    cJSON_Delete(want), cJSON_Delete(got);
+    free(req), free(packed), free(cols);
+}
+
 static int models;
 static void each_model(const char *name, rl_model *m, void *ctx) {
     (void)ctx;
@@ -124,6 +216,8 @@ static void each_model(const char *name, rl_model *m, void *ctx) {
     compare(name, m, h100, "");
     compare(name, m, h100, ",\"mode\":\"training\",\"precision\":\"int8\",\"batch\":4");
     compare(name, m, tpu, ",\"precision\":\"fp32\"");
+    compare_packed(name, m, h100, "");
+    compare_packed(name, m, tpu, ",\"precision\":\"fp32\",\"mode\":\"training\"");
 }
 
 static void measured_profile(void) {
@@ -141,6 +235,7 @@ static void measured_profile(void) {
     char *extra = malloc(n);
     snprintf(extra, n, ",\"measured\":{\"text\":%s,\"format\":\"auto\"}", quoted);
     compare("small_cnn + ORT profile", m, h100, extra);
+    compare_packed("small_cnn + ORT profile", m, h100, extra);
     free(extra), free(quoted), free(text);
     cJSON_Delete(s), cJSON_Delete(profile);
     rl_model_free(m);

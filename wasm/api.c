@@ -26,6 +26,7 @@ rl_model *rlw_reader_finish(rlw_reader *w);
 const char *rlw_reader_error(const rlw_reader *w);
 void rlw_reader_free(rlw_reader *w);
 char *rlw_analyze(rl_model *m, const char *request_json);
+double rlw_answer_size(void);
 char *rlw_models_diff(rl_model *old_model, rl_model *new_model, const char *request_json);
 char *rlw_model_summary(rl_model *m, const char *request_json);
 char *rlw_info(rl_model *m);
@@ -110,9 +111,20 @@ static char *or_out_of_memory(char *json) {
     return s;
 }
 
+/* The bytes of the last rlw_analyze answer (rl_model_analyze_sized): with
+ * "layers": "packed", doubles follow the text and its NUL. */
+static size_t last_answer_size;
+
 EMSCRIPTEN_KEEPALIVE char *rlw_analyze(rl_model *m, const char *request_json) {
-    return or_out_of_memory(rl_model_analyze(m, request_json));
+    char *s = rl_model_analyze_sized(m, request_json, &last_answer_size);
+    if (!s) {
+        s = or_out_of_memory(NULL);
+        last_answer_size = s ? strlen(s) : 0;
+    }
+    return s;
 }
+
+EMSCRIPTEN_KEEPALIVE double rlw_answer_size(void) { return (double)last_answer_size; }
 
 /* rl_models_diff: both models stay open and may be analysed again. */
 EMSCRIPTEN_KEEPALIVE char *rlw_models_diff(rl_model *old_model, rl_model *new_model, const char *request_json) {

@@ -127,6 +127,12 @@ char *rl_model_info(rl_model *m);
  * even that short error (a few hundred bytes) can be allocated. The model is
  * unchanged and may be analysed again. Free the result with rl_free(). */
 char *rl_model_analyze(rl_model *m, const char *request_json);
+/* The same answer and, in *size, its length in bytes. That is the text's
+ * length, except for "layers": "packed", whose per-layer numbers follow the
+ * text's NUL as doubles (layer_columns.packed_bytes of them, from the first
+ * multiple of 8 bytes; docs/api.md): *size then counts them too. A face
+ * that copies the answer out (the WebAssembly worker) copies *size bytes. */
+char *rl_model_analyze_sized(rl_model *m, const char *request_json, size_t *size);
 
 void rl_model_free(rl_model *m);
 

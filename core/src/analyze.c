@@ -105,7 +105,7 @@ static int parse_granularity(const cJSON *req, options *o, rl_error *err) {
 }
 
 static int parse_layers(const cJSON *req, options *o, rl_error *err) {
-    static const char *const forms[] = {"rows", "columns", NULL};
+    static const char *const forms[] = {"rows", "columns", "packed", NULL};
     const cJSON *layers = cJSON_GetObjectItemCaseSensitive(req, "layers");
     if (!layers || cJSON_IsNull(layers)) return 0;
     if (cJSON_IsBool(layers)) {
@@ -113,11 +113,11 @@ static int parse_layers(const cJSON *req, options *o, rl_error *err) {
         return 0;
     }
     const char *form = parse_choice(layers, "layers", forms,
-                                    "layers must be true, false, \"rows\" or \"columns\" (the same figures as "
-                                    "arrays per field)",
+                                    "layers must be true, false, \"rows\", \"columns\" (the same figures as "
+                                    "arrays per field) or \"packed\" (columns of numbers as doubles after the text)",
                                     err);
     if (!form) return -1;
-    o->layer_columns = !strcmp(form, "columns");
+    o->layer_columns = !strcmp(form, "columns") ? RL_LAYERS_COLUMNS : !strcmp(form, "packed") ? RL_LAYERS_PACKED : RL_LAYERS_ROWS;
     return 0;
 }
 
@@ -359,14 +359,14 @@ static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_tim
 static int add_layers_section(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_layer_time *lt,
                               const options *o, bool has_energy, const rl_measured *measured,
                               rl_layer_writer **columns, rl_error *err) {
-    rl_layer_writer *w = rl_layer_writer_new(o->layer_columns ? RL_LAYERS_COLUMNS : RL_LAYERS_ROWS, c);
+    rl_layer_writer *w = rl_layer_writer_new(o->layer_columns, c);
     for (int i = 0; w && i < g->n_nodes; i++) {
         rl_layer_row_begin(w);
         write_layer(w, &g->nodes[i], &lt[i], o, has_energy);
         rl_measured_layer_put(measured, i, w);
         rl_layer_row_end(w);
     }
-    if (o->layer_columns) {
+    if (o->layer_columns != RL_LAYERS_ROWS) {
         *columns = w;
         if (w) return 0;
         rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);
@@ -391,9 +391,10 @@ static int add_layers_section(cJSON *root, const rl_ctx *c, const rl_graph *g, c
 }
 
 /* The printed response `text` ("{...}") with ,"layer_columns":{...} before
- * its closing brace; frees the writer. An answer that is not an object (the
+ * its closing brace (packed: and the doubles after it; *size: the answer's
+ * bytes); frees the writer. An answer that is not an object (the
  * out-of-memory answer of rl_json_finish) is returned as it is. */
-static char *append_layer_columns(char *text, rl_layer_writer *w) {
+static char *append_layer_columns(char *text, rl_layer_writer *w, size_t *size) {
     /* every answer opens {"schema":N,"ok":...; only an "ok":true one gets columns */
     size_t n = text ? strlen(text) : 0;
     const char *ok = text ? strchr(text, ',') : NULL;
@@ -403,10 +404,12 @@ static char *append_layer_columns(char *text, rl_layer_writer *w) {
     }
     rl_json_text t = {text, n - 1, n + 1, false};
     rl_json_text_put(&t, ",\"layer_columns\":", 17);
-    rl_layer_writer_finish_into(w, &t);
-    rl_json_text_put(&t, "}", 1);
+    rl_layer_writer_finish_into(w, &t, "}");
     char *s = rl_json_text_finish(&t);
-    if (s) return s;
+    if (s) {
+        *size = t.n;
+        return s;
+    }
     rl_error e = {0};
     rl_error_set(&e, "out_of_memory", "layers", RL_OOM_LAYERS);
     return rl_error_json(&e);
@@ -656,7 +659,9 @@ static int attach_measured(rl_ctx *c, const cJSON *req, const rl_graph *g, const
     return *out ? 0 : -1;
 }
 
-char *rl_model_analyze(rl_model *m, const char *request_json) {
+/* rl_model_analyze; *size: the answer's bytes when the layers are packed
+ * after the text (else left alone). */
+static char *analyze_model(rl_model *m, const char *request_json, size_t *size) {
     rl_error err = {0};
     rl_json_begin();
     if (!m) {
@@ -709,7 +714,7 @@ char *rl_model_analyze(rl_model *m, const char *request_json) {
     cJSON_Delete(req);
     rl_arena_free(&arena);
     char *text = finish_json(root);
-    return columns ? append_layer_columns(text, columns) : text;
+    return columns ? append_layer_columns(text, columns, size) : text;
 fail:
     rl_layer_writer_free(columns);
     cJSON_Delete(root);
@@ -717,6 +722,18 @@ fail:
     rl_arena_free(&arena);
     if (!err.code[0]) rl_error_set(&err, "internal", "", "analysis failed");
     return rl_error_json(&err);
+}
+
+char *rl_model_analyze(rl_model *m, const char *request_json) {
+    size_t size = 0;
+    return analyze_model(m, request_json, &size);
+}
+
+char *rl_model_analyze_sized(rl_model *m, const char *request_json, size_t *size) {
+    size_t n = 0;
+    char *s = analyze_model(m, request_json, &n);
+    if (size) *size = !s ? 0 : n ? n : strlen(s);
+    return s;
 }
 
 /* Read-only description: what the page needs before choosing options. */

@@ -3,6 +3,7 @@
  * time went to malloc). Contract in layer_writer.h. */
 #include "layer_writer.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,12 @@ typedef struct column {
     int count;           /* values written */
     bool sparse;         /* some row lacks the key: `rows` says which rows have it */
     int *rows, rows_cap;
+    /* packed layout: a dense column of numbers (null as NaN) is kept as
+     * doubles, values[0..count), until a value of another kind arrives or a
+     * row lacks the key; then they move into `values` as text */
+    double *nums;
+    int nums_cap;
+    bool text; /* some value is not a number: the column is text */
 } column;
 
 typedef struct table {
@@ -41,6 +48,7 @@ struct rl_layer_writer {
 };
 
 static void put(rl_json_text *t, const char *s) { rl_json_text_put(t, s, strlen(s)); }
+static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
 
 rl_layer_writer *rl_layer_writer_new(rl_layer_layout layout, const rl_ctx *c) {
     rl_layer_writer *w = calloc(1, sizeof *w);
@@ -105,6 +113,37 @@ static bool note_row(column *col, int row) {
     return true;
 }
 
+/* The column of `key` in s's table, told that its next value belongs to
+ * the current row; NULL when out of memory. */
+static column *column_at(rl_layer_writer *w, sink *s, const char *key) {
+    column *col = column_for(s->t, key);
+    if (!col || !note_row(col, s->t->row)) {
+        w->oom = true;
+        return NULL;
+    }
+    return col;
+}
+
+/* The doubles a column kept move into its text (a value of another kind
+ * came, or the column turned sparse). */
+static void unpack(column *col) {
+    for (int i = 0; i < col->count && col->nums; i++) {
+        if (i) put(&col->values, ",");
+        rl_json_text_number(&col->values, col->nums[i]);
+    }
+    free(col->nums);
+    col->nums = NULL;
+    col->nums_cap = 0;
+    col->text = true;
+}
+
+/* The column's text, ready for its next value. */
+static rl_json_text *column_text(column *col) {
+    if (!col->text) unpack(col);
+    if (col->count++) put(&col->values, ",");
+    return &col->values;
+}
+
 /* The text the value of `key` is written into, after what goes before it;
  * NULL when out of memory. */
 static rl_json_text *field(rl_layer_writer *w, sink *s, const char *key) {
@@ -116,18 +155,40 @@ static rl_json_text *field(rl_layer_writer *w, sink *s, const char *key) {
         put(&w->rows, ":");
         return &w->rows;
     }
-    column *col = column_for(s->t, key);
-    if (!col || !note_row(col, s->t->row)) {
-        w->oom = true;
-        return NULL;
-    }
-    if (col->count++) put(&col->values, ",");
-    return &col->values;
+    column *col = column_at(w, s, key);
+    return col ? column_text(col) : NULL;
 }
 
+/* Keeps v (NaN, inf: null) as a double in col; false when out of memory. */
+static bool push_num(column *col, double v) {
+    if (col->count == col->nums_cap) {
+        int cap = col->nums_cap ? 2 * col->nums_cap : 1024;
+        double *p = realloc(col->nums, (size_t)cap * sizeof *p);
+        if (!p) return false;
+        col->nums = p;
+        col->nums_cap = cap;
+    }
+    /* the double the JSON text of v reads back as: a packed answer equals
+     * the others to the last bit */
+    col->nums[col->count++] = rl_json_number_value(v);
+    return true;
+}
+
+/* A number: kept as a double in the packed layout's layer table while its
+ * column holds a number (or null) in every row so far; text otherwise. */
 static void put_num(rl_layer_writer *w, sink *s, const char *key, double v) {
-    rl_json_text *t = field(w, s, key);
-    if (t) rl_json_text_number(t, v);
+    if (!s->t || w->oom) {
+        rl_json_text *t = field(w, s, key);
+        if (t) rl_json_text_number(t, v);
+        return;
+    }
+    column *col = column_at(w, s, key);
+    if (!col) return;
+    if (w->layout == RL_LAYERS_PACKED && s->t == &w->layers && !col->text && !col->sparse) {
+        if (!push_num(col, v)) w->oom = true;
+        return;
+    }
+    rl_json_text_number(column_text(col), v);
 }
 
 static void put_str(rl_layer_writer *w, sink *s, const char *key, const char *v) {
@@ -218,7 +279,7 @@ static int tensor_row(rl_layer_writer *w, const rl_value *v) {
 
 /* --------------------------------------------------------------- public -- */
 void rl_layer_row_begin(rl_layer_writer *w) {
-    w->layer = (sink){w->layout == RL_LAYERS_COLUMNS ? &w->layers : NULL, true};
+    w->layer = (sink){w->layout != RL_LAYERS_ROWS ? &w->layers : NULL, true};
     if (w->layout == RL_LAYERS_ROWS) put(&w->rows, w->layers.row ? ",{" : "{");
     w->layers.cursor = 0;
 }
@@ -231,7 +292,12 @@ void rl_layer_row_end(rl_layer_writer *w) {
 void rl_layer_num(rl_layer_writer *w, const char *key, double v) { put_num(w, &w->layer, key, v); }
 void rl_layer_str(rl_layer_writer *w, const char *key, const char *s) { put_str(w, &w->layer, key, s); }
 void rl_layer_bool(rl_layer_writer *w, const char *key, bool v) { put_raw(w, &w->layer, key, v ? "true" : "false"); }
-void rl_layer_null(rl_layer_writer *w, const char *key) { put_raw(w, &w->layer, key, "null"); }
+void rl_layer_null(rl_layer_writer *w, const char *key) {
+    /* null is what a non-finite number is written as: a column of numbers
+     * and nulls stays a column of numbers */
+    if (w->layout == RL_LAYERS_PACKED) put_num(w, &w->layer, key, NAN);
+    else put_raw(w, &w->layer, key, "null");
+}
 
 void rl_layer_tensors(rl_layer_writer *w, const char *key, rl_value *const *vals, int n) {
     rl_json_text *t = field(w, &w->layer, key);
@@ -259,16 +325,45 @@ void rl_layer_tensors(rl_layer_writer *w, const char *key, rl_value *const *vals
     put(t, "]");
 }
 
-/* "count":N,"columns":{...} of a table, freeing its columns. */
-static void table_members(rl_layer_writer *w, rl_json_text *out, table *t) {
-    put(out, "\"count\":");
-    rl_json_text_number(out, t->row);
-    put(out, ",\"columns\":{");
+/* A column kept as doubles to the end: a number in every row. */
+static bool packed(const table *t, const column *col) {
+    return !col->text && !col->sparse && col->nums && col->count == t->row;
+}
+
+/* Columns that some rows lack become sparse; a column of doubles among
+ * them moves into text. Returns how many columns stay doubles. */
+static int settle(rl_layer_writer *w, table *t) {
+    int n = 0;
     for (int i = 0; i < t->n_cols; i++) {
         column *col = &t->cols[i];
         if (!col->sparse && col->count < t->row && !make_sparse(col)) w->oom = true;
+        if (!col->text && col->nums && col->sparse) unpack(col);
+        n += packed(t, col);
+    }
+    return n;
+}
+
+/* "count":N[,"packed_bytes":B],"columns":{...} of a table; a column of
+ * doubles is written as {"f64":k}, k counting such columns from 0. */
+static void table_members(rl_layer_writer *w, rl_json_text *out, table *t, int n_packed) {
+    put(out, "\"count\":");
+    rl_json_text_number(out, t->row);
+    if (w->layout == RL_LAYERS_PACKED && t == &w->layers) {
+        put(out, ",\"packed_bytes\":");
+        rl_json_text_number(out, 8.0 * n_packed * t->row);
+    }
+    put(out, ",\"columns\":{");
+    int k = 0;
+    for (int i = 0; i < t->n_cols; i++) {
+        column *col = &t->cols[i];
         if (i) put(out, ",");
         rl_json_text_string(out, col->key);
+        if (packed(t, col)) {
+            put(out, ":{\"f64\":");
+            rl_json_text_number(out, k++);
+            put(out, "}");
+            continue;
+        }
         if (col->sparse) {
             put(out, ":{\"rows\":[");
             for (int r = 0; r < col->count && col->rows; r++) {
@@ -282,19 +377,25 @@ static void table_members(rl_layer_writer *w, rl_json_text *out, table *t) {
         if (col->values.n) rl_json_text_put(out, col->values.p, col->values.n);
         put(out, col->sparse ? "]}" : "]");
         if (col->values.oom) w->oom = true;
-        free(col->values.p);
-        free(col->rows);
     }
     put(out, "}");
-    free(t->cols);
-    t->cols = NULL;
-    t->n_cols = 0;
+}
+
+/* After the text's NUL, zeros to a multiple of 8 bytes, then the doubles
+ * of t's packed columns, column k at k * count. */
+static void packed_values(rl_json_text *out, const table *t) {
+    static const char zeros[8] = {0};
+    rl_json_text_put(out, zeros, 1);
+    rl_json_text_put(out, zeros, align8(out->n) - out->n);
+    for (int i = 0; i < t->n_cols; i++)
+        if (packed(t, &t->cols[i])) rl_json_text_put(out, (const char *)t->cols[i].nums, (size_t)t->row * sizeof(double));
 }
 
 static void free_table(table *t) {
     for (int i = 0; i < t->n_cols; i++) {
         free(t->cols[i].values.p);
         free(t->cols[i].rows);
+        free(t->cols[i].nums);
     }
     free(t->cols);
     t->cols = NULL;
@@ -310,18 +411,20 @@ void rl_layer_writer_free(rl_layer_writer *w) {
     free(w);
 }
 
-/* Bytes the columns of t will take in the text (an upper bound). */
+/* Bytes the columns of t will take in the text (an upper bound), and the
+ * doubles of its packed columns. */
 static size_t table_size(const table *t) {
     size_t n = 64;
     for (int i = 0; i < t->n_cols; i++) {
         const column *col = &t->cols[i];
         n += col->values.n + strlen(col->key) * 2 + 32;
         if (col->sparse || col->count < t->row) n += (size_t)t->row * 11 + 32; /* row indices */
+        if (packed(t, col)) n += (size_t)t->row * sizeof(double) + 8;
     }
     return n;
 }
 
-bool rl_layer_writer_finish_into(rl_layer_writer *w, rl_json_text *out) {
+bool rl_layer_writer_finish_into(rl_layer_writer *w, rl_json_text *out, const char *after) {
     if (!w) {
         out->oom = true;
         return false;
@@ -329,28 +432,30 @@ bool rl_layer_writer_finish_into(rl_layer_writer *w, rl_json_text *out) {
     if (w->layout == RL_LAYERS_ROWS) {
         put(&w->rows, "]");
         if (w->rows.n) rl_json_text_put(out, w->rows.p, w->rows.n);
-        free(w->rows.p);
+        put(out, after);
     } else {
+        int n_packed = settle(w, &w->layers);
+        settle(w, &w->tensors);
         /* one allocation for the whole section: grown by doubling, a
          * 25 MB answer touched twice its size in fresh memory */
-        rl_json_text_reserve(out, table_size(&w->layers) + table_size(&w->tensors));
+        rl_json_text_reserve(out, table_size(&w->layers) + table_size(&w->tensors) + strlen(after) + 16);
         put(out, "{");
-        table_members(w, out, &w->layers);
+        table_members(w, out, &w->layers, n_packed);
         put(out, ",\"tensors\":{");
-        table_members(w, out, &w->tensors);
+        table_members(w, out, &w->tensors, 0);
         put(out, "}}");
-        free(w->rows.p);
+        put(out, after);
+        if (w->layout == RL_LAYERS_PACKED) packed_values(out, &w->layers);
     }
     bool ok = !w->oom && !out->oom;
-    free(w->seen), free(w->seen_row);
-    free(w);
+    rl_layer_writer_free(w);
     if (!ok) out->oom = true;
     return ok;
 }
 
 char *rl_layer_writer_finish(rl_layer_writer *w) {
     rl_json_text out = {0};
-    bool ok = rl_layer_writer_finish_into(w, &out);
+    bool ok = rl_layer_writer_finish_into(w, &out, "");
     char *s = rl_json_text_finish(&out);
     if (!ok) {
         free(s);

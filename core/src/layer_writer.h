@@ -12,6 +12,14 @@
  * "tensors" table, itself in columns, and a layer's "inputs"/"outputs"
  * column holds arrays of indices into it.
  *
+ * Packed: the columns, except that a layer column with a number (or null)
+ * in every row is written as {"f64": k} and its values follow the text as
+ * doubles: the text's NUL, zeros to a multiple of 8 bytes, then column k's
+ * values at doubles k*count .. (k+1)*count, null as NaN, in the machine's
+ * byte order (little-endian on WebAssembly). The layer table says
+ * "packed_bytes": how many bytes of doubles follow. A reader of JSON alone
+ * cannot see them: the page asks for this layout (docs/api.md).
+ *
  * Lifetime: the writer owns its buffers until rl_layer_writer_finish, which
  * returns the section's JSON text (malloc'd; the caller frees it) and frees
  * the writer. Keys must outlive the writer (string literals). Errors: an
@@ -22,7 +30,7 @@
 
 #include "internal.h"
 
-typedef enum { RL_LAYERS_ROWS, RL_LAYERS_COLUMNS } rl_layer_layout;
+typedef enum { RL_LAYERS_ROWS, RL_LAYERS_COLUMNS, RL_LAYERS_PACKED } rl_layer_layout;
 
 typedef struct rl_layer_writer rl_layer_writer;
 
@@ -38,13 +46,16 @@ void rl_layer_bool(rl_layer_writer *w, const char *key, bool v);
 void rl_layer_null(rl_layer_writer *w, const char *key);
 /* An array of the tensors vals[0..n) (NULL entries skipped). */
 void rl_layer_tensors(rl_layer_writer *w, const char *key, rl_value *const *vals, int n);
-/* The section's text (an array for rows, an object for columns), or NULL
- * when out of memory; frees the writer either way. */
+/* The section's text (an array for rows, an object for columns; packed:
+ * the text without the doubles, do not use), or NULL when out of memory;
+ * frees the writer either way. */
 char *rl_layer_writer_finish(rl_layer_writer *w);
-/* The same text appended to `out` (in one allocation for columns); false,
+/* The same text appended to `out` (in one allocation for columns), then
+ * the text `after` (what closes the answer), then, packed, the doubles
+ * (out->n counts them; rl_json_text_finish's NUL follows them). false,
  * with out->oom set, when out of memory. Frees the writer either way (w may
  * be NULL: a writer that could not be made). */
-bool rl_layer_writer_finish_into(rl_layer_writer *w, rl_json_text *out);
+bool rl_layer_writer_finish_into(rl_layer_writer *w, rl_json_text *out, const char *after);
 /* A value's "dtype" as the answer writes it (the requested precision
  * replaces float dtypes; sequences, maps... by kind), and its
  * "shape_source" (NULL when rooflens inferred the shape). Static strings. */

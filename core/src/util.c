@@ -307,6 +307,28 @@ static void jb_number(jbuf *b, double d) {
     jb_put(b, tmp, (size_t)n);
 }
 
+/* The double a reader gets back from the text jb_number writes for d
+ * (NaN for null): the packed layer columns hold these, so that they equal
+ * the JSON answer to the last bit. A memo as jb_number's. */
+static _Thread_local struct value_memo {
+    uint64_t bits;
+    double value;
+    bool full;
+} value_memo[NUMBER_MEMO_SIZE];
+
+double rl_json_number_value(double d) {
+    if (d != d || d - d != 0) return NAN;
+    if (d > -1e15 && d < 1e15 && d == (double)(int64_t)d) return d; /* its digits, exactly */
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    struct value_memo *m = &value_memo[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> 54];
+    if (m->full && m->bits == bits) return m->value;
+    char tmp[32];
+    format_double(tmp, d);
+    *m = (struct value_memo){bits, strtod(tmp, NULL), true};
+    return m->value;
+}
+
 static void jb_string(jbuf *b, const char *s) {
     static const char hex[] = "0123456789abcdef";
     jb_put(b, "\"", 1);

@@ -1,8 +1,9 @@
-// The page asks the core for its layers as columns ("layers": "columns") and
+// The page asks the core for its layers as packed columns ("layers":
+// "packed": columns whose numbers follow the text as doubles) and
 // web/js/layer-columns.js turns them back into rows: on the WebAssembly
-// build, the rows it makes equal the core's own rows ("layers": true) for
-// every fixture model, with a measured profile and in training mode, and the
-// rest of the answer is the same. tests/test_layer_columns.c checks the
+// build, the rows it makes, from plain or packed columns, equal the core's
+// own rows ("layers": true) for every fixture model, with a measured profile
+// and in training mode, and the rest of the answer is the same. tests/test_layer_columns.c checks the
 // columns themselves on the native build.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,6 +23,16 @@ function same(core, model, req, what) {
   const cols = withLayerRows(JSON.parse(text));
   // a row reads its fields from the columns; written out it is the core's row
   assert.deepEqual(JSON.parse(JSON.stringify(cols)), rows, what);
+  // the worker's path: packed bytes, the text up to its NUL, the doubles after it
+  const bytes = core.analyzeBytes(model, JSON.stringify({ ...req, layers: 'packed' }));
+  const end = bytes.indexOf(0);
+  const packed = JSON.parse(new TextDecoder().decode(end < 0 ? bytes : bytes.subarray(0, end)));
+  if (rows.ok) {
+    assert.ok(end > 0 && bytes.length === ((end + 8) & ~7) + packed.layer_columns.packed_bytes, `${what}: packed size`);
+    assert.ok(Object.values(packed.layer_columns.columns).filter((c) => c && c.f64 !== undefined).length > 5, `${what}: columns packed`);
+  }
+  const fromPacked = withLayerRows(packed, bytes.buffer, end < 0 ? bytes.length : end);
+  assert.deepEqual(JSON.parse(JSON.stringify(fromPacked)), rows, `${what}: packed`);
   if (rows.ok) {
     for (let i = 0; i < rows.layers.length; i++) {
       for (const [k, v] of Object.entries(rows.layers[i])) assert.deepEqual(JSON.parse(JSON.stringify(cols.layers[i][k])), v, `${what}: layer ${i} ${k}`);

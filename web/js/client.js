@@ -109,6 +109,10 @@ export class CoreClient {
   async analyze(request) {
     const { promise } = this.send({ type: 'analyze', request: JSON.stringify(request) });
     const msg = await promise;
-    return withLayerRows(JSON.parse(msg.bytes ? utf8.decode(msg.bytes) : msg.json));
+    if (!msg.bytes) return withLayerRows(JSON.parse(msg.json));
+    // the text ends at its NUL; packed doubles, if any, follow it
+    const end = msg.bytes.indexOf(0);
+    const text = end < 0 ? msg.bytes : msg.bytes.subarray(0, end);
+    return withLayerRows(JSON.parse(utf8.decode(text)), msg.bytes.buffer, text.length);
   }
 }

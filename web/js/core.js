@@ -93,16 +93,17 @@ export class RooflensCore {
     return this.withString(requestJson, (p) => this.takeString(this.m._rlw_analyze(model, p)));
   }
 
-  /** The same answer as UTF-8 bytes in an ArrayBuffer of its own: the worker
-   * hands it to the page without copying (postMessage transfer) and without
-   * decoding a 25 MB string twice; the page decodes it once (client.js). */
+  /** The same answer as bytes in an ArrayBuffer of its own: its UTF-8
+   * text and, for "layers": "packed", the NUL and the doubles that follow it
+   * (rl_model_analyze_sized). The worker hands it to the page without
+   * copying (postMessage transfer); the page decodes the text once and reads
+   * the doubles where they lie (client.js, layer-columns.js). */
   analyzeBytes(model, requestJson) {
     return this.withString(requestJson, (p) => {
       const ptr = this.m._rlw_analyze(model, p);
       if (!ptr) return new TextEncoder().encode(this.takeString(0));
       try {
-        const heap = this.m.HEAPU8;
-        return heap.slice(ptr, heap.indexOf(0, ptr));
+        return this.m.HEAPU8.slice(ptr, ptr + this.m._rlw_answer_size());
       } finally { this.m._rl_free(ptr); }
     });
   }

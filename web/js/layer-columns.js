@@ -10,12 +10,17 @@
 // on a prototype made once per table). A row reads, sorts and filters like
 // the core's row; a field the page adds (the table's `share`) is its own;
 // JSON.stringify gives exactly the core's row (toJSON).
+//
+// "layers": "packed" (what the page asks for) is the same, except that a
+// column of numbers is {"f64": k}: its values are doubles after the text
+// (rl_model_analyze_sized in core/include/rooflens.h), read where they lie
+// rather than parsed from 20 digits of text each; NaN there is null.
 
 const ROW = Symbol('row');
 
 /** A constructor of rows over a {count, columns} table; `map(key, value)`
- * may replace what a field reads. */
-function rowType({ count, columns }, map) {
+ * may replace what a field reads; `packed(k)` gives packed column k. */
+function rowType({ count, columns }, map, packed) {
   const fields = [];
   class Row { constructor(i) { this[ROW] = i; } }
   const proto = Row.prototype;
@@ -28,6 +33,13 @@ function rowType({ count, columns }, map) {
     },
   });
   for (const [key, col] of Object.entries(columns)) {
+    if (col && col.f64 !== undefined) {
+      const values = packed(col.f64);
+      fields.push([key, values, false]);
+      const get = function () { const v = values[this[ROW]]; return v === v ? v : null; };
+      Object.defineProperty(proto, key, { get, enumerable: true });
+      continue;
+    }
     const sparse = !Array.isArray(col);
     let values = col;
     if (sparse) {
@@ -42,21 +54,28 @@ function rowType({ count, columns }, map) {
   return (i) => new Row(i);
 }
 
-/** The layer rows of a "layer_columns" object. */
-export function layersFromColumns(lc) {
+/** The layer rows of a "layer_columns" object; `buffer` holds the answer
+ * whose text is `textBytes` long (packed layout). */
+export function layersFromColumns(lc, buffer, textBytes) {
   const tensorRow = rowType(lc.tensors);
   const tensors = new Array(lc.tensors.count);
   const tensor = (i) => tensors[i] || (tensors[i] = tensorRow(i));
-  const layerRow = rowType(lc, (key, v) => (key === 'inputs' || key === 'outputs' ? v.map(tensor) : v));
+  const start = (textBytes + 1 + 7) & ~7;   // after the text's NUL, at a multiple of 8
+  const packed = (k) => {
+    if (!buffer || start + (lc.packed_bytes || 0) > buffer.byteLength) throw new Error('the answer\'s packed layer figures are missing');
+    return new Float64Array(buffer, start + 8 * k * lc.count, lc.count);
+  };
+  const layerRow = rowType(lc, (key, v) => (key === 'inputs' || key === 'outputs' ? v.map(tensor) : v), packed);
   const rows = new Array(lc.count);
   for (let i = 0; i < lc.count; i++) rows[i] = layerRow(i);
   return rows;
 }
 
-/** A response with "layer_columns" gets "layers" in its place (in place; returned). */
-export function withLayerRows(res) {
+/** A response with "layer_columns" gets "layers" in its place (in place;
+ * returned). Packed: `buffer` is the whole answer, its text `textBytes` long. */
+export function withLayerRows(res, buffer = null, textBytes = 0) {
   if (res && res.layer_columns) {
-    res.layers = layersFromColumns(res.layer_columns);
+    res.layers = layersFromColumns(res.layer_columns, buffer, textBytes);
     delete res.layer_columns;
   }
   return res;
