@@ -137,18 +137,28 @@ static cJSON *unpacked(const char *name, const char *out, size_t size) {
         cJSON_Delete(res);
         return NULL;
     }
-    int seen = 0;
+    int seen = 0, coded = 0;
     cJSON *col = cJSON_GetObjectItemCaseSensitive(lc, "columns")->child;
     while (col) {
         cJSON *next = col->next;
         const cJSON *k = cJSON_GetObjectItemCaseSensitive(col, "f64");
         if (k) {
             CHECK((int)k->valuedouble == seen, "%s: packed columns are numbered in order (%s)", name, col->string);
+            const cJSON *choices = cJSON_GetObjectItemCaseSensitive(col, "enum");
+            int n_choices = cJSON_GetArraySize(choices);
+            coded += choices != NULL;
             cJSON *arr = cJSON_CreateArray();
             for (int i = 0; i < count; i++) {
                 double v;
                 memcpy(&v, out + start + 8 * ((size_t)k->valuedouble * (size_t)count + (size_t)i), sizeof v);
-                cJSON_AddItemToArray(arr, v == v ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+                if (!choices) {
+                    cJSON_AddItemToArray(arr, v == v ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+                    continue;
+                }
+                /* a code: the value is that choice */
+                CHECK(v >= 0 && v < n_choices && v == (int)v, "%s: %s: code %g of %d choices", name, col->string, v, n_choices);
+                cJSON *c = v >= 0 && v < n_choices ? cJSON_GetArrayItem(choices, (int)v) : NULL;
+                cJSON_AddItemToArray(arr, c ? cJSON_Duplicate(c, 1) : cJSON_CreateNull());
             }
             cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(lc, "columns"), col->string, arr);
             seen++;
@@ -157,6 +167,7 @@ static cJSON *unpacked(const char *name, const char *out, size_t size) {
     }
     CHECK(pb->valuedouble == 8.0 * seen * count, "%s: packed_bytes counts %d columns", name, seen);
     CHECK(seen > 5 || count == 0, "%s: most number columns are packed (%d)", name, seen);
+    CHECK(coded >= 3 || count == 0, "%s: columns of a few strings or booleans (op, bound...) are coded (%d)", name, coded);
     cJSON_DeleteItemFromObjectCaseSensitive(lc, "packed_bytes");
     return res;
 }

@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A packed column with more distinct non-number values than this is text
+ * (a column of names). */
+#define RL_MAX_CHOICES 64
+
 typedef struct column {
     const char *key;
     rl_json_text values; /* comma-separated, without brackets */
@@ -14,11 +18,19 @@ typedef struct column {
     bool sparse;         /* some row lacks the key: `rows` says which rows have it */
     int *rows, rows_cap;
     /* packed layout: a dense column of numbers (null as NaN) is kept as
-     * doubles, values[0..count), until a value of another kind arrives or a
-     * row lacks the key; then they move into `values` as text */
+     * doubles, nums[0..count), and a dense column of a few distinct strings,
+     * booleans or nulls as their codes in `choices`, until a value of
+     * another kind arrives, there are too many choices or a row lacks the
+     * key; then they move into `values` as text */
     double *nums;
     int nums_cap;
-    bool text; /* some value is not a number: the column is text */
+    bool is_enum;      /* nums are codes into choices */
+    struct choice {
+        const char *s; /* the string (copied), or the literal true/false/null */
+        bool string;
+    } choices[RL_MAX_CHOICES];
+    int n_choices;
+    bool text; /* the values are text */
 } column;
 
 typedef struct table {
@@ -126,11 +138,21 @@ static column *column_at(rl_layer_writer *w, sink *s, const char *key) {
 
 /* The doubles a column kept move into its text (a value of another kind
  * came, or the column turned sparse). */
+static void put_choice(rl_json_text *t, const struct choice *c) {
+    if (c->string) rl_json_text_string(t, c->s);
+    else put(t, c->s);
+}
+
 static void unpack(column *col) {
     for (int i = 0; i < col->count && col->nums; i++) {
         if (i) put(&col->values, ",");
-        rl_json_text_number(&col->values, col->nums[i]);
+        if (col->is_enum) put_choice(&col->values, &col->choices[(int)col->nums[i]]);
+        else rl_json_text_number(&col->values, col->nums[i]);
     }
+    for (int i = 0; i < col->n_choices; i++)
+        if (col->choices[i].string) free((char *)col->choices[i].s);
+    col->n_choices = 0;
+    col->is_enum = false;
     free(col->nums);
     col->nums = NULL;
     col->nums_cap = 0;
@@ -159,8 +181,8 @@ static rl_json_text *field(rl_layer_writer *w, sink *s, const char *key) {
     return col ? column_text(col) : NULL;
 }
 
-/* Keeps v (NaN, inf: null) as a double in col; false when out of memory. */
-static bool push_num(column *col, double v) {
+/* Keeps v as a double in col; false when out of memory. */
+static bool push_double(column *col, double v) {
     if (col->count == col->nums_cap) {
         int cap = col->nums_cap ? 2 * col->nums_cap : 1024;
         double *p = realloc(col->nums, (size_t)cap * sizeof *p);
@@ -168,9 +190,40 @@ static bool push_num(column *col, double v) {
         col->nums = p;
         col->nums_cap = cap;
     }
-    /* the double the JSON text of v reads back as: a packed answer equals
-     * the others to the last bit */
-    col->nums[col->count++] = rl_json_number_value(v);
+    col->nums[col->count++] = v;
+    return true;
+}
+
+static char *copy_string(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+/* Whether the packed layout keeps col's values apart from text. */
+static bool packable(const rl_layer_writer *w, const sink *s, const column *col) {
+    return w->layout == RL_LAYERS_PACKED && s->t == &w->layers && !col->text && !col->sparse;
+}
+
+/* A string (string) or a literal (true, false, null) kept as its code
+ * among col's choices; false: write it as text. */
+static bool put_coded(rl_layer_writer *w, column *col, const char *v, bool string) {
+    if (col->count && !col->is_enum) return false; /* a column of numbers */
+    int code = 0;
+    while (code < col->n_choices &&
+           (col->choices[code].string != string || strcmp(col->choices[code].s, v) != 0)) code++;
+    if (code == col->n_choices) {
+        if (code == RL_MAX_CHOICES) return false;
+        const char *copy = string ? copy_string(v) : v;
+        if (!copy) {
+            w->oom = true;
+            return true;
+        }
+        col->choices[col->n_choices++] = (struct choice){copy, string};
+    }
+    col->is_enum = true;
+    if (!push_double(col, code)) w->oom = true;
     return true;
 }
 
@@ -184,22 +237,35 @@ static void put_num(rl_layer_writer *w, sink *s, const char *key, double v) {
     }
     column *col = column_at(w, s, key);
     if (!col) return;
-    if (w->layout == RL_LAYERS_PACKED && s->t == &w->layers && !col->text && !col->sparse) {
-        if (!push_num(col, v)) w->oom = true;
+    if (packable(w, s, col) && !col->is_enum) {
+        /* the double the JSON text of v reads back as: a packed answer
+         * equals the others to the last bit */
+        if (!push_double(col, rl_json_number_value(v))) w->oom = true;
         return;
     }
+    if (packable(w, s, col) && !isfinite(v) && put_coded(w, col, "null", false)) return;
     rl_json_text_number(column_text(col), v);
 }
 
-static void put_str(rl_layer_writer *w, sink *s, const char *key, const char *v) {
-    rl_json_text *t = field(w, s, key);
-    if (t) rl_json_text_string(t, v);
+/* A string, or a literal (string false): coded in the packed layout when
+ * its column allows, else text. */
+static void put_value(rl_layer_writer *w, sink *s, const char *key, const char *v, bool string) {
+    if (!s->t || w->oom) {
+        rl_json_text *t = field(w, s, key);
+        if (t && string) rl_json_text_string(t, v);
+        else if (t) put(t, v);
+        return;
+    }
+    column *col = column_at(w, s, key);
+    if (!col) return;
+    if (packable(w, s, col) && put_coded(w, col, v ? v : "", string)) return;
+    if (string) rl_json_text_string(column_text(col), v);
+    else put(column_text(col), v);
 }
 
-static void put_raw(rl_layer_writer *w, sink *s, const char *key, const char *raw) {
-    rl_json_text *t = field(w, s, key);
-    if (t) put(t, raw);
-}
+static void put_str(rl_layer_writer *w, sink *s, const char *key, const char *v) { put_value(w, s, key, v, true); }
+
+static void put_raw(rl_layer_writer *w, sink *s, const char *key, const char *raw) { put_value(w, s, key, raw, false); }
 
 /* ------------------------------------------------------------- tensors -- */
 const char *rl_value_dtype_text(const rl_ctx *c, const rl_value *v) {
@@ -359,7 +425,12 @@ static void table_members(rl_layer_writer *w, rl_json_text *out, table *t, int n
         if (i) put(out, ",");
         rl_json_text_string(out, col->key);
         if (packed(t, col)) {
-            put(out, ":{\"f64\":");
+            put(out, ":{");
+            for (int c = 0; c < col->n_choices; c++) {
+                put(out, c ? "," : "\"enum\":[");
+                put_choice(out, &col->choices[c]);
+            }
+            put(out, col->n_choices ? "],\"f64\":" : "\"f64\":");
             rl_json_text_number(out, k++);
             put(out, "}");
             continue;
@@ -396,6 +467,8 @@ static void free_table(table *t) {
         free(t->cols[i].values.p);
         free(t->cols[i].rows);
         free(t->cols[i].nums);
+        for (int c = 0; c < t->cols[i].n_choices; c++)
+            if (t->cols[i].choices[c].string) free((char *)t->cols[i].choices[c].s);
     }
     free(t->cols);
     t->cols = NULL;
@@ -419,7 +492,8 @@ static size_t table_size(const table *t) {
         const column *col = &t->cols[i];
         n += col->values.n + strlen(col->key) * 2 + 32;
         if (col->sparse || col->count < t->row) n += (size_t)t->row * 11 + 32; /* row indices */
-        if (packed(t, col)) n += (size_t)t->row * sizeof(double) + 8;
+        if (packed(t, col)) n += (size_t)t->row * sizeof(double) + 16;
+        for (int c = 0; c < col->n_choices; c++) n += 2 * strlen(col->choices[c].s) + 8; /* escaped, quoted */
     }
     return n;
 }

@@ -16,7 +16,10 @@
  * in every row is written as {"f64": k} and its values follow the text as
  * doubles: the text's NUL, zeros to a multiple of 8 bytes, then column k's
  * values at doubles k*count .. (k+1)*count, null as NaN, in the machine's
- * byte order (little-endian on WebAssembly). The layer table says
+ * byte order (little-endian on WebAssembly). A layer column whose values
+ * are a few distinct strings, booleans or nulls (op, bound; at most 64) is
+ * {"enum": [values], "f64": k}: its doubles are indices into the list.
+ * The layer table says
  * "packed_bytes": how many bytes of doubles follow. A reader of JSON alone
  * cannot see them: the page asks for this layout (docs/api.md).
  *

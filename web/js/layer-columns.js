@@ -14,7 +14,9 @@
 // "layers": "packed" (what the page asks for) is the same, except that a
 // column of numbers is {"f64": k}: its values are doubles after the text
 // (rl_model_analyze_sized in core/include/rooflens.h), read where they lie
-// rather than parsed from 20 digits of text each; NaN there is null.
+// rather than parsed from 20 digits of text each; NaN there is null. A
+// column of a few distinct strings or booleans (op, bound) is
+// {"enum": [...], "f64": k}: the doubles are indices into the list.
 
 const ROW = Symbol('row');
 
@@ -34,9 +36,10 @@ function rowType({ count, columns }, map, packed) {
   });
   for (const [key, col] of Object.entries(columns)) {
     if (col && col.f64 !== undefined) {
-      const values = packed(col.f64);
+      const values = packed(col.f64), choices = col.enum;
       fields.push([key, values, false]);
-      const get = function () { const v = values[this[ROW]]; return v === v ? v : null; };
+      const get = choices ? function () { return choices[values[this[ROW]]]; }
+        : function () { const v = values[this[ROW]]; return v === v ? v : null; };
       Object.defineProperty(proto, key, { get, enumerable: true });
       continue;
     }

@@ -207,7 +207,7 @@ export class LayerTable {
             return sign * (x - y);
           }
         }
-        return rows[i].index - rows[j].index;
+        return i - j;   // rows are in index order: the layer order breaks the last tie
       });
       return order.map((i) => rows[i]);
     }
