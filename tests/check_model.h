@@ -83,4 +83,31 @@ static inline cJSON *check_analyze(rl_model *m, cJSON *req) {
     rl_free(out);
     return res;
 }
+
+/* One case of tests/cases/*.json analysed as rl_analyze answers it: its
+ * "model" read from fixtures_dir, its "request" with the unit hardware
+ * (unit_hw, JSON text) when it names none. The response parsed (the caller
+ * deletes it); NULL, after a failed CHECK naming `name`, when the model
+ * cannot be read or the answer is not JSON. */
+static inline cJSON *check_run_case(const cJSON *tc, const char *fixtures_dir, const char *unit_hw, const char *name) {
+    const char *model = cJSON_GetStringValue(cJSON_GetObjectItem(tc, "model"));
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", fixtures_dir, model ? model : "");
+    size_t len = 0;
+    char *bytes = check_read_file(path, &len);
+    CHECK(bytes != NULL, "%s: cannot read %s", name, path);
+    if (!bytes) return NULL;
+    cJSON *req = cJSON_Duplicate(cJSON_GetObjectItem(tc, "request"), 1);
+    if (!req) req = cJSON_CreateObject();
+    if (!cJSON_GetObjectItem(req, "hardware")) cJSON_AddItemToObject(req, "hardware", cJSON_Parse(unit_hw));
+    char *rtext = cJSON_PrintUnformatted(req);
+    char *out = rl_analyze(rtext, bytes, len);
+    cJSON *res = out ? cJSON_Parse(out) : NULL;
+    CHECK(res != NULL, "%s: response is not JSON", name);
+    rl_free(out);
+    free(rtext);
+    cJSON_Delete(req);
+    free(bytes);
+    return res;
+}
 #endif

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "check.h"
+#include "check_model.h"
 #include "rooflens.h"
 
 static const char *fixtures_dir;
@@ -82,19 +83,8 @@ static void run_case(const cJSON *tc) {
     if (!name) name = model ? model : "(unnamed)";
     const cJSON *tolj = cJSON_GetObjectItem(tc, "tol");
     double tol = cJSON_IsNumber(tolj) ? tolj->valuedouble : 1e-6;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", fixtures_dir, model ? model : "");
-    size_t len = 0;
-    char *bytes = check_read_file(path, &len);
-    CHECK(bytes != NULL, "%s: cannot read %s", name, path);
-    if (!bytes) return;
-    cJSON *req = cJSON_Duplicate(cJSON_GetObjectItem(tc, "request"), 1);
-    if (!req) req = cJSON_CreateObject();
-    if (!cJSON_GetObjectItem(req, "hardware")) cJSON_AddItemToObject(req, "hardware", cJSON_Parse(unit_hw));
-    char *rtext = cJSON_PrintUnformatted(req);
-    char *out = rl_analyze(rtext, bytes, len);
-    cJSON *res = cJSON_Parse(out);
-    CHECK(res != NULL, "%s: response is not JSON", name);
+    cJSON *res = check_run_case(tc, fixtures_dir, unit_hw, name);
+    if (!res) return;
     const cJSON *expect = cJSON_GetObjectItem(tc, "expect");
     const char *want_err = cJSON_GetStringValue(cJSON_GetObjectItem(expect, "error"));
     int ok = cJSON_IsTrue(cJSON_GetObjectItem(res, "ok"));
@@ -133,10 +123,6 @@ static void run_case(const cJSON *tc) {
         }
     }
     cJSON_Delete(res);
-    rl_free(out);
-    free(rtext);
-    cJSON_Delete(req);
-    free(bytes);
 }
 
 int main(int argc, char **argv) {

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "check_model.h"
 #include "internal.h"
 
 /* Rows no case exercises: 126 of 252 when the op kit was split (issue 16);
@@ -79,18 +80,7 @@ static void mark(const char *domain, const char *op, int opset) {
 static void mark_case(const cJSON *tc, const char *fixtures, const char *unit_hw) {
     const char *model = cJSON_GetStringValue(cJSON_GetObjectItem(tc, "model"));
     if (!model) return;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", fixtures, model);
-    size_t len = 0;
-    char *bytes = check_read_file(path, &len);
-    CHECK(bytes != NULL, "cannot read %s", path);
-    if (!bytes) return;
-    cJSON *req = cJSON_Duplicate(cJSON_GetObjectItem(tc, "request"), 1);
-    if (!req) req = cJSON_CreateObject();
-    if (!cJSON_GetObjectItem(req, "hardware")) cJSON_AddItemToObject(req, "hardware", cJSON_Parse(unit_hw));
-    char *rtext = cJSON_PrintUnformatted(req);
-    char *out = rl_analyze(rtext, bytes, len);
-    cJSON *res = out ? cJSON_Parse(out) : NULL;
+    cJSON *res = check_run_case(tc, fixtures, unit_hw, model);
     const cJSON *opsets = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "model"), "opsets");
     const cJSON *l;
     cJSON_ArrayForEach(l, cJSON_GetObjectItem(res, "layers")) {
@@ -101,10 +91,6 @@ static void mark_case(const cJSON *tc, const char *fixtures, const char *unit_hw
         mark(domain, op, cJSON_IsNumber(v) ? v->valueint : 1 << 20);
     }
     cJSON_Delete(res);
-    free(out);
-    free(rtext);
-    cJSON_Delete(req);
-    free(bytes);
 }
 
 static int cmp_name(const void *a, const void *b) { return strcmp(a, b); }
