@@ -83,7 +83,7 @@ const browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS
 // when the worker has finished its warm-up analysis (body[data-warm], about
 // 0.3 s after ready) and the engine has compiled the code that warm-up ran
 // (on this 2-core machine that compiling slows a drop made within the first
-// second by about 40%). `early` drops the moment the page is ready instead,
+// second by 40-100 %). `early` drops the moment the page is ready instead,
 // while the warm-up still runs; it is printed apart, with no target.
 const PERSON_DELAY_MS = 2000;
 async function freshPage({ early = false } = {}) {

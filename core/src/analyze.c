@@ -117,7 +117,7 @@ static int parse_layers(const cJSON *req, options *o, rl_error *err) {
                                     "arrays per field) or \"packed\" (columns of numbers as doubles after the text)",
                                     err);
     if (!form) return -1;
-    o->layer_columns = !strcmp(form, "columns") ? RL_LAYERS_COLUMNS : !strcmp(form, "packed") ? RL_LAYERS_PACKED : RL_LAYERS_ROWS;
+    o->layers_layout = !strcmp(form, "columns") ? RL_LAYERS_COLUMNS : !strcmp(form, "packed") ? RL_LAYERS_PACKED : RL_LAYERS_ROWS;
     return 0;
 }
 
@@ -359,14 +359,14 @@ static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_tim
 static int add_layers_section(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_layer_time *lt,
                               const options *o, bool has_energy, const rl_measured *measured,
                               rl_layer_writer **columns, rl_error *err) {
-    rl_layer_writer *w = rl_layer_writer_new(o->layer_columns, c);
+    rl_layer_writer *w = rl_layer_writer_new(o->layers_layout, c);
     for (int i = 0; w && i < g->n_nodes; i++) {
         rl_layer_row_begin(w);
         write_layer(w, &g->nodes[i], &lt[i], o, has_energy);
         rl_measured_layer_put(measured, i, w);
         rl_layer_row_end(w);
     }
-    if (o->layer_columns != RL_LAYERS_ROWS) {
+    if (o->layers_layout != RL_LAYERS_ROWS) {
         *columns = w;
         if (w) return 0;
         rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);

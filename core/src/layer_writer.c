@@ -136,22 +136,26 @@ static column *column_at(rl_layer_writer *w, sink *s, const char *key) {
     return col;
 }
 
-/* The doubles a column kept move into its text (a value of another kind
- * came, or the column turned sparse). */
 static void put_choice(rl_json_text *t, const struct choice *c) {
     if (c->string) rl_json_text_string(t, c->s);
     else put(t, c->s);
 }
 
+static void free_choices(column *col) {
+    for (int i = 0; i < col->n_choices; i++)
+        if (col->choices[i].string) free((char *)col->choices[i].s);
+    col->n_choices = 0;
+}
+
+/* The doubles or codes a column kept move into its text (a value of
+ * another kind came, or the column turned sparse). */
 static void unpack(column *col) {
     for (int i = 0; i < col->count && col->nums; i++) {
         if (i) put(&col->values, ",");
         if (col->is_enum) put_choice(&col->values, &col->choices[(int)col->nums[i]]);
         else rl_json_text_number(&col->values, col->nums[i]);
     }
-    for (int i = 0; i < col->n_choices; i++)
-        if (col->choices[i].string) free((char *)col->choices[i].s);
-    col->n_choices = 0;
+    free_choices(col);
     col->is_enum = false;
     free(col->nums);
     col->nums = NULL;
@@ -358,12 +362,9 @@ void rl_layer_row_end(rl_layer_writer *w) {
 void rl_layer_num(rl_layer_writer *w, const char *key, double v) { put_num(w, &w->layer, key, v); }
 void rl_layer_str(rl_layer_writer *w, const char *key, const char *s) { put_str(w, &w->layer, key, s); }
 void rl_layer_bool(rl_layer_writer *w, const char *key, bool v) { put_raw(w, &w->layer, key, v ? "true" : "false"); }
-void rl_layer_null(rl_layer_writer *w, const char *key) {
-    /* null is what a non-finite number is written as: a column of numbers
-     * and nulls stays a column of numbers */
-    if (w->layout == RL_LAYERS_PACKED) put_num(w, &w->layer, key, NAN);
-    else put_raw(w, &w->layer, key, "null");
-}
+/* null is what a non-finite number is written as: packed, a column of
+ * numbers and nulls stays a column of numbers */
+void rl_layer_null(rl_layer_writer *w, const char *key) { put_num(w, &w->layer, key, NAN); }
 
 void rl_layer_tensors(rl_layer_writer *w, const char *key, rl_value *const *vals, int n) {
     rl_json_text *t = field(w, &w->layer, key);
@@ -467,8 +468,7 @@ static void free_table(table *t) {
         free(t->cols[i].values.p);
         free(t->cols[i].rows);
         free(t->cols[i].nums);
-        for (int c = 0; c < t->cols[i].n_choices; c++)
-            if (t->cols[i].choices[c].string) free((char *)t->cols[i].choices[c].s);
+        free_choices(&t->cols[i]);
     }
     free(t->cols);
     t->cols = NULL;

@@ -49,9 +49,10 @@ void rl_layer_bool(rl_layer_writer *w, const char *key, bool v);
 void rl_layer_null(rl_layer_writer *w, const char *key);
 /* An array of the tensors vals[0..n) (NULL entries skipped). */
 void rl_layer_tensors(rl_layer_writer *w, const char *key, rl_value *const *vals, int n);
-/* The section's text (an array for rows, an object for columns; packed:
- * the text without the doubles, do not use), or NULL when out of memory;
- * frees the writer either way. */
+/* The section's text (an array for rows, an object for columns), or NULL
+ * when out of memory; frees the writer either way. Not for the packed
+ * layout: its doubles follow a NUL, which a C string cannot carry (use
+ * rl_layer_writer_finish_into). */
 char *rl_layer_writer_finish(rl_layer_writer *w);
 /* The same text appended to `out` (in one allocation for columns), then
  * the text `after` (what closes the answer), then, packed, the doubles

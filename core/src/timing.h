@@ -29,7 +29,7 @@ typedef struct rl_options {
     const char *sol;            /* unfused | fused | fused_prefetched */
     const char *granularity;    /* per_op | whole_graph | intended */
     bool include_layers;
-    int layer_columns;          /* rl_layer_layout of "layers" (layer_writer.h): rows, "columns", "packed" */
+    int layers_layout;          /* rl_layer_layout of "layers" (layer_writer.h): rows, "columns", "packed" */
 } rl_options;
 
 /* ------------------------------------------------------ speed of light -- */

@@ -21,7 +21,8 @@
 //     {id, type: 'progress', offset, total, skipped}
 //     {id, type: 'opened', info, read, memory} info: rl_model_info JSON object;
 //                                             read: {bytes_read, bytes_skipped, total}
-//     {id, type: 'analyzed', bytes, memory}   bytes: the response JSON as UTF-8 (a Uint8Array, transferred)
+//     {id, type: 'analyzed', bytes, memory}   bytes: the response, its JSON as UTF-8 then, for "layers": "packed",
+//                                            a NUL and the packed doubles (a Uint8Array, transferred)
 //     {id, type: 'analyzed', json, memory}    json: response JSON text (diff)
 //       memory: {heap, inUse, peak} of the WASM module in bytes (core.js memory())
 //     {id, type: 'error', error: {code, message, where}}
