@@ -62,7 +62,7 @@ async function assertNothingInjected(page) {
     return { out, headScripts: document.head.querySelectorAll('script').length, fired: window.__fired || null };
   });
   assert.deepEqual(found.out, [], 'elements or handlers created from model strings');
-  assert.equal(found.headScripts, 2, 'the page has exactly its own two scripts');
+  assert.equal(found.headScripts, 1, 'the page has exactly its own script');
 }
 
 async function download(page, selector) {

@@ -1,6 +1,6 @@
-// Chart views (Chart.js, served from vendor/chart.umd.js as a global): time
-// roofline, energy roofline and time-based roofline. Log-log axes clamped to
-// the data and the ceilings in view; layers coloured by op type, sized by
+// Chart views (Chart.js, loaded by chart-lib.js): time roofline, energy
+// roofline and time-based roofline. Log-log axes clamped to the data and the
+// ceilings in view; layers coloured by op type, sized by
 // their share of time. Layers that land on the same spot (a transformer's
 // repeated blocks) are one point marked ×N. Each chart has an HTML legend
 // (full names; click to show or hide, kept in the link) and its data as a
@@ -9,6 +9,7 @@
 import { eng, shapes } from './format.js';
 import { el } from './dom.js';
 import { headline } from './figures.js';
+import { chartClass } from './chart-lib.js';
 
 const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f',
   '#bcbd22', '#17becf', '#393b79', '#637939', '#8c6d31', '#843c39', '#7b4173', '#3182bd'];
@@ -465,7 +466,7 @@ export class Charts {
       ch.update('none');
     } else {
       config.plugins = [whiteBackground, pointLabels];
-      this.charts[key] = new globalThis.Chart(canvas, config);
+      this.charts[key] = new (chartClass())(canvas, config);
     }
     this.renderLegend(key, config.data.datasets);
     box.dataset.state = 'drawn';
@@ -517,7 +518,7 @@ export class Charts {
   }
 
   update(res) {
-    if (typeof globalThis.Chart !== 'function') { for (const k of Object.keys(this.boxes)) this.message(k, 'Chart.js did not load.'); return; }
+    if (!chartClass()) { for (const k of Object.keys(this.boxes)) this.message(k, 'The chart library (Chart.js) could not be loaded: reload the page to draw the charts.'); return; }
     this.prepare(res);
     this.drawTime();
     this.drawEnergy();

@@ -11,6 +11,7 @@ import { modelUrlProblem, MAX_FAIL_IF } from './state.js';
 import { needsConfirmation } from './url-policy.js';
 import { download, copyText } from './export.js';
 import { el } from './dom.js';
+import { chartClass } from './chart-lib.js';
 
 const MAX_ROWS = 2000;        // table rows drawn (the JSON download has them all)
 const OLD_COLOR = '#7f7f7f';
@@ -455,7 +456,8 @@ export class CompareView {
 
   renderChart(d) {
     if (this.chart) { this.chart.destroy(); this.chart = null; }
-    if (typeof globalThis.Chart !== 'function') return;
+    const Chart = chartClass();
+    if (!Chart) return;
     const oldPts = [], newPts = [], moves = [];
     const add = (arr, p, name, side) => { if (p) arr.push({ ...p, name, side }); };
     for (const l of d.matched) {
@@ -492,7 +494,7 @@ export class CompareView {
     ds.oldPoints = String(oldPts.length);
     ds.newPoints = String(newPts.length);
     ds.arrows = String(moves.length);
-    this.chart = new globalThis.Chart(this.canvas, {
+    this.chart = new Chart(this.canvas, {
       data: { datasets: sets },
       options: {
         animation: false, responsive: true, maintainAspectRatio: false, parsing: false, normalized: true,

@@ -9,6 +9,7 @@
 import { eng, exact, count } from './format.js';
 import { whiteBackground, logAxis } from './charts.js';
 import { el } from './dom.js';
+import { chartClass } from './chart-lib.js';
 import { llmDefaultState, llmRequestMember, MAX_TOKENS, BITS } from './llm-state.js';
 
 /** Vertical limit lines over a chart: options.plugins.rlLimit = {x, label}. */
@@ -242,9 +243,10 @@ export class LlmPanel {
 
   chart(key, canvas, config) {
     if (this.charts[key]) { this.charts[key].destroy(); delete this.charts[key]; }
-    if (typeof globalThis.Chart !== 'function') return;
+    const Chart = chartClass();
+    if (!Chart) return;
     config.plugins = [whiteBackground, limitLine];
-    this.charts[key] = new globalThis.Chart(canvas, config);
+    this.charts[key] = new Chart(canvas, config);
   }
 
   /** TPOT (left) and tokens/s (right) against x, the memory limit drawn at `limit`. */

@@ -17,6 +17,7 @@ import { $, el } from './dom.js';
 import { LlmPanel } from './llm.js';
 import { MeasuredView } from './measured.js';
 import { CompareView } from './compare.js';
+import { loadChartLibrary } from './chart-lib.js';
 
 const app = {
   state: defaultState(),
@@ -335,7 +336,8 @@ async function analyze() {
   }
   let res;
   try {
-    res = await app.client.analyze(app.measured.decorate(await request()));
+    // Chart.js loads beside the first analysis (chart-lib.js); if it cannot, the charts say so.
+    [res] = await Promise.all([app.client.analyze(app.measured.decorate(await request())), loadChartLibrary().catch(() => null)]);
   } catch (e) {
     if (seq !== app.seq) return;
     showError(e, 'Analysis failed');
@@ -811,6 +813,7 @@ async function main() {
   // Controls work from here on (a model named in the link may still be loading).
   document.body.dataset.interactive = '1';
   performance.mark('rooflens-interactive');
+  loadChartLibrary().catch(() => {});   // the charts' library, off the page's start
   await restore();
   warmUp();
   document.body.dataset.ready = '1';

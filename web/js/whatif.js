@@ -7,6 +7,7 @@
 import { eng, exact, pct } from './format.js';
 import { whiteBackground, logAxis, pointLabels, chartPng, labelRoom, labelSpot } from './charts.js';
 import { el } from './dom.js';
+import { chartClass } from './chart-lib.js';
 import { VIEWS, MAX_COMPARE, MAX_SWEEP_BATCH, sweepBatches, validCompareEntry } from './state.js';
 
 const SOL_LABELS = { unfused: 'unfused', fused: 'fused', fused_prefetched: 'fused + prefetched' };
@@ -304,9 +305,10 @@ export class WhatIfViews {
 
   chart(key, canvas, config) {
     this.clearChart(key);
-    if (typeof globalThis.Chart !== 'function') return;
+    const Chart = chartClass();
+    if (!Chart) return;
     config.plugins = [whiteBackground, markers, pointLabels, modeLabels];
-    this.charts[key] = new globalThis.Chart(canvas, config);
+    this.charts[key] = new Chart(canvas, config);
   }
 
   /** Drops every drawn result (no model any more). */
