@@ -18,6 +18,7 @@
 
 #include "check.h"
 #include "check_model.h"
+#include "layer_writer.h"
 #include "model_corpus.h"
 #include "rooflens.h"
 
@@ -121,54 +122,109 @@ done:
     free(a), free(b);
 }
 
+/* Double `i` of a packed region. */
+static double packed_double(const char *region, size_t i) {
+    double v;
+    memcpy(&v, region + 8 * i, sizeof v);
+    return v;
+}
+
+/* Column `col` of a {count, packed_bytes, columns} table, whose doubles
+ * start at `region`, as the columns layout writes it (a new tree), or NULL
+ * when it is not packed. *slot counts the table's packed columns, *coded
+ * the coded ones, *lists the columns of lists. */
+static cJSON *unpacked_column(const char *name, const cJSON *col, const char *region, int count, int *slot, int *coded,
+                              int *lists) {
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(col, "f64");
+    const cJSON *ends = cJSON_GetObjectItemCaseSensitive(col, "ends");
+    if (!k && !ends) return NULL;
+    const cJSON *at = k ? k : ends;
+    CHECK((int)at->valuedouble == *slot, "%s: packed columns are numbered in order (%s)", name, col->string);
+    const char *doubles = region + 8 * (size_t)*slot * (size_t)count;
+    ++*slot;
+    cJSON *arr = cJSON_CreateArray();
+    if (ends) {
+        /* a list per row: the items of `flat` up to the row's end; NaN: null */
+        ++*lists;
+        const cJSON *item = cJSON_GetObjectItemCaseSensitive(col, "flat")->child;
+        int done = 0, n_flat = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(col, "flat"));
+        for (int i = 0; i < count; i++) {
+            double end = packed_double(doubles, (size_t)i);
+            if (end != end) {
+                cJSON_AddItemToArray(arr, cJSON_CreateNull());
+                continue;
+            }
+            CHECK(end >= done && end <= n_flat, "%s: %s: row %d ends at %g, after %d of %d items", name, col->string, i, end,
+                  done, n_flat);
+            cJSON *list = cJSON_CreateArray();
+            for (; done < (int)end && item; done++, item = item->next) cJSON_AddItemToArray(list, cJSON_Duplicate(item, 1));
+            cJSON_AddItemToArray(arr, list);
+        }
+        CHECK(done == n_flat, "%s: %s: the rows take %d of %d items", name, col->string, done, n_flat);
+        return arr;
+    }
+    const cJSON *choices = cJSON_GetObjectItemCaseSensitive(col, "enum");
+    int n_choices = cJSON_GetArraySize(choices);
+    *coded += choices != NULL;
+    for (int i = 0; i < count; i++) {
+        double v = packed_double(doubles, (size_t)i);
+        if (!choices) {
+            cJSON_AddItemToArray(arr, v == v ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+            continue;
+        }
+        /* a code: the value is that choice */
+        CHECK(v >= 0 && v < n_choices && v == (int)v, "%s: %s: code %g of %d choices", name, col->string, v, n_choices);
+        cJSON *c = v >= 0 && v < n_choices ? cJSON_GetArrayItem(choices, (int)v) : NULL;
+        cJSON_AddItemToArray(arr, c ? cJSON_Duplicate(c, 1) : cJSON_CreateNull());
+    }
+    return arr;
+}
+
+/* What a packed answer packed, per table. */
+typedef struct {
+    int packed, coded, lists;
+} packed_counts;
+
+/* Table `t`'s packed columns put back, in place; its doubles start at
+ * `region`. Returns its packed_bytes. */
+static double unpack_table(const char *name, cJSON *t, const char *region, packed_counts *n) {
+    int count = (int)cJSON_GetObjectItemCaseSensitive(t, "count")->valuedouble, slot = 0;
+    double bytes = cJSON_GetObjectItemCaseSensitive(t, "packed_bytes")->valuedouble;
+    cJSON *cols = cJSON_GetObjectItemCaseSensitive(t, "columns");
+    for (cJSON *col = cols->child, *next; col; col = next) {
+        next = col->next;
+        cJSON *arr = unpacked_column(name, col, region, count, &slot, &n->coded, &n->lists);
+        if (arr) cJSON_ReplaceItemInObjectCaseSensitive(cols, col->string, arr);
+    }
+    CHECK(bytes == 8.0 * slot * count, "%s: packed_bytes %g counts %d columns of %d rows", name, bytes, slot, count);
+    n->packed = count ? slot : 0;
+    cJSON_DeleteItemFromObjectCaseSensitive(t, "packed_bytes");
+    return bytes;
+}
+
 /* A packed answer of `size` bytes turned into the columns answer it
- * stands for: each {"f64": k} column replaced by its doubles (NaN: null).
- * NULL (after a failed CHECK) when the layout is broken. */
-static cJSON *unpacked(const char *name, const char *out, size_t size) {
+ * stands for: each packed column ({"f64": k}, coded, or a column of lists)
+ * replaced by its values; n[0] and n[1] say what the layer and the tensor
+ * table packed. NULL (after a failed CHECK) when the layout is broken. */
+static cJSON *unpacked(const char *name, const char *out, size_t size, packed_counts n[2]) {
     cJSON *res = cJSON_Parse(out);
     cJSON *lc = cJSON_GetObjectItemCaseSensitive(res, "layer_columns");
     if (!lc) return res; /* an error answer: nothing packed */
+    cJSON *tensors = cJSON_GetObjectItemCaseSensitive(lc, "tensors");
+    const cJSON *pl = cJSON_GetObjectItemCaseSensitive(lc, "packed_bytes");
+    const cJSON *pt = cJSON_GetObjectItemCaseSensitive(tensors, "packed_bytes");
     size_t text = strlen(out), start = (text + 1 + 7) & ~(size_t)7;
-    const cJSON *pb = cJSON_GetObjectItemCaseSensitive(lc, "packed_bytes");
-    int count = (int)cJSON_GetObjectItemCaseSensitive(lc, "count")->valuedouble;
-    bool sized = cJSON_IsNumber(pb) && size == (pb->valuedouble > 0 ? start + (size_t)pb->valuedouble : text);
-    CHECK(sized, "%s: %zu bytes = text %zu, aligned, + packed_bytes %g", name, size, text, pb ? pb->valuedouble : -1);
+    double doubles = cJSON_IsNumber(pl) && cJSON_IsNumber(pt) ? pl->valuedouble + pt->valuedouble : -1;
+    bool sized = doubles >= 0 && size == (doubles > 0 ? start + (size_t)doubles : text);
+    CHECK(sized, "%s: %zu bytes = text %zu, aligned, + packed_bytes %g", name, size, text, doubles);
     if (!sized) {
         cJSON_Delete(res);
         return NULL;
     }
-    int seen = 0, coded = 0;
-    cJSON *col = cJSON_GetObjectItemCaseSensitive(lc, "columns")->child;
-    while (col) {
-        cJSON *next = col->next;
-        const cJSON *k = cJSON_GetObjectItemCaseSensitive(col, "f64");
-        if (k) {
-            CHECK((int)k->valuedouble == seen, "%s: packed columns are numbered in order (%s)", name, col->string);
-            const cJSON *choices = cJSON_GetObjectItemCaseSensitive(col, "enum");
-            int n_choices = cJSON_GetArraySize(choices);
-            coded += choices != NULL;
-            cJSON *arr = cJSON_CreateArray();
-            for (int i = 0; i < count; i++) {
-                double v;
-                memcpy(&v, out + start + 8 * ((size_t)k->valuedouble * (size_t)count + (size_t)i), sizeof v);
-                if (!choices) {
-                    cJSON_AddItemToArray(arr, v == v ? cJSON_CreateNumber(v) : cJSON_CreateNull());
-                    continue;
-                }
-                /* a code: the value is that choice */
-                CHECK(v >= 0 && v < n_choices && v == (int)v, "%s: %s: code %g of %d choices", name, col->string, v, n_choices);
-                cJSON *c = v >= 0 && v < n_choices ? cJSON_GetArrayItem(choices, (int)v) : NULL;
-                cJSON_AddItemToArray(arr, c ? cJSON_Duplicate(c, 1) : cJSON_CreateNull());
-            }
-            cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(lc, "columns"), col->string, arr);
-            seen++;
-        }
-        col = next;
-    }
-    CHECK(pb->valuedouble == 8.0 * seen * count, "%s: packed_bytes counts %d columns", name, seen);
-    CHECK(seen > 5 || count == 0, "%s: most number columns are packed (%d)", name, seen);
-    CHECK(coded >= 3 || count == 0, "%s: columns of a few strings or booleans (op, bound...) are coded (%d)", name, coded);
-    cJSON_DeleteItemFromObjectCaseSensitive(lc, "packed_bytes");
+    /* the layer table's doubles, then the tensor table's */
+    n[0] = n[1] = (packed_counts){0};
+    double layer_bytes = unpack_table(name, lc, out + start, &n[0]);
+    unpack_table(name, tensors, out + start + (size_t)layer_bytes, &n[1]);
     return res;
 }
 
@@ -198,7 +254,15 @@ static void compare_packed(const char *name, rl_model *m, const char *hw, const 
     snprintf(req, n, "{\"hardware\":%s,\"layers\":\"packed\"%s}", hw, extra);
     char *packed = rl_model_analyze_sized(m, req, &size);
     char *cols = analyze(m, hw, extra, "\"columns\"");
-    cJSON *want = cJSON_Parse(cols), *got = unpacked(name, packed, size);
+    packed_counts counts[2];
+    cJSON *want = cJSON_Parse(cols), *got = unpacked(name, packed, size, counts);
+    if (got && counts[0].packed) {
+        CHECK(counts[0].packed > 5, "%s: most layer columns are packed (%d)", name, counts[0].packed);
+        CHECK(counts[0].coded >= 3, "%s: columns of a few strings or booleans (op, bound...) are coded (%d)", name, counts[0].coded);
+        CHECK(counts[0].lists == 2, "%s: inputs and outputs are lists of tensor rows (%d)", name, counts[0].lists);
+        CHECK(counts[1].coded >= 1 && counts[1].lists == 1, "%s: tensors' dtype is coded (%d) and shape a list (%d)", name, counts[1].coded,
+              counts[1].lists);
+    }
     bool same = got && cJSON_Compare(want, got, 1);
     if (same) same_bits(name, want, got);
     CHECK(same, "%s %s: the packed answer, put back, is the columns answer: %.300s", name, extra, packed);
@@ -264,6 +328,52 @@ static void bad_layout(const char *root_dir) {
     rl_model_free(m);
 }
 
+/* One table written by the layer writer in `layout`, as the answer's
+ * "layer_columns" member; *size is its length. Rows: a tensor list in
+ * every row but the second (its column turns sparse), and "mixed", a list
+ * then a number (its column turns to text). */
+static char *written(rl_layer_layout layout, size_t *size) {
+    static int64_t dims[2] = {2, -1};
+    rl_value a = {.name = "a", .type = RL_TYPE_TENSOR, .dtype = 1, .rank = 2, .dims = dims};
+    rl_value b = {.name = "b", .type = RL_TYPE_TENSOR, .dtype = 1, .rank = -1};
+    rl_value *ab[2] = {&a, &b}, *ba[2] = {&b, &a};
+    rl_ctx c = {0};
+    rl_layer_writer *w = rl_layer_writer_new(layout, &c);
+    for (int row = 0; row < 4; row++) {
+        rl_layer_row_begin(w);
+        rl_layer_num(w, "time", row);
+        if (row != 1) rl_layer_tensors(w, "inputs", row == 2 ? ba : ab, row == 3 ? 1 : 2);
+        if (row < 2) rl_layer_tensors(w, "mixed", ab, row + 1);
+        else rl_layer_num(w, "mixed", row);
+        rl_layer_row_end(w);
+    }
+    rl_json_text out = {0};
+    const char *head = "{\"layer_columns\":";
+    rl_json_text_put(&out, head, strlen(head));
+    bool ok = rl_layer_writer_finish_into(w, &out, "}");
+    *size = out.n;
+    char *s = rl_json_text_finish(&out);
+    CHECK(ok && s, "the layer writer finished (layout %d)", (int)layout);
+    return s;
+}
+
+/* A column of lists that turns sparse, or gets a value of another kind,
+ * goes back to text: the packed table still equals the columns one. */
+static void lists_fall_back_to_text(void) {
+    size_t size = 0, ignored;
+    char *packed = written(RL_LAYERS_PACKED, &size), *cols = written(RL_LAYERS_COLUMNS, &ignored);
+    packed_counts n[2];
+    cJSON *want = cJSON_Parse(cols), *got = packed ? unpacked("writer", packed, size, n) : NULL;
+    CHECK(got && cJSON_Compare(want, got, 1), "lists that turned to text: packed %.400s columns %.400s", packed, cols);
+    CHECK(got && n[0].lists == 0 && n[1].lists == 1, "no layer column stayed a list (%d); shape did (%d)", got ? n[0].lists : -1,
+          got ? n[1].lists : -1);
+    CHECK(strstr(cols, "\"inputs\":{\"rows\":[0,2,3],\"values\":[[0,1],[1,0],[0]]}") &&
+              strstr(cols, "\"mixed\":[[0],[0,1],2,3]"),
+          "the columns are as written: %s", cols);
+    cJSON_Delete(want), cJSON_Delete(got);
+    free(packed), free(cols);
+}
+
 int main(int argc, char **argv) {
     tests_dir = argc > 1 ? argv[1] : ".";
     const char *root_dir = argc > 2 ? argv[2] : "..";
@@ -277,6 +387,7 @@ int main(int argc, char **argv) {
     CHECK(models > 40, "the corpus has models (%d)", models);
     measured_profile();
     bad_layout(root_dir);
+    lists_fall_back_to_text();
     free(h100), free(tpu);
     return check_report("layer columns");
 }

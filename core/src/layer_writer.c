@@ -25,6 +25,10 @@ typedef struct column {
     double *nums;
     int nums_cap;
     bool is_enum;      /* nums are codes into choices */
+    bool is_list;      /* a column of lists of numbers (or nulls): `values` holds
+                        * every row's items as one list, `flat_n` of them, and
+                        * nums each row's end in it (NaN: null, not a list) */
+    int flat_n;
     struct choice {
         const char *s; /* the string (copied), or the literal true/false/null */
         bool string;
@@ -147,16 +151,46 @@ static void free_choices(column *col) {
     col->n_choices = 0;
 }
 
+/* A column of lists into text: row by row, its items (a span of the flat
+ * list: numbers and nulls hold no comma) between brackets, or null. */
+static void unpack_lists(column *col) {
+    rl_json_text flat = col->values;
+    col->values = (rl_json_text){0};
+    size_t at = 0; /* where the next item starts in flat */
+    int done = 0;  /* items copied */
+    for (int i = 0; i < col->count; i++) {
+        if (i) put(&col->values, ",");
+        double end = col->nums[i];
+        if (end != end) {
+            put(&col->values, "null");
+            continue;
+        }
+        size_t from = at, to = at; /* the row's span: before the comma after it */
+        for (; done < (int)end; done++) {
+            const char *comma = memchr(flat.p + at, ',', flat.n - at);
+            to = comma ? (size_t)(comma - flat.p) : flat.n;
+            at = comma ? to + 1 : flat.n;
+        }
+        put(&col->values, "[");
+        if (to > from) rl_json_text_put(&col->values, flat.p + from, to - from);
+        put(&col->values, "]");
+    }
+    if (flat.oom) col->values.oom = true;
+    free(flat.p);
+}
+
 /* The doubles or codes a column kept move into its text (a value of
  * another kind came, or the column turned sparse). */
 static void unpack(column *col) {
-    for (int i = 0; i < col->count && col->nums; i++) {
+    if (col->is_list && col->nums) unpack_lists(col);
+    for (int i = 0; i < col->count && col->nums && !col->is_list; i++) {
         if (i) put(&col->values, ",");
         if (col->is_enum) put_choice(&col->values, &col->choices[(int)col->nums[i]]);
         else rl_json_text_number(&col->values, col->nums[i]);
     }
     free_choices(col);
     col->is_enum = false;
+    col->is_list = false;
     free(col->nums);
     col->nums = NULL;
     col->nums_cap = 0;
@@ -207,7 +241,7 @@ static char *copy_string(const char *s) {
 
 /* Whether the packed layout keeps col's values apart from text. */
 static bool packable(const rl_layer_writer *w, const sink *s, const column *col) {
-    return w->layout == RL_LAYERS_PACKED && s->t == &w->layers && !col->text && !col->sparse;
+    return w->layout == RL_LAYERS_PACKED && s->t && !col->text && !col->sparse;
 }
 
 /* A string (string) or a literal (true, false, null) kept as its code
@@ -241,7 +275,7 @@ static void put_num(rl_layer_writer *w, sink *s, const char *key, double v) {
     }
     column *col = column_at(w, s, key);
     if (!col) return;
-    if (packable(w, s, col) && !col->is_enum) {
+    if (packable(w, s, col) && !col->is_enum && !col->is_list) {
         /* the double the JSON text of v reads back as: a packed answer
          * equals the others to the last bit */
         if (!push_double(col, rl_json_number_value(v))) w->oom = true;
@@ -271,6 +305,60 @@ static void put_str(rl_layer_writer *w, sink *s, const char *key, const char *v)
 
 static void put_raw(rl_layer_writer *w, sink *s, const char *key, const char *raw) { put_value(w, s, key, raw, false); }
 
+/* ---------------------------------------------------- lists of numbers -- */
+/* A list being written: into text (`t`, between brackets), or, packed,
+ * onto its column's flat list (`col`). */
+typedef struct {
+    rl_json_text *t;
+    column *col;
+    int n; /* items so far */
+} list_out;
+
+/* The packed column of lists `key` in s's table, or NULL: the list goes
+ * into text. */
+static column *list_column(rl_layer_writer *w, sink *s, const char *key, list_out *l) {
+    column *col = column_at(w, s, key);
+    if (!col) return NULL;
+    if (packable(w, s, col) && (col->is_list || !col->count)) {
+        col->is_list = true;
+        return col;
+    }
+    l->t = column_text(col);
+    return NULL;
+}
+
+/* Starts the list value of `key`; false when out of memory. */
+static bool list_begin(rl_layer_writer *w, sink *s, const char *key, list_out *l) {
+    *l = (list_out){0};
+    if (w->oom) return false;
+    if (s->t) l->col = list_column(w, s, key, l);
+    else l->t = field(w, s, key);
+    if (l->col) l->t = &l->col->values;
+    else if (l->t) put(l->t, "[");
+    return l->t != NULL;
+}
+
+static void list_item(list_out *l, double v) {
+    if (l->col ? l->col->flat_n++ : l->n) put(l->t, ",");
+    l->n++;
+    rl_json_text_number(l->t, v);
+}
+
+static void list_end(rl_layer_writer *w, list_out *l) {
+    if (!l->col) put(l->t, "]");
+    else if (!push_double(l->col, l->col->flat_n)) w->oom = true;
+}
+
+/* null where a list would be (a tensor of unknown rank) */
+static void list_null(rl_layer_writer *w, sink *s, const char *key) {
+    list_out l = {0};
+    column *col = s->t && !w->oom ? list_column(w, s, key, &l) : NULL;
+    if (col && !push_double(col, NAN)) w->oom = true;
+    if (col) return;
+    if (!s->t) l.t = field(w, s, key);
+    if (l.t) put(l.t, "null");
+}
+
 /* ------------------------------------------------------------- tensors -- */
 const char *rl_value_dtype_text(const rl_ctx *c, const rl_value *v) {
     if (v->type != RL_TYPE_TENSOR)
@@ -293,17 +381,12 @@ const char *rl_value_shape_source_text(const rl_value *v) {
 static void tensor_fields(rl_layer_writer *w, sink *s, const rl_value *v) {
     put_str(w, s, "name", v->name);
     put_str(w, s, "dtype", rl_value_dtype_text(w->c, v));
-    rl_json_text *t = field(w, s, "shape");
-    if (t && v->rank < 0) {
-        put(t, "null");
-    } else if (t) {
-        put(t, "[");
-        for (int i = 0; i < v->rank; i++) {
-            if (i) put(t, ",");
-            if (v->dims[i] < 0) put(t, "null");
-            else rl_json_text_number(t, (double)v->dims[i]);
-        }
-        put(t, "]");
+    list_out shape;
+    if (v->rank < 0) {
+        list_null(w, s, "shape");
+    } else if (list_begin(w, s, "shape", &shape)) {
+        for (int i = 0; i < v->rank; i++) list_item(&shape, v->dims[i] < 0 ? NAN : (double)v->dims[i]);
+        list_end(w, &shape);
     }
     const char *source = rl_value_shape_source_text(v);
     if (source) {
@@ -367,29 +450,36 @@ void rl_layer_bool(rl_layer_writer *w, const char *key, bool v) { put_raw(w, &w-
 void rl_layer_null(rl_layer_writer *w, const char *key) { put_num(w, &w->layer, key, NAN); }
 
 void rl_layer_tensors(rl_layer_writer *w, const char *key, rl_value *const *vals, int n) {
-    rl_json_text *t = field(w, &w->layer, key);
-    if (!t) return;
-    put(t, "[");
-    bool first = true;
-    for (int i = 0; i < n; i++) {
-        if (!vals[i]) continue;
-        if (!first) put(t, ",");
-        first = false;
-        if (w->layout == RL_LAYERS_ROWS) {
-            put(t, "{");
+    if (w->layout == RL_LAYERS_ROWS) {
+        rl_json_text *t = field(w, &w->layer, key);
+        if (!t) return;
+        put(t, "[");
+        bool first = true;
+        for (int i = 0; i < n; i++) {
+            if (!vals[i]) continue;
+            put(t, first ? "{" : ",{");
+            first = false;
             sink s = {NULL, true};
             tensor_fields(w, &s, vals[i]);
             put(t, "}");
-            continue;
         }
+        put(t, "]");
+        return;
+    }
+    /* a list of rows in the tensor table (tensor_row writes into that
+     * table: the list, in the layer table, stands) */
+    list_out l;
+    if (!list_begin(w, &w->layer, key, &l)) return;
+    for (int i = 0; i < n; i++) {
+        if (!vals[i]) continue;
         int row = tensor_row(w, vals[i]);
         if (row < 0) {
             w->oom = true;
             return;
         }
-        rl_json_text_number(t, row); /* tensor_row wrote into the other table: t stands */
+        list_item(&l, row);
     }
-    put(t, "]");
+    list_end(w, &l);
 }
 
 /* A column kept as doubles to the end: a number in every row. */
@@ -415,7 +505,7 @@ static int settle(rl_layer_writer *w, table *t) {
 static void table_members(rl_layer_writer *w, rl_json_text *out, table *t, int n_packed) {
     put(out, "\"count\":");
     rl_json_text_number(out, t->row);
-    if (w->layout == RL_LAYERS_PACKED && t == &w->layers) {
+    if (w->layout == RL_LAYERS_PACKED) {
         put(out, ",\"packed_bytes\":");
         rl_json_text_number(out, 8.0 * n_packed * t->row);
     }
@@ -425,6 +515,15 @@ static void table_members(rl_layer_writer *w, rl_json_text *out, table *t, int n
         column *col = &t->cols[i];
         if (i) put(out, ",");
         rl_json_text_string(out, col->key);
+        if (packed(t, col) && col->is_list) {
+            put(out, ":{\"ends\":");
+            rl_json_text_number(out, k++);
+            put(out, ",\"flat\":[");
+            if (col->values.n) rl_json_text_put(out, col->values.p, col->values.n);
+            put(out, "]}");
+            if (col->values.oom) w->oom = true;
+            continue;
+        }
         if (packed(t, col)) {
             put(out, ":{");
             for (int c = 0; c < col->n_choices; c++) {
@@ -453,12 +552,8 @@ static void table_members(rl_layer_writer *w, rl_json_text *out, table *t, int n
     put(out, "}");
 }
 
-/* After the text's NUL, zeros to a multiple of 8 bytes, then the doubles
- * of t's packed columns, column k at k * count. */
+/* The doubles of t's packed columns, column k at k * count. */
 static void packed_values(rl_json_text *out, const table *t) {
-    static const char zeros[8] = {0};
-    rl_json_text_put(out, zeros, 1);
-    rl_json_text_put(out, zeros, align8(out->n) - out->n);
     for (int i = 0; i < t->n_cols; i++)
         if (packed(t, &t->cols[i])) rl_json_text_put(out, (const char *)t->cols[i].nums, (size_t)t->row * sizeof(double));
 }
@@ -508,18 +603,25 @@ bool rl_layer_writer_finish_into(rl_layer_writer *w, rl_json_text *out, const ch
         if (w->rows.n) rl_json_text_put(out, w->rows.p, w->rows.n);
         put(out, after);
     } else {
-        int n_packed = settle(w, &w->layers);
-        settle(w, &w->tensors);
+        int n_packed = settle(w, &w->layers), n_packed_tensors = settle(w, &w->tensors);
         /* one allocation for the whole section: grown by doubling, a
          * 25 MB answer touched twice its size in fresh memory */
         rl_json_text_reserve(out, table_size(&w->layers) + table_size(&w->tensors) + strlen(after) + 16);
         put(out, "{");
         table_members(w, out, &w->layers, n_packed);
         put(out, ",\"tensors\":{");
-        table_members(w, out, &w->tensors, 0);
+        table_members(w, out, &w->tensors, n_packed_tensors);
         put(out, "}}");
         put(out, after);
-        if (w->layout == RL_LAYERS_PACKED) packed_values(out, &w->layers);
+        if (w->layout == RL_LAYERS_PACKED) {
+            /* after the text's NUL and zeros to a multiple of 8 bytes, the
+             * layer table's doubles, then the tensor table's */
+            static const char zeros[8] = {0};
+            rl_json_text_put(out, zeros, 1);
+            rl_json_text_put(out, zeros, align8(out->n) - out->n);
+            packed_values(out, &w->layers);
+            packed_values(out, &w->tensors);
+        }
     }
     bool ok = !w->oom && !out->oom;
     rl_layer_writer_free(w);

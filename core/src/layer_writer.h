@@ -12,16 +12,19 @@
  * "tensors" table, itself in columns, and a layer's "inputs"/"outputs"
  * column holds arrays of indices into it.
  *
- * Packed: the columns, except that a layer column with a number (or null)
- * in every row is written as {"f64": k} and its values follow the text as
- * doubles: the text's NUL, zeros to a multiple of 8 bytes, then column k's
- * values at doubles k*count .. (k+1)*count, null as NaN, in the machine's
- * byte order (little-endian on WebAssembly). A layer column whose values
- * are a few distinct strings, booleans or nulls (op, bound; at most 64) is
- * {"enum": [values], "f64": k}: its doubles are indices into the list.
- * The layer table says
- * "packed_bytes": how many bytes of doubles follow. A reader of JSON alone
- * cannot see them: the page asks for this layout (docs/api.md).
+ * Packed: the columns, except that in both tables a column with a number
+ * (or null) in every row is written as {"f64": k}, one of a few distinct
+ * strings, booleans or nulls (op, bound, dtype; at most 64) as
+ * {"enum": [values], "f64": k}, its doubles indices into the list, and a
+ * column of lists of numbers (inputs, outputs, shape) as
+ * {"ends": k, "flat": [items]}, double i of slot k being where row i's
+ * items end in flat (NaN: null, not a list). A table's "packed_bytes" says
+ * how many bytes its slots take, slot k at doubles k*count onward. They
+ * follow the text: its NUL, zeros to a multiple of 8 bytes, the layer
+ * table's doubles, then the tensor table's, in the machine's byte order
+ * (little-endian on WebAssembly). A column that turns sparse, or gets a
+ * value of another kind, goes back to text. A reader of JSON alone cannot
+ * see the doubles: the page asks for this layout (docs/api.md).
  *
  * Lifetime: the writer owns its buffers until rl_layer_writer_finish, which
  * returns the section's JSON text (malloc'd; the caller frees it) and frees

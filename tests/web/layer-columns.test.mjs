@@ -1,5 +1,6 @@
 // The page asks the core for its layers as packed columns ("layers":
-// "packed": columns whose numbers follow the text as doubles) and
+// "packed": columns whose numbers, codes and list ends follow the text as
+// doubles) and
 // web/js/layer-columns.js turns them back into rows: on the WebAssembly
 // build, the rows it makes, from plain or packed columns, equal the core's
 // own rows ("layers": true) for every fixture model, with a measured profile
@@ -28,8 +29,13 @@ function same(core, model, req, what) {
   const end = bytes.indexOf(0);
   const packed = JSON.parse(new TextDecoder().decode(end < 0 ? bytes : bytes.subarray(0, end)));
   if (rows.ok) {
-    assert.ok(end > 0 && bytes.length === ((end + 8) & ~7) + packed.layer_columns.packed_bytes, `${what}: packed size`);
-    assert.ok(Object.values(packed.layer_columns.columns).filter((c) => c && c.f64 !== undefined).length > 5, `${what}: columns packed`);
+    const lc = packed.layer_columns;
+    assert.ok(end > 0 && bytes.length === ((end + 8) & ~7) + lc.packed_bytes + lc.tensors.packed_bytes, `${what}: packed size`);
+    assert.ok(Object.values(lc.columns).filter((c) => c && c.f64 !== undefined).length > 5, `${what}: columns packed`);
+    if (rows.layers.length) {
+      assert.ok(lc.columns.inputs.ends !== undefined && lc.tensors.columns.shape.ends !== undefined, `${what}: lists packed`);
+      assert.ok(lc.tensors.columns.dtype.enum, `${what}: dtypes coded`);
+    }
   }
   const fromPacked = withLayerRows(packed, bytes.buffer, end < 0 ? bytes.length : end);
   assert.deepEqual(JSON.parse(JSON.stringify(fromPacked)), rows, `${what}: packed`);
