@@ -84,7 +84,7 @@ static inline cJSON *check_analyze(rl_model *m, cJSON *req) {
     return res;
 }
 
-/* One case of tests/cases/*.json analysed as rl_analyze answers it: its
+/* One case of a tests/cases file analysed as rl_analyze answers it: its
  * "model" read from fixtures_dir, its "request" with the unit hardware
  * (unit_hw, JSON text) when it names none. The response parsed (the caller
  * deletes it); NULL, after a failed CHECK naming `name`, when the model

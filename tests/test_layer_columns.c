@@ -207,6 +207,7 @@ static double unpack_table(const char *name, cJSON *t, const char *region, packe
  * replaced by its values; n[0] and n[1] say what the layer and the tensor
  * table packed. NULL (after a failed CHECK) when the layout is broken. */
 static cJSON *unpacked(const char *name, const char *out, size_t size, packed_counts n[2]) {
+    n[0] = n[1] = (packed_counts){0};
     cJSON *res = cJSON_Parse(out);
     cJSON *lc = cJSON_GetObjectItemCaseSensitive(res, "layer_columns");
     if (!lc) return res; /* an error answer: nothing packed */
@@ -222,7 +223,6 @@ static cJSON *unpacked(const char *name, const char *out, size_t size, packed_co
         return NULL;
     }
     /* the layer table's doubles, then the tensor table's */
-    n[0] = n[1] = (packed_counts){0};
     double layer_bytes = unpack_table(name, lc, out + start, &n[0]);
     unpack_table(name, tensors, out + start + (size_t)layer_bytes, &n[1]);
     return res;
