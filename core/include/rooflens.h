@@ -128,10 +128,11 @@ char *rl_model_info(rl_model *m);
  * unchanged and may be analysed again. Free the result with rl_free(). */
 char *rl_model_analyze(rl_model *m, const char *request_json);
 /* The same answer and, in *size, its length in bytes. That is the text's
- * length, except for "layers": "packed", whose per-layer numbers follow the
- * text's NUL as doubles (layer_columns.packed_bytes of them, from the first
- * multiple of 8 bytes; docs/api.md): *size then counts them too. A face
- * that copies the answer out (the WebAssembly worker) copies *size bytes. */
+ * length, except for "layers": "packed", whose per-layer numbers, codes and
+ * list ends follow the text's NUL as doubles (the packed_bytes of the layer
+ * table and then of its tensor table, from the first multiple of 8 bytes;
+ * docs/api.md): *size then counts them too. A face that copies the answer
+ * out (the WebAssembly worker) copies *size bytes. */
 char *rl_model_analyze_sized(rl_model *m, const char *request_json, size_t *size);
 
 void rl_model_free(rl_model *m);

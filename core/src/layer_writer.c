@@ -66,6 +66,18 @@ struct rl_layer_writer {
 static void put(rl_json_text *t, const char *s) { rl_json_text_put(t, s, strlen(s)); }
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
 
+/* Room for `need` items of `size` bytes in array p of *cap items, grown by
+ * doubling from `first`: the array (moved), or NULL when out of memory (p
+ * and *cap unchanged). */
+static void *grow(void *p, int *cap, int need, size_t size, int first) {
+    if (need <= *cap) return p;
+    int c = *cap ? *cap : first;
+    while (c < need) c *= 2;
+    void *q = realloc(p, (size_t)c * size);
+    if (q) *cap = c;
+    return q;
+}
+
 rl_layer_writer *rl_layer_writer_new(rl_layer_layout layout, const rl_ctx *c) {
     rl_layer_writer *w = calloc(1, sizeof *w);
     if (!w) return NULL;
@@ -85,13 +97,9 @@ static column *column_for(table *t, const char *key) {
             return &t->cols[i];
         }
     }
-    if (t->n_cols == t->cap_cols) {
-        int cap = t->cap_cols ? 2 * t->cap_cols : 32;
-        column *p = realloc(t->cols, (size_t)cap * sizeof *p);
-        if (!p) return NULL;
-        t->cols = p;
-        t->cap_cols = cap;
-    }
+    column *cols = grow(t->cols, &t->cap_cols, t->n_cols + 1, sizeof *cols, 32);
+    if (!cols) return NULL;
+    t->cols = cols;
     column *col = &t->cols[t->n_cols++];
     memset(col, 0, sizeof *col);
     col->key = key;
@@ -100,14 +108,9 @@ static column *column_for(table *t, const char *key) {
 }
 
 static bool reserve_rows(column *col, int n) {
-    if (n <= col->rows_cap) return true;
-    int cap = col->rows_cap ? col->rows_cap : 16;
-    while (cap < n) cap *= 2;
-    int *p = realloc(col->rows, (size_t)cap * sizeof *p);
-    if (!p) return false;
-    col->rows = p;
-    col->rows_cap = cap;
-    return true;
+    int *rows = grow(col->rows, &col->rows_cap, n, sizeof *rows, 16);
+    if (rows) col->rows = rows;
+    return rows != NULL;
 }
 
 /* The values so far were rows 0..count-1; from now on rows are listed. */
@@ -221,13 +224,9 @@ static rl_json_text *field(rl_layer_writer *w, sink *s, const char *key) {
 
 /* Keeps v as a double in col; false when out of memory. */
 static bool push_double(column *col, double v) {
-    if (col->count == col->nums_cap) {
-        int cap = col->nums_cap ? 2 * col->nums_cap : 1024;
-        double *p = realloc(col->nums, (size_t)cap * sizeof *p);
-        if (!p) return false;
-        col->nums = p;
-        col->nums_cap = cap;
-    }
+    double *nums = grow(col->nums, &col->nums_cap, col->count + 1, sizeof *nums, 1024);
+    if (!nums) return false;
+    col->nums = nums;
     col->nums[col->count++] = v;
     return true;
 }
@@ -265,8 +264,8 @@ static bool put_coded(rl_layer_writer *w, column *col, const char *v, bool strin
     return true;
 }
 
-/* A number: kept as a double in the packed layout's layer table while its
- * column holds a number (or null) in every row so far; text otherwise. */
+/* A number: kept as a double in the packed layout while its column holds
+ * a number (or null) in every row so far; text otherwise. */
 static void put_num(rl_layer_writer *w, sink *s, const char *key, double v) {
     if (!s->t || w->oom) {
         rl_json_text *t = field(w, s, key);

@@ -289,9 +289,9 @@ export function buildRequest(st, profile, { batchDefault = null } = {}) {
     sol: st.sol,
     granularity: st.granularity,
     dims: { ...st.dims },
-    // the same figures as arrays per field, numbers as doubles after the
-    // text: several times smaller and faster than rows on a big graph, with
-    // no 20-digit numbers to parse (client.js turns them back into rows)
+    // the same figures as arrays per field, with numbers, codes and list
+    // ends as doubles after the text: several times smaller and faster than
+    // rows on a big graph (layer-columns.js turns them back into rows)
     layers: 'packed',
   };
   if (st.powerMode) req.power_mode = st.powerMode;
