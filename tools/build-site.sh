@@ -22,6 +22,11 @@ log() { printf '[build-site] %s\n' "$*"; }
 die() { printf '[build-site] ERROR: %s\n' "$*" >&2; exit 1; }
 trap 'die "command failed at line $LINENO: $BASH_COMMAND"' ERR
 
+# Everything the site needs (Emscripten, Node and npm packages, python3-onnx
+# for the example models) comes from the one installer, so that this script,
+# tools/serve.sh and `make site`/`make serve` work alone on a fresh machine.
+# It installs only what is missing and prints "[deps] ready".
+"$ROOT/tools/install-deps.sh" --web
 command -v node >/dev/null || die "node not found (apt-get install nodejs npm)"
 
 # 1. dependencies compiled with emcc

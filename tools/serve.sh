@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Build the site (tools/build-site.sh) and serve build/site on
+# Build the site (tools/build-site.sh, which first installs what is missing
+# with tools/install-deps.sh --web) and serve build/site on
 # http://localhost:${PORT:-8000}/ with python3's static server. It sends the
 # headers every host of the page should send (docs/guide.md, "Hosting the
 # page"): no framing by other sites (the page's CSP is a meta tag, which
