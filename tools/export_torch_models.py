@@ -19,6 +19,9 @@ exporter does not fold them into shared initializers + Identity nodes; no
 downloads):
   resnet50            torchvision resnet50(weights=None), [1,3,224,224]
   mobilenet_v3_large  torchvision mobilenet_v3_large(weights=None), [1,3,224,224]
+  resnet18 efficientnet_b0 regnet_y_400mf shufflenet_v2_x1_0 squeezenet1_1
+  convnext_tiny vit_b_16 densenet121
+                      the same torchvision classifiers, [1,3,224,224]
   bert_large          BERT-Large-shaped encoder written with plain torch.nn:
                       24 layers, hidden 1024, 16 heads, FF 4096 (erf GELU),
                       vocab 30522, 512 positions, pooler; inputs input_ids and
@@ -310,12 +313,17 @@ def image_input(size):
             "outputs": ["output"], "dynamic": {"input": {0: "batch"}}}
 
 
+# torchvision classifiers exported as they are, [1,3,224,224]: the families the
+# forecast is validated on (docs/validation.md) beside the hand-written ones.
+TORCHVISION_IMAGE = ["resnet50", "mobilenet_v3_large", "resnet18", "efficientnet_b0",
+                     "regnet_y_400mf", "shufflenet_v2_x1_0", "squeezenet1_1",
+                     "convnext_tiny", "vit_b_16", "densenet121"]
+
+
 def build(name):
     """Return (module, export spec)."""
-    if name == "resnet50":
-        return _tv("resnet50"), image_input(224)
-    if name == "mobilenet_v3_large":
-        return _tv("mobilenet_v3_large"), image_input(224)
+    if name in TORCHVISION_IMAGE:
+        return _tv(name), image_input(224)
     if name == "bert_large":
         ids = torch.randint(0, 30522, (1, 128), dtype=torch.long)
         mask = torch.ones(1, 128, dtype=torch.long)
@@ -340,7 +348,7 @@ def build(name):
     raise KeyError(name)
 
 
-MODELS = ["resnet50", "mobilenet_v3_large", "bert_large", "yolo_small", "lstm_lm",
+MODELS = TORCHVISION_IMAGE + ["bert_large", "yolo_small", "lstm_lm",
           "gpt_decoder"]
 
 
@@ -381,7 +389,10 @@ def export_one(name, out_dir, opset, dynamic, external, raw_init=False):
     params = sum(p.numel() for p in module.parameters())
     path = os.path.join(out_dir, name + ".onnx")
     t0 = time.time()
-    with torch.no_grad(), warnings.catch_warnings():
+    # Gradients stay on for the export: in eval mode without them torch's
+    # nn.MultiheadAttention takes its fused fast path (ViT's encoder), an op
+    # ONNX has no export for. The exported graph is the same either way.
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(module, spec["args"], path, opset_version=opset,
                           input_names=spec["inputs"], output_names=spec["outputs"],
