@@ -346,6 +346,8 @@ static void test_gate(rl_model *old_m, rl_model *new_m) {
         {"unsupported>5%", 14, "count of layers"},
         {"unsupported>0.5", 13, "whole number"},
         {"flops>1e999", 7, "out of range"},
+        {"weights>+1e300TiB", 9, "out of range once its unit"},
+        {"flops>1e306P", 7, "out of range once its unit"},
         {"time>+5%,", 10, "followed by another"},
         {"time>+5% flops>1", 10, "expected ','"},
         {"time>+5%;flops>1", 9, "expected ','"},

@@ -218,6 +218,11 @@ static bool parse_threshold(const char *expr, size_t *p, clause *c, rl_error *er
     }
     if (mt->kind == MK_COUNT && value != floor(value))
         return fail_at(err, expr, num, "'%s' is a count of layers and takes a whole number, not %s", mt->name, text);
+    /* 1e300 is a finite number, 1e300TiB is not: judging against an
+     * infinite threshold would pass or fail whatever the models do */
+    if (!isfinite(value * factor))
+        return fail_at(err, expr, num, "the threshold '%.*s' is out of range once its unit is applied", (int)(q - num),
+                       expr + num);
     c->threshold = value * factor;
     *p = q;
     return true;
