@@ -9,7 +9,8 @@
 
 #include "diff.h"
 
-#define MD_MAX_NAME 60       /* characters of a layer name or label shown */
+#define MD_MAX_NAME 60       /* characters of a layer name shown */
+#define MD_MAX_LABEL 160     /* of a model's label (a path, often long) */
 #define MD_MAX_MESSAGE 240   /* of a warning */
 #define MD_MAX_LISTED 10     /* items of every list: layers, operators, warnings */
 #define MD_MAX_EXPRESSION 200 /* characters of the gate's expression shown */
@@ -165,10 +166,10 @@ static void title(md *b, const cJSON *d, bool base) {
     const cJSON *hw = item(d, "hardware"), *opt = item(d, "options"), *sol = item(d, "sol");
     put(b, "### rooflens: ");
     if (base) {
-        put_text(b, str(item(d, "old"), "label"), MD_MAX_NAME);
+        put_text(b, str(item(d, "old"), "label"), MD_MAX_LABEL);
         put(b, " \xe2\x86\x92 "); /* → */
     }
-    put_text(b, str(item(d, "new"), "label"), MD_MAX_NAME);
+    put_text(b, str(item(d, "new"), "label"), MD_MAX_LABEL);
     if (!base) put(b, " (new model)");
     put(b, "\n\non ");
     put_text(b, str(hw, "name"), MD_MAX_NAME);
