@@ -279,8 +279,10 @@ static void print_diff_csv(const cJSON *d) {
 
 int run_diff(cJSON *req, const diff_args *a) {
     char *err = NULL;
-    rl_model *old_m = read_model(a->old_path, &err);
-    if (!old_m) {
+    /* OLD /dev/null (git's name for a side that does not exist): NEW is a new model, judged without a base */
+    bool no_base = !strcmp(a->old_path, "/dev/null");
+    rl_model *old_m = no_base ? NULL : read_model(a->old_path, &err);
+    if (!old_m && !no_base) {
         if (err) report_error(err, a->old_path, a->format);
         rl_free(err);
         return EXIT_BAD_MODEL;

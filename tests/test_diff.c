@@ -346,6 +346,8 @@ static void test_gate(rl_model *old_m, rl_model *new_m) {
         {"unsupported>5%", 14, "count of layers"},
         {"unsupported>0.5", 13, "whole number"},
         {"flops>1e999", 7, "out of range"},
+        {"weights>+1e300TiB", 9, "out of range once its unit"},
+        {"flops>1e306P", 7, "out of range once its unit"},
         {"time>+5%,", 10, "followed by another"},
         {"time>+5% flops>1", 10, "expected ','"},
         {"time>+5%;flops>1", 9, "expected ','"},
@@ -391,9 +393,16 @@ static void test_gate(rl_model *old_m, rl_model *new_m) {
     r = diff(old_m, new_m, "");
     CHECK(is_ok(r), "the models still diff after the errors");
     cJSON_Delete(r);
-    char *out = rl_models_diff(NULL, new_m, "{}");
-    CHECK(strstr(out, "\"bad_request\"") != NULL, "a missing model is a bad_request");
-    rl_free(out);
+    /* diff.top out of range: its own error, naming the field */
+    static const char *const tops[] = {"0", "1001", "2.5", "-1", "\"10\"", "1e300"};
+    for (size_t i = 0; i < sizeof tops / sizeof *tops; i++) {
+        char extra[128];
+        snprintf(extra, sizeof extra, ",\"diff\": {\"top\": %s}", tops[i]);
+        r = diff(old_m, new_m, extra);
+        CHECK(!is_ok(r) && !strcmp(check_str(r, "error.where"), "diff.top") &&
+              strstr(check_str(r, "error.message"), "from 1 to 1000"), "top %s: %s", tops[i], check_str(r, "error.message"));
+        cJSON_Delete(r);
+    }
 }
 
 /* ------------------------------------------------------------ markdown -- */
@@ -474,6 +483,135 @@ static void test_markdown(rl_model *old_m, rl_model *new_m) {
     cJSON_Delete(res);
     rl_model_free(a);
     rl_model_free(b);
+}
+
+/* A chain of n layers whose op types are all distinct and unknown, with
+ * long hostile names: every list of the Markdown at its longest. */
+static rl_model *hostile_chain(int n, const char *op_prefix) {
+    const char **ops = calloc((size_t)n, sizeof *ops), **names = calloc((size_t)n, sizeof *names);
+    char *buf = calloc((size_t)n, 256);
+    for (int i = 0; i < n; i++) {
+        char *o = buf + (size_t)i * 256, *nm = o + 128;
+        snprintf(o, 128, "%s%d", op_prefix, i);
+        snprintf(nm, 128, "@team$x$ https://e.x/%d www.e.x \xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 <b>|%d|</b> #12 @@@@@@@@@@@@@@", i, i);
+        ops[i] = o;
+        names[i] = nm;
+    }
+    rl_model *m = chain(n, ops, names);
+    free(ops);
+    free(names);
+    free(buf);
+    return m;
+}
+
+/* Caps: 3,000 unknown ops with long hostile names, every list full, and
+ * --top at its largest: the section stays well under GitHub's 65,536. */
+static void test_markdown_caps(void) {
+    rl_model *a = hostile_chain(3, "Relu"), *b = hostile_chain(3000, "CustomOperatorWithALongName@x$www.e.x");
+    CHECK(a && b, "hostile chains built");
+    if (!a || !b) return;
+    cJSON *res = diff(a, b, ",\"diff\": {\"markdown\": true, \"top\": 1000, \"fail_if\": \"unsupported>0,time>+1%,flops>+1%\"}");
+    const char *md = check_str(res, "diff.markdown");
+    size_t len = strlen(md);
+    printf("markdown of 3,000 unsupported ops, top 1000: %zu bytes\n", len);
+    CHECK(len > 2000 && len < 34000, "one model's section under 34 kB: %zu bytes", len);
+    CHECK(strstr(md, "**Operators rooflens does not support, new in this model:**") && strstr(md, "and 2990 more\n"),
+          "the unsupported-operator list is capped and says how many are left out");
+    CHECK(strstr(md, "more changed, added or removed layers") != NULL, "the changed layers stop within the budget");
+    CHECK(strstr(md, "size limit") != NULL, "and say why");
+    CHECK(strstr(md, "`unsupported>0`:") != NULL, "the gate's clauses are still there");
+    CHECK(strstr(md, "<!-- rooflens-gate: failed -->") != NULL, "the verdict line ends it");
+    CHECK(rl_utf8_bad_at(md) < 0, "valid UTF-8 at %ld", rl_utf8_bad_at(md));
+    cJSON_Delete(res);
+    /* the same model as new (no base): the same caps */
+    char *req = request(",\"diff\": {\"markdown\": true, \"top\": 1000, \"fail_if\": \"unsupported>0\"}");
+    char *out = rl_models_diff(NULL, b, req);
+    free(req);
+    res = cJSON_Parse(out);
+    rl_free(out);
+    md = check_str(res, "diff.markdown");
+    CHECK(strlen(md) < 34000 && strstr(md, "and 2990 more\n"), "new model: capped too (%zu bytes)", strlen(md));
+    cJSON_Delete(res);
+    rl_model_free(a);
+    rl_model_free(b);
+}
+
+/* Names cannot mention, link or start math: `@` and "://" and "www." get a
+ * zero-width space, `$` a backslash. */
+static void test_markdown_neutral(void) {
+    rl_model *a = hostile_chain(2, "Relu"), *b = hostile_chain(2, "Tanh");
+    cJSON *res = diff(a, b, ",\"diff\": {\"markdown\": true, \"old_label\": \"@octocat/x.onnx\", "
+                            "\"new_label\": \"http://evil.example/$x$ www.evil.example user@host.example\"}");
+    const char *md = check_str(res, "diff.markdown");
+    CHECK(strstr(md, "@octocat") == NULL && strstr(md, "@team") == NULL && strstr(md, "@host") == NULL,
+          "no @ followed by a name");
+    CHECK(strstr(md, "://") == NULL, "no bare URL");
+    CHECK(strstr(md, "www.") == NULL && strstr(md, "www\xe2\x80\x8b.evil") != NULL, "no www. link, the text still shown");
+    CHECK(!unescaped(md, "$"), "every $ escaped");
+    CHECK(strstr(md, "\\#\xe2\x80\x8b" "12") != NULL, "no #12 issue reference");
+    cJSON_Delete(res);
+    rl_model_free(a);
+    rl_model_free(b);
+}
+
+/* Every cut on a character boundary: a label over the limit is cut, not
+ * refused; the gate's expression shown cut mid-'µ' in the old code. */
+static void test_markdown_cuts(rl_model *old_m, rl_model *new_m) {
+    char label[2000] = "", extra[4000];
+    for (int i = 0; i < 300; i++) strcat(label, "\xc3\xa9"); /* 600 bytes */
+    char expr[600] = "     "; /* 5 spaces: the first 'µ' of clause 18 straddles byte 200 */
+    for (int i = 0; i < 20; i++) strcat(expr, i ? ",time>+1\xc2\xb5s" : "time>+1\xc2\xb5s");
+    snprintf(extra, sizeof extra, ",\"diff\": {\"markdown\": true, \"old_label\": \"%s\", \"new_label\": \"x/%s\", \"fail_if\": \"%s\"}",
+             label, label, expr);
+    cJSON *res = diff(old_m, new_m, extra);
+    CHECK(is_ok(res), "a 600-byte label is cut, not refused: %s", check_str(res, "error.message"));
+    const char *l = check_str(res, "diff.old.label");
+    CHECK(strlen(l) <= 512 && rl_utf8_bad_at(l) < 0 && strstr(l, "\xe2\x80\xa6"), "label cut at a character (%zu bytes)", strlen(l));
+    const char *md = check_str(res, "diff.markdown");
+    CHECK(rl_utf8_bad_at(md) < 0, "the Markdown is valid UTF-8 (bad byte at %ld)", rl_utf8_bad_at(md));
+    cJSON_Delete(res);
+    snprintf(extra, sizeof extra, ",\"diff\": {\"markdown\": true, \"fail_if\": \"%s\"}", expr);
+    res = diff(old_m, new_m, extra);
+    md = check_str(res, "diff.markdown");
+    CHECK(strstr(md, "**Gate** `     time>+1\xc2\xb5s") != NULL, "the expression is shown");
+    CHECK(rl_utf8_bad_at(md) < 0, "the expression is cut at a character (bad byte at %ld)", rl_utf8_bad_at(md));
+    cJSON_Delete(res);
+}
+
+/* A new model (no base): judged on what needs no base, reported as new. */
+static void test_new_model(rl_model *new_m) {
+    char *req = request(",\"diff\": {\"markdown\": true, \"new_label\": \"models/new.onnx\", "
+                        "\"fail_if\": \"time>+5%,unsupported>0,added>0\"}");
+    char *out = rl_models_diff(NULL, new_m, req);
+    free(req);
+    cJSON *res = cJSON_Parse(out);
+    rl_free(out);
+    CHECK(is_ok(res), "a diff without a base answers: %s", check_str(res, "error.message"));
+    CHECK(cJSON_IsNull(check_at(res, "diff.old")), "diff.old is null");
+    CHECK(!strcmp(check_str(res, "diff.gate.clauses.0.status"), "skipped") &&
+          !strcmp(check_str(res, "diff.gate.clauses.1.status"), "fail") &&
+          !strcmp(check_str(res, "diff.gate.clauses.2.status"), "skipped"), "time and added need a base; unsupported judged");
+    CHECK(cJSON_IsFalse(check_at(res, "diff.gate.passed")) && check_num(res, "diff.gate.judged") == 1, "the gate fails, 1 judged");
+    CHECK(check_num(res, "diff.layers.became_unsupported") == 1, "the new model's unsupported layer counts");
+    const char *md = check_str(res, "diff.markdown");
+    snapshot("diff_new_model.md", md);
+    CHECK(strstr(md, "### rooflens: models/new.onnx (new model)") && strstr(md, "| | new |"), "reported as a new model");
+    cJSON_Delete(res);
+    /* only thresholds that need a base: not judged, never "passed" */
+    req = request(",\"diff\": {\"markdown\": true, \"fail_if\": \"time>+5%\"}");
+    out = rl_models_diff(NULL, new_m, req);
+    free(req);
+    res = cJSON_Parse(out);
+    rl_free(out);
+    md = check_str(res, "diff.markdown");
+    CHECK(check_num(res, "diff.gate.judged") == 0 && strstr(check_str(res, "diff.gate.message"), "no threshold judged"),
+          "nothing judged: %s", check_str(res, "diff.gate.message"));
+    CHECK(strstr(md, "not judged") && strstr(md, "<!-- rooflens-gate: not-judged -->") && !strstr(md, "passed"),
+          "the Markdown says not judged");
+    cJSON_Delete(res);
+    out = rl_models_diff(new_m, NULL, "{}");
+    CHECK(strstr(out, "\"bad_request\"") != NULL, "a missing new model is a bad_request");
+    rl_free(out);
 }
 
 /* ------------------------------------------------------------- summary -- */
@@ -577,9 +715,13 @@ int main(int argc, char **argv) {
         test_matching();
         test_gate(old_m, new_m);
         test_markdown(old_m, new_m);
+        test_markdown_cuts(old_m, new_m);
+        test_new_model(new_m);
         test_summary(old_m);
     }
     test_metrics_documented();
+    test_markdown_caps();
+    test_markdown_neutral();
     test_future_fields();
     rl_model_free(old_m);
     rl_model_free(new_m);

@@ -149,7 +149,8 @@ char *rl_analyze(const char *request_json, const void *bytes, size_t len);
  * (the gate, judged in the answer; a bad expression is a bad_fail_if error
  * naming the character), {"markdown": true} (a pull-request comment in
  * diff.markdown), "top" (layers in the Markdown, default 10) and
- * "old_label"/"new_label". Returns {"ok": true, "diff": {...}} or an error
+ * "old_label"/"new_label". `old_model` may be NULL: a new model, judged
+ * without a base ("old": null). Returns {"ok": true, "diff": {...}} or an error
  * whose "where" starts with "old" or "new" when one model's analysis failed.
  * Both models are unchanged and may be analysed again. Free with rl_free(). */
 char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *request_json);

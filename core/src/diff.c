@@ -638,7 +638,7 @@ static void add_totals(cJSON *d, const rl_summary *a, const rl_summary *b) {
     cJSON *bound = cJSON_AddObjectToObject(t, "bound");
     cJSON_AddStringToObject(bound, "old", a->bound);
     cJSON_AddStringToObject(bound, "new", b->bound);
-    cJSON_AddBoolToObject(bound, "changed", strcmp(a->bound, b->bound) != 0);
+    cJSON_AddBoolToObject(bound, "changed", a->bound[0] && strcmp(a->bound, b->bound) != 0); /* no base: no change */
 
     /* The LLM phases only when both responses carry them: a figure of one
      * model alone is no change. */
@@ -729,13 +729,42 @@ static void model_side(cJSON *d, const char *k, const char *label, const rl_summ
 
 /* ------------------------------------------------------------ options -- */
 typedef struct diff_options {
-    const char *fail_if, *old_label, *new_label;
+    const char *fail_if;
+    /* the labels as given, or cut at a character boundary: a long path
+     * (over 500 bytes in a deep repository) still names its model */
+    char old_label[DIFF_MAX_LABEL + 4], new_label[DIFF_MAX_LABEL + 4];
     int top;
     bool markdown;
 } diff_options;
 
+static void set_label(char *to, const char *from) {
+    if (strlen(from) <= DIFF_MAX_LABEL) {
+        strcpy(to, from);
+        return;
+    }
+    rl_snprintf_utf8(to, DIFF_MAX_LABEL - 2, "%s", from);
+    strcat(to, "\xe2\x80\xa6"); /* … */
+}
+
+/* diff.top: a clear error of its own, so a face can call it a usage error. */
+static bool parse_top(const cJSON *x, diff_options *o, rl_error *err) {
+    if (cJSON_IsNumber(x) && x->valuedouble >= 1 && x->valuedouble <= DIFF_MAX_TOP && x->valuedouble == floor(x->valuedouble)) {
+        o->top = (int)x->valuedouble;
+        return true;
+    }
+    char seen[64] = "not a number";
+    if (cJSON_IsNumber(x)) snprintf(seen, sizeof seen, "not %.17g", x->valuedouble);
+    rl_error_set(err, "bad_request", "diff.top",
+                 "diff.top (the changed layers the Markdown lists) must be a whole number from 1 to %d, %s",
+                 DIFF_MAX_TOP, seen);
+    return false;
+}
+
 static int parse_diff_options(const cJSON *req, diff_options *o, rl_error *err) {
-    *o = (diff_options){NULL, "old", "new", DIFF_DEFAULT_TOP, false};
+    memset(o, 0, sizeof *o);
+    strcpy(o->old_label, "old");
+    strcpy(o->new_label, "new");
+    o->top = DIFF_DEFAULT_TOP;
     if (item(req, "study")) {
         rl_error_set(err, "bad_request", "study",
                      "a diff compares two models under one set of options and takes no \"study\"");
@@ -752,19 +781,17 @@ static int parse_diff_options(const cJSON *req, diff_options *o, rl_error *err) 
     cJSON_ArrayForEach(x, d) {
         const char *k = x->string;
         if (!strcmp(k, "fail_if") && (cJSON_IsString(x) || cJSON_IsNull(x))) o->fail_if = cJSON_IsString(x) ? x->valuestring : NULL;
-        else if ((!strcmp(k, "old_label") || !strcmp(k, "new_label")) && cJSON_IsString(x) &&
-                 strlen(x->valuestring) <= DIFF_MAX_LABEL)
-            *(k[0] == 'o' ? &o->old_label : &o->new_label) = x->valuestring;
+        else if ((!strcmp(k, "old_label") || !strcmp(k, "new_label")) && cJSON_IsString(x))
+            set_label(k[0] == 'o' ? o->old_label : o->new_label, x->valuestring);
         else if (!strcmp(k, "markdown") && cJSON_IsBool(x)) o->markdown = cJSON_IsTrue(x);
-        else if (!strcmp(k, "top") && cJSON_IsNumber(x) && x->valuedouble >= 1 && x->valuedouble <= DIFF_MAX_TOP &&
-                 x->valuedouble == floor(x->valuedouble))
-            o->top = (int)x->valuedouble;
-        else {
+        else if (!strcmp(k, "top")) {
+            if (!parse_top(x, o, err)) return -1;
+        } else {
             char where[64];
             snprintf(where, sizeof where, "diff.%.48s", k);
             rl_error_set(err, "bad_request", where,
                          "diff.%s: expected fail_if (a string), top (1 to %d), markdown (true or false), "
-                         "old_label or new_label (strings of at most %d bytes)",
+                         "old_label or new_label (strings; cut to %d bytes)",
                          k, DIFF_MAX_TOP, DIFF_MAX_LABEL);
             return -1;
         }
@@ -777,9 +804,11 @@ static int parse_diff_options(const cJSON *req, diff_options *o, rl_error *err) 
  * *res_new (the caller deletes them) are set as soon as they exist. */
 static bool analyze_both(rl_model *old_model, rl_model *new_model, const char *text, const diff_options *opt,
                          side *so, side *sn, cJSON **res_old, cJSON **res_new, rl_arena *arena, rl_error *err) {
-    if (!analyze_side(old_model, text, so, arena, err)) return false;
-    *res_old = so->res;
-    if (!cJSON_IsTrue(item(*res_old, "ok"))) {
+    memset(so, 0, sizeof *so);
+    if (!old_model) *res_old = NULL; /* a new model: no base, no old layers */
+    else if (!analyze_side(old_model, text, so, arena, err)) return false;
+    else *res_old = so->res;
+    if (old_model && !cJSON_IsTrue(item(*res_old, "ok"))) {
         inner_error(*res_old, "old", opt->old_label, err);
         return false;
     }
@@ -844,8 +873,9 @@ static bool add_diff_sections(cJSON *d, const side *so, const side *sn, const rl
 char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *request_json) {
     rl_error err = {0};
     rl_json_begin();
-    if (!old_model || !new_model) {
-        rl_error_set(&err, "bad_request", "", "a diff needs two models (old and new)");
+    if (!new_model) {
+        rl_error_set(&err, "bad_request", "",
+                     "a diff needs the new model (the old one may be absent: a model new in a pull request)");
         return rl_error_json(&err);
     }
     cJSON *req = NULL, *res_old = NULL, *res_new = NULL, *root = NULL;
@@ -878,7 +908,8 @@ char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *reque
     cJSON_AddTrueToObject(root, "ok");
     cJSON_AddStringToObject(root, "version", ROOFLENS_VERSION);
     cJSON *d = cJSON_AddObjectToObject(root, "diff");
-    model_side(d, "old", opt.old_label, &a);
+    if (old_model) model_side(d, "old", opt.old_label, &a);
+    else cJSON_AddNullToObject(d, "old"); /* the gate and the Markdown read this as "no base" */
     model_side(d, "new", opt.new_label, &b);
     if (!add_diff_sections(d, &so, &sn, &a, &b, res_new, &opt, gate, &arena, &err)) goto fail;
     result = rl_json_finish(root);

@@ -44,12 +44,15 @@ rl_gate *rl_gate_parse(const char *expr, rl_error *err);
 void rl_gate_free(rl_gate *g);
 
 /* Evaluates the gate on a built diff object (the "diff" member of the
- * response) and returns the "gate" object: {expression, passed, clauses,
- * message}. NULL when out of memory. */
+ * response) and returns the "gate" object: {expression, passed, judged,
+ * clauses, message}. A diff whose "old" is null (a new model) judges only
+ * the clauses that need no base; the others are "skipped". NULL when out of
+ * memory. */
 cJSON *rl_gate_eval(const rl_gate *g, const cJSON *diff);
 
-/* The metrics the grammar knows, as JSON [{"name", "unit", "kind", "what"}]
- * (the table docs/ci.md lists). */
+/* The metrics the grammar knows, as JSON [{"name", "unit", "kind", "what",
+ * "needs_base"}] (the table docs/ci.md lists; "needs_base": skipped on a new
+ * model). */
 cJSON *rl_gate_metrics_json(void);
 
 /* -------------------------------------------------------------- markdown -- */
@@ -59,11 +62,13 @@ const char *rl_fmt_eng(char *buf, size_t cap, double v, const char *unit, bool s
 /* A ratio of change as a percentage: 0.098 -> "+9.8%"; infinite -> "from 0". */
 const char *rl_fmt_ratio(char *buf, size_t cap, double ratio);
 
-/* Markdown of a built diff object, sized for a pull-request comment:
- * headline deltas, the `top` most changed layers, added/removed layers,
- * newly unsupported ops, new warnings and the gate. Model strings are
- * escaped so they cannot start a heading, a table row or a link. Returns a
- * malloc'd string, NULL when out of memory. */
+/* Markdown of a built diff object, sized for a pull-request comment (one
+ * section under about 33 kB; every list capped and counted): headline
+ * deltas, the `top` most changed layers, added/removed layers, newly
+ * unsupported ops, new warnings, the gate, and a hidden verdict line
+ * "<!-- rooflens-gate: passed|failed|not-judged|none -->". Model strings
+ * are escaped so they cannot start a heading, a table row, a link, a
+ * mention or math. Returns a malloc'd string, NULL when out of memory. */
 char *rl_diff_markdown(const cJSON *diff, int top);
 
 #endif

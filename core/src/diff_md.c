@@ -9,9 +9,21 @@
 
 #include "diff.h"
 
-#define MD_MAX_NAME 60       /* characters of a layer name or label shown */
+#define MD_MAX_NAME 60       /* characters of a layer name shown */
+#define MD_MAX_LABEL 160     /* of a model's label (a path, often long) */
 #define MD_MAX_MESSAGE 240   /* of a warning */
-#define MD_MAX_LISTED 10     /* added/removed layers, warnings, unsupported layers */
+#define MD_MAX_LISTED 10     /* items of every list: layers, operators, warnings */
+#define MD_MAX_EXPRESSION 200 /* characters of the gate's expression shown */
+/* One model's section is one part of a pull-request comment, which GitHub
+ * caps at 65,536 characters: a list stops growing once the text passes
+ * MD_LIST_BYTES (the gate's clauses, last and most wanted, once it passes
+ * MD_GATE_BYTES) and says how many it left out. A row is at most about
+ * 1.3 kB (four names of 60 characters, each at most 5 bytes escaped), so a
+ * section stays under about 33 kB whatever the model holds. */
+#define MD_LIST_BYTES 24000
+#define MD_GATE_BYTES 30000
+#define MD_TABLE_SHARE 10000  /* bytes of the changed-layers table */
+#define MD_LIST_SHARE 3000    /* of each other list */
 
 /* -------------------------------------------------------------- numbers -- */
 const char *rl_fmt_eng(char *buf, size_t cap, double v, const char *unit, bool sign) {
@@ -69,16 +81,30 @@ static void putf(md *b, const char *fmt, ...) {
     va_start(ap, fmt);
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    if (n > 0) rl_json_text_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+    if (n <= 0) return;
+    if ((size_t)n >= sizeof tmp) n = (int)rl_utf8_repair(tmp); /* cut: never inside a character */
+    rl_json_text_put(b, tmp, (size_t)n);
+}
+
+/* Text GitHub would turn into a link, a mention or a formula: after `@`
+ * (a mention, an e-mail address), inside "://" (a bare URL) and "www." a
+ * zero-width space goes in, which breaks the pattern and shows nothing. */
+#define ZWSP "\xe2\x80\x8b"
+
+static bool starts_www(const unsigned char *p, const unsigned char *start) {
+    if (p > start && ((p[-1] | 0x20) >= 'a' && (p[-1] | 0x20) <= 'z')) return false;
+    return (p[0] | 0x20) == 'w' && (p[1] | 0x20) == 'w' && (p[2] | 0x20) == 'w' && p[3] == '.';
 }
 
 /* A model string in running text or a table cell: line breaks become
  * spaces (a name must not start a heading or a row of its own), Markdown's
- * active characters are escaped, and the text is cut at `max` characters
- * (never inside a UTF-8 sequence). */
+ * active characters are escaped, mentions, bare links and math are broken
+ * (ZWSP, `\$`), and the text is cut at `max` characters, never inside a
+ * UTF-8 sequence. */
 static void put_text(md *b, const char *s, int max) {
     int chars = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    const unsigned char *start = (const unsigned char *)s;
+    for (const unsigned char *p = start; *p; p++) {
         if ((*p & 0xc0) != 0x80 && chars++ == max) {
             put(b, "\xe2\x80\xa6"); /* … */
             return;
@@ -93,8 +119,16 @@ static void put_text(md *b, const char *s, int max) {
             p += 2;
             continue;
         }
-        if (strchr("|\\`*_[]<#!~&", *p)) put(b, "\\");
+        if (starts_www(p, start)) {
+            rl_json_text_put(b, (const char *)p, 3);
+            put(b, ZWSP);
+            p += 2;
+            chars += 2;
+            continue;
+        }
+        if (strchr("|\\`*_[]<#!~&$", *p)) put(b, "\\");
         rl_json_text_put(b, (const char *)p, 1);
+        if (*p == '@' || *p == '#' || (*p == ':' && p[1] == '/' && p[2] == '/')) put(b, ZWSP);
     }
 }
 
@@ -108,15 +142,17 @@ static const char *str(const cJSON *o, const char *k) {
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-/* One row of the headline table: | label | old | new | change |. */
-static void delta_row(md *b, const char *label, const cJSON *d, const char *unit, bool bold) {
+/* One row of the headline table: | label | old | new | change |, or
+ * | label | new | for a new model (no base). */
+static void delta_row(md *b, const char *label, const cJSON *d, const char *unit, bool bold, bool base) {
     double a = num(d, "old"), n = num(d, "new"), delta = num(d, "delta"), ratio = num(d, "ratio");
     if (!isfinite(a) && !isfinite(n)) return; /* neither model has the figure */
     char sa[48], sn[48], sd[48], sr[32];
     rl_fmt_eng(sa, sizeof sa, a, unit, false);
     rl_fmt_eng(sn, sizeof sn, n, unit, false);
     const char *em = bold ? "**" : "";
-    if (!isfinite(delta)) putf(b, "| %s | %s | %s | n/a |\n", label, sa, sn);
+    if (!base) putf(b, "| %s | %s%s%s |\n", label, em, sn, em);
+    else if (!isfinite(delta)) putf(b, "| %s | %s | %s | n/a |\n", label, sa, sn);
     else if (delta == 0) putf(b, "| %s | %s | %s | no change |\n", label, sa, sn);
     else {
         rl_fmt_eng(sd, sizeof sd, delta, unit, true);
@@ -125,12 +161,16 @@ static void delta_row(md *b, const char *label, const cJSON *d, const char *unit
     }
 }
 
-static void headline(md *b, const cJSON *d) {
-    const cJSON *t = item(d, "totals"), *hw = item(d, "hardware"), *opt = item(d, "options"), *sol = item(d, "sol");
+/* The heading and the line of what the figures are for. */
+static void title(md *b, const cJSON *d, bool base) {
+    const cJSON *hw = item(d, "hardware"), *opt = item(d, "options"), *sol = item(d, "sol");
     put(b, "### rooflens: ");
-    put_text(b, str(item(d, "old"), "label"), MD_MAX_NAME);
-    put(b, " \xe2\x86\x92 "); /* → */
-    put_text(b, str(item(d, "new"), "label"), MD_MAX_NAME);
+    if (base) {
+        put_text(b, str(item(d, "old"), "label"), MD_MAX_LABEL);
+        put(b, " \xe2\x86\x92 "); /* → */
+    }
+    put_text(b, str(item(d, "new"), "label"), MD_MAX_LABEL);
+    if (!base) put(b, " (new model)");
     put(b, "\n\non ");
     put_text(b, str(hw, "name"), MD_MAX_NAME);
     if (cJSON_IsString(item(hw, "power_mode"))) {
@@ -138,70 +178,98 @@ static void headline(md *b, const cJSON *d) {
         put_text(b, str(hw, "power_mode"), MD_MAX_NAME);
         put(b, ")");
     }
-    putf(b, ", precision %s, %s, speed-of-light model %s (%s)", str(item(d, "new"), "precision"),
-         str(opt, "mode"), str(sol, "model"), str(sol, "granularity"));
+    put(b, ", precision ");
+    put_text(b, str(item(d, "new"), "precision"), MD_MAX_NAME);
+    putf(b, ", %s, speed-of-light model %s (%s)", str(opt, "mode"), str(sol, "model"), str(sol, "granularity"));
     if (cJSON_IsNumber(item(opt, "batch"))) putf(b, ", batch %g", num(opt, "batch"));
-    put(b, "\n\n| | old | new | change |\n| --- | ---: | ---: | ---: |\n");
-    delta_row(b, "**predicted time**", item(t, "time_s"), "s", true);
-    const cJSON *lo = item(t, "lower_bound_s"), *up = item(t, "upper_bound_s");
-    char a1[48], a2[48], b1[48], b2[48];
-    putf(b, "| time bounds | %s \xe2\x80\xa6 %s | %s \xe2\x80\xa6 %s | |\n", rl_fmt_eng(a1, sizeof a1, num(lo, "old"), "s", false),
-         rl_fmt_eng(a2, sizeof a2, num(up, "old"), "s", false), rl_fmt_eng(b1, sizeof b1, num(lo, "new"), "s", false),
-         rl_fmt_eng(b2, sizeof b2, num(up, "new"), "s", false));
-    delta_row(b, "energy", item(t, "energy_j"), "J", false);
-    delta_row(b, "FLOPs", item(t, "flops"), "FLOP", false);
-    delta_row(b, "bytes moved", item(t, "bytes"), "B", false);
-    delta_row(b, "parameters", item(t, "params"), "", false);
-    delta_row(b, "weight bytes", item(t, "weight_bytes"), "B", false);
-    delta_row(b, "kernels", item(t, "kernels"), "", false);
-    const cJSON *bound = item(t, "bound");
-    putf(b, "| bound | %s | %s | %s |\n", str(bound, "old"), str(bound, "new"),
-         cJSON_IsTrue(item(bound, "changed")) ? "**changed**" : "");
-    const cJSON *llm = item(d, "llm");
-    if (cJSON_IsObject(llm)) {
-        delta_row(b, "LLM time to first token", item(llm, "ttft_s"), "s", true);
-        delta_row(b, "LLM time per output token", item(llm, "tpot_s"), "s", true);
-        delta_row(b, "LLM tokens/s", item(llm, "tokens_per_s"), "", false);
-        delta_row(b, "LLM memory required", item(llm, "memory_required_bytes"), "B", false);
-        const cJSON *fits = item(llm, "fits");
-        const cJSON *fo = item(fits, "old"), *fn = item(fits, "new");
-        const char *so = cJSON_IsBool(fo) ? (cJSON_IsTrue(fo) ? "yes" : "no") : "n/a";
-        const char *sn = cJSON_IsBool(fn) ? (cJSON_IsTrue(fn) ? "yes" : "no") : "n/a";
-        putf(b, "| fits in device memory | %s | %s | %s |\n", so, sn,
-             cJSON_IsTrue(fo) && cJSON_IsFalse(fn) ? "**no longer fits**"
-             : cJSON_IsFalse(fo) && cJSON_IsTrue(fn) ? "now fits" : "");
-    }
+    put(b, base ? "\n\n| | old | new | change |\n| --- | ---: | ---: | ---: |\n" : "\n\n| | new |\n| --- | ---: |\n");
 }
 
-static void layer_counts(md *b, const cJSON *d) {
+static void llm_rows(md *b, const cJSON *llm) {
+    delta_row(b, "LLM time to first token", item(llm, "ttft_s"), "s", true, true);
+    delta_row(b, "LLM time per output token", item(llm, "tpot_s"), "s", true, true);
+    delta_row(b, "LLM tokens/s", item(llm, "tokens_per_s"), "", false, true);
+    delta_row(b, "LLM memory required", item(llm, "memory_required_bytes"), "B", false, true);
+    const cJSON *fits = item(llm, "fits");
+    const cJSON *fo = item(fits, "old"), *fn = item(fits, "new");
+    const char *so = cJSON_IsBool(fo) ? (cJSON_IsTrue(fo) ? "yes" : "no") : "n/a";
+    const char *sn = cJSON_IsBool(fn) ? (cJSON_IsTrue(fn) ? "yes" : "no") : "n/a";
+    putf(b, "| fits in device memory | %s | %s | %s |\n", so, sn,
+         cJSON_IsTrue(fo) && cJSON_IsFalse(fn) ? "**no longer fits**"
+         : cJSON_IsFalse(fo) && cJSON_IsTrue(fn) ? "now fits" : "");
+}
+
+static void headline(md *b, const cJSON *d, bool base) {
+    const cJSON *t = item(d, "totals");
+    title(b, d, base);
+    delta_row(b, "**predicted time**", item(t, "time_s"), "s", true, base);
+    const cJSON *lo = item(t, "lower_bound_s"), *up = item(t, "upper_bound_s");
+    char a1[48], a2[48], b1[48], b2[48];
+    rl_fmt_eng(b1, sizeof b1, num(lo, "new"), "s", false);
+    rl_fmt_eng(b2, sizeof b2, num(up, "new"), "s", false);
+    if (base)
+        putf(b, "| time bounds | %s \xe2\x80\xa6 %s | %s \xe2\x80\xa6 %s | |\n", rl_fmt_eng(a1, sizeof a1, num(lo, "old"), "s", false),
+             rl_fmt_eng(a2, sizeof a2, num(up, "old"), "s", false), b1, b2);
+    else putf(b, "| time bounds | %s \xe2\x80\xa6 %s |\n", b1, b2);
+    delta_row(b, "energy", item(t, "energy_j"), "J", false, base);
+    delta_row(b, "FLOPs", item(t, "flops"), "FLOP", false, base);
+    delta_row(b, "bytes moved", item(t, "bytes"), "B", false, base);
+    delta_row(b, "parameters", item(t, "params"), "", false, base);
+    delta_row(b, "weight bytes", item(t, "weight_bytes"), "B", false, base);
+    delta_row(b, "kernels", item(t, "kernels"), "", false, base);
+    const cJSON *bound = item(t, "bound");
+    if (base)
+        putf(b, "| bound | %s | %s | %s |\n", str(bound, "old"), str(bound, "new"),
+             cJSON_IsTrue(item(bound, "changed")) ? "**changed**" : "");
+    else putf(b, "| bound | %s |\n", str(bound, "new"));
+    const cJSON *llm = item(d, "llm");
+    if (cJSON_IsObject(llm)) llm_rows(b, llm); /* only when both models have LLM figures */
+}
+
+/* Whether a list that started at byte `since` may take another item: within
+ * MD_MAX_LISTED items, its own share of bytes (so one long list cannot
+ * starve the next) and the section's budget. */
+static bool room(const md *b, int listed, size_t since, size_t share) {
+    return listed < MD_MAX_LISTED && b->n - since < share && b->n < MD_LIST_BYTES;
+}
+
+/* One layer of the unsupported/unknown lists: name (domain.op). */
+static void layer_item(md *b, const cJSON *l) {
+    put_text(b, str(l, "name")[0] ? str(l, "name") : "(unnamed)", MD_MAX_NAME);
+    put(b, " (");
+    if (str(l, "domain")[0]) {
+        put_text(b, str(l, "domain"), MD_MAX_NAME);
+        put(b, ".");
+    }
+    put_text(b, str(l, "op"), MD_MAX_NAME);
+    put(b, ")");
+}
+
+static void layer_counts(md *b, const cJSON *d, bool base) {
     const cJSON *c = item(d, "layers");
-    putf(b, "\n**Layers:** %g matched (%g by name, %g by op and position; %g changed), %g added, %g removed.\n",
-         num(c, "matched"), num(c, "matched_by_name"), num(c, "matched_by_op_position"), num(c, "changed"),
-         num(c, "added"), num(c, "removed"));
-    static const struct { const char *key, *title, *why; } lists[] = {
-        {"became_unsupported", "Newly unsupported", "rooflens counts zero FLOPs for an operator it does not know"},
-        {"became_unknown", "Cost now unknown", "a shape could not be inferred, so the figures of these layers are incomplete"},
+    if (base)
+        putf(b, "\n**Layers:** %g matched (%g by name, %g by op and position; %g changed), %g added, %g removed.\n",
+             num(c, "matched"), num(c, "matched_by_name"), num(c, "matched_by_op_position"), num(c, "changed"),
+             num(c, "added"), num(c, "removed"));
+    else putf(b, "\n**Layers:** %g, all new.\n", num(c, "new"));
+    static const struct { const char *key, *title, *new_title, *why; } lists[] = {
+        {"became_unsupported", "Newly unsupported", "Unsupported", "rooflens counts zero FLOPs for an operator it does not know"},
+        {"became_unknown", "Cost now unknown", "Cost unknown", "a shape could not be inferred, so the figures of these layers are incomplete"},
     };
     for (size_t k = 0; k < 2; k++) {
         const cJSON *arr = item(d, lists[k].key);
         int n = cJSON_GetArraySize(arr), i = 0;
         if (!n) continue;
-        putf(b, "\n**%s** (%s): ", lists[k].title, lists[k].why);
+        putf(b, "\n**%s** (%s): ", base ? lists[k].title : lists[k].new_title, lists[k].why);
+        const size_t since = b->n;
         const cJSON *l;
         cJSON_ArrayForEach(l, arr) {
-            if (i == MD_MAX_LISTED) {
-                putf(b, ", \xe2\x80\xa6 and %d more", n - i);
+            if (!room(b, i, since, MD_LIST_SHARE)) {
+                putf(b, "%s\xe2\x80\xa6 and %d more", i ? ", " : "", n - i);
                 break;
             }
             if (i++) put(b, ", ");
-            put_text(b, str(l, "name")[0] ? str(l, "name") : "(unnamed)", MD_MAX_NAME);
-            put(b, " (");
-            if (str(l, "domain")[0]) {
-                put_text(b, str(l, "domain"), MD_MAX_NAME);
-                put(b, ".");
-            }
-            put_text(b, str(l, "op"), MD_MAX_NAME);
-            put(b, ")");
+            layer_item(b, l);
         }
         put(b, "\n");
     }
@@ -215,87 +283,124 @@ static void signed_cell(md *b, double v, const char *unit, double ratio) {
     else put(b, rl_fmt_eng(s, sizeof s, v, unit, true));
 }
 
-static void changed_layers(md *b, const cJSON *d, int top) {
+/* The cells after the op of a matched layer: time old → new and the deltas. */
+static void matched_cells(md *b, const cJSON *L) {
+    char s1[48], s2[48];
+    const cJSON *t = item(L, "t");
+    putf(b, "%s \xe2\x86\x92 %s | ", rl_fmt_eng(s1, sizeof s1, num(t, "old"), "s", false),
+         rl_fmt_eng(s2, sizeof s2, num(t, "new"), "s", false));
+    signed_cell(b, num(t, "delta"), "s", num(t, "ratio"));
+    put(b, " | ");
+    signed_cell(b, num(item(L, "flops"), "delta"), "FLOP", num(item(L, "flops"), "ratio"));
+    put(b, " | ");
+    signed_cell(b, num(item(L, "bytes"), "delta"), "B", num(item(L, "bytes"), "ratio"));
+    const cJSON *bd = item(L, "bound");
+    if (strcmp(str(bd, "old"), str(bd, "new"))) putf(b, " | %s \xe2\x86\x92 %s |\n", str(bd, "old"), str(bd, "new"));
+    else putf(b, " | %s |\n", str(bd, "new"));
+}
+
+/* The cells after the op of an added (sign +1) or removed (-1) layer; a
+ * new model's layers (sign 0) have no deltas, only their figures. */
+static void single_cells(md *b, const cJSON *L, double sgn) {
+    char s1[48];
+    putf(b, "%s | ", rl_fmt_eng(s1, sizeof s1, num(L, "t"), "s", false));
+    if (sgn == 0) {
+        put(b, rl_fmt_eng(s1, sizeof s1, num(L, "flops"), "FLOP", false));
+        put(b, " | ");
+        put(b, rl_fmt_eng(s1, sizeof s1, num(L, "bytes"), "B", false));
+    } else {
+        signed_cell(b, sgn * num(L, "t"), "s", NAN);
+        put(b, " | ");
+        signed_cell(b, sgn * num(L, "flops"), "FLOP", NAN);
+        put(b, " | ");
+        signed_cell(b, sgn * num(L, "bytes"), "B", NAN);
+    }
+    put(b, " | ");
+    put_text(b, str(L, "bound"), MD_MAX_NAME);
+    put(b, " |\n");
+}
+
+static void change_row(md *b, const cJSON *d, const cJSON *ch, bool base) {
+    const char *kind = str(ch, "kind");
+    const cJSON *L = cJSON_GetArrayItem(item(d, kind), (int)num(ch, "at"));
+    const char k = kind[0];
+    put(b, "| ");
+    put_text(b, str(L, "name")[0] ? str(L, "name") : "(unnamed)", MD_MAX_NAME);
+    if (k == 'a' && base) put(b, " *(added)*");
+    if (k == 'r') put(b, " *(removed)*");
+    if (k == 'm' && strcmp(str(L, "name"), str(L, "old_name"))) {
+        put(b, " (was ");
+        put_text(b, str(L, "old_name")[0] ? str(L, "old_name") : "unnamed", MD_MAX_NAME);
+        put(b, ")");
+    }
+    put(b, " | ");
+    if (k == 'm' && (strcmp(str(L, "op"), str(L, "old_op")) || strcmp(str(L, "domain"), str(L, "old_domain")))) {
+        put_text(b, str(L, "old_op"), MD_MAX_NAME);
+        put(b, " \xe2\x86\x92 ");
+    }
+    put_text(b, str(L, "op"), MD_MAX_NAME);
+    put(b, " | ");
+    if (k == 'm') matched_cells(b, L);
+    else single_cells(b, L, !base ? 0 : k == 'r' ? -1 : 1);
+}
+
+static void changed_layers(md *b, const cJSON *d, int top, bool base) {
     const cJSON *changes = item(d, "changes");
     size_t n = (size_t)cJSON_GetArraySize(changes);
     if (n == 0) {
-        put(b, "\nNo layer changed its work (FLOPs, bytes, op or bound).\n");
+        put(b, base ? "\nNo layer changed its work (FLOPs, bytes, op or bound).\n" : "\nThe model has no layers.\n");
         return;
     }
     size_t shown = n < (size_t)top ? n : (size_t)top;
-    putf(b, "\n#### %s changed layers\n\n", shown < n ? "Most" : "All");
-    put(b, "| layer | op | time | \xce\x94 time | \xce\x94 FLOPs | \xce\x94 bytes | bound |\n"
-           "| --- | --- | ---: | ---: | ---: | ---: | --- |\n");
+    if (base) putf(b, "\n#### %s changed layers\n\n", shown < n ? "Most" : "All");
+    else putf(b, "\n#### %s layers\n\n", shown < n ? "Slowest" : "All");
+    put(b, base ? "| layer | op | time | \xce\x94 time | \xce\x94 FLOPs | \xce\x94 bytes | bound |\n"
+                  "| --- | --- | ---: | ---: | ---: | ---: | --- |\n"
+                : "| layer | op | time | FLOPs | bytes moved | bound |\n| --- | --- | ---: | ---: | ---: | --- |\n");
     const cJSON *ch = changes->child;
-    for (size_t i = 0; i < shown && ch; i++, ch = ch->next) {
-        const char *kind = str(ch, "kind");
-        const cJSON *L = cJSON_GetArrayItem(item(d, kind), (int)num(ch, "at"));
-        const char k = kind[0];
-        char s1[48], s2[48];
-        put(b, "| ");
-        put_text(b, str(L, "name")[0] ? str(L, "name") : "(unnamed)", MD_MAX_NAME);
-        if (k == 'a') put(b, " *(added)*");
-        if (k == 'r') put(b, " *(removed)*");
-        if (k == 'm' && strcmp(str(L, "name"), str(L, "old_name"))) {
-            put(b, " (was ");
-            put_text(b, str(L, "old_name")[0] ? str(L, "old_name") : "unnamed", MD_MAX_NAME);
-            put(b, ")");
-        }
-        put(b, " | ");
-        if (k == 'm' && (strcmp(str(L, "op"), str(L, "old_op")) || strcmp(str(L, "domain"), str(L, "old_domain")))) {
-            put_text(b, str(L, "old_op"), MD_MAX_NAME);
-            put(b, " \xe2\x86\x92 ");
-        }
-        put_text(b, str(L, "op"), MD_MAX_NAME);
-        put(b, " | ");
-        if (k == 'm') {
-            const cJSON *t = item(L, "t");
-            putf(b, "%s \xe2\x86\x92 %s | ", rl_fmt_eng(s1, sizeof s1, num(t, "old"), "s", false),
-                 rl_fmt_eng(s2, sizeof s2, num(t, "new"), "s", false));
-            signed_cell(b, num(t, "delta"), "s", num(t, "ratio"));
-            put(b, " | ");
-            signed_cell(b, num(item(L, "flops"), "delta"), "FLOP", num(item(L, "flops"), "ratio"));
-            put(b, " | ");
-            signed_cell(b, num(item(L, "bytes"), "delta"), "B", num(item(L, "bytes"), "ratio"));
-            const cJSON *bd = item(L, "bound");
-            if (strcmp(str(bd, "old"), str(bd, "new"))) putf(b, " | %s \xe2\x86\x92 %s |\n", str(bd, "old"), str(bd, "new"));
-            else putf(b, " | %s |\n", str(bd, "new"));
-        } else {
-            putf(b, "%s | ", rl_fmt_eng(s1, sizeof s1, num(L, "t"), "s", false));
-            double sgn = k == 'r' ? -1 : 1;
-            signed_cell(b, sgn * num(L, "t"), "s", NAN);
-            put(b, " | ");
-            signed_cell(b, sgn * num(L, "flops"), "FLOP", NAN);
-            put(b, " | ");
-            signed_cell(b, sgn * num(L, "bytes"), "B", NAN);
-            putf(b, " | %s |\n", str(L, "bound"));
-        }
-    }
-    if (shown < n) putf(b, "\n\xe2\x80\xa6 and %zu more changed, added or removed layers (`rooflens diff` lists them all).\n", n - shown);
+    const size_t since = b->n;
+    size_t i = 0;
+    for (; i < shown && ch && b->n - since < MD_TABLE_SHARE && b->n < MD_LIST_BYTES; i++, ch = ch->next)
+        change_row(b, d, ch, base);
+    if (i < n)
+        putf(b, "\n\xe2\x80\xa6 and %zu more %s (`rooflens diff` lists them all%s).\n", n - i,
+             base ? "changed, added or removed layers" : "layers", i < shown ? "; this comment keeps within GitHub's size limit" : "");
 }
 
-static void warnings(md *b, const cJSON *d) {
-    const cJSON *fresh = item(item(d, "warnings"), "new"), *unsup = item(item(d, "unsupported_ops"), "added");
-    int n = cJSON_GetArraySize(fresh);
-    if (cJSON_GetArraySize(unsup) > 0) {
-        put(b, "\n**Operators rooflens does not support, new in this model:** ");
-        int i = 0;
-        const cJSON *u;
-        cJSON_ArrayForEach(u, unsup) {
-            if (i++) put(b, ", ");
-            put_text(b, cJSON_IsString(u) ? u->valuestring : "", MD_MAX_NAME);
-        }
-        put(b, "\n");
-    }
-    if (!n) return;
-    putf(b, "\n#### New warnings (%d)\n\n", n);
-    int i = 0;
-    const cJSON *w;
-    cJSON_ArrayForEach(w, fresh) {
-        if (i++ == MD_MAX_LISTED) {
-            putf(b, "- \xe2\x80\xa6 and %d more\n", n - MD_MAX_LISTED);
+/* The unsupported operator types new in this model, capped like every list. */
+static void unsupported_ops(md *b, const cJSON *d, bool base) {
+    const cJSON *unsup = item(item(d, "unsupported_ops"), "added");
+    int n = cJSON_GetArraySize(unsup), i = 0;
+    if (n <= 0) return;
+    put(b, base ? "\n**Operators rooflens does not support, new in this model:** "
+                : "\n**Operators rooflens does not support:** ");
+    const size_t since = b->n;
+    const cJSON *u;
+    cJSON_ArrayForEach(u, unsup) {
+        if (!room(b, i, since, MD_LIST_SHARE)) {
+            putf(b, "%s\xe2\x80\xa6 and %d more", i ? ", " : "", n - i);
             break;
         }
+        if (i++) put(b, ", ");
+        put_text(b, cJSON_IsString(u) ? u->valuestring : "", MD_MAX_NAME);
+    }
+    put(b, "\n");
+}
+
+static void warnings(md *b, const cJSON *d, bool base) {
+    const cJSON *fresh = item(item(d, "warnings"), "new");
+    int n = cJSON_GetArraySize(fresh);
+    if (!n) return;
+    putf(b, "\n#### %s (%d)\n\n", base ? "New warnings" : "Warnings", n);
+    int i = 0;
+    const size_t since = b->n;
+    const cJSON *w;
+    cJSON_ArrayForEach(w, fresh) {
+        if (!room(b, i, since, MD_LIST_SHARE)) {
+            putf(b, "- \xe2\x80\xa6 and %d more\n", n - i);
+            break;
+        }
+        i++;
         put(b, "- ");
         put_text(b, str(w, "code"), MD_MAX_NAME);
         put(b, ": ");
@@ -304,15 +409,38 @@ static void warnings(md *b, const cJSON *d) {
     }
 }
 
+/* The gate's verdict as a word: passed, failed, not-judged (a new model and
+ * no threshold that applies to one) or none (no thresholds). */
+static const char *verdict(const cJSON *g) {
+    if (!cJSON_IsObject(g)) return "none";
+    if (!cJSON_IsTrue(item(g, "passed"))) return "failed";
+    return num(g, "judged") > 0 ? "passed" : "not-judged";
+}
+
 static void gate(md *b, const cJSON *d) {
     const cJSON *g = item(d, "gate");
     if (!cJSON_IsObject(g)) return;
-    bool passed = cJSON_IsTrue(item(g, "passed"));
+    const char *v = verdict(g);
+    static const struct { const char *verdict, *shown; } words[] = {
+        {"passed", "\xe2\x9c\x85 passed"}, {"failed", "\xe2\x9d\x8c failed"},
+        {"not-judged", "\xe2\x9a\xaa not judged (no threshold applies to a new model; `unsupported` and `unknown` do)"},
+    };
+    const char *shown = "";
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (!strcmp(words[i].verdict, v)) shown = words[i].shown;
     /* the expression parsed, so it holds no backtick: a code span shows it as typed */
-    putf(b, "\n**Gate** `%.200s`: %s\n", str(g, "expression"), passed ? "\xe2\x9c\x85 passed" : "\xe2\x9d\x8c failed");
+    char expr[MD_MAX_EXPRESSION * 2];
+    const char *e = str(g, "expression");
+    rl_snprintf_utf8(expr, sizeof expr, "%.*s", MD_MAX_EXPRESSION, e);
+    putf(b, "\n**Gate** `%s%s`: %s\n", expr, strlen(e) > MD_MAX_EXPRESSION ? "\xe2\x80\xa6" : "", shown);
     const cJSON *c;
+    int left = 0;
     cJSON_ArrayForEach(c, item(g, "clauses")) {
         if (!strcmp(str(c, "status"), "pass")) continue;
+        if (b->n >= MD_GATE_BYTES) {
+            left++;
+            continue;
+        }
         const char *clause = str(c, "clause"), *msg = str(c, "message");
         size_t n = strlen(clause);
         if (!strncmp(msg, clause, n) && msg[n] == ':') msg += n + 1;
@@ -320,14 +448,22 @@ static void gate(md *b, const cJSON *d) {
         put_text(b, msg, MD_MAX_MESSAGE);
         put(b, "\n");
     }
+    if (left) putf(b, "- \xe2\x80\xa6 and %d more (`rooflens diff` lists them all)\n", left);
 }
 
+/* One model's section: every part reads the built diff object. */
 char *rl_diff_markdown(const cJSON *d, int top) {
     md b = {0};
-    headline(&b, d);
-    layer_counts(&b, d);
-    changed_layers(&b, d, top);
-    warnings(&b, d);
+    bool base = !cJSON_IsNull(item(d, "old"));
+    headline(&b, d, base);
+    layer_counts(&b, d, base);
+    changed_layers(&b, d, top, base);
+    unsupported_ops(&b, d, base);
+    warnings(&b, d, base);
     gate(&b, d);
+    /* The verdict, last and hidden: a name cannot forge it (its `<` is
+     * escaped), so a script that finds it knows the section is whole and
+     * what the gate said (tools/ci/diff-pr.sh reads it). */
+    putf(&b, "\n<!-- rooflens-gate: %s -->\n", verdict(item(d, "gate")));
     return rl_json_text_finish(&b);
 }

@@ -57,6 +57,12 @@ static const struct metric {
 };
 #define N_METRICS (sizeof metrics / sizeof *metrics)
 
+/* A new model has no base: only the counts of its own unsupported and
+ * unknown layers mean something; every change is judged against nothing. */
+static bool needs_base(const struct metric *mt) {
+    return mt->kind != MK_COUNT || !strcmp(mt->name, "added") || !strcmp(mt->name, "removed");
+}
+
 typedef struct clause {
     int metric;
     enum compare cmp;
@@ -79,6 +85,7 @@ cJSON *rl_gate_metrics_json(void) {
         cJSON_AddStringToObject(o, "unit", metrics[i].unit);
         cJSON_AddStringToObject(o, "kind", metrics[i].kind == MK_COUNT ? "count" : "change");
         cJSON_AddStringToObject(o, "what", metrics[i].what);
+        cJSON_AddBoolToObject(o, "needs_base", needs_base(&metrics[i]));
         cJSON_AddItemToArray(arr, o);
     }
     return arr;
@@ -218,6 +225,11 @@ static bool parse_threshold(const char *expr, size_t *p, clause *c, rl_error *er
     }
     if (mt->kind == MK_COUNT && value != floor(value))
         return fail_at(err, expr, num, "'%s' is a count of layers and takes a whole number, not %s", mt->name, text);
+    /* 1e300 is a finite number, 1e300TiB is not: judging against an
+     * infinite threshold would pass or fail whatever the models do */
+    if (!isfinite(value * factor))
+        return fail_at(err, expr, num, "the threshold '%.*s' is out of range once its unit is applied", (int)(q - num),
+                       expr + num);
     c->threshold = value * factor;
     *p = q;
     return true;
@@ -299,73 +311,100 @@ static const char *threshold_text(const clause *c, const struct metric *mt, char
     return buf;
 }
 
+/* The value of clause c on diff d (NAN: no value) and how it reads. */
+static double clause_value(const clause *c, const cJSON *diff, char *shown, size_t cap) {
+    const struct metric *mt = &metrics[c->metric];
+    double value = NAN;
+    snprintf(shown, cap, "no value");
+    if (mt->kind == MK_COUNT) {
+        value = num_in(cJSON_GetObjectItemCaseSensitive(diff, "layers"), mt->key);
+        if (isfinite(value)) snprintf(shown, cap, "%g", value);
+        return value;
+    }
+    const cJSON *sec = cJSON_GetObjectItemCaseSensitive(diff, mt->kind == MK_LLM ? "llm" : "totals");
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(sec, mt->key);
+    double old = num_in(d, "old"), now = num_in(d, "new");
+    if (!isfinite(old) || !isfinite(now)) return NAN;
+    double delta = now - old;
+    value = !c->relative ? delta : old != 0 ? 100 * delta / old : delta == 0 ? 0 : copysign(INFINITY, delta);
+    char a[48], b[48], v[48];
+    rl_fmt_eng(a, sizeof a, old, mt->unit, false);
+    rl_fmt_eng(b, sizeof b, now, mt->unit, false);
+    if (c->relative) rl_fmt_ratio(v, sizeof v, old != 0 ? delta / old : value);
+    else rl_fmt_eng(v, sizeof v, delta, mt->unit, true);
+    snprintf(shown, cap, "%s (%s -> %s)", v, a, b);
+    return value;
+}
+
+/* One clause's verdict as {"clause", ..., "status", "message"}; `status`
+ * gets pass, fail, unknown or skipped (a change metric of a new model). */
+static cJSON *judge_clause(const rl_gate *g, const clause *c, const cJSON *diff, bool base, const char **status) {
+    const struct metric *mt = &metrics[c->metric];
+    cJSON *o = cJSON_CreateObject();
+    char text[128];
+    rl_snprintf_utf8(text, sizeof text, "%.*s", c->len < 120 ? c->len : 120, g->expr + c->start);
+    cJSON_AddStringToObject(o, "clause", text);
+    cJSON_AddStringToObject(o, "metric", mt->name);
+    cJSON_AddStringToObject(o, "compare", compare_text[c->cmp]);
+    cJSON_AddNumberToObject(o, "threshold", c->threshold);
+    cJSON_AddBoolToObject(o, "relative", c->relative);
+    char shown[160];
+    bool skip = !base && needs_base(mt);
+    double value = skip ? NAN : clause_value(c, diff, shown, sizeof shown);
+    *status = skip ? "skipped" : isnan(value) ? "unknown" : crossed(value, c->cmp, c->threshold) ? "fail" : "pass";
+    if (isfinite(value)) cJSON_AddNumberToObject(o, "value", value);
+    else cJSON_AddNullToObject(o, "value");
+    cJSON_AddStringToObject(o, "status", *status);
+    char thr[48], msg[400];
+    threshold_text(c, mt, thr, sizeof thr);
+    if (skip)
+        rl_snprintf_utf8(msg, sizeof msg, "%s: not judged (%s is a change, and a new model has no base)", text, mt->name);
+    else if (!strcmp(*status, "unknown"))
+        rl_snprintf_utf8(msg, sizeof msg, "%s: no value to judge (%s is not known for both models%s)", text, mt->what,
+                         mt->kind == MK_LLM ? "; the LLM figures need an LLM analysis of both" : "");
+    else
+        rl_snprintf_utf8(msg, sizeof msg, "%s: %s %s %s %s", text, mt->name, shown,
+                         strcmp(*status, "fail") ? "keeps within"
+                         : c->cmp == CMP_GT || c->cmp == CMP_GE ? "exceeds" : "falls below",
+                         thr);
+    cJSON_AddStringToObject(o, "message", msg);
+    return o;
+}
+
+/* A diff whose "old" is null compares a new model with nothing. */
 cJSON *rl_gate_eval(const rl_gate *g, const cJSON *diff) {
     cJSON *out = cJSON_CreateObject();
     if (!out) return NULL;
     cJSON_AddStringToObject(out, "expression", g->expr);
     cJSON *arr = cJSON_CreateArray();
-    int failed = 0, unknown = 0;
+    bool base = !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(diff, "old"));
+    int failed = 0, unknown = 0, skipped = 0;
     char summary[1024] = "";
     size_t sp = 0;
     for (int i = 0; i < g->n; i++) {
-        const clause *c = &g->c[i];
-        const struct metric *mt = &metrics[c->metric];
-        cJSON *o = cJSON_CreateObject();
+        const char *status;
+        cJSON *o = judge_clause(g, &g->c[i], diff, base, &status);
         cJSON_AddItemToArray(arr, o);
-        char text[128];
-        snprintf(text, sizeof text, "%.*s", c->len < 120 ? c->len : 120, g->expr + c->start);
-        cJSON_AddStringToObject(o, "clause", text);
-        cJSON_AddStringToObject(o, "metric", mt->name);
-        cJSON_AddStringToObject(o, "compare", compare_text[c->cmp]);
-        cJSON_AddNumberToObject(o, "threshold", c->threshold);
-        cJSON_AddBoolToObject(o, "relative", c->relative);
-        double value = NAN, old = NAN, now = NAN;
-        char shown[160] = "no value";
-        if (mt->kind == MK_COUNT) {
-            value = num_in(cJSON_GetObjectItemCaseSensitive(diff, "layers"), mt->key);
-            if (isfinite(value)) snprintf(shown, sizeof shown, "%g", value);
-        } else {
-            const cJSON *sec = cJSON_GetObjectItemCaseSensitive(diff, mt->kind == MK_LLM ? "llm" : "totals");
-            const cJSON *d = cJSON_GetObjectItemCaseSensitive(sec, mt->key);
-            old = num_in(d, "old");
-            now = num_in(d, "new");
-            if (isfinite(old) && isfinite(now)) {
-                double delta = now - old;
-                value = !c->relative ? delta : old != 0 ? 100 * delta / old : delta == 0 ? 0 : copysign(INFINITY, delta);
-                char a[48], b[48], v[48];
-                rl_fmt_eng(a, sizeof a, old, mt->unit, false);
-                rl_fmt_eng(b, sizeof b, now, mt->unit, false);
-                if (c->relative) rl_fmt_ratio(v, sizeof v, old != 0 ? delta / old : value);
-                else rl_fmt_eng(v, sizeof v, delta, mt->unit, true);
-                snprintf(shown, sizeof shown, "%s (%s -> %s)", v, a, b);
-            }
-        }
-        const char *status = isnan(value) ? "unknown" : crossed(value, c->cmp, c->threshold) ? "fail" : "pass";
-        if (isfinite(value)) cJSON_AddNumberToObject(o, "value", value);
-        else cJSON_AddNullToObject(o, "value");
-        cJSON_AddStringToObject(o, "status", status);
-        char thr[48], msg[400];
-        threshold_text(c, mt, thr, sizeof thr);
-        if (!strcmp(status, "unknown"))
-            snprintf(msg, sizeof msg, "%s: no value to judge (%s is not known for both models%s)", text, mt->what,
-                     mt->kind == MK_LLM ? "; the LLM figures need an LLM analysis of both" : "");
-        else
-            snprintf(msg, sizeof msg, "%s: %s %s %s %s", text, mt->name, shown,
-                     strcmp(status, "fail") ? "keeps within"
-                     : c->cmp == CMP_GT || c->cmp == CMP_GE ? "exceeds" : "falls below",
-                     thr);
-        cJSON_AddStringToObject(o, "message", msg);
-        if (strcmp(status, "pass")) {
+        skipped += !strcmp(status, "skipped");
+        if (strcmp(status, "pass") && strcmp(status, "skipped")) {
             failed += !strcmp(status, "fail");
             unknown += !strcmp(status, "unknown");
-            if (sp < sizeof summary)
-                sp += (size_t)snprintf(summary + sp, sizeof summary - sp, "%s%s", sp ? "; " : "", msg);
+            const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "message");
+            if (sp < sizeof summary && cJSON_IsString(m))
+                sp += (size_t)snprintf(summary + sp, sizeof summary - sp, "%s%s", sp ? "; " : "", m->valuestring);
         }
     }
+    rl_utf8_repair(summary); /* the last message may have been cut */
     cJSON_AddItemToObject(out, "clauses", arr);
     cJSON_AddBoolToObject(out, "passed", failed == 0 && unknown == 0);
+    cJSON_AddNumberToObject(out, "judged", g->n - skipped - unknown);
     char msg[1200];
-    if (failed == 0 && unknown == 0)
+    if (failed == 0 && unknown == 0 && skipped == g->n)
+        snprintf(msg, sizeof msg, "no threshold judged: a new model has no base for %s", g->n == 1 ? "it" : "any of them");
+    else if (failed == 0 && unknown == 0 && skipped)
+        snprintf(msg, sizeof msg, "every threshold judged holds (%d checked; %d need a base, which a new model lacks)",
+                 g->n - skipped, skipped);
+    else if (failed == 0 && unknown == 0)
         snprintf(msg, sizeof msg, "every threshold holds (%d checked)", g->n);
     else if (!unknown)
         snprintf(msg, sizeof msg, "%d of %d thresholds crossed: %s", failed, g->n, summary);
@@ -374,6 +413,7 @@ cJSON *rl_gate_eval(const rl_gate *g, const cJSON *diff) {
     else
         snprintf(msg, sizeof msg, "%d of %d thresholds crossed and %d could not be judged: %s", failed, g->n,
                  unknown, summary);
+    rl_utf8_repair(msg);
     cJSON_AddStringToObject(out, "message", msg);
     return out;
 }

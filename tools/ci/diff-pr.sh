@@ -22,7 +22,11 @@
 # an unknown commit).
 set -uo pipefail
 MARKER='<!-- rooflens-diff -->'
-MAX_BODY=60000   # GitHub refuses comments over 65,536 characters
+MAX_SECTIONS=56000  # GitHub refuses comments over 65,536 characters: room for the rest
+MAX_LEFT_OUT=2000   # bytes of the list of models left out
+MAX_SHOWN=200       # characters of a file name, an option list or a threshold list shown
+# characters, not bytes, in ${s:0:N}: a cut never splits one
+export LC_ALL=C.UTF-8
 
 ROOFLENS="${ROOFLENS:-rooflens}"
 HEAD_SHA="${HEAD_SHA:-HEAD}"
@@ -38,6 +42,10 @@ out() { # out NAME VALUE: a step output
 }
 die() { echo "::error title=rooflens::$*" >&2; out gate failed; out changed 0; out message "$*"; exit 2; }
 
+# A relative `rooflens:` path is the workspace's; resolve it once, so it
+# holds whatever directory a command runs in.
+if [[ "$ROOFLENS" == */* ]]; then ROOFLENS="$(realpath -- "$ROOFLENS" 2>/dev/null || echo "$ROOFLENS")"; fi
+"$ROOFLENS" --version >/dev/null 2>&1 || die "no working rooflens at '$ROOFLENS' (the rooflens input, or the build step)"
 [[ -n "${BASE_SHA:-}" ]] || die "no base commit: run on a pull_request event, or set BASE_SHA"
 for c in "$BASE_SHA" "$HEAD_SHA"; do
   git cat-file -e "$c^{commit}" 2>/dev/null || git fetch --quiet --no-tags origin "$c" 2>/dev/null ||
@@ -57,19 +65,61 @@ extract() { # extract COMMIT PATH DEST
   fi
 }
 
-# Markdown text from a file name or a message: the characters Markdown acts
-# on are escaped and line breaks become spaces (a pull request chooses its
-# file names; they must not write the comment).
-md() { printf '%s' "$1" | tr '\r\n' '  ' | sed 's/[][\\`*_<#|!~&]/\\&/g'; }
+# Markdown text from a file name or a message, cut at MAX_SHOWN characters:
+# line breaks become spaces, the characters Markdown acts on are escaped,
+# and @-mentions, bare links (://, www.), issue references (#) and math ($)
+# are broken as the core breaks them in model strings (core/src/diff_md.c:
+# a zero-width space after @, # and the colon of ://, inside www.; \$). A
+# pull request chooses its file names; they must not write the comment.
+ZWSP=$'\xe2\x80\x8b'
+md() { # md TEXT [MAX_CHARACTERS]
+  local s="${1//[$'\r\n\t']/ }" max="${2:-$MAX_SHOWN}"
+  (( ${#s} > max )) && s="${s:0:max}…"
+  printf '%s' "$s" | sed -e 's/[][\\`*_<#|!~&$]/\\&/g' -e "s/[@#]/&$ZWSP/g" -e "s|://|:$ZWSP//|g" -e "s/\([Ww][Ww][Ww]\)\./\1$ZWSP./g"
+}
 
 sections="$WORK/sections.md"
 : >"$sections"
-changed=0 crossed=0 broken=0 left_out=()
+changed=0 crossed=0 broken=0 judged=0 removed=0 left_out=() not_judged=()
 add_section() { # add_section FILE NAME: a model's section, unless the body would get too long
-  if (( $(wc -c <"$sections") + $(wc -c <"$1") > MAX_BODY )); then left_out+=("$(md "$2")"); return; fi
+  if (( $(wc -c <"$sections") + $(wc -c <"$1") > MAX_SECTIONS )); then left_out+=("$(md "$2")"); return; fi
   { cat "$1"; printf '\n---\n\n'; } >>"$sections"
 }
-why() { sed "s|$WORK/||g" "$@" 2>/dev/null | head -c 600; }
+# What a command said, with the temp files named as the models they hold.
+why() { # why FILE...
+  local text
+  text="$(cat -- "$@" 2>/dev/null | head -c 2000)"
+  text="${text//"$WORK/new.onnx"/"${new_path:-new}"}"
+  text="${text//"$WORK/old.onnx"/"${old_path:-old}"}"
+  printf '%s' "${text//"$WORK/"/}"
+}
+
+# One model through `rooflens diff` (OLD /dev/null: a new model, judged
+# without a base). The section is the core's Markdown, which ends with its
+# verdict line; a section without one was not produced, and says why.
+run_diff() { # run_diff OLD NEW NAME [diff options]...
+  local old="$1" new="$2" name="$3"; shift 3
+  "$ROOFLENS" diff "$old" "$new" --hw "$HW" "${OPTIONS[@]}" "${FAIL_ARGS[@]}" "$@" --format markdown >"$sec" 2>"$WORK/err"
+  local rc=$? verdict
+  verdict="$(grep -o '^<!-- rooflens-gate: [a-z-]* -->$' "$sec" | tail -1 | cut -d' ' -f3)"
+  case $rc in
+    2) die "rooflens refused the options: $(why "$WORK/err" | tr '\n' ' ')" ;;
+    0|4|5) if [[ -z "$verdict" ]]; then
+        printf '### rooflens: %s\n\n**Could not be produced**: rooflens ended (exit %d) without a complete section. %s\n' \
+          "$(md "$name")" "$rc" "$(md "$(why "$WORK/err")" 600)" >"$sec"
+        broken=$((broken + 1)); return
+      fi ;;
+    *) printf '### rooflens: %s\n\n**Could not be analysed**: %s\n' "$(md "$name")" "$(md "$(why "$WORK/err")" 600)" >"$sec"
+       broken=$((broken + 1)); return ;;
+  esac
+  # --strict: the section is whole, and the model is incompletely analysed
+  (( rc == 4 )) && { printf '\n**Incomplete** (`--strict`): %s\n' "$(md "$(why "$WORK/err")" 600)" >>"$sec"; broken=$((broken + 1)); }
+  case "$verdict" in
+    failed) crossed=$((crossed + 1)) ;;
+    passed) judged=$((judged + 1)) ;;
+    not-judged) not_judged+=("$(md "$name")") ;;
+  esac
+}
 
 # -z: file names exactly as stored, whatever characters they hold
 while IFS= read -r -d '' status; do
@@ -82,50 +132,55 @@ while IFS= read -r -d '' status; do
   rm -f "$WORK"/*.why
   case "$status" in
     D)
-      printf '### rooflens: %s\n\nRemoved in this pull request.\n' "$(md "$old_path")" >"$sec" ;;
+      removed=$((removed + 1))
+      printf '### rooflens: %s (removed)\n\nRemoved in this pull request: nothing to judge.\n' "$(md "$old_path")" >"$sec" ;;
     A)
-      # analysed under its own relative path, so the row names it (escaped by rooflens)
-      tree="$WORK/tree"
-      rm -rf "$tree" && mkdir -p "$tree/$(dirname -- "$new_path")"
-      if extract "$HEAD_SHA" "$new_path" "$tree/$new_path"; then
-        { printf '### rooflens: %s (new in this pull request)\n\n' "$(md "$new_path")"
-          (cd "$tree" && "$ROOFLENS" batch --hw "$HW" "${OPTIONS[@]}" --format markdown -- "$new_path" 2>/dev/null)
-        } >"$sec"
-        grep -q 'could not be analysed' "$sec" && broken=$((broken + 1))
+      if extract "$HEAD_SHA" "$new_path" "$WORK/new.onnx"; then
+        run_diff /dev/null "$WORK/new.onnx" "$new_path" --label-new "$new_path@$(short "$HEAD_SHA")"
       else
-        printf '### rooflens: %s\n\nCould not be read from %s: %s\n' "$(md "$new_path")" "$(short "$HEAD_SHA")" \
-          "$(md "$(why "$tree/$new_path.why")")" >"$sec"
+        printf '### rooflens: %s\n\n**Could not be read** from %s: %s\n' "$(md "$new_path")" "$(short "$HEAD_SHA")" \
+          "$(md "$(why "$WORK/new.onnx.why")" 600)" >"$sec"
         broken=$((broken + 1))
       fi ;;
     *)
       if ! extract "$BASE" "$old_path" "$WORK/old.onnx" || ! extract "$HEAD_SHA" "$new_path" "$WORK/new.onnx"; then
-        printf '### rooflens: %s\n\nCould not be read from git: %s\n' "$(md "$new_path")" "$(md "$(why "$WORK"/*.why)")" >"$sec"
+        printf '### rooflens: %s\n\n**Could not be read** from git: %s\n' "$(md "$new_path")" "$(md "$(why "$WORK"/*.why)" 600)" >"$sec"
         broken=$((broken + 1))
       else
-        "$ROOFLENS" diff "$WORK/old.onnx" "$WORK/new.onnx" --hw "$HW" "${OPTIONS[@]}" "${FAIL_ARGS[@]}" --format markdown \
-          --label-old "$old_path@$(short "$BASE")" --label-new "$new_path@$(short "$HEAD_SHA")" >"$sec" 2>"$WORK/err"
-        rc=$?
-        case $rc in
-          0) ;;
-          5) crossed=$((crossed + 1)) ;;
-          2) die "rooflens refused the options: $(why "$WORK/err" | tr '\n' ' ')" ;;
-          *) printf '### rooflens: %s\n\nCould not be analysed: %s\n' "$(md "$new_path")" "$(md "$(why "$WORK/err")")" >"$sec"
-             broken=$((broken + 1)) ;;
-        esac
+        run_diff "$WORK/old.onnx" "$WORK/new.onnx" "$new_path" \
+          --label-old "$old_path@$(short "$BASE")" --label-new "$new_path@$(short "$HEAD_SHA")"
       fi ;;
   esac
   add_section "$sec" "$new_path"
 done < <(git diff -z --name-status --find-renames "$BASE" "$HEAD_SHA" -- "${PATHSPECS[@]}")
 
+# The verdict over every model: failed when one crossed a threshold or could
+# not be analysed; passed only when a threshold was judged somewhere; a pull
+# request of new and removed models only, with thresholds that need a base,
+# is "none" and says so, never "passed".
 if (( changed == 0 )); then gate=none; message="no ONNX model changed"
 elif (( crossed + broken > 0 )); then
-  gate=failed
-  message="$crossed of $changed changed models crossed a threshold ($ROOFLENS_FAIL_IF)"
-  (( broken )) && message="$message; $broken could not be analysed"
-elif [[ -n "${ROOFLENS_FAIL_IF:-}" ]]; then gate=passed; message="every threshold holds ($ROOFLENS_FAIL_IF)"
-else gate=none; message="no thresholds set"
+  gate=failed message=""
+  (( crossed )) && message="$crossed of $changed changed models crossed a threshold (${ROOFLENS_FAIL_IF:-})"
+  (( broken )) && message="${message:+$message; }$broken of $changed could not be analysed"
+elif [[ -z "${ROOFLENS_FAIL_IF:-}" ]]; then gate=none; message="no thresholds set"
+elif (( judged == 0 )); then
+  gate=none
+  message="no threshold could be judged: ${#not_judged[@]} new and $removed removed models, and ${ROOFLENS_FAIL_IF} needs a base"
+else gate=passed; message="every threshold judged holds (${ROOFLENS_FAIL_IF})"
 fi
-[[ "$gate" == failed && $crossed -eq 0 ]] && message="$broken of $changed changed models could not be analysed"
+(( ${#not_judged[@]} )) && [[ "$gate" != none ]] && message="$message; not judged on ${#not_judged[@]} new models (no base)"
+
+# The list of left-out models, capped like every list of the comment.
+left_out_text() {
+  local text="" n=0
+  for name in "${left_out[@]}"; do
+    (( ${#text} + ${#name} > MAX_LEFT_OUT )) && break
+    text+="${text:+, }$name"; n=$((n + 1))
+  done
+  (( n < ${#left_out[@]} )) && text+=", … and $(( ${#left_out[@]} - n )) more"
+  printf '%s' "$text"
+}
 
 {
   echo "$MARKER"
@@ -134,14 +189,14 @@ fi
   (( ${#OPTIONS[@]} )) && printf ', options %s' "$(md "${OPTIONS[*]}")"
   printf ', base %s, head %s. ' "$(short "$BASE")" "$(short "$HEAD_SHA")"
   case "$gate" in
-    passed) printf '**Gate: passed** (%s).\n\n' "$(md "$ROOFLENS_FAIL_IF")" ;;
+    passed) printf '**Gate: passed** (%s).\n\n' "$(md "$message")" ;;
     failed) printf '**Gate: failed**: %s.\n\n' "$(md "$message")" ;;
-    *) printf '\n\n' ;;
+    *) if [[ -n "${ROOFLENS_FAIL_IF:-}" ]]; then printf '**Gate: not judged**: %s.\n\n' "$(md "$message")"; else printf '\n\n'; fi ;;
   esac
   cat "$sections"
   if (( ${#left_out[@]} )); then
-    printf '%d more models are left out to keep this comment within GitHub'"'"'s size limit: %s. Run `rooflens diff` on them.\n' \
-      "${#left_out[@]}" "${left_out[*]}"
+    printf '%d more models are left out to keep this comment within GitHub'"'"'s size limit: %s. Run `rooflens diff` on them.\n\n' \
+      "${#left_out[@]}" "$(left_out_text)"
   fi
   echo "<sub>rooflens $("$ROOFLENS" --version | cut -d' ' -f2): predicted by the roofline model, not measured.</sub>"
 } >"$BODY"

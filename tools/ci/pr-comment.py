@@ -2,7 +2,9 @@
 """Posts or updates the one rooflens comment of a pull request (the GitHub
 Action's last step, action.yml). The comment is found by the hidden marker
 tools/ci/diff-pr.sh puts in the body, so a new push updates it in place
-instead of adding another. Standard library only.
+instead of adding another. Only a comment the token's own user wrote is
+taken as ours: a marker planted by anyone else is ignored. Standard library
+only.
 
 Environment:
   ROOFLENS_BODY          the Markdown body (a file)
@@ -24,10 +26,32 @@ import urllib.request
 MARKER = "<!-- rooflens-diff -->"
 
 
+def own_login(call):
+    """The login the token writes as: GET /user answers for a personal token;
+    the job's own token (an app installation) may not read it, and writes as
+    github-actions[bot]."""
+    try:
+        me = call("GET", "/user")
+        if isinstance(me, dict) and me.get("login"):
+            return me["login"]
+    except urllib.error.HTTPError as e:
+        if e.code not in (401, 403, 404):
+            raise
+    return "github-actions[bot]"
+
+
+def is_ours(comment, me):
+    """Our comment: written by the token's user and starting with the marker.
+    Anyone may paste the marker into a comment of their own; such a comment
+    is neither updated nor taken as ours."""
+    return ((comment.get("user") or {}).get("login") == me
+            and (comment.get("body") or "").startswith(MARKER))
+
+
 def main():
     with open(os.environ["ROOFLENS_BODY"], encoding="utf-8") as f:
         body = f.read()
-    if MARKER not in body:
+    if not body.startswith(MARKER):
         body = MARKER + "\n" + body
     dest = os.environ.get("ROOFLENS_COMMENT_FILE")
     if dest:
@@ -53,10 +77,11 @@ def main():
             return json.loads(r.read() or b"null")
 
     try:
+        me = own_login(call)
         found, page = None, 1
         while found is None:
             comments = call("GET", f"/repos/{repo}/issues/{pr}/comments?per_page=100&page={page}")
-            found = next((c for c in comments if MARKER in (c.get("body") or "")), None)
+            found = next((c for c in comments if is_ours(c, me)), None)
             if len(comments) < 100:
                 break
             page += 1
