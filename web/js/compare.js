@@ -6,7 +6,7 @@
 // time roofline of both models (old hollow, new filled, an arrow where a
 // layer moved).
 import { eng, exact } from './format.js';
-import { whiteBackground, logAxis, line } from './charts.js';
+import { whiteBackground, logAxis, line } from './chart-kit.js';
 import { modelUrlProblem, MAX_FAIL_IF } from './state.js';
 import { needsConfirmation } from './url-policy.js';
 import { download, copyText } from './export.js';
