@@ -6,7 +6,7 @@ import { app, showError, notice, loadContext, writeUrl, modelDims, exampleUrl } 
 import { fillDims } from './controls.js';
 import { analyze, clearModel } from './analysis.js';
 import { modelUrlProblem } from './state.js';
-import { eng } from './format.js';
+import { eng, progressPct } from './format.js';
 import { $, el } from './dom.js';
 
 function setProgress(msg, label) {
@@ -15,7 +15,7 @@ function setProgress(msg, label) {
   const bar = $('progress-bar');
   if (msg.total > 0) { bar.max = msg.total; bar.value = Math.min(msg.offset, msg.total); }
   else bar.removeAttribute('value');
-  const pct = msg.total > 0 ? ` (${Math.floor(100 * Math.min(msg.offset, msg.total) / msg.total)} %)` : '';
+  const pct = msg.total > 0 ? ` (${progressPct(msg.offset, msg.total)})` : '';
   $('progress-text').textContent = `${label}: ${eng(msg.offset, 'B')}${msg.total > 0 ? ' of ' + eng(msg.total, 'B') : ''}${pct}` +
     (msg.skipped ? `, ${eng(msg.skipped, 'B')} of weights skipped` : '');
 }
