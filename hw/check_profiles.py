@@ -5,6 +5,8 @@ one rule the core cannot see: a profile's id is its file name.
 Usage:
     python3 hw/check_profiles.py [--rooflens PATH] [FILE|DIR...]
     python3 hw/check_profiles.py --table        # also print the README table
+    python3 hw/check_profiles.py --write-readme # write it into hw/README.md
+    python3 hw/check_profiles.py --check-readme # fail when hw/README.md's table differs
 
 The core is the one validator of what a profile says (rl_check_shipped_hardware,
 through `rooflens --check-hw --shipped`): known fields and precisions, every
@@ -72,9 +74,48 @@ def summary_row(p):
             f"{len(p.get('power_modes', []))} |")
 
 
+README = os.path.join(HERE, "README.md")
+TABLE_BEGIN, TABLE_END = "<!-- profiles:begin", "<!-- profiles:end -->"
+
+
+def table_text(rows):
+    head = ("| id | name | category | main memory bandwidth | fp16/bf16 matrix peak, dense (TFLOP/s) "
+            "| power budget | power modes |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+    return head + "".join(r + "\n" for r in rows)
+
+
+def readme_table(mode, rows):
+    """--check-readme: 0 when hw/README.md's table (between its markers) is
+    the generated one, else 1 with the first differing line; --write-readme
+    puts the generated one there."""
+    with open(README, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        start = text.index("\n", text.index(TABLE_BEGIN)) + 1
+        end = text.index(TABLE_END, start)
+    except ValueError:
+        print(f"{README}: the markers {TABLE_BEGIN} ... {TABLE_END} are missing", file=sys.stderr)
+        return 1
+    want = table_text(rows)
+    if mode == "--write-readme":
+        with open(README, "w", encoding="utf-8") as f:
+            f.write(text[:start] + want + text[end:])
+        print(f"wrote the table of {len(rows)} profiles into {README}")
+        return 0
+    have = text[start:end]
+    if have == want:
+        print(f"hw/README.md's table matches the {len(rows)} profiles")
+        return 0
+    diff = next((f"README: {a!r}\nprofiles: {b!r}" for a, b in zip(have.splitlines(), want.splitlines()) if a != b),
+                f"README has {len(have.splitlines())} lines, the profiles give {len(want.splitlines())}")
+    print(f"FAIL hw/README.md's profile table differs from hw/*.json (python3 hw/check_profiles.py --write-readme):\n{diff}")
+    return 1
+
+
 def main(argv):
     table = "--table" in argv
-    args = [a for a in argv if a != "--table"]
+    readme = next((a for a in argv if a in ("--check-readme", "--write-readme")), None)
+    args = [a for a in argv if a not in ("--table", "--check-readme", "--write-readme")]
     rooflens = os.path.join(os.path.dirname(HERE), "build", "rooflens")
     if "--rooflens" in args:
         i = args.index("--rooflens")
@@ -108,11 +149,12 @@ def main(argv):
     print(f"{len(files) - failed}/{len(files)} profiles valid")
     if table:
         print()
-        print("| id | name | category | main memory bandwidth | fp16/bf16 matrix peak, dense (TFLOP/s) "
-              "| power budget | power modes |")
-        print("| --- | --- | --- | --- | --- | --- | --- |")
-        for r in rows:
-            print(r)
+        print(table_text(rows), end="")
+    if readme:
+        if failed:
+            print(f"{readme}: not done, {failed} profile(s) failed", file=sys.stderr)
+            return 1
+        return readme_table(readme, rows)
     return 1 if failed else 0
 
 

@@ -14,6 +14,12 @@ checks, against that table:
     (nm of librooflens_core.a) obeys the same rule;
   * the "may use" relation has no cycle (the arrows are one-way).
 
+The page has a map of its own, the table between <!-- page-layers:begin -->
+and <!-- page-layers:end -->: every web/js/*.js is in exactly one layer, and
+every import it makes (static, re-export or dynamic import(); relative paths
+resolved, a package name as npm:NAME) lands in its own layer or in one its
+row names; that relation has no cycle either.
+
 Known violations are listed in the doc's allow-list table (between
 <!-- allow:begin --> and <!-- allow:end -->): they are reported but do not
 fail; an allow-list entry that matches no violation fails, so it is deleted
@@ -62,12 +68,11 @@ def table_rows(text, begin, end):
     return rows[1:]  # drop the header row
 
 
-def read_map(root):
-    with open(os.path.join(root, DOC), encoding="utf-8") as f:
-        text = f.read()
-    layers = {}  # name -> {"files": [globs], "uses": set()}
-    order = []
-    for cells in table_rows(text, "<!-- layers:begin -->", "<!-- layers:end -->"):
+def read_layer_table(text, begin, end):
+    """The layers of the Markdown table between two markers: name ->
+    {"files": [globs], "uses": set()}, in table order."""
+    layers = {}
+    for cells in table_rows(text, begin, end):
         if len(cells) != 3:
             raise MapError(f"{DOC}: layer row needs 3 cells (Layer | Files | May use): {cells}")
         name, files, uses = cells
@@ -77,11 +82,22 @@ def read_map(root):
         if not globs:
             raise MapError(f"{DOC}: layer '{name}' lists no files")
         layers[name] = {"files": globs, "uses": {u.strip() for u in uses.split(",") if u.strip()}}
-        order.append(name)
-    for name in order:
+    for name in layers:
         for u in layers[name]["uses"]:
             if u not in layers:
                 raise MapError(f"{DOC}: layer '{name}' may use '{u}', which is no layer")
+    return layers
+
+
+def read_doc(root):
+    with open(os.path.join(root, DOC), encoding="utf-8") as f:
+        return f.read()
+
+
+def read_map(root):
+    text = read_doc(root)
+    layers = read_layer_table(text, "<!-- layers:begin -->", "<!-- layers:end -->")
+    order = list(layers)
     allow = []  # (from, to, "include" | "call")
     for cells in table_rows(text, "<!-- allow:begin -->", "<!-- allow:end -->"):
         if len(cells) != 5 or cells[2] not in ("include", "call"):
@@ -218,10 +234,85 @@ def check(root, archive=None, out=sys.stdout, nm_text=None):
         if key not in violations and (archive or nm_text is not None or key[2] == "include"):
             print(f"FAIL allow-list entry {key[0]} -> {key[1]} matches no violation any more: delete it from {DOC}", file=out)
             failures += 1
+    page_failures = check_page(root, out)
     if failures == 0:
         print(f"layers ok: {len(files)} files in {len(layers)} layers, "
               f"{'includes and calls' if archive or nm_text is not None else 'includes'} checked, {len(violations)} known violation(s) allowed",
               file=out)
+    return failures + page_failures
+
+
+# ------------------------------------------------------------------ the page
+PAGE_DIR = "web/js"
+PAGE_BEGIN, PAGE_END = "<!-- page-layers:begin -->", "<!-- page-layers:end -->"
+JS_IMPORT_RES = (
+    re.compile(r"^\s*(?:import|export)\b[^;'\"]*?\bfrom\s*['\"]([^'\"]+)['\"]", re.M),  # import x from, export {x} from
+    re.compile(r"^\s*import\s*['\"]([^'\"]+)['\"]", re.M),                                 # import 'side-effect'
+    re.compile(r"\bimport\(\s*['\"]([^'\"]+)['\"]\s*\)"),                                    # import('...')
+)
+
+
+def page_sources(root):
+    d = os.path.join(root, PAGE_DIR)
+    if not os.path.isdir(d):
+        return []
+    return sorted(f"{PAGE_DIR}/{n}" for n in os.listdir(d) if n.endswith((".js", ".mjs")))
+
+
+def js_imports(text):
+    """The module specifiers a script imports, comments left out."""
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"^\s*//.*$", "", text, flags=re.M)
+    return [m for r in JS_IMPORT_RES for m in r.findall(text)]
+
+
+def resolve_js(src, spec):
+    """A repository path for a relative specifier, npm:NAME for a package."""
+    if spec.startswith((".", "/")):
+        return os.path.normpath(os.path.join(os.path.dirname(src), spec)).replace(os.sep, "/")
+    return "npm:" + spec
+
+
+def check_page(root, out):
+    """The page's layers: returns the number of failures; prints each."""
+    try:
+        layers = read_layer_table(read_doc(root), PAGE_BEGIN, PAGE_END)
+    except (MapError, OSError) as e:
+        print(f"FAIL {e}", file=out)
+        return 1
+    failures = 0
+    cycle = find_cycle(layers)
+    if cycle:
+        print(f"FAIL the page's may-use relation has a cycle: {' -> '.join(cycle)} (arrows must be one-way)", file=out)
+        failures += 1
+    files = page_sources(root)
+    where = {}
+    for f in files:
+        hits = layer_of(f, layers)
+        if len(hits) != 1:
+            print(f"FAIL {f} is in {'no layer' if not hits else 'several layers (' + ', '.join(hits) + ')'}: "
+                  f"it belongs in exactly one row of the page's table in {DOC}", file=out)
+            failures += 1
+        else:
+            where[f] = hits[0]
+    edges = 0
+    for f in files:
+        if f not in where:
+            continue
+        with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
+            specs = js_imports(fh.read())
+        for spec in specs:
+            dst, ls = resolve_js(f, spec), where[f]
+            hits = layer_of(dst, layers)
+            edges += 1
+            if len(hits) != 1:
+                print(f"FAIL {f} ({ls}) imports {dst}, which is in no layer of the page's table", file=out)
+                failures += 1
+            elif hits[0] != ls and hits[0] not in layers[ls]["uses"]:
+                print(f"FAIL {f} ({ls}) imports {dst} ({hits[0]}): '{ls}' may not use '{hits[0]}'", file=out)
+                failures += 1
+    if failures == 0:
+        print(f"page layers ok: {len(files)} scripts in {len(layers)} layers, {edges} imports checked", file=out)
     return failures
 
 
@@ -232,7 +323,7 @@ def self_test(repo_root):
 
     def copy_tree():
         d = tempfile.mkdtemp(prefix="rooflens-layers-")
-        for sub in ("docs", "core", "cli", "wasm"):
+        for sub in ("docs", "core", "cli", "wasm", "web"):
             shutil.copytree(os.path.join(repo_root, sub), os.path.join(d, sub),
                             ignore=shutil.ignore_patterns("*.md") if sub != "docs" else None)
         return d
@@ -271,6 +362,27 @@ def self_test(repo_root):
          lambda d: edit_doc(d, "<!-- allow:end -->",
                             "| `core/src/util.c` | `core/src/hw.h` | include | test | test |\n<!-- allow:end -->"),
          "allow-list entry core/src/util.c -> core/src/hw.h matches no violation"),
+    ]
+    state_row = ("| state | `web/js/state.js` `web/js/llm-state.js` `web/js/url-policy.js` `web/js/columns.js` `web/js/hardware.js` | |")
+    cases += [
+        ("the page: a state module importing a view fails",
+         lambda d: append(os.path.join(d, "web/js/state.js"), "\nimport { LayerTable } from './table.js';\n"),
+         "web/js/state.js (state) imports web/js/table.js (views): 'state' may not use 'views'"),
+        ("the page: a view importing the controller fails",
+         lambda d: append(os.path.join(d, "web/js/charts.js"), "\nexport { app } from './app.js';\n"),
+         "web/js/charts.js (views) imports web/js/app.js (controller): 'views' may not use 'controller'"),
+        ("the page: a dynamic import is checked too (the controller loading the WASM binding)",
+         lambda d: append(os.path.join(d, "web/js/main.js"), "\nconst lazy = () => import('./core.js');\n"),
+         "web/js/main.js (controller) imports web/js/core.js (reading): 'controller' may not use 'reading'"),
+        ("the page: a package no row names fails",
+         lambda d: append(os.path.join(d, "web/js/table.js"), "\nimport 'left-pad';\n"),
+         "web/js/table.js (views) imports npm:left-pad, which is in no layer"),
+        ("the page: a script in no layer fails",
+         lambda d: append(os.path.join(d, "web/js/newview.js"), "export const x = 1;\n"),
+         "web/js/newview.js is in no layer"),
+        ("the page: a cycle in its map fails",
+         lambda d: edit_doc(d, state_row, state_row[:-2] + " views |"),
+         "the page's may-use relation has a cycle"),
     ]
     bad = 0
     # nm output made up for the purpose: reader.c calling rl_time_graph (timing)

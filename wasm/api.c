@@ -15,30 +15,10 @@
 
 #include "rooflens.h"
 
-/* Prototypes (the exported surface; see wasm/exports.json). */
+/* The exported surface is every function defined below with
+ * EMSCRIPTEN_KEEPALIVE: tools/wasm-exports.py lists them for the link
+ * (wasm/CMakeLists.txt), so they need no second list of prototypes here. */
 typedef struct rlw_reader rlw_reader;
-const char *rlw_version(void);
-rlw_reader *rlw_reader_new(void);
-double rlw_reader_feed(rlw_reader *w, const void *bytes, size_t len);
-int rlw_reader_skip(rlw_reader *w, double n);
-double rlw_reader_offset(const rlw_reader *w);
-rl_model *rlw_reader_finish(rlw_reader *w);
-const char *rlw_reader_error(const rlw_reader *w);
-void rlw_reader_free(rlw_reader *w);
-char *rlw_analyze(rl_model *m, const char *request_json);
-double rlw_answer_size(void);
-char *rlw_models_diff(rl_model *old_model, rl_model *new_model, const char *request_json);
-char *rlw_model_summary(rl_model *m, const char *request_json);
-char *rlw_info(rl_model *m);
-void rlw_free_model(rl_model *m);
-char *rlw_check_hardware(const char *profile_json);
-char *rlw_operator_table(void);
-char *rlw_precisions(void);
-char *rlw_netron(const char *analysis_json);
-void rlw_free(void *p);
-double rlw_heap_size(void);
-double rlw_heap_in_use(void);
-double rlw_heap_peak(void);
 
 /* A reader plus the error JSON rl_reader_finish produced, if any. */
 struct rlw_reader {

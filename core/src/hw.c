@@ -95,14 +95,21 @@ static bool in_list(const char *s, const char *const *list) {
     return false;
 }
 
+/* A NULL-ended list as "a, b, c", for a message that names what is allowed. */
+static const char *list_text(const char *const *list, char *buf, size_t size) {
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; list[i] && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "", list[i]);
+    return buf;
+}
+
 static int check_keys(const parse_ctx *x, const cJSON *obj, const char *const *allowed, const char *path) {
     const cJSON *it;
     cJSON_ArrayForEach(it, obj) {
         if (in_list(it->string, allowed)) continue;
-        char known[300] = "";
-        size_t n = 0;
-        for (int i = 0; allowed[i] && n < sizeof known; i++)
-            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "", allowed[i]);
+        char known[300];
+        list_text(allowed, known, sizeof known);
         char field[200];
         snprintf(field, sizeof field, "%s%s%s", path, path[0] ? "." : "", it->string);
         return bad(x, field, "is not a field of a hardware profile here (known: %s)", known);
@@ -523,6 +530,9 @@ int rl_hw_parse(const cJSON *p, const char *mode, rl_hw *hw, rl_error *err) {
 /* A profile that ships with rooflens (hw/<id>.json) is held to more than a
  * user's: every figure says where it comes from (hw/README.md, "Figures").
  * hw/check_profiles.py adds only what needs the file (id = file name). */
+/* The one list of profile categories: the message below names them from it,
+ * and the page's groups (web/js/hardware.js CATEGORY_LABELS) are tested
+ * against it (tests/web/hardware-categories.test.mjs). */
 static const char *const categories[] = {"datacenter-gpu", "consumer-gpu", "edge", "tpu", "cpu", "apple", NULL};
 #define SHIPPED_SOURCE_MIN 4     /* a citation, not "x" */
 #define SHIPPED_HOW_MIN 12       /* an estimated or derived figure says how */
@@ -595,8 +605,9 @@ static int check_shipped(const cJSON *p, rl_error *err) {
             return bad(&x, texts[i], "must be a non-empty text");
     }
     const cJSON *cat = cJSON_GetObjectItemCaseSensitive(p, "category");
+    char known[200];
     if (!cJSON_IsString(cat) || !in_list(cat->valuestring, categories))
-        return bad(&x, "category", "must be one of datacenter-gpu, consumer-gpu, edge, tpu, cpu, apple");
+        return bad(&x, "category", "must be one of %s", list_text(categories, known, sizeof known));
     const cJSON *m;
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(p, "power_modes")) {
         const cJSON *mid = cJSON_GetObjectItemCaseSensitive(m, "id");

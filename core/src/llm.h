@@ -9,6 +9,7 @@
 #define ROOFLENS_LLM_H
 #include <cjson/cJSON.h>
 
+#include "llm_roles.h" /* rl_llm_roles_json, for rl_model_info */
 #include "study.h"
 
 /* Runs the request's "llm" member (an object) on c->model with the request's
@@ -21,10 +22,4 @@
 int rl_llm_run(rl_ctx *c, const cJSON *llm, const rl_options *o, const rl_hw *hw, cJSON *root,
                rl_error *err);
 
-/* The roles detected among the inputs of `g` (built by rl_graph_build, dims
- * not resolved), as rl_model_info reports them: {"kv_cache", "batch",
- * "seq", "past", "total", "kv_inputs"}, or a JSON null when no sequence
- * dimension is found (not a language model, as far as rooflens can tell).
- * The caller owns the returned item. */
-cJSON *rl_llm_roles_json(rl_ctx *c, const rl_graph *g);
 #endif

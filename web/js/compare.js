@@ -5,8 +5,8 @@
 // verdict and the Markdown. This module only lays them out and draws the
 // time roofline of both models (old hollow, new filled, an arrow where a
 // layer moved).
-import { eng, exact } from './format.js';
-import { whiteBackground, logAxis, line } from './charts.js';
+import { eng, exact, signedPct, progressPct } from './format.js';
+import { whiteBackground, logAxis, line } from './chart-kit.js';
 import { modelUrlProblem, MAX_FAIL_IF } from './state.js';
 import { needsConfirmation } from './url-policy.js';
 import { download, copyText } from './export.js';
@@ -23,7 +23,7 @@ function change(d, unit) {
   if (!d || typeof d.delta !== 'number') return '–';
   if (d.delta === 0) return 'no change';
   const sign = d.delta > 0 ? '+' : '−';
-  const ratio = typeof d.ratio === 'number' ? ` (${d.ratio > 0 ? '+' : '−'}${Math.abs(100 * d.ratio).toPrecision(3)} %)` : ' (from 0)';
+  const ratio = typeof d.ratio === 'number' ? ` (${signedPct(d.ratio)})` : ' (from 0)';
   return `${sign}${eng(Math.abs(d.delta), unit)}${ratio}`;
 }
 
@@ -205,7 +205,7 @@ export class CompareView {
     this.root.dataset.state = 'loading';
     this.say(`Reading ${label}…`);
     const { id: openId, promise } = client.open(source, (m) => {
-      if (m.total > 0) this.say(`Reading ${label}: ${Math.floor(100 * Math.min(m.offset, m.total) / m.total)} %`);
+      if (m.total > 0) this.say(`Reading ${label}: ${progressPct(m.offset, m.total)}`);
     }, undefined, 'other');
     this.openId = openId;
     let info;

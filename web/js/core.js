@@ -21,7 +21,7 @@ export class RooflensCore {
       return JSON.stringify({ schema: 1, ok: false, error: { code: 'out_of_memory',
         message: 'the WebAssembly module ran out of memory: use the rooflens command-line tool for this model', where: '' } });
     }
-    try { return this.m.UTF8ToString(ptr); } finally { this.m._rl_free(ptr); }
+    try { return this.m.UTF8ToString(ptr); } finally { this.m._rlw_free(ptr); }
   }
 
   /** Calls fn(ptr) with a NUL-terminated UTF-8 copy of str on the heap. */
@@ -104,7 +104,7 @@ export class RooflensCore {
       if (!ptr) return new TextEncoder().encode(this.takeString(0));
       try {
         return this.m.HEAPU8.slice(ptr, ptr + this.m._rlw_answer_size());
-      } finally { this.m._rl_free(ptr); }
+      } finally { this.m._rlw_free(ptr); }
     });
   }
 

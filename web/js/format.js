@@ -1,4 +1,6 @@
-// Number formatting: engineering units for display, exact values for titles.
+// Number formatting: engineering units for display, exact values for titles,
+// shares, ratios and changes. Every number the page writes goes through this
+// file (the one JS formatter; the core's rl_json_add_num writes the figures).
 
 const PREFIX = [
   [1e18, 'E'], [1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k'],
@@ -39,7 +41,31 @@ export function exact(v, unit = '') {
 /** Integer count with thousands separators. */
 export function count(v) { return typeof v === 'number' ? (Number.isInteger(v) ? group(v) : String(v)) : '–'; }
 
-export function pct(x) { return Number.isFinite(x) ? `${(x * 100).toFixed(x < 0.1 ? 2 : 1)} %` : '–'; }
+/** A share: 0.1234 -> '12.3 %' (one more place under 10 %); `places`
+ * decimals at or above 10 % (0 for a terse column). Non-finite -> '–'. */
+export function pct(x, places = 1) {
+  return Number.isFinite(x) ? `${(x * 100).toFixed(x < 0.1 ? places + 1 : places)} %` : '–';
+}
+
+/** A relative change with its sign: 0.0981 -> '+9.81 %', -0.5 -> '−50.0 %'. */
+export function signedPct(ratio) {
+  return `${ratio > 0 ? '+' : '−'}${Math.abs(100 * ratio).toPrecision(3)} %`;
+}
+
+/** How far a read has got, in whole per cent (never over 100). */
+export function progressPct(offset, total) {
+  return `${Math.floor(100 * Math.min(offset, total) / total)} %`;
+}
+
+/** A ratio of two times: 1.2345 -> '1.23×'. Non-finite -> '–×'. */
+export function times(x) {
+  return `${Number.isFinite(x) ? x.toPrecision(3) : '–'}×`;
+}
+
+/** A value in an editable field, without binary noise: 14.700000000000001 -> '14.7'. */
+export function plain(v) {
+  return String(Number(v.toPrecision(12)));
+}
 
 /** A tensor list [{name, dtype, shape}] as "f32[1,3,224,224], ...". */
 export function shapes(list) {

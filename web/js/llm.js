@@ -7,7 +7,7 @@
 // It owns its part of the share link (lp, lg, lw, lk) and hands the prefill
 // and decode points to the time roofline.
 import { eng, exact, count } from './format.js';
-import { whiteBackground, logAxis } from './charts.js';
+import { whiteBackground, logAxis } from './chart-kit.js';
 import { el } from './dom.js';
 import { chartClass } from './chart-lib.js';
 import { llmDefaultState, llmRequestMember, MAX_TOKENS, BITS } from './llm-state.js';

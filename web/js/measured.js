@@ -11,7 +11,7 @@
 // The profile's text never leaves the browser: it is read here and handed
 // to the worker with each analysis; the share link carries only its file
 // name, to say that measurements were attached locally.
-import { eng, exact, count } from './format.js';
+import { eng, exact, count, pct as share, times } from './format.js';
 import { download } from './export.js';
 import { el } from './dom.js';
 
@@ -19,7 +19,7 @@ const MAX_PROFILE_BYTES = 256 << 20;
 const LOST_ROWS = 20;      // rows of the "where the time is lost" table
 const GAP_LINES = 10;      // kernels whose gap is drawn on the roofline
 
-const pct = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(x < 0.1 ? 1 : 0)} %` : '–');
+const pct = (x) => share(x, 0);   // whole per cent: the figures are measured, not exact
 const FORMAT_NAMES = { ort: 'ONNX Runtime profile', trtexec: 'trtexec profile', csv: 'CSV profile' };
 
 export class MeasuredView {
@@ -144,7 +144,7 @@ export class MeasuredView {
     p.appendChild(el('strong', `Measured ${eng(ms.total_s, 's')}`, { title: exact(ms.total_s, 's') }));
     p.append(` in ${count(ms.kernels)} kernels (${FORMAT_NAMES[ms.format] || ms.format} “${this.profile?.name ?? ''}”, ${runs})` +
       `${ms.run_wall_s ? `, ${eng(ms.run_wall_s, 's')} a run by the wall clock` : ''}: ` +
-      `${Number.isFinite(ms.measured_over_predicted) ? ms.measured_over_predicted.toPrecision(3) : '–'}× the predicted ` +
+      `${times(ms.measured_over_predicted)} the predicted ` +
       `${eng(ms.predicted_s, 's')}. ${count(ms.matched)} kernels matched to layers (${pct(ms.matched_s / ms.total_s)} of the ` +
       `time); ${count(ms.nodes_measured)} layers measured, ${count(ms.nodes_inferred)} of them placed in a fused kernel ` +
       `by inference. Speed of light of the matched kernels ${eng(ms.sol_s, 's')}: efficiency ${pct(ms.efficiency)}, ` +

@@ -7,6 +7,7 @@
 // downloaded as a JSON file usable with the CLI's --hw FILE.
 import { download } from './export.js';
 import { el } from './dom.js';
+import { plain } from './format.js';
 
 // The unit a field is edited in, by key name (the profile itself is in SI
 // units, hw/README.md): [pattern, unit shown, SI value of one unit].
@@ -19,7 +20,7 @@ const unitOf = (key) => {
   return u ? { unit: u[1], scale: u[2] } : { unit: '', scale: 1 };
 };
 /** A value in its display unit, without binary noise (14.700000000000001). */
-const shown = (v, scale) => String(Number((v / scale).toPrecision(12)));
+const shown = (v, scale) => plain(v / scale);
 
 /** The profile as it is exported (link, download): without the catalogue's
  * free-text notes, which describe the original device, not the edit. */

@@ -5,7 +5,7 @@
 // A view computes only while it is open, and again after every analysis of
 // the main view (model, hardware or options changed).
 import { eng, exact, pct } from './format.js';
-import { whiteBackground, logAxis, pointLabels, chartPng, labelRoom, labelSpot } from './charts.js';
+import { whiteBackground, logAxis, pointLabels, chartPng, labelRoom, labelSpot } from './chart-kit.js';
 import { el } from './dom.js';
 import { chartClass } from './chart-lib.js';
 import { VIEWS, MAX_COMPARE, MAX_SWEEP_BATCH, sweepBatches, validCompareEntry } from './state.js';
@@ -19,7 +19,7 @@ const DEFAULT_COMPARE = ['h100-sxm', 'a100-sxm-80gb', 'l4', 'jetson-agx-orin', '
 /** Vertical marker lines drawn over a chart (Chart.js has no annotation
  * plugin in its core build): plugins.rlMarkers = {lines: [{x, label, color}]}.
  * Their labels' boxes go to chart.$rlTaken, so that point labels
- * (charts.js pointLabels) keep clear of them. */
+ * (chart-kit.js pointLabels) keep clear of them. */
 const markers = {
   id: 'rlMarkers',
   afterDatasetsDraw(chart, _args, opts) {
@@ -52,7 +52,7 @@ const markers = {
  * label, a point or a marker's label. A label with no free spot anywhere
  * is not drawn but handed to opts.onUnplaced, so the page can say so.
  * plugins.rlModeLabels = {labels: [{x, y, text, r}], onUnplaced(texts)}.
- * Boxes drawn go to chart.$rlLabelBoxes (as charts.js pointLabels). */
+ * Boxes drawn go to chart.$rlLabelBoxes (as chart-kit.js pointLabels). */
 const modeLabels = {
   id: 'rlModeLabels',
   afterDatasetsDraw(chart) {

@@ -5,15 +5,18 @@
 
 #define RL_FAMILY(fam, arr) const rl_op_family rl_family_##fam = {arr, sizeof arr / sizeof *arr}
 
-extern const rl_op_family rl_family_elementwise, rl_family_matmul, rl_family_conv,
-    rl_family_pool, rl_family_norm, rl_family_reduce, rl_family_rnn, rl_family_views,
-    rl_family_layout, rl_family_indexing, rl_family_generators, rl_family_sampling,
-    rl_family_sequences, rl_family_control, rl_family_quant, rl_family_attention, rl_family_misc,
-    rl_family_ml;
+/* The one list of families, in the order the operator table searches them:
+ * the declarations and RL_FAMILY_LIST (optable.c's table) both expand it.
+ * A new family is one word here and one ops/<family>.c. */
+#define RL_FAMILIES(X)                                                                        \
+    X(elementwise) X(matmul) X(conv) X(pool) X(norm) X(reduce) X(rnn) X(views) X(layout)      \
+    X(indexing) X(generators) X(sampling) X(sequences) X(control) X(quant) X(attention) X(misc) \
+    X(ml)
 
-#define RL_FAMILY_LIST                                                                           \
-    &rl_family_elementwise, &rl_family_matmul, &rl_family_conv, &rl_family_pool,                 \
-        &rl_family_norm, &rl_family_reduce, &rl_family_rnn, &rl_family_views, &rl_family_layout, \
-        &rl_family_indexing, &rl_family_generators, &rl_family_sampling, &rl_family_sequences,   \
-        &rl_family_control, &rl_family_quant, &rl_family_attention, &rl_family_misc, &rl_family_ml
+#define RL_FAMILY_DECLARE(fam) extern const rl_op_family rl_family_##fam;
+RL_FAMILIES(RL_FAMILY_DECLARE)
+#undef RL_FAMILY_DECLARE
+
+#define RL_FAMILY_ADDRESS(fam) &rl_family_##fam,
+#define RL_FAMILY_LIST RL_FAMILIES(RL_FAMILY_ADDRESS)
 #endif

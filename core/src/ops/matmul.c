@@ -185,14 +185,6 @@ static int shape_moe(rl_ctx *c, rl_graph *g, rl_node *n) {
     return rl_shape_known(x) ? RL_OK : RL_UNKNOWN;
 }
 
-/* Expected number of distinct experts that T tokens routed to k of E each
- * touch, under uniform routing: E·(1 − (1 − k/E)^T). */
-double rl_moe_experts_touched(double experts, double k, double tokens) {
-    if (experts <= 0) return 0;
-    if (k >= experts) return experts;
-    return experts * (1 - pow(1 - k / experts, tokens));
-}
-
 /* Active experts only: T tokens × k experts × (2 or 3 matrices of
  * hidden × inter). Weights read: the experts the tokens touch (expected,
  * uniform routing), not all E. */

@@ -1,5 +1,6 @@
 /* The op kit: helpers for the operator families. Each one's contract
  * (ownership, lifetime, errors) is in op.h; comments here say why. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -521,4 +522,12 @@ bool rl_in_scalar(rl_node *n, int i, double *out) {
     }
     *out = v->fval[0];
     return true;
+}
+
+/* Expected number of distinct experts that T tokens routed to k of E each
+ * touch, under uniform routing: E·(1 − (1 − k/E)^T) (op.h). */
+double rl_moe_experts_touched(double experts, double k, double tokens) {
+    if (experts <= 0) return 0;
+    if (k >= experts) return experts;
+    return experts * (1 - pow(1 - k / experts, tokens));
 }

@@ -1,0 +1,47 @@
+/* One phase of the LLM view (llm_phase.c): the model's own graph with the
+ * phase's dims set (seq = P, past = 0 for the prefill; seq = 1, past = c
+ * for a decode step), prepared and costed like any request, adjusted for
+ * the serving assumptions (docs/llm.md) and timed by the timing model. */
+#ifndef ROOFLENS_LLM_PHASE_H
+#define ROOFLENS_LLM_PHASE_H
+#include "hw.h"
+#include "llm_roles.h"
+#include "study.h"
+
+typedef struct moe_info {
+    const char *kind;   /* "MoE op" | "router TopK"; NULL = none */
+    int64_t experts, top_k;
+    int layers;         /* MoE nodes, or router TopK nodes */
+    int expert_nodes;   /* dense exports: nodes counted at the active share */
+} moe_info;
+
+typedef struct llm_run {
+    rl_ctx *c;
+    const rl_options *o;
+    const rl_hw *hw;
+    const llm_roles *R;
+    const llm_opts *O;
+    moe_info moe;
+    int64_t max_positions; /* rows of the model's rotary tables (0 = unknown) */
+    bool facts_checked;    /* moe and max_positions found (from the first phase graph) */
+    int evals;           /* phase graphs analysed */
+    rl_arena arena;      /* one phase graph at a time, reset between phases */
+    int requantized, kept_quantized;
+} llm_run;
+
+typedef struct phase {
+    double flops, matrix_flops, bytes, time_s, energy_j, launch_floor_s, t_compute, t_memory, kernels;
+    const char *bound;
+    int unknown_layers;
+    double kv_past_bytes;   /* the past cache, as stored (kv_bits) */
+    double weight_resident; /* resident weight bytes (weight what-if applied) */
+    double activation_peak; /* live activation bytes at the peak (want_memory only) */
+} phase;
+
+/* Analyse the model with batch, seq and past set (total = past + seq).
+ * captured: a decode step, replayed without launch costs. want_memory:
+ * also the activation peak. The phase graph lives in L->arena until the
+ * next phase. Returns 0, or -1 with err set ("where" names the phase). */
+int rl_llm_run_phase(llm_run *L, int64_t batch, int64_t seq, int64_t past, bool captured, bool want_memory,
+                     phase *out, rl_error *err);
+#endif

@@ -1,0 +1,115 @@
+// The page's shared controller state and the few helpers every part of the
+// controller uses: messages, the URL, the model's open sizes and the request.
+// The controller's parts (controls.js, analysis.js, opening.js, restore.js,
+// page-export.js) import this module; main.js builds the views into `app`.
+import { HardwareCatalog } from './hardware.js';
+import { defaultState, toHash, buildRequest } from './state.js';
+import { pageIsLocal } from './url-policy.js';
+import { $ } from './dom.js';
+
+export const app = {
+  state: defaultState(),
+  client: null,
+  catalog: new HardwareCatalog(),
+  examples: [],
+  warmUpExample: null, // samples/index.json's warm_up: the example the worker analyses while idle
+  info: null,          // rl_model_info of the open model
+  read: null,          // how much of the file was read (bytes read, skipped)
+  res: null,           // last successful analysis
+  fileName: null,      // the model's file name: the title everywhere
+  openId: null,        // id of the open in flight
+  seq: 0,              // analysis sequence (stale replies are dropped)
+  writtenHash: null,
+  restoring: false,
+  linkState: false,    // the state came from a link: the first model keeps its dims
+  pendingUrl: null,    // a link's model URL waiting for the user's yes
+  pageLocal: pageIsLocal(),
+  // The views (table, charts, whatif, llm, measured, compare, editor) are set by main.js.
+  // analyze() lives in analysis.js, which imports the controls; the controls
+  // reach it through this slot (set by main.js) so the imports stay one-way.
+  analyze: async () => {},
+};
+
+// ------------------------------------------------------------------ messages
+// What a failed load means to the user, by the error's code.
+const NOT_ONNX = new Set(['bad_protobuf', 'no_graph', 'no_opset', 'empty_graph']);
+export function loadContext(code, label) {
+  if (NOT_ONNX.has(code)) return `${label} could not be opened as an ONNX model`; // the core says why
+  if (/^limit_/.test(code) || code === 'out_of_memory') return `${label} is too large for the page (the command-line tool takes higher limits)`;
+  if (code === 'unreachable') return `${label} could not be reached`;
+  if (code === 'cors_refused') return `${label} was refused by its server (CORS)`;
+  if (code === 'http_error') return `${label} could not be downloaded`;
+  if (code === 'read_failed') return `${label} could not be read`;
+  return `${label} could not be analysed`;
+}
+
+export function showError(err, context = '') {
+  const box = $('error');
+  box.textContent = '';
+  if (!err) { box.hidden = true; return; }
+  const e = err.core || err;
+  const parts = [];
+  if (context) parts.push(context + ': ');
+  parts.push(e.message || String(e));
+  if (e.code) parts.push(` [${e.code}]`);
+  if (e.where) parts.push(` at ${e.where}`);
+  box.textContent = parts.join('');
+  box.dataset.code = e.code || '';
+  box.hidden = false;
+}
+
+export function notice(text) {
+  const n = $('notice');
+  n.textContent = text || '';
+  n.hidden = !text;
+}
+
+// ------------------------------------------------------------------ the URL
+export async function writeUrl() {
+  const hash = await toHash(app.state);
+  app.writtenHash = '#' + hash;
+  const url = new URL(location.href);
+  url.hash = hash;
+  if (url.searchParams.has('model')) url.searchParams.delete('model'); // the hash carries it now
+  history.replaceState(null, '', url);
+  $('share-link').textContent = '';
+  return url.toString();
+}
+
+/** The stem of every download: "rooflens-<model>-<device>". */
+export function baseName() {
+  const n = String(app.fileName || 'model').replace(/\.onnx$/i, '').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60);
+  return `rooflens-${n}-${app.res?.hardware?.id || 'hw'}`;
+}
+
+// -------------------------------------------------------- the model's sizes
+/** The model's symbolic dims, split: those at axis 0 follow the one batch
+ * control; the others must be set by the user before an analysis. */
+export function modelDims() {
+  const all = app.info?.symbolic_dims || [];
+  return { batch: all.filter((d) => d.axis === 0), other: all.filter((d) => d.axis !== 0) };
+}
+export const unsetDims = () => modelDims().other.filter((d) => app.state.dims[d.name] === undefined);
+
+// --------------------------------------------------------------- the request
+export async function currentProfile() {
+  const st = app.state;
+  if (st.hw === 'custom') return st.custom;
+  return app.catalog.profile(st.hw);
+}
+
+/** The analysis request of the page's state (the batch control's default
+ * is 1 when the model has a symbolic batch). */
+export async function request() {
+  return buildRequest(app.state, await currentProfile(), { batchDefault: modelDims().batch.length ? 1 : null });
+}
+
+/** The request the side views (LLM, measured, compare) start from. */
+export async function plainRequest() {
+  return buildRequest(app.state, await currentProfile());
+}
+
+export function exampleUrl(id) {
+  const ex = app.examples.find((e) => e.id === id);
+  return new URL(`samples/${ex ? ex.file : encodeURIComponent(id) + '.onnx'}`, document.baseURI).toString();
+}

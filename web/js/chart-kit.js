@@ -1,0 +1,203 @@
+// The chart toolkit every chart view shares (charts.js, whatif.js, llm.js,
+// compare.js): log axes and ranges, ceiling lines, point labels placed where
+// they do not overlap, a white background, and the PNG export with a title
+// block and legend. It draws; it computes no figure.
+import { eng } from './format.js';
+
+export const whiteBackground = {
+  id: 'rlBackground',
+  beforeDraw(chart) {
+    const { ctx } = chart;
+    ctx.save();
+    ctx.globalCompositeOperation = 'destination-over';
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, chart.width, chart.height);
+    ctx.restore();
+  },
+};
+
+/** Where labels may go on a chart: inside the plot, over no box already
+ * taken (the boxes of other plugins' labels, chart.$rlTaken, then whatever
+ * the caller adds). */
+export function labelRoom(chart) {
+  const a = chart.chartArea;
+  const taken = [...(chart.$rlTaken || [])];
+  const overlaps = (r, o) => r.x < o.x + o.w && o.x < r.x + r.w && r.y < o.y + o.h && o.y < r.y + r.h;
+  const free = (r) => r.x >= a.left && r.x + r.w <= a.right && r.y >= a.top && r.y + r.h <= a.bottom &&
+    !taken.some((o) => overlaps(r, o));
+  return { taken, free };
+}
+
+/** The nearest free w×h box around a point at (px, py) of radius r: rings
+ * of growing distance (12 px apart), 16 directions each, right of the point
+ * first; `lead` says it sits off the first ring (draw a leader line). null
+ * when no ring has room. */
+export function labelSpot(px, py, r, w, h, free, rings) {
+  for (let ring = 0; ring < rings; ring++) {
+    const d = r + 3 + ring * 12;
+    for (let k = 0; k < 16; k++) {
+      const ang = (k % 2 ? -1 : 1) * Math.ceil(k / 2) * (Math.PI / 8);
+      const ux = Math.cos(ang), uy = Math.sin(ang);
+      // The box's centre lies further out in the same direction, so its side facing the point touches the ring.
+      const box = { x: px + ux * d + (ux - 1) * w / 2, y: py + uy * d + (uy - 1) * h / 2, w, h };
+      if (free(box)) return { ...box, lead: ring > 0 };
+    }
+  }
+  return null;
+}
+
+/** Draws text labels at data points without overlap (the "×N" counts of
+ * merged points): each label takes the nearest free spot next to its point
+ * (labelSpot's first ring). Where a crowded chart has no room for one, the
+ * label is left out and counted in chart.$rlUnlabelled; the tooltip and the
+ * chart's data table still give every count. options.plugins.rlLabels =
+ * [{x, y, text, color, yAxisID, r}]. The boxes drawn are kept in
+ * chart.$rlLabelBoxes (for tests). */
+export const pointLabels = {
+  id: 'rlLabels',
+  afterDatasetsDraw(chart) {
+    // Read from the raw options: Chart.js would wrap every label in a resolver.
+    const list = chart.config.options?.plugins?.rlLabels;
+    chart.$rlLabelBoxes = [];
+    chart.$rlUnlabelled = [];
+    if (!Array.isArray(list) || !list.length) return;
+    const { ctx, scales } = chart;
+    ctx.save();
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    const { taken, free } = labelRoom(chart);
+    // Every point the chart draws is taken first, so a label covers no
+    // point (not even the one of another label).
+    chart.data.datasets.forEach((d, i) => {
+      const meta = chart.getDatasetMeta(i);
+      if (meta.hidden || d.rl === 'ceiling' || d.pointRadius === 0) return;
+      for (const e of meta.data) {
+        const r = Math.max(2, (e.options?.radius ?? 3) - 1);
+        if (Number.isFinite(e.x) && Number.isFinite(e.y)) taken.push({ x: e.x - r, y: e.y - r, w: 2 * r, h: 2 * r });
+      }
+    });
+    for (const t of list) {
+      const px = scales.x.getPixelForValue(t.x), py = scales[t.yAxisID || 'y'].getPixelForValue(t.y);
+      if (!Number.isFinite(px) || !Number.isFinite(py)) continue;
+      const w = ctx.measureText(t.text).width + 2, h = 13;
+      const spot = labelSpot(px, py, t.r || 4, w, h, free, 1);
+      if (!spot) { chart.$rlUnlabelled.push(t.text); continue; }
+      taken.push(spot);
+      chart.$rlLabelBoxes.push({ x: spot.x, y: spot.y, w, h, text: t.text });
+      ctx.fillStyle = 'rgba(255,255,255,0.8)';
+      ctx.fillRect(spot.x, spot.y, w, h);
+      ctx.fillStyle = t.color || '#222';
+      ctx.textAlign = 'left';
+      ctx.fillText(t.text, spot.x + 1, spot.y + h / 2);
+    }
+    ctx.restore();
+  },
+};
+
+function decadeTick(unit) {
+  return (v) => {
+    const l = Math.log10(v);
+    return Math.abs(l - Math.round(l)) < 1e-6 ? eng(v, unit, 2) : '';
+  };
+}
+
+export function logAxis(title, unit, min, max) {
+  return {
+    type: 'logarithmic', min, max,
+    title: { display: true, text: title },
+    ticks: { callback: decadeTick(unit), autoSkip: true, maxRotation: 0 },
+    grid: { color: '#eee' },
+  };
+}
+
+/** A log range around the positive values: padded by `pad`, at least
+ * `minDecades` wide, never wider than `maxDecades` below the top. */
+export function logRange(values, { pad = 1.6, minDecades = 1, maxDecades = 8 } = {}) {
+  let lo = Infinity, hi = -Infinity;
+  for (const x of values) if (Number.isFinite(x) && x > 0) { if (x < lo) lo = x; if (x > hi) hi = x; }
+  if (!(hi > 0)) return [1e-3, 1e3];
+  lo /= pad; hi *= pad;
+  if (hi / lo < 10 ** minDecades) { const m = Math.sqrt(hi * lo), f = 10 ** (minDecades / 2); lo = m / f; hi = m * f; }
+  lo = Math.max(lo, hi / 10 ** maxDecades);
+  return [lo, hi];
+}
+
+export function line(label, data, color, extra = {}) {
+  return { type: 'line', label, data, borderColor: color, backgroundColor: color, borderWidth: 1.5,
+    pointRadius: 0, pointHitRadius: 0, fill: false, tension: 0, order: 10, rl: 'ceiling', ...extra };
+}
+
+/** A point both axes of a log chart can show. */
+export const finitePos = (p) => p && p.x > 0 && p.y > 0 && Number.isFinite(p.x) && Number.isFinite(p.y);
+
+/**
+ * A chart as a PNG data URL at twice its size on screen, with a title block
+ * (lines[0] bold) above and the legend below: a picture that says what it
+ * shows when pasted elsewhere.
+ * @param {object} chart a Chart.js chart
+ * @param {{lines: string[], legend?: {label, color, dash?, point?}[]}} info
+ */
+export function chartPng(chart, { lines = [], legend = [] }) {
+  const S = 2;
+  const before = chart.options.devicePixelRatio;
+  chart.options.devicePixelRatio = S;
+  chart.resize();
+  try {
+    const src = chart.canvas;
+    const W = src.width, pad = 10 * S;
+    const out = document.createElement('canvas');
+    const ctx = out.getContext('2d');
+    const font = (px, bold) => `${bold ? '600 ' : ''}${px * S}px system-ui, sans-serif`;
+    // Title lines, wrapped to the width.
+    const wrap = (text, f) => {
+      ctx.font = f;
+      const words = String(text).split(' '), rows = [];
+      let cur = '';
+      for (const w of words) {
+        const next = cur ? `${cur} ${w}` : w;
+        if (ctx.measureText(next).width > W - 2 * pad && cur) { rows.push(cur); cur = w; } else cur = next;
+      }
+      if (cur) rows.push(cur);
+      return rows;
+    };
+    const head = lines.flatMap((t, i) => wrap(t, font(i ? 12 : 15, !i)).map((r) => ({ r, f: font(i ? 12 : 15, !i), h: (i ? 16 : 20) * S })));
+    const headH = pad + head.reduce((s, x) => s + x.h, 0) + (head.length ? 4 * S : 0);
+    // Legend items laid out in rows.
+    ctx.font = font(11);
+    const items = [];
+    let x = pad, y = 0;
+    for (const it of legend) {
+      const w = 22 * S + ctx.measureText(it.label).width + 14 * S;
+      if (x + w > W - pad && x > pad) { x = pad; y += 16 * S; }
+      items.push({ ...it, x, y });
+      x += w;
+    }
+    const legH = legend.length ? y + 16 * S + pad : 0;
+    out.width = W;
+    out.height = headH + src.height + legH;
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, out.width, out.height);
+    ctx.fillStyle = '#111';
+    ctx.textBaseline = 'top';
+    let ty = pad;
+    for (const h of head) { ctx.font = h.f; ctx.fillText(h.r, pad, ty); ty += h.h; }
+    ctx.drawImage(src, 0, headH);
+    ctx.font = font(11);
+    ctx.textBaseline = 'middle';
+    for (const it of items) {
+      const cy = headH + src.height + it.y + 8 * S;
+      ctx.strokeStyle = it.color; ctx.fillStyle = it.color; ctx.lineWidth = 2 * S;
+      if (it.point) { ctx.beginPath(); ctx.arc(it.x + 8 * S, cy, 4 * S, 0, 2 * Math.PI); ctx.fill(); } else {
+        ctx.setLineDash((it.dash || []).map((d) => d * S));
+        ctx.beginPath(); ctx.moveTo(it.x, cy); ctx.lineTo(it.x + 16 * S, cy); ctx.stroke();
+        ctx.setLineDash([]);
+      }
+      ctx.fillStyle = it.hidden ? '#999' : '#222';
+      ctx.fillText(it.label + (it.hidden ? ' (hidden)' : ''), it.x + 22 * S, cy);
+    }
+    return out.toDataURL('image/png');
+  } finally {
+    chart.options.devicePixelRatio = before;
+    chart.resize();
+  }
+}
