@@ -348,6 +348,79 @@ static void test_errors(void) {
     rl_model_free(m);
 }
 
+/* Hostile profiles (issue 22): sums that overflow, numbers out of an
+ * integer's range, fields over their limit, names that are not UTF-8. Each
+ * is refused with the row it is on; nothing answers ok with a non-finite or
+ * null total. */
+static void expect_finite_totals(rl_model *m, const char *text, const char *what) {
+    cJSON *res = analyze(m, text, true, NULL);
+    const cJSON *ms = get(res, "measured");
+    CHECK(cJSON_IsTrue(get(res, "ok")), "%s: analysis failed", what);
+    static const char *const totals[] = {"total_s", "matched_s", "unmatched_s", "sol_s", "recoverable_s",
+                                         "measured_over_predicted"};
+    for (size_t i = 0; i < sizeof totals / sizeof *totals; i++) {
+        double v = num(ms, totals[i]);
+        CHECK(isfinite(v) && v >= 0, "%s: measured.%s = %g is not a finite, non-negative number", what, totals[i], v);
+    }
+    cJSON_Delete(res);
+}
+
+static void test_hostile_profiles(void) {
+    rl_model *m = load_model("small_cnn.onnx");
+    /* finite times whose sum overflows: refused at the row where it happens */
+    expect_error(m, "name,time_s\n/conv1/Conv,1e308\n/relu/Relu,1e308\n", NULL, "bad_measured", "at line 2");
+    expect_error(m, "name,time_s\n/conv1/Conv,6e8\n/relu/Relu,6e8\n", NULL, "bad_measured", "at line 3");
+    expect_error(m, "[{\"count\": 10}, {\"name\": \"/conv1/Conv\", \"averageMs\": 1e308},"
+                    " {\"name\": \"/relu/Relu\", \"averageMs\": 1e308}]", NULL, "bad_measured", "row 1");
+    /* a profile just inside the bound answers with finite totals */
+    expect_finite_totals(m, "name,time_s\n/conv1/Conv,4e8\n/relu/Relu,5e8\n", "large times");
+    /* numbers range-checked before they become integers */
+    expect_error(m, "[{\"count\": 1e30}, {\"name\": \"/conv1/Conv\", \"averageMs\": 1}]", NULL, "bad_measured",
+                 "\"count\" 1e+30");
+    expect_error(m, "[{\"count\": -1e30}, {\"name\": \"/conv1/Conv\", \"averageMs\": 1}]", NULL, "bad_measured",
+                 "row 0");
+    expect_error(m, "[{\"count\": 1e999}, {\"name\": \"/conv1/Conv\", \"averageMs\": 1}]", NULL, "bad_measured",
+                 "whole number");
+    expect_error(m, "[{\"count\": 2.5}, {\"name\": \"/conv1/Conv\", \"averageMs\": 1}]", NULL, "bad_measured",
+                 "whole number");
+    static const char *const dims[] = {"1e30", "-1e30", "-1", "2.5", "1e999"};
+    for (size_t i = 0; i < sizeof dims / sizeof *dims; i++) {
+        char ort[512];
+        snprintf(ort, sizeof ort, "[{\"cat\": \"Node\", \"ph\": \"X\", \"name\": \"/conv1/Conv_kernel_time\", "
+                 "\"ts\": 1, \"dur\": 5, \"args\": {\"op_name\": \"Conv\", \"output_type_shape\": "
+                 "[{\"float\": [1, %s, 8, 8]}]}}]", dims[i]);
+        expect_error(m, ort, NULL, "bad_measured", "output_type_shape dim");
+    }
+    /* CSV: a name or field over its limit is an error, not a silent cut
+     * (two names alike in their first 1023 bytes would merge) */
+    char *text = malloc(4096);
+    char long_name[1100];
+    memset(long_name, 'a', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = 0;
+    snprintf(text, 4096, "name,time_s\n%s1,1\n%s2,1\n", long_name, long_name);
+    expect_error(m, text, "csv", "bad_measured", "line 2 of the CSV profile: field 1 is longer than 1023 bytes");
+    char long_time[300];
+    memset(long_time, '0', sizeof long_time - 1);
+    long_time[1] = '.';
+    long_time[sizeof long_time - 1] = 0;
+    long_time[sizeof long_time - 2] = '1'; /* 0.000…1: cut, it read as 0 or another number */
+    snprintf(text, 4096, "name,time_s\n/conv1/Conv,%s\n", long_time);
+    expect_error(m, text, "csv", "bad_measured", "line 2 of the CSV profile: field 2 is longer than 255 bytes");
+    snprintf(text, 4096, "name,time_s,op\n/conv1/Conv,1,%s\n", long_time);
+    expect_error(m, text, "csv", "bad_measured", "field 3");
+    /* names are UTF-8 */
+    expect_error(m, "name,time_s\n/conv1/Conv,1\nbad\xff\xfename,1\n", "csv", "bad_measured", "line 3");
+    expect_error(m, "name,time_s\n/conv1/Conv,1\nbad\xc3(,1\n", "csv", "bad_measured", "not valid UTF-8");
+    expect_error(m, "name,time_s,op\n/conv1/Conv,1,C\xffnv\n", "csv", "bad_measured", "the op is not valid UTF-8");
+    expect_error(m, "[{\"name\": \"bad\xff\", \"averageMs\": 1}]", NULL, "bad_measured", "row 0");
+    free(text);
+    /* a name of multi-byte characters just inside the limit is read whole */
+    cJSON *res = analyze(m, "name,time_s\n\xc3\xa9t\xc3\xa9,1\n/conv1/Conv,1\n", true, "csv");
+    CHECK(cJSON_IsTrue(get(res, "ok")) && unmatched_has(res, "\xc3\xa9t\xc3\xa9", NULL), "UTF-8 name kept");
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
 /* ----------------------------------------------------------- Netron -- */
 /* Netron's reader (source/view.js, metadata.Attachment.Container.open):
  * items with a kind and a target are filed under "kind::target", each name
@@ -475,6 +548,7 @@ int main(int argc, char **argv) {
     test_trtexec();
     test_csv();
     test_errors();
+    test_hostile_profiles();
     test_netron();
     cJSON_Delete(unit_hw);
     return check_report("test_measured");
