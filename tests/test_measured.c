@@ -421,6 +421,56 @@ static void test_hostile_profiles(void) {
     rl_model_free(m);
 }
 
+/* {ForeignNode[A...B]} rows kept as ranges of the topological order:
+ * overlapping ranges are one group, adjacent ones are not, a single node
+ * named inside a range joins it, and a range may be a part of "A + B". */
+static double layer_group(const cJSON *res, int i) {
+    return num(cJSON_GetArrayItem(get(res, "layers"), i), "measured_group");
+}
+
+static void test_foreign_ranges(void) {
+    size_t len = 0;
+    uint8_t *bytes = gen_chain_named(50, "Relu", 1, "n", &len);
+    char *err = NULL;
+    rl_model *m = bytes ? rl_model_read(bytes, len, NULL, &err) : NULL;
+    free(bytes);
+    CHECK(m != NULL, "chain: %s", err ? err : "");
+    rl_free(err);
+    if (!m) return;
+    cJSON *res = analyze(m, "[{\"count\": 10},"
+                            "{\"name\": \"{ForeignNode[n2...n5]}\", \"averageMs\": 1},"
+                            "{\"name\": \"{ForeignNode[n4...n8]}\", \"averageMs\": 2},"
+                            "{\"name\": \"{ForeignNode[n12...n10]}\", \"averageMs\": 4},"
+                            "{\"name\": \"n11\", \"averageMs\": 8},"
+                            "{\"name\": \"{ForeignNode[n20...n29]}\", \"averageMs\": 16},"
+                            "{\"name\": \"{ForeignNode[n30...n31]}\", \"averageMs\": 32},"
+                            "{\"name\": \"n40 + {ForeignNode[n42...n43]}\", \"averageMs\": 64},"
+                            "{\"name\": \"{ForeignNode[n45...nothing]}\", \"averageMs\": 128}]", true, "trtexec");
+    CHECK(cJSON_IsTrue(get(res, "ok")), "ranges: analysis failed");
+    double g2 = layer_group(res, 2);
+    for (int i = 3; i <= 8; i++) CHECK(layer_group(res, i) == g2, "ranges: overlapping rows, node %d in one group", i);
+    CHECK(!cJSON_IsNumber(get(cJSON_GetArrayItem(get(res, "layers"), 9), "measured_group")), "ranges: n9 unmeasured");
+    for (int i = 10; i <= 12; i++) CHECK(layer_group(res, i) == layer_group(res, 10), "ranges: reversed range n%d", i);
+    CHECK(layer_group(res, 10) != g2, "ranges: disjoint ranges apart");
+    CHECK(layer_group(res, 29) != layer_group(res, 30), "ranges: adjacent ranges apart");
+    CHECK(layer_group(res, 40) == layer_group(res, 42) && layer_group(res, 40) == layer_group(res, 43) &&
+              !cJSON_IsNumber(get(cJSON_GetArrayItem(get(res, "layers"), 41), "measured_group")),
+          "ranges: a range as a part of A + B");
+    const cJSON *ms = get(res, "measured"), *g;
+    CHECK(cJSON_GetArraySize(get(ms, "groups")) == 5, "ranges: 5 groups");
+    cJSON_ArrayForEach(g, get(ms, "groups")) {
+        int id = (int)num(g, "id"), nodes = cJSON_GetArraySize(get(g, "nodes"));
+        if (id == (int)g2) CHECK(nodes == 7 && num(g, "measured_s") == 3e-3, "ranges: n2..n8, 1 + 2 ms");
+        if (id == (int)layer_group(res, 10))
+            CHECK(nodes == 3 && fabs(num(g, "measured_s") - 12e-3) < 1e-15, "ranges: n10..n12 with n11's own row");
+        if (id == (int)layer_group(res, 20)) CHECK(nodes == 10, "ranges: n20..n29");
+    }
+    CHECK(unmatched_has(res, "{ForeignNode[n45...nothing]}", "names no node"), "ranges: an unknown end stays unmatched");
+    check_totals(res, "ranges");
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
 /* ----------------------------------------------------------- Netron -- */
 /* Netron's reader (source/view.js, metadata.Attachment.Container.open):
  * items with a kind and a target are filed under "kind::target", each name
@@ -549,6 +599,7 @@ int main(int argc, char **argv) {
     test_csv();
     test_errors();
     test_hostile_profiles();
+    test_foreign_ranges();
     test_netron();
     cJSON_Delete(unit_hw);
     return check_report("test_measured");
