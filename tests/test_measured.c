@@ -471,6 +471,39 @@ static void test_foreign_ranges(void) {
     rl_model_free(m);
 }
 
+/* sol_bound_share holds each kernel to its group's own floor: a fused
+ * GELU that ran faster than its five nodes one by one (sol_s) but slower
+ * than the group as one kernel (sol_fused_s) respects the bound; the
+ * node-by-node share (sol_bound_share_unfused) does not count it. */
+static void test_bound_share_fused(void) {
+    rl_model *m = load_model("small_mlp.onnx");
+    const char *gelu = "\"/Div + /Erf + /Add_1 + /Mul + /Mul_1\"";
+    char text[512];
+    snprintf(text, sizeof text, "name,time_s\n%s,1\n", gelu);
+    cJSON *res = analyze(m, text, true, "csv");
+    const cJSON *g = group_of(res, "/Erf");
+    double sol = g ? num(g, "sol_s") : NAN, fused = g ? num(g, "sol_fused_s") : NAN;
+    CHECK(g && cJSON_GetArraySize(get(g, "nodes")) == 5 && fused < sol, "bound share: the GELU's fused floor %g < %g",
+          fused, sol);
+    cJSON_Delete(res);
+    double between = 0.5 * (sol + fused);
+    snprintf(text, sizeof text, "name,time_s\n%s,%.17g\n", gelu, between);
+    res = analyze(m, text, true, "csv");
+    const cJSON *ms = get(res, "measured");
+    CHECK(cJSON_IsTrue(get(res, "ok")) && num(ms, "kernels") == 1, "bound share: one fused kernel");
+    CHECK(num(ms, "sol_bound_share") == 1, "bound share: between its floors, the kernel respects its own (%g)",
+          num(ms, "sol_bound_share"));
+    CHECK(num(ms, "sol_bound_share_unfused") == 0, "bound share: node by node it does not (%g)",
+          num(ms, "sol_bound_share_unfused"));
+    cJSON_Delete(res);
+    /* below its own floor it does not count either way */
+    snprintf(text, sizeof text, "name,time_s\n%s,%.17g\n", gelu, 0.5 * fused);
+    res = analyze(m, text, true, "csv");
+    CHECK(num(get(res, "measured"), "sol_bound_share") == 0, "bound share: below the fused floor");
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
 /* ----------------------------------------------------------- Netron -- */
 /* Netron's reader (source/view.js, metadata.Attachment.Container.open):
  * items with a kind and a target are filed under "kind::target", each name
@@ -600,6 +633,7 @@ int main(int argc, char **argv) {
     test_errors();
     test_hostile_profiles();
     test_foreign_ranges();
+    test_bound_share_fused();
     test_netron();
     cJSON_Delete(unit_hw);
     return check_report("test_measured");
