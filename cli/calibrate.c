@@ -166,10 +166,37 @@ static void job_triad_one(pool *p) {
     for (int r = 0; r < B.passes; r++) rl_triad(B.a + a, B.b + a, B.c + a, 0.5 + r * 1e-9, e - a);
 }
 
+/* ------------------------------------------------------- repetitions -- */
+/* Every figure below is the best (or, for a cost, the median) of many
+ * short repetitions; each repetition's value is kept here, per figure, so
+ * that the profile and the printed table can give their spread. */
+enum { F_PEAK_ALL, F_PEAK_ONE, F_CLOCK, F_MEM_ALL, F_MEM_ONE, F_LLC_ALL, F_LLC_ONE, F_DISPATCH_ALL, F_DISPATCH_ONE,
+       F_COUNT };
+
+typedef struct samples {
+    double *v;
+    size_t n, cap;
+} samples;
+
+static samples REP[F_COUNT];
+
+/* A repetition's value; one that cannot be stored (no memory) is only left
+ * out of the spread, never of the best. */
+static void rep_add(int f, double x) {
+    samples *s = &REP[f];
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        double *v = realloc(s->v, cap * sizeof *v);
+        if (!v) return;
+        s->v = v, s->cap = cap;
+    }
+    s->v[s->n++] = x;
+}
+
 /* ------------------------------------------------------- measurements -- */
-/* FP32 FLOP/s: best of `reps` short repetitions (a few ms: on a shared
- * machine some run without being preempted), on the pool's threads or on
- * this one alone. */
+/* FP32 FLOP/s the FMA loop reaches: best of `reps` short repetitions (a few
+ * ms: on a shared machine some run without being preempted), on the pool's
+ * threads or on this one alone. */
 static double peak_flops(pool *p, bool all, int reps) {
     double best = 0;
     for (int r = 0; r < reps; r++) {
@@ -178,7 +205,25 @@ static double peak_flops(pool *p, bool all, int reps) {
         else job_fma(p, 0);
         double dt = now_s() - t0;
         double f = (all ? p->n : 1) * B.fma_iters * B.fma.flops_per_iter / dt;
+        rep_add(all ? F_PEAK_ALL : F_PEAK_ONE, f);
         if (f > best) best = f;
+    }
+    return best;
+}
+
+/* The core's clock: dependent adds per second, best of `reps` repetitions
+ * of about a millisecond (the fastest is the highest clock the core
+ * reached: a preempted or throttled repetition is only slower). 0 where
+ * there is no cycle loop. */
+static double core_clock(int reps) {
+    const long iters = 250000;
+    double best = 0;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_s();
+        if (!rl_cycle_loop(iters)) return 0;
+        double hz = (double)iters * RL_CYCLE_ADDS / (now_s() - t0);
+        rep_add(F_CLOCK, hz);
+        if (hz > best) best = hz;
     }
     return best;
 }
@@ -190,8 +235,9 @@ static double peak_flops(pool *p, bool all, int reps) {
  * its real ceiling: a window another process preempted is simply not the
  * best. For main memory, the arrays are far larger than the last-level cache
  * and the windows move on through them, so each starts cold; for the cache,
- * one small working set is passed over again and again. */
-static double triad_bw(pool *p, bool all, size_t n, size_t block_elems, int passes, int windows) {
+ * one small working set is passed over again and again. `f` is the figure
+ * the windows are kept under. */
+static double triad_bw(pool *p, bool all, size_t n, size_t block_elems, int passes, int windows, int f) {
     size_t keep = B.n;
     int threads = all ? p->n : 1;
     B.n = n;
@@ -212,7 +258,9 @@ static double triad_bw(pool *p, bool all, size_t n, size_t block_elems, int pass
         else job_triad_one(p);
         double dt = now_s() - t0;
         double bw = 24.0 * (double)elems * passes / dt;
-        if (w > 0 && bw > best) best = bw; /* the first window warms TLBs (and the cache) */
+        if (w == 0) continue; /* the first window warms TLBs (and the cache) */
+        rep_add(f, bw);
+        if (bw > best) best = bw;
     }
     B.n = keep;
     return best;
@@ -231,6 +279,7 @@ static double dispatch_pool(pool *p) {
         double t0 = now_s();
         pool_run(p, job_nothing);
         t[i] = now_s() - t0;
+        rep_add(F_DISPATCH_ALL, t[i]);
     }
     qsort(t, N, sizeof *t, cmp_double);
     return t[N / 2];
@@ -247,6 +296,7 @@ static double dispatch_call(void) {
         double t0 = now_s();
         for (long i = 0; i < n; i++) fp();
         double dt = (now_s() - t0) / n;
+        rep_add(F_DISPATCH_ONE, dt);
         if (dt < best) best = dt;
     }
     return best;
@@ -310,13 +360,13 @@ static double llc_bytes(const char **source) {
 }
 
 /* ------------------------------------------------------------ figures -- */
-enum { F_PEAK_ALL, F_PEAK_ONE, F_MEM_ALL, F_MEM_ONE, F_LLC_ALL, F_LLC_ONE, F_DISPATCH_ALL, F_DISPATCH_ONE, F_COUNT };
 static const struct {
     const char *label, *unit;
 } FIG[F_COUNT] = {
-    {"FP32 FMA peak, all cores", "FLOP/s"}, {"FP32 FMA peak, one core", "FLOP/s"},
-    {"memory triad, all cores", "B/s"},     {"memory triad, one core", "B/s"},
-    {"LLC triad, all cores", "B/s"},        {"LLC triad, one core", "B/s"},
+    {"FP32 FMA loop, all cores", "FLOP/s"},   {"FP32 FMA loop, one core", "FLOP/s"},
+    {"core clock (dependent adds)", "Hz"},
+    {"memory triad, all cores", "B/s"},       {"memory triad, one core", "B/s"},
+    {"LLC triad, all cores", "B/s"},          {"LLC triad, one core", "B/s"},
     {"dispatch (fork-join), all cores", "s"}, {"dispatch (indirect call), one core", "s"},
 };
 
@@ -325,13 +375,51 @@ static const struct {
 typedef struct results {
     int runs;
     double v[F_COUNT][MAX_RUNS];
-    double median[F_COUNT], spread[F_COUNT]; /* spread = (max - min) / median */
+    double median[F_COUNT], spread[F_COUNT]; /* over the runs; spread = (max - min) / median */
     double value[F_COUNT]; /* what the profile takes: the best run for a rate (a
                               ceiling: other processes can only lower it), the
                               median for a cost */
+    size_t rep_n[F_COUNT]; /* every repetition of every run: count, min, median, max */
+    double rep_min[F_COUNT], rep_med[F_COUNT], rep_max[F_COUNT];
+    /* the compute ceiling: the instruction set's FLOP per cycle times the
+     * highest clock (measured, or /sys's maximum when that is higher) */
+    rl_isa_bound isa;
+    double clock_hz;
+    char clock_how[200];
+    double peak[2];        /* all cores, one core: what the profile takes */
+    bool peak_is_bound;    /* false: no bound known, the FMA loop's best is taken */
 } results;
 
-static void summarise(results *r) {
+static void rep_summary(results *r, int f) {
+    samples *s = &REP[f];
+    r->rep_n[f] = s->n;
+    if (!s->n) return;
+    qsort(s->v, s->n, sizeof *s->v, cmp_double);
+    r->rep_min[f] = s->v[0];
+    r->rep_max[f] = s->v[s->n - 1];
+    r->rep_med[f] = s->n % 2 ? s->v[s->n / 2] : 0.5 * (s->v[s->n / 2 - 1] + s->v[s->n / 2]);
+}
+
+/* The compute ceiling for `threads` cores and one, from r's clock and the
+ * instruction set; never below what the FMA loop itself reached. */
+static void compute_ceiling(results *r, int threads, double sys_max_hz) {
+    r->isa = rl_isa_flops_per_cycle();
+    r->clock_hz = r->value[F_CLOCK];
+    snprintf(r->clock_how, sizeof r->clock_how, "the fastest of %zu repetitions of a dependent-add loop",
+             r->rep_n[F_CLOCK]);
+    if (sys_max_hz > r->clock_hz) {
+        r->clock_hz = sys_max_hz;
+        snprintf(r->clock_how, sizeof r->clock_how, "cpuinfo_max_freq in /sys (above the %.3g GHz measured)",
+                 r->value[F_CLOCK] * 1e-9);
+    }
+    r->peak_is_bound = r->isa.flops_per_cycle > 0 && r->clock_hz > 0;
+    r->peak[0] = r->value[F_PEAK_ALL], r->peak[1] = r->value[F_PEAK_ONE];
+    if (!r->peak_is_bound) return;
+    r->peak[0] = fmax(r->peak[0], threads * r->isa.flops_per_cycle * r->clock_hz);
+    r->peak[1] = fmax(r->peak[1], r->isa.flops_per_cycle * r->clock_hz);
+}
+
+static void summarise(results *r, int threads, double sys_max_hz) {
     for (int f = 0; f < F_COUNT; f++) {
         double s[MAX_RUNS];
         memcpy(s, r->v[f], sizeof s);
@@ -340,7 +428,9 @@ static void summarise(results *r) {
         r->spread[f] = r->median[f] > 0 ? (s[r->runs - 1] - s[0]) / r->median[f] : 0;
         bool cost = f == F_DISPATCH_ALL || f == F_DISPATCH_ONE;
         r->value[f] = cost ? r->median[f] : s[r->runs - 1];
+        rep_summary(r, f);
     }
+    compute_ceiling(r, threads, sys_max_hz);
 }
 
 static const char *eng(double v, const char *unit, char *buf, size_t cap) {
@@ -353,6 +443,15 @@ static const char *eng(double v, const char *unit, char *buf, size_t cap) {
     return buf;
 }
 
+/* "N repetitions in R runs: min A, median B, max C" for figure f. */
+static const char *spread_text(const results *r, int f, char *buf, size_t cap) {
+    char lo[32], mid[32], hi[32];
+    snprintf(buf, cap, "%zu repetitions in %d runs: min %s, median %s, max %s", r->rep_n[f], r->runs,
+             eng(r->rep_min[f], FIG[f].unit, lo, sizeof lo), eng(r->rep_med[f], FIG[f].unit, mid, sizeof mid),
+             eng(r->rep_max[f], FIG[f].unit, hi, sizeof hi));
+    return buf;
+}
+
 static cJSON *figure(double value, const char *source) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "value", value);
@@ -361,10 +460,16 @@ static cJSON *figure(double value, const char *source) {
     return o;
 }
 
+static cJSON *figure_of_kind(double value, const char *source, const char *kind) {
+    cJSON *o = figure(value, source);
+    cJSON_ReplaceItemInObject(o, "kind", cJSON_CreateString(kind));
+    return o;
+}
+
 typedef struct setup {
     int threads, runs;
     size_t mem_bytes, llc_footprint;
-    double llc_capacity, mem_capacity, mhz;
+    double llc_capacity, mem_capacity, mhz, sys_max_hz;
     const char *llc_source, *isa;
     char model[256], vendor[64], date[32];
     double load_before[3], load_after[3];
@@ -380,58 +485,121 @@ static cJSON *level(const char *name, double bw, const char *bw_source, double c
     return o;
 }
 
+/* The sources of the profile's figures, in the order of the enum below. */
+enum { S_PEAK_ALL, S_PEAK_ONE, S_MEM_ALL, S_MEM_ONE, S_LLC_ALL, S_LLC_ONE, S_DISPATCH_ALL, S_DISPATCH_ONE, S_CLOCK,
+       S_COUNT };
+typedef char sources[S_COUNT][900];
+
+/* A compute ceiling's source: the bound and how it was derived, then what
+ * the FMA loop reached beside it (or, with no bound, the loop's best). */
+static void peak_source(const setup *s, const results *r, int f, int threads, char *buf, size_t cap) {
+    char reps[160], got[32], bound[32];
+    spread_text(r, f, reps, sizeof reps);
+    eng(r->value[f], "FLOP/s", got, sizeof got);
+    if (!r->peak_is_bound) {
+        snprintf(buf, cap, "rooflens calibrate %s, %s: %s on %d thread(s), best of %s (%s)", ROOFLENS_VERSION,
+                 s->date, s->isa, threads, got, reps);
+        return;
+    }
+    snprintf(buf, cap, "rooflens calibrate %s, %s: the instruction set's bound, which no kernel can beat: %s, x %.4g "
+             "GHz (%s) x %d thread(s) = %s. Reached by the %s loop: %s at best (%.0f%% of the bound; %s)",
+             ROOFLENS_VERSION, s->date, r->isa.how, r->clock_hz * 1e-9, r->clock_how, threads,
+             eng(r->peak[f == F_PEAK_ALL ? 0 : 1], "FLOP/s", bound, sizeof bound), s->isa, got,
+             100 * r->value[f] / r->peak[f == F_PEAK_ALL ? 0 : 1], reps);
+}
+
+static void make_sources(const setup *s, const results *r, sources src) {
+    const char *how = "rooflens calibrate " ROOFLENS_VERSION;
+    char reps[160];
+    peak_source(s, r, F_PEAK_ALL, s->threads, src[S_PEAK_ALL], sizeof src[0]);
+    peak_source(s, r, F_PEAK_ONE, 1, src[S_PEAK_ONE], sizeof src[0]);
+    snprintf(src[S_MEM_ALL], sizeof src[0], "%s, %s: STREAM-like triad over 3 arrays of %zu MiB (24 B per element), "
+             "%d threads: the best timed window (%s; the runs' bests spread %.1f%%)", how, s->date, s->mem_bytes >> 20,
+             s->threads, spread_text(r, F_MEM_ALL, reps, sizeof reps), 100 * r->spread[F_MEM_ALL]);
+    snprintf(src[S_MEM_ONE], sizeof src[0], "%s, %s: triad over 3 arrays of %zu MiB, one thread: the best timed "
+             "window (%s; the runs' bests spread %.1f%%)", how, s->date, s->mem_bytes >> 20,
+             spread_text(r, F_MEM_ONE, reps, sizeof reps), 100 * r->spread[F_MEM_ONE]);
+    snprintf(src[S_LLC_ALL], sizeof src[0], "%s, %s: triad over %zu KiB in all (inside the last-level cache), %d "
+             "threads: the best timed pass (%s; the runs' bests spread %.1f%%)", how, s->date, s->llc_footprint >> 10,
+             s->threads, spread_text(r, F_LLC_ALL, reps, sizeof reps), 100 * r->spread[F_LLC_ALL]);
+    snprintf(src[S_LLC_ONE], sizeof src[0], "%s, %s: triad over %zu KiB, one thread: the best timed pass (%s; the "
+             "runs' bests spread %.1f%%)", how, s->date, s->llc_footprint >> 10,
+             spread_text(r, F_LLC_ONE, reps, sizeof reps), 100 * r->spread[F_LLC_ONE]);
+    snprintf(src[S_DISPATCH_ALL], sizeof src[0], "%s, %s: median fork-join round trip of an empty job on %d threads "
+             "(blocking pool; %s)", how, s->date, s->threads, spread_text(r, F_DISPATCH_ALL, reps, sizeof reps));
+    snprintf(src[S_DISPATCH_ONE], sizeof src[0], "%s, %s: a call through a function pointer on one thread (%s)", how,
+             s->date, spread_text(r, F_DISPATCH_ONE, reps, sizeof reps));
+    snprintf(src[S_CLOCK], sizeof src[0], "%s, %s: %s (%s)", how, s->date, r->clock_how,
+             spread_text(r, F_CLOCK, reps, sizeof reps));
+}
+
+/* Mode one-core: the one-thread figures. */
+static cJSON *one_core_mode(const results *r, sources src, bool llc) {
+    cJSON *one = cJSON_CreateObject();
+    cJSON_AddStringToObject(one, "id", "one-core");
+    cJSON_AddStringToObject(one, "name", "one thread");
+    cJSON *ov = cJSON_AddObjectToObject(one, "overrides");
+    cJSON_AddItemToObject(ov, "launch_overhead_s", figure(r->value[F_DISPATCH_ONE], src[S_DISPATCH_ONE]));
+    cJSON *ofp = cJSON_AddObjectToObject(cJSON_AddObjectToObject(ov, "compute"), "fp32");
+    const char *kind = r->peak_is_bound ? "derived" : "measured";
+    cJSON_AddItemToObject(ofp, "matrix", figure_of_kind(r->peak[1], src[S_PEAK_ONE], kind));
+    cJSON_AddItemToObject(ofp, "vector", figure_of_kind(r->peak[1], src[S_PEAK_ONE], kind));
+    cJSON *om = cJSON_AddArrayToObject(ov, "memory");
+    cJSON *m0 = cJSON_CreateObject();
+    cJSON_AddItemToObject(m0, "bandwidth_Bps", figure(r->value[F_MEM_ONE], src[S_MEM_ONE]));
+    cJSON_AddItemToArray(om, m0);
+    if (llc) {
+        cJSON *m1 = cJSON_CreateObject();
+        cJSON_AddItemToObject(m1, "bandwidth_Bps", figure(r->value[F_LLC_ONE], src[S_LLC_ONE]));
+        cJSON_AddItemToArray(om, m1);
+    }
+    return one;
+}
+
+static cJSON *clock_figure(const setup *s, const results *r, sources src) {
+    if (r->clock_hz > 0) return figure(r->clock_hz, src[S_CLOCK]);
+    return figure_of_kind(s->mhz > 0 ? s->mhz * 1e6 : 1e9,
+                          s->mhz > 0 ? "/proc/cpuinfo cpu MHz (the clock the operating system reports)"
+                                     : "not reported; 1 GHz assumed", "estimated");
+}
+
 /* The profile: all cores as the base (and default mode), one core as a mode. */
 static cJSON *profile_json(const setup *s, const results *r, const char *id) {
-    char src[8][400], notes[1200];
-    const char *how = "rooflens calibrate " ROOFLENS_VERSION;
-    snprintf(src[0], sizeof src[0], "%s, %s: %s on %d threads, best of %d runs (spread %.1f%%)", how, s->date, s->isa,
-             s->threads, s->runs, 100 * r->spread[F_PEAK_ALL]);
-    snprintf(src[1], sizeof src[1], "%s, %s: %s on one thread, best of %d runs (spread %.1f%%)", how, s->date, s->isa,
-             s->runs, 100 * r->spread[F_PEAK_ONE]);
-    snprintf(src[2], sizeof src[2], "%s, %s: STREAM-like triad over 3 arrays of %zu MiB (24 B per element), %d threads, "
-             "best of %d runs (spread %.1f%%)", how, s->date, s->mem_bytes >> 20, s->threads, s->runs, 100 * r->spread[F_MEM_ALL]);
-    snprintf(src[3], sizeof src[3], "%s, %s: triad over 3 arrays of %zu MiB, one thread, best of %d runs (spread %.1f%%)",
-             how, s->date, s->mem_bytes >> 20, s->runs, 100 * r->spread[F_MEM_ONE]);
-    snprintf(src[4], sizeof src[4], "%s, %s: triad over %zu KiB in all (inside the last-level cache), %d threads, "
-             "best of %d runs (spread %.1f%%)", how, s->date, s->llc_footprint >> 10, s->threads, s->runs,
-             100 * r->spread[F_LLC_ALL]);
-    snprintf(src[5], sizeof src[5], "%s, %s: triad over %zu KiB, one thread, best of %d runs (spread %.1f%%)", how,
-             s->date, s->llc_footprint >> 10, s->runs, 100 * r->spread[F_LLC_ONE]);
-    snprintf(src[6], sizeof src[6], "%s, %s: median fork-join round trip of an empty job on %d threads (blocking pool)",
-             how, s->date, s->threads);
-    snprintf(src[7], sizeof src[7], "%s, %s: a call through a function pointer on one thread", how, s->date);
+    static sources src;
+    char notes[1400], name[400];
+    make_sources(s, r, src);
     snprintf(notes, sizeof notes,
              "Measured on this machine by rooflens calibrate %s on %s: %s, %d threads, kernels selected at run "
-             "time (%s). Each rate is the best of %d runs (each the best of its repetitions: a ceiling), the "
-             "dispatch cost their median. Load average "
-             "before %.2f, after %.2f (other processes share the cores: a high load lowers the all-core figures). "
-             "Mode one-core is one thread (an inference runtime with one intra-op thread). matrix = vector: the "
-             "CPU's GEMMs run on the same FMA units. Last-level cache size: %s.",
-             ROOFLENS_VERSION, s->date, s->model, s->threads, s->isa, s->runs, s->load_before[0], s->load_after[0],
-             s->llc_source);
+             "time (%s). The FP32 ceiling is %s. Each bandwidth is the best of many short timed repetitions in %d "
+             "runs (a ceiling: another process can only slow a repetition down), the dispatch cost their median; "
+             "each figure's source gives the spread of its repetitions. Load average before %.2f, after %.2f (other "
+             "processes share the cores: a high load lowers the all-core bandwidths). Mode one-core is one thread "
+             "(an inference runtime with one intra-op thread). matrix = vector: the CPU's GEMMs run on the same "
+             "FMA units. Last-level cache size: %s.",
+             ROOFLENS_VERSION, s->date, s->model, s->threads, s->isa,
+             r->peak_is_bound ? "the instruction set's FLOP per cycle times the highest clock the core reached, "
+                                "a bound no kernel can beat"
+                              : "the best the FMA loop reached (no bound is known for this instruction set)",
+             s->runs, s->load_before[0], s->load_after[0], s->llc_source);
     cJSON *p = cJSON_CreateObject();
     cJSON_AddNumberToObject(p, "schema", 1);
     cJSON_AddStringToObject(p, "id", id);
-    char name[400];
     snprintf(name, sizeof name, "%s (%d threads, calibrated %s)", s->model, s->threads, s->date);
     cJSON_AddStringToObject(p, "name", name);
     cJSON_AddStringToObject(p, "vendor", s->vendor);
     cJSON_AddStringToObject(p, "category", "cpu");
     cJSON_AddStringToObject(p, "notes", notes);
-    cJSON *clk = figure(s->mhz > 0 ? s->mhz * 1e6 : 1e9,
-                        s->mhz > 0 ? "/proc/cpuinfo cpu MHz (the clock the operating system reports)"
-                                   : "not reported; 1 GHz assumed");
-    cJSON_ReplaceItemInObject(clk, "kind", cJSON_CreateString("estimated"));
-    cJSON_AddItemToObject(p, "clock_hz", clk);
-    cJSON_AddItemToObject(p, "launch_overhead_s", figure(r->value[F_DISPATCH_ALL], src[6]));
+    cJSON_AddItemToObject(p, "clock_hz", clock_figure(s, r, src));
+    cJSON_AddItemToObject(p, "launch_overhead_s", figure(r->value[F_DISPATCH_ALL], src[S_DISPATCH_ALL]));
     cJSON *fp32 = cJSON_AddObjectToObject(cJSON_AddObjectToObject(p, "compute"), "fp32");
-    cJSON_AddItemToObject(fp32, "matrix", figure(r->value[F_PEAK_ALL], src[0]));
-    cJSON_AddItemToObject(fp32, "vector", figure(r->value[F_PEAK_ALL], src[0]));
+    const char *kind = r->peak_is_bound ? "derived" : "measured";
+    cJSON_AddItemToObject(fp32, "matrix", figure_of_kind(r->peak[0], src[S_PEAK_ALL], kind));
+    cJSON_AddItemToObject(fp32, "vector", figure_of_kind(r->peak[0], src[S_PEAK_ALL], kind));
     cJSON *mem = cJSON_AddArrayToObject(p, "memory");
-    cJSON_AddItemToArray(mem, level("DRAM", r->value[F_MEM_ALL], src[2], s->mem_capacity, "sysconf: physical memory"));
+    cJSON_AddItemToArray(mem, level("DRAM", r->value[F_MEM_ALL], src[S_MEM_ALL], s->mem_capacity, "sysconf: physical memory"));
     /* an on-chip level must be faster than main memory to mean anything */
     bool llc = r->value[F_LLC_ALL] > r->value[F_MEM_ALL] && r->value[F_LLC_ONE] > r->value[F_MEM_ONE];
-    if (llc) cJSON_AddItemToArray(mem, level("LLC", r->value[F_LLC_ALL], src[4], s->llc_capacity, s->llc_source));
+    if (llc) cJSON_AddItemToArray(mem, level("LLC", r->value[F_LLC_ALL], src[S_LLC_ALL], s->llc_capacity, s->llc_source));
     cJSON *modes = cJSON_AddArrayToObject(p, "power_modes");
     cJSON *all = cJSON_CreateObject();
     cJSON_AddStringToObject(all, "id", "all-cores");
@@ -440,24 +608,7 @@ static cJSON *profile_json(const setup *s, const results *r, const char *id) {
     cJSON_AddTrueToObject(all, "default");
     cJSON_AddObjectToObject(all, "overrides");
     cJSON_AddItemToArray(modes, all);
-    cJSON *one = cJSON_CreateObject();
-    cJSON_AddStringToObject(one, "id", "one-core");
-    cJSON_AddStringToObject(one, "name", "one thread");
-    cJSON *ov = cJSON_AddObjectToObject(one, "overrides");
-    cJSON_AddItemToObject(ov, "launch_overhead_s", figure(r->value[F_DISPATCH_ONE], src[7]));
-    cJSON *ofp = cJSON_AddObjectToObject(cJSON_AddObjectToObject(ov, "compute"), "fp32");
-    cJSON_AddItemToObject(ofp, "matrix", figure(r->value[F_PEAK_ONE], src[1]));
-    cJSON_AddItemToObject(ofp, "vector", figure(r->value[F_PEAK_ONE], src[1]));
-    cJSON *om = cJSON_AddArrayToObject(ov, "memory");
-    cJSON *m0 = cJSON_CreateObject();
-    cJSON_AddItemToObject(m0, "bandwidth_Bps", figure(r->value[F_MEM_ONE], src[3]));
-    cJSON_AddItemToArray(om, m0);
-    if (llc) {
-        cJSON *m1 = cJSON_CreateObject();
-        cJSON_AddItemToObject(m1, "bandwidth_Bps", figure(r->value[F_LLC_ONE], src[5]));
-        cJSON_AddItemToArray(om, m1);
-    }
-    cJSON_AddItemToArray(modes, one);
+    cJSON_AddItemToArray(modes, one_core_mode(r, src, llc));
     return p;
 }
 
@@ -465,11 +616,13 @@ static cJSON *profile_json(const setup *s, const results *r, const char *id) {
 static const char calibrate_usage[] =
     "usage: rooflens calibrate [--out FILE] [--runs N] [--id ID] [--threads N] [--mem-mib M]\n"
     "\n"
-    "Measures this machine and writes a hardware profile of its figures (kind \"measured\",\n"
-    "each with its provenance): FP32 FMA peak on all cores and on one, memory bandwidth\n"
+    "Measures this machine and writes a hardware profile of its figures, each with its\n"
+    "provenance: the FP32 ceiling on all cores and on one (the instruction set's FLOP per\n"
+    "cycle times the highest clock measured: a bound no kernel beats), memory bandwidth\n"
     "(STREAM-like triad over arrays far larger than the last-level cache), last-level\n"
     "cache bandwidth and the cost of a dispatch. Mode 'one-core' holds the one-thread\n"
-    "figures. Takes a few seconds; the figures of each run and their spread are printed.\n"
+    "figures. Takes a few seconds; the figures of each run and the spread of every\n"
+    "repetition are printed.\n"
     "\n"
     "  --out FILE     write the profile there (default: standard output)\n"
     "  --runs N       runs (default 3, at most 9): their spread is reported\n"
@@ -509,25 +662,53 @@ static int parse_args(int argc, char **argv, setup *s, const char **out, const c
     return 0;
 }
 
+/* The table of every run, then the spread of every repetition, then how
+ * the compute ceiling was derived (standard error). */
 static void print_results(const setup *s, const results *r) {
-    char b[64];
+    char b[64], c[64], d[64];
     fprintf(stderr, "rooflens calibrate: %s, %d threads, %s, load average %.2f before, %.2f after\n", s->model,
             s->threads, s->isa, s->load_before[0], s->load_after[0]);
-    fprintf(stderr, "%-36s", "figure");
+    fprintf(stderr, "%-36s", "figure (best of each run)");
     for (int k = 0; k < r->runs; k++) fprintf(stderr, " %11s%d", "run ", k + 1);
     fprintf(stderr, " %13s %7s %13s\n", "median", "spread", "profile");
     for (int f = 0; f < F_COUNT; f++) {
+        double in_profile = f == F_PEAK_ALL ? r->peak[0] : f == F_PEAK_ONE ? r->peak[1] : f == F_CLOCK ? r->clock_hz
+                                                                                                       : r->value[f];
         fprintf(stderr, "%-36s", FIG[f].label);
         for (int k = 0; k < r->runs; k++) fprintf(stderr, " %12s", eng(r->v[f][k], FIG[f].unit, b, sizeof b));
         fprintf(stderr, " %13s %6.1f%%", eng(r->median[f], FIG[f].unit, b, sizeof b), 100 * r->spread[f]);
-        fprintf(stderr, " %13s\n", eng(r->value[f], FIG[f].unit, b, sizeof b));
+        fprintf(stderr, " %13s\n", eng(in_profile, FIG[f].unit, b, sizeof b));
     }
+    fprintf(stderr, "\n%-36s %12s %13s %13s %13s\n", "every repetition", "count", "min", "median", "max");
+    for (int f = 0; f < F_COUNT; f++)
+        fprintf(stderr, "%-36s %12zu %13s %13s %13s\n", FIG[f].label, r->rep_n[f],
+                eng(r->rep_min[f], FIG[f].unit, b, sizeof b), eng(r->rep_med[f], FIG[f].unit, c, sizeof c),
+                eng(r->rep_max[f], FIG[f].unit, d, sizeof d));
+    if (r->peak_is_bound)
+        fprintf(stderr, "\nFP32 ceiling: %s, x %.4g GHz (%s) = %s a core, %s on %d threads; the FMA loop reached "
+                "%.0f%% of it on one core, %.0f%% on all\n", r->isa.how, r->clock_hz * 1e-9, r->clock_how,
+                eng(r->peak[1], "FLOP/s", b, sizeof b), eng(r->peak[0], "FLOP/s", c, sizeof c), s->threads,
+                100 * r->value[F_PEAK_ONE] / r->peak[1], 100 * r->value[F_PEAK_ALL] / r->peak[0]);
+    else
+        fprintf(stderr, "\nFP32 ceiling: the FMA loop's best (%s)\n", r->isa.how);
+}
+
+/* cpuinfo_max_freq (kHz) of core 0, in Hz; 0 where /sys does not give it
+ * (virtual machines often do not). */
+static double sys_max_clock_hz(void) {
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r");
+    if (!f) return 0;
+    double khz = 0;
+    if (fscanf(f, "%lf", &khz) != 1 || !(khz > 0 && khz < 1e8)) khz = 0;
+    fclose(f);
+    return khz * 1e3;
 }
 
 /* The machine's description and the run's set-up: CPU, caches, memory, the
  * triad sizes, the date and the load before measuring. */
 static void describe_machine(setup *s) {
     cpu_info(s->model, sizeof s->model, s->vendor, sizeof s->vendor, &s->mhz);
+    s->sys_max_hz = sys_max_clock_hz();
     s->llc_capacity = llc_bytes(&s->llc_source);
     s->mem_capacity = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     if (!s->mem_bytes) {
@@ -582,18 +763,19 @@ static int measure(setup *s, results *r) {
     for (int k = 0; k < s->runs; k++) {
         r->v[F_PEAK_ALL][k] = peak_flops(&p, true, 24);
         r->v[F_PEAK_ONE][k] = peak_flops(&p, false, 24);
-        r->v[F_MEM_ALL][k] = triad_bw(&p, true, n, mem_block, 1, mem_windows);
-        r->v[F_MEM_ONE][k] = triad_bw(&p, false, n, mem_block, 1, mem_windows / p.n + 8);
+        r->v[F_CLOCK][k] = core_clock(40);
+        r->v[F_MEM_ALL][k] = triad_bw(&p, true, n, mem_block, 1, mem_windows, F_MEM_ALL);
+        r->v[F_MEM_ONE][k] = triad_bw(&p, false, n, mem_block, 1, mem_windows / p.n + 8, F_MEM_ONE);
         /* the cache: the whole working set per window, 4 passes */
-        r->v[F_LLC_ALL][k] = triad_bw(&p, true, n_llc, n_llc, 4, 100);
-        r->v[F_LLC_ONE][k] = triad_bw(&p, false, n_llc, n_llc, 4, 100);
+        r->v[F_LLC_ALL][k] = triad_bw(&p, true, n_llc, n_llc, 4, 100, F_LLC_ALL);
+        r->v[F_LLC_ONE][k] = triad_bw(&p, false, n_llc, n_llc, 4, 100, F_LLC_ONE);
         r->v[F_DISPATCH_ALL][k] = dispatch_pool(&p);
         r->v[F_DISPATCH_ONE][k] = dispatch_call();
     }
     pool_stop(&p, args);
     free(B.a), free(B.b), free(B.c);
     if (getloadavg(s->load_after, 3) < 0) s->load_after[0] = NAN;
-    summarise(r);
+    summarise(r, s->threads, s->sys_max_hz);
     return 0;
 }
 
@@ -640,5 +822,7 @@ int rl_calibrate_main(int argc, char **argv) {
     results r = {0};
     if (measure(&s, &r)) return 1;
     print_results(&s, &r);
-    return write_profile(&s, &r, id, out);
+    rc = write_profile(&s, &r, id, out);
+    for (int f = 0; f < F_COUNT; f++) free(REP[f].v), REP[f] = (samples){0};
+    return rc;
 }

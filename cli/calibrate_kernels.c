@@ -84,6 +84,41 @@ rl_fma_kernel rl_pick_fma_kernel(void) {
 #endif
 }
 
+rl_isa_bound rl_isa_flops_per_cycle(void) {
+#ifdef RL_X86
+    __builtin_cpu_init();
+    /* two FMA ports is the most any x86 core has; a core with fewer (one
+     * 512-bit unit on some Xeons, 128-bit units on Zen 1) stays under it */
+    if (__builtin_cpu_supports("avx512f"))
+        return (rl_isa_bound){64, "AVX-512F: 2 FMA units x 16 FP32 lanes x 2 FLOP = 64 FLOP per cycle per core "
+                                  "(the most an x86 core issues; a core with one 512-bit FMA unit reaches half)"};
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return (rl_isa_bound){32, "AVX2 + FMA: 2 FMA units x 8 FP32 lanes x 2 FLOP = 32 FLOP per cycle per core"};
+    if (__builtin_cpu_supports("avx"))
+        return (rl_isa_bound){16, "AVX without FMA: 1 multiply + 1 add unit x 8 FP32 lanes = 16 FLOP per cycle per core"};
+    return (rl_isa_bound){8, "SSE2: 1 multiply + 1 add unit x 4 FP32 lanes = 8 FLOP per cycle per core"};
+#else
+    return (rl_isa_bound){0, "no FLOP-per-cycle bound known for this instruction set"};
+#endif
+}
+
+bool rl_cycle_loop(long iters) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    unsigned long x = 1, y = (unsigned long)iters | 1;
+    for (long i = 0; i < iters; i++)
+        /* register + register: no core removes these at rename as it can
+         * an add of a small constant, so each takes its cycle */
+        __asm__ volatile("add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
+                         "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0"
+                         : "+r"(x)
+                         : "r"(y));
+    return true;
+#else
+    (void)iters;
+    return false;
+#endif
+}
+
 /* STREAM's triad a = b + s c; the compiler vectorises it for each clone. */
 #if defined(RL_X86) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__)
 __attribute__((target_clones("avx512f", "avx2", "default")))

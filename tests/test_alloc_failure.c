@@ -128,6 +128,21 @@ int main(int argc, char **argv) {
         " \\\"args\\\": {\\\"op_name\\\": \\\"Gemm\\\"}},"
         "{\\\"cat\\\": \\\"Node\\\", \\\"ph\\\": \\\"X\\\", \\\"name\\\": \\\"fused_kernel_time\\\", \\\"ts\\\": 220, \\\"dur\\\": 4,"
         " \\\"args\\\": {\\\"op_name\\\": \\\"Gemm\\\"}}]\"}");
+    /* trtexec ranges ({ForeignNode[A...B]} over the whole block, 40 rows
+     * that overlap, and a node inside them): a failed allocation while they
+     * are matched is out_of_memory, never a kernel silently left unmatched
+     * (40 rows: enough that matching them once needed new arena blocks) */
+    {
+        static char extra[16384];
+        int n = snprintf(extra, sizeof extra, ", \"measured\": {\"format\": \"trtexec\", \"text\": \"[{\\\"count\\\": 5}");
+        for (int i = 0; i < 40; i++)
+            n += snprintf(extra + n, sizeof extra - (size_t)n,
+                          ",{\\\"name\\\": \\\"{ForeignNode[%s.../output.LayerNorm/Add_1]}\\\", \\\"averageMs\\\": %d}",
+                          i % 2 ? "/embeddings/Shape" : "/embeddings/word_embeddings/Gather", i + 1);
+        snprintf(extra + n, sizeof extra - (size_t)n,
+                 ",{\\\"name\\\": \\\"/embeddings/Gather\\\", \\\"averageMs\\\": 3}]\"}");
+        run(tests_dir, "transformer_block.onnx", "hw/unit.json", extra);
+    }
     /* a diff: two analyses, the matching, the gate and the Markdown */
     diff_mode = true;
     run(tests_dir, "diff_new.onnx", "hw/unit.json",

@@ -348,6 +348,162 @@ static void test_errors(void) {
     rl_model_free(m);
 }
 
+/* Hostile profiles (issue 22): sums that overflow, numbers out of an
+ * integer's range, fields over their limit, names that are not UTF-8. Each
+ * is refused with the row it is on; nothing answers ok with a non-finite or
+ * null total. */
+static void expect_finite_totals(rl_model *m, const char *text, const char *what) {
+    cJSON *res = analyze(m, text, true, NULL);
+    const cJSON *ms = get(res, "measured");
+    CHECK(cJSON_IsTrue(get(res, "ok")), "%s: analysis failed", what);
+    static const char *const totals[] = {"total_s", "matched_s", "unmatched_s", "sol_s", "recoverable_s",
+                                         "measured_over_predicted"};
+    for (size_t i = 0; i < sizeof totals / sizeof *totals; i++) {
+        double v = num(ms, totals[i]);
+        CHECK(isfinite(v) && v >= 0, "%s: measured.%s = %g is not a finite, non-negative number", what, totals[i], v);
+    }
+    cJSON_Delete(res);
+}
+
+static void test_hostile_profiles(void) {
+    rl_model *m = load_model("small_cnn.onnx");
+    /* finite times whose sum overflows: refused at the row where it happens */
+    expect_error(m, "name,time_s\n/conv1/Conv,1e308\n/relu/Relu,1e308\n", NULL, "bad_measured", "at line 2");
+    expect_error(m, "name,time_s\n/conv1/Conv,6e8\n/relu/Relu,6e8\n", NULL, "bad_measured", "at line 3");
+    expect_error(m, "[{\"count\": 10}, {\"name\": \"/conv1/Conv\", \"averageMs\": 1e308},"
+                    " {\"name\": \"/relu/Relu\", \"averageMs\": 1e308}]", NULL, "bad_measured", "row 1");
+    /* a profile just inside the bound answers with finite totals */
+    expect_finite_totals(m, "name,time_s\n/conv1/Conv,4e8\n/relu/Relu,5e8\n", "large times");
+    /* numbers range-checked before they become integers */
+    expect_error(m, "[{\"count\": 1e30}, {\"name\": \"/conv1/Conv\", \"averageMs\": 1}]", NULL, "bad_measured",
+                 "\"count\" 1e+30");
+    expect_error(m, "[{\"count\": -1e30}, {\"name\": \"/conv1/Conv\", \"averageMs\": 1}]", NULL, "bad_measured",
+                 "row 0");
+    expect_error(m, "[{\"count\": 1e999}, {\"name\": \"/conv1/Conv\", \"averageMs\": 1}]", NULL, "bad_measured",
+                 "whole number");
+    expect_error(m, "[{\"count\": 2.5}, {\"name\": \"/conv1/Conv\", \"averageMs\": 1}]", NULL, "bad_measured",
+                 "whole number");
+    static const char *const dims[] = {"1e30", "-1e30", "-1", "2.5", "1e999"};
+    for (size_t i = 0; i < sizeof dims / sizeof *dims; i++) {
+        char ort[512];
+        snprintf(ort, sizeof ort, "[{\"cat\": \"Node\", \"ph\": \"X\", \"name\": \"/conv1/Conv_kernel_time\", "
+                 "\"ts\": 1, \"dur\": 5, \"args\": {\"op_name\": \"Conv\", \"output_type_shape\": "
+                 "[{\"float\": [1, %s, 8, 8]}]}}]", dims[i]);
+        expect_error(m, ort, NULL, "bad_measured", "output_type_shape dim");
+    }
+    /* CSV: a name or field over its limit is an error, not a silent cut
+     * (two names alike in their first 1023 bytes would merge) */
+    char *text = malloc(4096);
+    char long_name[1100];
+    memset(long_name, 'a', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = 0;
+    snprintf(text, 4096, "name,time_s\n%s1,1\n%s2,1\n", long_name, long_name);
+    expect_error(m, text, "csv", "bad_measured", "line 2 of the CSV profile: field 1 is longer than 1023 bytes");
+    char long_time[300];
+    memset(long_time, '0', sizeof long_time - 1);
+    long_time[1] = '.';
+    long_time[sizeof long_time - 1] = 0;
+    long_time[sizeof long_time - 2] = '1'; /* 0.000…1: cut, it read as 0 or another number */
+    snprintf(text, 4096, "name,time_s\n/conv1/Conv,%s\n", long_time);
+    expect_error(m, text, "csv", "bad_measured", "line 2 of the CSV profile: field 2 is longer than 255 bytes");
+    snprintf(text, 4096, "name,time_s,op\n/conv1/Conv,1,%s\n", long_time);
+    expect_error(m, text, "csv", "bad_measured", "field 3");
+    /* names are UTF-8 */
+    expect_error(m, "name,time_s\n/conv1/Conv,1\nbad\xff\xfename,1\n", "csv", "bad_measured", "line 3");
+    expect_error(m, "name,time_s\n/conv1/Conv,1\nbad\xc3(,1\n", "csv", "bad_measured", "not valid UTF-8");
+    expect_error(m, "name,time_s,op\n/conv1/Conv,1,C\xffnv\n", "csv", "bad_measured", "the op is not valid UTF-8");
+    expect_error(m, "[{\"name\": \"bad\xff\", \"averageMs\": 1}]", NULL, "bad_measured", "row 0");
+    free(text);
+    /* a name of multi-byte characters just inside the limit is read whole */
+    cJSON *res = analyze(m, "name,time_s\n\xc3\xa9t\xc3\xa9,1\n/conv1/Conv,1\n", true, "csv");
+    CHECK(cJSON_IsTrue(get(res, "ok")) && unmatched_has(res, "\xc3\xa9t\xc3\xa9", NULL), "UTF-8 name kept");
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
+/* {ForeignNode[A...B]} rows kept as ranges of the topological order:
+ * overlapping ranges are one group, adjacent ones are not, a single node
+ * named inside a range joins it, and a range may be a part of "A + B". */
+static double layer_group(const cJSON *res, int i) {
+    return num(cJSON_GetArrayItem(get(res, "layers"), i), "measured_group");
+}
+
+static void test_foreign_ranges(void) {
+    size_t len = 0;
+    uint8_t *bytes = gen_chain_named(50, "Relu", 1, "n", &len);
+    char *err = NULL;
+    rl_model *m = bytes ? rl_model_read(bytes, len, NULL, &err) : NULL;
+    free(bytes);
+    CHECK(m != NULL, "chain: %s", err ? err : "");
+    rl_free(err);
+    if (!m) return;
+    cJSON *res = analyze(m, "[{\"count\": 10},"
+                            "{\"name\": \"{ForeignNode[n2...n5]}\", \"averageMs\": 1},"
+                            "{\"name\": \"{ForeignNode[n4...n8]}\", \"averageMs\": 2},"
+                            "{\"name\": \"{ForeignNode[n12...n10]}\", \"averageMs\": 4},"
+                            "{\"name\": \"n11\", \"averageMs\": 8},"
+                            "{\"name\": \"{ForeignNode[n20...n29]}\", \"averageMs\": 16},"
+                            "{\"name\": \"{ForeignNode[n30...n31]}\", \"averageMs\": 32},"
+                            "{\"name\": \"n40 + {ForeignNode[n42...n43]}\", \"averageMs\": 64},"
+                            "{\"name\": \"{ForeignNode[n45...nothing]}\", \"averageMs\": 128}]", true, "trtexec");
+    CHECK(cJSON_IsTrue(get(res, "ok")), "ranges: analysis failed");
+    double g2 = layer_group(res, 2);
+    for (int i = 3; i <= 8; i++) CHECK(layer_group(res, i) == g2, "ranges: overlapping rows, node %d in one group", i);
+    CHECK(!cJSON_IsNumber(get(cJSON_GetArrayItem(get(res, "layers"), 9), "measured_group")), "ranges: n9 unmeasured");
+    for (int i = 10; i <= 12; i++) CHECK(layer_group(res, i) == layer_group(res, 10), "ranges: reversed range n%d", i);
+    CHECK(layer_group(res, 10) != g2, "ranges: disjoint ranges apart");
+    CHECK(layer_group(res, 29) != layer_group(res, 30), "ranges: adjacent ranges apart");
+    CHECK(layer_group(res, 40) == layer_group(res, 42) && layer_group(res, 40) == layer_group(res, 43) &&
+              !cJSON_IsNumber(get(cJSON_GetArrayItem(get(res, "layers"), 41), "measured_group")),
+          "ranges: a range as a part of A + B");
+    const cJSON *ms = get(res, "measured"), *g;
+    CHECK(cJSON_GetArraySize(get(ms, "groups")) == 5, "ranges: 5 groups");
+    cJSON_ArrayForEach(g, get(ms, "groups")) {
+        int id = (int)num(g, "id"), nodes = cJSON_GetArraySize(get(g, "nodes"));
+        if (id == (int)g2) CHECK(nodes == 7 && num(g, "measured_s") == 3e-3, "ranges: n2..n8, 1 + 2 ms");
+        if (id == (int)layer_group(res, 10))
+            CHECK(nodes == 3 && fabs(num(g, "measured_s") - 12e-3) < 1e-15, "ranges: n10..n12 with n11's own row");
+        if (id == (int)layer_group(res, 20)) CHECK(nodes == 10, "ranges: n20..n29");
+    }
+    CHECK(unmatched_has(res, "{ForeignNode[n45...nothing]}", "names no node"), "ranges: an unknown end stays unmatched");
+    check_totals(res, "ranges");
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
+/* sol_bound_share holds each kernel to its group's own floor: a fused
+ * GELU that ran faster than its five nodes one by one (sol_s) but slower
+ * than the group as one kernel (sol_fused_s) respects the bound; the
+ * node-by-node share (sol_bound_share_unfused) does not count it. */
+static void test_bound_share_fused(void) {
+    rl_model *m = load_model("small_mlp.onnx");
+    const char *gelu = "\"/Div + /Erf + /Add_1 + /Mul + /Mul_1\"";
+    char text[512];
+    snprintf(text, sizeof text, "name,time_s\n%s,1\n", gelu);
+    cJSON *res = analyze(m, text, true, "csv");
+    const cJSON *g = group_of(res, "/Erf");
+    double sol = g ? num(g, "sol_s") : NAN, fused = g ? num(g, "sol_fused_s") : NAN;
+    CHECK(g && cJSON_GetArraySize(get(g, "nodes")) == 5 && fused < sol, "bound share: the GELU's fused floor %g < %g",
+          fused, sol);
+    cJSON_Delete(res);
+    double between = 0.5 * (sol + fused);
+    snprintf(text, sizeof text, "name,time_s\n%s,%.17g\n", gelu, between);
+    res = analyze(m, text, true, "csv");
+    const cJSON *ms = get(res, "measured");
+    CHECK(cJSON_IsTrue(get(res, "ok")) && num(ms, "kernels") == 1, "bound share: one fused kernel");
+    CHECK(num(ms, "sol_bound_share") == 1, "bound share: between its floors, the kernel respects its own (%g)",
+          num(ms, "sol_bound_share"));
+    CHECK(num(ms, "sol_bound_share_unfused") == 0, "bound share: node by node it does not (%g)",
+          num(ms, "sol_bound_share_unfused"));
+    cJSON_Delete(res);
+    /* below its own floor it does not count either way */
+    snprintf(text, sizeof text, "name,time_s\n%s,%.17g\n", gelu, 0.5 * fused);
+    res = analyze(m, text, true, "csv");
+    CHECK(num(get(res, "measured"), "sol_bound_share") == 0, "bound share: below the fused floor");
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
 /* ----------------------------------------------------------- Netron -- */
 /* Netron's reader (source/view.js, metadata.Attachment.Container.open):
  * items with a kind and a target are filed under "kind::target", each name
@@ -475,6 +631,9 @@ int main(int argc, char **argv) {
     test_trtexec();
     test_csv();
     test_errors();
+    test_hostile_profiles();
+    test_foreign_ranges();
+    test_bound_share_fused();
     test_netron();
     cJSON_Delete(unit_hw);
     return check_report("test_measured");

@@ -2,6 +2,7 @@
  * JSON, trtexec --exportProfile JSON and a name,time_s CSV. Each turns its
  * format into rl_kernel rows with the mean time per kept run. */
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ typedef struct collector {
     double *sum;  /* summed time over kept runs */
     int *seen;    /* occurrences so far (CSV and ORT without run markers) */
     int n, cap;
+    double read_s; /* every time read so far, warm-up included: must stay finite */
 } collector;
 
 static int collector_init(collector *c, rl_arena *a, int cap) {
@@ -40,8 +42,9 @@ static int collector_init(collector *c, rl_arena *a, int cap) {
     return c->index && c->k && c->sum && c->seen ? 0 : -1;
 }
 
-/* The kernel named `name` (created on first sight), or -1 when out of memory.
- * cap is the number of rows in the profile, so it is never exceeded. */
+/* The kernel named `name` (created on first sight), or -1 when out of
+ * memory, -2 when the name is not UTF-8. cap is the number of rows in the
+ * profile, so it is never exceeded. */
 static int collector_get(collector *c, const char *name, size_t len) {
     char local[512];
     char *key = len < sizeof local ? local : rl_arena_alloc(c->a, len + 1);
@@ -50,6 +53,7 @@ static int collector_get(collector *c, const char *name, size_t len) {
     key[len] = 0;
     int i = rl_map_get(c->index, key);
     if (i >= 0) return i;
+    if (rl_utf8_bad_at(key) >= 0) return -2;
     if (key == local && !(key = rl_arena_strdup(c->a, local))) return -1;
     if (c->n >= c->cap || !rl_map_put(c->index, key, c->n)) return -1;
     rl_kernel *k = &c->k[c->n];
@@ -61,6 +65,36 @@ static int collector_get(collector *c, const char *name, size_t len) {
 
 static int oom(rl_error *err) {
     rl_error_set(err, "out_of_memory", "measured", "out of memory while reading the measured profile");
+    return -1;
+}
+
+/* collector_get, with its failure said: `row` names where in the profile
+ * the kernel was read ("line 12", "event 40", "row 7"). */
+static int kernel_at(collector *c, const char *name, size_t len, const char *row, rl_error *err) {
+    int i = collector_get(c, name, len);
+    if (i == -1) return oom(err);
+    if (i == -2) {
+        rl_error_set(err, "bad_measured", "measured",
+                     "%s of the measured profile names a kernel that is not valid UTF-8: save the profile as UTF-8",
+                     row);
+        return -1;
+    }
+    return i;
+}
+
+/* Counts `seconds` (finite, >= 0) into the profile's running total, which
+ * bounds every sum the analysis makes of its times and so keeps the totals
+ * and their ratios to the prediction finite (a sum that would overflow is
+ * stopped long before): more than RL_MEASURED_MAX_S of kernel time in one
+ * profile (over 31 years) is no measurement but a wrong unit or a broken
+ * file. */
+#define RL_MEASURED_MAX_S 1e9
+static int count_time(collector *c, double seconds, const char *row, rl_error *err) {
+    c->read_s += seconds;
+    if (c->read_s <= RL_MEASURED_MAX_S) return 0;
+    rl_error_set(err, "bad_measured", "measured",
+                 "the measured profile's times add up to more than 1e9 s (31 years) at %s: each time must "
+                 "be one kernel's time in the profile's unit", row);
     return -1;
 }
 
@@ -103,19 +137,24 @@ static const char *str_or_null(const cJSON *o, const char *k) {
 
 static const char KERNEL_SUFFIX[] = "_kernel_time";
 
-/* args.output_type_shape: [{"float": [1, 64, 112, 112]}, ...]: the first output. */
-static void ort_out_shape(const cJSON *args, rl_kernel *k) {
+/* args.output_type_shape: [{"float": [1, 64, 112, 112]}, ...]: the first
+ * output. A dim must be a whole number a 64-bit integer holds; else -1. */
+static int ort_out_shape(const cJSON *args, rl_kernel *k) {
     const cJSON *shapes = cJSON_GetObjectItemCaseSensitive(args, "output_type_shape");
     const cJSON *first = cJSON_IsArray(shapes) ? cJSON_GetArrayItem(shapes, 0) : NULL;
     const cJSON *dims = first && first->child ? first->child : NULL;
-    if (!cJSON_IsArray(dims) || cJSON_GetArraySize(dims) > 8) return;
+    if (!cJSON_IsArray(dims) || cJSON_GetArraySize(dims) > 8) return 0;
     int r = 0;
     const cJSON *d;
     cJSON_ArrayForEach(d, dims) {
-        if (!cJSON_IsNumber(d)) return;
-        k->out_dims[r++] = (int64_t)d->valuedouble;
+        if (!cJSON_IsNumber(d)) return 0;
+        double v = d->valuedouble;
+        /* 2^63 is exact as a double: every v below it converts without overflow */
+        if (!(v >= 0 && v < 9223372036854775808.0) || v != floor(v)) return -1;
+        k->out_dims[r++] = (int64_t)v;
     }
     k->out_rank = r;
+    return 0;
 }
 
 typedef struct run_span {
@@ -147,32 +186,77 @@ static bool is_node_kernel(const cJSON *e, size_t *name_len) {
     return true;
 }
 
-static int parse_ort(rl_arena *a, const cJSON *events, rl_profile *out, rl_error *err) {
-    int n_ev = cJSON_GetArraySize(events);
-    /* Runs: ORT brackets each InferenceSession::Run with a "model_run"
-     * session event; node events fall inside one. */
-    run_span *runs = rl_arena_alloc(a, (size_t)(n_ev + 1) * sizeof *runs);
+/* Runs: ORT brackets each InferenceSession::Run with a "model_run" session
+ * event; node events fall inside one. Fills runs (sorted by start) and
+ * returns their number; a span whose end is not finite is no run. */
+static int ort_runs(const cJSON *events, run_span *runs) {
     int n_runs = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, events) {
         const char *cat = str_or_null(e, "cat"), *name = str_or_null(e, "name");
         if (cat && name && !strcmp(cat, "Session") && !strcmp(name, "model_run")) {
             double ts = num_or(e, "ts", NAN), dur = num_or(e, "dur", NAN);
-            if (isfinite(ts) && isfinite(dur) && dur >= 0 && runs) runs[n_runs++] = (run_span){ts, ts + dur};
+            if (isfinite(ts) && isfinite(ts + dur) && dur >= 0) runs[n_runs++] = (run_span){ts, ts + dur};
         }
     }
-    if (!runs) return oom(err);
     qsort(runs, (size_t)n_runs, sizeof *runs, cmp_span);
+    return n_runs;
+}
+
+/* One node kernel event (the ev-th of the trace) counted into its kernel:
+ * its time when it fell in a kept run, and on its first kept sight its
+ * operator, provider and output shape. */
+static int ort_event(rl_arena *a, collector *c, const cJSON *e, size_t len, int ev, int run, int first_kept,
+                     int *pos, rl_profile *out, rl_error *err) {
+    double dur = num_or(e, "dur", NAN);
+    const char *name = cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring;
+    char row[48];
+    snprintf(row, sizeof row, "event %d", ev);
+    if (!isfinite(dur) || dur < 0) {
+        rl_error_set(err, "bad_measured", "measured",
+                     "the ONNX Runtime profile gives '%.200s' (event %d) no valid \"dur\" (microseconds)", name, ev);
+        return -1;
+    }
+    int i = kernel_at(c, name, len, row, err);
+    if (i < 0 || count_time(c, dur * 1e-6, row, err)) return -1;
+    if (run == -2) run = c->seen[i]++; /* no run markers: the k-th sight of a name is run k */
+    if (run < first_kept) {
+        if (run < 0) out->ignored_events++; /* outside every run */
+        return 0;
+    }
+    rl_kernel *k = &c->k[i];
+    c->sum[i] += dur * 1e-6;
+    if (k->order >= 0) return 0;
+    k->order = (*pos)++;
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+    const char *op = str_or_null(args, "op_name"), *prov = str_or_null(args, "provider");
+    if ((op && !(k->op = rl_arena_strdup(a, op))) || (prov && !(k->provider = rl_arena_strdup(a, prov))))
+        return oom(err);
+    if (ort_out_shape(args, k) == 0) return 0;
+    rl_error_set(err, "bad_measured", "measured",
+                 "the ONNX Runtime profile gives '%.200s' (event %d) an output_type_shape dim that is not a "
+                 "whole number from 0 to 2^63", name, ev);
+    return -1;
+}
+
+static int parse_ort(rl_arena *a, const cJSON *events, rl_profile *out, rl_error *err) {
+    int n_ev = cJSON_GetArraySize(events);
+    run_span *runs = rl_arena_alloc(a, (size_t)(n_ev + 1) * sizeof *runs);
+    if (!runs) return oom(err);
+    int n_runs = ort_runs(events, runs);
     collector c;
     if (collector_init(&c, a, n_ev)) return oom(err);
     /* Without run markers the k-th time a name appears is run k. */
-    int max_occ = 0;
+    int max_occ = 0, ev = 0;
+    const cJSON *e;
     if (n_runs == 0) {
         cJSON_ArrayForEach(e, events) {
             size_t len;
+            char row[48];
+            snprintf(row, sizeof row, "event %d", ev++);
             if (!is_node_kernel(e, &len)) continue;
-            int i = collector_get(&c, cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring, len);
-            if (i < 0) return oom(err);
+            int i = kernel_at(&c, cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring, len, row, err);
+            if (i < 0) return -1;
             if (++c.seen[i] > max_occ) max_occ = c.seen[i];
         }
         memset(c.seen, 0, (size_t)c.cap * sizeof *c.seen);
@@ -181,43 +265,23 @@ static int parse_ort(rl_arena *a, const cJSON *events, rl_profile *out, rl_error
     int first_kept = total_runs >= 2 ? 1 : 0;
     int pos = 0;
     out->ignored_events = 0;
+    ev = 0;
     cJSON_ArrayForEach(e, events) {
         size_t len;
         if (!is_node_kernel(e, &len)) {
-            out->ignored_events++;
+            out->ignored_events++, ev++;
             continue;
         }
-        double dur = num_or(e, "dur", NAN), ts = num_or(e, "ts", NAN);
-        const char *name = cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring;
-        if (!isfinite(dur) || dur < 0) {
-            rl_error_set(err, "bad_measured", "measured",
-                         "the ONNX Runtime profile gives '%.200s' no valid \"dur\" (microseconds)", name);
-            return -1;
-        }
-        int i = collector_get(&c, name, len);
-        if (i < 0) return oom(err);
-        int run = n_runs ? run_of(runs, n_runs, ts) : c.seen[i]++;
-        if (run < first_kept) {
-            if (run < 0) out->ignored_events++; /* outside every run */
-            continue;
-        }
-        rl_kernel *k = &c.k[i];
-        c.sum[i] += dur * 1e-6;
-        if (k->order < 0) {
-            k->order = pos++;
-            const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
-            const char *op = str_or_null(args, "op_name"), *prov = str_or_null(args, "provider");
-            k->op = op ? rl_arena_strdup(a, op) : NULL;
-            k->provider = prov ? rl_arena_strdup(a, prov) : NULL;
-            ort_out_shape(args, k);
-        }
+        int run = n_runs ? run_of(runs, n_runs, num_or(e, "ts", NAN)) : -2;
+        if (ort_event(a, &c, e, len, ev++, run, first_kept, &pos, out, err)) return -1;
     }
     out->format = RL_PROFILE_ORT;
     out->runs = total_runs - first_kept;
     out->warmup_excluded = first_kept > 0;
     double wall = 0;
     for (int r = first_kept; r < n_runs; r++) wall += runs[r].t1 - runs[r].t0;
-    out->run_wall_s = n_runs > first_kept ? wall * 1e-6 / (n_runs - first_kept) : 0;
+    /* a sum of finite spans can still overflow: then the wall time is not given */
+    out->run_wall_s = n_runs > first_kept && isfinite(wall) ? wall * 1e-6 / (n_runs - first_kept) : 0;
     if (c.n == 0)
         return bad(err, "the ONNX Runtime profile has no node kernel events (\"cat\": \"Node\", "
                         "\"…_kernel_time\"): run the session at least once with profiling on");
@@ -225,17 +289,32 @@ static int parse_ort(rl_arena *a, const cJSON *events, rl_profile *out, rl_error
 }
 
 /* ------------------------------------------------------------ trtexec -- */
+/* The {"count": N} row: the timed runs, a whole number an int holds. */
+static int trtexec_count(const cJSON *cnt, int row, int *count, rl_error *err) {
+    double v = cnt->valuedouble;
+    if (v >= 0 && v <= INT_MAX && v == floor(v)) {
+        *count = (int)v;
+        return 0;
+    }
+    rl_error_set(err, "bad_measured", "measured",
+                 "row %d of the trtexec profile gives \"count\" %.6g: the number of timed runs must be a whole "
+                 "number from 0 to %d", row, v, INT_MAX);
+    return -1;
+}
+
 static int parse_trtexec(rl_arena *a, const cJSON *rows, rl_profile *out, rl_error *err) {
     collector c;
     if (collector_init(&c, a, cJSON_GetArraySize(rows))) return oom(err);
-    int count = 0, pos = 0;
+    int count = 0, pos = 0, row = 0;
     const cJSON *r;
     cJSON_ArrayForEach(r, rows) {
         if (!cJSON_IsObject(r)) return bad(err, "a trtexec profile is an array of objects");
         const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(r, "count");
         const char *name = str_or_null(r, "name");
+        char where[48];
+        snprintf(where, sizeof where, "row %d", row++);
         if (!name && cJSON_IsNumber(cnt)) {
-            count = (int)cnt->valuedouble;
+            if (trtexec_count(cnt, row - 1, &count, err)) return -1;
             continue;
         }
         if (!name) return bad(err, "a trtexec profile row has no \"name\"");
@@ -245,11 +324,11 @@ static int parse_trtexec(rl_arena *a, const cJSON *rows, rl_profile *out, rl_err
         double ms = isfinite(avg) ? avg : (count > 0 ? total / count : total);
         if (!isfinite(ms) || ms < 0) {
             rl_error_set(err, "bad_measured", "measured",
-                         "the trtexec profile gives layer '%.200s' no valid averageMs or timeMs", name);
+                         "the trtexec profile gives layer '%.200s' (%s) no valid averageMs or timeMs", name, where);
             return -1;
         }
-        int i = collector_get(&c, name, strlen(name));
-        if (i < 0) return oom(err);
+        int i = kernel_at(&c, name, strlen(name), where, err);
+        if (i < 0 || count_time(&c, ms * 1e-3, where, err)) return -1;
         c.sum[i] += ms * 1e-3; /* a layer listed twice: both parts of its time */
         if (c.k[i].order < 0) c.k[i].order = pos++;
     }
@@ -260,11 +339,15 @@ static int parse_trtexec(rl_arena *a, const cJSON *rows, rl_profile *out, rl_err
 }
 
 /* ----------------------------------------------------------------- CSV -- */
-/* One field of a CSV line (RFC 4180 quotes), copied into buf; returns the
- * position after its separator, or NULL at the end of the line. */
-static const char *csv_field(const char *p, const char *end, char *buf, size_t cap) {
+/* One field of a CSV line (RFC 4180 quotes), copied into buf (trimmed);
+ * returns the position after its separator, or NULL at the end of the line.
+ * *cut is set when the field does not fit in cap - 1 bytes: it is never
+ * silently shortened (a cut name could merge two kernels, a cut time read
+ * as another number). */
+static const char *csv_field(const char *p, const char *end, char *buf, size_t cap, bool *cut) {
     size_t n = 0;
     bool quoted = p < end && *p == '"';
+    *cut = false;
     if (quoted) p++;
     while (p < end) {
         if (quoted && *p == '"') {
@@ -274,6 +357,7 @@ static const char *csv_field(const char *p, const char *end, char *buf, size_t c
             break;
         }
         if (n + 1 < cap) buf[n++] = *p;
+        else if (!isspace((unsigned char)*p)) *cut = true; /* trailing blanks would be trimmed anyway */
         p++;
     }
     while (n > 0 && isspace((unsigned char)buf[n - 1])) n--;
@@ -296,14 +380,20 @@ typedef struct csv_cols {
     double scale; /* to seconds */
 } csv_cols;
 
-/* A header names its columns: name, time_s | time_ms | time_us, op. */
+/* The longest kernel name and other field a CSV row may hold, in bytes. */
+enum { CSV_NAME_MAX = 1023, CSV_FIELD_MAX = 255 };
+
+/* A header names its columns: name, time_s | time_ms | time_us, op. A field
+ * too long for any of these names is simply not one of them. */
 static bool csv_header(const char *line, const char *end, csv_cols *cols) {
-    char f[256];
+    char f[CSV_FIELD_MAX + 1];
     const char *p = line;
+    bool cut;
     *cols = (csv_cols){-1, -1, -1, 1};
     for (int i = 0; p; i++) {
-        p = csv_field(p, end, f, sizeof f);
+        p = csv_field(p, end, f, sizeof f, &cut);
         for (char *q = f; *q; q++) *q = (char)tolower((unsigned char)*q);
+        if (cut) continue;
         if (!strcmp(f, "name") || !strcmp(f, "node") || !strcmp(f, "kernel")) cols->name = i;
         else if (!strcmp(f, "time_s")) cols->time = i, cols->scale = 1;
         else if (!strcmp(f, "time_ms")) cols->time = i, cols->scale = 1e-3;
@@ -311,6 +401,52 @@ static bool csv_header(const char *line, const char *end, csv_cols *cols) {
         else if (!strcmp(f, "op") || !strcmp(f, "op_type")) cols->op = i;
     }
     return cols->name >= 0 && cols->time >= 0;
+}
+
+typedef struct csv_row {
+    char name[CSV_NAME_MAX + 1];
+    double t;           /* in the file's unit */
+    const char *op;     /* in the arena, or NULL */
+} csv_row;
+
+/* The fields of line `line_no` ([line, le)) into *r. Returns 0, or -1 with
+ * err set (a field over its limit, a missing name, a bad time, a name or
+ * op that is not UTF-8, out of memory). */
+static int csv_read_row(rl_arena *a, const char *line, const char *le, int line_no, const csv_cols *cols,
+                        csv_row *r, rl_error *err) {
+    char field[CSV_FIELD_MAX + 1];
+    const char *q = line;
+    r->t = NAN;
+    r->name[0] = 0;
+    r->op = NULL;
+    for (int i = 0; q; i++) {
+        bool is_name = i == cols->name, cut;
+        q = csv_field(q, le, is_name ? r->name : field, is_name ? sizeof r->name : sizeof field, &cut);
+        if (cut) {
+            rl_error_set(err, "bad_measured", "measured",
+                         "line %d of the CSV profile: field %d is longer than %d bytes (the limit for %s): "
+                         "shorten it", line_no, i + 1, is_name ? CSV_NAME_MAX : CSV_FIELD_MAX,
+                         is_name ? "a kernel name" : "a time or an operator");
+            return -1;
+        }
+        if (is_name) continue;
+        if (i == cols->time && !parse_number(field, &r->t)) r->t = NAN;
+        else if (i == cols->op && field[0] && !(r->op = rl_arena_strdup(a, field))) return oom(err);
+    }
+    const char *bad_text = rl_utf8_bad_at(r->name) >= 0 ? "kernel name" : r->op && rl_utf8_bad_at(r->op) >= 0 ? "op" : NULL;
+    if (bad_text) {
+        rl_error_set(err, "bad_measured", "measured",
+                     "line %d of the CSV profile: the %s is not valid UTF-8: save the profile as UTF-8", line_no,
+                     bad_text);
+        return -1;
+    }
+    if (!r->name[0] || !isfinite(r->t) || r->t < 0) {
+        rl_error_set(err, "bad_measured", "measured",
+                     "line %d of the CSV profile is not 'name,time' with a time >= 0 (columns: "
+                     "name,time_s; or a header naming time_ms or time_us)", line_no);
+        return -1;
+    }
+    return 0;
 }
 
 static int parse_csv(rl_arena *a, const char *text, size_t len, rl_profile *out, rl_error *err) {
@@ -322,11 +458,11 @@ static int parse_csv(rl_arena *a, const char *text, size_t len, rl_profile *out,
     int *run_of_row = rl_arena_alloc(a, (size_t)lines * sizeof *run_of_row);
     int *kernel_of_row = rl_arena_alloc(a, (size_t)lines * sizeof *kernel_of_row);
     double *time_of_row = rl_arena_alloc(a, (size_t)lines * sizeof *time_of_row);
-    if (!run_of_row || !kernel_of_row || !time_of_row) return oom(err);
+    csv_row *row = rl_arena_alloc(a, sizeof *row);
+    if (!run_of_row || !kernel_of_row || !time_of_row || !row) return oom(err);
     csv_cols cols = {0, 1, -1, 1};
     bool first = true;
     int rows = 0, max_run = 0, line_no = 0;
-    char name[1024], field[256];
     for (const char *p = text; p < end;) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
         const char *le = eol ? eol : end;
@@ -342,31 +478,16 @@ static int parse_csv(rl_arena *a, const char *text, size_t len, rl_profile *out,
             if (csv_header(line, le, &cols)) continue;
             cols = (csv_cols){0, 1, -1, 1}; /* no header: name, seconds */
         }
-        const char *q = line;
-        double t = NAN;
-        bool have_name = false;
-        const char *op = NULL;
-        for (int i = 0; q; i++) {
-            char *dst = i == cols.name ? name : field;
-            size_t cap = i == cols.name ? sizeof name : sizeof field;
-            q = csv_field(q, le, dst, cap);
-            if (i == cols.name) have_name = name[0] != 0;
-            else if (i == cols.time && !parse_number(field, &t)) t = NAN;
-            else if (i == cols.op && field[0]) op = rl_arena_strdup(a, field);
-        }
-        if (!have_name || !isfinite(t) || t < 0) {
-            rl_error_set(err, "bad_measured", "measured",
-                         "line %d of the CSV profile is not 'name,time' with a time >= 0 (columns: "
-                         "name,time_s; or a header naming time_ms or time_us)", line_no);
-            return -1;
-        }
-        int k = collector_get(&c, name, strlen(name));
-        if (k < 0) return oom(err);
-        if (op && !c.k[k].op) c.k[k].op = op;
+        char where[48];
+        snprintf(where, sizeof where, "line %d", line_no);
+        if (csv_read_row(a, line, le, line_no, &cols, row, err)) return -1;
+        int k = kernel_at(&c, row->name, strlen(row->name), where, err);
+        if (k < 0 || count_time(&c, row->t * cols.scale, where, err)) return -1;
+        if (row->op && !c.k[k].op) c.k[k].op = row->op;
         run_of_row[rows] = c.seen[k]++; /* the k-th row of a name is run k */
         if (c.seen[k] > max_run) max_run = c.seen[k];
         kernel_of_row[rows] = k;
-        time_of_row[rows] = t * cols.scale;
+        time_of_row[rows] = row->t * cols.scale;
         rows++;
     }
     int first_kept = max_run >= 2 ? 1 : 0, pos = 0;
