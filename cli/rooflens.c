@@ -6,6 +6,9 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <math.h>
 #include <stdbool.h>
@@ -115,7 +118,7 @@ static void print_usage(FILE *out) {
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "rooflens: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, txt(arg)); /* arg: what the user typed, shown as typed but escaped */
     fprintf(stderr, "\nrun 'rooflens --help' for usage\n");
     return EXIT_USAGE;
 }
@@ -160,12 +163,12 @@ static cJSON *load_profile(const char *id_or_file, const char *dir) {
     char *text = read_text(p);
     if (!text) {
         fprintf(stderr, "rooflens: no hardware profile '%s' (looked for %s); run 'rooflens --list-hw'\n",
-                id_or_file, p);
+                txt(id_or_file), txt(p));
         return NULL;
     }
     cJSON *j = cJSON_Parse(text);
     free(text);
-    if (!j) fprintf(stderr, "rooflens: the hardware profile %s is not valid JSON\n", p);
+    if (!j) fprintf(stderr, "rooflens: the hardware profile %s is not valid JSON\n", txt(p));
     return j;
 }
 
@@ -187,16 +190,15 @@ static int check_hw(int n, char **items, const char *dir) {
         const cJSON *err = cJSON_GetObjectItemCaseSensitive(r, "error");
         if (!r || err) {
             bad++;
-            printf("FAIL %s: %s [%s]\n", items[i],
-                   err ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(err, "message")) : "not readable",
-                   err ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(err, "where")) : "");
+            printf("FAIL %s: %s [%s]\n", txt(items[i]), err ? tstr(err, "message") : "not readable",
+                   err ? tstr(err, "where") : "");
         } else {
             const cJSON *budget = cJSON_GetObjectItemCaseSensitive(r, "power_budget_w");
-            const char *model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "energy_model"));
+            const char *model = cJSON_IsString(cJSON_GetObjectItem(r, "energy_model")) ? tstr(r, "energy_model") : NULL;
             char b[32] = "unknown";
             if (cJSON_IsNumber(budget)) snprintf(b, sizeof b, "%.4g W", budget->valuedouble);
             printf("ok   %-20s %d power modes; power budget %s; energy %s\n",
-                   cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "id")),
+                   tstr(r, "id"),
                    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "modes")), b, model ? model : "none");
         }
         cJSON_Delete(r);
@@ -231,13 +233,13 @@ static int list_hw(const char *dir) {
         const cJSON *id = cJSON_GetObjectItem(j, "id"), *nm = cJSON_GetObjectItem(j, "name");
         const cJSON *modes = cJSON_GetObjectItem(j, "power_modes");
         if (cJSON_IsString(id)) {
-            printf("%-22s %s", id->valuestring, cJSON_IsString(nm) ? nm->valuestring : "");
+            printf("%-22s %s", txt(id->valuestring), cJSON_IsString(nm) ? txt(nm->valuestring) : "");
             if (cJSON_IsArray(modes) && cJSON_GetArraySize(modes) > 0) {
                 printf("  [power modes:");
                 const cJSON *m;
                 cJSON_ArrayForEach(m, modes) {
                     const cJSON *mid = cJSON_GetObjectItem(m, "id");
-                    if (cJSON_IsString(mid)) printf(" %s", mid->valuestring);
+                    if (cJSON_IsString(mid)) printf(" %s", txt(mid->valuestring));
                 }
                 printf("]");
             }
@@ -250,24 +252,53 @@ static int list_hw(const char *dir) {
     return EXIT_OK;
 }
 
-/* Read the model, jumping over weight payloads. */
-rl_model *read_model(const char *path, char **err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        /* the same error object the core gives, so every caller reports it one way */
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddNumberToObject(e, "schema", ROOFLENS_SCHEMA);
-        cJSON_AddFalseToObject(e, "ok");
-        cJSON *eo = cJSON_AddObjectToObject(e, "error");
-        char msg[512];
+char *error_json(const char *code, const char *message) {
+    /* the same error object the core gives, so every caller reports it one way */
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddNumberToObject(e, "schema", ROOFLENS_SCHEMA);
+    cJSON_AddFalseToObject(e, "ok");
+    cJSON *eo = cJSON_AddObjectToObject(e, "error");
+    cJSON_AddStringToObject(eo, "code", code);
+    cJSON_AddStringToObject(eo, "message", message);
+    cJSON_AddStringToObject(eo, "where", "");
+    char *text = cJSON_PrintUnformatted(e);
+    cJSON_Delete(e);
+    return text;
+}
+
+/* The model file opened for reading, or NULL with *err. Opened without
+ * blocking, so that a FIFO with no writer cannot hang the open; a folder is
+ * refused, and so is anything but a regular file when regular_only. */
+static FILE *open_model(const char *path, bool regular_only, char **err) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    char msg[512];
+    if (fd < 0 || fstat(fd, &st) != 0) {
         snprintf(msg, sizeof msg, "cannot open the file: %s", strerror(errno));
-        cJSON_AddStringToObject(eo, "code", "cannot_open");
-        cJSON_AddStringToObject(eo, "message", msg);
-        cJSON_AddStringToObject(eo, "where", "");
-        *err = cJSON_PrintUnformatted(e);
-        cJSON_Delete(e);
+        if (fd >= 0) close(fd);
+        *err = error_json("cannot_open", msg);
         return NULL;
     }
+    if (S_ISDIR(st.st_mode) || (regular_only && !S_ISREG(st.st_mode))) {
+        close(fd);
+        *err = error_json("not_a_file", S_ISDIR(st.st_mode) ? "a folder, not a model file"
+                                                           : "not a regular file (a FIFO, a device or a socket): not read");
+        return NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK); /* a pipe's writer may be slower than us */
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        *err = error_json("cannot_open", "cannot open the file: out of memory");
+    }
+    return f;
+}
+
+/* Read the model, jumping over weight payloads. */
+rl_model *read_model(const char *path, bool regular_only, char **err) {
+    FILE *f = open_model(path, regular_only, err);
+    if (!f) return NULL;
     /* fseeko happily moves past the end of a file: clamp each skip to what
      * the file holds, so a truncated payload is reported at the file's real
      * end rather than at the offset its length field promised. */
@@ -322,6 +353,7 @@ const char *str(const cJSON *o, const char *k) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsString(v) ? v->valuestring : "";
 }
+const char *tstr(const cJSON *o, const char *k) { return txt(str(o, k)); }
 
 static const char *opt_eng(const cJSON *o, const char *k, const char *unit, char *buf, size_t cap) {
     if (!cJSON_IsNumber(cJSON_GetObjectItem(o, k))) return "-";
@@ -344,8 +376,8 @@ static void print_headline(const cJSON *res) {
            eng(num(tot, "flops"), "", a, sizeof a), eng(num(tot, "matrix_flops"), "", b, sizeof b),
            eng(num(tot, "vector_flops"), "", c2, sizeof c2), eng(num(tot, "bytes"), "B", d, sizeof d),
            eng(num(tot, "fused_bytes"), "B", e, sizeof e), num(tot, "intensity"));
-    printf("\npredicted %s  (%s, %s granularity; bound: %s)\n", tsec(total_t, a, sizeof a), str(ch, "model"),
-           str(ch, "granularity"), str(ch, "bound"));
+    printf("\npredicted %s  (%s, %s granularity; bound: %s)\n", tsec(total_t, a, sizeof a), tstr(ch, "model"),
+           tstr(ch, "granularity"), tstr(ch, "bound"));
     printf("          bounds %s ... %s; %g kernels, launch floor %s\n", tsec(num(ch, "lower_bound_s"), a, sizeof a),
            tsec(num(ch, "upper_bound_s"), b, sizeof b), num(ch, "kernels"), tsec(num(ch, "launch_floor_s"), c2, sizeof c2));
     if (cJSON_IsNumber(cJSON_GetObjectItem(ch, "energy_j")))
@@ -360,8 +392,8 @@ static void print_headline(const cJSON *res) {
         printf("  %-18s %10s %10s %10s %10s %8g %10s %-8s %10s%s\n", models[i], tsec(num(m, "time_s"), a, sizeof a),
                tsec(num(m, "lower_bound_s"), b, sizeof b), tsec(num(m, "upper_bound_s"), c2, sizeof c2),
                tsec(num(m, "roof_time_s"), d, sizeof d), num(m, "kernels"), tsec(num(m, "launch_floor_s"), e, sizeof e),
-               str(m, "bound"), opt_eng(m, "energy_j", "J", f, sizeof f),
-               !strcmp(models[i], str(ch, "model")) ? "  <- chosen" : "");
+               tstr(m, "bound"), opt_eng(m, "energy_j", "J", f, sizeof f),
+               !strcmp(models[i], tstr(ch, "model")) ? "  <- chosen" : "");
     }
 }
 
@@ -370,14 +402,14 @@ static void print_table(const cJSON *res, int top) {
     const cJSON *sol = cJSON_GetObjectItem(res, "sol");
     const cJSON *roof = cJSON_GetObjectItem(res, "roofline"), *opt = cJSON_GetObjectItem(res, "options");
     char a[32], b[32], c2[32], d[32], e[32];
-    printf("model     %s  (%d nodes, %s params, %s of weights)\n", str(model, "name")[0] ? str(model, "name") : "(unnamed)",
+    printf("model     %s  (%d nodes, %s params, %s of weights)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)",
            (int)num(model, "nodes"), eng(num(model, "params"), "", a, sizeof a), eng(num(model, "weight_bytes"), "B", b, sizeof b));
-    printf("hardware  %s%s%s  precision %s%s%s%s, %s\n", str(hw, "name"),
+    printf("hardware  %s%s%s  precision %s%s%s%s, %s\n", tstr(hw, "name"),
            cJSON_IsString(cJSON_GetObjectItem(hw, "power_mode")) ? ", mode " : "",
-           cJSON_IsString(cJSON_GetObjectItem(hw, "power_mode")) ? str(hw, "power_mode_name") : "",
-           str(roof, "precision"), strcmp(str(roof, "precision"), str(roof, "requested_precision")) ? " (" : "",
-           strcmp(str(roof, "precision"), str(roof, "requested_precision")) ? str(roof, "requested_precision") : "",
-           strcmp(str(roof, "precision"), str(roof, "requested_precision")) ? " requested)" : "", str(opt, "mode"));
+           cJSON_IsString(cJSON_GetObjectItem(hw, "power_mode")) ? tstr(hw, "power_mode_name") : "",
+           tstr(roof, "precision"), strcmp(str(roof, "precision"), str(roof, "requested_precision")) ? " (" : "",
+           strcmp(str(roof, "precision"), str(roof, "requested_precision")) ? tstr(roof, "requested_precision") : "",
+           strcmp(str(roof, "precision"), str(roof, "requested_precision")) ? " requested)" : "", tstr(opt, "mode"));
     if (cJSON_IsNumber(cJSON_GetObjectItem(opt, "batch"))) {
         printf("batch     %g", num(opt, "batch"));
         if (!strcmp(str(opt, "batch_applied"), "scaled"))
@@ -389,7 +421,7 @@ static void print_table(const cJSON *res, int top) {
     if (cJSON_GetArraySize(dims) > 0) {
         printf("dims     ");
         const cJSON *dd;
-        cJSON_ArrayForEach(dd, dims) printf(" %s=%g", dd->string, num(dd, "value"));
+        cJSON_ArrayForEach(dd, dims) printf(" %s=%g", txt(dd->string), num(dd, "value"));
         printf("\n");
     }
     const cJSON *layers = cJSON_GetObjectItem(res, "layers");
@@ -406,13 +438,9 @@ static void print_table(const cJSON *res, int top) {
            "time", "bound", "share");
     for (int i = 0; i < shown; i++) {
         const cJSON *r = rows[i];
-        char name[33];
-        snprintf(name, sizeof name, "%s", str(r, "name"));
-        char opn[19];
-        snprintf(opn, sizeof opn, "%s", str(r, "op"));
-        printf("%-32s %-18s %10s %10s %8.1f %10s %8s %5.1f%%\n", name, opn, eng(num(r, "flops"), "", a, sizeof a),
+        printf("%-32s %-18s %10s %10s %8.1f %10s %8s %5.1f%%\n", txt_cut(str(r, "name"), 32), txt_cut(str(r, "op"), 18), eng(num(r, "flops"), "", a, sizeof a),
                eng(num(r, "bytes"), "B", b, sizeof b), num(r, "intensity"), tsec(num(r, "t"), c2, sizeof c2),
-               str(r, "bound"), total_t > 0 ? 100 * num(r, "t") / total_t : 0);
+               tstr(r, "bound"), total_t > 0 ? 100 * num(r, "t") / total_t : 0);
     }
     if (shown < n) printf("(%d more layers; --top 0 shows all)\n", n - shown);
     free(rows);
@@ -427,7 +455,7 @@ static void print_table(const cJSON *res, int top) {
     const cJSON *w = cJSON_GetObjectItem(res, "warnings");
     if (cJSON_GetArraySize(w) > 0) {
         printf("\nwarnings\n");
-        cJSON_ArrayForEach(l, w) printf("  [%s] %s\n", str(l, "code"), str(l, "message"));
+        cJSON_ArrayForEach(l, w) printf("  [%s] %s\n", tstr(l, "code"), tstr(l, "message"));
     }
 }
 
@@ -446,7 +474,7 @@ static void print_measured(const cJSON *res, int top) {
     const cJSON *layers = cJSON_GetObjectItem(res, "layers"), *ch = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "sol"), "chosen");
     static const struct { const char *id, *name; } formats[] = {
         {"ort", "ONNX Runtime profile"}, {"trtexec", "trtexec profile"}, {"csv", "CSV profile"}};
-    const char *fname = str(ms, "format");
+    const char *fname = tstr(ms, "format");
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
         if (!strcmp(formats[i].id, fname)) fname = formats[i].name;
     char a[32], b[32], c[32], d[32];
@@ -456,7 +484,7 @@ static void print_measured(const cJSON *res, int top) {
            tsec(total, a, sizeof a), (int)num(ms, "kernels"));
     if (cJSON_IsNumber(cJSON_GetObjectItem(ms, "run_wall_s"))) printf(" (%s a run, wall clock)", tsec(num(ms, "run_wall_s"), b, sizeof b));
     printf("\n          predicted %s (%s, %s): measured is %.3gx the prediction\n", tsec(num(ms, "predicted_s"), a, sizeof a),
-           str(ch, "model"), str(ch, "granularity"), num(ms, "measured_over_predicted"));
+           tstr(ch, "model"), tstr(ch, "granularity"), num(ms, "measured_over_predicted"));
     printf("          %d of %d kernels matched to nodes (%s of the measured time); %d nodes measured, %d of them "
            "placed in a fused kernel by inference\n", (int)num(ms, "matched"), (int)num(ms, "kernels"),
            pct_of(num(ms, "matched_s"), total, b, sizeof b), (int)num(ms, "nodes_measured"), (int)num(ms, "nodes_inferred"));
@@ -472,13 +500,12 @@ static void print_measured(const cJSON *res, int top) {
     cJSON_ArrayForEach(g, groups) {
         if (row++ >= shown) break;
         const cJSON *ks = cJSON_GetObjectItem(g, "kernels");
-        char name[41], opn[15];
-        const char *kn = cJSON_GetStringValue(cJSON_GetArrayItem(ks, 0));
-        size_t kl = kn ? strlen(kn) : 0;
+        char name[64];
+        const char *kn = txt(cJSON_GetStringValue(cJSON_GetArrayItem(ks, 0)));
         /* long names differ at their end: keep that */
-        snprintf(name, sizeof name, "%s%s%s", kl > 36 ? "..." : "", kl > 36 ? kn + kl - 33 : (kn ? kn : ""),
+        snprintf(name, sizeof name, "%s%s%s", strlen(kn) > 36 ? "..." : "", txt_tail(kn, 33),
                  cJSON_GetArraySize(ks) > 1 ? " (+)" : "");
-        snprintf(opn, sizeof opn, "%s", str(g, "op"));
+        const char *opn = txt_cut(str(g, "op"), 14);
         const cJSON *eff = cJSON_GetObjectItem(g, "efficiency");
         char effs[16];
         if (cJSON_IsNumber(eff)) snprintf(effs, sizeof effs, "%.1f%%", 100 * eff->valuedouble);
@@ -493,7 +520,7 @@ static void print_measured(const cJSON *res, int top) {
         printf("\nkernels that name no node of the model (%d, %s of the measured time)\n", cJSON_GetArraySize(un),
                pct_of(num(ms, "unmatched_s"), total, a, sizeof a));
         cJSON_ArrayForEach(g, un)
-            printf("  %-40s %-14s %10s  %s\n", str(g, "name"), str(g, "op"), tsec(num(g, "time_s"), b, sizeof b), str(g, "why"));
+            printf("  %-40s %-14s %10s  %s\n", tstr(g, "name"), tstr(g, "op"), tsec(num(g, "time_s"), b, sizeof b), tstr(g, "why"));
     }
     const cJSON *unm = cJSON_GetObjectItem(ms, "unmeasured");
     if (cJSON_GetArraySize(unm) > 0) {
@@ -501,7 +528,7 @@ static void print_measured(const cJSON *res, int top) {
         int k = 0;
         cJSON_ArrayForEach(g, unm) {
             if (k++ == 8) { printf(" ..."); break; }
-            printf(" %s", str(cJSON_GetArrayItem(layers, (int)g->valuedouble), "name"));
+            printf(" %s", tstr(cJSON_GetArrayItem(layers, (int)g->valuedouble), "name"));
         }
         printf("\n");
     }
@@ -552,10 +579,10 @@ static void print_csv(const cJSON *res) {
 static void print_study_header(const cJSON *res) {
     const cJSON *model = cJSON_GetObjectItem(res, "model"), *roof = cJSON_GetObjectItem(res, "roofline");
     const cJSON *opt = cJSON_GetObjectItem(res, "options");
-    printf("model     %s  (%d nodes)\n", str(model, "name")[0] ? str(model, "name") : "(unnamed)",
+    printf("model     %s  (%d nodes)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)",
            (int)num(model, "nodes"));
-    printf("options   precision %s, speed-of-light model %s, %s\n\n", str(roof, "precision"), str(opt, "sol"),
-           str(opt, "mode"));
+    printf("options   precision %s, speed-of-light model %s, %s\n\n", tstr(roof, "precision"), tstr(opt, "sol"),
+           tstr(opt, "mode"));
 }
 
 static void print_compare(const cJSON *st) {
@@ -565,18 +592,17 @@ static void print_compare(const cJSON *st) {
     const cJSON *r;
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(st, "rows")) {
         const cJSON *h = cJSON_GetObjectItem(r, "hardware"), *sol = cJSON_GetObjectItem(r, "sol");
-        char name[35];
-        snprintf(name, sizeof name, "%s", str(h, "id"));
-        const char *mode = cJSON_IsString(cJSON_GetObjectItem(h, "power_mode")) ? str(h, "power_mode") : "-";
+        const char *name = txt_cut(str(h, "id"), 34);
+        const char *mode = cJSON_IsString(cJSON_GetObjectItem(h, "power_mode")) ? tstr(h, "power_mode") : "-";
         const cJSON *err = cJSON_GetObjectItem(r, "error");
         if (cJSON_IsObject(err)) {
-            printf("%-34s %-10s error: %s [%s]\n", name, mode, str(err, "message"), str(err, "code"));
+            printf("%-34s %-10s error: %s [%s]\n", name, mode, tstr(err, "message"), tstr(err, "code"));
             continue;
         }
-        printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %-8s %10s\n", name, mode, str(r, "precision"),
+        printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %-8s %10s\n", name, mode, tstr(r, "precision"),
                tsec(num(sol, "unfused"), a, sizeof a), tsec(num(sol, "fused"), b, sizeof b),
                tsec(num(sol, "fused_prefetched"), c, sizeof c), tsec(num(r, "chosen_time_s"), d, sizeof d),
-               opt_eng(r, "energy_j", "J", e, sizeof e), str(r, "bound"),
+               opt_eng(r, "energy_j", "J", e, sizeof e), tstr(r, "bound"),
                tsec(num(r, "launch_floor_s"), f, sizeof f));
     }
 }
@@ -589,19 +615,19 @@ static void print_sweep(const cJSON *st) {
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(st, "rows")) {
         const cJSON *err = cJSON_GetObjectItem(r, "error");
         if (cJSON_IsObject(err)) {
-            printf("%8g error: %s [%s]\n", num(r, "batch"), str(err, "message"), str(err, "code"));
+            printf("%8g error: %s [%s]\n", num(r, "batch"), tstr(err, "message"), tstr(err, "code"));
             continue;
         }
         printf("%8g %10s %10s %9.2f %12s %10s %12s %12s %-8s\n", num(r, "batch"), eng(num(r, "flops"), "", a, sizeof a),
                eng(num(r, "bytes"), "B", b, sizeof b), num(r, "intensity"),
                eng(num(r, "attainable_flops_per_s"), "FLOP/s", c, sizeof c), tsec(num(r, "time_s"), d, sizeof d),
                tsec(num(r, "time_per_sample_s"), e, sizeof e), opt_eng(r, "energy_per_sample_j", "J", f, sizeof f),
-               str(r, "bound"));
+               tstr(r, "bound"));
     }
     const cJSON *cb = cJSON_GetObjectItem(st, "critical_batch");
     if (cJSON_IsNumber(cb)) printf("\ncritical batch %g (time balance %.4g FLOP/B)\n", cb->valuedouble, num(st, "time_balance"));
     else printf("\nno critical batch in the range (time balance %.4g FLOP/B)\n", num(st, "time_balance"));
-    printf("%s\n", str(st, "note"));
+    printf("%s\n", tstr(st, "note"));
 }
 
 static void print_power_modes(const cJSON *st) {
@@ -609,29 +635,29 @@ static void print_power_modes(const cJSON *st) {
     printf("%-14s %10s %10s %10s %-8s %9s %14s %7s\n", "mode", "time", "energy", "avg power", "bound",
            "slowdown", "compute-bound", "pareto");
     const cJSON *r;
-    const char *rec = str(st, "recommended");
+    const char *rec = tstr(st, "recommended");
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(st, "rows")) {
-        printf("%-14s %10s %10s %10s %-8s %8.1f%% %13.0f%% %7s%s\n", str(r, "mode"), tsec(num(r, "time_s"), a, sizeof a),
-               opt_eng(r, "energy_j", "J", b, sizeof b), opt_eng(r, "avg_power_w", "W", c, sizeof c), str(r, "bound"),
+        printf("%-14s %10s %10s %10s %-8s %8.1f%% %13.0f%% %7s%s\n", tstr(r, "mode"), tsec(num(r, "time_s"), a, sizeof a),
+               opt_eng(r, "energy_j", "J", b, sizeof b), opt_eng(r, "avg_power_w", "W", c, sizeof c), tstr(r, "bound"),
                100 * num(r, "slowdown"), 100 * num(r, "compute_bound_time_share"),
                cJSON_IsTrue(cJSON_GetObjectItem(r, "pareto")) ? "yes" : "no",
                !strcmp(str(r, "mode"), rec) ? "   <- recommended" : "");
     }
-    printf("\nfastest %s; recommended %s (at most %.4g%% slower)\n%s\n", str(st, "fastest"), rec,
-           100 * num(st, "max_slowdown"), str(st, "reason"));
+    printf("\nfastest %s; recommended %s (at most %.4g%% slower)\n%s\n", tstr(st, "fastest"), rec,
+           100 * num(st, "max_slowdown"), tstr(st, "reason"));
 }
 
 static void print_study(const cJSON *res) {
     const cJSON *st = cJSON_GetObjectItem(res, "study");
     print_study_header(res);
-    const char *kind = str(st, "kind");
+    const char *kind = tstr(st, "kind");
     if (!strcmp(kind, "compare")) print_compare(st);
     else if (!strcmp(kind, "batch_sweep")) print_sweep(st);
     else print_power_modes(st);
     const cJSON *w = cJSON_GetObjectItem(res, "warnings"), *l;
     if (cJSON_GetArraySize(w) > 0) {
         printf("\nwarnings (the request's own analysis)\n");
-        cJSON_ArrayForEach(l, w) printf("  [%s] %s\n", str(l, "code"), str(l, "message"));
+        cJSON_ArrayForEach(l, w) printf("  [%s] %s\n", tstr(l, "code"), tstr(l, "message"));
     }
 }
 
@@ -648,14 +674,14 @@ static void print_llm_phases(const cJSON *L) {
     printf("%-16s %10s %10s %10s %9s  %-8s %s\n", "phase", "time", "FLOPs", "bytes", "AI", "bound", "launch floor");
     printf("%-16s %10s %10s %10s %9.1f  %-8s %s\n", "prefill", tsec(num(pre, "time_s"), a, sizeof a),
            eng(num(pre, "flops"), "", b, sizeof b), eng(num(pre, "bytes"), "B", c, sizeof c),
-           num(pre, "bytes") > 0 ? num(pre, "flops") / num(pre, "bytes") : 0, str(pre, "bound"),
+           num(pre, "bytes") > 0 ? num(pre, "flops") / num(pre, "bytes") : 0, tstr(pre, "bound"),
            tsec(num(pre, "launch_floor_s"), d, sizeof d));
     if (!cJSON_IsObject(dec)) return;
     printf("%-16s %10s %10s %10s %9.1f  %-8s %s (captured graph: not paid)\n", "decode step",
            tsec(num(dec, "mean_time_per_token_s"), a, sizeof a), eng(num(dec, "flops_per_step"), "", b, sizeof b),
            eng(num(dec, "bytes_per_step"), "B", c, sizeof c),
            num(dec, "bytes_per_step") > 0 ? num(dec, "flops_per_step") / num(dec, "bytes_per_step") : 0,
-           str(dec, "bound"), tsec(num(dec, "launch_floor_s"), d, sizeof d));
+           tstr(dec, "bound"), tsec(num(dec, "launch_floor_s"), d, sizeof d));
 }
 
 static void print_llm_memory(const cJSON *L) {
@@ -688,7 +714,7 @@ static void print_llm_sweeps(const cJSON *L) {
         cJSON_ArrayForEach(r, cJSON_GetObjectItem(bs, "rows")) {
             const cJSON *f = cJSON_GetObjectItem(r, "fits");
             printf("%8g %10s %12s %-8s %10s %s\n", num(r, "batch"), tsec(num(r, "tpot_s"), a, sizeof a),
-                   eng(num(r, "tokens_per_s"), "", b, sizeof b), str(r, "bound"),
+                   eng(num(r, "tokens_per_s"), "", b, sizeof b), tstr(r, "bound"),
                    eng(num(r, "memory_required_bytes"), "B", c, sizeof c),
                    cJSON_IsBool(f) ? (cJSON_IsTrue(f) ? "yes" : "no (memory)") : "-");
         }
@@ -703,7 +729,7 @@ static void print_llm_sweeps(const cJSON *L) {
         cJSON_ArrayForEach(r, cJSON_GetObjectItem(cs, "rows")) {
             const cJSON *f = cJSON_GetObjectItem(r, "fits");
             printf("%10g %10s %12s %-8s %s\n", num(r, "context"), tsec(num(r, "tpot_s"), a, sizeof a),
-                   eng(num(r, "tokens_per_s"), "", b, sizeof b), str(r, "bound"),
+                   eng(num(r, "tokens_per_s"), "", b, sizeof b), tstr(r, "bound"),
                    cJSON_IsBool(f) ? (cJSON_IsTrue(f) ? "yes" : "no (memory)") : "-");
         }
     }
@@ -714,14 +740,14 @@ static void print_llm(const cJSON *res) {
     const cJSON *hw = cJSON_GetObjectItem(res, "hardware"), *roles = cJSON_GetObjectItem(L, "roles");
     const cJSON *q = cJSON_GetObjectItem(L, "quantization"), *dec = cJSON_GetObjectItem(L, "decode"), *it;
     char a[32], b[32], c[32], d[32];
-    printf("model     %s  (%d nodes)\n", str(model, "name")[0] ? str(model, "name") : "(unnamed)", (int)num(model, "nodes"));
-    printf("hardware  %s%s%s\n", str(hw, "name"), cJSON_IsString(cJSON_GetObjectItem(hw, "power_mode")) ? ", mode " : "",
-           cJSON_IsString(cJSON_GetObjectItem(hw, "power_mode")) ? str(hw, "power_mode_name") : "");
+    printf("model     %s  (%d nodes)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)", (int)num(model, "nodes"));
+    printf("hardware  %s%s%s\n", tstr(hw, "name"), cJSON_IsString(cJSON_GetObjectItem(hw, "power_mode")) ? ", mode " : "",
+           cJSON_IsString(cJSON_GetObjectItem(hw, "power_mode")) ? tstr(hw, "power_mode_name") : "");
     printf("roles    ");
     static const char *const role_keys[] = {"batch", "seq", "past", "total"};
     for (int i = 0; i < 4; i++)
         if (cJSON_IsString(cJSON_GetObjectItem(roles, role_keys[i])))
-            printf(" %s='%s'", role_keys[i], str(roles, role_keys[i]));
+            printf(" %s='%s'", role_keys[i], tstr(roles, role_keys[i]));
     printf("  (%g KV cache inputs)\n", num(roles, "kv_inputs"));
     printf("run       batch %g, prompt %g tokens", num(L, "batch"), num(L, "prompt_tokens"));
     if (cJSON_IsObject(dec)) printf(", %g generated", num(L, "generated_tokens"));
@@ -729,23 +755,23 @@ static void print_llm(const cJSON *res) {
     snprintf(a, sizeof a, cJSON_IsNumber(wb) ? "%.0f-bit" : "as stored", num(q, "weight_bits"));
     snprintf(b, sizeof b, cJSON_IsNumber(kb) ? "%.0f-bit" : "as the activations", num(q, "kv_bits"));
     printf("; precision %s, weights %s, KV cache %s; speed-of-light model %s\n\n",
-           str(cJSON_GetObjectItem(res, "roofline"), "precision"), a, b, str(L, "sol"));
+           tstr(cJSON_GetObjectItem(res, "roofline"), "precision"), a, b, tstr(L, "sol"));
     print_llm_phases(L);
     printf("\nTTFT      %s\n", tsec(num(L, "ttft_s"), a, sizeof a));
     if (cJSON_IsObject(dec)) {
         printf("TPOT      %s mean (first %s, last %s; %s over %g steps analysed)\n",
                tsec(num(dec, "mean_time_per_token_s"), a, sizeof a), tsec(num(dec, "first_time_per_token_s"), b, sizeof b),
-               tsec(num(dec, "last_time_per_token_s"), c, sizeof c), str(dec, "method"), num(dec, "steps_evaluated"));
+               tsec(num(dec, "last_time_per_token_s"), c, sizeof c), tstr(dec, "method"), num(dec, "steps_evaluated"));
         printf("e2e       %s;  %s tokens/s;  energy %s per token\n", tsec(num(L, "e2e_s"), a, sizeof a),
                eng(num(L, "tokens_per_s"), "", b, sizeof b), opt_eng(L, "energy_per_token_j", "J", d, sizeof d));
     }
     print_llm_memory(L);
     print_llm_sweeps(L);
     printf("\nassumptions\n");
-    cJSON_ArrayForEach(it, cJSON_GetObjectItem(L, "assumptions")) printf("  - %s\n", it->valuestring);
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(L, "assumptions")) printf("  - %s\n", txt(it->valuestring));
     if (cJSON_GetArraySize(cJSON_GetObjectItem(L, "notes")) > 0) {
         printf("notes\n");
-        cJSON_ArrayForEach(it, cJSON_GetObjectItem(L, "notes")) printf("  - %s\n", it->valuestring);
+        cJSON_ArrayForEach(it, cJSON_GetObjectItem(L, "notes")) printf("  - %s\n", txt(it->valuestring));
     }
 }
 
@@ -858,7 +884,7 @@ static int parse_number_option(cli_args *A, const char *a, const char *val) {
     char *end;
     if (!strcmp(a, "--top")) {
         long t = strtol(val, &end, 10);
-        if (*end || t < 0 || end == val) return args_usage_error(A, "--top needs a whole number, not '%s'", val);
+        if (*end || t < 0 || t > INT_MAX || end == val) return args_usage_error(A, "--top needs a whole number, not '%s'", val);
         A->top = (int)t;
     } else if (!strcmp(a, "--batch")) {
         long long b = strtoll(val, &end, 10);
@@ -869,9 +895,9 @@ static int parse_number_option(cli_args *A, const char *a, const char *val) {
         if (!eq || eq == val) return args_usage_error(A, "--dim needs NAME=VALUE, not '%s'", val);
         long long v = strtoll(eq + 1, &end, 10);
         if (*end || v < 0 || end == eq + 1) return args_usage_error(A, "--dim needs a whole number after '=', in '%s'", val);
-        char name[256];
-        snprintf(name, sizeof name, "%.*s", (int)(eq - val), val);
-        cJSON_AddNumberToObject(A->dims, name, (double)v);
+        char *name = strndup(val, (size_t)(eq - val)); /* the whole name, however long */
+        if (name) cJSON_AddNumberToObject(A->dims, name, (double)v);
+        free(name);
     } else if (!strcmp(a, "--prompt") || !strcmp(a, "--generate") || !strcmp(a, "--weight-bits") ||
                !strcmp(a, "--kv-bits") || !strcmp(a, "--weight-group")) {
         char key[32], msg[96];
@@ -1016,8 +1042,8 @@ static int add_study(cJSON *req, const cli_args *A) {
         if (A->max_slowdown) {
             char *end;
             double x = strtod(A->max_slowdown, &end);
-            if (*end || end == A->max_slowdown)
-                return usage_error("--max-slowdown needs a number (0.05 = 5%% slower), not '%s'", A->max_slowdown);
+            if (*end || end == A->max_slowdown || !isfinite(x))
+                return usage_error("--max-slowdown needs a finite number (0.05 = 5%% slower), not '%s'", A->max_slowdown);
             cJSON_AddNumberToObject(study, "max_slowdown", x);
         }
     }
@@ -1028,7 +1054,7 @@ static int add_study(cJSON *req, const cli_args *A) {
 static int add_measured(cJSON *req, const cli_args *A) {
     char *text = read_text(A->measured);
     if (!text) {
-        fprintf(stderr, "rooflens: cannot read the measured profile %s: %s\n", A->measured, strerror(errno));
+        fprintf(stderr, "rooflens: cannot read the measured profile %s: %s\n", txt(A->measured), strerror(errno));
         return EXIT_USAGE;
     }
     cJSON *ms = cJSON_AddObjectToObject(req, "measured");
@@ -1039,8 +1065,8 @@ static int add_measured(cJSON *req, const cli_args *A) {
 }
 
 static void print_error_line(const char *model_path, const cJSON *eo) {
-    fprintf(stderr, "rooflens: %s: %s [%s]%s%s\n", model_path, str(eo, "message"), str(eo, "code"),
-            str(eo, "where")[0] ? " at " : "", str(eo, "where"));
+    fprintf(stderr, "rooflens: %s: %s [%s]%s%s\n", txt(model_path), tstr(eo, "message"), tstr(eo, "code"),
+            tstr(eo, "where")[0] ? " at " : "", tstr(eo, "where"));
 }
 
 /* One analysis (or study, or LLM view) of one model, printed in the chosen
@@ -1048,7 +1074,7 @@ static void print_error_line(const char *model_path, const cJSON *eo) {
 static int analyze_and_print(cJSON *req, const char *model_path, const cli_args *A, int top) {
     const char *format = A->format;
     char *err = NULL;
-    rl_model *m = read_model(model_path, &err);
+    rl_model *m = read_model(model_path, false, &err);
     if (!m) {
         cJSON_Delete(req);
         if (!err) return EXIT_BAD_MODEL;
