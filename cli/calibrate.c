@@ -343,16 +343,6 @@ static void summarise(results *r) {
     }
 }
 
-static const char *eng(double v, const char *unit, char *buf, size_t cap) {
-    static const char *const pre[] = {"n", "u", "m", "", "k", "M", "G", "T", "P"};
-    int i = 3;
-    double a = fabs(v);
-    while (a >= 1000 && i < 8) a /= 1000, v /= 1000, i++;
-    while (a > 0 && a < 1 && i > 0) a *= 1000, v *= 1000, i--;
-    snprintf(buf, cap, "%.4g %s%s", v, pre[i], unit);
-    return buf;
-}
-
 static cJSON *figure(double value, const char *source) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "value", value);
@@ -518,9 +508,9 @@ static void print_results(const setup *s, const results *r) {
     fprintf(stderr, " %13s %7s %13s\n", "median", "spread", "profile");
     for (int f = 0; f < F_COUNT; f++) {
         fprintf(stderr, "%-36s", FIG[f].label);
-        for (int k = 0; k < r->runs; k++) fprintf(stderr, " %12s", eng(r->v[f][k], FIG[f].unit, b, sizeof b));
-        fprintf(stderr, " %13s %6.1f%%", eng(r->median[f], FIG[f].unit, b, sizeof b), 100 * r->spread[f]);
-        fprintf(stderr, " %13s\n", eng(r->value[f], FIG[f].unit, b, sizeof b));
+        for (int k = 0; k < r->runs; k++) fprintf(stderr, " %12s", rl_format_eng(b, sizeof b, r->v[f][k], FIG[f].unit, 0));
+        fprintf(stderr, " %13s %6.1f%%", rl_format_eng(b, sizeof b, r->median[f], FIG[f].unit, 0), 100 * r->spread[f]);
+        fprintf(stderr, " %13s\n", rl_format_eng(b, sizeof b, r->value[f], FIG[f].unit, 0));
     }
 }
 

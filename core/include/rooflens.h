@@ -197,6 +197,14 @@ char *rl_check_hardware(const char *profile_json);
  * category. Same answer as rl_check_hardware; free with rl_free(). */
 char *rl_check_shipped_hardware(const char *profile_json);
 
+/* The one number format of every text rooflens writes (the CLI's tables,
+ * the Markdown, the gate's messages): three significant digits with an SI
+ * prefix, "1.23 GFLOP", "4.5 MB", "12 k" (unit ""); seconds, joules and
+ * watts also take m, µ, n, p, f ("2.88 ns", "57.8 µJ"); 0 is "0 s";
+ * a value that is not finite is "n/a". sign: always write + or - (not for
+ * 0). Writes at most cap bytes into buf and returns buf. */
+const char *rl_format_eng(char *buf, size_t cap, double v, const char *unit, int sign);
+
 /* Text made safe to print: every byte that is not part of valid UTF-8
  * becomes "\\xNN" and, when `controls` is non-zero, every character a
  * terminal would act on rather than show (C0 and C1 controls, DEL, the

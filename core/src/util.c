@@ -163,6 +163,34 @@ size_t rl_utf8_repair(char *str) {
     return w;
 }
 
+const char *rl_format_eng(char *buf, size_t cap, double v, const char *unit, int sign) {
+    static const char *const up[] = {"", "k", "M", "G", "T", "P", "E"};
+    static const char *const down[] = {"", "m", "\xc2\xb5", "n", "p", "f"};
+    if (!cap) return buf;
+    if (!unit) unit = "";
+    if (!isfinite(v)) {
+        snprintf(buf, cap, "n/a");
+        return buf;
+    }
+    if (v == 0) {
+        snprintf(buf, cap, "0%s%s", unit[0] ? " " : "", unit);
+        return buf;
+    }
+    double x = v;
+    int i = 0;
+    /* 999.5 rounds to "1e+03" at three digits: such a value takes the next prefix */
+    while (fabs(x) >= 999.5 && i < 6) x /= 1000, i++;
+    const char *prefix = up[i];
+    /* sub-unit prefixes only for physical units (ms, uJ, mW); 0.5 FLOP stays so */
+    if (i == 0 && (!strcmp(unit, "s") || !strcmp(unit, "J") || !strcmp(unit, "W"))) {
+        int d = 0;
+        while (fabs(x) < 0.9995 && d < 5) x *= 1000, d++;
+        prefix = down[d];
+    }
+    snprintf(buf, cap, sign ? "%+.3g%s%s%s" : "%.3g%s%s%s", x, unit[0] || prefix[0] ? " " : "", prefix, unit);
+    return buf;
+}
+
 void rl_snprintf_utf8(char *buf, size_t cap, const char *fmt, ...) {
     if (!cap) return;
     va_list ap;

@@ -73,8 +73,9 @@ run "$TMP/out" "$TMP/err" "$T" --hw "$UNIT" --sweep-batch 1,2
 check "sweep: nothing raw" both_clean "$TMP/out" "$TMP/err"
 run "$TMP/out" "$TMP/err" "$T" --hw "$UNIT" --llm --llm-dims "seq=$(printf '\x1b')[2Jclear"
 check "LLM view (or its refusal): nothing raw" both_clean "$TMP/out" "$TMP/err"
-run "$TMP/out" "$TMP/err" --list-hw --hw-dir "$TMP"
+run "$TMP/out" "$TMP/err" --hw-dir "$TMP" --list-hw
 check "--list-hw: nothing raw" both_clean "$TMP/out" "$TMP/err"
+check "--list-hw: the hostile profile listed, escaped" has "$TMP/out" 'Orin\x1b]0;pwned\x07'
 run "$TMP/out" "$TMP/err" --check-hw "$TMP/orin_evil.json"
 check "--check-hw: nothing raw" both_clean "$TMP/out" "$TMP/err"
 
