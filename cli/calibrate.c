@@ -433,22 +433,13 @@ static void summarise(results *r, int threads, double sys_max_hz) {
     compute_ceiling(r, threads, sys_max_hz);
 }
 
-static const char *eng(double v, const char *unit, char *buf, size_t cap) {
-    static const char *const pre[] = {"n", "u", "m", "", "k", "M", "G", "T", "P"};
-    int i = 3;
-    double a = fabs(v);
-    while (a >= 1000 && i < 8) a /= 1000, v /= 1000, i++;
-    while (a > 0 && a < 1 && i > 0) a *= 1000, v *= 1000, i--;
-    snprintf(buf, cap, "%.4g %s%s", v, pre[i], unit);
-    return buf;
-}
-
 /* "N repetitions in R runs: min A, median B, max C" for figure f. */
 static const char *spread_text(const results *r, int f, char *buf, size_t cap) {
     char lo[32], mid[32], hi[32];
     snprintf(buf, cap, "%zu repetitions in %d runs: min %s, median %s, max %s", r->rep_n[f], r->runs,
-             eng(r->rep_min[f], FIG[f].unit, lo, sizeof lo), eng(r->rep_med[f], FIG[f].unit, mid, sizeof mid),
-             eng(r->rep_max[f], FIG[f].unit, hi, sizeof hi));
+             rl_format_eng(lo, sizeof lo, r->rep_min[f], FIG[f].unit, 0),
+             rl_format_eng(mid, sizeof mid, r->rep_med[f], FIG[f].unit, 0),
+             rl_format_eng(hi, sizeof hi, r->rep_max[f], FIG[f].unit, 0));
     return buf;
 }
 
@@ -495,7 +486,7 @@ typedef char sources[S_COUNT][900];
 static void peak_source(const setup *s, const results *r, int f, int threads, char *buf, size_t cap) {
     char reps[160], got[32], bound[32];
     spread_text(r, f, reps, sizeof reps);
-    eng(r->value[f], "FLOP/s", got, sizeof got);
+    rl_format_eng(got, sizeof got, r->value[f], "FLOP/s", 0);
     if (!r->peak_is_bound) {
         snprintf(buf, cap, "rooflens calibrate %s, %s: %s on %d thread(s), best of %s (%s)", ROOFLENS_VERSION,
                  s->date, s->isa, threads, got, reps);
@@ -504,7 +495,7 @@ static void peak_source(const setup *s, const results *r, int f, int threads, ch
     snprintf(buf, cap, "rooflens calibrate %s, %s: the instruction set's bound, which no kernel can beat: %s, x %.4g "
              "GHz (%s) x %d thread(s) = %s. Reached by the %s loop: %s at best (%.0f%% of the bound; %s)",
              ROOFLENS_VERSION, s->date, r->isa.how, r->clock_hz * 1e-9, r->clock_how, threads,
-             eng(r->peak[f == F_PEAK_ALL ? 0 : 1], "FLOP/s", bound, sizeof bound), s->isa, got,
+             rl_format_eng(bound, sizeof bound, r->peak[f == F_PEAK_ALL ? 0 : 1], "FLOP/s", 0), s->isa, got,
              100 * r->value[f] / r->peak[f == F_PEAK_ALL ? 0 : 1], reps);
 }
 
@@ -675,19 +666,19 @@ static void print_results(const setup *s, const results *r) {
         double in_profile = f == F_PEAK_ALL ? r->peak[0] : f == F_PEAK_ONE ? r->peak[1] : f == F_CLOCK ? r->clock_hz
                                                                                                        : r->value[f];
         fprintf(stderr, "%-36s", FIG[f].label);
-        for (int k = 0; k < r->runs; k++) fprintf(stderr, " %12s", eng(r->v[f][k], FIG[f].unit, b, sizeof b));
-        fprintf(stderr, " %13s %6.1f%%", eng(r->median[f], FIG[f].unit, b, sizeof b), 100 * r->spread[f]);
-        fprintf(stderr, " %13s\n", eng(in_profile, FIG[f].unit, b, sizeof b));
+        for (int k = 0; k < r->runs; k++) fprintf(stderr, " %12s", rl_format_eng(b, sizeof b, r->v[f][k], FIG[f].unit, 0));
+        fprintf(stderr, " %13s %6.1f%%", rl_format_eng(b, sizeof b, r->median[f], FIG[f].unit, 0), 100 * r->spread[f]);
+        fprintf(stderr, " %13s\n", rl_format_eng(b, sizeof b, in_profile, FIG[f].unit, 0));
     }
     fprintf(stderr, "\n%-36s %12s %13s %13s %13s\n", "every repetition", "count", "min", "median", "max");
     for (int f = 0; f < F_COUNT; f++)
         fprintf(stderr, "%-36s %12zu %13s %13s %13s\n", FIG[f].label, r->rep_n[f],
-                eng(r->rep_min[f], FIG[f].unit, b, sizeof b), eng(r->rep_med[f], FIG[f].unit, c, sizeof c),
-                eng(r->rep_max[f], FIG[f].unit, d, sizeof d));
+                rl_format_eng(b, sizeof b, r->rep_min[f], FIG[f].unit, 0), rl_format_eng(c, sizeof c, r->rep_med[f], FIG[f].unit, 0),
+                rl_format_eng(d, sizeof d, r->rep_max[f], FIG[f].unit, 0));
     if (r->peak_is_bound)
         fprintf(stderr, "\nFP32 ceiling: %s, x %.4g GHz (%s) = %s a core, %s on %d threads; the FMA loop reached "
                 "%.0f%% of it on one core, %.0f%% on all\n", r->isa.how, r->clock_hz * 1e-9, r->clock_how,
-                eng(r->peak[1], "FLOP/s", b, sizeof b), eng(r->peak[0], "FLOP/s", c, sizeof c), s->threads,
+                rl_format_eng(b, sizeof b, r->peak[1], "FLOP/s", 0), rl_format_eng(c, sizeof c, r->peak[0], "FLOP/s", 0), s->threads,
                 100 * r->value[F_PEAK_ONE] / r->peak[1], 100 * r->value[F_PEAK_ALL] / r->peak[0]);
     else
         fprintf(stderr, "\nFP32 ceiling: the FMA loop's best (%s)\n", r->isa.how);

@@ -1,5 +1,8 @@
-/* Pieces the command-line tool's files share: reading models and profiles,
- * number formats, JSON accessors and the CSV cell rule. */
+/* What the command-line tool's files share: the parsed command line, the
+ * subcommands' run functions, and the helpers of cli.c (reading models and
+ * profiles, text for a terminal, folder listings, JSON accessors, CSV cells,
+ * numbers). main.c owns the command and option tables; a subcommand's file
+ * never calls back into it. */
 #ifndef ROOFLENS_CLI_H
 #define ROOFLENS_CLI_H
 #include <cjson/cJSON.h>
@@ -12,20 +15,95 @@
 /* Exit codes (the help text lists them). */
 enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_BAD_MODEL = 3, EXIT_INCOMPLETE = 4, EXIT_GATE = 5 };
 
+/* The subcommands, as bits: an option names those it applies to. */
+enum { CMD_ANALYZE = 1, CMD_DIFF = 2, CMD_BATCH = 4 };
+
+/* The command line, as parsed: the request under construction (req, dims,
+ * llm_req; freed by args_free until handed on) and the choices that decide
+ * what is run and printed. */
+typedef struct cli_args {
+    unsigned cmd;
+    const char **paths;
+    int n_paths;
+    const char *hw, *format, *dir;
+    int top; /* -1: the command's default */
+    const char *fail_if, *label_old, *label_new;
+    bool strict, power_modes, llm, help, version;
+    const char *compare, *sweep, *max_slowdown;
+    const char *measured, *measured_format;
+    int studies;
+    cJSON *req, *dims, *llm_req; /* llm_req: --llm options, joined to req with --llm */
+} cli_args;
+
+/* The subcommands' run functions (analyze.c, diff_cmd.c, batch.c). Each
+ * takes the request with the hardware and options already in it (deleted
+ * by the caller) and returns the exit code. */
+int run_analyze(cJSON *req, cli_args *A);
+int run_diff(cJSON *req, cli_args *A);
+int run_batch(cJSON *req, cli_args *A);
+/* --list-hw and --check-hw [--shipped] ID|FILE... (hw_cmd.c). */
+int run_list_hw(const char *dir);
+int run_check_hw(int n, char **items, const char *dir);
+
+/* -------------------------------------------------------------- cli.c -- */
+/* "rooflens: " + the message (fmt with one %s: arg, shown escaped) + a hint
+ * to --help, on stderr; returns EXIT_USAGE. */
+int usage_error(const char *fmt, const char *arg);
+
 /* A whole text file, malloc'd; NULL when it cannot be read. */
 char *read_text(const char *path);
+/* {"schema", "ok": false, "error": {code, message, where: ""}}, malloc'd. */
+char *error_json(const char *code, const char *message);
 /* A model read from a file, jumping over weight payloads; NULL with *err
- * (the core's error JSON, or NULL when the file cannot be opened, which is
- * then reported on stderr). */
-rl_model *read_model(const char *path, char **err);
+ * (the core's error JSON, or one of the same shape: cannot_open, or
+ * not_a_file for a folder, or with regular_only anything but a regular file:
+ * a FIFO, a device). */
+rl_model *read_model(const char *path, bool regular_only, char **err);
+/* The folder profile ids are looked up in: --hw-dir, $ROOFLENS_HW_DIR, or
+ * the hw/ folder rooflens was built with. */
+const char *hw_dir(const char *override);
+/* A profile by id (DIR/ID.json) or file, parsed; NULL, said on stderr. */
+cJSON *load_profile(const char *id_or_file, const char *dir);
+/* "rooflens: PATH: message [code] at where" on stderr, from an error object. */
+void print_error_line(const char *path, const cJSON *error);
 
-/* "1.23 M" + unit; "1.23 ms" for seconds (ASCII "us" for micro). */
+/* Numbers, all through the core's one formatter (rl_format_eng): "1.23 M"
+ * + unit, seconds as "2.88 ns", "n/a" when not finite. */
 const char *eng(double v, const char *unit, char *buf, size_t cap);
 const char *tsec(double s, char *buf, size_t cap);
 
-/* Accessors that tolerate missing members (0 and "" then). */
+/* The JSON accessors, one family with one default: a member that is
+ * missing or of another type reads as 0 (num), "" (str) or false
+ * (is_true); the printers test cJSON_IsNumber(get(...)) where a missing
+ * figure must show as such. */
+const cJSON *get(const cJSON *o, const char *k);
 double num(const cJSON *o, const char *k);
 const char *str(const cJSON *o, const char *k);
+bool is_true(const cJSON *o, const char *k);
+/* str() as the tables show it (txt). */
+const char *tstr(const cJSON *o, const char *k);
+
+/* A string as the tables show it: rl_text_escape's, so a model's, a
+ * profile's or a file's name cannot move the cursor, clear the screen or
+ * reorder the line (control characters and bidi overrides escaped). txt_cut
+ * keeps at most `width` bytes (0: all), txt_tail the last `width`; both cut
+ * between two characters. The text stays valid for the next 31 calls. */
+const char *txt(const char *s);
+const char *txt_cut(const char *s, size_t width);
+const char *txt_tail(const char *s, size_t width);
+
+/* A growable list of malloc'd names. name_list_add returns -1 when out of
+ * memory. */
+typedef struct name_list {
+    char **names;
+    int n, cap;
+} name_list;
+int name_list_add(name_list *l, const char *s);
+void name_list_free(name_list *l);
+/* Every entry of `dir` but . and .., sorted by strcmp, none left out.
+ * Returns 0, or -1 with *why (strerror's text) when the folder could not be
+ * read whole; the list is then empty. */
+int list_folder(const char *dir, name_list *out, const char **why);
 
 /* One CSV cell of text: a cell that a spreadsheet would take for a formula
  * (it starts with = + - @ tab or CR) gets a leading ', and a cell with a
@@ -33,14 +111,5 @@ const char *str(const cJSON *o, const char *k);
 void csv_field(FILE *f, const char *s);
 /* A number cell: %.17g, empty when not a finite number. */
 void csv_number(FILE *f, const cJSON *v);
-
-/* rooflens diff / rooflens batch, on a request that already holds the
- * hardware and options. They own nothing of the caller's. */
-typedef struct diff_args {
-    const char *old_path, *new_path, *format, *fail_if, *old_label, *new_label;
-    int top;
-    bool strict;
-} diff_args;
-int run_diff(cJSON *req, const diff_args *a);
-int run_batch(cJSON *req, const char *const *paths, int n_paths, const char *format);
+void csv_double(FILE *f, double v);
 #endif

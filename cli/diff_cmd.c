@@ -1,6 +1,5 @@
-/* rooflens diff and rooflens batch: the command-line faces of
- * rl_models_diff and rl_model_summary. Every figure printed here is read
- * from the core's JSON; this file only lays it out. */
+/* rooflens diff: the command-line face of rl_models_diff. Every figure
+ * printed here is read from the core's answer; this file only lays it out. */
 #define _POSIX_C_SOURCE 200809L
 #define _FILE_OFFSET_BITS 64
 #include <dirent.h>
@@ -12,7 +11,12 @@
 
 #include "cli.h"
 
-static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+/* What diff takes from the command line. */
+typedef struct diff_args {
+    const char *old_path, *new_path, *format, *fail_if, *old_label, *new_label;
+    int top;
+    bool strict;
+} diff_args;
 
 /* The model's error, on stderr (or as JSON on stdout with --format json). */
 static void report_error(const char *json, const char *path, const char *format) {
@@ -22,46 +26,29 @@ static void report_error(const char *json, const char *path, const char *format)
     }
     cJSON *e = cJSON_Parse(json);
     const cJSON *eo = get(e, "error");
-    fprintf(stderr, "rooflens: %s%s%s [%s]%s%s\n", path ? path : "", path ? ": " : "", str(eo, "message"),
-            str(eo, "code"), str(eo, "where")[0] ? " at " : "", str(eo, "where"));
+    fprintf(stderr, "rooflens: %s%s%s [%s]%s%s\n", path ? txt(path) : "", path ? ": " : "", tstr(eo, "message"),
+            tstr(eo, "code"), tstr(eo, "where")[0] ? " at " : "", tstr(eo, "where"));
     cJSON_Delete(e);
 }
 
 /* A --fail-if the core refused: the message, then the expression with a
  * caret under the character the core named ("diff.fail_if:N"). */
 static void report_fail_if(const cJSON *eo, const char *expr) {
-    fprintf(stderr, "rooflens: --fail-if: %s\n", str(eo, "message"));
-    const char *where = str(eo, "where");
+    fprintf(stderr, "rooflens: --fail-if: %s\n", tstr(eo, "message"));
+    const char *where = tstr(eo, "where");
     long at = strncmp(where, "diff.fail_if:", 13) == 0 ? strtol(where + 13, NULL, 10) : 0;
     if (at >= 1 && (size_t)at <= strlen(expr) + 1 && strlen(expr) < 200) {
-        fprintf(stderr, "  %s\n  %*s^\n", expr, (int)at - 1, "");
+        /* the caret stands under the character, counted in the escaped text */
+        size_t before = strlen(txt(expr)) - strlen(txt(expr + at - 1));
+        fprintf(stderr, "  %s\n  %*s^\n", txt(expr), (int)before, "");
     }
     fprintf(stderr, "run 'rooflens --help' for usage; the grammar is in docs/ci.md\n");
 }
 
 /* ------------------------------------------------------------ printing -- */
-static const char *fmt(double v, const char *unit, char *buf, size_t cap) {
-    if (!isfinite(v)) snprintf(buf, cap, "n/a");
-    else if (!strcmp(unit, "s")) tsec(v, buf, cap);
-    else if (!strcmp(unit, "J") && v != 0 && fabs(v) < 1) {
-        static const char *const sub[] = {"mJ", "uJ", "nJ", "pJ"};
-        int i = 0;
-        double x = v * 1e3;
-        while (fabs(x) < 1 && i < 3) x *= 1e3, i++;
-        snprintf(buf, cap, "%.3g %s", x, sub[i]);
-    } else eng(v, unit, buf, cap);
-    size_t n = strlen(buf);
-    while (n > 0 && buf[n - 1] == ' ') buf[--n] = 0; /* eng's "1 " for a count */
-    return buf;
-}
-
+static const char *fmt(double v, const char *unit, char *buf, size_t cap) { return rl_format_eng(buf, cap, v, unit, 0); }
 /* "+1.2 ms", "-3 k". */
-static const char *signed_fmt(double v, const char *unit, char *buf, size_t cap) {
-    char a[40];
-    if (!isfinite(v)) snprintf(buf, cap, "n/a");
-    else snprintf(buf, cap, "%s%s", v < 0 ? "-" : v > 0 ? "+" : "", fmt(fabs(v), unit, a, sizeof a));
-    return buf;
-}
+static const char *signed_fmt(double v, const char *unit, char *buf, size_t cap) { return rl_format_eng(buf, cap, v, unit, 1); }
 
 /* "+1.2 ms (+9.8%)", "no change", "n/a". */
 static const char *change_text(const cJSON *d, const char *unit, char *buf, size_t cap) {
@@ -86,23 +73,23 @@ static void total_row(const cJSON *t, const char *key, const char *label, const 
            change_text(d, unit, c, sizeof c));
 }
 
-static void name_list(const char *title, const cJSON *arr) {
+static void layer_list(const char *title, const cJSON *arr) {
     if (cJSON_GetArraySize(arr) == 0) return;
     printf("\n%s\n", title);
     const cJSON *l;
-    cJSON_ArrayForEach(l, arr) printf("  %s (%s%s%s)\n", str(l, "name")[0] ? str(l, "name") : "(unnamed)",
-                                       str(l, "domain"), str(l, "domain")[0] ? "." : "", str(l, "op"));
+    cJSON_ArrayForEach(l, arr) printf("  %s (%s%s%s)\n", tstr(l, "name")[0] ? tstr(l, "name") : "(unnamed)",
+                                       tstr(l, "domain"), tstr(l, "domain")[0] ? "." : "", tstr(l, "op"));
 }
 
 /* The headline: the two models, the device and the totals' changes. */
 static void print_diff_totals(const cJSON *d) {
     const cJSON *o = get(d, "old"), *n = get(d, "new"), *hw = get(d, "hardware"), *opt = get(d, "options");
     const cJSON *t = get(d, "totals");
-    printf("old       %s  (%s, %g nodes)\n", str(o, "label"), str(o, "name")[0] ? str(o, "name") : "unnamed", num(o, "nodes"));
-    printf("new       %s  (%s, %g nodes)\n", str(n, "label"), str(n, "name")[0] ? str(n, "name") : "unnamed", num(n, "nodes"));
-    printf("hardware  %s%s%s  precision %s, %s, speed-of-light model %s (%s)\n\n", str(hw, "name"),
-           cJSON_IsString(get(hw, "power_mode")) ? ", mode " : "", str(hw, "power_mode"), str(n, "precision"),
-           str(opt, "mode"), str(get(d, "sol"), "model"), str(get(d, "sol"), "granularity"));
+    printf("old       %s  (%s, %g nodes)\n", tstr(o, "label"), tstr(o, "name")[0] ? tstr(o, "name") : "unnamed", num(o, "nodes"));
+    printf("new       %s  (%s, %g nodes)\n", tstr(n, "label"), tstr(n, "name")[0] ? tstr(n, "name") : "unnamed", num(n, "nodes"));
+    printf("hardware  %s%s%s  precision %s, %s, speed-of-light model %s (%s)\n\n", tstr(hw, "name"),
+           cJSON_IsString(get(hw, "power_mode")) ? ", mode " : "", tstr(hw, "power_mode"), tstr(n, "precision"),
+           tstr(opt, "mode"), tstr(get(d, "sol"), "model"), tstr(get(d, "sol"), "granularity"));
     printf("  %-16s %14s %14s   %s\n", "", "old", "new", "change");
     total_row(t, "time_s", "predicted time", "s");
     total_row(t, "lower_bound_s", "lower bound", "s");
@@ -115,7 +102,7 @@ static void print_diff_totals(const cJSON *d) {
     total_row(t, "kernels", "kernels", "");
     total_row(t, "launch_floor_s", "launch floor", "s");
     const cJSON *bound = get(t, "bound");
-    printf("  %-16s %14s %14s   %s\n", "bound", str(bound, "old"), str(bound, "new"),
+    printf("  %-16s %14s %14s   %s\n", "bound", tstr(bound, "old"), tstr(bound, "new"),
            cJSON_IsTrue(get(bound, "changed")) ? "changed" : "");
     const cJSON *llm = get(d, "llm");
     if (cJSON_IsObject(llm)) {
@@ -145,17 +132,18 @@ static void print_diff_layers(const cJSON *d, int top) {
         for (int i = 0; i < shown && ch; i++, ch = ch->next) {
             const char *kind = str(ch, "kind");
             const cJSON *L = cJSON_GetArrayItem(get(d, kind), (int)num(ch, "at"));
-            char name[33], op[23], a[40], b[40], e[40];
-            snprintf(name, sizeof name, "%s%s", str(L, "name")[0] ? str(L, "name") : "(unnamed)",
+            char name[80], op[80], a[40], b[40], e[40];
+            /* the mark of an added or removed layer stays in the 32 columns */
+            snprintf(name, sizeof name, "%s%s", txt_cut(str(L, "name")[0] ? str(L, "name") : "(unnamed)", kind[0] == 'm' ? 32 : 30),
                      kind[0] == 'a' ? " +" : kind[0] == 'r' ? " -" : "");
             if (kind[0] == 'm' && strcmp(str(L, "op"), str(L, "old_op")))
-                snprintf(op, sizeof op, "%s>%s", str(L, "old_op"), str(L, "op"));
-            else snprintf(op, sizeof op, "%s", str(L, "op"));
+                snprintf(op, sizeof op, "%s>%s", txt_cut(str(L, "old_op"), 10), txt_cut(str(L, "op"), 11));
+            else snprintf(op, sizeof op, "%s", txt_cut(str(L, "op"), 22));
             if (kind[0] == 'm') {
                 const cJSON *bd = get(L, "bound");
                 char bounds[40];
-                if (strcmp(str(bd, "old"), str(bd, "new"))) snprintf(bounds, sizeof bounds, "%s>%s", str(bd, "old"), str(bd, "new"));
-                else snprintf(bounds, sizeof bounds, "%s", str(bd, "new"));
+                if (strcmp(str(bd, "old"), str(bd, "new"))) snprintf(bounds, sizeof bounds, "%s>%s", tstr(bd, "old"), tstr(bd, "new"));
+                else snprintf(bounds, sizeof bounds, "%s", tstr(bd, "new"));
                 printf("%-32s %-22s %12s %12s %12s  %s\n", name, op, signed_fmt(num(get(L, "t"), "delta"), "s", a, sizeof a),
                        signed_fmt(num(get(L, "flops"), "delta"), "", b, sizeof b),
                        signed_fmt(num(get(L, "bytes"), "delta"), "B", e, sizeof e), bounds);
@@ -163,7 +151,7 @@ static void print_diff_layers(const cJSON *d, int top) {
                 double sg = kind[0] == 'a' ? 1 : -1;
                 printf("%-32s %-22s %12s %12s %12s  %s\n", name, op, signed_fmt(sg * num(L, "t"), "s", a, sizeof a),
                        signed_fmt(sg * num(L, "flops"), "", b, sizeof b), signed_fmt(sg * num(L, "bytes"), "B", e, sizeof e),
-                       str(L, "bound"));
+                       tstr(L, "bound"));
             }
         }
         if (shown < total) printf("(%d more; --top 0 shows all)\n", total - shown);
@@ -176,21 +164,21 @@ static void print_diff_layers(const cJSON *d, int top) {
 static void print_diff_table(const cJSON *d, int top) {
     print_diff_totals(d);
     print_diff_layers(d, top);
-    name_list("newly unsupported (zero FLOPs counted)", get(d, "became_unsupported"));
-    name_list("cost now unknown (a shape could not be inferred)", get(d, "became_unknown"));
+    layer_list("newly unsupported (zero FLOPs counted)", get(d, "became_unsupported"));
+    layer_list("cost now unknown (a shape could not be inferred)", get(d, "became_unknown"));
     const cJSON *w = get(d, "warnings"), *x;
     if (cJSON_GetArraySize(get(w, "new"))) {
         printf("\nnew warnings\n");
-        cJSON_ArrayForEach(x, get(w, "new")) printf("  [%s] %s\n", str(x, "code"), str(x, "message"));
+        cJSON_ArrayForEach(x, get(w, "new")) printf("  [%s] %s\n", tstr(x, "code"), tstr(x, "message"));
     }
     if (cJSON_GetArraySize(get(w, "resolved"))) {
         printf("\nresolved warnings\n");
-        cJSON_ArrayForEach(x, get(w, "resolved")) printf("  [%s] %s\n", str(x, "code"), str(x, "message"));
+        cJSON_ArrayForEach(x, get(w, "resolved")) printf("  [%s] %s\n", tstr(x, "code"), tstr(x, "message"));
     }
     const cJSON *g = get(d, "gate");
     if (cJSON_IsObject(g)) {
-        printf("\ngate      %s: %s\n", str(g, "expression"), cJSON_IsTrue(get(g, "passed")) ? "passed" : "FAILED");
-        cJSON_ArrayForEach(x, get(g, "clauses")) printf("  [%s] %s\n", str(x, "status"), str(x, "message"));
+        printf("\ngate      %s: %s\n", tstr(g, "expression"), cJSON_IsTrue(get(g, "passed")) ? "passed" : "FAILED");
+        cJSON_ArrayForEach(x, get(g, "clauses")) printf("  [%s] %s\n", tstr(x, "status"), tstr(x, "message"));
     }
 }
 
@@ -277,17 +265,20 @@ static void print_diff_csv(const cJSON *d) {
     }
 }
 
-int run_diff(cJSON *req, const diff_args *a) {
+int run_diff(cJSON *req, cli_args *A) {
+    const diff_args da = {A->paths[0], A->paths[1], A->format, A->fail_if, A->label_old ? A->label_old : A->paths[0],
+                          A->label_new ? A->label_new : A->paths[1], A->top >= 0 ? A->top : 10, A->strict};
+    const diff_args *a = &da;
     char *err = NULL;
     /* OLD /dev/null (git's name for a side that does not exist): NEW is a new model, judged without a base */
     bool no_base = !strcmp(a->old_path, "/dev/null");
-    rl_model *old_m = no_base ? NULL : read_model(a->old_path, &err);
+    rl_model *old_m = no_base ? NULL : read_model(a->old_path, false, &err);
     if (!old_m && !no_base) {
         if (err) report_error(err, a->old_path, a->format);
         rl_free(err);
         return EXIT_BAD_MODEL;
     }
-    rl_model *new_m = read_model(a->new_path, &err);
+    rl_model *new_m = read_model(a->new_path, false, &err);
     if (!new_m) {
         if (err) report_error(err, a->new_path, a->format);
         rl_free(err);
@@ -310,9 +301,13 @@ int run_diff(cJSON *req, const diff_args *a) {
     if (!cJSON_IsTrue(get(res, "ok"))) {
         const cJSON *eo = get(res, "error");
         bool grammar = !strcmp(str(eo, "code"), "bad_fail_if");
+        /* --top out of the core's range: the core says the range, the user mends the option */
+        bool top = !strcmp(str(eo, "where"), "diff.top");
         if (grammar && strcmp(a->format, "json")) report_fail_if(eo, a->fail_if);
+        else if (top && strcmp(a->format, "json"))
+            fprintf(stderr, "rooflens: --top %d: %s\nrun 'rooflens --help' for usage\n", a->top, tstr(eo, "message"));
         else report_error(out, NULL, a->format);
-        rc = grammar ? EXIT_USAGE : EXIT_BAD_MODEL;
+        rc = grammar || top ? EXIT_USAGE : EXIT_BAD_MODEL;
     } else {
         const cJSON *diff = get(res, "diff");
         if (!strcmp(a->format, "json")) puts(out);
@@ -339,196 +334,3 @@ int run_diff(cJSON *req, const diff_args *a) {
     return rc;
 }
 
-/* --------------------------------------------------------------- batch -- */
-typedef struct path_list {
-    char **p;
-    int n, cap;
-} path_list;
-
-static int path_add(path_list *l, const char *p) {
-    if (l->n == l->cap) {
-        int cap = l->cap ? 2 * l->cap : 64;
-        char **np = realloc(l->p, (size_t)cap * sizeof *np);
-        if (!np) return -1;
-        l->p = np;
-        l->cap = cap;
-    }
-    if (!(l->p[l->n] = strdup(p))) return -1;
-    l->n++;
-    return 0;
-}
-
-static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Every .onnx file under `dir`, sorted, recursively; links to folders are
- * not followed (a link loop must not hang the batch). */
-static int walk(const char *dir, path_list *out, int depth) {
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "rooflens: cannot open the folder %s: %s\n", dir, strerror(errno));
-        return -1;
-    }
-    path_list here = {0};
-    struct dirent *e;
-    int rc = 0;
-    while ((e = readdir(d)) && !rc) {
-        if (e->d_name[0] == '.') continue;
-        size_t len = strlen(dir) + strlen(e->d_name) + 2;
-        char *p = malloc(len);
-        if (!p) { rc = -1; break; }
-        snprintf(p, len, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0) {
-            size_t nl = strlen(e->d_name);
-            bool onnx = nl > 5 && !strcmp(e->d_name + nl - 5, ".onnx");
-            if ((S_ISDIR(st.st_mode) && depth < 32) || (onnx && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))))
-                rc = path_add(&here, p);
-        }
-        free(p);
-    }
-    closedir(d);
-    qsort(here.p, (size_t)here.n, sizeof *here.p, cmp_path);
-    for (int i = 0; i < here.n; i++) {
-        struct stat st;
-        if (!rc && lstat(here.p[i], &st) == 0 && S_ISDIR(st.st_mode)) rc = walk(here.p[i], out, depth + 1);
-        else if (!rc) rc = path_add(out, here.p[i]);
-        free(here.p[i]);
-    }
-    free(here.p);
-    return rc;
-}
-
-/* A summary value as CSV: arrays joined with ';'. */
-static void csv_value(const cJSON *v) {
-    if (cJSON_IsString(v)) csv_field(stdout, v->valuestring);
-    else if (cJSON_IsNumber(v)) csv_number(stdout, v);
-    else if (cJSON_IsBool(v)) fputs(cJSON_IsTrue(v) ? "true" : "false", stdout);
-    else if (cJSON_IsArray(v)) {
-        size_t len = 1;
-        const cJSON *x;
-        cJSON_ArrayForEach(x, v) if (cJSON_IsString(x)) len += strlen(x->valuestring) + 1;
-        char *joined = calloc(1, len);
-        if (!joined) return;
-        cJSON_ArrayForEach(x, v) if (cJSON_IsString(x)) {
-            if (joined[0]) strcat(joined, ";");
-            strcat(joined, x->valuestring);
-        }
-        csv_field(stdout, joined);
-        free(joined);
-    }
-}
-
-/* Markdown cell text: the model's strings cannot break the table. */
-static void md_text(const char *s) {
-    for (; *s; s++) {
-        if (*s == '\n' || *s == '\r') { putchar(' '); continue; }
-        if (strchr("|\\`*_[]<>#", *s)) putchar('\\');
-        putchar(*s);
-    }
-}
-
-static void batch_header(const char *format, const cJSON *fields) {
-    if (!strcmp(format, "csv")) {
-        printf("file,ok,error_code,error_message");
-        const cJSON *f;
-        cJSON_ArrayForEach(f, fields) printf(",%s", f->valuestring);
-        putchar('\n');
-    } else if (!strcmp(format, "table")) {
-        printf("%-40s %10s %10s %10s %10s %-8s %10s %8s\n", "model", "layers", "FLOPs", "bytes", "time", "bound",
-               "energy", "warnings");
-    } else if (!strcmp(format, "markdown")) {
-        printf("| model | layers | FLOPs | bytes moved | predicted time | bound | energy | warnings |\n"
-               "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |\n");
-    }
-}
-
-/* One row: `res` is rl_model_summary's answer or an error object. */
-static void batch_row(const char *format, const char *path, const cJSON *res, const cJSON *fields) {
-    bool ok = cJSON_IsTrue(get(res, "ok"));
-    const cJSON *s = get(res, "summary"), *eo = get(res, "error");
-    char a[40], b[40], c[40], e[40];
-    if (!strcmp(format, "json")) {
-        cJSON *row = cJSON_CreateObject();
-        cJSON_AddStringToObject(row, "file", path);
-        cJSON_AddBoolToObject(row, "ok", ok);
-        cJSON_AddItemToObject(row, ok ? "summary" : "error", cJSON_Duplicate(ok ? s : eo, true));
-        char *t = cJSON_PrintUnformatted(row);
-        if (t) puts(t);
-        free(t);
-        cJSON_Delete(row);
-    } else if (!strcmp(format, "csv")) {
-        csv_field(stdout, path);
-        printf(",%s,", ok ? "true" : "false");
-        csv_field(stdout, ok ? "" : str(eo, "code"));
-        putchar(',');
-        csv_field(stdout, ok ? "" : str(eo, "message"));
-        const cJSON *f;
-        cJSON_ArrayForEach(f, fields) {
-            putchar(',');
-            if (ok) csv_value(get(s, f->valuestring));
-        }
-        putchar('\n');
-    } else if (!strcmp(format, "table")) {
-        if (!ok) {
-            printf("%-40s error: %s [%s]\n", path, str(eo, "message"), str(eo, "code"));
-            return;
-        }
-        printf("%-40s %10g %10s %10s %10s %-8s %10s %8g\n", path, num(s, "layers"), eng(num(s, "flops"), "", a, sizeof a),
-               eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), str(s, "bound"),
-               cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : "n/a", num(s, "warnings"));
-    } else {
-        printf("| ");
-        md_text(path);
-        if (!ok) {
-            printf(" | could not be analysed: ");
-            md_text(str(eo, "message"));
-            printf(" | | | | | | |\n");
-            return;
-        }
-        printf(" | %g | %s | %s | %s | %s | %s | %g |\n", num(s, "layers"), eng(num(s, "flops"), "FLOP", a, sizeof a),
-               eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), str(s, "bound"),
-               cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : "n/a", num(s, "warnings"));
-    }
-}
-
-int run_batch(cJSON *req, const char *const *paths, int n_paths, const char *format) {
-    path_list files = {0};
-    for (int i = 0; i < n_paths; i++) {
-        struct stat st;
-        int rc = stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode) ? walk(paths[i], &files, 0) : path_add(&files, paths[i]);
-        if (rc) {
-            for (int k = 0; k < files.n; k++) free(files.p[k]);
-            free(files.p);
-            return EXIT_USAGE;
-        }
-    }
-    char *fields_text = rl_summary_fields();
-    cJSON *fields = cJSON_Parse(fields_text);
-    rl_free(fields_text);
-    char *text = cJSON_PrintUnformatted(req);
-    batch_header(format, fields);
-    int failed = 0;
-    /* one model at a time: read, summarise, print, free */
-    for (int i = 0; i < files.n; i++) {
-        char *err = NULL, *out = NULL;
-        rl_model *m = read_model(files.p[i], &err);
-        if (m) {
-            out = rl_model_summary(m, text);
-            rl_model_free(m);
-        }
-        cJSON *res = cJSON_Parse(m ? out : err);
-        if (!res) res = cJSON_Parse("{\"ok\":false,\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory\",\"where\":\"\"}}");
-        failed += !cJSON_IsTrue(get(res, "ok"));
-        batch_row(format, files.p[i], res, fields);
-        fflush(stdout);
-        cJSON_Delete(res);
-        rl_free(out);
-        rl_free(err);
-        free(files.p[i]);
-    }
-    free(files.p);
-    free(text);
-    cJSON_Delete(fields);
-    if (failed) fprintf(stderr, "rooflens: %d of %d models could not be analysed (see their rows)\n", failed, files.n);
-    return failed ? EXIT_BAD_MODEL : EXIT_OK;
-}

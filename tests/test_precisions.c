@@ -164,7 +164,7 @@ int main(int argc, char **argv) {
     const char *root = argc > 2 ? argv[2] : "..";
     check_published_table();
     check_request_accepts_table(argc > 1 ? argv[1] : "../tests");
-    static const char *const files[] = {"README.md", "hw/README.md", "web/index.html", "cli/rooflens.c",
+    static const char *const files[] = {"README.md", "hw/README.md", "web/index.html", "cli/options.c",
                                         "hw/check_profiles.py", "wasm/api.c"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char path[2048];

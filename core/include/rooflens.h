@@ -198,6 +198,24 @@ char *rl_check_hardware(const char *profile_json);
  * category. Same answer as rl_check_hardware; free with rl_free(). */
 char *rl_check_shipped_hardware(const char *profile_json);
 
+/* The one number format of every text rooflens writes (the CLI's tables,
+ * the Markdown, the gate's messages): three significant digits with an SI
+ * prefix, "1.23 GFLOP", "4.5 MB", "12 k" (unit ""); seconds, joules and
+ * watts also take m, µ, n, p, f ("2.88 ns", "57.8 µJ"); 0 is "0 s";
+ * a value that is not finite is "n/a". sign: always write + or - (not for
+ * 0). Writes at most cap bytes into buf and returns buf. */
+const char *rl_format_eng(char *buf, size_t cap, double v, const char *unit, int sign);
+
+/* Text made safe to print: every byte that is not part of valid UTF-8
+ * becomes "\\xNN" and, when `controls` is non-zero, every character a
+ * terminal would act on rather than show (C0 and C1 controls, DEL, the
+ * bidirectional marks and overrides U+200E, U+200F, U+202A-202E,
+ * U+2066-2069, and the separators U+2028, U+2029) becomes "\\xNN" or
+ * "\\uNNNN". Writes at most cap - 1 bytes and a NUL into buf, cutting
+ * between two characters (never inside a character or an escape); returns
+ * the bytes written. 4 * strlen(s) + 1 bytes always hold the whole text. */
+size_t rl_text_escape(char *buf, size_t cap, const char *s, int controls);
+
 void rl_free(void *p);
 
 #ifdef __cplusplus

@@ -85,19 +85,55 @@ void rl_arena_free(rl_arena *a) {
 }
 
 /* ----------------------------------------------------------------- text -- */
-/* Length of the valid UTF-8 sequence at s (1-4), 0 if s does not start one. */
-static int utf8_seq_len(const unsigned char *s) {
+/* Length of the valid UTF-8 sequence at s (1-4) and its code point in *out,
+ * 0 if s does not start one. */
+static int utf8_decode(const unsigned char *s, uint32_t *out) {
     unsigned c = s[0];
     int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
     if (n < 0 || c == 0xc0 || c == 0xc1 || c > 0xf4) return 0;
-    uint32_t cp = c & (0x3fu >> n);
+    uint32_t cp = n ? c & (0x3fu >> n) : c;
     for (int k = 1; k <= n; k++) {
         if ((s[k] & 0xc0) != 0x80) return 0; /* the NUL terminator stops here too */
         cp = (cp << 6) | (s[k] & 0x3fu);
     }
     if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
         return 0;
+    *out = cp;
     return n + 1;
+}
+
+static int utf8_seq_len(const unsigned char *s) {
+    uint32_t cp;
+    return utf8_decode(s, &cp);
+}
+
+/* Code points a terminal acts on rather than shows: C0, DEL, C1, the
+ * direction marks and overrides that reorder what follows, and the line and
+ * paragraph separators that can fake a new line. */
+static bool acts_on_terminal(uint32_t cp) {
+    return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x200e || cp == 0x200f ||
+           (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+size_t rl_text_escape(char *buf, size_t cap, const char *str, int controls) {
+    if (!cap) return 0;
+    const unsigned char *s = (const unsigned char *)(str ? str : "");
+    size_t w = 0;
+    for (size_t i = 0; s[i];) {
+        uint32_t cp = s[i];
+        int n = utf8_decode(s + i, &cp);
+        char piece[8];
+        int len;
+        if (!n) len = snprintf(piece, sizeof piece, "\\x%02x", s[i]), n = 1; /* not UTF-8: the byte */
+        else if (controls && acts_on_terminal(cp)) len = snprintf(piece, sizeof piece, cp < 0x100 ? "\\x%02x" : "\\u%04x", (unsigned)cp);
+        else memcpy(piece, s + i, (size_t)n), len = n;
+        if (w + (size_t)len >= cap) break; /* a cut between two characters, never inside one */
+        memcpy(buf + w, piece, (size_t)len);
+        w += (size_t)len;
+        i += (size_t)n;
+    }
+    buf[w] = 0;
+    return w;
 }
 
 long rl_utf8_bad_at(const char *str) {
@@ -125,6 +161,34 @@ size_t rl_utf8_repair(char *str) {
     }
     s[w] = 0;
     return w;
+}
+
+const char *rl_format_eng(char *buf, size_t cap, double v, const char *unit, int sign) {
+    static const char *const up[] = {"", "k", "M", "G", "T", "P", "E"};
+    static const char *const down[] = {"", "m", "\xc2\xb5", "n", "p", "f"};
+    if (!cap) return buf;
+    if (!unit) unit = "";
+    if (!isfinite(v)) {
+        snprintf(buf, cap, "n/a");
+        return buf;
+    }
+    if (v == 0) {
+        snprintf(buf, cap, "0%s%s", unit[0] ? " " : "", unit);
+        return buf;
+    }
+    double x = v;
+    int i = 0;
+    /* 999.5 rounds to "1e+03" at three digits: such a value takes the next prefix */
+    while (fabs(x) >= 999.5 && i < 6) x /= 1000, i++;
+    const char *prefix = up[i];
+    /* sub-unit prefixes only for physical units (ms, uJ, mW); 0.5 FLOP stays so */
+    if (i == 0 && (!strcmp(unit, "s") || !strcmp(unit, "J") || !strcmp(unit, "W"))) {
+        int d = 0;
+        while (fabs(x) < 0.9995 && d < 5) x *= 1000, d++;
+        prefix = down[d];
+    }
+    snprintf(buf, cap, sign ? "%+.3g%s%s%s" : "%.3g%s%s%s", x, unit[0] || prefix[0] ? " " : "", prefix, unit);
+    return buf;
 }
 
 void rl_snprintf_utf8(char *buf, size_t cap, const char *fmt, ...) {

@@ -1,0 +1,244 @@
+/* rooflens batch: the command-line face of rl_model_summary, one row per
+ * model, one model in memory at a time. Every figure printed here is read
+ * from the core's answer; this file only lays it out. */
+#define _POSIX_C_SOURCE 200809L
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+/* --------------------------------------------------------------- batch -- */
+/* What a batch goes through: model files, and the paths it could not go
+ * into (code and message set), which are reported in rows of their own. */
+typedef struct batch_item {
+    char *path, *message;
+    const char *code;
+} batch_item;
+typedef struct batch_items {
+    batch_item *v;
+    int n, cap;
+} batch_items;
+
+/* Folders nested deeper than this below a folder named on the command line
+ * are reported, not searched (a bound on the walk's recursion). */
+#define WALK_MAX_DEPTH 32
+
+static int items_add(batch_items *l, const char *path, const char *code, const char *message) {
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 64;
+        batch_item *nv = realloc(l->v, (size_t)cap * sizeof *nv);
+        if (!nv) return -1;
+        l->v = nv;
+        l->cap = cap;
+    }
+    batch_item *it = &l->v[l->n];
+    *it = (batch_item){strdup(path), message ? strdup(message) : NULL, code};
+    if (!it->path || (message && !it->message)) {
+        free(it->path);
+        free(it->message);
+        return -1;
+    }
+    l->n++;
+    return 0;
+}
+
+static void items_free(batch_items *l) {
+    for (int i = 0; i < l->n; i++) free(l->v[i].path), free(l->v[i].message);
+    free(l->v);
+}
+
+static bool is_onnx_name(const char *name) {
+    size_t n = strlen(name);
+    return n > 5 && !strcmp(name + n - 5, ".onnx");
+}
+
+/* Every .onnx file under `dir`, sorted, recursively; links to folders are
+ * not followed (a link loop must not hang the batch). A folder that cannot
+ * be listed, or lies too deep, becomes a row of its own. Returns -1 only
+ * when out of memory. */
+static int walk(const char *dir, batch_items *out, int depth) {
+    if (depth > WALK_MAX_DEPTH) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "a folder more than %d levels deep: not searched for models (name it on the "
+                                  "command line to include it)", WALK_MAX_DEPTH);
+        return items_add(out, dir, "too_deep", msg);
+    }
+    name_list names;
+    const char *why = NULL;
+    if (list_folder(dir, &names, &why)) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "cannot list the folder: %s", why);
+        return items_add(out, dir, "cannot_list", msg);
+    }
+    int rc = 0;
+    for (int i = 0; i < names.n && !rc; i++) {
+        const char *name = names.names[i];
+        if (name[0] == '.') continue;
+        size_t len = strlen(dir) + strlen(name) + 2;
+        char *p = malloc(len);
+        if (!p) { rc = -1; break; }
+        snprintf(p, len, "%s/%s", dir, name);
+        struct stat st;
+        if (lstat(p, &st) != 0) rc = is_onnx_name(name) ? items_add(out, p, "cannot_open", strerror(errno)) : 0;
+        else if (S_ISDIR(st.st_mode)) rc = walk(p, out, depth + 1);
+        else if (is_onnx_name(name)) rc = items_add(out, p, NULL, NULL); /* not a regular file: said in its row */
+        free(p);
+    }
+    name_list_free(&names);
+    return rc;
+}
+
+/* A summary value as CSV: arrays joined with ';'. */
+static void csv_value(const cJSON *v) {
+    if (cJSON_IsString(v)) csv_field(stdout, v->valuestring);
+    else if (cJSON_IsNumber(v)) csv_number(stdout, v);
+    else if (cJSON_IsBool(v)) fputs(cJSON_IsTrue(v) ? "true" : "false", stdout);
+    else if (cJSON_IsArray(v)) {
+        size_t len = 1;
+        const cJSON *x;
+        cJSON_ArrayForEach(x, v) if (cJSON_IsString(x)) len += strlen(x->valuestring) + 1;
+        char *joined = calloc(1, len);
+        if (!joined) return;
+        cJSON_ArrayForEach(x, v) if (cJSON_IsString(x)) {
+            if (joined[0]) strcat(joined, ";");
+            strcat(joined, x->valuestring);
+        }
+        csv_field(stdout, joined);
+        free(joined);
+    }
+}
+
+/* Markdown cell text: the model's strings cannot break the table. */
+static void md_text(const char *s) {
+    for (; *s; s++) {
+        if (*s == '\n' || *s == '\r') { putchar(' '); continue; }
+        if (strchr("|\\`*_[]<>#", *s)) putchar('\\');
+        putchar(*s);
+    }
+}
+
+static void batch_header(const char *format, const cJSON *fields) {
+    if (!strcmp(format, "csv")) {
+        printf("file,ok,error_code,error_message");
+        const cJSON *f;
+        cJSON_ArrayForEach(f, fields) printf(",%s", f->valuestring);
+        putchar('\n');
+    } else if (!strcmp(format, "table")) {
+        printf("%-40s %10s %10s %10s %10s %-8s %10s %8s\n", "model", "layers", "FLOPs", "bytes", "time", "bound",
+               "energy", "warnings");
+    } else if (!strcmp(format, "markdown")) {
+        printf("| model | layers | FLOPs | bytes moved | predicted time | bound | energy | warnings |\n"
+               "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |\n");
+    }
+}
+
+/* One row: `res` is rl_model_summary's answer or an error object. */
+static void batch_row(const char *format, const char *path, const cJSON *res, const cJSON *fields) {
+    bool ok = cJSON_IsTrue(get(res, "ok"));
+    const cJSON *s = get(res, "summary"), *eo = get(res, "error");
+    char a[40], b[40], c[40], e[40];
+    if (!strcmp(format, "json")) {
+        cJSON *row = cJSON_CreateObject();
+        /* a file name need not be UTF-8; the line must be: bytes that are not are written \xNN */
+        size_t cap = 4 * strlen(path) + 1;
+        char *file = malloc(cap);
+        if (file) rl_text_escape(file, cap, path, 0);
+        cJSON_AddStringToObject(row, "file", file ? file : "");
+        free(file);
+        cJSON_AddBoolToObject(row, "ok", ok);
+        cJSON_AddItemToObject(row, ok ? "summary" : "error", cJSON_Duplicate(ok ? s : eo, true));
+        char *t = cJSON_PrintUnformatted(row);
+        if (t) puts(t);
+        free(t);
+        cJSON_Delete(row);
+    } else if (!strcmp(format, "csv")) {
+        csv_field(stdout, path);
+        printf(",%s,", ok ? "true" : "false");
+        csv_field(stdout, ok ? "" : str(eo, "code"));
+        putchar(',');
+        csv_field(stdout, ok ? "" : str(eo, "message"));
+        const cJSON *f;
+        cJSON_ArrayForEach(f, fields) {
+            putchar(',');
+            if (ok) csv_value(get(s, f->valuestring));
+        }
+        putchar('\n');
+    } else if (!strcmp(format, "table")) {
+        if (!ok) {
+            printf("%-40s error: %s [%s]\n", txt(path), tstr(eo, "message"), tstr(eo, "code"));
+            return;
+        }
+        printf("%-40s %10g %10s %10s %10s %-8s %10s %8g\n", txt(path), num(s, "layers"), eng(num(s, "flops"), "", a, sizeof a),
+               eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), str(s, "bound"),
+               cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : "n/a", num(s, "warnings"));
+    } else {
+        printf("| ");
+        md_text(path);
+        if (!ok) {
+            printf(" | could not be analysed: ");
+            md_text(str(eo, "message"));
+            printf(" | | | | | | |\n");
+            return;
+        }
+        printf(" | %g | %s | %s | %s | %s | %s | %g |\n", num(s, "layers"), eng(num(s, "flops"), "FLOP", a, sizeof a),
+               eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), str(s, "bound"),
+               cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : "n/a", num(s, "warnings"));
+    }
+}
+
+/* The model of one batch item summarised, or the reason it was not: the
+ * core's answer or an error object of the same shape (malloc'd). */
+static char *summarise_item(const batch_item *it, const char *request) {
+    if (it->code) return error_json(it->code, it->message);
+    struct stat st;
+    /* checked before the open: opening a device can have effects of its own */
+    if (stat(it->path, &st) == 0 && !S_ISREG(st.st_mode))
+        return error_json("not_a_file", S_ISDIR(st.st_mode) ? "a folder, not a model file"
+                                                            : "not a regular file (a FIFO, a device or a socket): not read");
+    char *err = NULL;
+    rl_model *m = read_model(it->path, true, &err);
+    if (!m) return err;
+    char *out = rl_model_summary(m, request);
+    rl_model_free(m);
+    return out;
+}
+
+int run_batch(cJSON *req, cli_args *A) {
+    const char *const *paths = A->paths, *format = A->format;
+    int n_paths = A->n_paths;
+    batch_items items = {0};
+    for (int i = 0; i < n_paths; i++) {
+        struct stat st;
+        bool folder = stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode);
+        if (folder ? walk(paths[i], &items, 0) : items_add(&items, paths[i], NULL, NULL)) {
+            fprintf(stderr, "rooflens: out of memory listing the models\n");
+            items_free(&items);
+            return EXIT_BAD_MODEL;
+        }
+    }
+    char *fields_text = rl_summary_fields();
+    cJSON *fields = cJSON_Parse(fields_text);
+    rl_free(fields_text);
+    char *text = cJSON_PrintUnformatted(req);
+    batch_header(format, fields);
+    int failed = 0;
+    /* one model at a time: read, summarise, print, free */
+    for (int i = 0; i < items.n; i++) {
+        char *out = summarise_item(&items.v[i], text);
+        cJSON *res = cJSON_Parse(out);
+        if (!res) res = cJSON_Parse("{\"ok\":false,\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory\",\"where\":\"\"}}");
+        failed += !cJSON_IsTrue(get(res, "ok"));
+        batch_row(format, items.v[i].path, res, fields);
+        fflush(stdout);
+        cJSON_Delete(res);
+        rl_free(out);
+    }
+    free(text);
+    cJSON_Delete(fields);
+    if (failed) fprintf(stderr, "rooflens: %d of %d models could not be analysed (see their rows)\n", failed, items.n);
+    items_free(&items);
+    return failed ? EXIT_BAD_MODEL : EXIT_OK;
+}

@@ -1,0 +1,276 @@
+/* The helpers behind cli.h that every subcommand shares: files, models and
+ * profiles read; text made safe for a terminal; folder listings that say
+ * what they could not list; the JSON accessors; CSV cells; numbers. */
+#define _POSIX_C_SOURCE 200809L
+#define _FILE_OFFSET_BITS 64
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* ----------------------------------------------------------------- text -- */
+/* The escaped texts live in a ring of slots, so that one printf can take
+ * several of them; a slot is reused TXT_SLOTS calls later. */
+#define TXT_SLOTS 32
+
+static char *txt_slot(size_t cap) {
+    static char *slot[TXT_SLOTS];
+    static int next;
+    char *b = malloc(cap);
+    if (!b) return NULL;
+    free(slot[next]);
+    slot[next] = b;
+    next = (next + 1) % TXT_SLOTS;
+    return b;
+}
+
+const char *txt_cut(const char *s, size_t width) {
+    if (!s) s = "";
+    size_t whole = 4 * strlen(s) + 1; /* rl_text_escape's worst case */
+    size_t cap = width && width + 1 < whole ? width + 1 : whole;
+    char *b = txt_slot(cap);
+    if (!b) return "(out of memory)";
+    rl_text_escape(b, cap, s, 1);
+    return b;
+}
+
+const char *txt(const char *s) { return txt_cut(s, 0); }
+
+const char *txt_tail(const char *s, size_t width) {
+    const char *all = txt(s);
+    size_t len = strlen(all);
+    if (len <= width) return all;
+    const char *p = all + len - width;
+    while (((unsigned char)*p & 0xc0) == 0x80) p++; /* start on a character, not inside one */
+    return p;
+}
+
+/* -------------------------------------------------------------- folders -- */
+int name_list_add(name_list *l, const char *s) {
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 64;
+        char **np = realloc(l->names, (size_t)cap * sizeof *np);
+        if (!np) return -1;
+        l->names = np;
+        l->cap = cap;
+    }
+    if (!(l->names[l->n] = strdup(s))) return -1;
+    l->n++;
+    return 0;
+}
+
+void name_list_free(name_list *l) {
+    for (int i = 0; i < l->n; i++) free(l->names[i]);
+    free(l->names);
+    *l = (name_list){0};
+}
+
+static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int list_folder(const char *dir, name_list *out, const char **why) {
+    *out = (name_list){0};
+    DIR *d = opendir(dir);
+    if (!d) {
+        *why = strerror(errno);
+        return -1;
+    }
+    struct dirent *e;
+    int rc = 0;
+    for (errno = 0; (e = readdir(d)); errno = 0) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        if (name_list_add(out, e->d_name)) { errno = ENOMEM; break; }
+    }
+    if (errno) {
+        *why = strerror(errno);
+        rc = -1;
+        name_list_free(out);
+    }
+    closedir(d);
+    if (!rc) qsort(out->names, (size_t)out->n, sizeof *out->names, cmp_name);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- files -- */
+int usage_error(const char *fmt, const char *arg) {
+    fprintf(stderr, "rooflens: ");
+    fprintf(stderr, fmt, txt(arg)); /* arg: what the user typed, shown as typed but escaped */
+    fprintf(stderr, "\nrun 'rooflens --help' for usage\n");
+    return EXIT_USAGE;
+}
+
+char *read_text(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 65536, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) { free(buf); buf = NULL; break; }
+            buf = nb;
+        }
+    }
+    fclose(f);
+    if (buf) buf[len] = 0;
+    return buf;
+}
+
+const char *hw_dir(const char *override) {
+    if (override) return override;
+    const char *env = getenv("ROOFLENS_HW_DIR");
+    if (env && env[0]) return env;
+#ifdef ROOFLENS_HW_DIR
+    return ROOFLENS_HW_DIR;
+#else
+    return "hw";
+#endif
+}
+
+cJSON *load_profile(const char *id_or_file, const char *dir) {
+    char path[4096];
+    const char *p = id_or_file;
+    if (!strchr(id_or_file, '/') && !strstr(id_or_file, ".json")) {
+        snprintf(path, sizeof path, "%s/%s.json", dir, id_or_file);
+        p = path;
+    }
+    char *text = read_text(p);
+    if (!text) {
+        fprintf(stderr, "rooflens: no hardware profile '%s' (looked for %s); run 'rooflens --list-hw'\n",
+                txt(id_or_file), txt(p));
+        return NULL;
+    }
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    if (!j) fprintf(stderr, "rooflens: the hardware profile %s is not valid JSON\n", txt(p));
+    return j;
+}
+
+char *error_json(const char *code, const char *message) {
+    /* the same error object the core gives, so every caller reports it one way */
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddNumberToObject(e, "schema", ROOFLENS_SCHEMA);
+    cJSON_AddFalseToObject(e, "ok");
+    cJSON *eo = cJSON_AddObjectToObject(e, "error");
+    cJSON_AddStringToObject(eo, "code", code);
+    cJSON_AddStringToObject(eo, "message", message);
+    cJSON_AddStringToObject(eo, "where", "");
+    char *text = cJSON_PrintUnformatted(e);
+    cJSON_Delete(e);
+    return text;
+}
+
+/* The model file opened for reading, or NULL with *err. Opened without
+ * blocking, so that a FIFO with no writer cannot hang the open; a folder is
+ * refused, and so is anything but a regular file when regular_only. */
+static FILE *open_model(const char *path, bool regular_only, char **err) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    char msg[512];
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(msg, sizeof msg, "cannot open the file: %s", strerror(errno));
+        if (fd >= 0) close(fd);
+        *err = error_json("cannot_open", msg);
+        return NULL;
+    }
+    if (S_ISDIR(st.st_mode) || (regular_only && !S_ISREG(st.st_mode))) {
+        close(fd);
+        *err = error_json("not_a_file", S_ISDIR(st.st_mode) ? "a folder, not a model file"
+                                                           : "not a regular file (a FIFO, a device or a socket): not read");
+        return NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK); /* a pipe's writer may be slower than us */
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        *err = error_json("cannot_open", "cannot open the file: out of memory");
+    }
+    return f;
+}
+
+/* Read the model, jumping over weight payloads. */
+rl_model *read_model(const char *path, bool regular_only, char **err) {
+    FILE *f = open_model(path, regular_only, err);
+    if (!f) return NULL;
+    /* fseeko happily moves past the end of a file: clamp each skip to what
+     * the file holds, so a truncated payload is reported at the file's real
+     * end rather than at the offset its length field promised. */
+    struct stat st;
+    off_t size = fstat(fileno(f), &st) == 0 ? st.st_size : -1;
+    rl_reader *r = rl_reader_new(NULL);
+    static unsigned char buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        int64_t skip = rl_reader_feed(r, buf, n);
+        if (skip <= 0) {
+            if (skip < 0) break;
+            continue;
+        }
+        off_t pos = ftello(f);
+        if (size >= 0 && pos >= 0 && (off_t)skip > size - pos) {
+            rl_reader_skip(r, (uint64_t)(size - pos));
+            break;
+        }
+        if (fseeko(f, (off_t)skip, SEEK_CUR) == 0) rl_reader_skip(r, (uint64_t)skip);
+    }
+    fclose(f);
+    rl_model *m = rl_reader_finish(r, err);
+    rl_reader_free(r);
+    return m;
+}
+
+void print_error_line(const char *path, const cJSON *eo) {
+    fprintf(stderr, "rooflens: %s%s%s [%s]%s%s\n", path ? txt(path) : "", path ? ": " : "", tstr(eo, "message"),
+            tstr(eo, "code"), str(eo, "where")[0] ? " at " : "", tstr(eo, "where"));
+}
+
+/* -------------------------------------------------------------- numbers -- */
+const char *eng(double v, const char *unit, char *buf, size_t cap) { return rl_format_eng(buf, cap, v, unit, 0); }
+const char *tsec(double s, char *buf, size_t cap) { return rl_format_eng(buf, cap, s, "s", 0); }
+
+/* ----------------------------------------------------------------- JSON -- */
+const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+double num(const cJSON *o, const char *k) {
+    const cJSON *v = get(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+const char *str(const cJSON *o, const char *k) {
+    const cJSON *v = get(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+bool is_true(const cJSON *o, const char *k) { return cJSON_IsTrue(get(o, k)); }
+const char *tstr(const cJSON *o, const char *k) { return txt(str(o, k)); }
+
+/* ------------------------------------------------------------------ CSV -- */
+/* A text cell: a leading =, +, -, @, tab or CR would make a spreadsheet read
+ * a model's name as a formula (=HYPERLINK(...)), so such a cell gets a
+ * leading ' as the page's CSV does (web/js/export.js); then quoted when it
+ * holds a comma, a quote or a line break. Numbers are written apart. */
+void csv_field(FILE *f, const char *s) {
+    bool formula = strchr("=+-@\t\r", s[0]) != NULL && s[0];
+    bool quote = strpbrk(s, ",\"\n\r") != NULL;
+    if (quote) fputc('"', f);
+    if (formula) fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    if (quote) fputc('"', f);
+}
+
+void csv_number(FILE *f, const cJSON *v) {
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble)) fprintf(f, "%.17g", v->valuedouble);
+}
+
+void csv_double(FILE *f, double v) {
+    if (isfinite(v)) fprintf(f, "%.17g", v);
+}

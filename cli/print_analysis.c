@@ -1,0 +1,209 @@
+/* The printers of one analysis: the layer table with the headline
+ * figures, the measured profile against the prediction, and the CSV. They
+ * lay out the core's answer; every figure is read from it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "print.h"
+
+const char *opt_eng(const cJSON *o, const char *k, const char *unit, char *buf, size_t cap) {
+    if (!cJSON_IsNumber(get(o, k))) return "-";
+    return eng(num(o, k), unit, buf, cap);
+}
+
+static int cmp_time(const void *a, const void *b) {
+    double ta = num(*(cJSON *const *)a, "t"), tb = num(*(cJSON *const *)b, "t");
+    return ta < tb ? 1 : ta > tb ? -1 : 0;
+}
+
+/* The totals and the headline: the chosen model's figures, as every other
+ * surface shows them, then the three models side by side. */
+static void print_headline(const cJSON *res) {
+    const cJSON *tot = get(res, "totals"), *sol = get(res, "sol");
+    const cJSON *ch = get(sol, "chosen");
+    const double total_t = num(ch, "time_s");
+    char a[32], b[32], c2[32], d[32], e[32], f[32];
+    printf("\ntotals    %s FLOPs (matrix %s, vector %s), %s moved unfused (%s fused), intensity %.2f FLOP/B\n",
+           eng(num(tot, "flops"), "", a, sizeof a), eng(num(tot, "matrix_flops"), "", b, sizeof b),
+           eng(num(tot, "vector_flops"), "", c2, sizeof c2), eng(num(tot, "bytes"), "B", d, sizeof d),
+           eng(num(tot, "fused_bytes"), "B", e, sizeof e), num(tot, "intensity"));
+    printf("\npredicted %s  (%s, %s granularity; bound: %s)\n", tsec(total_t, a, sizeof a), tstr(ch, "model"),
+           tstr(ch, "granularity"), tstr(ch, "bound"));
+    printf("          bounds %s ... %s; %g kernels, launch floor %s\n", tsec(num(ch, "lower_bound_s"), a, sizeof a),
+           tsec(num(ch, "upper_bound_s"), b, sizeof b), num(ch, "kernels"), tsec(num(ch, "launch_floor_s"), c2, sizeof c2));
+    if (cJSON_IsNumber(get(ch, "energy_j")))
+        printf("          energy %s per inference, average power %s%s\n", eng(num(ch, "energy_j"), "J", a, sizeof a),
+               eng(num(ch, "avg_power_w"), "W", b, sizeof b),
+               is_true(ch, "power_capped") ? " (held to the power budget)" : "");
+    printf("\nspeed of light       %10s %10s %10s %10s %8s %10s %-8s %10s\n", "time", "lower", "upper", "roofline",
+           "kernels", "launches", "bound", "energy");
+    for (int i = 0; i < 3; i++) {
+        static const char *const models[] = {"unfused", "fused", "fused_prefetched"};
+        const cJSON *m = get(sol, models[i]);
+        printf("  %-18s %10s %10s %10s %10s %8g %10s %-8s %10s%s\n", models[i], tsec(num(m, "time_s"), a, sizeof a),
+               tsec(num(m, "lower_bound_s"), b, sizeof b), tsec(num(m, "upper_bound_s"), c2, sizeof c2),
+               tsec(num(m, "roof_time_s"), d, sizeof d), num(m, "kernels"), tsec(num(m, "launch_floor_s"), e, sizeof e),
+               tstr(m, "bound"), opt_eng(m, "energy_j", "J", f, sizeof f),
+               !strcmp(models[i], tstr(ch, "model")) ? "  <- chosen" : "");
+    }
+}
+
+void print_table(const cJSON *res, int top) {
+    const cJSON *model = get(res, "model"), *hw = get(res, "hardware");
+    const cJSON *sol = get(res, "sol");
+    const cJSON *roof = get(res, "roofline"), *opt = get(res, "options");
+    char a[32], b[32], c2[32], d[32], e[32];
+    printf("model     %s  (%d nodes, %s params, %s of weights)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)",
+           (int)num(model, "nodes"), eng(num(model, "params"), "", a, sizeof a), eng(num(model, "weight_bytes"), "B", b, sizeof b));
+    printf("hardware  %s%s%s  precision %s%s%s%s, %s\n", tstr(hw, "name"),
+           cJSON_IsString(get(hw, "power_mode")) ? ", mode " : "",
+           cJSON_IsString(get(hw, "power_mode")) ? tstr(hw, "power_mode_name") : "",
+           tstr(roof, "precision"), strcmp(str(roof, "precision"), str(roof, "requested_precision")) ? " (" : "",
+           strcmp(str(roof, "precision"), str(roof, "requested_precision")) ? tstr(roof, "requested_precision") : "",
+           strcmp(str(roof, "precision"), str(roof, "requested_precision")) ? " requested)" : "", tstr(opt, "mode"));
+    if (cJSON_IsNumber(get(opt, "batch"))) {
+        printf("batch     %g", num(opt, "batch"));
+        if (!strcmp(str(opt, "batch_applied"), "scaled"))
+            printf(" (the model's fixed batch %g, scaled: FLOPs and activations x%g, weights once)",
+                   num(opt, "batch_base"), num(opt, "batch") / num(opt, "batch_base"));
+        printf("\n");
+    }
+    const cJSON *dims = get(model, "dims");
+    if (cJSON_GetArraySize(dims) > 0) {
+        printf("dims     ");
+        const cJSON *dd;
+        cJSON_ArrayForEach(dd, dims) printf(" %s=%g", txt(dd->string), num(dd, "value"));
+        printf("\n");
+    }
+    const cJSON *layers = get(res, "layers");
+    int n = cJSON_GetArraySize(layers);
+    cJSON **rows = malloc((size_t)(n + 1) * sizeof *rows);
+    int k = 0;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, layers) rows[k++] = (cJSON *)l;
+    qsort(rows, (size_t)n, sizeof *rows, cmp_time);
+    int shown = top > 0 && top < n ? top : n;
+    const cJSON *ch = get(sol, "chosen");
+    double total_t = num(ch, "time_s"); /* the layers' times are their shares of it */
+    printf("\n%-32s %-18s %10s %10s %8s %10s %8s %6s\n", "layer (top by time)", "op", "FLOPs", "bytes", "AI",
+           "time", "bound", "share");
+    for (int i = 0; i < shown; i++) {
+        const cJSON *r = rows[i];
+        printf("%-32s %-18s %10s %10s %8.1f %10s %8s %5.1f%%\n", txt_cut(str(r, "name"), 32), txt_cut(str(r, "op"), 18), eng(num(r, "flops"), "", a, sizeof a),
+               eng(num(r, "bytes"), "B", b, sizeof b), num(r, "intensity"), tsec(num(r, "t"), c2, sizeof c2),
+               tstr(r, "bound"), total_t > 0 ? 100 * num(r, "t") / total_t : 0);
+    }
+    if (shown < n) printf("(%d more layers; --top 0 shows all)\n", n - shown);
+    free(rows);
+    print_headline(res);
+    printf("\nroofline  time balance %.1f FLOP/B", num(roof, "time_balance"));
+    if (cJSON_IsNumber(get(roof, "energy_balance")))
+        printf(", energy balance %.1f (%.1f without static power), peak %s (%s without static)",
+               num(roof, "energy_balance"), num(roof, "energy_balance_no_static"),
+               eng(num(roof, "peak_flop_per_j"), "FLOP/J", d, sizeof d),
+               eng(num(roof, "peak_flop_per_j_no_static"), "FLOP/J", e, sizeof e));
+    printf("\n");
+    const cJSON *w = get(res, "warnings");
+    if (cJSON_GetArraySize(w) > 0) {
+        printf("\nwarnings\n");
+        cJSON_ArrayForEach(l, w) printf("  [%s] %s\n", tstr(l, "code"), tstr(l, "message"));
+    }
+}
+
+/* ------------------------------------------------------------ measured -- */
+static const char *pct_of(double part, double whole, char *buf, size_t cap) {
+    if (whole > 0) snprintf(buf, cap, "%.1f%%", 100 * part / whole);
+    else snprintf(buf, cap, "-");
+    return buf;
+}
+
+/* The measured profile against the prediction, and the kernel groups that
+ * lose the most time against their speed of light. */
+void print_measured(const cJSON *res, int top) {
+    const cJSON *ms = get(res, "measured");
+    if (!ms) return;
+    const cJSON *layers = get(res, "layers"), *ch = get(get(res, "sol"), "chosen");
+    static const struct { const char *id, *name; } formats[] = {
+        {"ort", "ONNX Runtime profile"}, {"trtexec", "trtexec profile"}, {"csv", "CSV profile"}};
+    const char *fname = tstr(ms, "format");
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+        if (!strcmp(formats[i].id, fname)) fname = formats[i].name;
+    char a[32], b[32], c[32], d[32];
+    double total = num(ms, "total_s");
+    printf("\nmeasured  %s, %d run%s averaged%s: %s in %d kernels", fname, (int)num(ms, "runs"),
+           num(ms, "runs") == 1 ? "" : "s", is_true(ms, "warmup_excluded") ? " (warm-up run left out)" : "",
+           tsec(total, a, sizeof a), (int)num(ms, "kernels"));
+    if (cJSON_IsNumber(get(ms, "run_wall_s"))) printf(" (%s a run, wall clock)", tsec(num(ms, "run_wall_s"), b, sizeof b));
+    printf("\n          predicted %s (%s, %s): measured is %.3gx the prediction\n", tsec(num(ms, "predicted_s"), a, sizeof a),
+           tstr(ch, "model"), tstr(ch, "granularity"), num(ms, "measured_over_predicted"));
+    printf("          %d of %d kernels matched to nodes (%s of the measured time); %d nodes measured, %d of them "
+           "placed in a fused kernel by inference\n", (int)num(ms, "matched"), (int)num(ms, "kernels"),
+           pct_of(num(ms, "matched_s"), total, b, sizeof b), (int)num(ms, "nodes_measured"), (int)num(ms, "nodes_inferred"));
+    printf("          speed of light of the matched kernels %s: efficiency %s; SOL <= measured for %s of their time\n",
+           tsec(num(ms, "sol_s"), a, sizeof a), pct_of(num(ms, "sol_s"), num(ms, "matched_s"), b, sizeof b),
+           pct_of(num(ms, "sol_bound_share"), 1, c, sizeof c));
+    const cJSON *groups = get(ms, "groups");
+    int n = cJSON_GetArraySize(groups), shown = top > 0 && top < n ? top : n;
+    printf("\nwhere the time is lost (kernels by recoverable time = measured - speed of light)\n");
+    printf("%-40s %-14s %5s %10s %10s %7s %10s %6s\n", "kernel", "op", "nodes", "measured", "SOL", "effic.", "lost", "share");
+    const cJSON *g;
+    int row = 0;
+    cJSON_ArrayForEach(g, groups) {
+        if (row++ >= shown) break;
+        const cJSON *ks = get(g, "kernels");
+        char name[64];
+        const char *kn = txt(cJSON_GetStringValue(cJSON_GetArrayItem(ks, 0)));
+        /* long names differ at their end: keep that */
+        snprintf(name, sizeof name, "%s%s%s", strlen(kn) > 36 ? "..." : "", txt_tail(kn, 33),
+                 cJSON_GetArraySize(ks) > 1 ? " (+)" : "");
+        const char *opn = txt_cut(str(g, "op"), 14);
+        const cJSON *eff = get(g, "efficiency");
+        char effs[16];
+        if (cJSON_IsNumber(eff)) snprintf(effs, sizeof effs, "%.1f%%", 100 * eff->valuedouble);
+        else snprintf(effs, sizeof effs, "?");
+        printf("%-40s %-14s %5d %10s %10s %7s %10s %6s\n", name, opn, cJSON_GetArraySize(get(g, "nodes")),
+               tsec(num(g, "measured_s"), a, sizeof a), tsec(num(g, "sol_s"), b, sizeof b), effs,
+               tsec(num(g, "recoverable_s"), c, sizeof c), pct_of(num(g, "measured_s"), total, d, sizeof d));
+    }
+    if (shown < n) printf("(%d more kernels; --top 0 shows all)\n", n - shown);
+    const cJSON *un = get(ms, "unmatched");
+    if (cJSON_GetArraySize(un) > 0) {
+        printf("\nkernels that name no node of the model (%d, %s of the measured time)\n", cJSON_GetArraySize(un),
+               pct_of(num(ms, "unmatched_s"), total, a, sizeof a));
+        cJSON_ArrayForEach(g, un)
+            printf("  %-40s %-14s %10s  %s\n", tstr(g, "name"), tstr(g, "op"), tsec(num(g, "time_s"), b, sizeof b), tstr(g, "why"));
+    }
+    const cJSON *unm = get(ms, "unmeasured");
+    if (cJSON_GetArraySize(unm) > 0) {
+        printf("\nnodes with work but no measured kernel (%d):", cJSON_GetArraySize(unm));
+        int k = 0;
+        cJSON_ArrayForEach(g, unm) {
+            if (k++ == 8) { printf(" ..."); break; }
+            printf(" %s", tstr(cJSON_GetArrayItem(layers, (int)g->valuedouble), "name"));
+        }
+        printf("\n");
+    }
+}
+
+void print_csv(const cJSON *res) {
+    static const char *const cols[] = {"index", "name", "op", "domain", "matrix_flops", "vector_flops",
+                                       "flops", "macs", "input_bytes", "weight_bytes", "output_bytes",
+                                       "bytes", "intensity", "t_compute", "t_memory", "t", "bound",
+                                       "energy_j", "precision", "known",
+                                       /* only with a measured profile: */
+                                       "measured_s", "efficiency", "recoverable_s"};
+    size_t nc = sizeof cols / sizeof *cols - (get(res, "measured") ? 0 : 3);
+    for (size_t i = 0; i < nc; i++) printf("%s%s", cols[i], i + 1 < nc ? "," : "\n");
+    const cJSON *l;
+    cJSON_ArrayForEach(l, get(res, "layers")) {
+        for (size_t i = 0; i < nc; i++) {
+            const cJSON *v = get(l, cols[i]);
+            if (cJSON_IsString(v)) csv_field(stdout, v->valuestring);
+            else if (cJSON_IsNumber(v)) csv_number(stdout, v);
+            else if (cJSON_IsBool(v)) printf("%s", cJSON_IsTrue(v) ? "true" : "false");
+            printf("%s", i + 1 < nc ? "," : "\n");
+        }
+    }
+}
+

@@ -1,0 +1,208 @@
+/* The printers of the views of one model: the what-if studies (compare,
+ * batch sweep, power modes) and the LLM view. They lay out the core's
+ * answer; every figure is read from it. */
+#include <string.h>
+
+#include "cli.h"
+#include "print.h"
+
+/* ------------------------------------------------------------- studies -- */
+static void print_study_header(const cJSON *res) {
+    const cJSON *model = get(res, "model"), *roof = get(res, "roofline");
+    const cJSON *opt = get(res, "options");
+    printf("model     %s  (%d nodes)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)",
+           (int)num(model, "nodes"));
+    printf("options   precision %s, speed-of-light model %s, %s\n\n", tstr(roof, "precision"), tstr(opt, "sol"),
+           tstr(opt, "mode"));
+}
+
+static void print_compare(const cJSON *st) {
+    char a[32], b[32], c[32], d[32], e[32], f[32];
+    printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %-8s %10s\n", "hardware", "mode", "prec", "unfused",
+           "fused", "prefetched", "chosen", "energy", "bound", "launches");
+    const cJSON *r;
+    cJSON_ArrayForEach(r, get(st, "rows")) {
+        const cJSON *h = get(r, "hardware"), *sol = get(r, "sol");
+        const char *name = txt_cut(str(h, "id"), 34);
+        const char *mode = cJSON_IsString(get(h, "power_mode")) ? tstr(h, "power_mode") : "-";
+        const cJSON *err = get(r, "error");
+        if (cJSON_IsObject(err)) {
+            printf("%-34s %-10s error: %s [%s]\n", name, mode, tstr(err, "message"), tstr(err, "code"));
+            continue;
+        }
+        printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %-8s %10s\n", name, mode, tstr(r, "precision"),
+               tsec(num(sol, "unfused"), a, sizeof a), tsec(num(sol, "fused"), b, sizeof b),
+               tsec(num(sol, "fused_prefetched"), c, sizeof c), tsec(num(r, "chosen_time_s"), d, sizeof d),
+               opt_eng(r, "energy_j", "J", e, sizeof e), tstr(r, "bound"),
+               tsec(num(r, "launch_floor_s"), f, sizeof f));
+    }
+}
+
+static void print_sweep(const cJSON *st) {
+    char a[32], b[32], c[32], d[32], e[32], f[32];
+    printf("%8s %10s %10s %9s %12s %10s %12s %12s %-8s\n", "batch", "FLOPs", "bytes", "AI", "attainable",
+           "time", "time/sample", "J/sample", "bound");
+    const cJSON *r;
+    cJSON_ArrayForEach(r, get(st, "rows")) {
+        const cJSON *err = get(r, "error");
+        if (cJSON_IsObject(err)) {
+            printf("%8g error: %s [%s]\n", num(r, "batch"), tstr(err, "message"), tstr(err, "code"));
+            continue;
+        }
+        printf("%8g %10s %10s %9.2f %12s %10s %12s %12s %-8s\n", num(r, "batch"), eng(num(r, "flops"), "", a, sizeof a),
+               eng(num(r, "bytes"), "B", b, sizeof b), num(r, "intensity"),
+               eng(num(r, "attainable_flops_per_s"), "FLOP/s", c, sizeof c), tsec(num(r, "time_s"), d, sizeof d),
+               tsec(num(r, "time_per_sample_s"), e, sizeof e), opt_eng(r, "energy_per_sample_j", "J", f, sizeof f),
+               tstr(r, "bound"));
+    }
+    const cJSON *cb = get(st, "critical_batch");
+    if (cJSON_IsNumber(cb)) printf("\ncritical batch %g (time balance %.4g FLOP/B)\n", cb->valuedouble, num(st, "time_balance"));
+    else printf("\nno critical batch in the range (time balance %.4g FLOP/B)\n", num(st, "time_balance"));
+    printf("%s\n", tstr(st, "note"));
+}
+
+static void print_power_modes(const cJSON *st) {
+    char a[32], b[32], c[32];
+    printf("%-14s %10s %10s %10s %-8s %9s %14s %7s\n", "mode", "time", "energy", "avg power", "bound",
+           "slowdown", "compute-bound", "pareto");
+    const cJSON *r;
+    const char *rec = tstr(st, "recommended");
+    cJSON_ArrayForEach(r, get(st, "rows")) {
+        printf("%-14s %10s %10s %10s %-8s %8.1f%% %13.0f%% %7s%s\n", tstr(r, "mode"), tsec(num(r, "time_s"), a, sizeof a),
+               opt_eng(r, "energy_j", "J", b, sizeof b), opt_eng(r, "avg_power_w", "W", c, sizeof c), tstr(r, "bound"),
+               100 * num(r, "slowdown"), 100 * num(r, "compute_bound_time_share"),
+               is_true(r, "pareto") ? "yes" : "no",
+               !strcmp(str(r, "mode"), rec) ? "   <- recommended" : "");
+    }
+    printf("\nfastest %s; recommended %s (at most %.4g%% slower)\n%s\n", tstr(st, "fastest"), rec,
+           100 * num(st, "max_slowdown"), tstr(st, "reason"));
+}
+
+void print_study(const cJSON *res) {
+    const cJSON *st = get(res, "study");
+    print_study_header(res);
+    const char *kind = tstr(st, "kind");
+    if (!strcmp(kind, "compare")) print_compare(st);
+    else if (!strcmp(kind, "batch_sweep")) print_sweep(st);
+    else print_power_modes(st);
+    const cJSON *w = get(res, "warnings"), *l;
+    if (cJSON_GetArraySize(w) > 0) {
+        printf("\nwarnings (the request's own analysis)\n");
+        cJSON_ArrayForEach(l, w) printf("  [%s] %s\n", tstr(l, "code"), tstr(l, "message"));
+    }
+}
+
+/* ----------------------------------------------------------------- LLM -- */
+static const char *opt_count(const cJSON *o, const char *k, char *buf, size_t cap) {
+    if (!cJSON_IsNumber(get(o, k))) return "unknown";
+    snprintf(buf, cap, "%.0f", num(o, k));
+    return buf;
+}
+
+static void print_llm_phases(const cJSON *L) {
+    const cJSON *pre = get(L, "prefill"), *dec = get(L, "decode");
+    char a[32], b[32], c[32], d[32];
+    printf("%-16s %10s %10s %10s %9s  %-8s %s\n", "phase", "time", "FLOPs", "bytes", "AI", "bound", "launch floor");
+    printf("%-16s %10s %10s %10s %9.1f  %-8s %s\n", "prefill", tsec(num(pre, "time_s"), a, sizeof a),
+           eng(num(pre, "flops"), "", b, sizeof b), eng(num(pre, "bytes"), "B", c, sizeof c),
+           num(pre, "bytes") > 0 ? num(pre, "flops") / num(pre, "bytes") : 0, tstr(pre, "bound"),
+           tsec(num(pre, "launch_floor_s"), d, sizeof d));
+    if (!cJSON_IsObject(dec)) return;
+    printf("%-16s %10s %10s %10s %9.1f  %-8s %s (captured graph: not paid)\n", "decode step",
+           tsec(num(dec, "mean_time_per_token_s"), a, sizeof a), eng(num(dec, "flops_per_step"), "", b, sizeof b),
+           eng(num(dec, "bytes_per_step"), "B", c, sizeof c),
+           num(dec, "bytes_per_step") > 0 ? num(dec, "flops_per_step") / num(dec, "bytes_per_step") : 0,
+           tstr(dec, "bound"), tsec(num(dec, "launch_floor_s"), d, sizeof d));
+}
+
+static void print_llm_memory(const cJSON *L) {
+    char a[32], b[32], c[32], d[32], e[32];
+    bool kv = cJSON_IsNumber(get(L, "kv_cache_bytes"));
+    printf("\nmemory    weights %s", eng(num(L, "weight_bytes"), "B", a, sizeof a));
+    if (kv)
+        printf(" + KV cache %s (%s per token x %g tokens x batch %g)", eng(num(L, "kv_cache_bytes"), "B", b, sizeof b),
+               eng(num(L, "kv_cache_bytes_per_token"), "B", c, sizeof c),
+               num(L, "prompt_tokens") + num(L, "generated_tokens"), num(L, "batch"));
+    printf(" + activations %s\n          = %s", eng(num(L, "activation_bytes"), "B", d, sizeof d),
+           eng(num(L, "memory_required_bytes"), "B", e, sizeof e));
+    const cJSON *fits = get(L, "fits");
+    if (cJSON_IsBool(fits))
+        printf(" of %s: %s\n", eng(num(L, "device_memory_bytes"), "B", a, sizeof a),
+               cJSON_IsTrue(fits) ? "fits" : "does NOT fit");
+    else
+        printf(" (device memory unknown)\n");
+    printf("          largest batch that fits: %s", opt_count(L, "max_batch", a, sizeof a));
+    if (kv) printf("; longest context at batch %g: %s tokens", num(L, "batch"), opt_count(L, "max_context", b, sizeof b));
+    printf("\n");
+}
+
+static void print_llm_sweeps(const cJSON *L) {
+    const cJSON *bs = get(L, "batch_sweep"), *cs = get(L, "context_sweep"), *r;
+    char a[32], b[32], c[32];
+    if (cJSON_IsObject(bs)) {
+        printf("\ndecode batch sweep (prompt %g, generate %g)\n%8s %10s %12s %-8s %10s %s\n", num(L, "prompt_tokens"),
+               num(L, "generated_tokens"), "batch", "TPOT", "tokens/s", "bound", "memory", "fits");
+        cJSON_ArrayForEach(r, get(bs, "rows")) {
+            const cJSON *f = get(r, "fits");
+            printf("%8g %10s %12s %-8s %10s %s\n", num(r, "batch"), tsec(num(r, "tpot_s"), a, sizeof a),
+                   eng(num(r, "tokens_per_s"), "", b, sizeof b), tstr(r, "bound"),
+                   eng(num(r, "memory_required_bytes"), "B", c, sizeof c),
+                   cJSON_IsBool(f) ? (cJSON_IsTrue(f) ? "yes" : "no (memory)") : "-");
+        }
+        const cJSON *cb = get(bs, "compute_bound_batch");
+        if (cJSON_IsNumber(cb)) printf("decode turns compute-bound at batch %g", cb->valuedouble);
+        else printf("decode stays memory-bound over the batches swept");
+        printf("; largest batch that fits: %s\n", opt_count(bs, "max_batch", a, sizeof a));
+    }
+    if (cJSON_IsObject(cs)) {
+        printf("\ndecode context sweep (batch %g)\n%10s %10s %12s %-8s %s\n", num(L, "batch"), "context", "TPOT",
+               "tokens/s", "bound", "fits");
+        cJSON_ArrayForEach(r, get(cs, "rows")) {
+            const cJSON *f = get(r, "fits");
+            printf("%10g %10s %12s %-8s %s\n", num(r, "context"), tsec(num(r, "tpot_s"), a, sizeof a),
+                   eng(num(r, "tokens_per_s"), "", b, sizeof b), tstr(r, "bound"),
+                   cJSON_IsBool(f) ? (cJSON_IsTrue(f) ? "yes" : "no (memory)") : "-");
+        }
+    }
+}
+
+void print_llm(const cJSON *res) {
+    const cJSON *L = get(res, "llm"), *model = get(res, "model");
+    const cJSON *hw = get(res, "hardware"), *roles = get(L, "roles");
+    const cJSON *q = get(L, "quantization"), *dec = get(L, "decode"), *it;
+    char a[32], b[32], c[32], d[32];
+    printf("model     %s  (%d nodes)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)", (int)num(model, "nodes"));
+    printf("hardware  %s%s%s\n", tstr(hw, "name"), cJSON_IsString(get(hw, "power_mode")) ? ", mode " : "",
+           cJSON_IsString(get(hw, "power_mode")) ? tstr(hw, "power_mode_name") : "");
+    printf("roles    ");
+    static const char *const role_keys[] = {"batch", "seq", "past", "total"};
+    for (int i = 0; i < 4; i++)
+        if (cJSON_IsString(get(roles, role_keys[i])))
+            printf(" %s='%s'", role_keys[i], tstr(roles, role_keys[i]));
+    printf("  (%g KV cache inputs)\n", num(roles, "kv_inputs"));
+    printf("run       batch %g, prompt %g tokens", num(L, "batch"), num(L, "prompt_tokens"));
+    if (cJSON_IsObject(dec)) printf(", %g generated", num(L, "generated_tokens"));
+    const cJSON *wb = get(q, "weight_bits"), *kb = get(q, "kv_bits");
+    snprintf(a, sizeof a, cJSON_IsNumber(wb) ? "%.0f-bit" : "as stored", num(q, "weight_bits"));
+    snprintf(b, sizeof b, cJSON_IsNumber(kb) ? "%.0f-bit" : "as the activations", num(q, "kv_bits"));
+    printf("; precision %s, weights %s, KV cache %s; speed-of-light model %s\n\n",
+           tstr(get(res, "roofline"), "precision"), a, b, tstr(L, "sol"));
+    print_llm_phases(L);
+    printf("\nTTFT      %s\n", tsec(num(L, "ttft_s"), a, sizeof a));
+    if (cJSON_IsObject(dec)) {
+        printf("TPOT      %s mean (first %s, last %s; %s over %g steps analysed)\n",
+               tsec(num(dec, "mean_time_per_token_s"), a, sizeof a), tsec(num(dec, "first_time_per_token_s"), b, sizeof b),
+               tsec(num(dec, "last_time_per_token_s"), c, sizeof c), tstr(dec, "method"), num(dec, "steps_evaluated"));
+        printf("e2e       %s;  %s tokens/s;  energy %s per token\n", tsec(num(L, "e2e_s"), a, sizeof a),
+               eng(num(L, "tokens_per_s"), "", b, sizeof b), opt_eng(L, "energy_per_token_j", "J", d, sizeof d));
+    }
+    print_llm_memory(L);
+    print_llm_sweeps(L);
+    printf("\nassumptions\n");
+    cJSON_ArrayForEach(it, get(L, "assumptions")) printf("  - %s\n", txt(it->valuestring));
+    if (cJSON_GetArraySize(get(L, "notes")) > 0) {
+        printf("notes\n");
+        cJSON_ArrayForEach(it, get(L, "notes")) printf("  - %s\n", txt(it->valuestring));
+    }
+}
+
