@@ -126,7 +126,7 @@ check "--max-slowdown inf: exit 2 ($rc)" test "$rc" -eq 2
 check "and says why" has "$TMP/err" "--max-slowdown needs a finite number"
 run "$TMP/out" "$TMP/err" diff "$M/diff_old.onnx" "$M/diff_new.onnx" --hw "$UNIT" --top 5000
 check "diff --top 5000: exit 2 ($rc)" test "$rc" -eq 2
-check "and gives the core's range" has "$TMP/err" "top (1 to 1000)"
+check "and gives the core's range" has "$TMP/err" "from 1 to 1000"
 run "$TMP/out" "$TMP/err" "$M/mlp.onnx" --hw "$UNIT" --top 99999999999
 check "--top past an int: exit 2 ($rc)" test "$rc" -eq 2
 
