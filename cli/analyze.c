@@ -102,52 +102,88 @@ static int add_measured(cJSON *req, const cli_args *A) {
     return EXIT_OK;
 }
 
+/* --strict: exit 4 when the analysis is incomplete (its totals say so). */
+static int strict_code(const cJSON *res) {
+    const cJSON *tot = get(res, "totals");
+    bool incomplete = num(tot, "unknown_layers") > 0 || cJSON_GetArraySize(get(tot, "unsupported_ops")) > 0;
+    return incomplete ? EXIT_INCOMPLETE : EXIT_OK;
+}
+
+/* The answer's text parsed, less its tensor table, which no printer reads:
+ * the tensor table is the last member of layer_columns, itself the last
+ * member of the answer (docs/api.md), and its key followed by {"count": can
+ * stand nowhere else (a string holds its quotes escaped; a model's name
+ * used as a key, in dims or opsets, is followed by another value). The
+ * names and shapes of every tensor are most of a big model's text. */
+static cJSON *parse_answer(const char *out, bool table_view) {
+    static const char key[] = ",\"tensors\":{\"count\":";
+    const char *cut = NULL;
+    for (const char *p = table_view ? strstr(out, key) : NULL; p; p = strstr(p + 1, key)) cut = p;
+    if (!cut) return cJSON_Parse(out);
+    size_t n = (size_t)(cut - out);
+    char *head = malloc(n + 3);
+    if (!head) return NULL;
+    memcpy(head, out, n);
+    memcpy(head + n, "}}", 3); /* closes layer_columns and the answer */
+    cJSON *res = cJSON_ParseWithLength(head, n + 2);
+    free(head);
+    return res;
+}
+
+/* An ok answer laid out: the core's text as it is (json), the Netron
+ * attachment, or a table or CSV whose per-layer figures come from the packed
+ * layer table, so that no layer row is written as text and parsed back. */
+static int print_answer(const char *out, size_t size, const cli_args *A, int top) {
+    const char *format = A->format;
+    if (!strcmp(format, "json") || !strcmp(format, "netron")) {
+        char *att = strcmp(format, "json") ? rl_netron_attachment(out) : NULL;
+        puts(att ? att : out);
+        rl_free(att);
+        if (!A->strict) return EXIT_OK;
+    }
+    layer_table L;
+    bool table_view = !A->studies && !A->llm && (!strcmp(format, "table") || !strcmp(format, "csv"));
+    cJSON *res = parse_answer(out, table_view); /* the text only: no layer row is in it */
+    int rc = res ? EXIT_OK : EXIT_BAD_MODEL;
+    if (!res || (table_view && layer_table_open(&L, res, out, size))) {
+        fputs("rooflens: the core's answer could not be read (out of memory?)\n", stderr);
+        rc = EXIT_BAD_MODEL;
+    } else if (!strcmp(format, "csv")) print_csv(res, &L);
+    else if (!strcmp(format, "table")) {
+        if (A->studies) print_study(res);
+        else if (A->llm) print_llm(res);
+        else print_table(res, &L, top), print_measured(res, &L, top);
+    }
+    if (rc == EXIT_OK && A->strict) rc = strict_code(res);
+    cJSON_Delete(res);
+    return rc;
+}
+
 /* One analysis (or study, or LLM view) of one model, printed in the chosen
  * format. req stays the caller's. */
 static int analyze_and_print(cJSON *req, const char *model_path, const cli_args *A, int top) {
-    const char *format = A->format;
     char *err = NULL;
     rl_model *m = read_model(model_path, false, &err);
     if (!m) {
         if (!err) return EXIT_BAD_MODEL;
-        if (!strcmp(format, "json")) puts(err);
-        else {
-            cJSON *e = cJSON_Parse(err);
-            print_error_line(model_path, get(e, "error"));
-            cJSON_Delete(e);
-        }
+        if (!strcmp(A->format, "json")) puts(err);
+        else report_error_json(err, model_path);
         rl_free(err);
         return EXIT_BAD_MODEL;
     }
     char *text = cJSON_PrintUnformatted(req);
-    char *out = rl_model_analyze(m, text);
+    size_t size = 0;
+    char *out = text ? rl_model_analyze_sized(m, text, &size) : NULL;
     free(text);
     rl_model_free(m);
-    cJSON *res = cJSON_Parse(out);
-    int rc = EXIT_OK;
-    if (!cJSON_IsTrue(get(res, "ok"))) {
-        if (!strcmp(format, "json")) puts(out);
-        else print_error_line(model_path, get(res, "error"));
-        rc = EXIT_BAD_MODEL;
+    int rc = EXIT_BAD_MODEL;
+    if (!out) fputs("rooflens: out of memory\n", stderr);
+    else if (!answer_ok(out)) {
+        if (!strcmp(A->format, "json")) puts(out);
+        else report_error_json(out, model_path);
     } else {
-        if (!strcmp(format, "json")) puts(out);
-        else if (!strcmp(format, "csv")) print_csv(res);
-        else if (!strcmp(format, "netron")) {
-            char *att = rl_netron_attachment(out);
-            puts(att);
-            rl_free(att);
-        }
-        else if (A->studies) print_study(res);
-        else if (A->llm) print_llm(res);
-        else {
-            print_table(res, top);
-            print_measured(res, top);
-        }
-        const cJSON *tot = get(res, "totals");
-        if (A->strict && (num(tot, "unknown_layers") > 0 || cJSON_GetArraySize(get(tot, "unsupported_ops")) > 0))
-            rc = EXIT_INCOMPLETE;
+        rc = print_answer(out, size, A, top);
     }
-    cJSON_Delete(res);
     rl_free(out);
     return rc;
 }
@@ -165,7 +201,11 @@ int run_analyze(cJSON *req, cli_args *A) {
         if ((rc = add_study(req, A)) != EXIT_OK) return rc;
         /* the study carries the figures; the per-layer rows are not printed */
         cJSON_AddFalseToObject(req, "layers");
-    } else if (!A->llm && strcmp(A->format, "json")) cJSON_AddTrueToObject(req, "layers");
+    } else if (!strcmp(A->format, "netron")) {
+        cJSON_AddTrueToObject(req, "layers"); /* the attachment is built from the rows */
+    } else if (!A->llm && strcmp(A->format, "json")) {
+        cJSON_AddStringToObject(req, "layers", "packed"); /* the table and CSV read the doubles */
+    }
     if (A->measured && (rc = add_measured(req, A)) != EXIT_OK) return rc;
     return analyze_and_print(req, A->paths[0], A, A->top < 0 ? 15 : A->top);
 }

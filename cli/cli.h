@@ -64,8 +64,13 @@ rl_model *read_model(const char *path, bool regular_only, char **err);
 const char *hw_dir(const char *override);
 /* A profile by id (DIR/ID.json) or file, parsed; NULL, said on stderr. */
 cJSON *load_profile(const char *id_or_file, const char *dir);
-/* "rooflens: PATH: message [code] at where" on stderr, from an error object. */
+/* "rooflens: PATH: message [code] at where" on stderr, from an error object
+ * (path may be NULL), or from an error answer's text. */
 void print_error_line(const char *path, const cJSON *error);
+void report_error_json(const char *answer, const char *path);
+/* Whether the core's answer is ok, read from its first members
+ * ({"schema":N,"ok":true...}) without parsing the rest. */
+bool answer_ok(const char *answer);
 
 /* Numbers, all through the core's one formatter (rl_format_eng): "1.23 M"
  * + unit, seconds as "2.88 ns", "n/a" when not finite. */

@@ -46,7 +46,8 @@ static int whole(cli_args *A, const char *opt, const char *val, long long lo, lo
     long long v = strtoll(val, &end, 10);
     if (end == val || *end || v < lo || v > hi) {
         char msg[128];
-        snprintf(msg, sizeof msg, "%s needs a whole number from %lld to %lld, not '%%s'", opt, lo, hi);
+        if (hi == LLONG_MAX) snprintf(msg, sizeof msg, "%s needs a whole number of at least %lld, not '%%s'", opt, lo);
+        else snprintf(msg, sizeof msg, "%s needs a whole number from %lld to %lld, not '%%s'", opt, lo, hi);
         return args_usage_error(A, msg, val);
     }
     *out = v;
@@ -71,7 +72,7 @@ static int set_dim(cli_args *A, const char *val) {
     const char *eq = strchr(val, '=');
     if (!eq || eq == val) return args_usage_error(A, "--dim needs NAME=VALUE, not '%s'", val);
     long long v = 0;
-    int rc = whole(A, "--dim (after '=')", eq + 1, 0, LLONG_MAX, &v);
+    int rc = whole(A, "--dim NAME=VALUE", eq + 1, 0, LLONG_MAX, &v);
     if (rc != ARG_DONE) return rc;
     char *name = strndup(val, (size_t)(eq - val)); /* the whole name, however long */
     if (name) cJSON_AddNumberToObject(A->dims, name, (double)v);

@@ -1,6 +1,8 @@
 /* The printers of one analysis: the layer table with the headline
  * figures, the measured profile against the prediction, and the CSV. They
  * lay out the core's answer; every figure is read from it. */
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,9 +14,16 @@ const char *opt_eng(const cJSON *o, const char *k, const char *unit, char *buf, 
     return eng(num(o, k), unit, buf, cap);
 }
 
+/* A layer and its time, sorted slowest first (a NaN time last). */
+typedef struct by_time {
+    double t;
+    int row;
+} by_time;
+
 static int cmp_time(const void *a, const void *b) {
-    double ta = num(*(cJSON *const *)a, "t"), tb = num(*(cJSON *const *)b, "t");
-    return ta < tb ? 1 : ta > tb ? -1 : 0;
+    double ta = ((const by_time *)a)->t, tb = ((const by_time *)b)->t;
+    if (isnan(ta) || isnan(tb)) return isnan(ta) - isnan(tb);
+    return ta < tb ? 1 : ta > tb ? -1 : ((const by_time *)a)->row - ((const by_time *)b)->row;
 }
 
 /* The totals and the headline: the chosen model's figures, as every other
@@ -49,7 +58,7 @@ static void print_headline(const cJSON *res) {
     }
 }
 
-void print_table(const cJSON *res, int top) {
+void print_table(const cJSON *res, const layer_table *L, int top) {
     const cJSON *model = get(res, "model"), *hw = get(res, "hardware");
     const cJSON *sol = get(res, "sol");
     const cJSON *roof = get(res, "roofline"), *opt = get(res, "options");
@@ -76,26 +85,30 @@ void print_table(const cJSON *res, int top) {
         cJSON_ArrayForEach(dd, dims) printf(" %s=%g", txt(dd->string), num(dd, "value"));
         printf("\n");
     }
-    const cJSON *layers = get(res, "layers");
-    int n = cJSON_GetArraySize(layers);
-    cJSON **rows = malloc((size_t)(n + 1) * sizeof *rows);
-    int k = 0;
-    const cJSON *l;
-    cJSON_ArrayForEach(l, layers) rows[k++] = (cJSON *)l;
-    qsort(rows, (size_t)n, sizeof *rows, cmp_time);
-    int shown = top > 0 && top < n ? top : n;
-    const cJSON *ch = get(sol, "chosen");
-    double total_t = num(ch, "time_s"); /* the layers' times are their shares of it */
+    layer_col name, op, flops, bytes, intensity, t, bound;
+    layer_col_open(L, "name", &name), layer_col_open(L, "op", &op), layer_col_open(L, "flops", &flops);
+    layer_col_open(L, "bytes", &bytes), layer_col_open(L, "intensity", &intensity), layer_col_open(L, "t", &t);
+    layer_col_open(L, "bound", &bound);
+    int n = L->count;
+    by_time *rows = malloc((size_t)(n + 1) * sizeof *rows);
+    for (int i = 0; rows && i < n; i++) rows[i] = (by_time){layer_num(&t, i), i};
+    if (rows) qsort(rows, (size_t)n, sizeof *rows, cmp_time);
+    int shown = !rows ? 0 : top > 0 && top < n ? top : n;
+    double total_t = num(get(sol, "chosen"), "time_s"); /* the layers' times are their shares of it */
     printf("\n%-32s %-18s %10s %10s %8s %10s %8s %6s\n", "layer (top by time)", "op", "FLOPs", "bytes", "AI",
            "time", "bound", "share");
-    for (int i = 0; i < shown; i++) {
-        const cJSON *r = rows[i];
-        printf("%-32s %-18s %10s %10s %8.1f %10s %8s %5.1f%%\n", txt_cut(str(r, "name"), 32), txt_cut(str(r, "op"), 18), eng(num(r, "flops"), "", a, sizeof a),
-               eng(num(r, "bytes"), "B", b, sizeof b), num(r, "intensity"), tsec(num(r, "t"), c2, sizeof c2),
-               tstr(r, "bound"), total_t > 0 ? 100 * num(r, "t") / total_t : 0);
+    for (int k = 0; k < shown; k++) {
+        int i = rows[k].row;
+        double ti = layer_num(&t, i);
+        printf("%-32s %-18s %10s %10s %8.1f %10s %8s %5.1f%%\n", txt_cut(layer_str(&name, i), 32),
+               txt_cut(layer_str(&op, i), 18), eng(layer_num(&flops, i), "", a, sizeof a),
+               eng(layer_num(&bytes, i), "B", b, sizeof b), layer_num(&intensity, i), tsec(ti, c2, sizeof c2),
+               txt(layer_str(&bound, i)), total_t > 0 ? 100 * ti / total_t : 0);
     }
     if (shown < n) printf("(%d more layers; --top 0 shows all)\n", n - shown);
     free(rows);
+    layer_col *cols[] = {&name, &op, &flops, &bytes, &intensity, &t, &bound};
+    for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) layer_col_close(cols[k]);
     print_headline(res);
     printf("\nroofline  time balance %.1f FLOP/B", num(roof, "time_balance"));
     if (cJSON_IsNumber(get(roof, "energy_balance")))
@@ -107,6 +120,7 @@ void print_table(const cJSON *res, int top) {
     const cJSON *w = get(res, "warnings");
     if (cJSON_GetArraySize(w) > 0) {
         printf("\nwarnings\n");
+        const cJSON *l;
         cJSON_ArrayForEach(l, w) printf("  [%s] %s\n", tstr(l, "code"), tstr(l, "message"));
     }
 }
@@ -120,10 +134,10 @@ static const char *pct_of(double part, double whole, char *buf, size_t cap) {
 
 /* The measured profile against the prediction, and the kernel groups that
  * lose the most time against their speed of light. */
-void print_measured(const cJSON *res, int top) {
+void print_measured(const cJSON *res, const layer_table *L, int top) {
     const cJSON *ms = get(res, "measured");
     if (!ms) return;
-    const cJSON *layers = get(res, "layers"), *ch = get(get(res, "sol"), "chosen");
+    const cJSON *ch = get(get(res, "sol"), "chosen");
     static const struct { const char *id, *name; } formats[] = {
         {"ort", "ONNX Runtime profile"}, {"trtexec", "trtexec profile"}, {"csv", "CSV profile"}};
     const char *fname = tstr(ms, "format");
@@ -177,33 +191,36 @@ void print_measured(const cJSON *res, int top) {
     const cJSON *unm = get(ms, "unmeasured");
     if (cJSON_GetArraySize(unm) > 0) {
         printf("\nnodes with work but no measured kernel (%d):", cJSON_GetArraySize(unm));
+        layer_col name;
+        layer_col_open(L, "name", &name);
         int k = 0;
         cJSON_ArrayForEach(g, unm) {
             if (k++ == 8) { printf(" ..."); break; }
-            printf(" %s", tstr(cJSON_GetArrayItem(layers, (int)g->valuedouble), "name"));
+            printf(" %s", txt(layer_str(&name, cJSON_IsNumber(g) ? (int)fmin(fmax(g->valuedouble, -1), INT32_MAX) : -1)));
         }
+        layer_col_close(&name);
         printf("\n");
     }
 }
 
-void print_csv(const cJSON *res) {
-    static const char *const cols[] = {"index", "name", "op", "domain", "matrix_flops", "vector_flops",
-                                       "flops", "macs", "input_bytes", "weight_bytes", "output_bytes",
-                                       "bytes", "intensity", "t_compute", "t_memory", "t", "bound",
-                                       "energy_j", "precision", "known",
-                                       /* only with a measured profile: */
-                                       "measured_s", "efficiency", "recoverable_s"};
-    size_t nc = sizeof cols / sizeof *cols - (get(res, "measured") ? 0 : 3);
-    for (size_t i = 0; i < nc; i++) printf("%s%s", cols[i], i + 1 < nc ? "," : "\n");
-    const cJSON *l;
-    cJSON_ArrayForEach(l, get(res, "layers")) {
-        for (size_t i = 0; i < nc; i++) {
-            const cJSON *v = get(l, cols[i]);
-            if (cJSON_IsString(v)) csv_field(stdout, v->valuestring);
-            else if (cJSON_IsNumber(v)) csv_number(stdout, v);
-            else if (cJSON_IsBool(v)) printf("%s", cJSON_IsTrue(v) ? "true" : "false");
-            printf("%s", i + 1 < nc ? "," : "\n");
-        }
+void print_csv(const cJSON *res, const layer_table *L) {
+    static const char *const names[] = {"index", "name", "op", "domain", "matrix_flops", "vector_flops",
+                                        "flops", "macs", "input_bytes", "weight_bytes", "output_bytes",
+                                        "bytes", "intensity", "t_compute", "t_memory", "t", "bound",
+                                        "energy_j", "precision", "known",
+                                        /* only with a measured profile: */
+                                        "measured_s", "efficiency", "recoverable_s"};
+    enum { N_NAMES = sizeof names / sizeof *names };
+    size_t nc = N_NAMES - (get(res, "measured") ? 0 : 3);
+    layer_col cols[N_NAMES];
+    for (size_t c = 0; c < nc; c++) {
+        printf("%s%s", names[c], c + 1 < nc ? "," : "\n");
+        layer_col_open(L, names[c], &cols[c]);
     }
+    for (int i = 0; i < L->count; i++)
+        for (size_t c = 0; c < nc; c++) {
+            layer_csv_cell(&cols[c], i);
+            putchar(c + 1 < nc ? ',' : '\n');
+        }
+    for (size_t c = 0; c < nc; c++) layer_col_close(&cols[c]);
 }
-

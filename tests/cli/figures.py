@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""The CLI's figures are the JSON's: for every fixture model, every cell of
+`--format csv` equals the same layer's member in `--format json` (numbers to
+the last bit), and every row of the table (name, op, intensity, bound, share
+of the time) is the JSON's layer, in the JSON's order by time. The table and
+CSV read the packed layer table; the JSON is the core's text as it is.
+
+    /usr/bin/python3 tests/cli/figures.py path/to/rooflens REPO_ROOT
+"""
+import csv
+import glob
+import io
+import json
+import os
+import subprocess
+import sys
+
+CLI, ROOT = sys.argv[1], sys.argv[2]
+UNIT = os.path.join(ROOT, "tests/hw/unit.json")
+fails = 0
+checked = 0
+
+
+def fail(msg):
+    global fails
+    fails += 1
+    if fails <= 20:
+        print("FAIL:", msg, file=sys.stderr)
+
+
+def run(args):
+    p = subprocess.run([CLI, *args], capture_output=True, timeout=120)
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
+def same(cell, value):
+    if value is None:
+        return cell == ""
+    if isinstance(value, bool):
+        return cell == ("true" if value else "false")
+    if isinstance(value, (int, float)):
+        return cell != "" and float(cell) == float(value)
+    text = value
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        text = "'" + text
+    return cell == text
+
+
+def check_model(model, extra):
+    global checked
+    rc, out = run([model, "--hw", UNIT, "--format", "json", *extra])
+    if rc not in (0,):
+        return  # a fixture the core refuses has no figures to compare
+    ans = json.loads(out)
+    layers = ans["layers"]
+    rc, out = run([model, "--hw", UNIT, "--format", "csv", *extra])
+    rows = list(csv.reader(io.StringIO(out)))
+    head, body = rows[0], rows[1:]
+    if len(body) != len(layers):
+        fail(f"{model}: csv has {len(body)} rows, json {len(layers)} layers")
+        return
+    for i, (row, layer) in enumerate(zip(body, layers)):
+        for col, cell in zip(head, row):
+            checked += 1
+            if not same(cell, layer.get(col)):
+                fail(f"{model} layer {i} {col}: csv {cell!r}, json {layer.get(col)!r}")
+    rc, out = run([model, "--hw", UNIT, "--top", "0", *extra])
+    lines = out.splitlines()
+    start = next(k for k, l in enumerate(lines) if l.startswith("layer (top by time)")) + 1
+    total = ans["sol"]["chosen"]["time_s"]
+    order = sorted(range(len(layers)), key=lambda k: (-layers[k]["t"], k))
+    for k, idx in enumerate(order):
+        layer, line = layers[idx], lines[start + k]
+        share = 100 * layer["t"] / total if total > 0 else 0
+        want_tail = f"{layer['intensity']:8.1f}"
+        checked += 1
+        plain = lambda s: s.isascii() and s.isprintable()  # others are shown escaped (tests/cli/hostile.sh)
+        if plain(layer["name"]) and not line.startswith(layer["name"][:32].ljust(32)):
+            fail(f"{model} table row {k}: {line!r} is not layer {layer['name']!r}")
+        if (plain(layer["op"]) and f" {layer['op'][:18]}" not in line) or f"{share:5.1f}%" not in line \
+                or want_tail not in line or f" {layer['bound']} " not in line:
+            fail(f"{model} table row {k}: {line!r} does not show {layer['op']}, {want_tail}, {layer['bound']}, {share:5.1f}%")
+
+
+models = sorted(glob.glob(os.path.join(ROOT, "tests/fixtures/models/*.onnx")))
+models += sorted(glob.glob(os.path.join(ROOT, "tests/fixtures/hostile/*.onnx")))
+for m in models:
+    check_model(m, [])
+measured = os.path.join(ROOT, "tests/fixtures/measured")
+check_model(os.path.join(measured, "small_cnn.onnx"), ["--measured", os.path.join(measured, "csv_small_cnn.csv")])
+check_model(os.path.join(measured, "small_cnn.onnx"), ["--measured", os.path.join(measured, "ort_small_cnn_all.json")])
+print(f"cli figures: {checked} cells and rows compared over {len(models) + 2} analyses, {fails} failed")
+sys.exit(1 if fails or checked == 0 else 0)
