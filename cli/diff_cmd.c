@@ -69,8 +69,11 @@ static void total_row(const cJSON *t, const char *key, const char *label, const 
     const cJSON *d = get(t, key);
     if (!cJSON_IsNumber(get(d, "old")) && !cJSON_IsNumber(get(d, "new"))) return;
     char a[40], b[40], c[64];
-    printf("  %-16s %14s %14s   %s\n", label, fmt(num(d, "old"), unit, a, sizeof a), fmt(num(d, "new"), unit, b, sizeof b),
-           change_text(d, unit, c, sizeof c));
+    /* a side that has no figure (the old side of a new model) is a dash, never a zero */
+    const char *old_text = cJSON_IsNumber(get(d, "old")) ? fmt(num(d, "old"), unit, a, sizeof a) : "-";
+    const char *new_text = cJSON_IsNumber(get(d, "new")) ? fmt(num(d, "new"), unit, b, sizeof b) : "-";
+    printf("  %-16s %14s %14s   %s\n", label, old_text, new_text,
+           cJSON_IsNumber(get(d, "delta")) ? change_text(d, unit, c, sizeof c) : "");
 }
 
 static void layer_list(const char *title, const cJSON *arr) {
@@ -85,7 +88,10 @@ static void layer_list(const char *title, const cJSON *arr) {
 static void print_diff_totals(const cJSON *d) {
     const cJSON *o = get(d, "old"), *n = get(d, "new"), *hw = get(d, "hardware"), *opt = get(d, "options");
     const cJSON *t = get(d, "totals");
-    printf("old       %s  (%s, %g nodes)\n", tstr(o, "label"), tstr(o, "name")[0] ? tstr(o, "name") : "unnamed", num(o, "nodes"));
+    if (cJSON_IsObject(o))
+        printf("old       %s  (%s, %g nodes)\n", tstr(o, "label"), tstr(o, "name")[0] ? tstr(o, "name") : "unnamed", num(o, "nodes"));
+    else
+        printf("old       none: a new model, judged without a base\n");
     printf("new       %s  (%s, %g nodes)\n", tstr(n, "label"), tstr(n, "name")[0] ? tstr(n, "name") : "unnamed", num(n, "nodes"));
     printf("hardware  %s%s%s  precision %s, %s, speed-of-light model %s (%s)\n\n", tstr(hw, "name"),
            cJSON_IsString(get(hw, "power_mode")) ? ", mode " : "", tstr(hw, "power_mode"), tstr(n, "precision"),
@@ -177,7 +183,10 @@ static void print_diff_table(const cJSON *d, int top) {
     }
     const cJSON *g = get(d, "gate");
     if (cJSON_IsObject(g)) {
-        printf("\ngate      %s: %s\n", tstr(g, "expression"), cJSON_IsTrue(get(g, "passed")) ? "passed" : "FAILED");
+        /* a gate that judged nothing (a new model and only thresholds of change) did not pass anything */
+        bool judged = !cJSON_IsNumber(get(g, "judged")) || num(g, "judged") > 0;
+        printf("\ngate      %s: %s\n", tstr(g, "expression"),
+               !judged ? "not judged" : cJSON_IsTrue(get(g, "passed")) ? "passed" : "FAILED");
         cJSON_ArrayForEach(x, get(g, "clauses")) printf("  [%s] %s\n", tstr(x, "status"), tstr(x, "message"));
     }
 }

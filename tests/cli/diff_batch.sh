@@ -104,6 +104,18 @@ check "batch: the nested model comes after them, complete" grep -qE "^$TMP/zoo/n
 check "batch: the folder's other files are not models" bash -c "! grep -q notes.txt '$TMP/out'"
 check "batch: stderr counts the failures" has "$TMP/err" "2 of 4 models could not be analysed"
 
+# A new model (OLD is /dev/null): no base, so its old figures are dashes,
+# not zeros, and a gate of changes only judged nothing: "not judged".
+run "$TMP/out" "$TMP/err" diff /dev/null "$M/diff_new.onnx" "${HW[@]}" --fail-if "time>+5%"
+check "new model: exit 0 ($rc)" test "$rc" -eq 0
+check "new model: the old side is named as none" has "$TMP/out" "old       none: a new model"
+check "new model: old figures are dashes" grep -qE '^  predicted time +- +[0-9.]+ ' "$TMP/out"
+check "new model: no zero for the old side" sh -c '! grep -qE "^  predicted time +0 s" "$1"' _ "$TMP/out"
+check "new model: a gate of changes is not judged" has "$TMP/out" "gate      time>+5%: not judged"
+run "$TMP/out" "$TMP/err" diff /dev/null "$M/diff_new.onnx" "${HW[@]}" --fail-if "unsupported>0"
+check "new model: unsupported is judged and fails (exit $rc)" test "$rc" -eq 5
+check "new model: FAILED" has "$TMP/out" "gate      unsupported>0: FAILED"
+
 run "$TMP/out" "$TMP/err" batch "$M/mlp.onnx" "$TMP/none.onnx" "$M/conv_net.onnx" "${HW[@]}" --format json
 check "batch json: one line per model" test "$(wc -l <"$TMP/out")" -eq 3
 check "batch json: the missing file in its row" grep -q '"file":"'"$TMP"'/none.onnx","ok":false,"error":{.*"code":"cannot_open"' "$TMP/out"
