@@ -161,6 +161,30 @@ static bool small_int_tensors(const cJSON *list, bool *any) {
     return true;
 }
 
+/* A layer's bound names the term that sets its time (issue 27): compute or
+ * memory only when its time is within its own roofline (the larger of its
+ * compute time and its traffic under the chosen model over the bandwidth),
+ * and then the larger of the two; overhead or power exactly when that floor
+ * set the model's time, as the summary says. */
+static void check_layer_bound(const char *what, const cJSON *l, const cJSON *ch, double bw) {
+    const char *b = str(l, "bound"), *model_bound = str(ch, "bound");
+    bool unfused = !strcmp(str(ch, "model"), "unfused");
+    double tc = num(l, "t_compute"), tm = num(l, unfused ? "bytes" : "fused_bytes") / bw, t = num(l, "t");
+    bool floor_set = !strcmp(model_bound, "overhead") || !strcmp(model_bound, "power");
+    if (!strcmp(b, "compute") || !strcmp(b, "memory")) {
+        CHECK(!floor_set, "%s: %s is %s-bound while the %s floor sets the model's time", what, str(l, "name"), b,
+              model_bound);
+        CHECK(le(t, (tc > tm ? tc : tm) * (1 + 1e-9)), "%s: %s is %s-bound with a time %g above both its compute "
+              "time %g and its memory time %g", what, str(l, "name"), b, t, tc, tm);
+        CHECK(!strcmp(b, "compute") == (tc >= tm), "%s: %s says %s with compute %g, memory %g", what,
+              str(l, "name"), b, tc, tm);
+    } else if (!strcmp(b, "overhead") || !strcmp(b, "power")) {
+        CHECK(!strcmp(b, model_bound), "%s: %s is %s-bound, the model %s-bound", what, str(l, "name"), b, model_bound);
+    } else {
+        CHECK(!strcmp(b, "none") || !strcmp(b, "unknown"), "%s: %s has bound '%s'", what, str(l, "name"), b);
+    }
+}
+
 /* `own_dtypes`: the response shows the model's own element types (a
  * precision override to int8 would show every float tensor as int8). */
 static void check_layers(const char *what, const cJSON *res, bool own_dtypes) {
@@ -222,6 +246,7 @@ static void check_layers(const char *what, const cJSON *res, bool own_dtypes) {
                       what, str(l, "name"), x, kj->valuedouble, roof);
             }
         }
+        check_layer_bound(what, l, ch, bw);
         kernels += num(l, "kernels");
         if (num(l, "kernels") != (double)cJSON_IsTrue(get(l, "kernel"))) control = true;
         if (cJSON_IsNull(get(l, "fused_into"))) fused_kernels += num(l, "kernels");

@@ -539,6 +539,12 @@ static void fill_layer(rl_layer_time *L, const rl_prepared *pg, const rl_node *n
     else L->bound = L->tc >= tm_model ? "compute" : "memory";
 }
 
+/* The floor that set a model's time ("overhead": kernel launches, "power":
+ * the power budget), or NULL when its roofline did. */
+static const char *floor_set_time(const rl_sol_result *r) {
+    return !strcmp(r->bound, "overhead") || !strcmp(r->bound, "power") ? r->bound : NULL;
+}
+
 /* Each layer's share of the chosen model's time and energy: its roofline
  * time under that model (a fused group's time split in proportion to its
  * members' own), scaled so that the shares add up to time_s. */
@@ -565,10 +571,16 @@ static void share_layers(const rl_prepared *pg, const rl_hw *hw, rl_layer_time *
         }
     }
     const double time = out->chosen_sol.time_s;
+    /* When the launch floor or the power floor sets the model's time, every
+     * layer's share is stretched past its own roofline by that floor: its
+     * bound is the floor's, as the summary's is (docs/model.md §7). */
+    const char *floor_bound = floor_set_time(&out->chosen_sol);
     for (int i = 0; i < g->n_nodes; i++) {
         rl_layer_time *L = &lt[i];
         if (roof_sum > 0) L->t = time * (L->t / roof_sum);
         else L->t = kernels > 0 && L->kernel ? time / kernels : 0;
+        if (floor_bound && (!strcmp(L->bound, "compute") || !strcmp(L->bound, "memory")))
+            L->bound = floor_bound;
         double q = unfused ? L->bytes : L->fused_bytes;
         L->model_bytes = q;
         if (out->has_energy) {

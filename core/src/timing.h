@@ -77,8 +77,10 @@ typedef struct rl_layer_time {
     double energy;         /* the layer's share of the chosen model's energy_j (NAN: no figures) */
     double flop_energy;    /* dynamic energy of its FLOPs (per unit and precision) */
     int prec;              /* precision its work is timed at (after any fallback) */
-    const char *bound;     /* compute | memory | none | unknown: the layer's own roofline
-                              under the chosen model's bytes */
+    const char *bound;     /* compute | memory: the layer's own roofline under the chosen
+                              model's bytes; overhead | power: the launch or power floor set
+                              the model's time (and so stretched the layer's share past its
+                              roofline); none (no work) | unknown (missing shapes) */
     const char *energy_bound; /* compute | memory: the larger dynamic energy */
     bool kernel;           /* runs on the device as a kernel of its own (unfused model) */
     double kernels;        /* kernels it launches in the unfused model (a control-flow node:
