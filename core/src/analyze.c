@@ -323,6 +323,8 @@ static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_tim
     rl_layer_num(w, "t_memory", L->tm);
     rl_layer_num(w, "t", L->t);
     rl_layer_str(w, "bound", L->bound);
+    rl_layer_num(w, "forecast_s", L->forecast_s);
+    rl_layer_str(w, "op_class", rl_op_class_names[L->op_class]);
     rl_layer_str(w, "precision", rl_precision_name(L->prec));
     rl_layer_bool(w, "kernel", L->kernel);
     rl_layer_num(w, "kernels", L->kernels);
@@ -518,6 +520,44 @@ static void add_sol_section(cJSON *root, const rl_timing *t) {
     cJSON_AddItemToObject(so, "chosen", ch);
 }
 
+/* ---- the forecast beside the floor (forecast.h; docs/api.md, "Forecast") */
+static cJSON *forecast_class_json(int cls, const rl_forecast_class *b, const rl_hw *hw, int prec) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "class", rl_op_class_names[cls]);
+    rl_json_add_num(o, "time_s", b->time_s);
+    rl_json_add_num(o, "floor_s", b->floor_s);
+    rl_json_add_num(o, "kernels", b->kernels);
+    rl_json_add_num(o, "flops", b->flops);
+    rl_json_add_num(o, "bytes", b->bytes);
+    rl_json_add_num(o, "compute_fraction", hw->fc.compute[cls]);
+    rl_json_add_num(o, "memory_fraction", hw->fc.memory[cls]);
+    /* the class's achievable ceilings at the roofline's precision, for the charts */
+    bool matrix = cls == RL_CLASS_MATRIX || cls == RL_CLASS_DEPTHWISE;
+    rl_json_add_num(o, "peak_flops_per_s", (matrix ? hw->matrix[prec] : hw->vector[prec]) * hw->fc.compute[cls]);
+    rl_json_add_num(o, "bandwidth_Bps", hw->mem_bw[0] * hw->fc.memory[cls]);
+    return o;
+}
+
+static void add_forecast_section(cJSON *root, const rl_timing *t, const rl_hw *hw) {
+    const rl_forecast *f = &t->forecast;
+    cJSON *fo = cJSON_AddObjectToObject(root, "forecast");
+    rl_json_add_num(fo, "time_s", f->time_s);
+    if (t->has_energy) rl_json_add_num(fo, "energy_j", f->energy_j);
+    else cJSON_AddNullToObject(fo, "energy_j");
+    rl_json_add_num(fo, "floor_s", f->floor_s);
+    rl_json_add_num(fo, "headroom", f->floor_s > 0 ? f->time_s / f->floor_s : 1);
+    cJSON_AddStringToObject(fo, "basis", hw->fc.calibrated ? "calibrated" : "analytic");
+    cJSON_AddStringToObject(fo, "stack", hw->fc.stack);
+    rl_json_add_num(fo, "kernels_s", f->kernels_s);
+    cJSON_AddBoolToObject(fo, "clamped", f->clamped);
+    rl_json_add_num(fo, "dram_bytes", f->dram_bytes);
+    rl_json_add_num(fo, "cache_bytes", f->cache_bytes);
+    rl_json_add_num(fo, "kernel_overhead_s", hw->fc.kernel_s);
+    cJSON *bc = cJSON_AddArrayToObject(fo, "by_class");
+    for (int cls = 0; cls < RL_CLASS_COUNT; cls++)
+        cJSON_AddItemToArray(bc, forecast_class_json(cls, &f->by_class[cls], hw, t->main_prec));
+}
+
 /* What a reader of the headline must know about how its time was set. */
 static void warn_about_headline(rl_ctx *c, const rl_timing *t, const rl_hw *hw) {
     const rl_sol_result *ch = rl_timing_chosen(t);
@@ -700,6 +740,7 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
         goto fail;
     add_totals_section(root, pg.graph, &pg, &t, &o, &arena);
     add_sol_section(root, &t);
+    add_forecast_section(root, &t, &hw);
     rl_measured_json(measured, root, rl_timing_chosen(&t)->time_s);
     add_roofline_section(root, &hw, &t);
     /* a what-if study over the same parsed model (docs/api.md, "Studies") */

@@ -8,6 +8,7 @@
 
 #include "infer.h"
 #include "roofline.h"
+#include "forecast.h"
 #include "timing.h"
 #include "ops/op.h"
 
@@ -419,6 +420,12 @@ static double fused_bytes(const rl_ctx *c, const rl_prepared *pg, const rl_node 
     return b < unfused ? b : unfused;
 }
 
+int rl_node_timing_precision(rl_ctx *c, const rl_options *o, const rl_hw *hw, const rl_node *n) {
+    return usable_precision(c, hw, node_precision(o, n));
+}
+
+double rl_node_fused_bytes(const rl_ctx *c, const rl_prepared *pg, const rl_node *n) { return fused_bytes(c, pg, n); }
+
 /* One node's figures on the device, before the model-level rules. */
 typedef struct node_fig {
     double flops, bytes, fbytes, tc, e_flop; /* e_flop: dynamic energy of its FLOPs */
@@ -642,6 +649,7 @@ void rl_time_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const 
     time_models(out, hw, &s);
     choose(out, o, hw, &s);
     if (lt) share_layers(pg, hw, lt, out);
+    rl_forecast_graph(c, pg, o, hw, lt, out);
 }
 
 int rl_prepare_and_time(rl_ctx *c, const rl_options *o, const rl_hw *hw, rl_prepared *pg,
@@ -678,6 +686,8 @@ int rl_timing_check(const rl_timing *t, const rl_graph *g, rl_error *err) {
         for (size_t i = 0; i < sizeof f / sizeof *f; i++) ok = ok && figure_ok(f[i]);
         if (t->has_energy) ok = ok && figure_ok(r->energy_j) && figure_ok(r->avg_power_w);
     }
+    const rl_forecast *f = &t->forecast;
+    ok = ok && figure_ok(f->time_s) && figure_ok(f->kernels_s) && (!t->has_energy || figure_ok(f->energy_j));
     if (ok) return 0;
     rl_error_set(err, "limit_size", "totals",
                  "the model's totals are beyond what can be counted (a FLOP, byte, time or energy figure "
