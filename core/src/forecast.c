@@ -65,10 +65,13 @@ static double tiling_share(const rl_forecast_params *p, double tm, double tn, do
 
 double rl_matrix_quantization(const rl_forecast_params *p, double m, double n, double k, double batch) {
     if (!(m >= 1 && n >= 1 && k >= 1 && batch >= 1) || !isfinite(m * n * k * batch)) return 1;
+    /* the engine halves its tile (up to 3 times) only while the tiles do
+     * not fill the units: smaller tiles reuse less, so big products keep it */
     double best = 0;
     for (int s = 0; s < 4; s++) {
         double tm = fmax(1, floor(p->tile_m / (1 << s))), tn = fmax(1, floor(p->tile_n / (1 << s)));
         best = max2(best, tiling_share(p, tm, tn, m, n, k, batch));
+        if (batch * ceil(m / tm) * ceil(n / tn) >= p->units) break;
     }
     return best > 0 && best <= 1 ? best : 1;
 }

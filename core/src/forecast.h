@@ -32,9 +32,9 @@ typedef struct rl_fc_kernel {
 int rl_node_op_class(const rl_node *n);
 
 /* The share of a matrix unit's peak that tile and wave quantization leave
- * to an M×N×K product repeated `batch` times (1: none), with the engine
- * choosing the best of the profile's tile and its halvings, and splitting K
- * when the tiles do not fill the units. In (0, 1]. */
+ * to an M×N×K product repeated `batch` times (1: none): the engine halves
+ * the profile's tile (up to 3 times) while the tiles do not fill the units,
+ * and splits K among the units when they still do not. In (0, 1]. */
 double rl_matrix_quantization(const rl_forecast_params *p, double m, double n, double k, double batch);
 
 /* The figures of one kernel made of nodes first, next[first], ... (next
