@@ -154,6 +154,7 @@ static void validation(const cJSON *unit) {
         {"{\"basis\": \"guessed\"}", "forecast.basis"},
         {"{\"stack\": 3}", "forecast.stack"},
         {"{\"cache_level\": \"L9\"}", "forecast.cache_level"},
+        {"{\"cache_level\": \"DRAM\"}", "forecast.cache_level"},
         {"{\"tile_m\": 0}", "forecast.tile_m"},
         {"{\"kernel_overhead_s\": -1}", "forecast.kernel_overhead_s"},
         {"{\"launch\": 1}", "forecast.launch"},

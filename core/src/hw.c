@@ -335,10 +335,12 @@ static int apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
     if (cache) {
         f->cache_level = -1;
         for (int i = 1; cJSON_IsString(cache) && i < hw->n_mem; i++)
-            if (hw->mem_name[i] && !strcmp(hw->mem_name[i], cache->valuestring) && hw->mem_cap[i] > 0) f->cache_level = i;
+            if (hw->mem_name[i] && !strcmp(hw->mem_name[i], cache->valuestring) && hw->mem_cap[i] > 0 &&
+                hw->mem_bw[i] > 0)
+                f->cache_level = i;
         if (f->cache_level < 0)
             return bad(x, "forecast.cache_level", "must name a memory level after memory[0] that gives its "
-                                                  "capacity_bytes");
+                                                  "bandwidth_Bps and capacity_bytes");
     }
     static const char *const keys[] = {"kernel_overhead_s", "matrix_units", "tile_m", "tile_n", "tile_k"};
     double *dst[] = {&f->kernel_s, &f->units, &f->tile_m, &f->tile_n, &f->tile_k};
