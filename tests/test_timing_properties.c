@@ -130,8 +130,9 @@ static void check_forecast(const char *what, const cJSON *res, bool energy) {
     const cJSON *c;
     cJSON_ArrayForEach(c, get(f, "by_class")) {
         ct += num(c, "time_s"), cf += num(c, "floor_s"), ck += num(c, "kernels"), n++;
-        CHECK(num(c, "compute_fraction") > 0 && num(c, "compute_fraction") <= 1 && num(c, "memory_fraction") > 0 &&
-              num(c, "memory_fraction") <= 1, "%s: class %s's fractions in (0, 1]", what, str(c, "class"));
+        CHECK(num(c, "peak_flops_per_s") > 0 && num(c, "bandwidth_Bps") > 0 &&
+              le(num(c, "bandwidth_Bps"), num(get(res, "roofline"), "bandwidth_Bps")),
+              "%s: class %s's ceilings are under the roofs", what, str(c, "class"));
     }
     CHECK(n == 6 && same(ct, t, 1e-9), "%s: %d classes' forecasts add up to %g, want %g", what, n, ct, t);
     CHECK(same(ck, num(ch, "kernels"), 1e-12), "%s: classes' kernels %g, the model's %g", what, ck, num(ch, "kernels"));

@@ -528,11 +528,8 @@ static cJSON *forecast_class_json(int cls, const rl_forecast_class *b, const rl_
     rl_json_add_num(o, "time_s", b->time_s);
     rl_json_add_num(o, "floor_s", b->floor_s);
     rl_json_add_num(o, "kernels", b->kernels);
-    rl_json_add_num(o, "flops", b->flops);
-    rl_json_add_num(o, "bytes", b->bytes);
-    rl_json_add_num(o, "compute_fraction", hw->fc.compute[cls]);
-    rl_json_add_num(o, "memory_fraction", hw->fc.memory[cls]);
-    /* the class's achievable ceilings at the roofline's precision, for the charts */
+    /* the class's achievable ceilings at the roofline's precision, for the
+     * charts (its fractions are the profile's: forecast.classes) */
     bool matrix = cls == RL_CLASS_MATRIX || cls == RL_CLASS_DEPTHWISE;
     rl_json_add_num(o, "peak_flops_per_s", (matrix ? hw->matrix[prec] : hw->vector[prec]) * hw->fc.compute[cls]);
     rl_json_add_num(o, "bandwidth_Bps", hw->mem_bw[0] * hw->fc.memory[cls]);
