@@ -141,7 +141,6 @@ static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
     double tv = hw->vector[p] > 0 ? q->vector_flops / hw->vector[p] : 0;
     double tc = max2(tm, tv);
     k->tc[cls] += tc;
-    k->flops += q->matrix_flops + q->vector_flops;
     k->e_flop += rl_hw_flop_energy(hw, p, q->matrix_flops, q->vector_flops);
     return tc;
 }
@@ -238,7 +237,7 @@ void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
         f->dram_bytes += k.dram_bytes, f->cache_bytes += k.cache_bytes;
         e_dyn += k.e_flop + hw->e_byte * k.dram_bytes;
         rl_forecast_class *bc = &f->by_class[k.cls];
-        bc->time_s += t, bc->kernels += kernels, bc->flops += k.flops, bc->bytes += k.dram_bytes + k.cache_bytes;
+        bc->time_s += t, bc->kernels += kernels;
         if (!lt) continue;
         spread(pg, r, unfused, t, lt);
         for (int i = r; i >= 0; i = unfused ? -1 : pg->group_next[i]) bc->floor_s += lt[i].t;

@@ -22,7 +22,7 @@ typedef struct rl_fc_kernel {
                                   after tile and wave quantization) */
     double t_dram, t_cache;    /* its traffic over main memory's and the cache level's bandwidth */
     double dram_bytes, cache_bytes;
-    double flops, e_flop;      /* work and its dynamic energy */
+    double e_flop;             /* dynamic energy of its work */
     double kernels;            /* kernels it launches: each pays the fixed cost */
     int cls;                   /* the kernel's class: its matrix node's, else its slowest node's */
 } rl_fc_kernel;

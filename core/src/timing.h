@@ -95,7 +95,7 @@ typedef struct rl_layer_time {
 typedef struct rl_forecast_class {
     double time_s;        /* Σ their forecast (after the model's clamp to the floor) */
     double floor_s;       /* Σ their layers' share of the floor (sol.chosen's layer times) */
-    double kernels, flops, bytes; /* bytes: main-memory and cache traffic the forecast counts */
+    double kernels;
 } rl_forecast_class;
 
 /* The forecast beside the floor (docs/model.md §12): what a tuned software
