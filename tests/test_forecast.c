@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <dirent.h>
 #include <time.h>
 
 #include "check.h"
@@ -391,11 +392,44 @@ static void fit_real_profiles(const cJSON *unit) {
     for (int i = 0; i < 2; i++) free(texts[i]), rl_model_free(models[i]);
 }
 
+/* Every shipped profile forecasts with its own parameters, not the core's
+ * generic defaults: its forecast block names the stack and gives every
+ * figure (docs/model.md §12.4), and the analysis says so. */
+static void shipped_forecast(void) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/hw", root_dir);
+    DIR *d = opendir(dir);
+    CHECK(d != NULL, "cannot open %s", dir);
+    int n = 0;
+    struct dirent *e;
+    static const char *const needed[] = {"kernel_overhead_s", "matrix_units", "tile_m", "tile_n", "tile_k"};
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json")) continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        cJSON *p = check_read_json(path);
+        const cJSON *f = cJSON_GetObjectItem(p, "forecast");
+        bool ok = cJSON_IsString(cJSON_GetObjectItem(f, "stack"));
+        for (size_t i = 0; i < sizeof needed / sizeof *needed; i++) ok = ok && cJSON_GetObjectItem(f, needed[i]);
+        for (int c = 0; c < RL_CLASS_COUNT; c++) {
+            const cJSON *co = cJSON_GetObjectItem(cJSON_GetObjectItem(f, "classes"), rl_op_class_names[c]);
+            ok = ok && cJSON_GetObjectItem(co, "compute_fraction") && cJSON_GetObjectItem(co, "memory_fraction");
+        }
+        CHECK(ok, "%s: a complete forecast block (stack, every figure, every class)", e->d_name);
+        n++;
+        cJSON_Delete(p);
+    }
+    if (d) closedir(d);
+    CHECK(n >= 26, "the shipped profiles were found (%d)", n);
+}
+
 int main(int argc, char **argv) {
     tests_dir = argc > 1 ? argv[1] : ".";
     root_dir = argc > 2 ? argv[2] : "..";
     cJSON *unit = check_read_hw(tests_dir, root_dir, "unit");
     quantization();
+    shipped_forecast();
     if (unit) {
         classes(unit);
         clamp(unit);
