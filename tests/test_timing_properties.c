@@ -13,7 +13,10 @@
  *  - batch-sweep rows equal direct runs;
  *  - no kernel is a view or shape arithmetic on small integer tensors, and
  *    kernel counts are the layers' own;
- *  - no number anywhere in a response is negative (JSON has no inf/NaN).
+ *  - no number anywhere in a response is negative (JSON has no inf/NaN);
+ *  - the forecast is never below the floor (sol.chosen.time_s), its classes
+ *    and its layers add up to it, and its power stays within the budget;
+ *  - a layer's bound names the term that sets its time.
  * Then, through the internal API, the power cap on the unit device: a
  * budget below the model's roofline power stretches the time until the
  * average power equals it. */
@@ -104,6 +107,39 @@ static int negative_numbers(const cJSON *j) {
     return n;
 }
 
+/* ------------------------------------------------------------ forecast -- */
+/* The forecast (docs/model.md §12): never below the floor, which is
+ * sol.chosen.time_s; its classes add up to it; its energy follows its time
+ * within the power budget. */
+static void check_forecast(const char *what, const cJSON *res, bool energy) {
+    const cJSON *f = get(res, "forecast"), *ch = get(get(res, "sol"), "chosen");
+    double t = num(f, "time_s"), floor_s = num(f, "floor_s");
+    CHECK(cJSON_IsObject(f) && t >= 0 && isfinite(t), "%s: a forecast with a finite time", what);
+    CHECK(floor_s == num(ch, "time_s"), "%s: forecast.floor_s %g is sol.chosen.time_s %g", what, floor_s, num(ch, "time_s"));
+    CHECK(t >= floor_s, "%s: the forecast %g is below the floor %g", what, t, floor_s);
+    CHECK(floor_s > 0 ? same(num(f, "headroom"), t / floor_s, 1e-12) : num(f, "headroom") == 1, "%s: headroom", what);
+    CHECK(!strcmp(str(f, "basis"), "analytic") || !strcmp(str(f, "basis"), "calibrated"), "%s: basis", what);
+    CHECK(str(f, "stack")[0] != '\0', "%s: the forecast names its stack", what);
+    CHECK(energy == cJSON_IsNumber(get(f, "energy_j")), "%s: a forecast energy iff the profile has energy", what);
+    const cJSON *budget = get(get(res, "hardware"), "power_budget_w");
+    if (energy && cJSON_IsNumber(budget) && t > 0)
+        CHECK(le(num(f, "energy_j") / t, budget->valuedouble), "%s: the forecast draws %g W over the %g W budget", what,
+              num(f, "energy_j") / t, budget->valuedouble);
+    double ct = 0, cf = 0, ck = 0;
+    int n = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, get(f, "by_class")) {
+        ct += num(c, "time_s"), cf += num(c, "floor_s"), ck += num(c, "kernels"), n++;
+        CHECK(num(c, "peak_flops_per_s") > 0 && num(c, "bandwidth_Bps") > 0 &&
+              le(num(c, "bandwidth_Bps"), num(get(res, "roofline"), "bandwidth_Bps")),
+              "%s: class %s's ceilings are under the roofs", what, str(c, "class"));
+    }
+    CHECK(n == 6 && same(ct, t, 1e-9), "%s: %d classes' forecasts add up to %g, want %g", what, n, ct, t);
+    CHECK(same(ck, num(ch, "kernels"), 1e-12), "%s: classes' kernels %g, the model's %g", what, ck, num(ch, "kernels"));
+    if (cJSON_IsArray(get(res, "layers")))
+        CHECK(same(cf, floor_s, 1e-9), "%s: classes' floors add up to %g, want %g", what, cf, floor_s);
+}
+
 /* ---------------------------------------------------------- one answer -- */
 static const char *const SOLS[] = {"unfused", "fused", "fused_prefetched", "chosen"};
 
@@ -144,6 +180,7 @@ static void check_models(const char *what, const cJSON *res) {
     CHECK(cJSON_IsNull(get(op, "batch")) == cJSON_IsNull(get(op, "batch_applied")), "%s: batch echoed iff applied", what);
     CHECK(!cJSON_IsNull(get(op, "batch")) || has_warning(res, "batch_not_applied"), "%s: an unapplied batch is warned", what);
     CHECK(negative_numbers(res) == 0, "%s: %d negative numbers in the response", what, negative_numbers(res));
+    check_forecast(what, res, energy);
 }
 
 static bool small_int_tensors(const cJSON *list, bool *any) {
@@ -161,12 +198,36 @@ static bool small_int_tensors(const cJSON *list, bool *any) {
     return true;
 }
 
+/* A layer's bound names the term that sets its time (issue 27): compute or
+ * memory only when its time is within its own roofline (the larger of its
+ * compute time and its traffic under the chosen model over the bandwidth),
+ * and then the larger of the two; overhead or power exactly when that floor
+ * set the model's time, as the summary says. */
+static void check_layer_bound(const char *what, const cJSON *l, const cJSON *ch, double bw) {
+    const char *b = str(l, "bound"), *model_bound = str(ch, "bound");
+    bool unfused = !strcmp(str(ch, "model"), "unfused");
+    double tc = num(l, "t_compute"), tm = num(l, unfused ? "bytes" : "fused_bytes") / bw, t = num(l, "t");
+    bool floor_set = !strcmp(model_bound, "overhead") || !strcmp(model_bound, "power");
+    if (!strcmp(b, "compute") || !strcmp(b, "memory")) {
+        CHECK(!floor_set, "%s: %s is %s-bound while the %s floor sets the model's time", what, str(l, "name"), b,
+              model_bound);
+        CHECK(le(t, (tc > tm ? tc : tm) * (1 + 1e-9)), "%s: %s is %s-bound with a time %g above both its compute "
+              "time %g and its memory time %g", what, str(l, "name"), b, t, tc, tm);
+        CHECK(!strcmp(b, "compute") == (tc >= tm), "%s: %s says %s with compute %g, memory %g", what,
+              str(l, "name"), b, tc, tm);
+    } else if (!strcmp(b, "overhead") || !strcmp(b, "power")) {
+        CHECK(!strcmp(b, model_bound), "%s: %s is %s-bound, the model %s-bound", what, str(l, "name"), b, model_bound);
+    } else {
+        CHECK(!strcmp(b, "none") || !strcmp(b, "unknown"), "%s: %s has bound '%s'", what, str(l, "name"), b);
+    }
+}
+
 /* `own_dtypes`: the response shows the model's own element types (a
  * precision override to int8 would show every float tensor as int8). */
 static void check_layers(const char *what, const cJSON *res, bool own_dtypes) {
     const cJSON *ch = get(get(res, "sol"), "chosen"), *fu = get(get(res, "sol"), "fused");
     bool energy = cJSON_IsNumber(get(ch, "energy_j"));
-    double t = 0, e = 0, kernels = 0, fused_kernels = 0;
+    double t = 0, e = 0, kernels = 0, fused_kernels = 0, forecast = 0;
     bool control = false;
     const cJSON *l;
     const cJSON *ro = get(res, "roofline");
@@ -222,6 +283,9 @@ static void check_layers(const char *what, const cJSON *res, bool own_dtypes) {
                       what, str(l, "name"), x, kj->valuedouble, roof);
             }
         }
+        check_layer_bound(what, l, ch, bw);
+        forecast += num(l, "forecast_s");
+        CHECK(num(l, "forecast_s") >= 0 && cJSON_IsString(get(l, "op_class")), "%s: %s's forecast", what, str(l, "name"));
         kernels += num(l, "kernels");
         if (num(l, "kernels") != (double)cJSON_IsTrue(get(l, "kernel"))) control = true;
         if (cJSON_IsNull(get(l, "fused_into"))) fused_kernels += num(l, "kernels");
@@ -239,6 +303,8 @@ static void check_layers(const char *what, const cJSON *res, bool own_dtypes) {
     CHECK(same(t, num(ch, "time_s"), 1e-9), "%s: layer times add up to %g, want %g", what, t, num(ch, "time_s"));
     CHECK(!energy || same(e, num(ch, "energy_j"), 1e-9), "%s: layer energies add up to %g, want %g", what, e,
           num(ch, "energy_j"));
+    double ft = num(get(res, "forecast"), "time_s");
+    CHECK(same(forecast, ft, 1e-9), "%s: layer forecasts add up to %g, want %g", what, forecast, ft);
     CHECK(kernels == num(get(get(res, "sol"), "unfused"), "kernels"), "%s: unfused kernels %g = the layers' %g", what,
           num(get(get(res, "sol"), "unfused"), "kernels"), kernels);
     if (!control)

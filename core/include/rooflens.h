@@ -216,6 +216,39 @@ const char *rl_format_eng(char *buf, size_t cap, double v, const char *unit, int
  * the bytes written. 4 * strlen(s) + 1 bytes always hold the whole text. */
 size_t rl_text_escape(char *buf, size_t cap, const char *s, int controls);
 
+/* ---- fitting the forecast to measured kernels (docs/api.md, "Fitting the
+ * forecast"; the model: docs/model.md §12).
+ *
+ * One model and the profile of its measured kernels. Every pointer is the
+ * caller's and is only read during the call; the model is left unchanged
+ * and may be analysed again. */
+typedef struct rl_fit_input {
+    rl_model *model;          /* from rl_model_read or rl_reader_finish */
+    const char *name;         /* label in the fit's provenance (e.g. the file name); NULL: "model N" */
+    const char *measured;     /* NUL-terminated profile text: ONNX Runtime profiling JSON, trtexec
+                                 --exportProfile JSON, or name,time_s CSV (docs/measured.md) */
+    const char *format;       /* "auto" (or NULL), "ort", "trtexec" or "csv" */
+    const char *request_json; /* the options the run was measured with, as rl_model_analyze takes
+                                 them (precision, batch, dims, ...; "hardware" is ignored); NULL: {} */
+} rl_fit_input;
+
+/* Fit the forecast's parameters of `profile_json` (a hardware profile, as
+ * rl_check_hardware takes it) to the measured kernels of n_inputs runs: the
+ * achievable compute and memory fractions of every op class that the
+ * kernels inform, and the fixed cost per kernel. `stack` names the software
+ * stack that ran them (NULL: named after the measured profiles' format,
+ * e.g. "ONNX Runtime (the measured runs)").
+ * Deterministic; a few seconds at most for thousands of kernels.
+ *
+ * Returns {"ok": true, "profile": {...}, "fit": {...}}: "profile" is the
+ * given profile with its "forecast" block replaced (basis "calibrated",
+ * fitted figures of kind "measured", the fit's provenance in forecast.fit);
+ * "fit" is that provenance (models, kernels, median and maximum relative
+ * error per kernel and per model). Or {"ok": false, "error": ...}: a bad
+ * profile, request or measured text (where names the input), or no measured
+ * kernel matched to a node of known cost. Free the result with rl_free(). */
+char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size_t n_inputs, const char *stack);
+
 void rl_free(void *p);
 
 #ifdef __cplusplus

@@ -43,11 +43,18 @@ static const field_rule rules[] = {
     {"static_w", "W", 1e-3, 1e6, true},
     {"voltage_floor_ratio", "(fraction)", 0.05, 1, false},
     {"voltage_floor_clock_hz", "Hz", 1e6, 1e11, false},
+    {"kernel_overhead_s", "s", 1e-9, 0.1, true},
+    {"matrix_units", "(count)", 1, 1e7, false},
+    {"tile_m", "(elements)", 1, 65536, false},
+    {"tile_n", "(elements)", 1, 65536, false},
+    {"tile_k", "(elements)", 1, 65536, false},
+    {"compute_fraction", "(fraction of the peak)", 1e-4, 1, false},
+    {"memory_fraction", "(fraction of the bandwidth)", 1e-4, 1, false},
 };
 
 static const char *const top_keys[] = {"schema", "id", "name", "vendor", "category", "notes",
                                        "clock_hz", "launch_overhead_s", "power_budget_w", "compute",
-                                       "memory", "energy", "power_modes", NULL};
+                                       "memory", "energy", "power_modes", "forecast", NULL};
 static const char *const override_keys[] = {"clock_hz", "launch_overhead_s", "power_budget_w", "compute",
                                             "memory", "energy", NULL};
 static const char *const unit_keys[] = {"matrix", "vector", NULL};
@@ -57,6 +64,25 @@ static const char *const energy_keys[] = {"model", "flop_j", "flop_j_precision",
 static const char *const mode_keys[] = {"id", "name", "default", "overrides", NULL};
 static const char *const figure_keys[] = {"value", "source", "kind", NULL};
 static const char *const kinds[] = {"datasheet", "measured", "derived", "estimated", NULL};
+static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "matrix_units", "tile_m", "tile_n",
+                                            "tile_k", "cache_level", "classes", "fit", NULL};
+static const char *const fraction_keys[] = {"compute_fraction", "memory_fraction", NULL};
+
+const char *const rl_op_class_names[RL_CLASS_COUNT] = {"matrix", "depthwise", "normalization",
+                                                       "elementwise", "data_movement", "gather_scatter"};
+
+int rl_op_class_parse(const char *name) {
+    for (int i = 0; name && i < RL_CLASS_COUNT; i++)
+        if (strcmp(name, rl_op_class_names[i]) == 0) return i;
+    return -1;
+}
+
+/* The forecast of a profile without a "forecast" block (or of a class it
+ * leaves out): generic fractions of a tuned stack, no tile quantization, and
+ * the profile's launch overhead as the fixed cost per kernel (docs/model.md
+ * §12 gives their reasons). */
+static const double default_compute_fraction[RL_CLASS_COUNT] = {0.7, 0.1, 0.3, 0.5, 0.5, 0.3};
+static const double default_memory_fraction[RL_CLASS_COUNT] = {0.8, 0.6, 0.7, 0.8, 0.7, 0.5};
 
 /* Each compute unit at its peak draws this share of the budget under the
  * tdp-split estimate; main-memory traffic at full bandwidth the next; the
@@ -264,6 +290,71 @@ static int apply(const parse_ctx *x, const cJSON *p, rl_hw *hw, bool is_override
     const cJSON *en = cJSON_GetObjectItemCaseSensitive(p, "energy");
     if (en && apply_energy(x, en, hw, seen, dvfs)) return -1;
     return 0;
+}
+
+/* ------------------------------------------------------------ forecast -- */
+static void forecast_defaults(rl_hw *hw) {
+    rl_forecast_params *f = &hw->fc;
+    memset(f, 0, sizeof *f);
+    for (int k = 0; k < RL_CLASS_COUNT; k++)
+        f->compute[k] = default_compute_fraction[k], f->memory[k] = default_memory_fraction[k];
+    f->kernel_s = -1; /* the launch overhead, once the mode's is known */
+    f->units = f->tile_m = f->tile_n = f->tile_k = 1;
+    f->stack = "generic defaults (the profile gives no forecast)";
+}
+
+static int forecast_classes(const parse_ctx *x, const cJSON *classes, rl_forecast_params *f) {
+    if (!cJSON_IsObject(classes)) return bad(x, "forecast.classes", "must be an object of op classes");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, classes) {
+        char path[96];
+        snprintf(path, sizeof path, "forecast.classes.%s", it->string);
+        int k = rl_op_class_parse(it->string);
+        if (k < 0)
+            return bad(x, path, "is not an op class (matrix, depthwise, normalization, elementwise, "
+                                "data_movement, gather_scatter)");
+        if (!cJSON_IsObject(it)) return bad(x, path, "must be {\"compute_fraction\": F, \"memory_fraction\": F}");
+        if (check_keys(x, it, fraction_keys, path)) return -1;
+        if (figure(x, it, "compute_fraction", path, &f->compute[k], NULL)) return -1;
+        if (figure(x, it, "memory_fraction", path, &f->memory[k], NULL)) return -1;
+    }
+    return 0;
+}
+
+/* The profile's "forecast" block over the defaults (hw/README.md). */
+static int apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
+    rl_forecast_params *f = &hw->fc;
+    if (!fc) return 0;
+    if (!cJSON_IsObject(fc)) return bad(x, "forecast", "must be an object");
+    if (check_keys(x, fc, forecast_keys, "forecast")) return -1;
+    const cJSON *stack = cJSON_GetObjectItemCaseSensitive(fc, "stack");
+    const cJSON *basis = cJSON_GetObjectItemCaseSensitive(fc, "basis");
+    const cJSON *cache = cJSON_GetObjectItemCaseSensitive(fc, "cache_level");
+    const cJSON *fit = cJSON_GetObjectItemCaseSensitive(fc, "fit");
+    if (stack && !(cJSON_IsString(stack) && stack->valuestring[0]))
+        return bad(x, "forecast.stack", "must name the software stack (e.g. \"TensorRT\")");
+    if (cJSON_IsString(stack)) f->stack = stack->valuestring;
+    if (basis && !(cJSON_IsString(basis) && (!strcmp(basis->valuestring, "analytic") ||
+                                             !strcmp(basis->valuestring, "calibrated"))))
+        return bad(x, "forecast.basis", "must be \"analytic\" or \"calibrated\"");
+    f->calibrated = cJSON_IsString(basis) && !strcmp(basis->valuestring, "calibrated");
+    if (fit && !cJSON_IsObject(fit)) return bad(x, "forecast.fit", "must be an object (the fit's provenance)");
+    if (cache) {
+        f->cache_level = -1;
+        for (int i = 1; cJSON_IsString(cache) && i < hw->n_mem; i++)
+            if (hw->mem_name[i] && !strcmp(hw->mem_name[i], cache->valuestring) && hw->mem_cap[i] > 0 &&
+                hw->mem_bw[i] > 0)
+                f->cache_level = i;
+        if (f->cache_level < 0)
+            return bad(x, "forecast.cache_level", "must name a memory level after memory[0] that gives its "
+                                                  "bandwidth_Bps and capacity_bytes");
+    }
+    static const char *const keys[] = {"kernel_overhead_s", "matrix_units", "tile_m", "tile_n", "tile_k"};
+    double *dst[] = {&f->kernel_s, &f->units, &f->tile_m, &f->tile_n, &f->tile_k};
+    for (int i = 0; i < 5; i++)
+        if (figure(x, fc, keys[i], "forecast", dst[i], NULL)) return -1;
+    const cJSON *classes = cJSON_GetObjectItemCaseSensitive(fc, "classes");
+    return classes ? forecast_classes(x, classes, f) : 0;
 }
 
 /* -------------------------------------------------------------- modes -- */
@@ -521,6 +612,10 @@ int rl_hw_parse(const cJSON *p, const char *mode, rl_hw *hw, rl_error *err) {
     /* the faults found from here on are in the mode's effective figures */
     if (chosen) snprintf(x.prefix, sizeof x.prefix, "(power mode %s) ", hw->mode_id);
     if (check_effective(&x, hw)) return -1;
+    x.prefix[0] = '\0';
+    forecast_defaults(hw);
+    if (apply_forecast(&x, cJSON_GetObjectItemCaseSensitive(p, "forecast"), hw)) return -1;
+    if (hw->fc.kernel_s < 0) hw->fc.kernel_s = hw->launch_s;
     rl_hw_fill_energy_defaults(hw);
     if (hw->has_energy) label_energy(hw, &base_seen, &mode_seen, scaled_from, inherited_from);
     return check_power(&x, hw);

@@ -13,6 +13,35 @@ const char *rl_unit_name(int u); /* "matrix" | "vector" */
 
 #define RL_HW_MAX_MEM 8
 
+/* The op classes of the forecast (docs/model.md §12): each has its own
+ * achievable fractions of the peaks. A node's class comes from its operator
+ * family (forecast.c); this is the one list of their names. */
+enum rl_op_class {
+    RL_CLASS_MATRIX,      /* Conv, Gemm, MatMul, attention, RNN gates: the matrix unit */
+    RL_CLASS_DEPTHWISE,   /* depthwise and grouped convolutions */
+    RL_CLASS_NORM,        /* normalisation, softmax, reductions, pooling */
+    RL_CLASS_ELEMENTWISE, /* elementwise maths, activations, casts, quantization */
+    RL_CLASS_MOVEMENT,    /* data movement: transpose, concat, slice, pad, resize */
+    RL_CLASS_GATHER,      /* gather and scatter */
+    RL_CLASS_COUNT
+};
+extern const char *const rl_op_class_names[RL_CLASS_COUNT];
+int rl_op_class_parse(const char *name); /* -1 if unknown */
+
+/* The forecast's parameters (the profile's "forecast" block, hw/README.md):
+ * what a well-tuned software stack reaches on the device. A profile without
+ * the block gets the core's generic defaults (no tile quantization). */
+typedef struct rl_forecast_params {
+    double compute[RL_CLASS_COUNT]; /* achievable fraction of the compute peak, (0, 1] */
+    double memory[RL_CLASS_COUNT];  /* achievable fraction of a memory level's bandwidth, (0, 1] */
+    double kernel_s;                /* fixed cost per kernel: launch or dispatch, ramp and tail */
+    double units;                   /* matrix units that work in parallel (SMs, MXUs, cores) */
+    double tile_m, tile_n, tile_k;  /* the output tile one unit computes at a time, and its K step */
+    int cache_level;                /* memory level that keeps a kernel's output for the next (0: none) */
+    const char *stack;              /* the software stack the parameters describe */
+    bool calibrated;                /* "calibrated" (fitted on measured kernels) or "analytic" */
+} rl_forecast_params;
+
 typedef struct rl_hw {
     const char *id, *name, *category;     /* point into the profile JSON */
     const char *mode_id, *mode_name;      /* power mode applied, or NULL */
@@ -40,6 +69,7 @@ typedef struct rl_hw {
     double e_given_peak[RL_P_COUNT][RL_UNIT_COUNT];
     double e_voltage_sq;
     int n_modes;
+    rl_forecast_params fc;                /* the forecast's parameters */
 } rl_hw;
 
 /* Read and validate a profile; apply power mode `mode` (NULL or "" = the

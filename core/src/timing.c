@@ -8,6 +8,7 @@
 
 #include "infer.h"
 #include "roofline.h"
+#include "forecast.h"
 #include "timing.h"
 #include "ops/op.h"
 
@@ -419,6 +420,12 @@ static double fused_bytes(const rl_ctx *c, const rl_prepared *pg, const rl_node 
     return b < unfused ? b : unfused;
 }
 
+int rl_node_timing_precision(rl_ctx *c, const rl_options *o, const rl_hw *hw, const rl_node *n) {
+    return usable_precision(c, hw, node_precision(o, n));
+}
+
+double rl_node_fused_bytes(const rl_ctx *c, const rl_prepared *pg, const rl_node *n) { return fused_bytes(c, pg, n); }
+
 /* One node's figures on the device, before the model-level rules. */
 typedef struct node_fig {
     double flops, bytes, fbytes, tc, e_flop; /* e_flop: dynamic energy of its FLOPs */
@@ -539,6 +546,12 @@ static void fill_layer(rl_layer_time *L, const rl_prepared *pg, const rl_node *n
     else L->bound = L->tc >= tm_model ? "compute" : "memory";
 }
 
+/* The floor that set a model's time ("overhead": kernel launches, "power":
+ * the power budget), or NULL when its roofline did. */
+static const char *floor_set_time(const rl_sol_result *r) {
+    return !strcmp(r->bound, "overhead") || !strcmp(r->bound, "power") ? r->bound : NULL;
+}
+
 /* Each layer's share of the chosen model's time and energy: its roofline
  * time under that model (a fused group's time split in proportion to its
  * members' own), scaled so that the shares add up to time_s. */
@@ -565,10 +578,16 @@ static void share_layers(const rl_prepared *pg, const rl_hw *hw, rl_layer_time *
         }
     }
     const double time = out->chosen_sol.time_s;
+    /* When the launch floor or the power floor sets the model's time, every
+     * layer's share is stretched past its own roofline by that floor: its
+     * bound is the floor's, as the summary's is (docs/model.md §7). */
+    const char *floor_bound = floor_set_time(&out->chosen_sol);
     for (int i = 0; i < g->n_nodes; i++) {
         rl_layer_time *L = &lt[i];
         if (roof_sum > 0) L->t = time * (L->t / roof_sum);
         else L->t = kernels > 0 && L->kernel ? time / kernels : 0;
+        if (floor_bound && (!strcmp(L->bound, "compute") || !strcmp(L->bound, "memory")))
+            L->bound = floor_bound;
         double q = unfused ? L->bytes : L->fused_bytes;
         L->model_bytes = q;
         if (out->has_energy) {
@@ -630,6 +649,7 @@ void rl_time_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const 
     time_models(out, hw, &s);
     choose(out, o, hw, &s);
     if (lt) share_layers(pg, hw, lt, out);
+    rl_forecast_graph(c, pg, o, hw, lt, out);
 }
 
 int rl_prepare_and_time(rl_ctx *c, const rl_options *o, const rl_hw *hw, rl_prepared *pg,
@@ -666,6 +686,8 @@ int rl_timing_check(const rl_timing *t, const rl_graph *g, rl_error *err) {
         for (size_t i = 0; i < sizeof f / sizeof *f; i++) ok = ok && figure_ok(f[i]);
         if (t->has_energy) ok = ok && figure_ok(r->energy_j) && figure_ok(r->avg_power_w);
     }
+    const rl_forecast *f = &t->forecast;
+    ok = ok && figure_ok(f->time_s) && figure_ok(f->kernels_s) && (!t->has_energy || figure_ok(f->energy_j));
     if (ok) return 0;
     rl_error_set(err, "limit_size", "totals",
                  "the model's totals are beyond what can be counted (a FLOP, byte, time or energy figure "

@@ -77,15 +77,38 @@ typedef struct rl_layer_time {
     double energy;         /* the layer's share of the chosen model's energy_j (NAN: no figures) */
     double flop_energy;    /* dynamic energy of its FLOPs (per unit and precision) */
     int prec;              /* precision its work is timed at (after any fallback) */
-    const char *bound;     /* compute | memory | none | unknown: the layer's own roofline
-                              under the chosen model's bytes */
+    const char *bound;     /* compute | memory: the layer's own roofline under the chosen
+                              model's bytes; overhead | power: the launch or power floor set
+                              the model's time (and so stretched the layer's share past its
+                              roofline); none (no work) | unknown (missing shapes) */
     const char *energy_bound; /* compute | memory: the larger dynamic energy */
     bool kernel;           /* runs on the device as a kernel of its own (unfused model) */
     double kernels;        /* kernels it launches in the unfused model (a control-flow node:
                               its bodies' kernels × trips) */
     int fused_into;        /* fused models: index of the layer whose kernel it joins
                               (epilogue fusion), or -1 when it stays a kernel of its own */
+    int op_class;          /* its forecast class (enum rl_op_class, hw.h) */
+    double forecast_s;     /* its share of forecast.time_s (forecast.c): the layers add up to it */
 } rl_layer_time;
+
+/* The forecast of one op class: the kernels whose class it is. */
+typedef struct rl_forecast_class {
+    double time_s;        /* Σ their forecast (after the model's clamp to the floor) */
+    double floor_s;       /* Σ their layers' share of the floor (sol.chosen's layer times) */
+    double kernels;
+} rl_forecast_class;
+
+/* The forecast beside the floor (docs/model.md §12): what a tuned software
+ * stack (the profile's) takes, never below the floor. */
+typedef struct rl_forecast {
+    double time_s;        /* max(Σ kernels' forecast, its power floor, floor_s) */
+    double floor_s;       /* sol.chosen.time_s */
+    double kernels_s;     /* Σ kernels' forecast before the clamp */
+    double energy_j;      /* dynamic energy of the work (main-memory bytes) + static power × time_s; NAN: none */
+    double dram_bytes, cache_bytes;
+    bool clamped;         /* the floor set time_s */
+    rl_forecast_class by_class[RL_CLASS_COUNT];
+} rl_forecast;
 
 /* The whole graph on one device. */
 typedef struct rl_timing {
@@ -102,6 +125,7 @@ typedef struct rl_timing {
     double compute_bound_share; /* of the chosen model's roofline time, spent in compute-bound layers */
     bool has_energy;
     double power_budget_w;      /* the device's budget, 0 = unknown */
+    rl_forecast forecast;       /* the chosen model's kernels on the profile's stack */
 } rl_timing;
 
 static inline const rl_sol_result *rl_timing_chosen(const rl_timing *t) { return &t->chosen_sol; }
@@ -154,6 +178,12 @@ void rl_time_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const 
  * c->err set. This is the entry the studies and the LLM phases use. */
 int rl_prepare_and_time(rl_ctx *c, const rl_options *o, const rl_hw *hw, rl_prepared *pg,
                         rl_layer_time **lt, rl_timing *out);
+
+/* The precision a node's work is timed at on `hw` (after any fallback,
+ * which it warns about once). */
+int rl_node_timing_precision(rl_ctx *c, const rl_options *o, const rl_hw *hw, const rl_node *n);
+/* A node's traffic in the fused models: weights and model-boundary tensors. */
+double rl_node_fused_bytes(const rl_ctx *c, const rl_prepared *pg, const rl_node *n);
 
 /* Checks an ok answer must pass: every figure finite and non-negative.
  * Returns 0, or -1 with err set: bad_model (a layer's figure is negative,

@@ -1,0 +1,246 @@
+/* The forecast (forecast.h; the model in words: docs/model.md §12). */
+#include <math.h>
+#include <string.h>
+
+#include "forecast.h"
+#include "ops/families.h"
+#include "ops/op.h"
+
+/* A kernel's activations stay in the cache level when they take at most
+ * this share of it: the rest holds the weights streaming through and what
+ * other kernels left there. */
+#define CACHE_SHARE 0.5
+
+static double max2(double a, double b) { return a > b ? a : b; }
+
+/* ------------------------------------------------------------- classes -- */
+/* The class of each operator family whose ops are all of one kind; control
+ * flow, misc and classical-ML families are classed by each node's work. */
+static const struct {
+    const rl_op_family *family;
+    int cls;
+} family_class[] = {
+    {&rl_family_conv, RL_CLASS_MATRIX},         {&rl_family_matmul, RL_CLASS_MATRIX},
+    {&rl_family_attention, RL_CLASS_MATRIX},    {&rl_family_rnn, RL_CLASS_MATRIX},
+    {&rl_family_norm, RL_CLASS_NORM},           {&rl_family_reduce, RL_CLASS_NORM},
+    {&rl_family_pool, RL_CLASS_NORM},           {&rl_family_elementwise, RL_CLASS_ELEMENTWISE},
+    {&rl_family_quant, RL_CLASS_ELEMENTWISE},   {&rl_family_generators, RL_CLASS_ELEMENTWISE},
+    {&rl_family_layout, RL_CLASS_MOVEMENT},     {&rl_family_views, RL_CLASS_MOVEMENT},
+    {&rl_family_sequences, RL_CLASS_MOVEMENT},  {&rl_family_sampling, RL_CLASS_MOVEMENT},
+    {&rl_family_indexing, RL_CLASS_GATHER},
+};
+
+static bool in_family(const rl_op_def *op, const rl_op_family *f) { return op >= f->ops && op < f->ops + f->count; }
+
+static int64_t conv_groups(const rl_node *n) {
+    const Onnx__AttributeProto *a = rl_attr(n, "group");
+    return a && a->i > 1 ? a->i : 1;
+}
+
+int rl_node_op_class(const rl_node *n) {
+    const rl_cost *k = &n->cost;
+    int cls = -1;
+    for (size_t i = 0; n->op && cls < 0 && i < sizeof family_class / sizeof *family_class; i++)
+        if (in_family(n->op, family_class[i].family)) cls = family_class[i].cls;
+    if (cls == RL_CLASS_MATRIX && n->op && in_family(n->op, &rl_family_conv) && conv_groups(n) > 1)
+        return RL_CLASS_DEPTHWISE;
+    if (k->matrix_flops > 0 && cls != RL_CLASS_DEPTHWISE) return RL_CLASS_MATRIX;
+    if (cls == RL_CLASS_MATRIX || cls < 0) return k->vector_flops > 0 || cls < 0 ? RL_CLASS_ELEMENTWISE : RL_CLASS_MOVEMENT;
+    return cls;
+}
+
+/* -------------------------------------------------------- quantization -- */
+/* Useful share of one tiling: padding of M and N to whole tiles, of K to
+ * whole steps, and of the last wave of tiles over the units. */
+static double tiling_share(const rl_forecast_params *p, double tm, double tn, double m, double n, double k,
+                           double batch) {
+    double mt = ceil(m / tm), nt = ceil(n / tn), kt = ceil(k / p->tile_k);
+    double pad = (m * n) / (mt * tm * nt * tn) * (k / (kt * p->tile_k));
+    double tiles = batch * mt * nt;
+    /* too few tiles to fill the units: the engine splits K among them */
+    if (tiles < p->units) tiles *= fmin(floor(p->units / tiles), kt);
+    double waves = ceil(tiles / p->units);
+    return pad * tiles / (waves * p->units);
+}
+
+double rl_matrix_quantization(const rl_forecast_params *p, double m, double n, double k, double batch) {
+    if (!(m >= 1 && n >= 1 && k >= 1 && batch >= 1) || !isfinite(m * n * k * batch)) return 1;
+    /* the engine halves its tile (up to 3 times) only while the tiles do
+     * not fill the units: smaller tiles reuse less, so big products keep it */
+    double best = 0;
+    for (int s = 0; s < 4; s++) {
+        double tm = fmax(1, floor(p->tile_m / (1 << s))), tn = fmax(1, floor(p->tile_n / (1 << s)));
+        best = max2(best, tiling_share(p, tm, tn, m, n, k, batch));
+        if (batch * ceil(m / tm) * ceil(n / tn) >= p->units) break;
+    }
+    return best > 0 && best <= 1 ? best : 1;
+}
+
+/* A matrix node as an M×N×K product: a convolution's implicit GEMM (M the
+ * output pixels, N its output channels per group, one product per group),
+ * else the last two axes of its output with the leading ones as the batch.
+ * K is its MACs per output element. */
+static double node_quantization(const rl_prepared *pg, const rl_forecast_params *p, const rl_node *n) {
+    const rl_value *out = n->n_out > 0 ? n->outv[0] : NULL;
+    if (!out || out->rank < 1 || rl_numel(out) <= 0 || n->cost.macs <= 0) return 1;
+    double scale = pg->per_sample && pg->per_sample[n->index] ? pg->batch_scale : 1;
+    double elems = (double)rl_numel(out) * scale, m = 1, nn = 1, batch = 1;
+    if (n->op && in_family(n->op, &rl_family_conv) && out->rank >= 3) {
+        double g = (double)conv_groups(n);
+        nn = (double)out->dims[1] / g, batch = g, m = elems / (double)out->dims[1];
+    } else {
+        nn = (double)out->dims[out->rank - 1];
+        m = out->rank >= 2 ? (double)out->dims[out->rank - 2] : 1;
+        batch = elems / (m * nn);
+    }
+    return rl_matrix_quantization(p, m, nn, n->cost.macs / elems, batch);
+}
+
+/* -------------------------------------------------------------- traffic -- */
+/* The node whose output `v` is, looking through metadata views; *made
+ * receives that output. -1 for a graph input or weight. */
+static int source_node(const rl_graph *g, const rl_value *v, const rl_value **made) {
+    *made = v;
+    int p = v->producer;
+    for (int hops = 0; p >= 0 && hops < g->n_nodes; hops++) {
+        const rl_node *q = &g->nodes[p];
+        if (!(q->op && (q->op->flags & RL_OP_VIEW)) || q->n_in < 1 || !q->inv[0]) return p;
+        *made = q->inv[0];
+        p = q->inv[0]->producer;
+    }
+    return p;
+}
+
+/* Bytes of node n's traffic that stay inside its kernel: the inputs another
+ * node of the same kernel made, and their writes when n is their only reader. */
+static double kernel_internal_bytes(const rl_ctx *c, const rl_prepared *pg, const rl_node *n, const int *set_of) {
+    const rl_graph *g = pg->graph;
+    double bytes = 0;
+    for (int j = 0; j < n->n_in; j++) {
+        const rl_value *v = n->inv[j], *made;
+        if (!v) continue;
+        int p = source_node(g, v, &made);
+        if (p < 0 || p == n->index || set_of[p] != set_of[n->index]) continue;
+        double scale = pg->per_sample && pg->per_sample[p] ? pg->batch_scale : 1;
+        double b = rl_value_bytes(c, made) * scale;
+        bytes += b;
+        if (made->consumers == 1 && !made->is_graph_output) bytes += b;
+    }
+    return bytes;
+}
+
+/* ------------------------------------------------------------- kernels -- */
+/* What one node adds to its kernel's figures; returns its compute time at
+ * the peaks. */
+static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, const rl_node *n,
+                       int cls, rl_fc_kernel *k) {
+    const rl_cost *q = &n->cost;
+    int p = rl_node_timing_precision(c, o, hw, n);
+    double quant = cls == RL_CLASS_MATRIX ? node_quantization(pg, &hw->fc, n) : 1;
+    double tm = hw->matrix[p] > 0 ? q->matrix_flops / (hw->matrix[p] * quant) : 0;
+    double tv = hw->vector[p] > 0 ? q->vector_flops / hw->vector[p] : 0;
+    double tc = max2(tm, tv);
+    k->tc[cls] += tc;
+    k->e_flop += rl_hw_flop_energy(hw, p, q->matrix_flops, q->vector_flops);
+    return tc;
+}
+
+void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, int first,
+                          const int *next, const int *set_of, double kernels, rl_layer_time *lt, rl_fc_kernel *k) {
+    const rl_graph *g = pg->graph;
+    memset(k, 0, sizeof *k);
+    k->kernels = kernels;
+    double bytes = 0, weights = 0, floor_bytes = 0, internal = 0, top_mf = 0, top_t = -1;
+    int cls_m = -1, cls_t = RL_CLASS_ELEMENTWISE;
+    for (int i = first; i >= 0; i = next ? next[i] : -1) {
+        const rl_node *n = &g->nodes[i];
+        const rl_cost *q = &n->cost;
+        int cls = rl_node_op_class(n);
+        double tc = add_node(c, pg, o, hw, n, cls, k);
+        double nb = q->input_bytes + q->weight_bytes + q->output_bytes;
+        double inside = set_of ? kernel_internal_bytes(c, pg, n, set_of) : 0;
+        /* its weight in the kernel: its own roofline on the traffic that leaves the kernel */
+        double own = max2(tc, max2(nb - inside, 0) / hw->mem_bw[0]);
+        if (lt) lt[i].op_class = cls, lt[i].forecast_s = own;
+        bytes += nb;
+        weights += q->weight_bytes;
+        floor_bytes += rl_node_fused_bytes(c, pg, n);
+        internal += inside;
+        if (q->matrix_flops > top_mf) top_mf = q->matrix_flops, cls_m = cls;
+        if (own > top_t) top_t = own, cls_t = cls;
+    }
+    k->cls = cls_m >= 0 ? cls_m : cls_t;
+    /* never less traffic than the floor's fused model counts for these nodes */
+    double traffic = max2(bytes - internal, floor_bytes);
+    double act = max2(traffic - weights, 0);
+    int L = hw->fc.cache_level;
+    if (L > 0 && act <= CACHE_SHARE * hw->mem_cap[L]) k->cache_bytes = act;
+    k->dram_bytes = traffic - k->cache_bytes;
+    k->t_dram = k->dram_bytes / hw->mem_bw[0];
+    k->t_cache = L > 0 ? k->cache_bytes / hw->mem_bw[L] : 0;
+}
+
+double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p) {
+    double tc = 0;
+    for (int cls = 0; cls < RL_CLASS_COUNT; cls++)
+        if (k->tc[cls] > 0) tc += k->tc[cls] / p->compute[cls];
+    return max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + k->kernels * p->kernel_s;
+}
+
+/* ---------------------------------------------------------------- graph -- */
+/* Spread kernel time t over its layers in proportion to their own weights
+ * (set by rl_fc_kernel_figures); all of it to the first when none weighs. */
+static void spread(const rl_prepared *pg, int first, bool unfused, double t, rl_layer_time *lt) {
+    double w = 0;
+    for (int i = first; i >= 0; i = unfused ? -1 : pg->group_next[i]) w += lt[i].forecast_s;
+    for (int i = first; i >= 0; i = unfused ? -1 : pg->group_next[i])
+        lt[i].forecast_s = w > 0 ? t * lt[i].forecast_s / w : (i == first ? t : 0);
+}
+
+/* The clamp: the forecast never below the floor nor above the power budget;
+ * the kernels' times and the layers' shares scaled to add up to it. */
+static void close_forecast(const rl_prepared *pg, const rl_hw *hw, double e_dyn, rl_layer_time *lt, rl_timing *out) {
+    rl_forecast *f = &out->forecast;
+    f->floor_s = out->chosen_sol.time_s;
+    double t = f->kernels_s;
+    if (hw->has_energy && hw->power_budget_w > hw->static_w) t = max2(t, e_dyn / (hw->power_budget_w - hw->static_w));
+    f->clamped = f->floor_s > t;
+    f->time_s = max2(t, f->floor_s);
+    f->energy_j = hw->has_energy ? e_dyn + hw->static_w * f->time_s : NAN;
+    double ratio = f->kernels_s > 0 ? f->time_s / f->kernels_s : 0;
+    for (int cls = 0; cls < RL_CLASS_COUNT; cls++) f->by_class[cls].time_s *= ratio;
+    for (int i = 0; lt && i < pg->graph->n_nodes; i++) {
+        lt[i].forecast_s *= ratio;
+        /* no kernel time at all (nothing runs): the floor's own shares */
+        if (!(f->kernels_s > 0) && f->floor_s > 0) {
+            lt[i].forecast_s = lt[i].t;
+            f->by_class[lt[i].op_class].time_s += lt[i].t;
+        }
+    }
+}
+
+void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, rl_layer_time *lt,
+                       rl_timing *out) {
+    rl_forecast *f = &out->forecast;
+    memset(f, 0, sizeof *f);
+    const rl_graph *g = pg->graph;
+    const bool unfused = out->chosen == RL_SOL_UNFUSED;
+    double e_dyn = 0;
+    for (int r = 0; r < g->n_nodes; r++) {
+        if (!unfused && pg->group_root[r] != r) continue;
+        rl_fc_kernel k;
+        double kernels = unfused ? pg->kernels[r] : pg->fused_kernels[r];
+        rl_fc_kernel_figures(c, pg, o, hw, r, unfused ? NULL : pg->group_next, unfused ? NULL : pg->group_root,
+                             kernels, lt, &k);
+        double t = rl_fc_kernel_time(&k, &hw->fc);
+        f->kernels_s += t;
+        f->dram_bytes += k.dram_bytes, f->cache_bytes += k.cache_bytes;
+        e_dyn += k.e_flop + hw->e_byte * k.dram_bytes;
+        rl_forecast_class *bc = &f->by_class[k.cls];
+        bc->time_s += t, bc->kernels += kernels;
+        if (!lt) continue;
+        spread(pg, r, unfused, t, lt);
+        for (int i = r; i >= 0; i = unfused ? -1 : pg->group_next[i]) bc->floor_s += lt[i].t;
+    }
+    close_forecast(pg, hw, e_dyn, lt, out);
+}

@@ -1,0 +1,56 @@
+/* The forecast (docs/model.md §12): what the model will take on the
+ * profile's software stack, beside the floor (the speed of light). Each
+ * kernel of the chosen model runs at an achievable fraction of each ceiling
+ * for its op class, with tile and wave quantization on the matrix units,
+ * its intermediates in a cache level when they fit, and a fixed cost per
+ * kernel; the model's forecast is never below its floor.
+ *
+ * rl_time_graph calls rl_forecast_graph, so every rl_timing carries its
+ * forecast. The fit (forecast_fit.h) varies the parameters against the
+ * figures of rl_fc_kernel_figures.
+ *
+ * Ownership: nothing is allocated; figures are written to the caller's
+ * structs. */
+#ifndef ROOFLENS_FORECAST_H
+#define ROOFLENS_FORECAST_H
+#include "timing.h"
+
+/* A kernel's figures at full efficiency: what the forecast divides by the
+ * profile's fractions. */
+typedef struct rl_fc_kernel {
+    double tc[RL_CLASS_COUNT]; /* compute time of its nodes' work per class, at the peaks (matrix work
+                                  after tile and wave quantization) */
+    double t_dram, t_cache;    /* its traffic over main memory's and the cache level's bandwidth */
+    double dram_bytes, cache_bytes;
+    double e_flop;             /* dynamic energy of its work */
+    double kernels;            /* kernels it launches: each pays the fixed cost */
+    int cls;                   /* the kernel's class: its matrix node's, else its slowest node's */
+} rl_fc_kernel;
+
+/* The forecast class of a node, from its operator family (and its group
+ * attribute for convolutions, its work for families of mixed ops). */
+int rl_node_op_class(const rl_node *n);
+
+/* The share of a matrix unit's peak that tile and wave quantization leave
+ * to an M×N×K product repeated `batch` times (1: none): the engine halves
+ * the profile's tile (up to 3 times) while the tiles do not fill the units,
+ * and splits K among the units when they still do not. In (0, 1]. */
+double rl_matrix_quantization(const rl_forecast_params *p, double m, double n, double k, double batch);
+
+/* The figures of one kernel made of nodes first, next[first], ... (next
+ * NULL: the node `first` alone). `set_of` (NULL: none) gives each node's
+ * kernel id; a tensor made and read inside the same kernel stays on chip.
+ * `lt` (may be NULL) receives each node's class and, in forecast_s, its own
+ * weight in the kernel's time. */
+void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, int first,
+                          const int *next, const int *set_of, double kernels, rl_layer_time *lt, rl_fc_kernel *k);
+
+/* A kernel's forecast time under parameters p:
+ * max(Σ_class tc / compute_fraction, (t_dram + t_cache) / memory_fraction) + kernels × kernel_s. */
+double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p);
+
+/* The forecast of the chosen model (out->forecast; per layer forecast_s and
+ * op_class when lt is not NULL). Needs out's SOL models (rl_time_graph). */
+void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, rl_layer_time *lt,
+                       rl_timing *out);
+#endif

@@ -1,0 +1,94 @@
+/* The forecast's fit (forecast_fit.h). */
+#include <math.h>
+#include <string.h>
+
+#include "forecast_fit.h"
+
+/* The search ranges, in log space: fractions of a peak from 1e-4 to 1 (the
+ * profile format's range), a fixed cost per kernel from 1 ns to 10 ms. */
+#define FRACTION_LO 1e-4
+#define KERNEL_LO 1e-9
+#define KERNEL_HI 1e-2
+#define COARSE 33   /* grid points over a parameter's whole range */
+#define REFINES 6   /* finer grids around the best, each a quarter of the last */
+#define SWEEPS 8    /* at most this many passes over all parameters */
+
+typedef struct param {
+    double *value;
+    double lo, hi; /* log range */
+} param;
+
+double rl_fit_rel_error(const rl_fit_sample *s, const rl_forecast_params *p) {
+    return fabs(rl_fc_kernel_time(&s->k, p) - s->measured_s) / s->measured_s;
+}
+
+/* Σ |log(forecast / measured)|: 0 for a perfect fit, robust to outliers. */
+static double loss(const rl_fit_sample *s, int n, const rl_forecast_params *p) {
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        double t = rl_fc_kernel_time(&s[i].k, p);
+        sum += t > 0 ? fabs(log(t / s[i].measured_s)) : 1e3;
+    }
+    return sum;
+}
+
+/* Try x (log of the parameter) and keep it when the loss drops. */
+static void try_value(const rl_fit_sample *s, int n, rl_forecast_params *p, const param *q, double x,
+                      double *best_x, double *best) {
+    if (x < q->lo) x = q->lo;
+    if (x > q->hi) x = q->hi;
+    double keep = *q->value;
+    *q->value = exp(x);
+    double l = loss(s, n, p);
+    if (l < *best * (1 - 1e-12)) *best = l, *best_x = x;
+    *q->value = keep;
+}
+
+/* One parameter: a coarse grid over its range, then finer grids around the
+ * best point. Returns whether the loss dropped. */
+static bool search_param(const rl_fit_sample *s, int n, rl_forecast_params *p, const param *q) {
+    double best = loss(s, n, p), start = best;
+    double best_x = log(*q->value);
+    for (int i = 0; i < COARSE; i++) try_value(s, n, p, q, q->lo + (q->hi - q->lo) * i / (COARSE - 1), &best_x, &best);
+    double step = (q->hi - q->lo) / (COARSE - 1);
+    for (int r = 0; r < REFINES; r++) {
+        double centre = best_x;
+        for (int i = -4; i <= 4; i++)
+            if (i) try_value(s, n, p, q, centre + step * i / 4, &best_x, &best);
+        step /= 4;
+    }
+    *q->value = exp(best_x);
+    return best < start;
+}
+
+/* The parameters the samples depend on. */
+static int informed_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *inf, param *out) {
+    memset(inf, 0, sizeof *inf);
+    for (int i = 0; i < n; i++) {
+        for (int c = 0; c < RL_CLASS_COUNT; c++) inf->compute[c] |= s[i].k.tc[c] > 0;
+        inf->memory[s[i].k.cls] |= s[i].k.t_dram + s[i].k.t_cache > 0;
+        inf->kernel_s |= s[i].k.kernels > 0;
+    }
+    int m = 0;
+    for (int c = 0; c < RL_CLASS_COUNT; c++) {
+        if (inf->compute[c]) out[m++] = (param){&p->compute[c], log(FRACTION_LO), 0};
+        if (inf->memory[c]) out[m++] = (param){&p->memory[c], log(FRACTION_LO), 0};
+    }
+    if (inf->kernel_s) out[m++] = (param){&p->kernel_s, log(KERNEL_LO), log(KERNEL_HI)};
+    return m;
+}
+
+void rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *informed) {
+    param q[2 * RL_CLASS_COUNT + 1];
+    int m = informed_params(s, n, p, informed, q);
+    /* start inside the ranges (a profile may give 0 for the fixed cost) */
+    for (int j = 0; j < m; j++) {
+        double x = log(*q[j].value > 0 ? *q[j].value : exp(q[j].lo));
+        *q[j].value = exp(x < q[j].lo ? q[j].lo : x > q[j].hi ? q[j].hi : x);
+    }
+    for (int sweep = 0; sweep < SWEEPS; sweep++) {
+        bool moved = false;
+        for (int j = 0; j < m; j++) moved |= search_param(s, n, p, &q[j]);
+        if (!moved) break;
+    }
+}

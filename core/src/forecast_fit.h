@@ -1,0 +1,37 @@
+/* The forecast's fit (docs/model.md §12.5): the parameters of a profile's
+ * forecast (the achievable fractions per op class and the fixed cost per
+ * kernel) chosen so that the forecast of measured kernels matches their
+ * measured times. rl_fit_forecast (analyze.c) turns (model, measured
+ * profile) pairs into samples; this file fits them.
+ *
+ * The fit minimises Σ |log(forecast / measured)| over the samples (robust:
+ * one bad kernel moves it little) by coordinate search in log space: each
+ * parameter in turn over a coarse grid of its range, then finer grids around
+ * the best, sweeps repeated until nothing improves. Deterministic: the same
+ * samples give the same parameters. A parameter no sample depends on keeps
+ * its value (and is reported as not fitted).
+ *
+ * Ownership: the caller owns every array; nothing is allocated. */
+#ifndef ROOFLENS_FORECAST_FIT_H
+#define ROOFLENS_FORECAST_FIT_H
+#include "forecast.h"
+
+/* One measured kernel group: its figures at full efficiency and its time. */
+typedef struct rl_fit_sample {
+    rl_fc_kernel k;
+    double measured_s;
+    int run;               /* which input it came from */
+} rl_fit_sample;
+
+/* Which parameters the samples inform (some sample's forecast depends on it). */
+typedef struct rl_fit_informed {
+    bool compute[RL_CLASS_COUNT], memory[RL_CLASS_COUNT], kernel_s;
+} rl_fit_informed;
+
+/* Fit `p` (its other fields untouched) to n samples; *informed says which
+ * parameters moved with the data. */
+void rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *informed);
+
+/* |forecast − measured| / measured of one sample under p. */
+double rl_fit_rel_error(const rl_fit_sample *s, const rl_forecast_params *p);
+#endif

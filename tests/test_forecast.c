@@ -1,0 +1,442 @@
+/* The forecast (docs/model.md §12) and its fit (rl_fit_forecast):
+ *  - tile and wave quantization on worked examples;
+ *  - op classes of the fixtures' layers (conv, depthwise conv, MatMul,
+ *    normalisation, elementwise, data movement, gather);
+ *  - the clamp: a forecast that would fall below the floor is the floor;
+ *  - a profile's forecast block is validated field by field;
+ *  - the fit on synthetic measurements made from known parameters recovers
+ *    every parameter that sets some kernel's time (both ways) within 5 %,
+ *    reproduces each kernel within 2 %, is deterministic, and its profile passes
+ *    rl_check_hardware; a profile of another model is refused. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <dirent.h>
+#include <time.h>
+
+#include "check.h"
+#include "check_model.h"
+#include "forecast.h"
+
+static const char *tests_dir, *root_dir;
+
+/* ------------------------------------------------------- quantization -- */
+static void quantization(void) {
+    rl_forecast_params p = {.units = 132, .tile_m = 128, .tile_n = 128, .tile_k = 32};
+    /* 4096³: 32×32 = 1024 tiles over 132 units in 8 waves (1056 slots); the
+     * halved tiles give 4096 tiles in 32 waves: the same 1024/1056 */
+    CHECK_NEAR(rl_matrix_quantization(&p, 4096, 4096, 4096, 1), 1024.0 / 1056.0, 1e-12, "4096^3 on 132 units");
+    /* M = 1 (a vector): the smallest tile (16×16) wastes 15/16 of its rows;
+     * 256 column tiles in 2 waves of 132 */
+    CHECK_NEAR(rl_matrix_quantization(&p, 1, 4096, 4096, 1), (1.0 / 16) * (256.0 / 264.0), 1e-12, "M = 1");
+    /* one 128×128 tile, K = 4096: split K over the units: 132 pieces in one wave */
+    CHECK_NEAR(rl_matrix_quantization(&p, 128, 128, 4096, 1), 1.0, 1e-12, "split K fills the units");
+    /* K = 40 in steps of 32: 40/64 of the work is useful; 1024 × 1 tiles... */
+    double q = rl_matrix_quantization(&p, 4096, 4096, 40, 1);
+    CHECK_NEAR(q, 40.0 / 64.0 * 1024.0 / 1056.0, 1e-12, "K padding");
+    rl_forecast_params none = {.units = 1, .tile_m = 1, .tile_n = 1, .tile_k = 1};
+    CHECK(rl_matrix_quantization(&none, 3, 5, 7, 2) == 1, "no tiles, no quantization");
+    CHECK(rl_matrix_quantization(&p, 0, 5, 7, 1) == 1 && rl_matrix_quantization(&p, NAN, 5, 7, 1) == 1,
+          "unknown shapes: no quantization");
+}
+
+/* ------------------------------------------------------------ helpers -- */
+static rl_model *fixture(const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fixtures/models/%s", tests_dir, name);
+    return check_read_model(path);
+}
+
+static cJSON *analyze(rl_model *m, const cJSON *hw, const char *sol, int batch) {
+    cJSON *req = cJSON_CreateObject();
+    cJSON_AddItemToObject(req, "hardware", cJSON_Duplicate(hw, true));
+    cJSON_AddStringToObject(req, "sol", sol);
+    if (batch > 0) cJSON_AddNumberToObject(req, "batch", batch);
+    return check_analyze(m, req);
+}
+
+static cJSON *fig(double v) {
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddNumberToObject(f, "value", v);
+    cJSON_AddStringToObject(f, "source", "test");
+    cJSON_AddStringToObject(f, "kind", "estimated");
+    return f;
+}
+
+/* The unit device with a forecast block of the given parameters. */
+static cJSON *with_forecast(const cJSON *base, const double *compute, const double *memory, double kernel_s) {
+    cJSON *hw = cJSON_Duplicate(base, true), *f = cJSON_AddObjectToObject(hw, "forecast");
+    cJSON_AddStringToObject(f, "stack", "test stack");
+    cJSON_AddItemToObject(f, "kernel_overhead_s", fig(kernel_s));
+    cJSON_AddItemToObject(f, "matrix_units", fig(4));
+    cJSON_AddItemToObject(f, "tile_m", fig(16));
+    cJSON_AddItemToObject(f, "tile_n", fig(16));
+    cJSON_AddItemToObject(f, "tile_k", fig(8));
+    cJSON *cl = cJSON_AddObjectToObject(f, "classes");
+    for (int c = 0; c < RL_CLASS_COUNT; c++) {
+        cJSON *o = cJSON_AddObjectToObject(cl, rl_op_class_names[c]);
+        cJSON_AddItemToObject(o, "compute_fraction", fig(compute[c]));
+        cJSON_AddItemToObject(o, "memory_fraction", fig(memory[c]));
+    }
+    return hw;
+}
+
+/* ------------------------------------------------------------- classes -- */
+static void classes(const cJSON *unit) {
+    static const struct {
+        const char *model, *layer_op, *cls;
+        bool grouped; /* a Conv with group > 1 */
+    } want[] = {
+        {"conv_net.onnx", "Gemm", "matrix", false},          {"conv_net.onnx", "Relu", "elementwise", false},
+        {"conv_net.onnx", "MaxPool", "normalization", false}, {"transformer_block.onnx", "MatMul", "matrix", false},
+        {"transformer_block.onnx", "Softmax", "normalization", false},
+        {"transformer_block.onnx", "Transpose", "data_movement", false},
+        {"transformer_block.onnx", "Gather", "gather_scatter", false},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        rl_model *m = fixture(want[i].model);
+        cJSON *r = m ? analyze(m, unit, "unfused", 0) : NULL;
+        const cJSON *l;
+        int seen = 0;
+        cJSON_ArrayForEach(l, cJSON_GetObjectItem(r, "layers")) {
+            if (strcmp(check_str(l, "op"), want[i].layer_op)) continue;
+            seen++;
+            CHECK(!strcmp(check_str(l, "op_class"), want[i].cls), "%s %s: class %s, want %s", want[i].model,
+                  check_str(l, "name"), check_str(l, "op_class"), want[i].cls);
+        }
+        CHECK(seen > 0, "%s has a %s layer", want[i].model, want[i].layer_op);
+        cJSON_Delete(r);
+        rl_model_free(m);
+    }
+    /* conv_net's depthwise convolutions (group = channels) against its dense ones */
+    rl_model *m = fixture("conv_net.onnx");
+    cJSON *r = m ? analyze(m, unit, "unfused", 0) : NULL;
+    int dense = 0, depthwise = 0;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, cJSON_GetObjectItem(r, "layers")) if (!strcmp(check_str(l, "op"), "Conv")) {
+        dense += !strcmp(check_str(l, "op_class"), "matrix");
+        depthwise += !strcmp(check_str(l, "op_class"), "depthwise");
+    }
+    CHECK(dense == 2 && depthwise == 2, "conv_net: %d dense and %d depthwise convolutions, want 2 and 2", dense,
+          depthwise);
+    cJSON_Delete(r);
+    rl_model_free(m);
+}
+
+/* --------------------------------------------------------------- clamp -- */
+/* With no fixed cost and every fraction 1, a launch-bound model's kernels
+ * take less than its launch floor: the forecast is the floor, and says so. */
+static void clamp(const cJSON *unit) {
+    static const double one[RL_CLASS_COUNT] = {1, 1, 1, 1, 1, 1};
+    cJSON *hw = with_forecast(unit, one, one, 0);
+    cJSON_ReplaceItemInObject(hw, "launch_overhead_s", fig(1e-3));
+    rl_model *m = fixture("mlp.onnx");
+    cJSON *r = m ? analyze(m, hw, "fused", 0) : NULL;
+    double t = check_num(r, "forecast.time_s"), floor_s = check_num(r, "sol.chosen.time_s");
+    CHECK(!strcmp(check_str(r, "sol.chosen.bound"), "overhead"), "mlp on a 1 ms launch: launch-bound");
+    CHECK(t == floor_s && cJSON_IsTrue(check_at(r, "forecast.clamped")), "clamped: forecast %g = floor %g", t, floor_s);
+    CHECK(check_num(r, "forecast.kernels_s") < floor_s, "the kernels alone (%g) are below the floor %g",
+          check_num(r, "forecast.kernels_s"), floor_s);
+    CHECK(check_num(r, "forecast.headroom") == 1, "headroom 1 when clamped");
+    cJSON_Delete(r);
+    rl_model_free(m);
+    cJSON_Delete(hw);
+}
+
+/* ---------------------------------------------------------- validation -- */
+static void validation(const cJSON *unit) {
+    static const struct {
+        const char *patch, *where;
+    } bad[] = {
+        {"{\"classes\": {\"matrix\": {\"compute_fraction\": 1.5}}}", "forecast.classes.matrix.compute_fraction"},
+        {"{\"classes\": {\"matrix\": {\"memory_fraction\": 0}}}", "forecast.classes.matrix.memory_fraction"},
+        {"{\"classes\": {\"softmax\": {}}}", "forecast.classes.softmax"},
+        {"{\"classes\": {\"matrix\": {\"speed\": 1}}}", "forecast.classes.matrix.speed"},
+        {"{\"basis\": \"guessed\"}", "forecast.basis"},
+        {"{\"stack\": 3}", "forecast.stack"},
+        {"{\"cache_level\": \"L9\"}", "forecast.cache_level"},
+        {"{\"cache_level\": \"DRAM\"}", "forecast.cache_level"},
+        {"{\"tile_m\": 0}", "forecast.tile_m"},
+        {"{\"kernel_overhead_s\": -1}", "forecast.kernel_overhead_s"},
+        {"{\"launch\": 1}", "forecast.launch"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cJSON *hw = cJSON_Duplicate(unit, true);
+        cJSON_AddItemToObject(hw, "forecast", cJSON_Parse(bad[i].patch));
+        char *text = cJSON_PrintUnformatted(hw);
+        char *out = rl_check_hardware(text);
+        cJSON *r = cJSON_Parse(out);
+        CHECK(!cJSON_IsTrue(cJSON_GetObjectItem(r, "ok")) && strstr(check_str(r, "error.where"), bad[i].where),
+              "%s: refused at %s (got %s)", bad[i].patch, bad[i].where, out);
+        cJSON_Delete(r);
+        rl_free(out);
+        free(text);
+        cJSON_Delete(hw);
+    }
+}
+
+/* ----------------------------------------------------------------- fit -- */
+static const double TRUE_COMPUTE[RL_CLASS_COUNT] = {0.6, 0.08, 0.35, 0.45, 0.5, 0.25};
+static const double TRUE_MEMORY[RL_CLASS_COUNT] = {0.7, 0.5, 0.65, 0.85, 0.6, 0.4};
+#define TRUE_KERNEL_S 2e-5
+#define N_PARAMS (2 * RL_CLASS_COUNT + 1)
+#define MAX_KERNELS 4096
+
+static const struct {
+    const char *model;
+    int batch;
+} runs[] = {{"conv_net.onnx", 1},         {"conv_net.onnx", 32}, {"transformer_block.onnx", 1},
+            {"transformer_block.onnx", 16}, {"yolo_head.onnx", 1}, {"yolo_head.onnx", 8}};
+#define N_RUNS (sizeof runs / sizeof *runs)
+
+/* Parameter j of (compute, memory, kernel_s), scaled by f. */
+static cJSON *truth_scaled(const cJSON *unit, int j, double f) {
+    double c[RL_CLASS_COUNT], m[RL_CLASS_COUNT], k = TRUE_KERNEL_S;
+    memcpy(c, TRUE_COMPUTE, sizeof c), memcpy(m, TRUE_MEMORY, sizeof m);
+    if (j >= 0 && j < RL_CLASS_COUNT) c[j] *= f;
+    else if (j >= RL_CLASS_COUNT && j < 2 * RL_CLASS_COUNT) m[j - RL_CLASS_COUNT] *= f;
+    else if (j == 2 * RL_CLASS_COUNT) k *= f;
+    return with_forecast(unit, c, m, k);
+}
+
+/* What a runtime that runs each node as a kernel of its own would measure
+ * on a device that follows hw's forecast exactly: each kernel's forecast
+ * (the unfused model, unclamped), as name,time_s. Appends the times to t. */
+static char *synthetic_profile(rl_model *m, const cJSON *hw, int batch, double *t, int *n) {
+    cJSON *r = analyze(m, hw, "unfused", batch);
+    CHECK(!cJSON_IsTrue(check_at(r, "forecast.clamped")), "a synthetic run is not clamped");
+    size_t cap = 1 << 16, len = 0;
+    char *csv = malloc(cap);
+    len += (size_t)snprintf(csv, cap, "name,time_s\n");
+    const cJSON *l;
+    cJSON_ArrayForEach(l, cJSON_GetObjectItem(r, "layers")) {
+        double f = check_num(l, "forecast_s");
+        if (!cJSON_IsTrue(cJSON_GetObjectItem(l, "kernel")) || !(f > 0) || len + 600 > cap) continue;
+        len += (size_t)snprintf(csv + len, cap - len, "%s,%.17g\n", check_str(l, "name"), f);
+        if (*n < MAX_KERNELS) t[(*n)++] = f;
+    }
+    cJSON_Delete(r);
+    return csv;
+}
+
+/* Every run's kernel times under hw (the synthetic measurement). */
+static int all_times(rl_model **models, const cJSON *hw, double *t, char **csv) {
+    int n = 0;
+    for (size_t r = 0; r < N_RUNS; r++) {
+        char *text = synthetic_profile(models[r], hw, runs[r].batch, t, &n);
+        if (csv) csv[r] = text;
+        else free(text);
+    }
+    return n;
+}
+
+/* Whether scaling parameter j by f changes some kernel's time by more than 5 %. */
+static bool moves_a_kernel(rl_model **models, const cJSON *unit, const double *truth, int n, int j, double f) {
+    static double t[MAX_KERNELS];
+    cJSON *hw = truth_scaled(unit, j, f);
+    int k = all_times(models, hw, t, NULL);
+    bool moved = false;
+    for (int i = 0; i < k && i < n; i++) moved |= fabs(t[i] / truth[i] - 1) > 0.05;
+    cJSON_Delete(hw);
+    return moved;
+}
+
+/* The parameters that set some kernel's time: scaled down by 0.8 or up by
+ * 1.15, some kernel of the synthetic runs changes by more than 5 % either
+ * way. (A parameter that moves kernels one way only, e.g. the compute
+ * fraction of a class whose kernels turn memory-bound when it grows, is
+ * pinned by the data only from one side: the fit reproduces the kernels,
+ * but its value is a bound, not a recovery.) */
+static void binding_params(rl_model **models, const cJSON *unit, const double *truth, int n, bool *binding) {
+    for (int j = 0; j < N_PARAMS; j++)
+        binding[j] = moves_a_kernel(models, unit, truth, n, j, 0.8) && moves_a_kernel(models, unit, truth, n, j, 1.15);
+}
+
+static char *run_fit(const cJSON *start, rl_model **models, char **csv, double *seconds) {
+    rl_fit_input in[N_RUNS];
+    char req[N_RUNS][64];
+    for (size_t r = 0; r < N_RUNS; r++) {
+        snprintf(req[r], sizeof req[r], "{\"batch\": %d}", runs[r].batch);
+        in[r] = (rl_fit_input){models[r], runs[r].model, csv[r], "csv", req[r]};
+    }
+    char *text = cJSON_PrintUnformatted(start);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    char *out = rl_fit_forecast(text, in, N_RUNS, "synthetic");
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    *seconds = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    free(text);
+    return out;
+}
+
+/* The fitted profile's value of parameter j. */
+static double fitted_param(const cJSON *res, int j) {
+    char path[160];
+    if (j == 2 * RL_CLASS_COUNT) return check_num(res, "profile.forecast.kernel_overhead_s.value");
+    snprintf(path, sizeof path, "profile.forecast.classes.%s.%s.value", rl_op_class_names[j % RL_CLASS_COUNT],
+             j < RL_CLASS_COUNT ? "compute_fraction" : "memory_fraction");
+    return check_num(res, path);
+}
+
+static double true_param(int j) {
+    return j == 2 * RL_CLASS_COUNT ? TRUE_KERNEL_S : j < RL_CLASS_COUNT ? TRUE_COMPUTE[j] : TRUE_MEMORY[j - RL_CLASS_COUNT];
+}
+
+static void check_fitted_profile(const cJSON *res, const cJSON *unit, rl_model *held_out) {
+    char *text = cJSON_PrintUnformatted(cJSON_GetObjectItem(res, "profile"));
+    char *chk = rl_check_hardware(text);
+    CHECK(strstr(chk, "\"ok\":true") != NULL, "the fitted profile passes rl_check_hardware: %s", chk);
+    rl_free(chk);
+    free(text);
+    CHECK(!strcmp(check_str(res, "profile.forecast.basis"), "calibrated") &&
+          !strcmp(check_str(res, "profile.forecast.stack"), "synthetic") &&
+          !strcmp(check_str(res, "profile.forecast.classes.matrix.compute_fraction.kind"), "measured"),
+          "the fitted profile is calibrated, names its stack, its figures are measured");
+    CHECK(check_num(res, "profile.forecast.fit.kernels") > 50 && cJSON_GetArraySize(check_at(res, "fit.models")) == 6,
+          "provenance: kernels and models");
+    /* the fit generalises: a model it never saw (mlp: Gemm, Relu, Softmax) */
+    cJSON *truth = truth_scaled(unit, -1, 1);
+    cJSON *a = analyze(held_out, truth, "fused", 4), *b = analyze(held_out, cJSON_GetObjectItem(res, "profile"), "fused", 4);
+    CHECK_NEAR(check_num(b, "forecast.time_s"), check_num(a, "forecast.time_s"), 0.05, "held-out mlp forecast");
+    CHECK(!strcmp(check_str(b, "forecast.basis"), "calibrated"), "a fitted profile's forecast says calibrated");
+    cJSON_Delete(a), cJSON_Delete(b), cJSON_Delete(truth);
+}
+
+static void fit_tests(const cJSON *unit) {
+    rl_model *models[N_RUNS];
+    char *csv[N_RUNS];
+    static double truth[MAX_KERNELS];
+    for (size_t r = 0; r < N_RUNS; r++) models[r] = fixture(runs[r].model);
+    cJSON *truth_hw = truth_scaled(unit, -1, 1);
+    int n = all_times(models, truth_hw, truth, csv);
+    bool binding[N_PARAMS];
+    binding_params(models, unit, truth, n, binding);
+    /* start elsewhere: every fraction 0.5, 10 µs per kernel; same tiles */
+    static const double half[RL_CLASS_COUNT] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
+    cJSON *start = with_forecast(unit, half, half, 1e-5);
+    double secs, secs2;
+    char *out = run_fit(start, models, csv, &secs), *again = run_fit(start, models, csv, &secs2);
+    printf("fit: %d synthetic kernels of %zu runs in %.3f s\n", n, N_RUNS, secs);
+    CHECK(!strcmp(out, again), "the fit is deterministic");
+    cJSON *res = cJSON_Parse(out);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(res, "ok")), "fit ok: %.300s", out);
+    CHECK(check_num(res, "fit.kernel_max_error") < 0.02 && check_num(res, "fit.model_max_error") < 0.01,
+          "the fit reproduces every kernel within 2%% (max %g) and every model within 1%% (max %g)",
+          check_num(res, "fit.kernel_max_error"), check_num(res, "fit.model_max_error"));
+    int bound = 0;
+    for (int j = 0; j < N_PARAMS; j++) {
+        if (!binding[j]) continue;
+        bound++;
+        CHECK_NEAR(fitted_param(res, j), true_param(j), 0.05, j == 2 * RL_CLASS_COUNT ? "kernel_overhead_s"
+                   : rl_op_class_names[j % RL_CLASS_COUNT]);
+    }
+    printf("fit: %d of %d parameters set some kernel's time; each recovered within 5%%:", bound, N_PARAMS);
+    for (int j = 0; j < N_PARAMS; j++) if (binding[j]) printf(" %d=%.4g/%.4g", j, fitted_param(res, j), true_param(j));
+    printf("\n");
+    CHECK(bound >= 6 && binding[2 * RL_CLASS_COUNT] && binding[RL_CLASS_MATRIX] && binding[RL_CLASS_DEPTHWISE] &&
+              binding[RL_CLASS_COUNT + RL_CLASS_ELEMENTWISE], "the synthetic runs pin the matrix and depthwise compute, "
+          "the elementwise memory fractions and the fixed cost (and %d in all)", bound);
+    rl_model *mlp = fixture("mlp.onnx");
+    if (res && mlp) check_fitted_profile(res, unit, mlp);
+    /* the profile of another model matches nothing */
+    rl_fit_input wrong = {mlp, "mlp", "name,time_s\nnot_a_node_of_mlp,0.001\n", "csv", NULL};
+    char *text = cJSON_PrintUnformatted(start);
+    char *err = rl_fit_forecast(text, &wrong, 1, NULL);
+    CHECK(strstr(err, "\"bad_measured\"") != NULL, "another model's profile is refused: %.300s", err);
+    rl_free(err);
+    err = rl_fit_forecast("{", &wrong, 1, NULL);
+    CHECK(strstr(err, "\"bad_hardware\"") != NULL, "a broken profile is refused: %.200s", err);
+    rl_free(err);
+    err = rl_fit_forecast(text, &wrong, 0, NULL);
+    CHECK(strstr(err, "\"bad_request\"") != NULL, "no inputs is refused");
+    rl_free(err);
+    free(text);
+    rl_model_free(mlp);
+    cJSON_Delete(res);
+    rl_free(out), rl_free(again);
+    for (size_t r = 0; r < N_RUNS; r++) free(csv[r]), rl_model_free(models[r]);
+    cJSON_Delete(truth_hw), cJSON_Delete(start);
+}
+
+/* The fit on real profiles of the measured fixtures (ONNX Runtime with its
+ * optimisations on, and trtexec): it matches kernels, fits, and writes a
+ * valid profile whose provenance names both models. */
+static void fit_real_profiles(const cJSON *unit) {
+    static const char *const files[][3] = {{"small_cnn.onnx", "ort_small_cnn_all.json", "ort"},
+                                           {"small_mlp.onnx", "trtexec_small_mlp.json", "trtexec"}};
+    rl_fit_input in[2];
+    char *texts[2];
+    rl_model *models[2];
+    for (int i = 0; i < 2; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/fixtures/measured/%s", tests_dir, files[i][0]);
+        models[i] = check_read_model(path);
+        snprintf(path, sizeof path, "%s/fixtures/measured/%s", tests_dir, files[i][1]);
+        texts[i] = check_read_file(path, NULL);
+        in[i] = (rl_fit_input){models[i], files[i][0], texts[i], files[i][2], NULL};
+    }
+    char *text = cJSON_PrintUnformatted(unit);
+    char *out = models[0] && models[1] && texts[0] && texts[1] ? rl_fit_forecast(text, in, 2, NULL) : NULL;
+    cJSON *res = cJSON_Parse(out ? out : "");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(res, "ok")), "fit on the measured fixtures: %.300s", out ? out : "");
+    CHECK(check_num(res, "fit.kernels") >= 4 && !strcmp(check_str(res, "fit.models.1.name"), "small_mlp.onnx") &&
+          isfinite(check_num(res, "fit.kernel_median_error")) && isfinite(check_num(res, "fit.model_max_error")),
+          "provenance of the real fit");
+    CHECK(!strcmp(check_str(res, "profile.forecast.stack"), "ONNX Runtime (the measured runs)"),
+          "without a stack, the first profile's runtime names it: %s", check_str(res, "profile.forecast.stack"));
+    char *p = cJSON_PrintUnformatted(cJSON_GetObjectItem(res, "profile"));
+    char *chk = p ? rl_check_hardware(p) : NULL;
+    CHECK(chk && strstr(chk, "\"ok\":true"), "the fitted profile is valid: %s", chk ? chk : "");
+    rl_free(chk), free(p), free(text), rl_free(out);
+    cJSON_Delete(res);
+    for (int i = 0; i < 2; i++) free(texts[i]), rl_model_free(models[i]);
+}
+
+/* Every shipped profile forecasts with its own parameters, not the core's
+ * generic defaults: its forecast block names the stack and gives every
+ * figure (docs/model.md §12.4), and the analysis says so. */
+static void shipped_forecast(void) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/hw", root_dir);
+    DIR *d = opendir(dir);
+    CHECK(d != NULL, "cannot open %s", dir);
+    int n = 0;
+    struct dirent *e;
+    static const char *const needed[] = {"kernel_overhead_s", "matrix_units", "tile_m", "tile_n", "tile_k"};
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json")) continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        cJSON *p = check_read_json(path);
+        const cJSON *f = cJSON_GetObjectItem(p, "forecast");
+        bool ok = cJSON_IsString(cJSON_GetObjectItem(f, "stack"));
+        for (size_t i = 0; i < sizeof needed / sizeof *needed; i++) ok = ok && cJSON_GetObjectItem(f, needed[i]);
+        for (int c = 0; c < RL_CLASS_COUNT; c++) {
+            const cJSON *co = cJSON_GetObjectItem(cJSON_GetObjectItem(f, "classes"), rl_op_class_names[c]);
+            ok = ok && cJSON_GetObjectItem(co, "compute_fraction") && cJSON_GetObjectItem(co, "memory_fraction");
+        }
+        CHECK(ok, "%s: a complete forecast block (stack, every figure, every class)", e->d_name);
+        n++;
+        cJSON_Delete(p);
+    }
+    if (d) closedir(d);
+    CHECK(n >= 26, "the shipped profiles were found (%d)", n);
+}
+
+int main(int argc, char **argv) {
+    tests_dir = argc > 1 ? argv[1] : ".";
+    root_dir = argc > 2 ? argv[2] : "..";
+    cJSON *unit = check_read_hw(tests_dir, root_dir, "unit");
+    quantization();
+    shipped_forecast();
+    if (unit) {
+        classes(unit);
+        clamp(unit);
+        validation(unit);
+        fit_tests(unit);
+        fit_real_profiles(unit);
+    }
+    cJSON_Delete(unit);
+    return check_report("forecast");
+}
