@@ -90,7 +90,13 @@ static double node_quantization(const rl_prepared *pg, const rl_forecast_params 
         nn = (double)out->dims[1] / g, batch = g, m = elems / (double)out->dims[1];
     } else {
         nn = (double)out->dims[out->rank - 1];
-        m = out->rank >= 2 ? (double)out->dims[out->rank - 2] : 1;
+        /* A product with one shared right-hand matrix (a weight: MatMul
+         * [.., M, K] x [K, N], Gemm) is one GEMM over every leading row, as
+         * runtimes flatten it: [197, 1, 768] x [768, 2304] is 197 x 2304, not
+         * 197 products of one row. Batched right-hand sides stay a batch. */
+        const rl_value *b = n->n_in > 1 ? n->inv[1] : NULL;
+        bool shared_rhs = b && b->rank >= 1 && b->rank <= 2;
+        m = shared_rhs ? elems / nn : out->rank >= 2 ? (double)out->dims[out->rank - 2] : 1;
         batch = elems / (m * nn);
     }
     return rl_matrix_quantization(p, m, nn, n->cost.macs / elems, batch);
