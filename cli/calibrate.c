@@ -20,7 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "calibrate_fit.h"
 #include "calibrate_kernels.h"
+#include "cli.h"
 #include "rooflens.h"
 
 static double now_s(void) {
@@ -476,6 +478,26 @@ static cJSON *level(const char *name, double bw, const char *bw_source, double c
     return o;
 }
 
+/* The forecast's block of this machine (docs/model.md, the forecast): the
+ * stack a CPU is deployed with and the shape of its GEMM tiles; the achievable
+ * shares of each ceiling keep the core's generic defaults until
+ * `calibrate --from` fits them to real runs. One unit: a one-thread runtime
+ * (mode one-core) works one tile at a time; on all cores the tiles' wave
+ * quantization is not modelled. */
+static cJSON *forecast_block(bool llc) {
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "stack", "ONNX Runtime, CPU provider (estimated; fit with calibrate --from)");
+    cJSON_AddStringToObject(f, "basis", "analytic");
+    cJSON_AddItemToObject(f, "matrix_units", figure_of_kind(1, "one core works one tile at a time (a one-thread "
+                                                               "runtime; wave quantization over cores not modelled)",
+                                                            "estimated"));
+    cJSON_AddItemToObject(f, "tile_m", figure_of_kind(32, "estimated: a CPU GEMM's cache-blocked tile rows", "estimated"));
+    cJSON_AddItemToObject(f, "tile_n", figure_of_kind(32, "estimated: a CPU GEMM's cache-blocked tile columns", "estimated"));
+    cJSON_AddItemToObject(f, "tile_k", figure_of_kind(1, "no K step: a CPU GEMM takes any K", "estimated"));
+    if (llc) cJSON_AddStringToObject(f, "cache_level", "LLC");
+    return f;
+}
+
 /* The sources of the profile's figures, in the order of the enum below. */
 enum { S_PEAK_ALL, S_PEAK_ONE, S_MEM_ALL, S_MEM_ONE, S_LLC_ALL, S_LLC_ONE, S_DISPATCH_ALL, S_DISPATCH_ONE, S_CLOCK,
        S_COUNT };
@@ -591,6 +613,7 @@ static cJSON *profile_json(const setup *s, const results *r, const char *id) {
     /* an on-chip level must be faster than main memory to mean anything */
     bool llc = r->value[F_LLC_ALL] > r->value[F_MEM_ALL] && r->value[F_LLC_ONE] > r->value[F_MEM_ONE];
     if (llc) cJSON_AddItemToArray(mem, level("LLC", r->value[F_LLC_ALL], src[S_LLC_ALL], s->llc_capacity, s->llc_source));
+    cJSON_AddItemToObject(p, "forecast", forecast_block(llc));
     cJSON *modes = cJSON_AddArrayToObject(p, "power_modes");
     cJSON *all = cJSON_CreateObject();
     cJSON_AddStringToObject(all, "id", "all-cores");
@@ -606,6 +629,9 @@ static cJSON *profile_json(const setup *s, const results *r, const char *id) {
 /* ------------------------------------------------------------- driver -- */
 static const char calibrate_usage[] =
     "usage: rooflens calibrate [--out FILE] [--runs N] [--id ID] [--threads N] [--mem-mib M]\n"
+    "                          [--profile ID|FILE] [--from MODEL.onnx=PROFILE ...] [--stack TEXT]\n"
+    "                          [--power-mode MODE] [--batch N] [--dim NAME=V] [--precision P]\n"
+    "                          [--measured-format auto|ort|trtexec|csv]\n"
     "\n"
     "Measures this machine and writes a hardware profile of its figures, each with its\n"
     "provenance: the FP32 ceiling on all cores and on one (the instruction set's FLOP per\n"
@@ -620,7 +646,19 @@ static const char calibrate_usage[] =
     "  --id ID        profile id (default calibrated-cpu; lowercase letters, digits, -)\n"
     "  --threads N    threads for the all-core figures (default: the online CPUs)\n"
     "  --mem-mib M    size of each of the 3 memory-triad arrays (default 128, or more\n"
-    "                 for a last-level cache above 48 MiB)\n";
+    "                 for a last-level cache above 48 MiB)\n"
+    "\n"
+    "The forecast fitted to real runs (docs/model.md, the forecast): each --from pairs a\n"
+    "model with a profile of its measured kernels (ONNX Runtime profiling JSON, trtexec\n"
+    "--exportProfile JSON, or name,time_s CSV). The achievable share of each ceiling per\n"
+    "op class and the fixed cost per kernel are fitted to them and written into the\n"
+    "profile with the fit's provenance; any model analysed with it then gets a forecast\n"
+    "from them.\n"
+    "  --profile ID|FILE  fit onto this profile instead of measuring this machine\n"
+    "  --from M=P     a model and its measured profile (repeat: fit on several models)\n"
+    "  --stack TEXT   the software stack the runs were measured on (named in the answer)\n"
+    "  --power-mode, --batch, --dim, --precision, --measured-format\n"
+    "                 how the runs were measured (as for an analysis; one for all)\n";
 
 static bool valid_id(const char *s) {
     if (!*s || *s == '-') return false;
@@ -629,14 +667,17 @@ static bool valid_id(const char *s) {
     return true;
 }
 
-static int parse_args(int argc, char **argv, setup *s, const char **out, const char **id) {
+static int parse_args(int argc, char **argv, setup *s, fit_args *fit, const char **out, const char **id) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long n = 0;
         char *end = NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(calibrate_usage, stdout); return 1; }
-        if (!v) { fprintf(stderr, "rooflens calibrate: unknown option or missing value '%s'\n%s", a, calibrate_usage); return 2; }
+        if (!v) { fprintf(stderr, "rooflens calibrate: unknown option or missing value '%s'\n%s", txt(a), calibrate_usage); return 2; }
         i++;
+        int taken = fit_parse_option(fit, a, v);
+        if (taken == 2) return 2;
+        if (taken) continue;
         if (!strcmp(a, "--out")) { *out = v; continue; }
         if (!strcmp(a, "--id")) {
             if (!valid_id(v)) { fprintf(stderr, "rooflens calibrate: --id takes lowercase letters, digits and single '-', not '%s'\n", v); return 2; }
@@ -772,10 +813,17 @@ static int measure(setup *s, results *r) {
 
 /* The profile of the figures, checked by the core's validator before it is
  * written to `out` (standard output when NULL). Returns 0 when written. */
-static int write_profile(const setup *s, const results *r, const char *id, const char *out) {
-    cJSON *prof = profile_json(s, r, id);
-    char *text = cJSON_Print(prof);
-    cJSON_Delete(prof);
+/* Checks the profile with the core, fits it to --from's runs if any, and
+ * writes it. Takes the text (malloc'd) and frees it. */
+static int write_profile(char *text, const fit_args *fit, const char *out) {
+    if (text && fit->n_from > 0) {
+        int status = 0;
+        char *fitted = fit_profile(text, fit, &status);
+        free(text);
+        if (!fitted) return status;
+        text = fitted;
+    }
+    if (!text) return 1;
     char *verdict = rl_check_hardware(text);
     cJSON *v = cJSON_Parse(verdict);
     bool ok = cJSON_IsTrue(cJSON_GetObjectItem(v, "ok"));
@@ -800,20 +848,39 @@ static int write_profile(const setup *s, const results *r, const char *id, const
     return ok ? 0 : 1;
 }
 
+/* --profile: the profile to fit onto, as text (malloc'd), or NULL. */
+static char *base_profile(const char *id_or_file) {
+    cJSON *p = load_profile(id_or_file, hw_dir(NULL));
+    char *text = p ? cJSON_Print(p) : NULL;
+    cJSON_Delete(p);
+    return text;
+}
+
 int rl_calibrate_main(int argc, char **argv) {
     setup s = {0};
+    fit_args fit = {0};
     const char *out = NULL, *id = "calibrated-cpu";
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     s.threads = online > 0 ? (int)online : 1;
     s.runs = 3;
     s.mem_bytes = 0; /* --mem-mib, else chosen by describe_machine */
-    int rc = parse_args(argc, argv, &s, &out, &id);
+    int rc = parse_args(argc, argv, &s, &fit, &out, &id);
     if (rc) return rc == 1 ? 0 : rc;
+    if (fit.base && fit.n_from == 0) {
+        fprintf(stderr, "rooflens calibrate: --profile goes with --from (a profile to fit onto)\n");
+        return 2;
+    }
+    if (fit.base) {
+        char *text = base_profile(fit.base);
+        return text ? write_profile(text, &fit, out) : 2;
+    }
     describe_machine(&s);
     results r = {0};
     if (measure(&s, &r)) return 1;
     print_results(&s, &r);
-    rc = write_profile(&s, &r, id, out);
+    cJSON *prof = profile_json(&s, &r, id);
+    rc = write_profile(cJSON_Print(prof), &fit, out);
+    cJSON_Delete(prof);
     for (int f = 0; f < F_COUNT; f++) free(REP[f].v), REP[f] = (samples){0};
     return rc;
 }

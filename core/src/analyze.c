@@ -1087,6 +1087,24 @@ static void fit_source(char *out, size_t size, const fit_samples *fs, const rl_f
         snprintf(out + k, size - (size_t)k, " (median error per kernel %.1f%%)", 100 * median);
 }
 
+/* The power mode every input's request names ("" for the default); an
+ * error when two inputs name different modes. */
+static int fit_power_mode(const rl_fit_input *in, size_t n, char *mode, size_t cap, rl_error *err) {
+    for (size_t r = 0; r < n; r++) {
+        cJSON *req = cJSON_Parse(in[r].request_json ? in[r].request_json : "{}");
+        const cJSON *pm = cJSON_GetObjectItemCaseSensitive(req, "power_mode");
+        const char *m = cJSON_IsString(pm) ? pm->valuestring : "";
+        bool differs = r > 0 && strcmp(m, mode) != 0;
+        if (r == 0) snprintf(mode, cap, "%s", m);
+        cJSON_Delete(req);
+        if (differs) {
+            rl_error_set(err, "bad_request", "inputs", "every input of one fit must be measured in the same power mode");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size_t n_inputs, const char *stack) {
     rl_json_begin();
     rl_error err = {0};
@@ -1101,7 +1119,13 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
         rl_error_set(&err, "bad_hardware", "hardware", "the hardware profile is not valid JSON");
         goto fail;
     }
-    if (rl_hw_parse(profile, NULL, &hw, &err)) goto fail;
+    /* The runs were measured in one power mode (the first request's
+     * "power_mode", else the default): the fitted fractions are shares of
+     * that mode's ceilings, e.g. one thread's for a runtime with one intra-op
+     * thread. */
+    char mode[64] = "";
+    if (fit_power_mode(inputs, n_inputs, mode, sizeof mode, &err)) goto fail;
+    if (rl_hw_parse(profile, mode[0] ? mode : NULL, &hw, &err)) goto fail;
     for (size_t r = 0; r < n_inputs; r++)
         if (fit_one_run(&inputs[r], (int)r, &hw, &fs, &err)) goto fail;
     if (fs.n == 0) {

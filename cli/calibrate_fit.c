@@ -1,0 +1,177 @@
+/* rooflens calibrate --from (calibrate_fit.h): reads each MODEL=PROFILE
+ * pair, asks the core to fit the forecast (rl_fit_forecast) and prints what
+ * the fit found, model by model. */
+#include "calibrate_fit.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "rooflens.h"
+
+int fit_parse_option(fit_args *a, const char *opt, const char *value) {
+    if (!strcmp(opt, "--from")) {
+        const char *eq = strchr(value, '=');
+        if (!eq || eq == value || !eq[1]) {
+            fprintf(stderr, "rooflens calibrate: --from takes MODEL.onnx=PROFILE, not '%s'\n", txt(value));
+            return 2;
+        }
+        if (a->n_from == FIT_MAX_FROM) {
+            fprintf(stderr, "rooflens calibrate: at most %d --from pairs\n", FIT_MAX_FROM);
+            return 2;
+        }
+        a->from[a->n_from++] = value;
+        return 1;
+    }
+    if (!strcmp(opt, "--dim")) {
+        if (!strchr(value, '=') || a->n_dims == FIT_MAX_DIMS) {
+            fprintf(stderr, "rooflens calibrate: --dim takes NAME=VALUE (at most %d), not '%s'\n", FIT_MAX_DIMS,
+                    txt(value));
+            return 2;
+        }
+        a->dims[a->n_dims++] = value;
+        return 1;
+    }
+    const char **slot = !strcmp(opt, "--profile")           ? &a->base
+                        : !strcmp(opt, "--stack")           ? &a->stack
+                        : !strcmp(opt, "--measured-format") ? &a->format
+                        : !strcmp(opt, "--power-mode")      ? &a->power_mode
+                        : !strcmp(opt, "--precision")       ? &a->precision
+                        : !strcmp(opt, "--batch")           ? &a->batch
+                                                            : NULL;
+    if (!slot) return 0;
+    *slot = value;
+    return 1;
+}
+
+/* The request every run was measured with: the fit's options as
+ * rl_model_analyze takes them. NULL on a bad value (said on stderr). */
+static char *fit_request(const fit_args *a) {
+    cJSON *req = cJSON_CreateObject();
+    if (a->precision) cJSON_AddStringToObject(req, "precision", a->precision);
+    if (a->power_mode) cJSON_AddStringToObject(req, "power_mode", a->power_mode);
+    cJSON *dims = cJSON_AddObjectToObject(req, "dims");
+    if (a->batch) {
+        char *end = NULL;
+        double b = strtod(a->batch, &end);
+        if (*end || !(b >= 1 && b <= 1e9) || b != (double)(long long)b) {
+            fprintf(stderr, "rooflens calibrate: --batch needs a whole number from 1, not '%s'\n", txt(a->batch));
+            cJSON_Delete(req);
+            return NULL;
+        }
+        cJSON_AddNumberToObject(req, "batch", b);
+    }
+    for (int i = 0; i < a->n_dims; i++) {
+        const char *eq = strchr(a->dims[i], '=');
+        char name[256];
+        size_t n = (size_t)(eq - a->dims[i]);
+        char *end = NULL;
+        double v = strtod(eq + 1, &end);
+        if (n == 0 || n >= sizeof name || *end || !(v >= 1 && v <= 1e12) || v != (double)(long long)v) {
+            fprintf(stderr, "rooflens calibrate: --dim %s: a name and a whole number from 1\n", txt(a->dims[i]));
+            cJSON_Delete(req);
+            return NULL;
+        }
+        memcpy(name, a->dims[i], n);
+        name[n] = '\0';
+        cJSON_AddNumberToObject(dims, name, v);
+    }
+    char *text = cJSON_PrintUnformatted(req);
+    cJSON_Delete(req);
+    return text;
+}
+
+/* What the fit found, on stderr: the error per model and per kernel. */
+static void print_fit(const cJSON *fit) {
+    char a[40], b[40];
+    fprintf(stderr, "\nforecast fitted on %g kernels of %d models (%s)\n", num(fit, "kernels"),
+            cJSON_GetArraySize(get(fit, "models")), tstr(fit, "stack"));
+    fprintf(stderr, "  %-40s %8s %12s %12s %8s\n", "model", "kernels", "measured", "forecast", "error");
+    const cJSON *m;
+    cJSON_ArrayForEach(m, get(fit, "models"))
+        fprintf(stderr, "  %-40s %8g %12s %12s %7.1f%%\n", txt_tail(str(m, "name"), 40), num(m, "kernels"),
+                tsec(num(m, "measured_s"), a, sizeof a), tsec(num(m, "forecast_s"), b, sizeof b),
+                100 * num(m, "error"));
+    fprintf(stderr, "  error per kernel: median %.1f%%, max %.1f%%; per model: median %.1f%%, max %.1f%%\n",
+            100 * num(fit, "kernel_median_error"), 100 * num(fit, "kernel_max_error"),
+            100 * num(fit, "model_median_error"), 100 * num(fit, "model_max_error"));
+    fprintf(stderr, "  fitted:");
+    const cJSON *f;
+    cJSON_ArrayForEach(f, get(fit, "fitted")) fprintf(stderr, " %s", txt(cJSON_IsString(f) ? f->valuestring : ""));
+    fprintf(stderr, "\n");
+}
+
+typedef struct fit_files {
+    rl_fit_input in[FIT_MAX_FROM];
+    char *paths[FIT_MAX_FROM]; /* the model's path (the pair's text before '=') */
+    char *measured[FIT_MAX_FROM];
+    int n;
+} fit_files;
+
+static void free_files(fit_files *f) {
+    for (int i = 0; i < f->n; i++) {
+        rl_model_free(f->in[i].model);
+        free(f->paths[i]);
+        free(f->measured[i]);
+    }
+}
+
+/* Reads pair i: the model and its measured profile. 0, or the exit code. */
+static int read_pair(fit_files *f, const char *pair, const char *format, const char *request) {
+    int i = f->n;
+    const char *eq = strrchr(pair, '=');
+    size_t n = (size_t)(eq - pair);
+    f->paths[i] = malloc(n + 1);
+    if (!f->paths[i]) return 1;
+    memcpy(f->paths[i], pair, n);
+    f->paths[i][n] = '\0';
+    f->n++;
+    char *err = NULL;
+    f->in[i].model = read_model(f->paths[i], true, &err);
+    if (!f->in[i].model) {
+        report_error_json(err, f->paths[i]);
+        rl_free(err);
+        return EXIT_BAD_MODEL;
+    }
+    f->measured[i] = read_text(eq + 1);
+    if (!f->measured[i]) {
+        fprintf(stderr, "rooflens calibrate: cannot read the measured profile %s\n", txt(eq + 1));
+        return EXIT_BAD_MODEL;
+    }
+    f->in[i].name = f->paths[i];
+    f->in[i].measured = f->measured[i];
+    f->in[i].format = format;
+    f->in[i].request_json = request;
+    return 0;
+}
+
+char *fit_profile(const char *profile_text, const fit_args *a, int *status) {
+    fit_files f = {0};
+    char *request = fit_request(a), *answer = NULL, *fitted = NULL;
+    *status = 2;
+    if (!request) return NULL;
+    for (int i = 0; i < a->n_from; i++)
+        if ((*status = read_pair(&f, a->from[i], a->format, request))) goto done;
+    answer = rl_fit_forecast(profile_text, f.in, (size_t)f.n, a->stack);
+    cJSON *res = answer ? cJSON_Parse(answer) : NULL;
+    if (!res || !is_true(res, "ok")) {
+        report_error_json(answer ? answer : "", NULL);
+        *status = EXIT_BAD_MODEL;
+    } else {
+        cJSON *fit = cJSON_GetObjectItemCaseSensitive(res, "fit");
+        const cJSON *fc = get(get(res, "profile"), "forecast");
+        if (fit && !cJSON_GetObjectItemCaseSensitive(fit, "stack"))
+            cJSON_AddStringToObject(fit, "stack", str(fc, "stack"));
+        print_fit(fit);
+        fitted = cJSON_Print(get(res, "profile"));
+        *status = fitted ? 0 : 1;
+    }
+    cJSON_Delete(res);
+done:
+    rl_free(answer);
+    free(request);
+    free_files(&f);
+    return fitted;
+}
