@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Validates the forecast on this machine's CPU against ONNX Runtime
+# (onnxruntime-node, one intra-op thread), with graph optimisations on and
+# off: `rooflens calibrate` measures the machine, ORT profiles every model
+# RUNS times, the forecast is fitted on two models (FIT) and then forecasts
+# every other model, which the fit never saw. The analytic forecast (the
+# calibrated ceilings with the profile's default parameters) is reported
+# beside it. tools/validate_forecast_report.py writes the tables of
+# docs/validation.md ("The forecast on this CPU").
+#
+#   tools/validate-forecast.sh        (15-40 minutes on 2 busy cores)
+#
+# Environment: ROOFLENS_VALIDATE_DIR (scratch folder, default
+# build/validate-forecast), RUNS (runs per profile, the first is the warm-up;
+# default 6), FIT (default "resnet50 bert_base"), MODELS (the held-out ones).
+# Needs Debian's python3-torch and python3-torchvision to export the
+# torchvision models (installed here when missing), and onnxruntime-node,
+# installed into the scratch folder with `npm install --ignore-scripts` (its
+# install script fetches GPU binaries from a host this machine cannot reach;
+# the CPU library ships in the package). Neither is a dependency of rooflens.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${ROOFLENS_VALIDATE_DIR:-build/validate-forecast}
+RUNS=${RUNS:-6}
+FIT=${FIT:-"resnet50 bert_base"}
+MODELS=${MODELS:-"mobilenet_v3_large efficientnet_b0 convnext_tiny vit_b_16 gpt_decoder resnet18 regnet_y_400mf shufflenet_v2_x1_0 squeezenet1_1"}
+PY=/usr/bin/python3   # Debian's, with python3-onnx, python3-numpy, python3-torch
+DIMS=(--dim sequence=128 --dim seq=128)
+mkdir -p "$OUT/models" "$OUT/runs"
+
+echo "== rooflens (native)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j2 --target rooflens >/dev/null
+RL=build/rooflens
+
+echo "== onnxruntime-node into $OUT/ort"
+if [[ ! -d "$OUT/ort/node_modules/onnxruntime-node" ]]; then
+  mkdir -p "$OUT/ort"
+  [[ -f "$OUT/ort/package.json" ]] || echo '{"private": true}' > "$OUT/ort/package.json"
+  (cd "$OUT/ort" && npm install --ignore-scripts --no-audit --no-fund onnxruntime-node >/dev/null)
+fi
+
+echo "== models with weights into $OUT/models"
+for m in $FIT $MODELS; do
+  f="$OUT/models/$m.onnx"
+  [[ -f "$f" ]] && continue
+  case "$m" in
+    gpt_decoder) $PY tools/make_gpt_model.py "$f" ;;
+    bert_base) $PY tools/fill_weights.py "tests/fixtures/models/torch/$m.onnx" "$f" ;;
+    *)
+      if ! $PY -c 'import torchvision' 2>/dev/null; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch python3-torchvision >/dev/null
+      fi
+      $PY tools/export_torch_models.py --out "$OUT/models" --opset 17 --dynamic "$m" ;;
+  esac
+done
+
+echo "== rooflens calibrate"
+[[ -f "$OUT/calibrated-cpu.json" ]] || $RL calibrate --out "$OUT/calibrated-cpu.json" 2> "$OUT/calibrate.log"
+cat "$OUT/calibrate.log"
+
+echo "== ORT profiles ($RUNS runs each, the first left out as the warm-up)"
+for m in $FIT $MODELS; do
+  for opt in disabled all; do
+    name="${m}_${opt}"
+    [[ -f "$OUT/runs/$name.profile.json" ]] && continue
+    echo "-- $name"
+    node tools/ort-profile.mjs --ort "$OUT/ort" --model "$OUT/models/$m.onnx" --opt "$opt" --runs "$RUNS" \
+      --threads 1 --batch 1 "${DIMS[@]}" --out "$OUT/runs/$name.profile.json" > "$OUT/runs/$name.meta.json"
+  done
+done
+
+echo "== fit on: $FIT (one fit per ORT setup: optimisations on and off are two stacks)"
+for opt in disabled all; do
+  from=()
+  for m in $FIT; do from+=(--from "$OUT/models/$m.onnx=$OUT/runs/${m}_${opt}.profile.json"); done
+  /usr/bin/time -f "fit wall %e s, peak %M KB" $RL calibrate --profile "$OUT/calibrated-cpu.json" \
+    --out "$OUT/fitted-$opt.json" --stack "ONNX Runtime CPU, 1 thread, graph optimisations $opt" \
+    "${DIMS[@]}" "${from[@]}" 2> "$OUT/fit-$opt.log" || { cat "$OUT/fit-$opt.log"; exit 1; }
+  cat "$OUT/fit-$opt.log"
+done
+
+echo "== forecasts"
+for m in $FIT $MODELS; do
+  for opt in disabled all; do
+    name="${m}_${opt}"
+    for hw in calibrated-cpu "fitted-$opt"; do
+      $RL "$OUT/models/$m.onnx" --hw "$OUT/$hw.json" --power-mode one-core --batch 1 "${DIMS[@]}" \
+        --measured "$OUT/runs/$name.profile.json" --format json > "$OUT/runs/$name.${hw%-"$opt"}.json"
+    done
+  done
+done
+
+echo "== report"
+$PY tools/validate_forecast_report.py "$OUT" --fit "$FIT" > "$OUT/report.md"
+cat "$OUT/report.md"

@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""Tables for docs/validation.md from a tools/validate-forecast.sh run:
+
+    /usr/bin/python3 tools/validate_forecast_report.py build/validate-forecast --fit "resnet50 bert_base"
+
+Reads OUT/runs/<model>_<opt>.meta.json (ort-profile.mjs's record: wall times
+and load) and OUT/runs/<model>_<opt>.{calibrated-cpu,fitted}.json (rooflens's
+JSON with its forecast and measured sections), and OUT/fit-<opt>.log. Every
+figure is rooflens's own (forecast.time_s, forecast.floor_s,
+measured.total_s, measured.sol_bound_share) or ORT's (wall times); this
+script only pools and formats them. Writes Markdown on stdout and
+OUT/forecast-summary.json. Standard library only.
+"""
+import argparse
+import glob
+import json
+import os
+import statistics
+
+
+def ms(v):
+    return "–" if v is None else "%.2f" % (v * 1e3)
+
+
+def pct(x):
+    return "–" if x is None else "%+.1f %%" % (100 * x)
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def row(out, model, opt):
+    base = os.path.join(out, "runs", "%s_%s" % (model, opt))
+    meta = load(base + ".meta.json")
+    analytic = load(base + ".calibrated-cpu.json")
+    fitted = load(base + ".fitted.json")
+    if not meta or not analytic or not fitted or not analytic.get("ok") or not fitted.get("ok"):
+        return None
+    walls = meta["wall_s"][1:] or meta["wall_s"]     # the first run is the warm-up
+    m = fitted["measured"]
+    r = {
+        "model": model, "opt": opt,
+        "wall_s": statistics.median(walls), "wall_min_s": min(walls),
+        "kernels_s": m["total_s"],
+        "floor_s": fitted["forecast"]["floor_s"],
+        "analytic_s": analytic["forecast"]["time_s"],
+        "fitted_s": fitted["forecast"]["time_s"],
+        "sol_bound_share": m.get("sol_bound_share"),
+        "sol_bound_share_unfused": m.get("sol_bound_share_unfused"),
+        "load": [meta["loadavg_before"][0], meta["loadavg_after"][0]],
+        "basis": fitted["forecast"].get("basis"),
+    }
+    for k in ("analytic", "fitted"):
+        r[k + "_err"] = r[k + "_s"] / r["wall_s"] - 1
+        r[k + "_err_kernels"] = r[k + "_s"] / r["kernels_s"] - 1 if r["kernels_s"] else None
+    r["floor_below_wall"] = r["floor_s"] <= r["wall_min_s"]
+    r["floor_below_kernels"] = r["floor_s"] <= r["kernels_s"]
+    r["forecast_above_floor"] = r["fitted_s"] >= r["floor_s"] and r["analytic_s"] >= r["floor_s"]
+    return r
+
+
+def summary(rows, key):
+    errs = [abs(r[key]) for r in rows if r[key] is not None]
+    if not errs:
+        return None, None
+    return statistics.median(errs), max(errs)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--fit", default="resnet50 bert_base")
+    a = ap.parse_args()
+    fit = a.fit.split()
+    models = sorted({os.path.basename(p).rsplit("_", 1)[0]
+                     for p in glob.glob(os.path.join(a.out, "runs", "*.meta.json"))})
+    models = fit + [m for m in models if m not in fit]
+    out = {"fit": fit, "setups": {}}
+    for opt in ("disabled", "all"):
+        rows = [r for r in (row(a.out, m, opt) for m in models) if r]
+        held = [r for r in rows if r["model"] not in fit]
+        print("\n#### ONNX Runtime, one thread, graph optimisations %s\n" % opt)
+        print("| model | | measured wall (ms) | Σ kernels (ms) | floor (ms) | forecast, fitted (ms) | error | "
+              "forecast, analytic (ms) | error | floor share | load |")
+        print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+        for r in rows:
+            print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f → %.1f |" % (
+                r["model"], "fit" if r["model"] in fit else "held out", ms(r["wall_s"]), ms(r["kernels_s"]),
+                ms(r["floor_s"]), ms(r["fitted_s"]), pct(r["fitted_err"]), ms(r["analytic_s"]),
+                pct(r["analytic_err"]), "–" if r["sol_bound_share"] is None else "%.3f" % r["sol_bound_share"],
+                r["load"][0], r["load"][1]))
+        fm, fx = summary(held, "fitted_err")
+        am, ax = summary(held, "analytic_err")
+        km, kx = summary(held, "fitted_err_kernels")
+        shares = [r["sol_bound_share"] for r in rows if r["sol_bound_share"] is not None]
+        print("\nHeld-out models: %d. Fitted forecast against the measured wall time: median error %s, maximum %s"
+              " (against the sum of kernel times: median %s, maximum %s). Analytic forecast: median %s, maximum %s."
+              % (len(held), pct(fm), pct(fx), pct(km), pct(kx), pct(am), pct(ax)))
+        print("Floor below the fastest measured run on %d of %d models; forecast never below the floor on %d of %d;"
+              " lowest floor share %s." % (sum(r["floor_below_wall"] for r in rows), len(rows),
+                                          sum(r["forecast_above_floor"] for r in rows), len(rows),
+                                          "%.3f" % min(shares) if shares else "–"))
+        out["setups"][opt] = {"rows": rows, "held_out": len(held),
+                              "fitted_median_err": fm, "fitted_max_err": fx,
+                              "analytic_median_err": am, "analytic_max_err": ax,
+                              "min_sol_bound_share": min(shares) if shares else None}
+    with open(os.path.join(a.out, "forecast-summary.json"), "w") as f:
+        json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
