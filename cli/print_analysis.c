@@ -26,6 +26,18 @@ static int cmp_time(const void *a, const void *b) {
     return ta < tb ? 1 : ta > tb ? -1 : ((const by_time *)a)->row - ((const by_time *)b)->row;
 }
 
+/* The forecast beside the floor: what the model will take on the
+ * profile's software stack, and on what the estimate rests. */
+static void print_forecast(const cJSON *f) {
+    if (!cJSON_IsObject(f)) return;
+    char a[32], b[32];
+    printf("forecast  %s  (%.3gx the floor %s; %s estimate for %s)\n", tsec(num(f, "time_s"), a, sizeof a),
+           num(f, "headroom"), tsec(num(f, "floor_s"), b, sizeof b),
+           !strcmp(str(f, "basis"), "calibrated") ? "calibrated" : "analytic", tstr(f, "stack"));
+    if (cJSON_IsNumber(get(f, "energy_j")))
+        printf("          energy %s per inference at the forecast's pace\n", eng(num(f, "energy_j"), "J", a, sizeof a));
+}
+
 /* The totals and the headline: the chosen model's figures, as every other
  * surface shows them, then the three models side by side. */
 static void print_headline(const cJSON *res) {
@@ -45,6 +57,7 @@ static void print_headline(const cJSON *res) {
         printf("          energy %s per inference, average power %s%s\n", eng(num(ch, "energy_j"), "J", a, sizeof a),
                eng(num(ch, "avg_power_w"), "W", b, sizeof b),
                is_true(ch, "power_capped") ? " (held to the power budget)" : "");
+    print_forecast(get(res, "forecast"));
     printf("\nspeed of light       %10s %10s %10s %10s %8s %10s %-8s %10s\n", "time", "lower", "upper", "roofline",
            "kernels", "launches", "bound", "energy");
     for (int i = 0; i < 3; i++) {
@@ -85,29 +98,30 @@ void print_table(const cJSON *res, const layer_table *L, int top) {
         cJSON_ArrayForEach(dd, dims) printf(" %s=%g", txt(dd->string), num(dd, "value"));
         printf("\n");
     }
-    layer_col name, op, flops, bytes, intensity, t, bound;
+    layer_col name, op, flops, bytes, intensity, t, bound, fc;
     layer_col_open(L, "name", &name), layer_col_open(L, "op", &op), layer_col_open(L, "flops", &flops);
     layer_col_open(L, "bytes", &bytes), layer_col_open(L, "intensity", &intensity), layer_col_open(L, "t", &t);
-    layer_col_open(L, "bound", &bound);
+    layer_col_open(L, "bound", &bound), layer_col_open(L, "forecast_s", &fc);
     int n = L->count;
     by_time *rows = malloc((size_t)(n + 1) * sizeof *rows);
     for (int i = 0; rows && i < n; i++) rows[i] = (by_time){layer_num(&t, i), i};
     if (rows) qsort(rows, (size_t)n, sizeof *rows, cmp_time);
     int shown = !rows ? 0 : top > 0 && top < n ? top : n;
     double total_t = num(get(sol, "chosen"), "time_s"); /* the layers' times are their shares of it */
-    printf("\n%-32s %-18s %10s %10s %8s %10s %8s %6s\n", "layer (top by time)", "op", "FLOPs", "bytes", "AI",
-           "time", "bound", "share");
+    printf("\n%-32s %-18s %10s %10s %8s %10s %10s %8s %6s\n", "layer (top by time)", "op", "FLOPs", "bytes", "AI",
+           "time", "forecast", "bound", "share");
     for (int k = 0; k < shown; k++) {
         int i = rows[k].row;
         double ti = layer_num(&t, i);
-        printf("%-32s %-18s %10s %10s %8.1f %10s %8s %5.1f%%\n", txt_cut(layer_str(&name, i), 32),
+        printf("%-32s %-18s %10s %10s %8.1f %10s %10s %8s %5.1f%%\n", txt_cut(layer_str(&name, i), 32),
                txt_cut(layer_str(&op, i), 18), eng(layer_num(&flops, i), "", a, sizeof a),
                eng(layer_num(&bytes, i), "B", b, sizeof b), layer_num(&intensity, i), tsec(ti, c2, sizeof c2),
-               txt(layer_str(&bound, i)), total_t > 0 ? 100 * ti / total_t : 0);
+               isnan(layer_num(&fc, i)) ? "-" : tsec(layer_num(&fc, i), d, sizeof d), txt(layer_str(&bound, i)),
+               total_t > 0 ? 100 * ti / total_t : 0);
     }
     if (shown < n) printf("(%d more layers; --top 0 shows all)\n", n - shown);
     free(rows);
-    layer_col *cols[] = {&name, &op, &flops, &bytes, &intensity, &t, &bound};
+    layer_col *cols[] = {&name, &op, &flops, &bytes, &intensity, &t, &bound, &fc};
     for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) layer_col_close(cols[k]);
     print_headline(res);
     printf("\nroofline  time balance %.1f FLOP/B", num(roof, "time_balance"));
@@ -151,6 +165,10 @@ void print_measured(const cJSON *res, const layer_table *L, int top) {
     if (cJSON_IsNumber(get(ms, "run_wall_s"))) printf(" (%s a run, wall clock)", tsec(num(ms, "run_wall_s"), b, sizeof b));
     printf("\n          predicted %s (%s, %s): measured is %.3gx the prediction\n", tsec(num(ms, "predicted_s"), a, sizeof a),
            tstr(ch, "model"), tstr(ch, "granularity"), num(ms, "measured_over_predicted"));
+    const cJSON *fc = get(res, "forecast");
+    if (cJSON_IsNumber(get(fc, "time_s")) && num(fc, "time_s") > 0)
+        printf("          forecast %s (%s): measured is %.3gx the forecast\n", tsec(num(fc, "time_s"), a, sizeof a),
+               !strcmp(str(fc, "basis"), "calibrated") ? "calibrated" : "analytic", total / num(fc, "time_s"));
     printf("          %d of %d kernels matched to nodes (%s of the measured time); %d nodes measured, %d of them "
            "placed in a fused kernel by inference\n", (int)num(ms, "matched"), (int)num(ms, "kernels"),
            pct_of(num(ms, "matched_s"), total, b, sizeof b), (int)num(ms, "nodes_measured"), (int)num(ms, "nodes_inferred"));
@@ -207,7 +225,7 @@ void print_csv(const cJSON *res, const layer_table *L) {
     static const char *const names[] = {"index", "name", "op", "domain", "matrix_flops", "vector_flops",
                                         "flops", "macs", "input_bytes", "weight_bytes", "output_bytes",
                                         "bytes", "intensity", "t_compute", "t_memory", "t", "bound",
-                                        "energy_j", "precision", "known",
+                                        "energy_j", "forecast_s", "op_class", "precision", "known",
                                         /* only with a measured profile: */
                                         "measured_s", "efficiency", "recoverable_s"};
     enum { N_NAMES = sizeof names / sizeof *names };

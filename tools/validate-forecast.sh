@@ -75,7 +75,7 @@ for opt in disabled all; do
   from=()
   for m in $FIT; do from+=(--from "$OUT/models/$m.onnx=$OUT/runs/${m}_${opt}.profile.json"); done
   /usr/bin/time -f "fit wall %e s, peak %M KB" $RL calibrate --profile "$OUT/calibrated-cpu.json" \
-    --out "$OUT/fitted-$opt.json" --stack "ONNX Runtime CPU, 1 thread, graph optimisations $opt" \
+    --out "$OUT/fitted-$opt.json" --power-mode one-core --stack "ONNX Runtime CPU, 1 thread, graph optimisations $opt" \
     "${DIMS[@]}" "${from[@]}" 2> "$OUT/fit-$opt.log" || { cat "$OUT/fit-$opt.log"; exit 1; }
   cat "$OUT/fit-$opt.log"
 done
