@@ -100,6 +100,7 @@ static void print_diff_totals(const cJSON *d) {
     total_row(t, "time_s", "predicted time", "s");
     total_row(t, "lower_bound_s", "lower bound", "s");
     total_row(t, "upper_bound_s", "upper bound", "s");
+    total_row(t, "forecast_s", "forecast", "s");
     total_row(t, "energy_j", "energy", "J");
     total_row(t, "flops", "FLOPs", "");
     total_row(t, "bytes", "bytes moved", "B");

@@ -58,6 +58,7 @@ void rl_summary_read(const cJSON *res, rl_summary *s) {
     s->intensity = numv(tot, "intensity");
     s->time_s = numv(ch, "time_s");
     s->energy_j = numv(ch, "energy_j");
+    s->forecast_s = numv(item(res, "forecast"), "time_s");
     /* Since the timing model of issue 11 the bounds, the kernel count and
      * the launch floor belong to sol.chosen; earlier responses carry them
      * at sol and totals. */
@@ -109,6 +110,7 @@ static cJSON *summary_json(const rl_summary *s) {
     rl_json_add_num(o, "time_s", s->time_s);
     rl_json_add_num(o, "lower_bound_s", s->lower_bound_s);
     rl_json_add_num(o, "upper_bound_s", s->upper_bound_s);
+    rl_json_add_num(o, "forecast_s", s->forecast_s);
     rl_json_add_num(o, "energy_j", s->energy_j);
     cJSON_AddStringToObject(o, "bound", s->bound ? s->bound : "");
     rl_json_add_num(o, "kernels", s->kernels);
@@ -625,6 +627,7 @@ static void add_totals(cJSON *d, const rl_summary *a, const rl_summary *b) {
     delta_obj(t, "time_s", a->time_s, b->time_s);
     delta_obj(t, "lower_bound_s", a->lower_bound_s, b->lower_bound_s);
     delta_obj(t, "upper_bound_s", a->upper_bound_s, b->upper_bound_s);
+    delta_obj(t, "forecast_s", a->forecast_s, b->forecast_s);
     delta_obj(t, "energy_j", a->energy_j, b->energy_j);
     delta_obj(t, "flops", a->flops, b->flops);
     delta_obj(t, "bytes", a->bytes, b->bytes);

@@ -211,6 +211,7 @@ static void headline(md *b, const cJSON *d, bool base) {
         putf(b, "| time bounds | %s \xe2\x80\xa6 %s | %s \xe2\x80\xa6 %s | |\n", rl_fmt_eng(a1, sizeof a1, num(lo, "old"), "s", false),
              rl_fmt_eng(a2, sizeof a2, num(up, "old"), "s", false), b1, b2);
     else putf(b, "| time bounds | %s \xe2\x80\xa6 %s |\n", b1, b2);
+    if (cJSON_IsNumber(item(item(t, "forecast_s"), "new"))) delta_row(b, "forecast", item(t, "forecast_s"), "s", false, base);
     delta_row(b, "energy", item(t, "energy_j"), "J", false, base);
     delta_row(b, "FLOPs", item(t, "flops"), "FLOP", false, base);
     delta_row(b, "bytes moved", item(t, "bytes"), "B", false, base);

@@ -37,6 +37,7 @@ static const struct metric {
     {"time", "s", MK_TOTAL, "time_s", "predicted time (sol.chosen.time_s)"},
     {"lower_bound", "s", MK_TOTAL, "lower_bound_s", "lower bound of the predicted time"},
     {"upper_bound", "s", MK_TOTAL, "upper_bound_s", "upper bound of the predicted time"},
+    {"forecast", "s", MK_TOTAL, "forecast_s", "the forecast on the profile's stack (forecast.time_s)"},
     {"energy", "J", MK_TOTAL, "energy_j", "energy per inference (sol.chosen.energy_j)"},
     {"flops", "FLOP", MK_TOTAL, "flops", "FLOPs of all layers"},
     {"bytes", "B", MK_TOTAL, "bytes", "bytes moved by all layers (unfused)"},
