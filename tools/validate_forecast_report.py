@@ -26,6 +26,10 @@ def pct(x):
     return "–" if x is None else "%+.1f %%" % (100 * x)
 
 
+def apct(x):
+    return "–" if x is None else "%.1f %%" % (100 * x)
+
+
 def load(path):
     try:
         with open(path) as f:
@@ -100,7 +104,7 @@ def main():
         shares = [r["sol_bound_share"] for r in rows if r["sol_bound_share"] is not None]
         print("\nHeld-out models: %d. Fitted forecast against the measured wall time: median error %s, maximum %s"
               " (against the sum of kernel times: median %s, maximum %s). Analytic forecast: median %s, maximum %s."
-              % (len(held), pct(fm), pct(fx), pct(km), pct(kx), pct(am), pct(ax)))
+              % (len(held), apct(fm), apct(fx), apct(km), apct(kx), apct(am), apct(ax)))
         print("Floor below the fastest measured run on %d of %d models; forecast never below the floor on %d of %d;"
               " lowest floor share %s." % (sum(r["floor_below_wall"] for r in rows), len(rows),
                                           sum(r["forecast_above_floor"] for r in rows), len(rows),
