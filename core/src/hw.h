@@ -13,6 +13,12 @@ const char *rl_unit_name(int u); /* "matrix" | "vector" */
 
 #define RL_HW_MAX_MEM 8
 
+/* How a device's chip-to-chip links are wired (hw/README.md, "interconnect");
+ * RL_TOPO_NONE: one device, no link to another. */
+enum rl_topology { RL_TOPO_NONE, RL_TOPO_SWITCH, RL_TOPO_ALL_TO_ALL, RL_TOPO_RING, RL_TOPO_TORUS2D,
+                   RL_TOPO_TORUS3D, RL_TOPO_COUNT };
+const char *rl_topology_name(int t); /* "none" | "switch" | "all-to-all" | "ring" | "torus2d" | "torus3d" */
+
 typedef struct rl_hw {
     const char *id, *name, *category;     /* point into the profile JSON */
     const char *mode_id, *mode_name;      /* power mode applied, or NULL */
@@ -40,6 +46,12 @@ typedef struct rl_hw {
     double e_given_peak[RL_P_COUNT][RL_UNIT_COUNT];
     double e_voltage_sq;
     int n_modes;
+    /* The interconnect (parallel.c): topology, name, links per device, the
+     * bandwidth of one link in one direction (B/s), latency per hop (s).
+     * RL_TOPO_NONE (figures 0) when the profile has none or says "none". */
+    int ic_topology;
+    const char *ic_name;
+    double ic_links, ic_link_bw, ic_latency_s;
 } rl_hw;
 
 /* Read and validate a profile; apply power mode `mode` (NULL or "" = the
