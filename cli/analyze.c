@@ -143,6 +143,7 @@ static int analyze_and_print(cJSON *req, const char *model_path, const cli_args 
             print_table(res, top);
             print_measured(res, top);
         }
+        if (!strcmp(format, "table")) print_parallel(res);
         const cJSON *tot = get(res, "totals");
         if (A->strict && (num(tot, "unknown_layers") > 0 || cJSON_GetArraySize(get(tot, "unsupported_ops")) > 0))
             rc = EXIT_INCOMPLETE;
