@@ -29,7 +29,7 @@ struct rl_parallel {
     double t_math_s, t_comms_s, time_s, lower_bound_s, upper_bound_s, bubble;
     double comm_bytes, tp_comm_bytes, send_bytes, grad_bytes, t_grad_s;
     double weight_bytes_per_device, activation_bytes_per_device, memory_bytes_per_device, capacity;
-    double single_device_s, critical_intensity, t_compute_sum, t_memory_sum;
+    double flops_per_device, single_device_s, critical_intensity, t_compute_sum, t_memory_sum;
     const char *bound;
     int n_column, n_row, n_vocab, n_slice;
 };
@@ -128,9 +128,22 @@ static bool weighted_matmul(const rl_graph *g, const rl_node *n) {
     return false;
 }
 
-static bool embedding(const rl_graph *g, const rl_node *n) {
-    return (!strcmp(n->op_type, "Gather") || !strcmp(n->op_type, "GatherBlockQuantized")) && is_weight(g, n, 0) &&
-           g->values[n->in[0]].rank == 2;
+/* The vocabulary: the last dim of the graph's logits output (0: none). */
+static int64_t vocab_of(const rl_graph *g) {
+    for (int i = 0; i < g->n_outputs; i++) {
+        const rl_value *v = g->outputs[i];
+        if (v && strstr(v->name, "logits") && v->rank > 0 && v->dims[v->rank - 1] > 0) return v->dims[v->rank - 1];
+    }
+    return 0;
+}
+
+/* A token embedding: a table of `vocab` rows gathered (named "embed" when
+ * the graph has no logits). Other tables (rotary cos/sin) stay whole. */
+static bool embedding(const rl_graph *g, const rl_node *n, int64_t vocab) {
+    if ((strcmp(n->op_type, "Gather") && strcmp(n->op_type, "GatherBlockQuantized")) || !is_weight(g, n, 0)) return false;
+    const rl_value *t = &g->values[n->in[0]];
+    if (t->rank != 2) return false;
+    return vocab > 0 ? t->dims[0] == vocab : strstr(t->name, "embed") || strstr(n->name, "embed");
 }
 
 /* An op that needs the whole of a split value: a reduction or a
@@ -209,6 +222,7 @@ static void follow(const rl_graph *g, const rl_node *n, pass_state *S, rl_layer_
 
 /* One pass in topological order: each layer's split and collective. */
 static void one_pass(const rl_graph *g, pass_state *S, rl_layer_comm *layer) {
+    int64_t vocab = vocab_of(g);
     for (int v = 0; v < g->n_values; v++) S->sh[v] = -1;
     for (int i = 0; i < g->n_nodes; i++) S->parent[i] = i, S->paired[i] = false;
     for (int k = 0; k < g->n_nodes; k++) {
@@ -230,7 +244,7 @@ static void one_pass(const rl_graph *g, pass_state *S, rl_layer_comm *layer) {
         } else if (weighted_matmul(g, n)) {
             L->shard = RL_SHARD_COLUMN;
             set_outputs(n, S->sh, i);
-        } else if (embedding(g, n)) {
+        } else if (embedding(g, n, vocab)) {
             *L = (rl_layer_comm){.shard = RL_SHARD_VOCAB, .coll = RL_COLL_ALL_REDUCE};
             set_outputs(n, S->sh, -1);
         } else {
@@ -347,6 +361,9 @@ static void time_layers(rl_ctx *c, const rl_graph *g, const rl_layer_time *lt, c
         rl_layer_comm *L = &P->layer[i];
         double tc, tm;
         L->t_math_s = passes * layer_time(&g->nodes[i], &lt[i], L->shard, P->tp, &tc, &tm);
+        double fs, is, ws, os;
+        shares(L->shard, P->tp, &fs, &is, &ws, &os);
+        P->flops_per_device += passes * fs * lt[i].flops;
         P->t_compute_sum += passes * tc;
         P->t_memory_sum += passes * tm;
         double bytes = coll_bytes(L->coll, P->tp, coll_size(c, g, &g->nodes[i], L, sh));
@@ -623,6 +640,7 @@ void rl_parallel_json(const rl_parallel *P, cJSON *root) {
     rl_json_add_num(o, "pipeline_send_bytes", P->send_bytes);
     rl_json_add_num(o, "gradient_allreduce_bytes", P->grad_bytes);
     rl_json_add_num(o, "gradient_allreduce_s", P->t_grad_s);
+    rl_json_add_num(o, "flops_per_device", P->flops_per_device);
     rl_json_add_num(o, "weight_bytes_per_device", P->weight_bytes_per_device);
     rl_json_add_num(o, "activation_bytes_per_device", P->activation_bytes_per_device);
     rl_json_add_num(o, "memory_bytes_per_device", P->memory_bytes_per_device);

@@ -1,0 +1,187 @@
+/* Many devices (docs/parallel.md), against figures worked out by hand:
+ * seed 003's two-chip example, a two-layer MLP and one Llama block at
+ * tp = 2 and 4, the pipeline's bubble and sends, and the refusals. The
+ * models are made at test time by tests/make_parallel_models.py (argv[3]). */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "check.h"
+#include "check_model.h"
+#include "rooflens.h"
+
+static const char *tests_dir, *root_dir, *models_dir;
+
+/* The answer for model `name` on profile `hw_id` with the request's other
+ * members from `extra` (JSON text). */
+static cJSON *run(const char *name, const char *hw_id, const char *extra) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", models_dir, name);
+    rl_model *m = check_read_model(path);
+    if (!m) return NULL;
+    cJSON *req = cJSON_Parse(extra);
+    CHECK(req != NULL, "bad test JSON %s", extra);
+    cJSON_AddItemToObject(req, "hardware", check_read_hw(tests_dir, root_dir, hw_id));
+    cJSON *res = check_analyze(m, req);
+    rl_model_free(m);
+    return res;
+}
+
+static bool ok(const cJSON *res, const char *what) {
+    bool yes = cJSON_IsTrue(cJSON_GetObjectItem(res, "ok"));
+    CHECK(yes, "%s failed: %s", what, check_str(res, "error.message"));
+    return yes;
+}
+
+/* Every figure of the parallel object finite and non-negative. */
+static void all_finite(const cJSON *p, const char *what) {
+    const cJSON *it;
+    cJSON_ArrayForEach(it, p) {
+        if (cJSON_IsNumber(it))
+            CHECK(isfinite(it->valuedouble) && it->valuedouble >= 0, "%s: parallel.%s = %g", what, it->string,
+                  it->valuedouble);
+    }
+}
+
+/* Seed 003: X bf16[B, D] @ Y[D, F] split along D over two TPU v5e.
+ * T_math = B·D·F / 1.97e14 (2BDF FLOPs over two chips); T_comms = 2BF /
+ * 4.5e10 (each chip sends its bf16 partial sum: an all-reduce over two moves
+ * 2(T-1)/T = 1 times the tensor) plus the two steps' latency. Comms-bound
+ * below D = 2 × 1.97e14 / 4.5e10 = 8755, compute-bound above. */
+static void seed_two_chips(void) {
+    const double B = 8192, F = 8192;
+    const int Ds[] = {4096, 8192, 9216, 16384};
+    for (int i = 0; i < 4; i++) {
+        char name[64], what[96];
+        snprintf(name, sizeof name, "seed_D%d.onnx", Ds[i]);
+        snprintf(what, sizeof what, "seed 003, D = %d", Ds[i]);
+        cJSON *res = run(name, "tpu-v5e", "{\"precision\": \"bf16\", \"parallel\": {\"tp\": 2}}");
+        if (!ok(res, what)) continue;
+        const cJSON *p = cJSON_GetObjectItem(res, "parallel");
+        double lat = check_num(p, "interconnect.latency_s");
+        CHECK_NEAR(check_num(p, "t_math_s"), B * Ds[i] * F / 1.97e14, 1e-9, what);
+        CHECK_NEAR(check_num(p, "t_comms_s"), 2 * B * F / 4.5e10 + 2 * lat, 1e-12, what);
+        CHECK_NEAR(check_num(p, "comm_bytes"), 2 * B * F, 1e-12, what);
+        CHECK_NEAR(check_num(p, "interconnect.critical_intensity"), 1.97e14 / 4.5e10, 1e-12, what);
+        CHECK_NEAR(check_num(p, "lower_bound_s"), fmax(check_num(p, "t_math_s"), check_num(p, "t_comms_s")), 1e-12,
+                   what);
+        CHECK_NEAR(check_num(p, "upper_bound_s"), check_num(p, "t_math_s") + check_num(p, "t_comms_s"), 1e-12, what);
+        const char *want = Ds[i] < 8755 ? "communication" : "compute";
+        CHECK(!strcmp(check_str(p, "bound"), want), "%s: bound %s, want %s", what, check_str(p, "bound"), want);
+        CHECK(!strcmp(check_str(p, "sharding.0.split"), "row") &&
+                  !strcmp(check_str(p, "sharding.0.collective"), "all-reduce"),
+              "%s: a lone matmul is row-parallel + all-reduce, got %s + %s", what, check_str(p, "sharding.0.split"),
+              check_str(p, "sharding.0.collective"));
+        CHECK_NEAR(check_num(res, "layers.0.comm_bytes"), 2 * B * F, 1e-12, "seed 003: the layer's comm_bytes");
+        all_finite(p, what);
+        cJSON_Delete(res);
+    }
+}
+
+/* X fp32[16, 256] @ W1[256, 1024], Relu, @ W2[1024, 256]: fc1 column, Relu
+ * on the split hidden, fc2 row + all-reduce of Y (16 × 256 × 4 B = 16 KiB):
+ * each device sends 2(T-1)/T of it. NVLink through a switch: 18 links of
+ * 25e9 B/s, 2(T-1) steps of 1 µs. */
+static void mlp_by_hand(void) {
+    const double y = 16 * 256 * 4, w = (256.0 * 1024 + 1024.0 * 256) * 4;
+    for (int T = 2; T <= 4; T += 2) {
+        char extra[96], what[48];
+        snprintf(extra, sizeof extra, "{\"parallel\": {\"tp\": %d}}", T);
+        snprintf(what, sizeof what, "MLP at tp=%d", T);
+        cJSON *res = run("mlp2.onnx", "h100-sxm", extra);
+        if (!ok(res, what)) continue;
+        const cJSON *p = cJSON_GetObjectItem(res, "parallel");
+        double bytes = 2.0 * (T - 1) / T * y;
+        CHECK_NEAR(check_num(p, "comm_bytes"), bytes, 1e-12, what);
+        CHECK_NEAR(check_num(p, "t_comms_s"), bytes / (18 * 25e9) + 2.0 * (T - 1) * 1e-6, 1e-12, what);
+        CHECK_NEAR(check_num(p, "weight_bytes_per_device"), w / T, 1e-12, what);
+        CHECK_NEAR(check_num(p, "flops_per_device"), check_num(res, "totals.flops") / T, 1e-12, what);
+        CHECK(!strcmp(check_str(p, "sharding.0.split"), "column") && !strcmp(check_str(p, "sharding.1.split"), "row"),
+              "%s: fc1 column, fc2 row", what);
+        CHECK(check_num(p, "sharded_layers.slice") == 1, "%s: Relu works on the split hidden", what);
+        CHECK(check_num(res, "layers.0.comm_bytes") == 0 && check_num(res, "layers.2.comm_bytes") == bytes,
+              "%s: per layer, only fc2 sends", what);
+        all_finite(p, what);
+        cJSON_Delete(res);
+    }
+}
+
+/* One Llama block (hidden 256, 8 heads, 4 KV heads, MLP 512, vocab 1024,
+ * fp16) at batch 1, 16 new tokens after 16 cached: q/k/v/gate/up column,
+ * o/down row + all-reduce of [1, 16, 256] (8 KiB), the embedding
+ * vocabulary-parallel + all-reduce (8 KiB), lm_head vocabulary-parallel +
+ * all-gather of the logits [1, 16, 1024] (32 KiB). */
+static void llama_block_by_hand(void) {
+    const char *dims = "\"dims\": {\"batch_size\": 1, \"sequence_length\": 16, \"past_sequence_length\": 16}";
+    const double h = 16 * 256 * 2, logits = 16 * 1024 * 2;
+    for (int T = 2; T <= 4; T += 2) {
+        char extra[256], what[48];
+        snprintf(extra, sizeof extra, "{%s, \"parallel\": {\"tp\": %d}}", dims, T);
+        snprintf(what, sizeof what, "Llama block at tp=%d", T);
+        cJSON *res = run("llama1.onnx", "h100-sxm", extra);
+        if (!ok(res, what)) continue;
+        const cJSON *p = cJSON_GetObjectItem(res, "parallel");
+        CHECK(check_num(p, "sharded_layers.column") == 5 && check_num(p, "sharded_layers.row") == 2 &&
+                  check_num(p, "sharded_layers.vocab") == 2,
+              "%s: 5 column, 2 row, 2 vocabulary layers; got %g, %g, %g", what, check_num(p, "sharded_layers.column"),
+              check_num(p, "sharded_layers.row"), check_num(p, "sharded_layers.vocab"));
+        double want = 3 * 2.0 * (T - 1) / T * h + (T - 1.0) / T * logits;
+        CHECK_NEAR(check_num(p, "tp_comm_bytes"), want, 1e-12, what);
+        all_finite(p, what);
+        cJSON_Delete(res);
+    }
+    char extra[256];
+    snprintf(extra, sizeof extra, "{%s, \"parallel\": {\"tp\": 3}}", dims);
+    cJSON *res = run("llama1.onnx", "h100-sxm", extra);
+    CHECK(!strcmp(check_str(res, "error.where"), "parallel.tp") && strstr(check_str(res, "error.message"), "8"),
+          "tp=3 must be refused: it does not divide the 8 heads: %s", check_str(res, "error.message"));
+    cJSON_Delete(res);
+    /* two stages, four micro-batches: bubble (P-1)/(M+P-1) = 1/5; the first
+     * stage sends the activations the second reads */
+    snprintf(extra, sizeof extra, "{%s, \"parallel\": {\"tp\": 2, \"pp\": 2, \"micro_batches\": 4}}", dims);
+    res = run("llama1.onnx", "h100-sxm", extra);
+    if (ok(res, "tp=2, pp=2")) {
+        const cJSON *p = cJSON_GetObjectItem(res, "parallel");
+        CHECK_NEAR(check_num(p, "bubble"), 0.2, 1e-12, "bubble at P=2, M=4");
+        CHECK(check_num(p, "stages.0.send_bytes") > 0 && check_num(p, "stages.1.send_bytes") == 0,
+              "the first stage sends, the last does not");
+        CHECK(check_num(p, "devices") == 4, "devices = tp × pp");
+        all_finite(p, "tp=2, pp=2");
+    }
+    cJSON_Delete(res);
+}
+
+static void refusals(void) {
+    static const struct { const char *hw, *extra, *where; } cases[] = {
+        {"jetson-agx-orin", "{\"parallel\": {\"tp\": 2}}", "parallel"},         /* one device */
+        {"h100-sxm", "{\"parallel\": {\"tp\": 0}}", "parallel.tp"},
+        {"h100-sxm", "{\"parallel\": {\"tp\": 2.5}}", "parallel.tp"},
+        {"h100-sxm", "{\"parallel\": {\"pp\": 9}}", "parallel.pp"},            /* 3 layers */
+        {"h100-sxm", "{\"parallel\": {\"xp\": 2}}", "parallel"},
+        {"h100-sxm", "{\"parallel\": 2}", "parallel"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cJSON *res = run("mlp2.onnx", cases[i].hw, cases[i].extra);
+        CHECK(!strcmp(check_str(res, "error.code"), "bad_request") &&
+                  !strcmp(check_str(res, "error.where"), cases[i].where),
+              "%s on %s must be refused at %s: %s", cases[i].extra, cases[i].hw, cases[i].where,
+              check_str(res, "error.message"));
+        cJSON_Delete(res);
+    }
+    /* one device needs no interconnect */
+    cJSON *res = run("mlp2.onnx", "jetson-agx-orin", "{\"parallel\": {\"tp\": 1}}");
+    if (ok(res, "tp=1 on a Jetson")) CHECK(check_num(res, "parallel.t_comms_s") == 0, "one device sends nothing");
+    cJSON_Delete(res);
+}
+
+int main(int argc, char **argv) {
+    tests_dir = argc > 1 ? argv[1] : "tests";
+    root_dir = argc > 2 ? argv[2] : ".";
+    models_dir = argc > 3 ? argv[3] : "build/parallel-models";
+    seed_two_chips();
+    mlp_by_hand();
+    llama_block_by_hand();
+    refusals();
+    return check_report("test_parallel");
+}
