@@ -720,7 +720,7 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
 
     /* ---- the LLM inference view over the same parsed model (llm.c; docs/api.md, "LLM inference") */
     const cJSON *llm = cJSON_GetObjectItemCaseSensitive(req, "llm");
-    if (llm && !cJSON_IsNull(llm) && rl_llm_run(&c, llm, &o, &hw, root, &err)) goto fail;
+    if (llm && !cJSON_IsNull(llm) && rl_llm_run(&c, llm, &o, &hw, par ? pspec : NULL, root, &err)) goto fail;
 
     add_warnings(root, &c);
     cJSON_Delete(req);

@@ -24,6 +24,7 @@ struct rl_parallel {
     /* the pipeline stages */
     int *stage_first, *stage_last;
     double *stage_math, *stage_comms, *stage_send_bytes, *stage_weights;
+    double weight_bytes;           /* every weight once, whole */
     /* totals (docs/api.md, "parallel") */
     double tp_bandwidth;           /* B/s one device's tensor-parallel collective moves */
     double t_math_s, t_comms_s, time_s, lower_bound_s, upper_bound_s, bubble;
@@ -41,6 +42,11 @@ const char *rl_shard_name(rl_shard_kind k) {
 
 const char *rl_collective_name(rl_collective k) {
     return k == RL_COLL_ALL_REDUCE ? "all-reduce" : k == RL_COLL_ALL_GATHER ? "all-gather" : "none";
+}
+
+void rl_parallel_summarize(const rl_parallel *p, rl_parallel_summary *out) {
+    *out = (rl_parallel_summary){p->tp, p->pp, p->dp, p->devices, p->time_s, p->t_math_s, p->t_comms_s,
+                                 p->comm_bytes, p->weight_bytes_per_device, p->weight_bytes, p->bound};
 }
 
 const rl_layer_comm *rl_parallel_layer(const rl_parallel *p, int i) {
@@ -425,6 +431,7 @@ static int stage_traffic(rl_ctx *c, const rl_graph *g, const int *sh, rl_paralle
             if (v < 0 || seen[v] || g->values[v].kind != RL_VALUE_WEIGHT) continue;
             seen[v] = true;
             P->stage_weights[s0] += ws * rl_value_bytes(c, &g->values[v]);
+            P->weight_bytes += rl_value_bytes(c, &g->values[v]);
         }
         double act = is * n->cost.input_bytes + os * n->cost.output_bytes;
         if (act > P->activation_bytes_per_device) P->activation_bytes_per_device = act;

@@ -43,6 +43,15 @@ typedef struct rl_parallel rl_parallel;
 int rl_parallel_plan(rl_ctx *c, const cJSON *spec, const rl_options *o, const rl_hw *hw, const rl_prepared *pg,
                      const rl_layer_time *lt, const rl_timing *t, rl_parallel **out, rl_error *err);
 
+/* The totals another analysis builds on (the LLM view's phases). */
+typedef struct rl_parallel_summary {
+    int tp, pp, dp, devices;
+    double time_s, t_math_s, t_comms_s, comm_bytes;
+    double weight_bytes_per_device, weight_bytes; /* the largest stage's share; every weight once */
+    const char *bound;
+} rl_parallel_summary;
+void rl_parallel_summarize(const rl_parallel *p, rl_parallel_summary *out);
+
 /* Layer i's figures (NULL when p is NULL). */
 const rl_layer_comm *rl_parallel_layer(const rl_parallel *p, int i);
 
