@@ -32,9 +32,33 @@ static void print_parallel_head(const cJSON *P) {
         printf(" (device memory unknown)\n");
 }
 
+/* The LLM view over the devices (llm.parallel). */
+static void print_llm_parallel(const cJSON *P) {
+    char a[32], b[32], c[32], d[32];
+    printf("\nover %g devices (tp=%g pp=%g dp=%g): TTFT %s", num(P, "devices"), num(P, "tp"), num(P, "pp"),
+           num(P, "dp"), tsec(num(P, "ttft_s"), a, sizeof a));
+    if (cJSON_IsNumber(get(P, "tpot_s")))
+        printf(", TPOT %s (collectives %s, %s-bound), %s tokens/s, %s sent per token", tsec(num(P, "tpot_s"), a, sizeof a),
+               tsec(num(P, "decode_t_comms_s"), b, sizeof b), tstr(P, "decode_bound"),
+               eng(num(P, "tokens_per_s"), "", c, sizeof c), eng(num(P, "comm_bytes_per_token"), "B", d, sizeof d));
+    printf("\nmemory per device: weights %s + KV cache %s + activations %s = %s",
+           eng(num(P, "weight_bytes_per_device"), "B", a, sizeof a),
+           eng(num(P, "kv_cache_bytes_per_device"), "B", b, sizeof b),
+           eng(num(P, "activation_bytes_per_device"), "B", c, sizeof c),
+           eng(num(P, "memory_required_bytes_per_device"), "B", d, sizeof d));
+    const cJSON *fits = get(P, "fits");
+    if (cJSON_IsBool(fits)) printf(": %s", cJSON_IsTrue(fits) ? "fits" : "does NOT fit");
+    if (cJSON_IsNumber(get(P, "max_batch"))) printf("; largest batch that fits: %g", num(P, "max_batch"));
+    printf("\n");
+}
+
 void print_parallel(const cJSON *res) {
     const cJSON *P = get(res, "parallel"), *r;
     if (!cJSON_IsObject(P)) return;
+    if (cJSON_IsObject(get(get(res, "llm"), "parallel"))) {
+        print_llm_parallel(get(get(res, "llm"), "parallel"));
+        return;
+    }
     print_parallel_head(P);
     char a[32], b[32], c[32];
     if (num(P, "pp") > 1) {

@@ -332,7 +332,7 @@ static void shares(rl_shard_kind k, int T, double *flops, double *in, double *w,
 }
 
 /* The layer's time on one device: the timing model's time of the layer,
- * scaled by how much of its roofline (compute or memory) one device keeps. */
+ * its roofline part (compute or memory) scaled by the share one device keeps. */
 static double layer_time(const rl_node *n, const rl_layer_time *L, rl_shard_kind k, int T, double *tc,
                          double *tm) {
     double fs, is, ws, os;
@@ -342,8 +342,12 @@ static double layer_time(const rl_node *n, const rl_layer_time *L, rl_shard_kind
     double bs = total > 0 ? (is * q->input_bytes + ws * q->weight_bytes + os * q->output_bytes) / total : 1;
     *tc = L->tc * fs;
     *tm = L->tm * bs;
-    double whole = fmax(L->tc, L->tm);
-    return whole > 0 ? L->t * fmax(*tc, *tm) / whole : L->t;
+    double whole = fmax(L->tc, L->tm), split = fmax(*tc, *tm);
+    if (!(whole > 0)) return L->t;
+    /* what the layer's time has beyond its roofline (its share of the kernel
+     * launches, of a power floor) is not split: each device pays it */
+    if (L->t > whole) return L->t - whole + split;
+    return L->t * split / whole;
 }
 
 /* The bytes of the tensor a layer's collective moves: its output, or for a
