@@ -3,6 +3,7 @@
  * tp = 2 and 4, the pipeline's bubble and sends, and the refusals. The
  * models are made at test time by tests/make_parallel_models.py (argv[3]). */
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -175,6 +176,45 @@ static void refusals(void) {
     cJSON_Delete(res);
 }
 
+/* Every fixture model over 2 x 2 x 2 devices, inference and training: an
+ * answer with every figure finite and non-negative and the bounds in order,
+ * or a clear refusal. */
+static void every_fixture(void) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/fixtures/models", tests_dir);
+    DIR *d = opendir(dir);
+    CHECK(d != NULL, "cannot open %s", dir);
+    if (!d) return;
+    const char *saved = models_dir;
+    models_dir = dir;
+    int answered = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".onnx")) continue;
+        for (int training = 0; training < 2; training++) {
+            char extra[160];
+            snprintf(extra, sizeof extra, "{\"mode\": \"%s\", \"parallel\": {\"tp\": 2, \"pp\": 2, \"dp\": 2, "
+                     "\"micro_batches\": 3}}", training ? "training" : "inference");
+            cJSON *res = run(e->d_name, "h100-sxm", extra);
+            const cJSON *p = cJSON_GetObjectItem(res, "parallel");
+            if (cJSON_IsTrue(cJSON_GetObjectItem(res, "ok"))) {
+                answered++;
+                all_finite(p, e->d_name);
+                CHECK(check_num(p, "lower_bound_s") <= check_num(p, "time_s") * (1 + 1e-12) &&
+                          check_num(p, "time_s") <= check_num(p, "upper_bound_s") * (1 + 1e-12),
+                      "%s: lower <= time <= upper", e->d_name);
+                CHECK(!training || check_num(p, "gradient_allreduce_bytes") >= 0, "%s: training", e->d_name);
+            } else {
+                CHECK(check_str(res, "error.message")[0] != 0, "%s: a refusal says why", e->d_name);
+            }
+            cJSON_Delete(res);
+        }
+    }
+    closedir(d);
+    models_dir = saved;
+    CHECK(answered >= 20, "only %d fixture answers over many devices", answered);
+}
+
 int main(int argc, char **argv) {
     tests_dir = argc > 1 ? argv[1] : "tests";
     root_dir = argc > 2 ? argv[2] : ".";
@@ -183,5 +223,6 @@ int main(int argc, char **argv) {
     mlp_by_hand();
     llama_block_by_hand();
     refusals();
+    every_fixture();
     return check_report("test_parallel");
 }
