@@ -75,6 +75,8 @@ static void seed_two_chips(void) {
               "%s: a lone matmul is row-parallel + all-reduce, got %s + %s", what, check_str(p, "sharding.0.split"),
               check_str(p, "sharding.0.collective"));
         CHECK_NEAR(check_num(res, "layers.0.comm_bytes"), 2 * B * F, 1e-12, "seed 003: the layer's comm_bytes");
+        /* its point on the communication roofline: BDF FLOPs per device over 2BF bytes = D/2 */
+        CHECK_NEAR(check_num(p, "sharding.0.comm_intensity"), Ds[i] / 2.0, 1e-12, "seed 003: FLOPs per byte sent");
         all_finite(p, what);
         cJSON_Delete(res);
     }
@@ -153,6 +155,47 @@ static void llama_block_by_hand(void) {
     cJSON_Delete(res);
 }
 
+/* The LLM view: how many devices hold the model (devices_needed), and the
+ * plan over them fits where fewer do not. The device's memory is set to a
+ * third of what one needs: 4 devices (the next power of two). */
+static void llm_devices_needed(void) {
+    const char *base = "{\"dims\": {\"batch_size\": 1}, \"llm\": {\"prompt\": 64, \"generate\": 16}";
+    char extra[256];
+    snprintf(extra, sizeof extra, "%s}", base);
+    cJSON *one = run("llama1.onnx", "h100-sxm", extra);
+    if (!ok(one, "llama1 --llm")) return;
+    double need = check_num(one, "llm.memory_required_bytes");
+    CHECK(check_num(one, "llm.devices_needed") == 1, "llama1 fits one H100");
+    cJSON_Delete(one);
+    for (int T = 1; T <= 4; T *= 2) {
+        snprintf(extra, sizeof extra, "%s, \"parallel\": {\"tp\": %d}}", base, T);
+        char path[1024];
+        snprintf(path, sizeof path, "%s/llama1.onnx", models_dir);
+        rl_model *m = check_read_model(path);
+        cJSON *req = cJSON_Parse(extra), *hw = check_read_hw(tests_dir, root_dir, "h100-sxm");
+        cJSON *cap = (cJSON *)check_at(hw, "memory.0.capacity_bytes.value");
+        CHECK(m && req && cap, "test setup: model, request and profile");
+        if (!m || !req || !cap) {
+            rl_model_free(m);
+            cJSON_Delete(req);
+            cJSON_Delete(hw);
+            continue;
+        }
+        cJSON_SetNumberValue(cap, need / 3);
+        cJSON *levels = cJSON_GetObjectItem(hw, "memory"); /* on-chip levels must stay below main memory */
+        while (cJSON_GetArraySize(levels) > 1) cJSON_DeleteItemFromArray(levels, 1);
+        cJSON_AddItemToObject(req, "hardware", hw);
+        cJSON *res = check_analyze(m, req);
+        rl_model_free(m);
+        if (ok(res, "llama1 --llm on a third of the memory")) {
+            CHECK(check_num(res, "llm.devices_needed") == 4, "devices_needed %g, want 4", check_num(res, "llm.devices_needed"));
+            const cJSON *fits = check_at(res, "llm.parallel.fits");
+            CHECK(cJSON_IsBool(fits) && cJSON_IsTrue(fits) == (T == 4), "tp=%d: fits must be %s", T, T == 4 ? "true" : "false");
+        }
+        cJSON_Delete(res);
+    }
+}
+
 static void refusals(void) {
     static const struct { const char *hw, *extra, *where; } cases[] = {
         {"jetson-agx-orin", "{\"parallel\": {\"tp\": 2}}", "parallel"},         /* one device */
@@ -223,6 +266,7 @@ int main(int argc, char **argv) {
     mlp_by_hand();
     llama_block_by_hand();
     refusals();
+    llm_devices_needed();
     every_fixture();
     return check_report("test_parallel");
 }

@@ -146,6 +146,17 @@ static double max_context_at(const memory_plan *m, double batch) {
     return room > 0 ? floor(room / (batch * m->kv_per_token)) : 0;
 }
 
+/* How many devices hold `required` bytes split evenly over them, as tensor
+ * parallelism splits weights, cache and activations: the smallest power of
+ * two (head counts are) at or above required / capacity. -1 when the
+ * capacity is unknown. An estimate: docs/parallel.md plans the exact split. */
+static double devices_needed(double required, double capacity) {
+    if (!(capacity > 0) || !isfinite(required)) return -1;
+    double n = 1;
+    while (n * capacity < required && n < 1048576) n *= 2;
+    return n;
+}
+
 /* ---------------------------------------------------------------- JSON -- */
 static void put(cJSON *o, const char *k, double v) {
     if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
@@ -402,6 +413,7 @@ static void write_memory(cJSON *out, const llm_run *L, const llm_result *x) {
     put_count(out, "max_batch", max_batch_at(mem, context));
     put_count(out, "max_context", x->kv ? max_context_at(mem, B) : -1);
     put_count(out, "max_positions", L->max_positions > 0 ? (double)L->max_positions : -1);
+    put_count(out, "devices_needed", devices_needed(memory_required(mem, B, context), mem->capacity));
 }
 
 /* Over several devices (docs/parallel.md): each phase timed by the plan;

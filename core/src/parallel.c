@@ -30,7 +30,7 @@ struct rl_parallel {
     double t_math_s, t_comms_s, time_s, lower_bound_s, upper_bound_s, bubble;
     double comm_bytes, tp_comm_bytes, send_bytes, grad_bytes, t_grad_s;
     double weight_bytes_per_device, activation_bytes_per_device, memory_bytes_per_device, capacity;
-    double flops_per_device, single_device_s, critical_intensity, t_compute_sum, t_memory_sum;
+    double flops_per_device, single_device_s, critical_intensity, peak_flops, t_compute_sum, t_memory_sum;
     const char *bound;
     int n_column, n_row, n_vocab, n_slice;
 };
@@ -373,7 +373,8 @@ static void time_layers(rl_ctx *c, const rl_graph *g, const rl_layer_time *lt, c
         L->t_math_s = passes * layer_time(&g->nodes[i], &lt[i], L->shard, P->tp, &tc, &tm);
         double fs, is, ws, os;
         shares(L->shard, P->tp, &fs, &is, &ws, &os);
-        P->flops_per_device += passes * fs * lt[i].flops;
+        L->flops = passes * fs * lt[i].flops;
+        P->flops_per_device += L->flops;
         P->t_compute_sum += passes * tc;
         P->t_memory_sum += passes * tm;
         double bytes = coll_bytes(L->coll, P->tp, coll_size(c, g, &g->nodes[i], L, sh));
@@ -496,7 +497,8 @@ static int totals(rl_ctx *c, const rl_timing *t, rl_parallel *P) {
     P->single_device_s = rl_timing_chosen(t)->time_s * (P->training ? 3 : 1);
     P->tp_bandwidth = P->hw->ic_topology == RL_TOPO_NONE ? 0 : P->hw->ic_link_bw * lanes(P->hw, P->tp);
     int prec = t->main_prec >= 0 && t->main_prec < RL_P_COUNT ? t->main_prec : RL_P_FP32;
-    P->critical_intensity = P->tp_bandwidth > 0 ? P->hw->matrix[prec] / P->tp_bandwidth : 0;
+    P->peak_flops = P->hw->matrix[prec];
+    P->critical_intensity = P->tp_bandwidth > 0 ? P->peak_flops / P->tp_bandwidth : 0;
     return 0;
 }
 
@@ -582,6 +584,7 @@ static void add_interconnect(cJSON *to, const rl_parallel *P) {
     rl_json_add_num(ic, "link_bandwidth_Bps", hw->ic_link_bw);
     rl_json_add_num(ic, "latency_s", hw->ic_latency_s);
     rl_json_add_num(ic, "tp_bandwidth_Bps", P->tp_bandwidth);
+    rl_json_add_num(ic, "peak_flops_per_s", P->peak_flops);
     if (P->critical_intensity > 0) rl_json_add_num(ic, "critical_intensity", P->critical_intensity);
     else cJSON_AddNullToObject(ic, "critical_intensity");
 }
@@ -619,6 +622,13 @@ static void add_sharding(cJSON *to, const rl_parallel *P) {
         rl_json_add_num(o, "comm_bytes", L->comm_bytes);
         rl_json_add_num(o, "t_comms_s", L->t_comms_s);
         rl_json_add_num(o, "t_math_s", L->t_math_s);
+        /* its point on the communication roofline: FLOPs per byte sent, and
+         * FLOP/s attained with the collective on the critical path */
+        rl_json_add_num(o, "flops", L->flops);
+        if (L->comm_bytes > 0) rl_json_add_num(o, "comm_intensity", L->flops / L->comm_bytes);
+        else cJSON_AddNullToObject(o, "comm_intensity");
+        double t = L->t_math_s + L->t_comms_s;
+        rl_json_add_num(o, "flops_per_s", t > 0 ? L->flops / t : 0);
         cJSON_AddItemToArray(sh, o);
     }
     cJSON *n = cJSON_AddObjectToObject(to, "sharded_layers");

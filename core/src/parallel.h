@@ -29,6 +29,7 @@ typedef struct rl_layer_comm {
     double comm_bytes;   /* bytes each device sends for it (training: forward and backward) */
     double t_comms_s;    /* their time: bytes / bandwidth + steps × latency */
     double t_math_s;     /* the layer's time on one device (training: forward and backward) */
+    double flops;        /* the FLOPs one device does for it (training: forward and backward) */
     int stage;           /* pipeline stage */
 } rl_layer_comm;
 
