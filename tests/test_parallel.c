@@ -196,6 +196,48 @@ static void llm_devices_needed(void) {
     }
 }
 
+/* Compare 1 x H100 with 2 and 4, and a Jetson asked for 2: each row's
+ * plan is the one a request with that "parallel" gives. */
+static void compare_device_counts(void) {
+    const char *dims = "\"dims\": {\"batch_size\": 1, \"sequence_length\": 16, \"past_sequence_length\": 16}";
+    char extra[256];
+    snprintf(extra, sizeof extra, "{%s, \"layers\": false}", dims);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/llama1.onnx", models_dir);
+    rl_model *m = check_read_model(path);
+    cJSON *req = cJSON_Parse(extra);
+    if (!m || !req) {
+        rl_model_free(m);
+        cJSON_Delete(req);
+        return;
+    }
+    cJSON *study = cJSON_CreateObject(), *hws = cJSON_CreateArray();
+    const char *ids[] = {"h100-sxm", "h100-sxm", "h100-sxm", "jetson-agx-orin"};
+    for (int i = 0; i < 4; i++) cJSON_AddItemToArray(hws, check_read_hw(tests_dir, root_dir, ids[i]));
+    cJSON_AddStringToObject(study, "kind", "compare");
+    cJSON_AddItemToObject(study, "hardware", hws);
+    cJSON_AddItemToObject(study, "parallel", cJSON_Parse("[null, {\"tp\": 2}, {\"tp\": 4}, {\"tp\": 2}]"));
+    cJSON_AddItemToObject(req, "study", study);
+    cJSON_AddItemToObject(req, "hardware", check_read_hw(tests_dir, root_dir, "h100-sxm"));
+    cJSON *res = check_analyze(m, req);
+    rl_model_free(m);
+    if (ok(res, "compare 1, 2, 4 H100s")) {
+        CHECK(check_at(res, "study.rows.0.parallel") == NULL, "one device: no plan");
+        for (int T = 2, r = 1; T <= 4; T *= 2, r++) {
+            char single[256], key[64];
+            snprintf(single, sizeof single, "{%s, \"layers\": false, \"parallel\": {\"tp\": %d}}", dims, T);
+            cJSON *one = run("llama1.onnx", "h100-sxm", single);
+            snprintf(key, sizeof key, "study.rows.%d.parallel.time_s", r);
+            if (ok(one, "the same plan alone"))
+                CHECK_NEAR(check_num(res, key), check_num(one, "parallel.time_s"), 1e-12, "a compare row's plan");
+            cJSON_Delete(one);
+        }
+        CHECK(strstr(check_str(res, "study.rows.3.error.message"), "no interconnect") != NULL,
+              "the Jetson row says why: %s", check_str(res, "study.rows.3.error.message"));
+    }
+    cJSON_Delete(res);
+}
+
 static void refusals(void) {
     static const struct { const char *hw, *extra, *where; } cases[] = {
         {"jetson-agx-orin", "{\"parallel\": {\"tp\": 2}}", "parallel"},         /* one device */
@@ -267,6 +309,7 @@ int main(int argc, char **argv) {
     llama_block_by_hand();
     refusals();
     llm_devices_needed();
+    compare_device_counts();
     every_fixture();
     return check_report("test_parallel");
 }

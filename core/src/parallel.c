@@ -46,7 +46,9 @@ const char *rl_collective_name(rl_collective k) {
 
 void rl_parallel_summarize(const rl_parallel *p, rl_parallel_summary *out) {
     *out = (rl_parallel_summary){p->tp, p->pp, p->dp, p->devices, p->time_s, p->t_math_s, p->t_comms_s,
-                                 p->comm_bytes, p->weight_bytes_per_device, p->weight_bytes, p->bound};
+                                 p->comm_bytes, p->weight_bytes_per_device, p->weight_bytes,
+                                 p->memory_bytes_per_device, p->capacity,
+                                 p->time_s > 0 ? p->single_device_s / p->time_s : 0, p->bound};
 }
 
 const rl_layer_comm *rl_parallel_layer(const rl_parallel *p, int i) {

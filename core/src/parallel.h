@@ -49,6 +49,7 @@ typedef struct rl_parallel_summary {
     int tp, pp, dp, devices;
     double time_s, t_math_s, t_comms_s, comm_bytes;
     double weight_bytes_per_device, weight_bytes; /* the largest stage's share; every weight once */
+    double memory_bytes_per_device, memory_capacity_bytes, speedup; /* capacity 0 = unknown */
     const char *bound;
 } rl_parallel_summary;
 void rl_parallel_summarize(const rl_parallel *p, rl_parallel_summary *out);
