@@ -151,7 +151,7 @@ static int set_parallel(cli_args *A, const char *val) {
         char opt[32];
         snprintf(opt, sizeof opt, "--parallel %s", item);
         long long v = 0;
-        rc = whole(A, opt, eq + 1, 1, 65536, &v);
+        rc = whole(A, opt, eq + 1, 1, strcmp(item, "dp") ? 1024 : 65536, &v); /* the core's ranges (docs/api.md) */
         if (rc != ARG_DONE) break;
         cJSON_DeleteItemFromObject(p, item);
         cJSON_AddNumberToObject(p, item, (double)v);

@@ -246,6 +246,7 @@ static void refusals(void) {
         {"h100-sxm", "{\"parallel\": {\"pp\": 9}}", "parallel.pp"},            /* 3 layers */
         {"h100-sxm", "{\"parallel\": {\"xp\": 2}}", "parallel"},
         {"h100-sxm", "{\"parallel\": 2}", "parallel"},
+        {"h100-sxm", "{\"parallel\": {\"tp\": 1024, \"pp\": 1024, \"dp\": 65536}}", "parallel"}, /* 2^36 devices */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         cJSON *res = run("mlp2.onnx", cases[i].hw, cases[i].extra);

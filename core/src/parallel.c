@@ -13,6 +13,7 @@
 #define PAR_MAX_PP 1024
 #define PAR_MAX_DP 65536
 #define PAR_MAX_MICRO 65536
+#define PAR_MAX_DEVICES 1048576
 
 struct rl_parallel {
     int tp, pp, dp, micro_batches, devices;
@@ -92,7 +93,13 @@ static int parse_spec(const cJSON *spec, rl_parallel *P, rl_error *err) {
         parse_count(spec, "dp", 1, PAR_MAX_DP, &P->dp, err) ||
         parse_count(spec, "micro_batches", 1, PAR_MAX_MICRO, &P->micro_batches, err))
         return -1;
-    P->devices = P->tp * P->pp * P->dp;
+    int64_t devices = (int64_t)P->tp * P->pp * P->dp; /* up to 2^36: no int overflow */
+    if (devices > PAR_MAX_DEVICES) {
+        rl_error_set(err, "bad_request", "parallel",
+                     "tp x pp x dp = %lld devices; at most %d are analysed", (long long)devices, PAR_MAX_DEVICES);
+        return -1;
+    }
+    P->devices = (int)devices;
     return 0;
 }
 
