@@ -614,6 +614,11 @@ static cJSON *profile_json(const setup *s, const results *r, const char *id) {
     bool llc = r->value[F_LLC_ALL] > r->value[F_MEM_ALL] && r->value[F_LLC_ONE] > r->value[F_MEM_ONE];
     if (llc) cJSON_AddItemToArray(mem, level("LLC", r->value[F_LLC_ALL], src[S_LLC_ALL], s->llc_capacity, s->llc_source));
     cJSON_AddItemToObject(p, "forecast", forecast_block(llc));
+    /* one machine is measured: no chip-to-chip link (hw/README.md, interconnect) */
+    cJSON *ic = cJSON_AddObjectToObject(p, "interconnect");
+    cJSON_AddStringToObject(ic, "name", "none");
+    cJSON_AddStringToObject(ic, "topology", "none");
+    cJSON_AddStringToObject(ic, "notes", "one device: rooflens calibrate measures this machine alone");
     cJSON *modes = cJSON_AddArrayToObject(p, "power_modes");
     cJSON *all = cJSON_CreateObject();
     cJSON_AddStringToObject(all, "id", "all-cores");

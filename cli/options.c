@@ -129,6 +129,48 @@ static int set_precision(cli_args *A, const char *v) { return set_request(A, "pr
 static int set_mode(cli_args *A, const char *v) { return set_request(A, "mode", v); }
 static int set_sol(cli_args *A, const char *v) { return set_request(A, "sol", v); }
 
+/* The request's "parallel" object, made on first use: --parallel and
+ * --micro-batches both write into it, in either order. */
+static cJSON *parallel_req(cli_args *A) {
+    cJSON *p = cJSON_GetObjectItemCaseSensitive(A->req, "parallel");
+    return p ? p : cJSON_AddObjectToObject(A->req, "parallel");
+}
+
+/* "tp=T[,pp=P][,dp=D]" into parallel.tp/pp/dp. */
+static int set_parallel(cli_args *A, const char *val) {
+    cJSON *p = parallel_req(A);
+    char *copy = strdup(val);
+    int rc = copy && *copy ? ARG_DONE : args_usage_error(A, "--parallel needs tp=T[,pp=P][,dp=D], not '%s'", val);
+    for (char *save = NULL, *item = copy ? strtok_r(copy, ",", &save) : NULL; rc == ARG_DONE && item;
+         item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        if (eq) *eq = 0;
+        if (!eq || (strcmp(item, "tp") && strcmp(item, "pp") && strcmp(item, "dp"))) {
+            rc = args_usage_error(A, "--parallel needs tp=T[,pp=P][,dp=D] (each a whole number), not '%s'", val);
+            break;
+        }
+        char opt[32];
+        snprintf(opt, sizeof opt, "--parallel %s", item);
+        long long v = 0;
+        rc = whole(A, opt, eq + 1, 1, strcmp(item, "dp") ? 1024 : 65536, &v); /* the core's ranges (docs/api.md) */
+        if (rc != ARG_DONE) break;
+        cJSON_DeleteItemFromObject(p, item);
+        cJSON_AddNumberToObject(p, item, (double)v);
+    }
+    free(copy);
+    return rc;
+}
+
+static int set_micro_batches(cli_args *A, const char *val) {
+    long long v = 0;
+    int rc = whole(A, "--micro-batches", val, 1, 65536, &v);
+    if (rc != ARG_DONE) return rc;
+    cJSON *p = parallel_req(A);
+    cJSON_DeleteItemFromObject(p, "micro_batches");
+    cJSON_AddNumberToObject(p, "micro_batches", (double)v);
+    return ARG_DONE;
+}
+
 static int set_format(cli_args *A, const char *val) {
     A->format = val;
     bool markdown = A->cmd != CMD_ANALYZE && !strcmp(val, "markdown");
@@ -183,6 +225,8 @@ const cli_option cli_options[] = {
     {SEC_MAIN, "--top", "K", CMD_ANALYZE, "layers shown in the table (default 15; 0 = all)", 0, set_top, NULL},
     {SEC_MAIN, "--strict", NULL, CMD_ANALYZE, "exit 4 when any operator is unsupported or any shape unknown", 0, set_strict, NULL},
     {SEC_MAIN, "--hw-dir", "DIR", ALL, "where profile ids are looked up (default: $ROOFLENS_HW_DIR,\nelse the hw/ folder rooflens was built with)", SLOT(dir), NULL, NULL},
+    {SEC_MAIN, "--parallel", "tp=T[,pp=P][,dp=D]", CMD_ANALYZE, "the model over T x P x D devices linked by the profile's\ninterconnect: tensor (Megatron), pipeline and data parallel;\ncommunication time, bound and memory per device\n(docs/parallel.md)", 0, set_parallel, NULL},
+    {SEC_MAIN, "--micro-batches", "M", CMD_ANALYZE, "micro-batches through the pipeline (default 1); the bubble\nis (P-1)/(M+P-1)", 0, set_micro_batches, NULL},
     {SEC_STUDY, "--compare", "LIST", CMD_ANALYZE, "the model on several devices: comma-separated ids or profile\nfiles, each optionally ID:MODE (e.g. h100-sxm,a100-sxm-80gb,\njetson-agx-orin:15w)", 0, set_compare, NULL},
     {SEC_STUDY, "--sweep-batch", "SPEC", CMD_ANALYZE, "the batch from A to B in powers of two (1..1024) or a comma\nlist (1,8,64): intensity, time and energy per sample, and the\ncritical batch where the model turns compute-bound", 0, set_sweep, NULL},
     {SEC_STUDY, "--power-modes", NULL, CMD_ANALYZE, "every power mode of the --hw device: time, energy, Pareto\nfront and the least-energy mode within --max-slowdown", 0, set_power_modes, NULL},
@@ -227,6 +271,10 @@ int check_combinations(cli_args *A) {
     if (A->studies && (!strcmp(A->format, "csv") || !strcmp(A->format, "netron")))
         return args_usage_error(A, "a study prints a table or JSON (--format table|json), not %s", A->format);
     if (A->measured_format && !A->measured) return args_usage_error(A, "%s", "--measured-format goes with --measured");
+    const cJSON *par = cJSON_GetObjectItemCaseSensitive(A->req, "parallel");
+    if (par && !cJSON_GetObjectItemCaseSensitive(par, "tp") && !cJSON_GetObjectItemCaseSensitive(par, "pp") &&
+        !cJSON_GetObjectItemCaseSensitive(par, "dp"))
+        return args_usage_error(A, "%s", "--micro-batches goes with --parallel (e.g. --parallel tp=2,pp=4)");
     if (A->measured && A->studies) return args_usage_error(A, "%s", "--measured goes with one analysis, not with a study");
     return ARG_DONE;
 }

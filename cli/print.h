@@ -46,6 +46,8 @@ void print_csv(const cJSON *res, const layer_table *L);
 /* A what-if study's table, and the LLM view's. */
 void print_study(const cJSON *res);
 void print_llm(const cJSON *res);
+/* The figures over several devices (print_parallel.c; nothing without them). */
+void print_parallel(const cJSON *res);
 /* eng() of member k, or "-" when it is missing. */
 const char *opt_eng(const cJSON *o, const char *k, const char *unit, char *buf, size_t cap);
 #endif

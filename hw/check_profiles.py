@@ -70,8 +70,14 @@ def summary_row(p):
     bws = f"{bw['value'] / 1e9:,.1f} GB/s ({bw['kind']})"
     budget = p.get("power_budget_w")
     bud = f"{budget['value']:g} W ({budget['kind']})" if budget else "unknown"
+    ic = p.get("interconnect") or {}
+    if ic.get("topology", "none") == "none":
+        link = "none (one device)"
+    else:
+        link = (f"{ic.get('name', '')}, {ic['topology']}, {ic['links']['value']:g} x "
+                f"{ic['link_bandwidth_Bps']['value'] / 1e9:,.1f} GB/s")
     return (f"| `{p['id']}` | {p['name']} | {p['category']} | {bws} | {peak} | {bud} | "
-            f"{len(p.get('power_modes', []))} |")
+            f"{len(p.get('power_modes', []))} | {link} |")
 
 
 README = os.path.join(HERE, "README.md")
@@ -80,7 +86,8 @@ TABLE_BEGIN, TABLE_END = "<!-- profiles:begin", "<!-- profiles:end -->"
 
 def table_text(rows):
     head = ("| id | name | category | main memory bandwidth | fp16/bf16 matrix peak, dense (TFLOP/s) "
-            "| power budget | power modes |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+            "| power budget | power modes | interconnect (links x per direction) |\n"
+            "| --- | --- | --- | --- | --- | --- | --- | --- |\n")
     return head + "".join(r + "\n" for r in rows)
 
 

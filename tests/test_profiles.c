@@ -152,6 +152,8 @@ static const char base_profile[] =
     " \"compute\": {\"fp32\": {\"matrix\": 2e13, \"vector\": 1e13}, \"fp16\": {\"matrix\": 1e14, \"vector\": 2e13}},"
     " \"memory\": [{\"name\": \"HBM\", \"bandwidth_Bps\": 1e12, \"capacity_bytes\": 1e10},"
     "              {\"name\": \"L1\", \"bandwidth_Bps\": 1e13, \"capacity_bytes\": 1e7}],"
+    " \"interconnect\": {\"name\": \"Link\", \"topology\": \"ring\", \"links\": 4,"
+    "                    \"link_bandwidth_Bps\": 5e10, \"latency_s\": 1e-6},"
     " \"energy\": {\"flop_j\": 1e-12, \"byte_j\": 1e-10, \"static_w\": 50},"
     " \"power_modes\": [{\"id\": \"max\", \"default\": true, \"overrides\": {}},"
     "                   {\"id\": \"low\", \"overrides\": {\"clock_hz\": 5e8, \"power_budget_w\": 150,"
@@ -202,6 +204,14 @@ static void validator_rejects(void) {
         {"\"power_budget_w\": 150", "\"power_budget_w\": 1e-30", "power_modes[low].overrides.power_budget_w"},
         {"\"fp32\": {\"matrix\": 1e13}", "\"int8\": {\"matrix\": 1e13}", "power_modes[low].overrides.compute.int8"},
         {"\"energy\": {\"flop_j\": 1e-12,", "\"energy\": {\"model\": \"guess\", \"flop_j\": 1e-12,", "energy.model"},
+        {"\"topology\": \"ring\"", "\"topology\": \"mesh\"", "interconnect.topology"},
+        {"\"topology\": \"ring\"", "\"topology\": \"none\"", "interconnect.links"},   /* none has no links */
+        {"\"links\": 4,", "\"links\": 2.5,", "interconnect.links"},
+        {"\"links\": 4,", "", "interconnect.links"},                                       /* needed */
+        {"\"link_bandwidth_Bps\": 5e10", "\"link_bandwidth_Bps\": 5e-324", "interconnect.link_bandwidth_Bps"},
+        {"\"link_bandwidth_Bps\": 5e10", "\"link_bandwidth_Bps\": 1e99", "interconnect.link_bandwidth_Bps"},
+        {"\"latency_s\": 1e-6", "\"latency_s\": 60", "interconnect.latency_s"},
+        {"\"latency_s\": 1e-6", "\"latency_s\": 1e-6, \"lanes\": 16", "interconnect.lanes"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char *prof = patched(cases[i].from, cases[i].to);
@@ -276,6 +286,7 @@ static const char shipped_profile[] =
     " \"kind\": \"derived\"}}},"
     " \"memory\": [{\"name\": \"DRAM\", \"bandwidth_Bps\": {\"value\": 1e11, \"source\": \"datasheet p. 4\","
     " \"kind\": \"datasheet\"}}],"
+    " \"interconnect\": {\"topology\": \"none\", \"notes\": \"one device\"},"
     " \"power_modes\": [{\"id\": \"max\", \"default\": true, \"overrides\": {}}]}";
 
 static void shipped_rules(void) {
@@ -303,6 +314,8 @@ static void shipped_rules(void) {
         {"\"schema\": 1", "\"schema\": 2", "schema", "schema", true},
         {"\"id\": \"s\"", "\"id\": \"S_1\"", "id", "id", true},
         {"\"id\": \"max\"", "\"id\": \"Max Q\"", "power_modes[Max Q].id", "power_modes", true},
+        {" \"interconnect\": {\"topology\": \"none\", \"notes\": \"one device\"},", "", "interconnect",
+         "interconnect", true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *at = strstr(shipped_profile, cases[i].from);

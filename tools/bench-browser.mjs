@@ -7,12 +7,13 @@
 //   drop a Swin-T-sized graph (~6.5k layers) -> table + charts        < 1 s
 //   drop a 100k-node graph -> table + charts                          < 2 s
 //   hardware switch and precision switch on BERT-Large -> redrawn     < 150 ms
+//   tensor-parallel degree changed on the 8B decoder example -> redrawn < 150 ms
 // and the gzip size (level 9) of every file the page loads. It prints
 // figures and asserts nothing: a busy machine gives slower figures, so it
 // also prints the load average before and after.
 //
 //   node tools/bench-browser.mjs [--runs N] [--only NAME[,NAME]] [--site DIR]
-// NAME: interactive, resnet50, bert_large, swin_like, nodes100k, switch.
+// NAME: interactive, resnet50, bert_large, swin_like, nodes100k, switch, parallel.
 // The models are made on first use in build/bench/ (tools/make_big_model.py
 // with Debian's python3-onnx; tools/make_huge_model.mjs). Needs build/site
 // (tools/build-site.sh) and build/rooflens.
@@ -28,7 +29,7 @@ const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] ? args[i + 1] : dflt; };
 const runs = Math.max(1, Number(opt('runs', 5)) || 1);
 const SITE_DIR = opt('site', SITE);   // e.g. an older build, to compare under the same load
-const only = new Set(String(opt('only', 'interactive,resnet50,bert_large,swin_like,nodes100k,switch')).split(','));
+const only = new Set(String(opt('only', 'interactive,resnet50,bert_large,swin_like,nodes100k,switch,parallel')).split(','));
 
 const die = (m) => { console.error(`bench-browser: ${m}`); process.exit(1); };
 if (!existsSync(join(SITE_DIR, 'index.html'))) die(`${SITE_DIR} has no site: run tools/build-site.sh`);
@@ -217,6 +218,37 @@ if (only.has('switch')) {
   await page.context().close();
   report('hardware switch on BERT-Large -> summary, table and charts redrawn', hw, 150);
   report('precision switch on BERT-Large -> summary, table and charts redrawn', prec, 150);
+}
+
+// 4. the tensor-parallel degree changed (the Many devices panel) with the
+// 8B decoder example open: from the input's change to the frame after the
+// panel shows the new plan and the main charts are drawn.
+if (only.has('parallel')) {
+  const page = await freshPage();
+  await page.goto(`${site.url}#example=llama3_8b_int4&hw=h100-sxm&tp=2`);
+  await page.waitForFunction(() => document.querySelector('[data-testid=parallel-summary]')?.dataset.timeS, null, { timeout: 60000 });
+  const times = [];
+  for (let r = 0; r < runs; r++) {
+    const tp = r % 2 ? 2 : 4;
+    const before = await page.getAttribute('[data-testid=parallel-summary]', 'data-time-s');
+    const done = page.evaluate(({ before, charts }) => new Promise((resolve) => {
+      let t0 = null;
+      document.querySelector('[data-testid=parallel-tp]').addEventListener('change', () => { t0 = performance.now(); }, { capture: true, once: true });
+      const drawn = (id) => { const c = document.querySelector(`[data-testid=${id}] canvas`); return c && c.width && !c.hidden; };
+      const poll = () => {
+        const now = document.querySelector('[data-testid=parallel-summary]')?.dataset.timeS;
+        if (t0 !== null && now && now !== before && charts.every(drawn)) requestAnimationFrame(() => resolve(performance.now() - t0));
+        else requestAnimationFrame(poll);
+      };
+      poll();
+    }), { before, charts: CHARTS });
+    await page.fill('[data-testid=parallel-tp]', String(tp));
+    await page.dispatchEvent('[data-testid=parallel-tp]', 'change');
+    times.push(await done);
+  }
+  if (page.problems.length) console.log(`  page errors: ${page.problems.join('; ')}`);
+  await page.context().close();
+  report('tp changed on the 8B decoder example -> plan, summary and charts redrawn', times, 150);
 }
 
 console.log(`\nload average after: ${load()}`);

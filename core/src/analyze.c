@@ -14,6 +14,7 @@
 #include "llm.h"
 #include "forecast_fit.h"
 #include "measured.h"
+#include "parallel.h"
 #include "request.h"
 #include "roofline.h"
 #include "study.h"
@@ -302,7 +303,7 @@ static void add_options_section(cJSON *root, const options *o, const rl_prepared
 
 /* One layer's fields, in the order of docs/api.md's layer rows. */
 static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_time *L, const options *o,
-                        bool has_energy) {
+                        bool has_energy, const rl_layer_comm *comm) {
     const rl_cost *k = &n->cost;
     rl_layer_num(w, "index", n->index);
     rl_layer_str(w, "name", n->name);
@@ -344,6 +345,12 @@ static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_tim
         rl_layer_num(w, "bwd_flops", 2 * L->flops);
         rl_layer_num(w, "bwd_bytes", 2 * L->bytes);
     }
+    if (comm) { /* over several devices (parallel.h): what one device sends for it */
+        rl_layer_num(w, "comm_bytes", comm->comm_bytes);
+        rl_layer_num(w, "t_comms_s", comm->t_comms_s);
+        rl_layer_str(w, "split", rl_shard_name(comm->shard));
+        rl_layer_num(w, "stage", comm->stage);
+    }
     rl_layer_bool(w, "known", k->known);
     rl_layer_bool(w, "supported", n->op != NULL);
     if (k->note) rl_layer_str(w, "note", k->note);
@@ -361,11 +368,11 @@ static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_tim
  * size in fresh memory once rather than four times. */
 static int add_layers_section(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_layer_time *lt,
                               const options *o, bool has_energy, const rl_measured *measured,
-                              rl_layer_writer **columns, rl_error *err) {
+                              const rl_parallel *par, rl_layer_writer **columns, rl_error *err) {
     rl_layer_writer *w = rl_layer_writer_new(o->layers_layout, c);
     for (int i = 0; w && i < g->n_nodes; i++) {
         rl_layer_row_begin(w);
-        write_layer(w, &g->nodes[i], &lt[i], o, has_energy);
+        write_layer(w, &g->nodes[i], &lt[i], o, has_energy, rl_parallel_layer(par, i));
         rl_measured_layer_put(measured, i, w);
         rl_layer_row_end(w);
     }
@@ -726,6 +733,10 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
     warn_about_headline(&c, &t, &hw);
     rl_measured *measured;
     if (attach_measured(&c, req, pg.graph, lt, hw.mem_bw[0], &measured, &err)) goto fail;
+    /* many devices (parallel.c; docs/parallel.md) */
+    const cJSON *pspec = cJSON_GetObjectItemCaseSensitive(req, "parallel");
+    rl_parallel *par = NULL;
+    if (pspec && !cJSON_IsNull(pspec) && rl_parallel_plan(&c, pspec, &o, &hw, &pg, lt, &t, &par, &err)) goto fail;
 
     root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema", ROOFLENS_SCHEMA);
@@ -734,20 +745,21 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
     add_model_section(root, m, &c, pg.graph, pg.dims, pg.n_dims);
     add_hardware_section(root, &hw);
     add_options_section(root, &o, &pg);
-    if (o.include_layers && add_layers_section(root, &c, pg.graph, lt, &o, t.has_energy, measured, &columns, &err))
+    if (o.include_layers && add_layers_section(root, &c, pg.graph, lt, &o, t.has_energy, measured, par, &columns, &err))
         goto fail;
     add_totals_section(root, pg.graph, &pg, &t, &o, &arena);
     add_sol_section(root, &t);
     add_forecast_section(root, &t, &hw);
     rl_measured_json(measured, root, rl_timing_chosen(&t)->time_s);
     add_roofline_section(root, &hw, &t);
+    rl_parallel_json(par, root);
     /* a what-if study over the same parsed model (docs/api.md, "Studies") */
     const cJSON *study = cJSON_GetObjectItemCaseSensitive(req, "study");
     if (study && !cJSON_IsNull(study) && rl_study_run(&c, study, req, &o, &hw, &pg, root, &err)) goto fail;
 
     /* ---- the LLM inference view over the same parsed model (llm.c; docs/api.md, "LLM inference") */
     const cJSON *llm = cJSON_GetObjectItemCaseSensitive(req, "llm");
-    if (llm && !cJSON_IsNull(llm) && rl_llm_run(&c, llm, &o, &hw, root, &err)) goto fail;
+    if (llm && !cJSON_IsNull(llm) && rl_llm_run(&c, llm, &o, &hw, par ? pspec : NULL, root, &err)) goto fail;
 
     add_warnings(root, &c);
     cJSON_Delete(req);

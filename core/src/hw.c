@@ -11,6 +11,12 @@
 
 const char *rl_unit_name(int u) { return u == RL_UNIT_VECTOR ? "vector" : "matrix"; }
 
+/* The one list of topologies: the parser, its message and rl_topology_name
+ * read it. */
+static const char *const topologies[] = {"none", "switch", "all-to-all", "ring", "torus2d", "torus3d", NULL};
+
+const char *rl_topology_name(int t) { return t >= 0 && t < RL_TOPO_COUNT ? topologies[t] : "none"; }
+
 double rl_hw_figure(const cJSON *f) {
     if (cJSON_IsNumber(f)) return f->valuedouble;
     if (cJSON_IsObject(f)) {
@@ -50,17 +56,22 @@ static const field_rule rules[] = {
     {"tile_k", "(elements)", 1, 65536, false},
     {"compute_fraction", "(fraction of the peak)", 1e-4, 1, false},
     {"memory_fraction", "(fraction of the bandwidth)", 1e-4, 1, false},
+    {"links", "links", 1, 1e4, false},
+    {"link_bandwidth_Bps", "B/s", 1e6, 1e14, false},
+    {"latency_s", "s", 1e-9, 0.01, true},
 };
 
 static const char *const top_keys[] = {"schema", "id", "name", "vendor", "category", "notes",
                                        "clock_hz", "launch_overhead_s", "power_budget_w", "compute",
-                                       "memory", "energy", "power_modes", "forecast", NULL};
+                                       "memory", "interconnect", "energy", "power_modes", "forecast", NULL};
 static const char *const override_keys[] = {"clock_hz", "launch_overhead_s", "power_budget_w", "compute",
                                             "memory", "energy", NULL};
 static const char *const unit_keys[] = {"matrix", "vector", NULL};
 static const char *const level_keys[] = {"name", "bandwidth_Bps", "capacity_bytes", NULL};
 static const char *const energy_keys[] = {"model", "flop_j", "flop_j_precision", "flop_j_unit", "byte_j",
                                           "static_w", "voltage_floor_ratio", "voltage_floor_clock_hz", NULL};
+static const char *const interconnect_keys[] = {"name", "topology", "notes", "links", "link_bandwidth_Bps",
+                                                "latency_s", NULL};
 static const char *const mode_keys[] = {"id", "name", "default", "overrides", NULL};
 static const char *const figure_keys[] = {"value", "source", "kind", NULL};
 static const char *const kinds[] = {"datasheet", "measured", "derived", "estimated", NULL};
@@ -235,6 +246,41 @@ static int apply_memory(const parse_ctx *x, const cJSON *mem, rl_hw *hw, bool is
     return 0;
 }
 
+/* The chip-to-chip links. "none" carries no figures (one device); any other
+ * topology needs all three. */
+static int apply_interconnect(const parse_ctx *x, const cJSON *ic, rl_hw *hw) {
+    if (!cJSON_IsObject(ic)) return bad(x, "interconnect", "must be an object");
+    if (check_keys(x, ic, interconnect_keys, "interconnect")) return -1;
+    const cJSON *topo = cJSON_GetObjectItemCaseSensitive(ic, "topology");
+    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(ic, "name");
+    const cJSON *notes = cJSON_GetObjectItemCaseSensitive(ic, "notes");
+    char known[120];
+    if (!cJSON_IsString(topo) || !in_list(topo->valuestring, topologies))
+        return bad(x, "interconnect.topology", "must be one of %s", list_text(topologies, known, sizeof known));
+    if (nm && !cJSON_IsString(nm)) return bad(x, "interconnect.name", "must be text");
+    if (notes && !cJSON_IsString(notes)) return bad(x, "interconnect.notes", "must be text");
+    int t = 0;
+    while (strcmp(topologies[t], topo->valuestring)) t++;
+    hw->ic_topology = t;
+    hw->ic_name = cJSON_IsString(nm) ? nm->valuestring : topologies[t];
+    static const char *const figs[] = {"links", "link_bandwidth_Bps", "latency_s"};
+    double *dst[] = {&hw->ic_links, &hw->ic_link_bw, &hw->ic_latency_s};
+    for (int i = 0; i < 3; i++) {
+        bool given = cJSON_GetObjectItemCaseSensitive(ic, figs[i]) != NULL;
+        char f[64];
+        snprintf(f, sizeof f, "interconnect.%s", figs[i]);
+        if (t == RL_TOPO_NONE && given)
+            return bad(x, f, "is given but the topology is \"none\" (one device): drop it or name the topology");
+        if (t != RL_TOPO_NONE && !given)
+            return bad(x, f, "is needed for a %s interconnect (links, link_bandwidth_Bps per direction, "
+                             "latency_s per hop)", topologies[t]);
+        if (figure(x, ic, figs[i], "interconnect", dst[i], NULL)) return -1;
+    }
+    if (hw->ic_links != floor(hw->ic_links))
+        return bad(x, "interconnect.links", "must be a whole number of links (got %g)", hw->ic_links);
+    return 0;
+}
+
 /* What one layer of figures said about energy, for the provenance label and
  * the DVFS rule. */
 typedef struct energy_seen {
@@ -287,6 +333,8 @@ static int apply(const parse_ctx *x, const cJSON *p, rl_hw *hw, bool is_override
     if (compute && apply_compute(x, compute, hw, is_override)) return -1;
     const cJSON *mem = cJSON_GetObjectItemCaseSensitive(p, "memory");
     if (mem && apply_memory(x, mem, hw, is_override)) return -1;
+    const cJSON *ic = is_override ? NULL : cJSON_GetObjectItemCaseSensitive(p, "interconnect");
+    if (ic && apply_interconnect(x, ic, hw)) return -1;
     const cJSON *en = cJSON_GetObjectItemCaseSensitive(p, "energy");
     if (en && apply_energy(x, en, hw, seen, dvfs)) return -1;
     return 0;
@@ -712,7 +760,11 @@ static int check_shipped(const cJSON *p, rl_error *err) {
             return bad(&x, field, "must be lowercase letters and digits joined by single '-'");
         }
     }
-    return check_provenance(&x, p, "");
+    if (check_provenance(&x, p, "")) return -1;
+    if (!cJSON_GetObjectItemCaseSensitive(p, "interconnect"))
+        return bad(&x, "interconnect", "is needed in a shipped profile: the chip-to-chip links, or "
+                                       "{\"topology\": \"none\", \"notes\": \"one device: ...\"}");
+    return 0;
 }
 
 /* ------------------------------------------------------------- the API -- */

@@ -41,6 +41,11 @@ typedef struct rl_forecast_params {
     const char *stack;              /* the software stack the parameters describe */
     bool calibrated;                /* "calibrated" (fitted on measured kernels) or "analytic" */
 } rl_forecast_params;
+/* How a device's chip-to-chip links are wired (hw/README.md, "interconnect");
+ * RL_TOPO_NONE: one device, no link to another. */
+enum rl_topology { RL_TOPO_NONE, RL_TOPO_SWITCH, RL_TOPO_ALL_TO_ALL, RL_TOPO_RING, RL_TOPO_TORUS2D,
+                   RL_TOPO_TORUS3D, RL_TOPO_COUNT };
+const char *rl_topology_name(int t); /* "none" | "switch" | "all-to-all" | "ring" | "torus2d" | "torus3d" */
 
 typedef struct rl_hw {
     const char *id, *name, *category;     /* point into the profile JSON */
@@ -70,6 +75,12 @@ typedef struct rl_hw {
     double e_voltage_sq;
     int n_modes;
     rl_forecast_params fc;                /* the forecast's parameters */
+    /* The interconnect (parallel.c): topology, name, links per device, the
+     * bandwidth of one link in one direction (B/s), latency per hop (s).
+     * RL_TOPO_NONE (figures 0) when the profile has none or says "none". */
+    int ic_topology;
+    const char *ic_name;
+    double ic_links, ic_link_bw, ic_latency_s;
 } rl_hw;
 
 /* Read and validate a profile; apply power mode `mode` (NULL or "" = the

@@ -146,6 +146,17 @@ static double max_context_at(const memory_plan *m, double batch) {
     return room > 0 ? floor(room / (batch * m->kv_per_token)) : 0;
 }
 
+/* How many devices hold `required` bytes split evenly over them, as tensor
+ * parallelism splits weights, cache and activations: the smallest power of
+ * two (head counts are) at or above required / capacity. -1 when the
+ * capacity is unknown. An estimate: docs/parallel.md plans the exact split. */
+static double devices_needed(double required, double capacity) {
+    if (!(capacity > 0) || !isfinite(required)) return -1;
+    double n = 1;
+    while (n * capacity < required && n < 1048576) n *= 2;
+    return n;
+}
+
 /* ---------------------------------------------------------------- JSON -- */
 static void put(cJSON *o, const char *k, double v) {
     if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
@@ -402,6 +413,47 @@ static void write_memory(cJSON *out, const llm_run *L, const llm_result *x) {
     put_count(out, "max_batch", max_batch_at(mem, context));
     put_count(out, "max_context", x->kv ? max_context_at(mem, B) : -1);
     put_count(out, "max_positions", L->max_positions > 0 ? (double)L->max_positions : -1);
+    put_count(out, "devices_needed", devices_needed(memory_required(mem, B, context), mem->capacity));
+}
+
+/* Over several devices (docs/parallel.md): each phase timed by the plan;
+ * the weights split as the plan splits them (the weight what-if kept), the
+ * KV cache over tp (heads) and pp (layers), the activations over tp. TPOT:
+ * the mean of the first and the last decode steps' planned times. */
+static void write_parallel(cJSON *out, const llm_run *L, const llm_result *x) {
+    const rl_parallel_summary *pre = &x->pre.par;
+    const double B = (double)L->O->batch, G = (double)L->O->generate;
+    const double context = (double)L->O->prompt + (x->kv ? G : 0), shards = (double)pre->tp * pre->pp;
+    double share = pre->weight_bytes > 0 ? pre->weight_bytes_per_device / pre->weight_bytes : 1 / shards;
+    memory_plan m = {x->mem.weights * share, x->mem.kv_per_token / shards, x->mem.activation_per_seq / pre->tp,
+                     x->mem.capacity};
+    cJSON *o = cJSON_AddObjectToObject(out, "parallel");
+    cJSON_AddNumberToObject(o, "tp", pre->tp);
+    cJSON_AddNumberToObject(o, "pp", pre->pp);
+    cJSON_AddNumberToObject(o, "dp", pre->dp);
+    cJSON_AddNumberToObject(o, "devices", pre->devices);
+    put(o, "ttft_s", pre->time_s);
+    if (x->kv) {
+        const rl_parallel_summary *a = &x->gen.first.par, *b = &x->gen.last.par;
+        double tpot = (a->time_s + b->time_s) / 2;
+        put(o, "tpot_s", tpot);
+        put(o, "tokens_per_s", tpot > 0 ? pre->dp * B / tpot : NAN);
+        put(o, "e2e_s", pre->time_s + G * tpot);
+        put(o, "decode_t_comms_s", (a->t_comms_s + b->t_comms_s) / 2);
+        put(o, "comm_bytes_per_token", (a->comm_bytes + b->comm_bytes) / 2 / B);
+        cJSON_AddStringToObject(o, "decode_bound", b->bound);
+    } else {
+        static const char *const none[] = {"tpot_s", "tokens_per_s", "e2e_s", "decode_t_comms_s",
+                                           "comm_bytes_per_token", "decode_bound"};
+        for (size_t i = 0; i < sizeof none / sizeof *none; i++) cJSON_AddNullToObject(o, none[i]);
+    }
+    put(o, "weight_bytes_per_device", m.weights);
+    put(o, "kv_cache_bytes_per_device", x->kv ? B * context * m.kv_per_token : 0);
+    put(o, "activation_bytes_per_device", B * m.activation_per_seq);
+    put(o, "memory_required_bytes_per_device", memory_required(&m, B, context));
+    if (m.capacity > 0) cJSON_AddBoolToObject(o, "fits", memory_required(&m, B, context) <= m.capacity);
+    else cJSON_AddNullToObject(o, "fits");
+    put_count(o, "max_batch", max_batch_at(&m, context));
 }
 
 static void write_notes(cJSON *out, cJSON *notes, const llm_run *L, const llm_result *x) {
@@ -443,6 +495,7 @@ static int llm_body(llm_run *L, cJSON *out, cJSON *notes, rl_error *err) {
     if (compute_phases(L, &x, err)) return -1;
     write_phases(out, L, &x);
     write_memory(out, L, &x);
+    if (x.pre.has_parallel) write_parallel(out, L, &x);
     const double G = (double)L->O->generate;
     cJSON *pts = cJSON_AddArrayToObject(out, "points");
     cJSON_AddItemToArray(pts, point_json("prefill", x.pre.flops, x.pre.bytes, x.pre.time_s));
@@ -463,7 +516,8 @@ static int llm_body(llm_run *L, cJSON *out, cJSON *notes, rl_error *err) {
     return 0;
 }
 
-int rl_llm_run(rl_ctx *c, const cJSON *j, const rl_options *o, const rl_hw *hw, cJSON *root, rl_error *err) {
+int rl_llm_run(rl_ctx *c, const cJSON *j, const rl_options *o, const rl_hw *hw, const cJSON *parallel, cJSON *root,
+               rl_error *err) {
     llm_opts O;
     if (rl_llm_parse_opts(j, c, &O, err)) return -1;
     rl_error *saved = c->err;
@@ -473,7 +527,7 @@ int rl_llm_run(rl_ctx *c, const cJSON *j, const rl_options *o, const rl_hw *hw, 
     if (!g) return -1;
     llm_roles R;
     if (rl_llm_find_roles(c, g, &O, &R, err) || settle_batch(j, c, &R, &O, err)) return -1;
-    llm_run L = {.c = c, .o = o, .hw = hw, .R = &R, .O = &O};
+    llm_run L = {.c = c, .o = o, .hw = hw, .R = &R, .O = &O, .parallel = parallel};
     cJSON *out = cJSON_CreateObject();
     cJSON *notes = cJSON_CreateArray();
     int rc = llm_body(&L, out, notes, err);

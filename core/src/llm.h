@@ -18,8 +18,9 @@
  * its own. Returns 0, or -1 with err set: bad_request (invalid options, or
  * roles that cannot be found: the message says how to name them), an
  * analysis error of a phase graph (its code, "where" naming the phase), or
- * out_of_memory. */
-int rl_llm_run(rl_ctx *c, const cJSON *llm, const rl_options *o, const rl_hw *hw, cJSON *root,
-               rl_error *err);
+ * out_of_memory. `parallel` (the request's "parallel" object, or NULL)
+ * adds llm.parallel: every phase planned over the devices (parallel.h). */
+int rl_llm_run(rl_ctx *c, const cJSON *llm, const rl_options *o, const rl_hw *hw, const cJSON *parallel,
+               cJSON *root, rl_error *err);
 
 #endif

@@ -20,11 +20,18 @@
  * it would have paid is reported beside. The prefill takes the model's
  * expected time as any request does. Both use the chosen SOL model's
  * traffic (weights read once per pass). */
-static void time_phase(rl_ctx *r, const rl_prepared *pg, const llm_run *L, bool captured, phase *out) {
+static int time_phase(rl_ctx *r, const rl_prepared *pg, const llm_run *L, bool captured, phase *out,
+                      rl_error *err) {
     rl_hw hw = *L->hw;
     if (captured) hw.launch_s = 0;
     rl_timing t;
-    rl_time_graph(r, pg, L->o, &hw, NULL, &t);
+    /* over several devices the plan needs each layer's time */
+    rl_layer_time *lt = L->parallel ? rl_arena_alloc(r->arena, (size_t)(pg->graph->n_nodes + 1) * sizeof *lt) : NULL;
+    if (L->parallel && !lt) {
+        rl_error_set(err, "out_of_memory", "llm", "out of memory");
+        return -1;
+    }
+    rl_time_graph(r, pg, L->o, &hw, lt, &t);
     const rl_sol_result *s = rl_timing_chosen(&t);
     out->flops = s->flops;
     out->matrix_flops = t.matrix_flops;
@@ -37,6 +44,12 @@ static void time_phase(rl_ctx *r, const rl_prepared *pg, const llm_run *L, bool 
     out->kernels = s->kernels;
     out->launch_floor_s = s->kernels * L->hw->launch_s;
     out->unknown_layers = t.unknown_layers;
+    if (!L->parallel) return 0;
+    rl_parallel *par;
+    if (rl_parallel_plan(r, L->parallel, L->o, &hw, pg, lt, &t, &par, err)) return -1;
+    rl_parallel_summarize(par, &out->par);
+    out->has_parallel = true;
+    return 0;
 }
 
 /* Integer storage types of a given width for the what-if: the float
@@ -341,7 +354,7 @@ int rl_llm_run_phase(llm_run *L, int64_t batch, int64_t seq, int64_t past, bool 
     serve_dense_experts(g, L, (double)batch * (double)seq);
     out->weight_resident = serve_weights(&r, g, L);
     out->kv_past_bytes = serve_kv_in_place(&r, g, L, seq);
-    time_phase(&r, &pg, L, captured, out);
+    if (time_phase(&r, &pg, L, captured, out, err)) return -1;
     if (want_memory) out->activation_peak = activation_peak(&r, g, L);
     return 0;
 }

@@ -6,6 +6,7 @@
 #define ROOFLENS_LLM_PHASE_H
 #include "hw.h"
 #include "llm_roles.h"
+#include "parallel.h"
 #include "study.h"
 
 typedef struct moe_info {
@@ -27,6 +28,7 @@ typedef struct llm_run {
     int evals;           /* phase graphs analysed */
     rl_arena arena;      /* one phase graph at a time, reset between phases */
     int requantized, kept_quantized;
+    const cJSON *parallel; /* the request's "parallel" object, or NULL: one device */
 } llm_run;
 
 typedef struct phase {
@@ -36,6 +38,8 @@ typedef struct phase {
     double kv_past_bytes;   /* the past cache, as stored (kv_bits) */
     double weight_resident; /* resident weight bytes (weight what-if applied) */
     double activation_peak; /* live activation bytes at the peak (want_memory only) */
+    bool has_parallel;      /* over several devices (L->parallel): */
+    rl_parallel_summary par;
 } phase;
 
 /* Analyse the model with batch, seq and past set (total = past + seq).

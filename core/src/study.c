@@ -10,6 +10,7 @@
 
 #include "json.h"
 #include "roofline.h"
+#include "parallel.h"
 #include "study.h"
 
 #define STUDY_MAX_HARDWARE 64
@@ -53,22 +54,58 @@ static void put_chosen(cJSON *row, const rl_timing *t) {
 }
 
 /* ------------------------------------------------------------- compare -- */
+/* A compare row over several devices (study.parallel[i], parallel.h): the
+ * plan's totals beside the row's one-device figures. */
+static void put_parallel(cJSON *row, const rl_parallel *par) {
+    rl_parallel_summary p;
+    rl_parallel_summarize(par, &p);
+    cJSON *o = cJSON_AddObjectToObject(row, "parallel");
+    cJSON_AddNumberToObject(o, "tp", p.tp);
+    cJSON_AddNumberToObject(o, "pp", p.pp);
+    cJSON_AddNumberToObject(o, "dp", p.dp);
+    cJSON_AddNumberToObject(o, "devices", p.devices);
+    rl_json_add_num(o, "time_s", p.time_s);
+    rl_json_add_num(o, "t_math_s", p.t_math_s);
+    rl_json_add_num(o, "t_comms_s", p.t_comms_s);
+    cJSON_AddStringToObject(o, "bound", p.bound);
+    rl_json_add_num(o, "speedup", p.speedup);
+    rl_json_add_num(o, "comm_bytes", p.comm_bytes);
+    rl_json_add_num(o, "memory_bytes_per_device", p.memory_bytes_per_device);
+    if (p.memory_capacity_bytes > 0) cJSON_AddBoolToObject(o, "fits", p.memory_bytes_per_device <= p.memory_capacity_bytes);
+    else cJSON_AddNullToObject(o, "fits");
+}
+
+/* The row's device timed, and planned over several when `spec` asks:
+ * 0, or -1 with err set. */
+static int time_row(rl_ctx *s, const cJSON *spec, const rl_options *o, const rl_prepared *pg, const rl_hw *hw,
+                    rl_timing *t, rl_parallel **par, rl_error *err) {
+    *par = NULL;
+    rl_layer_time *lt = spec ? rl_arena_alloc(s->arena, (size_t)(pg->graph->n_nodes + 1) * sizeof *lt) : NULL;
+    if (spec && !lt) {
+        rl_error_set(err, "out_of_memory", "study", "out of memory");
+        return -1;
+    }
+    rl_time_graph(s, pg, o, hw, lt, t);
+    if (rl_timing_check(t, pg->graph, err)) return -1;
+    return spec ? rl_parallel_plan(s, spec, o, hw, pg, lt, t, par, err) : 0;
+}
+
 /* One device of a compare study: its sol.chosen figures, or an error (a
  * profile that does not load, an unknown mode, figures beyond range) with
  * null figures; the other rows still come back. */
-static void compare_row(rl_ctx *s, const cJSON *pj, const char *mode, const rl_options *o, const rl_prepared *pg,
-                        cJSON *row) {
+static void compare_row(rl_ctx *s, const cJSON *pj, const char *mode, const cJSON *spec, const rl_options *o,
+                        const rl_prepared *pg, cJSON *row) {
     cJSON *ho = cJSON_AddObjectToObject(row, "hardware");
     rl_hw hw;
     rl_error rowerr = {0};
     rl_timing t;
+    rl_parallel *par = NULL;
     const bool parsed = rl_hw_parse(pj, mode, &hw, &rowerr) == 0;
     if (parsed) {
         cJSON_AddStringToObject(ho, "id", hw.id);
         cJSON_AddStringToObject(ho, "name", hw.name);
         cJSON_AddStringToObject(ho, "category", hw.category);
         mode = hw.mode_id;
-        rl_time_graph(s, pg, o, &hw, NULL, &t);
     } else {
         static const char *const keys[] = {"id", "name", "category"};
         for (int k = 0; k < 3; k++) {
@@ -78,7 +115,7 @@ static void compare_row(rl_ctx *s, const cJSON *pj, const char *mode, const rl_o
     }
     if (mode) cJSON_AddStringToObject(ho, "power_mode", mode);
     else cJSON_AddNullToObject(ho, "power_mode");
-    if (!parsed || rl_timing_check(&t, pg->graph, &rowerr)) {
+    if (!parsed || time_row(s, spec, o, pg, &hw, &t, &par, &rowerr)) {
         static const char *const empty[] = {"precision", "sol", "chosen_time_s", "lower_bound_s", "upper_bound_s",
                                             "energy_j", "avg_power_w", "bound", "kernels", "launch_floor_s",
                                             "power_capped"};
@@ -91,6 +128,7 @@ static void compare_row(rl_ctx *s, const cJSON *pj, const char *mode, const rl_o
     for (int m = 0; m < RL_SOL_COUNT; m++) rl_json_add_num(so, rl_sol_names[m], t.sol[m].time_s);
     rl_json_add_num(row, "chosen_time_s", rl_timing_chosen(&t)->time_s);
     put_chosen(row, &t);
+    if (par) put_parallel(row, par);
     cJSON_AddNullToObject(row, "error");
 }
 
@@ -121,6 +159,13 @@ static int study_compare(rl_ctx *c, const cJSON *study, const rl_options *o, con
     } else {
         modes = NULL;
     }
+    const cJSON *pars = cJSON_GetObjectItemCaseSensitive(study, "parallel");
+    if (pars && !cJSON_IsNull(pars) && (!cJSON_IsArray(pars) || cJSON_GetArraySize(pars) != n)) {
+        rl_error_set(err, "bad_request", "study.parallel",
+                     "\"parallel\" must be an array parallel to \"hardware\" (%d entries, each null for one "
+                     "device or {\"tp\", \"pp\", \"dp\", \"micro_batches\"})", n);
+        return -1;
+    }
     rl_ctx s;
     if (!scratch_ctx(&s, c, NULL, err)) {
         rl_error_set(err, "out_of_memory", "study", "out of memory");
@@ -129,9 +174,11 @@ static int study_compare(rl_ctx *c, const cJSON *study, const rl_options *o, con
     cJSON *rows = cJSON_AddArrayToObject(out, "rows");
     for (int i = 0; i < n; i++) {
         const cJSON *mj = modes ? cJSON_GetArrayItem(modes, i) : NULL;
+        const cJSON *pj = cJSON_IsArray(pars) ? cJSON_GetArrayItem(pars, i) : NULL;
         cJSON *row = cJSON_CreateObject();
         cJSON_AddItemToArray(rows, row);
-        compare_row(&s, cJSON_GetArrayItem(list, i), cJSON_IsString(mj) ? mj->valuestring : NULL, o, pg, row);
+        compare_row(&s, cJSON_GetArrayItem(list, i), cJSON_IsString(mj) ? mj->valuestring : NULL,
+                    cJSON_IsNull(pj) ? NULL : pj, o, pg, row);
     }
     return 0;
 }

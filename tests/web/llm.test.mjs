@@ -76,6 +76,8 @@ test('LLM panel: the core\'s TTFT, TPOT, tokens/s and fit; link; roofline points
   assert.equal(await value(page, 'llm-tokens-per-s'), want.tokens_per_s);
   assert.equal(await value(page, 'llm-fits'), want.fits);
   assert.equal(want.fits, true);
+  assert.equal(await value(page, 'llm-devices'), want.devices_needed); // fits one H100: 1
+  assert.equal(want.devices_needed, 1);
   assert.match(await page.locator('[data-testid=llm-tpot]').textContent(), /ms$/);
   assert.equal(await page.inputValue('[data-testid=llm-prompt]'), '256');
   assert.equal(await page.inputValue('[data-testid=llm-generate]'), '64');

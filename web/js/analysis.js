@@ -52,6 +52,7 @@ export function clearModel() {
   app.whatif?.clear();
   app.llm?.setModel(null);
   app.measured?.render(null);
+  app.parallel?.update(null);
   app.compare?.refresh();
   document.title = 'rooflens — where the time and energy of an ONNX model go';
 }
@@ -129,6 +130,7 @@ function render(res) {
   app.measured.render(res);   // before the charts: they draw its achieved points
   app.charts.selected = app.state.selected;
   app.charts.update(res);
+  app.parallel?.update(res);
   if (app.state.selected !== null) t.select(app.state.selected);
   fillDims();
   enableExports();

@@ -239,6 +239,9 @@ export class LlmPanel {
     item('Largest batch / context', `${L.max_batch === null ? '?' : count(L.max_batch)} / ${L.max_context === null ? '?' : count(L.max_context)} tokens`,
       `memory limits at ${exact(L.prompt_tokens + L.generated_tokens)} tokens per sequence / at batch ${exact(L.batch)}` +
       (L.max_positions ? `; the model encodes ${exact(L.max_positions)} positions` : ''), 'llm-max', L.max_batch);
+    if (L.devices_needed !== null && L.devices_needed !== undefined)
+      item('Devices needed', count(L.devices_needed), 'the fewest of these devices (a power of two) whose memory holds weights, KV cache ' +
+        'and activations split evenly; the Many devices panel plans the split', 'llm-devices', L.devices_needed);
   }
 
   chart(key, canvas, config) {

@@ -19,6 +19,7 @@ import { ProfileEditor } from './profile-editor.js';
 import { LlmPanel } from './llm.js';
 import { MeasuredView } from './measured.js';
 import { CompareView } from './compare.js';
+import { ParallelView } from './parallel.js';
 import { loadChartLibrary } from './chart-lib.js';
 import { $, el } from './dom.js';
 
@@ -74,6 +75,7 @@ function buildSideViews() {
     onChange: () => writeUrl(),
   });
   app.compare.fillExamples();
+  app.parallel = new ParallelView($('parallel-panel'), { state: () => app.state, onChange: () => analyze() });
   app.editor = new ProfileEditor($('custom-hw'), {
     client: app.client, catalog: app.catalog, state: () => app.state, onApply: applyCustomProfile, onError: showError,
   });

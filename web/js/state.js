@@ -2,6 +2,7 @@
 // (hash). Parsing validates every field; a link is untrusted input, so what
 // is invalid is ignored (the valid parts are kept) and named in a notice.
 import { llmDefaultState, llmToParams, llmFromParams, LLM_PARAM_KEYS } from './llm-state.js';
+import { parallelDefaultState, parallelToParams, parallelFromParams, parallelRequestMember, PARALLEL_PARAM_KEYS } from './parallel-state.js';
 import { COLUMN_KEYS } from './columns.js';
 import { modelUrlProblem } from './url-policy.js';
 
@@ -42,6 +43,7 @@ export function defaultState() {
     sweep: [1, 1024],      // batch sweep range (powers of two between, ends included)
     maxSlowdown: 0.05,     // power-mode advisor: allowed slowdown over the fastest mode
     llm: llmDefaultState(), // LLM panel (llm.js): prompt, generated tokens, weight and KV bits
+    parallel: parallelDefaultState(), // Many devices (parallel.js): tp, pp, dp, micro-batches
     ...defaultCompareState(),
   };
 }
@@ -156,13 +158,14 @@ export async function toHash(st) {
   if (st.legend.length) p.set('legend', st.legend.join(','));
   whatIfToParams(st, p);
   llmToParams(st.llm, p);
+  parallelToParams(st.parallel, p);
   compareToParams(st, p);
   return p.toString();
 }
 
 const KNOWN = new Set(['model', 'example', 'file', 'hw', 'profile', 'pm', 'prec', 'batch', 'dims', 'mode', 'sol',
   'gran', 'sel', 'sort', 'op', 'q', 'group', 'cols', 'legend', 'view', 'cmp', 'sweep', 'slow', 'measured',
-  ...LLM_PARAM_KEYS, ...compareParams()]);
+  ...LLM_PARAM_KEYS, ...PARALLEL_PARAM_KEYS, ...compareParams()]);
 
 /** URL hash (and ?model= query) -> {state, problems[]}: the state has the
  * valid parts of the link, problems[] says what was ignored and why (at most
@@ -276,6 +279,7 @@ export async function fromLocation(hash, search, knownHw, opts = {}) {
   }
   whatIfFromParams(p, st, bad, knownHw);
   llmFromParams(p, st.llm, bad);
+  parallelFromParams(p, st.parallel, bad);
   compareFromParams(p, st, bad, opts);
   return { state: st, problems };
 }
@@ -299,6 +303,8 @@ export function buildRequest(st, profile, { batchDefault = null } = {}) {
   // batch is symbolic (shown as such beside the control), never a silent default.
   const batch = st.batch || batchDefault;
   if (batch) req.batch = batch;
+  const parallel = parallelRequestMember(st.parallel);
+  if (parallel) req.parallel = parallel;
   return req;
 }
 

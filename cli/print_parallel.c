@@ -1,0 +1,89 @@
+/* The figures over several devices (the response's "parallel" object,
+ * docs/parallel.md): the communication roofline, the stages and the
+ * layers the tensor-parallel group splits. Computes nothing. */
+#include <stdio.h>
+
+#include "cli.h"
+#include "print.h"
+
+static void print_parallel_head(const cJSON *P) {
+    char a[32], b[32], c[32], d[32];
+    const cJSON *ic = get(P, "interconnect");
+    printf("\nparallel  tp=%g pp=%g dp=%g: %g devices over %s (%s, %s per device for a collective)\n", num(P, "tp"),
+           num(P, "pp"), num(P, "dp"), num(P, "devices"), tstr(ic, "name"), tstr(ic, "topology"),
+           eng(num(ic, "tp_bandwidth_Bps"), "B/s", a, sizeof a));
+    printf("          time %s (math %s + communication %s; bounds %s .. %s), %s-bound, %.2fx one device\n",
+           tsec(num(P, "time_s"), a, sizeof a), tsec(num(P, "t_math_s"), b, sizeof b),
+           tsec(num(P, "t_comms_s"), c, sizeof c), tsec(num(P, "lower_bound_s"), d, sizeof d),
+           tsec(num(P, "upper_bound_s"), a, sizeof a), tstr(P, "bound"), num(P, "speedup"));
+    printf("          sent per device %s", eng(num(P, "comm_bytes"), "B", a, sizeof a));
+    if (cJSON_IsNumber(get(ic, "critical_intensity")))
+        printf("; communication binds below %.0f FLOPs per byte sent", num(ic, "critical_intensity"));
+    if (num(P, "pp") > 1)
+        printf("; pipeline bubble %.1f%% (%g micro-batches)", 100 * num(P, "bubble"), num(P, "micro_batches"));
+    printf("\n");
+    const cJSON *fits = get(P, "fits");
+    printf("          memory per device %s (weights %s)", eng(num(P, "memory_bytes_per_device"), "B", a, sizeof a),
+           eng(num(P, "weight_bytes_per_device"), "B", b, sizeof b));
+    if (cJSON_IsBool(fits))
+        printf(" of %s: %s\n", eng(num(P, "memory_capacity_bytes"), "B", c, sizeof c),
+               cJSON_IsTrue(fits) ? "fits" : "does NOT fit");
+    else
+        printf(" (device memory unknown)\n");
+}
+
+/* The LLM view over the devices (llm.parallel). */
+static void print_llm_parallel(const cJSON *P) {
+    char a[32], b[32], c[32], d[32];
+    printf("\nover %g devices (tp=%g pp=%g dp=%g): TTFT %s", num(P, "devices"), num(P, "tp"), num(P, "pp"),
+           num(P, "dp"), tsec(num(P, "ttft_s"), a, sizeof a));
+    if (cJSON_IsNumber(get(P, "tpot_s")))
+        printf(", TPOT %s (collectives %s, %s-bound), %s tokens/s, %s sent per token", tsec(num(P, "tpot_s"), a, sizeof a),
+               tsec(num(P, "decode_t_comms_s"), b, sizeof b), tstr(P, "decode_bound"),
+               eng(num(P, "tokens_per_s"), "", c, sizeof c), eng(num(P, "comm_bytes_per_token"), "B", d, sizeof d));
+    printf("\nmemory per device: weights %s + KV cache %s + activations %s = %s",
+           eng(num(P, "weight_bytes_per_device"), "B", a, sizeof a),
+           eng(num(P, "kv_cache_bytes_per_device"), "B", b, sizeof b),
+           eng(num(P, "activation_bytes_per_device"), "B", c, sizeof c),
+           eng(num(P, "memory_required_bytes_per_device"), "B", d, sizeof d));
+    const cJSON *fits = get(P, "fits");
+    if (cJSON_IsBool(fits)) printf(": %s", cJSON_IsTrue(fits) ? "fits" : "does NOT fit");
+    if (cJSON_IsNumber(get(P, "max_batch"))) printf("; largest batch that fits: %g", num(P, "max_batch"));
+    printf("\n");
+}
+
+void print_parallel(const cJSON *res) {
+    const cJSON *P = get(res, "parallel"), *r;
+    if (!cJSON_IsObject(P)) return;
+    if (cJSON_IsObject(get(get(res, "llm"), "parallel"))) {
+        print_llm_parallel(get(get(res, "llm"), "parallel"));
+        return;
+    }
+    print_parallel_head(P);
+    char a[32], b[32], c[32];
+    if (num(P, "pp") > 1) {
+        printf("\n%6s %12s %8s %10s %10s %10s\n", "stage", "layers", "count", "math", "comms", "sends");
+        cJSON_ArrayForEach(r, get(P, "stages")) {
+            char span[32];
+            snprintf(span, sizeof span, "%g..%g", num(r, "first_layer"), num(r, "last_layer"));
+            printf("%6g %12s %8g %10s %10s %10s\n", num(r, "stage"), span, num(r, "layers"),
+                   tsec(num(r, "t_math_s"), a, sizeof a), tsec(num(r, "t_comms_s"), b, sizeof b),
+                   eng(num(r, "send_bytes"), "B", c, sizeof c));
+        }
+    }
+    const cJSON *n = get(P, "sharded_layers");
+    if (num(P, "tp") <= 1) return;
+    printf("\nsplit over tp=%g: %g column, %g row, %g vocabulary, %g on split values\n", num(P, "tp"),
+           num(n, "column"), num(n, "row"), num(n, "vocab"), num(n, "slice"));
+    printf("%-40s %-8s %-11s %10s %10s %10s\n", "layer", "split", "collective", "sent", "comms", "math");
+    int shown = 0;
+    cJSON_ArrayForEach(r, get(P, "sharding")) {
+        if (shown++ == 12) {
+            printf("(%d more in --format json: parallel.sharding)\n", cJSON_GetArraySize(get(P, "sharding")) - 12);
+            break;
+        }
+        printf("%-40s %-8s %-11s %10s %10s %10s\n", txt_cut(str(r, "name"), 40), tstr(r, "split"),
+               tstr(r, "collective"), eng(num(r, "comm_bytes"), "B", a, sizeof a),
+               tsec(num(r, "t_comms_s"), b, sizeof b), tsec(num(r, "t_math_s"), c, sizeof c));
+    }
+}

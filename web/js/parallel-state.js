@@ -1,0 +1,35 @@
+// The "Many devices" settings (tensor, pipeline and data parallel degrees,
+// micro-batches): their defaults, their part of the share link (tp, pp, dp,
+// mb) and the request's "parallel" object (docs/parallel.md). State, not
+// view: state.js and the panel (parallel.js) both read it.
+export const PARALLEL_DEFAULTS = Object.freeze({ tp: 1, pp: 1, dp: 1, mb: 1 });
+export const PARALLEL_PARAM_KEYS = ['tp', 'pp', 'dp', 'mb'];
+// The core's ranges (core/src/parallel.c): tp and pp up to 1024, dp and micro-batches up to 65536.
+export const PARALLEL_MAX = Object.freeze({ tp: 1024, pp: 1024, dp: 65536, mb: 65536 });
+
+export function parallelDefaultState() { return { ...PARALLEL_DEFAULTS }; }
+
+/** The settings into the share link (only what differs from one device). */
+export function parallelToParams(par, p) {
+  if (!par) return;
+  for (const k of PARALLEL_PARAM_KEYS) if (par[k] !== PARALLEL_DEFAULTS[k]) p.set(k, String(par[k]));
+}
+
+/** The link's settings into par; bad(name, why) names what is ignored. */
+export function parallelFromParams(p, par, bad) {
+  for (const k of PARALLEL_PARAM_KEYS) {
+    if (!p.has(k)) continue;
+    const s = p.get(k);
+    const n = /^\d{1,6}$/.test(s) ? Number(s) : NaN;
+    if (n >= 1 && n <= PARALLEL_MAX[k]) par[k] = n; else bad(k, `must be a whole number from 1 to ${PARALLEL_MAX[k]}`);
+  }
+}
+
+/** The number of devices the settings ask for. */
+export function devicesOf(par) { return par ? par.tp * par.pp * par.dp : 1; }
+
+/** The request's "parallel" object, or null for one device (no plan asked). */
+export function parallelRequestMember(par) {
+  if (!par || (devicesOf(par) === 1 && par.mb === 1)) return null;
+  return { tp: par.tp, pp: par.pp, dp: par.dp, micro_batches: par.mb };
+}
