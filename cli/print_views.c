@@ -196,6 +196,15 @@ void print_llm(const cJSON *res) {
         printf("e2e       %s;  %s tokens/s;  energy %s per token\n", tsec(num(L, "e2e_s"), a, sizeof a),
                eng(num(L, "tokens_per_s"), "", b, sizeof b), opt_eng(L, "energy_per_token_j", "J", d, sizeof d));
     }
+    const cJSON *fc = get(L, "forecast"), *sf = get(res, "forecast");
+    if (cJSON_IsNumber(get(fc, "ttft_s"))) {
+        printf("forecast  TTFT %s", tsec(num(fc, "ttft_s"), a, sizeof a));
+        if (cJSON_IsNumber(get(fc, "tpot_s")))
+            printf(", TPOT %s, %s tokens/s", tsec(num(fc, "tpot_s"), b, sizeof b),
+                   eng(num(fc, "tokens_per_s"), "", c, sizeof c));
+        printf("  (%s estimate for %s; the figures above are the floor)\n",
+               !strcmp(str(sf, "basis"), "calibrated") ? "calibrated" : "analytic", tstr(sf, "stack"));
+    }
     print_llm_memory(L);
     print_llm_sweeps(L);
     printf("\nassumptions\n");

@@ -20,11 +20,11 @@
 /* ---------------------------------------------------------- generation -- */
 /* The figures of decode steps that add up over a generation. */
 typedef struct step_sum {
-    double time_s, energy_j, flops, matrix_flops, bytes;
+    double time_s, energy_j, flops, matrix_flops, bytes, forecast_s;
 } step_sum;
 
 static step_sum step_of(const phase *p) {
-    return (step_sum){p->time_s, p->energy_j, p->flops, p->matrix_flops, p->bytes};
+    return (step_sum){p->time_s, p->energy_j, p->flops, p->matrix_flops, p->bytes, p->forecast_s};
 }
 
 static void sum_add(step_sum *s, const step_sum *a, double w) {
@@ -33,6 +33,7 @@ static void sum_add(step_sum *s, const step_sum *a, double w) {
     s->flops += w * a->flops;
     s->matrix_flops += w * a->matrix_flops;
     s->bytes += w * a->bytes;
+    s->forecast_s += w * a->forecast_s;
 }
 
 typedef struct generation {
@@ -393,6 +394,11 @@ static void write_phases(cJSON *out, const llm_run *L, const llm_result *x) {
     const double energy = x->pre.energy_j + (x->kv ? x->gen.total.energy_j : NAN);
     put(out, "ttft_s", x->pre.time_s);
     put(out, "tpot_s", decode_time / G);
+    /* the same phases on the profile's software stack: never below the floor's */
+    cJSON *fo = cJSON_AddObjectToObject(out, "forecast");
+    put(fo, "ttft_s", x->pre.forecast_s);
+    put(fo, "tpot_s", x->kv ? x->gen.total.forecast_s / G : NAN);
+    put(fo, "tokens_per_s", x->kv ? B * G / x->gen.total.forecast_s : NAN);
     put(out, "e2e_s", x->pre.time_s + decode_time);
     put(out, "tokens_per_s", B * G / decode_time);
     put(out, "energy_per_token_j", energy / (B * G));
