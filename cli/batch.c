@@ -112,12 +112,12 @@ static void csv_value(const cJSON *v) {
 }
 
 /* Markdown cell text: the model's strings cannot break the table. */
+/* A name in a Markdown cell: the core's escaping, as the diff's comment
+ * has it (no mention, link or math a file name could make). */
 static void md_text(const char *s) {
-    for (; *s; s++) {
-        if (*s == '\n' || *s == '\r') { putchar(' '); continue; }
-        if (strchr("|\\`*_[]<>#", *s)) putchar('\\');
-        putchar(*s);
-    }
+    char *t = rl_markdown_text(s, 0);
+    fputs(t ? t : "", stdout);
+    rl_free(t);
 }
 
 static void batch_header(const char *format, const cJSON *fields) {

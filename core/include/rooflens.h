@@ -216,6 +216,15 @@ const char *rl_format_eng(char *buf, size_t cap, double v, const char *unit, int
  * the bytes written. 4 * strlen(s) + 1 bytes always hold the whole text. */
 size_t rl_text_escape(char *buf, size_t cap, const char *s, int controls);
 
+/* Text made safe to stand in a Markdown table cell or line of a comment on
+ * GitHub, as the diff's Markdown writes every name: Markdown and HTML
+ * characters escaped, line breaks as spaces, and no mention, issue
+ * reference, link or math (`@`, `#`, `://`, `www.` broken by a zero-width
+ * space, `$` escaped). At most max_chars characters (0: all), cut between
+ * two characters and marked with an ellipsis. Returns a new string (NULL
+ * when out of memory); free it with rl_free(). */
+char *rl_markdown_text(const char *s, int max_chars);
+
 /* ---- fitting the forecast to measured kernels (docs/api.md, "Fitting the
  * forecast"; the model: docs/model.md §12).
  *

@@ -452,6 +452,13 @@ static void gate(md *b, const cJSON *d) {
     if (left) putf(b, "- \xe2\x80\xa6 and %d more (`rooflens diff` lists them all)\n", left);
 }
 
+char *rl_markdown_text(const char *s, int max_chars) {
+    md b = {0};
+    put_text(&b, s ? s : "", max_chars > 0 ? max_chars : -1);
+    put(&b, "");
+    return rl_json_text_finish(&b);
+}
+
 /* One model's section: every part reads the built diff object. */
 char *rl_diff_markdown(const cJSON *d, int top) {
     md b = {0};

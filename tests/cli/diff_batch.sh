@@ -128,5 +128,15 @@ check "batch table rows" test "$(wc -l <"$TMP/out")" -eq 3
 run "$TMP/out" "$TMP/err" batch "$M/mlp.onnx" "${HW[@]}" --format markdown
 check "batch markdown" grep -q '^| .*mlp.onnx | 4 | 19.3 kFLOP | ' "$TMP/out"
 
+# A file name cannot mention, link or start math in batch's Markdown: the
+# core's escaping (rl_markdown_text), as in the diff's comment.
+mkdir -p "$TMP/names"
+cp "$M/mlp.onnx" "$TMP/names/@team \$x\$ www.evil.com.onnx"
+run "$TMP/out" "$TMP/err" batch "$TMP/names" "${HW[@]}" --format markdown
+check "batch markdown: the row is there" grep -q 'evil' "$TMP/out"
+check "batch markdown: no bare mention" sh -c '! grep -q "/@team" "$1"' _ "$TMP/out"
+check "batch markdown: no bare www." sh -c '! grep -q "www\.evil" "$1"' _ "$TMP/out"
+check "batch markdown: dollars escaped" grep -qF '\$x\$' "$TMP/out"
+
 echo "cli diff/batch: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]
