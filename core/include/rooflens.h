@@ -238,7 +238,9 @@ typedef struct rl_fit_input {
                                  --exportProfile JSON, or name,time_s CSV (docs/measured.md) */
     const char *format;       /* "auto" (or NULL), "ort", "trtexec" or "csv" */
     const char *request_json; /* the options the run was measured with, as rl_model_analyze takes
-                                 them (precision, batch, dims, ...; "hardware" is ignored); NULL: {} */
+                                 them (precision, batch, dims, power_mode, ...; "hardware" is
+                                 ignored; every input names the same power_mode, whose ceilings
+                                 the fitted fractions are shares of); NULL: {} */
 } rl_fit_input;
 
 /* Fit the forecast's parameters of `profile_json` (a hardware profile, as
