@@ -1,53 +1,13 @@
 /* Matching measured kernels to ONNX nodes, and the figures that set them
- * beside the speed of light (measured.h; the rules are in docs/measured.md). */
+ * beside the speed of light (measured.h; the rules are in docs/measured.md).
+ * The groups it builds (measured_groups.h) are written by measured_json.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "measured.h"
+#include "measured_groups.h"
 #include "ops/op.h"
-
-/* A kernel group: one kernel, or several that ran the same nodes. */
-typedef struct group {
-    int *nodes, n_nodes, cap_nodes;
-    int *kernels, n_kernels, cap_kernels;
-    int last_order;      /* execution position of its last kernel */
-    double measured_s;   /* Σ kernel times */
-    double sol_s;        /* Σ node roofline times */
-    double sol_fused_s;  /* the group as one kernel: max(Σ t_compute, traffic in and out / bandwidth) */
-    double t_compute;    /* Σ node compute times */
-    double flops, bytes;
-    bool known;          /* every node's cost known */
-    bool placed_by_name_only; /* every node so far matched by its plain name (kept as nodes join) */
-    const char *how;     /* "name", "fused" or "inferred" (the weakest evidence among its nodes) */
-} group;
-
-struct rl_measured {
-    rl_profile p;
-    const rl_graph *g;
-    const rl_measured_cost *cost;
-    int *group_of_node;       /* -1: not measured */
-    const char **how_of_node; /* "name" | "fused" | "inferred" */
-    int *group_of_kernel;     /* -1: the kernel names no node */
-    group *groups;
-    int n_groups;
-    int *kernel_at_order;     /* kernel index by execution position */
-    double bandwidth;         /* main memory, B/s: the roofline's t_memory = bytes / bandwidth */
-    bool infer_fusion;        /* the runtime fuses: nodes without a kernel join a neighbour */
-    double total_s, matched_s;
-    int shape_mismatches;
-    /* allocated with the rest so that writing the JSON allocates nothing
-     * but the JSON itself (one slot per possible group) */
-    struct ranked { double recoverable, measured_s; int group; } *ranked;
-    double *eff;
-    bool *done;
-};
-
-static double node_sol(const rl_measured *m, int i) {
-    return m->cost[i].t_compute > m->cost[i].t_memory ? m->cost[i].t_compute : m->cost[i].t_memory;
-}
 
 static bool push_int(rl_arena *a, int **arr, int *n, int *cap, int v) {
     if (*n == *cap) {
@@ -206,7 +166,7 @@ static void resolve_name(rl_arena *a, const names *nm, const char *s, size_t n, 
 }
 
 /* Fused operator types and the ONNX op they are built on. */
-static const char *base_op(const char *op) {
+const char *measured_base_op(const char *op) {
     static const struct { const char *fused, *base; } map[] = {
         {"FusedConv", "Conv"}, {"FusedMatMul", "MatMul"}, {"FusedGemm", "Gemm"},
         {"NhwcFusedConv", "Conv"}, {"QLinearConv", "Conv"}, {"MatMulInteger", "MatMul"},
@@ -233,7 +193,7 @@ static int producer_of(const rl_graph *g, int i) {
  * that feed only the next one, and take the whole chain. */
 static void add_fused_head(rl_arena *a, const rl_graph *g, const char *op, node_list *l) {
     if (!op || l->n != 1 || l->nr) return;
-    const char *want = base_op(op);
+    const char *want = measured_base_op(op);
     int at = l->v[0];
     if (!strcmp(g->nodes[at].op_type, want)) return;
     int chain[8], n = 0;
@@ -254,7 +214,7 @@ static void add_fused_head(rl_arena *a, const rl_graph *g, const char *op, node_
 
 /* Kernels the runtime adds that compute nothing of the model (layout
  * changes, copies): never given nodes of the model. */
-static bool inserted_by_runtime(const rl_kernel *k) {
+bool measured_inserted_by_runtime(const rl_kernel *k) {
     static const char *const ops[] = {"ReorderInput", "ReorderOutput", "MemcpyToHost", "MemcpyFromHost"};
     for (size_t i = 0; k->op && i < sizeof ops / sizeof *ops; i++)
         if (!strcmp(k->op, ops[i])) return true;
@@ -311,7 +271,7 @@ static bool covers(const char *kernel_op, const char *node_op) {
     static const char *const hardswish[] = {"HardSigmoid", "Mul", NULL};
     static const struct { const char *op; const char *const *body; } expands[] = {{"HardSwish", hardswish}};
     if (!kernel_op) return false;
-    if (!strcmp(base_op(kernel_op), node_op)) return true;
+    if (!strcmp(measured_base_op(kernel_op), node_op)) return true;
     for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
         if (strcmp(table[i].op, kernel_op)) continue;
         for (const char *const *c = table[i].covered; *c; c++)
@@ -325,16 +285,12 @@ static bool covers(const char *kernel_op, const char *node_op) {
     return false;
 }
 
-static const char *group_kernel_op(const rl_measured *m, const group *G) {
-    return G->n_kernels ? m->p.kernels[G->kernels[0]].op : NULL;
-}
-
 /* Evidence that the group's kernel ran more than its named node: a fused or
  * renamed kernel, or a runtime operator other than the node's. */
 static bool group_fused(const rl_measured *m, const group *G) {
     if (G->n_nodes && !G->placed_by_name_only) return true; /* O(1): asked once per unplaced node */
-    const char *op = group_kernel_op(m, G);
-    return op && G->n_nodes && strcmp(base_op(op), m->g->nodes[G->nodes[0]].op_type);
+    const char *op = measured_group_kernel_op(m, G);
+    return op && G->n_nodes && strcmp(measured_base_op(op), m->g->nodes[G->nodes[0]].op_type);
 }
 
 /* Consumers of every value, as lists (the graph keeps only counts). */
@@ -377,7 +333,7 @@ static int consumer_group(const rl_measured *m, const consumers *c, int i) {
         }
     }
     if (found < 0 || !group_fused(m, &m->groups[found])) return -1;
-    return covers(group_kernel_op(m, &m->groups[found]), n->op_type) ? found : -1;
+    return covers(measured_group_kernel_op(m, &m->groups[found]), n->op_type) ? found : -1;
 }
 
 /* How far after a group's last kernel a renamed kernel is looked for: it
@@ -397,7 +353,7 @@ static int renamed_kernels(rl_arena *a, rl_measured *m, int after, const char *o
         int k = m->kernel_at_order[pos];
         if (m->group_of_kernel[k] >= 0) break; /* the next named kernel: the gap is over */
         const rl_kernel *K = &m->p.kernels[k];
-        if (inserted_by_runtime(K) || !covers(K->op, op)) continue;
+        if (measured_inserted_by_runtime(K) || !covers(K->op, op)) continue;
         if (target < 0) {
             target = new_group(m);
             m->groups[target].last_order = -1;
@@ -421,7 +377,7 @@ static bool infer_fused_nodes(rl_arena *a, rl_measured *m) {
     for (int p = 0; p < g->n_nodes; p++) {
         int i = g->order[p];
         const rl_node *n = &g->nodes[i];
-        if (m->group_of_node[i] >= 0 || node_sol(m, i) <= 0) continue;
+        if (m->group_of_node[i] >= 0 || measured_node_sol(m, i) <= 0) continue;
         if (n->op && (n->op->flags & (RL_OP_VIEW | RL_OP_CONTROL))) continue;
         int target = consumer_group(m, &cons, i);
         int producer = -1;
@@ -432,7 +388,7 @@ static bool infer_fused_nodes(rl_arena *a, rl_measured *m) {
             if (gi >= 0 && (producer < 0 || m->groups[gi].last_order > m->groups[producer].last_order)) producer = gi;
         }
         if (target < 0 && producer >= 0 && group_fused(m, &m->groups[producer]) &&
-            covers(group_kernel_op(m, &m->groups[producer]), n->op_type))
+            covers(measured_group_kernel_op(m, &m->groups[producer]), n->op_type))
             target = producer;
         if (target < 0 && producer >= 0) {
             bool oom = false;
@@ -619,7 +575,7 @@ static bool group_figures(rl_ctx *c, rl_measured *m) {
         for (int j = 0; j < G->n_kernels; j++) G->measured_s += m->p.kernels[G->kernels[j]].time_s;
         for (int j = 0; j < G->n_nodes; j++) {
             int i = G->nodes[j];
-            G->sol_s += node_sol(m, i);
+            G->sol_s += measured_node_sol(m, i);
             G->t_compute += m->cost[i].t_compute;
             G->flops += m->cost[i].flops;
             G->bytes += m->cost[i].bytes;
@@ -708,192 +664,4 @@ rl_measured *rl_measured_attach(rl_ctx *c, const cJSON *spec, const rl_graph *g,
 oom:
     rl_error_set(err, "out_of_memory", "measured", "out of memory while matching the measured profile");
     return NULL;
-}
-
-/* ---------------------------------------------------------------- JSON -- */
-/* SOL / measured: null when the time is 0 or a node's cost is unknown. */
-static double efficiency(const group *G) {
-    return G->known && G->measured_s > 0 ? G->sol_s / G->measured_s : NAN;
-}
-
-static double recoverable(const group *G) {
-    double r = G->measured_s - G->sol_s;
-    return G->known && r > 0 ? r : 0;
-}
-
-void rl_measured_layer_put(const rl_measured *m, int i, rl_layer_writer *w) {
-    int gi = m ? m->group_of_node[i] : -1;
-    if (gi < 0) return;
-    const group *G = &m->groups[gi];
-    /* the group's time shared by the nodes' own speed of light */
-    double share = G->sol_s > 0 ? node_sol(m, i) / G->sol_s : 1.0 / G->n_nodes;
-    rl_layer_num(w, "measured_s", G->measured_s * share);
-    rl_layer_num(w, "efficiency", efficiency(G));
-    rl_layer_num(w, "recoverable_s", recoverable(G) * share);
-    rl_layer_num(w, "achieved_flops_per_s", G->measured_s > 0 ? G->flops / G->measured_s : NAN);
-    rl_layer_num(w, "achieved_Bps", G->measured_s > 0 ? G->bytes / G->measured_s : NAN);
-    rl_layer_num(w, "measured_group", gi);
-    rl_layer_str(w, "measured_how", m->how_of_node[i]);
-}
-
-/* The ONNX op a group is reported under: its node's; for several, the one
- * the kernel's operator is built on (Conv for an NCHWc Conv+Relu), else that
- * of the costliest node. */
-static const char *group_op(const rl_measured *m, const group *G) {
-    const char *kop = group_kernel_op(m, G);
-    int best = G->nodes[0];
-    for (int j = 0; j < G->n_nodes; j++) {
-        const char *op = m->g->nodes[G->nodes[j]].op_type;
-        if (kop && !strcmp(base_op(kop), op)) return op;
-        if (node_sol(m, G->nodes[j]) > node_sol(m, best)) best = G->nodes[j];
-    }
-    return m->g->nodes[best].op_type;
-}
-
-static int by_recoverable(const void *a, const void *b) {
-    const struct ranked *x = a, *y = b;
-    if (x->recoverable != y->recoverable) return x->recoverable < y->recoverable ? 1 : -1;
-    if (x->measured_s != y->measured_s) return x->measured_s < y->measured_s ? 1 : -1;
-    return x->group - y->group;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static cJSON *group_json(const rl_measured *m, int gi) {
-    const group *G = &m->groups[gi];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "id", gi);
-    cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
-    const rl_kernel *k0 = &m->p.kernels[G->kernels[0]];
-    for (int j = 0; j < G->n_kernels; j++) cJSON_AddItemToArray(ks, cJSON_CreateString(m->p.kernels[G->kernels[j]].name));
-    if (k0->op) cJSON_AddStringToObject(o, "kernel_op", k0->op);
-    else cJSON_AddNullToObject(o, "kernel_op");
-    cJSON_AddStringToObject(o, "op", group_op(m, G));
-    cJSON *ns = cJSON_AddArrayToObject(o, "nodes");
-    for (int j = 0; j < G->n_nodes; j++) cJSON_AddItemToArray(ns, cJSON_CreateNumber(G->nodes[j]));
-    cJSON_AddStringToObject(o, "how", G->how);
-    rl_json_add_num(o, "measured_s", G->measured_s);
-    rl_json_add_num(o, "sol_s", G->sol_s);
-    rl_json_add_num(o, "sol_fused_s", G->sol_fused_s);
-    rl_json_add_num(o, "flops", G->flops);
-    rl_json_add_num(o, "bytes", G->bytes);
-    rl_json_add_num(o, "intensity", G->bytes > 0 ? G->flops / G->bytes : 0);
-    rl_json_add_num(o, "achieved_flops_per_s", G->measured_s > 0 ? G->flops / G->measured_s : NAN);
-    rl_json_add_num(o, "achieved_Bps", G->measured_s > 0 ? G->bytes / G->measured_s : NAN);
-    rl_json_add_num(o, "efficiency", efficiency(G));
-    rl_json_add_num(o, "recoverable_s", recoverable(G));
-    cJSON_AddBoolToObject(o, "known", G->known);
-    return o;
-}
-
-/* Median efficiency and times per op type. */
-static void add_by_op(const rl_measured *m, cJSON *mo) {
-    cJSON *arr = cJSON_AddArrayToObject(mo, "by_op");
-    int n = m->n_groups;
-    double *eff = m->eff;
-    bool *done = m->done;
-    memset(done, 0, (size_t)(n + 1) * sizeof *done);
-    for (int gi = 0; gi < n; gi++) {
-        if (done[gi]) continue;
-        const char *op = group_op(m, &m->groups[gi]);
-        int ne = 0, count = 0;
-        double meas = 0, sol = 0;
-        for (int gj = gi; gj < n; gj++) {
-            const group *G = &m->groups[gj];
-            if (done[gj] || strcmp(group_op(m, G), op)) continue;
-            done[gj] = true;
-            count++;
-            meas += G->measured_s;
-            sol += G->sol_s;
-            double e = efficiency(G);
-            if (isfinite(e)) eff[ne++] = e;
-        }
-        qsort(eff, (size_t)ne, sizeof *eff, cmp_double);
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "op", op);
-        cJSON_AddNumberToObject(o, "groups", count);
-        rl_json_add_num(o, "measured_s", meas);
-        rl_json_add_num(o, "sol_s", sol);
-        rl_json_add_num(o, "median_efficiency", ne ? (ne % 2 ? eff[ne / 2] : 0.5 * (eff[ne / 2 - 1] + eff[ne / 2])) : NAN);
-        cJSON_AddItemToArray(arr, o);
-    }
-}
-
-void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s) {
-    if (!m) return;
-    cJSON *mo = cJSON_AddObjectToObject(root, "measured");
-    cJSON_AddStringToObject(mo, "format", rl_profile_format_name(m->p.format));
-    cJSON_AddNumberToObject(mo, "runs", m->p.runs);
-    cJSON_AddBoolToObject(mo, "warmup_excluded", m->p.warmup_excluded);
-    rl_json_add_num(mo, "total_s", m->total_s);
-    rl_json_add_num(mo, "matched_s", m->matched_s);
-    rl_json_add_num(mo, "unmatched_s", m->total_s - m->matched_s);
-    if (m->p.run_wall_s > 0) rl_json_add_num(mo, "run_wall_s", m->p.run_wall_s);
-    else cJSON_AddNullToObject(mo, "run_wall_s");
-    rl_json_add_num(mo, "predicted_s", predicted_s);
-    rl_json_add_num(mo, "measured_over_predicted", predicted_s > 0 ? m->total_s / predicted_s : NAN);
-    double sol = 0, rec = 0, within = 0, within_unfused = 0, known_s = 0;
-    int nodes_measured = 0, nodes_inferred = 0;
-    for (int gi = 0; gi < m->n_groups; gi++) {
-        const group *G = &m->groups[gi];
-        if (!G->known) continue;
-        sol += G->sol_s;
-        rec += recoverable(G);
-        known_s += G->measured_s;
-        /* a kernel is held to its group's own floor: fused, its intermediates
-         * need not reach main memory (sol_fused_s, = sol_s for one node) */
-        if (G->sol_fused_s <= G->measured_s) within += G->measured_s;
-        if (G->sol_s <= G->measured_s) within_unfused += G->measured_s;
-    }
-    rl_json_add_num(mo, "sol_s", sol);
-    rl_json_add_num(mo, "efficiency", known_s > 0 ? sol / known_s : NAN);
-    rl_json_add_num(mo, "recoverable_s", rec);
-    /* the speed of light is meant as a lower bound: the share of the
-     * measured time (of groups with known costs) where it held, each group
-     * against its own floor; and, as a detail, against the node-by-node sum */
-    rl_json_add_num(mo, "sol_bound_share", known_s > 0 ? within / known_s : NAN);
-    rl_json_add_num(mo, "sol_bound_share_unfused", known_s > 0 ? within_unfused / known_s : NAN);
-    cJSON_AddNumberToObject(mo, "kernels", m->p.n_kernels);
-    int matched = 0;
-    for (int k = 0; k < m->p.n_kernels; k++) matched += m->group_of_kernel[k] >= 0;
-    cJSON_AddNumberToObject(mo, "matched", matched);
-    for (int i = 0; i < m->g->n_nodes; i++) {
-        if (m->group_of_node[i] < 0) continue;
-        nodes_measured++;
-        nodes_inferred += !strcmp(m->how_of_node[i], "inferred");
-    }
-    cJSON_AddNumberToObject(mo, "nodes_measured", nodes_measured);
-    cJSON_AddNumberToObject(mo, "nodes_inferred", nodes_inferred);
-    cJSON_AddNumberToObject(mo, "shape_mismatches", m->shape_mismatches);
-    cJSON_AddNumberToObject(mo, "ignored_events", m->p.ignored_events);
-    cJSON_AddNumberToObject(mo, "warmup_only_kernels", m->p.warmup_only);
-    cJSON *un = cJSON_AddArrayToObject(mo, "unmatched");
-    for (int o = 0; o < m->p.n_kernels; o++) {
-        int k = m->kernel_at_order[o];
-        if (m->group_of_kernel[k] >= 0) continue;
-        const rl_kernel *K = &m->p.kernels[k];
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "name", K->name);
-        if (K->op) cJSON_AddStringToObject(e, "op", K->op);
-        else cJSON_AddNullToObject(e, "op");
-        rl_json_add_num(e, "time_s", K->time_s);
-        cJSON_AddStringToObject(e, "why", inserted_by_runtime(K) ? "added by the runtime (layout change or copy)"
-                                                                   : "names no node of this model");
-        cJSON_AddItemToArray(un, e);
-    }
-    cJSON *unm = cJSON_AddArrayToObject(mo, "unmeasured");
-    for (int i = 0; i < m->g->n_nodes; i++) {
-        if (m->group_of_node[i] >= 0 || node_sol(m, i) <= 0) continue;
-        cJSON_AddItemToArray(unm, cJSON_CreateNumber(i));
-    }
-    /* ranked by recoverable time: where optimisation pays */
-    cJSON *gs = cJSON_AddArrayToObject(mo, "groups");
-    for (int gi = 0; gi < m->n_groups; gi++)
-        m->ranked[gi] = (struct ranked){recoverable(&m->groups[gi]), m->groups[gi].measured_s, gi};
-    qsort(m->ranked, (size_t)m->n_groups, sizeof *m->ranked, by_recoverable);
-    for (int j = 0; j < m->n_groups; j++) cJSON_AddItemToArray(gs, group_json(m, m->ranked[j].group));
-    add_by_op(m, mo);
 }

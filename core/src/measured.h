@@ -84,6 +84,7 @@ typedef struct rl_measured rl_measured;
 rl_measured *rl_measured_attach(rl_ctx *c, const cJSON *spec, const rl_graph *g,
                                 const rl_measured_cost *cost, double bandwidth, rl_error *err);
 
+/* ------------------------------------------ writing (measured_json.c) -- */
 /* Adds measured_s, efficiency, recoverable_s, achieved_flops_per_s,
  * achieved_Bps, measured_group and measured_how to layer `i` through the
  * writer (nothing when the node was not measured; m may be NULL). */
