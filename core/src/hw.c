@@ -1,21 +1,18 @@
 /* Hardware profiles: parsing, the one validator (every surface — analysis,
  * rl_check_hardware, the CLI's --check-hw, the page's profile editor, the
  * tests — goes through rl_hw_parse), power-mode overrides, and the energy
- * model (docs/power.md). The format is hw/README.md. */
+ * model (docs/power.md). The format is hw/README.md. The optional
+ * "interconnect" and "forecast" blocks are read by hw_blocks.c, with the
+ * parser's toolkit from this file (hw_parse.h). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "hw.h"
+#include "hw_parse.h"
 
 const char *rl_unit_name(int u) { return u == RL_UNIT_VECTOR ? "vector" : "matrix"; }
-
-/* The one list of topologies: the parser, its message and rl_topology_name
- * read it. */
-static const char *const topologies[] = {"none", "switch", "all-to-all", "ring", "torus2d", "torus3d", NULL};
-
-const char *rl_topology_name(int t) { return t >= 0 && t < RL_TOPO_COUNT ? topologies[t] : "none"; }
 
 double rl_hw_figure(const cJSON *f) {
     if (cJSON_IsNumber(f)) return f->valuedouble;
@@ -70,30 +67,9 @@ static const char *const unit_keys[] = {"matrix", "vector", NULL};
 static const char *const level_keys[] = {"name", "bandwidth_Bps", "capacity_bytes", NULL};
 static const char *const energy_keys[] = {"model", "flop_j", "flop_j_precision", "flop_j_unit", "byte_j",
                                           "static_w", "voltage_floor_ratio", "voltage_floor_clock_hz", NULL};
-static const char *const interconnect_keys[] = {"name", "topology", "notes", "links", "link_bandwidth_Bps",
-                                                "latency_s", NULL};
 static const char *const mode_keys[] = {"id", "name", "default", "overrides", NULL};
 static const char *const figure_keys[] = {"value", "source", "kind", NULL};
 static const char *const kinds[] = {"datasheet", "measured", "derived", "estimated", NULL};
-static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "matrix_units", "tile_m", "tile_n",
-                                            "tile_k", "cache_level", "classes", "fit", NULL};
-static const char *const fraction_keys[] = {"compute_fraction", "memory_fraction", NULL};
-
-const char *const rl_op_class_names[RL_CLASS_COUNT] = {"matrix", "depthwise", "normalization",
-                                                       "elementwise", "data_movement", "gather_scatter"};
-
-int rl_op_class_parse(const char *name) {
-    for (int i = 0; name && i < RL_CLASS_COUNT; i++)
-        if (strcmp(name, rl_op_class_names[i]) == 0) return i;
-    return -1;
-}
-
-/* The forecast of a profile without a "forecast" block (or of a class it
- * leaves out): generic fractions of a tuned stack, no tile quantization, and
- * the profile's launch overhead as the fixed cost per kernel (docs/model.md
- * §12 gives their reasons). */
-static const double default_compute_fraction[RL_CLASS_COUNT] = {0.7, 0.1, 0.3, 0.5, 0.5, 0.3};
-static const double default_memory_fraction[RL_CLASS_COUNT] = {0.8, 0.6, 0.7, 0.8, 0.7, 0.5};
 
 /* Each compute unit at its peak draws this share of the budget under the
  * tdp-split estimate; main-memory traffic at full bandwidth the next; the
@@ -103,18 +79,11 @@ static const double default_memory_fraction[RL_CLASS_COUNT] = {0.8, 0.6, 0.7, 0.
 #define TDP_SPLIT_STATIC 0.2
 
 /* ------------------------------------------------------- error reporting -- */
-/* Where in the profile the parser is: "hardware 'id'" and the prefix of the
- * block being read ("" or "power_modes[15w].overrides."). */
-typedef struct parse_ctx {
-    const char *id;
-    char prefix[160];
-    rl_error *err;
-} parse_ctx;
-
+/* The parser's toolkit (hw_parse.h), which hw_blocks.c uses too. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static int bad(const parse_ctx *x, const char *field, const char *fmt, ...) {
+int hw_bad(const parse_ctx *x, const char *field, const char *fmt, ...) {
     char msg[400];
     va_list ap;
     va_start(ap, fmt);
@@ -126,14 +95,14 @@ static int bad(const parse_ctx *x, const char *field, const char *fmt, ...) {
     return -1;
 }
 
-static bool in_list(const char *s, const char *const *list) {
+bool hw_in_list(const char *s, const char *const *list) {
     for (int i = 0; list[i]; i++)
         if (strcmp(s, list[i]) == 0) return true;
     return false;
 }
 
 /* A NULL-ended list as "a, b, c", for a message that names what is allowed. */
-static const char *list_text(const char *const *list, char *buf, size_t size) {
+const char *hw_list_text(const char *const *list, char *buf, size_t size) {
     size_t n = 0;
     buf[0] = '\0';
     for (int i = 0; list[i] && n < size; i++)
@@ -141,15 +110,15 @@ static const char *list_text(const char *const *list, char *buf, size_t size) {
     return buf;
 }
 
-static int check_keys(const parse_ctx *x, const cJSON *obj, const char *const *allowed, const char *path) {
+int hw_check_keys(const parse_ctx *x, const cJSON *obj, const char *const *allowed, const char *path) {
     const cJSON *it;
     cJSON_ArrayForEach(it, obj) {
-        if (in_list(it->string, allowed)) continue;
+        if (hw_in_list(it->string, allowed)) continue;
         char known[300];
-        list_text(allowed, known, sizeof known);
+        hw_list_text(allowed, known, sizeof known);
         char field[200];
         snprintf(field, sizeof field, "%s%s%s", path, path[0] ? "." : "", it->string);
-        return bad(x, field, "is not a field of a hardware profile here (known: %s)", known);
+        return hw_bad(x, field, "is not a field of a hardware profile here (known: %s)", known);
     }
     return 0;
 }
@@ -164,7 +133,7 @@ static const field_rule *rule_of(const char *key) {
 /* Read obj[key] (a number or {value, source, kind}) into *out when present.
  * `path` is the block's path in the profile ("compute.fp16"), for errors.
  * *kind (if not NULL) receives the figure's kind, or NULL. */
-static int figure(const parse_ctx *x, const cJSON *obj, const char *key, const char *path, double *out,
+int hw_read_figure(const parse_ctx *x, const cJSON *obj, const char *key, const char *path, double *out,
                   const char **kind) {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!f) return 0;
@@ -175,25 +144,25 @@ static int figure(const parse_ctx *x, const cJSON *obj, const char *key, const c
     if (cJSON_IsNumber(f)) {
         v = f->valuedouble;
     } else if (cJSON_IsObject(f)) {
-        if (check_keys(x, f, figure_keys, field)) return -1;
+        if (hw_check_keys(x, f, figure_keys, field)) return -1;
         const cJSON *val = cJSON_GetObjectItemCaseSensitive(f, "value");
         const cJSON *k = cJSON_GetObjectItemCaseSensitive(f, "kind");
         const cJSON *src = cJSON_GetObjectItemCaseSensitive(f, "source");
-        if (!cJSON_IsNumber(val)) return bad(x, field, "needs a number \"value\"");
-        if (k && !(cJSON_IsString(k) && in_list(k->valuestring, kinds)))
-            return bad(x, field, "has a \"kind\" that is not datasheet, measured, derived or estimated");
-        if (src && !cJSON_IsString(src)) return bad(x, field, "has a \"source\" that is not text");
+        if (!cJSON_IsNumber(val)) return hw_bad(x, field, "needs a number \"value\"");
+        if (k && !(cJSON_IsString(k) && hw_in_list(k->valuestring, kinds)))
+            return hw_bad(x, field, "has a \"kind\" that is not datasheet, measured, derived or estimated");
+        if (src && !cJSON_IsString(src)) return hw_bad(x, field, "has a \"source\" that is not text");
         v = val->valuedouble;
         if (kind) *kind = cJSON_IsString(k) ? k->valuestring : NULL;
     } else {
-        return bad(x, field, "must be a number or {\"value\": number, \"source\": text, \"kind\": text}");
+        return hw_bad(x, field, "must be a number or {\"value\": number, \"source\": text, \"kind\": text}");
     }
     if (v == 0 && r->zero_ok) {
         *out = 0;
         return 0;
     }
     if (!isfinite(v) || fpclassify(v) != FP_NORMAL || v < r->lo || v > r->hi)
-        return bad(x, field, "must be a normal positive number from %g to %g %s (got %g)", r->lo, r->hi, r->unit,
+        return hw_bad(x, field, "must be a normal positive number from %g to %g %s (got %g)", r->lo, r->hi, r->unit,
                    v);
     *out = v;
     return 0;
@@ -201,7 +170,7 @@ static int figure(const parse_ctx *x, const cJSON *obj, const char *key, const c
 
 /* ------------------------------------------------------------- blocks -- */
 static int apply_compute(const parse_ctx *x, const cJSON *compute, rl_hw *hw, bool is_override) {
-    if (!cJSON_IsObject(compute)) return bad(x, "compute", "must be an object of precisions");
+    if (!cJSON_IsObject(compute)) return hw_bad(x, "compute", "must be an object of precisions");
     const cJSON *prec;
     cJSON_ArrayForEach(prec, compute) {
         char path[96];
@@ -210,74 +179,39 @@ static int apply_compute(const parse_ctx *x, const cJSON *compute, rl_hw *hw, bo
         if (pi == RL_P_NONE) {
             char names[128];
             rl_precision_list(names, sizeof names);
-            return bad(x, path, "is not a precision rooflens knows (%s)", names);
+            return hw_bad(x, path, "is not a precision rooflens knows (%s)", names);
         }
-        if (!cJSON_IsObject(prec)) return bad(x, path, "must be an object {\"matrix\": F, \"vector\": F}");
-        if (check_keys(x, prec, unit_keys, path)) return -1;
+        if (!cJSON_IsObject(prec)) return hw_bad(x, path, "must be an object {\"matrix\": F, \"vector\": F}");
+        if (hw_check_keys(x, prec, unit_keys, path)) return -1;
         if (is_override && !(hw->matrix[pi] > 0) && !(hw->vector[pi] > 0))
-            return bad(x, path, "is not in the base profile: a power mode may not add a precision");
-        if (figure(x, prec, "matrix", path, &hw->matrix[pi], NULL)) return -1;
-        if (figure(x, prec, "vector", path, &hw->vector[pi], NULL)) return -1;
+            return hw_bad(x, path, "is not in the base profile: a power mode may not add a precision");
+        if (hw_read_figure(x, prec, "matrix", path, &hw->matrix[pi], NULL)) return -1;
+        if (hw_read_figure(x, prec, "vector", path, &hw->vector[pi], NULL)) return -1;
     }
     return 0;
 }
 
 static int apply_memory(const parse_ctx *x, const cJSON *mem, rl_hw *hw, bool is_override) {
-    if (!cJSON_IsArray(mem)) return bad(x, "memory", "must be an array of memory levels");
+    if (!cJSON_IsArray(mem)) return hw_bad(x, "memory", "must be an array of memory levels");
     int n = cJSON_GetArraySize(mem);
-    if (n > RL_HW_MAX_MEM) return bad(x, "memory", "has %d levels; at most %d are read", n, RL_HW_MAX_MEM);
+    if (n > RL_HW_MAX_MEM) return hw_bad(x, "memory", "has %d levels; at most %d are read", n, RL_HW_MAX_MEM);
     if (is_override && n > hw->n_mem)
-        return bad(x, "memory", "has %d entries but the base profile has %d memory levels", n, hw->n_mem);
+        return hw_bad(x, "memory", "has %d entries but the base profile has %d memory levels", n, hw->n_mem);
     int i = 0;
     const cJSON *lvl;
     cJSON_ArrayForEach(lvl, mem) {
         char path[32];
         snprintf(path, sizeof path, "memory[%d]", i);
-        if (!cJSON_IsObject(lvl)) return bad(x, path, "must be an object");
-        if (check_keys(x, lvl, level_keys, path)) return -1;
+        if (!cJSON_IsObject(lvl)) return hw_bad(x, path, "must be an object");
+        if (hw_check_keys(x, lvl, level_keys, path)) return -1;
         const cJSON *nm = cJSON_GetObjectItemCaseSensitive(lvl, "name");
-        if (nm && !cJSON_IsString(nm)) return bad(x, path, "has a \"name\" that is not text");
+        if (nm && !cJSON_IsString(nm)) return hw_bad(x, path, "has a \"name\" that is not text");
         if (cJSON_IsString(nm)) hw->mem_name[i] = nm->valuestring;
-        if (figure(x, lvl, "bandwidth_Bps", path, &hw->mem_bw[i], NULL)) return -1;
-        if (figure(x, lvl, "capacity_bytes", path, &hw->mem_cap[i], NULL)) return -1;
+        if (hw_read_figure(x, lvl, "bandwidth_Bps", path, &hw->mem_bw[i], NULL)) return -1;
+        if (hw_read_figure(x, lvl, "capacity_bytes", path, &hw->mem_cap[i], NULL)) return -1;
         i++;
     }
     if (i > hw->n_mem) hw->n_mem = i;
-    return 0;
-}
-
-/* The chip-to-chip links. "none" carries no figures (one device); any other
- * topology needs all three. */
-static int apply_interconnect(const parse_ctx *x, const cJSON *ic, rl_hw *hw) {
-    if (!cJSON_IsObject(ic)) return bad(x, "interconnect", "must be an object");
-    if (check_keys(x, ic, interconnect_keys, "interconnect")) return -1;
-    const cJSON *topo = cJSON_GetObjectItemCaseSensitive(ic, "topology");
-    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(ic, "name");
-    const cJSON *notes = cJSON_GetObjectItemCaseSensitive(ic, "notes");
-    char known[120];
-    if (!cJSON_IsString(topo) || !in_list(topo->valuestring, topologies))
-        return bad(x, "interconnect.topology", "must be one of %s", list_text(topologies, known, sizeof known));
-    if (nm && !cJSON_IsString(nm)) return bad(x, "interconnect.name", "must be text");
-    if (notes && !cJSON_IsString(notes)) return bad(x, "interconnect.notes", "must be text");
-    int t = 0;
-    while (strcmp(topologies[t], topo->valuestring)) t++;
-    hw->ic_topology = t;
-    hw->ic_name = cJSON_IsString(nm) ? nm->valuestring : topologies[t];
-    static const char *const figs[] = {"links", "link_bandwidth_Bps", "latency_s"};
-    double *dst[] = {&hw->ic_links, &hw->ic_link_bw, &hw->ic_latency_s};
-    for (int i = 0; i < 3; i++) {
-        bool given = cJSON_GetObjectItemCaseSensitive(ic, figs[i]) != NULL;
-        char f[64];
-        snprintf(f, sizeof f, "interconnect.%s", figs[i]);
-        if (t == RL_TOPO_NONE && given)
-            return bad(x, f, "is given but the topology is \"none\" (one device): drop it or name the topology");
-        if (t != RL_TOPO_NONE && !given)
-            return bad(x, f, "is needed for a %s interconnect (links, link_bandwidth_Bps per direction, "
-                             "latency_s per hop)", topologies[t]);
-        if (figure(x, ic, figs[i], "interconnect", dst[i], NULL)) return -1;
-    }
-    if (hw->ic_links != floor(hw->ic_links))
-        return bad(x, "interconnect.links", "must be a whole number of links (got %g)", hw->ic_links);
     return 0;
 }
 
@@ -289,120 +223,55 @@ typedef struct energy_seen {
 } energy_seen;
 
 static int apply_energy(const parse_ctx *x, const cJSON *en, rl_hw *hw, energy_seen *seen, double dvfs[2]) {
-    if (!cJSON_IsObject(en)) return bad(x, "energy", "must be an object");
-    if (check_keys(x, en, energy_keys, "energy")) return -1;
+    if (!cJSON_IsObject(en)) return hw_bad(x, "energy", "must be an object");
+    if (hw_check_keys(x, en, energy_keys, "energy")) return -1;
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(en, "model");
     if (model) {
         if (!cJSON_IsString(model) || (strcmp(model->valuestring, "tdp-split") && strcmp(model->valuestring, "coefficients")))
-            return bad(x, "energy.model", "must be \"tdp-split\" (derive every coefficient from power_budget_w) "
+            return hw_bad(x, "energy.model", "must be \"tdp-split\" (derive every coefficient from power_budget_w) "
                                           "or \"coefficients\" (the flop_j, byte_j and static_w given)");
         hw->energy_tdp_split = strcmp(model->valuestring, "tdp-split") == 0;
     }
     const cJSON *rp = cJSON_GetObjectItemCaseSensitive(en, "flop_j_precision");
     if (rp) {
         int p = cJSON_IsString(rp) ? rl_precision_parse(rp->valuestring) : RL_P_NONE;
-        if (p == RL_P_NONE) return bad(x, "energy.flop_j_precision", "must name a precision (e.g. \"fp16\")");
+        if (p == RL_P_NONE) return hw_bad(x, "energy.flop_j_precision", "must name a precision (e.g. \"fp16\")");
         hw->e_ref_prec = p;
     }
     const cJSON *ru = cJSON_GetObjectItemCaseSensitive(en, "flop_j_unit");
     if (ru) {
         if (!cJSON_IsString(ru) || (strcmp(ru->valuestring, "matrix") && strcmp(ru->valuestring, "vector")))
-            return bad(x, "energy.flop_j_unit", "must be \"matrix\" or \"vector\"");
+            return hw_bad(x, "energy.flop_j_unit", "must be \"matrix\" or \"vector\"");
         hw->e_ref_unit = strcmp(ru->valuestring, "vector") == 0 ? RL_UNIT_VECTOR : RL_UNIT_MATRIX;
     }
     if (cJSON_GetObjectItemCaseSensitive(en, "flop_j")) {
         seen->flop_j = true;
         seen->flop_kind = NULL;
-        if (figure(x, en, "flop_j", "energy", &hw->e_flop, &seen->flop_kind)) return -1;
+        if (hw_read_figure(x, en, "flop_j", "energy", &hw->e_flop, &seen->flop_kind)) return -1;
     }
-    if (figure(x, en, "byte_j", "energy", &hw->e_byte, NULL)) return -1;
-    if (figure(x, en, "static_w", "energy", &hw->static_w, NULL)) return -1;
-    if (figure(x, en, "voltage_floor_ratio", "energy", &dvfs[0], NULL)) return -1;
-    if (figure(x, en, "voltage_floor_clock_hz", "energy", &dvfs[1], NULL)) return -1;
+    if (hw_read_figure(x, en, "byte_j", "energy", &hw->e_byte, NULL)) return -1;
+    if (hw_read_figure(x, en, "static_w", "energy", &hw->static_w, NULL)) return -1;
+    if (hw_read_figure(x, en, "voltage_floor_ratio", "energy", &dvfs[0], NULL)) return -1;
+    if (hw_read_figure(x, en, "voltage_floor_clock_hz", "energy", &dvfs[1], NULL)) return -1;
     return 0;
 }
 
 /* One layer of figures: the base profile, then a mode's overrides. */
 static int apply(const parse_ctx *x, const cJSON *p, rl_hw *hw, bool is_override, energy_seen *seen,
                  double dvfs[2]) {
-    if (check_keys(x, p, is_override ? override_keys : top_keys, "")) return -1;
-    if (figure(x, p, "clock_hz", "", &hw->clock_hz, NULL)) return -1;
-    if (figure(x, p, "launch_overhead_s", "", &hw->launch_s, NULL)) return -1;
-    if (figure(x, p, "power_budget_w", "", &hw->power_budget_w, NULL)) return -1;
+    if (hw_check_keys(x, p, is_override ? override_keys : top_keys, "")) return -1;
+    if (hw_read_figure(x, p, "clock_hz", "", &hw->clock_hz, NULL)) return -1;
+    if (hw_read_figure(x, p, "launch_overhead_s", "", &hw->launch_s, NULL)) return -1;
+    if (hw_read_figure(x, p, "power_budget_w", "", &hw->power_budget_w, NULL)) return -1;
     const cJSON *compute = cJSON_GetObjectItemCaseSensitive(p, "compute");
     if (compute && apply_compute(x, compute, hw, is_override)) return -1;
     const cJSON *mem = cJSON_GetObjectItemCaseSensitive(p, "memory");
     if (mem && apply_memory(x, mem, hw, is_override)) return -1;
     const cJSON *ic = is_override ? NULL : cJSON_GetObjectItemCaseSensitive(p, "interconnect");
-    if (ic && apply_interconnect(x, ic, hw)) return -1;
+    if (ic && hw_apply_interconnect(x, ic, hw)) return -1;
     const cJSON *en = cJSON_GetObjectItemCaseSensitive(p, "energy");
     if (en && apply_energy(x, en, hw, seen, dvfs)) return -1;
     return 0;
-}
-
-/* ------------------------------------------------------------ forecast -- */
-static void forecast_defaults(rl_hw *hw) {
-    rl_forecast_params *f = &hw->fc;
-    memset(f, 0, sizeof *f);
-    for (int k = 0; k < RL_CLASS_COUNT; k++)
-        f->compute[k] = default_compute_fraction[k], f->memory[k] = default_memory_fraction[k];
-    f->kernel_s = -1; /* the launch overhead, once the mode's is known */
-    f->units = f->tile_m = f->tile_n = f->tile_k = 1;
-    f->stack = "generic defaults (the profile gives no forecast)";
-}
-
-static int forecast_classes(const parse_ctx *x, const cJSON *classes, rl_forecast_params *f) {
-    if (!cJSON_IsObject(classes)) return bad(x, "forecast.classes", "must be an object of op classes");
-    const cJSON *it;
-    cJSON_ArrayForEach(it, classes) {
-        char path[96];
-        snprintf(path, sizeof path, "forecast.classes.%s", it->string);
-        int k = rl_op_class_parse(it->string);
-        if (k < 0)
-            return bad(x, path, "is not an op class (matrix, depthwise, normalization, elementwise, "
-                                "data_movement, gather_scatter)");
-        if (!cJSON_IsObject(it)) return bad(x, path, "must be {\"compute_fraction\": F, \"memory_fraction\": F}");
-        if (check_keys(x, it, fraction_keys, path)) return -1;
-        if (figure(x, it, "compute_fraction", path, &f->compute[k], NULL)) return -1;
-        if (figure(x, it, "memory_fraction", path, &f->memory[k], NULL)) return -1;
-    }
-    return 0;
-}
-
-/* The profile's "forecast" block over the defaults (hw/README.md). */
-static int apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
-    rl_forecast_params *f = &hw->fc;
-    if (!fc) return 0;
-    if (!cJSON_IsObject(fc)) return bad(x, "forecast", "must be an object");
-    if (check_keys(x, fc, forecast_keys, "forecast")) return -1;
-    const cJSON *stack = cJSON_GetObjectItemCaseSensitive(fc, "stack");
-    const cJSON *basis = cJSON_GetObjectItemCaseSensitive(fc, "basis");
-    const cJSON *cache = cJSON_GetObjectItemCaseSensitive(fc, "cache_level");
-    const cJSON *fit = cJSON_GetObjectItemCaseSensitive(fc, "fit");
-    if (stack && !(cJSON_IsString(stack) && stack->valuestring[0]))
-        return bad(x, "forecast.stack", "must name the software stack (e.g. \"TensorRT\")");
-    if (cJSON_IsString(stack)) f->stack = stack->valuestring;
-    if (basis && !(cJSON_IsString(basis) && (!strcmp(basis->valuestring, "analytic") ||
-                                             !strcmp(basis->valuestring, "calibrated"))))
-        return bad(x, "forecast.basis", "must be \"analytic\" or \"calibrated\"");
-    f->calibrated = cJSON_IsString(basis) && !strcmp(basis->valuestring, "calibrated");
-    if (fit && !cJSON_IsObject(fit)) return bad(x, "forecast.fit", "must be an object (the fit's provenance)");
-    if (cache) {
-        f->cache_level = -1;
-        for (int i = 1; cJSON_IsString(cache) && i < hw->n_mem; i++)
-            if (hw->mem_name[i] && !strcmp(hw->mem_name[i], cache->valuestring) && hw->mem_cap[i] > 0 &&
-                hw->mem_bw[i] > 0)
-                f->cache_level = i;
-        if (f->cache_level < 0)
-            return bad(x, "forecast.cache_level", "must name a memory level after memory[0] that gives its "
-                                                  "bandwidth_Bps and capacity_bytes");
-    }
-    static const char *const keys[] = {"kernel_overhead_s", "matrix_units", "tile_m", "tile_n", "tile_k"};
-    double *dst[] = {&f->kernel_s, &f->units, &f->tile_m, &f->tile_n, &f->tile_k};
-    for (int i = 0; i < 5; i++)
-        if (figure(x, fc, keys[i], "forecast", dst[i], NULL)) return -1;
-    const cJSON *classes = cJSON_GetObjectItemCaseSensitive(fc, "classes");
-    return classes ? forecast_classes(x, classes, f) : 0;
 }
 
 /* -------------------------------------------------------------- modes -- */
@@ -413,33 +282,33 @@ static int find_mode(const parse_ctx *x, const cJSON *modes, const char *mode, r
     *chosen = *deflt = NULL;
     if (!modes) return 0;
     if (!cJSON_IsArray(modes) || cJSON_GetArraySize(modes) == 0)
-        return bad(x, "power_modes", "must be a non-empty array of modes");
+        return hw_bad(x, "power_modes", "must be a non-empty array of modes");
     hw->n_modes = cJSON_GetArraySize(modes);
     int i = 0, defaults = 0;
     const cJSON *m;
     cJSON_ArrayForEach(m, modes) {
         char path[48];
         snprintf(path, sizeof path, "power_modes[%d]", i++);
-        if (!cJSON_IsObject(m)) return bad(x, path, "must be an object {id, name, default, overrides}");
-        if (check_keys(x, m, mode_keys, path)) return -1;
+        if (!cJSON_IsObject(m)) return hw_bad(x, path, "must be an object {id, name, default, overrides}");
+        if (hw_check_keys(x, m, mode_keys, path)) return -1;
         const cJSON *mid = cJSON_GetObjectItemCaseSensitive(m, "id");
         const cJSON *nm = cJSON_GetObjectItemCaseSensitive(m, "name");
         const cJSON *df = cJSON_GetObjectItemCaseSensitive(m, "default");
         const cJSON *ov = cJSON_GetObjectItemCaseSensitive(m, "overrides");
-        if (!cJSON_IsString(mid) || !mid->valuestring[0]) return bad(x, path, "needs an \"id\" (text)");
-        if (nm && !cJSON_IsString(nm)) return bad(x, path, "has a \"name\" that is not text");
-        if (df && !cJSON_IsBool(df)) return bad(x, path, "has a \"default\" that is not true or false");
-        if (ov && !cJSON_IsObject(ov)) return bad(x, path, "has \"overrides\" that are not an object");
+        if (!cJSON_IsString(mid) || !mid->valuestring[0]) return hw_bad(x, path, "needs an \"id\" (text)");
+        if (nm && !cJSON_IsString(nm)) return hw_bad(x, path, "has a \"name\" that is not text");
+        if (df && !cJSON_IsBool(df)) return hw_bad(x, path, "has a \"default\" that is not true or false");
+        if (ov && !cJSON_IsObject(ov)) return hw_bad(x, path, "has \"overrides\" that are not an object");
         for (const cJSON *o = modes->child; o != m; o = o->next) {
             const cJSON *oid = cJSON_GetObjectItemCaseSensitive(o, "id");
             if (cJSON_IsString(oid) && strcmp(oid->valuestring, mid->valuestring) == 0)
-                return bad(x, path, "repeats the mode id '%s'", mid->valuestring);
+                return hw_bad(x, path, "repeats the mode id '%s'", mid->valuestring);
         }
         if (cJSON_IsTrue(df)) defaults++, *deflt = m;
         if (mode && mode[0] ? strcmp(mid->valuestring, mode) == 0 : cJSON_IsTrue(df)) *chosen = m;
     }
     if (defaults != 1)
-        return bad(x, "power_modes", "must have exactly one mode with \"default\": true (found %d)", defaults);
+        return hw_bad(x, "power_modes", "must have exactly one mode with \"default\": true (found %d)", defaults);
     return 0;
 }
 
@@ -516,14 +385,14 @@ static double voltage_ratio(double f, double f_base, const double dvfs[2]) {
 static int check_power(const parse_ctx *x, const rl_hw *hw) {
     if (!(hw->power_budget_w > 0) || !hw->has_energy) return 0;
     if (hw->static_w >= hw->power_budget_w)
-        return bad(x, "energy.static_w", "(%.4g W) must be below power_budget_w (%.4g W)", hw->static_w,
+        return hw_bad(x, "energy.static_w", "(%.4g W) must be below power_budget_w (%.4g W)", hw->static_w,
                    hw->power_budget_w);
     double room = hw->power_budget_w - hw->static_w;
     for (int p = 0; p < RL_P_COUNT; p++)
         for (int u = 0; u < RL_UNIT_COUNT; u++) {
             double w = hw->e_flop_unit[p][u] * peak_of(hw, p, u);
             if (w > room * (1 + 1e-9))
-                return bad(x, "energy.flop_j",
+                return hw_bad(x, "energy.flop_j",
                            "gives %s %s work at its peak (%.4g FLOP/s) a dynamic power of %.4g W, more than "
                            "power_budget_w %.4g W minus static_w %.4g W: lower energy.flop_j or raise "
                            "power_budget_w", rl_precision_name(p), rl_unit_name(u), peak_of(hw, p, u), w,
@@ -546,35 +415,35 @@ static void effective_peaks(const rl_hw *hw, double out[RL_P_COUNT][RL_UNIT_COUN
 /* The physical consistency of the figures the analysis will use. */
 static int check_effective(const parse_ctx *x, rl_hw *hw) {
     if (hw->n_mem == 0 || !(hw->mem_bw[0] > 0))
-        return bad(x, "memory[0].bandwidth_Bps", "is needed: the bandwidth of main memory");
+        return hw_bad(x, "memory[0].bandwidth_Bps", "is needed: the bandwidth of main memory");
     for (int i = 1; i < hw->n_mem; i++) {
         char f[48];
         snprintf(f, sizeof f, "memory[%d].bandwidth_Bps", i);
         if (hw->mem_bw[i] > 0 && hw->mem_bw[i] <= hw->mem_bw[0])
-            return bad(x, f, "(%g B/s) must be above main memory's %g B/s: levels after memory[0] are faster "
+            return hw_bad(x, f, "(%g B/s) must be above main memory's %g B/s: levels after memory[0] are faster "
                              "on-chip memories", hw->mem_bw[i], hw->mem_bw[0]);
         snprintf(f, sizeof f, "memory[%d].capacity_bytes", i);
         if (hw->mem_cap[i] > 0 && hw->mem_cap[0] > 0 && hw->mem_cap[i] >= hw->mem_cap[0])
-            return bad(x, f, "(%g bytes) must be below main memory's %g bytes", hw->mem_cap[i], hw->mem_cap[0]);
+            return hw_bad(x, f, "(%g bytes) must be below main memory's %g bytes", hw->mem_cap[i], hw->mem_cap[0]);
     }
     bool any = false;
     for (int p = 0; p < RL_P_COUNT; p++) {
         if (hw->matrix[p] > 0 && hw->vector[p] > 0 && hw->matrix[p] < hw->vector[p]) {
             char f[48];
             snprintf(f, sizeof f, "compute.%s.matrix", rl_precision_name(p));
-            return bad(x, f, "(%g FLOP/s) is below compute.%s.vector (%g FLOP/s): matrix is the fastest unit "
+            return hw_bad(x, f, "(%g FLOP/s) is below compute.%s.vector (%g FLOP/s): matrix is the fastest unit "
                              "for the precision", hw->matrix[p], rl_precision_name(p), hw->vector[p]);
         }
         if (hw->vector[p] <= 0 && hw->matrix[p] > 0) hw->vector[p] = hw->matrix[p];
         if (hw->matrix[p] <= 0 && hw->vector[p] > 0) hw->matrix[p] = hw->vector[p];
         if (hw->matrix[p] > 0) any = true;
     }
-    if (!any) return bad(x, "compute", "gives no peak FLOP/s (compute.<precision>.matrix)");
+    if (!any) return hw_bad(x, "compute", "gives no peak FLOP/s (compute.<precision>.matrix)");
     if (hw->e_ref_prec != RL_P_NONE && !(peak_of(hw, hw->e_ref_prec, hw->e_ref_unit) > 0))
-        return bad(x, "energy.flop_j_precision", "names %s %s, which has no peak in the profile",
+        return hw_bad(x, "energy.flop_j_precision", "names %s %s, which has no peak in the profile",
                    rl_precision_name(hw->e_ref_prec), rl_unit_name(hw->e_ref_unit));
     if (hw->energy_tdp_split && !(hw->power_budget_w > 0))
-        return bad(x, "energy.model", "is \"tdp-split\", which needs power_budget_w");
+        return hw_bad(x, "energy.model", "is \"tdp-split\", which needs power_budget_w");
     return 0;
 }
 
@@ -644,7 +513,7 @@ int rl_hw_parse(const cJSON *p, const char *mode, rl_hw *hw, rl_error *err) {
             effective_peaks(hw, hw->e_given_peak);
         } else if (base_seen.flop_j && !hw->energy_tdp_split && hw->clock_hz != base_clock) {
             if (!(dvfs[0] > 0 && dvfs[1] > 0))
-                return bad(&x, "energy.flop_j",
+                return hw_bad(&x, "energy.flop_j",
                            "is needed: this mode runs at %g Hz instead of %g Hz, so the base profile's energy "
                            "per FLOP does not apply (give energy.flop_j here, or a voltage curve in the base "
                            "profile: energy.voltage_floor_ratio and energy.voltage_floor_clock_hz)",
@@ -661,8 +530,8 @@ int rl_hw_parse(const cJSON *p, const char *mode, rl_hw *hw, rl_error *err) {
     if (chosen) snprintf(x.prefix, sizeof x.prefix, "(power mode %s) ", hw->mode_id);
     if (check_effective(&x, hw)) return -1;
     x.prefix[0] = '\0';
-    forecast_defaults(hw);
-    if (apply_forecast(&x, cJSON_GetObjectItemCaseSensitive(p, "forecast"), hw)) return -1;
+    hw_forecast_defaults(hw);
+    if (hw_apply_forecast(&x, cJSON_GetObjectItemCaseSensitive(p, "forecast"), hw)) return -1;
     if (hw->fc.kernel_s < 0) hw->fc.kernel_s = hw->launch_s;
     rl_hw_fill_energy_defaults(hw);
     if (hw->has_energy) label_energy(hw, &base_seen, &mode_seen, scaled_from, inherited_from);
@@ -700,17 +569,17 @@ static size_t trimmed_length(const char *s) {
  * kind and a source; `path` names node in errors ("compute.fp16"). */
 static int check_provenance(const parse_ctx *x, const cJSON *node, const char *path) {
     if (cJSON_IsNumber(node))
-        return bad(x, path, "must be {\"value\", \"source\", \"kind\"} in a shipped profile, not a bare number");
+        return hw_bad(x, path, "must be {\"value\", \"source\", \"kind\"} in a shipped profile, not a bare number");
     if (cJSON_IsObject(node) && cJSON_GetObjectItemCaseSensitive(node, "value")) {
         const cJSON *src = cJSON_GetObjectItemCaseSensitive(node, "source");
         const cJSON *k = cJSON_GetObjectItemCaseSensitive(node, "kind");
         if (!cJSON_IsString(src) || trimmed_length(src->valuestring) < SHIPPED_SOURCE_MIN)
-            return bad(x, path, "needs a \"source\" that says where the figure comes from");
-        if (!cJSON_IsString(k) || !in_list(k->valuestring, kinds))
-            return bad(x, path, "needs a \"kind\": datasheet, measured, derived or estimated");
+            return hw_bad(x, path, "needs a \"source\" that says where the figure comes from");
+        if (!cJSON_IsString(k) || !hw_in_list(k->valuestring, kinds))
+            return hw_bad(x, path, "needs a \"kind\": datasheet, measured, derived or estimated");
         if ((!strcmp(k->valuestring, "estimated") || !strcmp(k->valuestring, "derived")) &&
             trimmed_length(src->valuestring) < SHIPPED_HOW_MIN)
-            return bad(x, path, "is %s: its source must say how", k->valuestring);
+            return hw_bad(x, path, "is %s: its source must say how", k->valuestring);
         return 0;
     }
     int i = 0;
@@ -738,31 +607,31 @@ static int check_shipped(const cJSON *p, rl_error *err) {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(p, "id");
     parse_ctx x = {.id = cJSON_IsString(id) ? id->valuestring : "custom", .err = err};
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(p, "schema");
-    if (!cJSON_IsNumber(schema) || schema->valuedouble != 1) return bad(&x, "schema", "must be 1");
+    if (!cJSON_IsNumber(schema) || schema->valuedouble != 1) return hw_bad(&x, "schema", "must be 1");
     if (!cJSON_IsString(id) || !is_profile_id(id->valuestring))
-        return bad(&x, "id", "must be lowercase letters and digits joined by single '-'");
+        return hw_bad(&x, "id", "must be lowercase letters and digits joined by single '-'");
     static const char *const texts[] = {"name", "vendor", NULL};
     for (int i = 0; texts[i]; i++) {
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, texts[i]);
         if (!cJSON_IsString(t) || trimmed_length(t->valuestring) == 0)
-            return bad(&x, texts[i], "must be a non-empty text");
+            return hw_bad(&x, texts[i], "must be a non-empty text");
     }
     const cJSON *cat = cJSON_GetObjectItemCaseSensitive(p, "category");
     char known[200];
-    if (!cJSON_IsString(cat) || !in_list(cat->valuestring, categories))
-        return bad(&x, "category", "must be one of %s", list_text(categories, known, sizeof known));
+    if (!cJSON_IsString(cat) || !hw_in_list(cat->valuestring, categories))
+        return hw_bad(&x, "category", "must be one of %s", hw_list_text(categories, known, sizeof known));
     const cJSON *m;
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(p, "power_modes")) {
         const cJSON *mid = cJSON_GetObjectItemCaseSensitive(m, "id");
         if (!is_profile_id(mid->valuestring)) {
             char field[200];
             snprintf(field, sizeof field, "power_modes[%s].id", mid->valuestring);
-            return bad(&x, field, "must be lowercase letters and digits joined by single '-'");
+            return hw_bad(&x, field, "must be lowercase letters and digits joined by single '-'");
         }
     }
     if (check_provenance(&x, p, "")) return -1;
     if (!cJSON_GetObjectItemCaseSensitive(p, "interconnect"))
-        return bad(&x, "interconnect", "is needed in a shipped profile: the chip-to-chip links, or "
+        return hw_bad(&x, "interconnect", "is needed in a shipped profile: the chip-to-chip links, or "
                                        "{\"topology\": \"none\", \"notes\": \"one device: ...\"}");
     return 0;
 }

@@ -1,0 +1,141 @@
+/* The optional blocks of a hardware profile (hw_parse.h): "interconnect",
+ * the chip-to-chip links (topology, links, bandwidth per direction, latency
+ * per hop), and "forecast", what a software stack achieves of each ceiling
+ * (per op class) with its tile shapes; with the op classes and the
+ * forecast's defaults. hw.c reads the rest of the profile and calls these
+ * from rl_hw_parse. The format is hw/README.md. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hw.h"
+#include "hw_parse.h"
+
+/* The one list of topologies: the parser, its message and rl_topology_name
+ * read it. */
+static const char *const topologies[] = {"none", "switch", "all-to-all", "ring", "torus2d", "torus3d", NULL};
+
+const char *rl_topology_name(int t) { return t >= 0 && t < RL_TOPO_COUNT ? topologies[t] : "none"; }
+
+static const char *const interconnect_keys[] = {"name", "topology", "notes", "links", "link_bandwidth_Bps",
+                                                "latency_s", NULL};
+static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "matrix_units", "tile_m", "tile_n",
+                                            "tile_k", "cache_level", "classes", "fit", NULL};
+static const char *const fraction_keys[] = {"compute_fraction", "memory_fraction", NULL};
+
+const char *const rl_op_class_names[RL_CLASS_COUNT] = {"matrix", "depthwise", "normalization",
+                                                       "elementwise", "data_movement", "gather_scatter"};
+
+int rl_op_class_parse(const char *name) {
+    for (int i = 0; name && i < RL_CLASS_COUNT; i++)
+        if (strcmp(name, rl_op_class_names[i]) == 0) return i;
+    return -1;
+}
+
+/* The forecast of a profile without a "forecast" block (or of a class it
+ * leaves out): generic fractions of a tuned stack, no tile quantization, and
+ * the profile's launch overhead as the fixed cost per kernel (docs/model.md
+ * §12 gives their reasons). */
+static const double default_compute_fraction[RL_CLASS_COUNT] = {0.7, 0.1, 0.3, 0.5, 0.5, 0.3};
+static const double default_memory_fraction[RL_CLASS_COUNT] = {0.8, 0.6, 0.7, 0.8, 0.7, 0.5};
+
+/* ------------------------------------------------------- interconnect -- */
+/* The chip-to-chip links. "none" carries no figures (one device); any other
+ * topology needs all three. */
+int hw_apply_interconnect(const parse_ctx *x, const cJSON *ic, rl_hw *hw) {
+    if (!cJSON_IsObject(ic)) return hw_bad(x, "interconnect", "must be an object");
+    if (hw_check_keys(x, ic, interconnect_keys, "interconnect")) return -1;
+    const cJSON *topo = cJSON_GetObjectItemCaseSensitive(ic, "topology");
+    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(ic, "name");
+    const cJSON *notes = cJSON_GetObjectItemCaseSensitive(ic, "notes");
+    char known[120];
+    if (!cJSON_IsString(topo) || !hw_in_list(topo->valuestring, topologies))
+        return hw_bad(x, "interconnect.topology", "must be one of %s", hw_list_text(topologies, known, sizeof known));
+    if (nm && !cJSON_IsString(nm)) return hw_bad(x, "interconnect.name", "must be text");
+    if (notes && !cJSON_IsString(notes)) return hw_bad(x, "interconnect.notes", "must be text");
+    int t = 0;
+    while (strcmp(topologies[t], topo->valuestring)) t++;
+    hw->ic_topology = t;
+    hw->ic_name = cJSON_IsString(nm) ? nm->valuestring : topologies[t];
+    static const char *const figs[] = {"links", "link_bandwidth_Bps", "latency_s"};
+    double *dst[] = {&hw->ic_links, &hw->ic_link_bw, &hw->ic_latency_s};
+    for (int i = 0; i < 3; i++) {
+        bool given = cJSON_GetObjectItemCaseSensitive(ic, figs[i]) != NULL;
+        char f[64];
+        snprintf(f, sizeof f, "interconnect.%s", figs[i]);
+        if (t == RL_TOPO_NONE && given)
+            return hw_bad(x, f, "is given but the topology is \"none\" (one device): drop it or name the topology");
+        if (t != RL_TOPO_NONE && !given)
+            return hw_bad(x, f, "is needed for a %s interconnect (links, link_bandwidth_Bps per direction, "
+                             "latency_s per hop)", topologies[t]);
+        if (hw_read_figure(x, ic, figs[i], "interconnect", dst[i], NULL)) return -1;
+    }
+    if (hw->ic_links != floor(hw->ic_links))
+        return hw_bad(x, "interconnect.links", "must be a whole number of links (got %g)", hw->ic_links);
+    return 0;
+}
+
+/* ------------------------------------------------------------ forecast -- */
+void hw_forecast_defaults(rl_hw *hw) {
+    rl_forecast_params *f = &hw->fc;
+    memset(f, 0, sizeof *f);
+    for (int k = 0; k < RL_CLASS_COUNT; k++)
+        f->compute[k] = default_compute_fraction[k], f->memory[k] = default_memory_fraction[k];
+    f->kernel_s = -1; /* the launch overhead, once the mode's is known */
+    f->units = f->tile_m = f->tile_n = f->tile_k = 1;
+    f->stack = "generic defaults (the profile gives no forecast)";
+}
+
+static int forecast_classes(const parse_ctx *x, const cJSON *classes, rl_forecast_params *f) {
+    if (!cJSON_IsObject(classes)) return hw_bad(x, "forecast.classes", "must be an object of op classes");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, classes) {
+        char path[96];
+        snprintf(path, sizeof path, "forecast.classes.%s", it->string);
+        int k = rl_op_class_parse(it->string);
+        if (k < 0)
+            return hw_bad(x, path, "is not an op class (matrix, depthwise, normalization, elementwise, "
+                                "data_movement, gather_scatter)");
+        if (!cJSON_IsObject(it)) return hw_bad(x, path, "must be {\"compute_fraction\": F, \"memory_fraction\": F}");
+        if (hw_check_keys(x, it, fraction_keys, path)) return -1;
+        if (hw_read_figure(x, it, "compute_fraction", path, &f->compute[k], NULL)) return -1;
+        if (hw_read_figure(x, it, "memory_fraction", path, &f->memory[k], NULL)) return -1;
+    }
+    return 0;
+}
+
+/* The profile's "forecast" block over the defaults (hw/README.md). */
+int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
+    rl_forecast_params *f = &hw->fc;
+    if (!fc) return 0;
+    if (!cJSON_IsObject(fc)) return hw_bad(x, "forecast", "must be an object");
+    if (hw_check_keys(x, fc, forecast_keys, "forecast")) return -1;
+    const cJSON *stack = cJSON_GetObjectItemCaseSensitive(fc, "stack");
+    const cJSON *basis = cJSON_GetObjectItemCaseSensitive(fc, "basis");
+    const cJSON *cache = cJSON_GetObjectItemCaseSensitive(fc, "cache_level");
+    const cJSON *fit = cJSON_GetObjectItemCaseSensitive(fc, "fit");
+    if (stack && !(cJSON_IsString(stack) && stack->valuestring[0]))
+        return hw_bad(x, "forecast.stack", "must name the software stack (e.g. \"TensorRT\")");
+    if (cJSON_IsString(stack)) f->stack = stack->valuestring;
+    if (basis && !(cJSON_IsString(basis) && (!strcmp(basis->valuestring, "analytic") ||
+                                             !strcmp(basis->valuestring, "calibrated"))))
+        return hw_bad(x, "forecast.basis", "must be \"analytic\" or \"calibrated\"");
+    f->calibrated = cJSON_IsString(basis) && !strcmp(basis->valuestring, "calibrated");
+    if (fit && !cJSON_IsObject(fit)) return hw_bad(x, "forecast.fit", "must be an object (the fit's provenance)");
+    if (cache) {
+        f->cache_level = -1;
+        for (int i = 1; cJSON_IsString(cache) && i < hw->n_mem; i++)
+            if (hw->mem_name[i] && !strcmp(hw->mem_name[i], cache->valuestring) && hw->mem_cap[i] > 0 &&
+                hw->mem_bw[i] > 0)
+                f->cache_level = i;
+        if (f->cache_level < 0)
+            return hw_bad(x, "forecast.cache_level", "must name a memory level after memory[0] that gives its "
+                                                  "bandwidth_Bps and capacity_bytes");
+    }
+    static const char *const keys[] = {"kernel_overhead_s", "matrix_units", "tile_m", "tile_n", "tile_k"};
+    double *dst[] = {&f->kernel_s, &f->units, &f->tile_m, &f->tile_n, &f->tile_k};
+    for (int i = 0; i < 5; i++)
+        if (hw_read_figure(x, fc, keys[i], "forecast", dst[i], NULL)) return -1;
+    const cJSON *classes = cJSON_GetObjectItemCaseSensitive(fc, "classes");
+    return classes ? forecast_classes(x, classes, f) : 0;
+}
