@@ -189,7 +189,8 @@ test('compare view: a corrupt second model is reported, the page model stays', {
   await page.waitForSelector('[data-testid=summary][data-time-s]');
   await page.setInputFiles('[data-testid=diff-file-input]', join(FIXTURES, 'bad/absurd_dim.onnx'));
   await page.waitForSelector('[data-testid=diff-models][data-state=error]');
-  assert.match(await page.locator('[data-testid=diff-status]').innerText(), /Could not read absurd_dim\.onnx.*dim_overflow/);
+  assert.match(await page.locator('[data-testid=diff-status]').innerText(), /Could not read absurd_dim\.onnx: .*too large/);
+  assert.equal(await page.locator('[data-testid=diff-status]').getAttribute('data-code'), 'dim_overflow');
   // the page's own model is still open and analyses
   await page.selectOption('[data-testid=precision-select]', 'fp16');
   await page.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.precision === 'fp16');

@@ -215,7 +215,8 @@ test('a failed load clears everything of the previous model', { skip }, async ()
   await page.setInputFiles('[data-testid=file-input]', join(FIXTURES, 'bad/not_onnx.onnx'));
   const err = page.locator('[data-testid=error]');
   await err.waitFor({ state: 'visible', timeout: 20000 });
-  assert.match(await err.textContent(), /^not_onnx\.onnx could not be opened as an ONNX model: .*\[bad_protobuf\]/);
+  assert.match(await err.textContent(), /^not_onnx\.onnx could not be opened as an ONNX model: /);
+  assert.equal(await err.getAttribute('data-code'), 'bad_protobuf');
   const left = await page.evaluate(() => ({
     summary: document.querySelector('[data-testid=summary]').hidden,
     layers: document.querySelector('[data-testid=summary]').dataset.layers ?? null,

@@ -51,10 +51,9 @@ export function showError(err, context = '') {
   const parts = [];
   if (context) parts.push(context + ': ');
   parts.push(e.message || String(e));
-  if (e.code) parts.push(` [${e.code}]`);
   if (e.where) parts.push(` at ${e.where}`);
   box.textContent = parts.join('');
-  box.dataset.code = e.code || '';
+  box.dataset.code = e.code || '';   // the code stays out of the text: tools and tests read it here
   box.hidden = false;
 }
 

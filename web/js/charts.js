@@ -8,7 +8,7 @@
 // response: nothing is computed here but positions on the page.
 import { eng, shapes } from './format.js';
 import { el } from './dom.js';
-import { headline } from './figures.js';
+import { headline, boundPhrase } from './figures.js';
 import { chartClass } from './chart-lib.js';
 import { whiteBackground, pointLabels, logAxis, logRange, line, finitePos, chartPng } from './chart-kit.js';
 
@@ -162,7 +162,7 @@ export class Charts {
               `out: ${shapes(l.outputs)}`.slice(0, 160),
               `FLOPs: ${eng(l.flops, 'FLOP')}   bytes: ${eng(l.bytes, 'B')}`,
               ...(this.fusedInto.get(l.index) ? [`its kernel also runs ${this.fusedInto.get(l.index)} fused layer(s)`] : []),
-              `time: ${eng(l.t, 's')} (${l.bound})` + (l.energy_j !== undefined ? `   energy: ${eng(l.energy_j, 'J')}` : ''),
+              `time: ${eng(l.t, 's')} (limited by ${boundPhrase(l.bound)})` + (l.energy_j !== undefined ? `   energy: ${eng(l.energy_j, 'J')}` : ''),
               ...unitsFor(raw),
               ...(raw.lines || []),   // extra lines of a point (measured.js)
             ];
@@ -445,7 +445,7 @@ export class Charts {
         { borderDash: [3, 3], borderWidth: 1, spanGaps: false, rlKey: 'tb:iso', hidden: !this.shown('tb:iso') }));
     }
     if (launch > 0) {
-      sets.push(line(`launch overhead ${eng(launch, 's')}`, [{ x: lo, y: launch }, { x: launch, y: launch }, { x: launch, y: lo }, { x: lo, y: lo }],
+      sets.push(line(`launch cost per kernel ${eng(launch, 's')}`, [{ x: lo, y: launch }, { x: launch, y: launch }, { x: launch, y: lo }, { x: lo, y: lo }],
         '#d62728', { fill: true, backgroundColor: 'rgba(214,39,40,0.10)', borderWidth: 1.5, rlKey: 'tb:launch', hidden: !this.shown('tb:launch') }));
     }
     this.draw('timeBased', {

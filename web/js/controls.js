@@ -4,6 +4,7 @@
 import { app, showError, modelDims, unsetDims, writeUrl } from './app.js';
 import { count } from './format.js';
 import { $, el } from './dom.js';
+import { setWords, wordName, wordMeaning } from './words.js';
 
 const modesOf = (st) => (st.hw === 'custom' ? (st.custom?.power_modes || []) : (app.catalog.byId.get(st.hw)?.power_modes || []));
 // A mode's name may already say it is the default ("MAXN (default; …)").
@@ -87,6 +88,14 @@ export function fillPrecisions() {
   for (const p of list) sel.appendChild(el('option', p.name, { value: p.name, title: `stored as ${p.dtype}` }));
   sel.value = app.state.precision;
   app.charts.setPrecisions(list);
+}
+
+/** The core's words (rl_words) for the page: the speed-of-light model and
+ * granularity menus name their options as every other surface does. */
+export function fillWords() {
+  setWords(app.client.words);
+  for (const [id, kind] of [['sol-select', 'sol'], ['gran-select', 'granularity']])
+    for (const o of $(id).options) { o.textContent = wordName(kind, o.value); o.title = wordMeaning(kind, o.value); }
 }
 
 /** Every control shows the state (after a link was restored). */

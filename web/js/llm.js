@@ -9,6 +9,8 @@
 import { eng, exact, count } from './format.js';
 import { whiteBackground, logAxis } from './chart-kit.js';
 import { el } from './dom.js';
+import { wordName } from './words.js';
+import { boundPhrase } from './figures.js';
 import { chartClass } from './chart-lib.js';
 import { llmDefaultState, llmRequestMember, MAX_TOKENS, BITS } from './llm-state.js';
 
@@ -42,7 +44,6 @@ function decades(values, pad = 1.5) {
   return [10 ** Math.floor(Math.log10(Math.min(...v) / pad)), 10 ** Math.ceil(Math.log10(Math.max(...v) * pad))];
 }
 
-const BOUND = { compute: 'compute', memory: 'memory', overhead: 'launches', power: 'power' };
 
 export class LlmPanel {
   /**
@@ -169,12 +170,12 @@ export class LlmPanel {
     } catch (e) {
       if (seq !== this.seq) return;
       const err = e.core || e;
-      this.fail(`The LLM view failed: ${err.message || e}${err.code ? ` [${err.code}]` : ''}`);
+      this.fail(`The LLM view failed: ${err.message || e}`);
       return;
     }
     if (seq !== this.seq) return; // a newer request is under way
     if (!res.ok) {
-      this.fail(`The LLM view failed: ${res.error.message} [${res.error.code}]${res.error.where ? ' at ' + res.error.where : ''}`);
+      this.fail(`The LLM view failed: ${res.error.message}${res.error.where ? ' at ' + res.error.where : ''}`);
       return;
     }
     if (!res.llm) { this.fail('This version of the core has no LLM view.'); return; }
@@ -221,10 +222,10 @@ export class LlmPanel {
       if (raw !== undefined && raw !== null) v.dataset.value = String(raw);
     };
     const d = L.decode;
-    item('Time to first token', eng(L.ttft_s, 's'), `prefill of ${exact(L.prompt_tokens)} tokens: ${exact(L.ttft_s, 's')}, ${BOUND[L.prefill.bound] || L.prefill.bound}-bound`,
+    item('Time to first token', eng(L.ttft_s, 's'), `prefill of ${exact(L.prompt_tokens)} tokens: ${exact(L.ttft_s, 's')}, limited by ${boundPhrase(L.prefill.bound)}`,
       'llm-ttft', L.ttft_s);
     item('Time per output token', eng(L.tpot_s, 's'), d ? `mean of ${exact(L.generated_tokens)} decode steps (${d.method}); first ${eng(d.first_time_per_token_s, 's')}, ` +
-      `last ${eng(d.last_time_per_token_s, 's')}; ${BOUND[d.bound] || d.bound}-bound; launch floor ${eng(d.launch_floor_s, 's')} if not captured` : '',
+      `last ${eng(d.last_time_per_token_s, 's')}; limited by ${boundPhrase(d.bound)}; launch floor ${eng(d.launch_floor_s, 's')} if not captured` : '',
     'llm-tpot', L.tpot_s);
     item('Tokens/s', eng(L.tokens_per_s), 'batch × generated tokens ÷ decode time', 'llm-tokens-per-s', L.tokens_per_s);
     item('End to end', eng(L.e2e_s, 's'), 'time to first token + decode', 'llm-e2e', L.e2e_s);
@@ -301,7 +302,7 @@ export class LlmPanel {
       cell(count(r.batch), 'n');
       cell(eng(r.tpot_s, 's'), 'n', exact(r.tpot_s, 's'));
       cell(eng(r.tokens_per_s), 'n', exact(r.tokens_per_s));
-      cell(BOUND[r.bound] || r.bound);
+      cell(wordName('bound', r.bound));
       cell(eng(r.memory_required_bytes, 'B'), 'n', exact(r.memory_required_bytes, 'B'));
       cell(r.fits === null ? '?' : r.fits ? 'yes' : 'no', r.fits === false ? 'bad' : '');
     }

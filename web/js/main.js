@@ -6,7 +6,7 @@
 // models and profiles are shown with textContent (dom.js). Headline figures
 // come from figures.js only.
 import { app, showError, notice, writeUrl, baseName, currentProfile, request, plainRequest, exampleUrl } from './app.js';
-import { fillHardware, fillPowerModes, fillPrecisions, wireControls, applyCustomProfile } from './controls.js';
+import { fillHardware, fillPowerModes, fillPrecisions, fillWords, wireControls, applyCustomProfile } from './controls.js';
 import { analyze, clearModel, select } from './analysis.js';
 import { fillExamples, wireOpening } from './opening.js';
 import { wireExports } from './export-buttons.js';
@@ -90,7 +90,7 @@ async function main() {
   app.analyze = analyze;
   buildMainViews();
   app.client = new CoreClient();
-  app.client.ready.then((v) => { $('version').textContent = `core ${v}`; fillPrecisions(); }, (e) => showError({ code: 'wasm_failed', message: e.message }));
+  app.client.ready.then((v) => { $('version').textContent = `core ${v}`; fillPrecisions(); fillWords(); }, (e) => showError({ code: 'wasm_failed', message: e.message }));
   const examples = loadExamples();   // the two lists load side by side
   try {
     await app.catalog.load();

@@ -17,7 +17,7 @@
 //                                            optimises the code that ran, so the user's first analysis
 //                                            is not run by WebAssembly's baseline tier; replies 'warm'
 //   worker -> main
-//     {type: 'ready', version, precisions} once (precisions: the core's rl_precisions() table); {type: 'fatal', message} if the module cannot load
+//     {type: 'ready', version, precisions, words} once (precisions: the core's rl_precisions() table; words: rl_words(), the names of its concepts); {type: 'fatal', message} if the module cannot load
 //     {id, type: 'progress', offset, total, skipped}
 //     {id, type: 'opened', info, read, memory} info: rl_model_info JSON object;
 //                                             read: {bytes_read, bytes_skipped, total}
@@ -42,7 +42,7 @@ async function boot() {
 }
 
 const ready = boot().then(
-  () => postMessage({ type: 'ready', version: core.version(), precisions: JSON.parse(core.precisions()) }),
+  () => postMessage({ type: 'ready', version: core.version(), precisions: JSON.parse(core.precisions()), words: JSON.parse(core.words()) }),
   (e) => postMessage({ type: 'fatal', message: 'could not load the WebAssembly module: ' + (e && e.message || e) }));
 
 function errorOf(code, message, where = '') { return { code, message, where }; }
