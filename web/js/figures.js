@@ -62,7 +62,9 @@ export function headlineSentence(res) {
   const mode = hw.power_mode ? ` (${String(hw.power_mode_name || hw.power_mode).replace(/\s*\(.*$/, '')})` : '';
   const per = res?.options?.mode === 'training' ? 'per forward pass' : 'per inference';
   const sol = wordName('sol', h.model);
-  const faster = solRows(res).filter((r) => num(r.time_s) !== null && r.time_s < h.time_s).sort((a, b) => a.time_s - b.time_s)[0];
+  // Only a faster model that reads as faster (not the same time to 3 digits).
+  const faster = solRows(res).filter((r) => num(r.time_s) !== null && eng(r.time_s, 's') !== eng(h.time_s, 's') && r.time_s < h.time_s)
+    .sort((a, b) => a.time_s - b.time_s)[0];
   const even = faster ? `; even ${wordName('sol', faster.model)}, it could not go below ${eng(faster.time_s, 's')}` : '';
   if (f && num(f.time_s) !== null) {
     const stack = f.stack ? ` with ${f.stack}` : '';

@@ -89,7 +89,8 @@ export class LlmPanel {
     this.summary = r.appendChild(el('div', null, { class: 'summary' }));
     const charts = r.appendChild(el('div', null, { class: 'whatif-charts' }));
     const figure = (caption, label) => {
-      const f = charts.appendChild(el('figure', null, { class: 'chart' }));
+      // Hidden until there is data to draw (drawCharts), so no empty frames.
+      const f = charts.appendChild(el('figure', null, { class: 'chart', hidden: '' }));
       f.appendChild(el('figcaption', caption));
       const box = f.appendChild(el('div', null, { class: 'chart-box' }));
       return box.appendChild(el('canvas', null, { role: 'img', 'aria-label': label }));
@@ -106,7 +107,9 @@ export class LlmPanel {
       const st = this.h.state();
       st.llm = { ...(st.llm || llmDefaultState()), [field]: value };
       this.h.onChange();
-      this.refresh();
+      // The main analysis runs at the prompt's prefill: it re-analyses and
+      // refreshes this panel after it; otherwise the panel alone.
+      if (!(field === 'prompt' && this.h.onPrompt?.())) this.refresh();
     };
     const tokens = (input, field) => input.addEventListener('change', () => {
       const v = input.value.trim();
@@ -150,6 +153,8 @@ export class LlmPanel {
   clear() {
     this.seq++;
     for (const k of Object.keys(this.charts)) { this.charts[k].destroy(); delete this.charts[k]; }
+    this.showChart(this.batchCanvas, false);
+    this.showChart(this.contextCanvas, false);
     this.summary.textContent = '';
     this.table.textContent = '';
     this.notes.textContent = '';
@@ -187,6 +192,8 @@ export class LlmPanel {
 
   fail(text) {
     this.message(text, true);
+    this.showChart(this.batchCanvas, false);
+    this.showChart(this.contextCanvas, false);
     this.root.dataset.state = 'error';
     this.h.onPoints?.(null);
   }
@@ -279,8 +286,13 @@ export class LlmPanel {
     });
   }
 
+  /** Shows a chart's figure only while it has data. */
+  showChart(canvas, shown) { canvas.closest('figure').hidden = !shown; }
+
   drawCharts(L) {
     const bs = L.batch_sweep, cs = L.context_sweep;
+    this.showChart(this.batchCanvas, !!bs?.rows?.length);
+    this.showChart(this.contextCanvas, !!cs?.rows?.length);
     if (bs) this.sweepChart('batch', this.batchCanvas, bs.rows, 'batch', 'Batch size', bs.max_batch,
       `memory limit: batch ${count(bs.max_batch)}`);
     if (cs) this.sweepChart('context', this.contextCanvas, cs.rows, 'context', 'Context (tokens in the cache)', cs.max_context,

@@ -5,7 +5,7 @@
 // export-buttons.js and restore.js (the page from its URL). All strings from
 // models and profiles are shown with textContent (dom.js). Headline figures
 // come from figures.js only.
-import { app, showError, notice, writeUrl, baseName, currentProfile, request, plainRequest, exampleUrl } from './app.js';
+import { app, showError, notice, writeUrl, baseName, currentProfile, request, plainRequest, exampleUrl, prefillDims } from './app.js';
 import { fillHardware, fillPowerModes, fillPrecisions, fillWords, wireControls, applyCustomProfile } from './controls.js';
 import { analyze, clearModel, select } from './analysis.js';
 import { fillExamples, wireOpening } from './opening.js';
@@ -61,6 +61,7 @@ function buildSideViews() {
   app.llm = new LlmPanel($('llm-panel'), {
     client: app.client, state: () => app.state, request: plainRequest,
     onChange: () => writeUrl(), onPoints: (points) => app.charts.setExtra(points),
+    onPrompt: () => { if (!Object.keys(prefillDims()).length) return false; analyze(); return true; },
   });
   app.measured = new MeasuredView($('measured'), {
     client: app.client, hasModel: () => !!app.info, result: () => app.res, state: () => app.state,

@@ -1,7 +1,8 @@
 // The summary panel of an analysis: the title lines every surface shares
 // (page, PNG, Markdown), the headline figures (from figures.js only), the
 // table of speed-of-light models and the warnings.
-import { app } from './app.js';
+import { app, prefillDims } from './app.js';
+import { llmDefaultState } from './llm-state.js';
 import { eng, exact, count } from './format.js';
 import { dimsText, batchNote } from './export.js';
 import { headline, headlineSentence, solRows } from './figures.js';
@@ -100,6 +101,12 @@ export function renderSummary(res) {
   const [title, sub] = titleLines(res);
   s.appendChild(el('h2', title, { 'data-testid': 'summary-title' }));
   s.appendChild(el('p', headlineSentence(res), { class: 'headline', 'data-testid': 'headline' }));
+  const prefill = Object.entries(prefillDims());
+  if (prefill.length) {
+    s.appendChild(el('p', `A decoder with a KV cache: analysed at the prefill of the LLM panel's ${count((app.state.llm || llmDefaultState()).prompt)}-token prompt ` +
+      `(${prefill.map(([k, v]) => `${k} ${count(v)}`).join(', ')}; the batch from the Batch control). Change the prompt in the LLM panel, ` +
+      'or type the sizes above to analyse another step.', { class: 'note', 'data-testid': 'prefill-note' }));
+  }
   s.appendChild(el('p', `${sub}${m.name && m.name !== app.fileName ? `; graph “${m.name}”` : ''}`, { class: 'subtitle' }));
   const dl = el('dl');
   dd(dl, 'Layers', count(t.layers), `${h.kernels} kernels in the ${wordName('sol', h.model)} model`);
