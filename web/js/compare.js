@@ -505,7 +505,7 @@ export class CompareView {
         scales: { x: logAxis('Arithmetic intensity (FLOP/B)', '', xlo, xhi), y: logAxis('Performance (FLOP/s)', 'FLOP/s', ylo, yhi) },
         plugins: {
           // Under the chart: at the side it would take half a phone's width and cut the names.
-          legend: { position: 'bottom', labels: { boxWidth: 12, font: { size: 11 } } },
+          legend: { position: 'bottom', labels: { boxWidth: 12, font: { size: 11 }, usePointStyle: true } },   // marks as drawn
           tooltip: { callbacks: {
             title: (items) => items[0]?.raw?.name ?? items[0]?.dataset?.label ?? '',
             label: (it) => (it.raw?.side ? `${it.raw.side}: ${eng(it.raw.x, 'FLOP/B')}, ${eng(it.raw.y, 'FLOP/s')}` : it.dataset.label),

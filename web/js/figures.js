@@ -58,8 +58,8 @@ export function boundPhrase(bound) {
  * speed-of-light models could go. Every figure is a field of the response. */
 export function headlineSentence(res) {
   const h = headline(res), hw = res?.hardware || {}, f = res?.forecast;
-  // The mode's short name: "MAXN", not its whole description in brackets.
-  const mode = hw.power_mode ? ` (${String(hw.power_mode_name || hw.power_mode).replace(/\s*\(.*$/, '')})` : '';
+  // The mode's short name: "MAXN", not its whole description.
+  const mode = hw.power_mode ? ` in ${String(hw.power_mode_name || hw.power_mode).replace(/\s*\(.*$/, '')} mode` : '';
   const per = res?.options?.mode === 'training' ? 'per forward pass' : 'per inference';
   const sol = wordName('sol', h.model);
   // Only a faster model that reads as faster (not the same time to 3 digits).
@@ -69,8 +69,8 @@ export function headlineSentence(res) {
   if (f && num(f.time_s) !== null) {
     const stack = f.stack ? ` with ${f.stack}` : '';
     return `About ${eng(f.time_s, 's')} ${per} on ${hw.name}${mode}${stack}, limited by ${boundPhrase(h.bound)}; ` +
-      `its speed of light (${sol}) is ${eng(num(f.floor_s) ?? h.time_s, 's')}${even.replace(/^;/, ',')}.`;
+      `its ${sol} speed of light is ${eng(num(f.floor_s) ?? h.time_s, 's')}${even}.`;
   }
-  return `At best ${eng(h.time_s, 's')} ${per} on ${hw.name}${mode} (its speed of light, ${sol}), ` +
+  return `At best ${eng(h.time_s, 's')} ${per} on ${hw.name}${mode}: the ${sol} speed of light, ` +
     `limited by ${boundPhrase(h.bound)}${even}.`;
 }
