@@ -30,7 +30,7 @@ test('without a forecast, the headline states the speed of light, its unit, the 
   const res = await answer();
   const text = headlineSentence(res);
   const c = res.sol.chosen;
-  assert.match(text, new RegExp(`^At best ${eng(c.time_s, 's')} per inference on ${res.hardware.name} \\(its speed of light, fused\\), limited by `));
+  assert.match(text, new RegExp(`^At best ${eng(c.time_s, 's')} per inference on ${res.hardware.name}: the fused speed of light, limited by `));
   const limit = { compute: 'compute', memory: 'memory bandwidth', overhead: 'the launch floor', power: 'the power floor' }[c.bound];
   assert.ok(text.includes(`limited by ${limit}`), text);
   if (res.sol.fused_prefetched.time_s < c.time_s)
@@ -47,7 +47,7 @@ test('with a forecast, the headline states the forecast first and the speed of l
   res.forecast = { time_s: floor * 2.5, energy_j: 1e-3, floor_s: floor, headroom: 2.5, basis: 'analytic', stack: 'TensorRT', by_class: [] };
   const text = headlineSentence(res);
   assert.match(text, new RegExp(`^About ${eng(floor * 2.5, 's')} per inference on ${res.hardware.name} with TensorRT, limited by `));
-  assert.ok(text.includes(`its speed of light (unfused) is ${eng(floor, 's')}`), text);
+  assert.ok(text.includes(`; its unfused speed of light is ${eng(floor, 's')}`), text);
   assert.doesNotMatch(text, ENGINE_IDS);
   // A forecast without a time (a partial answer) falls back to the floor.
   res.forecast = { basis: 'analytic' };

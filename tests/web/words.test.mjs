@@ -28,7 +28,7 @@ test('the headline is one sentence: the time, its unit, the device and what limi
   await ready(page);
   const h = await page.$eval('[data-testid=headline]', (e) => e.textContent);
   const shown = await page.$eval('[data-testid=predicted-time]', (e) => e.textContent);
-  assert.match(h, /^At best [\d.]+ [µnm]?s per inference on NVIDIA H100 SXM[^,]* \(its speed of light, fused\), limited by (compute|memory bandwidth|the launch floor|the power floor)/);
+  assert.match(h, /^At best [\d.]+ [µnm]?s per inference on NVIDIA H100 SXM[^:]*: the fused speed of light, limited by (compute|memory bandwidth|the launch floor|the power floor)/);
   assert.ok(h.includes(`At best ${shown} per inference`), `${h} vs the summary's ${shown}`);
   assert.match(h, /(limited by [^;]+|; even fused and prefetched, it could not go below [\d.]+ [µnm]?s)\.$/);
   // The reason is the summary's own bound, named as in the glossary.
