@@ -129,6 +129,9 @@ test('zoom with Ctrl + wheel, pan by dragging, double-click resets', { skip }, a
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.wheel(0, -400);   // a plain wheel scrolls the page, not the chart
   assert.deepEqual(await range(), start);
+  await canvas.scrollIntoViewIfNeeded();
+  const at = await canvas.boundingBox();
+  await page.mouse.move(at.x + at.width / 2, at.y + at.height / 2);
   await page.keyboard.down('Control');
   await page.mouse.wheel(0, -400);
   await page.keyboard.up('Control');
@@ -138,9 +141,9 @@ test('zoom with Ctrl + wheel, pan by dragging, double-click resets', { skip }, a
   }, start, { timeout: 5000 });
   const zoomed = await range();
   // drag to pan
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.move(at.x + at.width / 2, at.y + at.height / 2);
   await page.mouse.down();
-  await page.mouse.move(box.x + box.width / 2 + 60, box.y + box.height / 2 + 30, { steps: 8 });
+  await page.mouse.move(at.x + at.width / 2 + 60, at.y + at.height / 2 + 30, { steps: 8 });
   await page.mouse.up();
   const panned = await range();
   assert.notDeepEqual(panned, zoomed, 'a drag pans');

@@ -50,7 +50,8 @@ export function labelSpot(px, py, r, w, h, free, rings) {
 
 /** Draws text labels at data points without overlap (the "×N" counts of
  * merged points): each label takes the nearest free spot next to its point
- * (labelSpot's first ring). Where a crowded chart has no room for one, the
+ * (labelSpot's first ring, else its second with a leader line). Where a
+ * crowded chart has no room for one, the
  * label is left out and counted in chart.$rlUnlabelled; the tooltip and the
  * chart's data table still give every count. options.plugins.rlLabels =
  * [{x, y, text, color, yAxisID, r}]. The boxes drawn are kept in
@@ -74,7 +75,7 @@ export const pointLabels = {
       const meta = chart.getDatasetMeta(i);
       if (meta.hidden || d.rl === 'ceiling' || d.pointRadius === 0) return;
       for (const e of meta.data) {
-        const r = Math.max(2, (e.options?.radius ?? 3) + (e.options?.borderWidth ?? 1));
+        const r = Math.max(2, (e.options?.radius ?? 3) + (e.options?.borderWidth ?? 1) / 2);   // as drawn, border included
         if (Number.isFinite(e.x) && Number.isFinite(e.y)) taken.push({ x: e.x - r, y: e.y - r, w: 2 * r, h: 2 * r });
       }
     });
@@ -82,10 +83,20 @@ export const pointLabels = {
       const px = scales.x.getPixelForValue(t.x), py = scales[t.yAxisID || 'y'].getPixelForValue(t.y);
       if (!Number.isFinite(px) || !Number.isFinite(py)) continue;
       const w = ctx.measureText(t.text).width + 2, h = 13;
-      const spot = labelSpot(px, py, t.r || 4, w, h, free, 1);
+      // Off the point's own ring when it is crowded (points drawn on one
+      // another, the whole-model star), with a leader line to its point.
+      const spot = labelSpot(px, py, t.r || 4, w, h, free, 2);
       if (!spot) { chart.$rlUnlabelled.push(t.text); continue; }
       taken.push(spot);
       chart.$rlLabelBoxes.push({ x: spot.x, y: spot.y, w, h, text: t.text });
+      if (spot.lead) {
+        ctx.strokeStyle = '#666';
+        ctx.lineWidth = 0.8;
+        ctx.beginPath();
+        ctx.moveTo(px, py);
+        ctx.lineTo(Math.max(spot.x, Math.min(px, spot.x + w)), Math.max(spot.y, Math.min(py, spot.y + h)));
+        ctx.stroke();
+      }
       ctx.fillStyle = 'rgba(255,255,255,0.8)';
       ctx.fillRect(spot.x, spot.y, w, h);
       ctx.fillStyle = t.color || '#222';

@@ -327,6 +327,7 @@ export class Charts {
       b.appendChild(markSwatch(entry));
       b.appendChild(el('span', s.label, { class: 'legend-label' }));
       b.addEventListener('click', () => {
+        (this.legendStop ??= {})[key] = s.rlKey;   // the legend's Tab stop stays on the button used
         if (this.toggled.has(s.rlKey)) this.toggled.delete(s.rlKey); else this.toggled.add(s.rlKey);
         this.hooks.onLegend?.([...this.toggled]);
         if (this.res) this.update(this.res);
@@ -335,6 +336,30 @@ export class Charts {
       (s.rlMore ? more : box).appendChild(b);
     });
     if (more) box.appendChild(more);
+    this.rovingLegend(key, box);
+  }
+
+  /** A legend is one Tab stop: the arrow keys (and Home, End) move between
+   * its buttons, the one last used keeps the stop. */
+  rovingLegend(key, box) {
+    const buttons = () => [...box.querySelectorAll('button.legend-item')].filter((b) => b.offsetParent !== null || b === document.activeElement);
+    const all = [...box.querySelectorAll('button.legend-item')];
+    const keep = all.find((b) => b.dataset.key === this.legendStop?.[key]) || all[0];
+    for (const b of all) b.tabIndex = b === keep ? 0 : -1;
+    if (box.dataset.roving) return;   // the key handler is wired once per legend box
+    box.dataset.roving = '1';
+    box.addEventListener('keydown', (ev) => {
+      const list = buttons();
+      const i = list.indexOf(document.activeElement);
+      if (i < 0) return;
+      const to = { ArrowRight: i + 1, ArrowDown: i + 1, ArrowLeft: i - 1, ArrowUp: i - 1, Home: 0, End: list.length - 1 }[ev.key];
+      if (to === undefined) return;
+      ev.preventDefault();
+      const next = list[(to + list.length) % list.length];
+      for (const b of box.querySelectorAll('button.legend-item')) b.tabIndex = b === next ? 0 : -1;
+      (this.legendStop ??= {})[key] = next.dataset.key;
+      next.focus();
+    });
   }
 
   message(key, text) {

@@ -80,6 +80,21 @@ function buildSideViews() {
   });
 }
 
+/** Skip links move the focus to their section without writing the URL's
+ * hash, which holds the page's state (a "#layers" there would be read as a
+ * link to restore). */
+function wireSkipLinks() {
+  for (const a of document.querySelectorAll('a.skip-link')) {
+    a.addEventListener('click', (ev) => {
+      const target = document.getElementById(a.getAttribute('href').slice(1));
+      if (!target) return;
+      ev.preventDefault();
+      target.focus();
+      target.scrollIntoView({ block: 'start' });
+    });
+  }
+}
+
 /** The examples' list (samples/index.json); an empty list when there is none. */
 function loadExamples() {
   return fetch(new URL('samples/index.json', document.baseURI))
@@ -89,6 +104,7 @@ function loadExamples() {
 async function main() {
   if (isFramed()) { refuseFramed(); return; }
   app.analyze = analyze;
+  wireSkipLinks();
   buildMainViews();
   app.client = new CoreClient();
   app.client.ready.then((v) => { $('version').textContent = `core ${v}`; fillPrecisions(); fillWords(); }, (e) => showError({ code: 'wasm_failed', message: e.message }));
