@@ -215,7 +215,7 @@ static void headline(md *b, const cJSON *d, bool base) {
     else putf(b, "| time bounds | %s \xe2\x80\xa6 %s |\n", b1, b2);
     delta_row(b, "energy", item(t, "energy_j"), "J", false, base);
     delta_row(b, "FLOPs", item(t, "flops"), "FLOP", false, base);
-    delta_row(b, "bytes moved", item(t, "bytes"), "B", false, base);
+    delta_row(b, "bytes moved", item(t, "sol_bytes"), "B", false, base); /* of the model the time is */
     delta_row(b, "parameters", item(t, "params"), "", false, base);
     delta_row(b, "weight bytes", item(t, "weight_bytes"), "B", false, base);
     delta_row(b, "kernels", item(t, "kernels"), "", false, base);

@@ -84,6 +84,7 @@ async function openPage(hash = '') {
   return page;
 }
 
+const { eng: fmtEng } = await import(join(ROOT, 'web/js/format.js'));
 const ready = (page) => page.waitForSelector('[data-testid=diff-models][data-state=ready]', { timeout: 20000 });
 
 test('compare view: the deltas, the matched layers and both models on the roofline', { skip }, async () => {
@@ -98,6 +99,11 @@ test('compare view: the deltas, the matched layers and both models on the roofli
   assert.equal(Number(await sum.getAttribute('data-time-new')), want.totals.time_s.new);
   assert.equal(Number(await sum.getAttribute('data-flops-delta')), 107520);
   assert.equal(Number(await sum.getAttribute('data-params-delta')), 13472);
+  // the bytes beside the fused time are the fused model's, not the unfused traffic
+  const bytesRow = await page.locator('[data-testid=diff-bytes]').innerText();
+  assert.match(bytesRow, new RegExp(`^${fmtEng(want.totals.sol_bytes.old, 'B')} → ${fmtEng(want.totals.sol_bytes.new, 'B')}`));
+  assert.notEqual(want.totals.sol_bytes.new, want.totals.bytes.new);
+  assert.match(await page.locator('[data-testid=diff-summary]').innerText(), /Bytes moved \(fused\)/);
   const counts = page.locator('[data-testid=diff-layers]');
   assert.equal(await counts.getAttribute('data-matched'), '6');
   assert.equal(await counts.getAttribute('data-added'), '1');

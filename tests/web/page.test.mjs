@@ -251,6 +251,17 @@ test('exports (CSV, JSON, PNG) and an edited hardware profile survive a share li
   };
   const csv = await get('[data-testid=download-csv]');
   assert.equal(csv.body.toString().trim().split('\n').length, cli.layers.length + 1);
+  assert.doesNotMatch(csv.name, /filtered/);
+  // a filtered table: the CSV says so in its name and first line, and the button too
+  await page.selectOption('[data-testid=filter-op]', 'Conv');
+  const convs = cli.layers.filter((l) => l.op === 'Conv').length;
+  assert.equal(await page.textContent('[data-testid=download-csv]'), `Download CSV (${convs} of ${cli.layers.length} layers, filtered)`);
+  const part = await get('[data-testid=download-csv]');
+  assert.match(part.name, /-filtered\.csv$/);
+  const lines = part.body.toString().trim().split('\n');
+  assert.equal(lines[0], `# ${convs} of ${cli.layers.length} layers: only those the table's filter shows (op Conv)`);
+  assert.equal(lines.length, convs + 2);
+  await page.selectOption('[data-testid=filter-op]', '');
   const json = JSON.parse((await get('[data-testid=download-json]')).body.toString());
   assert.equal(json.sol.chosen.time_s, cli.sol.chosen.time_s);
   const png = await get('[data-testid=chart-time-roofline] button.png');

@@ -357,7 +357,8 @@ export class CompareView {
     row('Upper bound', t.upper_bound_s, 's');
     row('Energy', t.energy_j, 'J', 'diff-energy');
     row('FLOPs', t.flops, 'FLOP', 'diff-flops');
-    row('Bytes moved', t.bytes, 'B');
+    // the bytes of the model whose time is above (older cores: the unfused ones)
+    row(`Bytes moved (${wordName('sol', d.sol.model)})`, t.sol_bytes ?? t.bytes, 'B', 'diff-bytes');
     row('Parameters', t.params, '');
     row('Weight bytes', t.weight_bytes, 'B');
     row('Kernels', t.kernels, '');

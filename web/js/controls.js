@@ -148,7 +148,10 @@ export function syncControls() {
 
 export function updateCount() {
   const shown = app.table.rows?.length ?? 0;
-  $('table-count').textContent = `${count(shown)} of ${count(app.table.layers.length)} layers`;
+  const total = app.table.layers.length;
+  $('table-count').textContent = `${count(shown)} of ${count(total)} layers`;
+  // The CSV holds the rows the table shows: the button says when that is not all of them.
+  $('dl-csv').textContent = shown < total ? `Download CSV (${count(shown)} of ${count(total)} layers, filtered)` : 'Download CSV';
 }
 
 // The profile editor (profile-editor.js) owns the form and the JSON text.

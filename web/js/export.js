@@ -13,9 +13,12 @@ function csvField(v) {
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export function toCSV(layers) {
+/** The layers as CSV. `filtered` ({shown, total, what}) when the rows are
+ * the table's filtered ones: the first line says so (a '#' comment line). */
+export function toCSV(layers, filtered = null) {
   const head = COLUMNS.map((c) => c.key);
-  const lines = [head.join(',')];
+  const lines = filtered ? [`# ${filtered.shown} of ${filtered.total} layers: only those the table's filter shows (${filtered.what})`] : [];
+  lines.push(head.join(','));
   for (const l of layers) {
     lines.push(head.map((k) => csvField(k === 'inputs' || k === 'outputs' ? shapes(l[k]) : l[k])).join(','));
   }
@@ -63,6 +66,9 @@ export function toMarkdown(res, { file = 'model', link = null, localFile = false
     ? `${h.precision} (asked for ${h.requested_precision})` : `${h.precision}${o.precision === 'model' ? ' (the model\'s dtypes)' : ''}`;
   out.push(`- **Precision:** ${mdEscape(prec)}; ${o.mode}; speed-of-light model ${wordName('sol', h.model ?? o.sol)}, ${wordName('granularity', h.granularity ?? o.granularity)}`);
   out.push(`- **Dims:** ${mdEscape(dimsText(res))}${batchNote(res)}`);
+  // Every input's name, dtype and shape as analysed (a fixed-shape model too).
+  const inputs = (m.inputs || []).map((i) => `${mdEscape(i.name)} ${shapes([i])}`);
+  if (inputs.length) out.push(`- **Inputs:** ${inputs.join('; ')}`);
   out.push(`- **Predicted time:** ${eng(h.time_s, 's')} (bounds ${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}), ` +
     `limited by ${boundPhrase(h.bound)}` + (h.energy_j !== null ? `; energy ${eng(h.energy_j, 'J')}` : '; energy: the profile has no energy figures'));
   out.push(`- **Model:** ${t.layers} layers, ${eng(m.params)} parameters, ${eng(t.flops, 'FLOP')}, ${eng(t.bytes, 'B')} moved, ` +
