@@ -278,7 +278,8 @@ export class LlmPanel {
           y1: { ...logAxis('Tokens/s', '', y1lo, y1hi), position: 'right', grid: { drawOnChartArea: false } },
         },
         plugins: {
-          legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } },
+          // each series drawn as its line, dashes included
+          legend: { position: 'top', labels: { boxWidth: 18, font: { size: 11 }, usePointStyle: true, pointStyle: 'line' } },
           tooltip: { callbacks: { label: (it) => `${it.dataset.label}: ${eng(it.parsed.y, it.dataset.yAxisID === 'y' ? 's' : '')} at ${eng(it.parsed.x)}` } },
           rlLimit: limit > 0 ? { x: limit, label: limitLabel } : null,
         },

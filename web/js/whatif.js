@@ -12,6 +12,8 @@ import { boundPhrase } from './figures.js';
 import { chartClass } from './chart-lib.js';
 import { VIEWS, MAX_COMPARE, MAX_SWEEP_BATCH, sweepBatches, validCompareEntry } from './state.js';
 
+// Line charts' legends draw each series as its line, dashes included.
+const LINE_LEGEND = { position: 'top', labels: { boxWidth: 18, font: { size: 11 }, usePointStyle: true, pointStyle: 'line' } };
 const SOL_COLORS = { unfused: '#9ecae1', fused: '#3182bd', fused_prefetched: '#08519c' };
 const BOUND_COLORS = { compute: '#1f77b4', memory: '#ff7f0e', overhead: '#d62728' };
 // Suggested when the compare view is first opened: one device of each kind.
@@ -479,7 +481,7 @@ export class WhatIfViews {
         ],
       },
       options: { ...baseOptions(xAxis(), logAxis('Arithmetic intensity (FLOP/B)', '', ilo, ihi)),
-        parsing: true, plugins: { legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } }, rlMarkers: { lines } } },
+        parsing: true, plugins: { legend: LINE_LEGEND, rlMarkers: { lines } } },
     });
     const [flo, fhi] = decades(rows.flatMap((r) => [r.attainable_flops_per_s, r.predicted_flops_per_s]));
     const [slo, shi] = decades(rows.map((r) => r.time_per_sample_s));
@@ -498,7 +500,7 @@ export class WhatIfViews {
       },
       options: { animation: false, responsive: true, maintainAspectRatio: false,
         scales: { x: xAxis(), y: logAxis('Performance (FLOP/s)', '', flo, fhi), y2 },
-        plugins: { legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } }, rlMarkers: { lines },
+        plugins: { legend: LINE_LEGEND, rlMarkers: { lines },
           tooltip: { callbacks: { label: (it) => `${it.dataset.label}: ${eng(it.raw.y, it.dataset.yAxisID === 'y' ? 'FLOP/s' : 's')} at batch ${it.raw.x}` } } } },
     });
     // A model the power budget holds back never turns compute-bound: say what binds instead.
@@ -509,7 +511,7 @@ export class WhatIfViews {
       ? `Critical batch: ${crit}. From this batch on the whole model is compute-bound on ${res.hardware.name} (its compute time reaches its memory time and outlasts its launches; for matrix work alone that is the time balance of ${eng(balance, 'FLOP/B')}).`
       : `No batch in ${rows[0]?.batch ?? '?'}…${rows.at(-1)?.batch ?? '?'} makes the whole model compute-bound on ${res.hardware.name} (time balance ${eng(balance, 'FLOP/B')}).` +
         (capped ? ` From batch ${capped.batch} on its power budget${res.hardware.power_budget_w ? ` of ${eng(res.hardware.power_budget_w, 'W')}` : ''} sets the time ` +
-          'first (bound "power"): at the full compute rate the device would draw more than that.' : '');
+          `first (limited by ${boundPhrase('power')}): at the full compute rate the device would draw more than that.` : '');
     const failed = all.filter((r) => r.error).map((r) => `batch ${r.batch}: ${r.error.message}`);
     this.q('#sweep-note').textContent = [study.note || '', ...failed].join(' ');
     fillTable(this.q('#sweep-table'),
