@@ -5,7 +5,7 @@
 #      worker, rooflens-node.mjs/.wasm for the Node tests),
 #   3. the npm front-end dependencies (npm ci when node_modules is missing),
 #   4. the site: web/ with its scripts bundled by esbuild (js/main.js for the
-#      page, js/worker.js for the worker, Chart.js in a chunk of its own that
+#      page, js/worker.js for the worker, js/chart-bundle.js (Chart.js) that
 #      the page loads once it is interactive) + wasm/ + hw/ (+ hw/index.json)
 #      + samples/ (example models + samples/index.json).
 # The output is self-contained: serve it as static files (GitHub Pages, or
@@ -62,12 +62,17 @@ rm -rf "$SITE/js" "$SITE/wasm" "$SITE/samples" "$SITE/hw"   # generated below
 mkdir -p "$SITE/wasm" "$SITE/samples" "$SITE/hw" "$SITE/licenses"
 cp "$WASM_BUILD/wasm/rooflens.mjs" "$WASM_BUILD/wasm/rooflens.wasm" "$SITE/wasm/"
 # The page's modules as one script: one request instead of twenty, parsed at
-# once. The dynamic import of Chart.js (js/chart-lib.js) becomes a chunk of
-# its own. The worker imports the Emscripten glue, which finds its .wasm
-# beside itself, so that one stays a file of its own. The source maps name
-# web/js/ for a debugger; the page does not load them.
+# once. The chart library (js/chart-bundle.js: Chart.js, its zoom plugin and
+# the hammerjs it needs) is a file of its own that chart-lib.js imports once
+# the page is interactive; built apart, so that the CommonJS helpers hammerjs
+# needs stay in it instead of a chunk every entry would load first. The
+# worker imports the Emscripten glue, which finds its .wasm beside itself, so
+# that one stays a file of its own. The source maps name web/js/ for a
+# debugger; the page does not load them.
 "$ESBUILD" "$ROOT/web/js/main.js" "$ROOT/web/js/worker.js" --bundle --splitting --format=esm \
     --outdir="$SITE/js" --chunk-names='chunks/[name]-[hash]' --external:'../wasm/rooflens.mjs' \
+    --external:'./chart-bundle.js' --minify --sourcemap --legal-comments=linked --log-level=warning
+"$ESBUILD" "$ROOT/web/js/chart-bundle.js" --bundle --format=esm --outfile="$SITE/js/chart-bundle.js" \
     --minify --sourcemap --legal-comments=linked --log-level=warning
 for lib in chart.js @kurkle/color chartjs-plugin-zoom hammerjs; do
     cp "$ROOT/node_modules/$lib/LICENSE.md" "$SITE/licenses/$(echo "$lib" | tr -d @ | tr / -).md"

@@ -23,14 +23,15 @@ test('every series drawn has its legend entry; the whole model is drawn in the l
       const ch = globalThis.Chart.getChart(box.querySelector('canvas'));
       const drawn = ch.data.datasets.filter((d) => d.rl !== 'selected' && d.data.length && !d.hidden).map((d) => d.rlKey);
       const legend = [...box.querySelectorAll('.legend button[data-key]')].map((b) => b.dataset.key);
-      return { drawn, legend, swatches: box.querySelectorAll('.legend button img.swatch').length };
+      return { drawn, legend, swatches: box.querySelectorAll('.legend button span.swatch[data-mark]').length };
     }, id);
     assert.deepEqual(r.drawn.filter((k) => !r.legend.includes(k)), [], `${id}: marks without a legend entry`);
     assert.equal(r.swatches, r.legend.length, `${id}: every entry draws its mark`);
   }
   // The whole model: a black star on the chart, so a black star in the legend (no yellow dot).
   const px = await page.evaluate(async () => {
-    const img = document.querySelector('[data-testid=chart-time-roofline] .legend button[data-key="model:star"] img');
+    const img = new Image();
+    img.src = document.querySelector('[data-testid=chart-time-roofline] .legend button[data-key="model:star"] .swatch').dataset.mark;
     await img.decode();
     const c = document.createElement('canvas');
     c.width = img.naturalWidth; c.height = img.naturalHeight;

@@ -576,8 +576,9 @@ export class WhatIfViews {
         borderColor: '#2ca02c', backgroundColor: '#2ca02c', pointRadius: 5, borderWidth: 2 },
       { type: 'scatter', label: 'other modes', data: others.map(pt), backgroundColor: '#999', borderColor: '#666', pointRadius: 5 },
     ];
-    if (rec) sets.unshift({ type: 'scatter', label: `recommended: ${rec.mode}`, data: [pt(rec)], pointStyle: 'star',
-      pointRadius: 14, borderColor: '#000', backgroundColor: '#ffd700', borderWidth: 2 });
+    // A filled diamond: Chart.js draws a star as lines only, so its fill (and a legend box) never matched it.
+    if (rec) sets.unshift({ type: 'scatter', label: `recommended: ${rec.mode}`, data: [pt(rec)], pointStyle: 'rectRot',
+      pointRadius: 11, borderColor: '#000', backgroundColor: '#ffd700', borderWidth: 2 });
     const lines = limit ? [{ x: limit, label: `fastest + ${pct(study.max_slowdown)}`, color: '#d62728' }] : [];
     this.chart('power', this.q('#power-chart'), {
       type: 'scatter',
