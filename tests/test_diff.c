@@ -145,6 +145,11 @@ static void test_fixture_pair(rl_model *old_m, rl_model *new_m) {
     CHECK(check_num(d, "totals.time_s.old") == check_num(ao, "sol.chosen.time_s") && check_num(d, "totals.time_s.new") == check_num(an, "sol.chosen.time_s"),
           "totals.time_s = the analyses' sol.chosen.time_s");
     CHECK(check_num(d, "totals.energy_j.new") == check_num(an, "sol.chosen.energy_j"), "energy = sol.chosen.energy_j");
+    /* the bytes beside the time are the same speed-of-light model's (issue 27) */
+    CHECK(check_num(d, "totals.sol_bytes.old") == check_num(ao, "sol.chosen.bytes") &&
+              check_num(d, "totals.sol_bytes.new") == check_num(an, "sol.chosen.bytes"),
+          "totals.sol_bytes = the analyses' sol.chosen.bytes");
+    CHECK(check_num(d, "totals.bytes.new") == check_num(an, "totals.bytes"), "totals.bytes stays the unfused traffic");
     CHECK(check_num(d, "totals.lower_bound_s.new") == check_num(an, "sol.lower_bound_s") || check_num(d, "totals.lower_bound_s.new") == check_num(an, "sol.chosen.lower_bound_s"),
           "lower bound from the analysis");
     const cJSON *x;

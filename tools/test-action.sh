@@ -89,7 +89,7 @@ check "comment: gate verdict" has "$C" "**Gate: failed**: 2 of 7 changed models 
 base_short="$(git -C "$R" rev-parse --short "$(git -C "$R" merge-base "$MAIN" "$PR1")")"
 pr1_short="$(git -C "$R" rev-parse --short "$PR1")"
 check "comment: diffed against the merge base, not main's tip" has "$C" "### rooflens: models/classifier.onnx@$Z$base_short → models/classifier.onnx@$Z$pr1_short"
-check "comment: the widened layer's deltas" has "$C" "| fc1 | Gemm | 338 ns → 666 ns | +328 ns (+97.0%) | +66 kFLOP (+100%) | +35.3 kB (+97.2%) | memory |"
+check "comment: the widened layer's deltas" has "$C" "| fc1 | Gemm | 338 ns → 666 ns | +328 ns (+97.0%) | +66 kFLOP (+100%) | +35.3 kB (+97.2%) | memory bandwidth |"
 check "comment: the added layer" has "$C" "| fc\\_extra *(added)* | Gemm |"
 check "comment: the swapped op" has "$C" "| act | Relu → MyOp |"
 check "comment: newly unsupported" has "$C" "**Newly unsupported** (rooflens counts zero FLOPs for an operator it does not know): act (com.example.MyOp)"

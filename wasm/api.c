@@ -126,6 +126,7 @@ EMSCRIPTEN_KEEPALIVE char *rlw_check_hardware(const char *profile_json) {
 EMSCRIPTEN_KEEPALIVE char *rlw_operator_table(void) { return rl_operator_table(); }
 
 EMSCRIPTEN_KEEPALIVE char *rlw_precisions(void) { return rl_precisions(); }
+EMSCRIPTEN_KEEPALIVE char *rlw_words(void) { return rl_words(); }
 /* rl_netron_attachment: the Netron attachment of an analysis response. */
 EMSCRIPTEN_KEEPALIVE char *rlw_netron(const char *analysis_json) {
     return or_out_of_memory(rl_netron_attachment(analysis_json));

@@ -181,6 +181,14 @@ char *rl_operator_table(void);
  * the precisions tried in order when a device has no peak for it; "colour"
  * the page's chart colour. Free with rl_free(). */
 char *rl_precisions(void);
+/* The words for rooflens's concepts, from the one list in the core:
+ * [{"kind", "id", "name", "meaning"}] in a fixed order. "kind" is "term"
+ * (a concept of the glossary: speed_of_light, fused, prefetched,
+ * granularity, launch_floor, power_floor) or the response field whose value
+ * "id" is ("bound", "sol", "granularity"); "name" is what every surface
+ * shows for it ("overhead" -> "launch floor"), "meaning" one or two
+ * sentences for a glossary or a tooltip. Free with rl_free(). */
+char *rl_words(void);
 /* A Netron attachment ("netron:attachment" JSON) of an analysis: rooflens's
  * figures for every named node (FLOPs, bytes, intensity, predicted time,
  * bound, energy, and measured time and efficiency when the request carried a

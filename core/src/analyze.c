@@ -13,6 +13,7 @@
 #include "json.h"
 #include "llm.h"
 #include "forecast_fit.h"
+#include "llm_roles.h"
 #include "measured.h"
 #include "parallel.h"
 #include "request.h"
@@ -673,6 +674,46 @@ static int read_request(const cJSON *req, rl_ctx *c, options *o, rl_hw *hw, rl_e
     return rl_hw_parse(hwj, cJSON_IsString(pm) ? pm->valuestring : NULL, hw, err);
 }
 
+/* Under "llm", the main analysis runs at the prefill of the prompt: each
+ * role dim the request leaves open takes the LLM view's value (batch: its
+ * batch; sequence: the prompt; past: 0; total: past + sequence), so none is left at 1
+ * with an unset_dim warning. A model without roles keeps its dims (the LLM
+ * view reports why). Returns 0, or -1 with err set. */
+static int llm_prefill_dims(rl_ctx *c, const cJSON *req, rl_error *err) {
+    const cJSON *llm = cJSON_GetObjectItemCaseSensitive(req, "llm");
+    if (!llm || cJSON_IsNull(llm)) return 0;
+    llm_opts O;
+    if (rl_llm_parse_opts(llm, c, &O, err)) return -1;
+    rl_graph *g = rl_graph_build(c, c->model->proto->graph, NULL, 0, "main graph");
+    if (!g) return -1;
+    llm_roles R;
+    rl_error no_roles = {0};
+    if (rl_llm_find_roles(c, g, &O, &R, &no_roles)) return 0;
+    rl_dim_setting *dims = rl_arena_alloc(c->arena, (size_t)(c->n_dims + ROLE_COUNT) * sizeof *dims);
+    if (!dims) {
+        rl_error_set(err, "out_of_memory", "llm", "out of memory");
+        return -1;
+    }
+    int n = c->n_dims;
+    if (n) memcpy(dims, c->dims, (size_t)n * sizeof *dims);
+    int64_t value[ROLE_COUNT] = {[ROLE_BATCH] = O.batch, [ROLE_SEQ] = O.prompt, [ROLE_PAST] = 0};
+    bool set[ROLE_COUNT];
+    for (int k = 0; k < ROLE_COUNT; k++) {
+        set[k] = !R.dim[k] || (k == ROLE_BATCH && c->batch > 0);
+        for (int i = 0; i < c->n_dims && R.dim[k]; i++)
+            if (strcmp(c->dims[i].name, R.dim[k]) == 0) {
+                set[k] = true;
+                value[k] = c->dims[i].value;
+            }
+    }
+    value[ROLE_TOTAL] = value[ROLE_PAST] + value[ROLE_SEQ]; /* the total the graph's shapes need */
+    for (int k = 0; k < ROLE_COUNT; k++)
+        if (!set[k]) dims[n++] = (rl_dim_setting){R.dim[k], value[k]};
+    c->dims = dims;
+    c->n_dims = n;
+    return 0;
+}
+
 static cJSON *parse_request(const char *request_json, rl_error *err) {
     cJSON *req = cJSON_Parse(request_json ? request_json : "{}");
     if (req && cJSON_IsObject(req)) return req;
@@ -728,7 +769,7 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
         rl_error_set(&err, "out_of_memory", "", "out of memory");
         goto fail;
     }
-    if (read_request(req, &c, &o, &hw, &err)) goto fail;
+    if (read_request(req, &c, &o, &hw, &err) || llm_prefill_dims(&c, req, &err)) goto fail;
     if (rl_prepare_and_time(&c, &o, &hw, &pg, &lt, &t) || rl_timing_check(&t, pg.graph, &err)) goto fail;
     warn_about_headline(&c, &t, &hw);
     rl_measured *measured;

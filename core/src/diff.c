@@ -55,6 +55,9 @@ void rl_summary_read(const cJSON *res, rl_summary *s) {
     s->weight_bytes = numv(model, "weight_bytes");
     s->flops = numv(tot, "flops");
     s->bytes = numv(tot, "bytes");
+    /* the bytes of the model whose time is compared (responses before it
+     * was written: the unfused bytes) */
+    s->sol_bytes = num_either(ch, tot, "bytes");
     s->intensity = numv(tot, "intensity");
     s->time_s = numv(ch, "time_s");
     s->energy_j = numv(ch, "energy_j");
@@ -631,6 +634,7 @@ static void add_totals(cJSON *d, const rl_summary *a, const rl_summary *b) {
     delta_obj(t, "energy_j", a->energy_j, b->energy_j);
     delta_obj(t, "flops", a->flops, b->flops);
     delta_obj(t, "bytes", a->bytes, b->bytes);
+    delta_obj(t, "sol_bytes", a->sol_bytes, b->sol_bytes);
     delta_obj(t, "intensity", a->intensity, b->intensity);
     delta_obj(t, "params", a->params, b->params);
     delta_obj(t, "weight_bytes", a->weight_bytes, b->weight_bytes);

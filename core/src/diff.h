@@ -19,6 +19,7 @@
 typedef struct rl_summary {
     const char *name, *hw_id, *hw_name, *power_mode, *precision, *sol_model, *granularity, *bound;
     double nodes, params, weight_bytes, flops, bytes, intensity;
+    double sol_bytes; /* the chosen speed-of-light model's bytes: those behind its time_s */
     double time_s, lower_bound_s, upper_bound_s, energy_j, launch_floor_s;
     double forecast_s; /* forecast.time_s: the forecast beside the floor (NaN without one) */
     double kernels, layers, unknown_layers;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "diff.h"
+#include "words.h"
 
 #define MD_MAX_NAME 60       /* characters of a layer name shown */
 #define MD_MAX_LABEL 160     /* of a model's label (a path, often long) */
@@ -180,7 +181,8 @@ static void title(md *b, const cJSON *d, bool base) {
     }
     put(b, ", precision ");
     put_text(b, str(item(d, "new"), "precision"), MD_MAX_NAME);
-    putf(b, ", %s, speed-of-light model %s (%s)", str(opt, "mode"), str(sol, "model"), str(sol, "granularity"));
+    putf(b, ", %s, speed-of-light model %s (%s)", str(opt, "mode"), rl_word_name(RL_WORD_SOL, str(sol, "model")),
+         rl_word_name(RL_WORD_GRANULARITY, str(sol, "granularity")));
     if (cJSON_IsNumber(item(opt, "batch"))) putf(b, ", batch %g", num(opt, "batch"));
     put(b, base ? "\n\n| | old | new | change |\n| --- | ---: | ---: | ---: |\n" : "\n\n| | new |\n| --- | ---: |\n");
 }
@@ -214,15 +216,16 @@ static void headline(md *b, const cJSON *d, bool base) {
     if (cJSON_IsNumber(item(item(t, "forecast_s"), "new"))) delta_row(b, "forecast", item(t, "forecast_s"), "s", false, base);
     delta_row(b, "energy", item(t, "energy_j"), "J", false, base);
     delta_row(b, "FLOPs", item(t, "flops"), "FLOP", false, base);
-    delta_row(b, "bytes moved", item(t, "bytes"), "B", false, base);
+    delta_row(b, "bytes moved", item(t, "sol_bytes"), "B", false, base); /* of the model the time is */
     delta_row(b, "parameters", item(t, "params"), "", false, base);
     delta_row(b, "weight bytes", item(t, "weight_bytes"), "B", false, base);
     delta_row(b, "kernels", item(t, "kernels"), "", false, base);
     const cJSON *bound = item(t, "bound");
     if (base)
-        putf(b, "| bound | %s | %s | %s |\n", str(bound, "old"), str(bound, "new"),
+        putf(b, "| bound | %s | %s | %s |\n", rl_word_name(RL_WORD_BOUND, str(bound, "old")),
+             rl_word_name(RL_WORD_BOUND, str(bound, "new")),
              cJSON_IsTrue(item(bound, "changed")) ? "**changed**" : "");
-    else putf(b, "| bound | %s |\n", str(bound, "new"));
+    else putf(b, "| bound | %s |\n", rl_word_name(RL_WORD_BOUND, str(bound, "new")));
     const cJSON *llm = item(d, "llm");
     if (cJSON_IsObject(llm)) llm_rows(b, llm); /* only when both models have LLM figures */
 }
@@ -296,8 +299,9 @@ static void matched_cells(md *b, const cJSON *L) {
     put(b, " | ");
     signed_cell(b, num(item(L, "bytes"), "delta"), "B", num(item(L, "bytes"), "ratio"));
     const cJSON *bd = item(L, "bound");
-    if (strcmp(str(bd, "old"), str(bd, "new"))) putf(b, " | %s \xe2\x86\x92 %s |\n", str(bd, "old"), str(bd, "new"));
-    else putf(b, " | %s |\n", str(bd, "new"));
+    if (strcmp(str(bd, "old"), str(bd, "new"))) putf(b, " | %s \xe2\x86\x92 %s |\n", rl_word_name(RL_WORD_BOUND, str(bd, "old")),
+                                                     rl_word_name(RL_WORD_BOUND, str(bd, "new")));
+    else putf(b, " | %s |\n", rl_word_name(RL_WORD_BOUND, str(bd, "new")));
 }
 
 /* The cells after the op of an added (sign +1) or removed (-1) layer; a
@@ -317,7 +321,7 @@ static void single_cells(md *b, const cJSON *L, double sgn) {
         signed_cell(b, sgn * num(L, "bytes"), "B", NAN);
     }
     put(b, " | ");
-    put_text(b, str(L, "bound"), MD_MAX_NAME);
+    put_text(b, rl_word_name(RL_WORD_BOUND, str(L, "bound")), MD_MAX_NAME);
     put(b, " |\n");
 }
 

@@ -12,6 +12,7 @@
 #include "roofline.h"
 #include "parallel.h"
 #include "study.h"
+#include "words.h"
 
 #define STUDY_MAX_HARDWARE 64
 #define STUDY_MAX_BATCHES 64
@@ -322,7 +323,7 @@ static int study_batch_sweep(rl_ctx *c, const cJSON *study, const rl_options *o,
                        "compute-bound (its compute time reaches its memory time and outlasts its launches); "
                        "for matrix work alone that is where the intensity reaches the time balance %.4g "
                        "FLOP/B (%s peak / main-memory bandwidth). ",
-                       o->sol,
+                       rl_word_name(RL_WORD_SOL, o->sol),
                        strcmp(o->sol, "unfused") == 0 ? " (every layer's inputs, weights and outputs)"
                                                       : " (weights and model inputs/outputs only)",
                        balance, rl_precision_name(own.main_prec));

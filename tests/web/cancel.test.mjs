@@ -70,3 +70,31 @@ test('Cancel stops a stalled download, and the next file works', { skip }, async
   assert.deepEqual(page.problems.filter((p) => p.startsWith('pageerror')), []);
   await context.close();
 });
+
+test('Cancel keeps the analysis shown before, usable, titled with its own file', { skip }, async () => {
+  const page = await openPage(browser, site.url);
+  const cli = cliJson(GOOD);
+  await page.setInputFiles('[data-testid=file-input]', GOOD);
+  await page.waitForFunction((want) => document.querySelector('[data-testid=summary]').dataset.layers === String(want),
+    cli.layers.length, { timeout: 20000 });
+  // a stalled download of another model, typed by the user, then cancelled
+  await page.fill('[data-testid=url-input]', `http://127.0.0.1:${stall.address().port}/stalled.onnx`);
+  await page.press('[data-testid=url-input]', 'Enter');
+  await page.waitForFunction(() => /%/.test(document.getElementById('progress-text').textContent), null, { timeout: 10000 });
+  // while it reads, the previous analysis is still on the page
+  assert.equal(await page.getAttribute('[data-testid=summary]', 'data-file'), 'conv_net.onnx');
+  await page.click('[data-testid=cancel]');
+  await page.waitForFunction(() => /cancelled/i.test(document.querySelector('[data-testid=notice]').textContent), null, { timeout: 5000 });
+  assert.match(await page.textContent('[data-testid=notice]'), /Reading stalled\.onnx was cancelled\. The analysis of conv_net\.onnx is still shown\./);
+  assert.equal(await page.isVisible('[data-testid=summary]'), true);
+  assert.match(await page.textContent('[data-testid=summary-title]'), /^conv_net\.onnx on /);
+  assert.equal(await page.locator('[data-testid=layer-table] tbody tr[data-index]').count() > 0, true);
+  assert.match(page.url(), /#/);
+  assert.doesNotMatch(page.url(), /stalled/);
+  // and it still answers: the worker kept the model
+  const fp16 = cliJson(GOOD, ['--hw', 'h100-sxm', '--precision', 'fp16']);
+  await page.selectOption('[data-testid=precision-select]', 'fp16');
+  await page.waitForFunction((t) => Number(document.querySelector('[data-testid=summary]').dataset.timeS) === t, fp16.sol.chosen.time_s, { timeout: 20000 });
+  assert.deepEqual(page.problems.filter((p) => p.startsWith('pageerror')), []);
+  await page.context().close();
+});

@@ -84,6 +84,7 @@ async function openPage(hash = '') {
   return page;
 }
 
+const { eng: fmtEng } = await import(join(ROOT, 'web/js/format.js'));
 const ready = (page) => page.waitForSelector('[data-testid=diff-models][data-state=ready]', { timeout: 20000 });
 
 test('compare view: the deltas, the matched layers and both models on the roofline', { skip }, async () => {
@@ -98,6 +99,11 @@ test('compare view: the deltas, the matched layers and both models on the roofli
   assert.equal(Number(await sum.getAttribute('data-time-new')), want.totals.time_s.new);
   assert.equal(Number(await sum.getAttribute('data-flops-delta')), 107520);
   assert.equal(Number(await sum.getAttribute('data-params-delta')), 13472);
+  // the bytes beside the fused time are the fused model's, not the unfused traffic
+  const bytesRow = await page.locator('[data-testid=diff-bytes]').innerText();
+  assert.match(bytesRow, new RegExp(`^${fmtEng(want.totals.sol_bytes.old, 'B')} → ${fmtEng(want.totals.sol_bytes.new, 'B')}`));
+  assert.notEqual(want.totals.sol_bytes.new, want.totals.bytes.new);
+  assert.match(await page.locator('[data-testid=diff-summary]').innerText(), /Bytes moved \(fused\)/);
   const counts = page.locator('[data-testid=diff-layers]');
   assert.equal(await counts.getAttribute('data-matched'), '6');
   assert.equal(await counts.getAttribute('data-added'), '1');
@@ -189,7 +195,8 @@ test('compare view: a corrupt second model is reported, the page model stays', {
   await page.waitForSelector('[data-testid=summary][data-time-s]');
   await page.setInputFiles('[data-testid=diff-file-input]', join(FIXTURES, 'bad/absurd_dim.onnx'));
   await page.waitForSelector('[data-testid=diff-models][data-state=error]');
-  assert.match(await page.locator('[data-testid=diff-status]').innerText(), /Could not read absurd_dim\.onnx.*dim_overflow/);
+  assert.match(await page.locator('[data-testid=diff-status]').innerText(), /Could not read absurd_dim\.onnx: .*too large/);
+  assert.equal(await page.locator('[data-testid=diff-status]').getAttribute('data-code'), 'dim_overflow');
   // the page's own model is still open and analyses
   await page.selectOption('[data-testid=precision-select]', 'fp16');
   await page.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.precision === 'fp16');

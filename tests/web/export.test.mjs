@@ -47,3 +47,25 @@ test('Markdown summary: line breaks and Markdown syntax in strings stay inside t
   assert.ok(lines.some((l) => l === '- **Unsupported ops:** x \\| y \\|'), md);
   assert.ok(lines.some((l) => l === '- \\| n \\|: a \\#\\# heading (x)'), md);
 });
+
+test('Markdown summary: every input with its dtype and shape, a fixed-shape model too', { skip }, async () => {
+  const { toMarkdown } = await import(join(ROOT, 'web/js/export.js'));
+  const res = cliJson(join(FIXTURES, 'models', 'conv_net.onnx'));
+  const md = toMarkdown(res, { file: 'conv_net.onnx', link: '' });
+  assert.match(md, /\*\*Dims:\*\* none \(all shapes fixed\)/);
+  const want = res.model.inputs.map((i) => `${i.name} ${i.dtype}[${i.shape.join(',')}]`).join('; ');
+  assert.ok(md.includes(`- **Inputs:** ${want}`), md);
+});
+
+test('CSV: the rows of a filtered table say so on their first line', { skip }, async () => {
+  const { toCSV } = await import(join(ROOT, 'web/js/export.js'));
+  const res = cliJson(join(FIXTURES, 'models', 'conv_net.onnx'));
+  const all = toCSV(res.layers).trim().split('\n');
+  assert.equal(all.length, res.layers.length + 1);
+  assert.match(all[0], /^index,name,op,/);
+  const convs = res.layers.filter((l) => l.op === 'Conv');
+  const some = toCSV(convs, { shown: convs.length, total: res.layers.length, what: 'op Conv' }).trim().split('\n');
+  assert.equal(some[0], `# ${convs.length} of ${res.layers.length} layers: only those the table's filter shows (op Conv)`);
+  assert.match(some[1], /^index,name,op,/);
+  assert.equal(some.length, convs.length + 2);
+});

@@ -16,6 +16,10 @@ test('format.js: shares, changes, progress, ratios and field values', () => {
   assert.equal(fmt.pct(NaN), '–');
   assert.equal(fmt.signedPct(0.0981), '+9.81 %');
   assert.equal(fmt.signedPct(-0.5), '−50.0 %');
+  assert.equal(fmt.signedPct(15), '+1,500 %');       // not '+1.50e+3 %'
+  assert.equal(fmt.signedPct(1234.5), '+123,000 %');
+  assert.equal(fmt.exact(357.69672681546064, 'W'), '357.697 W');   // no binary noise in a tooltip
+  assert.equal(fmt.exact(1234567, 'FLOP'), '1,234,567 FLOP');
   assert.equal(fmt.progressPct(5, 10), '50 %');
   assert.equal(fmt.progressPct(11, 10), '100 %');
   assert.equal(fmt.times(1.2345), '1.23×');

@@ -287,7 +287,8 @@ test('models over 2 GB (weights inline, or external) open through the file input
     truncateSync(m.path, 1000);
     const err = page.locator('[data-testid=error]');
     await err.waitFor({ state: 'visible', timeout: 60000 });
-    assert.match(await err.textContent(), /could not read huge\.onnx at byte \d+: .*changed or moved.*\[read_failed\]/);
+    assert.match(await err.textContent(), /could not read huge\.onnx at byte \d+: .*changed or moved/);
+  assert.equal(await err.getAttribute('data-code'), 'read_failed');
     await page.setInputFiles('[data-testid=file-input]', ext.path);
     await page.waitForFunction(() => document.querySelector('[data-testid=summary]').dataset.layers, null, { timeout: 60000 });
     assert.equal(await err.isVisible(), false);

@@ -118,7 +118,8 @@ test('page: a profile the core refuses is not attached; removing one restores th
   await page.setInputFiles('[data-testid=measured-input]', { name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('name,time_s\n/conv1/Conv,fast\n') });
   const err = page.locator('[data-testid=error]');
   await err.waitFor({ state: 'visible' });
-  assert.match(await err.textContent(), /bad\.csv.*line 2.*\[bad_measured\]/);
+  assert.match(await err.textContent(), /bad\.csv.*line 2/);
+  assert.equal(await err.getAttribute('data-code'), 'bad_measured');
   assert.equal(await page.getAttribute('[data-testid=measured]', 'data-attached'), '0');
   await page.setInputFiles('[data-testid=measured-input]', M('csv_small_cnn.csv'));
   await page.waitForSelector('[data-testid=measured][data-attached="1"]');

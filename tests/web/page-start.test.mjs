@@ -21,9 +21,9 @@ test('before it is interactive the page loads one script and no chart library; t
     // The page's one script (the worker's, which main() starts, may be on its way too).
     assert.deepEqual(early.filter((p) => p.endsWith('.js') && p !== 'js/worker.js'), ['js/main.js'], `fetched before interactive: ${early.join(', ')}`);
     assert.ok(early.includes('hw/index.json') && early.includes('samples/index.json'), early.join(', '));
-    // Then Chart.js arrives on its own, as a chunk of the bundle.
+    // Then Chart.js arrives on its own, as js/chart-bundle.js.
     await page.waitForFunction(() => typeof globalThis.Chart === 'function', null, { timeout: 20000 });
-    const chunk = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('/js/chunks/')));
+    const chunk = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('/js/chart-bundle')));
     assert.equal(chunk.length, 1, chunk.join(', '));
     await page.waitForSelector('body[data-ready="1"]');
     await page.selectOption('[data-testid=example-select]', 'conv_net');

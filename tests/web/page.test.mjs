@@ -185,7 +185,8 @@ test('examples and ?model= URLs (with and without CORS)', { skip }, async () => 
     await confirmModelUrl(p3);
     const err = p3.locator('[data-testid=error]');
     await err.waitFor({ state: 'visible', timeout: 20000 });
-    assert.match(await err.textContent(), /refused by its server \(CORS\).*Access-Control-Allow-Origin.*\[cors_refused\]/);
+    assert.match(await err.textContent(), /refused by its server \(CORS\).*Access-Control-Allow-Origin/);
+    assert.equal(await err.getAttribute('data-code'), 'cors_refused');
     // and the page still works afterwards
     await loadFile(p3, MODEL('mlp.onnx'));
     await waitLayers(p3, cliJson(MODEL('mlp.onnx')).layers.length);
@@ -250,6 +251,17 @@ test('exports (CSV, JSON, PNG) and an edited hardware profile survive a share li
   };
   const csv = await get('[data-testid=download-csv]');
   assert.equal(csv.body.toString().trim().split('\n').length, cli.layers.length + 1);
+  assert.doesNotMatch(csv.name, /filtered/);
+  // a filtered table: the CSV says so in its name and first line, and the button too
+  await page.selectOption('[data-testid=filter-op]', 'Conv');
+  const convs = cli.layers.filter((l) => l.op === 'Conv').length;
+  assert.equal(await page.textContent('[data-testid=download-csv]'), `Download CSV (${convs} of ${cli.layers.length} layers, filtered)`);
+  const part = await get('[data-testid=download-csv]');
+  assert.match(part.name, /-filtered\.csv$/);
+  const lines = part.body.toString().trim().split('\n');
+  assert.equal(lines[0], `# ${convs} of ${cli.layers.length} layers: only those the table's filter shows (op Conv)`);
+  assert.equal(lines.length, convs + 2);
+  await page.selectOption('[data-testid=filter-op]', '');
   const json = JSON.parse((await get('[data-testid=download-json]')).body.toString());
   assert.equal(json.sol.chosen.time_s, cli.sol.chosen.time_s);
   const png = await get('[data-testid=chart-time-roofline] button.png');

@@ -78,7 +78,7 @@ test('compare view: bars for each device, numbers equal the core\'s compare stud
     assert.deepEqual(await cellValues(page, 'compare-table', s), want.rows.map((r) => r.sol[s]), s);
   }
   assert.deepEqual(await cellValues(page, 'compare-table', 'energy_j'), want.rows.map((r) => r.energy_j));
-  assert.deepEqual(await page.$$eval('[data-testid=compare-table] td[data-key=bound]', (t) => t.map((x) => x.textContent)),
+  assert.deepEqual(await page.$$eval('[data-testid=compare-table] td[data-key=bound]', (t) => t.map((x) => x.dataset.value)),
     want.rows.map((r) => r.bound));
   // the 15 W mode of the Orin really is a different device from the others
   assert.equal(want.rows[1].hardware.power_mode, '15w');
@@ -180,7 +180,7 @@ test('power advisor on jetson-agx-orin recommends the core\'s mode; slowdown in 
   assert.equal(await page.locator('[data-testid=power-table] tbody tr').count(), profile('jetson-agx-orin').power_modes.length);
   assert.deepEqual(await cellValues(page, 'power-table', 'energy_j'), want.rows.map((r) => r.energy_j));
   assert.deepEqual(await cellValues(page, 'power-table', 'time_s'), want.rows.map((r) => r.time_s));
-  assert.ok((await colourPixels(page, '#power-chart', '#ffd700')) > 30, 'recommended star drawn');
+  assert.ok((await colourPixels(page, '#power-chart', '#ffd700')) > 30, 'recommended mark drawn');
 
   // a larger allowed slowdown: the core's recommendation for 50 %
   const loose = coreAnswer('conv_net.onnx', 'jetson-agx-orin', { study: { kind: 'power_modes', max_slowdown: 0.5 } }).study;

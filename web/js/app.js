@@ -4,6 +4,7 @@
 // page-export.js) import this module; main.js builds the views into `app`.
 import { HardwareCatalog } from './hardware.js';
 import { defaultState, toHash, buildRequest } from './state.js';
+import { llmDefaultState } from './llm-state.js';
 import { pageIsLocal } from './url-policy.js';
 import { $ } from './dom.js';
 
@@ -51,10 +52,9 @@ export function showError(err, context = '') {
   const parts = [];
   if (context) parts.push(context + ': ');
   parts.push(e.message || String(e));
-  if (e.code) parts.push(` [${e.code}]`);
   if (e.where) parts.push(` at ${e.where}`);
   box.textContent = parts.join('');
-  box.dataset.code = e.code || '';
+  box.dataset.code = e.code || '';   // the code stays out of the text: tools and tests read it here
   box.hidden = false;
 }
 
@@ -89,7 +89,47 @@ export function modelDims() {
   const all = app.info?.symbolic_dims || [];
   return { batch: all.filter((d) => d.axis === 0), other: all.filter((d) => d.axis !== 0) };
 }
-export const unsetDims = () => modelDims().other.filter((d) => app.state.dims[d.name] === undefined);
+
+/** The LLM roles of the open model's sizes (rl_model_info's "llm"), or null. */
+const roles = () => app.info?.llm || null;
+
+/** For a decoder with a KV cache, the sizes the LLM panel gives the main
+ * analysis: the prefill of its prompt (sequence = prompt, past 0, total =
+ * prompt; the batch control gives the batch). A size the user set wins. */
+export function prefillDims() {
+  const r = roles();
+  if (!r?.kv_cache) return {};
+  const prompt = (app.state.llm || llmDefaultState()).prompt;
+  const out = {};
+  for (const [name, v] of [[r.seq, prompt], [r.past, 0], [r.total, prompt]])
+    if (name && app.state.dims[name] === undefined) out[name] = v;
+  return out;
+}
+
+/** The total length of a decoder with sequence, past and total sizes is
+ * past + sequence, filled in here so that the core never sees sizes that
+ * do not add up. Its name, or null when the model has no such three. */
+export function derivedTotal() {
+  const r = roles();
+  return r?.total && r.past && r.seq && r.total !== r.past && r.total !== r.seq ? r.total : null;
+}
+
+/** The sizes the analysis runs with: the user's, the LLM prefill's for the
+ * others, and the total as past + sequence. */
+export function effectiveDims() {
+  const dims = { ...prefillDims(), ...app.state.dims };
+  const total = derivedTotal(), r = roles();
+  if (total) {
+    delete dims[total];
+    if (dims[r.past] !== undefined && dims[r.seq] !== undefined) dims[total] = dims[r.past] + dims[r.seq];
+  }
+  return dims;
+}
+
+export const unsetDims = () => {
+  const dims = effectiveDims();
+  return modelDims().other.filter((d) => dims[d.name] === undefined);
+};
 
 // --------------------------------------------------------------- the request
 export async function currentProfile() {
@@ -101,12 +141,12 @@ export async function currentProfile() {
 /** The analysis request of the page's state (the batch control's default
  * is 1 when the model has a symbolic batch). */
 export async function request() {
-  return buildRequest(app.state, await currentProfile(), { batchDefault: modelDims().batch.length ? 1 : null });
+  return buildRequest({ ...app.state, dims: effectiveDims() }, await currentProfile(), { batchDefault: modelDims().batch.length ? 1 : null });
 }
 
 /** The request the side views (LLM, measured, compare) start from. */
 export async function plainRequest() {
-  return buildRequest(app.state, await currentProfile());
+  return buildRequest({ ...app.state, dims: effectiveDims() }, await currentProfile());
 }
 
 export function exampleUrl(id) {

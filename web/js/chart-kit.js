@@ -1,8 +1,10 @@
 // The chart toolkit every chart view shares (charts.js, whatif.js, llm.js,
 // compare.js): log axes and ranges, ceiling lines, point labels placed where
 // they do not overlap, a white background, and the PNG export with a title
-// block and legend. It draws; it computes no figure.
+// block and legend, legend marks drawn as the chart draws them, and zoom and
+// pan. It draws; it computes no figure.
 import { eng } from './format.js';
+import { chartDrawPoint } from './chart-lib.js';
 
 export const whiteBackground = {
   id: 'rlBackground',
@@ -48,7 +50,8 @@ export function labelSpot(px, py, r, w, h, free, rings) {
 
 /** Draws text labels at data points without overlap (the "×N" counts of
  * merged points): each label takes the nearest free spot next to its point
- * (labelSpot's first ring). Where a crowded chart has no room for one, the
+ * (labelSpot's first ring, else its second with a leader line). Where a
+ * crowded chart has no room for one, the
  * label is left out and counted in chart.$rlUnlabelled; the tooltip and the
  * chart's data table still give every count. options.plugins.rlLabels =
  * [{x, y, text, color, yAxisID, r}]. The boxes drawn are kept in
@@ -72,7 +75,7 @@ export const pointLabels = {
       const meta = chart.getDatasetMeta(i);
       if (meta.hidden || d.rl === 'ceiling' || d.pointRadius === 0) return;
       for (const e of meta.data) {
-        const r = Math.max(2, (e.options?.radius ?? 3) - 1);
+        const r = Math.max(2, (e.options?.radius ?? 3) + (e.options?.borderWidth ?? 1) / 2);   // as drawn, border included
         if (Number.isFinite(e.x) && Number.isFinite(e.y)) taken.push({ x: e.x - r, y: e.y - r, w: 2 * r, h: 2 * r });
       }
     });
@@ -80,10 +83,20 @@ export const pointLabels = {
       const px = scales.x.getPixelForValue(t.x), py = scales[t.yAxisID || 'y'].getPixelForValue(t.y);
       if (!Number.isFinite(px) || !Number.isFinite(py)) continue;
       const w = ctx.measureText(t.text).width + 2, h = 13;
-      const spot = labelSpot(px, py, t.r || 4, w, h, free, 1);
+      // Off the point's own ring when it is crowded (points drawn on one
+      // another, the whole-model star), with a leader line to its point.
+      const spot = labelSpot(px, py, t.r || 4, w, h, free, 2);
       if (!spot) { chart.$rlUnlabelled.push(t.text); continue; }
       taken.push(spot);
       chart.$rlLabelBoxes.push({ x: spot.x, y: spot.y, w, h, text: t.text });
+      if (spot.lead) {
+        ctx.strokeStyle = '#666';
+        ctx.lineWidth = 0.8;
+        ctx.beginPath();
+        ctx.moveTo(px, py);
+        ctx.lineTo(Math.max(spot.x, Math.min(px, spot.x + w)), Math.max(spot.y, Math.min(py, spot.y + h)));
+        ctx.stroke();
+      }
       ctx.fillStyle = 'rgba(255,255,255,0.8)';
       ctx.fillRect(spot.x, spot.y, w, h);
       ctx.fillStyle = t.color || '#222';
@@ -127,6 +140,78 @@ export function line(label, data, color, extra = {}) {
     pointRadius: 0, pointHitRadius: 0, fill: false, tension: 0, order: 10, rl: 'ceiling', ...extra };
 }
 
+/** Draws a legend entry's mark as its chart draws it, centred at (x, y),
+ * `scale` times its size on screen: a point in its style, size and colours
+ * (Chart.js's own drawPoint), an area's outline over its fill, or a line
+ * with its dash and width. Entry: {point, pointStyle, radius, color, fill,
+ * borderWidth, area, dash, width}. */
+export function drawMark(ctx, m, x, y, scale = 1) {
+  ctx.save();
+  ctx.strokeStyle = m.color;
+  ctx.fillStyle = m.fill || m.color;
+  ctx.lineWidth = (m.point ? m.borderWidth ?? 1 : m.width ?? 2) * scale;
+  if (m.point) {
+    const opts = { pointStyle: m.pointStyle || 'circle', radius: (m.radius || 4) * scale, rotation: 0, borderWidth: (m.borderWidth ?? 1) * scale };
+    const draw = chartDrawPoint();
+    if (draw) draw(ctx, opts, x, y);
+    else { ctx.beginPath(); ctx.arc(x, y, opts.radius, 0, 2 * Math.PI); ctx.fill(); ctx.stroke(); }
+  } else if (m.area) {
+    const w = 16 * scale, h = 10 * scale;
+    ctx.fillRect(x - w / 2, y - h / 2, w, h);
+    ctx.strokeRect(x - w / 2, y - h / 2, w, h);
+  } else {
+    ctx.setLineDash((m.dash || []).map((d) => d * scale));
+    ctx.beginPath(); ctx.moveTo(x - 9 * scale, y); ctx.lineTo(x + 9 * scale, y); ctx.stroke();
+  }
+  ctx.restore();
+}
+
+/** Zoom and pan for a chart's options.plugins.zoom (chartjs-plugin-zoom):
+ * Ctrl + wheel or a pinch zooms (a plain wheel still scrolls the page), a
+ * drag pans, on both axes; resetOnDoubleClick puts the view back. */
+export function zoomOptions() {
+  return {
+    zoom: { wheel: { enabled: true, modifierKey: 'ctrl' }, pinch: { enabled: true }, mode: 'xy' },
+    pan: { enabled: true, mode: 'xy', threshold: 6 },
+  };
+}
+
+/** A double-click on the chart undoes its zoom and pan. */
+export function resetOnDoubleClick(chart) {
+  chart.canvas.addEventListener('dblclick', () => chart.resetZoom?.());
+}
+
+/** A long tooltip line as lines of at most `width` characters, broken
+ * after a comma or a space (a tooltip wider than the chart is cut). */
+export function wrapLine(text, width = 60) {
+  const out = [];
+  let rest = String(text);
+  while (rest.length > width) {
+    let cut = Math.max(rest.lastIndexOf(', ', width), rest.lastIndexOf(' ', width));
+    if (cut < width / 3) cut = width;
+    out.push(rest.slice(0, cut + (rest[cut] === ',' ? 1 : 0)).trimEnd());
+    rest = '  ' + rest.slice(cut + (rest[cut] === ',' ? 1 : 0)).trimStart();
+  }
+  out.push(rest);
+  return out;
+}
+
+/** A legend swatch: the entry's mark, drawn as on the chart, as the
+ * background of a span (no canvas in the figure but the chart's, and no
+ * image element the page's hostile-string checks would have to tell apart). */
+export function markSwatch(m) {
+  const c = document.createElement('canvas');
+  const dpr = Math.max(1, globalThis.devicePixelRatio || 1);
+  c.width = 22 * dpr; c.height = 16 * dpr;
+  drawMark(c.getContext('2d'), { ...m, radius: Math.min(m.radius || 4, 6.5) }, 11 * dpr, 8 * dpr, dpr);
+  const sw = document.createElement('span');
+  sw.className = 'swatch';
+  sw.setAttribute('aria-hidden', 'true');
+  sw.dataset.mark = c.toDataURL('image/png');   // what is drawn (tests read it back)
+  sw.style.backgroundImage = `url("${sw.dataset.mark}")`;
+  return sw;
+}
+
 /** A point both axes of a log chart can show. */
 export const finitePos = (p) => p && p.x > 0 && p.y > 0 && Number.isFinite(p.x) && Number.isFinite(p.y);
 
@@ -135,7 +220,7 @@ export const finitePos = (p) => p && p.x > 0 && p.y > 0 && Number.isFinite(p.x) 
  * (lines[0] bold) above and the legend below: a picture that says what it
  * shows when pasted elsewhere.
  * @param {object} chart a Chart.js chart
- * @param {{lines: string[], legend?: {label, color, dash?, point?}[]}} info
+ * @param {{lines: string[], legend?: {label, color, dash?, point?}[]}} info (legend: drawMark's entries)
  */
 export function chartPng(chart, { lines = [], legend = [] }) {
   const S = 2;
@@ -186,12 +271,7 @@ export function chartPng(chart, { lines = [], legend = [] }) {
     ctx.textBaseline = 'middle';
     for (const it of items) {
       const cy = headH + src.height + it.y + 8 * S;
-      ctx.strokeStyle = it.color; ctx.fillStyle = it.color; ctx.lineWidth = 2 * S;
-      if (it.point) { ctx.beginPath(); ctx.arc(it.x + 8 * S, cy, 4 * S, 0, 2 * Math.PI); ctx.fill(); } else {
-        ctx.setLineDash((it.dash || []).map((d) => d * S));
-        ctx.beginPath(); ctx.moveTo(it.x, cy); ctx.lineTo(it.x + 16 * S, cy); ctx.stroke();
-        ctx.setLineDash([]);
-      }
+      drawMark(ctx, { ...it, radius: Math.min(it.radius || 4, 6.5) }, it.x + 9 * S, cy, S);
       ctx.fillStyle = it.hidden ? '#999' : '#222';
       ctx.fillText(it.label + (it.hidden ? ' (hidden)' : ''), it.x + 22 * S, cy);
     }

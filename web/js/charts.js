@@ -8,12 +8,17 @@
 // response: nothing is computed here but positions on the page.
 import { eng, shapes } from './format.js';
 import { el } from './dom.js';
-import { headline } from './figures.js';
+import { headline, boundPhrase } from './figures.js';
 import { chartClass } from './chart-lib.js';
-import { whiteBackground, pointLabels, logAxis, logRange, line, finitePos, chartPng } from './chart-kit.js';
+import { whiteBackground, pointLabels, logAxis, logRange, line, finitePos, chartPng, markSwatch, zoomOptions, resetOnDoubleClick, wrapLine } from './chart-kit.js';
 
-const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f',
-  '#bcbd22', '#17becf', '#393b79', '#637939', '#8c6d31', '#843c39', '#7b4173', '#3182bd'];
+// The ops that take the most time get one distinct colour each; the rest
+// share one grey series, "other ops" (Swin-T's ~30 op types would otherwise
+// repeat colours).
+const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#bcbd22',
+  '#17becf', '#393b79'];
+const OTHER_OPS = '\u0000other';   // the key of the folded series (no op has this name)
+const OTHER_COLOR = '#a0a0a0';
 const MEM_COLORS = ['#000', '#8c564b', '#17becf', '#7f7f7f'];
 const TOOLTIP_NAMES = 5;      // layer names listed in a merged point's tooltip
 const MEMBER_LIST_MAX = 500;  // layers listed under a chart for a clicked merged point
@@ -50,7 +55,10 @@ export class Charts {
     if (this.res && this.charts.time) this.drawTime();
   }
 
-  colorOf(op) { return this.opColor.get(op) || '#999'; }
+  colorOf(op) { return this.opColor.get(op) || OTHER_COLOR; }
+
+  /** The series a layer's op is drawn in: its own, or "other ops". */
+  seriesOf(op) { return this.opColor.has(op) ? op : OTHER_OPS; }
 
   prepare(res) {
     this.res = res;
@@ -81,8 +89,11 @@ export class Charts {
     }
     tot = tot || 1;
     const ops = [...opTime.keys()].sort((a, b) => opTime.get(b) - opTime.get(a));
-    this.opColor = new Map(ops.map((op, i) => [op, PALETTE[i % PALETTE.length]]));
-    this.ops = ops;
+    // The top ops by time, each its colour; the rest fold into "other ops".
+    const top = ops.length > PALETTE.length ? ops.slice(0, PALETTE.length - 1) : ops;
+    this.opColor = new Map(top.map((op, i) => [op, PALETTE[i]]));
+    this.otherOps = ops.slice(top.length);
+    this.ops = [...top, ...(this.otherOps.length ? [OTHER_OPS] : [])];
     this.tot = tot;
     this.radiusOf = (t) => 2.5 + 14 * Math.sqrt((t || 0) / tot);
     // How many layers each kernel's first layer carries fused (for its tooltip).
@@ -105,8 +116,9 @@ export class Charts {
       const l = g.l;
       const p = point(l);
       if (!finitePos(p)) continue;
-      let byX = per.get(l.op);
-      if (!byX) per.set(l.op, (byX = { xs: new Map(), list: [] }));
+      const series = this.seriesOf(l.op);
+      let byX = per.get(series);
+      if (!byX) per.set(series, (byX = { xs: new Map(), list: [] }));
       let byY = byX.xs.get(p.x);
       if (!byY) byX.xs.set(p.x, (byY = new Map()));
       const pt = byY.get(p.y);
@@ -119,9 +131,11 @@ export class Charts {
     return this.ops.filter((op) => per.has(op)).map((op) => {
       const data = per.get(op).list;
       for (const d of data) d.r = this.radiusOf(d.t);
-      const key = `op:${op}`;
+      const other = op === OTHER_OPS;
+      const key = other ? 'op:other' : `op:${op}`;
+      const label = other ? `other ops (${this.otherOps.length} types: ${this.otherOps.slice(0, 4).join(', ')}${this.otherOps.length > 4 ? ', …' : ''})` : op;
       return {
-        type: 'scatter', label: op, data, rl: 'layers', rlKey: key, hidden: !this.shown(key),
+        type: 'scatter', label, data, rl: 'layers', rlKey: key, hidden: !this.shown(key),
         backgroundColor: this.colorOf(op) + 'b0', borderColor: this.colorOf(op), borderWidth: 0.5,
         pointRadius: (ctx) => ctx.raw?.r ?? 3, pointHoverRadius: (ctx) => (ctx.raw?.r ?? 3) + 2, order: 1,
       };
@@ -153,16 +167,16 @@ export class Charts {
           if (raw && raw.li !== undefined) {
             const l = this.byIndex.get(raw.li);
             const n = raw.members?.length || 1;
-            const names = n > 1 ? [...raw.members.slice(0, TOOLTIP_NAMES).map((i) => `• ${this.byIndex.get(i)?.name}`.slice(0, 90)),
+            const names = n > 1 ? [...raw.members.slice(0, TOOLTIP_NAMES).flatMap((i) => wrapLine(`• ${this.byIndex.get(i)?.name}`)),
               ...(n > TOOLTIP_NAMES ? [`+${n - TOOLTIP_NAMES} more (click to list them all)`] : [])] : [];
             return [
               ...names,
               `op: ${l.op}${l.domain ? ' (' + l.domain + ')' : ''}${n > 1 ? ', each:' : ''}`,
-              `in: ${shapes(l.inputs)}`.slice(0, 160),
-              `out: ${shapes(l.outputs)}`.slice(0, 160),
+              ...wrapLine(`in: ${shapes(l.inputs)}`),
+              ...wrapLine(`out: ${shapes(l.outputs)}`),
               `FLOPs: ${eng(l.flops, 'FLOP')}   bytes: ${eng(l.bytes, 'B')}`,
               ...(this.fusedInto.get(l.index) ? [`its kernel also runs ${this.fusedInto.get(l.index)} fused layer(s)`] : []),
-              `time: ${eng(l.t, 's')} (${l.bound})` + (l.energy_j !== undefined ? `   energy: ${eng(l.energy_j, 'J')}` : ''),
+              `time: ${eng(l.t, 's')} (limited by ${boundPhrase(l.bound)})` + (l.energy_j !== undefined ? `   energy: ${eng(l.energy_j, 'J')}` : ''),
               ...unitsFor(raw),
               ...(raw.lines || []),   // extra lines of a point (measured.js)
             ];
@@ -186,6 +200,7 @@ export class Charts {
       plugins: {
         legend: { display: false },   // the HTML legend under the chart
         tooltip: this.tooltip(tooltipExtra),
+        zoom: zoomOptions(),   // Ctrl + wheel or pinch, drag to pan, double-click to reset
       },
       onClick: (_ev, els, chart) => {
         for (const e of els) {
@@ -260,6 +275,13 @@ export class Charts {
     }
     canvas.hidden = false;
     if (msg) msg.textContent = '';
+    // Every kind of mark has its legend entry (the LLM phases, a measured
+    // profile's kernels…), which shows or hides it like any other series.
+    for (const s of config.data.datasets) {
+      if (s.rlKey || s.rl === 'selected' || s.rlNoLegend) continue;
+      s.rlKey = `mark:${s.label}`;
+      s.hidden = !this.shown(s.rlKey);
+    }
     config.options.plugins.rlLabels = this.countLabels(config.data.datasets);
     const ch = this.charts[key];
     if (ch) {
@@ -271,6 +293,7 @@ export class Charts {
     } else {
       config.plugins = [whiteBackground, pointLabels];
       this.charts[key] = new (chartClass())(canvas, config);
+      resetOnDoubleClick(this.charts[key]);
     }
     this.renderLegend(key, config.data.datasets);
     box.dataset.state = 'drawn';
@@ -290,17 +313,21 @@ export class Charts {
       more.appendChild(el('summary', `Ceilings of other precisions (${moreSets.length})`));
       more.open = moreSets.some((s) => !s.hidden);
     }
+    const seen = new Set();
     sets.forEach((s, i) => {
-      if (!s.rlKey) return;
-      const entry = { key: s.rlKey, label: s.label, color: s.borderColor, dash: s.borderDash, point: s.type === 'scatter', hidden: !!s.hidden, datasetIndex: i };
+      if (!s.rlKey || seen.has(s.rlKey)) return;   // series drawn as several datasets (isochrones): one entry
+      seen.add(s.rlKey);
+      const point = s.type === 'scatter';
+      const entry = { key: s.rlKey, label: s.label, color: s.borderColor, fill: s.backgroundColor, dash: s.borderDash, point,
+        pointStyle: s.pointStyle || 'circle', radius: point && typeof s.pointRadius === 'number' ? s.pointRadius : 5,
+        borderWidth: s.borderWidth ?? 1, width: s.borderWidth, area: !!s.fill, hidden: !!s.hidden, datasetIndex: i };
       if (!(s.rlMore && s.hidden)) this.legends[key].push(entry);   // the PNG lists what is drawn
       const b = el('button', null, { type: 'button', class: 'legend-item', 'aria-pressed': String(!s.hidden), 'data-key': s.rlKey,
         title: s.hidden ? 'hidden: click to show' : 'click to hide' });
-      const sw = el('span', null, { class: `swatch${entry.point ? ' point' : ''}${s.borderDash?.length ? ' dashed' : ''}`, 'aria-hidden': 'true' });
-      sw.style.setProperty('--c', s.rl === 'model' ? '#ffd700' : s.borderColor);
-      b.appendChild(sw);
+      b.appendChild(markSwatch(entry));
       b.appendChild(el('span', s.label, { class: 'legend-label' }));
       b.addEventListener('click', () => {
+        (this.legendStop ??= {})[key] = s.rlKey;   // the legend's Tab stop stays on the button used
         if (this.toggled.has(s.rlKey)) this.toggled.delete(s.rlKey); else this.toggled.add(s.rlKey);
         this.hooks.onLegend?.([...this.toggled]);
         if (this.res) this.update(this.res);
@@ -309,6 +336,30 @@ export class Charts {
       (s.rlMore ? more : box).appendChild(b);
     });
     if (more) box.appendChild(more);
+    this.rovingLegend(key, box);
+  }
+
+  /** A legend is one Tab stop: the arrow keys (and Home, End) move between
+   * its buttons, the one last used keeps the stop. */
+  rovingLegend(key, box) {
+    const buttons = () => [...box.querySelectorAll('button.legend-item')].filter((b) => b.offsetParent !== null || b === document.activeElement);
+    const all = [...box.querySelectorAll('button.legend-item')];
+    const keep = all.find((b) => b.dataset.key === this.legendStop?.[key]) || all[0];
+    for (const b of all) b.tabIndex = b === keep ? 0 : -1;
+    if (box.dataset.roving) return;   // the key handler is wired once per legend box
+    box.dataset.roving = '1';
+    box.addEventListener('keydown', (ev) => {
+      const list = buttons();
+      const i = list.indexOf(document.activeElement);
+      if (i < 0) return;
+      const to = { ArrowRight: i + 1, ArrowDown: i + 1, ArrowLeft: i - 1, ArrowUp: i - 1, Home: 0, End: list.length - 1 }[ev.key];
+      if (to === undefined) return;
+      ev.preventDefault();
+      const next = list[(to + list.length) % list.length];
+      for (const b of box.querySelectorAll('button.legend-item')) b.tabIndex = b === next ? 0 : -1;
+      (this.legendStop ??= {})[key] = next.dataset.key;
+      next.focus();
+    });
   }
 
   message(key, text) {
@@ -439,13 +490,15 @@ export class Charts {
     const sets = [line('t compute = t memory (balance)', [{ x: lo, y: lo }, { x: hi, y: hi }], '#000', { borderWidth: 2, rlKey: 'tb:balance', hidden: !this.shown('tb:balance') })];
     const iso = [];
     for (let e = Math.ceil(Math.log10(lo)); e <= Math.floor(Math.log10(hi)); e++) iso.push(10 ** e);
-    if (iso.length) {
-      sets.push(line(`isochrones (${eng(iso[0], 's', 1)} … ${eng(iso.at(-1), 's', 1)}, a decade apart)`,
-        iso.flatMap((T) => [{ x: lo, y: T }, { x: T, y: T }, { x: T, y: lo }, { x: NaN, y: NaN }]), '#bbb',
-        { borderDash: [3, 3], borderWidth: 1, spanGaps: false, rlKey: 'tb:iso', hidden: !this.shown('tb:iso') }));
+    // One dataset per isochrone: the chart assumes each line's points run
+    // left to right, so a single dataset with gaps drew only the first one.
+    const isoLabel = iso.length ? `isochrones (${eng(iso[0], 's', 1)} … ${eng(iso.at(-1), 's', 1)}, a decade apart)` : '';
+    for (const T of iso) {
+      sets.push(line(isoLabel, [{ x: lo, y: T }, { x: T, y: T }, { x: T, y: lo }], '#bbb',
+        { borderDash: [3, 3], borderWidth: 1, rlKey: 'tb:iso', rlIso: T, hidden: !this.shown('tb:iso') }));
     }
     if (launch > 0) {
-      sets.push(line(`launch overhead ${eng(launch, 's')}`, [{ x: lo, y: launch }, { x: launch, y: launch }, { x: launch, y: lo }, { x: lo, y: lo }],
+      sets.push(line(`launch cost per kernel ${eng(launch, 's')}`, [{ x: lo, y: launch }, { x: launch, y: launch }, { x: launch, y: lo }, { x: lo, y: lo }],
         '#d62728', { fill: true, backgroundColor: 'rgba(214,39,40,0.10)', borderWidth: 1.5, rlKey: 'tb:launch', hidden: !this.shown('tb:launch') }));
     }
     this.draw('timeBased', {

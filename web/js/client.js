@@ -48,6 +48,7 @@ export class CoreClient {
     if (msg.type === 'ready') {
       this.version = msg.version;
       this.precisions = msg.precisions;   // rl_precisions(): the core's one precision table
+      this.words = msg.words;             // rl_words(): the core's one list of names for its concepts
       this.readyResolve(msg.version);
       return;
     }

@@ -15,7 +15,7 @@ export const COLUMNS = [
   num('bytes', 'Bytes', 'B', 'bytes the layer moves (inputs, weights and outputs)'),
   num('intensity', 'Intensity', 'FLOP/B', 'arithmetic intensity: FLOPs per byte moved'),
   num('t', 'Time', 's', 'predicted time of the layer'),
-  { key: 'bound', label: 'Bound', type: 'str', title: 'what bounds the layer: compute, memory or launch overhead' },
+  { key: 'bound', label: 'Limited by', type: 'word', kind: 'bound', title: 'what sets the layer\'s time: compute, memory bandwidth, the launch floor or the power floor' },
   { key: 'share', label: 'Share', type: 'pct', title: 'share of the summed layer time' },
   // with a measured profile attached (measured.js): the node's share of its kernel's time
   num('measured_s', 'Measured', 's', 'measured time of the kernel that ran the layer, shared by the speed of light of its nodes'),

@@ -11,6 +11,7 @@ import { modelUrlProblem, MAX_FAIL_IF } from './state.js';
 import { needsConfirmation } from './url-policy.js';
 import { download, copyText } from './export.js';
 import { el } from './dom.js';
+import { wordName } from './words.js';
 import { chartClass } from './chart-lib.js';
 
 const MAX_ROWS = 2000;        // table rows drawn (the JSON download has them all)
@@ -186,8 +187,10 @@ export class CompareView {
     for (const ex of this.hooks.examples()) this.example.appendChild(el('option', ex.name, { value: ex.id }));
   }
 
-  say(text, error = false) {
+  /** code: the core's error code, kept out of the text for tools (data-code). */
+  say(text, error = false, code = '') {
     this.status.textContent = text || '';
+    this.status.dataset.code = code || '';
     this.status.classList.toggle('error', !!error);
     if (error) this.root.dataset.state = 'error';
   }
@@ -216,7 +219,7 @@ export class CompareView {
       this.openId = null;
       this.showEmpty();
       const err = e.core || e;
-      this.say(e.cancelled ? `Reading ${label} was cancelled.` : `Could not read ${label}: ${err.message}${err.code ? ` [${err.code}]` : ''}`, !e.cancelled);
+      this.say(e.cancelled ? `Reading ${label} was cancelled.` : `Could not read ${label}: ${err.message}`, !e.cancelled, err.code);
       this.hooks.onChange();
       return;
     }
@@ -298,7 +301,7 @@ export class CompareView {
     this.swap.disabled = this.close.disabled = false;
     if (!res.ok) {
       this.body.hidden = true;
-      this.say(`The comparison failed: ${res.error.message}${res.error.code ? ` [${res.error.code}]` : ''}`, true);
+      this.say(`The comparison failed: ${res.error.message}`, true, res.error.code);
       return;
     }
     this.say('');
@@ -349,18 +352,19 @@ export class CompareView {
       div.appendChild(dd);
       s.appendChild(div);
     };
-    row(`Predicted time (${d.sol.model}, ${d.sol.granularity})`, t.time_s, 's', 'diff-time');
+    row(`Speed of light (${wordName('sol', d.sol.model)}, ${wordName('granularity', d.sol.granularity)})`, t.time_s, 's', 'diff-time');
     row('Lower bound', t.lower_bound_s, 's');
     row('Upper bound', t.upper_bound_s, 's');
     row('Energy', t.energy_j, 'J', 'diff-energy');
     row('FLOPs', t.flops, 'FLOP', 'diff-flops');
-    row('Bytes moved', t.bytes, 'B');
+    // the bytes of the model whose time is above (older cores: the unfused ones)
+    row(`Bytes moved (${wordName('sol', d.sol.model)})`, t.sol_bytes ?? t.bytes, 'B', 'diff-bytes');
     row('Parameters', t.params, '');
     row('Weight bytes', t.weight_bytes, 'B');
     row('Kernels', t.kernels, '');
     const b = el('div');
     b.appendChild(el('dt', 'Dominant bound'));
-    b.appendChild(el('dd', t.bound.changed ? `${t.bound.old} → ${t.bound.new}` : t.bound.new));
+    b.appendChild(el('dd', t.bound.changed ? `${wordName('bound', t.bound.old)} → ${wordName('bound', t.bound.new)}` : wordName('bound', t.bound.new)));
     s.appendChild(b);
     if (d.llm) {
       row('LLM time to first token', d.llm.ttft_s, 's');
@@ -397,8 +401,8 @@ export class CompareView {
     const named = (l) => `${l.name || '(unnamed)'} (${l.domain ? l.domain + '.' : ''}${l.op})`;
     list('Newly unsupported (zero FLOPs counted)', d.became_unsupported.map(named));
     list('Cost now unknown', d.became_unknown.map(named));
-    list('New warnings', d.warnings.new.map((w) => `${w.message} [${w.code}]`));
-    list('Resolved warnings', d.warnings.resolved.map((w) => `${w.message} [${w.code}]`));
+    list('New warnings', d.warnings.new.map((w) => w.message));
+    list('Resolved warnings', d.warnings.resolved.map((w) => w.message));
   }
 
   /** Matched layers with their deltas, the changes first (the core's
@@ -438,7 +442,7 @@ export class CompareView {
         cell(change({ delta: sg * l.t, ratio: null }, 's').replace(' (from 0)', ''), 'n');
         cell(change({ delta: sg * l.flops, ratio: null }, 'FLOP').replace(' (from 0)', ''), 'n');
         cell(change({ delta: sg * l.bytes, ratio: null }, 'B').replace(' (from 0)', ''), 'n');
-        cell(l.bound);
+        cell(wordName('bound', l.bound));
         continue;
       }
       cell(l.name !== l.old_name ? `${l.name || '(unnamed)'} (was ${l.old_name || 'unnamed'})` : l.name || '(unnamed)');
@@ -502,7 +506,7 @@ export class CompareView {
         scales: { x: logAxis('Arithmetic intensity (FLOP/B)', '', xlo, xhi), y: logAxis('Performance (FLOP/s)', 'FLOP/s', ylo, yhi) },
         plugins: {
           // Under the chart: at the side it would take half a phone's width and cut the names.
-          legend: { position: 'bottom', labels: { boxWidth: 12, font: { size: 11 } } },
+          legend: { position: 'bottom', labels: { boxWidth: 12, font: { size: 11 }, usePointStyle: true } },   // marks as drawn
           tooltip: { callbacks: {
             title: (items) => items[0]?.raw?.name ?? items[0]?.dataset?.label ?? '',
             label: (it) => (it.raw?.side ? `${it.raw.side}: ${eng(it.raw.x, 'FLOP/B')}, ${eng(it.raw.y, 'FLOP/s')}` : it.dataset.label),

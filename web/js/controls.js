@@ -1,9 +1,10 @@
 // The settings bar and the table's filter bar: filling the menus (hardware,
 // power modes, precisions, the model's open sizes) from the catalog, the
 // core and the state, and turning their changes into state + a new analysis.
-import { app, showError, modelDims, unsetDims, writeUrl } from './app.js';
+import { app, showError, modelDims, unsetDims, writeUrl, prefillDims, derivedTotal, effectiveDims } from './app.js';
 import { count } from './format.js';
 import { $, el } from './dom.js';
+import { setWords, wordName, wordMeaning } from './words.js';
 
 const modesOf = (st) => (st.hw === 'custom' ? (st.custom?.power_modes || []) : (app.catalog.byId.get(st.hw)?.power_modes || []));
 // A mode's name may already say it is the default ("MAXN (default; …)").
@@ -40,14 +41,12 @@ export function fillPowerModes() {
 function dimInput(d, where) {
   const label = el('label', `${d.name} `, { title: `symbolic dimension of input ${d.input}, axis ${d.axis}` });
   const input = el('input', null, { type: 'number', min: '0', step: '1', inputmode: 'numeric', 'data-dim': d.name, 'data-testid': `${where}dim-${d.name}` });
-  const v = app.state.dims[d.name];
-  if (v !== undefined) input.value = String(v);
-  else { input.placeholder = 'not set'; input.classList.add('unset'); input.setAttribute('aria-invalid', 'true'); }
   input.addEventListener('change', () => {
     const s = input.value.trim();
     if (s === '') delete app.state.dims[d.name];
     else if (/^\d+$/.test(s) && Number(s) <= 1e12) app.state.dims[d.name] = Number(s);
     else { showError({ code: 'bad_input', message: `${d.name} must be a whole number`, where: d.name }); return; }
+    // Filled in place, not rebuilt: Tab after typing goes on to the next field.
     fillDims();
     app.analyze();
   });
@@ -55,13 +54,43 @@ function dimInput(d, where) {
   return label;
 }
 
+/** One size field shows the state: the user's value, the LLM prefill's
+ * or the derived total as a placeholder that says where it comes from, or
+ * "not set". */
+function showDim(input) {
+  const name = input.dataset.dim, v = app.state.dims[name];
+  const prefill = prefillDims(), eff = effectiveDims(), total = derivedTotal() === name;
+  input.readOnly = total;
+  input.tabIndex = total ? -1 : 0;   // filled in, so Tab goes from the sequence to the past
+  if (input !== document.activeElement || total) input.value = v !== undefined && !total ? String(v) : '';
+  let hint = 'not set';
+  if (total) hint = eff[name] !== undefined ? `${eff[name]} (past + sequence)` : 'past + sequence';
+  else if (prefill[name] !== undefined) hint = `${prefill[name]} (prefill)`;
+  input.placeholder = hint;
+  input.title = total ? 'the total length is the past plus the sequence: filled in from those two'
+    : prefill[name] !== undefined ? 'set by the LLM panel: the prefill of its prompt; type a value to analyse another step' : '';
+  const unset = eff[name] === undefined;
+  input.classList.toggle('unset', unset);
+  if (unset) input.setAttribute('aria-invalid', 'true'); else input.removeAttribute('aria-invalid');
+}
+
+/** Builds the size fields of `box` when the model's sizes changed, else
+ * only refreshes them (so focus and typing survive an analysis). */
+function dimFields(box, dims, where) {
+  const key = dims.map((d) => d.name).join('\u0000');
+  if (box.dataset.dims !== key || box.childElementCount !== dims.length) {
+    box.textContent = '';
+    box.dataset.dims = key;
+    for (const d of dims) box.appendChild(dimInput(d, where));
+  }
+  for (const input of box.querySelectorAll('input[data-dim]')) showDim(input);
+}
+
 /** The open sizes' inputs: in the settings bar, and in the box that asks
  * for them while any is unset. */
 export function fillDims() {
   const { batch, other } = modelDims();
-  const box = $('dims');
-  box.textContent = '';
-  for (const d of other) box.appendChild(dimInput(d, ''));
+  dimFields($('dims'), other, '');
   const bi = $('batch-input');
   bi.placeholder = batch.length ? '1' : "model's";
   bi.title = batch.length ? `sets the model's symbolic batch (${batch.map((d) => d.name).join(', ')}); 1 when empty`
@@ -69,14 +98,12 @@ export function fillDims() {
   const unset = unsetDims();
   const need = $('dims-needed');
   need.hidden = !unset.length;
-  const fields = $('dims-needed-fields');
-  fields.textContent = '';
   if (unset.length) {
     $('dims-needed-text').textContent = `${app.fileName} has ${unset.length === 1 ? 'a size' : 'sizes'} the file leaves open ` +
       `(${unset.map((d) => d.name).join(', ')}). The page does not guess ${unset.length === 1 ? 'it' : 'them'}: type the value${unset.length > 1 ? 's' : ''} you run the model with` +
       ' (a sequence length, an image size…) and the analysis starts.';
-    for (const d of other) fields.appendChild(dimInput(d, 'need-'));
   }
+  dimFields($('dims-needed-fields'), unset.length ? other : [], 'need-');
 }
 
 /** The precision menu and the chart colours from the core's precision table. */
@@ -87,6 +114,14 @@ export function fillPrecisions() {
   for (const p of list) sel.appendChild(el('option', p.name, { value: p.name, title: `stored as ${p.dtype}` }));
   sel.value = app.state.precision;
   app.charts.setPrecisions(list);
+}
+
+/** The core's words (rl_words) for the page: the speed-of-light model and
+ * granularity menus name their options as every other surface does. */
+export function fillWords() {
+  setWords(app.client.words);
+  for (const [id, kind] of [['sol-select', 'sol'], ['gran-select', 'granularity']])
+    for (const o of $(id).options) { o.textContent = wordName(kind, o.value); o.title = wordMeaning(kind, o.value); }
 }
 
 /** Every control shows the state (after a link was restored). */
@@ -113,7 +148,10 @@ export function syncControls() {
 
 export function updateCount() {
   const shown = app.table.rows?.length ?? 0;
-  $('table-count').textContent = `${count(shown)} of ${count(app.table.layers.length)} layers`;
+  const total = app.table.layers.length;
+  $('table-count').textContent = `${count(shown)} of ${count(total)} layers`;
+  // The CSV holds the rows the table shows: the button says when that is not all of them.
+  $('dl-csv').textContent = shown < total ? `Download CSV (${count(shown)} of ${count(total)} layers, filtered)` : 'Download CSV';
 }
 
 // The profile editor (profile-editor.js) owns the form and the JSON text.

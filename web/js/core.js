@@ -127,6 +127,8 @@ export class RooflensCore {
 
   /** The core's precision table (rl_precisions): [{name, dtype, computes, fallback, colour}]. */
   precisions() { return this.takeString(this.m._rlw_precisions()); }
+  /** The core's words for its concepts (rl_words): [{kind, id, name, meaning}]. */
+  words() { return this.takeString(this.m._rlw_words()); }
   /** The Netron attachment (JSON text) of an analysis response (JSON text). */
   netron(analysisJson) {
     return this.withString(analysisJson, (p) => this.takeString(this.m._rlw_netron(p)));

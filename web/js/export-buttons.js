@@ -34,10 +34,27 @@ function downloadPng(button) {
   if (data) downloadDataUrl(`${baseName()}-${key}.png`, data);
 }
 
+/** What the table's filter keeps, in words ('' when it keeps every row). */
+function filterWords() {
+  const st = app.state, parts = [];
+  if (st.filterOp) parts.push(`op ${st.filterOp}`);
+  if (st.filterName) parts.push(`name contains "${st.filterName}"`);
+  return parts.join(', ');
+}
+
+/** The rows the table shows, in its order; a filtered set says so in its
+ * file name and first line. */
+function downloadCsv() {
+  if (!app.res) return;
+  const rows = app.table.sortedLayers(), what = filterWords();
+  const filtered = what ? { shown: rows.length, total: app.table.layers.length, what } : null;
+  download(`${baseName()}${filtered ? '-filtered' : ''}.csv`, toCSV(rows, filtered), 'text/csv');
+}
+
 export function wireExports() {
   $('copy-link').addEventListener('click', copyLink);
   $('copy-md').addEventListener('click', copyMarkdown);
-  $('dl-csv').addEventListener('click', () => { if (app.res) download(`${baseName()}.csv`, toCSV(app.table.sortedLayers()), 'text/csv'); });
+  $('dl-csv').addEventListener('click', downloadCsv);
   $('dl-json').addEventListener('click', () => { if (app.res) download(`${baseName()}.json`, JSON.stringify(app.res, null, 1), 'application/json'); });
   for (const b of document.querySelectorAll('button.png')) b.addEventListener('click', () => downloadPng(b));
 }

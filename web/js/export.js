@@ -2,7 +2,8 @@
 // PNG of a chart. Pure functions plus a download helper.
 import { COLUMNS } from './columns.js';
 import { eng, shapes, pct } from './format.js';
-import { headline, boundLabel } from './figures.js';
+import { headline, boundPhrase } from './figures.js';
+import { wordName } from './words.js';
 
 function csvField(v) {
   if (v === undefined || v === null) return '';
@@ -12,9 +13,12 @@ function csvField(v) {
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export function toCSV(layers) {
+/** The layers as CSV. `filtered` ({shown, total, what}) when the rows are
+ * the table's filtered ones: the first line says so (a '#' comment line). */
+export function toCSV(layers, filtered = null) {
   const head = COLUMNS.map((c) => c.key);
-  const lines = [head.join(',')];
+  const lines = filtered ? [`# ${filtered.shown} of ${filtered.total} layers: only those the table's filter shows (${filtered.what})`] : [];
+  lines.push(head.join(','));
   for (const l of layers) {
     lines.push(head.map((k) => csvField(k === 'inputs' || k === 'outputs' ? shapes(l[k]) : l[k])).join(','));
   }
@@ -60,10 +64,13 @@ export function toMarkdown(res, { file = 'model', link = null, localFile = false
   out.push('');
   const prec = h.requested_precision && h.requested_precision !== h.precision
     ? `${h.precision} (asked for ${h.requested_precision})` : `${h.precision}${o.precision === 'model' ? ' (the model\'s dtypes)' : ''}`;
-  out.push(`- **Precision:** ${mdEscape(prec)}; ${o.mode}; speed-of-light model ${h.model ?? o.sol}, ${h.granularity ?? o.granularity}`);
+  out.push(`- **Precision:** ${mdEscape(prec)}; ${o.mode}; speed-of-light model ${wordName('sol', h.model ?? o.sol)}, ${wordName('granularity', h.granularity ?? o.granularity)}`);
   out.push(`- **Dims:** ${mdEscape(dimsText(res))}${batchNote(res)}`);
+  // Every input's name, dtype and shape as analysed (a fixed-shape model too).
+  const inputs = (m.inputs || []).map((i) => `${mdEscape(i.name)} ${shapes([i])}`);
+  if (inputs.length) out.push(`- **Inputs:** ${inputs.join('; ')}`);
   out.push(`- **Predicted time:** ${eng(h.time_s, 's')} (bounds ${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}), ` +
-    `${boundLabel(h.bound)}-bound` + (h.energy_j !== null ? `; energy ${eng(h.energy_j, 'J')}` : '; energy: the profile has no energy figures'));
+    `limited by ${boundPhrase(h.bound)}` + (h.energy_j !== null ? `; energy ${eng(h.energy_j, 'J')}` : '; energy: the profile has no energy figures'));
   out.push(`- **Model:** ${t.layers} layers, ${eng(m.params)} parameters, ${eng(t.flops, 'FLOP')}, ${eng(t.bytes, 'B')} moved, ` +
     `intensity ${eng(t.intensity, 'FLOP/B')} (time balance ${eng(res.roofline.time_balance, 'FLOP/B')})` +
     (h.kernels !== null ? `; ${h.kernels} kernels, launch floor ${eng(h.launch_floor_s, 's')}` : ''));

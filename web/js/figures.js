@@ -5,6 +5,9 @@
 // the response's layout changes only this file. No figure is computed here:
 // each is a field of the response (or null when it has none).
 
+import { eng } from './format.js';
+import { wordName } from './words.js';
+
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /** The chosen model's time, bounds, energy, power, bound and kernels. */
@@ -35,7 +38,7 @@ export function headline(res) {
 
 /** The three speed-of-light models, each with its own time, bounds and kernels. */
 export function solRows(res) {
-  return ['unfused', 'fused', 'fused_prefetched'].filter((m) => res.sol[m]).map((model) => {
+  return ['unfused', 'fused', 'fused_prefetched'].filter((m) => res?.sol?.[m]).map((model) => {
     const s = res.sol[model];
     return { model, time_s: s.time_s, lower_bound_s: s.lower_bound_s, upper_bound_s: s.upper_bound_s,
       granularity: s.granularity, kernels: s.kernels, launch_floor_s: s.launch_floor_s, bound: s.bound,
@@ -43,9 +46,31 @@ export function solRows(res) {
   });
 }
 
-export const BOUND_WORDS = { overhead: 'kernel launches', compute: 'compute', memory: 'memory', power: 'power budget' };
+/** What limits a time, as a phrase after "limited by": the core's name of
+ * the bound, with an article for the floors ("the launch floor"). */
+export function boundPhrase(bound) {
+  const name = wordName('bound', bound);
+  return /floor$/.test(name) ? `the ${name}` : name;
+}
 
-/** The bound as a user reads it. */
-export function boundLabel(bound) {
-  return { overhead: 'launch overhead', compute: 'compute', memory: 'memory', power: 'power budget' }[bound] || '–';
+/** The answer in one sentence: the forecast when the response has one,
+ * else the speed of light; the device, the reason, and how far the faster
+ * speed-of-light models could go. Every figure is a field of the response. */
+export function headlineSentence(res) {
+  const h = headline(res), hw = res?.hardware || {}, f = res?.forecast;
+  // The mode's short name: "MAXN", not its whole description.
+  const mode = hw.power_mode ? ` in ${String(hw.power_mode_name || hw.power_mode).replace(/\s*\(.*$/, '')} mode` : '';
+  const per = res?.options?.mode === 'training' ? 'per forward pass' : 'per inference';
+  const sol = wordName('sol', h.model);
+  // Only a faster model that reads as faster (not the same time to 3 digits).
+  const faster = solRows(res).filter((r) => num(r.time_s) !== null && eng(r.time_s, 's') !== eng(h.time_s, 's') && r.time_s < h.time_s)
+    .sort((a, b) => a.time_s - b.time_s)[0];
+  const even = faster ? `; even ${wordName('sol', faster.model)}, it could not go below ${eng(faster.time_s, 's')}` : '';
+  if (f && num(f.time_s) !== null) {
+    const stack = f.stack ? ` with ${f.stack}` : '';
+    return `About ${eng(f.time_s, 's')} ${per} on ${hw.name}${mode}${stack}, limited by ${boundPhrase(h.bound)}; ` +
+      `its ${sol} speed of light is ${eng(num(f.floor_s) ?? h.time_s, 's')}${even}.`;
+  }
+  return `At best ${eng(h.time_s, 's')} ${per} on ${hw.name}${mode}: the ${sol} speed of light, ` +
+    `limited by ${boundPhrase(h.bound)}${even}.`;
 }

@@ -30,11 +30,12 @@ function group(v) {
   return (v < 0 ? '-' : '') + (/e/.test(s) ? s : s.replace(/\B(?=(\d{3})+(?!\d))/g, ','));
 }
 
-/** Exact value for a title attribute. */
+/** The value for a tooltip (a title attribute): integers in full, other
+ * numbers to 6 significant digits (357.697 W, not 357.69672681546064 W). */
 export function exact(v, unit = '') {
   if (v === null || v === undefined) return '';
   if (typeof v !== 'number') return String(v);
-  const s = Number.isInteger(v) && Math.abs(v) < 1e21 ? group(v) : String(v);
+  const s = Number.isInteger(v) && Math.abs(v) < 1e21 ? group(v) : String(Number(v.toPrecision(6)));
   return unit ? `${s} ${unit}` : s;
 }
 
@@ -47,9 +48,13 @@ export function pct(x, places = 1) {
   return Number.isFinite(x) ? `${(x * 100).toFixed(x < 0.1 ? places + 1 : places)} %` : '–';
 }
 
-/** A relative change with its sign: 0.0981 -> '+9.81 %', -0.5 -> '−50.0 %'. */
+/** A relative change with its sign, 3 significant digits, never in
+ * exponent form: 0.0981 -> '+9.81 %', -0.5 -> '−50.0 %', 15 -> '+1,500 %'. */
 export function signedPct(ratio) {
-  return `${ratio > 0 ? '+' : '−'}${Math.abs(100 * ratio).toPrecision(3)} %`;
+  if (!Number.isFinite(ratio)) return '–';
+  const a = Math.abs(100 * ratio);
+  const s = a >= 1000 ? group(Number(a.toPrecision(3))) : a.toPrecision(3);
+  return `${ratio > 0 ? '+' : '−'}${s} %`;
 }
 
 /** How far a read has got, in whole per cent (never over 100). */

@@ -9,6 +9,8 @@
 import { eng, exact, count } from './format.js';
 import { whiteBackground, logAxis } from './chart-kit.js';
 import { el } from './dom.js';
+import { wordName } from './words.js';
+import { boundPhrase } from './figures.js';
 import { chartClass } from './chart-lib.js';
 import { llmDefaultState, llmRequestMember, MAX_TOKENS, BITS } from './llm-state.js';
 
@@ -42,7 +44,6 @@ function decades(values, pad = 1.5) {
   return [10 ** Math.floor(Math.log10(Math.min(...v) / pad)), 10 ** Math.ceil(Math.log10(Math.max(...v) * pad))];
 }
 
-const BOUND = { compute: 'compute', memory: 'memory', overhead: 'launches', power: 'power' };
 
 export class LlmPanel {
   /**
@@ -88,7 +89,8 @@ export class LlmPanel {
     this.summary = r.appendChild(el('div', null, { class: 'summary' }));
     const charts = r.appendChild(el('div', null, { class: 'whatif-charts' }));
     const figure = (caption, label) => {
-      const f = charts.appendChild(el('figure', null, { class: 'chart' }));
+      // Hidden until there is data to draw (drawCharts), so no empty frames.
+      const f = charts.appendChild(el('figure', null, { class: 'chart', hidden: '' }));
       f.appendChild(el('figcaption', caption));
       const box = f.appendChild(el('div', null, { class: 'chart-box' }));
       return box.appendChild(el('canvas', null, { role: 'img', 'aria-label': label }));
@@ -105,7 +107,9 @@ export class LlmPanel {
       const st = this.h.state();
       st.llm = { ...(st.llm || llmDefaultState()), [field]: value };
       this.h.onChange();
-      this.refresh();
+      // The main analysis runs at the prompt's prefill: it re-analyses and
+      // refreshes this panel after it; otherwise the panel alone.
+      if (!(field === 'prompt' && this.h.onPrompt?.())) this.refresh();
     };
     const tokens = (input, field) => input.addEventListener('change', () => {
       const v = input.value.trim();
@@ -149,6 +153,8 @@ export class LlmPanel {
   clear() {
     this.seq++;
     for (const k of Object.keys(this.charts)) { this.charts[k].destroy(); delete this.charts[k]; }
+    this.showChart(this.batchCanvas, false);
+    this.showChart(this.contextCanvas, false);
     this.summary.textContent = '';
     this.table.textContent = '';
     this.notes.textContent = '';
@@ -169,12 +175,12 @@ export class LlmPanel {
     } catch (e) {
       if (seq !== this.seq) return;
       const err = e.core || e;
-      this.fail(`The LLM view failed: ${err.message || e}${err.code ? ` [${err.code}]` : ''}`);
+      this.fail(`The LLM view failed: ${err.message || e}`);
       return;
     }
     if (seq !== this.seq) return; // a newer request is under way
     if (!res.ok) {
-      this.fail(`The LLM view failed: ${res.error.message} [${res.error.code}]${res.error.where ? ' at ' + res.error.where : ''}`);
+      this.fail(`The LLM view failed: ${res.error.message}${res.error.where ? ' at ' + res.error.where : ''}`);
       return;
     }
     if (!res.llm) { this.fail('This version of the core has no LLM view.'); return; }
@@ -186,6 +192,8 @@ export class LlmPanel {
 
   fail(text) {
     this.message(text, true);
+    this.showChart(this.batchCanvas, false);
+    this.showChart(this.contextCanvas, false);
     this.root.dataset.state = 'error';
     this.h.onPoints?.(null);
   }
@@ -221,10 +229,10 @@ export class LlmPanel {
       if (raw !== undefined && raw !== null) v.dataset.value = String(raw);
     };
     const d = L.decode;
-    item('Time to first token', eng(L.ttft_s, 's'), `prefill of ${exact(L.prompt_tokens)} tokens: ${exact(L.ttft_s, 's')}, ${BOUND[L.prefill.bound] || L.prefill.bound}-bound`,
+    item('Time to first token', eng(L.ttft_s, 's'), `prefill of ${exact(L.prompt_tokens)} tokens: ${exact(L.ttft_s, 's')}, limited by ${boundPhrase(L.prefill.bound)}`,
       'llm-ttft', L.ttft_s);
     item('Time per output token', eng(L.tpot_s, 's'), d ? `mean of ${exact(L.generated_tokens)} decode steps (${d.method}); first ${eng(d.first_time_per_token_s, 's')}, ` +
-      `last ${eng(d.last_time_per_token_s, 's')}; ${BOUND[d.bound] || d.bound}-bound; launch floor ${eng(d.launch_floor_s, 's')} if not captured` : '',
+      `last ${eng(d.last_time_per_token_s, 's')}; limited by ${boundPhrase(d.bound)}; launch floor ${eng(d.launch_floor_s, 's')} if not captured` : '',
     'llm-tpot', L.tpot_s);
     item('Tokens/s', eng(L.tokens_per_s), 'batch × generated tokens ÷ decode time', 'llm-tokens-per-s', L.tokens_per_s);
     item('End to end', eng(L.e2e_s, 's'), 'time to first token + decode', 'llm-e2e', L.e2e_s);
@@ -273,7 +281,8 @@ export class LlmPanel {
           y1: { ...logAxis('Tokens/s', '', y1lo, y1hi), position: 'right', grid: { drawOnChartArea: false } },
         },
         plugins: {
-          legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } },
+          // each series drawn as its line, dashes included
+          legend: { position: 'top', labels: { boxWidth: 18, font: { size: 11 }, usePointStyle: true, pointStyle: 'line' } },
           tooltip: { callbacks: { label: (it) => `${it.dataset.label}: ${eng(it.parsed.y, it.dataset.yAxisID === 'y' ? 's' : '')} at ${eng(it.parsed.x)}` } },
           rlLimit: limit > 0 ? { x: limit, label: limitLabel } : null,
         },
@@ -281,8 +290,13 @@ export class LlmPanel {
     });
   }
 
+  /** Shows a chart's figure only while it has data. */
+  showChart(canvas, shown) { canvas.closest('figure').hidden = !shown; }
+
   drawCharts(L) {
     const bs = L.batch_sweep, cs = L.context_sweep;
+    this.showChart(this.batchCanvas, !!bs?.rows?.length);
+    this.showChart(this.contextCanvas, !!cs?.rows?.length);
     if (bs) this.sweepChart('batch', this.batchCanvas, bs.rows, 'batch', 'Batch size', bs.max_batch,
       `memory limit: batch ${count(bs.max_batch)}`);
     if (cs) this.sweepChart('context', this.contextCanvas, cs.rows, 'context', 'Context (tokens in the cache)', cs.max_context,
@@ -304,7 +318,7 @@ export class LlmPanel {
       cell(count(r.batch), 'n');
       cell(eng(r.tpot_s, 's'), 'n', exact(r.tpot_s, 's'));
       cell(eng(r.tokens_per_s), 'n', exact(r.tokens_per_s));
-      cell(BOUND[r.bound] || r.bound);
+      cell(wordName('bound', r.bound));
       cell(eng(r.memory_required_bytes, 'B'), 'n', exact(r.memory_required_bytes, 'B'));
       cell(r.fits === null ? '?' : r.fits ? 'yes' : 'no', r.fits === false ? 'bad' : '');
     }

@@ -5,8 +5,8 @@
 // export-buttons.js and restore.js (the page from its URL). All strings from
 // models and profiles are shown with textContent (dom.js). Headline figures
 // come from figures.js only.
-import { app, showError, notice, writeUrl, baseName, currentProfile, request, plainRequest, exampleUrl } from './app.js';
-import { fillHardware, fillPowerModes, fillPrecisions, wireControls, applyCustomProfile } from './controls.js';
+import { app, showError, notice, writeUrl, baseName, currentProfile, request, plainRequest, exampleUrl, prefillDims } from './app.js';
+import { fillHardware, fillPowerModes, fillPrecisions, fillWords, wireControls, applyCustomProfile } from './controls.js';
 import { analyze, clearModel, select } from './analysis.js';
 import { fillExamples, wireOpening } from './opening.js';
 import { wireExports } from './export-buttons.js';
@@ -62,6 +62,7 @@ function buildSideViews() {
   app.llm = new LlmPanel($('llm-panel'), {
     client: app.client, state: () => app.state, request: plainRequest,
     onChange: () => writeUrl(), onPoints: (points) => app.charts.setExtra(points),
+    onPrompt: () => { if (!Object.keys(prefillDims()).length) return false; analyze(); return true; },
   });
   app.measured = new MeasuredView($('measured'), {
     client: app.client, hasModel: () => !!app.info, result: () => app.res, state: () => app.state,
@@ -81,6 +82,21 @@ function buildSideViews() {
   });
 }
 
+/** Skip links move the focus to their section without writing the URL's
+ * hash, which holds the page's state (a "#layers" there would be read as a
+ * link to restore). */
+function wireSkipLinks() {
+  for (const a of document.querySelectorAll('a.skip-link')) {
+    a.addEventListener('click', (ev) => {
+      const target = document.getElementById(a.getAttribute('href').slice(1));
+      if (!target) return;
+      ev.preventDefault();
+      target.focus();
+      target.scrollIntoView({ block: 'start' });
+    });
+  }
+}
+
 /** The examples' list (samples/index.json); an empty list when there is none. */
 function loadExamples() {
   return fetch(new URL('samples/index.json', document.baseURI))
@@ -90,9 +106,10 @@ function loadExamples() {
 async function main() {
   if (isFramed()) { refuseFramed(); return; }
   app.analyze = analyze;
+  wireSkipLinks();
   buildMainViews();
   app.client = new CoreClient();
-  app.client.ready.then((v) => { $('version').textContent = `core ${v}`; fillPrecisions(); }, (e) => showError({ code: 'wasm_failed', message: e.message }));
+  app.client.ready.then((v) => { $('version').textContent = `core ${v}`; fillPrecisions(); fillWords(); }, (e) => showError({ code: 'wasm_failed', message: e.message }));
   const examples = loadExamples();   // the two lists load side by side
   try {
     await app.catalog.load();

@@ -31,24 +31,33 @@ function fileNameOf(source, kind, label) {
 }
 
 /** The state names where the model comes from; a model replacing another
- * starts afresh, but the first model after a link keeps the link's dims,
- * selection and filter (a local file dropped again). */
+ * starts afresh (no sizes, selection or filters of the old one), but the
+ * first model after a link keeps the link's dims, selection and filters (a
+ * local file dropped again). */
 function noteSource(source, label, kind) {
   const st = app.state;
   st.modelUrl = kind === 'url' ? source : null;
   st.example = kind === 'example' ? label : null;
   st.localFile = kind === 'file' ? label : null;
-  if (!app.restoring && !app.linkState) { st.selected = null; st.dims = {}; st.filterOp = ''; }
+  if (!app.restoring && !app.linkState) {
+    Object.assign(st, { selected: null, dims: {}, filterOp: '', filterName: '', group: false });
+    $('filter-name').value = '';
+    $('group-op').checked = false;
+  }
   app.linkState = false;
 }
 
-/** A failed or cancelled read: nothing of the model stays, and the user is told why. */
+/** A failed or cancelled read: the model shown before (if any) stays, with
+ * its own title, and the message names the file that failed. */
 async function openFailed(e, name) {
   app.openId = null;
   $('progress').hidden = true;
-  clearModel();
-  if (e.cancelled) notice(`Reading ${name} was cancelled.`);
-  else showError(e, loadContext((e.core || e).code, name));
+  const kept = app.fileName ? ` The analysis of ${app.fileName} is still shown.` : '';
+  if (e.cancelled) notice(`Reading ${name} was cancelled.${kept}`);
+  else {
+    showError(e, loadContext((e.core || e).code, name));
+    if (kept) notice(kept.trim());
+  }
   app.restoring = false;
   await writeUrl();
 }
@@ -58,11 +67,8 @@ export async function openModel(source, { label, kind }) {
   hideConfirm();
   showError(null);
   if (!app.restoring) notice('');
-  noteSource(source, label, kind);
   const name = fileNameOf(source, kind, label);
-  clearModel();                       // nothing of the previous model stays on screen
-  app.measured.detach(false);         // a profile belongs to the model it was recorded with
-  app.fileName = name;
+  // The previous model stays on screen, and usable, until this one is read.
   const { id, promise } = app.client.open(kind === 'example' ? exampleUrl(label) : source, (m) => setProgress(m, name));
   app.openId = id;
   setProgress({ offset: 0, total: source.size ?? -1, skipped: 0 }, name);
@@ -77,6 +83,10 @@ export async function openModel(source, { label, kind }) {
   app.openId = null;
   $('progress').hidden = true;
   performance.mark('rooflens-opened');
+  noteSource(source, label, kind);
+  clearModel();                       // nothing of the previous model stays on screen
+  app.measured.detach(false);         // a profile belongs to the model it was recorded with
+  app.fileName = name;
   app.info = info;
   app.read = read;
   app.llm.setModel(info); // the LLM panel shows when the core found a KV cache

@@ -237,7 +237,7 @@ export class ProfileEditor {
     let err;
     try { err = await this.check(obj); } catch (e) { err = e.core || { message: e.message, code: 'internal' }; }
     if (seq !== this.checkSeq) return null;
-    if (err) { this.status(`The core refuses this profile: ${err.message} [${err.code}]${err.where ? ' at ' + err.where : ''}`, true); return null; }
+    if (err) { this.status(`The core refuses this profile: ${err.message}${err.where ? ' at ' + err.where : ''}`, true); return null; }
     this.status('Valid profile: “Apply edited profile” to use it.');
     return obj;
   }
@@ -259,7 +259,7 @@ export class ProfileEditor {
     try { err = await this.check(next); } catch (e) { err = e.core || { message: e.message, code: 'internal' }; }
     if (seq !== this.checkSeq) return 'superseded by a newer change';
     if (err) {
-      const why = `the core refuses this value: ${err.message} [${err.code}]`;
+      const why = `the core refuses this value: ${err.message}`;
       this.status(`${label ? label + ': ' : ''}${why}`, true);
       return why;
     }

@@ -1,10 +1,12 @@
 // The summary panel of an analysis: the title lines every surface shares
 // (page, PNG, Markdown), the headline figures (from figures.js only), the
 // table of speed-of-light models and the warnings.
-import { app } from './app.js';
+import { app, prefillDims } from './app.js';
+import { llmDefaultState } from './llm-state.js';
 import { eng, exact, count } from './format.js';
 import { dimsText, batchNote } from './export.js';
-import { headline, solRows, BOUND_WORDS } from './figures.js';
+import { headline, headlineSentence, solRows } from './figures.js';
+import { wordName, wordMeaning, glossary } from './words.js';
 import { $, el } from './dom.js';
 
 // How much of the file was read and how big the WASM heap got: figures for
@@ -35,7 +37,7 @@ export function titleLines(res) {
   const mode = hw.power_mode ? ` — ${hw.power_mode_name || hw.power_mode}` : '';
   const prec = h.requested_precision && h.requested_precision !== h.precision ? `${h.precision} (asked ${h.requested_precision})` : h.precision;
   return [`${app.fileName} on ${hw.name}${mode}`,
-    `precision ${prec}, ${o.mode}, ${h.model ?? o.sol} SOL; dims: ${dimsText(res)}${batchNote(res)}`];
+    `precision ${prec}, ${o.mode}, speed of light ${wordName('sol', h.model ?? o.sol)} (${wordName('granularity', h.granularity ?? o.granularity)}); dims: ${dimsText(res)}${batchNote(res)}`];
 }
 
 /** Predicted time of each speed-of-light model, the chosen one marked. */
@@ -44,19 +46,34 @@ function solTable(res, h) {
   const tbl = el('table');
   tbl.appendChild(el('caption', 'Predicted time of each speed-of-light model', { class: 'visually-hidden' }));
   const head = tbl.createTHead().insertRow();
-  for (const c of ['SOL model', 'time', 'bounds', 'kernels', 'bound']) head.appendChild(el('th', c));
+  for (const c of ['speed-of-light model', 'time', 'bounds', 'kernels', 'limited by']) head.appendChild(el('th', c));
   const body = tbl.createTBody();
   for (const r of solRows(res)) {
     const tr = body.insertRow();
     if (r.model === h.model) tr.className = 'chosen';
-    tr.appendChild(el('td', r.model));
+    tr.appendChild(el('td', wordName('sol', r.model), { title: wordMeaning('sol', r.model) }));
     tr.appendChild(el('td', eng(r.time_s, 's'), { title: exact(r.time_s, 's') }));
     tr.appendChild(el('td', `${eng(r.lower_bound_s, 's')} … ${eng(r.upper_bound_s, 's')}`));
     tr.appendChild(el('td', String(r.kernels), { title: `launch floor ${exact(r.launch_floor_s, 's')}` }));
-    tr.appendChild(el('td', BOUND_WORDS[r.bound] || r.bound));
+    tr.appendChild(el('td', wordName('bound', r.bound), { title: wordMeaning('bound', r.bound) }));
   }
   wrap.appendChild(tbl);
   return wrap;
+}
+
+/** The concepts the figures rest on, each in a sentence (the core's words). */
+function glossaryBox() {
+  const det = el('details', null, { class: 'glossary', 'data-testid': 'glossary' });
+  det.appendChild(el('summary', 'What do these words mean?'));
+  const dl = el('dl');
+  for (const w of glossary()) {
+    const d = el('div');
+    d.appendChild(el('dt', w.name));
+    d.appendChild(el('dd', w.meaning));
+    dl.appendChild(d);
+  }
+  det.appendChild(dl);
+  return det;
 }
 
 /** The core's warnings (the first 200), folded. */
@@ -64,7 +81,8 @@ function warningsBox(warnings) {
   const det = el('details', null, { class: 'warnings' });
   det.appendChild(el('summary', `${warnings.length} warning${warnings.length > 1 ? 's' : ''}`));
   const ul = el('ul');
-  for (const w of warnings.slice(0, 200)) ul.appendChild(el('li', `${w.node ? w.node + ': ' : ''}${w.message} [${w.code}]`));
+  // The code stays out of the text (an engine identifier), in data-code for tools.
+  for (const w of warnings.slice(0, 200)) ul.appendChild(el('li', `${w.node ? w.node + ': ' : ''}${w.message}`, { 'data-code': w.code }));
   det.appendChild(ul);
   return det;
 }
@@ -82,23 +100,31 @@ export function renderSummary(res) {
   s.dataset.file = app.fileName;
   const [title, sub] = titleLines(res);
   s.appendChild(el('h2', title, { 'data-testid': 'summary-title' }));
+  s.appendChild(el('p', headlineSentence(res), { class: 'headline', 'data-testid': 'headline' }));
+  const prefill = Object.entries(prefillDims());
+  if (prefill.length) {
+    s.appendChild(el('p', `A decoder with a KV cache: analysed at the prefill of the LLM panel's ${count((app.state.llm || llmDefaultState()).prompt)}-token prompt ` +
+      `(${prefill.map(([k, v]) => `${k} ${count(v)}`).join(', ')}; the batch from the Batch control). Change the prompt in the LLM panel, ` +
+      'or type the sizes above to analyse another step.', { class: 'note', 'data-testid': 'prefill-note' }));
+  }
   s.appendChild(el('p', `${sub}${m.name && m.name !== app.fileName ? `; graph “${m.name}”` : ''}`, { class: 'subtitle' }));
   const dl = el('dl');
-  dd(dl, 'Layers', count(t.layers), `${h.kernels} kernels in the ${h.model} model`);
+  dd(dl, 'Layers', count(t.layers), `${h.kernels} kernels in the ${wordName('sol', h.model)} model`);
   dd(dl, 'Parameters', eng(m.params), exact(m.params));
   dd(dl, 'FLOPs', eng(t.flops, 'FLOP'), `${exact(t.flops, 'FLOP')} (matrix ${exact(t.matrix_flops)}, vector ${exact(t.vector_flops)})`);
-  dd(dl, `Bytes moved (${h.model})`, eng(h.bytes, 'B'), `${exact(h.bytes, 'B')} in the ${h.model} model (every tensor: ${exact(t.bytes, 'B')}; weights ${exact(t.weight_bytes, 'B')})`);
-  dd(dl, `Arithmetic intensity (${h.model})`, eng(h.intensity, 'FLOP/B'), `${exact(h.intensity)}; time balance ${exact(res.roofline.time_balance)} FLOP/B`);
-  const v = dd(dl, `Predicted time (${h.model}, ${h.granularity})`, eng(h.time_s, 's'), exact(h.time_s, 's'));
+  const sol = wordName('sol', h.model);
+  dd(dl, `Bytes moved (${sol})`, eng(h.bytes, 'B'), `${exact(h.bytes, 'B')} in the ${sol} model (every tensor: ${exact(t.bytes, 'B')}; weights ${exact(t.weight_bytes, 'B')})`);
+  dd(dl, `Arithmetic intensity (${sol})`, eng(h.intensity, 'FLOP/B'), `${exact(h.intensity)}; time balance ${exact(res.roofline.time_balance)} FLOP/B`);
+  const v = dd(dl, `Speed of light (${sol}, ${wordName('granularity', h.granularity)})`, eng(h.time_s, 's'), exact(h.time_s, 's'));
   v.dataset.testid = 'predicted-time';
   dd(dl, 'Bounds', `${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}`,
-    `bounds of the ${h.model} model: lower ${exact(h.lower_bound_s, 's')}, upper ${exact(h.upper_bound_s, 's')}`);
+    `bounds of the ${sol} model: lower ${exact(h.lower_bound_s, 's')}, upper ${exact(h.upper_bound_s, 's')}`);
   if (h.energy_j !== null) {
     const e = dd(dl, 'Energy', eng(h.energy_j, 'J'), `${exact(h.energy_j, 'J')}; average power ${exact(h.avg_power_w, 'W')}` +
       (h.power_budget_w ? ` (budget ${exact(h.power_budget_w, 'W')})` : ''));
     e.dataset.testid = 'predicted-energy';
   }
-  dd(dl, 'Dominant bound', BOUND_WORDS[h.bound] || '–', `launch floor ${exact(h.launch_floor_s, 's')} (${h.kernels} kernels)`);
+  dd(dl, 'Limited by', wordName('bound', h.bound), `${wordMeaning('bound', h.bound)} Launch floor ${exact(h.launch_floor_s, 's')} (${h.kernels} kernels)`);
   const unsup = t.unsupported_ops || [];
   dd(dl, 'Unsupported ops', unsup.length ? `${unsup.length}: ${unsup.join(', ')}` : '0',
     t.unknown_layers ? `${t.unknown_layers} layers with unknown shapes` : '');
@@ -106,5 +132,6 @@ export function renderSummary(res) {
   s.appendChild(dl);
 
   s.appendChild(solTable(res, h));
+  s.appendChild(glossaryBox());
   if (res.warnings?.length) s.appendChild(warningsBox(res.warnings));
 }

@@ -11,6 +11,7 @@ import { COLUMNS, COLUMN_BY_KEY, DEFAULT_COLUMNS, SUM_KEYS } from './columns.js'
 /** The default columns with the measured ones after the predicted time. */
 const withMeasured = (cols) => cols.flatMap((k) => (k === 't' ? [k, 'measured_s', 'efficiency', 'recoverable_s'] : [k]));
 import { el } from './dom.js';
+import { wordName, wordMeaning } from './words.js';
 
 const ROW_H = 26;      // px; must match .layer-table tbody tr height in style.css
 const OVERSCAN = 12;
@@ -32,6 +33,7 @@ function cell(td, col, v) {
   else if (col.type === 'pct') { text = pct(v); title = String(v); }
   else if (col.type === 'bool') text = v ? 'yes' : 'no';
   else if (col.type === 'int') text = String(v);
+  else if (col.type === 'word') { text = wordName(col.kind, v); title = wordMeaning(col.kind, v); }
   else { text = String(v); title = text.length > 24 ? text : ''; }
   td.textContent = text;
   if (title) td.title = title;

@@ -7,10 +7,13 @@
 import { eng, exact, pct } from './format.js';
 import { whiteBackground, logAxis, pointLabels, chartPng, labelRoom, labelSpot } from './chart-kit.js';
 import { el } from './dom.js';
+import { wordName } from './words.js';
+import { boundPhrase } from './figures.js';
 import { chartClass } from './chart-lib.js';
 import { VIEWS, MAX_COMPARE, MAX_SWEEP_BATCH, sweepBatches, validCompareEntry } from './state.js';
 
-const SOL_LABELS = { unfused: 'unfused', fused: 'fused', fused_prefetched: 'fused + prefetched' };
+// Line charts' legends draw each series as its line, dashes included.
+const LINE_LEGEND = { position: 'top', labels: { boxWidth: 18, font: { size: 11 }, usePointStyle: true, pointStyle: 'line' } };
 const SOL_COLORS = { unfused: '#9ecae1', fused: '#3182bd', fused_prefetched: '#08519c' };
 const BOUND_COLORS = { compute: '#1f77b4', memory: '#ff7f0e', overhead: '#d62728' };
 // Suggested when the compare view is first opened: one device of each kind.
@@ -337,13 +340,13 @@ export class WhatIfViews {
     } catch (e) {
       if (seq !== this.seq[view]) return;
       const err = e.core || e;
-      this.message(view, `The study failed: ${err.message || e}${err.code ? ` [${err.code}]` : ''}`, true);
+      this.message(view, `The study failed: ${err.message || e}`, true);
       panel.dataset.state = 'error';
       return;
     }
     if (seq !== this.seq[view]) return; // a newer request is under way
     if (!res.ok) {
-      this.message(view, `The study failed: ${res.error.message} [${res.error.code}]${res.error.where ? ' at ' + res.error.where : ''}`, true);
+      this.message(view, `The study failed: ${res.error.message}${res.error.where ? ' at ' + res.error.where : ''}`, true);
       panel.dataset.state = 'error';
       return;
     }
@@ -387,7 +390,7 @@ export class WhatIfViews {
     // The picker's entry names the bar ('id' or 'id:mode'); an edited profile by its own id.
     const label = (r, i) => (entries[i] === 'custom' ? `${r.hardware?.id || 'custom'} (edited)` : entries[i]);
     const ok = rows.map((r, i) => ({ r, i })).filter(({ r }) => !r.error);
-    const labels = ok.map(({ r, i }) => [label(r, i), `${r.bound}-bound`]);
+    const labels = ok.map(({ r, i }) => [label(r, i), `limited by ${boundPhrase(r.bound)}`]);
     const sols = ['unfused', 'fused', 'fused_prefetched'];
     const times = ok.flatMap(({ r }) => sols.map((s) => r.sol?.[s]));
     const [tlo, thi] = decades(times);
@@ -396,7 +399,7 @@ export class WhatIfViews {
       data: {
         labels,
         datasets: sols.map((s) => ({
-          label: SOL_LABELS[s] + (s === st.sol ? ' (chosen)' : ''),
+          label: wordName('sol', s) + (s === st.sol ? ' (chosen)' : ''),
           data: ok.map(({ r }) => r.sol?.[s] ?? null),
           backgroundColor: SOL_COLORS[s],
           borderColor: s === st.sol ? '#000' : SOL_COLORS[s], borderWidth: s === st.sol ? 1.5 : 0,
@@ -421,7 +424,7 @@ export class WhatIfViews {
       options: baseOptions({ type: 'category', ticks: { autoSkip: false, maxRotation: 40, font: { size: 11 } } },
         axis('logarithmic', 'Energy per inference (J)', 'J', elo, ehi),
         { legend: { display: false },
-          tooltip: { callbacks: { label: (it) => `energy: ${eng(it.raw, 'J')} (${ok[it.dataIndex].r.bound}-bound)` } } }),
+          tooltip: { callbacks: { label: (it) => `energy: ${eng(it.raw, 'J')} (limited by ${boundPhrase(ok[it.dataIndex].r.bound)})` } } }),
     });
     const missing = ok.filter(({ r }) => r.energy_j === null || r.energy_j === undefined).map(({ r, i }) => label(r, i));
     const failed = rows.map((r, i) => ({ r, i })).filter(({ r }) => r.error);
@@ -429,10 +432,10 @@ export class WhatIfViews {
     if (missing.length) notes.push(`No energy figures in the profile of ${missing.join(', ')}: no energy bar.`);
     const fell = ok.filter(({ r }) => fellBack(r));
     for (const { r, i } of fell) notes.push(`${label(r, i)} has no ${asked} peak in its profile: its ${asked} work is timed at its ${r.precision} peak.`);
-    for (const { r, i } of failed) notes.push(`${entries[i]}: ${r.error.message} [${r.error.code}]`);
+    for (const { r, i } of failed) notes.push(`${entries[i]}: ${r.error.message}`);
     this.q('#compare-notes').textContent = notes.join(' ');
     fillTable(this.q('#compare-table'),
-      ['Device', 'Power mode', 'Precision used', 'Unfused', 'Fused', 'Fused + prefetched', `Chosen (${SOL_LABELS[st.sol]})`, 'Energy', 'Bound', 'Launch floor'],
+      ['Device', 'Power mode', 'Precision used', ...sols.map((s) => wordName('sol', s)), `Chosen (${wordName('sol', st.sol)})`, 'Energy', 'Limited by', wordName('term', 'launch_floor')],
       rows.map((r, i) => ({
         attrs: { 'data-hw': entries[i] },
         cells: r.error ? [{ text: entries[i] }, { text: `error: ${r.error.message}`, cls: 'bad' }] : [
@@ -443,7 +446,7 @@ export class WhatIfViews {
           ...sols.map((s) => ({ text: eng(r.sol[s], 's'), value: r.sol[s], title: exact(r.sol[s], 's'), key: s, cls: 'n' })),
           { text: eng(r.chosen_time_s, 's'), value: r.chosen_time_s, title: exact(r.chosen_time_s, 's'), key: 'chosen_time_s', cls: 'n' },
           { text: r.energy_j === null || r.energy_j === undefined ? 'no figures' : eng(r.energy_j, 'J'), value: r.energy_j, title: exact(r.energy_j, 'J'), key: 'energy_j', cls: 'n' },
-          { text: r.bound, key: 'bound' },
+          { text: wordName('bound', r.bound), value: r.bound, key: 'bound' },
           { text: eng(r.launch_floor_s, 's'), value: r.launch_floor_s, title: exact(r.launch_floor_s, 's'), cls: 'n' },
         ],
       })));
@@ -478,7 +481,7 @@ export class WhatIfViews {
         ],
       },
       options: { ...baseOptions(xAxis(), logAxis('Arithmetic intensity (FLOP/B)', '', ilo, ihi)),
-        parsing: true, plugins: { legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } }, rlMarkers: { lines } } },
+        parsing: true, plugins: { legend: LINE_LEGEND, rlMarkers: { lines } } },
     });
     const [flo, fhi] = decades(rows.flatMap((r) => [r.attainable_flops_per_s, r.predicted_flops_per_s]));
     const [slo, shi] = decades(rows.map((r) => r.time_per_sample_s));
@@ -497,7 +500,7 @@ export class WhatIfViews {
       },
       options: { animation: false, responsive: true, maintainAspectRatio: false,
         scales: { x: xAxis(), y: logAxis('Performance (FLOP/s)', '', flo, fhi), y2 },
-        plugins: { legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } }, rlMarkers: { lines },
+        plugins: { legend: LINE_LEGEND, rlMarkers: { lines },
           tooltip: { callbacks: { label: (it) => `${it.dataset.label}: ${eng(it.raw.y, it.dataset.yAxisID === 'y' ? 'FLOP/s' : 's')} at batch ${it.raw.x}` } } } },
     });
     // A model the power budget holds back never turns compute-bound: say what binds instead.
@@ -508,8 +511,8 @@ export class WhatIfViews {
       ? `Critical batch: ${crit}. From this batch on the whole model is compute-bound on ${res.hardware.name} (its compute time reaches its memory time and outlasts its launches; for matrix work alone that is the time balance of ${eng(balance, 'FLOP/B')}).`
       : `No batch in ${rows[0]?.batch ?? '?'}…${rows.at(-1)?.batch ?? '?'} makes the whole model compute-bound on ${res.hardware.name} (time balance ${eng(balance, 'FLOP/B')}).` +
         (capped ? ` From batch ${capped.batch} on its power budget${res.hardware.power_budget_w ? ` of ${eng(res.hardware.power_budget_w, 'W')}` : ''} sets the time ` +
-          'first (bound "power"): at the full compute rate the device would draw more than that.' : '');
-    const failed = all.filter((r) => r.error).map((r) => `batch ${r.batch}: ${r.error.message} [${r.error.code}]`);
+          `first (limited by ${boundPhrase('power')}): at the full compute rate the device would draw more than that.` : '');
+    const failed = all.filter((r) => r.error).map((r) => `batch ${r.batch}: ${r.error.message}`);
     this.q('#sweep-note').textContent = [study.note || '', ...failed].join(' ');
     fillTable(this.q('#sweep-table'),
       ['Batch', 'FLOPs', 'Bytes', 'Intensity (FLOP/B)', 'Roofline FLOP/s', 'Predicted FLOP/s', 'Time', 'Time per sample', 'Energy per sample', 'Bound'],
@@ -525,7 +528,7 @@ export class WhatIfViews {
           { text: eng(r.time_s, 's'), value: r.time_s, title: exact(r.time_s, 's'), cls: 'n' },
           { text: eng(r.time_per_sample_s, 's'), value: r.time_per_sample_s, title: exact(r.time_per_sample_s, 's'), key: 'time_per_sample_s', cls: 'n' },
           { text: r.energy_per_sample_j === null || r.energy_per_sample_j === undefined ? '–' : eng(r.energy_per_sample_j, 'J'), value: r.energy_per_sample_j, cls: 'n' },
-          { text: r.bound, key: 'bound' },
+          { text: wordName('bound', r.bound), value: r.bound, key: 'bound' },
         ],
       })));
   }
@@ -573,14 +576,16 @@ export class WhatIfViews {
         borderColor: '#2ca02c', backgroundColor: '#2ca02c', pointRadius: 5, borderWidth: 2 },
       { type: 'scatter', label: 'other modes', data: others.map(pt), backgroundColor: '#999', borderColor: '#666', pointRadius: 5 },
     ];
-    if (rec) sets.unshift({ type: 'scatter', label: `recommended: ${rec.mode}`, data: [pt(rec)], pointStyle: 'star',
-      pointRadius: 14, borderColor: '#000', backgroundColor: '#ffd700', borderWidth: 2 });
+    // A filled diamond: Chart.js draws a star as lines only, so its fill (and a legend box) never matched it.
+    if (rec) sets.unshift({ type: 'scatter', label: `recommended: ${rec.mode}`, data: [pt(rec)], pointStyle: 'rectRot',
+      pointRadius: 11, borderColor: '#000', backgroundColor: '#ffd700', borderWidth: 2 });
     const lines = limit ? [{ x: limit, label: `fastest + ${pct(study.max_slowdown)}`, color: '#d62728' }] : [];
     this.chart('power', this.q('#power-chart'), {
       type: 'scatter',
       data: { datasets: sets },
       options: { ...baseOptions(scale(ts, 'Predicted time per inference (s)', 's'), scale(es, 'Energy per inference (J)', 'J')),
-        plugins: { legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 } } },
+        // usePointStyle: each legend entry is drawn as its mark (the star, the dots)
+        plugins: { legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 }, usePointStyle: true } },
           rlMarkers: { lines },
           rlModeLabels: { labels: rows.map((r) => ({ x: r.time_s, y: r.energy_j, text: r.mode, r: r.mode === study.recommended ? 14 : 5 })),
             onUnplaced: (texts) => {

@@ -17,7 +17,7 @@
 //                                            optimises the code that ran, so the user's first analysis
 //                                            is not run by WebAssembly's baseline tier; replies 'warm'
 //   worker -> main
-//     {type: 'ready', version, precisions} once (precisions: the core's rl_precisions() table); {type: 'fatal', message} if the module cannot load
+//     {type: 'ready', version, precisions, words} once (precisions: the core's rl_precisions() table; words: rl_words(), the names of its concepts); {type: 'fatal', message} if the module cannot load
 //     {id, type: 'progress', offset, total, skipped}
 //     {id, type: 'opened', info, read, memory} info: rl_model_info JSON object;
 //                                             read: {bytes_read, bytes_skipped, total}
@@ -42,7 +42,7 @@ async function boot() {
 }
 
 const ready = boot().then(
-  () => postMessage({ type: 'ready', version: core.version(), precisions: JSON.parse(core.precisions()) }),
+  () => postMessage({ type: 'ready', version: core.version(), precisions: JSON.parse(core.precisions()), words: JSON.parse(core.words()) }),
   (e) => postMessage({ type: 'fatal', message: 'could not load the WebAssembly module: ' + (e && e.message || e) }));
 
 function errorOf(code, message, where = '') { return { code, message, where }; }
@@ -209,23 +209,28 @@ async function open(msg) {
   const chunk = Math.max(4096, Math.min(msg.chunk || (4 << 20), 64 << 20));
   await ready;
   if (!core) await recover();
-  dropModel(msg.slot);
-  // WebAssembly memory never shrinks: after a model with very many layers
-  // the module may hold up to 2 GB. Start the next model in a fresh one
-  // (unless the other model is open: recycling would lose it).
-  if (core.memory().heap > RECYCLE_HEAP_BYTES && !(msg.slot === 'other' ? model : other)) await recover();
+  // The slot's model stays until the new one is read: a cancelled or
+  // failed open leaves the page's analysis working. WebAssembly memory
+  // never shrinks: after a model with very many layers the module may hold
+  // up to 2 GB; then the next model starts in a fresh one (unless the other
+  // slot's model is open: recycling would lose it), and the old one goes.
+  if (core.memory().heap > RECYCLE_HEAP_BYTES && !(msg.slot === 'other' ? model : other)) {
+    dropModel(msg.slot);
+    await recover();
+  }
   let source, total;
   if (msg.type === 'open-file') { source = fileSource(msg.file); total = msg.file.size; }
   else if (msg.type === 'open-bytes') { source = bytesSource(msg.bytes); total = msg.bytes.byteLength; }
   else { source = await urlSource(id, msg.url); total = source.total; }
   const res = await stream(id, source, total, chunk);
   if (res.error) return postMessage({ id, type: 'error', error: res.error });
-  if (msg.slot === 'other') other = res.model; else model = res.model;
   const info = JSON.parse(core.info(res.model));
   if (!info.ok) {
-    dropModel(msg.slot);
+    core.freeModel(res.model);
     return postMessage({ id, type: 'error', error: info.error });
   }
+  dropModel(msg.slot);
+  if (msg.slot === 'other') other = res.model; else model = res.model;
   postMessage({ id, type: 'opened', info, read: res.read, memory: core.memory() });
 }
 
@@ -282,11 +287,10 @@ self.onmessage = (ev) => {
         await open(msg);
       } else postMessage({ id: msg.id, type: 'error', error: errorOf('bad_message', `unknown message ${msg.type}`) });
     } catch (e) {
+      // A cancelled or failed read leaves the slot's model as it was.
       if (e instanceof Cancelled) {
-        dropModel(msg.slot);
         postMessage({ id: msg.id, type: 'cancelled' });
       } else if (e && LOAD_ERRORS.has(e.code)) {
-        dropModel(msg.slot);
         postMessage({ id: msg.id, type: 'error', error: errorOf(e.code, e.message, msg.url || msg.file?.name || '') });
       } else {
         // A trap (out of memory, abort) or a bug: report it and rebuild the module.

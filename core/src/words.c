@@ -1,0 +1,69 @@
+/* The one list of the words for rooflens's concepts (words.h) and
+ * rl_words(), which publishes it for the CLI and the page. */
+#include <cjson/cJSON.h>
+#include <string.h>
+
+#include "internal.h"
+#include "json.h"
+#include "words.h"
+
+typedef struct {
+    const char *kind, *id, *name, *meaning;
+} rl_word;
+
+/* The meanings follow docs/model.md; they are short enough for a tooltip. */
+static const rl_word WORDS[] = {
+    {RL_WORD_TERM, "speed_of_light", "speed of light",
+     "The shortest time the device could take: every kernel at the device's peak FLOP/s and memory bandwidth. "
+     "A floor, not a forecast: real kernels are slower."},
+    {RL_WORD_TERM, "fused", "fused",
+     "Layers that only reshape or combine one tensor (bias, activation, normalisation) run inside the kernel before "
+     "them, so their intermediate tensors stay on chip and only weights, inputs and outputs cross memory."},
+    {RL_WORD_TERM, "prefetched", "prefetched",
+     "The next kernel's weights load while the current one computes, so the whole model overlaps compute and "
+     "memory as if it were one kernel."},
+    {RL_WORD_TERM, "granularity", "granularity",
+     "Where the roofline is applied: kernel by kernel (each kernel waits for its own bytes) or to the whole graph "
+     "at once."},
+    {RL_WORD_TERM, "launch_floor", "launch floor",
+     "The number of kernels times the device's cost to launch one: no run is faster, however small its layers."},
+    {RL_WORD_TERM, "power_floor", "power floor",
+     "The shortest time in which the device can spend the model's energy without drawing more than its power "
+     "budget."},
+    {RL_WORD_BOUND, "compute", "compute", "The peak FLOP/s of the matrix or vector units sets the time."},
+    {RL_WORD_BOUND, "memory", "memory bandwidth", "Moving the bytes to and from main memory sets the time."},
+    {RL_WORD_BOUND, "overhead", "launch floor", "Launching the kernels takes longer than their work."},
+    {RL_WORD_BOUND, "power", "power floor", "The power budget stretches the time."},
+    {RL_WORD_BOUND, "none", "no work", "The layer does no work on the device: a view, a constant or a folded node."},
+    {RL_WORD_SOL, "unfused", "unfused", "Every layer is a kernel and every tensor crosses memory."},
+    {RL_WORD_SOL, "fused", "fused", "Elementwise tails run inside the kernel before them; intermediates stay on chip."},
+    {RL_WORD_SOL, "fused_prefetched", "fused and prefetched",
+     "Fused, and the whole graph overlaps compute and memory as one roofline."},
+    {RL_WORD_GRANULARITY, "intended", "intended",
+     "Kernel by kernel for unfused and fused, the whole graph for fused and prefetched."},
+    {RL_WORD_GRANULARITY, "per_op", "kernel by kernel", "Each kernel waits for its own bytes."},
+    {RL_WORD_GRANULARITY, "whole_graph", "whole graph", "One roofline for the whole graph."},
+};
+
+#define N_WORDS (sizeof WORDS / sizeof WORDS[0])
+
+const char *rl_word_name(const char *kind, const char *id) {
+    if (!kind || !id) return id;
+    for (size_t i = 0; i < N_WORDS; i++)
+        if (!strcmp(WORDS[i].kind, kind) && !strcmp(WORDS[i].id, id)) return WORDS[i].name;
+    return id;
+}
+
+char *rl_words(void) {
+    rl_json_begin();
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < N_WORDS; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "kind", WORDS[i].kind);
+        cJSON_AddStringToObject(o, "id", WORDS[i].id);
+        cJSON_AddStringToObject(o, "name", WORDS[i].name);
+        cJSON_AddStringToObject(o, "meaning", WORDS[i].meaning);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return rl_json_finish(arr);
+}

@@ -1,0 +1,65 @@
+// The headline sentence (figures.js headlineSentence): the answer, its unit
+// and its reason in plain words, with the core's own names for its concepts
+// (rl_words through words.js). A real analysis of a fixture from the Node
+// build of the core, then the same answer with a stubbed forecast (the
+// forecast object of docs/api.md).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, NODE_WASM, FIXTURES, loadNodeCore } from './helpers.mjs';
+
+const skip = existsSync(NODE_WASM) ? false : `not built: ${NODE_WASM} (run tools/build-site.sh)`;
+const ENGINE_IDS = /\b(per_op|whole_graph|fused_prefetched|overhead_dominated|overhead)\b|\[[a-z_]+\]/;
+
+async function answer(extra = {}) {
+  const core = await loadNodeCore();
+  const { setWords } = await import(join(ROOT, 'web/js/words.js'));
+  setWords(JSON.parse(core.words()));
+  const r = core.readAll(new Uint8Array(readFileSync(join(FIXTURES, 'models/mlp.onnx'))));
+  const hardware = JSON.parse(readFileSync(join(ROOT, 'hw/h100-sxm.json'), 'utf8'));
+  const res = JSON.parse(core.analyze(r.model, JSON.stringify({ hardware, ...extra })));
+  core.freeModel(r.model);
+  assert.equal(res.ok, true);
+  return res;
+}
+
+test('without a forecast, the headline states the speed of light, its unit, the device and what limits it', { skip }, async () => {
+  const { headlineSentence } = await import(join(ROOT, 'web/js/figures.js'));
+  const { eng } = await import(join(ROOT, 'web/js/format.js'));
+  const res = await answer();
+  const text = headlineSentence(res);
+  const c = res.sol.chosen;
+  assert.match(text, new RegExp(`^At best ${eng(c.time_s, 's')} per inference on ${res.hardware.name}: the fused speed of light, limited by `));
+  const limit = { compute: 'compute', memory: 'memory bandwidth', overhead: 'the launch floor', power: 'the power floor' }[c.bound];
+  assert.ok(text.includes(`limited by ${limit}`), text);
+  if (res.sol.fused_prefetched.time_s < c.time_s)
+    assert.ok(text.includes(`even fused and prefetched, it could not go below ${eng(res.sol.fused_prefetched.time_s, 's')}`), text);
+  assert.doesNotMatch(text, ENGINE_IDS);
+  assert.ok(text.endsWith('.'));
+});
+
+test('with a forecast, the headline states the forecast first and the speed of light beside it', { skip }, async () => {
+  const { headlineSentence } = await import(join(ROOT, 'web/js/figures.js'));
+  const { eng } = await import(join(ROOT, 'web/js/format.js'));
+  const res = await answer({ sol: 'unfused' });
+  const floor = res.sol.chosen.time_s;
+  res.forecast = { time_s: floor * 2.5, energy_j: 1e-3, floor_s: floor, headroom: 2.5, basis: 'analytic', stack: 'TensorRT', by_class: [] };
+  const text = headlineSentence(res);
+  assert.match(text, new RegExp(`^About ${eng(floor * 2.5, 's')} per inference on ${res.hardware.name} with TensorRT, limited by `));
+  assert.ok(text.includes(`; its unfused speed of light is ${eng(floor, 's')}`), text);
+  assert.doesNotMatch(text, ENGINE_IDS);
+  // A forecast without a time (a partial answer) falls back to the floor.
+  res.forecast = { basis: 'analytic' };
+  assert.match(headlineSentence(res), /^At best /);
+});
+
+test('a bound set by the launch floor reads as the glossary names it', { skip }, async () => {
+  const { boundPhrase } = await import(join(ROOT, 'web/js/figures.js'));
+  const { glossary } = await import(join(ROOT, 'web/js/words.js'));
+  await answer();
+  assert.equal(boundPhrase('overhead'), 'the launch floor');
+  assert.equal(boundPhrase('power'), 'the power floor');
+  assert.deepEqual(glossary().map((w) => w.name),
+    ['speed of light', 'fused', 'prefetched', 'granularity', 'launch floor', 'power floor']);
+});

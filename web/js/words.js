@@ -1,0 +1,29 @@
+// The words for rooflens's concepts, from the core's one list (rl_words():
+// "overhead" -> "launch floor", "fused_prefetched" -> "fused and
+// prefetched", the glossary's meanings). The controller sets the list once
+// the worker is ready; every view names a bound, a speed-of-light model, a
+// granularity or a concept through here, never with a list of its own.
+
+let byKey = new Map();
+let terms = [];
+
+/** @param {{kind: string, id: string, name: string, meaning: string}[]} list the core's rl_words() */
+export function setWords(list) {
+  byKey = new Map((list || []).map((w) => [`${w.kind}/${w.id}`, w]));
+  terms = (list || []).filter((w) => w.kind === 'term');
+}
+
+/** What a user reads for the value `id` of `kind` ('bound', 'sol',
+ * 'granularity', 'term'); the value itself when the list has none. */
+export function wordName(kind, id) {
+  if (id === null || id === undefined) return '–';
+  return byKey.get(`${kind}/${id}`)?.name ?? String(id);
+}
+
+/** The one- or two-sentence meaning of a value or concept ('' when unknown). */
+export function wordMeaning(kind, id) {
+  return byKey.get(`${kind}/${id}`)?.meaning ?? '';
+}
+
+/** The glossary: the concepts the page's figures rest on, in the core's order. */
+export function glossary() { return terms; }
