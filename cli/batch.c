@@ -172,7 +172,7 @@ static void batch_row(const char *format, const char *path, const cJSON *res, co
             return;
         }
         printf("%-40s %10g %10s %10s %10s %-8s %10s %8g\n", txt(path), num(s, "layers"), eng(num(s, "flops"), "", a, sizeof a),
-               eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), str(s, "bound"),
+               eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), word("bound", str(s, "bound")),
                cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : "n/a", num(s, "warnings"));
     } else {
         printf("| ");
@@ -184,7 +184,7 @@ static void batch_row(const char *format, const char *path, const cJSON *res, co
             return;
         }
         printf(" | %g | %s | %s | %s | %s | %s | %g |\n", num(s, "layers"), eng(num(s, "flops"), "FLOP", a, sizeof a),
-               eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), str(s, "bound"),
+               eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), word("bound", str(s, "bound")),
                cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : "n/a", num(s, "warnings"));
     }
 }

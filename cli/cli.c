@@ -286,3 +286,5 @@ void csv_number(FILE *f, const cJSON *v) {
 void csv_double(FILE *f, double v) {
     if (isfinite(v)) fprintf(f, "%.17g", v);
 }
+
+const char *word(const char *kind, const char *id) { return txt(rl_word_name(kind, id ? id : "")); }

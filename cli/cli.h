@@ -85,6 +85,10 @@ const cJSON *get(const cJSON *o, const char *k);
 double num(const cJSON *o, const char *k);
 const char *str(const cJSON *o, const char *k);
 bool is_true(const cJSON *o, const char *k);
+/* The name a user reads for the value of one of the answer's enumerations
+ * ("bound", "sol", "granularity"): the core's one list (rl_word_name), as
+ * the page and the Markdown say it; shown escaped like tstr(). */
+const char *word(const char *kind, const char *id);
 /* str() as the tables show it (txt). */
 const char *tstr(const cJSON *o, const char *k);
 

@@ -95,7 +95,7 @@ static void print_diff_totals(const cJSON *d) {
     printf("new       %s  (%s, %g nodes)\n", tstr(n, "label"), tstr(n, "name")[0] ? tstr(n, "name") : "unnamed", num(n, "nodes"));
     printf("hardware  %s%s%s  precision %s, %s, speed-of-light model %s (%s)\n\n", tstr(hw, "name"),
            cJSON_IsString(get(hw, "power_mode")) ? ", mode " : "", tstr(hw, "power_mode"), tstr(n, "precision"),
-           tstr(opt, "mode"), tstr(get(d, "sol"), "model"), tstr(get(d, "sol"), "granularity"));
+           tstr(opt, "mode"), word("sol", str(get(d, "sol"), "model")), word("granularity", str(get(d, "sol"), "granularity")));
     printf("  %-16s %14s %14s   %s\n", "", "old", "new", "change");
     total_row(t, "time_s", "predicted time", "s");
     total_row(t, "lower_bound_s", "lower bound", "s");
@@ -109,7 +109,7 @@ static void print_diff_totals(const cJSON *d) {
     total_row(t, "kernels", "kernels", "");
     total_row(t, "launch_floor_s", "launch floor", "s");
     const cJSON *bound = get(t, "bound");
-    printf("  %-16s %14s %14s   %s\n", "bound", tstr(bound, "old"), tstr(bound, "new"),
+    printf("  %-16s %14s %14s   %s\n", "limited by", word("bound", str(bound, "old")), word("bound", str(bound, "new")),
            cJSON_IsTrue(get(bound, "changed")) ? "changed" : "");
     const cJSON *llm = get(d, "llm");
     if (cJSON_IsObject(llm)) {
@@ -149,8 +149,9 @@ static void print_diff_layers(const cJSON *d, int top) {
             if (kind[0] == 'm') {
                 const cJSON *bd = get(L, "bound");
                 char bounds[40];
-                if (strcmp(str(bd, "old"), str(bd, "new"))) snprintf(bounds, sizeof bounds, "%s>%s", tstr(bd, "old"), tstr(bd, "new"));
-                else snprintf(bounds, sizeof bounds, "%s", tstr(bd, "new"));
+                if (strcmp(str(bd, "old"), str(bd, "new")))
+                    snprintf(bounds, sizeof bounds, "%s > %s", word("bound", str(bd, "old")), word("bound", str(bd, "new")));
+                else snprintf(bounds, sizeof bounds, "%s", word("bound", str(bd, "new")));
                 printf("%-32s %-22s %12s %12s %12s  %s\n", name, op, signed_fmt(num(get(L, "t"), "delta"), "s", a, sizeof a),
                        signed_fmt(num(get(L, "flops"), "delta"), "", b, sizeof b),
                        signed_fmt(num(get(L, "bytes"), "delta"), "B", e, sizeof e), bounds);
@@ -158,7 +159,7 @@ static void print_diff_layers(const cJSON *d, int top) {
                 double sg = kind[0] == 'a' ? 1 : -1;
                 printf("%-32s %-22s %12s %12s %12s  %s\n", name, op, signed_fmt(sg * num(L, "t"), "s", a, sizeof a),
                        signed_fmt(sg * num(L, "flops"), "", b, sizeof b), signed_fmt(sg * num(L, "bytes"), "B", e, sizeof e),
-                       tstr(L, "bound"));
+                       word("bound", str(L, "bound")));
             }
         }
         if (shown < total) printf("(%d more; --top 0 shows all)\n", total - shown);

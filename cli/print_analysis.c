@@ -49,8 +49,8 @@ static void print_headline(const cJSON *res) {
            eng(num(tot, "flops"), "", a, sizeof a), eng(num(tot, "matrix_flops"), "", b, sizeof b),
            eng(num(tot, "vector_flops"), "", c2, sizeof c2), eng(num(tot, "bytes"), "B", d, sizeof d),
            eng(num(tot, "fused_bytes"), "B", e, sizeof e), num(tot, "intensity"));
-    printf("\npredicted %s  (%s, %s granularity; bound: %s)\n", tsec(total_t, a, sizeof a), tstr(ch, "model"),
-           tstr(ch, "granularity"), tstr(ch, "bound"));
+    printf("\npredicted %s  (speed of light: %s, %s; limited by the %s)\n", tsec(total_t, a, sizeof a),
+           word("sol", str(ch, "model")), word("granularity", str(ch, "granularity")), word("bound", str(ch, "bound")));
     printf("          bounds %s ... %s; %g kernels, launch floor %s\n", tsec(num(ch, "lower_bound_s"), a, sizeof a),
            tsec(num(ch, "upper_bound_s"), b, sizeof b), num(ch, "kernels"), tsec(num(ch, "launch_floor_s"), c2, sizeof c2));
     if (cJSON_IsNumber(get(ch, "energy_j")))
@@ -58,15 +58,15 @@ static void print_headline(const cJSON *res) {
                eng(num(ch, "avg_power_w"), "W", b, sizeof b),
                is_true(ch, "power_capped") ? " (held to the power budget)" : "");
     print_forecast(get(res, "forecast"));
-    printf("\nspeed of light       %10s %10s %10s %10s %8s %10s %-8s %10s\n", "time", "lower", "upper", "roofline",
-           "kernels", "launches", "bound", "energy");
+    printf("\nspeed of light         %10s %10s %10s %10s %8s %10s %-16s %10s\n", "time", "lower", "upper", "roofline",
+           "kernels", "launches", "limited by", "energy");
     for (int i = 0; i < 3; i++) {
         static const char *const models[] = {"unfused", "fused", "fused_prefetched"};
         const cJSON *m = get(sol, models[i]);
-        printf("  %-18s %10s %10s %10s %10s %8g %10s %-8s %10s%s\n", models[i], tsec(num(m, "time_s"), a, sizeof a),
+        printf("  %-20s %10s %10s %10s %10s %8g %10s %-16s %10s%s\n", word("sol", models[i]), tsec(num(m, "time_s"), a, sizeof a),
                tsec(num(m, "lower_bound_s"), b, sizeof b), tsec(num(m, "upper_bound_s"), c2, sizeof c2),
                tsec(num(m, "roof_time_s"), d, sizeof d), num(m, "kernels"), tsec(num(m, "launch_floor_s"), e, sizeof e),
-               tstr(m, "bound"), opt_eng(m, "energy_j", "J", f, sizeof f),
+               word("bound", str(m, "bound")), opt_eng(m, "energy_j", "J", f, sizeof f),
                !strcmp(models[i], tstr(ch, "model")) ? "  <- chosen" : "");
     }
 }
@@ -108,15 +108,15 @@ void print_table(const cJSON *res, const layer_table *L, int top) {
     if (rows) qsort(rows, (size_t)n, sizeof *rows, cmp_time);
     int shown = !rows ? 0 : top > 0 && top < n ? top : n;
     double total_t = num(get(sol, "chosen"), "time_s"); /* the layers' times are their shares of it */
-    printf("\n%-32s %-18s %10s %10s %8s %10s %10s %8s %6s\n", "layer (top by time)", "op", "FLOPs", "bytes", "AI",
-           "time", "forecast", "bound", "share");
+    printf("\n%-32s %-18s %10s %10s %8s %10s %10s %-16s %6s\n", "layer (top by time)", "op", "FLOPs", "bytes", "AI",
+           "time", "forecast", "limited by", "share");
     for (int k = 0; k < shown; k++) {
         int i = rows[k].row;
         double ti = layer_num(&t, i);
-        printf("%-32s %-18s %10s %10s %8.1f %10s %10s %8s %5.1f%%\n", txt_cut(layer_str(&name, i), 32),
+        printf("%-32s %-18s %10s %10s %8.1f %10s %10s %-16s %5.1f%%\n", txt_cut(layer_str(&name, i), 32),
                txt_cut(layer_str(&op, i), 18), eng(layer_num(&flops, i), "", a, sizeof a),
                eng(layer_num(&bytes, i), "B", b, sizeof b), layer_num(&intensity, i), tsec(ti, c2, sizeof c2),
-               isnan(layer_num(&fc, i)) ? "-" : tsec(layer_num(&fc, i), d, sizeof d), txt(layer_str(&bound, i)),
+               isnan(layer_num(&fc, i)) ? "-" : tsec(layer_num(&fc, i), d, sizeof d), word("bound", layer_str(&bound, i)),
                total_t > 0 ? 100 * ti / total_t : 0);
     }
     if (shown < n) printf("(%d more layers; --top 0 shows all)\n", n - shown);
@@ -164,7 +164,7 @@ void print_measured(const cJSON *res, const layer_table *L, int top) {
            tsec(total, a, sizeof a), (int)num(ms, "kernels"));
     if (cJSON_IsNumber(get(ms, "run_wall_s"))) printf(" (%s a run, wall clock)", tsec(num(ms, "run_wall_s"), b, sizeof b));
     printf("\n          predicted %s (%s, %s): measured is %.3gx the prediction\n", tsec(num(ms, "predicted_s"), a, sizeof a),
-           tstr(ch, "model"), tstr(ch, "granularity"), num(ms, "measured_over_predicted"));
+           word("sol", str(ch, "model")), word("granularity", str(ch, "granularity")), num(ms, "measured_over_predicted"));
     const cJSON *fc = get(res, "forecast");
     if (cJSON_IsNumber(get(fc, "time_s")) && num(fc, "time_s") > 0)
         printf("          forecast %s (%s): measured is %.3gx the forecast\n", tsec(num(fc, "time_s"), a, sizeof a),

@@ -15,7 +15,7 @@ static void print_parallel_head(const cJSON *P) {
     printf("          time %s (math %s + communication %s; bounds %s .. %s), %s-bound, %.2fx one device\n",
            tsec(num(P, "time_s"), a, sizeof a), tsec(num(P, "t_math_s"), b, sizeof b),
            tsec(num(P, "t_comms_s"), c, sizeof c), tsec(num(P, "lower_bound_s"), d, sizeof d),
-           tsec(num(P, "upper_bound_s"), a, sizeof a), tstr(P, "bound"), num(P, "speedup"));
+           tsec(num(P, "upper_bound_s"), a, sizeof a), word("bound", str(P, "bound")), num(P, "speedup"));
     printf("          sent per device %s", eng(num(P, "comm_bytes"), "B", a, sizeof a));
     if (cJSON_IsNumber(get(ic, "critical_intensity")))
         printf("; communication binds below %.0f FLOPs per byte sent", num(ic, "critical_intensity"));

@@ -18,7 +18,7 @@ static void print_study_header(const cJSON *res) {
 
 static void print_compare(const cJSON *st) {
     char a[32], b[32], c[32], d[32], e[32], f[32];
-    printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %-8s %10s\n", "hardware", "mode", "prec", "unfused",
+    printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %-16s %10s\n", "hardware", "mode", "prec", "unfused",
            "fused", "prefetched", "chosen", "energy", "bound", "launches");
     const cJSON *r;
     cJSON_ArrayForEach(r, get(st, "rows")) {
@@ -30,17 +30,17 @@ static void print_compare(const cJSON *st) {
             printf("%-34s %-10s error: %s [%s]\n", name, mode, tstr(err, "message"), tstr(err, "code"));
             continue;
         }
-        printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %-8s %10s\n", name, mode, tstr(r, "precision"),
+        printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %-16s %10s\n", name, mode, tstr(r, "precision"),
                tsec(num(sol, "unfused"), a, sizeof a), tsec(num(sol, "fused"), b, sizeof b),
                tsec(num(sol, "fused_prefetched"), c, sizeof c), tsec(num(r, "chosen_time_s"), d, sizeof d),
-               opt_eng(r, "energy_j", "J", e, sizeof e), tstr(r, "bound"),
+               opt_eng(r, "energy_j", "J", e, sizeof e), word("bound", str(r, "bound")),
                tsec(num(r, "launch_floor_s"), f, sizeof f));
     }
 }
 
 static void print_sweep(const cJSON *st) {
     char a[32], b[32], c[32], d[32], e[32], f[32];
-    printf("%8s %10s %10s %9s %12s %10s %12s %12s %-8s\n", "batch", "FLOPs", "bytes", "AI", "attainable",
+    printf("%8s %10s %10s %9s %12s %10s %12s %12s %-16s\n", "batch", "FLOPs", "bytes", "AI", "attainable",
            "time", "time/sample", "J/sample", "bound");
     const cJSON *r;
     cJSON_ArrayForEach(r, get(st, "rows")) {
@@ -49,11 +49,11 @@ static void print_sweep(const cJSON *st) {
             printf("%8g error: %s [%s]\n", num(r, "batch"), tstr(err, "message"), tstr(err, "code"));
             continue;
         }
-        printf("%8g %10s %10s %9.2f %12s %10s %12s %12s %-8s\n", num(r, "batch"), eng(num(r, "flops"), "", a, sizeof a),
+        printf("%8g %10s %10s %9.2f %12s %10s %12s %12s %-16s\n", num(r, "batch"), eng(num(r, "flops"), "", a, sizeof a),
                eng(num(r, "bytes"), "B", b, sizeof b), num(r, "intensity"),
                eng(num(r, "attainable_flops_per_s"), "FLOP/s", c, sizeof c), tsec(num(r, "time_s"), d, sizeof d),
                tsec(num(r, "time_per_sample_s"), e, sizeof e), opt_eng(r, "energy_per_sample_j", "J", f, sizeof f),
-               tstr(r, "bound"));
+               word("bound", str(r, "bound")));
     }
     const cJSON *cb = get(st, "critical_batch");
     if (cJSON_IsNumber(cb)) printf("\ncritical batch %g (time balance %.4g FLOP/B)\n", cb->valuedouble, num(st, "time_balance"));
@@ -63,13 +63,13 @@ static void print_sweep(const cJSON *st) {
 
 static void print_power_modes(const cJSON *st) {
     char a[32], b[32], c[32];
-    printf("%-14s %10s %10s %10s %-8s %9s %14s %7s\n", "mode", "time", "energy", "avg power", "bound",
+    printf("%-14s %10s %10s %10s %-16s %9s %14s %7s\n", "mode", "time", "energy", "avg power", "limited by",
            "slowdown", "compute-bound", "pareto");
     const cJSON *r;
     const char *rec = tstr(st, "recommended");
     cJSON_ArrayForEach(r, get(st, "rows")) {
-        printf("%-14s %10s %10s %10s %-8s %8.1f%% %13.0f%% %7s%s\n", tstr(r, "mode"), tsec(num(r, "time_s"), a, sizeof a),
-               opt_eng(r, "energy_j", "J", b, sizeof b), opt_eng(r, "avg_power_w", "W", c, sizeof c), tstr(r, "bound"),
+        printf("%-14s %10s %10s %10s %-16s %8.1f%% %13.0f%% %7s%s\n", tstr(r, "mode"), tsec(num(r, "time_s"), a, sizeof a),
+               opt_eng(r, "energy_j", "J", b, sizeof b), opt_eng(r, "avg_power_w", "W", c, sizeof c), word("bound", str(r, "bound")),
                100 * num(r, "slowdown"), 100 * num(r, "compute_bound_time_share"),
                is_true(r, "pareto") ? "yes" : "no",
                !strcmp(str(r, "mode"), rec) ? "   <- recommended" : "");
@@ -102,17 +102,17 @@ static const char *opt_count(const cJSON *o, const char *k, char *buf, size_t ca
 static void print_llm_phases(const cJSON *L) {
     const cJSON *pre = get(L, "prefill"), *dec = get(L, "decode");
     char a[32], b[32], c[32], d[32];
-    printf("%-16s %10s %10s %10s %9s  %-8s %s\n", "phase", "time", "FLOPs", "bytes", "AI", "bound", "launch floor");
-    printf("%-16s %10s %10s %10s %9.1f  %-8s %s\n", "prefill", tsec(num(pre, "time_s"), a, sizeof a),
+    printf("%-16s %10s %10s %10s %9s  %-16s %s\n", "phase", "time", "FLOPs", "bytes", "AI", "bound", "launch floor");
+    printf("%-16s %10s %10s %10s %9.1f  %-16s %s\n", "prefill", tsec(num(pre, "time_s"), a, sizeof a),
            eng(num(pre, "flops"), "", b, sizeof b), eng(num(pre, "bytes"), "B", c, sizeof c),
-           num(pre, "bytes") > 0 ? num(pre, "flops") / num(pre, "bytes") : 0, tstr(pre, "bound"),
+           num(pre, "bytes") > 0 ? num(pre, "flops") / num(pre, "bytes") : 0, word("bound", str(pre, "bound")),
            tsec(num(pre, "launch_floor_s"), d, sizeof d));
     if (!cJSON_IsObject(dec)) return;
-    printf("%-16s %10s %10s %10s %9.1f  %-8s %s (captured graph: not paid)\n", "decode step",
+    printf("%-16s %10s %10s %10s %9.1f  %-16s %s (captured graph: not paid)\n", "decode step",
            tsec(num(dec, "mean_time_per_token_s"), a, sizeof a), eng(num(dec, "flops_per_step"), "", b, sizeof b),
            eng(num(dec, "bytes_per_step"), "B", c, sizeof c),
            num(dec, "bytes_per_step") > 0 ? num(dec, "flops_per_step") / num(dec, "bytes_per_step") : 0,
-           tstr(dec, "bound"), tsec(num(dec, "launch_floor_s"), d, sizeof d));
+           word("bound", str(dec, "bound")), tsec(num(dec, "launch_floor_s"), d, sizeof d));
 }
 
 static void print_llm_memory(const cJSON *L) {
@@ -145,7 +145,7 @@ static void print_llm_sweeps(const cJSON *L) {
         cJSON_ArrayForEach(r, get(bs, "rows")) {
             const cJSON *f = get(r, "fits");
             printf("%8g %10s %12s %-8s %10s %s\n", num(r, "batch"), tsec(num(r, "tpot_s"), a, sizeof a),
-                   eng(num(r, "tokens_per_s"), "", b, sizeof b), tstr(r, "bound"),
+                   eng(num(r, "tokens_per_s"), "", b, sizeof b), word("bound", str(r, "bound")),
                    eng(num(r, "memory_required_bytes"), "B", c, sizeof c),
                    cJSON_IsBool(f) ? (cJSON_IsTrue(f) ? "yes" : "no (memory)") : "-");
         }
@@ -160,7 +160,7 @@ static void print_llm_sweeps(const cJSON *L) {
         cJSON_ArrayForEach(r, get(cs, "rows")) {
             const cJSON *f = get(r, "fits");
             printf("%10g %10s %12s %-8s %s\n", num(r, "context"), tsec(num(r, "tpot_s"), a, sizeof a),
-                   eng(num(r, "tokens_per_s"), "", b, sizeof b), tstr(r, "bound"),
+                   eng(num(r, "tokens_per_s"), "", b, sizeof b), word("bound", str(r, "bound")),
                    cJSON_IsBool(f) ? (cJSON_IsTrue(f) ? "yes" : "no (memory)") : "-");
         }
     }

@@ -189,6 +189,10 @@ char *rl_precisions(void);
  * shows for it ("overhead" -> "launch floor"), "meaning" one or two
  * sentences for a glossary or a tooltip. Free with rl_free(). */
 char *rl_words(void);
+/* The name of one entry of that list: rl_word_name("bound", "overhead") is
+ * "launch floor"; an id the list lacks comes back as it is. The string is
+ * static (or `id` itself): never freed. */
+const char *rl_word_name(const char *kind, const char *id);
 /* A Netron attachment ("netron:attachment" JSON) of an analysis: rooflens's
  * figures for every named node (FLOPs, bytes, intensity, predicted time,
  * bound, energy, and measured time and efficiency when the request carried a
