@@ -89,7 +89,8 @@ static bool opens(const char *prefix, const char *s) {
     return strncmp(prefix, s, n) == 0 && s[n] == '/';
 }
 
-static void check_module_sums(const char *model, const cJSON *layers, const cJSON *mo, const cJSON *lm, int n) {
+static void check_module_sums(const char *model, const cJSON *layers, const cJSON *mo, const cJSON *lm, int n,
+                              const cJSON *colors) {
     int count = (int)num(mo, "count");
     double *t = calloc((size_t)count + 1, sizeof *t);
     int *k = calloc((size_t)count + 1, sizeof *k);
@@ -104,8 +105,7 @@ static void check_module_sums(const char *model, const cJSON *layers, const cJSO
         CHECK(cJSON_GetArrayItem(get(mo, "layers"), m)->valuedouble == k[m] && k[m] > 0,
               "%s: module %d counts its %d layers", model, m, k[m]);
         const char *b = cJSON_GetStringValue(cJSON_GetArrayItem(get(mo, "bound"), m));
-        CHECK(b && (!strcmp(b, "compute") || !strcmp(b, "memory") || !strcmp(b, "none") || !strcmp(b, "unknown")),
-              "%s: module %d has a bound", model, m);
+        CHECK(b && cJSON_IsString(get(colors, b)), "%s: module %d has a bound with a colour", model, m);
     }
     free(t), free(k);
 }
@@ -137,7 +137,7 @@ static void check_modules(const char *model, const cJSON *layers, const cJSON *g
         else if (m == -1)
             CHECK(name_levels_of(name) == 0, "%s: %s opens no module", model, name);
     }
-    check_module_sums(model, layers, mo, lm, n);
+    check_module_sums(model, layers, mo, lm, n, get(g, "colors"));
     if (count > 0) models_with_modules++;
 }
 

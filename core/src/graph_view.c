@@ -16,6 +16,9 @@
  * time is broken: a module's bound is the one its layers spend most time in. */
 static const char *const bounds[] = {"compute", "memory", "none", "unknown"};
 #define N_BOUNDS 4
+/* Each bound's colour, the one list every face draws with (the page's graph
+ * and module views, the CLI's Graphviz output): dark enough for white text. */
+static const char *const bound_colors[N_BOUNDS] = {"#b34700", "#1a5f96", "#6e6e6e", "#6b3fa0"};
 
 typedef struct module_table {
     int n;
@@ -212,6 +215,8 @@ int rl_graph_view_add(const cJSON *req, cJSON *root, rl_ctx *c, const rl_graph *
     cJSON *graph = cJSON_AddObjectToObject(root, "graph");
     if (!graph) return 0; /* counted by rl_json_begin: the answer becomes out_of_memory */
     cJSON_AddNumberToObject(graph, "layers", g->n_nodes);
+    cJSON *colors = cJSON_AddObjectToObject(graph, "colors");
+    for (int b = 0; colors && b < N_BOUNDS; b++) cJSON_AddStringToObject(colors, bounds[b], bound_colors[b]);
     add_edges_json(graph, g);
     add_modules_json(graph, &mt, has_energy);
     cJSON_AddItemToObject(graph, "layer_module", cJSON_CreateIntArray(layer_module, g->n_nodes));
