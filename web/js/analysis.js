@@ -48,6 +48,8 @@ export function clearModel() {
   app.table.setData([]);
   $('table-count').textContent = '';
   app.charts.clear();
+  app.graph.clear();
+  app.modules.update(null);
   disableExports();
   app.whatif?.clear();
   app.llm?.setModel(null);
@@ -130,6 +132,9 @@ function render(res) {
   app.charts.selected = app.state.selected;
   app.charts.update(res);
   if (app.state.selected !== null) t.select(app.state.selected);
+  app.graph.selected = app.state.selected;
+  app.graph.update(res);
+  app.modules.update(res);
   fillDims();
   enableExports();
   document.title = `${app.fileName} on ${res.hardware.name} — rooflens`;
@@ -141,5 +146,6 @@ export function select(index, from) {
   if (from !== 'table') app.table.select(index);
   else { app.table.selected = index; app.table.lastRange = null; app.table.render(); }
   app.charts.select(index);
+  if (from !== 'graph') app.graph.select(index);
   writeUrl();
 }
