@@ -66,7 +66,7 @@ export class GraphView {
     this.status = el('p', '', { class: 'graph-status', 'data-testid': 'graph-status', 'aria-live': 'polite' });
     this.viewport = el('div', null, { class: 'graph-viewport', 'data-testid': 'graph-view', role: 'group', 'aria-labelledby': 'graph-title',
       'aria-describedby': 'graph-help' });
-    this.svg = svgEl('svg', { class: 'graph-svg', role: 'img', 'aria-label': 'Dataflow graph' });
+    this.svg = svgEl('svg', { class: 'graph-svg', role: 'group', 'aria-label': 'Dataflow graph' });
     this.viewport.appendChild(this.svg);
     this.minimap = el('canvas', null, { class: 'graph-minimap', width: 160, height: 120, 'aria-hidden': 'true', hidden: '' });
     this.viewport.appendChild(this.minimap);
@@ -190,6 +190,7 @@ export class GraphView {
       if (!this.expanded.has(group.key)) continue;
       const b = bounds(idx), pad = 8 + 4 * (this.depthOf(group));
       const g = svgEl('g', { class: 'graph-open', ...this.groupAttrs(group, true) });
+      g.appendChild(svgEl('title', {}, `Close ${this.model.label(group).title}`));
       g.appendChild(svgEl('rect', { x: b.x0 - pad, y: b.y0 - pad - 14, width: b.x1 - b.x0 + 2 * pad, height: b.y1 - b.y0 + 2 * pad + 14,
         fill: 'none', stroke: '#8a8a8a', 'stroke-dasharray': '4 3', rx: 6 }));
       g.appendChild(svgEl('text', { x: b.x0 - pad + 6, y: b.y0 - pad - 2, 'font-size': 11, fill: '#333333' }, `▾ ${cut(this.model.label(group).title, 40)}`));
@@ -216,7 +217,7 @@ export class GraphView {
 
   groupAttrs(node, open) {
     const label = this.model.label(node).title;
-    const attrs = { role: 'button', tabindex: '-1', 'aria-expanded': String(open), 'aria-label': `${open ? 'Close' : 'Open'} ${label}` };
+    const attrs = { role: 'button', tabindex: '-1', 'aria-expanded': String(open) };
     if (node.kind === 'module') attrs['data-module'] = node.path;
     else attrs['data-run'] = node.key;
     return attrs;
@@ -252,10 +253,12 @@ export class GraphView {
     const lab = this.model.label(n);
     const figure = eng(this.model.figure(n, this.shadeKey), unit);
     const attrs = n.kind === 'layer'
-      ? { 'data-layer': n.row, role: 'button', tabindex: '-1', 'aria-label': `${lab.title} ${lab.sub}: ${figure}, ${pct(s)} of ${name}, ${bound}-bound` }
+      ? { 'data-layer': n.row, role: 'button', tabindex: '-1' }
       : this.groupAttrs(n, false);
     const g = svgEl('g', { class: `graph-box graph-${n.kind}`, 'data-box': i, 'data-bound': bound, ...attrs });
-    g.appendChild(svgEl('title', {}, `${lab.title} — ${lab.sub}\n${figure} (${pct(s)} of ${name}), ${bound}-bound`));
+    // the title is the box's accessible name and its tooltip
+    const verb = n.kind === 'layer' ? '' : 'Open ';
+    g.appendChild(svgEl('title', {}, `${verb}${lab.title} — ${lab.sub}: ${figure} (${pct(s)} of ${name}), ${bound}-bound`));
     g.appendChild(svgEl('rect', { x, y, width: w, height: h, rx: n.kind === 'layer' ? 4 : 8, fill, stroke: this.model.colors[bound] || '#6e6e6e',
       'stroke-width': n.kind === 'layer' ? 1 : 2.5 }));
     g.appendChild(svgEl('text', { x: x + 8, y: y + 15, 'font-size': 12, 'font-weight': 600, fill: text }, `${n.kind === 'layer' ? '' : '▸ '}${cut(lab.title, 20)}`));

@@ -82,6 +82,7 @@ export class ModuleView {
     for (let m = this.focus; m >= 0; m = mo.parent[m]) chain.unshift(m);
     const rows = [[-1, 0, width], ...chain.map((m) => [m, 0, width])];
     let depth = 0;
+    this.chainDepth = rows.length - 1;
     for (const [m, x, w] of rows) this.bar(m, x, w, depth++, name, unit, m === this.focus);
     let drawn = rows.length, tooSmall = 0;
     const stack = [[this.focus, 0, width, depth]];
@@ -113,7 +114,10 @@ export class ModuleView {
     const label = m < 0 ? 'whole model' : mo.path[m];
     const share = this.res.totals[this.metric] > 0 ? this.value(m) / this.res.totals[this.metric] : 0;
     const text = `${label}: ${eng(this.value(m), unit)} (${pct(share)} of the ${name})${m < 0 ? '' : `, ${mo.layers[m]} layers, ${bound}-bound`}`;
-    const g = svgEl('g', { 'data-module': m < 0 ? '' : mo.path[m], 'data-depth': depth, role: 'button', tabindex: '0', 'aria-label': text,
+    // Tab reaches the way out and the next level down; deeper bars by click (a
+    // big model has hundreds). The title is the bar's accessible name.
+    const reachable = depth <= this.chainDepth + 1;
+    const g = svgEl('g', { 'data-module': m < 0 ? '' : mo.path[m], 'data-depth': depth, role: 'button', tabindex: reachable ? '0' : '-1',
       'aria-current': focused ? 'true' : null });
     g.appendChild(svgEl('title', {}, text));
     g.appendChild(svgEl('rect', { x, y: depth * ROW, width: Math.max(0, w - 1), height: ROW - 2, fill: color, rx: 2 }));
