@@ -132,6 +132,7 @@ static int analyze_and_print(cJSON *req, const char *model_path, const cli_args 
     } else {
         if (!strcmp(format, "json")) puts(out);
         else if (!strcmp(format, "csv")) print_csv(res);
+        else if (!strcmp(format, "dot")) print_dot(res);
         else if (!strcmp(format, "netron")) {
             char *att = rl_netron_attachment(out);
             puts(att);
@@ -166,6 +167,7 @@ int run_analyze(cJSON *req, cli_args *A) {
         /* the study carries the figures; the per-layer rows are not printed */
         cJSON_AddFalseToObject(req, "layers");
     } else if (!A->llm && strcmp(A->format, "json")) cJSON_AddTrueToObject(req, "layers");
+    if (!strcmp(A->format, "dot")) cJSON_AddTrueToObject(req, "graph"); /* the edges and modules it draws */
     if (A->measured && (rc = add_measured(req, A)) != EXIT_OK) return rc;
     return analyze_and_print(req, A->paths[0], A, A->top < 0 ? 15 : A->top);
 }
