@@ -127,11 +127,14 @@ void print_dot(const cJSON *res) {
     free(fused);
     dot_clusters(stdout, graph, n, colors);
     for (int e = 0; e < (int)num(edges, "count"); e++) {
-        printf("  n%.0f -> n%.0f [tooltip=\"", cJSON_GetArrayItem(get(edges, "from"), e)->valuedouble,
-               cJSON_GetArrayItem(get(edges, "to"), e)->valuedouble);
-        dot_text(stdout, cJSON_GetStringValue(cJSON_GetArrayItem(get(edges, "tensor"), e)));
+        int from = (int)cJSON_GetArrayItem(get(edges, "from"), e)->valuedouble;
+        int output = (int)cJSON_GetArrayItem(get(edges, "output"), e)->valuedouble;
+        /* the tensor is the producer's output in the layer rows */
+        const cJSON *tensor = cJSON_GetArrayItem(get(cJSON_GetArrayItem(layers, from), "outputs"), output);
+        printf("  n%d -> n%.0f [tooltip=\"", from, cJSON_GetArrayItem(get(edges, "to"), e)->valuedouble);
+        dot_text(stdout, str(tensor, "name"));
         fputc(' ', stdout);
-        dot_shape(stdout, cJSON_GetArrayItem(get(edges, "shape"), e));
+        dot_shape(stdout, get(tensor, "shape"));
         printf("\"];\n");
     }
     printf("}\n");

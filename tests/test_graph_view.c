@@ -43,20 +43,21 @@ static const cJSON *tensor_named(const cJSON *layer, const char *side, const cha
 /* Every edge as the rows say it, and every row pair the rows imply is an edge. */
 static void check_edges(const char *model, const cJSON *layers, const cJSON *edges, int n) {
     int count = (int)num(edges, "count");
-    CHECK(cJSON_GetArraySize(get(edges, "from")) == count && cJSON_GetArraySize(get(edges, "shape")) == count,
+    CHECK(cJSON_GetArraySize(get(edges, "from")) == count && cJSON_GetArraySize(get(edges, "to")) == count &&
+              cJSON_GetArraySize(get(edges, "output")) == count,
           "%s: the edge columns have count rows", model);
     for (int e = 0; e < count; e++) {
         int from = (int)cJSON_GetArrayItem(get(edges, "from"), e)->valuedouble;
         int to = (int)cJSON_GetArrayItem(get(edges, "to"), e)->valuedouble;
-        const char *name = cJSON_GetStringValue(cJSON_GetArrayItem(get(edges, "tensor"), e));
+        int slot = (int)cJSON_GetArrayItem(get(edges, "output"), e)->valuedouble;
         CHECK(from >= 0 && from < n && to >= 0 && to < n && from != to, "%s: edge %d joins rows", model, e);
-        if (!(from >= 0 && from < n && to >= 0 && to < n) || !name) continue;
-        const cJSON *out = tensor_named(cJSON_GetArrayItem(layers, from), "outputs", name);
-        const cJSON *in = tensor_named(cJSON_GetArrayItem(layers, to), "inputs", name);
-        CHECK(out && in, "%s: edge %d's tensor %s is an output of row %d and an input of row %d", model, e, name,
-              from, to);
-        if (out) CHECK(cJSON_Compare(get(out, "shape"), cJSON_GetArrayItem(get(edges, "shape"), e), 1),
-                       "%s: edge %d has its tensor's shape", model, e);
+        if (!(from >= 0 && from < n && to >= 0 && to < n)) continue;
+        const cJSON *out = cJSON_GetArrayItem(get(cJSON_GetArrayItem(layers, from), "outputs"), slot);
+        const char *name = cJSON_GetStringValue(get(out, "name"));
+        const cJSON *in = name ? tensor_named(cJSON_GetArrayItem(layers, to), "inputs", name) : NULL;
+        CHECK(out && in, "%s: edge %d's tensor %s is output %d of row %d and an input of row %d", model, e,
+              name ? name : "?", slot, from, to);
+        if (in) CHECK(cJSON_Compare(get(out, "shape"), get(in, "shape"), 1), "%s: edge %d's shape", model, e);
     }
     /* the other way: an input another row writes is an edge */
     int implied = 0;

@@ -155,14 +155,6 @@ static void add_modules_json(cJSON *graph, const module_table *mt, bool has_ener
     for (int m = 0; b && m < mt->n; m++) cJSON_AddItemToArray(b, cJSON_CreateString(module_bound(mt, m)));
 }
 
-static cJSON *shape_json(const rl_value *v) {
-    if (v->rank < 0) return cJSON_CreateNull();
-    cJSON *s = cJSON_CreateArray();
-    for (int i = 0; s && i < v->rank; i++)
-        cJSON_AddItemToArray(s, v->dims[i] < 0 ? cJSON_CreateNull() : cJSON_CreateNumber((double)v->dims[i]));
-    return s;
-}
-
 /* Input j of node n when another layer of g produced it and no earlier
  * input of n is the same tensor (x * x is one edge). */
 static const rl_value *edge_input(const rl_graph *g, const rl_node *n, int j) {
@@ -173,27 +165,42 @@ static const rl_value *edge_input(const rl_graph *g, const rl_node *n, int j) {
     return v;
 }
 
-/* Every producer -> consumer pair as columns: from, to (layer rows), the
- * tensor's name and shape. */
-static void add_edges_json(cJSON *graph, const rl_graph *g) {
-    cJSON *e = cJSON_AddObjectToObject(graph, "edges");
-    cJSON *from = cJSON_AddArrayToObject(e, "from"), *to = cJSON_AddArrayToObject(e, "to");
-    cJSON *tensor = cJSON_AddArrayToObject(e, "tensor"), *shape = cJSON_AddArrayToObject(e, "shape");
-    if (!e || !from || !to || !tensor || !shape) return;
+/* Which output of its producer v is, counted as the layer rows list them
+ * (omitted optional outputs are not listed). */
+static int output_slot(const rl_graph *g, const rl_value *v) {
+    const rl_node *p = &g->nodes[v->producer];
+    for (int k = 0, listed = 0; k < p->n_out; k++) {
+        if (p->outv[k] == v) return listed;
+        listed += p->outv[k] != NULL;
+    }
+    return -1;
+}
+
+/* Every producer -> consumer pair as columns of layer rows, and which of
+ * the producer's outputs it is: the tensor's name and shape are that
+ * output's in the layer rows, so the answer holds them once. */
+static int add_edges_json(cJSON *graph, const rl_graph *g, rl_arena *a) {
     int count = 0;
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int j = 0; j < g->nodes[i].n_in + g->nodes[i].n_implicit; j++) count += edge_input(g, &g->nodes[i], j) != NULL;
+    int *col = rl_arena_alloc(a, 3 * ((size_t)count + 1) * sizeof(int));
+    if (!col) return -1;
+    int *from = col, *to = col + count + 1, *slot = col + 2 * ((size_t)count + 1), e = 0;
     for (int i = 0; i < g->n_nodes; i++) {
         const rl_node *n = &g->nodes[i];
         for (int j = 0; j < n->n_in + n->n_implicit; j++) {
             const rl_value *v = edge_input(g, n, j);
             if (!v) continue;
-            cJSON_AddItemToArray(from, cJSON_CreateNumber(v->producer));
-            cJSON_AddItemToArray(to, cJSON_CreateNumber(i));
-            cJSON_AddItemToArray(tensor, cJSON_CreateString(v->name ? v->name : ""));
-            cJSON_AddItemToArray(shape, shape_json(v));
-            count++;
+            from[e] = v->producer, to[e] = i, slot[e] = output_slot(g, v);
+            e++;
         }
     }
-    cJSON_AddNumberToObject(e, "count", count);
+    cJSON *edges = cJSON_AddObjectToObject(graph, "edges");
+    cJSON_AddNumberToObject(edges, "count", count);
+    cJSON_AddItemToObject(edges, "from", cJSON_CreateIntArray(from, count));
+    cJSON_AddItemToObject(edges, "to", cJSON_CreateIntArray(to, count));
+    cJSON_AddItemToObject(edges, "output", cJSON_CreateIntArray(slot, count));
+    return 0;
 }
 
 int rl_graph_view_add(const cJSON *req, cJSON *root, rl_ctx *c, const rl_graph *g, const rl_layer_time *lt,
@@ -207,17 +214,17 @@ int rl_graph_view_add(const cJSON *req, cJSON *root, rl_ctx *c, const rl_graph *
     }
     module_table mt;
     int *layer_module = NULL;
-    if (build_modules(&mt, c->arena, g, lt, &layer_module)) {
-        rl_error_set(err, "out_of_memory", "graph", "out of memory while building the modules; leave out "
+    cJSON *graph = cJSON_CreateObject();
+    if (!graph) return 0; /* counted by rl_json_begin: the answer becomes out_of_memory */
+    cJSON_AddItemToObject(root, "graph", graph);
+    if (build_modules(&mt, c->arena, g, lt, &layer_module) || add_edges_json(graph, g, c->arena)) {
+        rl_error_set(err, "out_of_memory", "graph", "out of memory while building the graph; leave out "
                                                      "\"graph\" or raise the memory available");
         return -1;
     }
-    cJSON *graph = cJSON_AddObjectToObject(root, "graph");
-    if (!graph) return 0; /* counted by rl_json_begin: the answer becomes out_of_memory */
     cJSON_AddNumberToObject(graph, "layers", g->n_nodes);
     cJSON *colors = cJSON_AddObjectToObject(graph, "colors");
     for (int b = 0; colors && b < N_BOUNDS; b++) cJSON_AddStringToObject(colors, bounds[b], bound_colors[b]);
-    add_edges_json(graph, g);
     add_modules_json(graph, &mt, has_energy);
     cJSON_AddItemToObject(graph, "layer_module", cJSON_CreateIntArray(layer_module, g->n_nodes));
     return 0;

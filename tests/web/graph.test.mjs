@@ -67,6 +67,14 @@ test('the graph: boxes are the layer rows, a click selects the row in the table,
   assert.equal(rows.length, layers, 'a small model opens with every layer');
   const cli = cliJson(join(FIXTURES, 'models/conv_net.onnx'));
   for (const [row, label] of rows) assert.ok(label.startsWith(`${cli.layers[row].op} — ${cli.layers[row].name}:`), `box ${row} is the CLI's row ${row}: ${label}`);
+  // each edge names its tensor and shape on hover (its title), as the CLI's rows give them
+  const shapes = new Map(cli.layers.flatMap((l) => l.outputs.map((t) => [t.name, `[${(t.shape || []).map((d) => (d === null ? '?' : d)).join(', ')}]`])));
+  const titles = await page.locator('[data-testid=graph-view] .graph-edge > title').allTextContents();
+  assert.ok(titles.length >= layers - 1, `${titles.length} edges`);
+  for (const t of titles) {
+    const [name, ...rest] = t.split(' ');
+    assert.equal(rest.join(' '), shapes.get(name), `edge ${t}`);
+  }
   const pick = rows[Math.floor(rows.length / 2)][0];
   await page.click(`[data-testid=graph-view] [data-layer="${pick}"]`);
   await page.waitForSelector(`[data-testid=layer-table] tr[data-index="${pick}"][aria-selected=true]`, { timeout: 5000 });

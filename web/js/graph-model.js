@@ -135,9 +135,10 @@ export class GraphModel {
       const p = node.path;
       return { title: p.slice(p.lastIndexOf('/', p.length - 1) + 1) || p, sub: `${this.graph.modules.layers[node.module]} layers` };
     }
-    const a = node.children[0], b = node.children[node.children.length - 1];
+    // a run of runs is named by its first and last modules or layers
+    const end = (n, last) => { while (n.kind === 'run') n = n.children[last ? n.children.length - 1 : 0]; return n; };
     const name = (n) => (n.kind === 'module' ? this.label(n).title : this.layers[n.row].name);
-    return { title: `${name(a)} … ${name(b)}`, sub: `${node.children.length} parts` };
+    return { title: `${name(end(node, false))} … ${name(end(node, true))}`, sub: `${node.children.length} parts` };
   }
 
   /** The graph shown when the groups in `expanded` are open: its boxes (tree
@@ -166,7 +167,11 @@ export class GraphModel {
       const key = a * 1048576 + b;
       const have = edges.get(key);
       if (have) have.count++;
-      else edges.set(key, { from: a, to: b, tensor: e.tensor[k], shape: e.shape[k], count: 1 });
+      else {
+        // the tensor is the producer's output in the layer rows (docs/api.md, "Graph")
+        const t = this.layers[e.from[k]].outputs?.[e.output[k]];
+        edges.set(key, { from: a, to: b, tensor: t?.name ?? '?', shape: t?.shape ?? null, count: 1 });
+      }
     }
     return { boxes, edges: [...edges.values()], rep };
   }

@@ -84,7 +84,7 @@ export class GraphView {
     const same = this.model && this.modelKey === key;
     this.model = new GraphModel(res.graph, res.layers);
     this.totals = res.totals;
-    if (!same) { this.modelKey = key; this.expanded = this.model.initialExpanded(); this.placed = null; }
+    if (!same) { this.modelKey = key; this.expanded = this.model.initialExpanded(); this.placed = null; delete this.box.dataset.boxes; }
     this.box.hidden = false;
     return this.relayout(!same);
   }
@@ -144,6 +144,7 @@ export class GraphView {
     if (fit || !this.fitted) { this.fit(); this.fitted = true; }
     if (this.selected !== null) this.reveal(this.selected, false);
     this.box.dataset.boxes = String(v.boxes.length);
+    performance.mark('rooflens-graph-drawn');
   }
 
   /** The figure the boxes are shaded by, as a share of the whole model's. */
