@@ -28,8 +28,11 @@ function svgEl(tag, attrs = {}, text) {
 function shade(color, a) {
   const n = parseInt(color.slice(1), 16);
   const mix = (c) => Math.round(255 - (255 - c) * a);
-  const fill = `rgb(${mix(n >> 16)}, ${mix((n >> 8) & 255)}, ${mix(n & 255)})`;
-  return { fill, text: a > 0.55 ? '#ffffff' : '#111111' };
+  const rgb = [mix(n >> 16), mix((n >> 8) & 255), mix(n & 255)];
+  // WCAG relative luminance: white text only where it reads better than black
+  const lin = rgb.map((c) => { const s = c / 255; return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; });
+  const lum = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
+  return { fill: `rgb(${rgb.join(', ')})`, text: (1.05 / (lum + 0.05)) > ((lum + 0.05) / 0.05) ? '#ffffff' : '#111111' };
 }
 
 const cut = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
@@ -189,12 +192,13 @@ export class GraphView {
     this.boxes.forEach((n, i) => { for (let p = n.parent; p && p.kind !== 'root'; p = p.parent) { if (!under.has(p)) under.set(p, []); under.get(p).push(i); } });
     for (const [group, idx] of under) {
       if (!this.expanded.has(group.key)) continue;
-      const b = bounds(idx), pad = 8 + 4 * (this.depthOf(group));
+      // an outer module's outline lies a label's height outside its inner ones
+      const b = bounds(idx), pad = 6 + 15 * this.depthOf(group);
       const g = svgEl('g', { class: 'graph-open', ...this.groupAttrs(group, true) });
       g.appendChild(svgEl('title', {}, `Close ${this.model.label(group).title}`));
       g.appendChild(svgEl('rect', { x: b.x0 - pad, y: b.y0 - pad - 14, width: b.x1 - b.x0 + 2 * pad, height: b.y1 - b.y0 + 2 * pad + 14,
         fill: 'none', stroke: '#8a8a8a', 'stroke-dasharray': '4 3', rx: 6 }));
-      g.appendChild(svgEl('text', { x: b.x0 - pad + 6, y: b.y0 - pad - 2, 'font-size': 11, fill: '#333333' }, `▾ ${cut(this.model.label(group).title, 40)}`));
+      g.appendChild(svgEl('text', { x: b.x0 - pad + 6, y: b.y0 - pad - 3, 'font-size': 11, fill: '#333333' }, `▾ ${cut(this.model.label(group).title, 40)}`));
       this.layer.appendChild(g);
     }
     const kernels = new Map();
@@ -214,7 +218,13 @@ export class GraphView {
     }
   }
 
-  depthOf(n) { let d = 0; for (let p = n.parent; p && p.kind !== 'root'; p = p.parent) d++; return 4 - Math.min(4, d); }
+  /** How many open groups lie inside group n around the same boxes (0 for the innermost), at most 3. */
+  depthOf(n) {
+    let below = 0;
+    const walk = (g, d) => { for (const c of g.children || []) if (this.expanded.has(c.key)) { below = Math.max(below, d + 1); if (d < 3) walk(c, d + 1); } };
+    walk(n, 0);
+    return Math.min(3, below);
+  }
 
   groupAttrs(node, open) {
     const label = this.model.label(node).title;
