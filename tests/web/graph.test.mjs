@@ -165,3 +165,19 @@ test('axe-core finds nothing serious on the graph and module views (1440 and 390
     await context.close();
   }
 });
+
+test('Save SVG and Save PNG export the graph as drawn', { skip }, async () => {
+  const page = await openGraph('conv_net');
+  const boxes = await boxCount(page);
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=graph-svg]')]);
+  assert.match(svg.suggestedFilename(), /^rooflens-conv_net-h100-sxm-graph\.svg$/);
+  const text = readFileSync(await svg.path(), 'utf8');
+  assert.match(text, /^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.equal((text.match(/data-box="/g) || []).length, boxes, 'every box is in the SVG');
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=graph-png]')]);
+  const bytes = readFileSync(await png.path());
+  assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
+  assert.ok(bytes.readUInt32BE(16) > 200 && bytes.readUInt32BE(20) > 200, 'a PNG of the whole graph');
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});

@@ -132,9 +132,14 @@ function render(res) {
   app.charts.selected = app.state.selected;
   app.charts.update(res);
   if (app.state.selected !== null) t.select(app.state.selected);
-  app.graph.selected = app.state.selected;
-  app.graph.update(res);
-  app.modules.update(res);
+  // The graph and module views build their tree after the frame that shows the
+  // summary, table and charts (a 100,000-layer tree takes a few hundred ms).
+  requestAnimationFrame(() => setTimeout(() => {
+    if (app.res !== res) return;
+    app.graph.selected = app.state.selected;
+    app.graph.update(res);
+    app.modules.update(res);
+  }, 0));
   fillDims();
   enableExports();
   document.title = `${app.fileName} on ${res.hardware.name} — rooflens`;
