@@ -75,6 +75,13 @@ test('the graph: boxes are the layer rows, a click selects the row in the table,
     const [name, ...rest] = t.split(' ');
     assert.equal(rest.join(' '), shapes.get(name), `edge ${t}`);
   }
+  // each fused kernel of the CLI's answer is one outline around its layers' boxes
+  const kernels = new Map();
+  cli.layers.forEach((l, i) => { const k = l.fused_into ?? i; kernels.set(k, [...(kernels.get(k) || []), i]); });
+  const want = [...kernels.values()].filter((g) => g.length > 1).map((g) => g.join(' ')).sort();
+  const got = (await page.locator('[data-testid=graph-view] .graph-fused').evaluateAll((els) => els.map((e) => e.dataset.fused))).sort();
+  assert.ok(want.length >= 2);
+  assert.deepEqual(got, want, 'fused kernels outlined');
   const pick = rows[Math.floor(rows.length / 2)][0];
   await page.click(`[data-testid=graph-view] [data-layer="${pick}"]`);
   await page.waitForSelector(`[data-testid=layer-table] tr[data-index="${pick}"][aria-selected=true]`, { timeout: 5000 });
