@@ -102,7 +102,7 @@ export class ModuleView {
     const maxDepth = Math.max(depth, ...this.svgDepths());
     this.svg.setAttribute('height', (maxDepth + 1) * ROW + 4);
     this.svg.setAttribute('viewBox', `0 0 ${width} ${(maxDepth + 1) * ROW + 4}`);
-    this.status.textContent = `${drawn} of ${mo.count + 1} bars, width by ${name}` + (tooSmall ? `; ${tooSmall} modules under a pixel wide are left out (click a module to zoom in)` : '') + '.';
+    this.status.textContent = `${drawn} of ${mo.count + 1} bars, width by ${name}` + (tooSmall ? `; ${tooSmall} modules under a pixel wide are left out (click a module to zoom in${drawn === rows.length ? '; the graph view above opens them in groups' : ''})` : '') + '.';
   }
 
   svgDepths() { return [...this.svg.querySelectorAll('g[data-depth]')].map((g) => Number(g.dataset.depth)); }
