@@ -149,6 +149,7 @@ static int print_answer(const char *out, size_t size, const cli_args *A, int top
         fputs("rooflens: the core's answer could not be read (out of memory?)\n", stderr);
         rc = EXIT_BAD_MODEL;
     } else if (!strcmp(format, "csv")) print_csv(res, &L);
+    else if (!strcmp(format, "dot")) print_dot(res);
     else if (!strcmp(format, "table")) {
         if (A->studies) print_study(res);
         else if (A->llm) print_llm(res);
@@ -204,6 +205,9 @@ int run_analyze(cJSON *req, cli_args *A) {
         cJSON_AddFalseToObject(req, "layers");
     } else if (!strcmp(A->format, "netron")) {
         cJSON_AddTrueToObject(req, "layers"); /* the attachment is built from the rows */
+    } else if (!strcmp(A->format, "dot")) {
+        cJSON_AddTrueToObject(req, "layers"); /* the boxes are the rows */
+        cJSON_AddTrueToObject(req, "graph");  /* the edges and modules it draws */
     } else if (!A->llm && strcmp(A->format, "json")) {
         cJSON_AddStringToObject(req, "layers", "packed"); /* the table and CSV read the doubles */
     }

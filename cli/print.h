@@ -48,6 +48,9 @@ void print_study(const cJSON *res);
 void print_llm(const cJSON *res);
 /* The figures over several devices (print_parallel.c; nothing without them). */
 void print_parallel(const cJSON *res);
+/* The dataflow graph in Graphviz's DOT (print_dot.c): needs the layer rows
+ * and the "graph" section. */
+void print_dot(const cJSON *res);
 /* eng() of member k, or "-" when it is missing. */
 const char *opt_eng(const cJSON *o, const char *k, const char *unit, char *buf, size_t cap);
 #endif

@@ -9,7 +9,7 @@
 //                              [--widths 1440,390] [--only NAME,...]
 //
 // Views (file guide-NAME.png at 1440 px, guide-NAME-390.png at 390 px):
-//   empty, summary, time-roofline, energy-roofline, time-based, layers,
+//   empty, summary, time-roofline, energy-roofline, time-based, layers, graph, modules,
 //   power-modes, batch-sweep, compare, compare-models, measured, llm,
 //   profile-editor, dims-needed, confirm-url, load-error. The example must be
 //   one of the site's samples (compare-models, measured and llm use their own
@@ -104,6 +104,15 @@ const VIEWS = {
         trs.slice(0, 10).map((tr) => [...tr.cells].map((c) => c.textContent).join(' | ')));
       figures.totals = await text(page, '[data-testid=layer-table] tfoot');
     }
+    await page.context().close();
+  },
+  async graph(w) {
+    const page = await open(w, base);
+    await page.waitForSelector('[data-testid=graph-view] [data-box]', { timeout: 60000 });
+    await page.waitForTimeout(200);
+    await shot(page.locator('#graph-box'), 'graph', w);
+    await shot(page.locator('#module-box'), 'modules', w);
+    if (w === 1440) figures.graph = { status: await text(page, '[data-testid=graph-status]'), modules: await text(page, '[data-testid=module-status]') };
     await page.context().close();
   },
   async power(w) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "graph_view.h"
 #include "hw.h"
 #include "layer_writer.h"
 #include "json.h"
@@ -794,6 +795,8 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
     rl_measured_json(measured, root, rl_timing_chosen(&t)->time_s);
     add_roofline_section(root, &hw, &t);
     rl_parallel_json(par, root);
+    /* the edges and modules the graph views draw, when asked for (graph_view.c) */
+    if (rl_graph_view_add(req, root, &c, pg.graph, lt, t.has_energy, &err)) goto fail;
     /* a what-if study over the same parsed model (docs/api.md, "Studies") */
     const cJSON *study = cJSON_GetObjectItemCaseSensitive(req, "study");
     if (study && !cJSON_IsNull(study) && rl_study_run(&c, study, req, &o, &hw, &pg, root, &err)) goto fail;

@@ -48,6 +48,8 @@ export function clearModel() {
   app.table.setData([]);
   $('table-count').textContent = '';
   app.charts.clear();
+  app.graph.clear();
+  app.modules.update(null);
   disableExports();
   app.whatif?.clear();
   app.llm?.setModel(null);
@@ -132,6 +134,14 @@ function render(res) {
   app.charts.update(res);
   app.parallel?.update(res);
   if (app.state.selected !== null) t.select(app.state.selected);
+  // The graph and module views build their tree after the frame that shows the
+  // summary, table and charts (a 100,000-layer tree takes a few hundred ms).
+  requestAnimationFrame(() => setTimeout(() => {
+    if (app.res !== res) return;
+    app.graph.selected = app.state.selected;
+    app.graph.update(res);
+    app.modules.update(res);
+  }, 0));
   fillDims();
   enableExports();
   document.title = `${app.fileName} on ${res.hardware.name} — rooflens`;
@@ -143,5 +153,6 @@ export function select(index, from) {
   if (from !== 'table') app.table.select(index);
   else { app.table.selected = index; app.table.lastRange = null; app.table.render(); }
   app.charts.select(index);
+  if (from !== 'graph') app.graph.select(index);
   writeUrl();
 }

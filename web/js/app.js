@@ -141,7 +141,8 @@ export async function currentProfile() {
 /** The analysis request of the page's state (the batch control's default
  * is 1 when the model has a symbolic batch). */
 export async function request() {
-  return buildRequest({ ...app.state, dims: effectiveDims() }, await currentProfile(), { batchDefault: modelDims().batch.length ? 1 : null });
+  // graph: the edges and modules the graph and module views draw (docs/api.md, "Graph")
+  return { ...buildRequest({ ...app.state, dims: effectiveDims() }, await currentProfile(), { batchDefault: modelDims().batch.length ? 1 : null }), graph: true };
 }
 
 /** The request the side views (LLM, measured, compare) start from. */

@@ -6,7 +6,7 @@
 // models and profiles are shown with textContent (dom.js). Headline figures
 // come from figures.js only.
 import { app, showError, notice, writeUrl, baseName, currentProfile, request, plainRequest, exampleUrl, prefillDims } from './app.js';
-import { fillHardware, fillPowerModes, fillPrecisions, fillWords, wireControls, applyCustomProfile } from './controls.js';
+import { fillHardware, fillPowerModes, fillPrecisions, fillWords, wireControls, applyCustomProfile, updateCount } from './controls.js';
 import { analyze, clearModel, select } from './analysis.js';
 import { fillExamples, wireOpening } from './opening.js';
 import { wireExports } from './export-buttons.js';
@@ -20,6 +20,9 @@ import { LlmPanel } from './llm.js';
 import { MeasuredView } from './measured.js';
 import { CompareView } from './compare.js';
 import { ParallelView } from './parallel.js';
+import { GraphView } from './graph-view.js';
+import { ModuleView } from './module-view.js';
+import { LayoutClient } from './layout-client.js';
 import { loadChartLibrary } from './chart-lib.js';
 import { $, el } from './dom.js';
 
@@ -47,8 +50,28 @@ function buildMainViews() {
     onColumns: (cols) => { app.state.cols = cols.join() === app.table.defaultCols ? null : cols; writeUrl(); },
   });
   app.table.defaultCols = app.table.cols.join();
+  buildGraphViews();
   app.charts = new Charts({ time: $('chart-time'), energy: $('chart-energy'), timeBased: $('chart-time-based') },
     { onSelect: (i) => select(i, 'chart'), onLegend: (keys) => { app.state.legend = keys; writeUrl(); } });
+}
+
+/** The graph and module views (issue 28): laid out by the layout worker;
+ * a module picked in the module view filters the table to its layers. */
+function buildGraphViews() {
+  const layout = new LayoutClient();
+  app.graph = new GraphView($('graph-box'), {
+    layout: (key, boxes, edges) => layout.layout(key, boxes, edges),
+    onSelect: (i) => select(i, 'graph'), fileKey: () => app.fileName || '', baseName,
+  });
+  app.modules = new ModuleView($('module-box'), {
+    onZoom: (path) => {
+      app.state.filterName = path ? path + '/' : '';
+      $('filter-name').value = app.state.filterName;
+      app.table.setFilter(app.state.filterOp, app.state.filterName);
+      updateCount();
+      writeUrl();
+    },
+  });
 }
 
 /** The side views: what-if, LLM, measured, compare and the profile editor. */

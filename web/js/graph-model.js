@@ -1,0 +1,190 @@
+// The model's graph as the graph and module views walk it: a tree of groups
+// (the core's modules, from graph.modules) over the layer rows, and the
+// graph that is visible when some groups are collapsed. Built from the
+// core's "graph" section (docs/api.md, "Graph"); it computes no figure: a
+// module's time, energy, FLOPs, bytes and bound are the core's.
+//
+// Tree nodes have string keys: `L<row>` a layer, `M<index>` a module of the
+// core, `R<parent key>:<first>` a run. A run stands for consecutive children
+// of one group when a group has more than MAX_CHILDREN (a 100,000-layer chain
+// of flat modules would otherwise open as 50,000 boxes); it is only a way to
+// fold the drawing and carries no figure of its own.
+
+export const MAX_CHILDREN = 48;
+/** How many boxes a graph opens with at most: legible on a laptop screen. */
+export const OPEN_BUDGET = 60;
+
+export class GraphModel {
+  /** graph: the answer's "graph" section; layers: its layer rows. */
+  constructor(graph, layers) {
+    this.graph = graph;
+    this.layers = layers;
+    this.colors = graph.colors || {};
+    const mo = graph.modules;
+    this.nodes = new Map();   // key -> {key, kind, row|module, parent, children, first, label}
+    this.root = { key: 'root', kind: 'root', children: [], first: 0, parent: null };
+    this.nodes.set('root', this.root);
+    for (let m = 0; m < mo.count; m++) {
+      this.nodes.set(`M${m}`, { key: `M${m}`, kind: 'module', module: m, path: mo.path[m], children: [], first: Infinity, parent: null });
+    }
+    for (let m = 0; m < mo.count; m++) {
+      const parent = mo.parent[m] >= 0 ? this.nodes.get(`M${mo.parent[m]}`) : this.root;
+      this.nodes.get(`M${m}`).parent = parent;
+      parent.children.push(this.nodes.get(`M${m}`));
+    }
+    for (let i = 0; i < layers.length; i++) {
+      const m = graph.layer_module[i];
+      const parent = m >= 0 ? this.nodes.get(`M${m}`) : this.root;
+      const leaf = { key: `L${i}`, kind: 'layer', row: i, parent, first: i };
+      this.nodes.set(leaf.key, leaf);
+      parent.children.push(leaf);
+    }
+    this.#orderAndFold(this.root);
+    this.#makeRuns(this.root);
+  }
+
+  /** Children in row order; a module of one layer and no submodule is that layer. */
+  #orderAndFold(root) {
+    const post = [];
+    const stack = [root];
+    while (stack.length) { const n = stack.pop(); post.push(n); if (n.children) stack.push(...n.children); }
+    for (let k = post.length - 1; k >= 0; k--) {
+      const n = post[k];
+      if (!n.children) continue;
+      n.children = n.children.map((c) => (c.kind === 'module' && c.children.length === 1 && c.children[0].kind === 'layer' ? c.children[0] : c));
+      for (const c of n.children) c.parent = n;
+      let sorted = true;
+      for (let i = 1; sorted && i < n.children.length; i++) sorted = n.children[i - 1].first <= n.children[i].first;
+      if (!sorted) n.children.sort((a, b) => a.first - b.first);
+      if (n.children.length) n.first = Math.min(n.first, n.children[0].first);
+    }
+  }
+
+  /** Groups of more than MAX_CHILDREN children get runs (nested when needed). */
+  #makeRuns(root) {
+    const stack = [root];
+    while (stack.length) {
+      const n = stack.pop();
+      if (!n.children) continue;
+      while (n.children.length > MAX_CHILDREN) {
+        const size = Math.ceil(n.children.length / MAX_CHILDREN);
+        const runs = [];
+        for (let i = 0; i < n.children.length; i += size) {
+          const kids = n.children.slice(i, i + size);
+          if (kids.length === 1) { runs.push(kids[0]); continue; }
+          const run = { key: `R${n.key}:${kids[0].first}`, kind: 'run', children: kids, first: kids[0].first, parent: n };
+          for (const c of kids) c.parent = run;
+          this.nodes.set(run.key, run);
+          runs.push(run);
+        }
+        n.children = runs;
+      }
+      stack.push(...n.children);
+    }
+  }
+
+  /** The groups (modules and runs) that hold layer `row`, outermost first. */
+  ancestors(row) {
+    const out = [];
+    for (let n = this.nodes.get(`L${row}`).parent; n && n.kind !== 'root'; n = n.parent) out.unshift(n);
+    return out;
+  }
+
+  /** Every layer row under a tree node. */
+  rowsOf(node) {
+    if (node.kind === 'layer') return [node.row];
+    const rows = [];
+    const stack = [node];
+    while (stack.length) { const n = stack.pop(); if (n.kind === 'layer') rows.push(n.row); else stack.push(...n.children); }
+    return rows;
+  }
+
+  /** The groups to open first: the slowest ones while the boxes stay within `budget`. */
+  initialExpanded(budget = OPEN_BUDGET) {
+    const open = new Set(['root']);
+    let shown = this.root.children.length;
+    const queue = this.root.children.filter((c) => c.children);
+    while (queue.length) {
+      // the slowest group next (a linear scan: the queue holds at most a few hundred groups)
+      let best = 0;
+      for (let i = 1; i < queue.length; i++) if (this.weight(queue[i]) > this.weight(queue[best])) best = i;
+      const n = queue.splice(best, 1)[0];
+      if (shown - 1 + n.children.length > budget) continue;
+      open.add(n.key);
+      shown += n.children.length - 1;
+      for (const c of n.children) if (c.children) queue.push(c);
+    }
+    return open;
+  }
+
+  /** A node's figure `key` (t, energy_j, flops, bytes) from the core: a
+   * layer's row or a module's sums; a run shows its largest member's. */
+  figure(node, key) {
+    if (node.kind === 'layer') return this.layers[node.row][key] ?? 0;
+    if (node.kind === 'module') return this.graph.modules[key]?.[node.module] ?? 0;
+    // a run's is its largest member's, kept: runs nest, and the opening order asks often
+    node.most ??= {};
+    return (node.most[key] ??= Math.max(0, ...node.children.map((c) => this.figure(c, key))));
+  }
+
+  weight(node) { return this.figure(node, 't'); }
+
+  bound(node) {
+    if (node.kind === 'layer') return this.layers[node.row].bound;
+    if (node.kind === 'module') return this.graph.modules.bound[node.module];
+    return this.bound(node.children.reduce((a, b) => (this.weight(b) > this.weight(a) ? b : a)));
+  }
+
+  label(node) {
+    if (node.kind === 'layer') { const l = this.layers[node.row]; return { title: l.op, sub: l.name }; }
+    if (node.kind === 'module') {
+      const p = node.path;
+      return { title: p.slice(p.lastIndexOf('/', p.length - 1) + 1) || p, sub: `${this.graph.modules.layers[node.module]} layers` };
+    }
+    // a run of runs is named by its first and last modules or layers
+    const end = (n, last) => { while (n.kind === 'run') n = n.children[last ? n.children.length - 1 : 0]; return n; };
+    const name = (n) => (n.kind === 'module' ? this.label(n).title : this.layers[n.row].name);
+    return { title: `${name(end(node, false))} … ${name(end(node, true))}`, sub: `${node.children.length} parts` };
+  }
+
+  /** The graph shown when the groups in `expanded` are open: its boxes (tree
+   * nodes, in row order) and its edges between boxes, each with the first
+   * tensor that joins them and how many do. */
+  visible(expanded) {
+    const boxes = [];
+    const rep = new Int32Array(this.layers.length);
+    const stack = [this.root];
+    while (stack.length) {
+      const n = stack.pop();
+      if (n.kind !== 'layer' && (n.kind === 'root' || expanded.has(n.key))) {
+        for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+        continue;
+      }
+      const id = boxes.length;
+      boxes.push(n);
+      if (n.kind === 'layer') rep[n.row] = id;
+      else for (const r of this.rowsOf(n)) rep[r] = id;
+    }
+    const e = this.graph.edges;
+    const edges = new Map();
+    for (let k = 0; k < e.count; k++) {
+      const a = rep[e.from[k]], b = rep[e.to[k]];
+      if (a === b) continue;
+      const key = a * 1048576 + b;
+      const have = edges.get(key);
+      if (have) have.count++;
+      else {
+        // the tensor is the producer's output in the layer rows (docs/api.md, "Graph")
+        const t = this.layers[e.from[k]].outputs?.[e.output[k]];
+        edges.set(key, { from: a, to: b, tensor: t?.name ?? '?', shape: t?.shape ?? null, count: 1 });
+      }
+    }
+    return { boxes, edges: [...edges.values()], rep };
+  }
+}
+
+/** A tensor's shape as text: [1, 64, 56, 56]; "?" for an unknown dim or shape. */
+export function shapeText(shape) {
+  if (!Array.isArray(shape)) return '?';
+  return `[${shape.map((d) => (d === null ? '?' : d)).join(', ')}]`;
+}

@@ -1,0 +1,135 @@
+// The module view: an icicle of the model's modules (the core's
+// graph.modules), each as wide as its share of the time (or energy, FLOPs,
+// bytes), coloured by the bound its layers spend most time in. Clicking a
+// module zooms into it and filters the layer table to its layers; the
+// model's bar zooms back out. Only modules at least a pixel wide are drawn,
+// so a 100,000-layer model stays a few hundred elements. It computes no
+// figure: widths are the core's module sums over the core's totals.
+import { eng, pct } from './format.js';
+import { el } from './dom.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const METRICS = { t: ['time', 's'], energy_j: ['energy', 'J'], flops: ['FLOPs', 'FLOP'], bytes: ['bytes', 'B'] };
+const ROW = 26;
+const MIN_PX = 1;
+
+function svgEl(tag, attrs = {}, text) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+export class ModuleView {
+  /** box: the view's section; hooks: {onZoom(path or null)}. */
+  constructor(box, hooks) {
+    this.box = box;
+    this.hooks = hooks;
+    this.metric = 't';
+    this.focus = -1;   // module index at full width; -1 the whole model
+    const head = el('div', null, { class: 'graph-head' });
+    head.appendChild(el('h2', 'Modules', { id: 'module-title' }));
+    const label = el('label', 'Width by ');
+    this.select = el('select', null, { 'data-testid': 'module-metric' });
+    for (const [k, [name]] of Object.entries(METRICS)) this.select.appendChild(el('option', name, { value: k }));
+    this.select.addEventListener('change', () => { this.metric = this.select.value; this.draw(); });
+    label.appendChild(this.select);
+    head.appendChild(label);
+    this.status = el('p', '', { class: 'graph-status', 'data-testid': 'module-status', 'aria-live': 'polite' });
+    this.svg = svgEl('svg', { class: 'module-svg', 'data-testid': 'module-view', role: 'group', 'aria-labelledby': 'module-title' });
+    this.box.append(head, this.status, this.svg);
+  }
+
+  update(res) {
+    const g = res?.graph;
+    if (!g || !g.modules.count) {
+      this.res = null;
+      this.svg.textContent = '';
+      this.status.textContent = g ? 'The node names form no modules (names like /layer1/conv1/Conv do).' : '';
+      return;
+    }
+    const keep = this.res && this.res.graph.modules.count === g.modules.count && this.focus >= 0 &&
+      this.res.graph.modules.path[this.focus] === g.modules.path[this.focus];
+    this.res = res;
+    if (!keep) this.focus = -1;
+    this.children = Array.from({ length: g.modules.count + 1 }, () => []);
+    for (let m = 0; m < g.modules.count; m++) this.children[g.modules.parent[m] + 1].push(m);
+    if (!res.graph.modules.energy_j && this.metric === 'energy_j') this.metric = 't';
+    this.select.querySelector('option[value=energy_j]').disabled = !res.graph.modules.energy_j;
+    this.draw();
+  }
+
+  value(m) {
+    if (m < 0) return this.res.totals[this.metric] ?? 0;
+    return this.res.graph.modules[this.metric]?.[m] ?? 0;
+  }
+
+  /** Zooms to module m (-1: the whole model) and tells the controller. */
+  zoom(m) {
+    this.focus = m;
+    this.draw();
+    this.hooks.onZoom(m < 0 ? null : this.res.graph.modules.path[m]);
+  }
+
+  draw() {
+    if (!this.res) return;
+    const mo = this.res.graph.modules;
+    const width = Math.max(320, this.svg.getBoundingClientRect().width || 960);
+    this.svg.textContent = '';
+    const [name, unit] = METRICS[this.metric];
+    // The focused module's ancestors, full width, above it: the way back out.
+    const chain = [];
+    for (let m = this.focus; m >= 0; m = mo.parent[m]) chain.unshift(m);
+    const rows = [[-1, 0, width], ...chain.map((m) => [m, 0, width])];
+    let depth = 0;
+    this.chainDepth = rows.length - 1;
+    for (const [m, x, w] of rows) this.bar(m, x, w, depth++, name, unit, m === this.focus);
+    let drawn = rows.length, tooSmall = 0;
+    const stack = [[this.focus, 0, width, depth]];
+    while (stack.length) {
+      const [m, x0, w0, d] = stack.pop();
+      const total = this.value(m);
+      let x = x0;
+      for (const c of this.children[m + 1]) {
+        const w = total > 0 ? (w0 * this.value(c)) / total : 0;
+        if (w < MIN_PX) { tooSmall++; continue; }
+        this.bar(c, x, w, d, name, unit, false);
+        drawn++;
+        stack.push([c, x, w, d + 1]);
+        x += w;
+      }
+    }
+    const maxDepth = Math.max(depth, ...this.svgDepths());
+    this.svg.setAttribute('height', (maxDepth + 1) * ROW + 4);
+    this.svg.setAttribute('viewBox', `0 0 ${width} ${(maxDepth + 1) * ROW + 4}`);
+    this.status.textContent = `${drawn} of ${mo.count + 1} bars, width by ${name}` + (tooSmall ? `; ${tooSmall} modules under a pixel wide are left out (click a module to zoom in${drawn === rows.length ? '; the graph view above opens them in groups' : ''})` : '') + '.';
+  }
+
+  svgDepths() { return [...this.svg.querySelectorAll('g[data-depth]')].map((g) => Number(g.dataset.depth)); }
+
+  bar(m, x, w, depth, name, unit, focused) {
+    const mo = this.res.graph.modules;
+    const bound = m < 0 ? this.res.sol?.chosen?.bound : mo.bound[m];
+    const color = this.res.graph.colors[bound] || '#6e6e6e';
+    const label = m < 0 ? 'whole model' : mo.path[m];
+    const share = this.res.totals[this.metric] > 0 ? this.value(m) / this.res.totals[this.metric] : 0;
+    const text = `${label}: ${eng(this.value(m), unit)} (${pct(share)} of the ${name})${m < 0 ? '' : `, ${mo.layers[m]} layers, ${bound}-bound`}`;
+    // Tab reaches the way out and the next level down; deeper bars by click (a
+    // big model has hundreds). The title is the bar's accessible name.
+    const reachable = depth <= this.chainDepth + 1;
+    const g = svgEl('g', { 'data-module': m < 0 ? '' : mo.path[m], 'data-depth': depth, role: 'button', tabindex: reachable ? '0' : '-1',
+      'aria-current': focused ? 'true' : null });
+    g.appendChild(svgEl('title', {}, text));
+    g.appendChild(svgEl('rect', { x, y: depth * ROW, width: Math.max(0, w - 1), height: ROW - 2, fill: color, rx: 2 }));
+    if (w > 40) {
+      const short = m < 0 ? label : label.slice(label.lastIndexOf('/') + 1) || label;
+      const chars = Math.floor((w - 8) / 7);
+      g.appendChild(svgEl('text', { x: x + 4, y: depth * ROW + 16, 'font-size': 12, fill: '#ffffff' },
+        short.length > chars ? short.slice(0, Math.max(1, chars - 1)) + '…' : short));
+    }
+    const go = () => this.zoom(m === this.focus ? (m < 0 ? -1 : mo.parent[m]) : m);
+    g.addEventListener('click', go);
+    g.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); go(); } });
+    this.svg.appendChild(g);
+  }
+}
