@@ -184,7 +184,7 @@ char *rl_precisions(void);
 /* The words for rooflens's concepts, from the one list in the core:
  * [{"kind", "id", "name", "meaning"}] in a fixed order. "kind" is "term"
  * (a concept of the glossary: speed_of_light, fused, prefetched,
- * granularity, launch_floor, power_floor) or the response field whose value
+ * granularity, launch_floor, power_floor, forecast) or the response field whose value
  * "id" is ("bound", "sol", "granularity"); "name" is what every surface
  * shows for it ("overhead" -> "launch floor"), "meaning" one or two
  * sentences for a glossary or a tooltip. Free with rl_free(). */

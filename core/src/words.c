@@ -30,6 +30,10 @@ static const rl_word WORDS[] = {
     {RL_WORD_TERM, "power_floor", "power floor",
      "The shortest time in which the device can spend the model's energy without drawing more than its power "
      "budget."},
+    {RL_WORD_TERM, "forecast", "forecast",
+     "What the model is expected to take on the profile's software stack: each kernel at the share of the peaks "
+     "that stack reaches for its kind of work, plus a fixed cost per kernel; never below the speed of light. An "
+     "estimate that names what it rests on: the profile's defaults, or a fit to measured runs."},
     {RL_WORD_BOUND, "compute", "compute", "The peak FLOP/s of the matrix or vector units sets the time."},
     {RL_WORD_BOUND, "memory", "memory bandwidth", "Moving the bytes to and from main memory sets the time."},
     {RL_WORD_BOUND, "overhead", "launch floor", "Launching the kernels takes longer than their work."},

@@ -38,6 +38,23 @@ export class ModuleView {
     this.status = el('p', '', { class: 'graph-status', 'data-testid': 'module-status', 'aria-live': 'polite' });
     this.svg = svgEl('svg', { class: 'module-svg', 'data-testid': 'module-view', role: 'group', 'aria-labelledby': 'module-title' });
     this.box.append(head, this.status, this.svg);
+    // One Tab stop for the whole icicle (a roving tabindex): arrows move
+    // between the bars Tab used to reach, Enter zooms.
+    this.svg.addEventListener('keydown', (ev) => {
+      const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[ev.key];
+      if (!step) return;
+      const bars = [...this.svg.querySelectorAll('g[data-reachable]')];
+      const at = bars.indexOf(document.activeElement);
+      if (at < 0 || !bars.length) return;
+      ev.preventDefault();
+      this.rove(bars[Math.min(bars.length - 1, Math.max(0, at + step))], true);
+    });
+  }
+
+  /** The one bar Tab reaches (tabindex 0); `focus` moves the focus to it. */
+  rove(bar, focus = false) {
+    for (const g of this.svg.querySelectorAll('g[data-reachable]')) g.setAttribute('tabindex', g === bar ? '0' : '-1');
+    if (bar && focus) bar.focus();
   }
 
   update(res) {
@@ -102,6 +119,7 @@ export class ModuleView {
     const maxDepth = Math.max(depth, ...this.svgDepths());
     this.svg.setAttribute('height', (maxDepth + 1) * ROW + 4);
     this.svg.setAttribute('viewBox', `0 0 ${width} ${(maxDepth + 1) * ROW + 4}`);
+    this.rove(this.svg.querySelector('g[data-reachable][aria-current=true]') || this.svg.querySelector('g[data-reachable]'));
     this.status.textContent = `${drawn} of ${mo.count + 1} bars, width by ${name}` + (tooSmall ? `; ${tooSmall} modules under a pixel wide are left out (click a module to zoom in${drawn === rows.length ? '; the graph view above opens them in groups' : ''})` : '') + '.';
   }
 
@@ -117,8 +135,8 @@ export class ModuleView {
     // Tab reaches the way out and the next level down; deeper bars by click (a
     // big model has hundreds). The title is the bar's accessible name.
     const reachable = depth <= this.chainDepth + 1;
-    const g = svgEl('g', { 'data-module': m < 0 ? '' : mo.path[m], 'data-depth': depth, role: 'button', tabindex: reachable ? '0' : '-1',
-      'aria-current': focused ? 'true' : null });
+    const g = svgEl('g', { 'data-module': m < 0 ? '' : mo.path[m], 'data-depth': depth, role: 'button', tabindex: '-1',
+      'data-reachable': reachable ? '' : null, 'aria-current': focused ? 'true' : null });
     g.appendChild(svgEl('title', {}, text));
     g.appendChild(svgEl('rect', { x, y: depth * ROW, width: Math.max(0, w - 1), height: ROW - 2, fill: color, rx: 2 }));
     if (w > 40) {

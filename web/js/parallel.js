@@ -6,7 +6,8 @@
 // communication roofline of seed 003 — one point per layer that sends
 // (FLOPs per byte sent against FLOP/s attained), under the network roof
 // min(peak, intensity × link bandwidth) with its balance point.
-import { eng, exact, pct } from './format.js';
+import { eng, exact, pct, times } from './format.js';
+import { wordName } from './words.js';
 import { whiteBackground, logAxis, logRange, line, finitePos } from './chart-kit.js';
 import { el } from './dom.js';
 import { chartClass } from './chart-lib.js';
@@ -126,7 +127,7 @@ export class ParallelView {
       `${ic.name}, ${ic.topology}: ${eng(ic.tp_bandwidth_Bps, 'B/s')} per device for a collective, ${eng(ic.latency_s, 's')} per step`);
     item('Time', eng(P.time_s, 's'), `math ${eng(P.t_math_s, 's')} + communication ${eng(P.t_comms_s, 's')}; ` +
       `bounds ${eng(P.lower_bound_s, 's')} (all overlapped) to ${eng(P.upper_bound_s, 's')}`);
-    item('Bound', P.bound, `${P.speedup.toFixed(2)}× one device (${eng(P.single_device_s, 's')})`);
+    item('Limited by', wordName('bound', P.bound), `${times(P.speedup)} one device (${eng(P.single_device_s, 's')})`);
     item('Sent per device', eng(P.comm_bytes, 'B'), ic.critical_intensity
       ? `communication binds below ${eng(ic.critical_intensity)} FLOPs per byte sent` : '');
     if (P.pp > 1) item('Pipeline bubble', pct(P.bubble), `(P − 1) / (M + P − 1) with ${P.micro_batches} micro-batches`);
