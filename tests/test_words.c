@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "rooflens.h"
+#include "hw.h"
 #include "words.h"
 
 static cJSON *words;
@@ -55,6 +56,9 @@ static void check_published_list(void) {
                                            "power_floor", "forecast"};
     for (size_t k = 0; k < sizeof glossary / sizeof *glossary; k++)
         CHECK(has_word(RL_WORD_TERM, glossary[k]), "the glossary explains %s", glossary[k]);
+    /* every op class of the forecast (the one list in hw.c) has its words */
+    for (int c = 0; c < RL_CLASS_COUNT; c++)
+        CHECK(has_word(RL_WORD_OP_CLASS, rl_op_class_names[c]), "op class %s has a name", rl_op_class_names[c]);
 }
 
 /* A bound names its floor as the glossary does: one name per concept. */

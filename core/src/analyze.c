@@ -328,6 +328,8 @@ static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_tim
     rl_layer_num(w, "t", L->t);
     rl_layer_str(w, "bound", L->bound);
     rl_layer_num(w, "forecast_s", L->forecast_s);
+    /* how far the layer's forecast is from its floor: where the headroom is (null without a floor) */
+    rl_layer_num(w, "headroom", L->t > 0 ? L->forecast_s / L->t : NAN);
     rl_layer_str(w, "op_class", rl_op_class_names[L->op_class]);
     rl_layer_str(w, "precision", rl_precision_name(L->prec));
     rl_layer_bool(w, "kernel", L->kernel);

@@ -47,6 +47,14 @@ static const rl_word WORDS[] = {
      "Kernel by kernel for unfused and fused, the whole graph for fused and prefetched."},
     {RL_WORD_GRANULARITY, "per_op", "kernel by kernel", "Each kernel waits for its own bytes."},
     {RL_WORD_GRANULARITY, "whole_graph", "whole graph", "One roofline for the whole graph."},
+    /* the forecast's op classes (hw.h, enum rl_op_class) */
+    {RL_WORD_OP_CLASS, "matrix", "matrix work", "Convolutions, Gemm, MatMul and attention on the matrix units."},
+    {RL_WORD_OP_CLASS, "depthwise", "depthwise and grouped convolutions",
+     "Too few MACs per output to fill the matrix units: they run near the vector rate."},
+    {RL_WORD_OP_CLASS, "normalization", "normalisation and softmax", "Row reductions: normalisations, softmax, pooling."},
+    {RL_WORD_OP_CLASS, "elementwise", "elementwise", "Activations, arithmetic, casts and quantization, one pass."},
+    {RL_WORD_OP_CLASS, "data_movement", "data movement", "Transposes, concatenations, slices, pads and resizes."},
+    {RL_WORD_OP_CLASS, "gather_scatter", "gather and scatter", "Indexed reads and writes: embeddings, gathers, scatters."},
 };
 
 #define N_WORDS (sizeof WORDS / sizeof WORDS[0])

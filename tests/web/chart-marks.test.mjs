@@ -155,3 +155,25 @@ test('zoom with Ctrl + wheel, pan by dragging, double-click resets', { skip }, a
   }, start, { timeout: 5000 });
   await page.context().close();
 });
+
+test('the time roofline draws the forecast\'s achievable ceilings, one dashed roof per op class the model runs, under the peaks', { skip }, async () => {
+  const page = await openPage(browser, `${site.url}#example=bert_base&hw=h100-sxm`);
+  await ready(page);
+  const r = await page.evaluate(() => {
+    const box = document.querySelector('[data-testid=chart-time-roofline]');
+    const ch = globalThis.Chart.getChart(box.querySelector('canvas'));
+    const sets = ch.data.datasets.filter((d) => String(d.rlKey).startsWith('achievable:'));
+    const peaks = ch.data.datasets.filter((d) => d.rlPeak && !d.hidden).map((d) => d.rlPeak);
+    const legend = [...box.querySelectorAll('.legend button[data-key^="achievable:"]')].map((b) => b.dataset.key);
+    return { sets: sets.map((d) => ({ key: d.rlKey, label: d.label, dash: d.borderDash, ys: d.data.map((p) => p.y) })), peaks, legend };
+  });
+  assert.ok(r.sets.length >= 2, JSON.stringify(r.sets));   // BERT: matrix work, softmax and normalisation, the embedding gather
+  for (const s of r.sets) {
+    assert.ok(s.dash && s.dash.length === 2, `${s.key} is dashed`);
+    assert.match(s.label, /achievable with TensorRT with CUDA graphs: /);
+    assert.doesNotMatch(s.label, /data_movement|gather_scatter/);
+    assert.ok(Math.max(...s.ys) <= Math.max(...r.peaks) * (1 + 1e-9), `${s.key} under the peaks`);
+  }
+  assert.deepEqual(r.legend.sort(), r.sets.map((s) => s.key).sort(), 'each has its legend entry');
+  await page.context().close();
+});

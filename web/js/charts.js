@@ -10,6 +10,7 @@ import { eng, shapes } from './format.js';
 import { el } from './dom.js';
 import { headline, boundPhrase } from './figures.js';
 import { chartClass } from './chart-lib.js';
+import { wordName } from './words.js';
 import { whiteBackground, pointLabels, logAxis, logRange, line, finitePos, chartPng, markSwatch, zoomOptions, resetOnDoubleClick, wrapLine } from './chart-kit.js';
 
 // The ops that take the most time get one distinct colour each; the rest
@@ -20,6 +21,8 @@ const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b
 const OTHER_OPS = '\u0000other';   // the key of the folded series (no op has this name)
 const OTHER_COLOR = '#a0a0a0';
 const MEM_COLORS = ['#000', '#8c564b', '#17becf', '#7f7f7f'];
+// the forecast's achievable ceilings, one per op class the model runs
+const ACHIEVABLE_COLORS = ['#6a3d9a', '#b15928', '#33a02c', '#e31a1c', '#1f78b4', '#ff7f00'];
 const TOOLTIP_NAMES = 5;      // layer names listed in a merged point's tooltip
 const MEMBER_LIST_MAX = 500;  // layers listed under a chart for a clicked merged point
 
@@ -427,6 +430,7 @@ export class Charts {
       if (s.rlPeak) s.data = [{ x: xlo, y: s.rlPeak }, { x: xhi, y: s.rlPeak }];
       else { const xEnd = Math.min(xhi, peakTop / s.rlBandwidth); s.data = [{ x: xlo, y: s.rlBandwidth * xlo }, { x: xEnd, y: s.rlBandwidth * xEnd }]; }
     }
+    sets.push(...this.achievableSets(xlo, xhi));
     // Memory ceilings first in the legend, then the peaks.
     sets.sort((a, b) => (b.rlMemory ? 1 : 0) - (a.rlMemory ? 1 : 0));
     this.draw('time', {
@@ -434,6 +438,24 @@ export class Charts {
       options: this.options('time', logAxis('Arithmetic intensity (FLOP/B)', '', xlo, xhi),
         logAxis('Performance (FLOP/s)', 'FLOP/s', ylo, yhi),
         (raw) => [`intensity: ${eng(raw.x, 'FLOP/B')}   perf: ${eng(raw.y, 'FLOP/s')}`]),
+    });
+  }
+
+  /** The forecast's achievable ceilings (docs/model.md, the forecast): for
+   * each op class the model runs, min(peak x its compute fraction, bandwidth x
+   * its memory fraction x intensity), dashed under the peaks, as Nsight
+   * Compute and Advisor draw theirs. The core gives both figures per class
+   * (forecast.by_class); this only draws the two segments. */
+  achievableSets(xlo, xhi) {
+    const f = this.res.forecast;
+    if (!f?.by_class) return [];
+    return f.by_class.filter((c) => c.kernels > 0 && c.peak_flops_per_s > 0 && c.bandwidth_Bps > 0).map((c, i) => {
+      const key = `achievable:${c.class}`, ridge = c.peak_flops_per_s / c.bandwidth_Bps;
+      const at = (x) => ({ x, y: Math.min(c.peak_flops_per_s, c.bandwidth_Bps * x) });
+      const data = [at(xlo), ...(ridge > xlo && ridge < xhi ? [at(ridge)] : []), at(xhi)];
+      return line(`${wordName('op_class', c.class)}, achievable with ${f.stack}: ${eng(c.peak_flops_per_s, 'FLOP/s')}, ${eng(c.bandwidth_Bps, 'B/s')}`,
+        data, ACHIEVABLE_COLORS[i % ACHIEVABLE_COLORS.length],
+        { borderDash: [8, 4], borderWidth: 1.4, rlKey: key, hidden: !this.shown(key), order: 6 });
     });
   }
 

@@ -15,6 +15,8 @@ export const COLUMNS = [
   num('bytes', 'Bytes', 'B', 'bytes the layer moves (inputs, weights and outputs)'),
   num('intensity', 'Intensity', 'FLOP/B', 'arithmetic intensity: FLOPs per byte moved'),
   num('t', 'Time', 's', 'predicted time of the layer'),
+  num('forecast_s', 'Forecast', 's', 'what the layer is expected to take on the profile\'s software stack (its share of the forecast)'),
+  { key: 'headroom', label: 'Headroom', type: 'times', title: 'forecast / speed of light: how far the stack is from the floor on this layer' },
   { key: 'bound', label: 'Limited by', type: 'word', kind: 'bound', title: 'what sets the layer\'s time: compute, memory bandwidth, the launch floor or the power floor' },
   { key: 'share', label: 'Share', type: 'pct', title: 'share of the summed layer time' },
   // with a measured profile attached (measured.js): the node's share of its kernel's time
@@ -43,8 +45,8 @@ export const COLUMN_KEYS = COLUMNS.map((c) => c.key);
 export const COLUMN_BY_KEY = new Map(COLUMNS.map((c) => [c.key, c]));
 
 /** Shown when the link names none: what answers "where does the time go". */
-export const DEFAULT_COLUMNS = ['name', 'op', 'flops', 'bytes', 'intensity', 't', 'bound', 'share'];
+export const DEFAULT_COLUMNS = ['name', 'op', 'flops', 'bytes', 'intensity', 't', 'forecast_s', 'headroom', 'bound', 'share'];
 
 /** Summed over layers for group and totals rows. */
-export const SUM_KEYS = new Set(['t', 'share', 'measured_s', 'recoverable_s', 'flops', 'matrix_flops', 'vector_flops', 'macs', 'bytes', 'input_bytes',
+export const SUM_KEYS = new Set(['t', 'forecast_s', 'share', 'measured_s', 'recoverable_s', 'flops', 'matrix_flops', 'vector_flops', 'macs', 'bytes', 'input_bytes',
   'weight_bytes', 'output_bytes', 'fused_bytes', 't_compute', 't_memory', 'energy_j', 'bwd_flops', 'bwd_bytes']);

@@ -5,7 +5,7 @@
 // one header button and one row are in the tab order; arrow keys move
 // between them, Enter or Space selects a row. Model strings are set with
 // textContent only.
-import { eng, exact, shapes, pct, count } from './format.js';
+import { eng, exact, shapes, pct, count, times } from './format.js';
 import { COLUMNS, COLUMN_BY_KEY, DEFAULT_COLUMNS, SUM_KEYS } from './columns.js';
 
 /** The default columns with the measured ones after the predicted time. */
@@ -21,7 +21,7 @@ function value(layer, key) {
   return layer[key];
 }
 
-const numeric = (col) => col.type === 'num' || col.type === 'pct' || col.type === 'int';
+const numeric = (col) => col.type === 'num' || col.type === 'pct' || col.type === 'int' || col.type === 'times';
 
 /** Totals that sum each layer's own traffic (no fusion). */
 const UNFUSED_TOTALS = new Set(['bytes', 'intensity', 'input_bytes', 'output_bytes', 't_memory']);
@@ -31,6 +31,7 @@ function cell(td, col, v) {
   if (v === undefined || v === null) text = '';
   else if (col.type === 'num') { text = eng(v, col.unit); title = exact(v, col.unit); }
   else if (col.type === 'pct') { text = pct(v); title = String(v); }
+  else if (col.type === 'times') { text = times(v); title = String(v); }
   else if (col.type === 'bool') text = v ? 'yes' : 'no';
   else if (col.type === 'int') text = String(v);
   else if (col.type === 'word') { text = wordName(col.kind, v); title = wordMeaning(col.kind, v); }
