@@ -27,29 +27,9 @@
 #define MD_LIST_SHARE 3000    /* of each other list */
 
 /* -------------------------------------------------------------- numbers -- */
+/* The Markdown's numbers are the core's one format (rl_format_eng). */
 const char *rl_fmt_eng(char *buf, size_t cap, double v, const char *unit, bool sign) {
-    static const char *const up[] = {"", "k", "M", "G", "T", "P", "E"};
-    static const char *const down[] = {"", "m", "\xc2\xb5", "n", "p", "f"};
-    if (!isfinite(v)) {
-        snprintf(buf, cap, "n/a");
-        return buf;
-    }
-    if (v == 0) {
-        snprintf(buf, cap, "0%s%s", unit[0] ? " " : "", unit);
-        return buf;
-    }
-    double x = v;
-    int i = 0;
-    while (fabs(x) >= 999.5 && i < 6) x /= 1000, i++;
-    const char *prefix = up[i];
-    /* sub-unit prefixes only for physical units (ms, µJ); 0.5 FLOP stays so */
-    if (i == 0 && (!strcmp(unit, "s") || !strcmp(unit, "J") || !strcmp(unit, "W"))) {
-        int d = 0;
-        while (fabs(x) < 0.9995 && d < 5) x *= 1000, d++;
-        prefix = down[d];
-    }
-    snprintf(buf, cap, sign ? "%+.3g%s%s%s" : "%.3g%s%s%s", x, unit[0] || prefix[0] ? " " : "", prefix, unit);
-    return buf;
+    return rl_format_eng(buf, cap, v, unit, sign);
 }
 
 const char *rl_fmt_ratio(char *buf, size_t cap, double r) {
