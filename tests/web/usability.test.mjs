@@ -364,6 +364,9 @@ test('the table: 10 default columns (the forecast and its headroom beside the fl
   const total = await page.$$eval('[data-testid=layer-table] tfoot tr > *', (cs) => cs.map((c) => c.title || c.textContent));
   assert.match(total[0], new RegExp(`Total, ${cli.layers.length} layers`));
   assert.equal(total[2], `${cli.totals.flops.toLocaleString('en-US')} FLOP`);
+  // the forecast's total is the core's forecast.time_s (6 digits in the title), as the CLI gives it
+  const fc = Number(total[6].split(' ')[0]);
+  assert.ok(Math.abs(fc / cli.forecast.time_s - 1) < 1e-5, `${total[6]} vs ${cli.forecast.time_s}`);
   await page.click('[data-testid=col-picker] summary');
   await page.check('#col-picker input[data-col=energy_j]');
   await page.uncheck('#col-picker input[data-col=share]');
@@ -373,7 +376,7 @@ test('the table: 10 default columns (the forecast and its headroom beside the fl
   const p2 = await openPage(browser, link);
   await ready(p2);
   const heads2 = await p2.$$eval('[data-testid=layer-table] thead button', (bs) => bs.map((b) => b.dataset.key));
-  assert.deepEqual(heads2, ['name', 'op', 'flops', 'bytes', 'intensity', 't', 'bound', 'energy_j']);
+  assert.deepEqual(heads2, ['name', 'op', 'flops', 'bytes', 'intensity', 't', 'forecast_s', 'headroom', 'bound', 'energy_j']);
   await p2.context().close();
   // BERT-base's 425 layers: only those in view (and a margin) are in the DOM
   const p3 = await openPage(browser, `${site.url}#example=bert_base&hw=h100-sxm`);

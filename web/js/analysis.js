@@ -127,7 +127,8 @@ function render(res) {
   t.filterName = app.state.filterName;
   t.group = app.state.group;
   t.selected = app.state.selected;
-  t.setData(res.layers, res.totals);
+  // the totals row: the core's totals, and the model's forecast beside its floor
+  t.setData(res.layers, { ...res.totals, forecast_s: res.forecast?.time_s, headroom: res.forecast?.headroom });
   updateCount();
   app.measured.render(res);   // before the charts: they draw its achieved points
   app.charts.selected = app.state.selected;

@@ -269,7 +269,7 @@ export class LayerTable {
       if (i === 0 && !SUM_KEYS.has(col.key)) {
         td.textContent = whole ? `Total, ${count(rows.length)} layers` : `Total of the ${count(rows.length)} shown`;
       } else if (whole && col.key === 'share') cell(td, col, this.layers.length ? 1 : null);
-      else if (whole && (SUM_KEYS.has(col.key) || col.key === 'intensity')) {
+      else if (whole && (SUM_KEYS.has(col.key) || col.key === 'intensity' || col.key === 'headroom')) {
         cell(td, col, this.totals[col.key]);
         // The layers' own traffic summed: every tensor once per layer that
         // touches it. The summary's bytes and intensity are the chosen
