@@ -1,0 +1,26 @@
+/* What analyze.c (rl_model_analyze) shares with analyze_fit.c
+ * (rl_fit_forecast): reading a request and setting up an analysis of a model.
+ * Internal to the response layer. Every pointer returned lives in the
+ * caller's arena (setup) or is the caller's to cJSON_Delete (the request). */
+#ifndef ROOFLENS_ANALYZE_H
+#define ROOFLENS_ANALYZE_H
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "internal.h"
+#include "measured.h"
+#include "timing.h"
+
+/* The request text as a JSON object; NULL with err set (bad_request, or
+ * out_of_memory) when it is not one. */
+cJSON *rl_analyze_parse_request(const char *request_json, rl_error *err);
+/* A context for analysing m, allocating in arena; false with err set. */
+bool rl_analyze_setup_ctx(rl_ctx *c, rl_model *m, rl_arena *arena, rl_error *err);
+/* The request's options (precision, mode, SOL model, layers, batch, dims)
+ * into o and c; 0, or -1 with err set. */
+int rl_analyze_parse_options(const cJSON *req, rl_options *o, rl_ctx *c, rl_dim_setting **dims, rl_error *err);
+/* The request's "measured" profile matched to the nodes of g (*out stays
+ * NULL without one); 0, or -1 with err set. */
+int rl_analyze_attach_measured(rl_ctx *c, const cJSON *req, const rl_graph *g, const rl_layer_time *lt,
+                               double bandwidth, rl_measured **out, rl_error *err);
+#endif

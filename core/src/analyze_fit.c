@@ -1,0 +1,315 @@
+/* rl_fit_forecast (rooflens.h): the forecast's parameters fitted to measured
+ * kernels. Each input is analysed as rl_model_analyze would (the request
+ * parsing it shares with analyze.c, analyze.h), its kernels matched with the
+ * measured-profile matcher, and the fit itself is forecast_fit.c's. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "forecast.h"
+#include "forecast_fit.h"
+#include "hw.h"
+#include "json.h"
+#include "measured.h"
+#include "timing.h"
+
+/* ------------------------------------------------ fitting the forecast -- */
+/* rl_fit_forecast: each (model, measured profile) run analysed as
+ * rl_model_analyze would, its measured kernel groups turned into samples of
+ * the forecast's figures (forecast.h), the parameters fitted
+ * (forecast_fit.h), and the profile written back with them. */
+typedef struct fit_samples {
+    rl_fit_sample *s;
+    int n, cap;
+    const char *format; /* the first run's profile format ("ort", "trtexec", "csv") */
+} fit_samples;
+
+static bool push_sample(fit_samples *fs, const rl_fit_sample *x) {
+    if (fs->n == fs->cap) {
+        int cap = fs->cap ? 2 * fs->cap : 256;
+        rl_fit_sample *s = realloc(fs->s, (size_t)cap * sizeof *s);
+        if (!s) return false;
+        fs->s = s, fs->cap = cap;
+    }
+    fs->s[fs->n++] = *x;
+    return true;
+}
+
+/* The measured groups (measured.groups of the response: nodes, kernels,
+ * measured_s) whose nodes' costs are known, as samples: each group one
+ * kernel of its nodes, paying the fixed cost once per measured kernel. */
+static int run_samples(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, const cJSON *mo,
+                       int run, fit_samples *fs) {
+    const int nn = pg->graph->n_nodes;
+    int *set_of = rl_arena_alloc(c->arena, (size_t)(nn + 1) * sizeof *set_of);
+    int *next = rl_arena_alloc(c->arena, (size_t)(nn + 1) * sizeof *next);
+    if (!set_of || !next) return -1;
+    for (int i = 0; i < nn; i++) set_of[i] = next[i] = -1;
+    int gid = 0;
+    const cJSON *grp;
+    cJSON_ArrayForEach(grp, cJSON_GetObjectItemCaseSensitive(mo, "groups")) {
+        const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(grp, "nodes"), *it;
+        double measured = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(grp, "measured_s"));
+        gid++;
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(grp, "known")) || !(measured > 0)) continue;
+        int first = -1, last = -1;
+        cJSON_ArrayForEach(it, nodes) {
+            int i = it->valueint;
+            if (i < 0 || i >= nn || set_of[i] >= 0) continue;
+            set_of[i] = gid;
+            if (last >= 0) next[last] = i;
+            else first = i;
+            last = i;
+        }
+        if (first < 0) continue;
+        rl_fit_sample x = {.measured_s = measured, .run = run};
+        double kernels = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(grp, "kernels"));
+        rl_fc_kernel_figures(c, pg, o, hw, first, next, set_of, kernels, NULL, &x.k);
+        if (!push_sample(fs, &x)) return -1;
+    }
+    return 0;
+}
+
+/* The stack a measured profile's format implies, when the caller names none. */
+static const char *stack_of_format(const cJSON *format) {
+    const char *f = cJSON_IsString(format) ? format->valuestring : "";
+    if (!strcmp(f, "ort")) return "ONNX Runtime (the measured runs)";
+    if (!strcmp(f, "trtexec")) return "TensorRT (the measured runs)";
+    return "the measured runs (CSV)";
+}
+
+/* Names the input in an error the run reported. */
+static void error_in_input(rl_error *err, int run) {
+    char where[sizeof err->where];
+    snprintf(where, sizeof where, "inputs[%d]%s%.200s", run, err->where[0] ? "." : "", err->where);
+    snprintf(err->where, sizeof err->where, "%s", where);
+}
+
+/* One run: its options, the analysis, the measured profile matched, its samples. */
+static int fit_one_run(const rl_fit_input *in, int run, const rl_hw *hw, fit_samples *fs, rl_error *err) {
+    rl_arena arena = {0};
+    rl_ctx c;
+    rl_options o;
+    rl_prepared pg;
+    rl_layer_time *lt = NULL;
+    rl_timing t;
+    rl_measured *m = NULL;
+    rl_dim_setting *dims = NULL;
+    int rc = -1;
+    cJSON *req = rl_analyze_parse_request(in->request_json ? in->request_json : "{}", err);
+    /* the measured profile as a request's "measured" member */
+    cJSON *wrap = cJSON_CreateObject(), *mo = cJSON_CreateObject();
+    cJSON *spec = wrap ? cJSON_AddObjectToObject(wrap, "measured") : NULL;
+    if (!req || !spec || !mo || !in->model || !rl_analyze_setup_ctx(&c, in->model, &arena, err)) {
+        if (!err->code[0]) rl_error_set(err, "bad_request", "model", "no model, or out of memory");
+        goto done;
+    }
+    cJSON_AddStringToObject(spec, "text", in->measured ? in->measured : "");
+    cJSON_AddStringToObject(spec, "format", in->format ? in->format : "auto");
+    if (rl_analyze_parse_options(req, &o, &c, &dims, err) || rl_prepare_and_time(&c, &o, hw, &pg, &lt, &t) ||
+        rl_timing_check(&t, pg.graph, err) || rl_analyze_attach_measured(&c, wrap, pg.graph, lt, hw->mem_bw[0], &m, err))
+        goto done;
+    rl_measured_json(m, mo, rl_timing_chosen(&t)->time_s);
+    const cJSON *measured = cJSON_GetObjectItemCaseSensitive(mo, "measured");
+    if (!fs->format) fs->format = stack_of_format(cJSON_GetObjectItemCaseSensitive(measured, "format"));
+    rc = run_samples(&c, &pg, &o, hw, measured, run, fs);
+    if (rc) rl_error_set(err, "out_of_memory", "", "out of memory while fitting");
+done:
+    if (rc) error_in_input(err, run);
+    cJSON_Delete(req), cJSON_Delete(wrap), cJSON_Delete(mo);
+    rl_arena_free(&arena);
+    return rc;
+}
+
+static int cmp_double_asc(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median and maximum of v[0..n) (sorted in place). */
+static void median_max(double *v, int n, double *median, double *max) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double_asc);
+    *median = n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : NAN;
+    *max = n ? v[n - 1] : NAN;
+}
+
+/* The fit's provenance: per run its kernels, measured and forecast time and
+ * their relative error; per kernel and per model the median and maximum. */
+static cJSON *fit_provenance(const fit_samples *fs, const rl_fit_input *in, size_t n_in, const rl_forecast_params *p,
+                             double *kernel_median) {
+    cJSON *fit = cJSON_CreateObject();
+    double *err = malloc((size_t)(fs->n + (int)n_in + 1) * sizeof *err), *run_err = err ? err + fs->n : NULL;
+    if (!fit || !err) {
+        free(err);
+        cJSON_Delete(fit);
+        return NULL;
+    }
+    cJSON *models = cJSON_AddArrayToObject(fit, "models");
+    int n_runs = 0;
+    for (size_t r = 0; r < n_in; r++) {
+        double meas = 0, fc = 0;
+        int k = 0;
+        for (int i = 0; i < fs->n; i++)
+            if (fs->s[i].run == (int)r) meas += fs->s[i].measured_s, fc += rl_fc_kernel_time(&fs->s[i].k, p), k++;
+        cJSON *mo = cJSON_CreateObject();
+        char label[32];
+        snprintf(label, sizeof label, "model %zu", r + 1);
+        cJSON_AddStringToObject(mo, "name", in[r].name ? in[r].name : label);
+        cJSON_AddNumberToObject(mo, "kernels", k);
+        rl_json_add_num(mo, "measured_s", meas);
+        rl_json_add_num(mo, "forecast_s", fc);
+        rl_json_add_num(mo, "error", meas > 0 ? fabs(fc - meas) / meas : NAN);
+        if (meas > 0) run_err[n_runs++] = fabs(fc - meas) / meas;
+        cJSON_AddItemToArray(models, mo);
+    }
+    for (int i = 0; i < fs->n; i++) err[i] = rl_fit_rel_error(&fs->s[i], p);
+    double med, max;
+    cJSON_AddNumberToObject(fit, "kernels", fs->n);
+    median_max(err, fs->n, &med, &max);
+    *kernel_median = med;
+    rl_json_add_num(fit, "kernel_median_error", med);
+    rl_json_add_num(fit, "kernel_max_error", max);
+    median_max(run_err, n_runs, &med, &max);
+    rl_json_add_num(fit, "model_median_error", med);
+    rl_json_add_num(fit, "model_max_error", max);
+    free(err);
+    return fit;
+}
+
+/* {"value", "source", "kind"} */
+static cJSON *figure_json(double v, const char *source, const char *kind) {
+    cJSON *f = cJSON_CreateObject();
+    rl_json_add_num(f, "value", v);
+    cJSON_AddStringToObject(f, "source", source);
+    cJSON_AddStringToObject(f, "kind", kind);
+    return f;
+}
+
+static void replace_item(cJSON *obj, const char *key, cJSON *item) {
+    if (cJSON_GetObjectItemCaseSensitive(obj, key)) cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item);
+    else cJSON_AddItemToObject(obj, key, item);
+}
+
+static cJSON *child_object(cJSON *obj, const char *key) {
+    cJSON *c = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (cJSON_IsObject(c)) return c;
+    c = cJSON_CreateObject();
+    replace_item(obj, key, c);
+    return c;
+}
+
+/* The profile's "forecast" block with the fitted parameters (kind
+ * "measured", the fit as their source), basis "calibrated", the stack and
+ * the provenance; parameters the kernels did not inform keep their figures. */
+static void put_fitted(cJSON *profile, const rl_forecast_params *p, const rl_fit_informed *inf, cJSON *fit,
+                       const char *stack, const char *source) {
+    cJSON *f = child_object(profile, "forecast");
+    replace_item(f, "stack", cJSON_CreateString(stack));
+    replace_item(f, "basis", cJSON_CreateString("calibrated"));
+    if (inf->kernel_s) replace_item(f, "kernel_overhead_s", figure_json(p->kernel_s, source, "measured"));
+    cJSON *classes = child_object(f, "classes");
+    for (int c = 0; c < RL_CLASS_COUNT; c++) {
+        if (!inf->compute[c] && !inf->memory[c]) continue;
+        cJSON *co = child_object(classes, rl_op_class_names[c]);
+        if (inf->compute[c]) replace_item(co, "compute_fraction", figure_json(p->compute[c], source, "measured"));
+        if (inf->memory[c]) replace_item(co, "memory_fraction", figure_json(p->memory[c], source, "measured"));
+    }
+    replace_item(f, "fit", fit);
+}
+
+/* forecast.fit.fitted: the parameters the kernels informed. */
+static void add_fitted_names(cJSON *fit, const rl_fit_informed *inf) {
+    cJSON *names = cJSON_AddArrayToObject(fit, "fitted");
+    char name[64];
+    for (int c = 0; c < RL_CLASS_COUNT; c++) {
+        snprintf(name, sizeof name, "%s.compute_fraction", rl_op_class_names[c]);
+        if (inf->compute[c]) cJSON_AddItemToArray(names, cJSON_CreateString(name));
+        snprintf(name, sizeof name, "%s.memory_fraction", rl_op_class_names[c]);
+        if (inf->memory[c]) cJSON_AddItemToArray(names, cJSON_CreateString(name));
+    }
+    if (inf->kernel_s) cJSON_AddItemToArray(names, cJSON_CreateString("kernel_overhead_s"));
+}
+
+/* The source text of a fitted figure: the kernels and the models. */
+static void fit_source(char *out, size_t size, const fit_samples *fs, const rl_fit_input *in, size_t n_in,
+                       double median) {
+    int k = snprintf(out, size, "fitted by rooflens on %d measured kernels of ", fs->n);
+    for (size_t r = 0; r < n_in && k > 0 && (size_t)k < size; r++)
+        k += snprintf(out + k, size - (size_t)k, "%s%s", r ? ", " : "", in[r].name ? in[r].name : "a model");
+    if (k > 0 && (size_t)k < size)
+        snprintf(out + k, size - (size_t)k, " (median error per kernel %.1f%%)", 100 * median);
+}
+
+/* The power mode every input's request names ("" for the default); an
+ * error when two inputs name different modes. */
+static int fit_power_mode(const rl_fit_input *in, size_t n, char *mode, size_t cap, rl_error *err) {
+    for (size_t r = 0; r < n; r++) {
+        cJSON *req = cJSON_Parse(in[r].request_json ? in[r].request_json : "{}");
+        const cJSON *pm = cJSON_GetObjectItemCaseSensitive(req, "power_mode");
+        const char *m = cJSON_IsString(pm) ? pm->valuestring : "";
+        bool differs = r > 0 && strcmp(m, mode) != 0;
+        if (r == 0) snprintf(mode, cap, "%s", m);
+        cJSON_Delete(req);
+        if (differs) {
+            rl_error_set(err, "bad_request", "inputs", "every input of one fit must be measured in the same power mode");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size_t n_inputs, const char *stack) {
+    rl_json_begin();
+    rl_error err = {0};
+    fit_samples fs = {0};
+    cJSON *profile = cJSON_Parse(profile_json ? profile_json : ""), *fit = NULL;
+    rl_hw hw;
+    if (!inputs || n_inputs == 0 || n_inputs > 1000) {
+        rl_error_set(&err, "bad_request", "inputs", "give from 1 to 1000 (model, measured profile) inputs to fit");
+        goto fail;
+    }
+    if (!profile) {
+        rl_error_set(&err, "bad_hardware", "hardware", "the hardware profile is not valid JSON");
+        goto fail;
+    }
+    /* The runs were measured in one power mode (the first request's
+     * "power_mode", else the default): the fitted fractions are shares of
+     * that mode's ceilings, e.g. one thread's for a runtime with one intra-op
+     * thread. */
+    char mode[64] = "";
+    if (fit_power_mode(inputs, n_inputs, mode, sizeof mode, &err)) goto fail;
+    if (rl_hw_parse(profile, mode[0] ? mode : NULL, &hw, &err)) goto fail;
+    for (size_t r = 0; r < n_inputs; r++)
+        if (fit_one_run(&inputs[r], (int)r, &hw, &fs, &err)) goto fail;
+    if (fs.n == 0) {
+        rl_error_set(&err, "bad_measured", "inputs",
+                     "no measured kernel matched a node of known cost: were the profiles recorded with these models "
+                     "(and their request's dims and batch)?");
+        goto fail;
+    }
+    rl_forecast_params p = hw.fc;
+    rl_fit_informed inf;
+    rl_fit_params(fs.s, fs.n, &p, &inf);
+    double median = 0;
+    fit = fit_provenance(&fs, inputs, n_inputs, &p, &median);
+    if (!fit) goto oom;
+    add_fitted_names(fit, &inf);
+    char source[400];
+    fit_source(source, sizeof source, &fs, inputs, n_inputs, median);
+    cJSON *out = cJSON_CreateObject();
+    cJSON_AddTrueToObject(out, "ok");
+    cJSON_AddItemToObject(out, "fit", cJSON_Duplicate(fit, true));
+    put_fitted(profile, &p, &inf, fit, stack ? stack : fs.format, source);
+    cJSON_AddItemToObject(out, "profile", profile);
+    free(fs.s);
+    return rl_json_finish(out);
+oom:
+    rl_error_set(&err, "out_of_memory", "", "out of memory while fitting");
+fail:
+    free(fs.s);
+    cJSON_Delete(profile);
+    return rl_error_json(&err);
+}
