@@ -284,10 +284,17 @@ test('models over 2 GB (weights inline, or external) open through the file input
 
     // A file changed on disk after it was chosen: a clear read error, and the
     // worker goes on to the next file.
-    await page.setInputFiles('[data-testid=file-input]', m.path);
-    truncateSync(m.path, 1000);
+    // The page may finish reading the file before the truncation lands (a
+    // race this test cannot close from outside): then the read succeeded on
+    // the whole file and there is no error to see. Such a try is made again
+    // on a new file; the change must be caught on one of them.
     const err = page.locator('[data-testid=error]');
-    await err.waitFor({ state: 'visible', timeout: 60000 });
+    for (let attempt = 0; ; attempt++) {
+      const f = attempt ? writeHugeModel(join(dir, 'huge.onnx'), { bytes: 2.2e9 }).path : m.path;
+      await page.setInputFiles('[data-testid=file-input]', f);
+      truncateSync(f, 1000);
+      try { await err.waitFor({ state: 'visible', timeout: 20000 }); break; } catch (e) { if (attempt === 2) throw e; }
+    }
     assert.match(await err.textContent(), /could not read huge\.onnx at byte \d+: .*changed or moved/);
   assert.equal(await err.getAttribute('data-code'), 'read_failed');
     await page.setInputFiles('[data-testid=file-input]', ext.path);
