@@ -19,35 +19,35 @@
 
 /* `k` from `first`, else from `second`. */
 static double num_either(const cJSON *first, const cJSON *second, const char *k) {
-    double v = numv(first, k);
-    return isnan(v) ? numv(second, k) : v;
+    double v = rl_json_get_num(first, k);
+    return isnan(v) ? rl_json_get_num(second, k) : v;
 }
 
 /* ------------------------------------------------------------ summary -- */
 void rl_summary_read(const cJSON *res, rl_summary *s) {
-    const cJSON *model = item(res, "model"), *hw = item(res, "hardware"), *tot = item(res, "totals");
-    const cJSON *sol = item(res, "sol"), *ch = item(sol, "chosen"), *roof = item(res, "roofline");
+    const cJSON *model = rl_json_get(res, "model"), *hw = rl_json_get(res, "hardware"), *tot = rl_json_get(res, "totals");
+    const cJSON *sol = rl_json_get(res, "sol"), *ch = rl_json_get(sol, "chosen"), *roof = rl_json_get(res, "roofline");
     memset(s, 0, sizeof *s);
-    s->name = strv(model, "name");
-    s->hw_id = strv(hw, "id");
-    s->hw_name = strv(hw, "name");
-    s->power_mode = strv(hw, "power_mode");
-    s->precision = strv(roof, "precision");
-    s->sol_model = strv(ch, "model");
-    s->granularity = strv(ch, "granularity");
-    s->bound = strv(ch, "bound");
-    s->nodes = numv(model, "nodes");
-    s->params = numv(model, "params");
-    s->weight_bytes = numv(model, "weight_bytes");
-    s->flops = numv(tot, "flops");
-    s->bytes = numv(tot, "bytes");
+    s->name = rl_json_get_str(model, "name");
+    s->hw_id = rl_json_get_str(hw, "id");
+    s->hw_name = rl_json_get_str(hw, "name");
+    s->power_mode = rl_json_get_str(hw, "power_mode");
+    s->precision = rl_json_get_str(roof, "precision");
+    s->sol_model = rl_json_get_str(ch, "model");
+    s->granularity = rl_json_get_str(ch, "granularity");
+    s->bound = rl_json_get_str(ch, "bound");
+    s->nodes = rl_json_get_num(model, "nodes");
+    s->params = rl_json_get_num(model, "params");
+    s->weight_bytes = rl_json_get_num(model, "weight_bytes");
+    s->flops = rl_json_get_num(tot, "flops");
+    s->bytes = rl_json_get_num(tot, "bytes");
     /* the bytes of the model whose time is compared (responses before it
      * was written: the unfused bytes) */
     s->sol_bytes = num_either(ch, tot, "bytes");
-    s->intensity = numv(tot, "intensity");
-    s->time_s = numv(ch, "time_s");
-    s->energy_j = numv(ch, "energy_j");
-    s->forecast_s = numv(item(res, "forecast"), "time_s");
+    s->intensity = rl_json_get_num(tot, "intensity");
+    s->time_s = rl_json_get_num(ch, "time_s");
+    s->energy_j = rl_json_get_num(ch, "energy_j");
+    s->forecast_s = rl_json_get_num(rl_json_get(res, "forecast"), "time_s");
     /* Since the timing model of issue 11 the bounds, the kernel count and
      * the launch floor belong to sol.chosen; earlier responses carry them
      * at sol and totals. */
@@ -55,19 +55,19 @@ void rl_summary_read(const cJSON *res, rl_summary *s) {
     s->upper_bound_s = num_either(ch, sol, "upper_bound_s");
     s->kernels = num_either(ch, tot, "kernels");
     s->launch_floor_s = num_either(ch, tot, "launch_floor_s");
-    s->layers = numv(tot, "layers");
-    s->unknown_layers = numv(tot, "unknown_layers");
-    s->unsupported_ops = item(tot, "unsupported_ops");
-    s->warnings = item(res, "warnings");
+    s->layers = rl_json_get_num(tot, "layers");
+    s->unknown_layers = rl_json_get_num(tot, "unknown_layers");
+    s->unsupported_ops = rl_json_get(tot, "unsupported_ops");
+    s->warnings = rl_json_get(res, "warnings");
     s->roofline = roof;
-    const cJSON *llm = item(res, "llm");
+    const cJSON *llm = rl_json_get(res, "llm");
     s->llm = cJSON_IsObject(llm) ? llm : NULL;
-    s->ttft_s = numv(s->llm, "ttft_s");
-    s->tpot_s = numv(s->llm, "tpot_s");
-    s->tokens_per_s = numv(s->llm, "tokens_per_s");
-    s->llm_memory_bytes = numv(s->llm, "memory_required_bytes");
-    s->kv_cache_bytes = numv(s->llm, "kv_cache_bytes");
-    const cJSON *fits = item(s->llm, "fits");
+    s->ttft_s = rl_json_get_num(s->llm, "ttft_s");
+    s->tpot_s = rl_json_get_num(s->llm, "tpot_s");
+    s->tokens_per_s = rl_json_get_num(s->llm, "tokens_per_s");
+    s->llm_memory_bytes = rl_json_get_num(s->llm, "memory_required_bytes");
+    s->kv_cache_bytes = rl_json_get_num(s->llm, "kv_cache_bytes");
+    const cJSON *fits = rl_json_get(s->llm, "fits");
     s->fits = cJSON_IsBool(fits) ? cJSON_IsTrue(fits) : -1;
 }
 
@@ -111,7 +111,7 @@ static cJSON *summary_json(const rl_summary *s) {
     cJSON *codes = cJSON_AddArrayToObject(o, "warning_codes");
     const cJSON *w;
     cJSON_ArrayForEach(w, s->warnings) {
-        const char *code = strv(w, "code");
+        const char *code = rl_json_get_str(w, "code");
         bool seen = false;
         const cJSON *c;
         cJSON_ArrayForEach(c, codes) if (strcmp(c->valuestring, code) == 0) seen = true;
@@ -141,11 +141,11 @@ static char *inner_request(const cJSON *req, bool layers) {
 
 /* An error response of an inner analysis, prefixed with which model it was. */
 static void inner_error(const cJSON *res, const char *which, const char *label, rl_error *err) {
-    const cJSON *e = item(res, "error");
+    const cJSON *e = rl_json_get(res, "error");
     char where[256];
-    snprintf(where, sizeof where, "%s%s%s", which, strv(e, "where")[0] ? ": " : "", strv(e, "where"));
-    rl_error_set(err, strv(e, "code")[0] ? strv(e, "code") : "internal", where, "the %s model (%s): %s", which,
-                 label, strv(e, "message"));
+    snprintf(where, sizeof where, "%s%s%s", which, rl_json_get_str(e, "where")[0] ? ": " : "", rl_json_get_str(e, "where"));
+    rl_error_set(err, rl_json_get_str(e, "code")[0] ? rl_json_get_str(e, "code") : "internal", where, "the %s model (%s): %s", which,
+                 label, rl_json_get_str(e, "message"));
 }
 
 static bool parse_request(const char *request_json, cJSON **req, rl_error *err) {
@@ -177,7 +177,7 @@ char *rl_model_summary(rl_model *m, const char *request_json) {
     free(text);
     rl_json_begin();
     cJSON *res = out ? cJSON_Parse(out) : NULL;
-    if (res && !cJSON_IsTrue(item(res, "ok"))) {
+    if (res && !cJSON_IsTrue(rl_json_get(res, "ok"))) {
         cJSON_Delete(res);
         return out; /* the analysis's own error */
     }
@@ -436,7 +436,7 @@ static void add_unsupported(cJSON *d, const rl_summary *a, const rl_summary *b) 
  * model-wide warning, its code and message with the figures taken out (an
  * overhead_dominated warning whose numbers moved is the same warning). */
 static char *warning_key(const cJSON *w, rl_arena *a) {
-    const char *node = strv(w, "node"), *msg = strv(w, "message"), *code = strv(w, "code");
+    const char *node = rl_json_get_str(w, "node"), *msg = rl_json_get_str(w, "message"), *code = rl_json_get_str(w, "code");
     size_t n = strlen(code) + strlen(node) + strlen(msg) + 4;
     char *k = rl_arena_alloc(a, n);
     if (!k) return NULL;
@@ -521,12 +521,12 @@ static int parse_diff_options(const cJSON *req, diff_options *o, rl_error *err) 
     strcpy(o->old_label, "old");
     strcpy(o->new_label, "new");
     o->top = DIFF_DEFAULT_TOP;
-    if (item(req, "study")) {
+    if (rl_json_get(req, "study")) {
         rl_error_set(err, "bad_request", "study",
                      "a diff compares two models under one set of options and takes no \"study\"");
         return -1;
     }
-    const cJSON *d = item(req, "diff");
+    const cJSON *d = rl_json_get(req, "diff");
     if (!d || cJSON_IsNull(d)) return 0;
     if (!cJSON_IsObject(d)) {
         rl_error_set(err, "bad_request", "diff",
@@ -564,13 +564,13 @@ static bool analyze_both(rl_model *old_model, rl_model *new_model, const char *t
     if (!old_model) *res_old = NULL; /* a new model: no base, no old layers */
     else if (!rl_diff_analyze_side(old_model, text, so, arena, err)) return false;
     else *res_old = so->res;
-    if (old_model && !cJSON_IsTrue(item(*res_old, "ok"))) {
+    if (old_model && !cJSON_IsTrue(rl_json_get(*res_old, "ok"))) {
         inner_error(*res_old, "old", opt->old_label, err);
         return false;
     }
     if (!rl_diff_analyze_side(new_model, text, sn, arena, err)) return false;
     *res_new = sn->res;
-    if (!cJSON_IsTrue(item(*res_new, "ok"))) {
+    if (!cJSON_IsTrue(rl_json_get(*res_new, "ok"))) {
         inner_error(*res_new, "new", opt->new_label, err);
         return false;
     }
@@ -587,7 +587,7 @@ static bool add_diff_sections(cJSON *d, const side *so, const side *sn, const rl
     cJSON_AddStringToObject(hw, "name", b->hw_name);
     if (b->power_mode[0]) cJSON_AddStringToObject(hw, "power_mode", b->power_mode);
     else cJSON_AddNullToObject(hw, "power_mode");
-    cJSON_AddItemToObject(d, "options", cJSON_Duplicate(item(res_new, "options"), true));
+    cJSON_AddItemToObject(d, "options", cJSON_Duplicate(rl_json_get(res_new, "options"), true));
     cJSON *sol = cJSON_AddObjectToObject(d, "sol");
     cJSON_AddStringToObject(sol, "model", b->sol_model);
     cJSON_AddStringToObject(sol, "granularity", b->granularity);

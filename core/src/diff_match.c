@@ -18,20 +18,20 @@
 /* One analysis layer row: the one place that knows a layer's fields. The
  * strings are copied, so the row outlives the response it came from. */
 static bool diff_layer_read(const cJSON *l, dlayer *d, rl_arena *a) {
-    d->index = (int)numv(l, "index");
-    d->name = rl_arena_strdup(a, strv(l, "name"));
-    d->op = rl_arena_strdup(a, strv(l, "op"));
-    d->domain = rl_arena_strdup(a, strv(l, "domain"));
-    d->bound = rl_arena_strdup(a, strv(l, "bound"));
-    d->flops = numv(l, "flops");
-    d->bytes = numv(l, "bytes");
-    d->intensity = numv(l, "intensity");
-    d->t = numv(l, "t");
-    d->energy = numv(l, "energy_j");
-    d->kernel_intensity = numv(l, "kernel_intensity");
-    d->kernel_flops_per_s = numv(l, "kernel_flops_per_s");
-    d->supported = !cJSON_IsFalse(item(l, "supported"));
-    d->known = !cJSON_IsFalse(item(l, "known"));
+    d->index = (int)rl_json_get_num(l, "index");
+    d->name = rl_arena_strdup(a, rl_json_get_str(l, "name"));
+    d->op = rl_arena_strdup(a, rl_json_get_str(l, "op"));
+    d->domain = rl_arena_strdup(a, rl_json_get_str(l, "domain"));
+    d->bound = rl_arena_strdup(a, rl_json_get_str(l, "bound"));
+    d->flops = rl_json_get_num(l, "flops");
+    d->bytes = rl_json_get_num(l, "bytes");
+    d->intensity = rl_json_get_num(l, "intensity");
+    d->t = rl_json_get_num(l, "t");
+    d->energy = rl_json_get_num(l, "energy_j");
+    d->kernel_intensity = rl_json_get_num(l, "kernel_intensity");
+    d->kernel_flops_per_s = rl_json_get_num(l, "kernel_flops_per_s");
+    d->supported = !cJSON_IsFalse(rl_json_get(l, "supported"));
+    d->known = !cJSON_IsFalse(rl_json_get(l, "known"));
     d->partner = -1;
     return d->name && d->op && d->domain && d->bound;
 }

@@ -9,20 +9,7 @@
 
 #include "diff.h"
 #include "internal.h"
-
-/* The answer's member k: NULL, NaN or "" when missing or of another type. */
-static inline const cJSON *item(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
-
-static inline double numv(const cJSON *o, const char *k) {
-    const cJSON *v = item(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static inline const char *strv(const cJSON *o, const char *k) {
-    const cJSON *v = item(o, k);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
+#include "json.h"
 
 /* One layer row of an analysis, its strings copied into the diff's arena. */
 typedef struct dlayer {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "diff.h"
+#include "json.h"
 #include "words.h"
 
 #define MD_MAX_NAME 60       /* characters of a layer name shown */
@@ -113,20 +114,11 @@ static void put_text(md *b, const char *s, int max) {
     }
 }
 
-static const cJSON *item(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
-static double num(const cJSON *o, const char *k) {
-    const cJSON *v = item(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-static const char *str(const cJSON *o, const char *k) {
-    const cJSON *v = item(o, k);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
 
 /* One row of the headline table: | label | old | new | change |, or
  * | label | new | for a new model (no base). */
 static void delta_row(md *b, const char *label, const cJSON *d, const char *unit, bool bold, bool base) {
-    double a = num(d, "old"), n = num(d, "new"), delta = num(d, "delta"), ratio = num(d, "ratio");
+    double a = rl_json_get_num(d, "old"), n = rl_json_get_num(d, "new"), delta = rl_json_get_num(d, "delta"), ratio = rl_json_get_num(d, "ratio");
     if (!isfinite(a) && !isfinite(n)) return; /* neither model has the figure */
     char sa[48], sn[48], sd[48], sr[32];
     rl_fmt_eng(sa, sizeof sa, a, unit, false);
@@ -144,36 +136,36 @@ static void delta_row(md *b, const char *label, const cJSON *d, const char *unit
 
 /* The heading and the line of what the figures are for. */
 static void title(md *b, const cJSON *d, bool base) {
-    const cJSON *hw = item(d, "hardware"), *opt = item(d, "options"), *sol = item(d, "sol");
+    const cJSON *hw = rl_json_get(d, "hardware"), *opt = rl_json_get(d, "options"), *sol = rl_json_get(d, "sol");
     put(b, "### rooflens: ");
     if (base) {
-        put_text(b, str(item(d, "old"), "label"), MD_MAX_LABEL);
+        put_text(b, rl_json_get_str(rl_json_get(d, "old"), "label"), MD_MAX_LABEL);
         put(b, " \xe2\x86\x92 "); /* → */
     }
-    put_text(b, str(item(d, "new"), "label"), MD_MAX_LABEL);
+    put_text(b, rl_json_get_str(rl_json_get(d, "new"), "label"), MD_MAX_LABEL);
     if (!base) put(b, " (new model)");
     put(b, "\n\non ");
-    put_text(b, str(hw, "name"), MD_MAX_NAME);
-    if (cJSON_IsString(item(hw, "power_mode"))) {
+    put_text(b, rl_json_get_str(hw, "name"), MD_MAX_NAME);
+    if (cJSON_IsString(rl_json_get(hw, "power_mode"))) {
         put(b, " (");
-        put_text(b, str(hw, "power_mode"), MD_MAX_NAME);
+        put_text(b, rl_json_get_str(hw, "power_mode"), MD_MAX_NAME);
         put(b, ")");
     }
     put(b, ", precision ");
-    put_text(b, str(item(d, "new"), "precision"), MD_MAX_NAME);
-    putf(b, ", %s, speed-of-light model %s (%s)", str(opt, "mode"), rl_word_name(RL_WORD_SOL, str(sol, "model")),
-         rl_word_name(RL_WORD_GRANULARITY, str(sol, "granularity")));
-    if (cJSON_IsNumber(item(opt, "batch"))) putf(b, ", batch %g", num(opt, "batch"));
+    put_text(b, rl_json_get_str(rl_json_get(d, "new"), "precision"), MD_MAX_NAME);
+    putf(b, ", %s, speed-of-light model %s (%s)", rl_json_get_str(opt, "mode"), rl_word_name(RL_WORD_SOL, rl_json_get_str(sol, "model")),
+         rl_word_name(RL_WORD_GRANULARITY, rl_json_get_str(sol, "granularity")));
+    if (cJSON_IsNumber(rl_json_get(opt, "batch"))) putf(b, ", batch %g", rl_json_get_num(opt, "batch"));
     put(b, base ? "\n\n| | old | new | change |\n| --- | ---: | ---: | ---: |\n" : "\n\n| | new |\n| --- | ---: |\n");
 }
 
 static void llm_rows(md *b, const cJSON *llm) {
-    delta_row(b, "LLM time to first token", item(llm, "ttft_s"), "s", true, true);
-    delta_row(b, "LLM time per output token", item(llm, "tpot_s"), "s", true, true);
-    delta_row(b, "LLM tokens/s", item(llm, "tokens_per_s"), "", false, true);
-    delta_row(b, "LLM memory required", item(llm, "memory_required_bytes"), "B", false, true);
-    const cJSON *fits = item(llm, "fits");
-    const cJSON *fo = item(fits, "old"), *fn = item(fits, "new");
+    delta_row(b, "LLM time to first token", rl_json_get(llm, "ttft_s"), "s", true, true);
+    delta_row(b, "LLM time per output token", rl_json_get(llm, "tpot_s"), "s", true, true);
+    delta_row(b, "LLM tokens/s", rl_json_get(llm, "tokens_per_s"), "", false, true);
+    delta_row(b, "LLM memory required", rl_json_get(llm, "memory_required_bytes"), "B", false, true);
+    const cJSON *fits = rl_json_get(llm, "fits");
+    const cJSON *fo = rl_json_get(fits, "old"), *fn = rl_json_get(fits, "new");
     const char *so = cJSON_IsBool(fo) ? (cJSON_IsTrue(fo) ? "yes" : "no") : "n/a";
     const char *sn = cJSON_IsBool(fn) ? (cJSON_IsTrue(fn) ? "yes" : "no") : "n/a";
     putf(b, "| fits in device memory | %s | %s | %s |\n", so, sn,
@@ -182,31 +174,31 @@ static void llm_rows(md *b, const cJSON *llm) {
 }
 
 static void headline(md *b, const cJSON *d, bool base) {
-    const cJSON *t = item(d, "totals");
+    const cJSON *t = rl_json_get(d, "totals");
     title(b, d, base);
-    delta_row(b, "**predicted time**", item(t, "time_s"), "s", true, base);
-    const cJSON *lo = item(t, "lower_bound_s"), *up = item(t, "upper_bound_s");
+    delta_row(b, "**predicted time**", rl_json_get(t, "time_s"), "s", true, base);
+    const cJSON *lo = rl_json_get(t, "lower_bound_s"), *up = rl_json_get(t, "upper_bound_s");
     char a1[48], a2[48], b1[48], b2[48];
-    rl_fmt_eng(b1, sizeof b1, num(lo, "new"), "s", false);
-    rl_fmt_eng(b2, sizeof b2, num(up, "new"), "s", false);
+    rl_fmt_eng(b1, sizeof b1, rl_json_get_num(lo, "new"), "s", false);
+    rl_fmt_eng(b2, sizeof b2, rl_json_get_num(up, "new"), "s", false);
     if (base)
-        putf(b, "| time bounds | %s \xe2\x80\xa6 %s | %s \xe2\x80\xa6 %s | |\n", rl_fmt_eng(a1, sizeof a1, num(lo, "old"), "s", false),
-             rl_fmt_eng(a2, sizeof a2, num(up, "old"), "s", false), b1, b2);
+        putf(b, "| time bounds | %s \xe2\x80\xa6 %s | %s \xe2\x80\xa6 %s | |\n", rl_fmt_eng(a1, sizeof a1, rl_json_get_num(lo, "old"), "s", false),
+             rl_fmt_eng(a2, sizeof a2, rl_json_get_num(up, "old"), "s", false), b1, b2);
     else putf(b, "| time bounds | %s \xe2\x80\xa6 %s |\n", b1, b2);
-    if (cJSON_IsNumber(item(item(t, "forecast_s"), "new"))) delta_row(b, "forecast", item(t, "forecast_s"), "s", false, base);
-    delta_row(b, "energy", item(t, "energy_j"), "J", false, base);
-    delta_row(b, "FLOPs", item(t, "flops"), "FLOP", false, base);
-    delta_row(b, "bytes moved", item(t, "sol_bytes"), "B", false, base); /* of the model the time is */
-    delta_row(b, "parameters", item(t, "params"), "", false, base);
-    delta_row(b, "weight bytes", item(t, "weight_bytes"), "B", false, base);
-    delta_row(b, "kernels", item(t, "kernels"), "", false, base);
-    const cJSON *bound = item(t, "bound");
+    if (cJSON_IsNumber(rl_json_get(rl_json_get(t, "forecast_s"), "new"))) delta_row(b, "forecast", rl_json_get(t, "forecast_s"), "s", false, base);
+    delta_row(b, "energy", rl_json_get(t, "energy_j"), "J", false, base);
+    delta_row(b, "FLOPs", rl_json_get(t, "flops"), "FLOP", false, base);
+    delta_row(b, "bytes moved", rl_json_get(t, "sol_bytes"), "B", false, base); /* of the model the time is */
+    delta_row(b, "parameters", rl_json_get(t, "params"), "", false, base);
+    delta_row(b, "weight bytes", rl_json_get(t, "weight_bytes"), "B", false, base);
+    delta_row(b, "kernels", rl_json_get(t, "kernels"), "", false, base);
+    const cJSON *bound = rl_json_get(t, "bound");
     if (base)
-        putf(b, "| bound | %s | %s | %s |\n", rl_word_name(RL_WORD_BOUND, str(bound, "old")),
-             rl_word_name(RL_WORD_BOUND, str(bound, "new")),
-             cJSON_IsTrue(item(bound, "changed")) ? "**changed**" : "");
-    else putf(b, "| bound | %s |\n", rl_word_name(RL_WORD_BOUND, str(bound, "new")));
-    const cJSON *llm = item(d, "llm");
+        putf(b, "| bound | %s | %s | %s |\n", rl_word_name(RL_WORD_BOUND, rl_json_get_str(bound, "old")),
+             rl_word_name(RL_WORD_BOUND, rl_json_get_str(bound, "new")),
+             cJSON_IsTrue(rl_json_get(bound, "changed")) ? "**changed**" : "");
+    else putf(b, "| bound | %s |\n", rl_word_name(RL_WORD_BOUND, rl_json_get_str(bound, "new")));
+    const cJSON *llm = rl_json_get(d, "llm");
     if (cJSON_IsObject(llm)) llm_rows(b, llm); /* only when both models have LLM figures */
 }
 
@@ -219,29 +211,29 @@ static bool room(const md *b, int listed, size_t since, size_t share) {
 
 /* One layer of the unsupported/unknown lists: name (domain.op). */
 static void layer_item(md *b, const cJSON *l) {
-    put_text(b, str(l, "name")[0] ? str(l, "name") : "(unnamed)", MD_MAX_NAME);
+    put_text(b, rl_json_get_str(l, "name")[0] ? rl_json_get_str(l, "name") : "(unnamed)", MD_MAX_NAME);
     put(b, " (");
-    if (str(l, "domain")[0]) {
-        put_text(b, str(l, "domain"), MD_MAX_NAME);
+    if (rl_json_get_str(l, "domain")[0]) {
+        put_text(b, rl_json_get_str(l, "domain"), MD_MAX_NAME);
         put(b, ".");
     }
-    put_text(b, str(l, "op"), MD_MAX_NAME);
+    put_text(b, rl_json_get_str(l, "op"), MD_MAX_NAME);
     put(b, ")");
 }
 
 static void layer_counts(md *b, const cJSON *d, bool base) {
-    const cJSON *c = item(d, "layers");
+    const cJSON *c = rl_json_get(d, "layers");
     if (base)
         putf(b, "\n**Layers:** %g matched (%g by name, %g by op and position; %g changed), %g added, %g removed.\n",
-             num(c, "matched"), num(c, "matched_by_name"), num(c, "matched_by_op_position"), num(c, "changed"),
-             num(c, "added"), num(c, "removed"));
-    else putf(b, "\n**Layers:** %g, all new.\n", num(c, "new"));
+             rl_json_get_num(c, "matched"), rl_json_get_num(c, "matched_by_name"), rl_json_get_num(c, "matched_by_op_position"), rl_json_get_num(c, "changed"),
+             rl_json_get_num(c, "added"), rl_json_get_num(c, "removed"));
+    else putf(b, "\n**Layers:** %g, all new.\n", rl_json_get_num(c, "new"));
     static const struct { const char *key, *title, *new_title, *why; } lists[] = {
         {"became_unsupported", "Newly unsupported", "Unsupported", "rooflens counts zero FLOPs for an operator it does not know"},
         {"became_unknown", "Cost now unknown", "Cost unknown", "a shape could not be inferred, so the figures of these layers are incomplete"},
     };
     for (size_t k = 0; k < 2; k++) {
-        const cJSON *arr = item(d, lists[k].key);
+        const cJSON *arr = rl_json_get(d, lists[k].key);
         int n = cJSON_GetArraySize(arr), i = 0;
         if (!n) continue;
         putf(b, "\n**%s** (%s): ", base ? lists[k].title : lists[k].new_title, lists[k].why);
@@ -270,67 +262,67 @@ static void signed_cell(md *b, double v, const char *unit, double ratio) {
 /* The cells after the op of a matched layer: time old → new and the deltas. */
 static void matched_cells(md *b, const cJSON *L) {
     char s1[48], s2[48];
-    const cJSON *t = item(L, "t");
-    putf(b, "%s \xe2\x86\x92 %s | ", rl_fmt_eng(s1, sizeof s1, num(t, "old"), "s", false),
-         rl_fmt_eng(s2, sizeof s2, num(t, "new"), "s", false));
-    signed_cell(b, num(t, "delta"), "s", num(t, "ratio"));
+    const cJSON *t = rl_json_get(L, "t");
+    putf(b, "%s \xe2\x86\x92 %s | ", rl_fmt_eng(s1, sizeof s1, rl_json_get_num(t, "old"), "s", false),
+         rl_fmt_eng(s2, sizeof s2, rl_json_get_num(t, "new"), "s", false));
+    signed_cell(b, rl_json_get_num(t, "delta"), "s", rl_json_get_num(t, "ratio"));
     put(b, " | ");
-    signed_cell(b, num(item(L, "flops"), "delta"), "FLOP", num(item(L, "flops"), "ratio"));
+    signed_cell(b, rl_json_get_num(rl_json_get(L, "flops"), "delta"), "FLOP", rl_json_get_num(rl_json_get(L, "flops"), "ratio"));
     put(b, " | ");
-    signed_cell(b, num(item(L, "bytes"), "delta"), "B", num(item(L, "bytes"), "ratio"));
-    const cJSON *bd = item(L, "bound");
-    if (strcmp(str(bd, "old"), str(bd, "new"))) putf(b, " | %s \xe2\x86\x92 %s |\n", rl_word_name(RL_WORD_BOUND, str(bd, "old")),
-                                                     rl_word_name(RL_WORD_BOUND, str(bd, "new")));
-    else putf(b, " | %s |\n", rl_word_name(RL_WORD_BOUND, str(bd, "new")));
+    signed_cell(b, rl_json_get_num(rl_json_get(L, "bytes"), "delta"), "B", rl_json_get_num(rl_json_get(L, "bytes"), "ratio"));
+    const cJSON *bd = rl_json_get(L, "bound");
+    if (strcmp(rl_json_get_str(bd, "old"), rl_json_get_str(bd, "new"))) putf(b, " | %s \xe2\x86\x92 %s |\n", rl_word_name(RL_WORD_BOUND, rl_json_get_str(bd, "old")),
+                                                     rl_word_name(RL_WORD_BOUND, rl_json_get_str(bd, "new")));
+    else putf(b, " | %s |\n", rl_word_name(RL_WORD_BOUND, rl_json_get_str(bd, "new")));
 }
 
 /* The cells after the op of an added (sign +1) or removed (-1) layer; a
  * new model's layers (sign 0) have no deltas, only their figures. */
 static void single_cells(md *b, const cJSON *L, double sgn) {
     char s1[48];
-    putf(b, "%s | ", rl_fmt_eng(s1, sizeof s1, num(L, "t"), "s", false));
+    putf(b, "%s | ", rl_fmt_eng(s1, sizeof s1, rl_json_get_num(L, "t"), "s", false));
     if (sgn == 0) {
-        put(b, rl_fmt_eng(s1, sizeof s1, num(L, "flops"), "FLOP", false));
+        put(b, rl_fmt_eng(s1, sizeof s1, rl_json_get_num(L, "flops"), "FLOP", false));
         put(b, " | ");
-        put(b, rl_fmt_eng(s1, sizeof s1, num(L, "bytes"), "B", false));
+        put(b, rl_fmt_eng(s1, sizeof s1, rl_json_get_num(L, "bytes"), "B", false));
     } else {
-        signed_cell(b, sgn * num(L, "t"), "s", NAN);
+        signed_cell(b, sgn * rl_json_get_num(L, "t"), "s", NAN);
         put(b, " | ");
-        signed_cell(b, sgn * num(L, "flops"), "FLOP", NAN);
+        signed_cell(b, sgn * rl_json_get_num(L, "flops"), "FLOP", NAN);
         put(b, " | ");
-        signed_cell(b, sgn * num(L, "bytes"), "B", NAN);
+        signed_cell(b, sgn * rl_json_get_num(L, "bytes"), "B", NAN);
     }
     put(b, " | ");
-    put_text(b, rl_word_name(RL_WORD_BOUND, str(L, "bound")), MD_MAX_NAME);
+    put_text(b, rl_word_name(RL_WORD_BOUND, rl_json_get_str(L, "bound")), MD_MAX_NAME);
     put(b, " |\n");
 }
 
 static void change_row(md *b, const cJSON *d, const cJSON *ch, bool base) {
-    const char *kind = str(ch, "kind");
-    const cJSON *L = cJSON_GetArrayItem(item(d, kind), (int)num(ch, "at"));
+    const char *kind = rl_json_get_str(ch, "kind");
+    const cJSON *L = cJSON_GetArrayItem(rl_json_get(d, kind), (int)rl_json_get_num(ch, "at"));
     const char k = kind[0];
     put(b, "| ");
-    put_text(b, str(L, "name")[0] ? str(L, "name") : "(unnamed)", MD_MAX_NAME);
+    put_text(b, rl_json_get_str(L, "name")[0] ? rl_json_get_str(L, "name") : "(unnamed)", MD_MAX_NAME);
     if (k == 'a' && base) put(b, " *(added)*");
     if (k == 'r') put(b, " *(removed)*");
-    if (k == 'm' && strcmp(str(L, "name"), str(L, "old_name"))) {
+    if (k == 'm' && strcmp(rl_json_get_str(L, "name"), rl_json_get_str(L, "old_name"))) {
         put(b, " (was ");
-        put_text(b, str(L, "old_name")[0] ? str(L, "old_name") : "unnamed", MD_MAX_NAME);
+        put_text(b, rl_json_get_str(L, "old_name")[0] ? rl_json_get_str(L, "old_name") : "unnamed", MD_MAX_NAME);
         put(b, ")");
     }
     put(b, " | ");
-    if (k == 'm' && (strcmp(str(L, "op"), str(L, "old_op")) || strcmp(str(L, "domain"), str(L, "old_domain")))) {
-        put_text(b, str(L, "old_op"), MD_MAX_NAME);
+    if (k == 'm' && (strcmp(rl_json_get_str(L, "op"), rl_json_get_str(L, "old_op")) || strcmp(rl_json_get_str(L, "domain"), rl_json_get_str(L, "old_domain")))) {
+        put_text(b, rl_json_get_str(L, "old_op"), MD_MAX_NAME);
         put(b, " \xe2\x86\x92 ");
     }
-    put_text(b, str(L, "op"), MD_MAX_NAME);
+    put_text(b, rl_json_get_str(L, "op"), MD_MAX_NAME);
     put(b, " | ");
     if (k == 'm') matched_cells(b, L);
     else single_cells(b, L, !base ? 0 : k == 'r' ? -1 : 1);
 }
 
 static void changed_layers(md *b, const cJSON *d, int top, bool base) {
-    const cJSON *changes = item(d, "changes");
+    const cJSON *changes = rl_json_get(d, "changes");
     size_t n = (size_t)cJSON_GetArraySize(changes);
     if (n == 0) {
         put(b, base ? "\nNo layer changed its work (FLOPs, bytes, op or bound).\n" : "\nThe model has no layers.\n");
@@ -354,7 +346,7 @@ static void changed_layers(md *b, const cJSON *d, int top, bool base) {
 
 /* The unsupported operator types new in this model, capped like every list. */
 static void unsupported_ops(md *b, const cJSON *d, bool base) {
-    const cJSON *unsup = item(item(d, "unsupported_ops"), "added");
+    const cJSON *unsup = rl_json_get(rl_json_get(d, "unsupported_ops"), "added");
     int n = cJSON_GetArraySize(unsup), i = 0;
     if (n <= 0) return;
     put(b, base ? "\n**Operators rooflens does not support, new in this model:** "
@@ -373,7 +365,7 @@ static void unsupported_ops(md *b, const cJSON *d, bool base) {
 }
 
 static void warnings(md *b, const cJSON *d, bool base) {
-    const cJSON *fresh = item(item(d, "warnings"), "new");
+    const cJSON *fresh = rl_json_get(rl_json_get(d, "warnings"), "new");
     int n = cJSON_GetArraySize(fresh);
     if (!n) return;
     putf(b, "\n#### %s (%d)\n\n", base ? "New warnings" : "Warnings", n);
@@ -387,9 +379,9 @@ static void warnings(md *b, const cJSON *d, bool base) {
         }
         i++;
         put(b, "- ");
-        put_text(b, str(w, "code"), MD_MAX_NAME);
+        put_text(b, rl_json_get_str(w, "code"), MD_MAX_NAME);
         put(b, ": ");
-        put_text(b, str(w, "message"), MD_MAX_MESSAGE);
+        put_text(b, rl_json_get_str(w, "message"), MD_MAX_MESSAGE);
         put(b, "\n");
     }
 }
@@ -398,12 +390,12 @@ static void warnings(md *b, const cJSON *d, bool base) {
  * no threshold that applies to one) or none (no thresholds). */
 static const char *verdict(const cJSON *g) {
     if (!cJSON_IsObject(g)) return "none";
-    if (!cJSON_IsTrue(item(g, "passed"))) return "failed";
-    return num(g, "judged") > 0 ? "passed" : "not-judged";
+    if (!cJSON_IsTrue(rl_json_get(g, "passed"))) return "failed";
+    return rl_json_get_num(g, "judged") > 0 ? "passed" : "not-judged";
 }
 
 static void gate(md *b, const cJSON *d) {
-    const cJSON *g = item(d, "gate");
+    const cJSON *g = rl_json_get(d, "gate");
     if (!cJSON_IsObject(g)) return;
     const char *v = verdict(g);
     static const struct { const char *verdict, *shown; } words[] = {
@@ -415,18 +407,18 @@ static void gate(md *b, const cJSON *d) {
         if (!strcmp(words[i].verdict, v)) shown = words[i].shown;
     /* the expression parsed, so it holds no backtick: a code span shows it as typed */
     char expr[MD_MAX_EXPRESSION * 2];
-    const char *e = str(g, "expression");
+    const char *e = rl_json_get_str(g, "expression");
     rl_snprintf_utf8(expr, sizeof expr, "%.*s", MD_MAX_EXPRESSION, e);
     putf(b, "\n**Gate** `%s%s`: %s\n", expr, strlen(e) > MD_MAX_EXPRESSION ? "\xe2\x80\xa6" : "", shown);
     const cJSON *c;
     int left = 0;
-    cJSON_ArrayForEach(c, item(g, "clauses")) {
-        if (!strcmp(str(c, "status"), "pass")) continue;
+    cJSON_ArrayForEach(c, rl_json_get(g, "clauses")) {
+        if (!strcmp(rl_json_get_str(c, "status"), "pass")) continue;
         if (b->n >= MD_GATE_BYTES) {
             left++;
             continue;
         }
-        const char *clause = str(c, "clause"), *msg = str(c, "message");
+        const char *clause = rl_json_get_str(c, "clause"), *msg = rl_json_get_str(c, "message");
         size_t n = strlen(clause);
         if (!strncmp(msg, clause, n) && msg[n] == ':') msg += n + 1;
         putf(b, "- `%s`:", clause);
@@ -446,7 +438,7 @@ char *rl_markdown_text(const char *s, int max_chars) {
 /* One model's section: every part reads the built diff object. */
 char *rl_diff_markdown(const cJSON *d, int top) {
     md b = {0};
-    bool base = !cJSON_IsNull(item(d, "old"));
+    bool base = !cJSON_IsNull(rl_json_get(d, "old"));
     headline(&b, d, base);
     layer_counts(&b, d, base);
     changed_layers(&b, d, top, base);
@@ -456,6 +448,6 @@ char *rl_diff_markdown(const cJSON *d, int top) {
     /* The verdict, last and hidden: a name cannot forge it (its `<` is
      * escaped), so a script that finds it knows the section is whole and
      * what the gate said (tools/ci/diff-pr.sh reads it). */
-    putf(&b, "\n<!-- rooflens-gate: %s -->\n", verdict(item(d, "gate")));
+    putf(&b, "\n<!-- rooflens-gate: %s -->\n", verdict(rl_json_get(d, "gate")));
     return rl_json_text_finish(&b);
 }

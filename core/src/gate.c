@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "diff.h"
+#include "json.h"
 
 #define GATE_MAX_CLAUSES 32
 #define GATE_MAX_CHARS 4096
@@ -291,10 +292,6 @@ void rl_gate_free(rl_gate *g) {
 }
 
 /* ----------------------------------------------------------- judging -- */
-static double num_in(const cJSON *o, const char *k) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
 
 static bool crossed(double v, enum compare c, double t) {
     switch (c) {
@@ -318,13 +315,13 @@ static double clause_value(const clause *c, const cJSON *diff, char *shown, size
     double value = NAN;
     snprintf(shown, cap, "no value");
     if (mt->kind == MK_COUNT) {
-        value = num_in(cJSON_GetObjectItemCaseSensitive(diff, "layers"), mt->key);
+        value = rl_json_get_num(cJSON_GetObjectItemCaseSensitive(diff, "layers"), mt->key);
         if (isfinite(value)) snprintf(shown, cap, "%g", value);
         return value;
     }
     const cJSON *sec = cJSON_GetObjectItemCaseSensitive(diff, mt->kind == MK_LLM ? "llm" : "totals");
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(sec, mt->key);
-    double old = num_in(d, "old"), now = num_in(d, "new");
+    double old = rl_json_get_num(d, "old"), now = rl_json_get_num(d, "new");
     if (!isfinite(old) || !isfinite(now)) return NAN;
     double delta = now - old;
     value = !c->relative ? delta : old != 0 ? 100 * delta / old : delta == 0 ? 0 : copysign(INFINITY, delta);

@@ -12,4 +12,13 @@ struct cJSON;
  * rl_json_begin's counter like any other cJSON call. */
 void rl_json_add_num(struct cJSON *o, const char *key, double v);
 
+/* The one family of accessors for reading an answer back (the response
+ * readers: the diff, its Markdown and gate, the batch summary). One default
+ * for a missing member or one of another type: NULL, NaN for a number, ""
+ * for a string; never a made-up 0, so a missing figure stays missing (and
+ * is written as null). NULL objects are fine. */
+const struct cJSON *rl_json_get(const struct cJSON *o, const char *key);
+double rl_json_get_num(const struct cJSON *o, const char *key);
+const char *rl_json_get_str(const struct cJSON *o, const char *key);
+
 #endif

@@ -497,6 +497,18 @@ char *rl_json_text_finish(rl_json_text *t) {
     return t->p;
 }
 
+const cJSON *rl_json_get(const cJSON *o, const char *key) { return cJSON_GetObjectItemCaseSensitive(o, key); }
+
+double rl_json_get_num(const cJSON *o, const char *key) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+const char *rl_json_get_str(const cJSON *o, const char *key) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
 void rl_json_add_num(cJSON *o, const char *key, double v) {
     if (isfinite(v)) cJSON_AddNumberToObject(o, key, v);
     else cJSON_AddNullToObject(o, key);
