@@ -10,20 +10,7 @@ set -uo pipefail
 CLI="$1"
 ROOT="$2"
 F="$ROOT/tests/fixtures/measured"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-pass=0
-check() { # check "what" condition...
-  local what="$1"; shift
-  if "$@"; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $what" >&2; fi
-}
-run() { # run OUTFILE ERRFILE args... ; sets rc
-  local out="$1" err="$2"; shift 2
-  "$CLI" "$@" >"$out" 2>"$err"
-  rc=$?
-}
-has() { grep -qF -- "$2" "$1"; }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 py() { /usr/bin/python3 -c "$@"; }
 
 run "$TMP/out" "$TMP/err" calibrate --profile intel-xeon-8480 --out "$TMP/fit.json" --stack "ORT test stack" \

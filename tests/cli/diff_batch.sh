@@ -10,20 +10,7 @@ CLI="$1"
 ROOT="$2"
 M="$ROOT/tests/fixtures/models"
 HW=(--hw "$ROOT/tests/hw/unit.json")
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-pass=0
-check() { # check "what" condition...
-  local what="$1"; shift
-  if "$@"; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $what" >&2; fi
-}
-run() { # run OUTFILE ERRFILE args... ; sets rc
-  local out="$1" err="$2"; shift 2
-  "$CLI" "$@" >"$out" 2>"$err"
-  rc=$?
-}
-has() { grep -qF -- "$2" "$1"; }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 # ---- diff: table, exit codes
 run "$TMP/out" "$TMP/err" diff "$M/diff_old.onnx" "$M/diff_new.onnx" "${HW[@]}"

@@ -12,20 +12,7 @@ ROOT="$2"
 M="$ROOT/tests/fixtures/models"
 T="$ROOT/tests/fixtures/hostile/terminal.onnx"
 UNIT="$ROOT/tests/hw/unit.json"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-pass=0
-check() { # check "what" condition...
-  local what="$1"; shift
-  if "$@"; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $what" >&2; fi
-}
-run() { # run OUTFILE ERRFILE args... ; sets rc (a hang is killed after 20 s: rc 124)
-  local out="$1" err="$2"; shift 2
-  timeout 20 "$CLI" "$@" >"$out" 2>"$err" </dev/null
-  rc=$?
-}
-has() { grep -qF -- "$2" "$1"; }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 # No byte a terminal acts on: C0 but newline, DEL, C1 (U+0080-009F as UTF-8),
 # U+200E/F, U+2028-202E, U+2066-2069; and the output is valid UTF-8.
 clean() {
