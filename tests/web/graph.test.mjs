@@ -188,3 +188,34 @@ test('Save SVG and Save PNG export the graph as drawn', { skip }, async () => {
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });
+
+test('a layout that arrives after the model was cleared draws nothing and throws nothing', { skip: skip || nodeSkip }, async () => {
+  const core = await loadNodeCore();
+  const r = core.readAll(new Uint8Array(readFileSync(join(FIXTURES, 'models/conv_net.onnx'))));
+  const res = JSON.parse(core.analyze(r.model, JSON.stringify({ hardware: hw, graph: true })));
+  core.freeModel(r.model);
+  assert.ok(res.ok && res.graph);
+  const page = await openGraph('conv_net');
+  // the site bundles its modules; the view's own module is served from the source
+  await page.route(/\/src-js\/[\w-]+\.js$/, (route) => route.fulfill({ path: join(ROOT, 'web/js', new URL(route.request().url()).pathname.split('/').pop()), contentType: 'text/javascript' }));
+  const out = await page.evaluate(async (res) => {
+    const { GraphView } = await import('./src-js/graph-view.js');
+    // a second view with a layout the test releases by hand
+    let release;
+    const box = document.createElement('section');
+    document.body.appendChild(box);
+    const view = new GraphView(box, { layout: (key, boxes) => new Promise((ok) => { release = () => ok(boxes.map((b, i) => ({ x: 0, y: i * 50, ...b }))); }),
+      onSelect: () => {}, fileKey: () => 'x', baseName: () => 'x' });
+    const drawn = view.update(res);
+    view.clear();                  // a new file failed to load while the layout ran
+    release();
+    let error = null;
+    try { await drawn; } catch (e) { error = e.message; }
+    const r = { error, boxes: box.querySelectorAll('[data-box]').length, hidden: box.hidden };
+    box.remove();
+    return r;
+  }, res);
+  assert.deepEqual(out, { error: null, boxes: 0, hidden: true });
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});

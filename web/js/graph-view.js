@@ -93,8 +93,10 @@ export class GraphView {
   }
 
   clear() {
+    this.seq++;                // a layout still under way is dropped when it arrives
     this.model = null;
     this.modelKey = null;
+    this.placed = null;
     this.svg.textContent = '';
     this.status.textContent = '';
     this.box.hidden = true;
@@ -128,6 +130,7 @@ export class GraphView {
   }
 
   async relayout(fit) {
+    if (!this.model) return;
     const seq = ++this.seq;
     const v = this.model.visible(this.expanded);
     const boxes = v.boxes.map((n) => { const [w, h] = BOX[n.kind]; return { w, h }; });
