@@ -167,50 +167,50 @@ def calls_from_nm(nm_text):
     return sorted({(obj, defs[sym], sym) for obj, sym in uses if sym in defs and defs[sym] != obj})
 
 
-def check(root, archive=None, out=sys.stdout, nm_text=None):
-    """Returns the number of failures; prints each."""
-    try:
-        layers, order, allow = read_map(root)
-    except (MapError, OSError) as e:
-        print(f"FAIL {e}", file=out)
-        return 1
+def check_map(title, layers, files, edges, out):
+    """The checks both maps share: the may-use relation has no cycle, each
+    file is in exactly one layer, and each edge (src, dst, kind, how) lands
+    in its source's layer or in one that layer may use. Returns (failures,
+    violations): a violation is keyed (src, dst, kind) so that an allow-list
+    can excuse it; files in no layer and cycles are failures outright."""
     failures = 0
     cycle = find_cycle(layers)
     if cycle:
-        print(f"FAIL the may-use relation has a cycle: {' -> '.join(cycle)} (arrows must be one-way)", file=out)
+        print(f"FAIL {title} may-use relation has a cycle: {' -> '.join(cycle)} (arrows must be one-way)", file=out)
         failures += 1
-    files = c_sources(root)
     where = {}
     for f in files:
         hits = layer_of(f, layers)
-        if not hits:
-            print(f"FAIL {f} is in no layer: add it to the Files of its layer in {DOC}", file=out)
-            failures += 1
-        elif len(hits) > 1:
-            print(f"FAIL {f} is in several layers ({', '.join(hits)}) in {DOC}", file=out)
-            failures += 1
-        else:
+        if len(hits) == 1:
             where[f] = hits[0]
-
-    violations = {}  # (src, dst, "include" | "call") -> description
-
-    def judge(src, dst, kind, how):
-        ls, ld = where.get(src), where.get(dst)
+            continue
+        print(f"FAIL {f} is in {'no layer' if not hits else 'several layers (' + ', '.join(hits) + ')'}: "
+              f"it belongs in exactly one row of {title} table in {DOC}", file=out)
+        failures += 1
+    violations = {}
+    for src, dst, kind, how in edges:
+        ls = where.get(src)
+        if ls is None:
+            continue  # already reported
+        ld = where.get(dst)
         if ld is None:
             hits = layer_of(dst, layers)
             ld = hits[0] if len(hits) == 1 else None
-        if ls is None:
-            return  # already reported
         if ld is None:
             violations.setdefault((src, dst, kind), f"{src} ({ls}) {how} {dst}, which is in no layer")
         elif ld != ls and ld not in layers[ls]["uses"]:
             violations.setdefault((src, dst, kind), f"{src} ({ls}) {how} {dst} ({ld}): '{ls}' may not use '{ld}'")
+    return failures, violations
 
+
+def c_edges(root, files, archive, nm_text):
+    """Each #include of the C sources, and with an archive (or nm text) each
+    call across its object files, as (src, dst, kind, how)."""
+    edges = []
     for f in files:
         with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
             for name in INCLUDE_RE.findall(fh.read()):
-                judge(f, resolve_include(root, f, name), "include", "includes")
-
+                edges.append((f, resolve_include(root, f, name), "include", "includes"))
     if archive or nm_text is not None:
         by_object = {}
         for f in files:
@@ -221,8 +221,19 @@ def check(root, archive=None, out=sys.stdout, nm_text=None):
             a, b = by_object.get(caller), by_object.get(callee)
             if not a or not b or len(a) > 1 or len(b) > 1:
                 continue  # generated code (onnx.pb-c.c) or an ambiguous name
-            judge(a[0], b[0], "call", f"calls {sym} of")
+            edges.append((a[0], b[0], "call", f"calls {sym} of"))
+    return edges
 
+
+def check(root, archive=None, out=sys.stdout, nm_text=None):
+    """Returns the number of failures; prints each."""
+    try:
+        layers, order, allow = read_map(root)
+    except (MapError, OSError) as e:
+        print(f"FAIL {e}", file=out)
+        return 1
+    files = c_sources(root)
+    failures, violations = check_map("the core's", layers, files, c_edges(root, files, archive, nm_text), out)
     allowed = set(allow)
     for key, what in sorted(violations.items()):
         if key in allowed:
@@ -274,45 +285,24 @@ def resolve_js(src, spec):
 
 
 def check_page(root, out):
-    """The page's layers: returns the number of failures; prints each."""
+    """The page's layers: returns the number of failures; prints each. The
+    page has no allow-list: every violation fails."""
     try:
         layers = read_layer_table(read_doc(root), PAGE_BEGIN, PAGE_END)
     except (MapError, OSError) as e:
         print(f"FAIL {e}", file=out)
         return 1
-    failures = 0
-    cycle = find_cycle(layers)
-    if cycle:
-        print(f"FAIL the page's may-use relation has a cycle: {' -> '.join(cycle)} (arrows must be one-way)", file=out)
-        failures += 1
     files = page_sources(root)
-    where = {}
+    edges = []
     for f in files:
-        hits = layer_of(f, layers)
-        if len(hits) != 1:
-            print(f"FAIL {f} is in {'no layer' if not hits else 'several layers (' + ', '.join(hits) + ')'}: "
-                  f"it belongs in exactly one row of the page's table in {DOC}", file=out)
-            failures += 1
-        else:
-            where[f] = hits[0]
-    edges = 0
-    for f in files:
-        if f not in where:
-            continue
         with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
-            specs = js_imports(fh.read())
-        for spec in specs:
-            dst, ls = resolve_js(f, spec), where[f]
-            hits = layer_of(dst, layers)
-            edges += 1
-            if len(hits) != 1:
-                print(f"FAIL {f} ({ls}) imports {dst}, which is in no layer of the page's table", file=out)
-                failures += 1
-            elif hits[0] != ls and hits[0] not in layers[ls]["uses"]:
-                print(f"FAIL {f} ({ls}) imports {dst} ({hits[0]}): '{ls}' may not use '{hits[0]}'", file=out)
-                failures += 1
+            edges += [(f, resolve_js(f, spec), "import", "imports") for spec in js_imports(fh.read())]
+    failures, violations = check_map("the page's", layers, files, edges, out)
+    for _, what in sorted(violations.items()):
+        print(f"FAIL {what}", file=out)
+    failures += len(violations)
     if failures == 0:
-        print(f"page layers ok: {len(files)} scripts in {len(layers)} layers, {edges} imports checked", file=out)
+        print(f"page layers ok: {len(files)} scripts in {len(layers)} layers, {len(edges)} imports checked", file=out)
     return failures
 
 
@@ -343,21 +333,21 @@ def self_test(repo_root):
     cases = [
         ("the untouched tree passes", None, None),
         ("an upward include (reader.c includes timing.h) fails",
-         lambda d: append(os.path.join(d, "core/src/reader.c"), '\n#include "timing.h"\n'),
+         ("core/src/reader.c", '\n#include "timing.h"\n'),
          "core/src/reader.c (reader) includes core/src/timing.h (timing)"),
         ("an include of an op header from the graph layer fails",
-         lambda d: append(os.path.join(d, "core/src/model.c"), '\n#include "ops/families.h"\n'),
+         ("core/src/model.c", '\n#include "ops/families.h"\n'),
          "'graph' may not use 'ops'"),
         ("a face including a core header fails",
-         lambda d: append(os.path.join(d, "cli/main.c"), '\n#include "../core/src/hw.h"\n'),
+         ("cli/main.c", '\n#include "../core/src/hw.h"\n'),
          "cli/main.c (faces) includes core/src/hw.h (hardware)"),
         ("a core file in no layer fails",
-         lambda d: append(os.path.join(d, "core/src/newmodule.c"), "int rl_new(void);\n"),
+         ("core/src/newmodule.c", "int rl_new(void);\n"),
          "core/src/newmodule.c is in no layer"),
         ("a cycle in the map fails",
          lambda d: edit_doc(d, "| reader | `core/src/reader.h` `core/src/reader.c` | public, base |",
                             "| reader | `core/src/reader.h` `core/src/reader.c` | public, base, graph |"),
-         "has a cycle"),
+         "the core's may-use relation has a cycle"),
         ("a stale allow-list entry fails",
          lambda d: edit_doc(d, "<!-- allow:end -->",
                             "| `core/src/util.c` | `core/src/hw.h` | include | test | test |\n<!-- allow:end -->"),
@@ -368,19 +358,19 @@ def self_test(repo_root):
         state_row = next(line for line in f.read().splitlines() if line.startswith("| state | `web/js/"))
     cases += [
         ("the page: a state module importing a view fails",
-         lambda d: append(os.path.join(d, "web/js/state.js"), "\nimport { LayerTable } from './table.js';\n"),
+         ("web/js/state.js", "\nimport { LayerTable } from './table.js';\n"),
          "web/js/state.js (state) imports web/js/table.js (views): 'state' may not use 'views'"),
         ("the page: a view importing the controller fails",
-         lambda d: append(os.path.join(d, "web/js/charts.js"), "\nexport { app } from './app.js';\n"),
+         ("web/js/charts.js", "\nexport { app } from './app.js';\n"),
          "web/js/charts.js (views) imports web/js/app.js (controller): 'views' may not use 'controller'"),
         ("the page: a dynamic import is checked too (the controller loading the WASM binding)",
-         lambda d: append(os.path.join(d, "web/js/main.js"), "\nconst lazy = () => import('./core.js');\n"),
+         ("web/js/main.js", "\nconst lazy = () => import('./core.js');\n"),
          "web/js/main.js (controller) imports web/js/core.js (reading): 'controller' may not use 'reading'"),
         ("the page: a package no row names fails",
-         lambda d: append(os.path.join(d, "web/js/table.js"), "\nimport 'left-pad';\n"),
+         ("web/js/table.js", "\nimport 'left-pad';\n"),
          "web/js/table.js (views) imports npm:left-pad, which is in no layer"),
         ("the page: a script in no layer fails",
-         lambda d: append(os.path.join(d, "web/js/newview.js"), "export const x = 1;\n"),
+         ("web/js/newview.js", "export const x = 1;\n"),
          "web/js/newview.js is in no layer"),
         ("the page: a cycle in its map fails",
          lambda d: edit_doc(d, state_row, state_row[:-2] + " views |"),
@@ -400,6 +390,8 @@ def self_test(repo_root):
             nm = None
             if flaw == "nm":
                 nm = fake_nm
+            elif isinstance(flaw, tuple):   # (path, text appended to it)
+                append(os.path.join(d, flaw[0]), flaw[1])
             elif flaw:
                 flaw(d)
             buf = io.StringIO()
