@@ -133,9 +133,9 @@ static char *inner_request(const cJSON *req, const char *layers) {
     if (!r) return NULL;
     cJSON_DeleteItemFromObjectCaseSensitive(r, "diff");
     cJSON_DeleteItemFromObjectCaseSensitive(r, "layers");
-    if (layers) cJSON_AddStringToObject(r, "layers", layers);
-    else cJSON_AddFalseToObject(r, "layers");
-    char *text = rl_json_print(r);
+    /* a member that failed to be added would leave the default layout (rows) */
+    bool set = layers ? cJSON_AddStringToObject(r, "layers", layers) != NULL : cJSON_AddFalseToObject(r, "layers") != NULL;
+    char *text = set ? rl_json_print(r) : NULL;
     cJSON_Delete(r);
     return text;
 }
