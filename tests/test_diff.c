@@ -705,6 +705,51 @@ static void test_metrics_documented(void) {
     free(doc);
 }
 
+/* One source of every figure: each layer figure a diff carries, old and new,
+ * is the single analysis's row figure to the last bit (null where the row's
+ * is null), for every matched, added and removed layer, over fixture pairs
+ * with fused kernels, an unsupported op, energy and layers of a model fused
+ * into another's kernel. The diff reads them from the packed layer table
+ * (diff_match.c), the analyses here from their JSON rows. */
+static bool same_figure(const cJSON *diff_value, const cJSON *row, const char *key) {
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(row, key);
+    if (cJSON_IsNumber(diff_value)) return cJSON_IsNumber(r) && r->valuedouble == diff_value->valuedouble;
+    return (!diff_value || cJSON_IsNull(diff_value)) && (!r || cJSON_IsNull(r));
+}
+
+static void check_side(const cJSON *x, const cJSON *res, const char *index_key, const char *which, int *checked) {
+    static const char *const keys[] = {"flops", "bytes", "intensity", "t", "energy_j", "kernel_intensity",
+                                       "kernel_flops_per_s"};
+    const cJSON *row = cJSON_GetArrayItem(check_at(res, "layers"), (int)check_num(x, index_key));
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        const cJSON *f = check_at(x, keys[k]);
+        const cJSON *v = which ? cJSON_GetObjectItemCaseSensitive(f, which) : f;
+        CHECK(row && same_figure(v, row, keys[k]), "%s: %s%s%s is not the analysis's row figure", check_str(x, "name"),
+              keys[k], which ? "." : "", which ? which : "");
+        (*checked)++;
+    }
+}
+
+static void test_figures_one_source(const char *old_name, const char *new_name) {
+    rl_model *a = load_model(old_name), *b = load_model(new_name);
+    if (!a || !b) return;
+    cJSON *res = diff(a, b, ""), *ao = analyze(a), *an = analyze(b);
+    const cJSON *d = check_at(res, "diff"), *x;
+    int checked = 0;
+    cJSON_ArrayForEach(x, check_at(d, "matched")) {
+        check_side(x, ao, "old_index", "old", &checked);
+        check_side(x, an, "new_index", "new", &checked);
+    }
+    cJSON_ArrayForEach(x, check_at(d, "added")) check_side(x, an, "index", NULL, &checked);
+    cJSON_ArrayForEach(x, check_at(d, "removed")) check_side(x, ao, "index", NULL, &checked);
+    CHECK(checked > 0, "%s -> %s: no layer figure compared", old_name, new_name);
+    cJSON_Delete(res);
+    cJSON_Delete(ao);
+    cJSON_Delete(an);
+    rl_model_free(a);
+    rl_model_free(b);
+}
+
 int main(int argc, char **argv) {
     tests_dir = argc > 1 ? argv[1] : "tests";
     root_dir = argc > 2 ? argv[2] : ".";
@@ -724,6 +769,9 @@ int main(int argc, char **argv) {
         test_new_model(new_m);
         test_summary(old_m);
     }
+    test_figures_one_source("diff_old.onnx", "diff_new.onnx");
+    test_figures_one_source("transformer_block.onnx", "transformer_block.onnx");
+    test_figures_one_source("conv_net.onnx", "yolo_head.onnx");
     test_metrics_documented();
     test_markdown_caps();
     test_markdown_neutral();

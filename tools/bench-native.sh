@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The CLI on big inputs: wall time (median of N runs, page cache warm, in
-# milliseconds), peak RSS beside that of `rooflens --version` (what the
-# process needs to start), and, with --callgrind, the instructions executed
-# and the share of them outside rl_model_analyze (and outside the reader,
-# rl_reader_*, which reads the model before the analysis).
+# The CLI on big inputs: wall time (median of N runs after a warm-up, page
+# cache warm, in milliseconds) and mean CPU time, peak RSS beside that of
+# `rooflens --version` (what the process needs to start), and, with
+# --callgrind, the instructions executed and the share of them outside the
+# core's analysis call and outside the core's calls altogether (the reader,
+# rl_reader_*, reads the model before the analysis).
 #   tools/bench-native.sh [--runs N] [--callgrind] [MODEL.onnx ...]
 # Without models it uses build/models/bert_large.onnx (weights inline,
 # 1.3 GB) and its external-data twin, making them first with
@@ -32,47 +33,57 @@ batch_dir="${BENCH_BATCH_DIR:-../shared/onnx-node-tests}"
 [[ -d "$batch_dir" ]] || batch_dir=../../shared/onnx-node-tests # a worktree beside the checkout
 CLI="${ROOFLENS_CLI:-build/rooflens}" # ROOFLENS_CLI: another build to compare with
 
-# mean wall ms/CPU ms (perf stat -r: process start to exit, no shell in
-# between; on a busy machine the CPU time is the steadier figure)
-# and max peak RSS KB (/usr/bin/time) of `rooflens ARGS` over $runs runs
+# median wall ms of $runs runs (after one warm-up run: page cache warm),
+# mean CPU ms (perf stat -r: on a busy machine the steadier figure) and max
+# peak RSS KB (/usr/bin/time) of `rooflens ARGS`
 measure() {
-  local ms rss best_rss=0 tf
+  local cpu rss best_rss=0 tf t0 t1 times=()
   tf=$(mktemp)
-  ms=$(perf stat -r "$runs" -e task-clock "$CLI" "$@" 2>&1 >/dev/null |
-    awk '/task-clock/ { gsub(",", "", $1); cpu = $1 } /seconds time elapsed/ { printf "%.2f/%.2f", $1 * 1000, cpu }')
+  "$CLI" "$@" >/dev/null 2>&1 || true
+  for ((i = 0; i < runs; i++)); do
+    t0=$EPOCHREALTIME
+    "$CLI" "$@" >/dev/null 2>&1 || true
+    t1=$EPOCHREALTIME
+    times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) * 1000 }')")
+  done
+  cpu=$(perf stat -r "$runs" -e task-clock "$CLI" "$@" 2>&1 >/dev/null |
+    awk '/task-clock/ { gsub(",", "", $1); printf "%.2f", $1 }')
   for ((i = 0; i < 3; i++)); do
     /usr/bin/time -o "$tf" -f "%M" "$CLI" "$@" >/dev/null 2>&1 || true
     rss=$(tail -1 "$tf")
     ((rss > best_rss)) && best_rss=$rss
   done
   rm -f "$tf"
-  echo "$ms $best_rss"
+  echo "$(printf '%s\n' "${times[@]}" | sort -g | awk '{ a[NR] = $1 } END { printf "%.2f", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')/$cpu $best_rss"
 }
 
-# instructions in all, outside rl_model_analyze*/rl_models_diff/rl_model_summary,
-# and outside those and the reader
+# instructions in all, the share outside the core's analysis call
+# (rl_model_analyze*, rl_models_diff, rl_model_summary), and the share
+# outside the core's calls altogether: that call and the reader's
+# (rl_reader_feed, rl_reader_skip, rl_reader_finish, which read the model
+# before the analysis)
 instructions() {
   local out
   out=$(mktemp)
   valgrind --tool=callgrind --callgrind-out-file="$out" "$CLI" "$@" >/dev/null 2>&1 || true
-  callgrind_annotate --inclusive=yes "$out" 2>/dev/null | awk '
+  callgrind_annotate --inclusive=yes --threshold=100 "$out" 2>/dev/null | awk '
     /PROGRAM TOTALS/ { gsub(",", "", $1); total = $1 + 0 }
     / \?\?\?:(rl_model_analyze_sized|rl_model_analyze|rl_models_diff|rl_model_summary) / { gsub(",", "", $1); if ($1 + 0 > core) core = $1 + 0 }
-    / \?\?\?:read_model / { gsub(",", "", $1); if ($1 + 0 > rd) rd = $1 + 0 }
-    END { if (total) printf "%.1f M instr, %.1f%% outside the core call, %.1f%% outside it and the reader", total / 1e6, 100 * (total - core) / total, 100 * (total - core - rd) / total }'
+    / \?\?\?:(rl_reader_feed|rl_reader_skip|rl_reader_finish) / { gsub(",", "", $1); rd += $1 }
+    END { if (total) printf "%.1f M instr, %.1f%% outside the analysis call, %.1f%% outside the core'"'"'s calls (reader included)", total / 1e6, 100 * (total - core) / total, 100 * (total - core - rd) / total }'
   rm -f "$out"
 }
 
 base=$(measure --version)
-echo "startup (rooflens --version): ${base% *} ms wall/CPU, peak RSS ${base#* } KB; mean of $runs runs each, load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf "%-50s %14s %12s %11s  %s\n" "command" "wall/CPU ms" "peak RSS MB" "over start" "instructions"
+echo "startup (rooflens --version): ${base% *} ms wall/CPU, peak RSS ${base#* } KB; median wall / mean CPU of $runs runs each, load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf "%-50s %16s %12s %11s  %s\n" "command" "wall/CPU ms" "peak RSS MB" "over start" "instructions"
 row() { # row LABEL ARGS...
   local label="$1"; shift
   local r cg=""
   r=$(measure "$@")
   ((callgrind)) && cg=$(instructions "$@")
   awk -v l="$label" -v t="${r% *}" -v m="${r#* }" -v b="${base#* }" -v c="$cg" \
-    'BEGIN { printf "%-50s %14s %12.1f %11.1f  %s\n", l, t, m / 1024, (m - b) / 1024, c }'
+    'BEGIN { printf "%-50s %16s %12.2f %11.2f  %s\n", l, t, m / 1024, (m - b) / 1024, c }'
 }
 for m in "${models[@]}"; do
   for f in table csv json; do row "$(basename "$m") --format $f" "$m" --hw h100-sxm --format "$f"; done
@@ -84,7 +95,9 @@ fi
 if [[ -d "$batch_dir" ]]; then
   n=$(find "$batch_dir" -name '*.onnx' | wc -l)
   runs_saved=$runs; runs=3
+  echo "load before batch: $(cut -d' ' -f1-3 /proc/loadavg)"
   row "batch $(basename "$batch_dir") ($n models)" batch "$batch_dir" --hw h100-sxm
   row "batch ... --format json" batch "$batch_dir" --hw h100-sxm --format json
   runs=$runs_saved
 fi
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -543,7 +543,7 @@ static int read_request(const cJSON *req, rl_ctx *c, options *o, rl_hw *hw, rl_e
                      "the request needs a hardware profile (\"hardware\": {...}; see hw/README.md)");
         return -1;
     }
-    return rl_hw_parse(hwj, cJSON_IsString(pm) ? pm->valuestring : NULL, hw, err);
+    return rl_analyze_read_hardware(hwj, cJSON_IsString(pm) ? pm->valuestring : NULL, hw, err);
 }
 
 /* Under "llm", the main analysis runs at the prefill of the prompt: each
@@ -626,7 +626,7 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
         rl_error_set(&err, "bad_request", "", "no model");
         return rl_error_json(&err);
     }
-    cJSON *req = rl_analyze_parse_request(request_json, &err);
+    cJSON *req = rl_analyze_parse_request_kept(request_json, &err);
     if (!req) return rl_error_json(&err);
     rl_arena arena = {0};
     rl_ctx c;

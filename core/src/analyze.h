@@ -8,12 +8,21 @@
 #include <stdbool.h>
 
 #include "internal.h"
+#include "hw.h"
 #include "measured.h"
 #include "timing.h"
 
 /* The request text as a JSON object; NULL with err set (bad_request, or
  * out_of_memory) when it is not one. */
 cJSON *rl_analyze_parse_request(const char *request_json, rl_error *err);
+/* The same, for rl_model_analyze: a request whose "hardware" member is,
+ * byte for byte, the profile of this thread's last such request reuses its
+ * parsed tree (the member is then a cJSON reference to it, which the
+ * request's cJSON_Delete leaves alone); analyze_request.c says why. */
+cJSON *rl_analyze_parse_request_kept(const char *request_json, rl_error *err);
+/* rl_hw_parse(profile, mode, hw, err), taken from the kept profile's last
+ * reading when profile is that kept tree and mode the same. */
+int rl_analyze_read_hardware(const cJSON *profile, const char *mode, rl_hw *hw, rl_error *err);
 /* A context for analysing m, allocating in arena; false with err set. */
 bool rl_analyze_setup_ctx(rl_ctx *c, rl_model *m, rl_arena *arena, rl_error *err);
 /* The request's options (precision, mode, SOL model, layers, batch, dims)

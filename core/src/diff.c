@@ -126,15 +126,16 @@ static cJSON *summary_json(const rl_summary *s) {
     return o;
 }
 
-/* The request with `layers` forced on or off and the diff's own member
- * removed; NULL when out of memory. */
-static char *inner_request(const cJSON *req, bool layers) {
+/* The request with `layers` set to the given layout (NULL: false, no
+ * layers) and the diff's own member removed; NULL when out of memory. */
+static char *inner_request(const cJSON *req, const char *layers) {
     cJSON *r = cJSON_Duplicate(req, true);
     if (!r) return NULL;
     cJSON_DeleteItemFromObjectCaseSensitive(r, "diff");
     cJSON_DeleteItemFromObjectCaseSensitive(r, "layers");
-    cJSON_AddBoolToObject(r, "layers", layers);
-    char *text = rl_json_print(r);
+    /* a member that failed to be added would leave the default layout (rows) */
+    bool set = layers ? cJSON_AddStringToObject(r, "layers", layers) != NULL : cJSON_AddFalseToObject(r, "layers") != NULL;
+    char *text = set ? rl_json_print(r) : NULL;
     cJSON_Delete(r);
     return text;
 }
@@ -167,7 +168,7 @@ char *rl_model_summary(rl_model *m, const char *request_json) {
         return rl_error_json(&err);
     }
     if (!parse_request(request_json, &req, &err)) return rl_error_json(&err);
-    char *text = inner_request(req, false);
+    char *text = inner_request(req, NULL);
     cJSON_Delete(req);
     if (!text) {
         rl_error_set(&err, "out_of_memory", "request", "out of memory");
@@ -644,7 +645,7 @@ char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *reque
     if (parse_diff_options(req, &opt, &err)) goto fail;
     /* the gate's grammar is checked before any model is analysed */
     if (opt.fail_if && !(gate = rl_gate_parse(opt.fail_if, &err))) goto fail;
-    if (!(text = inner_request(req, true))) {
+    if (!(text = inner_request(req, "packed"))) { /* the rows read from the doubles (diff_match.c) */
         rl_error_set(&err, "out_of_memory", "request", "out of memory");
         goto fail;
     }

@@ -15,82 +15,176 @@
 #define DIFF_LCS_MAX_CELLS (1u << 21)
 
 
-/* One analysis layer row: the one place that knows a layer's fields. The
- * strings are copied, so the row outlives the response it came from. */
-static bool diff_layer_read(const cJSON *l, dlayer *d, rl_arena *a) {
-    d->index = (int)rl_json_get_num(l, "index");
-    d->name = rl_arena_strdup(a, rl_json_get_str(l, "name"));
-    d->op = rl_arena_strdup(a, rl_json_get_str(l, "op"));
-    d->domain = rl_arena_strdup(a, rl_json_get_str(l, "domain"));
-    d->bound = rl_arena_strdup(a, rl_json_get_str(l, "bound"));
-    d->flops = rl_json_get_num(l, "flops");
-    d->bytes = rl_json_get_num(l, "bytes");
-    d->intensity = rl_json_get_num(l, "intensity");
-    d->t = rl_json_get_num(l, "t");
-    d->energy = rl_json_get_num(l, "energy_j");
-    d->kernel_intensity = rl_json_get_num(l, "kernel_intensity");
-    d->kernel_flops_per_s = rl_json_get_num(l, "kernel_flops_per_s");
-    d->supported = !cJSON_IsFalse(rl_json_get(l, "supported"));
-    d->known = !cJSON_IsFalse(rl_json_get(l, "known"));
+/* ---- one side's layer rows, read from the packed layer table
+ * ("layers": "packed", docs/api.md): the figures are the doubles after the
+ * answer's text, the very values its JSON text reads back as, so a diff
+ * reads them without writing or parsing a row. */
+typedef struct packed_table {
+    const cJSON *columns; /* layer_columns.columns */
+    int count;
+    const unsigned char *doubles; /* count doubles a slot */
+    size_t n_doubles;
+} packed_table;
+
+/* One column: its doubles (a number, or an index into `values` for a coded
+ * one), or its text items, one a row (NULL where a sparse column lacks the
+ * row). */
+typedef struct packed_col {
+    const unsigned char *f64;
+    const cJSON **values, **items;
+    int n_values;
+} packed_col;
+
+static bool packed_col_open(const packed_table *t, const char *key, packed_col *c, rl_arena *a) {
+    memset(c, 0, sizeof *c);
+    const cJSON *col = rl_json_get(t->columns, key), *k = rl_json_get(col, "f64"), *v;
+    if (!col) return true; /* absent: every row reads as missing */
+    if (cJSON_IsNumber(k)) {
+        double first = k->valuedouble * t->count;
+        if (!(k->valuedouble >= 0) || first + t->count > (double)t->n_doubles) return false;
+        c->f64 = t->doubles + (size_t)first * sizeof(double);
+        const cJSON *values = rl_json_get(col, "enum");
+        if (!values) return true;
+        c->n_values = cJSON_GetArraySize(values);
+        c->values = rl_arena_alloc(a, (size_t)(c->n_values + 1) * sizeof *c->values);
+        int i = 0;
+        if (c->values) cJSON_ArrayForEach(v, values) c->values[i++] = v;
+        return c->values != NULL;
+    }
+    c->items = rl_arena_alloc(a, (size_t)(t->count + 1) * sizeof *c->items);
+    if (!c->items) return false;
+    memset(c->items, 0, (size_t)(t->count + 1) * sizeof *c->items);
+    int i = 0;
+    if (cJSON_IsArray(col)) { /* dense text: one value a row */
+        cJSON_ArrayForEach(v, col) if (i < t->count) c->items[i++] = v;
+        return true;
+    }
+    const cJSON *rows = rl_json_get(col, "rows"), *r = rows ? rows->child : NULL; /* sparse */
+    for (v = rl_json_get(col, "values") ? rl_json_get(col, "values")->child : NULL; v && r; v = v->next, r = r->next)
+        if (cJSON_IsNumber(r) && r->valuedouble >= 0 && r->valuedouble < t->count) c->items[(int)r->valuedouble] = v;
+    return true;
+}
+
+/* Row i's double (memcpy: the answer's bytes need not be aligned). */
+static double packed_double(const packed_col *c, int i) {
+    double d;
+    memcpy(&d, c->f64 + (size_t)i * sizeof d, sizeof d);
+    return d;
+}
+
+/* Row i's value as a JSON item (NULL: null or missing); numbers of a plain
+ * f64 column are read with packed_num. */
+static const cJSON *packed_item(const packed_col *c, int i) {
+    if (c->f64 && c->values) {
+        double d = packed_double(c, i);
+        return d >= 0 && d < c->n_values ? c->values[(int)d] : NULL;
+    }
+    return c->items ? c->items[i] : NULL;
+}
+
+/* Row i's number, NaN for null or missing (rl_json_get_num's default). */
+static double packed_num(const packed_col *c, int i) {
+    if (c->f64 && !c->values) return packed_double(c, i);
+    const cJSON *v = packed_item(c, i);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *packed_str(const packed_col *c, int i) {
+    const cJSON *v = packed_item(c, i);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* The fields a diff reads of a layer: the one place that knows them. */
+enum { F_INDEX, F_NAME, F_OP, F_DOMAIN, F_BOUND, F_FLOPS, F_BYTES, F_INTENSITY, F_T, F_ENERGY, F_KI, F_KF,
+       F_SUPPORTED, F_KNOWN, F_COUNT };
+static const char *const diff_fields[F_COUNT] = {
+    "index", "name", "op", "domain", "bound", "flops", "bytes", "intensity", "t", "energy_j",
+    "kernel_intensity", "kernel_flops_per_s", "supported", "known"};
+
+/* Row i into d; the strings are copied, so the row outlives the answer. */
+static bool diff_layer_read(const packed_col *c, int i, dlayer *d, rl_arena *a) {
+    d->index = (int)packed_num(&c[F_INDEX], i);
+    d->name = rl_arena_strdup(a, packed_str(&c[F_NAME], i));
+    d->op = rl_arena_strdup(a, packed_str(&c[F_OP], i));
+    d->domain = rl_arena_strdup(a, packed_str(&c[F_DOMAIN], i));
+    d->bound = rl_arena_strdup(a, packed_str(&c[F_BOUND], i));
+    d->flops = packed_num(&c[F_FLOPS], i);
+    d->bytes = packed_num(&c[F_BYTES], i);
+    d->intensity = packed_num(&c[F_INTENSITY], i);
+    d->t = packed_num(&c[F_T], i);
+    d->energy = packed_num(&c[F_ENERGY], i);
+    d->kernel_intensity = packed_num(&c[F_KI], i);
+    d->kernel_flops_per_s = packed_num(&c[F_KF], i);
+    d->supported = !cJSON_IsFalse(packed_item(&c[F_SUPPORTED], i));
+    d->known = !cJSON_IsFalse(packed_item(&c[F_KNOWN], i));
     d->partner = -1;
     return d->name && d->op && d->domain && d->bound;
 }
 
-/* The end of the JSON object or array that starts at p, or NULL. The text
- * is the core's own response, so a bracket count that skips strings finds it. */
-static char *container_end(char *p) {
-    int depth = 0;
-    for (; *p; p++) {
-        if (*p == '"') {
-            for (p++; *p && *p != '"'; p++)
-                if (*p == '\\' && p[1]) p++;
-            if (!*p) return NULL;
-        } else if (*p == '{' || *p == '[') depth++;
-        else if ((*p == '}' || *p == ']') && --depth == 0) return p + 1;
-    }
-    return NULL;
+/* The rows of the packed table in `columns` (the text of layer_columns
+ * less its tensor table) with the answer's doubles. */
+static bool read_rows(const cJSON *lc, const char *out, size_t size, side *sd, rl_arena *a) {
+    packed_table t = {rl_json_get(lc, "columns"), 0, NULL, 0};
+    double count = rl_json_get_num(lc, "count"), bytes = rl_json_get_num(lc, "packed_bytes");
+    size_t at = (strlen(out) + 1 + 7) & ~(size_t)7; /* the doubles start at the next multiple of 8 */
+    if (!cJSON_IsObject(t.columns) || !(count >= 0) || count > INT32_MAX || !(bytes >= 0) || at > size ||
+        bytes > (double)(size - at))
+        return false;
+    t.count = (int)count;
+    t.doubles = (const unsigned char *)out + at;
+    t.n_doubles = (size_t)bytes / sizeof(double);
+    packed_col c[F_COUNT];
+    for (int f = 0; f < F_COUNT; f++)
+        if (!packed_col_open(&t, diff_fields[f], &c[f], a)) return false;
+    sd->layers = rl_arena_alloc(a, (size_t)(t.count + 1) * sizeof *sd->layers);
+    if (!sd->layers) return false;
+    for (sd->n = 0; sd->n < t.count; sd->n++)
+        if (!diff_layer_read(c, sd->n, &sd->layers[sd->n], a)) return false;
+    return true;
 }
 
-/* One side of the diff: an analysis response without its layer rows, and
- * the rows it had. */
+/* The last place `key` stands in text, or NULL. */
+static const char *last_of(const char *text, const char *key) {
+    const char *last = NULL;
+    for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) last = p;
+    return last;
+}
 
-/* Analyses `m` and reads the response. The layer rows are parsed one at a
- * time from the text and kept as dlayer rows: as one cJSON tree, the rows
- * of a 100,000-layer model (with their tensors) take over a gigabyte. The
- * rest of the response is parsed with the rows blanked out. Returns false
- * with err set when out of memory. */
+/* A JSON object's text from `from` to `to`, closed with `close`, parsed. */
+static cJSON *parse_cut(const char *from, const char *to, const char *close) {
+    size_t n = (size_t)(to - from), k = strlen(close);
+    char *s = malloc(n + k + 1);
+    if (!s) return NULL;
+    memcpy(s, from, n);
+    memcpy(s + n, close, k + 1);
+    cJSON *o = cJSON_ParseWithLength(s, n + k);
+    free(s);
+    return o;
+}
+
+/* Analyses `m` (the request asks for packed layers) and reads the answer:
+ * sd->res is the answer less its layer table, sd->layers the rows read from
+ * the table's columns and doubles. The layer table is the answer's last
+ * member and its tensor table the table's last (docs/api.md), so each is
+ * found as the last place its key followed by {"count": stands (a string
+ * holds its quotes escaped), and neither the tensors' names and shapes nor
+ * any layer figure is parsed as text. Returns false with err set when out
+ * of memory or when the answer cannot be read. */
 bool rl_diff_analyze_side(rl_model *m, const char *request_text, side *sd, rl_arena *a, rl_error *err) {
     memset(sd, 0, sizeof *sd);
-    char *out = rl_model_analyze(m, request_text);
+    size_t size = 0;
+    char *out = rl_model_analyze_sized(m, request_text, &size);
+    const char *lc = out ? last_of(out, ",\"layer_columns\":{\"count\":") : NULL;
     bool ok = out != NULL;
-    /* the first "layers": [ is the top-level rows (a string cannot hold it unescaped) */
-    char *arr = out ? strstr(out, "\"layers\":[") : NULL;
-    if (arr) {
-        char *open = arr + 9, *close = container_end(open);
-        ok = close != NULL;
-        int count = 0;
-        for (char *p = open + 1; ok && p < close - 1; p++) {
-            if (*p != '{') continue;
-            char *end = container_end(p);
-            ok = end != NULL;
-            count++;
-            p = ok ? end - 1 : p;
-        }
-        sd->layers = ok ? rl_arena_alloc(a, (size_t)(count + 1) * sizeof *sd->layers) : NULL;
-        ok = sd->layers != NULL;
-        for (char *p = open + 1; ok && p < close - 1 && sd->n < count; p++) {
-            if (*p != '{') continue;
-            char *end = container_end(p);
-            cJSON *l = cJSON_ParseWithLength(p, (size_t)(end - p));
-            ok = l && diff_layer_read(l, &sd->layers[sd->n++], a);
-            cJSON_Delete(l);
-            p = end - 1;
-        }
-        if (ok) {
-            memset(open + 1, ' ', (size_t)(close - open - 2));
-        }
+    if (lc) {
+        const char *open = lc + strlen(",\"layer_columns\":"), *tensors = last_of(open, ",\"tensors\":{\"count\":");
+        cJSON *table = tensors ? parse_cut(open, tensors, "}") : NULL;
+        ok = table && read_rows(table, out, size, sd, a);
+        cJSON_Delete(table);
+        sd->res = ok ? parse_cut(out, lc, "}") : NULL;
+    } else if (ok) {
+        sd->res = cJSON_Parse(out); /* an error answer, or one without layers */
     }
-    sd->res = ok ? cJSON_Parse(out) : NULL;
     rl_free(out);
     if (!sd->res) rl_error_set(err, "out_of_memory", "", "out of memory while reading the analysis");
     return sd->res != NULL;

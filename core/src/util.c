@@ -307,14 +307,21 @@ static void jb_put(jbuf *b, const char *s, size_t n) {
 
 /* The text of a double that is not a whole number below 10^15: "%1.15g"
  * when that reads back as the same double, else "%1.17g" (cJSON's forms).
- * Returns its length. */
-static int format_double(char tmp[32], double d) {
+ * Returns its length; *value (may be NULL): the double the text reads back
+ * as (the "%1.15g" text's, or d itself: 17 digits always read back exactly). */
+static int format_double_value(char tmp[32], double d, double *value) {
     int n = snprintf(tmp, 32, "%1.15g", d);
     double back = strtod(tmp, NULL);
     double mag = fabs(back) > fabs(d) ? fabs(back) : fabs(d);
-    if (!(fabs(back - d) <= mag * DBL_EPSILON)) n = snprintf(tmp, 32, "%1.17g", d);
+    if (!(fabs(back - d) <= mag * DBL_EPSILON)) {
+        n = snprintf(tmp, 32, "%1.17g", d);
+        back = d;
+    }
+    if (value) *value = back;
     return n;
 }
+
+static int format_double(char tmp[32], double d) { return format_double_value(tmp, d, NULL); }
 
 /* Layers of a real model repeat (the same block N times, the same shapes):
  * their times and energies are the same doubles again and again, and
@@ -388,8 +395,9 @@ double rl_json_number_value(double d) {
     struct value_memo *m = &value_memo[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> 54];
     if (m->full && m->bits == bits) return m->value;
     char tmp[32];
-    format_double(tmp, d);
-    *m = (struct value_memo){bits, strtod(tmp, NULL), true};
+    double value;
+    format_double_value(tmp, d, &value); /* the text's own read-back: no second strtod */
+    *m = (struct value_memo){bits, value, true};
     return m->value;
 }
 
