@@ -105,7 +105,8 @@ static int add_measured(cJSON *req, const cli_args *A) {
 /* --strict: exit 4 when the analysis is incomplete (its totals say so). */
 static int strict_code(const cJSON *res) {
     const cJSON *tot = get(res, "totals");
-    bool incomplete = num(tot, "unknown_layers") > 0 || cJSON_GetArraySize(get(tot, "unsupported_ops")) > 0;
+    /* a missing count is no proof of a complete analysis */
+    bool incomplete = !(num(tot, "unknown_layers") <= 0) || cJSON_GetArraySize(get(tot, "unsupported_ops")) > 0;
     return incomplete ? EXIT_INCOMPLETE : EXIT_OK;
 }
 
