@@ -39,6 +39,43 @@ static void print_compare(const cJSON *st) {
     }
 }
 
+/* A row's devices as asked ("tp=8", "tp=2 pp=2"), or "-" for one device. */
+static const char *split_text(const cJSON *P, char *buf, size_t cap) {
+    if (!cJSON_IsObject(P)) return "-";
+    snprintf(buf, cap, "tp=%s", numf("%g", num(P, "tp")));
+    static const char *const more[] = {"pp", "dp"};
+    for (int k = 0; k < 2; k++)
+        if (!(num(P, more[k]) == 1))
+            snprintf(buf + strlen(buf), cap - strlen(buf), " %s=%s", more[k], numf("%g", num(P, more[k])));
+    return buf;
+}
+
+/* The compare rows over their devices (study.rows[].parallel): one-device
+ * rows beside them with their own time, so the table reads 1x against Nx.
+ * Nothing when every row is one device. */
+static void print_compare_devices(const cJSON *st) {
+    const cJSON *r;
+    bool several = false;
+    cJSON_ArrayForEach(r, get(st, "rows")) several |= cJSON_IsObject(get(r, "parallel"));
+    if (!several) return;
+    char a[32], b[32], c[32], d[32], e[32], sp[48];
+    printf("\nover the devices (docs/parallel.md)\n%-34s %-12s %7s %10s %10s %10s %-16s %8s %10s %10s %s\n", "hardware",
+           "split", "devices", "time", "math", "comms", "bound", "speed-up", "sent", "memory", "fits");
+    cJSON_ArrayForEach(r, get(st, "rows")) {
+        if (cJSON_IsObject(get(r, "error"))) continue;
+        const cJSON *P = get(r, "parallel"), *fits = get(P, "fits");
+        bool one = !cJSON_IsObject(P);
+        printf("%-34s %-12s %7s %10s %10s %10s %-16s %8s %10s %10s %s\n", txt_cut(str(get(r, "hardware"), "id"), 34),
+               split_text(P, sp, sizeof sp), one ? "1" : numf("%g", num(P, "devices")),
+               tsec(one ? num(r, "chosen_time_s") : num(P, "time_s"), a, sizeof a),
+               one ? "-" : tsec(num(P, "t_math_s"), b, sizeof b), one ? "-" : tsec(num(P, "t_comms_s"), c, sizeof c),
+               word("bound", str(one ? r : P, "bound")), one ? "-" : numf("%.2fx", num(P, "speedup")),
+               one ? "-" : eng(num(P, "comm_bytes"), "B", d, sizeof d),
+               one ? "-" : eng(num(P, "memory_bytes_per_device"), "B", e, sizeof e),
+               cJSON_IsBool(fits) ? (cJSON_IsTrue(fits) ? "yes" : "no") : "-");
+    }
+}
+
 static void print_sweep(const cJSON *st) {
     char a[32], b[32], c[32], d[32], e[32], f[32];
     printf("%8s %10s %10s %9s %12s %10s %12s %12s %-16s\n", "batch", "FLOPs", "bytes", "AI", "attainable",
@@ -83,7 +120,7 @@ void print_study(const cJSON *res) {
     const cJSON *st = get(res, "study");
     print_study_header(res);
     const char *kind = tstr(st, "kind");
-    if (!strcmp(kind, "compare")) print_compare(st);
+    if (!strcmp(kind, "compare")) print_compare(st), print_compare_devices(st);
     else if (!strcmp(kind, "batch_sweep")) print_sweep(st);
     else print_power_modes(st);
     const cJSON *w = get(res, "warnings"), *l;
