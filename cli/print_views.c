@@ -104,7 +104,9 @@ static void print_power_modes(const cJSON *st) {
     printf("%-14s %10s %10s %10s %-16s %9s %14s %7s\n", "mode", "time", "energy", "avg power", "limited by",
            "slowdown", "compute-bound", "pareto");
     const cJSON *r;
-    const char *rec = tstr(st, "recommended");
+    /* the raw id: compared with each row's, and escaped only where printed
+     * (an escaped text lives in txt()'s ring, which the rows' cells reuse) */
+    const char *rec = str(st, "recommended");
     cJSON_ArrayForEach(r, get(st, "rows")) {
         printf("%-14s %10s %10s %10s %-16s %9s %14s %7s%s\n", tstr(r, "mode"), tsec(num(r, "time_s"), a, sizeof a),
                opt_eng(r, "energy_j", "J", b, sizeof b), opt_eng(r, "avg_power_w", "W", c, sizeof c), word("bound", str(r, "bound")),
@@ -112,7 +114,7 @@ static void print_power_modes(const cJSON *st) {
                is_true(r, "pareto") ? "yes" : "no",
                !strcmp(str(r, "mode"), rec) ? "   <- recommended" : "");
     }
-    printf("\nfastest %s; recommended %s (at most %s slower)\n%s\n", tstr(st, "fastest"), rec,
+    printf("\nfastest %s; recommended %s (at most %s slower)\n%s\n", tstr(st, "fastest"), txt(rec),
            numf("%.4g%%", 100 * num(st, "max_slowdown")), tstr(st, "reason"));
 }
 
