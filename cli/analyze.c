@@ -44,7 +44,8 @@ bad:
 static cJSON *parse_devices(const char *spec) {
     cJSON *p = cJSON_CreateObject();
     char *copy = strdup(spec);
-    bool ok = p && copy && *copy;
+    size_t n = strlen(spec);
+    bool ok = p && copy && n && spec[0] != '+' && spec[n - 1] != '+' && !strstr(spec, "++"); /* no empty count */
     for (char *save = NULL, *item = ok ? strtok_r(copy, "+", &save) : NULL; ok && item; item = strtok_r(NULL, "+", &save)) {
         char *end = item, *eq = strchr(item, '=');
         if (eq) *eq = 0;

@@ -72,8 +72,11 @@ for line, p in zip(table[1:], par):
     check(f"row tp={p['tp']} shows the speed-up {p['speedup']:.2f}x", f"{p['speedup']:.2f}x" in f)
     check(f"row tp={p['tp']} shows what is sent {eng(p['comm_bytes'], 'B')}", eng(p["comm_bytes"], "B") in line)
 
-bad = run([MODEL, "--compare", "h100-sxm@tp=x"])
-check("a malformed count is a usage error", bad.returncode == 2 and "ID@tp=T[+pp=P][+dp=D]" in bad.stderr)
+for wrong in ("h100-sxm@tp=x", "h100-sxm@tp=2+", "h100-sxm@tp=2++pp=2", "h100-sxm@tp=2+tp=4", "h100-sxm@tp=-2"):
+    bad = run([MODEL, "--compare", wrong])
+    check(f"a malformed count is a usage error: {wrong}", bad.returncode == 2 and "ID@tp=T[+pp=P][+dp=D]" in bad.stderr)
+zero = json.loads(run([MODEL, "--compare", "h100-sxm@tp=0", "--format", "json"]).stdout)["study"]["rows"][0]
+check("a count out of the core's range is the core's row error", zero["error"]["code"] == "bad_request")
 mixed = run([MODEL, "--compare", "jetson-agx-orin@tp=2,h100-sxm@tp=2", "--format", "json"])
 mrows = json.loads(mixed.stdout)["study"]["rows"]
 check("a device without links is a row error", mrows[0]["error"]["code"] == "bad_request" and "interconnect" in
