@@ -38,13 +38,48 @@ bad:
     return NULL;
 }
 
-/* "ID[:MODE],..." into the study's parallel hardware and power_modes arrays. */
+/* The devices of a compare entry, "tp=T[+pp=P][+dp=D]" (the text after its
+ * '@'), as the study's parallel object; NULL when it is not of that form.
+ * The counts' ranges are the core's to check (a row error names them). */
+static cJSON *parse_devices(const char *spec) {
+    cJSON *p = cJSON_CreateObject();
+    char *copy = strdup(spec);
+    size_t n = strlen(spec);
+    bool ok = p && copy && n && spec[0] != '+' && spec[n - 1] != '+' && !strstr(spec, "++"); /* no empty count */
+    for (char *save = NULL, *item = ok ? strtok_r(copy, "+", &save) : NULL; ok && item; item = strtok_r(NULL, "+", &save)) {
+        char *end = item, *eq = strchr(item, '=');
+        if (eq) *eq = 0;
+        long long v = eq && eq[1] ? strtoll(eq + 1, &end, 10) : 0;
+        ok = eq && (!strcmp(item, "tp") || !strcmp(item, "pp") || !strcmp(item, "dp")) && eq[1] >= '0' &&
+             eq[1] <= '9' && !*end && !cJSON_GetObjectItemCaseSensitive(p, item);
+        if (ok) cJSON_AddNumberToObject(p, item, (double)v);
+    }
+    free(copy);
+    if (ok) return p;
+    cJSON_Delete(p);
+    return NULL;
+}
+
+/* "ID[:MODE][@tp=T[+pp=P][+dp=D]],..." into the study's parallel hardware,
+ * power_modes and parallel arrays (null: one device). */
 static int build_compare(cJSON *study, const char *list, const char *dir) {
     cJSON *hws = cJSON_AddArrayToObject(study, "hardware");
     cJSON *modes = cJSON_AddArrayToObject(study, "power_modes");
+    cJSON *pars = cJSON_AddArrayToObject(study, "parallel");
     char *copy = strdup(list);
     int rc = 0;
     for (char *save = NULL, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *at = strrchr(item, '@');
+        cJSON *devices = NULL;
+        /* an '@' followed by anything but a device count is part of a file's name */
+        if (at && (!strncmp(at + 1, "tp=", 3) || !strncmp(at + 1, "pp=", 3) || !strncmp(at + 1, "dp=", 3))) {
+            if (!(devices = parse_devices(at + 1))) {
+                rc = usage_error("--compare: each device count is ID@tp=T[+pp=P][+dp=D] (whole numbers), not '%s'", item);
+                break;
+            }
+            *at = 0;
+        }
+        cJSON_AddItemToArray(pars, devices ? devices : cJSON_CreateNull());
         char *colon = strrchr(item, ':');
         /* a colon inside a file path is part of the path */
         if (colon && (strchr(colon, '/') || strstr(colon, ".json"))) colon = NULL;
@@ -58,6 +93,10 @@ static int build_compare(cJSON *study, const char *list, const char *dir) {
         fprintf(stderr, "rooflens: --compare needs at least one hardware id\n");
         rc = -1;
     }
+    bool several = false;
+    const cJSON *row;
+    cJSON_ArrayForEach(row, pars) several |= cJSON_IsObject(row);
+    if (!several) cJSON_DeleteItemFromObject(study, "parallel"); /* every row on one device: the request as before */
     free(copy);
     return rc;
 }
@@ -105,7 +144,8 @@ static int add_measured(cJSON *req, const cli_args *A) {
 /* --strict: exit 4 when the analysis is incomplete (its totals say so). */
 static int strict_code(const cJSON *res) {
     const cJSON *tot = get(res, "totals");
-    bool incomplete = num(tot, "unknown_layers") > 0 || cJSON_GetArraySize(get(tot, "unsupported_ops")) > 0;
+    /* a missing count is no proof of a complete analysis */
+    bool incomplete = !(num(tot, "unknown_layers") <= 0) || cJSON_GetArraySize(get(tot, "unsupported_ops")) > 0;
     return incomplete ? EXIT_INCOMPLETE : EXIT_OK;
 }
 

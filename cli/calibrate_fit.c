@@ -86,17 +86,17 @@ static char *fit_request(const fit_args *a) {
 /* What the fit found, on stderr: the error per model and per kernel. */
 static void print_fit(const cJSON *fit) {
     char a[40], b[40];
-    fprintf(stderr, "\nforecast fitted on %g kernels of %d models (%s)\n", num(fit, "kernels"),
+    fprintf(stderr, "\nforecast fitted on %s kernels of %d models (%s)\n", numf("%g", num(fit, "kernels")),
             cJSON_GetArraySize(get(fit, "models")), tstr(fit, "stack"));
     fprintf(stderr, "  %-40s %8s %12s %12s %8s\n", "model", "kernels", "measured", "forecast", "error");
     const cJSON *m;
     cJSON_ArrayForEach(m, get(fit, "models"))
-        fprintf(stderr, "  %-40s %8g %12s %12s %7.1f%%\n", txt_tail(str(m, "name"), 40), num(m, "kernels"),
+        fprintf(stderr, "  %-40s %8s %12s %12s %8s\n", txt_tail(str(m, "name"), 40), numf("%g", num(m, "kernels")),
                 tsec(num(m, "measured_s"), a, sizeof a), tsec(num(m, "forecast_s"), b, sizeof b),
-                100 * num(m, "error"));
-    fprintf(stderr, "  error per kernel: median %.1f%%, max %.1f%%; per model: median %.1f%%, max %.1f%%\n",
-            100 * num(fit, "kernel_median_error"), 100 * num(fit, "kernel_max_error"),
-            100 * num(fit, "model_median_error"), 100 * num(fit, "model_max_error"));
+                numf("%.1f%%", 100 * num(m, "error")));
+    fprintf(stderr, "  error per kernel: median %s, max %s; per model: median %s, max %s\n",
+            numf("%.1f%%", 100 * num(fit, "kernel_median_error")), numf("%.1f%%", 100 * num(fit, "kernel_max_error")),
+            numf("%.1f%%", 100 * num(fit, "model_median_error")), numf("%.1f%%", 100 * num(fit, "model_max_error")));
     fprintf(stderr, "  fitted:");
     const cJSON *f;
     cJSON_ArrayForEach(f, get(fit, "fitted")) fprintf(stderr, " %s", txt(cJSON_IsString(f) ? f->valuestring : ""));

@@ -248,17 +248,18 @@ void print_error_line(const char *path, const cJSON *eo) {
 /* -------------------------------------------------------------- numbers -- */
 const char *eng(double v, const char *unit, char *buf, size_t cap) { return rl_format_eng(buf, cap, v, unit, 0); }
 const char *tsec(double s, char *buf, size_t cap) { return rl_format_eng(buf, cap, s, "s", 0); }
+const char *numf(const char *fmt, double v) {
+    if (!isfinite(v)) return "n/a";
+    char *b = txt_slot(48);
+    if (!b) return "(out of memory)";
+    snprintf(b, 48, fmt, v);
+    return b;
+}
 
 /* ----------------------------------------------------------------- JSON -- */
-const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
-double num(const cJSON *o, const char *k) {
-    const cJSON *v = get(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-const char *str(const cJSON *o, const char *k) {
-    const cJSON *v = get(o, k);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
+const cJSON *get(const cJSON *o, const char *k) { return rl_json_get(o, k); }
+double num(const cJSON *o, const char *k) { return rl_json_get_num(o, k); }
+const char *str(const cJSON *o, const char *k) { return rl_json_get_str(o, k); }
 bool is_true(const cJSON *o, const char *k) { return cJSON_IsTrue(get(o, k)); }
 const char *tstr(const cJSON *o, const char *k) { return txt(str(o, k)); }
 

@@ -76,11 +76,17 @@ bool answer_ok(const char *answer);
  * + unit, seconds as "2.88 ns", "n/a" when not finite. */
 const char *eng(double v, const char *unit, char *buf, size_t cap);
 const char *tsec(double s, char *buf, size_t cap);
+/* A number that is not a quantity with a unit (a count, a ratio, a
+ * percentage) written with `fmt`, a printf format of one double ("%g",
+ * "%.1f%%"), or "n/a" when it is not finite: a member the answer does not
+ * give. The text stays valid for the next 31 calls of this or txt(). */
+const char *numf(const char *fmt, double v);
 
-/* The JSON accessors, one family with one default: a member that is
- * missing or of another type reads as 0 (num), "" (str) or false
- * (is_true); the printers test cJSON_IsNumber(get(...)) where a missing
- * figure must show as such. */
+/* The JSON accessors: short names for the core's one family (rooflens.h:
+ * rl_json_get, rl_json_get_num, rl_json_get_str), with its one default:
+ * a member that is missing or of another type reads as NULL (get), NaN
+ * (num), "" (str) or false (is_true). A missing figure thus stays unknown:
+ * eng() and tsec() show it as "n/a", and numf() any other number. */
 const cJSON *get(const cJSON *o, const char *k);
 double num(const cJSON *o, const char *k);
 const char *str(const cJSON *o, const char *k);

@@ -4,6 +4,7 @@
 #define _FILE_OFFSET_BITS 64
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,10 +90,10 @@ static void print_diff_totals(const cJSON *d) {
     const cJSON *o = get(d, "old"), *n = get(d, "new"), *hw = get(d, "hardware"), *opt = get(d, "options");
     const cJSON *t = get(d, "totals");
     if (cJSON_IsObject(o))
-        printf("old       %s  (%s, %g nodes)\n", tstr(o, "label"), tstr(o, "name")[0] ? tstr(o, "name") : "unnamed", num(o, "nodes"));
+        printf("old       %s  (%s, %s nodes)\n", tstr(o, "label"), tstr(o, "name")[0] ? tstr(o, "name") : "unnamed", numf("%g", num(o, "nodes")));
     else
         printf("old       none: a new model, judged without a base\n");
-    printf("new       %s  (%s, %g nodes)\n", tstr(n, "label"), tstr(n, "name")[0] ? tstr(n, "name") : "unnamed", num(n, "nodes"));
+    printf("new       %s  (%s, %s nodes)\n", tstr(n, "label"), tstr(n, "name")[0] ? tstr(n, "name") : "unnamed", numf("%g", num(n, "nodes")));
     printf("hardware  %s%s%s  precision %s, %s, speed-of-light model %s (%s)\n\n", tstr(hw, "name"),
            cJSON_IsString(get(hw, "power_mode")) ? ", mode " : "", tstr(hw, "power_mode"), tstr(n, "precision"),
            tstr(opt, "mode"), word("sol", str(get(d, "sol"), "model")), word("granularity", str(get(d, "sol"), "granularity")));
@@ -126,9 +127,9 @@ static void print_diff_totals(const cJSON *d) {
 /* The layer counts and the ranked changes (the core's order). */
 static void print_diff_layers(const cJSON *d, int top) {
     const cJSON *c = get(d, "layers");
-    printf("\nlayers    %g matched (%g by name, %g by op and position; %g changed), %g added, %g removed\n",
-           num(c, "matched"), num(c, "matched_by_name"), num(c, "matched_by_op_position"), num(c, "changed"),
-           num(c, "added"), num(c, "removed"));
+    printf("\nlayers    %s matched (%s by name, %s by op and position; %s changed), %s added, %s removed\n",
+           numf("%g", num(c, "matched")), numf("%g", num(c, "matched_by_name")), numf("%g", num(c, "matched_by_op_position")), numf("%g", num(c, "changed")),
+           numf("%g", num(c, "added")), numf("%g", num(c, "removed")));
 
     const cJSON *changes = get(d, "changes");
     int total = cJSON_GetArraySize(changes), shown = top > 0 && top < total ? top : total;
@@ -138,7 +139,8 @@ static void print_diff_layers(const cJSON *d, int top) {
         const cJSON *ch = changes ? changes->child : NULL;
         for (int i = 0; i < shown && ch; i++, ch = ch->next) {
             const char *kind = str(ch, "kind");
-            const cJSON *L = cJSON_GetArrayItem(get(d, kind), (int)num(ch, "at"));
+            double at = num(ch, "at"); /* never a cast of NaN: a missing index finds no layer */
+            const cJSON *L = at >= 0 && at < INT_MAX ? cJSON_GetArrayItem(get(d, kind), (int)at) : NULL;
             char name[80], op[80], a[40], b[40], e[40];
             /* the mark of an added or removed layer stays in the 32 columns */
             snprintf(name, sizeof name, "%s%s", txt_cut(str(L, "name")[0] ? str(L, "name") : "(unnamed)", kind[0] == 'm' ? 32 : 30),
@@ -240,7 +242,9 @@ static void print_diff_csv(const cJSON *d) {
     printf(",,,,,\n");
     const cJSON *l;
     cJSON_ArrayForEach(l, get(d, "matched")) {
-        printf("matched,%s,%g,%g,", str(l, "matched_by"), num(l, "old_index"), num(l, "new_index"));
+        printf("matched,%s,", str(l, "matched_by"));
+        csv_double(stdout, num(l, "old_index")); putchar(',');
+        csv_double(stdout, num(l, "new_index")); putchar(',');
         csv_field(stdout, str(l, "name")); putchar(',');
         csv_field(stdout, str(l, "old_name")); putchar(',');
         csv_field(stdout, str(l, "op")); putchar(',');
@@ -261,8 +265,9 @@ static void print_diff_csv(const cJSON *d) {
         bool added = s == 0;
         cJSON_ArrayForEach(l, get(d, added ? "added" : "removed")) {
             printf("%s,,", added ? "added" : "removed");
-            if (added) printf(",%g,", num(l, "index"));
-            else printf("%g,,", num(l, "index"));
+            if (added) putchar(',');
+            csv_double(stdout, num(l, "index"));
+            printf(added ? "," : ",,");
             csv_field(stdout, added ? str(l, "name") : ""); putchar(',');
             csv_field(stdout, added ? "" : str(l, "name")); putchar(',');
             csv_field(stdout, added ? str(l, "op") : ""); putchar(',');
@@ -343,9 +348,9 @@ int run_diff(cJSON *req, cli_args *A) {
             cJSON_ArrayForEach(c, get(g, "clauses")) if (strcmp(str(c, "status"), "pass"))
                 fprintf(stderr, "  %s\n", tstr(c, "message"));
             rc = EXIT_GATE;
-        } else if (a->strict && (num(nw, "unknown_layers") > 0 || cJSON_GetArraySize(get(nw, "unsupported_ops")) > 0)) {
-            fprintf(stderr, "rooflens: --strict: the new model has %g layers of unknown cost and %d unsupported "
-                            "operators\n", num(nw, "unknown_layers"), cJSON_GetArraySize(get(nw, "unsupported_ops")));
+        } else if (a->strict && (!(num(nw, "unknown_layers") <= 0) || cJSON_GetArraySize(get(nw, "unsupported_ops")) > 0)) {
+            fprintf(stderr, "rooflens: --strict: the new model has %s layers of unknown cost and %d unsupported "
+                            "operators\n", numf("%g", num(nw, "unknown_layers")), cJSON_GetArraySize(get(nw, "unsupported_ops")));
             rc = EXIT_INCOMPLETE;
         }
     }

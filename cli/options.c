@@ -227,7 +227,7 @@ const cli_option cli_options[] = {
     {SEC_MAIN, "--hw-dir", "DIR", ALL, "where profile ids are looked up (default: $ROOFLENS_HW_DIR,\nelse the hw/ folder rooflens was built with)", SLOT(dir), NULL, NULL},
     {SEC_MAIN, "--parallel", "tp=T[,pp=P][,dp=D]", CMD_ANALYZE, "the model over T x P x D devices linked by the profile's\ninterconnect: tensor (Megatron), pipeline and data parallel;\ncommunication time, bound and memory per device\n(docs/parallel.md)", 0, set_parallel, NULL},
     {SEC_MAIN, "--micro-batches", "M", CMD_ANALYZE, "micro-batches through the pipeline (default 1); the bubble\nis (P-1)/(M+P-1)", 0, set_micro_batches, NULL},
-    {SEC_STUDY, "--compare", "LIST", CMD_ANALYZE, "the model on several devices: comma-separated ids or profile\nfiles, each optionally ID:MODE (e.g. h100-sxm,a100-sxm-80gb,\njetson-agx-orin:15w)", 0, set_compare, NULL},
+    {SEC_STUDY, "--compare", "LIST", CMD_ANALYZE, "the model on several devices: comma-separated ids or profile\nfiles, each optionally ID:MODE (e.g. h100-sxm,a100-sxm-80gb,\njetson-agx-orin:15w) and @tp=T[+pp=P][+dp=D] for a group of\nT x P x D of that device (h100-sxm,h100-sxm@tp=8: one H100\nagainst eight; docs/parallel.md)", 0, set_compare, NULL},
     {SEC_STUDY, "--sweep-batch", "SPEC", CMD_ANALYZE, "the batch from A to B in powers of two (1..1024) or a comma\nlist (1,8,64): intensity, time and energy per sample, and the\ncritical batch where the model turns compute-bound", 0, set_sweep, NULL},
     {SEC_STUDY, "--power-modes", NULL, CMD_ANALYZE, "every power mode of the --hw device: time, energy, Pareto\nfront and the least-energy mode within --max-slowdown", 0, set_power_modes, NULL},
     {SEC_STUDY, "--max-slowdown", "X", CMD_ANALYZE, "slowdown allowed for the recommendation, as a fraction of\nthe fastest mode's time (default 0.05 = 5%)", 0, set_max_slowdown, NULL},
@@ -277,6 +277,9 @@ int check_combinations(cli_args *A) {
     if (par && !cJSON_GetObjectItemCaseSensitive(par, "tp") && !cJSON_GetObjectItemCaseSensitive(par, "pp") &&
         !cJSON_GetObjectItemCaseSensitive(par, "dp"))
         return args_usage_error(A, "%s", "--micro-batches goes with --parallel (e.g. --parallel tp=2,pp=4)");
+    if (A->compare && par && cJSON_GetArraySize(par) > 0)
+        return args_usage_error(A, "%s", "--parallel and --micro-batches are for one device's analysis; with --compare give "
+                                         "each device its count: ID@tp=T[+pp=P][+dp=D] (e.g. h100-sxm,h100-sxm@tp=8)");
     if (A->measured && A->studies) return args_usage_error(A, "%s", "--measured goes with one analysis, not with a study");
     return ARG_DONE;
 }

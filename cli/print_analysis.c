@@ -31,8 +31,8 @@ static int cmp_time(const void *a, const void *b) {
 static void print_forecast(const cJSON *f) {
     if (!cJSON_IsObject(f)) return;
     char a[32], b[32];
-    printf("forecast  %s  (%.3gx the floor %s; %s estimate for %s)\n", tsec(num(f, "time_s"), a, sizeof a),
-           num(f, "headroom"), tsec(num(f, "floor_s"), b, sizeof b),
+    printf("forecast  %s  (%sx the floor %s; %s estimate for %s)\n", tsec(num(f, "time_s"), a, sizeof a),
+           numf("%.3g", num(f, "headroom")), tsec(num(f, "floor_s"), b, sizeof b),
            !strcmp(str(f, "basis"), "calibrated") ? "calibrated" : "analytic", tstr(f, "stack"));
     if (cJSON_IsNumber(get(f, "energy_j")))
         printf("          energy %s per inference at the forecast's pace\n", eng(num(f, "energy_j"), "J", a, sizeof a));
@@ -45,14 +45,14 @@ static void print_headline(const cJSON *res) {
     const cJSON *ch = get(sol, "chosen");
     const double total_t = num(ch, "time_s");
     char a[32], b[32], c2[32], d[32], e[32], f[32];
-    printf("\ntotals    %s FLOPs (matrix %s, vector %s), %s moved unfused (%s fused), intensity %.2f FLOP/B\n",
+    printf("\ntotals    %s FLOPs (matrix %s, vector %s), %s moved unfused (%s fused), intensity %s FLOP/B\n",
            eng(num(tot, "flops"), "", a, sizeof a), eng(num(tot, "matrix_flops"), "", b, sizeof b),
            eng(num(tot, "vector_flops"), "", c2, sizeof c2), eng(num(tot, "bytes"), "B", d, sizeof d),
-           eng(num(tot, "fused_bytes"), "B", e, sizeof e), num(tot, "intensity"));
+           eng(num(tot, "fused_bytes"), "B", e, sizeof e), numf("%.2f", num(tot, "intensity")));
     printf("\npredicted %s  (speed of light: %s, %s; limited by the %s)\n", tsec(total_t, a, sizeof a),
            word("sol", str(ch, "model")), word("granularity", str(ch, "granularity")), word("bound", str(ch, "bound")));
-    printf("          bounds %s ... %s; %g kernels, launch floor %s\n", tsec(num(ch, "lower_bound_s"), a, sizeof a),
-           tsec(num(ch, "upper_bound_s"), b, sizeof b), num(ch, "kernels"), tsec(num(ch, "launch_floor_s"), c2, sizeof c2));
+    printf("          bounds %s ... %s; %s kernels, launch floor %s\n", tsec(num(ch, "lower_bound_s"), a, sizeof a),
+           tsec(num(ch, "upper_bound_s"), b, sizeof b), numf("%g", num(ch, "kernels")), tsec(num(ch, "launch_floor_s"), c2, sizeof c2));
     if (cJSON_IsNumber(get(ch, "energy_j")))
         printf("          energy %s per inference, average power %s%s\n", eng(num(ch, "energy_j"), "J", a, sizeof a),
                eng(num(ch, "avg_power_w"), "W", b, sizeof b),
@@ -63,9 +63,9 @@ static void print_headline(const cJSON *res) {
     for (int i = 0; i < 3; i++) {
         static const char *const models[] = {"unfused", "fused", "fused_prefetched"};
         const cJSON *m = get(sol, models[i]);
-        printf("  %-20s %10s %10s %10s %10s %8g %10s %-16s %10s%s\n", word("sol", models[i]), tsec(num(m, "time_s"), a, sizeof a),
+        printf("  %-20s %10s %10s %10s %10s %8s %10s %-16s %10s%s\n", word("sol", models[i]), tsec(num(m, "time_s"), a, sizeof a),
                tsec(num(m, "lower_bound_s"), b, sizeof b), tsec(num(m, "upper_bound_s"), c2, sizeof c2),
-               tsec(num(m, "roof_time_s"), d, sizeof d), num(m, "kernels"), tsec(num(m, "launch_floor_s"), e, sizeof e),
+               tsec(num(m, "roof_time_s"), d, sizeof d), numf("%g", num(m, "kernels")), tsec(num(m, "launch_floor_s"), e, sizeof e),
                word("bound", str(m, "bound")), opt_eng(m, "energy_j", "J", f, sizeof f),
                !strcmp(models[i], tstr(ch, "model")) ? "  <- chosen" : "");
     }
@@ -76,8 +76,8 @@ void print_table(const cJSON *res, const layer_table *L, int top) {
     const cJSON *sol = get(res, "sol");
     const cJSON *roof = get(res, "roofline"), *opt = get(res, "options");
     char a[32], b[32], c2[32], d[32], e[32];
-    printf("model     %s  (%d nodes, %s params, %s of weights)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)",
-           (int)num(model, "nodes"), eng(num(model, "params"), "", a, sizeof a), eng(num(model, "weight_bytes"), "B", b, sizeof b));
+    printf("model     %s  (%s nodes, %s params, %s of weights)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)",
+           numf("%g", num(model, "nodes")), eng(num(model, "params"), "", a, sizeof a), eng(num(model, "weight_bytes"), "B", b, sizeof b));
     printf("hardware  %s%s%s  precision %s%s%s%s, %s\n", tstr(hw, "name"),
            cJSON_IsString(get(hw, "power_mode")) ? ", mode " : "",
            cJSON_IsString(get(hw, "power_mode")) ? tstr(hw, "power_mode_name") : "",
@@ -87,15 +87,15 @@ void print_table(const cJSON *res, const layer_table *L, int top) {
     if (cJSON_IsNumber(get(opt, "batch"))) {
         printf("batch     %g", num(opt, "batch"));
         if (!strcmp(str(opt, "batch_applied"), "scaled"))
-            printf(" (the model's fixed batch %g, scaled: FLOPs and activations x%g, weights once)",
-                   num(opt, "batch_base"), num(opt, "batch") / num(opt, "batch_base"));
+            printf(" (the model's fixed batch %s, scaled: FLOPs and activations x%s, weights once)",
+                   numf("%g", num(opt, "batch_base")), numf("%g", num(opt, "batch") / num(opt, "batch_base")));
         printf("\n");
     }
     const cJSON *dims = get(model, "dims");
     if (cJSON_GetArraySize(dims) > 0) {
         printf("dims     ");
         const cJSON *dd;
-        cJSON_ArrayForEach(dd, dims) printf(" %s=%g", txt(dd->string), num(dd, "value"));
+        cJSON_ArrayForEach(dd, dims) printf(" %s=%s", txt(dd->string), numf("%g", num(dd, "value")));
         printf("\n");
     }
     layer_col name, op, flops, bytes, intensity, t, bound, fc;
@@ -113,21 +113,21 @@ void print_table(const cJSON *res, const layer_table *L, int top) {
     for (int k = 0; k < shown; k++) {
         int i = rows[k].row;
         double ti = layer_num(&t, i);
-        printf("%-32s %-18s %10s %10s %8.1f %10s %10s %-16s %5.1f%%\n", txt_cut(layer_str(&name, i), 32),
+        printf("%-32s %-18s %10s %10s %8s %10s %10s %-16s %6s\n", txt_cut(layer_str(&name, i), 32),
                txt_cut(layer_str(&op, i), 18), eng(layer_num(&flops, i), "", a, sizeof a),
-               eng(layer_num(&bytes, i), "B", b, sizeof b), layer_num(&intensity, i), tsec(ti, c2, sizeof c2),
+               eng(layer_num(&bytes, i), "B", b, sizeof b), numf("%.1f", layer_num(&intensity, i)), tsec(ti, c2, sizeof c2),
                isnan(layer_num(&fc, i)) ? "-" : tsec(layer_num(&fc, i), d, sizeof d), word("bound", layer_str(&bound, i)),
-               total_t > 0 ? 100 * ti / total_t : 0);
+               total_t > 0 ? numf("%.1f%%", 100 * ti / total_t) : "n/a");
     }
     if (shown < n) printf("(%d more layers; --top 0 shows all)\n", n - shown);
     free(rows);
     layer_col *cols[] = {&name, &op, &flops, &bytes, &intensity, &t, &bound, &fc};
     for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) layer_col_close(cols[k]);
     print_headline(res);
-    printf("\nroofline  time balance %.1f FLOP/B", num(roof, "time_balance"));
+    printf("\nroofline  time balance %s FLOP/B", numf("%.1f", num(roof, "time_balance")));
     if (cJSON_IsNumber(get(roof, "energy_balance")))
-        printf(", energy balance %.1f (%.1f without static power), peak %s (%s without static)",
-               num(roof, "energy_balance"), num(roof, "energy_balance_no_static"),
+        printf(", energy balance %s (%s without static power), peak %s (%s without static)",
+               numf("%.1f", num(roof, "energy_balance")), numf("%.1f", num(roof, "energy_balance_no_static")),
                eng(num(roof, "peak_flop_per_j"), "FLOP/J", d, sizeof d),
                eng(num(roof, "peak_flop_per_j_no_static"), "FLOP/J", e, sizeof e));
     printf("\n");
@@ -141,8 +141,7 @@ void print_table(const cJSON *res, const layer_table *L, int top) {
 
 /* ------------------------------------------------------------ measured -- */
 static const char *pct_of(double part, double whole, char *buf, size_t cap) {
-    if (whole > 0) snprintf(buf, cap, "%.1f%%", 100 * part / whole);
-    else snprintf(buf, cap, "-");
+    snprintf(buf, cap, "%s", whole > 0 ? numf("%.1f%%", 100 * part / whole) : "-");
     return buf;
 }
 
@@ -159,19 +158,20 @@ void print_measured(const cJSON *res, const layer_table *L, int top) {
         if (!strcmp(formats[i].id, fname)) fname = formats[i].name;
     char a[32], b[32], c[32], d[32];
     double total = num(ms, "total_s");
-    printf("\nmeasured  %s, %d run%s averaged%s: %s in %d kernels", fname, (int)num(ms, "runs"),
+    printf("\nmeasured  %s, %s run%s averaged%s: %s in %s kernels", fname, numf("%g", num(ms, "runs")),
            num(ms, "runs") == 1 ? "" : "s", is_true(ms, "warmup_excluded") ? " (warm-up run left out)" : "",
-           tsec(total, a, sizeof a), (int)num(ms, "kernels"));
+           tsec(total, a, sizeof a), numf("%g", num(ms, "kernels")));
     if (cJSON_IsNumber(get(ms, "run_wall_s"))) printf(" (%s a run, wall clock)", tsec(num(ms, "run_wall_s"), b, sizeof b));
-    printf("\n          predicted %s (%s, %s): measured is %.3gx the prediction\n", tsec(num(ms, "predicted_s"), a, sizeof a),
-           word("sol", str(ch, "model")), word("granularity", str(ch, "granularity")), num(ms, "measured_over_predicted"));
+    printf("\n          predicted %s (%s, %s): measured is %sx the prediction\n", tsec(num(ms, "predicted_s"), a, sizeof a),
+           word("sol", str(ch, "model")), word("granularity", str(ch, "granularity")), numf("%.3g", num(ms, "measured_over_predicted")));
     const cJSON *fc = get(res, "forecast");
     if (cJSON_IsNumber(get(fc, "time_s")) && num(fc, "time_s") > 0)
-        printf("          forecast %s (%s): measured is %.3gx the forecast\n", tsec(num(fc, "time_s"), a, sizeof a),
-               !strcmp(str(fc, "basis"), "calibrated") ? "calibrated" : "analytic", total / num(fc, "time_s"));
-    printf("          %d of %d kernels matched to nodes (%s of the measured time); %d nodes measured, %d of them "
-           "placed in a fused kernel by inference\n", (int)num(ms, "matched"), (int)num(ms, "kernels"),
-           pct_of(num(ms, "matched_s"), total, b, sizeof b), (int)num(ms, "nodes_measured"), (int)num(ms, "nodes_inferred"));
+        printf("          forecast %s (%s): measured is %sx the forecast\n", tsec(num(fc, "time_s"), a, sizeof a),
+               !strcmp(str(fc, "basis"), "calibrated") ? "calibrated" : "analytic", numf("%.3g", total / num(fc, "time_s")));
+    printf("          %s of %s kernels matched to nodes (%s of the measured time); %s nodes measured, %s of them "
+           "placed in a fused kernel by inference\n", numf("%g", num(ms, "matched")), numf("%g", num(ms, "kernels")),
+           pct_of(num(ms, "matched_s"), total, b, sizeof b), numf("%g", num(ms, "nodes_measured")),
+           numf("%g", num(ms, "nodes_inferred")));
     printf("          speed of light of the matched kernels %s: efficiency %s; SOL <= measured for %s of their time\n",
            tsec(num(ms, "sol_s"), a, sizeof a), pct_of(num(ms, "sol_s"), num(ms, "matched_s"), b, sizeof b),
            pct_of(num(ms, "sol_bound_share"), 1, c, sizeof c));

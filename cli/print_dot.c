@@ -4,6 +4,7 @@
  * the time, modules as nested clusters, each edge named by its tensor and
  * shape, the layers of a fused kernel drawn with a heavy outline. Every
  * figure is the core's; this file only lays the answer out as DOT. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,19 +45,26 @@ static void dot_shape(FILE *f, const cJSON *shape) {
     fputc(']', f);
 }
 
+/* The "count" of the graph section's modules or edges; 0 when the answer
+ * gives none (nothing drawn), never a cast of NaN. */
+static int count_of(const cJSON *o) {
+    double n = num(o, "count");
+    return n >= 0 && n <= INT_MAX ? (int)n : 0;
+}
+
 /* Layer i's node: its op, name, time and share, filled with its bound's
  * colour at an opacity that grows with its share of the slowest layer's. */
 static void dot_layer(FILE *f, const cJSON *layer, int i, double total_t, double most, const cJSON *colors, bool fused) {
     char t[32];
-    double share = total_t > 0 ? num(layer, "t") / total_t : 0;
-    double a = 0.12 + 0.88 * sqrt(most > 0 ? share / most : 0);
+    double share = total_t > 0 ? num(layer, "t") / total_t : NAN; /* unknown without a total */
+    double a = 0.12 + 0.88 * sqrt(most > 0 && share > 0 ? share / most : 0);
     const char *color = bound_color(colors, str(layer, "bound"));
     fprintf(f, "    n%d [label=\"", i);
     dot_text(f, str(layer, "op"));
     fputs("\\n", f);
     dot_text(f, str(layer, "name"));
-    fprintf(f, "\\n%s (%.1f %%)\", fillcolor=\"%s%02x\", color=\"%s\", fontcolor=\"%s\"%s, tooltip=\"bound: %s\"];\n",
-            tsec(num(layer, "t"), t, sizeof t), 100 * share, color, (int)lround(255 * fmin(1, a)), color,
+    fprintf(f, "\\n%s (%s)\", fillcolor=\"%s%02x\", color=\"%s\", fontcolor=\"%s\"%s, tooltip=\"bound: %s\"];\n",
+            tsec(num(layer, "t"), t, sizeof t), numf("%.1f %%", 100 * share), color, (int)lround(255 * fmin(1, a)), color,
             a > 0.55 ? "#ffffff" : "#111111", fused ? ", penwidth=3" : "", str(layer, "bound"));
 }
 
@@ -75,7 +83,7 @@ static void dot_module(FILE *f, const cJSON *mo, int m, int **kids, const int *n
 /* Each module's submodules (kids) and own layers (own), index m + 1 (0: the top). */
 static void dot_clusters(FILE *f, const cJSON *graph, int n_layers, const cJSON *colors) {
     const cJSON *mo = get(graph, "modules");
-    int count = (int)num(mo, "count");
+    int count = count_of(mo);
     int **kids = calloc((size_t)count + 1, sizeof *kids), **own = calloc((size_t)count + 1, sizeof *own);
     int *n_kids = calloc((size_t)count + 1, sizeof(int)), *n_own = calloc((size_t)count + 1, sizeof(int));
     int *pool = malloc(((size_t)count + (size_t)n_layers + 1) * sizeof(int));
@@ -99,7 +107,7 @@ void print_dot(const cJSON *res) {
     double total_t = num(get(res, "totals"), "t"), most = 0;
     int n = cJSON_GetArraySize(layers);
     const cJSON *l;
-    cJSON_ArrayForEach(l, layers) most = fmax(most, total_t > 0 ? num(l, "t") / total_t : 0);
+    cJSON_ArrayForEach(l, layers) if (total_t > 0 && num(l, "t") > 0) most = fmax(most, num(l, "t") / total_t);
     char t[32];
     printf("digraph \"");
     dot_text(stdout, str(get(res, "model"), "name"));
@@ -126,7 +134,7 @@ void print_dot(const cJSON *res) {
     }
     free(fused);
     dot_clusters(stdout, graph, n, colors);
-    for (int e = 0; e < (int)num(edges, "count"); e++) {
+    for (int e = 0, n_edges = count_of(edges); e < n_edges; e++) {
         int from = (int)cJSON_GetArrayItem(get(edges, "from"), e)->valuedouble;
         int output = (int)cJSON_GetArrayItem(get(edges, "output"), e)->valuedouble;
         /* the tensor is the producer's output in the layer rows */

@@ -9,18 +9,18 @@
 static void print_parallel_head(const cJSON *P) {
     char a[32], b[32], c[32], d[32];
     const cJSON *ic = get(P, "interconnect");
-    printf("\nparallel  tp=%g pp=%g dp=%g: %g devices over %s (%s, %s per device for a collective)\n", num(P, "tp"),
-           num(P, "pp"), num(P, "dp"), num(P, "devices"), tstr(ic, "name"), tstr(ic, "topology"),
+    printf("\nparallel  tp=%s pp=%s dp=%s: %s devices over %s (%s, %s per device for a collective)\n", numf("%g", num(P, "tp")),
+           numf("%g", num(P, "pp")), numf("%g", num(P, "dp")), numf("%g", num(P, "devices")), tstr(ic, "name"), tstr(ic, "topology"),
            eng(num(ic, "tp_bandwidth_Bps"), "B/s", a, sizeof a));
-    printf("          time %s (math %s + communication %s; bounds %s .. %s), %s-bound, %.2fx one device\n",
+    printf("          time %s (math %s + communication %s; bounds %s .. %s), %s-bound, %sx one device\n",
            tsec(num(P, "time_s"), a, sizeof a), tsec(num(P, "t_math_s"), b, sizeof b),
            tsec(num(P, "t_comms_s"), c, sizeof c), tsec(num(P, "lower_bound_s"), d, sizeof d),
-           tsec(num(P, "upper_bound_s"), a, sizeof a), word("bound", str(P, "bound")), num(P, "speedup"));
+           tsec(num(P, "upper_bound_s"), a, sizeof a), word("bound", str(P, "bound")), numf("%.2f", num(P, "speedup")));
     printf("          sent per device %s", eng(num(P, "comm_bytes"), "B", a, sizeof a));
     if (cJSON_IsNumber(get(ic, "critical_intensity")))
-        printf("; communication binds below %.0f FLOPs per byte sent", num(ic, "critical_intensity"));
+        printf("; communication binds below %s FLOPs per byte sent", numf("%.0f", num(ic, "critical_intensity")));
     if (num(P, "pp") > 1)
-        printf("; pipeline bubble %.1f%% (%g micro-batches)", 100 * num(P, "bubble"), num(P, "micro_batches"));
+        printf("; pipeline bubble %s (%s micro-batches)", numf("%.1f%%", 100 * num(P, "bubble")), numf("%g", num(P, "micro_batches")));
     printf("\n");
     const cJSON *fits = get(P, "fits");
     printf("          memory per device %s (weights %s)", eng(num(P, "memory_bytes_per_device"), "B", a, sizeof a),
@@ -35,8 +35,8 @@ static void print_parallel_head(const cJSON *P) {
 /* The LLM view over the devices (llm.parallel). */
 static void print_llm_parallel(const cJSON *P) {
     char a[32], b[32], c[32], d[32];
-    printf("\nover %g devices (tp=%g pp=%g dp=%g): TTFT %s", num(P, "devices"), num(P, "tp"), num(P, "pp"),
-           num(P, "dp"), tsec(num(P, "ttft_s"), a, sizeof a));
+    printf("\nover %s devices (tp=%s pp=%s dp=%s): TTFT %s", numf("%g", num(P, "devices")), numf("%g", num(P, "tp")), numf("%g", num(P, "pp")),
+           numf("%g", num(P, "dp")), tsec(num(P, "ttft_s"), a, sizeof a));
     if (cJSON_IsNumber(get(P, "tpot_s")))
         printf(", TPOT %s (collectives %s, %s-bound), %s tokens/s, %s sent per token", tsec(num(P, "tpot_s"), a, sizeof a),
                tsec(num(P, "decode_t_comms_s"), b, sizeof b), tstr(P, "decode_bound"),
@@ -48,7 +48,7 @@ static void print_llm_parallel(const cJSON *P) {
            eng(num(P, "memory_required_bytes_per_device"), "B", d, sizeof d));
     const cJSON *fits = get(P, "fits");
     if (cJSON_IsBool(fits)) printf(": %s", cJSON_IsTrue(fits) ? "fits" : "does NOT fit");
-    if (cJSON_IsNumber(get(P, "max_batch"))) printf("; largest batch that fits: %g", num(P, "max_batch"));
+    if (cJSON_IsNumber(get(P, "max_batch"))) printf("; largest batch that fits: %s", numf("%g", num(P, "max_batch")));
     printf("\n");
 }
 
@@ -65,16 +65,16 @@ void print_parallel(const cJSON *res) {
         printf("\n%6s %12s %8s %10s %10s %10s\n", "stage", "layers", "count", "math", "comms", "sends");
         cJSON_ArrayForEach(r, get(P, "stages")) {
             char span[32];
-            snprintf(span, sizeof span, "%g..%g", num(r, "first_layer"), num(r, "last_layer"));
-            printf("%6g %12s %8g %10s %10s %10s\n", num(r, "stage"), span, num(r, "layers"),
+            snprintf(span, sizeof span, "%s..%s", numf("%g", num(r, "first_layer")), numf("%g", num(r, "last_layer")));
+            printf("%6s %12s %8s %10s %10s %10s\n", numf("%g", num(r, "stage")), span, numf("%g", num(r, "layers")),
                    tsec(num(r, "t_math_s"), a, sizeof a), tsec(num(r, "t_comms_s"), b, sizeof b),
                    eng(num(r, "send_bytes"), "B", c, sizeof c));
         }
     }
     const cJSON *n = get(P, "sharded_layers");
     if (num(P, "tp") <= 1) return;
-    printf("\nsplit over tp=%g: %g column, %g row, %g vocabulary, %g on split values\n", num(P, "tp"),
-           num(n, "column"), num(n, "row"), num(n, "vocab"), num(n, "slice"));
+    printf("\nsplit over tp=%s: %s column, %s row, %s vocabulary, %s on split values\n", numf("%g", num(P, "tp")),
+           numf("%g", num(n, "column")), numf("%g", num(n, "row")), numf("%g", num(n, "vocab")), numf("%g", num(n, "slice")));
     printf("%-40s %-8s %-11s %10s %10s %10s\n", "layer", "split", "collective", "sent", "comms", "math");
     int shown = 0;
     cJSON_ArrayForEach(r, get(P, "sharding")) {

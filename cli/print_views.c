@@ -1,6 +1,7 @@
 /* The printers of the views of one model: the what-if studies (compare,
  * batch sweep, power modes) and the LLM view. They lay out the core's
  * answer; every figure is read from it. */
+#include <math.h>
 #include <string.h>
 
 #include "cli.h"
@@ -10,8 +11,8 @@
 static void print_study_header(const cJSON *res) {
     const cJSON *model = get(res, "model"), *roof = get(res, "roofline");
     const cJSON *opt = get(res, "options");
-    printf("model     %s  (%d nodes)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)",
-           (int)num(model, "nodes"));
+    printf("model     %s  (%s nodes)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)",
+           numf("%g", num(model, "nodes")));
     printf("options   precision %s, speed-of-light model %s, %s\n\n", tstr(roof, "precision"), tstr(opt, "sol"),
            tstr(opt, "mode"));
 }
@@ -38,6 +39,43 @@ static void print_compare(const cJSON *st) {
     }
 }
 
+/* A row's devices as asked ("tp=8", "tp=2 pp=2"), or "-" for one device. */
+static const char *split_text(const cJSON *P, char *buf, size_t cap) {
+    if (!cJSON_IsObject(P)) return "-";
+    snprintf(buf, cap, "tp=%s", numf("%g", num(P, "tp")));
+    static const char *const more[] = {"pp", "dp"};
+    for (int k = 0; k < 2; k++)
+        if (!(num(P, more[k]) == 1))
+            snprintf(buf + strlen(buf), cap - strlen(buf), " %s=%s", more[k], numf("%g", num(P, more[k])));
+    return buf;
+}
+
+/* The compare rows over their devices (study.rows[].parallel): one-device
+ * rows beside them with their own time, so the table reads 1x against Nx.
+ * Nothing when every row is one device. */
+static void print_compare_devices(const cJSON *st) {
+    const cJSON *r;
+    bool several = false;
+    cJSON_ArrayForEach(r, get(st, "rows")) several |= cJSON_IsObject(get(r, "parallel"));
+    if (!several) return;
+    char a[32], b[32], c[32], d[32], e[32], sp[48];
+    printf("\nover the devices (docs/parallel.md)\n%-34s %-12s %7s %10s %10s %10s %-16s %8s %10s %10s %s\n", "hardware",
+           "split", "devices", "time", "math", "comms", "bound", "speed-up", "sent", "memory", "fits");
+    cJSON_ArrayForEach(r, get(st, "rows")) {
+        if (cJSON_IsObject(get(r, "error"))) continue;
+        const cJSON *P = get(r, "parallel"), *fits = get(P, "fits");
+        bool one = !cJSON_IsObject(P);
+        printf("%-34s %-12s %7s %10s %10s %10s %-16s %8s %10s %10s %s\n", txt_cut(str(get(r, "hardware"), "id"), 34),
+               split_text(P, sp, sizeof sp), one ? "1" : numf("%g", num(P, "devices")),
+               tsec(one ? num(r, "chosen_time_s") : num(P, "time_s"), a, sizeof a),
+               one ? "-" : tsec(num(P, "t_math_s"), b, sizeof b), one ? "-" : tsec(num(P, "t_comms_s"), c, sizeof c),
+               word("bound", str(one ? r : P, "bound")), one ? "-" : numf("%.2fx", num(P, "speedup")),
+               one ? "-" : eng(num(P, "comm_bytes"), "B", d, sizeof d),
+               one ? "-" : eng(num(P, "memory_bytes_per_device"), "B", e, sizeof e),
+               cJSON_IsBool(fits) ? (cJSON_IsTrue(fits) ? "yes" : "no") : "-");
+    }
+}
+
 static void print_sweep(const cJSON *st) {
     char a[32], b[32], c[32], d[32], e[32], f[32];
     printf("%8s %10s %10s %9s %12s %10s %12s %12s %-16s\n", "batch", "FLOPs", "bytes", "AI", "attainable",
@@ -46,18 +84,18 @@ static void print_sweep(const cJSON *st) {
     cJSON_ArrayForEach(r, get(st, "rows")) {
         const cJSON *err = get(r, "error");
         if (cJSON_IsObject(err)) {
-            printf("%8g error: %s [%s]\n", num(r, "batch"), tstr(err, "message"), tstr(err, "code"));
+            printf("%8s error: %s [%s]\n", numf("%g", num(r, "batch")), tstr(err, "message"), tstr(err, "code"));
             continue;
         }
-        printf("%8g %10s %10s %9.2f %12s %10s %12s %12s %-16s\n", num(r, "batch"), eng(num(r, "flops"), "", a, sizeof a),
-               eng(num(r, "bytes"), "B", b, sizeof b), num(r, "intensity"),
+        printf("%8s %10s %10s %9s %12s %10s %12s %12s %-16s\n", numf("%g", num(r, "batch")), eng(num(r, "flops"), "", a, sizeof a),
+               eng(num(r, "bytes"), "B", b, sizeof b), numf("%.2f", num(r, "intensity")),
                eng(num(r, "attainable_flops_per_s"), "FLOP/s", c, sizeof c), tsec(num(r, "time_s"), d, sizeof d),
                tsec(num(r, "time_per_sample_s"), e, sizeof e), opt_eng(r, "energy_per_sample_j", "J", f, sizeof f),
                word("bound", str(r, "bound")));
     }
     const cJSON *cb = get(st, "critical_batch");
-    if (cJSON_IsNumber(cb)) printf("\ncritical batch %g (time balance %.4g FLOP/B)\n", cb->valuedouble, num(st, "time_balance"));
-    else printf("\nno critical batch in the range (time balance %.4g FLOP/B)\n", num(st, "time_balance"));
+    if (cJSON_IsNumber(cb)) printf("\ncritical batch %g (time balance %s FLOP/B)\n", cb->valuedouble, numf("%.4g", num(st, "time_balance")));
+    else printf("\nno critical batch in the range (time balance %s FLOP/B)\n", numf("%.4g", num(st, "time_balance")));
     printf("%s\n", tstr(st, "note"));
 }
 
@@ -66,23 +104,25 @@ static void print_power_modes(const cJSON *st) {
     printf("%-14s %10s %10s %10s %-16s %9s %14s %7s\n", "mode", "time", "energy", "avg power", "limited by",
            "slowdown", "compute-bound", "pareto");
     const cJSON *r;
-    const char *rec = tstr(st, "recommended");
+    /* the raw id: compared with each row's, and escaped only where printed
+     * (an escaped text lives in txt()'s ring, which the rows' cells reuse) */
+    const char *rec = str(st, "recommended");
     cJSON_ArrayForEach(r, get(st, "rows")) {
-        printf("%-14s %10s %10s %10s %-16s %8.1f%% %13.0f%% %7s%s\n", tstr(r, "mode"), tsec(num(r, "time_s"), a, sizeof a),
+        printf("%-14s %10s %10s %10s %-16s %9s %14s %7s%s\n", tstr(r, "mode"), tsec(num(r, "time_s"), a, sizeof a),
                opt_eng(r, "energy_j", "J", b, sizeof b), opt_eng(r, "avg_power_w", "W", c, sizeof c), word("bound", str(r, "bound")),
-               100 * num(r, "slowdown"), 100 * num(r, "compute_bound_time_share"),
+               numf("%.1f%%", 100 * num(r, "slowdown")), numf("%.0f%%", 100 * num(r, "compute_bound_time_share")),
                is_true(r, "pareto") ? "yes" : "no",
                !strcmp(str(r, "mode"), rec) ? "   <- recommended" : "");
     }
-    printf("\nfastest %s; recommended %s (at most %.4g%% slower)\n%s\n", tstr(st, "fastest"), rec,
-           100 * num(st, "max_slowdown"), tstr(st, "reason"));
+    printf("\nfastest %s; recommended %s (at most %s slower)\n%s\n", tstr(st, "fastest"), txt(rec),
+           numf("%.4g%%", 100 * num(st, "max_slowdown")), tstr(st, "reason"));
 }
 
 void print_study(const cJSON *res) {
     const cJSON *st = get(res, "study");
     print_study_header(res);
     const char *kind = tstr(st, "kind");
-    if (!strcmp(kind, "compare")) print_compare(st);
+    if (!strcmp(kind, "compare")) print_compare(st), print_compare_devices(st);
     else if (!strcmp(kind, "batch_sweep")) print_sweep(st);
     else print_power_modes(st);
     const cJSON *w = get(res, "warnings"), *l;
@@ -99,19 +139,26 @@ static const char *opt_count(const cJSON *o, const char *k, char *buf, size_t ca
     return buf;
 }
 
+/* The intensity of a phase: its point on the LLM view's roofline. */
+static double phase_intensity(const cJSON *L, const char *phase) {
+    const cJSON *p;
+    cJSON_ArrayForEach(p, get(L, "points")) if (!strcmp(str(p, "phase"), phase)) return num(p, "intensity");
+    return NAN; /* unknown, as a missing member */
+}
+
 static void print_llm_phases(const cJSON *L) {
     const cJSON *pre = get(L, "prefill"), *dec = get(L, "decode");
     char a[32], b[32], c[32], d[32];
     printf("%-16s %10s %10s %10s %9s  %-16s %s\n", "phase", "time", "FLOPs", "bytes", "AI", "bound", "launch floor");
-    printf("%-16s %10s %10s %10s %9.1f  %-16s %s\n", "prefill", tsec(num(pre, "time_s"), a, sizeof a),
+    printf("%-16s %10s %10s %10s %9s  %-16s %s\n", "prefill", tsec(num(pre, "time_s"), a, sizeof a),
            eng(num(pre, "flops"), "", b, sizeof b), eng(num(pre, "bytes"), "B", c, sizeof c),
-           num(pre, "bytes") > 0 ? num(pre, "flops") / num(pre, "bytes") : 0, word("bound", str(pre, "bound")),
+           numf("%.1f", phase_intensity(L, "prefill")), word("bound", str(pre, "bound")),
            tsec(num(pre, "launch_floor_s"), d, sizeof d));
     if (!cJSON_IsObject(dec)) return;
-    printf("%-16s %10s %10s %10s %9.1f  %-16s %s (captured graph: not paid)\n", "decode step",
+    printf("%-16s %10s %10s %10s %9s  %-16s %s (captured graph: not paid)\n", "decode step",
            tsec(num(dec, "mean_time_per_token_s"), a, sizeof a), eng(num(dec, "flops_per_step"), "", b, sizeof b),
            eng(num(dec, "bytes_per_step"), "B", c, sizeof c),
-           num(dec, "bytes_per_step") > 0 ? num(dec, "flops_per_step") / num(dec, "bytes_per_step") : 0,
+           numf("%.1f", phase_intensity(L, "decode")),
            word("bound", str(dec, "bound")), tsec(num(dec, "launch_floor_s"), d, sizeof d));
 }
 
@@ -120,9 +167,9 @@ static void print_llm_memory(const cJSON *L) {
     bool kv = cJSON_IsNumber(get(L, "kv_cache_bytes"));
     printf("\nmemory    weights %s", eng(num(L, "weight_bytes"), "B", a, sizeof a));
     if (kv)
-        printf(" + KV cache %s (%s per token x %g tokens x batch %g)", eng(num(L, "kv_cache_bytes"), "B", b, sizeof b),
+        printf(" + KV cache %s (%s per token x %s tokens x batch %s)", eng(num(L, "kv_cache_bytes"), "B", b, sizeof b),
                eng(num(L, "kv_cache_bytes_per_token"), "B", c, sizeof c),
-               num(L, "prompt_tokens") + num(L, "generated_tokens"), num(L, "batch"));
+               numf("%g", num(L, "prompt_tokens") + num(L, "generated_tokens")), numf("%g", num(L, "batch")));
     printf(" + activations %s\n          = %s", eng(num(L, "activation_bytes"), "B", d, sizeof d),
            eng(num(L, "memory_required_bytes"), "B", e, sizeof e));
     const cJSON *fits = get(L, "fits");
@@ -132,7 +179,7 @@ static void print_llm_memory(const cJSON *L) {
     else
         printf(" (device memory unknown)\n");
     printf("          largest batch that fits: %s", opt_count(L, "max_batch", a, sizeof a));
-    if (kv) printf("; longest context at batch %g: %s tokens", num(L, "batch"), opt_count(L, "max_context", b, sizeof b));
+    if (kv) printf("; longest context at batch %s: %s tokens", numf("%g", num(L, "batch")), opt_count(L, "max_context", b, sizeof b));
     printf("\n");
 }
 
@@ -140,11 +187,11 @@ static void print_llm_sweeps(const cJSON *L) {
     const cJSON *bs = get(L, "batch_sweep"), *cs = get(L, "context_sweep"), *r;
     char a[32], b[32], c[32];
     if (cJSON_IsObject(bs)) {
-        printf("\ndecode batch sweep (prompt %g, generate %g)\n%8s %10s %12s %-8s %10s %s\n", num(L, "prompt_tokens"),
-               num(L, "generated_tokens"), "batch", "TPOT", "tokens/s", "bound", "memory", "fits");
+        printf("\ndecode batch sweep (prompt %s, generate %s)\n%8s %10s %12s %-8s %10s %s\n",
+               numf("%g", num(L, "prompt_tokens")), numf("%g", num(L, "generated_tokens")), "batch", "TPOT", "tokens/s", "bound", "memory", "fits");
         cJSON_ArrayForEach(r, get(bs, "rows")) {
             const cJSON *f = get(r, "fits");
-            printf("%8g %10s %12s %-8s %10s %s\n", num(r, "batch"), tsec(num(r, "tpot_s"), a, sizeof a),
+            printf("%8s %10s %12s %-8s %10s %s\n", numf("%g", num(r, "batch")), tsec(num(r, "tpot_s"), a, sizeof a),
                    eng(num(r, "tokens_per_s"), "", b, sizeof b), word("bound", str(r, "bound")),
                    eng(num(r, "memory_required_bytes"), "B", c, sizeof c),
                    cJSON_IsBool(f) ? (cJSON_IsTrue(f) ? "yes" : "no (memory)") : "-");
@@ -155,11 +202,11 @@ static void print_llm_sweeps(const cJSON *L) {
         printf("; largest batch that fits: %s\n", opt_count(bs, "max_batch", a, sizeof a));
     }
     if (cJSON_IsObject(cs)) {
-        printf("\ndecode context sweep (batch %g)\n%10s %10s %12s %-8s %s\n", num(L, "batch"), "context", "TPOT",
+        printf("\ndecode context sweep (batch %s)\n%10s %10s %12s %-8s %s\n", numf("%g", num(L, "batch")), "context", "TPOT",
                "tokens/s", "bound", "fits");
         cJSON_ArrayForEach(r, get(cs, "rows")) {
             const cJSON *f = get(r, "fits");
-            printf("%10g %10s %12s %-8s %s\n", num(r, "context"), tsec(num(r, "tpot_s"), a, sizeof a),
+            printf("%10s %10s %12s %-8s %s\n", numf("%g", num(r, "context")), tsec(num(r, "tpot_s"), a, sizeof a),
                    eng(num(r, "tokens_per_s"), "", b, sizeof b), word("bound", str(r, "bound")),
                    cJSON_IsBool(f) ? (cJSON_IsTrue(f) ? "yes" : "no (memory)") : "-");
         }
@@ -171,7 +218,8 @@ void print_llm(const cJSON *res) {
     const cJSON *hw = get(res, "hardware"), *roles = get(L, "roles");
     const cJSON *q = get(L, "quantization"), *dec = get(L, "decode"), *it;
     char a[32], b[32], c[32], d[32];
-    printf("model     %s  (%d nodes)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)", (int)num(model, "nodes"));
+    printf("model     %s  (%s nodes)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)",
+           numf("%g", num(model, "nodes")));
     printf("hardware  %s%s%s\n", tstr(hw, "name"), cJSON_IsString(get(hw, "power_mode")) ? ", mode " : "",
            cJSON_IsString(get(hw, "power_mode")) ? tstr(hw, "power_mode_name") : "");
     printf("roles    ");
@@ -179,9 +227,9 @@ void print_llm(const cJSON *res) {
     for (int i = 0; i < 4; i++)
         if (cJSON_IsString(get(roles, role_keys[i])))
             printf(" %s='%s'", role_keys[i], tstr(roles, role_keys[i]));
-    printf("  (%g KV cache inputs)\n", num(roles, "kv_inputs"));
-    printf("run       batch %g, prompt %g tokens", num(L, "batch"), num(L, "prompt_tokens"));
-    if (cJSON_IsObject(dec)) printf(", %g generated", num(L, "generated_tokens"));
+    printf("  (%s KV cache inputs)\n", numf("%g", num(roles, "kv_inputs")));
+    printf("run       batch %s, prompt %s tokens", numf("%g", num(L, "batch")), numf("%g", num(L, "prompt_tokens")));
+    if (cJSON_IsObject(dec)) printf(", %s generated", numf("%g", num(L, "generated_tokens")));
     const cJSON *wb = get(q, "weight_bits"), *kb = get(q, "kv_bits");
     snprintf(a, sizeof a, cJSON_IsNumber(wb) ? "%.0f-bit" : "as stored", num(q, "weight_bits"));
     snprintf(b, sizeof b, cJSON_IsNumber(kb) ? "%.0f-bit" : "as the activations", num(q, "kv_bits"));
@@ -190,9 +238,9 @@ void print_llm(const cJSON *res) {
     print_llm_phases(L);
     printf("\nTTFT      %s\n", tsec(num(L, "ttft_s"), a, sizeof a));
     if (cJSON_IsObject(dec)) {
-        printf("TPOT      %s mean (first %s, last %s; %s over %g steps analysed)\n",
+        printf("TPOT      %s mean (first %s, last %s; %s over %s steps analysed)\n",
                tsec(num(dec, "mean_time_per_token_s"), a, sizeof a), tsec(num(dec, "first_time_per_token_s"), b, sizeof b),
-               tsec(num(dec, "last_time_per_token_s"), c, sizeof c), tstr(dec, "method"), num(dec, "steps_evaluated"));
+               tsec(num(dec, "last_time_per_token_s"), c, sizeof c), tstr(dec, "method"), numf("%g", num(dec, "steps_evaluated")));
         printf("e2e       %s;  %s tokens/s;  energy %s per token\n", tsec(num(L, "e2e_s"), a, sizeof a),
                eng(num(L, "tokens_per_s"), "", b, sizeof b), opt_eng(L, "energy_per_token_j", "J", d, sizeof d));
     }

@@ -94,7 +94,8 @@ for (const f of fs.readdirSync(src).filter((f) => f.endsWith('.json')).sort()) {
   if (`${p.id}.json` !== f) throw new Error(`${f}: id '${p.id}' does not match the file name`);
   fs.writeFileSync(path.join(dst, f), JSON.stringify(p));
   profiles.push({ id: p.id, name: p.name, vendor: p.vendor || '', category: p.category || 'other',
-    power_modes: (p.power_modes || []).map((m) => ({ id: m.id, name: m.name || m.id, default: !!m.default })) });
+    power_modes: (p.power_modes || []).map((m) => ({ id: m.id, name: m.name || m.id, default: !!m.default })),
+    links: !!p.interconnect }); // chip-to-chip links: the compare view offers 2x, 4x, 8x of it
 }
 fs.writeFileSync(path.join(dst, 'index.json'), JSON.stringify({ schema: 1, profiles }));
 console.log(`[build-site] hw: ${profiles.length} profiles`);

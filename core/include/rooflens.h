@@ -218,6 +218,18 @@ char *rl_check_shipped_hardware(const char *profile_json);
  * 0). Writes at most cap bytes into buf and returns buf. */
 const char *rl_format_eng(char *buf, size_t cap, double v, const char *unit, int sign);
 
+/* Reading an answer back (the CLI's printers, the core's diff and gate): the
+ * one family of accessors, with one default for a member that is missing or
+ * of another type: NULL (rl_json_get), NaN for a number (rl_json_get_num),
+ * "" for a string (rl_json_get_str). Never a made-up 0, so a figure the
+ * answer does not give stays unknown through any arithmetic and is shown as
+ * unknown ("n/a" from rl_format_eng). A NULL object is fine. The objects are
+ * cJSON's (the JSON library rooflens is built with). */
+struct cJSON;
+const struct cJSON *rl_json_get(const struct cJSON *o, const char *key);
+double rl_json_get_num(const struct cJSON *o, const char *key);
+const char *rl_json_get_str(const struct cJSON *o, const char *key);
+
 /* Text made safe to print: every byte that is not part of valid UTF-8
  * becomes "\\xNN" and, when `controls` is non-zero, every character a
  * terminal would act on rather than show (C0 and C1 controls, DEL, the

@@ -4,6 +4,8 @@
 #ifndef ROOFLENS_JSON_H
 #define ROOFLENS_JSON_H
 
+#include "rooflens.h" /* rl_json_get, rl_json_get_num, rl_json_get_str */
+
 struct cJSON;
 
 /* Adds o[key] = v, or o[key] = null when v is not finite: the contract of
@@ -12,13 +14,9 @@ struct cJSON;
  * rl_json_begin's counter like any other cJSON call. */
 void rl_json_add_num(struct cJSON *o, const char *key, double v);
 
-/* The one family of accessors for reading an answer back (the response
- * readers: the diff, its Markdown and gate, the batch summary). One default
- * for a missing member or one of another type: NULL, NaN for a number, ""
- * for a string; never a made-up 0, so a missing figure stays missing (and
- * is written as null). NULL objects are fine. */
-const struct cJSON *rl_json_get(const struct cJSON *o, const char *key);
-double rl_json_get_num(const struct cJSON *o, const char *key);
-const char *rl_json_get_str(const struct cJSON *o, const char *key);
+/* The one family of accessors for reading an answer back (rl_json_get,
+ * rl_json_get_num, rl_json_get_str: NULL, NaN or "" for a missing member)
+ * is declared in rooflens.h, so that the CLI's printers use it too; it is
+ * defined in util.c. */
 
 #endif

@@ -72,16 +72,17 @@ def check_model(model, extra):
     order = sorted(range(len(layers)), key=lambda k: (-layers[k]["t"], k))
     for k, idx in enumerate(order):
         layer, line = layers[idx], lines[start + k]
-        share = 100 * layer["t"] / total if total > 0 else 0
+        # a share of a total that is not positive is unknown ("n/a"), never a made-up 0.0%
+        share = f"{100 * layer['t'] / total:5.1f}%" if total > 0 else "n/a"
         want_tail = f"{layer['intensity']:8.1f}"
         checked += 1
         plain = lambda s: s.isascii() and s.isprintable()  # others are shown escaped (tests/cli/hostile.sh)
         if plain(layer["name"]) and not line.startswith(layer["name"][:32].ljust(32)):
             fail(f"{model} table row {k}: {line!r} is not layer {layer['name']!r}")
         bound = BOUND_WORDS.get(layer["bound"], layer["bound"])
-        if (plain(layer["op"]) and f" {layer['op'][:18]}" not in line) or f"{share:5.1f}%" not in line \
+        if (plain(layer["op"]) and f" {layer['op'][:18]}" not in line) or f" {share}" not in line \
                 or want_tail not in line or f" {bound} " not in line:
-            fail(f"{model} table row {k}: {line!r} does not show {layer['op']}, {want_tail}, {bound}, {share:5.1f}%")
+            fail(f"{model} table row {k}: {line!r} does not show {layer['op']}, {want_tail}, {bound}, {share}")
 
 
 # The words the table shows for each bound, read from the core's one list

@@ -23,6 +23,19 @@ test('link: tp, pp, dp and mb come back; one device asks for no plan; bad values
   assert.match(bad.problems.join('\n'), /tp: must be a whole number from 1 to 1024/);
 });
 
+test('link: compared groups of devices (cmp=ID@tp=T, the CLI\'s --compare syntax) come back; a bad count is named', async () => {
+  const { state, problems } = await fromLocation('#hw=h100-sxm&view=compare&cmp=h100-sxm,h100-sxm@tp=8,h100-sxm:x@tp=2%2Bpp=2', '', null);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(state.compare, ['h100-sxm', 'h100-sxm@tp=8', 'h100-sxm:x@tp=2+pp=2']);
+  const back = await fromLocation(`#${await toHash(state)}`, '', null);
+  assert.deepEqual(back.state.compare, state.compare);
+  for (const wrong of ['h100-sxm@tp=0', 'h100-sxm@tp=2+tp=4', 'h100-sxm@xp=2', 'h100-sxm@tp=1025']) {
+    const bad = await fromLocation(`#hw=h100-sxm&cmp=${encodeURIComponent(wrong)}`, '', null);
+    assert.deepEqual(bad.state.compare, [], wrong);
+    assert.match(bad.problems.join('\n'), /cmp:/, wrong);
+  }
+});
+
 const { chromium, exe, skip } = await browserPrerequisites([[CLI, 'build/rooflens (cmake --build build)'],
   [join(SITE, 'index.html'), 'the site (tools/build-site.sh)']]);
 let site, browser;
@@ -51,4 +64,53 @@ test('panel: the plan the CLI gives for the same request; the link keeps the set
   assert.match(page.url(), /[#&]tp=4(&|$)/);
   assert.deepEqual(page.problems, []);
   await page.context().close();
+});
+
+test('compare: 1× against 8× H100 shows the figures the CLI gives for the same request; the link keeps the group', { skip }, async () => {
+  const model = join(FIXTURES, 'models', 'torch', 'llama_1b_kv.onnx');
+  // the page analyses a decoder with a KV cache at the LLM panel's prompt (512 tokens): the CLI is given the same dims
+  const args = ['--hw', 'h100-sxm', '--batch', '8', '--dim', 'sequence_length=512', '--dim', 'past_sequence_length=0',
+    '--dim', 'total_sequence_length=512'];
+  const n = cliJson(model, args).layers.length;
+  const cli = cliJson(model, [...args, '--compare', 'h100-sxm,h100-sxm@tp=8']).study.rows;
+  assert.equal(cli[1].parallel.devices, 8);
+  const page = await open(browser, `${site.url}#hw=h100-sxm&batch=8&view=compare&cmp=h100-sxm`);
+  await page.setInputFiles('[data-testid=file-input]', model);
+  await waitLayers(page, n);
+  const rowsOf = () => page.$$eval('[data-testid=compare-table] tbody tr', (trs) => trs.map((t) => t.dataset.hw));
+  const values = (key) => page.$$eval(`[data-testid=compare-table] tbody td[data-key=${key}]`,
+    (tds) => tds.map((td) => (td.dataset.value === undefined ? null : td.dataset.value)));
+  const done = () => page.waitForFunction(() => document.querySelector('[data-testid=compare-view]').dataset.state === 'done' &&
+    document.querySelectorAll('[data-testid=compare-table] td[data-key=devices]').length === 2, null, { timeout: 30000 });
+  // 8x of the page's device, beside the one
+  await page.check('[data-testid=compare-devices-8]');
+  await done();
+  assert.deepEqual(await rowsOf(), ['h100-sxm', 'h100-sxm@tp=8']);
+  const check = async () => {
+    assert.deepEqual((await values('devices')).map(Number), [1, 8]);
+    assert.deepEqual((await values('devices_time_s')).map(Number), [cli[0].chosen_time_s, cli[1].parallel.time_s]);
+    assert.deepEqual((await values('t_comms_s')).map(Number), [cli[1].parallel.t_comms_s]);
+    assert.deepEqual((await values('speedup')).map(Number), [cli[1].parallel.speedup]);
+    assert.deepEqual((await values('memory_bytes_per_device')).map(Number), [cli[1].parallel.memory_bytes_per_device]);
+    assert.deepEqual(await values('devices_bound'), [cli[0].bound, cli[1].parallel.bound]);
+    assert.deepEqual((await values('chosen_time_s')).map(Number), [cli[0].chosen_time_s, cli[1].chosen_time_s]);
+  };
+  await check();
+  assert.ok(cli[1].parallel.t_comms_s > 0, 'communication appears over eight devices');
+  const link = page.url();
+  assert.deepEqual(new URLSearchParams(new URL(link).hash.slice(1)).get('cmp'), 'h100-sxm,h100-sxm@tp=8');
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+  // the link brings the group back, the box ticked
+  const again = await open(browser, link);
+  await again.setInputFiles('[data-testid=file-input]', model);
+  await waitLayers(again, n);
+  const page2 = again;
+  await page2.waitForFunction(() => document.querySelector('[data-testid=compare-view]').dataset.state === 'done' &&
+    document.querySelectorAll('[data-testid=compare-table] td[data-key=devices]').length === 2, null, { timeout: 30000 });
+  assert.equal(await page2.isChecked('[data-testid=compare-devices-8]'), true);
+  assert.deepEqual((await page2.$$eval('[data-testid=compare-table] tbody td[data-key=devices_time_s]', (t) => t.map((x) => Number(x.dataset.value)))),
+    [cli[0].chosen_time_s, cli[1].parallel.time_s]);
+  assert.deepEqual(page2.problems, []);
+  await page2.context().close();
 });

@@ -33,3 +33,25 @@ export function parallelRequestMember(par) {
   if (!par || (devicesOf(par) === 1 && par.mb === 1)) return null;
   return { tp: par.tp, pp: par.pp, dp: par.dp, micro_batches: par.mb };
 }
+
+// A compared entry over several devices: 'ID@tp=T[+pp=P][+dp=D]' (the CLI's
+// --compare syntax; '+' since ',' separates the entries of the link's cmp).
+const DEVICE_KEYS = ['tp', 'pp', 'dp'];
+
+/** 'tp=8+pp=2' -> {tp: 8, pp: 2}, within the core's ranges; null when it is not of that form. */
+export function parseDevices(spec) {
+  const out = {};
+  for (const part of spec.split('+')) {
+    const m = /^(tp|pp|dp)=(\d{1,6})$/.exec(part);
+    if (!m || m[1] in out) return null;
+    const n = Number(m[2]);
+    if (!(n >= 1 && n <= PARALLEL_MAX[m[1]])) return null;
+    out[m[1]] = n;
+  }
+  return out;
+}
+
+/** {tp: 8} -> 'tp=8' (the counts that differ from 1, tp always). */
+export function devicesSpec(par) {
+  return DEVICE_KEYS.filter((k) => k === 'tp' || (par[k] ?? 1) !== 1).map((k) => `${k}=${par[k] ?? 1}`).join('+');
+}

@@ -2,7 +2,7 @@
 // (hash). Parsing validates every field; a link is untrusted input, so what
 // is invalid is ignored (the valid parts are kept) and named in a notice.
 import { llmDefaultState, llmToParams, llmFromParams, LLM_PARAM_KEYS } from './llm-state.js';
-import { parallelDefaultState, parallelToParams, parallelFromParams, parallelRequestMember, PARALLEL_PARAM_KEYS } from './parallel-state.js';
+import { parallelDefaultState, parallelToParams, parallelFromParams, parallelRequestMember, PARALLEL_PARAM_KEYS, parseDevices } from './parallel-state.js';
 import { COLUMN_KEYS } from './columns.js';
 import { modelUrlProblem } from './url-policy.js';
 
@@ -39,7 +39,7 @@ export function defaultState() {
     group: false,
     // What-if views (whatif.js)
     view: null,            // open view: one of VIEWS, null = none
-    compare: [],           // compared profiles: 'id', 'id:mode' or 'custom'
+    compare: [],           // compared profiles: 'id', 'id:mode' or 'custom', each optionally '@tp=T' (several of it)
     sweep: [1, 1024],      // batch sweep range (powers of two between, ends included)
     maxSlowdown: 0.05,     // power-mode advisor: allowed slowdown over the fastest mode
     llm: llmDefaultState(), // LLM panel (llm.js): prompt, generated tokens, weight and KV bits
@@ -317,12 +317,22 @@ function whatIfToParams(st, p) {
   if (st.maxSlowdown !== d.maxSlowdown) p.set('slow', String(st.maxSlowdown));
 }
 
-/** A compared entry: a profile id, 'id:mode' or 'custom'. */
+/** A compared entry, 'ID[:MODE][@tp=T[+pp=P][+dp=D]]' (ID a profile id or
+ * 'custom', the edited profile): {id, mode, devices} (mode and devices null
+ * when not given), or null when it is not of that form. */
+export function parseCompareEntry(e) {
+  const at = e.indexOf('@');
+  const devices = at < 0 ? null : parseDevices(e.slice(at + 1));
+  if (at >= 0 && !devices) return null;
+  const [id, mode, extra] = (at < 0 ? e : e.slice(0, at)).split(':');
+  if (extra !== undefined || !ID_RE.test(id) || (mode !== undefined && (id === 'custom' || !ID_RE.test(mode)))) return null;
+  return { id, mode: mode ?? null, devices };
+}
+
+/** Whether a compared entry is well formed and names a known profile (or 'custom'). */
 export function validCompareEntry(e, knownHw) {
-  if (e === 'custom') return true;
-  const [id, mode, extra] = e.split(':');
-  if (extra !== undefined || !ID_RE.test(id) || (mode !== undefined && !ID_RE.test(mode))) return false;
-  return !knownHw || knownHw.has(id);
+  const c = parseCompareEntry(e);
+  return !!c && (c.id === 'custom' || !knownHw || knownHw.has(c.id));
 }
 
 function whatIfFromParams(p, st, bad, knownHw) {

@@ -4,18 +4,20 @@
 // number on these views is computed in C (see docs/api.md, "Studies").
 // A view computes only while it is open, and again after every analysis of
 // the main view (model, hardware or options changed).
-import { eng, exact, pct } from './format.js';
+import { eng, exact, pct, times as timesText } from './format.js';
 import { whiteBackground, logAxis, pointLabels, chartPng, labelRoom, labelSpot } from './chart-kit.js';
 import { el } from './dom.js';
 import { wordName } from './words.js';
 import { boundPhrase } from './figures.js';
 import { chartClass } from './chart-lib.js';
-import { VIEWS, MAX_COMPARE, MAX_SWEEP_BATCH, sweepBatches, validCompareEntry } from './state.js';
+import { VIEWS, MAX_COMPARE, MAX_SWEEP_BATCH, sweepBatches, validCompareEntry, parseCompareEntry } from './state.js';
+import { devicesSpec } from './parallel-state.js';
 
 // Line charts' legends draw each series as its line, dashes included.
 const LINE_LEGEND = { position: 'top', labels: { boxWidth: 18, font: { size: 11 }, usePointStyle: true, pointStyle: 'line' } };
 const SOL_COLORS = { unfused: '#9ecae1', fused: '#3182bd', fused_prefetched: '#08519c' };
 const BOUND_COLORS = { compute: '#1f77b4', memory: '#ff7f0e', overhead: '#d62728' };
+const DEVICES_COLOR = '#31a354';   // the compare bar of a row over its devices
 // Suggested when the compare view is first opened: one device of each kind.
 const DEFAULT_COMPARE = ['h100-sxm', 'a100-sxm-80gb', 'l4', 'jetson-agx-orin', 'tpu-v5e'];
 
@@ -134,6 +136,21 @@ function baseOptions(x, y, extra = {}) {
 }
 
 /** A small table: heads [label], rows [[{text, value?, title?, cls?}]]. */
+/** A compare row's cells over its devices (its "parallel" plan, or one device). */
+function devicesCells(r) {
+  const P = r.parallel;
+  const t = P ? P.time_s : r.chosen_time_s;
+  const none = { text: '–' };
+  return [
+    { text: String(P ? P.devices : 1), value: P ? P.devices : 1, key: 'devices', cls: 'n' },
+    { text: eng(t, 's'), value: t, title: exact(t, 's'), key: 'devices_time_s', cls: 'n' },
+    P ? { text: eng(P.t_comms_s, 's'), value: P.t_comms_s, title: exact(P.t_comms_s, 's'), key: 't_comms_s', cls: 'n' } : none,
+    P ? { text: wordName('bound', P.bound), value: P.bound, key: 'devices_bound' } : { text: wordName('bound', r.bound), value: r.bound, key: 'devices_bound' },
+    P ? { text: timesText(P.speedup), value: P.speedup, key: 'speedup', cls: 'n' } : none,
+    P ? { text: eng(P.memory_bytes_per_device, 'B'), value: P.memory_bytes_per_device, key: 'memory_bytes_per_device', cls: 'n' } : none,
+  ];
+}
+
 function fillTable(table, heads, rows) {
   table.textContent = '';
   const tr = table.createTHead().insertRow();
@@ -202,6 +219,20 @@ export class WhatIfViews {
       this.h.onChange();
       this.refresh();
     });
+    this.q('#compare-devices').addEventListener('change', (ev) => {
+      const box = ev.target;
+      if (!box.matches('input[type=checkbox]')) return;
+      const st = this.h.state();
+      const one = this.chosenEntry();
+      const several = `${one}@${devicesSpec({ tp: Number(box.value) })}`;
+      const set = new Set(st.compare);
+      if (box.checked) set.add(one).add(several); else set.delete(several);   // N× beside 1×
+      if (set.size > MAX_COMPARE) { box.checked = false; this.message('compare', `At most ${MAX_COMPARE} profiles can be compared at once.`, true); return; }
+      st.compare = [...set];
+      this.fillPicker();
+      this.h.onChange();
+      this.refresh();
+    });
     const range = () => {
       const lo = Number(this.q('#sweep-from').value), hi = Number(this.q('#sweep-to').value);
       if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo >= 1 && lo <= hi && hi <= MAX_SWEEP_BATCH)) {
@@ -230,11 +261,29 @@ export class WhatIfViews {
     });
   }
 
-  defaultCompare() {
+  /** The compare entry of the page's own device: 'id', 'id:mode' or 'custom'. */
+  chosenEntry() {
     const st = this.h.state();
+    return st.hw === 'custom' ? 'custom' : (st.powerMode ? `${st.hw}:${st.powerMode}` : st.hw);
+  }
+
+  defaultCompare() {
     const known = this.h.catalog.ids();
-    const first = st.hw === 'custom' ? 'custom' : (st.powerMode ? `${st.hw}:${st.powerMode}` : st.hw);
-    return [...new Set([first, ...DEFAULT_COMPARE.filter((id) => known.has(id))])];
+    return [...new Set([this.chosenEntry(), ...DEFAULT_COMPARE.filter((id) => known.has(id))])];
+  }
+
+  /** The 2×/4×/8× boxes: ticked when the entry is compared; offered for a device with chip-to-chip links. */
+  syncDevices() {
+    const st = this.h.state();
+    const one = this.chosenEntry();
+    const links = st.hw === 'custom' ? !!st.custom?.interconnect : !!this.h.catalog.byId.get(st.hw)?.links;
+    this.q('#compare-devices-hw').textContent = st.hw === 'custom' ? 'the edited profile' : (this.h.catalog.byId.get(st.hw)?.name || st.hw);
+    const chosen = new Set(st.compare);
+    for (const box of this.root.querySelectorAll('#compare-devices input')) {
+      box.checked = chosen.has(`${one}@${devicesSpec({ tp: Number(box.value) })}`);
+      box.disabled = !links && !box.checked;
+    }
+    this.q('#compare-devices-note').textContent = links ? '' : 'this device has no chip-to-chip links in its profile (one device)';
   }
 
   /** State -> controls (tabs, picker, inputs). */
@@ -293,6 +342,7 @@ export class WhatIfViews {
       box.appendChild(fs);
     }
     this.q('#compare-count').textContent = String(st.compare.length);
+    this.syncDevices();
   }
 
   message(view, text, isError = false) {
@@ -328,6 +378,7 @@ export class WhatIfViews {
   async refresh() {
     const view = this.h.state().view;
     if (!view) return;
+    if (view === 'compare') this.syncDevices();   // the page's device may have changed
     if (!this.h.hasModel()) { this.clear(); return; }
     const panel = this.q(`#${view}-panel`);
     const seq = ++this.seq[view];
@@ -366,7 +417,7 @@ export class WhatIfViews {
   async compareStudy() {
     const st = this.h.state();
     const known = this.h.catalog.ids();
-    const entries = st.compare.filter((e) => validCompareEntry(e, known) && (e !== 'custom' || st.custom));
+    const entries = st.compare.filter((e) => validCompareEntry(e, known) && (parseCompareEntry(e).id !== 'custom' || st.custom));
     if (!entries.length) {
       for (const k of ['compareTime', 'compareEnergy']) this.clearChart(k);
       fillTable(this.q('#compare-table'), [], []);
@@ -374,9 +425,12 @@ export class WhatIfViews {
       return null;
     }
     this.compareEntries = entries;
-    const hardware = await Promise.all(entries.map((e) => (e === 'custom' ? st.custom : this.h.catalog.profile(e.split(':')[0]))));
-    const power_modes = entries.map((e) => (e.includes(':') ? e.split(':')[1] : null));
-    return { kind: 'compare', hardware, power_modes };
+    const parsed = entries.map(parseCompareEntry);
+    const hardware = await Promise.all(parsed.map((c) => (c.id === 'custom' ? st.custom : this.h.catalog.profile(c.id))));
+    const power_modes = parsed.map((c) => c.mode);
+    // the core plans a row over its devices (study.parallel, docs/api.md); null: one device
+    const parallel = parsed.some((c) => c.devices) ? parsed.map((c) => c.devices) : undefined;
+    return { kind: 'compare', hardware, power_modes, parallel };
   }
 
   compareDraw(study, res) {
@@ -387,29 +441,43 @@ export class WhatIfViews {
     const fellBack = (r) => !!asked && !!r.precision && r.precision !== asked;
     const rows = study.rows || [];
     const entries = this.compareEntries;
-    // The picker's entry names the bar ('id' or 'id:mode'); an edited profile by its own id.
-    const label = (r, i) => (entries[i] === 'custom' ? `${r.hardware?.id || 'custom'} (edited)` : entries[i]);
+    // The picker's entry names the bar ('id' or 'id:mode'); an edited profile
+    // by its own id; a group of devices by their number, the core's.
+    const parsed = entries.map(parseCompareEntry);
+    const label = (r, i) => {
+      const base = parsed[i].id === 'custom' ? `${r.hardware?.id || 'custom'} (edited)` : entries[i].split('@')[0];
+      if (!parsed[i].devices) return base;
+      return r.parallel ? `${r.parallel.devices} × ${base}` : `${base}@${devicesSpec(parsed[i].devices)}`;
+    };
     const ok = rows.map((r, i) => ({ r, i })).filter(({ r }) => !r.error);
-    const labels = ok.map(({ r, i }) => [label(r, i), `limited by ${boundPhrase(r.bound)}`]);
+    const several = ok.some(({ r }) => r.parallel);
+    // over its devices: a group's plan, a single device its own chosen time (both the core's)
+    const overDevices = (r) => (r.parallel ? r.parallel.time_s : r.chosen_time_s);
+    const labels = ok.map(({ r, i }) => [label(r, i), `limited by ${boundPhrase(r.parallel ? r.parallel.bound : r.bound)}`]);
     const sols = ['unfused', 'fused', 'fused_prefetched'];
-    const times = ok.flatMap(({ r }) => sols.map((s) => r.sol?.[s]));
+    const times = ok.flatMap(({ r }) => [...sols.map((s) => r.sol?.[s]), overDevices(r)]);
     const [tlo, thi] = decades(times);
     this.chart('compareTime', this.q('#compare-time'), {
       type: 'bar',
       data: {
         labels,
-        datasets: sols.map((s) => ({
-          label: wordName('sol', s) + (s === st.sol ? ' (chosen)' : ''),
+        datasets: [...sols.map((s) => ({
+          label: wordName('sol', s) + (s === st.sol ? ' (chosen)' : '') + (several ? ', one device' : ''),
           data: ok.map(({ r }) => r.sol?.[s] ?? null),
           backgroundColor: SOL_COLORS[s],
           borderColor: s === st.sol ? '#000' : SOL_COLORS[s], borderWidth: s === st.sol ? 1.5 : 0,
-        })),
+        })), ...(several ? [{
+          label: 'over its devices (math + communication)',
+          data: ok.map(({ r }) => overDevices(r) ?? null),
+          backgroundColor: DEVICES_COLOR,
+        }] : [])],
       },
       options: baseOptions({ type: 'category', ticks: { autoSkip: false, maxRotation: 40, font: { size: 11 } } },
         axis('logarithmic', 'Predicted time per inference (s)', 's', tlo, thi),
         { tooltip: { callbacks: { label: (it) => `${it.dataset.label}: ${eng(it.raw, 's')}` } } }),
     });
-    const energies = ok.map(({ r }) => r.energy_j);
+    // energy is one device's (the core gives none for a group): a group gets no energy bar
+    const energies = ok.map(({ r }) => (r.parallel ? null : r.energy_j));
     const [elo, ehi] = decades(energies);
     this.chart('compareEnergy', this.q('#compare-energy'), {
       type: 'bar',
@@ -426,20 +494,22 @@ export class WhatIfViews {
         { legend: { display: false },
           tooltip: { callbacks: { label: (it) => `energy: ${eng(it.raw, 'J')} (limited by ${boundPhrase(ok[it.dataIndex].r.bound)})` } } }),
     });
-    const missing = ok.filter(({ r }) => r.energy_j === null || r.energy_j === undefined).map(({ r, i }) => label(r, i));
+    const missing = ok.filter(({ r }) => !r.parallel).filter(({ r }) => r.energy_j === null || r.energy_j === undefined).map(({ r, i }) => label(r, i));
     const failed = rows.map((r, i) => ({ r, i })).filter(({ r }) => r.error);
     const notes = [];
     if (missing.length) notes.push(`No energy figures in the profile of ${missing.join(', ')}: no energy bar.`);
+    if (several) notes.push('A group of devices is planned by the core over its chip-to-chip links (tensor parallel); its time, communication and memory per device are in the last columns. Its other figures, energy included, are those of one device: no energy bar for a group.');
     const fell = ok.filter(({ r }) => fellBack(r));
     for (const { r, i } of fell) notes.push(`${label(r, i)} has no ${asked} peak in its profile: its ${asked} work is timed at its ${r.precision} peak.`);
     for (const { r, i } of failed) notes.push(`${entries[i]}: ${r.error.message}`);
     this.q('#compare-notes').textContent = notes.join(' ');
     fillTable(this.q('#compare-table'),
-      ['Device', 'Power mode', 'Precision used', ...sols.map((s) => wordName('sol', s)), `Chosen (${wordName('sol', st.sol)})`, 'Energy', 'Limited by', wordName('term', 'launch_floor')],
+      ['Device', 'Power mode', 'Precision used', ...sols.map((s) => wordName('sol', s)), `Chosen (${wordName('sol', st.sol)})`, 'Energy', 'Limited by', wordName('term', 'launch_floor'),
+        ...(several ? ['Devices', 'Time over the devices', 'Communication', 'Limited by (devices)', 'Speed-up', 'Memory per device'] : [])],
       rows.map((r, i) => ({
         attrs: { 'data-hw': entries[i] },
         cells: r.error ? [{ text: entries[i] }, { text: `error: ${r.error.message}`, cls: 'bad' }] : [
-          { text: r.hardware.name, title: r.hardware.id },
+          { text: r.parallel ? `${r.parallel.devices} × ${r.hardware.name}` : r.hardware.name, title: r.hardware.id },
           { text: r.hardware.power_mode || '–' },
           fellBack(r) ? { text: `${r.precision} (no ${asked} peak)`, value: r.precision, key: 'precision', title: `${asked} requested; this device has no ${asked} peak, so its ${r.precision} peak is used` }
             : { text: r.precision, value: r.precision, key: 'precision' },
@@ -448,6 +518,7 @@ export class WhatIfViews {
           { text: r.energy_j === null || r.energy_j === undefined ? 'no figures' : eng(r.energy_j, 'J'), value: r.energy_j, title: exact(r.energy_j, 'J'), key: 'energy_j', cls: 'n' },
           { text: wordName('bound', r.bound), value: r.bound, key: 'bound' },
           { text: eng(r.launch_floor_s, 's'), value: r.launch_floor_s, title: exact(r.launch_floor_s, 's'), cls: 'n' },
+          ...(several ? devicesCells(r) : []),
         ],
       })));
   }
