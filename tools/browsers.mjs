@@ -260,6 +260,21 @@ export async function launchBrowser(name) {
   throw new Error(`unknown browser '${name}' (one of ${BROWSERS.join(', ')})`);
 }
 
+/** Visible form controls whose right edge is past the window's, as "tag[name] ends at X px of W";
+ * controls inside a box that scrolls or clips sideways (the wide tables) are meant to be there. */
+export function controlsPastTheEdge() {
+  const width = document.documentElement.clientWidth;
+  const inScroller = (e) => {
+    for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) if (getComputedStyle(a).overflowX !== 'visible') return true;
+    return false;
+  };
+  return [...document.querySelectorAll('input, select, button, textarea')]
+    .filter((e) => e.getClientRects().length && e.type !== 'file' && !inScroller(e))
+    .map((e) => [e, e.getBoundingClientRect()])
+    .filter(([, r]) => r.right > width + 0.5)
+    .map(([e, r]) => `${e.tagName.toLowerCase()}[${e.dataset.testid || e.id || e.textContent.trim() || e.placeholder}] ends at ${Math.round(r.right)} px of ${width}`);
+}
+
 /** Every problem a page reported: the driver's events, and for WebKit what the page recorded itself. */
 export async function pageProblems(page) {
   return [...page.problems, ...(page.pageProblems ? await page.pageProblems() : [])];

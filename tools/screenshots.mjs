@@ -22,7 +22,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT, SITE, FIXTURES, serve } from '../tests/web/helpers.mjs';
-import { BROWSERS, launchBrowser, pageProblems } from './browsers.mjs';
+import { BROWSERS, launchBrowser, pageProblems, controlsPastTheEdge } from './browsers.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] ? args[i + 1] : dflt; };
@@ -57,10 +57,13 @@ async function open(width, hash, waitModel = true) {
   const page = await browser.open(`${site.url}${hash ? '#' + hash : ''}`, { width, height: 900 });
   await page.waitFor(() => document.body.dataset.ready === '1', null, { timeout: 30000, what: 'the page to be ready' });
   if (waitModel) await page.waitForSelector('[data-testid=summary][data-time-s]');
+  page.width = width;
   return page;
 }
+/** Closes a view's page; what it reported, and any control past the window's edge, is a problem. */
 async function close(page) {
   for (const p of await pageProblems(page)) problems.push(p);
+  for (const p of await page.evaluate(controlsPastTheEdge)) problems.push(`at ${page.width} px: ${p}`);
   await page.close();
 }
 async function settle(page, testid) {
