@@ -153,8 +153,9 @@ async function startWebKitDriver() {
 /**
  * MiniBrowser's toolbar keeps its window at least about 450 px wide, wider
  * than a phone. A GTK style that shrinks the toolbar's widgets to nothing
- * lets the window (and so the page) be 390 px wide. It styles the browser's
- * own widgets only: WebKitGTK draws the page's form controls itself.
+ * lets the window (and so the page) be 390 px wide. It is meant for the
+ * browser's own widgets: WebKitGTK draws the page's form controls itself, and
+ * the page looks the same with and without it.
  * Returns the XDG config folder that holds it.
  */
 function narrowToolbarStyle() {
