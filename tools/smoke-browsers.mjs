@@ -28,6 +28,7 @@ const CHARTS = ['chart-time-roofline', 'chart-energy-roofline'];
 // A drawn roofline inks about 9 % of its canvas (axes, grid, roofs, points);
 // an empty canvas inks nothing.
 const MIN_INK = 0.01;
+const LIMIT_S = 300; // per browser; a run takes 5 to 15 s
 
 function die(msg) { console.error(`[smoke] ${msg}`); process.exit(2); }
 for (const b of WANT) if (!BROWSERS.includes(b)) die(`unknown browser '${b}' (one of ${BROWSERS.join(', ')})`);
@@ -87,24 +88,34 @@ async function smoke(name, site) {
     results.push(ok);
     console.log(`${ok ? 'ok  ' : 'FAIL'} ${name.padEnd(8)} ${what}: ${detail}`);
   };
+  // A driver that stops answering must not hang the run: past the limit the browser fails and is closed.
+  let timer;
+  const limit = new Promise((_, fail) => { timer = setTimeout(() => fail(new Error(`no answer in ${LIMIT_S} s`)), LIMIT_S * 1000); });
   try {
-    browser = await launchBrowser(name);
-    console.log(`[smoke] ${browser.version}`);
-    const runs = [[1440, `example=${EXAMPLE}&hw=${HW}`, checkWide], [390, `example=${EXAMPLE}&hw=${HW}&vsex=${SECOND}`, checkNarrow]];
-    for (const [width, hash, fn] of runs) {
-      const page = await browser.open(`${site.url}#${hash}`, { width, height: 900 });
-      await fn(page, check);
-      const problems = await pageProblems(page);
-      check(`no page errors at ${width} px`, problems.length === 0, problems.join('; ') || 'none');
-      await page.close();
-    }
+    await Promise.race([limit, run(name, site, check, (b) => { browser = b; })]);
   } catch (e) {
     check('runs', false, e.message.split('\n')[0]);
   } finally {
+    clearTimeout(timer);
     await browser?.close();
   }
   console.log(`[smoke] ${name}: ${results.filter(Boolean).length}/${results.length} checks passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return results.length > 0 && results.every(Boolean);
+}
+
+/** Opens the example at 1440 px and, compared with a second one, at 390 px; `started` gets the browser to close. */
+async function run(name, site, check, started) {
+  const browser = await launchBrowser(name);
+  started(browser);
+  console.log(`[smoke] ${browser.version}`);
+  const runs = [[1440, `example=${EXAMPLE}&hw=${HW}`, checkWide], [390, `example=${EXAMPLE}&hw=${HW}&vsex=${SECOND}`, checkNarrow]];
+  for (const [width, hash, fn] of runs) {
+    const page = await browser.open(`${site.url}#${hash}`, { width, height: 900 });
+    await fn(page, check);
+    const problems = await pageProblems(page);
+    check(`no page errors at ${width} px`, problems.length === 0, problems.join('; ') || 'none');
+    await page.close();
+  }
 }
 
 const site = await serve(SITE);
