@@ -4,6 +4,9 @@
 #   tools/install-deps.sh          native build (C core, CLI, tests)
 #   tools/install-deps.sh --web    also the WebAssembly build and browser tests
 #   tools/install-deps.sh --sanitizers  also clang (ASan, UBSan, libFuzzer) and valgrind
+#   tools/install-deps.sh --browsers    --web, plus Firefox ESR and WebKitGTK's WebDriver (with
+#                                       a virtual X display) for tools/smoke-browsers.sh and
+#                                       tools/screenshots.mjs --browser; CI needs only --web
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,8 +15,13 @@ packages=(build-essential cmake pkg-config protobuf-c-compiler libprotobuf-c-dev
 if [[ "${1:-}" == "--sanitizers" ]]; then
   packages+=(clang libclang-rt-14-dev valgrind)
 fi
-if [[ "${1:-}" == "--web" ]]; then
+if [[ "${1:-}" == "--web" || "${1:-}" == "--browsers" ]]; then
   packages+=(emscripten node-acorn nodejs npm chromium dpkg-dev python3-onnx python3-numpy)
+fi
+# WebKitWebDriver drives a real (not headless) MiniBrowser, hence the X server
+# in memory; xauth is what xvfb-run needs to hand it a display.
+if [[ "${1:-}" == "--browsers" ]]; then
+  packages+=(firefox-esr webkit2gtk-driver xvfb xauth)
 fi
 
 missing=()
@@ -36,7 +44,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if [[ "${1:-}" == "--web" && -f package.json ]]; then
+if [[ ( "${1:-}" == "--web" || "${1:-}" == "--browsers" ) && -f package.json ]]; then
   if [[ ! -d node_modules || package-lock.json -nt node_modules ]]; then
     echo "[deps] npm ci"
     npm ci --no-audit --no-fund --loglevel=error
