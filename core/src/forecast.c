@@ -102,6 +102,16 @@ static double node_quantization(const rl_prepared *pg, const rl_forecast_params 
     return rl_matrix_quantization(p, m, nn, n->cost.macs / elems, batch);
 }
 
+/* The groups a grouped convolution runs, each a small product of its own:
+ * its group attribute times the images of its batch (N of its NCHW output,
+ * and the batch scale of a fixed-batch graph). */
+static double conv_group_runs(const rl_prepared *pg, const rl_node *n) {
+    const rl_value *out = n->n_out > 0 ? n->outv[0] : NULL;
+    double images = out && out->rank >= 3 && out->dims[0] > 0 ? (double)out->dims[0] : 1;
+    double scale = pg->per_sample && pg->per_sample[n->index] ? pg->batch_scale : 1;
+    return (double)conv_groups(n) * images * scale;
+}
+
 /* -------------------------------------------------------------- traffic -- */
 /* The node whose output `v` is, looking through metadata views; *made
  * receives that output. -1 for a graph input or weight. */
@@ -147,6 +157,7 @@ static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
     double tv = hw->vector[p] > 0 ? q->vector_flops / hw->vector[p] : 0;
     double tc = max2(tm, tv);
     k->tc[cls] += tc;
+    if (cls == RL_CLASS_DEPTHWISE && n->op && in_family(n->op, &rl_family_conv)) k->groups += conv_group_runs(pg, n);
     k->e_flop += rl_hw_flop_energy(hw, p, q->matrix_flops, q->vector_flops);
     return tc;
 }
@@ -190,7 +201,7 @@ double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p) {
     double tc = 0;
     for (int cls = 0; cls < RL_CLASS_COUNT; cls++)
         if (k->tc[cls] > 0) tc += k->tc[cls] / p->compute[cls];
-    return max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + k->kernels * p->kernel_s;
+    return max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + k->kernels * p->kernel_s + k->groups * p->group_s;
 }
 
 /* ---------------------------------------------------------------- graph -- */
@@ -230,7 +241,9 @@ void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
     rl_forecast *f = &out->forecast;
     memset(f, 0, sizeof *f);
     const rl_graph *g = pg->graph;
-    const bool unfused = out->chosen == RL_SOL_UNFUSED;
+    /* the kernels the stack runs: every node on its own when the chosen
+     * model or the stack does not fuse, else the fused groups of §4 */
+    const bool unfused = out->chosen == RL_SOL_UNFUSED || hw->fc.unfused;
     double e_dyn = 0;
     for (int r = 0; r < g->n_nodes; r++) {
         if (!unfused && pg->group_root[r] != r) continue;

@@ -35,9 +35,13 @@ typedef struct rl_forecast_params {
     double compute[RL_CLASS_COUNT]; /* achievable fraction of the compute peak, (0, 1] */
     double memory[RL_CLASS_COUNT];  /* achievable fraction of a memory level's bandwidth, (0, 1] */
     double kernel_s;                /* fixed cost per kernel: launch or dispatch, ramp and tail */
+    double group_s;                 /* fixed cost per group of a grouped (depthwise) convolution: each
+                                       group is a small product of its own (0: none) */
     double units;                   /* matrix units that work in parallel (SMs, MXUs, cores) */
     double tile_m, tile_n, tile_k;  /* the output tile one unit computes at a time, and its K step */
     int cache_level;                /* memory level that keeps a kernel's output for the next (0: none) */
+    bool unfused;                   /* the stack runs every node as a kernel of its own ("fusion": "none"),
+                                       not the epilogue fusion of docs/model.md §4 ("epilogue") */
     const char *stack;              /* the software stack the parameters describe */
     bool calibrated;                /* "calibrated" (fitted on measured kernels) or "analytic" */
 } rl_forecast_params;
