@@ -107,13 +107,14 @@ static void make_sources(const setup *s, const results *r, sources src) {
     char reps[160];
     peak_source(s, r, F_PEAK_ALL, s->threads, src[S_PEAK_ALL], sizeof src[0]);
     peak_source(s, r, F_PEAK_ONE, 1, src[S_PEAK_ONE], sizeof src[0]);
-    snprintf(src[S_MEM_ALL], sizeof src[0], "%s, %s: STREAM-like triad over 3 arrays of %zu MiB (24 B per element), "
+    snprintf(src[S_MEM_ALL], sizeof src[0], "%s, %s: STREAM-like triad over 3 arrays of %zu MiB (32 B per element: "
+             "STREAM's 24 and the write-allocate read of each stored line), "
              "%d threads: the best timed window (%s; the runs' bests spread %.1f%%)", how, s->date, s->mem_bytes >> 20,
              s->threads, spread_text(r, F_MEM_ALL, reps, sizeof reps), 100 * r->spread[F_MEM_ALL]);
     snprintf(src[S_MEM_ONE], sizeof src[0], "%s, %s: triad over 3 arrays of %zu MiB, one thread: the best timed "
              "window (%s; the runs' bests spread %.1f%%)", how, s->date, s->mem_bytes >> 20,
              spread_text(r, F_MEM_ONE, reps, sizeof reps), 100 * r->spread[F_MEM_ONE]);
-    snprintf(src[S_LLC_ALL], sizeof src[0], "%s, %s: triad over %zu KiB in all (inside the last-level cache), %d "
+    snprintf(src[S_LLC_ALL], sizeof src[0], "%s, %s: triad over %zu KiB in all (inside the last-level cache; 32 B per element), %d "
              "threads: the best timed pass (%s; the runs' bests spread %.1f%%)", how, s->date, s->llc_footprint >> 10,
              s->threads, spread_text(r, F_LLC_ALL, reps, sizeof reps), 100 * r->spread[F_LLC_ALL]);
     snprintf(src[S_LLC_ONE], sizeof src[0], "%s, %s: triad over %zu KiB, one thread: the best timed pass (%s; the "

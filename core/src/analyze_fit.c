@@ -116,7 +116,7 @@ static int fit_one_run(const rl_fit_input *in, int run, const rl_hw *hw, fit_sam
     cJSON_AddStringToObject(spec, "text", in->measured ? in->measured : "");
     cJSON_AddStringToObject(spec, "format", in->format ? in->format : "auto");
     if (rl_analyze_parse_options(req, &o, &c, &dims, err) || rl_prepare_and_time(&c, &o, hw, &pg, &lt, &t) ||
-        rl_timing_check(&t, pg.graph, err) || rl_analyze_attach_measured(&c, wrap, pg.graph, lt, hw->mem_bw[0], &m, err))
+        rl_timing_check(&t, pg.graph, err) || rl_analyze_attach_measured(&c, wrap, pg.graph, lt, hw, &m, err))
         goto done;
     rl_measured_json(m, mo, rl_timing_chosen(&t)->time_s);
     const cJSON *measured = cJSON_GetObjectItemCaseSensitive(mo, "measured");
