@@ -401,6 +401,12 @@ static void fit_real_profiles(const cJSON *unit) {
     CHECK(check_num(res, "fit.kernels") >= 4 && !strcmp(check_str(res, "fit.models.1.name"), "small_mlp.onnx") &&
           isfinite(check_num(res, "fit.kernel_median_error")) && isfinite(check_num(res, "fit.model_max_error")),
           "provenance of the real fit");
+    /* the ORT profile gives each run's wall time: the time between kernels
+     * joins the fixed cost per kernel (the trtexec one gives none) */
+    double between = check_num(res, "fit.between_kernels_s");
+    CHECK(between > 0 && check_num(res, "profile.forecast.kernel_overhead_s.value") >= between &&
+              strstr(check_str(res, "profile.forecast.kernel_overhead_s.source"), "between kernels"),
+          "time between kernels %g joins the fixed cost per kernel", between);
     CHECK(!strcmp(check_str(res, "profile.forecast.stack"), "ONNX Runtime (the measured runs)"),
           "without a stack, the first profile's runtime names it: %s", check_str(res, "profile.forecast.stack"));
     char *p = cJSON_PrintUnformatted(cJSON_GetObjectItem(res, "profile"));

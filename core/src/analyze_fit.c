@@ -31,6 +31,9 @@ typedef struct fit_samples {
     /* per run: the kernels it launched (matched to nodes) and the kernels
      * of the model's unfused and fused plans (docs/model.md §4) */
     double launched[RL_FIT_MAX_RUNS], plan_unfused[RL_FIT_MAX_RUNS], plan_fused[RL_FIT_MAX_RUNS];
+    /* the runs' time between kernels: wall time of a run minus its kernels'
+     * times, and the kernels it launched (runs whose profile gives a wall time) */
+    double gap_s, gap_kernels;
 } fit_samples;
 
 static bool push_sample(fit_samples *fs, const rl_fit_sample *x) {
@@ -123,6 +126,10 @@ static int fit_one_run(const rl_fit_input *in, int run, const rl_hw *hw, fit_sam
     if (!fs->format) fs->format = stack_of_format(cJSON_GetObjectItemCaseSensitive(measured, "format"));
     fs->launched[run] = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "matched"));
     fs->plan_unfused[run] = t.sol[RL_SOL_UNFUSED].kernels, fs->plan_fused[run] = t.sol[RL_SOL_FUSED].kernels;
+    double wall = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "run_wall_s"));
+    double kernel_sum = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "total_s"));
+    double all_kernels = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "kernels"));
+    if (wall > kernel_sum && kernel_sum > 0 && all_kernels > 0) fs->gap_s += wall - kernel_sum, fs->gap_kernels += all_kernels;
     rc = run_samples(&c, &pg, &o, hw, measured, run, fs);
     if (rc) rl_error_set(err, "out_of_memory", "", "out of memory while fitting");
 done:
@@ -268,6 +275,26 @@ static void fit_source(char *out, size_t size, const fit_samples *fs, const rl_f
         snprintf(out + k, size - (size_t)k, " (median error per kernel %.1f%%)", 100 * median);
 }
 
+/* The runtime's own time between kernels (its executor dispatching the
+ * next, allocating its output): the runs' wall time minus their kernels'
+ * times, per kernel launched, pooled over the runs whose profile gives a
+ * wall time. It joins the fixed cost per kernel after the fit (the fit's
+ * samples are the kernels' own times, its errors are against those), so
+ * that the forecast is of a run's wall time. fit.between_kernels_s says how
+ * much; 0 when no run gives a wall time. */
+static void add_time_between_kernels(const fit_samples *fs, cJSON *fit, rl_forecast_params *p, rl_fit_informed *inf,
+                                     char *source, size_t size) {
+    double gap = fs->gap_kernels > 0 ? fs->gap_s / fs->gap_kernels : 0;
+    rl_json_add_num(fit, "between_kernels_s", gap);
+    if (!(gap > 0)) return;
+    p->kernel_s += gap;
+    inf->kernel_s = true;
+    size_t k = strlen(source);
+    if (k < size)
+        snprintf(source + k, size - k, "; the fixed cost per kernel includes %.3g s between kernels (the runs' wall "
+                 "time minus their kernels' times, per kernel)", gap);
+}
+
 /* The power mode every input's request names ("" for the default); an
  * error when two inputs name different modes. */
 static int fit_power_mode(const rl_fit_input *in, size_t n, char *mode, size_t cap, rl_error *err) {
@@ -325,6 +352,7 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     add_fitted_names(fit, &inf);
     char source[400];
     fit_source(source, sizeof source, &fs, inputs, n_inputs, median);
+    add_time_between_kernels(&fs, fit, &p, &inf, source, sizeof source);
     cJSON *out = cJSON_CreateObject();
     cJSON_AddTrueToObject(out, "ok");
     cJSON_AddItemToObject(out, "fit", cJSON_Duplicate(fit, true));
