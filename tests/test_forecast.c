@@ -161,6 +161,10 @@ static void validation(const cJSON *unit) {
         {"{\"tile_m\": 0}", "forecast.tile_m"},
         {"{\"kernel_overhead_s\": -1}", "forecast.kernel_overhead_s"},
         {"{\"launch\": 1}", "forecast.launch"},
+        {"{\"fusion\": \"some\"}", "forecast.fusion"},
+        {"{\"epilogue_apart\": \"MatMul\"}", "forecast.epilogue_apart"},
+        {"{\"epilogue_apart\": [3]}", "forecast.epilogue_apart"},
+        {"{\"group_overhead_s\": 1}", "forecast.group_overhead_s"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         cJSON *hw = cJSON_Duplicate(unit, true);
@@ -175,6 +179,66 @@ static void validation(const cJSON *unit) {
         free(text);
         cJSON_Delete(hw);
     }
+}
+
+/* ---------------------------------------------------- the stack's plan -- */
+/* A stack's kernels: "epilogue_apart" runs a MatMul's epilogue as a kernel
+ * of its own after it (more kernels, its tensor through memory: longer);
+ * naming an operator the model lacks changes nothing; "fusion": "none" runs
+ * every node on its own, as the unfused model's kernels. */
+static double kernels_of(const cJSON *r) {
+    double k = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, check_at(r, "forecast.by_class")) k += check_num(c, "kernels");
+    return k;
+}
+
+static void stack_plan(const cJSON *unit) {
+    rl_model *m = fixture("transformer_block.onnx");
+    const char *patches[] = {"{}", "{\"epilogue_apart\": [\"MatMul\"]}", "{\"epilogue_apart\": [\"Conv\"]}",
+                             "{\"fusion\": \"none\"}"};
+    cJSON *r[4];
+    for (int i = 0; i < 4; i++) {
+        cJSON *hw = cJSON_Duplicate(unit, true);
+        cJSON_AddItemToObject(hw, "forecast", cJSON_Parse(patches[i]));
+        r[i] = m ? analyze(m, hw, "fused", 1) : NULL;
+        cJSON_Delete(hw);
+    }
+    cJSON *unf = m ? analyze(m, unit, "unfused", 1) : NULL;
+    CHECK(kernels_of(r[1]) > kernels_of(r[0]) && check_num(r[1], "forecast.kernels_s") > check_num(r[0], "forecast.kernels_s"),
+          "MatMul epilogues apart: more kernels (%g > %g), longer", kernels_of(r[1]), kernels_of(r[0]));
+    CHECK(check_num(r[1], "forecast.time_s") >= check_num(r[1], "forecast.floor_s"), "apart: never below the floor");
+    CHECK(check_num(r[2], "forecast.kernels_s") == check_num(r[0], "forecast.kernels_s"),
+          "an operator the model lacks changes nothing");
+    CHECK(kernels_of(r[3]) == kernels_of(unf) && check_num(r[3], "forecast.kernels_s") == check_num(unf, "forecast.kernels_s"),
+          "fusion none: the unfused model's kernels (%g, %g)", kernels_of(r[3]), kernels_of(unf));
+    CHECK(check_num(r[3], "forecast.floor_s") == check_num(r[0], "forecast.floor_s"), "fusion none keeps the floor");
+    for (int i = 0; i < 4; i++) cJSON_Delete(r[i]);
+    cJSON_Delete(unf);
+    rl_model_free(m);
+}
+
+/* ONNX Runtime with its optimisations on ran the small MLP's GELU as a
+ * kernel of its own after the MatMul (test_measured): the fit finds a stack
+ * that fuses (fewer kernels than nodes) but runs a MatMul's epilogue apart. */
+static void fit_finds_epilogues_apart(const cJSON *unit) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fixtures/measured/small_mlp.onnx", tests_dir);
+    rl_model *m = check_read_model(path);
+    snprintf(path, sizeof path, "%s/fixtures/measured/ort_small_mlp_all.json", tests_dir);
+    char *text = check_read_file(path, NULL), *hw = cJSON_PrintUnformatted(unit);
+    rl_fit_input in = {m, "small_mlp", text, "ort", NULL};
+    char *out = m && text ? rl_fit_forecast(hw, &in, 1, NULL) : NULL;
+    cJSON *res = cJSON_Parse(out ? out : "");
+    const cJSON *apart = check_at(res, "profile.forecast.epilogue_apart");
+    bool matmul = false;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, apart) matmul |= cJSON_IsString(it) && !strcmp(it->valuestring, "MatMul");
+    CHECK(!strcmp(check_str(res, "profile.forecast.fusion"), "epilogue") && matmul,
+          "the fit finds MatMul epilogues apart in a fusing stack: %.300s", out ? out : "");
+    rl_free(out), free(text), free(hw);
+    cJSON_Delete(res);
+    rl_model_free(m);
 }
 
 /* ----------------------------------------------------------------- fit -- */
@@ -461,6 +525,8 @@ int main(int argc, char **argv) {
         validation(unit);
         fit_tests(unit);
         fit_real_profiles(unit);
+        stack_plan(unit);
+        fit_finds_epilogues_apart(unit);
     }
     cJSON_Delete(unit);
     return check_report("forecast");

@@ -18,6 +18,8 @@
 
 /* Runs whose kernel counts are kept for the stack's fusion (the fit takes up to 1000 inputs). */
 #define RL_FIT_MAX_RUNS 1000
+/* Operator types whose epilogues the fit tells apart (a model has a few). */
+#define RL_FIT_MAX_HEADS 64
 
 /* ------------------------------------------------ fitting the forecast -- */
 /* rl_fit_forecast: each (model, measured profile) run analysed as
@@ -34,6 +36,10 @@ typedef struct fit_samples {
     /* the runs' time between kernels: wall time of a run minus its kernels'
      * times, and the kernels it launched (runs whose profile gives a wall time) */
     double gap_s, gap_kernels;
+    /* per operator type that heads a fused group of the plan: how many of
+     * the groups measured ran their epilogue inside its kernel, how many apart */
+    struct epilogue_votes { char op_type[65]; int together, apart; } votes[RL_FIT_MAX_HEADS];
+    int n_votes;
 } fit_samples;
 
 static bool push_sample(fit_samples *fs, const rl_fit_sample *x) {
@@ -45,6 +51,31 @@ static bool push_sample(fit_samples *fs, const rl_fit_sample *x) {
     }
     fs->s[fs->n++] = *x;
     return true;
+}
+
+/* Each measured epilogue member of a fused group of the plan (docs/model.md
+ * §4) casts one vote for the operator type of its group's first node: it
+ * ran inside that node's kernel (in the same measured group) or apart.
+ * set_of: each node's measured group, -1 when not measured. */
+static void vote_epilogues(const rl_prepared *pg, const int *set_of, fit_samples *fs) {
+    const rl_graph *g = pg->graph;
+    for (int r = 0; r < g->n_nodes; r++) {
+        if (pg->group_root[r] != r || pg->group_next[r] < 0 || set_of[r] < 0 || !g->nodes[r].op_type) continue;
+        int together = 0, apart = 0;
+        for (int i = pg->group_next[r]; i >= 0; i = pg->group_next[i])
+            if (set_of[i] >= 0) set_of[i] == set_of[r] ? together++ : apart++;
+        if (together + apart == 0) continue;
+        const char *t = g->nodes[r].op_type;
+        int v = 0;
+        while (v < fs->n_votes && strcmp(fs->votes[v].op_type, t)) v++;
+        if (v == fs->n_votes) {
+            if (v == RL_FIT_MAX_HEADS || strlen(t) >= sizeof fs->votes[v].op_type) continue;
+            snprintf(fs->votes[v].op_type, sizeof fs->votes[v].op_type, "%s", t);
+            fs->votes[v].together = fs->votes[v].apart = 0;
+            fs->n_votes++;
+        }
+        fs->votes[v].apart += apart, fs->votes[v].together += together;
+    }
 }
 
 /* The measured groups (measured.groups of the response: nodes, kernels,
@@ -79,7 +110,16 @@ static int run_samples(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
         rl_fc_kernel_figures(c, pg, o, hw, first, next, set_of, kernels, NULL, &x.k);
         if (!push_sample(fs, &x)) return -1;
     }
+    vote_epilogues(pg, set_of, fs);
     return 0;
+}
+
+/* The stack's epilogue_apart: the operator types most of whose measured
+ * epilogue members ran apart. */
+static void epilogues_apart(const fit_samples *fs, rl_forecast_params *p) {
+    p->n_apart = 0;
+    for (int v = 0; v < fs->n_votes && p->n_apart < RL_FC_MAX_APART; v++)
+        if (!p->unfused && fs->votes[v].apart > fs->votes[v].together) p->apart[p->n_apart++] = fs->votes[v].op_type;
 }
 
 /* The stack a measured profile's format implies, when the caller names none. */
@@ -239,6 +279,7 @@ static void put_fitted(cJSON *profile, const rl_forecast_params *p, const rl_fit
     replace_item(f, "stack", cJSON_CreateString(stack));
     replace_item(f, "basis", cJSON_CreateString("calibrated"));
     replace_item(f, "fusion", cJSON_CreateString(p->unfused ? "none" : "epilogue"));
+    replace_item(f, "epilogue_apart", cJSON_CreateStringArray(p->apart, p->n_apart));
     if (inf->kernel_s) replace_item(f, "kernel_overhead_s", figure_json(p->kernel_s, source, "measured"));
     if (inf->group_s) replace_item(f, "group_overhead_s", figure_json(p->group_s, source, "measured"));
     cJSON *classes = child_object(f, "classes");
@@ -345,6 +386,7 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     rl_forecast_params p = hw.fc;
     rl_fit_informed inf;
     p.unfused = stack_runs_unfused(&fs, n_inputs);
+    epilogues_apart(&fs, &p);
     rl_fit_params(fs.s, fs.n, &p, &inf);
     double median = 0;
     fit = fit_provenance(&fs, inputs, n_inputs, &p, &median);

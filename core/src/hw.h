@@ -28,6 +28,7 @@ enum rl_op_class {
 extern const char *const rl_op_class_names[RL_CLASS_COUNT];
 int rl_op_class_parse(const char *name); /* -1 if unknown */
 
+#define RL_FC_MAX_APART 16
 /* The forecast's parameters (the profile's "forecast" block, hw/README.md):
  * what a well-tuned software stack reaches on the device. A profile without
  * the block gets the core's generic defaults (no tile quantization). */
@@ -42,6 +43,9 @@ typedef struct rl_forecast_params {
     int cache_level;                /* memory level that keeps a kernel's output for the next (0: none) */
     bool unfused;                   /* the stack runs every node as a kernel of its own ("fusion": "none"),
                                        not the epilogue fusion of docs/model.md §4 ("epilogue") */
+    const char *apart[RL_FC_MAX_APART]; /* operator types whose epilogue the stack runs as a kernel of its
+                                           own ("epilogue_apart"; point into the profile) */
+    int n_apart;
     const char *stack;              /* the software stack the parameters describe */
     bool calibrated;                /* "calibrated" (fitted on measured kernels) or "analytic" */
 } rl_forecast_params;
