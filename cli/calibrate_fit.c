@@ -83,8 +83,9 @@ static char *fit_request(const fit_args *a) {
     return text;
 }
 
-/* What the fit found, on stderr: the error per model and per kernel. */
-static void print_fit(const cJSON *fit) {
+/* What the fit found, on stderr: the error per model and per kernel, and
+ * the stack's kernels (fc: the fitted profile's forecast block). */
+static void print_fit(const cJSON *fit, const cJSON *fc) {
     char a[40], b[40];
     fprintf(stderr, "\nforecast fitted on %s kernels of %d models (%s)\n", numf("%g", num(fit, "kernels")),
             cJSON_GetArraySize(get(fit, "models")), tstr(fit, "stack"));
@@ -100,7 +101,11 @@ static void print_fit(const cJSON *fit) {
     fprintf(stderr, "  fitted:");
     const cJSON *f;
     cJSON_ArrayForEach(f, get(fit, "fitted")) fprintf(stderr, " %s", txt(cJSON_IsString(f) ? f->valuestring : ""));
-    fprintf(stderr, "\n");
+    fprintf(stderr, "\n  the stack: fusion %s; epilogues run apart after:", tstr(fc, "fusion"));
+    int apart = 0;
+    cJSON_ArrayForEach(f, get(fc, "epilogue_apart")) apart++, fprintf(stderr, " %s", txt(cJSON_IsString(f) ? f->valuestring : ""));
+    fprintf(stderr, "%s; %s between kernels (in the fixed cost per kernel)\n", apart ? "" : " none",
+            tsec(num(fit, "between_kernels_s"), a, sizeof a));
 }
 
 typedef struct fit_files {
@@ -164,7 +169,7 @@ char *fit_profile(const char *profile_text, const fit_args *a, int *status) {
         const cJSON *fc = get(get(res, "profile"), "forecast");
         if (fit && !cJSON_GetObjectItemCaseSensitive(fit, "stack"))
             cJSON_AddStringToObject(fit, "stack", str(fc, "stack"));
-        print_fit(fit);
+        print_fit(fit, fc);
         fitted = cJSON_Print(get(res, "profile"));
         *status = fitted ? 0 : 1;
     }

@@ -64,10 +64,12 @@ static cJSON *fig(double v) {
 }
 
 /* The unit device with a forecast block of the given parameters. */
-static cJSON *with_forecast(const cJSON *base, const double *compute, const double *memory, double kernel_s) {
+static cJSON *with_forecast(const cJSON *base, const double *compute, const double *memory, double kernel_s,
+                            double group_s) {
     cJSON *hw = cJSON_Duplicate(base, true), *f = cJSON_AddObjectToObject(hw, "forecast");
     cJSON_AddStringToObject(f, "stack", "test stack");
     cJSON_AddItemToObject(f, "kernel_overhead_s", fig(kernel_s));
+    if (group_s > 0) cJSON_AddItemToObject(f, "group_overhead_s", fig(group_s));
     cJSON_AddItemToObject(f, "matrix_units", fig(4));
     cJSON_AddItemToObject(f, "tile_m", fig(16));
     cJSON_AddItemToObject(f, "tile_n", fig(16));
@@ -128,7 +130,7 @@ static void classes(const cJSON *unit) {
  * take less than its launch floor: the forecast is the floor, and says so. */
 static void clamp(const cJSON *unit) {
     static const double one[RL_CLASS_COUNT] = {1, 1, 1, 1, 1, 1};
-    cJSON *hw = with_forecast(unit, one, one, 0);
+    cJSON *hw = with_forecast(unit, one, one, 0, 0);
     cJSON_ReplaceItemInObject(hw, "launch_overhead_s", fig(1e-3));
     rl_model *m = fixture("mlp.onnx");
     cJSON *r = m ? analyze(m, hw, "fused", 0) : NULL;
@@ -159,6 +161,10 @@ static void validation(const cJSON *unit) {
         {"{\"tile_m\": 0}", "forecast.tile_m"},
         {"{\"kernel_overhead_s\": -1}", "forecast.kernel_overhead_s"},
         {"{\"launch\": 1}", "forecast.launch"},
+        {"{\"fusion\": \"some\"}", "forecast.fusion"},
+        {"{\"epilogue_apart\": \"MatMul\"}", "forecast.epilogue_apart"},
+        {"{\"epilogue_apart\": [3]}", "forecast.epilogue_apart"},
+        {"{\"group_overhead_s\": 1}", "forecast.group_overhead_s"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         cJSON *hw = cJSON_Duplicate(unit, true);
@@ -175,11 +181,75 @@ static void validation(const cJSON *unit) {
     }
 }
 
+/* ---------------------------------------------------- the stack's plan -- */
+/* A stack's kernels: "epilogue_apart" runs a MatMul's epilogue as a kernel
+ * of its own after it (more kernels, its tensor through memory: longer);
+ * naming an operator the model lacks changes nothing; "fusion": "none" runs
+ * every node on its own, as the unfused model's kernels. */
+static double kernels_of(const cJSON *r) {
+    double k = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, check_at(r, "forecast.by_class")) k += check_num(c, "kernels");
+    return k;
+}
+
+static void stack_plan(const cJSON *unit) {
+    rl_model *m = fixture("transformer_block.onnx");
+    const char *patches[] = {"{}", "{\"epilogue_apart\": [\"MatMul\"]}", "{\"epilogue_apart\": [\"Conv\"]}",
+                             "{\"fusion\": \"none\"}"};
+    cJSON *r[4];
+    for (int i = 0; i < 4; i++) {
+        cJSON *hw = cJSON_Duplicate(unit, true);
+        cJSON_AddItemToObject(hw, "forecast", cJSON_Parse(patches[i]));
+        r[i] = m ? analyze(m, hw, "fused", 1) : NULL;
+        cJSON_Delete(hw);
+    }
+    cJSON *unf = m ? analyze(m, unit, "unfused", 1) : NULL;
+    CHECK(kernels_of(r[1]) > kernels_of(r[0]) && check_num(r[1], "forecast.kernels_s") > check_num(r[0], "forecast.kernels_s"),
+          "MatMul epilogues apart: more kernels (%g > %g), longer", kernels_of(r[1]), kernels_of(r[0]));
+    CHECK(check_num(r[1], "forecast.time_s") >= check_num(r[1], "forecast.floor_s"), "apart: never below the floor");
+    CHECK(check_num(r[2], "forecast.kernels_s") == check_num(r[0], "forecast.kernels_s"),
+          "an operator the model lacks changes nothing");
+    CHECK(kernels_of(r[3]) == kernels_of(unf) && check_num(r[3], "forecast.kernels_s") == check_num(unf, "forecast.kernels_s"),
+          "fusion none: the unfused model's kernels (%g, %g)", kernels_of(r[3]), kernels_of(unf));
+    CHECK(check_num(r[3], "forecast.floor_s") == check_num(r[0], "forecast.floor_s"), "fusion none keeps the floor");
+    for (int i = 0; i < 4; i++) cJSON_Delete(r[i]);
+    cJSON_Delete(unf);
+    rl_model_free(m);
+}
+
+/* ONNX Runtime with its optimisations on ran the small MLP's GELU as a
+ * kernel of its own after the MatMul (test_measured): the fit finds a stack
+ * that fuses (fewer kernels than nodes) but runs a MatMul's epilogue apart. */
+static void fit_finds_epilogues_apart(const cJSON *unit) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fixtures/measured/small_mlp.onnx", tests_dir);
+    rl_model *m = check_read_model(path);
+    snprintf(path, sizeof path, "%s/fixtures/measured/ort_small_mlp_all.json", tests_dir);
+    char *text = check_read_file(path, NULL), *hw = cJSON_PrintUnformatted(unit);
+    rl_fit_input in = {m, "small_mlp", text, "ort", NULL};
+    char *out = m && text ? rl_fit_forecast(hw, &in, 1, NULL) : NULL;
+    cJSON *res = cJSON_Parse(out ? out : "");
+    const cJSON *apart = check_at(res, "profile.forecast.epilogue_apart");
+    bool matmul = false;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, apart) matmul |= cJSON_IsString(it) && !strcmp(it->valuestring, "MatMul");
+    CHECK(!strcmp(check_str(res, "profile.forecast.fusion"), "epilogue") && matmul,
+          "the fit finds MatMul epilogues apart in a fusing stack: %.300s", out ? out : "");
+    rl_free(out), free(text), free(hw);
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
 /* ----------------------------------------------------------------- fit -- */
 static const double TRUE_COMPUTE[RL_CLASS_COUNT] = {0.6, 0.08, 0.35, 0.45, 0.5, 0.25};
 static const double TRUE_MEMORY[RL_CLASS_COUNT] = {0.7, 0.5, 0.65, 0.85, 0.6, 0.4};
 #define TRUE_KERNEL_S 2e-5
-#define N_PARAMS (2 * RL_CLASS_COUNT + 1)
+#define TRUE_GROUP_S 8e-7
+/* the parameters: compute fractions, memory fractions, kernel_s, group_s */
+#define P_KERNEL (2 * RL_CLASS_COUNT)
+#define P_GROUP (2 * RL_CLASS_COUNT + 1)
+#define N_PARAMS (2 * RL_CLASS_COUNT + 2)
 #define MAX_KERNELS 4096
 
 static const struct {
@@ -189,14 +259,15 @@ static const struct {
             {"transformer_block.onnx", 16}, {"yolo_head.onnx", 1}, {"yolo_head.onnx", 8}};
 #define N_RUNS (sizeof runs / sizeof *runs)
 
-/* Parameter j of (compute, memory, kernel_s), scaled by f. */
+/* Parameter j of (compute, memory, kernel_s, group_s), scaled by f. */
 static cJSON *truth_scaled(const cJSON *unit, int j, double f) {
-    double c[RL_CLASS_COUNT], m[RL_CLASS_COUNT], k = TRUE_KERNEL_S;
+    double c[RL_CLASS_COUNT], m[RL_CLASS_COUNT], k = TRUE_KERNEL_S, g = TRUE_GROUP_S;
     memcpy(c, TRUE_COMPUTE, sizeof c), memcpy(m, TRUE_MEMORY, sizeof m);
     if (j >= 0 && j < RL_CLASS_COUNT) c[j] *= f;
     else if (j >= RL_CLASS_COUNT && j < 2 * RL_CLASS_COUNT) m[j - RL_CLASS_COUNT] *= f;
-    else if (j == 2 * RL_CLASS_COUNT) k *= f;
-    return with_forecast(unit, c, m, k);
+    else if (j == P_KERNEL) k *= f;
+    else if (j == P_GROUP) g *= f;
+    return with_forecast(unit, c, m, k, g);
 }
 
 /* What a runtime that runs each node as a kernel of its own would measure
@@ -272,14 +343,15 @@ static char *run_fit(const cJSON *start, rl_model **models, char **csv, double *
 /* The fitted profile's value of parameter j. */
 static double fitted_param(const cJSON *res, int j) {
     char path[160];
-    if (j == 2 * RL_CLASS_COUNT) return check_num(res, "profile.forecast.kernel_overhead_s.value");
+    if (j == P_KERNEL) return check_num(res, "profile.forecast.kernel_overhead_s.value");
+    if (j == P_GROUP) return check_num(res, "profile.forecast.group_overhead_s.value");
     snprintf(path, sizeof path, "profile.forecast.classes.%s.%s.value", rl_op_class_names[j % RL_CLASS_COUNT],
              j < RL_CLASS_COUNT ? "compute_fraction" : "memory_fraction");
     return check_num(res, path);
 }
 
 static double true_param(int j) {
-    return j == 2 * RL_CLASS_COUNT ? TRUE_KERNEL_S : j < RL_CLASS_COUNT ? TRUE_COMPUTE[j] : TRUE_MEMORY[j - RL_CLASS_COUNT];
+    return j == P_KERNEL ? TRUE_KERNEL_S : j == P_GROUP ? TRUE_GROUP_S : j < RL_CLASS_COUNT ? TRUE_COMPUTE[j] : TRUE_MEMORY[j - RL_CLASS_COUNT];
 }
 
 static void check_fitted_profile(const cJSON *res, const cJSON *unit, rl_model *held_out) {
@@ -294,8 +366,14 @@ static void check_fitted_profile(const cJSON *res, const cJSON *unit, rl_model *
           "the fitted profile is calibrated, names its stack, its figures are measured");
     CHECK(check_num(res, "profile.forecast.fit.kernels") > 50 && cJSON_GetArraySize(check_at(res, "fit.models")) == 6,
           "provenance: kernels and models");
+    /* the synthetic runtime runs every node as a kernel of its own: the fit
+     * says the stack does not fuse, and the forecast follows it */
+    CHECK(!strcmp(check_str(res, "profile.forecast.fusion"), "none") &&
+              check_num(res, "fit.models.0.kernels_launched") >= check_num(res, "fit.models.0.kernels_unfused_plan"),
+          "the fit finds an unfused stack: %s", check_str(res, "profile.forecast.fusion"));
     /* the fit generalises: a model it never saw (mlp: Gemm, Relu, Softmax) */
     cJSON *truth = truth_scaled(unit, -1, 1);
+    cJSON_AddStringToObject(cJSON_GetObjectItem(truth, "forecast"), "fusion", "none");
     cJSON *a = analyze(held_out, truth, "fused", 4), *b = analyze(held_out, cJSON_GetObjectItem(res, "profile"), "fused", 4);
     CHECK_NEAR(check_num(b, "forecast.time_s"), check_num(a, "forecast.time_s"), 0.05, "held-out mlp forecast");
     CHECK(!strcmp(check_str(b, "forecast.basis"), "calibrated"), "a fitted profile's forecast says calibrated");
@@ -313,7 +391,7 @@ static void fit_tests(const cJSON *unit) {
     binding_params(models, unit, truth, n, binding);
     /* start elsewhere: every fraction 0.5, 10 µs per kernel; same tiles */
     static const double half[RL_CLASS_COUNT] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
-    cJSON *start = with_forecast(unit, half, half, 1e-5);
+    cJSON *start = with_forecast(unit, half, half, 1e-5, 0);
     double secs, secs2;
     char *out = run_fit(start, models, csv, &secs), *again = run_fit(start, models, csv, &secs2);
     printf("fit: %d synthetic kernels of %zu runs in %.3f s\n", n, N_RUNS, secs);
@@ -327,15 +405,20 @@ static void fit_tests(const cJSON *unit) {
     for (int j = 0; j < N_PARAMS; j++) {
         if (!binding[j]) continue;
         bound++;
-        CHECK_NEAR(fitted_param(res, j), true_param(j), 0.05, j == 2 * RL_CLASS_COUNT ? "kernel_overhead_s"
-                   : rl_op_class_names[j % RL_CLASS_COUNT]);
+        /* conv_net's two depthwise convolutions pin their compute fraction
+         * and the cost per group only together (the depthwise memory
+         * fraction, which no kernel pins, takes up part of either): 10 % */
+        bool traded = j == P_GROUP || j == RL_CLASS_DEPTHWISE;
+        CHECK_NEAR(fitted_param(res, j), true_param(j), traded ? 0.10 : 0.05, j == P_KERNEL ? "kernel_overhead_s"
+                   : j == P_GROUP ? "group_overhead_s" : rl_op_class_names[j % RL_CLASS_COUNT]);
     }
-    printf("fit: %d of %d parameters set some kernel's time; each recovered within 5%%:", bound, N_PARAMS);
+    printf("fit: %d of %d parameters set some kernel's time; each recovered within 5%% (the depthwise pair 10%%):", bound, N_PARAMS);
     for (int j = 0; j < N_PARAMS; j++) if (binding[j]) printf(" %d=%.4g/%.4g", j, fitted_param(res, j), true_param(j));
     printf("\n");
-    CHECK(bound >= 6 && binding[2 * RL_CLASS_COUNT] && binding[RL_CLASS_MATRIX] && binding[RL_CLASS_DEPTHWISE] &&
-              binding[RL_CLASS_COUNT + RL_CLASS_ELEMENTWISE], "the synthetic runs pin the matrix and depthwise compute, "
-          "the elementwise memory fractions and the fixed cost (and %d in all)", bound);
+    CHECK(bound >= 7 && binding[P_KERNEL] && binding[P_GROUP] && binding[RL_CLASS_MATRIX] &&
+              binding[RL_CLASS_DEPTHWISE] && binding[RL_CLASS_COUNT + RL_CLASS_ELEMENTWISE],
+          "the synthetic runs pin the matrix and depthwise compute, the elementwise memory fractions, the fixed "
+          "cost per kernel and per convolution group (and %d in all)", bound);
     rl_model *mlp = fixture("mlp.onnx");
     if (res && mlp) check_fitted_profile(res, unit, mlp);
     /* the profile of another model matches nothing */
@@ -382,6 +465,12 @@ static void fit_real_profiles(const cJSON *unit) {
     CHECK(check_num(res, "fit.kernels") >= 4 && !strcmp(check_str(res, "fit.models.1.name"), "small_mlp.onnx") &&
           isfinite(check_num(res, "fit.kernel_median_error")) && isfinite(check_num(res, "fit.model_max_error")),
           "provenance of the real fit");
+    /* the ORT profile gives each run's wall time: the time between kernels
+     * joins the fixed cost per kernel (the trtexec one gives none) */
+    double between = check_num(res, "fit.between_kernels_s");
+    CHECK(between > 0 && check_num(res, "profile.forecast.kernel_overhead_s.value") >= between &&
+              strstr(check_str(res, "profile.forecast.kernel_overhead_s.source"), "between kernels"),
+          "time between kernels %g joins the fixed cost per kernel", between);
     CHECK(!strcmp(check_str(res, "profile.forecast.stack"), "ONNX Runtime (the measured runs)"),
           "without a stack, the first profile's runtime names it: %s", check_str(res, "profile.forecast.stack"));
     char *p = cJSON_PrintUnformatted(cJSON_GetObjectItem(res, "profile"));
@@ -436,6 +525,8 @@ int main(int argc, char **argv) {
         validation(unit);
         fit_tests(unit);
         fit_real_profiles(unit);
+        stack_plan(unit);
+        fit_finds_epilogues_apart(unit);
     }
     cJSON_Delete(unit);
     return check_report("forecast");

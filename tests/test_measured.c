@@ -504,6 +504,60 @@ static void test_bound_share_fused(void) {
     rl_model_free(m);
 }
 
+/* A kernel's floor reads what another kernel just wrote from the fastest
+ * memory level that can hold it (rl_traffic_floor_s, docs/model.md §12.7):
+ * the GELU group exchanges 65536 bytes with the MatMuls around it and reads
+ * 12 bytes of constants. With a 1 MB level at 4x the unit device's
+ * bandwidth (and vector work fast enough that the GELU is memory-bound),
+ * its floor charges the 65536 bytes there and the 12 from main
+ * memory; a level too small for them changes nothing; a GELU measured
+ * between the two floors respects its floor only with the level. */
+static cJSON *with_cache_level(double capacity) {
+    cJSON *hw = cJSON_Duplicate(unit_hw, 1), *lv = cJSON_CreateObject();
+    /* fp32 work 100x faster than the unit device's vector rate: the GELU is memory-bound */
+    cJSON *fp32 = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(hw, "compute"), "fp32");
+    cJSON_ReplaceItemInObjectCaseSensitive(fp32, "vector", cJSON_CreateNumber(1e13));
+    cJSON_ReplaceItemInObjectCaseSensitive(fp32, "matrix", cJSON_CreateNumber(1e13));
+    if (!(capacity > 0)) return cJSON_Delete(lv), hw;
+    cJSON_AddStringToObject(lv, "name", "L2");
+    cJSON_AddNumberToObject(lv, "bandwidth_Bps", 4e11);
+    cJSON_AddNumberToObject(lv, "capacity_bytes", capacity);
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(hw, "memory"), lv);
+    return hw;
+}
+
+static void test_bound_share_cache(void) {
+    rl_model *m = load_model("small_mlp.onnx");
+    char text[512];
+    snprintf(text, sizeof text, "name,time_s\n\"/Div + /Erf + /Add_1 + /Mul + /Mul_1\",%.17g\n", 4e-7);
+    cJSON *keep = unit_hw, *res[3];
+    const double capacity[3] = {0, 1e6, 1e3}; /* none, holds the tensors, too small */
+    for (int i = 0; i < 3; i++) {
+        unit_hw = with_cache_level(capacity[i]);
+        res[i] = analyze(m, text, true, "csv");
+        cJSON_Delete(unit_hw);
+        unit_hw = keep;
+    }
+    const cJSON *g[3];
+    for (int i = 0; i < 3; i++) g[i] = group_of(res[i], "/Erf");
+    double tc = 0;
+    const char *gelu[] = {"/Div", "/Erf", "/Add_1", "/Mul", "/Mul_1"};
+    for (size_t i = 0; i < 5; i++) tc += num(layer(res[1], gelu[i]), "t_compute");
+    double dram = 65548 / 1e11, cached = 12 / 1e11 + 65536 / 4e11;
+    CHECK(g[0] && g[1] && g[2], "cache floor: the GELU group in every answer");
+    if (g[0] && g[1] && g[2]) {
+        CHECK(tc < cached, "cache floor: the GELU is memory-bound here (%g < %g)", tc, cached);
+        CHECK_NEAR(num(g[0], "sol_fused_s"), dram, 1e-9, "cache floor: no cache level, all from main memory");
+        CHECK_NEAR(num(g[1], "sol_fused_s"), cached, 1e-9, "cache floor: the exchanged tensors from the cache level");
+        CHECK_NEAR(num(g[2], "sol_fused_s"), dram, 1e-9, "cache floor: a level too small for them is no help");
+    }
+    /* measured at 4e-7 s: between the cached floor (1.6e-7) and the main-memory floor (6.6e-7) */
+    CHECK(num(get(res[0], "measured"), "sol_bound_share") == 0, "cache floor: below the main-memory floor");
+    CHECK(num(get(res[1], "measured"), "sol_bound_share") == 1, "cache floor: above the floor with the cache level");
+    for (int i = 0; i < 3; i++) cJSON_Delete(res[i]);
+    rl_model_free(m);
+}
+
 /* ----------------------------------------------------------- Netron -- */
 /* Netron's reader (source/view.js, metadata.Attachment.Container.open):
  * items with a kind and a target are filed under "kind::target", each name
@@ -634,6 +688,7 @@ int main(int argc, char **argv) {
     test_hostile_profiles();
     test_foreign_ranges();
     test_bound_share_fused();
+    test_bound_share_cache();
     test_netron();
     cJSON_Delete(unit_hw);
     return check_report("test_measured");

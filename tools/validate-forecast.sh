@@ -9,10 +9,17 @@
 # docs/validation.md ("The forecast on this CPU").
 #
 #   tools/validate-forecast.sh        (15-40 minutes on 2 busy cores)
+#   REUSE=DIR tools/validate-forecast.sh   (about 2 minutes: DIR's models and
+#       ORT profiles, measured before, are reused; the machine is calibrated
+#       anew unless the scratch folder already holds calibrated-cpu.json)
 #
 # Environment: ROOFLENS_VALIDATE_DIR (scratch folder, default
 # build/validate-forecast), RUNS (runs per profile, the first is the warm-up;
-# default 6), FIT (default "resnet50 bert_base"), MODELS (the held-out ones).
+# default 6), FIT (default "mobilenet_v3_large bert_base": a depthwise CNN and
+# a transformer encoder, so the fit sees every op class; docs/validation.md
+# says why), MODELS (the held-out ones), REUSE (a scratch folder of an
+# earlier run whose models/, ort/ and runs/*.profile.json and *.meta.json are
+# reused instead of measured again).
 # Needs Debian's python3-torch and python3-torchvision to export the
 # torchvision models (installed here when missing), and onnxruntime-node,
 # installed into the scratch folder with `npm install --ignore-scripts` (its
@@ -22,11 +29,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${ROOFLENS_VALIDATE_DIR:-build/validate-forecast}
 RUNS=${RUNS:-6}
-FIT=${FIT:-"resnet50 bert_base"}
-MODELS=${MODELS:-"mobilenet_v3_large efficientnet_b0 convnext_tiny vit_b_16 gpt_decoder resnet18 regnet_y_400mf shufflenet_v2_x1_0 squeezenet1_1"}
+FIT=${FIT:-"mobilenet_v3_large bert_base"}
+MODELS=${MODELS:-"resnet50 efficientnet_b0 convnext_tiny vit_b_16 gpt_decoder resnet18 regnet_y_400mf shufflenet_v2_x1_0 squeezenet1_1"}
 PY=/usr/bin/python3   # Debian's, with python3-onnx, python3-numpy, python3-torch
 DIMS=(--dim sequence=128 --dim seq=128)
 mkdir -p "$OUT/models" "$OUT/runs"
+
+if [[ -n "${REUSE:-}" ]]; then
+  echo "== reusing the models and ORT profiles of $REUSE"
+  [[ -d "$REUSE/runs" && -d "$REUSE/models" ]] || { echo "REUSE=$REUSE has no runs/ and models/" >&2; exit 1; }
+  for f in "$REUSE"/models/*.onnx; do [[ -e "$OUT/models/$(basename "$f")" ]] || ln -s "$(readlink -f "$f")" "$OUT/models/"; done
+  [[ -e "$OUT/ort" || ! -e "$REUSE/ort" ]] || ln -s "$(readlink -f "$REUSE/ort")" "$OUT/ort"
+  for f in "$REUSE"/runs/*.profile.json "$REUSE"/runs/*.meta.json; do
+    [[ -e "$OUT/runs/$(basename "$f")" ]] || cp "$f" "$OUT/runs/"
+  done
+fi
 
 echo "== rooflens (native)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null

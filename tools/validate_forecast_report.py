@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Tables for docs/validation.md from a tools/validate-forecast.sh run:
 
-    /usr/bin/python3 tools/validate_forecast_report.py build/validate-forecast --fit "resnet50 bert_base"
+    /usr/bin/python3 tools/validate_forecast_report.py build/validate-forecast --fit "mobilenet_v3_large bert_base"
 
 Reads OUT/runs/<model>_<opt>.meta.json (ort-profile.mjs's record: wall times
 and load) and OUT/runs/<model>_<opt>.{calibrated-cpu,fitted}.json (rooflens's
@@ -68,6 +68,16 @@ def row(out, model, opt):
     return r
 
 
+def fitted_stack(out, opt):
+    """What the fit found about the stack (the fitted profile's forecast block)."""
+    prof = load(os.path.join(out, "fitted-%s.json" % opt)) or {}
+    f = prof.get("forecast", {})
+    fig = lambda k: (f.get(k) or {}).get("value")
+    return {"fusion": f.get("fusion"), "epilogue_apart": f.get("epilogue_apart"),
+            "kernel_overhead_s": fig("kernel_overhead_s"), "group_overhead_s": fig("group_overhead_s"),
+            "between_kernels_s": (f.get("fit") or {}).get("between_kernels_s")}
+
+
 def summary(rows, key):
     errs = [abs(r[key]) for r in rows if r[key] is not None]
     if not errs:
@@ -78,13 +88,20 @@ def summary(rows, key):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
-    ap.add_argument("--fit", default="resnet50 bert_base")
+    ap.add_argument("--fit", default="mobilenet_v3_large bert_base")
     a = ap.parse_args()
     fit = a.fit.split()
     models = sorted({os.path.basename(p).rsplit("_", 1)[0]
                      for p in glob.glob(os.path.join(a.out, "runs", "*.meta.json"))})
     models = fit + [m for m in models if m not in fit]
     out = {"fit": fit, "setups": {}}
+    try:
+        with open(os.path.join(a.out, "calibrate.log")) as f:
+            first = f.readline().strip()
+        out["calibrate"] = first
+        print("Calibration: %s" % first.split(": ", 1)[-1])
+    except OSError:
+        pass
     for opt in ("disabled", "all"):
         rows = [r for r in (row(a.out, m, opt) for m in models) if r]
         held = [r for r in rows if r["model"] not in fit]
@@ -109,7 +126,13 @@ def main():
               " lowest floor share %s." % (sum(r["floor_below_wall"] for r in rows), len(rows),
                                           sum(r["forecast_above_floor"] for r in rows), len(rows),
                                           "%.3f" % min(shares) if shares else "–"))
-        out["setups"][opt] = {"rows": rows, "held_out": len(held),
+        st = fitted_stack(a.out, opt)
+        us = lambda v: "–" if v is None else "%.2f µs" % (v * 1e6)
+        print("The fit found: fusion %s, epilogues apart after %s, %s per kernel (of which %s between kernels), "
+              "%s per convolution group." % (st["fusion"], ", ".join(st["epilogue_apart"] or []) or "none",
+                                             us(st["kernel_overhead_s"]), us(st["between_kernels_s"]),
+                                             us(st["group_overhead_s"])))
+        out["setups"][opt] = {"rows": rows, "held_out": len(held), "stack": st,
                               "fitted_median_err": fm, "fitted_max_err": fx,
                               "analytic_median_err": am, "analytic_max_err": ax,
                               "min_sol_bound_share": min(shares) if shares else None}

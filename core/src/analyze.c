@@ -431,6 +431,7 @@ static void add_forecast_section(cJSON *root, const rl_timing *t, const rl_hw *h
     rl_json_add_num(fo, "dram_bytes", f->dram_bytes);
     rl_json_add_num(fo, "cache_bytes", f->cache_bytes);
     rl_json_add_num(fo, "kernel_overhead_s", hw->fc.kernel_s);
+    rl_json_add_num(fo, "group_overhead_s", hw->fc.group_s);
     cJSON *bc = cJSON_AddArrayToObject(fo, "by_class");
     for (int cls = 0; cls < RL_CLASS_COUNT; cls++)
         cJSON_AddItemToArray(bc, forecast_class_json(cls, &f->by_class[cls], hw, t->main_prec));
@@ -602,7 +603,7 @@ cJSON *rl_analyze_parse_request(const char *request_json, rl_error *err) {
  * to the nodes, each node's own roofline handed over as its speed of light.
  * *out stays NULL when the request carries no profile. */
 int rl_analyze_attach_measured(rl_ctx *c, const cJSON *req, const rl_graph *g, const rl_layer_time *lt,
-                           double bandwidth, rl_measured **out, rl_error *err) {
+                           const rl_hw *hw, rl_measured **out, rl_error *err) {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(req, "measured");
     *out = NULL;
     if (!spec || cJSON_IsNull(spec)) return 0;
@@ -613,7 +614,7 @@ int rl_analyze_attach_measured(rl_ctx *c, const cJSON *req, const rl_graph *g, c
     }
     for (int i = 0; i < g->n_nodes; i++)
         cost[i] = (rl_measured_cost){lt[i].flops, lt[i].bytes, lt[i].tc, lt[i].tm, g->nodes[i].cost.known};
-    *out = rl_measured_attach(c, spec, g, cost, bandwidth, err);
+    *out = rl_measured_attach(c, spec, g, cost, hw, err);
     return *out ? 0 : -1;
 }
 
@@ -645,7 +646,7 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
     if (rl_prepare_and_time(&c, &o, &hw, &pg, &lt, &t) || rl_timing_check(&t, pg.graph, &err)) goto fail;
     warn_about_headline(&c, &t, &hw);
     rl_measured *measured;
-    if (rl_analyze_attach_measured(&c, req, pg.graph, lt, hw.mem_bw[0], &measured, &err)) goto fail;
+    if (rl_analyze_attach_measured(&c, req, pg.graph, lt, &hw, &measured, &err)) goto fail;
     /* many devices (parallel.c; docs/parallel.md) */
     const cJSON *pspec = cJSON_GetObjectItemCaseSensitive(req, "parallel");
     rl_parallel *par = NULL;

@@ -31,5 +31,5 @@ int rl_analyze_parse_options(const cJSON *req, rl_options *o, rl_ctx *c, rl_dim_
 /* The request's "measured" profile matched to the nodes of g (*out stays
  * NULL without one); 0, or -1 with err set. */
 int rl_analyze_attach_measured(rl_ctx *c, const cJSON *req, const rl_graph *g, const rl_layer_time *lt,
-                               double bandwidth, rl_measured **out, rl_error *err);
+                               const rl_hw *hw, rl_measured **out, rl_error *err);
 #endif

@@ -102,6 +102,16 @@ static double node_quantization(const rl_prepared *pg, const rl_forecast_params 
     return rl_matrix_quantization(p, m, nn, n->cost.macs / elems, batch);
 }
 
+/* The groups a grouped convolution runs, each a small product of its own:
+ * its group attribute times the images of its batch (N of its NCHW output,
+ * and the batch scale of a fixed-batch graph). */
+static double conv_group_runs(const rl_prepared *pg, const rl_node *n) {
+    const rl_value *out = n->n_out > 0 ? n->outv[0] : NULL;
+    double images = out && out->rank >= 3 && out->dims[0] > 0 ? (double)out->dims[0] : 1;
+    double scale = pg->per_sample && pg->per_sample[n->index] ? pg->batch_scale : 1;
+    return (double)conv_groups(n) * images * scale;
+}
+
 /* -------------------------------------------------------------- traffic -- */
 /* The node whose output `v` is, looking through metadata views; *made
  * receives that output. -1 for a graph input or weight. */
@@ -147,6 +157,7 @@ static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
     double tv = hw->vector[p] > 0 ? q->vector_flops / hw->vector[p] : 0;
     double tc = max2(tm, tv);
     k->tc[cls] += tc;
+    if (cls == RL_CLASS_DEPTHWISE && n->op && in_family(n->op, &rl_family_conv)) k->groups += conv_group_runs(pg, n);
     k->e_flop += rl_hw_flop_energy(hw, p, q->matrix_flops, q->vector_flops);
     return tc;
 }
@@ -190,16 +201,16 @@ double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p) {
     double tc = 0;
     for (int cls = 0; cls < RL_CLASS_COUNT; cls++)
         if (k->tc[cls] > 0) tc += k->tc[cls] / p->compute[cls];
-    return max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + k->kernels * p->kernel_s;
+    return max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + k->kernels * p->kernel_s + k->groups * p->group_s;
 }
 
 /* ---------------------------------------------------------------- graph -- */
 /* Spread kernel time t over its layers in proportion to their own weights
  * (set by rl_fc_kernel_figures); all of it to the first when none weighs. */
-static void spread(const rl_prepared *pg, int first, bool unfused, double t, rl_layer_time *lt) {
+static void spread(const int *next, int first, double t, rl_layer_time *lt) {
     double w = 0;
-    for (int i = first; i >= 0; i = unfused ? -1 : pg->group_next[i]) w += lt[i].forecast_s;
-    for (int i = first; i >= 0; i = unfused ? -1 : pg->group_next[i])
+    for (int i = first; i >= 0; i = next ? next[i] : -1) w += lt[i].forecast_s;
+    for (int i = first; i >= 0; i = next ? next[i] : -1)
         lt[i].forecast_s = w > 0 ? t * lt[i].forecast_s / w : (i == first ? t : 0);
 }
 
@@ -225,19 +236,65 @@ static void close_forecast(const rl_prepared *pg, const rl_hw *hw, double e_dyn,
     }
 }
 
+/* The kernels the stack runs (root, next: each kernel's first node and the
+ * chain of its nodes; kernels: per first node, what it launches). NULL
+ * next: every node on its own. */
+typedef struct fc_plan {
+    int *root, *next;
+    double *kernels;
+} fc_plan;
+
+static bool splits_epilogue(const rl_forecast_params *p, const rl_node *n) {
+    for (int i = 0; i < p->n_apart; i++)
+        if (n->op_type && !strcmp(n->op_type, p->apart[i])) return true;
+    return false;
+}
+
+/* The fused groups of §4, except that a group whose first node's operator
+ * runs its epilogue apart (the stack's epilogue_apart) becomes two kernels:
+ * that node alone, and its epilogue as one kernel of its own (ONNX Runtime
+ * runs a MatMul's GELU as one Gelu kernel after it, and the residual Add
+ * and LayerNorm as one SkipLayerNorm). */
+static bool make_plan(rl_ctx *c, const rl_prepared *pg, const rl_forecast_params *p, fc_plan *pl) {
+    const rl_graph *g = pg->graph;
+    size_t n = (size_t)g->n_nodes + 1;
+    pl->root = rl_arena_alloc(c->arena, n * sizeof *pl->root);
+    pl->next = rl_arena_alloc(c->arena, n * sizeof *pl->next);
+    pl->kernels = rl_arena_alloc(c->arena, n * sizeof *pl->kernels);
+    if (!pl->root || !pl->next || !pl->kernels) return false;
+    for (int i = 0; i < g->n_nodes; i++)
+        pl->root[i] = pg->group_root[i], pl->next[i] = pg->group_next[i], pl->kernels[i] = pg->fused_kernels[i];
+    for (int r = 0; r < g->n_nodes; r++) {
+        int m = pg->group_next[r];
+        if (pg->group_root[r] != r || m < 0 || !splits_epilogue(p, &g->nodes[r])) continue;
+        pl->next[r] = -1;
+        double k = 0;
+        for (int i = m; i >= 0; i = pg->group_next[i]) pl->root[i] = m, k += pg->kernels[i] > 0;
+        pl->kernels[m] = k > 0 ? 1 : 0;
+    }
+    return true;
+}
+
 void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, rl_layer_time *lt,
                        rl_timing *out) {
     rl_forecast *f = &out->forecast;
     memset(f, 0, sizeof *f);
     const rl_graph *g = pg->graph;
-    const bool unfused = out->chosen == RL_SOL_UNFUSED;
+    /* the kernels the stack runs: every node on its own when the chosen
+     * model or the stack does not fuse, else the fused groups of §4 */
+    const bool unfused = out->chosen == RL_SOL_UNFUSED || hw->fc.unfused;
+    fc_plan pl = {pg->group_root, pg->group_next, pg->fused_kernels};
+    /* a stack that runs some epilogues apart gets its own plan (out of
+     * memory: the fused groups as they are) */
+    fc_plan split;
+    if (!unfused && hw->fc.n_apart > 0 && make_plan(c, pg, &hw->fc, &split)) pl = split;
+    if (unfused) pl.root = pl.next = NULL;
     double e_dyn = 0;
     for (int r = 0; r < g->n_nodes; r++) {
-        if (!unfused && pg->group_root[r] != r) continue;
+        if (pl.root && pl.root[r] != r) continue;
         rl_fc_kernel k;
-        double kernels = unfused ? pg->kernels[r] : pg->fused_kernels[r];
-        rl_fc_kernel_figures(c, pg, o, hw, r, unfused ? NULL : pg->group_next, unfused ? NULL : pg->group_root,
-                             kernels, lt, &k);
+        double kernels = unfused ? pg->kernels[r] : pl.kernels[r];
+        rl_fc_kernel_figures(c, pg, o, hw, r, pl.next, pl.root, kernels, lt, &k);
         double t = rl_fc_kernel_time(&k, &hw->fc);
         f->kernels_s += t;
         f->dram_bytes += k.dram_bytes, f->cache_bytes += k.cache_bytes;
@@ -245,8 +302,8 @@ void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
         rl_forecast_class *bc = &f->by_class[k.cls];
         bc->time_s += t, bc->kernels += kernels;
         if (!lt) continue;
-        spread(pg, r, unfused, t, lt);
-        for (int i = r; i >= 0; i = unfused ? -1 : pg->group_next[i]) bc->floor_s += lt[i].t;
+        spread(pl.next, r, t, lt);
+        for (int i = r; i >= 0; i = pl.next ? pl.next[i] : -1) bc->floor_s += lt[i].t;
     }
     close_forecast(pg, hw, e_dyn, lt, out);
 }

@@ -24,6 +24,7 @@ typedef struct rl_fc_kernel {
     double dram_bytes, cache_bytes;
     double e_flop;             /* dynamic energy of its work */
     double kernels;            /* kernels it launches: each pays the fixed cost */
+    double groups;             /* groups of its grouped convolutions (× the batch): each pays the group cost */
     int cls;                   /* the kernel's class: its matrix node's, else its slowest node's */
 } rl_fc_kernel;
 
@@ -46,7 +47,8 @@ void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o,
                           const int *next, const int *set_of, double kernels, rl_layer_time *lt, rl_fc_kernel *k);
 
 /* A kernel's forecast time under parameters p:
- * max(Σ_class tc / compute_fraction, (t_dram + t_cache) / memory_fraction) + kernels × kernel_s. */
+ * max(Σ_class tc / compute_fraction, (t_dram + t_cache) / memory_fraction)
+ *   + kernels × kernel_s + groups × group_s. */
 double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p);
 
 /* The forecast of the chosen model (out->forecast; per layer forecast_s and

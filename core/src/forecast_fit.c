@@ -9,9 +9,11 @@
 #define FRACTION_LO 1e-4
 #define KERNEL_LO 1e-9
 #define KERNEL_HI 1e-2
+#define GROUP_LO 1e-11 /* a fixed cost per convolution group: 10 ps (none to speak of) to 1 ms */
+#define GROUP_HI 1e-3
 #define COARSE 33   /* grid points over a parameter's whole range */
 #define REFINES 6   /* finer grids around the best, each a quarter of the last */
-#define SWEEPS 8    /* at most this many passes over all parameters */
+#define SWEEPS 16   /* at most this many passes over all parameters */
 
 typedef struct param {
     double *value;
@@ -75,6 +77,7 @@ static int informed_params(const rl_fit_sample *s, int n, rl_forecast_params *p,
         for (int c = 0; c < RL_CLASS_COUNT; c++) inf->compute[c] |= s[i].k.tc[c] > 0;
         inf->memory[s[i].k.cls] |= s[i].k.t_dram + s[i].k.t_cache > 0;
         inf->kernel_s |= s[i].k.kernels > 0;
+        inf->group_s |= s[i].k.groups > 0;
     }
     int m = 0;
     for (int c = 0; c < RL_CLASS_COUNT; c++) {
@@ -82,11 +85,35 @@ static int informed_params(const rl_fit_sample *s, int n, rl_forecast_params *p,
         if (inf->memory[c]) out[m++] = (param){&p->memory[c], log(FRACTION_LO), 0};
     }
     if (inf->kernel_s) out[m++] = (param){&p->kernel_s, log(KERNEL_LO), log(KERNEL_HI)};
+    if (inf->group_s) out[m++] = (param){&p->group_s, log(GROUP_LO), log(GROUP_HI)};
     return m;
 }
 
+/* Two parameters moved together: the loss is a sum of absolute logs, with
+ * kinks where one parameter alone cannot move without raising it (e.g. a
+ * class's compute fraction against the cost per convolution group, which
+ * both stretch the same kernels). Tries each pair along its four diagonals
+ * at steps from 0.1 down to 1e-4 (in log) and keeps every move that lowers
+ * the loss. Returns whether one did. */
+static bool search_pairs(const rl_fit_sample *s, int n, rl_forecast_params *p, const param *q, int m) {
+    double best = loss(s, n, p), start = best;
+    for (int i = 0; i < m; i++)
+        for (int j = i + 1; j < m; j++)
+            for (double step = 0.1; step > 5e-5; step /= 4)
+                for (int d = 0; d < 4; d++) {
+                    double a = log(*q[i].value), b = log(*q[j].value);
+                    double x = a + (d & 1 ? step : -step), y = b + (d & 2 ? step : -step);
+                    if (x < q[i].lo || x > q[i].hi || y < q[j].lo || y > q[j].hi) continue;
+                    *q[i].value = exp(x), *q[j].value = exp(y);
+                    double l = loss(s, n, p);
+                    if (l < best * (1 - 1e-12)) best = l;
+                    else *q[i].value = exp(a), *q[j].value = exp(b);
+                }
+    return best < start;
+}
+
 void rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *informed) {
-    param q[2 * RL_CLASS_COUNT + 1];
+    param q[2 * RL_CLASS_COUNT + 2];
     int m = informed_params(s, n, p, informed, q);
     /* start inside the ranges (a profile may give 0 for the fixed cost) */
     for (int j = 0; j < m; j++) {
@@ -96,6 +123,7 @@ void rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_
     for (int sweep = 0; sweep < SWEEPS; sweep++) {
         bool moved = false;
         for (int j = 0; j < m; j++) moved |= search_param(s, n, p, &q[j]);
+        moved |= search_pairs(s, n, p, q, m);
         if (!moved) break;
     }
 }

@@ -25,7 +25,7 @@ typedef struct rl_fit_sample {
 
 /* Which parameters the samples inform (some sample's forecast depends on it). */
 typedef struct rl_fit_informed {
-    bool compute[RL_CLASS_COUNT], memory[RL_CLASS_COUNT], kernel_s;
+    bool compute[RL_CLASS_COUNT], memory[RL_CLASS_COUNT], kernel_s, group_s;
 } rl_fit_informed;
 
 /* Fit `p` (its other fields untouched) to n samples; *informed says which

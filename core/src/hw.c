@@ -47,6 +47,7 @@ static const field_rule rules[] = {
     {"voltage_floor_ratio", "(fraction)", 0.05, 1, false},
     {"voltage_floor_clock_hz", "Hz", 1e6, 1e11, false},
     {"kernel_overhead_s", "s", 1e-9, 0.1, true},
+    {"group_overhead_s", "s", 1e-12, 0.01, true},
     {"matrix_units", "(count)", 1, 1e7, false},
     {"tile_m", "(elements)", 1, 65536, false},
     {"tile_n", "(elements)", 1, 65536, false},

@@ -28,6 +28,7 @@ enum rl_op_class {
 extern const char *const rl_op_class_names[RL_CLASS_COUNT];
 int rl_op_class_parse(const char *name); /* -1 if unknown */
 
+#define RL_FC_MAX_APART 16
 /* The forecast's parameters (the profile's "forecast" block, hw/README.md):
  * what a well-tuned software stack reaches on the device. A profile without
  * the block gets the core's generic defaults (no tile quantization). */
@@ -35,9 +36,16 @@ typedef struct rl_forecast_params {
     double compute[RL_CLASS_COUNT]; /* achievable fraction of the compute peak, (0, 1] */
     double memory[RL_CLASS_COUNT];  /* achievable fraction of a memory level's bandwidth, (0, 1] */
     double kernel_s;                /* fixed cost per kernel: launch or dispatch, ramp and tail */
+    double group_s;                 /* fixed cost per group of a grouped (depthwise) convolution: each
+                                       group is a small product of its own (0: none) */
     double units;                   /* matrix units that work in parallel (SMs, MXUs, cores) */
     double tile_m, tile_n, tile_k;  /* the output tile one unit computes at a time, and its K step */
     int cache_level;                /* memory level that keeps a kernel's output for the next (0: none) */
+    bool unfused;                   /* the stack runs every node as a kernel of its own ("fusion": "none"),
+                                       not the epilogue fusion of docs/model.md §4 ("epilogue") */
+    const char *apart[RL_FC_MAX_APART]; /* operator types whose epilogue the stack runs as a kernel of its
+                                           own ("epilogue_apart"; point into the profile) */
+    int n_apart;
     const char *stack;              /* the software stack the parameters describe */
     bool calibrated;                /* "calibrated" (fitted on measured kernels) or "analytic" */
 } rl_forecast_params;

@@ -19,8 +19,8 @@ const char *rl_topology_name(int t) { return t >= 0 && t < RL_TOPO_COUNT ? topol
 
 static const char *const interconnect_keys[] = {"name", "topology", "notes", "links", "link_bandwidth_Bps",
                                                 "latency_s", NULL};
-static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "matrix_units", "tile_m", "tile_n",
-                                            "tile_k", "cache_level", "classes", "fit", NULL};
+static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "group_overhead_s", "matrix_units", "tile_m", "tile_n",
+                                            "tile_k", "cache_level", "fusion", "epilogue_apart", "classes", "fit", NULL};
 static const char *const fraction_keys[] = {"compute_fraction", "memory_fraction", NULL};
 
 const char *const rl_op_class_names[RL_CLASS_COUNT] = {"matrix", "depthwise", "normalization",
@@ -104,6 +104,22 @@ static int forecast_classes(const parse_ctx *x, const cJSON *classes, rl_forecas
     return 0;
 }
 
+/* "epilogue_apart": the operator types (e.g. "MatMul") whose epilogue the
+ * stack runs as a kernel of its own after them. */
+static int forecast_apart(const parse_ctx *x, const cJSON *list, rl_forecast_params *f) {
+    if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) > RL_FC_MAX_APART)
+        return hw_bad(x, "forecast.epilogue_apart", "must be a list of at most %d operator types (e.g. \"MatMul\")",
+                      RL_FC_MAX_APART);
+    const cJSON *it;
+    f->n_apart = 0;
+    cJSON_ArrayForEach(it, list) {
+        if (!cJSON_IsString(it) || !it->valuestring[0] || strlen(it->valuestring) > 64)
+            return hw_bad(x, "forecast.epilogue_apart", "must hold operator types (text, e.g. \"MatMul\")");
+        f->apart[f->n_apart++] = it->valuestring;
+    }
+    return 0;
+}
+
 /* The profile's "forecast" block over the defaults (hw/README.md). */
 int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
     rl_forecast_params *f = &hw->fc;
@@ -114,6 +130,7 @@ int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
     const cJSON *basis = cJSON_GetObjectItemCaseSensitive(fc, "basis");
     const cJSON *cache = cJSON_GetObjectItemCaseSensitive(fc, "cache_level");
     const cJSON *fit = cJSON_GetObjectItemCaseSensitive(fc, "fit");
+    const cJSON *fusion = cJSON_GetObjectItemCaseSensitive(fc, "fusion");
     if (stack && !(cJSON_IsString(stack) && stack->valuestring[0]))
         return hw_bad(x, "forecast.stack", "must name the software stack (e.g. \"TensorRT\")");
     if (cJSON_IsString(stack)) f->stack = stack->valuestring;
@@ -122,6 +139,11 @@ int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
         return hw_bad(x, "forecast.basis", "must be \"analytic\" or \"calibrated\"");
     f->calibrated = cJSON_IsString(basis) && !strcmp(basis->valuestring, "calibrated");
     if (fit && !cJSON_IsObject(fit)) return hw_bad(x, "forecast.fit", "must be an object (the fit's provenance)");
+    if (fusion && !(cJSON_IsString(fusion) && (!strcmp(fusion->valuestring, "epilogue") ||
+                                               !strcmp(fusion->valuestring, "none"))))
+        return hw_bad(x, "forecast.fusion", "must be \"epilogue\" (the stack fuses epilogues into their producer's "
+                                           "kernel) or \"none\" (every node runs as a kernel of its own)");
+    f->unfused = cJSON_IsString(fusion) && !strcmp(fusion->valuestring, "none");
     if (cache) {
         f->cache_level = -1;
         for (int i = 1; cJSON_IsString(cache) && i < hw->n_mem; i++)
@@ -132,10 +154,13 @@ int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
             return hw_bad(x, "forecast.cache_level", "must name a memory level after memory[0] that gives its "
                                                   "bandwidth_Bps and capacity_bytes");
     }
-    static const char *const keys[] = {"kernel_overhead_s", "matrix_units", "tile_m", "tile_n", "tile_k"};
-    double *dst[] = {&f->kernel_s, &f->units, &f->tile_m, &f->tile_n, &f->tile_k};
-    for (int i = 0; i < 5; i++)
+    static const char *const keys[] = {"kernel_overhead_s", "group_overhead_s", "matrix_units", "tile_m", "tile_n",
+                                       "tile_k"};
+    double *dst[] = {&f->kernel_s, &f->group_s, &f->units, &f->tile_m, &f->tile_n, &f->tile_k};
+    for (int i = 0; i < 6; i++)
         if (hw_read_figure(x, fc, keys[i], "forecast", dst[i], NULL)) return -1;
+    const cJSON *apart = cJSON_GetObjectItemCaseSensitive(fc, "epilogue_apart");
+    if (apart && forecast_apart(x, apart, f)) return -1;
     const cJSON *classes = cJSON_GetObjectItemCaseSensitive(fc, "classes");
     return classes ? forecast_classes(x, classes, f) : 0;
 }

@@ -533,12 +533,16 @@ static bool match(rl_ctx *c, rl_measured *m) {
 /* Bytes a group moves as one kernel: the tensors that enter it (weights,
  * graph inputs, values made outside it) and those that leave it (read
  * outside it or graph outputs), each once; intermediates stay on chip.
+ * *main receives the weights and the model's inputs and outputs, which
+ * cross main memory; *exchanged the tensors it trades with other kernels.
  * Never more than its nodes' own traffic (a node may read only part of a
- * tensor, a Gather's rows). */
-static double group_external_bytes(rl_ctx *c, const rl_measured *m, int gi, const consumers *cons, int *stamp) {
+ * tensor, a Gather's rows): both are scaled down to it. */
+static void group_external_bytes(rl_ctx *c, const rl_measured *m, int gi, const consumers *cons, int *stamp,
+                                 double *main, double *exchanged) {
     const rl_graph *g = m->g;
     const group *G = &m->groups[gi];
-    double b = 0, own = 0;
+    double own = 0;
+    *main = *exchanged = 0;
     for (int j = 0; j < G->n_nodes; j++) {
         const rl_node *n = &g->nodes[G->nodes[j]];
         own += m->cost[G->nodes[j]].bytes;
@@ -548,20 +552,21 @@ static double group_external_bytes(rl_ctx *c, const rl_measured *m, int gi, cons
             int pr = g->values[v].producer;
             if (pr >= 0 && m->group_of_node[pr] == gi) continue;
             stamp[v] = gi + 1;
-            b += rl_value_bytes(c, &g->values[v]);
+            *(pr >= 0 ? exchanged : main) += rl_value_bytes(c, &g->values[v]);
         }
         for (int o = 0; o < n->n_out; o++) {
             int v = n->out[o];
             if (v < 0 || stamp[v] == gi + 1) continue;
-            bool leaves = g->values[v].is_graph_output;
+            bool out = g->values[v].is_graph_output, leaves = out;
             for (int k = cons->start[v]; k < cons->start[v + 1] && !leaves; k++)
                 leaves = m->group_of_node[cons->node[k]] != gi;
             if (!leaves) continue;
             stamp[v] = gi + 1;
-            b += rl_value_bytes(c, &g->values[v]);
+            *(out ? main : exchanged) += rl_value_bytes(c, &g->values[v]);
         }
     }
-    return b < own ? b : own;
+    double b = *main + *exchanged;
+    if (b > own) *main *= own / b, *exchanged *= own / b;
 }
 
 static bool group_figures(rl_ctx *c, rl_measured *m) {
@@ -583,12 +588,10 @@ static bool group_figures(rl_ctx *c, rl_measured *m) {
             const char *h = m->how_of_node[i];
             if (!strcmp(h, "inferred") || (!strcmp(h, "fused") && !strcmp(G->how, "name"))) G->how = h;
         }
-        if (G->n_nodes == 1) {
-            G->sol_fused_s = G->sol_s;
-        } else {
-            double tm = m->bandwidth > 0 ? group_external_bytes(c, m, gi, &cons, stamp) / m->bandwidth : 0;
-            G->sol_fused_s = G->t_compute > tm ? G->t_compute : tm;
-        }
+        double main, exchanged;
+        group_external_bytes(c, m, gi, &cons, stamp, &main, &exchanged);
+        double tm = rl_traffic_floor_s(m->hw, main, exchanged);
+        G->sol_fused_s = G->t_compute > tm ? G->t_compute : tm;
         m->matched_s += G->measured_s;
     }
     for (int k = 0; k < m->p.n_kernels; k++) m->total_s += m->p.kernels[k].time_s;
@@ -596,7 +599,7 @@ static bool group_figures(rl_ctx *c, rl_measured *m) {
 }
 
 rl_measured *rl_measured_attach(rl_ctx *c, const cJSON *spec, const rl_graph *g,
-                                const rl_measured_cost *cost, double bandwidth, rl_error *err) {
+                                const rl_measured_cost *cost, const rl_hw *hw, rl_error *err) {
     if (!cJSON_IsObject(spec)) {
         rl_error_set(err, "bad_request", "measured",
                      "measured must be an object {\"text\": \"<profile>\", \"format\": \"auto\"}");
@@ -622,7 +625,7 @@ rl_measured *rl_measured_attach(rl_ctx *c, const cJSON *spec, const rl_graph *g,
         return NULL;
     m->g = g;
     m->cost = cost;
-    m->bandwidth = bandwidth;
+    m->hw = hw;
     m->infer_fusion = m->p.format != RL_PROFILE_CSV; /* a CSV names exactly what ran */
     int nn = g->n_nodes, nk = m->p.n_kernels;
     m->group_of_node = rl_arena_alloc(a, (size_t)(nn + 1) * sizeof *m->group_of_node);

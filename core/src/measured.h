@@ -31,6 +31,7 @@
 #include <cjson/cJSON.h>
 
 #include "graph.h"
+#include "hw.h"
 #include "layer_writer.h"
 
 /* ------------------------------------------------------------- import -- */
@@ -76,13 +77,13 @@ typedef struct rl_measured rl_measured;
 
 /* Reads the request's "measured" object ({"text": "...", "format": "auto"}),
  * imports it and matches it to `g`'s nodes. `cost` has g->n_nodes rows and
- * must outlive the result; `bandwidth` is the main memory's (B/s, the one
- * the nodes' t_memory used), for a fused group's speed of light as one
- * kernel. Adds warnings to c (kernels that name no node, shapes that differ
+ * must outlive the result; `hw` (which must too) is the device the nodes'
+ * t_memory used: its memory levels give each kernel group's own floor
+ * (rl_traffic_floor_s). Adds warnings to c (kernels that name no node, shapes that differ
  * from the analysis). Returns NULL with err set on a bad profile or when
  * memory runs out. */
 rl_measured *rl_measured_attach(rl_ctx *c, const cJSON *spec, const rl_graph *g,
-                                const rl_measured_cost *cost, double bandwidth, rl_error *err);
+                                const rl_measured_cost *cost, const rl_hw *hw, rl_error *err);
 
 /* ------------------------------------------ writing (measured_json.c) -- */
 /* Adds measured_s, efficiency, recoverable_s, achieved_flops_per_s,

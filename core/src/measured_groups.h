@@ -11,6 +11,7 @@
 #ifndef ROOFLENS_MEASURED_GROUPS_H
 #define ROOFLENS_MEASURED_GROUPS_H
 #include "measured.h"
+#include "timing.h"
 
 /* A kernel group: one kernel, or several that ran the same nodes. */
 typedef struct group {
@@ -19,7 +20,9 @@ typedef struct group {
     int last_order;      /* execution position of its last kernel */
     double measured_s;   /* Σ kernel times */
     double sol_s;        /* Σ node roofline times */
-    double sol_fused_s;  /* the group as one kernel: max(Σ t_compute, traffic in and out / bandwidth) */
+    double sol_fused_s;  /* the group's floor as one kernel: max(Σ t_compute, its traffic in and out at
+                            rl_traffic_floor_s: what it exchanges with other kernels from a cache
+                            level that holds it) */
     double t_compute;    /* Σ node compute times */
     double flops, bytes;
     bool known;          /* every node's cost known */
@@ -37,7 +40,7 @@ struct rl_measured {
     group *groups;
     int n_groups;
     int *kernel_at_order;     /* kernel index by execution position */
-    double bandwidth;         /* main memory, B/s: the roofline's t_memory = bytes / bandwidth */
+    const rl_hw *hw;          /* the device: its memory levels give each group's floor */
     bool infer_fusion;        /* the runtime fuses: nodes without a kernel join a neighbour */
     double total_s, matched_s;
     int shape_mismatches;

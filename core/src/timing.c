@@ -426,6 +426,13 @@ int rl_node_timing_precision(rl_ctx *c, const rl_options *o, const rl_hw *hw, co
 
 double rl_node_fused_bytes(const rl_ctx *c, const rl_prepared *pg, const rl_node *n) { return fused_bytes(c, pg, n); }
 
+double rl_traffic_floor_s(const rl_hw *hw, double main_bytes, double exchanged_bytes) {
+    double bw = hw->mem_bw[0];
+    for (int L = 1; L < hw->n_mem; L++)
+        if (hw->mem_cap[L] >= exchanged_bytes && hw->mem_bw[L] > bw) bw = hw->mem_bw[L];
+    return main_bytes / hw->mem_bw[0] + exchanged_bytes / bw;
+}
+
 /* One node's figures on the device, before the model-level rules. */
 typedef struct node_fig {
     double flops, bytes, fbytes, tc, e_flop; /* e_flop: dynamic energy of its FLOPs */

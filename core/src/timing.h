@@ -182,6 +182,14 @@ int rl_prepare_and_time(rl_ctx *c, const rl_options *o, const rl_hw *hw, rl_prep
 /* The precision a node's work is timed at on `hw` (after any fallback,
  * which it warns about once). */
 int rl_node_timing_precision(rl_ctx *c, const rl_options *o, const rl_hw *hw, const rl_node *n);
+/* The floor of one kernel's traffic (docs/model.md §12.7): the bytes that
+ * must cross main memory (weights, the model's inputs and outputs) at its
+ * bandwidth, and the tensors it exchanges with other kernels at the
+ * bandwidth of the fastest memory level that can hold them all (a tensor the
+ * kernel before just wrote may still be there; main memory when no level
+ * can). A lower bound on the kernel's memory time, never above
+ * (main + exchanged) / main memory's bandwidth. */
+double rl_traffic_floor_s(const rl_hw *hw, double main_bytes, double exchanged_bytes);
 /* A node's traffic in the fused models: weights and model-boundary tensors. */
 double rl_node_fused_bytes(const rl_ctx *c, const rl_prepared *pg, const rl_node *n);
 
