@@ -173,7 +173,7 @@ static void batch_row(const char *format, const char *path, const cJSON *res, co
         }
         printf("%-40s %10s %10s %10s %10s %-8s %10s %8s\n", txt(path), numf("%g", num(s, "layers")), eng(num(s, "flops"), "", a, sizeof a),
                eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), word("bound", str(s, "bound")),
-               cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : "n/a", numf("%g", num(s, "warnings")));
+               cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : RL_NO_FIGURE, numf("%g", num(s, "warnings")));
     } else {
         printf("| ");
         md_text(path);
@@ -185,7 +185,7 @@ static void batch_row(const char *format, const char *path, const cJSON *res, co
         }
         printf(" | %s | %s | %s | %s | %s | %s | %s |\n", numf("%g", num(s, "layers")), eng(num(s, "flops"), "FLOP", a, sizeof a),
                eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), word("bound", str(s, "bound")),
-               cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : "n/a", numf("%g", num(s, "warnings")));
+               cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : RL_NO_FIGURE, numf("%g", num(s, "warnings")));
     }
 }
 

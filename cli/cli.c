@@ -249,7 +249,7 @@ void print_error_line(const char *path, const cJSON *eo) {
 const char *eng(double v, const char *unit, char *buf, size_t cap) { return rl_format_eng(buf, cap, v, unit, 0); }
 const char *tsec(double s, char *buf, size_t cap) { return rl_format_eng(buf, cap, s, "s", 0); }
 const char *numf(const char *fmt, double v) {
-    if (!isfinite(v)) return "n/a";
+    if (!isfinite(v)) return RL_NO_FIGURE;
     char *b = txt_slot(48);
     if (!b) return "(out of memory)";
     snprintf(b, 48, fmt, v);

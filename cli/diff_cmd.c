@@ -56,7 +56,7 @@ static const char *change_text(const cJSON *d, const char *unit, char *buf, size
     double delta = num(d, "delta");
     const cJSON *dj = get(d, "delta"), *rj = get(d, "ratio");
     char v[40];
-    if (!cJSON_IsNumber(dj)) snprintf(buf, cap, "n/a");
+    if (!cJSON_IsNumber(dj)) snprintf(buf, cap, "%s", RL_NO_FIGURE);
     else if (delta == 0) snprintf(buf, cap, "no change");
     else {
         signed_fmt(delta, unit, v, sizeof v);
@@ -119,8 +119,8 @@ static void print_diff_totals(const cJSON *d) {
         total_row(llm, "tokens_per_s", "LLM tokens/s", "");
         total_row(llm, "memory_required_bytes", "LLM memory", "B");
         const cJSON *fits = get(llm, "fits");
-        printf("  %-16s %14s %14s\n", "fits in memory", cJSON_IsTrue(get(fits, "old")) ? "yes" : cJSON_IsFalse(get(fits, "old")) ? "no" : "n/a",
-               cJSON_IsTrue(get(fits, "new")) ? "yes" : cJSON_IsFalse(get(fits, "new")) ? "no" : "n/a");
+        printf("  %-16s %14s %14s\n", "fits in memory", cJSON_IsTrue(get(fits, "old")) ? "yes" : cJSON_IsFalse(get(fits, "old")) ? "no" : RL_NO_FIGURE,
+               cJSON_IsTrue(get(fits, "new")) ? "yes" : cJSON_IsFalse(get(fits, "new")) ? "no" : RL_NO_FIGURE);
     }
 }
 

@@ -10,7 +10,7 @@
 #include "print.h"
 
 const char *opt_eng(const cJSON *o, const char *k, const char *unit, char *buf, size_t cap) {
-    if (!cJSON_IsNumber(get(o, k))) return "-";
+    if (!cJSON_IsNumber(get(o, k))) return RL_NO_FIGURE;
     return eng(num(o, k), unit, buf, cap);
 }
 
@@ -116,8 +116,8 @@ void print_table(const cJSON *res, const layer_table *L, int top) {
         printf("%-32s %-18s %10s %10s %8s %10s %10s %-16s %6s\n", txt_cut(layer_str(&name, i), 32),
                txt_cut(layer_str(&op, i), 18), eng(layer_num(&flops, i), "", a, sizeof a),
                eng(layer_num(&bytes, i), "B", b, sizeof b), numf("%.1f", layer_num(&intensity, i)), tsec(ti, c2, sizeof c2),
-               isnan(layer_num(&fc, i)) ? "-" : tsec(layer_num(&fc, i), d, sizeof d), word("bound", layer_str(&bound, i)),
-               total_t > 0 ? numf("%.1f%%", 100 * ti / total_t) : "n/a");
+               isnan(layer_num(&fc, i)) ? RL_NO_FIGURE : tsec(layer_num(&fc, i), d, sizeof d), word("bound", layer_str(&bound, i)),
+               total_t > 0 ? numf("%.1f%%", 100 * ti / total_t) : RL_NO_FIGURE);
     }
     if (shown < n) printf("(%d more layers; --top 0 shows all)\n", n - shown);
     free(rows);
@@ -141,7 +141,7 @@ void print_table(const cJSON *res, const layer_table *L, int top) {
 
 /* ------------------------------------------------------------ measured -- */
 static const char *pct_of(double part, double whole, char *buf, size_t cap) {
-    snprintf(buf, cap, "%s", whole > 0 ? numf("%.1f%%", 100 * part / whole) : "-");
+    snprintf(buf, cap, "%s", whole > 0 ? numf("%.1f%%", 100 * part / whole) : RL_NO_FIGURE);
     return buf;
 }
 

@@ -12,10 +12,10 @@ static void print_parallel_head(const cJSON *P) {
     printf("\nparallel  tp=%s pp=%s dp=%s: %s devices over %s (%s, %s per device for a collective)\n", numf("%g", num(P, "tp")),
            numf("%g", num(P, "pp")), numf("%g", num(P, "dp")), numf("%g", num(P, "devices")), tstr(ic, "name"), tstr(ic, "topology"),
            eng(num(ic, "tp_bandwidth_Bps"), "B/s", a, sizeof a));
-    printf("          time %s (math %s + communication %s; bounds %s .. %s), %s-bound, %sx one device\n",
+    printf("          time %s (math %s + communication %s; bounds %s .. %s), %s-bound, speed-up over one device %s\n",
            tsec(num(P, "time_s"), a, sizeof a), tsec(num(P, "t_math_s"), b, sizeof b),
            tsec(num(P, "t_comms_s"), c, sizeof c), tsec(num(P, "lower_bound_s"), d, sizeof d),
-           tsec(num(P, "upper_bound_s"), a, sizeof a), word("bound", str(P, "bound")), numf("%.2f", num(P, "speedup")));
+           tsec(num(P, "upper_bound_s"), a, sizeof a), word("bound", str(P, "bound")), numf("%.2fx", num(P, "speedup")));
     printf("          sent per device %s", eng(num(P, "comm_bytes"), "B", a, sizeof a));
     if (cJSON_IsNumber(get(ic, "critical_intensity")))
         printf("; communication binds below %s FLOPs per byte sent", numf("%.0f", num(ic, "critical_intensity")));

@@ -134,7 +134,7 @@ void print_study(const cJSON *res) {
 
 /* ----------------------------------------------------------------- LLM -- */
 static const char *opt_count(const cJSON *o, const char *k, char *buf, size_t cap) {
-    if (!cJSON_IsNumber(get(o, k))) return "unknown";
+    if (!cJSON_IsNumber(get(o, k))) return RL_NO_FIGURE;
     snprintf(buf, cap, "%.0f", num(o, k));
     return buf;
 }

@@ -214,8 +214,13 @@ char *rl_check_shipped_hardware(const char *profile_json);
  * the Markdown, the gate's messages): three significant digits with an SI
  * prefix, "1.23 GFLOP", "4.5 MB", "12 k" (unit ""); seconds, joules and
  * watts also take m, µ, n, p, f ("2.88 ns", "57.8 µJ"); 0 is "0 s";
- * a value that is not finite is "n/a". sign: always write + or - (not for
- * 0). Writes at most cap bytes into buf and returns buf. */
+ * a value that is not finite is RL_NO_FIGURE. sign: always write + or - (not
+ * for 0). Writes at most cap bytes into buf and returns buf. */
+/* The mark every text writes where the answer gives no figure (a member it
+ * does not give, a share of a total that is not positive): one mark, so
+ * "unknown" reads the same in every table. A figure that does not apply
+ * (the communication of one device) is "-" instead. */
+#define RL_NO_FIGURE "n/a"
 const char *rl_format_eng(char *buf, size_t cap, double v, const char *unit, int sign);
 
 /* Reading an answer back (the CLI's printers, the core's diff and gate): the

@@ -34,7 +34,7 @@ const char *rl_fmt_eng(char *buf, size_t cap, double v, const char *unit, bool s
 }
 
 const char *rl_fmt_ratio(char *buf, size_t cap, double r) {
-    if (isnan(r)) snprintf(buf, cap, "n/a");
+    if (isnan(r)) snprintf(buf, cap, "%s", RL_NO_FIGURE);
     else if (isinf(r)) snprintf(buf, cap, "from 0");
     else if (r == 0) snprintf(buf, cap, "0%%");
     else {
@@ -166,8 +166,8 @@ static void llm_rows(md *b, const cJSON *llm) {
     delta_row(b, "LLM memory required", rl_json_get(llm, "memory_required_bytes"), "B", false, true);
     const cJSON *fits = rl_json_get(llm, "fits");
     const cJSON *fo = rl_json_get(fits, "old"), *fn = rl_json_get(fits, "new");
-    const char *so = cJSON_IsBool(fo) ? (cJSON_IsTrue(fo) ? "yes" : "no") : "n/a";
-    const char *sn = cJSON_IsBool(fn) ? (cJSON_IsTrue(fn) ? "yes" : "no") : "n/a";
+    const char *so = cJSON_IsBool(fo) ? (cJSON_IsTrue(fo) ? "yes" : "no") : RL_NO_FIGURE;
+    const char *sn = cJSON_IsBool(fn) ? (cJSON_IsTrue(fn) ? "yes" : "no") : RL_NO_FIGURE;
     putf(b, "| fits in device memory | %s | %s | %s |\n", so, sn,
          cJSON_IsTrue(fo) && cJSON_IsFalse(fn) ? "**no longer fits**"
          : cJSON_IsFalse(fo) && cJSON_IsTrue(fn) ? "now fits" : "");
@@ -253,7 +253,7 @@ static void layer_counts(md *b, const cJSON *d, bool base) {
 
 static void signed_cell(md *b, double v, const char *unit, double ratio) {
     char s[48], r[32];
-    if (!isfinite(v)) put(b, "n/a");
+    if (!isfinite(v)) put(b, RL_NO_FIGURE);
     else if (v == 0) put(b, "0");
     else if (isfinite(ratio)) putf(b, "%s (%s)", rl_fmt_eng(s, sizeof s, v, unit, true), rl_fmt_ratio(r, sizeof r, ratio));
     else put(b, rl_fmt_eng(s, sizeof s, v, unit, true));

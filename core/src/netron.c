@@ -43,7 +43,6 @@ static void item(cJSON *arr, const char *kind, const char *target, const char *n
     cJSON_AddItemToArray(arr, o);
 }
 
-static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
 
 /* A figure under the attachment's own name: (attachment name, response key). */
 typedef struct figure {
@@ -61,8 +60,8 @@ static const figure node_figures[] = {
 /* rooflens names a node without a name "#<index> (<op>)"; Netron shows it
  * without one, so no target can reach it. */
 static bool synthetic_name(const cJSON *layer) {
-    const char *name = cJSON_GetStringValue(get(layer, "name")), *op = cJSON_GetStringValue(get(layer, "op"));
-    const cJSON *idx = get(layer, "index");
+    const char *name = cJSON_GetStringValue(rl_json_get(layer, "name")), *op = cJSON_GetStringValue(rl_json_get(layer, "op"));
+    const cJSON *idx = rl_json_get(layer, "index");
     if (!name || !op || !cJSON_IsNumber(idx)) return true;
     char buf[320];
     snprintf(buf, sizeof buf, "#%d (%s)", (int)idx->valuedouble, op);
@@ -70,19 +69,19 @@ static bool synthetic_name(const cJSON *layer) {
 }
 
 static void model_items(cJSON *meta, cJSON *met, const cJSON *res, int unnamed) {
-    const cJSON *tot = get(res, "totals"), *sol = get(res, "sol"), *hw = get(res, "hardware");
-    const cJSON *ch = get(sol, "chosen"), *opt = get(res, "options"), *ro = get(res, "roofline");
-    const cJSON *mo = get(res, "model");
-    const char *graph = cJSON_GetStringValue(get(mo, "name"));
+    const cJSON *tot = rl_json_get(res, "totals"), *sol = rl_json_get(res, "sol"), *hw = rl_json_get(res, "hardware");
+    const cJSON *ch = rl_json_get(sol, "chosen"), *opt = rl_json_get(res, "options"), *ro = rl_json_get(res, "roofline");
+    const cJSON *mo = rl_json_get(res, "model");
+    const char *graph = cJSON_GetStringValue(rl_json_get(mo, "name"));
     cJSON *v = cJSON_CreateString("rooflens " ROOFLENS_VERSION);
     item(meta, "model", "", "rooflens", v);
     cJSON_Delete(v);
-    item(meta, "model", "", "hardware", get(hw, "name"));
-    item(meta, "model", "", "power_mode", get(hw, "power_mode"));
-    item(meta, "model", "", "precision", get(ro, "precision"));
-    item(meta, "model", "", "sol_model", get(ch, "model"));
-    item(meta, "model", "", "granularity", get(ch, "granularity"));
-    item(meta, "model", "", "batch", get(opt, "batch"));
+    item(meta, "model", "", "hardware", rl_json_get(hw, "name"));
+    item(meta, "model", "", "power_mode", rl_json_get(hw, "power_mode"));
+    item(meta, "model", "", "precision", rl_json_get(ro, "precision"));
+    item(meta, "model", "", "sol_model", rl_json_get(ch, "model"));
+    item(meta, "model", "", "granularity", rl_json_get(ch, "granularity"));
+    item(meta, "model", "", "batch", rl_json_get(opt, "batch"));
     if (unnamed) {
         v = cJSON_CreateNumber(unnamed);
         item(meta, "model", "", "nodes_without_name", v); /* Netron cannot show figures on these */
@@ -96,14 +95,14 @@ static void model_items(cJSON *meta, cJSON *met, const cJSON *res, int unnamed) 
     for (int pass = 0; pass < 2; pass++) {
         const char *kind = pass ? "graph" : "model", *target = pass ? (graph ? graph : "") : "";
         for (size_t i = 0; i < sizeof model_figures / sizeof *model_figures; i++)
-            item(met, kind, target, model_figures[i].name, get(tot, model_figures[i].key));
-        item(met, kind, target, "predicted_s", get(ch, "time_s"));
-        item(met, kind, target, "bound", get(ch, "bound"));
-        const cJSON *ms = get(res, "measured");
+            item(met, kind, target, model_figures[i].name, rl_json_get(tot, model_figures[i].key));
+        item(met, kind, target, "predicted_s", rl_json_get(ch, "time_s"));
+        item(met, kind, target, "bound", rl_json_get(ch, "bound"));
+        const cJSON *ms = rl_json_get(res, "measured");
         if (ms) {
-            item(met, kind, target, "measured_s", get(ms, "total_s"));
-            item(met, kind, target, "efficiency", get(ms, "efficiency"));
-            item(met, kind, target, "recoverable_s", get(ms, "recoverable_s"));
+            item(met, kind, target, "measured_s", rl_json_get(ms, "total_s"));
+            item(met, kind, target, "efficiency", rl_json_get(ms, "efficiency"));
+            item(met, kind, target, "recoverable_s", rl_json_get(ms, "recoverable_s"));
         }
     }
 }
@@ -112,8 +111,8 @@ char *rl_netron_attachment(const char *analysis_json) {
     rl_json_begin();
     rl_error err = {0};
     cJSON *res = cJSON_Parse(analysis_json ? analysis_json : "");
-    const cJSON *layers = get(res, "layers");
-    if (!res || !cJSON_IsTrue(get(res, "ok")) || !cJSON_IsArray(layers)) {
+    const cJSON *layers = rl_json_get(res, "layers");
+    if (!res || !cJSON_IsTrue(rl_json_get(res, "ok")) || !cJSON_IsArray(layers)) {
         cJSON_Delete(res);
         rl_error_set(&err, "bad_request", "analysis",
                      "the Netron attachment is made from an ok analysis response with its layers "
@@ -131,9 +130,9 @@ char *rl_netron_attachment(const char *analysis_json) {
             unnamed++;
             continue;
         }
-        const char *name = get(l, "name")->valuestring;
+        const char *name = rl_json_get(l, "name")->valuestring;
         for (size_t i = 0; i < sizeof node_figures / sizeof *node_figures; i++)
-            item(met, "node", name, node_figures[i].name, get(l, node_figures[i].key));
+            item(met, "node", name, node_figures[i].name, rl_json_get(l, node_figures[i].key));
     }
     model_items(meta, met, res, unnamed);
     cJSON_Delete(res);

@@ -169,7 +169,7 @@ const char *rl_format_eng(char *buf, size_t cap, double v, const char *unit, int
     if (!cap) return buf;
     if (!unit) unit = "";
     if (!isfinite(v)) {
-        snprintf(buf, cap, "n/a");
+        snprintf(buf, cap, "%s", RL_NO_FIGURE);
         return buf;
     }
     if (v == 0) {
