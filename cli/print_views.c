@@ -18,9 +18,9 @@ static void print_study_header(const cJSON *res) {
 }
 
 static void print_compare(const cJSON *st) {
-    char a[32], b[32], c[32], d[32], e[32], f[32];
-    printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %-16s %10s\n", "hardware", "mode", "prec", "unfused",
-           "fused", "prefetched", "chosen", "energy", "bound", "launches");
+    char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+    printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %10s %-16s %10s\n", "hardware", "mode", "prec", "unfused",
+           "fused", "prefetched", "chosen", "forecast", "energy", "bound", "launches");
     const cJSON *r;
     cJSON_ArrayForEach(r, get(st, "rows")) {
         const cJSON *h = get(r, "hardware"), *sol = get(r, "sol");
@@ -31,10 +31,10 @@ static void print_compare(const cJSON *st) {
             printf("%-34s %-10s error: %s [%s]\n", name, mode, tstr(err, "message"), tstr(err, "code"));
             continue;
         }
-        printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %-16s %10s\n", name, mode, tstr(r, "precision"),
+        printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %10s %-16s %10s\n", name, mode, tstr(r, "precision"),
                tsec(num(sol, "unfused"), a, sizeof a), tsec(num(sol, "fused"), b, sizeof b),
                tsec(num(sol, "fused_prefetched"), c, sizeof c), tsec(num(r, "chosen_time_s"), d, sizeof d),
-               opt_eng(r, "energy_j", "J", e, sizeof e), word("bound", str(r, "bound")),
+               tsec(num(r, "forecast_s"), g, sizeof g), opt_eng(r, "energy_j", "J", e, sizeof e), word("bound", str(r, "bound")),
                tsec(num(r, "launch_floor_s"), f, sizeof f));
     }
 }
@@ -77,9 +77,9 @@ static void print_compare_devices(const cJSON *st) {
 }
 
 static void print_sweep(const cJSON *st) {
-    char a[32], b[32], c[32], d[32], e[32], f[32];
-    printf("%8s %10s %10s %9s %12s %10s %12s %12s %-16s\n", "batch", "FLOPs", "bytes", "AI", "attainable",
-           "time", "time/sample", "J/sample", "bound");
+    char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+    printf("%8s %10s %10s %9s %12s %10s %10s %12s %12s %-16s\n", "batch", "FLOPs", "bytes", "AI", "attainable",
+           "time", "forecast", "time/sample", "J/sample", "bound");
     const cJSON *r;
     cJSON_ArrayForEach(r, get(st, "rows")) {
         const cJSON *err = get(r, "error");
@@ -87,10 +87,10 @@ static void print_sweep(const cJSON *st) {
             printf("%8s error: %s [%s]\n", numf("%g", num(r, "batch")), tstr(err, "message"), tstr(err, "code"));
             continue;
         }
-        printf("%8s %10s %10s %9s %12s %10s %12s %12s %-16s\n", numf("%g", num(r, "batch")), eng(num(r, "flops"), "", a, sizeof a),
+        printf("%8s %10s %10s %9s %12s %10s %10s %12s %12s %-16s\n", numf("%g", num(r, "batch")), eng(num(r, "flops"), "", a, sizeof a),
                eng(num(r, "bytes"), "B", b, sizeof b), numf("%.2f", num(r, "intensity")),
                eng(num(r, "attainable_flops_per_s"), "FLOP/s", c, sizeof c), tsec(num(r, "time_s"), d, sizeof d),
-               tsec(num(r, "time_per_sample_s"), e, sizeof e), opt_eng(r, "energy_per_sample_j", "J", f, sizeof f),
+               tsec(num(r, "forecast_s"), g, sizeof g), tsec(num(r, "time_per_sample_s"), e, sizeof e), opt_eng(r, "energy_per_sample_j", "J", f, sizeof f),
                word("bound", str(r, "bound")));
     }
     const cJSON *cb = get(st, "critical_batch");
@@ -100,16 +100,16 @@ static void print_sweep(const cJSON *st) {
 }
 
 static void print_power_modes(const cJSON *st) {
-    char a[32], b[32], c[32];
-    printf("%-14s %10s %10s %10s %-16s %9s %14s %7s\n", "mode", "time", "energy", "avg power", "limited by",
+    char a[32], b[32], c[32], d[32];
+    printf("%-14s %10s %10s %10s %10s %-16s %9s %14s %7s\n", "mode", "time", "forecast", "energy", "avg power", "limited by",
            "slowdown", "compute-bound", "pareto");
     const cJSON *r;
     /* the raw id: compared with each row's, and escaped only where printed
      * (an escaped text lives in txt()'s ring, which the rows' cells reuse) */
     const char *rec = str(st, "recommended");
     cJSON_ArrayForEach(r, get(st, "rows")) {
-        printf("%-14s %10s %10s %10s %-16s %9s %14s %7s%s\n", tstr(r, "mode"), tsec(num(r, "time_s"), a, sizeof a),
-               opt_eng(r, "energy_j", "J", b, sizeof b), opt_eng(r, "avg_power_w", "W", c, sizeof c), word("bound", str(r, "bound")),
+        printf("%-14s %10s %10s %10s %10s %-16s %9s %14s %7s%s\n", tstr(r, "mode"), tsec(num(r, "time_s"), a, sizeof a),
+               tsec(num(r, "forecast_s"), d, sizeof d), opt_eng(r, "energy_j", "J", b, sizeof b), opt_eng(r, "avg_power_w", "W", c, sizeof c), word("bound", str(r, "bound")),
                numf("%.1f%%", 100 * num(r, "slowdown")), numf("%.0f%%", 100 * num(r, "compute_bound_time_share")),
                is_true(r, "pareto") ? "yes" : "no",
                !strcmp(str(r, "mode"), rec) ? "   <- recommended" : "");

@@ -118,6 +118,13 @@ static void test_compare(rl_model *mlp) {
         }
         CHECK(num_at(row, "lower_bound_s") <= num_at(row, "chosen_time_s") &&
               num_at(row, "chosen_time_s") <= num_at(row, "upper_bound_s"), "%s time within its bounds", ids[i]);
+        /* the forecast is the analysis's, never below the row's floor */
+        CHECK(num_at(row, "forecast_s") == num_at(single, "forecast.time_s") &&
+              num_at(row, "forecast_s") >= num_at(row, "chosen_time_s"), "%s forecast %g vs analysis %g, floor %g", ids[i],
+              num_at(row, "forecast_s"), num_at(single, "forecast.time_s"), num_at(row, "chosen_time_s"));
+        CHECK(strcmp(ids[i], "tpu-v5e") == 0 ? cJSON_IsNull(cJSON_GetObjectItem(row, "forecast_energy_j"))
+                                             : num_at(row, "forecast_energy_j") == num_at(single, "forecast.energy_j"),
+              "%s forecast energy", ids[i]);
         {   /* one verdict: the summary's bound is the compare row's bound */
             const cJSON *ch = cJSON_GetObjectItem(cJSON_GetObjectItem(single, "sol"), "chosen");
             CHECK(*str_at(row, "bound") && strcmp(str_at(row, "bound"), str_at(ch, "bound")) == 0,
@@ -205,6 +212,8 @@ static void test_batch_sweep(rl_model *mlp, rl_model *transformer, rl_model *con
         CHECK(num_at(r, "kernels") == num_at(single, "sol.chosen.kernels"), "batch %d kernels", check_b[k]);
         CHECK(num_at(r, "flops") == num_at(single, "totals.flops"), "batch %d flops", check_b[k]);
         CHECK(num_at(r, "bytes") == num_at(single, "totals.fused_bytes"), "batch %d bytes", check_b[k]);
+        CHECK(num_at(r, "forecast_s") == num_at(single, "forecast.time_s") && num_at(r, "forecast_s") >= num_at(r, "time_s"),
+              "batch %d forecast %g vs %g", check_b[k], num_at(r, "forecast_s"), num_at(single, "forecast.time_s"));
         cJSON_Delete(single);
     }
     cJSON_Delete(res);
@@ -270,11 +279,13 @@ static void test_power_modes(rl_model *mlp) {
     static const char *const modes[] = {"maxn", "gpu-1100mhz", "gpu-700mhz", "gpu-300mhz", "emc-2100mhz",
                                         "emc-700mhz", "50w", "30w", "15w"};
     const int n = 9;
-    double t[9], e[9];
+    double t[9], e[9], ft[9], fe[9];
     for (int i = 0; i < n; i++) {
         cJSON *single = analyze(mlp, request("jetson-agx-orin", modes[i], 1));
         t[i] = num_at(single, "sol.chosen.time_s");
         e[i] = num_at(single, "sol.chosen.energy_j");
+        ft[i] = num_at(single, "forecast.time_s");
+        fe[i] = num_at(single, "forecast.energy_j");
         cJSON_Delete(single);
     }
     static const double limits[] = {0.05, 0.2, 10, 0};
@@ -299,6 +310,8 @@ static void test_power_modes(rl_model *mlp) {
             const cJSON *row = cJSON_GetArrayItem(rows, i);
             CHECK(strcmp(str_at(row, "mode"), modes[i]) == 0, "row %d mode %s", i, str_at(row, "mode"));
             CHECK(num_at(row, "time_s") == t[i] && num_at(row, "energy_j") == e[i], "%s figures = single analysis", modes[i]);
+            CHECK(num_at(row, "forecast_s") == ft[i] && num_at(row, "forecast_energy_j") == fe[i] && ft[i] >= t[i],
+                  "%s forecast = single analysis's (%g s, %g J), never below the floor", modes[i], ft[i], fe[i]);
             CHECK_NEAR(num_at(row, "avg_power_w"), e[i] / t[i], 1e-12, "average power");
             CHECK_NEAR(num_at(row, "slowdown"), t[i] / t[fastest] - 1, 1e-9, "slowdown");
             double share = num_at(row, "compute_bound_time_share");

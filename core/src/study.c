@@ -52,6 +52,11 @@ static void put_chosen(cJSON *row, const rl_timing *t) {
     rl_json_add_num(row, "kernels", ch->kernels);
     rl_json_add_num(row, "launch_floor_s", ch->launch_floor_s);
     cJSON_AddBoolToObject(row, "power_capped", ch->power_capped);
+    /* the forecast beside the floor, as the analysis gives it (forecast.time_s,
+     * forecast.energy_j): a device chosen on its floor alone can lose on
+     * what its stack really reaches */
+    rl_json_add_num(row, "forecast_s", t->forecast.time_s);
+    rl_json_add_num(row, "forecast_energy_j", t->has_energy ? t->forecast.energy_j : NAN);
 }
 
 /* ------------------------------------------------------------- compare -- */
@@ -119,7 +124,7 @@ static void compare_row(rl_ctx *s, const cJSON *pj, const char *mode, const cJSO
     if (!parsed || time_row(s, spec, o, pg, &hw, &t, &par, &rowerr)) {
         static const char *const empty[] = {"precision", "sol", "chosen_time_s", "lower_bound_s", "upper_bound_s",
                                             "energy_j", "avg_power_w", "bound", "kernels", "launch_floor_s",
-                                            "power_capped"};
+                                            "power_capped", "forecast_s", "forecast_energy_j"};
         for (size_t k = 0; k < sizeof empty / sizeof *empty; k++) cJSON_AddNullToObject(row, empty[k]);
         cJSON_AddItemToObject(row, "error", error_object(&rowerr));
         return;
@@ -217,7 +222,7 @@ static void sweep_row_error(cJSON *row, const rl_error *e) {
                                         "predicted_flops_per_s",
                                         "time_s", "time_per_sample_s", "lower_bound_s", "upper_bound_s",
                                         "energy_j", "energy_per_sample_j", "avg_power_w", "bound", "kernels",
-                                        "launch_floor_s", "power_capped"};
+                                        "launch_floor_s", "power_capped", "forecast_s", "forecast_energy_j"};
     for (size_t k = 0; k < sizeof empty / sizeof *empty; k++) cJSON_AddNullToObject(row, empty[k]);
     cJSON_AddItemToObject(row, "error", error_object(e));
 }
@@ -343,6 +348,7 @@ typedef struct mode_row {
     const char *id, *name, *bound;
     double time, energy, power, share;
     bool capped, pareto;
+    double forecast_s, forecast_energy_j; /* the forecast in this mode (forecast.time_s, .energy_j) */
 } mode_row;
 
 static int by_time_then_energy(const void *pa, const void *pb) {
@@ -405,7 +411,8 @@ static int time_modes(rl_ctx *c, const cJSON *hwj, const cJSON *modes, const rl_
         const rl_sol_result *ch = rl_timing_chosen(&t);
         rows[k++] = (mode_row){hw.mode_id, hw.mode_name, ch->bound, ch->time_s,
                                t.has_energy ? ch->energy_j : NAN, t.has_energy ? ch->avg_power_w : NAN,
-                               t.compute_bound_share, ch->power_capped, false};
+                               t.compute_bound_share, ch->power_capped, false, t.forecast.time_s,
+                               t.has_energy ? t.forecast.energy_j : NAN};
     }
     return k;
 }
@@ -490,6 +497,8 @@ static void add_mode_rows(cJSON *out, const mode_row *rows, int n, int fastest) 
         cJSON_AddBoolToObject(o2, "pareto", r->pareto);
         rl_json_add_num(o2, "compute_bound_time_share", r->share);
         rl_json_add_num(o2, "slowdown", r->time / rows[fastest].time - 1);
+        rl_json_add_num(o2, "forecast_s", r->forecast_s);
+        rl_json_add_num(o2, "forecast_energy_j", r->forecast_energy_j);
         cJSON_AddItemToArray(arr, o2);
     }
 }
