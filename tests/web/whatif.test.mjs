@@ -78,6 +78,9 @@ test('compare view: bars for each device, numbers equal the core\'s compare stud
     assert.deepEqual(await cellValues(page, 'compare-table', s), want.rows.map((r) => r.sol[s]), s);
   }
   assert.deepEqual(await cellValues(page, 'compare-table', 'energy_j'), want.rows.map((r) => r.energy_j));
+  // the forecast beside each device's floor, the core's
+  assert.deepEqual(await cellValues(page, 'compare-table', 'forecast_s'), want.rows.map((r) => r.forecast_s));
+  for (const r of want.rows) assert.ok(r.forecast_s >= r.chosen_time_s, `${r.hardware.id}: forecast under the floor`);
   assert.deepEqual(await page.$$eval('[data-testid=compare-table] td[data-key=bound]', (t) => t.map((x) => x.dataset.value)),
     want.rows.map((r) => r.bound));
   // the 15 W mode of the Orin really is a different device from the others
@@ -149,6 +152,7 @@ test('batch sweep: intensity, attainable FLOP/s and critical batch equal the cor
   // what the model reaches never exceeds the roofline's ceiling
   for (const r of want.rows) assert.ok(r.predicted_flops_per_s <= r.attainable_flops_per_s * (1 + 1e-12), `batch ${r.batch}`);
   assert.deepEqual(await cellValues(page, 'sweep-table', 'time_per_sample_s'), want.rows.map((r) => r.time_per_sample_s));
+  assert.deepEqual(await cellValues(page, 'sweep-table', 'forecast_s'), want.rows.map((r) => r.forecast_s));
   const crit = await page.getAttribute('[data-testid=critical-batch]', 'data-value');
   assert.equal(crit, want.critical_batch === null ? '' : String(want.critical_batch));
   assert.match(await page.locator('[data-testid=critical-batch]').textContent(),
@@ -180,6 +184,7 @@ test('power advisor on jetson-agx-orin recommends the core\'s mode; slowdown in 
   assert.equal(await page.locator('[data-testid=power-table] tbody tr').count(), profile('jetson-agx-orin').power_modes.length);
   assert.deepEqual(await cellValues(page, 'power-table', 'energy_j'), want.rows.map((r) => r.energy_j));
   assert.deepEqual(await cellValues(page, 'power-table', 'time_s'), want.rows.map((r) => r.time_s));
+  assert.deepEqual(await cellValues(page, 'power-table', 'forecast_s'), want.rows.map((r) => r.forecast_s));
   assert.ok((await colourPixels(page, '#power-chart', '#ffd700')) > 30, 'recommended mark drawn');
 
   // a larger allowed slowdown: the core's recommendation for 50 %

@@ -18,6 +18,10 @@ const LINE_LEGEND = { position: 'top', labels: { boxWidth: 18, font: { size: 11 
 const SOL_COLORS = { unfused: '#9ecae1', fused: '#3182bd', fused_prefetched: '#08519c' };
 const BOUND_COLORS = { compute: '#1f77b4', memory: '#ff7f0e', overhead: '#d62728' };
 const DEVICES_COLOR = '#31a354';   // the compare bar of a row over its devices
+/** The forecast beside a study row's floor: the core's forecast_s (the profile's stack), never below the floor. */
+const forecastHead = () => { const w = wordName('term', 'forecast'); return w[0].toUpperCase() + w.slice(1); };
+const forecastCell = (r) => ({ text: eng(r.forecast_s, 's'), value: r.forecast_s, title: `${exact(r.forecast_s, 's')}: what the profile's software stack is forecast to take`,
+  key: 'forecast_s', cls: 'n' });
 // Suggested when the compare view is first opened: one device of each kind.
 const DEFAULT_COMPARE = ['h100-sxm', 'a100-sxm-80gb', 'l4', 'jetson-agx-orin', 'tpu-v5e'];
 
@@ -504,7 +508,7 @@ export class WhatIfViews {
     for (const { r, i } of failed) notes.push(`${entries[i]}: ${r.error.message}`);
     this.q('#compare-notes').textContent = notes.join(' ');
     fillTable(this.q('#compare-table'),
-      ['Device', 'Power mode', 'Precision used', ...sols.map((s) => wordName('sol', s)), `Chosen (${wordName('sol', st.sol)})`, 'Energy', 'Limited by', wordName('term', 'launch_floor'),
+      ['Device', 'Power mode', 'Precision used', ...sols.map((s) => wordName('sol', s)), `Chosen (${wordName('sol', st.sol)})`, forecastHead(), 'Energy', 'Limited by', wordName('term', 'launch_floor'),
         ...(several ? ['Devices', 'Time over the devices', 'Communication', 'Limited by (devices)', 'Speed-up', 'Memory per device'] : [])],
       rows.map((r, i) => ({
         attrs: { 'data-hw': entries[i] },
@@ -515,6 +519,7 @@ export class WhatIfViews {
             : { text: r.precision, value: r.precision, key: 'precision' },
           ...sols.map((s) => ({ text: eng(r.sol[s], 's'), value: r.sol[s], title: exact(r.sol[s], 's'), key: s, cls: 'n' })),
           { text: eng(r.chosen_time_s, 's'), value: r.chosen_time_s, title: exact(r.chosen_time_s, 's'), key: 'chosen_time_s', cls: 'n' },
+          forecastCell(r),
           { text: r.energy_j === null || r.energy_j === undefined ? 'no figures' : eng(r.energy_j, 'J'), value: r.energy_j, title: exact(r.energy_j, 'J'), key: 'energy_j', cls: 'n' },
           { text: wordName('bound', r.bound), value: r.bound, key: 'bound' },
           { text: eng(r.launch_floor_s, 's'), value: r.launch_floor_s, title: exact(r.launch_floor_s, 's'), cls: 'n' },
@@ -586,7 +591,7 @@ export class WhatIfViews {
     const failed = all.filter((r) => r.error).map((r) => `batch ${r.batch}: ${r.error.message}`);
     this.q('#sweep-note').textContent = [study.note || '', ...failed].join(' ');
     fillTable(this.q('#sweep-table'),
-      ['Batch', 'FLOPs', 'Bytes', 'Intensity (FLOP/B)', 'Roofline FLOP/s', 'Predicted FLOP/s', 'Time', 'Time per sample', 'Energy per sample', 'Bound'],
+      ['Batch', 'FLOPs', 'Bytes', 'Intensity (FLOP/B)', 'Roofline FLOP/s', 'Predicted FLOP/s', 'Time', forecastHead(), 'Time per sample', 'Energy per sample', 'Bound'],
       rows.map((r) => ({
         attrs: { 'data-batch': String(r.batch), class: r.batch === crit ? 'chosen' : '' },
         cells: [
@@ -597,6 +602,7 @@ export class WhatIfViews {
           { text: eng(r.attainable_flops_per_s, 'FLOP/s'), value: r.attainable_flops_per_s, key: 'attainable_flops_per_s', cls: 'n' },
           { text: eng(r.predicted_flops_per_s, 'FLOP/s'), value: r.predicted_flops_per_s, key: 'predicted_flops_per_s', cls: 'n' },
           { text: eng(r.time_s, 's'), value: r.time_s, title: exact(r.time_s, 's'), cls: 'n' },
+          forecastCell(r),
           { text: eng(r.time_per_sample_s, 's'), value: r.time_per_sample_s, title: exact(r.time_per_sample_s, 's'), key: 'time_per_sample_s', cls: 'n' },
           { text: r.energy_per_sample_j === null || r.energy_per_sample_j === undefined ? '–' : eng(r.energy_per_sample_j, 'J'), value: r.energy_per_sample_j, cls: 'n' },
           { text: wordName('bound', r.bound), value: r.bound, key: 'bound' },
@@ -681,12 +687,13 @@ export class WhatIfViews {
     use.dataset.mode = rec?.mode || '';
     use.textContent = rec ? `Analyse in ${rec.mode}` : '';
     fillTable(this.q('#power-table'),
-      ['Mode', 'Time', 'Slowdown', 'Energy', 'Average power', 'Time in compute-bound layers', 'Pareto'],
+      ['Mode', 'Time', forecastHead(), 'Slowdown', 'Energy', 'Average power', 'Time in compute-bound layers', 'Pareto'],
       rows.map((r) => ({
         attrs: { 'data-mode': r.mode, class: r.mode === study.recommended ? 'chosen' : '' },
         cells: [
           { text: r.name, title: r.mode },
           { text: eng(r.time_s, 's'), value: r.time_s, title: exact(r.time_s, 's'), key: 'time_s', cls: 'n' },
+          forecastCell(r),
           { text: pct(r.slowdown), value: r.slowdown, cls: 'n' },
           { text: eng(r.energy_j, 'J'), value: r.energy_j, title: exact(r.energy_j, 'J'), key: 'energy_j', cls: 'n' },
           { text: eng(r.avg_power_w, 'W'), value: r.avg_power_w, cls: 'n' },
