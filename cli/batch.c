@@ -122,15 +122,15 @@ static void md_text(const char *s) {
 
 static void batch_header(const char *format, const cJSON *fields) {
     if (!strcmp(format, "csv")) {
-        printf("file,ok,error_code,error_message");
+        tprintf("file,ok,error_code,error_message");
         const cJSON *f;
-        cJSON_ArrayForEach(f, fields) printf(",%s", f->valuestring);
+        cJSON_ArrayForEach(f, fields) tprintf(",%s", f->valuestring);
         putchar('\n');
     } else if (!strcmp(format, "table")) {
-        printf("%-40s %10s %10s %10s %10s %-8s %10s %8s\n", "model", "layers", "FLOPs", "bytes", "time", "bound",
+        tprintf("%-40s %10s %10s %10s %10s %-8s %10s %8s\n", "model", "layers", "FLOPs", "bytes", "time", "bound",
                "energy", "warnings");
     } else if (!strcmp(format, "markdown")) {
-        printf("| model | layers | FLOPs | bytes moved | predicted time | bound | energy | warnings |\n"
+        tprintf("| model | layers | FLOPs | bytes moved | predicted time | bound | energy | warnings |\n"
                "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |\n");
     }
 }
@@ -156,7 +156,7 @@ static void batch_row(const char *format, const char *path, const cJSON *res, co
         cJSON_Delete(row);
     } else if (!strcmp(format, "csv")) {
         csv_field(stdout, path);
-        printf(",%s,", ok ? "true" : "false");
+        tprintf(",%s,", ok ? "true" : "false");
         csv_field(stdout, ok ? "" : str(eo, "code"));
         putchar(',');
         csv_field(stdout, ok ? "" : str(eo, "message"));
@@ -168,22 +168,22 @@ static void batch_row(const char *format, const char *path, const cJSON *res, co
         putchar('\n');
     } else if (!strcmp(format, "table")) {
         if (!ok) {
-            printf("%-40s error: %s [%s]\n", txt(path), tstr(eo, "message"), tstr(eo, "code"));
+            tprintf("%-40s error: %s [%s]\n", txt(path), tstr(eo, "message"), tstr(eo, "code"));
             return;
         }
-        printf("%-40s %10s %10s %10s %10s %-8s %10s %8s\n", txt(path), numf("%g", num(s, "layers")), eng(num(s, "flops"), "", a, sizeof a),
+        tprintf("%-40s %10s %10s %10s %10s %-8s %10s %8s\n", txt(path), numf("%g", num(s, "layers")), eng(num(s, "flops"), "", a, sizeof a),
                eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), word("bound", str(s, "bound")),
                cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : RL_NO_FIGURE, numf("%g", num(s, "warnings")));
     } else {
-        printf("| ");
+        tprintf("| ");
         md_text(path);
         if (!ok) {
-            printf(" | could not be analysed: ");
+            tprintf(" | could not be analysed: ");
             md_text(str(eo, "message"));
-            printf(" | | | | | | |\n");
+            tprintf(" | | | | | | |\n");
             return;
         }
-        printf(" | %s | %s | %s | %s | %s | %s | %s |\n", numf("%g", num(s, "layers")), eng(num(s, "flops"), "FLOP", a, sizeof a),
+        tprintf(" | %s | %s | %s | %s | %s | %s | %s |\n", numf("%g", num(s, "layers")), eng(num(s, "flops"), "FLOP", a, sizeof a),
                eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), word("bound", str(s, "bound")),
                cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : RL_NO_FIGURE, numf("%g", num(s, "warnings")));
     }

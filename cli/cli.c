@@ -3,10 +3,12 @@
  * what they could not list; the JSON accessors; CSV cells; numbers. */
 #define _POSIX_C_SOURCE 200809L
 #define _FILE_OFFSET_BITS 64
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -50,6 +52,72 @@ const char *txt_tail(const char *s, size_t width) {
     const char *p = all + len - width;
     while (((unsigned char)*p & 0xc0) == 0x80) p++; /* start on a character, not inside one */
     return p;
+}
+
+/* The columns a text takes in a terminal: one a character. rooflens writes
+ * no wide or combining characters (its non-ASCII ones are µ, ×, →, –, …),
+ * so counting the bytes that start a UTF-8 character is exact. */
+static size_t columns(const char *s) {
+    size_t n = 0;
+    for (; *s; s++) n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+/* One number conversion of tprintf (%d %i %u %x %c %f %g %e, with l, ll or
+ * z) formatted with its own spec: digits are ASCII, so printf's padding is
+ * already right. */
+static void number_conversion(char *out, size_t cap, const char *spec, char type, int longs, bool size,
+                              va_list *ap) {
+    if (strchr("fFgGeE", type)) snprintf(out, cap, spec, va_arg(*ap, double));
+    else if (size) snprintf(out, cap, spec, va_arg(*ap, size_t));
+    else if (longs >= 2) snprintf(out, cap, spec, va_arg(*ap, long long));
+    else if (longs == 1) snprintf(out, cap, spec, va_arg(*ap, long));
+    else snprintf(out, cap, spec, va_arg(*ap, int));
+}
+
+int tprintf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int written = 0;
+    for (const char *p = fmt; *p;) {
+        if (*p != '%') {
+            size_t n = strcspn(p, "%");
+            written += (int)fwrite(p, 1, n, stdout);
+            p += n;
+            continue;
+        }
+        const char *start = p++;
+        bool left = false;
+        for (; *p && strchr("-+ #0", *p); p++) left |= *p == '-';
+        int width = 0;
+        for (; isdigit((unsigned char)*p); p++) width = width * 10 + (*p - '0');
+        if (*p == '.')
+            for (p++; isdigit((unsigned char)*p); p++) {}
+        int longs = 0;
+        bool size = false;
+        for (; *p == 'l' || *p == 'z' || *p == 'h'; p++) longs += *p == 'l', size |= *p == 'z';
+        const char type = *p;
+        if (!type) break;
+        p++;
+        char spec[32], num[512];
+        const char *text = num;
+        snprintf(spec, sizeof spec, "%.*s", (int)(p - start), start);
+        if (type == 's') {
+            text = va_arg(ap, const char *);
+            if (!text) text = "(null)";
+        } else if (type == '%') {
+            text = "%";
+        } else {
+            number_conversion(num, sizeof num, spec, type, longs, size, &ap);
+            width = 0; /* padded by its own spec */
+        }
+        size_t cols = columns(text), pad = width > 0 && (size_t)width > cols ? (size_t)width - cols : 0;
+        if (!left) written += printf("%*s", (int)pad, "");
+        written += (int)fwrite(text, 1, strlen(text), stdout);
+        if (left) written += printf("%*s", (int)pad, "");
+    }
+    va_end(ap);
+    return written;
 }
 
 /* -------------------------------------------------------------- folders -- */

@@ -72,6 +72,11 @@ void report_error_json(const char *answer, const char *path);
  * ({"schema":N,"ok":true...}) without parsing the rest. */
 bool answer_ok(const char *answer);
 
+/* printf for the tables: a string's width is counted in terminal columns,
+ * not bytes, so "9.57 µs" lines up under "354 ns" (printf's %10s counts the
+ * two bytes of µ as two columns). Numbers and the rest as printf; stdout. */
+int tprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Numbers, all through the core's one formatter (rl_format_eng): "1.23 M"
  * + unit, seconds as "2.88 ns", "n/a" when not finite. */
 const char *eng(double v, const char *unit, char *buf, size_t cap);

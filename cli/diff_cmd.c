@@ -73,15 +73,15 @@ static void total_row(const cJSON *t, const char *key, const char *label, const 
     /* a side that has no figure (the old side of a new model) is a dash, never a zero */
     const char *old_text = cJSON_IsNumber(get(d, "old")) ? fmt(num(d, "old"), unit, a, sizeof a) : "-";
     const char *new_text = cJSON_IsNumber(get(d, "new")) ? fmt(num(d, "new"), unit, b, sizeof b) : "-";
-    printf("  %-16s %14s %14s   %s\n", label, old_text, new_text,
+    tprintf("  %-16s %14s %14s   %s\n", label, old_text, new_text,
            cJSON_IsNumber(get(d, "delta")) ? change_text(d, unit, c, sizeof c) : "");
 }
 
 static void layer_list(const char *title, const cJSON *arr) {
     if (cJSON_GetArraySize(arr) == 0) return;
-    printf("\n%s\n", title);
+    tprintf("\n%s\n", title);
     const cJSON *l;
-    cJSON_ArrayForEach(l, arr) printf("  %s (%s%s%s)\n", tstr(l, "name")[0] ? tstr(l, "name") : "(unnamed)",
+    cJSON_ArrayForEach(l, arr) tprintf("  %s (%s%s%s)\n", tstr(l, "name")[0] ? tstr(l, "name") : "(unnamed)",
                                        tstr(l, "domain"), tstr(l, "domain")[0] ? "." : "", tstr(l, "op"));
 }
 
@@ -90,14 +90,14 @@ static void print_diff_totals(const cJSON *d) {
     const cJSON *o = get(d, "old"), *n = get(d, "new"), *hw = get(d, "hardware"), *opt = get(d, "options");
     const cJSON *t = get(d, "totals");
     if (cJSON_IsObject(o))
-        printf("old       %s  (%s, %s nodes)\n", tstr(o, "label"), tstr(o, "name")[0] ? tstr(o, "name") : "unnamed", numf("%g", num(o, "nodes")));
+        tprintf("old       %s  (%s, %s nodes)\n", tstr(o, "label"), tstr(o, "name")[0] ? tstr(o, "name") : "unnamed", numf("%g", num(o, "nodes")));
     else
-        printf("old       none: a new model, judged without a base\n");
-    printf("new       %s  (%s, %s nodes)\n", tstr(n, "label"), tstr(n, "name")[0] ? tstr(n, "name") : "unnamed", numf("%g", num(n, "nodes")));
-    printf("hardware  %s%s%s  precision %s, %s, speed-of-light model %s (%s)\n\n", tstr(hw, "name"),
+        tprintf("old       none: a new model, judged without a base\n");
+    tprintf("new       %s  (%s, %s nodes)\n", tstr(n, "label"), tstr(n, "name")[0] ? tstr(n, "name") : "unnamed", numf("%g", num(n, "nodes")));
+    tprintf("hardware  %s%s%s  precision %s, %s, speed-of-light model %s (%s)\n\n", tstr(hw, "name"),
            cJSON_IsString(get(hw, "power_mode")) ? ", mode " : "", tstr(hw, "power_mode"), tstr(n, "precision"),
            tstr(opt, "mode"), word("sol", str(get(d, "sol"), "model")), word("granularity", str(get(d, "sol"), "granularity")));
-    printf("  %-16s %14s %14s   %s\n", "", "old", "new", "change");
+    tprintf("  %-16s %14s %14s   %s\n", "", "old", "new", "change");
     total_row(t, "time_s", "predicted time", "s");
     total_row(t, "lower_bound_s", "lower bound", "s");
     total_row(t, "upper_bound_s", "upper bound", "s");
@@ -110,7 +110,7 @@ static void print_diff_totals(const cJSON *d) {
     total_row(t, "kernels", "kernels", "");
     total_row(t, "launch_floor_s", "launch floor", "s");
     const cJSON *bound = get(t, "bound");
-    printf("  %-16s %14s %14s   %s\n", "limited by", word("bound", str(bound, "old")), word("bound", str(bound, "new")),
+    tprintf("  %-16s %14s %14s   %s\n", "limited by", word("bound", str(bound, "old")), word("bound", str(bound, "new")),
            cJSON_IsTrue(get(bound, "changed")) ? "changed" : "");
     const cJSON *llm = get(d, "llm");
     if (cJSON_IsObject(llm)) {
@@ -119,7 +119,7 @@ static void print_diff_totals(const cJSON *d) {
         total_row(llm, "tokens_per_s", "LLM tokens/s", "");
         total_row(llm, "memory_required_bytes", "LLM memory", "B");
         const cJSON *fits = get(llm, "fits");
-        printf("  %-16s %14s %14s\n", "fits in memory", cJSON_IsTrue(get(fits, "old")) ? "yes" : cJSON_IsFalse(get(fits, "old")) ? "no" : RL_NO_FIGURE,
+        tprintf("  %-16s %14s %14s\n", "fits in memory", cJSON_IsTrue(get(fits, "old")) ? "yes" : cJSON_IsFalse(get(fits, "old")) ? "no" : RL_NO_FIGURE,
                cJSON_IsTrue(get(fits, "new")) ? "yes" : cJSON_IsFalse(get(fits, "new")) ? "no" : RL_NO_FIGURE);
     }
 }
@@ -127,14 +127,14 @@ static void print_diff_totals(const cJSON *d) {
 /* The layer counts and the ranked changes (the core's order). */
 static void print_diff_layers(const cJSON *d, int top) {
     const cJSON *c = get(d, "layers");
-    printf("\nlayers    %s matched (%s by name, %s by op and position; %s changed), %s added, %s removed\n",
+    tprintf("\nlayers    %s matched (%s by name, %s by op and position; %s changed), %s added, %s removed\n",
            numf("%g", num(c, "matched")), numf("%g", num(c, "matched_by_name")), numf("%g", num(c, "matched_by_op_position")), numf("%g", num(c, "changed")),
            numf("%g", num(c, "added")), numf("%g", num(c, "removed")));
 
     const cJSON *changes = get(d, "changes");
     int total = cJSON_GetArraySize(changes), shown = top > 0 && top < total ? top : total;
     if (total) {
-        printf("\n%-32s %-22s %12s %12s %12s  %s\n", "layer (most changed first)", "op", "time", "FLOPs", "bytes",
+        tprintf("\n%-32s %-22s %12s %12s %12s  %s\n", "layer (most changed first)", "op", "time", "FLOPs", "bytes",
                "bound");
         const cJSON *ch = changes ? changes->child : NULL;
         for (int i = 0; i < shown && ch; i++, ch = ch->next) {
@@ -154,20 +154,20 @@ static void print_diff_layers(const cJSON *d, int top) {
                 if (strcmp(str(bd, "old"), str(bd, "new")))
                     snprintf(bounds, sizeof bounds, "%s > %s", word("bound", str(bd, "old")), word("bound", str(bd, "new")));
                 else snprintf(bounds, sizeof bounds, "%s", word("bound", str(bd, "new")));
-                printf("%-32s %-22s %12s %12s %12s  %s\n", name, op, signed_fmt(num(get(L, "t"), "delta"), "s", a, sizeof a),
+                tprintf("%-32s %-22s %12s %12s %12s  %s\n", name, op, signed_fmt(num(get(L, "t"), "delta"), "s", a, sizeof a),
                        signed_fmt(num(get(L, "flops"), "delta"), "", b, sizeof b),
                        signed_fmt(num(get(L, "bytes"), "delta"), "B", e, sizeof e), bounds);
             } else {
                 double sg = kind[0] == 'a' ? 1 : -1;
-                printf("%-32s %-22s %12s %12s %12s  %s\n", name, op, signed_fmt(sg * num(L, "t"), "s", a, sizeof a),
+                tprintf("%-32s %-22s %12s %12s %12s  %s\n", name, op, signed_fmt(sg * num(L, "t"), "s", a, sizeof a),
                        signed_fmt(sg * num(L, "flops"), "", b, sizeof b), signed_fmt(sg * num(L, "bytes"), "B", e, sizeof e),
                        word("bound", str(L, "bound")));
             }
         }
-        if (shown < total) printf("(%d more; --top 0 shows all)\n", total - shown);
-        printf("(+ added layer, - removed layer)\n");
+        if (shown < total) tprintf("(%d more; --top 0 shows all)\n", total - shown);
+        tprintf("(+ added layer, - removed layer)\n");
     } else {
-        printf("\nno layer changed its work (FLOPs, bytes, op or bound)\n");
+        tprintf("\nno layer changed its work (FLOPs, bytes, op or bound)\n");
     }
 }
 
@@ -178,20 +178,20 @@ static void print_diff_table(const cJSON *d, int top) {
     layer_list("cost now unknown (a shape could not be inferred)", get(d, "became_unknown"));
     const cJSON *w = get(d, "warnings"), *x;
     if (cJSON_GetArraySize(get(w, "new"))) {
-        printf("\nnew warnings\n");
-        cJSON_ArrayForEach(x, get(w, "new")) printf("  [%s] %s\n", tstr(x, "code"), tstr(x, "message"));
+        tprintf("\nnew warnings\n");
+        cJSON_ArrayForEach(x, get(w, "new")) tprintf("  [%s] %s\n", tstr(x, "code"), tstr(x, "message"));
     }
     if (cJSON_GetArraySize(get(w, "resolved"))) {
-        printf("\nresolved warnings\n");
-        cJSON_ArrayForEach(x, get(w, "resolved")) printf("  [%s] %s\n", tstr(x, "code"), tstr(x, "message"));
+        tprintf("\nresolved warnings\n");
+        cJSON_ArrayForEach(x, get(w, "resolved")) tprintf("  [%s] %s\n", tstr(x, "code"), tstr(x, "message"));
     }
     const cJSON *g = get(d, "gate");
     if (cJSON_IsObject(g)) {
         /* a gate that judged nothing (a new model and only thresholds of change) did not pass anything */
         bool judged = !cJSON_IsNumber(get(g, "judged")) || num(g, "judged") > 0;
-        printf("\ngate      %s: %s\n", tstr(g, "expression"),
+        tprintf("\ngate      %s: %s\n", tstr(g, "expression"),
                !judged ? "not judged" : cJSON_IsTrue(get(g, "passed")) ? "passed" : "FAILED");
-        cJSON_ArrayForEach(x, get(g, "clauses")) printf("  [%s] %s\n", tstr(x, "status"), tstr(x, "message"));
+        cJSON_ArrayForEach(x, get(g, "clauses")) tprintf("  [%s] %s\n", tstr(x, "status"), tstr(x, "message"));
     }
 }
 
@@ -219,30 +219,30 @@ static void csv_single(const cJSON *l, bool added) {
         if (added) { putchar(','); csv_number(stdout, v); }
         else { csv_number(stdout, v); putchar(','); }
         putchar(',');
-        if (cJSON_IsNumber(v)) printf("%.17g", added ? v->valuedouble : -v->valuedouble);
+        if (cJSON_IsNumber(v)) tprintf("%.17g", added ? v->valuedouble : -v->valuedouble);
         putchar(',');
     }
 }
 
 static void print_diff_csv(const cJSON *d) {
     size_t nc = sizeof diff_csv_cols / sizeof *diff_csv_cols;
-    for (size_t i = 0; i < nc; i++) printf("%s%s", diff_csv_cols[i], i + 1 < nc ? "," : "\n");
+    for (size_t i = 0; i < nc; i++) tprintf("%s%s", diff_csv_cols[i], i + 1 < nc ? "," : "\n");
     const cJSON *t = get(d, "totals"), *bound = get(t, "bound");
-    printf("model,,,,");
+    tprintf("model,,,,");
     csv_field(stdout, str(get(d, "new"), "name"));
     putchar(',');
     csv_field(stdout, str(get(d, "old"), "name"));
-    printf(",,,");
+    tprintf(",,,");
     csv_triple(get(t, "flops")); putchar(',');
     csv_triple(get(t, "bytes")); putchar(',');
     csv_triple(get(t, "time_s")); putchar(',');
     csv_triple(get(t, "energy_j")); putchar(',');
     csv_field(stdout, str(bound, "old")); putchar(',');
     csv_field(stdout, str(bound, "new"));
-    printf(",,,,,\n");
+    tprintf(",,,,,\n");
     const cJSON *l;
     cJSON_ArrayForEach(l, get(d, "matched")) {
-        printf("matched,%s,", str(l, "matched_by"));
+        tprintf("matched,%s,", str(l, "matched_by"));
         csv_double(stdout, num(l, "old_index")); putchar(',');
         csv_double(stdout, num(l, "new_index")); putchar(',');
         csv_field(stdout, str(l, "name")); putchar(',');
@@ -255,7 +255,7 @@ static void print_diff_csv(const cJSON *d) {
         csv_triple(get(l, "energy_j")); putchar(',');
         csv_field(stdout, str(get(l, "bound"), "old")); putchar(',');
         csv_field(stdout, str(get(l, "bound"), "new"));
-        printf(",%s,%s,%s,%s,%s\n", cJSON_IsTrue(get(get(l, "supported"), "old")) ? "true" : "false",
+        tprintf(",%s,%s,%s,%s,%s\n", cJSON_IsTrue(get(get(l, "supported"), "old")) ? "true" : "false",
                cJSON_IsTrue(get(get(l, "supported"), "new")) ? "true" : "false",
                cJSON_IsTrue(get(get(l, "known"), "old")) ? "true" : "false",
                cJSON_IsTrue(get(get(l, "known"), "new")) ? "true" : "false",
@@ -264,10 +264,10 @@ static void print_diff_csv(const cJSON *d) {
     for (int s = 0; s < 2; s++) {
         bool added = s == 0;
         cJSON_ArrayForEach(l, get(d, added ? "added" : "removed")) {
-            printf("%s,,", added ? "added" : "removed");
+            tprintf("%s,,", added ? "added" : "removed");
             if (added) putchar(',');
             csv_double(stdout, num(l, "index"));
-            printf(added ? "," : ",,");
+            tprintf(added ? "," : ",,");
             csv_field(stdout, added ? str(l, "name") : ""); putchar(',');
             csv_field(stdout, added ? "" : str(l, "name")); putchar(',');
             csv_field(stdout, added ? str(l, "op") : ""); putchar(',');
@@ -275,8 +275,8 @@ static void print_diff_csv(const cJSON *d) {
             csv_single(l, added);
             const char *b = str(l, "bound"), *sup = cJSON_IsTrue(get(l, "supported")) ? "true" : "false";
             const char *kn = cJSON_IsTrue(get(l, "known")) ? "true" : "false";
-            if (added) printf(",%s,,%s,,%s,true\n", b, sup, kn);
-            else printf("%s,,%s,,%s,,true\n", b, sup, kn);
+            if (added) tprintf(",%s,,%s,,%s,true\n", b, sup, kn);
+            else tprintf("%s,,%s,,%s,,true\n", b, sup, kn);
         }
     }
 }

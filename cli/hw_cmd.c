@@ -24,12 +24,12 @@ int run_check_hw(int n, char **items, const char *dir) {
         const cJSON *err = get(r, "error");
         if (!r || err) {
             bad++;
-            printf("FAIL %s: %s [%s]\n", txt(items[i]), err ? tstr(err, "message") : "not readable",
+            tprintf("FAIL %s: %s [%s]\n", txt(items[i]), err ? tstr(err, "message") : "not readable",
                    err ? tstr(err, "where") : "");
         } else {
             char b[32] = "unknown";
             if (cJSON_IsNumber(get(r, "power_budget_w"))) eng(num(r, "power_budget_w"), "W", b, sizeof b);
-            printf("ok   %-20s %d power modes; power budget %s; energy %s\n", tstr(r, "id"),
+            tprintf("ok   %-20s %d power modes; power budget %s; energy %s\n", tstr(r, "id"),
                    cJSON_GetArraySize(get(r, "modes")), b, str(r, "energy_model")[0] ? tstr(r, "energy_model") : "none");
         }
         cJSON_Delete(r);
@@ -57,13 +57,13 @@ int run_list_hw(const char *dir) {
         cJSON *j = text ? cJSON_Parse(text) : NULL;
         const cJSON *modes = get(j, "power_modes"), *m;
         if (cJSON_IsString(get(j, "id"))) {
-            printf("%-22s %s", tstr(j, "id"), tstr(j, "name"));
+            tprintf("%-22s %s", tstr(j, "id"), tstr(j, "name"));
             if (cJSON_GetArraySize(modes) > 0) {
-                printf("  [power modes:");
-                cJSON_ArrayForEach(m, modes) if (cJSON_IsString(get(m, "id"))) printf(" %s", tstr(m, "id"));
-                printf("]");
+                tprintf("  [power modes:");
+                cJSON_ArrayForEach(m, modes) if (cJSON_IsString(get(m, "id"))) tprintf(" %s", tstr(m, "id"));
+                tprintf("]");
             }
-            printf("\n");
+            tprintf("\n");
         } else {
             fprintf(stderr, "rooflens: %s is not a hardware profile (no \"id\"): left out\n", txt(path));
         }

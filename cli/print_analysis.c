@@ -31,11 +31,11 @@ static int cmp_time(const void *a, const void *b) {
 static void print_forecast(const cJSON *f) {
     if (!cJSON_IsObject(f)) return;
     char a[32], b[32];
-    printf("forecast  %s  (%sx the floor %s; %s estimate for %s)\n", tsec(num(f, "time_s"), a, sizeof a),
+    tprintf("forecast  %s  (%sx the floor %s; %s estimate for %s)\n", tsec(num(f, "time_s"), a, sizeof a),
            numf("%.3g", num(f, "headroom")), tsec(num(f, "floor_s"), b, sizeof b),
            !strcmp(str(f, "basis"), "calibrated") ? "calibrated" : "analytic", tstr(f, "stack"));
     if (cJSON_IsNumber(get(f, "energy_j")))
-        printf("          energy %s per inference at the forecast's pace\n", eng(num(f, "energy_j"), "J", a, sizeof a));
+        tprintf("          energy %s per inference at the forecast's pace\n", eng(num(f, "energy_j"), "J", a, sizeof a));
 }
 
 /* The totals and the headline: the chosen model's figures, as every other
@@ -45,25 +45,25 @@ static void print_headline(const cJSON *res) {
     const cJSON *ch = get(sol, "chosen");
     const double total_t = num(ch, "time_s");
     char a[32], b[32], c2[32], d[32], e[32], f[32];
-    printf("\ntotals    %s FLOPs (matrix %s, vector %s), %s moved unfused (%s fused), intensity %s FLOP/B\n",
+    tprintf("\ntotals    %s FLOPs (matrix %s, vector %s), %s moved unfused (%s fused), intensity %s FLOP/B\n",
            eng(num(tot, "flops"), "", a, sizeof a), eng(num(tot, "matrix_flops"), "", b, sizeof b),
            eng(num(tot, "vector_flops"), "", c2, sizeof c2), eng(num(tot, "bytes"), "B", d, sizeof d),
            eng(num(tot, "fused_bytes"), "B", e, sizeof e), numf("%.2f", num(tot, "intensity")));
-    printf("\npredicted %s  (speed of light: %s, %s; limited by the %s)\n", tsec(total_t, a, sizeof a),
+    tprintf("\npredicted %s  (speed of light: %s, %s; limited by the %s)\n", tsec(total_t, a, sizeof a),
            word("sol", str(ch, "model")), word("granularity", str(ch, "granularity")), word("bound", str(ch, "bound")));
-    printf("          bounds %s ... %s; %s kernels, launch floor %s\n", tsec(num(ch, "lower_bound_s"), a, sizeof a),
+    tprintf("          bounds %s ... %s; %s kernels, launch floor %s\n", tsec(num(ch, "lower_bound_s"), a, sizeof a),
            tsec(num(ch, "upper_bound_s"), b, sizeof b), numf("%g", num(ch, "kernels")), tsec(num(ch, "launch_floor_s"), c2, sizeof c2));
     if (cJSON_IsNumber(get(ch, "energy_j")))
-        printf("          energy %s per inference, average power %s%s\n", eng(num(ch, "energy_j"), "J", a, sizeof a),
+        tprintf("          energy %s per inference, average power %s%s\n", eng(num(ch, "energy_j"), "J", a, sizeof a),
                eng(num(ch, "avg_power_w"), "W", b, sizeof b),
                is_true(ch, "power_capped") ? " (held to the power budget)" : "");
     print_forecast(get(res, "forecast"));
-    printf("\nspeed of light         %10s %10s %10s %10s %8s %10s %-16s %10s\n", "time", "lower", "upper", "roofline",
+    tprintf("\nspeed of light         %10s %10s %10s %10s %8s %10s %-16s %10s\n", "time", "lower", "upper", "roofline",
            "kernels", "launches", "limited by", "energy");
     for (int i = 0; i < 3; i++) {
         static const char *const models[] = {"unfused", "fused", "fused_prefetched"};
         const cJSON *m = get(sol, models[i]);
-        printf("  %-20s %10s %10s %10s %10s %8s %10s %-16s %10s%s\n", word("sol", models[i]), tsec(num(m, "time_s"), a, sizeof a),
+        tprintf("  %-20s %10s %10s %10s %10s %8s %10s %-16s %10s%s\n", word("sol", models[i]), tsec(num(m, "time_s"), a, sizeof a),
                tsec(num(m, "lower_bound_s"), b, sizeof b), tsec(num(m, "upper_bound_s"), c2, sizeof c2),
                tsec(num(m, "roof_time_s"), d, sizeof d), numf("%g", num(m, "kernels")), tsec(num(m, "launch_floor_s"), e, sizeof e),
                word("bound", str(m, "bound")), opt_eng(m, "energy_j", "J", f, sizeof f),
@@ -76,27 +76,27 @@ void print_table(const cJSON *res, const layer_table *L, int top) {
     const cJSON *sol = get(res, "sol");
     const cJSON *roof = get(res, "roofline"), *opt = get(res, "options");
     char a[32], b[32], c2[32], d[32], e[32];
-    printf("model     %s  (%s nodes, %s params, %s of weights)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)",
+    tprintf("model     %s  (%s nodes, %s params, %s of weights)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)",
            numf("%g", num(model, "nodes")), eng(num(model, "params"), "", a, sizeof a), eng(num(model, "weight_bytes"), "B", b, sizeof b));
-    printf("hardware  %s%s%s  precision %s%s%s%s, %s\n", tstr(hw, "name"),
+    tprintf("hardware  %s%s%s  precision %s%s%s%s, %s\n", tstr(hw, "name"),
            cJSON_IsString(get(hw, "power_mode")) ? ", mode " : "",
            cJSON_IsString(get(hw, "power_mode")) ? tstr(hw, "power_mode_name") : "",
            tstr(roof, "precision"), strcmp(str(roof, "precision"), str(roof, "requested_precision")) ? " (" : "",
            strcmp(str(roof, "precision"), str(roof, "requested_precision")) ? tstr(roof, "requested_precision") : "",
            strcmp(str(roof, "precision"), str(roof, "requested_precision")) ? " requested)" : "", tstr(opt, "mode"));
     if (cJSON_IsNumber(get(opt, "batch"))) {
-        printf("batch     %g", num(opt, "batch"));
+        tprintf("batch     %g", num(opt, "batch"));
         if (!strcmp(str(opt, "batch_applied"), "scaled"))
-            printf(" (the model's fixed batch %s, scaled: FLOPs and activations x%s, weights once)",
+            tprintf(" (the model's fixed batch %s, scaled: FLOPs and activations x%s, weights once)",
                    numf("%g", num(opt, "batch_base")), numf("%g", num(opt, "batch") / num(opt, "batch_base")));
-        printf("\n");
+        tprintf("\n");
     }
     const cJSON *dims = get(model, "dims");
     if (cJSON_GetArraySize(dims) > 0) {
-        printf("dims     ");
+        tprintf("dims     ");
         const cJSON *dd;
-        cJSON_ArrayForEach(dd, dims) printf(" %s=%s", txt(dd->string), numf("%g", num(dd, "value")));
-        printf("\n");
+        cJSON_ArrayForEach(dd, dims) tprintf(" %s=%s", txt(dd->string), numf("%g", num(dd, "value")));
+        tprintf("\n");
     }
     layer_col name, op, flops, bytes, intensity, t, bound, fc;
     layer_col_open(L, "name", &name), layer_col_open(L, "op", &op), layer_col_open(L, "flops", &flops);
@@ -108,34 +108,34 @@ void print_table(const cJSON *res, const layer_table *L, int top) {
     if (rows) qsort(rows, (size_t)n, sizeof *rows, cmp_time);
     int shown = !rows ? 0 : top > 0 && top < n ? top : n;
     double total_t = num(get(sol, "chosen"), "time_s"); /* the layers' times are their shares of it */
-    printf("\n%-32s %-18s %10s %10s %8s %10s %10s %-16s %6s\n", "layer (top by time)", "op", "FLOPs", "bytes", "AI",
+    tprintf("\n%-32s %-18s %10s %10s %8s %10s %10s %-16s %6s\n", "layer (top by time)", "op", "FLOPs", "bytes", "AI",
            "time", "forecast", "limited by", "share");
     for (int k = 0; k < shown; k++) {
         int i = rows[k].row;
         double ti = layer_num(&t, i);
-        printf("%-32s %-18s %10s %10s %8s %10s %10s %-16s %6s\n", txt_cut(layer_str(&name, i), 32),
+        tprintf("%-32s %-18s %10s %10s %8s %10s %10s %-16s %6s\n", txt_cut(layer_str(&name, i), 32),
                txt_cut(layer_str(&op, i), 18), eng(layer_num(&flops, i), "", a, sizeof a),
                eng(layer_num(&bytes, i), "B", b, sizeof b), numf("%.1f", layer_num(&intensity, i)), tsec(ti, c2, sizeof c2),
                isnan(layer_num(&fc, i)) ? RL_NO_FIGURE : tsec(layer_num(&fc, i), d, sizeof d), word("bound", layer_str(&bound, i)),
                total_t > 0 ? numf("%.1f%%", 100 * ti / total_t) : RL_NO_FIGURE);
     }
-    if (shown < n) printf("(%d more layers; --top 0 shows all)\n", n - shown);
+    if (shown < n) tprintf("(%d more layers; --top 0 shows all)\n", n - shown);
     free(rows);
     layer_col *cols[] = {&name, &op, &flops, &bytes, &intensity, &t, &bound, &fc};
     for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) layer_col_close(cols[k]);
     print_headline(res);
-    printf("\nroofline  time balance %s FLOP/B", numf("%.1f", num(roof, "time_balance")));
+    tprintf("\nroofline  time balance %s FLOP/B", numf("%.1f", num(roof, "time_balance")));
     if (cJSON_IsNumber(get(roof, "energy_balance")))
-        printf(", energy balance %s (%s without static power), peak %s (%s without static)",
+        tprintf(", energy balance %s (%s without static power), peak %s (%s without static)",
                numf("%.1f", num(roof, "energy_balance")), numf("%.1f", num(roof, "energy_balance_no_static")),
                eng(num(roof, "peak_flop_per_j"), "FLOP/J", d, sizeof d),
                eng(num(roof, "peak_flop_per_j_no_static"), "FLOP/J", e, sizeof e));
-    printf("\n");
+    tprintf("\n");
     const cJSON *w = get(res, "warnings");
     if (cJSON_GetArraySize(w) > 0) {
-        printf("\nwarnings\n");
+        tprintf("\nwarnings\n");
         const cJSON *l;
-        cJSON_ArrayForEach(l, w) printf("  [%s] %s\n", tstr(l, "code"), tstr(l, "message"));
+        cJSON_ArrayForEach(l, w) tprintf("  [%s] %s\n", tstr(l, "code"), tstr(l, "message"));
     }
 }
 
@@ -158,27 +158,27 @@ void print_measured(const cJSON *res, const layer_table *L, int top) {
         if (!strcmp(formats[i].id, fname)) fname = formats[i].name;
     char a[32], b[32], c[32], d[32];
     double total = num(ms, "total_s");
-    printf("\nmeasured  %s, %s run%s averaged%s: %s in %s kernels", fname, numf("%g", num(ms, "runs")),
+    tprintf("\nmeasured  %s, %s run%s averaged%s: %s in %s kernels", fname, numf("%g", num(ms, "runs")),
            num(ms, "runs") == 1 ? "" : "s", is_true(ms, "warmup_excluded") ? " (warm-up run left out)" : "",
            tsec(total, a, sizeof a), numf("%g", num(ms, "kernels")));
-    if (cJSON_IsNumber(get(ms, "run_wall_s"))) printf(" (%s a run, wall clock)", tsec(num(ms, "run_wall_s"), b, sizeof b));
-    printf("\n          predicted %s (%s, %s): measured is %sx the prediction\n", tsec(num(ms, "predicted_s"), a, sizeof a),
+    if (cJSON_IsNumber(get(ms, "run_wall_s"))) tprintf(" (%s a run, wall clock)", tsec(num(ms, "run_wall_s"), b, sizeof b));
+    tprintf("\n          predicted %s (%s, %s): measured is %sx the prediction\n", tsec(num(ms, "predicted_s"), a, sizeof a),
            word("sol", str(ch, "model")), word("granularity", str(ch, "granularity")), numf("%.3g", num(ms, "measured_over_predicted")));
     const cJSON *fc = get(res, "forecast");
     if (cJSON_IsNumber(get(fc, "time_s")) && num(fc, "time_s") > 0)
-        printf("          forecast %s (%s): measured is %sx the forecast\n", tsec(num(fc, "time_s"), a, sizeof a),
+        tprintf("          forecast %s (%s): measured is %sx the forecast\n", tsec(num(fc, "time_s"), a, sizeof a),
                !strcmp(str(fc, "basis"), "calibrated") ? "calibrated" : "analytic", numf("%.3g", total / num(fc, "time_s")));
-    printf("          %s of %s kernels matched to nodes (%s of the measured time); %s nodes measured, %s of them "
+    tprintf("          %s of %s kernels matched to nodes (%s of the measured time); %s nodes measured, %s of them "
            "placed in a fused kernel by inference\n", numf("%g", num(ms, "matched")), numf("%g", num(ms, "kernels")),
            pct_of(num(ms, "matched_s"), total, b, sizeof b), numf("%g", num(ms, "nodes_measured")),
            numf("%g", num(ms, "nodes_inferred")));
-    printf("          speed of light of the matched kernels %s: efficiency %s; SOL <= measured for %s of their time\n",
+    tprintf("          speed of light of the matched kernels %s: efficiency %s; SOL <= measured for %s of their time\n",
            tsec(num(ms, "sol_s"), a, sizeof a), pct_of(num(ms, "sol_s"), num(ms, "matched_s"), b, sizeof b),
            pct_of(num(ms, "sol_bound_share"), 1, c, sizeof c));
     const cJSON *groups = get(ms, "groups");
     int n = cJSON_GetArraySize(groups), shown = top > 0 && top < n ? top : n;
-    printf("\nwhere the time is lost (kernels by recoverable time = measured - speed of light)\n");
-    printf("%-40s %-14s %5s %10s %10s %7s %10s %6s\n", "kernel", "op", "nodes", "measured", "SOL", "effic.", "lost", "share");
+    tprintf("\nwhere the time is lost (kernels by recoverable time = measured - speed of light)\n");
+    tprintf("%-40s %-14s %5s %10s %10s %7s %10s %6s\n", "kernel", "op", "nodes", "measured", "SOL", "effic.", "lost", "share");
     const cJSON *g;
     int row = 0;
     cJSON_ArrayForEach(g, groups) {
@@ -194,30 +194,30 @@ void print_measured(const cJSON *res, const layer_table *L, int top) {
         char effs[16];
         if (cJSON_IsNumber(eff)) snprintf(effs, sizeof effs, "%.1f%%", 100 * eff->valuedouble);
         else snprintf(effs, sizeof effs, "?");
-        printf("%-40s %-14s %5d %10s %10s %7s %10s %6s\n", name, opn, cJSON_GetArraySize(get(g, "nodes")),
+        tprintf("%-40s %-14s %5d %10s %10s %7s %10s %6s\n", name, opn, cJSON_GetArraySize(get(g, "nodes")),
                tsec(num(g, "measured_s"), a, sizeof a), tsec(num(g, "sol_s"), b, sizeof b), effs,
                tsec(num(g, "recoverable_s"), c, sizeof c), pct_of(num(g, "measured_s"), total, d, sizeof d));
     }
-    if (shown < n) printf("(%d more kernels; --top 0 shows all)\n", n - shown);
+    if (shown < n) tprintf("(%d more kernels; --top 0 shows all)\n", n - shown);
     const cJSON *un = get(ms, "unmatched");
     if (cJSON_GetArraySize(un) > 0) {
-        printf("\nkernels that name no node of the model (%d, %s of the measured time)\n", cJSON_GetArraySize(un),
+        tprintf("\nkernels that name no node of the model (%d, %s of the measured time)\n", cJSON_GetArraySize(un),
                pct_of(num(ms, "unmatched_s"), total, a, sizeof a));
         cJSON_ArrayForEach(g, un)
-            printf("  %-40s %-14s %10s  %s\n", tstr(g, "name"), tstr(g, "op"), tsec(num(g, "time_s"), b, sizeof b), tstr(g, "why"));
+            tprintf("  %-40s %-14s %10s  %s\n", tstr(g, "name"), tstr(g, "op"), tsec(num(g, "time_s"), b, sizeof b), tstr(g, "why"));
     }
     const cJSON *unm = get(ms, "unmeasured");
     if (cJSON_GetArraySize(unm) > 0) {
-        printf("\nnodes with work but no measured kernel (%d):", cJSON_GetArraySize(unm));
+        tprintf("\nnodes with work but no measured kernel (%d):", cJSON_GetArraySize(unm));
         layer_col name;
         layer_col_open(L, "name", &name);
         int k = 0;
         cJSON_ArrayForEach(g, unm) {
-            if (k++ == 8) { printf(" ..."); break; }
-            printf(" %s", txt(layer_str(&name, cJSON_IsNumber(g) ? (int)fmin(fmax(g->valuedouble, -1), INT32_MAX) : -1)));
+            if (k++ == 8) { tprintf(" ..."); break; }
+            tprintf(" %s", txt(layer_str(&name, cJSON_IsNumber(g) ? (int)fmin(fmax(g->valuedouble, -1), INT32_MAX) : -1)));
         }
         layer_col_close(&name);
-        printf("\n");
+        tprintf("\n");
     }
 }
 
@@ -232,7 +232,7 @@ void print_csv(const cJSON *res, const layer_table *L) {
     size_t nc = N_NAMES - (get(res, "measured") ? 0 : 3);
     layer_col cols[N_NAMES];
     for (size_t c = 0; c < nc; c++) {
-        printf("%s%s", names[c], c + 1 < nc ? "," : "\n");
+        tprintf("%s%s", names[c], c + 1 < nc ? "," : "\n");
         layer_col_open(L, names[c], &cols[c]);
     }
     for (int i = 0; i < L->count; i++)

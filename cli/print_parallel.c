@@ -9,47 +9,47 @@
 static void print_parallel_head(const cJSON *P) {
     char a[32], b[32], c[32], d[32];
     const cJSON *ic = get(P, "interconnect");
-    printf("\nparallel  tp=%s pp=%s dp=%s: %s devices over %s (%s, %s per device for a collective)\n", numf("%g", num(P, "tp")),
+    tprintf("\nparallel  tp=%s pp=%s dp=%s: %s devices over %s (%s, %s per device for a collective)\n", numf("%g", num(P, "tp")),
            numf("%g", num(P, "pp")), numf("%g", num(P, "dp")), numf("%g", num(P, "devices")), tstr(ic, "name"), tstr(ic, "topology"),
            eng(num(ic, "tp_bandwidth_Bps"), "B/s", a, sizeof a));
-    printf("          time %s (math %s + communication %s; bounds %s .. %s), %s-bound, speed-up over one device %s\n",
+    tprintf("          time %s (math %s + communication %s; bounds %s .. %s), %s-bound, speed-up over one device %s\n",
            tsec(num(P, "time_s"), a, sizeof a), tsec(num(P, "t_math_s"), b, sizeof b),
            tsec(num(P, "t_comms_s"), c, sizeof c), tsec(num(P, "lower_bound_s"), d, sizeof d),
            tsec(num(P, "upper_bound_s"), a, sizeof a), word("bound", str(P, "bound")), numf("%.2fx", num(P, "speedup")));
-    printf("          sent per device %s", eng(num(P, "comm_bytes"), "B", a, sizeof a));
+    tprintf("          sent per device %s", eng(num(P, "comm_bytes"), "B", a, sizeof a));
     if (cJSON_IsNumber(get(ic, "critical_intensity")))
-        printf("; communication binds below %s FLOPs per byte sent", numf("%.0f", num(ic, "critical_intensity")));
+        tprintf("; communication binds below %s FLOPs per byte sent", numf("%.0f", num(ic, "critical_intensity")));
     if (num(P, "pp") > 1)
-        printf("; pipeline bubble %s (%s micro-batches)", numf("%.1f%%", 100 * num(P, "bubble")), numf("%g", num(P, "micro_batches")));
-    printf("\n");
+        tprintf("; pipeline bubble %s (%s micro-batches)", numf("%.1f%%", 100 * num(P, "bubble")), numf("%g", num(P, "micro_batches")));
+    tprintf("\n");
     const cJSON *fits = get(P, "fits");
-    printf("          memory per device %s (weights %s)", eng(num(P, "memory_bytes_per_device"), "B", a, sizeof a),
+    tprintf("          memory per device %s (weights %s)", eng(num(P, "memory_bytes_per_device"), "B", a, sizeof a),
            eng(num(P, "weight_bytes_per_device"), "B", b, sizeof b));
     if (cJSON_IsBool(fits))
-        printf(" of %s: %s\n", eng(num(P, "memory_capacity_bytes"), "B", c, sizeof c),
+        tprintf(" of %s: %s\n", eng(num(P, "memory_capacity_bytes"), "B", c, sizeof c),
                cJSON_IsTrue(fits) ? "fits" : "does NOT fit");
     else
-        printf(" (device memory unknown)\n");
+        tprintf(" (device memory unknown)\n");
 }
 
 /* The LLM view over the devices (llm.parallel). */
 static void print_llm_parallel(const cJSON *P) {
     char a[32], b[32], c[32], d[32];
-    printf("\nover %s devices (tp=%s pp=%s dp=%s): TTFT %s", numf("%g", num(P, "devices")), numf("%g", num(P, "tp")), numf("%g", num(P, "pp")),
+    tprintf("\nover %s devices (tp=%s pp=%s dp=%s): TTFT %s", numf("%g", num(P, "devices")), numf("%g", num(P, "tp")), numf("%g", num(P, "pp")),
            numf("%g", num(P, "dp")), tsec(num(P, "ttft_s"), a, sizeof a));
     if (cJSON_IsNumber(get(P, "tpot_s")))
-        printf(", TPOT %s (collectives %s, %s-bound), %s tokens/s, %s sent per token", tsec(num(P, "tpot_s"), a, sizeof a),
+        tprintf(", TPOT %s (collectives %s, %s-bound), %s tokens/s, %s sent per token", tsec(num(P, "tpot_s"), a, sizeof a),
                tsec(num(P, "decode_t_comms_s"), b, sizeof b), tstr(P, "decode_bound"),
                eng(num(P, "tokens_per_s"), "", c, sizeof c), eng(num(P, "comm_bytes_per_token"), "B", d, sizeof d));
-    printf("\nmemory per device: weights %s + KV cache %s + activations %s = %s",
+    tprintf("\nmemory per device: weights %s + KV cache %s + activations %s = %s",
            eng(num(P, "weight_bytes_per_device"), "B", a, sizeof a),
            eng(num(P, "kv_cache_bytes_per_device"), "B", b, sizeof b),
            eng(num(P, "activation_bytes_per_device"), "B", c, sizeof c),
            eng(num(P, "memory_required_bytes_per_device"), "B", d, sizeof d));
     const cJSON *fits = get(P, "fits");
-    if (cJSON_IsBool(fits)) printf(": %s", cJSON_IsTrue(fits) ? "fits" : "does NOT fit");
-    if (cJSON_IsNumber(get(P, "max_batch"))) printf("; largest batch that fits: %s", numf("%g", num(P, "max_batch")));
-    printf("\n");
+    if (cJSON_IsBool(fits)) tprintf(": %s", cJSON_IsTrue(fits) ? "fits" : "does NOT fit");
+    if (cJSON_IsNumber(get(P, "max_batch"))) tprintf("; largest batch that fits: %s", numf("%g", num(P, "max_batch")));
+    tprintf("\n");
 }
 
 void print_parallel(const cJSON *res) {
@@ -62,27 +62,27 @@ void print_parallel(const cJSON *res) {
     print_parallel_head(P);
     char a[32], b[32], c[32];
     if (num(P, "pp") > 1) {
-        printf("\n%6s %12s %8s %10s %10s %10s\n", "stage", "layers", "count", "math", "comms", "sends");
+        tprintf("\n%6s %12s %8s %10s %10s %10s\n", "stage", "layers", "count", "math", "comms", "sends");
         cJSON_ArrayForEach(r, get(P, "stages")) {
             char span[32];
             snprintf(span, sizeof span, "%s..%s", numf("%g", num(r, "first_layer")), numf("%g", num(r, "last_layer")));
-            printf("%6s %12s %8s %10s %10s %10s\n", numf("%g", num(r, "stage")), span, numf("%g", num(r, "layers")),
+            tprintf("%6s %12s %8s %10s %10s %10s\n", numf("%g", num(r, "stage")), span, numf("%g", num(r, "layers")),
                    tsec(num(r, "t_math_s"), a, sizeof a), tsec(num(r, "t_comms_s"), b, sizeof b),
                    eng(num(r, "send_bytes"), "B", c, sizeof c));
         }
     }
     const cJSON *n = get(P, "sharded_layers");
     if (num(P, "tp") <= 1) return;
-    printf("\nsplit over tp=%s: %s column, %s row, %s vocabulary, %s on split values\n", numf("%g", num(P, "tp")),
+    tprintf("\nsplit over tp=%s: %s column, %s row, %s vocabulary, %s on split values\n", numf("%g", num(P, "tp")),
            numf("%g", num(n, "column")), numf("%g", num(n, "row")), numf("%g", num(n, "vocab")), numf("%g", num(n, "slice")));
-    printf("%-40s %-8s %-11s %10s %10s %10s\n", "layer", "split", "collective", "sent", "comms", "math");
+    tprintf("%-40s %-8s %-11s %10s %10s %10s\n", "layer", "split", "collective", "sent", "comms", "math");
     int shown = 0;
     cJSON_ArrayForEach(r, get(P, "sharding")) {
         if (shown++ == 12) {
-            printf("(%d more in --format json: parallel.sharding)\n", cJSON_GetArraySize(get(P, "sharding")) - 12);
+            tprintf("(%d more in --format json: parallel.sharding)\n", cJSON_GetArraySize(get(P, "sharding")) - 12);
             break;
         }
-        printf("%-40s %-8s %-11s %10s %10s %10s\n", txt_cut(str(r, "name"), 40), tstr(r, "split"),
+        tprintf("%-40s %-8s %-11s %10s %10s %10s\n", txt_cut(str(r, "name"), 40), tstr(r, "split"),
                tstr(r, "collective"), eng(num(r, "comm_bytes"), "B", a, sizeof a),
                tsec(num(r, "t_comms_s"), b, sizeof b), tsec(num(r, "t_math_s"), c, sizeof c));
     }

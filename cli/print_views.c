@@ -11,15 +11,15 @@
 static void print_study_header(const cJSON *res) {
     const cJSON *model = get(res, "model"), *roof = get(res, "roofline");
     const cJSON *opt = get(res, "options");
-    printf("model     %s  (%s nodes)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)",
+    tprintf("model     %s  (%s nodes)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)",
            numf("%g", num(model, "nodes")));
-    printf("options   precision %s, speed-of-light model %s, %s\n\n", tstr(roof, "precision"), tstr(opt, "sol"),
+    tprintf("options   precision %s, speed-of-light model %s, %s\n\n", tstr(roof, "precision"), tstr(opt, "sol"),
            tstr(opt, "mode"));
 }
 
 static void print_compare(const cJSON *st) {
     char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
-    printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %10s %-16s %10s\n", "hardware", "mode", "prec", "unfused",
+    tprintf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %10s %-16s %10s\n", "hardware", "mode", "prec", "unfused",
            "fused", "prefetched", "chosen", "forecast", "energy", "bound", "launches");
     const cJSON *r;
     cJSON_ArrayForEach(r, get(st, "rows")) {
@@ -28,10 +28,10 @@ static void print_compare(const cJSON *st) {
         const char *mode = cJSON_IsString(get(h, "power_mode")) ? tstr(h, "power_mode") : "-";
         const cJSON *err = get(r, "error");
         if (cJSON_IsObject(err)) {
-            printf("%-34s %-10s error: %s [%s]\n", name, mode, tstr(err, "message"), tstr(err, "code"));
+            tprintf("%-34s %-10s error: %s [%s]\n", name, mode, tstr(err, "message"), tstr(err, "code"));
             continue;
         }
-        printf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %10s %-16s %10s\n", name, mode, tstr(r, "precision"),
+        tprintf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %10s %-16s %10s\n", name, mode, tstr(r, "precision"),
                tsec(num(sol, "unfused"), a, sizeof a), tsec(num(sol, "fused"), b, sizeof b),
                tsec(num(sol, "fused_prefetched"), c, sizeof c), tsec(num(r, "chosen_time_s"), d, sizeof d),
                tsec(num(r, "forecast_s"), g, sizeof g), opt_eng(r, "energy_j", "J", e, sizeof e), word("bound", str(r, "bound")),
@@ -59,13 +59,13 @@ static void print_compare_devices(const cJSON *st) {
     cJSON_ArrayForEach(r, get(st, "rows")) several |= cJSON_IsObject(get(r, "parallel"));
     if (!several) return;
     char a[32], b[32], c[32], d[32], e[32], sp[48];
-    printf("\nover the devices (docs/parallel.md)\n%-34s %-12s %7s %10s %10s %10s %-16s %8s %10s %10s %s\n", "hardware",
+    tprintf("\nover the devices (docs/parallel.md)\n%-34s %-12s %7s %10s %10s %10s %-16s %8s %10s %10s %s\n", "hardware",
            "split", "devices", "time", "math", "comms", "bound", "speed-up", "sent", "memory", "fits");
     cJSON_ArrayForEach(r, get(st, "rows")) {
         if (cJSON_IsObject(get(r, "error"))) continue;
         const cJSON *P = get(r, "parallel"), *fits = get(P, "fits");
         bool one = !cJSON_IsObject(P);
-        printf("%-34s %-12s %7s %10s %10s %10s %-16s %8s %10s %10s %s\n", txt_cut(str(get(r, "hardware"), "id"), 34),
+        tprintf("%-34s %-12s %7s %10s %10s %10s %-16s %8s %10s %10s %s\n", txt_cut(str(get(r, "hardware"), "id"), 34),
                split_text(P, sp, sizeof sp), one ? "1" : numf("%g", num(P, "devices")),
                tsec(one ? num(r, "chosen_time_s") : num(P, "time_s"), a, sizeof a),
                one ? "-" : tsec(num(P, "t_math_s"), b, sizeof b), one ? "-" : tsec(num(P, "t_comms_s"), c, sizeof c),
@@ -78,43 +78,43 @@ static void print_compare_devices(const cJSON *st) {
 
 static void print_sweep(const cJSON *st) {
     char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
-    printf("%8s %10s %10s %9s %12s %10s %10s %12s %12s %-16s\n", "batch", "FLOPs", "bytes", "AI", "attainable",
+    tprintf("%8s %10s %10s %9s %12s %10s %10s %12s %12s %-16s\n", "batch", "FLOPs", "bytes", "AI", "attainable",
            "time", "forecast", "time/sample", "J/sample", "bound");
     const cJSON *r;
     cJSON_ArrayForEach(r, get(st, "rows")) {
         const cJSON *err = get(r, "error");
         if (cJSON_IsObject(err)) {
-            printf("%8s error: %s [%s]\n", numf("%g", num(r, "batch")), tstr(err, "message"), tstr(err, "code"));
+            tprintf("%8s error: %s [%s]\n", numf("%g", num(r, "batch")), tstr(err, "message"), tstr(err, "code"));
             continue;
         }
-        printf("%8s %10s %10s %9s %12s %10s %10s %12s %12s %-16s\n", numf("%g", num(r, "batch")), eng(num(r, "flops"), "", a, sizeof a),
+        tprintf("%8s %10s %10s %9s %12s %10s %10s %12s %12s %-16s\n", numf("%g", num(r, "batch")), eng(num(r, "flops"), "", a, sizeof a),
                eng(num(r, "bytes"), "B", b, sizeof b), numf("%.2f", num(r, "intensity")),
                eng(num(r, "attainable_flops_per_s"), "FLOP/s", c, sizeof c), tsec(num(r, "time_s"), d, sizeof d),
                tsec(num(r, "forecast_s"), g, sizeof g), tsec(num(r, "time_per_sample_s"), e, sizeof e), opt_eng(r, "energy_per_sample_j", "J", f, sizeof f),
                word("bound", str(r, "bound")));
     }
     const cJSON *cb = get(st, "critical_batch");
-    if (cJSON_IsNumber(cb)) printf("\ncritical batch %g (time balance %s FLOP/B)\n", cb->valuedouble, numf("%.4g", num(st, "time_balance")));
-    else printf("\nno critical batch in the range (time balance %s FLOP/B)\n", numf("%.4g", num(st, "time_balance")));
-    printf("%s\n", tstr(st, "note"));
+    if (cJSON_IsNumber(cb)) tprintf("\ncritical batch %g (time balance %s FLOP/B)\n", cb->valuedouble, numf("%.4g", num(st, "time_balance")));
+    else tprintf("\nno critical batch in the range (time balance %s FLOP/B)\n", numf("%.4g", num(st, "time_balance")));
+    tprintf("%s\n", tstr(st, "note"));
 }
 
 static void print_power_modes(const cJSON *st) {
     char a[32], b[32], c[32], d[32];
-    printf("%-14s %10s %10s %10s %10s %-16s %9s %14s %7s\n", "mode", "time", "forecast", "energy", "avg power", "limited by",
+    tprintf("%-14s %10s %10s %10s %10s %-16s %9s %14s %7s\n", "mode", "time", "forecast", "energy", "avg power", "limited by",
            "slowdown", "compute-bound", "pareto");
     const cJSON *r;
     /* the raw id: compared with each row's, and escaped only where printed
      * (an escaped text lives in txt()'s ring, which the rows' cells reuse) */
     const char *rec = str(st, "recommended");
     cJSON_ArrayForEach(r, get(st, "rows")) {
-        printf("%-14s %10s %10s %10s %10s %-16s %9s %14s %7s%s\n", tstr(r, "mode"), tsec(num(r, "time_s"), a, sizeof a),
+        tprintf("%-14s %10s %10s %10s %10s %-16s %9s %14s %7s%s\n", tstr(r, "mode"), tsec(num(r, "time_s"), a, sizeof a),
                tsec(num(r, "forecast_s"), d, sizeof d), opt_eng(r, "energy_j", "J", b, sizeof b), opt_eng(r, "avg_power_w", "W", c, sizeof c), word("bound", str(r, "bound")),
                numf("%.1f%%", 100 * num(r, "slowdown")), numf("%.0f%%", 100 * num(r, "compute_bound_time_share")),
                is_true(r, "pareto") ? "yes" : "no",
                !strcmp(str(r, "mode"), rec) ? "   <- recommended" : "");
     }
-    printf("\nfastest %s; recommended %s (at most %s slower)\n%s\n", tstr(st, "fastest"), txt(rec),
+    tprintf("\nfastest %s; recommended %s (at most %s slower)\n%s\n", tstr(st, "fastest"), txt(rec),
            numf("%.4g%%", 100 * num(st, "max_slowdown")), tstr(st, "reason"));
 }
 
@@ -127,8 +127,8 @@ void print_study(const cJSON *res) {
     else print_power_modes(st);
     const cJSON *w = get(res, "warnings"), *l;
     if (cJSON_GetArraySize(w) > 0) {
-        printf("\nwarnings (the request's own analysis)\n");
-        cJSON_ArrayForEach(l, w) printf("  [%s] %s\n", tstr(l, "code"), tstr(l, "message"));
+        tprintf("\nwarnings (the request's own analysis)\n");
+        cJSON_ArrayForEach(l, w) tprintf("  [%s] %s\n", tstr(l, "code"), tstr(l, "message"));
     }
 }
 
@@ -149,13 +149,13 @@ static double phase_intensity(const cJSON *L, const char *phase) {
 static void print_llm_phases(const cJSON *L) {
     const cJSON *pre = get(L, "prefill"), *dec = get(L, "decode");
     char a[32], b[32], c[32], d[32];
-    printf("%-16s %10s %10s %10s %9s  %-16s %s\n", "phase", "time", "FLOPs", "bytes", "AI", "bound", "launch floor");
-    printf("%-16s %10s %10s %10s %9s  %-16s %s\n", "prefill", tsec(num(pre, "time_s"), a, sizeof a),
+    tprintf("%-16s %10s %10s %10s %9s  %-16s %s\n", "phase", "time", "FLOPs", "bytes", "AI", "bound", "launch floor");
+    tprintf("%-16s %10s %10s %10s %9s  %-16s %s\n", "prefill", tsec(num(pre, "time_s"), a, sizeof a),
            eng(num(pre, "flops"), "", b, sizeof b), eng(num(pre, "bytes"), "B", c, sizeof c),
            numf("%.1f", phase_intensity(L, "prefill")), word("bound", str(pre, "bound")),
            tsec(num(pre, "launch_floor_s"), d, sizeof d));
     if (!cJSON_IsObject(dec)) return;
-    printf("%-16s %10s %10s %10s %9s  %-16s %s (captured graph: not paid)\n", "decode step",
+    tprintf("%-16s %10s %10s %10s %9s  %-16s %s (captured graph: not paid)\n", "decode step",
            tsec(num(dec, "mean_time_per_token_s"), a, sizeof a), eng(num(dec, "flops_per_step"), "", b, sizeof b),
            eng(num(dec, "bytes_per_step"), "B", c, sizeof c),
            numf("%.1f", phase_intensity(L, "decode")),
@@ -165,48 +165,48 @@ static void print_llm_phases(const cJSON *L) {
 static void print_llm_memory(const cJSON *L) {
     char a[32], b[32], c[32], d[32], e[32];
     bool kv = cJSON_IsNumber(get(L, "kv_cache_bytes"));
-    printf("\nmemory    weights %s", eng(num(L, "weight_bytes"), "B", a, sizeof a));
+    tprintf("\nmemory    weights %s", eng(num(L, "weight_bytes"), "B", a, sizeof a));
     if (kv)
-        printf(" + KV cache %s (%s per token x %s tokens x batch %s)", eng(num(L, "kv_cache_bytes"), "B", b, sizeof b),
+        tprintf(" + KV cache %s (%s per token x %s tokens x batch %s)", eng(num(L, "kv_cache_bytes"), "B", b, sizeof b),
                eng(num(L, "kv_cache_bytes_per_token"), "B", c, sizeof c),
                numf("%g", num(L, "prompt_tokens") + num(L, "generated_tokens")), numf("%g", num(L, "batch")));
-    printf(" + activations %s\n          = %s", eng(num(L, "activation_bytes"), "B", d, sizeof d),
+    tprintf(" + activations %s\n          = %s", eng(num(L, "activation_bytes"), "B", d, sizeof d),
            eng(num(L, "memory_required_bytes"), "B", e, sizeof e));
     const cJSON *fits = get(L, "fits");
     if (cJSON_IsBool(fits))
-        printf(" of %s: %s\n", eng(num(L, "device_memory_bytes"), "B", a, sizeof a),
+        tprintf(" of %s: %s\n", eng(num(L, "device_memory_bytes"), "B", a, sizeof a),
                cJSON_IsTrue(fits) ? "fits" : "does NOT fit");
     else
-        printf(" (device memory unknown)\n");
-    printf("          largest batch that fits: %s", opt_count(L, "max_batch", a, sizeof a));
-    if (kv) printf("; longest context at batch %s: %s tokens", numf("%g", num(L, "batch")), opt_count(L, "max_context", b, sizeof b));
-    printf("\n");
+        tprintf(" (device memory unknown)\n");
+    tprintf("          largest batch that fits: %s", opt_count(L, "max_batch", a, sizeof a));
+    if (kv) tprintf("; longest context at batch %s: %s tokens", numf("%g", num(L, "batch")), opt_count(L, "max_context", b, sizeof b));
+    tprintf("\n");
 }
 
 static void print_llm_sweeps(const cJSON *L) {
     const cJSON *bs = get(L, "batch_sweep"), *cs = get(L, "context_sweep"), *r;
     char a[32], b[32], c[32];
     if (cJSON_IsObject(bs)) {
-        printf("\ndecode batch sweep (prompt %s, generate %s)\n%8s %10s %12s %-8s %10s %s\n",
+        tprintf("\ndecode batch sweep (prompt %s, generate %s)\n%8s %10s %12s %-8s %10s %s\n",
                numf("%g", num(L, "prompt_tokens")), numf("%g", num(L, "generated_tokens")), "batch", "TPOT", "tokens/s", "bound", "memory", "fits");
         cJSON_ArrayForEach(r, get(bs, "rows")) {
             const cJSON *f = get(r, "fits");
-            printf("%8s %10s %12s %-8s %10s %s\n", numf("%g", num(r, "batch")), tsec(num(r, "tpot_s"), a, sizeof a),
+            tprintf("%8s %10s %12s %-8s %10s %s\n", numf("%g", num(r, "batch")), tsec(num(r, "tpot_s"), a, sizeof a),
                    eng(num(r, "tokens_per_s"), "", b, sizeof b), word("bound", str(r, "bound")),
                    eng(num(r, "memory_required_bytes"), "B", c, sizeof c),
                    cJSON_IsBool(f) ? (cJSON_IsTrue(f) ? "yes" : "no (memory)") : "-");
         }
         const cJSON *cb = get(bs, "compute_bound_batch");
-        if (cJSON_IsNumber(cb)) printf("decode turns compute-bound at batch %g", cb->valuedouble);
-        else printf("decode stays memory-bound over the batches swept");
-        printf("; largest batch that fits: %s\n", opt_count(bs, "max_batch", a, sizeof a));
+        if (cJSON_IsNumber(cb)) tprintf("decode turns compute-bound at batch %g", cb->valuedouble);
+        else tprintf("decode stays memory-bound over the batches swept");
+        tprintf("; largest batch that fits: %s\n", opt_count(bs, "max_batch", a, sizeof a));
     }
     if (cJSON_IsObject(cs)) {
-        printf("\ndecode context sweep (batch %s)\n%10s %10s %12s %-8s %s\n", numf("%g", num(L, "batch")), "context", "TPOT",
+        tprintf("\ndecode context sweep (batch %s)\n%10s %10s %12s %-8s %s\n", numf("%g", num(L, "batch")), "context", "TPOT",
                "tokens/s", "bound", "fits");
         cJSON_ArrayForEach(r, get(cs, "rows")) {
             const cJSON *f = get(r, "fits");
-            printf("%10s %10s %12s %-8s %s\n", numf("%g", num(r, "context")), tsec(num(r, "tpot_s"), a, sizeof a),
+            tprintf("%10s %10s %12s %-8s %s\n", numf("%g", num(r, "context")), tsec(num(r, "tpot_s"), a, sizeof a),
                    eng(num(r, "tokens_per_s"), "", b, sizeof b), word("bound", str(r, "bound")),
                    cJSON_IsBool(f) ? (cJSON_IsTrue(f) ? "yes" : "no (memory)") : "-");
         }
@@ -218,48 +218,48 @@ void print_llm(const cJSON *res) {
     const cJSON *hw = get(res, "hardware"), *roles = get(L, "roles");
     const cJSON *q = get(L, "quantization"), *dec = get(L, "decode"), *it;
     char a[32], b[32], c[32], d[32];
-    printf("model     %s  (%s nodes)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)",
+    tprintf("model     %s  (%s nodes)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)",
            numf("%g", num(model, "nodes")));
-    printf("hardware  %s%s%s\n", tstr(hw, "name"), cJSON_IsString(get(hw, "power_mode")) ? ", mode " : "",
+    tprintf("hardware  %s%s%s\n", tstr(hw, "name"), cJSON_IsString(get(hw, "power_mode")) ? ", mode " : "",
            cJSON_IsString(get(hw, "power_mode")) ? tstr(hw, "power_mode_name") : "");
-    printf("roles    ");
+    tprintf("roles    ");
     static const char *const role_keys[] = {"batch", "seq", "past", "total"};
     for (int i = 0; i < 4; i++)
         if (cJSON_IsString(get(roles, role_keys[i])))
-            printf(" %s='%s'", role_keys[i], tstr(roles, role_keys[i]));
-    printf("  (%s KV cache inputs)\n", numf("%g", num(roles, "kv_inputs")));
-    printf("run       batch %s, prompt %s tokens", numf("%g", num(L, "batch")), numf("%g", num(L, "prompt_tokens")));
-    if (cJSON_IsObject(dec)) printf(", %s generated", numf("%g", num(L, "generated_tokens")));
+            tprintf(" %s='%s'", role_keys[i], tstr(roles, role_keys[i]));
+    tprintf("  (%s KV cache inputs)\n", numf("%g", num(roles, "kv_inputs")));
+    tprintf("run       batch %s, prompt %s tokens", numf("%g", num(L, "batch")), numf("%g", num(L, "prompt_tokens")));
+    if (cJSON_IsObject(dec)) tprintf(", %s generated", numf("%g", num(L, "generated_tokens")));
     const cJSON *wb = get(q, "weight_bits"), *kb = get(q, "kv_bits");
     snprintf(a, sizeof a, cJSON_IsNumber(wb) ? "%.0f-bit" : "as stored", num(q, "weight_bits"));
     snprintf(b, sizeof b, cJSON_IsNumber(kb) ? "%.0f-bit" : "as the activations", num(q, "kv_bits"));
-    printf("; precision %s, weights %s, KV cache %s; speed-of-light model %s\n\n",
+    tprintf("; precision %s, weights %s, KV cache %s; speed-of-light model %s\n\n",
            tstr(get(res, "roofline"), "precision"), a, b, tstr(L, "sol"));
     print_llm_phases(L);
-    printf("\nTTFT      %s\n", tsec(num(L, "ttft_s"), a, sizeof a));
+    tprintf("\nTTFT      %s\n", tsec(num(L, "ttft_s"), a, sizeof a));
     if (cJSON_IsObject(dec)) {
-        printf("TPOT      %s mean (first %s, last %s; %s over %s steps analysed)\n",
+        tprintf("TPOT      %s mean (first %s, last %s; %s over %s steps analysed)\n",
                tsec(num(dec, "mean_time_per_token_s"), a, sizeof a), tsec(num(dec, "first_time_per_token_s"), b, sizeof b),
                tsec(num(dec, "last_time_per_token_s"), c, sizeof c), tstr(dec, "method"), numf("%g", num(dec, "steps_evaluated")));
-        printf("e2e       %s;  %s tokens/s;  energy %s per token\n", tsec(num(L, "e2e_s"), a, sizeof a),
+        tprintf("e2e       %s;  %s tokens/s;  energy %s per token\n", tsec(num(L, "e2e_s"), a, sizeof a),
                eng(num(L, "tokens_per_s"), "", b, sizeof b), opt_eng(L, "energy_per_token_j", "J", d, sizeof d));
     }
     const cJSON *fc = get(L, "forecast"), *sf = get(res, "forecast");
     if (cJSON_IsNumber(get(fc, "ttft_s"))) {
-        printf("forecast  TTFT %s", tsec(num(fc, "ttft_s"), a, sizeof a));
+        tprintf("forecast  TTFT %s", tsec(num(fc, "ttft_s"), a, sizeof a));
         if (cJSON_IsNumber(get(fc, "tpot_s")))
-            printf(", TPOT %s, %s tokens/s", tsec(num(fc, "tpot_s"), b, sizeof b),
+            tprintf(", TPOT %s, %s tokens/s", tsec(num(fc, "tpot_s"), b, sizeof b),
                    eng(num(fc, "tokens_per_s"), "", c, sizeof c));
-        printf("  (%s estimate for %s; the figures above are the floor)\n",
+        tprintf("  (%s estimate for %s; the figures above are the floor)\n",
                !strcmp(str(sf, "basis"), "calibrated") ? "calibrated" : "analytic", tstr(sf, "stack"));
     }
     print_llm_memory(L);
     print_llm_sweeps(L);
-    printf("\nassumptions\n");
-    cJSON_ArrayForEach(it, get(L, "assumptions")) printf("  - %s\n", txt(it->valuestring));
+    tprintf("\nassumptions\n");
+    cJSON_ArrayForEach(it, get(L, "assumptions")) tprintf("  - %s\n", txt(it->valuestring));
     if (cJSON_GetArraySize(get(L, "notes")) > 0) {
-        printf("notes\n");
-        cJSON_ArrayForEach(it, get(L, "notes")) printf("  - %s\n", txt(it->valuestring));
+        tprintf("notes\n");
+        cJSON_ArrayForEach(it, get(L, "notes")) tprintf("  - %s\n", txt(it->valuestring));
     }
 }
 

@@ -63,7 +63,7 @@ static void check_compare_row(void) {
     CHECK(strstr(row, " 0 s") == NULL, "no missing time shown as 0 s: '%s'", row);
     int na = 0;
     for (const char *p = row; (p = strstr(p, "n/a")); p += 3) na++;
-    CHECK(na == 5, "fused, prefetched, chosen, launch floor and energy are n/a, the one mark of a missing figure (%d n/a): '%s'", na, row);
+    CHECK(na == 6, "fused, prefetched, chosen, forecast, launch floor and energy are n/a, the one mark of a missing figure (%d n/a): '%s'", na, row);
     row = line_of(out, "model", buf, sizeof buf);
     CHECK(strstr(row, "(n/a nodes)") != NULL, "a missing node count is n/a: '%s'", row);
     free(out);
@@ -105,7 +105,22 @@ static void check_accessors(void) {
     cJSON_Delete(o);
 }
 
+/* The tables count a cell's width in columns: "9.57 µs" (8 bytes, 7
+ * columns) takes as many columns as "354 ns" padded to the same width;
+ * numbers and left-aligned cells too. */
+static void print_cells(const cJSON *unused) {
+    (void)unused;
+    tprintf("[%10s|%10s|%-9s|%6.2f|%5d|%zu%%]\n", "9.57 µs", "354 ns", "× 2 →", 3.14159, 42, (size_t)7);
+}
+
+static void check_columns(void) {
+    char *out = printed(print_cells, "{}");
+    CHECK(out && !strcmp(out, "[   9.57 µs|    354 ns|× 2 →    |  3.14|   42|7%]\n"), "cells padded by columns: '%s'", out ? out : "");
+    free(out);
+}
+
 int main(void) {
+    check_columns();
     check_accessors();
     check_compare_row();
     check_llm_intensity();
