@@ -86,6 +86,7 @@ test('compare view: bars for each device, numbers equal the core\'s compare stud
   // the 15 W mode of the Orin really is a different device from the others
   assert.equal(want.rows[1].hardware.power_mode, '15w');
   assert.ok((await colourPixels(page, '#compare-time', '#3182bd')) > 100, 'fused bars drawn');
+  assert.ok((await colourPixels(page, '#compare-time', '#756bb1')) > 100, 'forecast bars drawn');
   assert.ok((await colourPixels(page, '#compare-energy', { compute: '#1f77b4', memory: '#ff7f0e', overhead: '#d62728' }[want.rows[0].bound])) > 100, 'energy bars drawn');
   // a device without energy figures is said so
   assert.match(await page.locator('#compare-notes').textContent(), /tpu-v5e/);

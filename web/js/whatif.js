@@ -18,6 +18,7 @@ const LINE_LEGEND = { position: 'top', labels: { boxWidth: 18, font: { size: 11 
 const SOL_COLORS = { unfused: '#9ecae1', fused: '#3182bd', fused_prefetched: '#08519c' };
 const BOUND_COLORS = { compute: '#1f77b4', memory: '#ff7f0e', overhead: '#d62728' };
 const DEVICES_COLOR = '#31a354';   // the compare bar of a row over its devices
+const FORECAST_COLOR = '#756bb1';  // the compare bar of a device's forecast, apart from the floors' blues
 /** The forecast beside a study row's floor: the core's forecast_s (the profile's stack), never below the floor. */
 const forecastHead = () => { const w = wordName('term', 'forecast'); return w[0].toUpperCase() + w.slice(1); };
 const forecastCell = (r) => ({ text: eng(r.forecast_s, 's'), value: r.forecast_s, title: `${exact(r.forecast_s, 's')}: what the profile's software stack is forecast to take`,
@@ -459,7 +460,7 @@ export class WhatIfViews {
     const overDevices = (r) => (r.parallel ? r.parallel.time_s : r.chosen_time_s);
     const labels = ok.map(({ r, i }) => [label(r, i), `limited by ${boundPhrase(r.parallel ? r.parallel.bound : r.bound)}`]);
     const sols = ['unfused', 'fused', 'fused_prefetched'];
-    const times = ok.flatMap(({ r }) => [...sols.map((s) => r.sol?.[s]), overDevices(r)]);
+    const times = ok.flatMap(({ r }) => [...sols.map((s) => r.sol?.[s]), overDevices(r), r.forecast_s]);
     const [tlo, thi] = decades(times);
     this.chart('compareTime', this.q('#compare-time'), {
       type: 'bar',
@@ -470,7 +471,12 @@ export class WhatIfViews {
           data: ok.map(({ r }) => r.sol?.[s] ?? null),
           backgroundColor: SOL_COLORS[s],
           borderColor: s === st.sol ? '#000' : SOL_COLORS[s], borderWidth: s === st.sol ? 1.5 : 0,
-        })), ...(several ? [{
+        })), {
+          // what the profile's software stack is forecast to take: above the floors (one device's)
+          label: wordName('term', 'forecast') + (several ? ', one device' : ''),
+          data: ok.map(({ r }) => r.forecast_s ?? null),
+          backgroundColor: FORECAST_COLOR,
+        }, ...(several ? [{
           label: 'over its devices (math + communication)',
           data: ok.map(({ r }) => overDevices(r) ?? null),
           backgroundColor: DEVICES_COLOR,
