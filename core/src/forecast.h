@@ -41,8 +41,10 @@ double rl_matrix_quantization(const rl_forecast_params *p, double m, double n, d
 /* The figures of one kernel made of nodes first, next[first], ... (next
  * NULL: the node `first` alone). `set_of` (NULL: none) gives each node's
  * kernel id; a tensor made and read inside the same kernel stays on chip.
- * `lt` (may be NULL) receives each node's class and, in forecast_s, its own
- * weight in the kernel's time. */
+ * `lt` (may be NULL) holds the timing pass's figures of each node (its
+ * precision, fused bytes and the energy of its work: read, not worked out
+ * again) and receives each node's class and, in forecast_s, its own weight
+ * in the kernel's time. */
 void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, int first,
                           const int *next, const int *set_of, double kernels, rl_layer_time *lt, rl_fc_kernel *k);
 
