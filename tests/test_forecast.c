@@ -88,10 +88,12 @@ static cJSON *with_forecast(const cJSON *base, const double *compute, const doub
  * channels each, K = 4 x 3 x 3) is quantized per group: 16-wide tiles pad
  * each group's N of 4 to 16 and take 4 times as long as 4-wide ones; the
  * dense dconv (N = 16) fills both. Compute-bound: every fraction 1e-3. */
-static double conv_forecast(const cJSON *unit, double tile_n, const char *layer) {
+static double conv_forecast(const cJSON *unit, double tile_n, const char *layer, const char *grouped,
+                            double kernel_s) {
     static const double low[RL_CLASS_COUNT] = {1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3};
     static const double full[RL_CLASS_COUNT] = {1, 1, 1, 1, 1, 1};
-    cJSON *hw = with_forecast(unit, low, full, 1e-9, 0), *f = cJSON_GetObjectItem(hw, "forecast");
+    cJSON *hw = with_forecast(unit, low, full, kernel_s, 0), *f = cJSON_GetObjectItem(hw, "forecast");
+    if (grouped) cJSON_AddStringToObject(f, "grouped_conv", grouped);
     cJSON_ReplaceItemInObject(f, "matrix_units", fig(1));
     cJSON_ReplaceItemInObject(f, "tile_m", fig(1));
     cJSON_ReplaceItemInObject(f, "tile_n", fig(tile_n));
@@ -106,9 +108,23 @@ static double conv_forecast(const cJSON *unit, double tile_n, const char *layer)
     return t;
 }
 
+/* A stack that runs a grouped convolution one GEMM call a group
+ * ("grouped_conv": "per_group") pays the fixed cost per kernel for each of
+ * gconv's 4 groups, not once; its depthwise dwconv (a kernel of its own
+ * kind) and the dense dconv are unchanged. */
+static void grouped_calls(const cJSON *unit) {
+    const double k = 1e-3; /* far above the convolutions' work */
+    double one = conv_forecast(unit, 16, "gconv", "one_kernel", k), per = conv_forecast(unit, 16, "gconv", "per_group", k);
+    double plain = conv_forecast(unit, 16, "gconv", NULL, k);
+    CHECK(fabs((per - one) / (3 * k) - 1) < 0.01, "per_group: gconv pays 3 more calls' fixed cost (%g -> %g)", one, per);
+    CHECK(plain == one, "one_kernel is the default (%g, %g)", plain, one);
+    double d1 = conv_forecast(unit, 16, "dwconv", "one_kernel", k), d2 = conv_forecast(unit, 16, "dwconv", "per_group", k);
+    CHECK(d1 == d2, "a depthwise convolution is not run a group at a time (%g, %g)", d1, d2);
+}
+
 static void grouped_conv(const cJSON *unit) {
-    double g16 = conv_forecast(unit, 16, "gconv"), g4 = conv_forecast(unit, 4, "gconv");
-    double d16 = conv_forecast(unit, 16, "dconv"), d4 = conv_forecast(unit, 4, "dconv");
+    double g16 = conv_forecast(unit, 16, "gconv", NULL, 1e-9), g4 = conv_forecast(unit, 4, "gconv", NULL, 1e-9);
+    double d16 = conv_forecast(unit, 16, "dconv", NULL, 1e-9), d4 = conv_forecast(unit, 4, "dconv", NULL, 1e-9);
     CHECK(fabs(g16 / g4 - 4) < 0.04, "gconv: 16-wide tiles pad each group's 4 output channels to 16 (%g / %g)", g16, g4);
     CHECK(fabs(d16 / d4 - 1) < 0.01, "dconv: 16 output channels fill 16- and 4-wide tiles alike (%g / %g)", d16, d4);
 }
@@ -201,6 +217,8 @@ static void validation(const cJSON *unit) {
         {"{\"epilogue_apart\": \"MatMul\"}", "forecast.epilogue_apart"},
         {"{\"epilogue_apart\": [3]}", "forecast.epilogue_apart"},
         {"{\"group_overhead_s\": 1}", "forecast.group_overhead_s"},
+        {"{\"grouped_conv\": \"sometimes\"}", "forecast.grouped_conv"},
+        {"{\"grouped_conv\": 1}", "forecast.grouped_conv"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         cJSON *hw = cJSON_Duplicate(unit, true);
@@ -561,6 +579,7 @@ int main(int argc, char **argv) {
     if (unit) {
         classes(unit);
         grouped_conv(unit);
+        grouped_calls(unit);
         clamp(unit);
         validation(unit);
         fit_tests(unit);

@@ -184,8 +184,14 @@ static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
     double tv = hw->vector[p] > 0 ? q->vector_flops / hw->vector[p] : 0;
     double tc = max2(tm, tv);
     k->tc[cls] += tc;
-    /* every group of a grouped convolution, depthwise or not, is a product of its own */
-    if (n->op && in_family(n->op, &rl_family_conv) && conv_groups(n) > 1) k->groups += conv_group_runs(pg, n);
+    /* every group of a grouped convolution is a product of its own: a
+     * depthwise one's pays the cost per group; a stack that runs the others
+     * one GEMM call a group pays a kernel's fixed cost for each call */
+    if (n->op && in_family(n->op, &rl_family_conv) && conv_groups(n) > 1) {
+        double runs = conv_group_runs(pg, n);
+        if (cls == RL_CLASS_MATRIX && hw->fc.group_calls) k->calls += runs - 1;
+        else k->groups += runs;
+    }
     k->e_flop += L ? L->flop_energy : rl_hw_flop_energy(hw, p, q->matrix_flops, q->vector_flops);
     return tc;
 }
@@ -231,7 +237,8 @@ double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p) {
     double tc = 0;
     for (int cls = 0; cls < RL_CLASS_COUNT; cls++)
         if (k->tc[cls] > 0) tc += k->tc[cls] / p->compute[cls];
-    return max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + k->kernels * p->kernel_s + k->groups * p->group_s;
+    return max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + (k->kernels + k->calls) * p->kernel_s +
+           k->groups * p->group_s;
 }
 
 /* ---------------------------------------------------------------- graph -- */

@@ -25,6 +25,8 @@ typedef struct rl_fc_kernel {
     double e_flop;             /* dynamic energy of its work */
     double kernels;            /* kernels it launches: each pays the fixed cost */
     double groups;             /* groups of its grouped convolutions (× the batch): each pays the group cost */
+    double calls;              /* GEMM calls beyond the kernel's own of the grouped convolutions a stack runs
+                                  one group at a time (grouped_conv per_group): each pays the kernel cost */
     int cls;                   /* the kernel's class: its matrix node's, else its slowest node's */
 } rl_fc_kernel;
 
@@ -50,7 +52,7 @@ void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o,
 
 /* A kernel's forecast time under parameters p:
  * max(Σ_class tc / compute_fraction, (t_dram + t_cache) / memory_fraction)
- *   + kernels × kernel_s + groups × group_s. */
+ *   + (kernels + calls) × kernel_s + groups × group_s. */
 double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p);
 
 /* The forecast of the chosen model (out->forecast; per layer forecast_s and

@@ -43,6 +43,9 @@ typedef struct rl_forecast_params {
     int cache_level;                /* memory level that keeps a kernel's output for the next (0: none) */
     bool unfused;                   /* the stack runs every node as a kernel of its own ("fusion": "none"),
                                        not the epilogue fusion of docs/model.md §4 ("epilogue") */
+    bool group_calls;               /* the stack runs a grouped (not depthwise) convolution as one GEMM
+                                       call per group, each paying kernel_s ("grouped_conv": "per_group"),
+                                       not as one kernel ("one_kernel", the default) */
     const char *apart[RL_FC_MAX_APART]; /* operator types whose epilogue the stack runs as a kernel of its
                                            own ("epilogue_apart"; point into the profile) */
     int n_apart;

@@ -20,7 +20,7 @@ const char *rl_topology_name(int t) { return t >= 0 && t < RL_TOPO_COUNT ? topol
 static const char *const interconnect_keys[] = {"name", "topology", "notes", "links", "link_bandwidth_Bps",
                                                 "latency_s", NULL};
 static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "group_overhead_s", "matrix_units", "tile_m", "tile_n",
-                                            "tile_k", "cache_level", "fusion", "epilogue_apart", "classes", "fit", NULL};
+                                            "tile_k", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "classes", "fit", NULL};
 static const char *const fraction_keys[] = {"compute_fraction", "memory_fraction", NULL};
 
 const char *const rl_op_class_names[RL_CLASS_COUNT] = {"matrix", "depthwise", "normalization",
@@ -104,6 +104,17 @@ static int forecast_classes(const parse_ctx *x, const cJSON *classes, rl_forecas
     return 0;
 }
 
+/* "grouped_conv": how the stack runs a convolution of several input
+ * channels a group: "one_kernel" (all groups in one kernel) or "per_group"
+ * (one GEMM call per group, as a CPU runtime without a grouped kernel does). */
+static int forecast_grouped(const parse_ctx *x, const cJSON *v, rl_forecast_params *f) {
+    if (v && !(cJSON_IsString(v) && (!strcmp(v->valuestring, "one_kernel") || !strcmp(v->valuestring, "per_group"))))
+        return hw_bad(x, "forecast.grouped_conv", "must be \"one_kernel\" (the stack runs every group of a grouped "
+                                                 "convolution in one kernel) or \"per_group\" (one GEMM call a group)");
+    f->group_calls = cJSON_IsString(v) && !strcmp(v->valuestring, "per_group");
+    return 0;
+}
+
 /* "epilogue_apart": the operator types (e.g. "MatMul") whose epilogue the
  * stack runs as a kernel of its own after them. */
 static int forecast_apart(const parse_ctx *x, const cJSON *list, rl_forecast_params *f) {
@@ -161,6 +172,7 @@ int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
         if (hw_read_figure(x, fc, keys[i], "forecast", dst[i], NULL)) return -1;
     const cJSON *apart = cJSON_GetObjectItemCaseSensitive(fc, "epilogue_apart");
     if (apart && forecast_apart(x, apart, f)) return -1;
+    if (forecast_grouped(x, cJSON_GetObjectItemCaseSensitive(fc, "grouped_conv"), f)) return -1;
     const cJSON *classes = cJSON_GetObjectItemCaseSensitive(fc, "classes");
     return classes ? forecast_classes(x, classes, f) : 0;
 }
