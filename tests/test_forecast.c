@@ -122,6 +122,35 @@ static void grouped_calls(const cJSON *unit) {
     CHECK(d1 == d2, "a depthwise convolution is not run a group at a time (%g, %g)", d1, d2);
 }
 
+/* "shape_ops": "run": every node the plan counts as no kernel (the
+ * transformer block's views and folded shape arithmetic), Constants aside,
+ * runs as a kernel and pays the fixed cost; "folded" (the default) adds
+ * nothing. */
+static void shape_ops(const cJSON *unit) {
+    static const double half[RL_CLASS_COUNT] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
+    const double k = 1e-3;
+    double t[3];
+    int unkerneled = 0;
+    const char *modes[] = {NULL, "folded", "run"};
+    for (int i = 0; i < 3; i++) {
+        cJSON *hw = with_forecast(unit, half, half, k, 0);
+        if (modes[i]) cJSON_AddStringToObject(cJSON_GetObjectItem(hw, "forecast"), "shape_ops", modes[i]);
+        rl_model *m = fixture("transformer_block.onnx");
+        cJSON *r = m ? analyze(m, hw, "unfused", 1) : NULL;
+        t[i] = check_num(r, "forecast.time_s");
+        const cJSON *l;
+        if (i == 0)
+            cJSON_ArrayForEach(l, cJSON_GetObjectItem(r, "layers")) unkerneled +=
+                !cJSON_IsTrue(cJSON_GetObjectItem(l, "kernel")) && strcmp(check_str(l, "op"), "Constant");
+        cJSON_Delete(r), cJSON_Delete(hw);
+        rl_model_free(m);
+    }
+    CHECK(unkerneled > 0 && t[0] == t[1], "folded is the default (%g, %g; %d nodes of no kernel)", t[0], t[1],
+          unkerneled);
+    CHECK(fabs((t[2] - t[1]) / (unkerneled * k) - 1) < 0.01, "run: each of the %d nodes of no kernel pays %g s (%g -> %g)",
+          unkerneled, k, t[1], t[2]);
+}
+
 static void grouped_conv(const cJSON *unit) {
     double g16 = conv_forecast(unit, 16, "gconv", NULL, 1e-9), g4 = conv_forecast(unit, 4, "gconv", NULL, 1e-9);
     double d16 = conv_forecast(unit, 16, "dconv", NULL, 1e-9), d4 = conv_forecast(unit, 4, "dconv", NULL, 1e-9);
@@ -219,6 +248,7 @@ static void validation(const cJSON *unit) {
         {"{\"group_overhead_s\": 1}", "forecast.group_overhead_s"},
         {"{\"grouped_conv\": \"sometimes\"}", "forecast.grouped_conv"},
         {"{\"grouped_conv\": 1}", "forecast.grouped_conv"},
+        {"{\"shape_ops\": \"some\"}", "forecast.shape_ops"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         cJSON *hw = cJSON_Duplicate(unit, true);
@@ -292,6 +322,38 @@ static void fit_finds_epilogues_apart(const cJSON *unit) {
           "the fit finds MatMul epilogues apart in a fusing stack: %.300s", out ? out : "");
     rl_free(out), free(text), free(hw);
     cJSON_Delete(res);
+    rl_model_free(m);
+}
+
+/* The fit's shape_ops: a runtime that ran the transformer block's views and
+ * shape arithmetic (every node, Constants aside, in the measured CSV) folds
+ * nothing ("run"); one that ran only the plan's kernels folds them. */
+static const char *fitted_shape_ops(const cJSON *unit, rl_model *m, bool all_nodes, char *buf, size_t cap) {
+    cJSON *r = analyze(m, unit, "unfused", 1);
+    size_t len = (size_t)snprintf(buf, cap, "name,time_s\n");
+    const cJSON *l;
+    cJSON_ArrayForEach(l, cJSON_GetObjectItem(r, "layers")) {
+        bool kernel = cJSON_IsTrue(cJSON_GetObjectItem(l, "kernel"));
+        if (!strcmp(check_str(l, "op"), "Constant") || (!kernel && !all_nodes) || len + 300 > cap) continue;
+        len += (size_t)snprintf(buf + len, cap - len, "%s,%g\n", check_str(l, "name"), kernel ? 1e-4 : 5e-6);
+    }
+    cJSON_Delete(r);
+    char *hw = cJSON_PrintUnformatted(unit);
+    rl_fit_input in = {m, "transformer_block", buf, "csv", NULL};
+    char *out = rl_fit_forecast(hw, &in, 1, NULL);
+    cJSON *res = cJSON_Parse(out ? out : "");
+    snprintf(buf, cap, "%s", cJSON_IsString(check_at(res, "profile.forecast.shape_ops")) ?
+             check_str(res, "profile.forecast.shape_ops") : "(none)");
+    cJSON_Delete(res), rl_free(out), free(hw);
+    return buf;
+}
+
+static void fit_finds_shape_ops(const cJSON *unit) {
+    static char buf[1 << 16];
+    rl_model *m = fixture("transformer_block.onnx");
+    if (!m) return;
+    CHECK(!strcmp(fitted_shape_ops(unit, m, true, buf, sizeof buf), "run"), "all nodes measured: shape_ops %s", buf);
+    CHECK(!strcmp(fitted_shape_ops(unit, m, false, buf, sizeof buf), "folded"), "kernels measured: shape_ops %s", buf);
     rl_model_free(m);
 }
 
@@ -580,6 +642,8 @@ int main(int argc, char **argv) {
         classes(unit);
         grouped_conv(unit);
         grouped_calls(unit);
+        shape_ops(unit);
+        fit_finds_shape_ops(unit);
         clamp(unit);
         validation(unit);
         fit_tests(unit);

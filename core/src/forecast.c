@@ -312,6 +312,11 @@ static bool make_plan(rl_ctx *c, const rl_prepared *pg, const rl_forecast_params
     return true;
 }
 
+bool rl_fc_runs_unfolded(const rl_prepared *pg, const rl_node *n) {
+    if (pg->kernels[n->index] != 0) return false;
+    return !n->n_subgraphs && n->op_type && strcmp(n->op_type, "Constant") != 0;
+}
+
 void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, rl_layer_time *lt,
                        rl_timing *out) {
     rl_forecast *f = &out->forecast;
@@ -331,6 +336,7 @@ void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
         if (pl.root && pl.root[r] != r) continue;
         rl_fc_kernel k;
         double kernels = unfused ? pg->kernels[r] : pl.kernels[r];
+        if (kernels == 0 && hw->fc.run_shape_ops && rl_fc_runs_unfolded(pg, &g->nodes[r])) kernels = 1;
         rl_fc_kernel_figures(c, pg, o, hw, r, pl.next, pl.root, kernels, lt, &k);
         double t = rl_fc_kernel_time(&k, &hw->fc);
         f->kernels_s += t;

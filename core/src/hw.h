@@ -43,6 +43,9 @@ typedef struct rl_forecast_params {
     int cache_level;                /* memory level that keeps a kernel's output for the next (0: none) */
     bool unfused;                   /* the stack runs every node as a kernel of its own ("fusion": "none"),
                                        not the epilogue fusion of docs/model.md §4 ("epilogue") */
+    bool run_shape_ops;             /* the stack runs as a kernel every node the plan counts as none (views,
+                                       shape arithmetic the analysis folds; not Constant): "shape_ops": "run",
+                                       not "folded" (the default) */
     bool group_calls;               /* the stack runs a grouped (not depthwise) convolution as one GEMM
                                        call per group, each paying kernel_s ("grouped_conv": "per_group"),
                                        not as one kernel ("one_kernel", the default) */

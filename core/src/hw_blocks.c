@@ -20,7 +20,7 @@ const char *rl_topology_name(int t) { return t >= 0 && t < RL_TOPO_COUNT ? topol
 static const char *const interconnect_keys[] = {"name", "topology", "notes", "links", "link_bandwidth_Bps",
                                                 "latency_s", NULL};
 static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "group_overhead_s", "matrix_units", "tile_m", "tile_n",
-                                            "tile_k", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "classes", "fit", NULL};
+                                            "tile_k", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "shape_ops", "classes", "fit", NULL};
 static const char *const fraction_keys[] = {"compute_fraction", "memory_fraction", NULL};
 
 const char *const rl_op_class_names[RL_CLASS_COUNT] = {"matrix", "depthwise", "normalization",
@@ -104,15 +104,32 @@ static int forecast_classes(const parse_ctx *x, const cJSON *classes, rl_forecas
     return 0;
 }
 
+/* A setting of the stack that takes one of two words: *on is whether it
+ * says `yes` (absent: `no`). */
+static int forecast_choice(const parse_ctx *x, const cJSON *fc, const char *key, const char *no, const char *yes,
+                           const char *meaning, bool *on) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(fc, key);
+    char where[64];
+    snprintf(where, sizeof where, "forecast.%s", key);
+    if (v && !(cJSON_IsString(v) && (!strcmp(v->valuestring, no) || !strcmp(v->valuestring, yes))))
+        return hw_bad(x, where, "must be \"%s\" or \"%s\" (%s)", no, yes, meaning);
+    *on = cJSON_IsString(v) && !strcmp(v->valuestring, yes);
+    return 0;
+}
+
 /* "grouped_conv": how the stack runs a convolution of several input
  * channels a group: "one_kernel" (all groups in one kernel) or "per_group"
- * (one GEMM call per group, as a CPU runtime without a grouped kernel does). */
-static int forecast_grouped(const parse_ctx *x, const cJSON *v, rl_forecast_params *f) {
-    if (v && !(cJSON_IsString(v) && (!strcmp(v->valuestring, "one_kernel") || !strcmp(v->valuestring, "per_group"))))
-        return hw_bad(x, "forecast.grouped_conv", "must be \"one_kernel\" (the stack runs every group of a grouped "
-                                                 "convolution in one kernel) or \"per_group\" (one GEMM call a group)");
-    f->group_calls = cJSON_IsString(v) && !strcmp(v->valuestring, "per_group");
-    return 0;
+ * (one GEMM call per group, as a CPU runtime without a grouped kernel does).
+ * "shape_ops": whether views and the shape arithmetic the analysis folds
+ * cost nothing ("folded") or each runs as a kernel ("run": a runtime that
+ * does not fold them, as ONNX Runtime without graph optimisations). */
+static int forecast_stack_choices(const parse_ctx *x, const cJSON *fc, rl_forecast_params *f) {
+    if (forecast_choice(x, fc, "grouped_conv", "one_kernel", "per_group",
+                        "every group of a grouped convolution in one kernel, or one GEMM call a group", &f->group_calls))
+        return -1;
+    return forecast_choice(x, fc, "shape_ops", "folded", "run",
+                           "views and shape arithmetic cost nothing, or each runs as a kernel of its own",
+                           &f->run_shape_ops);
 }
 
 /* "epilogue_apart": the operator types (e.g. "MatMul") whose epilogue the
@@ -172,7 +189,7 @@ int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
         if (hw_read_figure(x, fc, keys[i], "forecast", dst[i], NULL)) return -1;
     const cJSON *apart = cJSON_GetObjectItemCaseSensitive(fc, "epilogue_apart");
     if (apart && forecast_apart(x, apart, f)) return -1;
-    if (forecast_grouped(x, cJSON_GetObjectItemCaseSensitive(fc, "grouped_conv"), f)) return -1;
+    if (forecast_stack_choices(x, fc, f)) return -1;
     const cJSON *classes = cJSON_GetObjectItemCaseSensitive(fc, "classes");
     return classes ? forecast_classes(x, classes, f) : 0;
 }
