@@ -312,6 +312,21 @@ static bool make_plan(rl_ctx *c, const rl_prepared *pg, const rl_forecast_params
     return true;
 }
 
+bool *rl_fc_input_dependent(rl_ctx *c, const rl_prepared *pg) {
+    const rl_graph *g = pg->graph;
+    bool *dep = rl_arena_alloc(c->arena, (size_t)(g->n_nodes + 1) * sizeof *dep);
+    for (int k = 0; dep && k < g->n_nodes; k++) {
+        const rl_node *n = &g->nodes[g->order[k]];
+        bool d = false;
+        for (int j = 0; j < n->n_in && !d; j++) {
+            const rl_value *v = n->inv[j];
+            d = v && (v->kind == RL_VALUE_INPUT || (v->producer >= 0 ? dep[v->producer] : v->kind == RL_VALUE_ACTIVATION));
+        }
+        dep[n->index] = d;
+    }
+    return dep;
+}
+
 bool rl_fc_runs_unfolded(const rl_prepared *pg, const rl_node *n) {
     if (pg->kernels[n->index] != 0) return false;
     return !n->n_subgraphs && n->op_type && strcmp(n->op_type, "Constant") != 0;
@@ -331,12 +346,16 @@ void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
     fc_plan split;
     if (!unfused && hw->fc.n_apart > 0 && make_plan(c, pg, &hw->fc, &split)) pl = split;
     if (unfused) pl.root = pl.next = NULL;
+    /* the views and folded shape arithmetic the stack runs: all, or those
+     * that depend on the inputs (out of memory: all) */
+    const bool runs = hw->fc.shape_ops != RL_SHAPE_FOLDED;
+    const bool *dep = hw->fc.shape_ops == RL_SHAPE_DYNAMIC ? rl_fc_input_dependent(c, pg) : NULL;
     double e_dyn = 0;
     for (int r = 0; r < g->n_nodes; r++) {
         if (pl.root && pl.root[r] != r) continue;
         rl_fc_kernel k;
         double kernels = unfused ? pg->kernels[r] : pl.kernels[r];
-        if (kernels == 0 && hw->fc.run_shape_ops && rl_fc_runs_unfolded(pg, &g->nodes[r])) kernels = 1;
+        if (kernels == 0 && runs && rl_fc_runs_unfolded(pg, &g->nodes[r]) && (!dep || dep[r])) kernels = 1;
         rl_fc_kernel_figures(c, pg, o, hw, r, pl.next, pl.root, kernels, lt, &k);
         double t = rl_fc_kernel_time(&k, &hw->fc);
         f->kernels_s += t;

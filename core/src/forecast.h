@@ -50,10 +50,15 @@ double rl_matrix_quantization(const rl_forecast_params *p, double m, double n, d
 void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, int first,
                           const int *next, const int *set_of, double kernels, rl_layer_time *lt, rl_fc_kernel *k);
 
+/* Per node of pg's graph (arena memory; NULL when out of it): whether it
+ * depends on the model's inputs — some input of it traced back to a graph
+ * input — rather than on weights and constants alone. */
+bool *rl_fc_input_dependent(rl_ctx *c, const rl_prepared *pg);
+
 /* Whether node n is one the plan counts as no kernel (a view, shape
- * arithmetic the analysis folds) that a stack which folds nothing runs as a
- * kernel of its own (shape_ops run): any such node but a Constant (its
- * value is the model's) or a node with bodies. */
+ * arithmetic the analysis folds) that could run as a kernel of its own: any
+ * such node but a Constant (its value is the model's) or a node with
+ * bodies. */
 bool rl_fc_runs_unfolded(const rl_prepared *pg, const rl_node *n);
 
 /* A kernel's forecast time under parameters p:

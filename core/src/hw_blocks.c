@@ -127,9 +127,16 @@ static int forecast_stack_choices(const parse_ctx *x, const cJSON *fc, rl_foreca
     if (forecast_choice(x, fc, "grouped_conv", "one_kernel", "per_group",
                         "every group of a grouped convolution in one kernel, or one GEMM call a group", &f->group_calls))
         return -1;
-    return forecast_choice(x, fc, "shape_ops", "folded", "run",
-                           "views and shape arithmetic cost nothing, or each runs as a kernel of its own",
-                           &f->run_shape_ops);
+    static const char *const modes[] = {"folded", "dynamic", "run"};
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(fc, "shape_ops");
+    f->shape_ops = v ? -1 : RL_SHAPE_FOLDED;
+    for (int i = 0; i < 3 && cJSON_IsString(v); i++)
+        if (!strcmp(v->valuestring, modes[i])) f->shape_ops = i;
+    if (f->shape_ops < 0)
+        return hw_bad(x, "forecast.shape_ops", "must be \"folded\" (views and shape arithmetic cost nothing), "
+                                              "\"dynamic\" (those that depend on the model's inputs run as kernels) "
+                                              "or \"run\" (all of them run as kernels)");
+    return 0;
 }
 
 /* "epilogue_apart": the operator types (e.g. "MatMul") whose epilogue the
