@@ -74,6 +74,7 @@ def fitted_stack(out, opt):
     f = prof.get("forecast", {})
     fig = lambda k: (f.get(k) or {}).get("value")
     return {"fusion": f.get("fusion"), "epilogue_apart": f.get("epilogue_apart"),
+            "shape_ops": f.get("shape_ops", "folded"), "grouped_conv": f.get("grouped_conv", "one_kernel"),
             "kernel_overhead_s": fig("kernel_overhead_s"), "group_overhead_s": fig("group_overhead_s"),
             "between_kernels_s": (f.get("fit") or {}).get("between_kernels_s")}
 
@@ -128,10 +129,11 @@ def main():
                                           "%.3f" % min(shares) if shares else "–"))
         st = fitted_stack(a.out, opt)
         us = lambda v: "–" if v is None else "%.2f µs" % (v * 1e6)
-        print("The fit found: fusion %s, epilogues apart after %s, %s per kernel (of which %s between kernels), "
-              "%s per convolution group." % (st["fusion"], ", ".join(st["epilogue_apart"] or []) or "none",
-                                             us(st["kernel_overhead_s"]), us(st["between_kernels_s"]),
-                                             us(st["group_overhead_s"])))
+        print("The fit found: fusion %s, epilogues apart after %s, views and shape arithmetic %s, %s per kernel "
+              "(of which %s between kernels), %s per convolution group; grouped convolutions %s (the calibrated "
+              "profile's)." % (st["fusion"], ", ".join(st["epilogue_apart"] or []) or "none", st["shape_ops"],
+                               us(st["kernel_overhead_s"]), us(st["between_kernels_s"]),
+                               us(st["group_overhead_s"]), st["grouped_conv"].replace("_", " ")))
         out["setups"][opt] = {"rows": rows, "held_out": len(held), "stack": st,
                               "fitted_median_err": fm, "fitted_max_err": fx,
                               "analytic_median_err": am, "analytic_max_err": ax,

@@ -40,6 +40,10 @@ typedef struct fit_samples {
      * the groups measured ran their epilogue inside its kernel, how many apart */
     struct epilogue_votes { char op_type[65]; int together, apart; } votes[RL_FIT_MAX_HEADS];
     int n_votes;
+    /* the nodes the plan counts as no kernel (views, folded shape
+     * arithmetic), [0] those of weights and constants alone, [1] those that
+     * depend on the inputs: how many of them ran as kernels, how many not */
+    int shape_ran[2], shape_folded[2];
 } fit_samples;
 
 static bool push_sample(fit_samples *fs, const rl_fit_sample *x) {
@@ -111,6 +115,10 @@ static int run_samples(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
         if (!push_sample(fs, &x)) return -1;
     }
     vote_epilogues(pg, set_of, fs);
+    const bool *dep = rl_fc_input_dependent(c, pg);
+    if (!dep) return -1;
+    for (int i = 0; i < nn; i++)
+        if (rl_fc_runs_unfolded(pg, &pg->graph->nodes[i])) set_of[i] >= 0 ? fs->shape_ran[dep[i]]++ : fs->shape_folded[dep[i]]++;
     return 0;
 }
 
@@ -280,6 +288,8 @@ static void put_fitted(cJSON *profile, const rl_forecast_params *p, const rl_fit
     replace_item(f, "basis", cJSON_CreateString("calibrated"));
     replace_item(f, "fusion", cJSON_CreateString(p->unfused ? "none" : "epilogue"));
     replace_item(f, "epilogue_apart", cJSON_CreateStringArray(p->apart, p->n_apart));
+    static const char *const shape_ops[] = {"folded", "dynamic", "run"};
+    replace_item(f, "shape_ops", cJSON_CreateString(shape_ops[p->shape_ops]));
     if (inf->kernel_s) replace_item(f, "kernel_overhead_s", figure_json(p->kernel_s, source, "measured"));
     if (inf->group_s) replace_item(f, "group_overhead_s", figure_json(p->group_s, source, "measured"));
     cJSON *classes = child_object(f, "classes");
@@ -387,6 +397,11 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     rl_fit_informed inf;
     p.unfused = stack_runs_unfused(&fs, n_inputs);
     epilogues_apart(&fs, &p);
+    /* a stack that ran most of those of constants alone folds nothing; one
+     * that ran most of those that depend on the inputs folds constants only */
+    p.shape_ops = fs.shape_ran[0] > fs.shape_folded[0]   ? RL_SHAPE_RUN
+                  : fs.shape_ran[1] > fs.shape_folded[1] ? RL_SHAPE_DYNAMIC
+                                                         : RL_SHAPE_FOLDED;
     rl_fit_params(fs.s, fs.n, &p, &inf);
     double median = 0;
     fit = fit_provenance(&fs, inputs, n_inputs, &p, &median);

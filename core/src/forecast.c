@@ -20,14 +20,15 @@ static const struct {
     const rl_op_family *family;
     int cls;
 } family_class[] = {
-    {&rl_family_conv, RL_CLASS_MATRIX},         {&rl_family_matmul, RL_CLASS_MATRIX},
-    {&rl_family_attention, RL_CLASS_MATRIX},    {&rl_family_rnn, RL_CLASS_MATRIX},
-    {&rl_family_norm, RL_CLASS_NORM},           {&rl_family_reduce, RL_CLASS_NORM},
-    {&rl_family_pool, RL_CLASS_NORM},           {&rl_family_elementwise, RL_CLASS_ELEMENTWISE},
-    {&rl_family_quant, RL_CLASS_ELEMENTWISE},   {&rl_family_generators, RL_CLASS_ELEMENTWISE},
-    {&rl_family_layout, RL_CLASS_MOVEMENT},     {&rl_family_views, RL_CLASS_MOVEMENT},
-    {&rl_family_sequences, RL_CLASS_MOVEMENT},  {&rl_family_sampling, RL_CLASS_MOVEMENT},
-    {&rl_family_indexing, RL_CLASS_GATHER},
+    /* the commonest families first: every node of a model looks its own up */
+    {&rl_family_elementwise, RL_CLASS_ELEMENTWISE}, {&rl_family_matmul, RL_CLASS_MATRIX},
+    {&rl_family_views, RL_CLASS_MOVEMENT},          {&rl_family_conv, RL_CLASS_MATRIX},
+    {&rl_family_layout, RL_CLASS_MOVEMENT},         {&rl_family_norm, RL_CLASS_NORM},
+    {&rl_family_reduce, RL_CLASS_NORM},             {&rl_family_indexing, RL_CLASS_GATHER},
+    {&rl_family_pool, RL_CLASS_NORM},               {&rl_family_attention, RL_CLASS_MATRIX},
+    {&rl_family_rnn, RL_CLASS_MATRIX},              {&rl_family_quant, RL_CLASS_ELEMENTWISE},
+    {&rl_family_generators, RL_CLASS_ELEMENTWISE},  {&rl_family_sequences, RL_CLASS_MOVEMENT},
+    {&rl_family_sampling, RL_CLASS_MOVEMENT},
 };
 
 static bool in_family(const rl_op_def *op, const rl_op_family *f) { return op >= f->ops && op < f->ops + f->count; }
@@ -37,12 +38,23 @@ static int64_t conv_groups(const rl_node *n) {
     return a && a->i > 1 ? a->i : 1;
 }
 
+/* Input channels each group of a convolution reads: its weight's axis 1
+ * ([C_out, C_in/g, kh, kw]); 1 when unknown. */
+static int64_t channels_per_group(const rl_node *n) {
+    const rl_value *w = n->n_in > 1 ? n->inv[1] : NULL;
+    return w && w->rank >= 2 && w->dims[1] > 0 ? w->dims[1] : 1;
+}
+
 int rl_node_op_class(const rl_node *n) {
     const rl_cost *k = &n->cost;
     int cls = -1;
     for (size_t i = 0; n->op && cls < 0 && i < sizeof family_class / sizeof *family_class; i++)
         if (in_family(n->op, family_class[i].family)) cls = family_class[i].cls;
-    if (cls == RL_CLASS_MATRIX && n->op && in_family(n->op, &rl_family_conv) && conv_groups(n) > 1)
+    /* a depthwise convolution (one input channel a group) is no product at
+     * all; a grouped one with several channels a group is g small products,
+     * each quantized on its own (node_quantization), as a dense one is */
+    if (cls == RL_CLASS_MATRIX && n->op && in_family(n->op, &rl_family_conv) && conv_groups(n) > 1 &&
+        channels_per_group(n) == 1)
         return RL_CLASS_DEPTHWISE;
     if (k->matrix_flops > 0 && cls != RL_CLASS_DEPTHWISE) return RL_CLASS_MATRIX;
     if (cls == RL_CLASS_MATRIX || cls < 0) return k->vector_flops > 0 || cls < 0 ? RL_CLASS_ELEMENTWISE : RL_CLASS_MOVEMENT;
@@ -50,16 +62,30 @@ int rl_node_op_class(const rl_node *n) {
 }
 
 /* -------------------------------------------------------- quantization -- */
+/* ceil and floor of x ≥ 0 inline: libm's are calls on a plain x86-64
+ * build, and the tilings below take a dozen for every matrix node. Beyond
+ * 2^52 every double is whole. */
+static double ceil_pos(double x) {
+    if (!(x < 4503599627370496.0)) return x;
+    double t = (double)(int64_t)x;
+    return t < x ? t + 1 : t;
+}
+
+static double floor_pos(double x) { return x < 4503599627370496.0 ? (double)(int64_t)x : x; }
+
 /* Useful share of one tiling: padding of M and N to whole tiles, of K to
  * whole steps, and of the last wave of tiles over the units. */
 static double tiling_share(const rl_forecast_params *p, double tm, double tn, double m, double n, double k,
                            double batch) {
-    double mt = ceil(m / tm), nt = ceil(n / tn), kt = ceil(k / p->tile_k);
+    double mt = ceil_pos(m / tm), nt = ceil_pos(n / tn), kt = ceil_pos(k / p->tile_k);
     double pad = (m * n) / (mt * tm * nt * tn) * (k / (kt * p->tile_k));
     double tiles = batch * mt * nt;
     /* too few tiles to fill the units: the engine splits K among them */
-    if (tiles < p->units) tiles *= fmin(floor(p->units / tiles), kt);
-    double waves = ceil(tiles / p->units);
+    if (tiles < p->units) {
+        double split = floor_pos(p->units / tiles);
+        tiles *= split < kt ? split : kt;
+    }
+    double waves = ceil_pos(tiles / p->units);
     return pad * tiles / (waves * p->units);
 }
 
@@ -69,9 +95,9 @@ double rl_matrix_quantization(const rl_forecast_params *p, double m, double n, d
      * not fill the units: smaller tiles reuse less, so big products keep it */
     double best = 0;
     for (int s = 0; s < 4; s++) {
-        double tm = fmax(1, floor(p->tile_m / (1 << s))), tn = fmax(1, floor(p->tile_n / (1 << s)));
+        double tm = max2(1, floor_pos(p->tile_m / (1 << s))), tn = max2(1, floor_pos(p->tile_n / (1 << s)));
         best = max2(best, tiling_share(p, tm, tn, m, n, k, batch));
-        if (batch * ceil(m / tm) * ceil(n / tn) >= p->units) break;
+        if (batch * ceil_pos(m / tm) * ceil_pos(n / tn) >= p->units) break;
     }
     return best > 0 && best <= 1 ? best : 1;
 }
@@ -147,18 +173,26 @@ static double kernel_internal_bytes(const rl_ctx *c, const rl_prepared *pg, cons
 
 /* ------------------------------------------------------------- kernels -- */
 /* What one node adds to its kernel's figures; returns its compute time at
- * the peaks. */
+ * the peaks. L (may be NULL): the timing pass's figures of the node, its
+ * precision and the energy of its work, read instead of worked out again. */
 static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, const rl_node *n,
-                       int cls, rl_fc_kernel *k) {
+                       int cls, const rl_layer_time *L, rl_fc_kernel *k) {
     const rl_cost *q = &n->cost;
-    int p = rl_node_timing_precision(c, o, hw, n);
+    int p = L ? L->prec : rl_node_timing_precision(c, o, hw, n);
     double quant = cls == RL_CLASS_MATRIX ? node_quantization(pg, &hw->fc, n) : 1;
     double tm = hw->matrix[p] > 0 ? q->matrix_flops / (hw->matrix[p] * quant) : 0;
     double tv = hw->vector[p] > 0 ? q->vector_flops / hw->vector[p] : 0;
     double tc = max2(tm, tv);
     k->tc[cls] += tc;
-    if (cls == RL_CLASS_DEPTHWISE && n->op && in_family(n->op, &rl_family_conv)) k->groups += conv_group_runs(pg, n);
-    k->e_flop += rl_hw_flop_energy(hw, p, q->matrix_flops, q->vector_flops);
+    /* every group of a grouped convolution is a product of its own: a
+     * depthwise one's pays the cost per group; a stack that runs the others
+     * one GEMM call a group pays a kernel's fixed cost for each call */
+    if (n->op && in_family(n->op, &rl_family_conv) && conv_groups(n) > 1) {
+        double runs = conv_group_runs(pg, n);
+        if (cls == RL_CLASS_MATRIX && hw->fc.group_calls) k->calls += runs - 1;
+        else k->groups += runs;
+    }
+    k->e_flop += L ? L->flop_energy : rl_hw_flop_energy(hw, p, q->matrix_flops, q->vector_flops);
     return tc;
 }
 
@@ -173,15 +207,17 @@ void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o,
         const rl_node *n = &g->nodes[i];
         const rl_cost *q = &n->cost;
         int cls = rl_node_op_class(n);
-        double tc = add_node(c, pg, o, hw, n, cls, k);
+        double tc = add_node(c, pg, o, hw, n, cls, lt ? &lt[i] : NULL, k);
         double nb = q->input_bytes + q->weight_bytes + q->output_bytes;
-        double inside = set_of ? kernel_internal_bytes(c, pg, n, set_of) : 0;
+        /* a kernel of one node keeps nothing inside: none of its inputs is made there */
+        bool alone = i == first && (!next || next[i] < 0);
+        double inside = set_of && !alone ? kernel_internal_bytes(c, pg, n, set_of) : 0;
         /* its weight in the kernel: its own roofline on the traffic that leaves the kernel */
         double own = max2(tc, max2(nb - inside, 0) / hw->mem_bw[0]);
         if (lt) lt[i].op_class = cls, lt[i].forecast_s = own;
         bytes += nb;
         weights += q->weight_bytes;
-        floor_bytes += rl_node_fused_bytes(c, pg, n);
+        floor_bytes += lt ? lt[i].fused_bytes : rl_node_fused_bytes(c, pg, n);
         internal += inside;
         if (q->matrix_flops > top_mf) top_mf = q->matrix_flops, cls_m = cls;
         if (own > top_t) top_t = own, cls_t = cls;
@@ -201,7 +237,8 @@ double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p) {
     double tc = 0;
     for (int cls = 0; cls < RL_CLASS_COUNT; cls++)
         if (k->tc[cls] > 0) tc += k->tc[cls] / p->compute[cls];
-    return max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + k->kernels * p->kernel_s + k->groups * p->group_s;
+    return max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + (k->kernels + k->calls) * p->kernel_s +
+           k->groups * p->group_s;
 }
 
 /* ---------------------------------------------------------------- graph -- */
@@ -275,6 +312,26 @@ static bool make_plan(rl_ctx *c, const rl_prepared *pg, const rl_forecast_params
     return true;
 }
 
+bool *rl_fc_input_dependent(rl_ctx *c, const rl_prepared *pg) {
+    const rl_graph *g = pg->graph;
+    bool *dep = rl_arena_alloc(c->arena, (size_t)(g->n_nodes + 1) * sizeof *dep);
+    for (int k = 0; dep && k < g->n_nodes; k++) {
+        const rl_node *n = &g->nodes[g->order[k]];
+        bool d = false;
+        for (int j = 0; j < n->n_in && !d; j++) {
+            const rl_value *v = n->inv[j];
+            d = v && (v->kind == RL_VALUE_INPUT || (v->producer >= 0 ? dep[v->producer] : v->kind == RL_VALUE_ACTIVATION));
+        }
+        dep[n->index] = d;
+    }
+    return dep;
+}
+
+bool rl_fc_runs_unfolded(const rl_prepared *pg, const rl_node *n) {
+    if (pg->kernels[n->index] != 0) return false;
+    return !n->n_subgraphs && n->op_type && strcmp(n->op_type, "Constant") != 0;
+}
+
 void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, rl_layer_time *lt,
                        rl_timing *out) {
     rl_forecast *f = &out->forecast;
@@ -289,11 +346,16 @@ void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
     fc_plan split;
     if (!unfused && hw->fc.n_apart > 0 && make_plan(c, pg, &hw->fc, &split)) pl = split;
     if (unfused) pl.root = pl.next = NULL;
+    /* the views and folded shape arithmetic the stack runs: all, or those
+     * that depend on the inputs (out of memory: all) */
+    const bool runs = hw->fc.shape_ops != RL_SHAPE_FOLDED;
+    const bool *dep = hw->fc.shape_ops == RL_SHAPE_DYNAMIC ? rl_fc_input_dependent(c, pg) : NULL;
     double e_dyn = 0;
     for (int r = 0; r < g->n_nodes; r++) {
         if (pl.root && pl.root[r] != r) continue;
         rl_fc_kernel k;
         double kernels = unfused ? pg->kernels[r] : pl.kernels[r];
+        if (kernels == 0 && runs && rl_fc_runs_unfolded(pg, &g->nodes[r]) && (!dep || dep[r])) kernels = 1;
         rl_fc_kernel_figures(c, pg, o, hw, r, pl.next, pl.root, kernels, lt, &k);
         double t = rl_fc_kernel_time(&k, &hw->fc);
         f->kernels_s += t;

@@ -25,6 +25,8 @@ typedef struct rl_fc_kernel {
     double e_flop;             /* dynamic energy of its work */
     double kernels;            /* kernels it launches: each pays the fixed cost */
     double groups;             /* groups of its grouped convolutions (× the batch): each pays the group cost */
+    double calls;              /* GEMM calls beyond the kernel's own of the grouped convolutions a stack runs
+                                  one group at a time (grouped_conv per_group): each pays the kernel cost */
     int cls;                   /* the kernel's class: its matrix node's, else its slowest node's */
 } rl_fc_kernel;
 
@@ -41,14 +43,27 @@ double rl_matrix_quantization(const rl_forecast_params *p, double m, double n, d
 /* The figures of one kernel made of nodes first, next[first], ... (next
  * NULL: the node `first` alone). `set_of` (NULL: none) gives each node's
  * kernel id; a tensor made and read inside the same kernel stays on chip.
- * `lt` (may be NULL) receives each node's class and, in forecast_s, its own
- * weight in the kernel's time. */
+ * `lt` (may be NULL) holds the timing pass's figures of each node (its
+ * precision, fused bytes and the energy of its work: read, not worked out
+ * again) and receives each node's class and, in forecast_s, its own weight
+ * in the kernel's time. */
 void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, int first,
                           const int *next, const int *set_of, double kernels, rl_layer_time *lt, rl_fc_kernel *k);
 
+/* Per node of pg's graph (arena memory; NULL when out of it): whether it
+ * depends on the model's inputs — some input of it traced back to a graph
+ * input — rather than on weights and constants alone. */
+bool *rl_fc_input_dependent(rl_ctx *c, const rl_prepared *pg);
+
+/* Whether node n is one the plan counts as no kernel (a view, shape
+ * arithmetic the analysis folds) that could run as a kernel of its own: any
+ * such node but a Constant (its value is the model's) or a node with
+ * bodies. */
+bool rl_fc_runs_unfolded(const rl_prepared *pg, const rl_node *n);
+
 /* A kernel's forecast time under parameters p:
  * max(Σ_class tc / compute_fraction, (t_dram + t_cache) / memory_fraction)
- *   + kernels × kernel_s + groups × group_s. */
+ *   + (kernels + calls) × kernel_s + groups × group_s. */
 double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p);
 
 /* The forecast of the chosen model (out->forecast; per layer forecast_s and

@@ -70,8 +70,9 @@ static bool search_param(const rl_fit_sample *s, int n, rl_forecast_params *p, c
     return best < start;
 }
 
-/* The parameters the samples depend on. */
-static int informed_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *inf, param *out) {
+/* The parameters the samples depend on, the fixed costs first or last. */
+static int informed_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *inf, param *out,
+                           bool costs_first) {
     memset(inf, 0, sizeof *inf);
     for (int i = 0; i < n; i++) {
         for (int c = 0; c < RL_CLASS_COUNT; c++) inf->compute[c] |= s[i].k.tc[c] > 0;
@@ -80,12 +81,14 @@ static int informed_params(const rl_fit_sample *s, int n, rl_forecast_params *p,
         inf->group_s |= s[i].k.groups > 0;
     }
     int m = 0;
+    if (costs_first && inf->kernel_s) out[m++] = (param){&p->kernel_s, log(KERNEL_LO), log(KERNEL_HI)};
+    if (costs_first && inf->group_s) out[m++] = (param){&p->group_s, log(GROUP_LO), log(GROUP_HI)};
     for (int c = 0; c < RL_CLASS_COUNT; c++) {
         if (inf->compute[c]) out[m++] = (param){&p->compute[c], log(FRACTION_LO), 0};
         if (inf->memory[c]) out[m++] = (param){&p->memory[c], log(FRACTION_LO), 0};
     }
-    if (inf->kernel_s) out[m++] = (param){&p->kernel_s, log(KERNEL_LO), log(KERNEL_HI)};
-    if (inf->group_s) out[m++] = (param){&p->group_s, log(GROUP_LO), log(GROUP_HI)};
+    if (!costs_first && inf->kernel_s) out[m++] = (param){&p->kernel_s, log(KERNEL_LO), log(KERNEL_HI)};
+    if (!costs_first && inf->group_s) out[m++] = (param){&p->group_s, log(GROUP_LO), log(GROUP_HI)};
     return m;
 }
 
@@ -112,9 +115,12 @@ static bool search_pairs(const rl_fit_sample *s, int n, rl_forecast_params *p, c
     return best < start;
 }
 
-void rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *informed) {
+/* One descent from p's values: every parameter in turn, then pairs, until
+ * nothing moves. */
+static void descend(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *informed,
+                    bool costs_first) {
     param q[2 * RL_CLASS_COUNT + 2];
-    int m = informed_params(s, n, p, informed, q);
+    int m = informed_params(s, n, p, informed, q, costs_first);
     /* start inside the ranges (a profile may give 0 for the fixed cost) */
     for (int j = 0; j < m; j++) {
         double x = log(*q[j].value > 0 ? *q[j].value : exp(q[j].lo));
@@ -126,4 +132,19 @@ void rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_
         moved |= search_pairs(s, n, p, q, m);
         if (!moved) break;
     }
+}
+
+/* Two descents, the keener of which wins: the loss has valleys a search
+ * one or two parameters at a time does not leave, where a class's compute
+ * fraction and the cost per convolution group take up each other's time
+ * (a grouped convolution of the matrix class and a depthwise one both pay
+ * the cost per group). Fixed costs first sets them while the fractions are
+ * still at their start; fractions first lets a fraction far from its start
+ * move before a cost takes up its kernels' time. */
+void rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *informed) {
+    rl_forecast_params other = *p;
+    rl_fit_informed inf2;
+    descend(s, n, p, informed, false);
+    descend(s, n, &other, &inf2, true);
+    if (loss(s, n, &other) < loss(s, n, p)) *p = other;
 }

@@ -29,6 +29,12 @@ extern const char *const rl_op_class_names[RL_CLASS_COUNT];
 int rl_op_class_parse(const char *name); /* -1 if unknown */
 
 #define RL_FC_MAX_APART 16
+/* Which of the nodes the plan counts as no kernel (views, shape arithmetic
+ * the analysis folds) a stack runs as kernels ("shape_ops"): none
+ * ("folded"), those that depend on the model's inputs ("dynamic": it folds
+ * constants but not what depends on sizes it does not know before the run),
+ * or all but Constants ("run"). */
+enum rl_shape_ops { RL_SHAPE_FOLDED, RL_SHAPE_DYNAMIC, RL_SHAPE_RUN };
 /* The forecast's parameters (the profile's "forecast" block, hw/README.md):
  * what a well-tuned software stack reaches on the device. A profile without
  * the block gets the core's generic defaults (no tile quantization). */
@@ -43,6 +49,10 @@ typedef struct rl_forecast_params {
     int cache_level;                /* memory level that keeps a kernel's output for the next (0: none) */
     bool unfused;                   /* the stack runs every node as a kernel of its own ("fusion": "none"),
                                        not the epilogue fusion of docs/model.md §4 ("epilogue") */
+    int shape_ops;                  /* enum rl_shape_ops: which views and folded shape arithmetic run */
+    bool group_calls;               /* the stack runs a grouped (not depthwise) convolution as one GEMM
+                                       call per group, each paying kernel_s ("grouped_conv": "per_group"),
+                                       not as one kernel ("one_kernel", the default) */
     const char *apart[RL_FC_MAX_APART]; /* operator types whose epilogue the stack runs as a kernel of its
                                            own ("epilogue_apart"; point into the profile) */
     int n_apart;

@@ -20,7 +20,7 @@ const char *rl_topology_name(int t) { return t >= 0 && t < RL_TOPO_COUNT ? topol
 static const char *const interconnect_keys[] = {"name", "topology", "notes", "links", "link_bandwidth_Bps",
                                                 "latency_s", NULL};
 static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "group_overhead_s", "matrix_units", "tile_m", "tile_n",
-                                            "tile_k", "cache_level", "fusion", "epilogue_apart", "classes", "fit", NULL};
+                                            "tile_k", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "shape_ops", "classes", "fit", NULL};
 static const char *const fraction_keys[] = {"compute_fraction", "memory_fraction", NULL};
 
 const char *const rl_op_class_names[RL_CLASS_COUNT] = {"matrix", "depthwise", "normalization",
@@ -104,6 +104,41 @@ static int forecast_classes(const parse_ctx *x, const cJSON *classes, rl_forecas
     return 0;
 }
 
+/* A setting of the stack that takes one of two words: *on is whether it
+ * says `yes` (absent: `no`). */
+static int forecast_choice(const parse_ctx *x, const cJSON *fc, const char *key, const char *no, const char *yes,
+                           const char *meaning, bool *on) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(fc, key);
+    char where[64];
+    snprintf(where, sizeof where, "forecast.%s", key);
+    if (v && !(cJSON_IsString(v) && (!strcmp(v->valuestring, no) || !strcmp(v->valuestring, yes))))
+        return hw_bad(x, where, "must be \"%s\" or \"%s\" (%s)", no, yes, meaning);
+    *on = cJSON_IsString(v) && !strcmp(v->valuestring, yes);
+    return 0;
+}
+
+/* "grouped_conv": how the stack runs a convolution of several input
+ * channels a group: "one_kernel" (all groups in one kernel) or "per_group"
+ * (one GEMM call per group, as a CPU runtime without a grouped kernel does).
+ * "shape_ops": whether views and the shape arithmetic the analysis folds
+ * cost nothing ("folded") or each runs as a kernel ("run": a runtime that
+ * does not fold them, as ONNX Runtime without graph optimisations). */
+static int forecast_stack_choices(const parse_ctx *x, const cJSON *fc, rl_forecast_params *f) {
+    if (forecast_choice(x, fc, "grouped_conv", "one_kernel", "per_group",
+                        "every group of a grouped convolution in one kernel, or one GEMM call a group", &f->group_calls))
+        return -1;
+    static const char *const modes[] = {"folded", "dynamic", "run"};
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(fc, "shape_ops");
+    f->shape_ops = v ? -1 : RL_SHAPE_FOLDED;
+    for (int i = 0; i < 3 && cJSON_IsString(v); i++)
+        if (!strcmp(v->valuestring, modes[i])) f->shape_ops = i;
+    if (f->shape_ops < 0)
+        return hw_bad(x, "forecast.shape_ops", "must be \"folded\" (views and shape arithmetic cost nothing), "
+                                              "\"dynamic\" (those that depend on the model's inputs run as kernels) "
+                                              "or \"run\" (all of them run as kernels)");
+    return 0;
+}
+
 /* "epilogue_apart": the operator types (e.g. "MatMul") whose epilogue the
  * stack runs as a kernel of its own after them. */
 static int forecast_apart(const parse_ctx *x, const cJSON *list, rl_forecast_params *f) {
@@ -161,6 +196,7 @@ int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
         if (hw_read_figure(x, fc, keys[i], "forecast", dst[i], NULL)) return -1;
     const cJSON *apart = cJSON_GetObjectItemCaseSensitive(fc, "epilogue_apart");
     if (apart && forecast_apart(x, apart, f)) return -1;
+    if (forecast_stack_choices(x, fc, f)) return -1;
     const cJSON *classes = cJSON_GetObjectItemCaseSensitive(fc, "classes");
     return classes ? forecast_classes(x, classes, f) : 0;
 }
