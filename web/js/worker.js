@@ -125,6 +125,11 @@ async function stream(id, source, total, chunk) {
 // read in a few big reads.
 const BLOCK_MIN = 16 << 10, BLOCK_MAX = 32 << 20, SHORT_SKIP = 256 << 10;
 
+// A worker may read a Blob synchronously: FileReaderSync skips the promise
+// and the task that Blob.arrayBuffer() waits for on every read.
+const syncReader = typeof FileReaderSync === 'function' ? new FileReaderSync() : null;
+const readBlob = (blob) => (syncReader ? syncReader.readAsArrayBuffer(blob) : blob.arrayBuffer());
+
 function fileSource(file) {
   let block = new Uint8Array(0), start = 0, size = 256 << 10; // the header and the start of the graph
   return {
@@ -134,7 +139,7 @@ function fileSource(file) {
       if (off >= start && off < end) return block.subarray(off - start, Math.min(end, off + len) - start);
       if (block.length) size = off - end < SHORT_SKIP ? Math.min(4 * size, BLOCK_MAX) : BLOCK_MIN;
       try {
-        block = new Uint8Array(await file.slice(off, off + size).arrayBuffer()); // the policy's size, not the caller's
+        block = new Uint8Array(await readBlob(file.slice(off, off + size))); // the policy's size, not the caller's
       } catch (e) {
         // The browser refuses to read on (the file was moved, changed or
         // deleted since it was chosen): say so rather than "analysis failed".
