@@ -125,6 +125,28 @@ test('modules open and close; a layer selected inside a closed module opens it',
   await page.context().close();
 });
 
+test('a module the pointer rests on is laid out before the click, and the click uses that layout', { skip }, async () => {
+  const page = await openPage(browser, 'about:blank', { wait: null });
+  // count the layouts asked of the layout worker
+  await page.addInitScript(() => {
+    window.__layouts = 0;
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (msg, ...rest) { if (msg && msg.boxes) window.__layouts++; return post.call(this, msg, ...rest); };
+  });
+  await page.goto(`${site.url}#example=bert_base&hw=h100-sxm`);
+  await page.waitForSelector('[data-testid=graph-view] [data-box]', { timeout: 30000 });
+  const closed = page.locator('[data-testid=graph-view] .graph-box[data-module][aria-expanded=false]').nth(1);
+  const path = await closed.getAttribute('data-module');
+  const before = await page.evaluate(() => window.__layouts);
+  await closed.hover();
+  await page.waitForFunction((n) => window.__layouts === n + 1, before, { timeout: 5000 });
+  await closed.click();
+  await page.waitForSelector(`[data-testid=graph-view] [data-module="${path}"][aria-expanded=true]`, { timeout: 10000 });
+  assert.equal(await page.evaluate(() => window.__layouts), before + 1, 'the click laid nothing out again');
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
 test('keyboard: arrows move between boxes along the edges, Enter selects a layer', { skip }, async () => {
   const page = await openGraph('conv_net');
   await page.focus('[data-testid=graph-view]');
