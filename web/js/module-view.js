@@ -7,7 +7,7 @@
 // 100,000-layer model stays a few hundred elements, each legible. It shows
 // no figure of its own: widths are the core's module sums over the core's
 // totals (a spread-out cell's over its members' sum, for the width only).
-import { eng, pct } from './format.js';
+import { eng, pct, count as countText } from './format.js';
 import { el } from './dom.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -176,14 +176,14 @@ export class ModuleView {
     const kids = this.children[m + 1];
     const short = (k) => { const p = mo.path[k]; return p.slice(p.lastIndexOf('/') + 1) || p; };
     const count = to - from;
-    const text = `${count.toLocaleString('en-US')} modules, ${short(kids[from])} to ${short(kids[to - 1])}, ` +
+    const n = countText(count);
+    const text = `${n} modules, ${short(kids[from])} to ${short(kids[to - 1])}, ` +
       (focused ? 'spread over the width: click to see all of ' + (m < 0 ? 'the model' : mo.path[m]) : 'each too narrow to draw alone: click to spread them out');
     const reachable = depth <= this.chainDepth + 1;
     const g = svgEl('g', { 'data-group': `${from}-${to}`, 'data-count': count, 'data-depth': depth, role: 'button', tabindex: '-1',
       'data-reachable': reachable ? '' : null, 'aria-current': focused ? 'true' : null });
     g.appendChild(svgEl('title', {}, text));
     g.appendChild(svgEl('rect', { x, y: depth * ROW, width: Math.max(0, w - 1), height: ROW - 2, fill: GROUP_FILL, rx: 2 }));
-    const n = count.toLocaleString('en-US');
     this.label(g, x, w, depth, w - 8 >= 7 * (n.length + 8) ? `${n} modules` : n);
     const go = () => (focused ? this.zoom(m) : this.zoom(m, [from, to]));
     g.addEventListener('click', go);
