@@ -14,16 +14,16 @@
 //
 //   node tools/bench-browser.mjs [--runs N] [--only NAME[,NAME]] [--site DIR]
 // NAME: interactive, resnet50, bert_large, swin_like, nodes100k, switch, parallel.
-// The models are made on first use in build/bench/ (tools/make_big_model.py
-// with Debian's python3-onnx; tools/make_huge_model.mjs). Needs build/site
+// The models are made on first use in build/bench/ (tools/bench-models.mjs:
+// make_big_model.py, make_huge_model.mjs). Needs build/site
 // (tools/build-site.sh) and build/rooflens.
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { loadavg } from 'node:os';
 import { join, basename } from 'node:path';
-import { ROOT, SITE, CLI, serve, chromiumPath, CHROMIUM_ARGS } from '../tests/web/helpers.mjs';
-import { writeHugeModel } from './make_huge_model.mjs';
+import { SITE, CLI, serve, chromiumPath, CHROMIUM_ARGS } from '../tests/web/helpers.mjs';
+import { BENCH_MODELS } from './bench-models.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] ? args[i + 1] : dflt; };
@@ -37,29 +37,8 @@ if (!existsSync(CLI)) die('build/rooflens is missing: cmake -S . -B build && cma
 const exe = chromiumPath() || die('chromium not found (apt-get install chromium)');
 const { chromium } = await import('playwright-core').catch(() => die('playwright-core missing (npm ci)'));
 
-const BENCH = join(ROOT, 'build/bench');
-mkdirSync(BENCH, { recursive: true });
-function bigModel(name, extra) {
-  const path = join(BENCH, `${name}.onnx`);
-  if (!existsSync(path)) {
-    console.log(`making ${path} ...`);
-    execFileSync('/usr/bin/python3', [join(ROOT, 'tools/make_big_model.py'), path, ...extra], { stdio: 'inherit' });
-  }
-  return path;
-}
-const MODELS = {
-  resnet50: { target: 500, path: () => bigModel('resnet50', ['--arch', 'resnet50']) },
-  bert_large: { target: 700, path: () => bigModel('bert_large', []) },
-  // A transformer of Swin-T's size in layers: 130 encoder blocks of the BERT
-  // graph at hidden 96 make about 6,500 nodes (Swin-T's export has 6,532).
-  swin_like: { target: 1000, path: () => bigModel('swin_like', ['--layers', '130', '--hidden', '96', '--heads', '3', '--ff', '384',
-    '--vocab', '1000', '--max-pos', '64', '--seq', '49']) },
-  nodes100k: { target: 2000, path: () => {
-    const p = join(BENCH, 'nodes100k.onnx');
-    if (!existsSync(p)) writeHugeModel(p, { bytes: 50000 * 16, hidden: 2 }); // MatMul + Relu per 2x2 weight
-    return p;
-  } },
-};
+const TARGETS = { resnet50: 500, bert_large: 700, swin_like: 1000, nodes100k: 2000 };
+const MODELS = Object.fromEntries(Object.entries(BENCH_MODELS).map(([k, m]) => [k, { ...m, target: TARGETS[k] }]));
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
 const fmt = (ms) => `${ms.toFixed(0)} ms`;
@@ -103,9 +82,9 @@ async function freshPage({ early = false } = {}) {
   return page;
 }
 
-// In the page: resolves with the ms from `start()` (called in the page at
-// the trigger) to the frame after `done()` holds and every chart canvas has
-// non-blank pixels.
+// In the page: resolves with the ms from the trigger event to the end of
+// the first frame that shows `want` in the summary, a table row and every
+// chart canvas with non-blank pixels (the frame that paints them).
 const CHARTS = ['chart-time-roofline', 'chart-energy-roofline', 'chart-time-based'];
 function armDrawn(page, trigger, want) {
   return page.evaluate(({ trigger, want, charts }) => new Promise((resolve) => {
@@ -129,12 +108,16 @@ function armDrawn(page, trigger, want) {
       const m = performance.getEntriesByName(name).filter((e) => e.startTime >= t0).pop();
       return m ? m.startTime - t0 : null;
     };
+    // poll() runs in each frame's animation callbacks; the first frame that
+    // finds everything drawn paints it right after them, and a task queued
+    // from there runs once that frame is painted (before the tasks the page
+    // queued after it, such as building the graph views).
     const poll = () => {
       if (t0 !== null && ready()) {
-        requestAnimationFrame(() => {
+        setTimeout(() => {
           const total = performance.now() - t0;
           resolve({ total, opened: phase('rooflens-opened'), analyzed: phase('rooflens-analyzed'), rendered: phase('rooflens-rendered') });
-        });
+        }, 0);
       } else requestAnimationFrame(poll);
     };
     poll();
@@ -189,7 +172,7 @@ for (const [, m, early] of drops) {
   const mid = phases.sort((a, b) => a.total - b.total)[Math.floor((phases.length - 1) / 2)];
   if (mid.opened !== null && mid.analyzed !== null && mid.rendered !== null) {
     console.log(`${''.padEnd(4)}read ${fmt(mid.opened)}, analyse and hand over ${fmt(mid.analyzed - mid.opened)}, ` +
-      `table and charts ${fmt(mid.rendered - mid.analyzed)}, to the next frame ${fmt(mid.total - mid.rendered)}`);
+      `table and charts ${fmt(mid.rendered - mid.analyzed)}, to the end of the frame that paints them ${fmt(mid.total - mid.rendered)}`);
   }
 }
 

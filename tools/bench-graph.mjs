@@ -3,7 +3,8 @@
 // as a user sees it, in headless Chromium on localhost: a model is dropped on
 // the page, and the clock runs from the frame the summary shows its layers to
 // the frame the graph view has drawn its boxes. Then a closed module is
-// opened: from the click to the frame it is drawn open. Medians of RUNS;
+// opened: from the click to the frame it is drawn open; and another, the
+// pointer resting on it 150 ms before the click (the view lays it out then). Medians of RUNS;
 // prints figures and asserts nothing (the load average is printed with them).
 // Targets: the graph within 1 s of the summary (ResNet-50, Swin-T-sized
 // collapsed, BERT-Large), an expand under 200 ms, the 100,000-node graph
@@ -60,23 +61,32 @@ const armGraph = (page) => page.evaluate(() => new Promise((resolve) => {
   poll();
 }));
 
-const expandOne = (page) => page.evaluate(() => new Promise((resolve) => {
-  const closed = document.querySelector('#graph-box .graph-box[data-module][aria-expanded=false], #graph-box .graph-box[data-run][aria-expanded=false]');
+// Opens the `nth` closed module; with `dwell` ms, the pointer rests on it that
+// long before the click (the page lays the open view out meanwhile).
+const expandOne = (page, nth, dwell) => page.evaluate(({ nth, dwell }) => new Promise((resolve) => {
+  const closed = document.querySelectorAll('#graph-box .graph-box[data-module][aria-expanded=false], #graph-box .graph-box[data-run][aria-expanded=false]')[nth];
   if (!closed) { resolve(null); return; }
   const key = closed.dataset.module ? `[data-module="${CSS.escape(closed.dataset.module)}"]` : `[data-run="${CSS.escape(closed.dataset.run)}"]`;
-  const t0 = performance.now();
-  closed.dispatchEvent(new MouseEvent('click', { bubbles: true }));
-  const poll = () => {
-    if (document.querySelector(`#graph-box .graph-open${key}[aria-expanded=true]`)) requestAnimationFrame(() => resolve(performance.now() - t0));
-    else requestAnimationFrame(poll);
+  const click = () => {
+    const t0 = performance.now();
+    closed.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    const poll = () => {
+      if (document.querySelector(`#graph-box .graph-open${key}[aria-expanded=true]`)) requestAnimationFrame(() => resolve(performance.now() - t0));
+      else requestAnimationFrame(poll);
+    };
+    poll();
   };
-  poll();
-}));
+  if (dwell) closed.dispatchEvent(new PointerEvent('pointerenter'));
+  setTimeout(click, dwell);
+}), { nth, dwell });
+
+// how long the pointer rests on a box before a person's click, at the least
+const DWELL_MS = 150;
 
 for (const [id, [what, target, path]] of Object.entries(MODELS)) {
   if (!only.has(id)) continue;
   const file = path();
-  const graph = [], expand = [];
+  const graph = [], expand = [], dwelt = [];
   let boxes = 0;
   for (let r = 0; r < runs; r++) {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
@@ -89,8 +99,11 @@ for (const [id, [what, target, path]] of Object.entries(MODELS)) {
     await page.setInputFiles('[data-testid=file-input]', file);
     const g = await armed;
     graph.push(g.graph); boxes = g.boxes;
-    const e = await expandOne(page);
+    const e = await expandOne(page, 0, 0);
     if (e !== null) expand.push(e);
+    // another module (its layout is not cached), the pointer resting on it first
+    const d = await expandOne(page, 1, DWELL_MS);
+    if (d !== null) dwelt.push(d);
     await context.close();
   }
   const m = median(graph);
@@ -98,6 +111,10 @@ for (const [id, [what, target, path]] of Object.entries(MODELS)) {
   if (expand.length) {
     const x = median(expand);
     console.log(`${''.padEnd(56)} open a module        ${x.toFixed(0).padStart(5)} ms (min ${Math.min(...expand).toFixed(0)}, max ${Math.max(...expand).toFixed(0)}; target < 200 ms${x < 200 ? '' : ', MISSED'})`);
+  }
+  if (dwelt.length) {
+    const x = median(dwelt);
+    console.log(`${''.padEnd(56)} ... after ${DWELL_MS} ms on it ${x.toFixed(0).padStart(5)} ms (min ${Math.min(...dwelt).toFixed(0)}, max ${Math.max(...dwelt).toFixed(0)})`);
   }
 }
 console.log(`load average after: ${load()}`);

@@ -71,6 +71,29 @@ test('Cancel stops a stalled download, and the next file works', { skip }, async
   await context.close();
 });
 
+test('Cancel stops reading a big local file at once (the worker reads a file synchronously, and lets the cancel through)', { skip }, async () => {
+  const { writeHugeModel } = await import('../../tools/make_huge_model.mjs');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'rooflens-cancel-'));
+  try {
+    // 2 GB of 16 KB weights, read through rather than skipped one by one (a sparse file: no disk)
+    const model = writeHugeModel(join(dir, 'many-small.onnx'), { bytes: 2e9, hidden: 64 });
+    const page = await openPage(browser, site.url);
+    await page.setInputFiles('[data-testid=file-input]', model.path);
+    await page.waitForFunction(() => /%/.test(document.getElementById('progress-text').textContent), null, { timeout: 10000 });
+    const t0 = Date.now();
+    await page.click('[data-testid=cancel]');
+    await page.waitForFunction(() => /cancelled/i.test(document.querySelector('[data-testid=notice]').textContent), null, { timeout: 20000 });
+    const cancelMs = Date.now() - t0;
+    assert.ok(cancelMs < 2500, `cancel took ${cancelMs} ms`);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('Cancel keeps the analysis shown before, usable, titled with its own file', { skip }, async () => {
   const page = await openPage(browser, site.url);
   const cli = cliJson(GOOD);

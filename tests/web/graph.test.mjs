@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, FIXTURES, NODE_WASM, CLI, cliJson, loadNodeCore, browserPrerequisites, openPage, browserSession } from './helpers.mjs';
+import { ROOT, FIXTURES, NODE_WASM, CLI, cliJson, loadNodeCore, browserPrerequisites, openPage, browserSession, waitLayers } from './helpers.mjs';
 import { GraphModel, OPEN_BUDGET } from '../../web/js/graph-model.js';
 
 const AXE = join(ROOT, 'node_modules/axe-core/axe.min.js');
@@ -125,6 +125,28 @@ test('modules open and close; a layer selected inside a closed module opens it',
   await page.context().close();
 });
 
+test('a module the pointer rests on is laid out before the click, and the click uses that layout', { skip }, async () => {
+  const page = await openPage(browser, 'about:blank', { wait: null });
+  // count the layouts asked of the layout worker
+  await page.addInitScript(() => {
+    window.__layouts = 0;
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (msg, ...rest) { if (msg && msg.boxes) window.__layouts++; return post.call(this, msg, ...rest); };
+  });
+  await page.goto(`${site.url}#example=bert_base&hw=h100-sxm`);
+  await page.waitForSelector('[data-testid=graph-view] [data-box]', { timeout: 30000 });
+  const closed = page.locator('[data-testid=graph-view] .graph-box[data-module][aria-expanded=false]').nth(1);
+  const path = await closed.getAttribute('data-module');
+  const before = await page.evaluate(() => window.__layouts);
+  await closed.hover();
+  await page.waitForFunction((n) => window.__layouts === n + 1, before, { timeout: 5000 });
+  await closed.click();
+  await page.waitForSelector(`[data-testid=graph-view] [data-module="${path}"][aria-expanded=true]`, { timeout: 10000 });
+  assert.equal(await page.evaluate(() => window.__layouts), before + 1, 'the click laid nothing out again');
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
 test('keyboard: arrows move between boxes along the edges, Enter selects a layer', { skip }, async () => {
   const page = await openGraph('conv_net');
   await page.focus('[data-testid=graph-view]');
@@ -156,6 +178,65 @@ test('the module view: a click zooms into a module and filters the table to its 
   await page.waitForFunction(() => document.getElementById('filter-name').value === '');
   assert.deepEqual(page.problems, []);
   await page.context().close();
+});
+
+// The flat 100,000-node chain (tools/make_huge_model.mjs, as the graph
+// benchmark makes it): 50,000 sibling modules, each a 50,000th of the width.
+test('the module view of a flat 100,000-node model: thin siblings gather in cells that spread out when clicked, down to readable modules', { skip }, async () => {
+  const { writeHugeModel } = await import('../../tools/make_huge_model.mjs');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'rooflens-flat-'));
+  try {
+    const model = writeHugeModel(join(dir, 'flat.onnx'), { bytes: 50000 * 16, hidden: 2 });
+    assert.equal(model.layers, 50000);
+    const page = await openPage(browser, `${site.url}#hw=h100-sxm`);
+    await page.setInputFiles('[data-testid=file-input]', model.path);
+    await waitLayers(page, 100000, 90000);
+    await page.waitForSelector('[data-testid=module-view] g[data-group]', { timeout: 30000 });
+    // what the icicle draws: every cell at least a few pixels wide, and the
+    // cells of the first level hold the 50,000 modules between them
+    const view = () => page.evaluate(() => {
+      const cells = [...document.querySelectorAll('[data-testid=module-view] g[data-depth]')].map((g) => ({
+        depth: Number(g.dataset.depth), module: g.dataset.module, group: g.dataset.group, count: Number(g.dataset.count || 1),
+        current: g.getAttribute('aria-current') === 'true', width: g.querySelector('rect').getBoundingClientRect().width,
+        label: g.querySelector('text')?.textContent || '', title: g.querySelector('title').textContent }));
+      return { cells, status: document.querySelector('[data-testid=module-status]').textContent };
+    });
+    let v = await view();
+    assert.ok(v.cells.length < 400, `${v.cells.length} elements drawn`);
+    const first = v.cells.filter((c) => c.depth === 1);
+    assert.equal(first.reduce((a, c) => a + c.count, 0), 50000, 'the cells of the first level hold every module');
+    assert.ok(first.length >= 20, `${first.length} cells`);
+    for (const c of first) assert.ok(c.width >= 3, `a cell of ${c.count} modules is ${c.width.toFixed(2)} px wide`);
+    for (const c of first.filter((x) => x.group)) {
+      assert.match(c.title, /^[\d,]+ modules, layer\d+ to layer\d+, /, 'a cell names its modules on hover');
+      if (c.width >= 46) assert.equal(c.label.replace(/ modules$/, '').replace(/,/g, ''), String(c.count), 'and shows how many it holds');
+    }
+    assert.doesNotMatch(v.status, /left out/);
+    // spreading out cells until modules are drawn one by one, readable
+    let spreads = 0;
+    while (!v.cells.some((c) => c.depth > 0 && /^layer\d+$/.test(c.module || '') && c.width >= 20)) {
+      assert.ok(++spreads <= 4, 'a few clicks reach single modules');
+      const group = page.locator('[data-testid=module-view] g[data-group]:not([aria-current=true])').first();
+      const want = Number(await group.getAttribute('data-count'));
+      await group.click();
+      await page.waitForSelector(`[data-testid=module-view] g[data-group][aria-current=true][data-count="${want}"]`, { timeout: 10000 });
+      v = await view();
+      const below = v.cells.filter((c) => c.depth === 2);
+      assert.equal(below.reduce((a, c) => a + c.count, 0), want, 'the spread-out cell shows all of its members');
+    }
+    assert.ok(spreads >= 1);
+    // the spread-out cell on top goes back to the whole model's level
+    await page.locator('[data-testid=module-view] g[data-group][aria-current=true]').click();
+    await page.waitForFunction(() => !document.querySelector('[data-testid=module-view] g[data-group][aria-current=true]'));
+    v = await view();
+    assert.equal(v.cells.filter((c) => c.depth === 1).reduce((a, c) => a + c.count, 0), 50000);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('axe-core finds nothing serious on the graph and module views (1440 and 390 px)', { skip }, async () => {

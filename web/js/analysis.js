@@ -120,6 +120,7 @@ function render(res) {
   document.body.dataset.hasModel = '1';
   renderSummary(res);
   markReadFigures();
+  performance.mark('rooflens-summary');
   fillOpFilter(res);
   const t = app.table;
   t.sort = app.state.sort;
@@ -130,9 +131,11 @@ function render(res) {
   // the totals row: the core's totals, and the model's forecast beside its floor
   t.setData(res.layers, { ...res.totals, forecast_s: res.forecast?.time_s, headroom: res.forecast?.headroom });
   updateCount();
+  performance.mark('rooflens-table');
   app.measured.render(res);   // before the charts: they draw its achieved points
   app.charts.selected = app.state.selected;
   app.charts.update(res);
+  performance.mark('rooflens-charts');
   app.parallel?.update(res);
   if (app.state.selected !== null) t.select(app.state.selected);
   // The graph and module views build their tree after the frame that shows the

@@ -129,13 +129,28 @@ export class GraphView {
     return false;
   }
 
+  /** The view with the groups in `expanded` open, and what its layout is asked with. */
+  viewOf(expanded) {
+    const v = this.model.visible(expanded);
+    const boxes = v.boxes.map((n) => { const [w, h] = BOX[n.kind]; return { w, h }; });
+    const edges = v.edges.map((e) => [e.from, e.to]);
+    return { v, boxes, edges, key: `${this.modelKey}|${[...expanded].sort().join(',')}` };
+  }
+
+  /** The pointer (or the keyboard focus) rests on closed group box i: its
+   * open view is laid out now, so that a click finds it ready (a big model's
+   * layout takes 100-200 ms in the layout worker). */
+  prefetch(i) {
+    const n = this.boxes?.[i];
+    if (!n || n.kind === 'layer' || this.expanded.has(n.key) || this.boxes.length - 1 + n.children.length > MAX_BOXES) return;
+    const { boxes, edges, key } = this.viewOf(new Set([...this.expanded, n.key]));
+    this.hooks.layout(key, boxes, edges).catch(() => {});   // a failure shows on the click
+  }
+
   async relayout(fit) {
     if (!this.model) return;
     const seq = ++this.seq;
-    const v = this.model.visible(this.expanded);
-    const boxes = v.boxes.map((n) => { const [w, h] = BOX[n.kind]; return { w, h }; });
-    const edges = v.edges.map((e) => [e.from, e.to]);
-    const key = `${this.modelKey}|${[...this.expanded].sort().join(',')}`;
+    const { v, boxes, edges, key } = this.viewOf(this.expanded);
     this.status.textContent = 'Laying out the graph…';
     let placed;
     try {
@@ -278,6 +293,7 @@ export class GraphView {
     g.appendChild(svgEl('text', { x: x + 8, y: y + 15, 'font-size': 12, 'font-weight': 600, fill: text }, `${n.kind === 'layer' ? '' : '▸ '}${cut(lab.title, 20)}`));
     g.appendChild(svgEl('text', { x: x + 8, y: y + 30, 'font-size': 10, fill: text }, cut(`${figure} · ${pct(s)}`, 26)));
     g.addEventListener('click', (ev) => { ev.stopPropagation(); this.activate(i); });
+    if (n.kind !== 'layer') g.addEventListener('pointerenter', () => this.prefetch(i));
     this.layer.appendChild(g);
     return g;
   }
@@ -436,6 +452,7 @@ export class GraphView {
     const g = this.boxEls[i];
     g.setAttribute('tabindex', '0');
     g.focus({ preventScroll: true });
+    this.prefetch(i);
     const r = this.viewport.getBoundingClientRect();
     const sx = this.placed.x[i] * this.view.k + this.view.x, sy = this.placed.y[i] * this.view.k + this.view.y;
     if (sx < 40 || sx > r.width - 40 || sy < 30 || sy > r.height - 30) {

@@ -37,8 +37,9 @@ export class LayoutClient {
     };
   }
 
-  /** The layout of boxes [{w, h}] and edges [[from, to]], from the cache when `key` was laid out before. */
-  async layout(key, boxes, edges) {
+  /** The layout of boxes [{w, h}] and edges [[from, to]], from the cache when
+   * `key` was laid out before or is being laid out (a prefetch on hover). */
+  layout(key, boxes, edges) {
     const hit = this.cache.get(key);
     if (hit) {
       this.cache.delete(key);
@@ -47,11 +48,12 @@ export class LayoutClient {
     }
     if (!this.worker) this.start();
     const id = this.nextId++;
-    const result = await new Promise((resolve, reject) => {
+    const result = new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.worker.postMessage({ id, boxes, edges });
     });
     this.cache.set(key, result);
+    result.catch(() => { if (this.cache.get(key) === result) this.cache.delete(key); });   // a failure is not kept
     if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value);
     return result;
   }

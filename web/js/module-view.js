@@ -2,16 +2,21 @@
 // graph.modules), each as wide as its share of the time (or energy, FLOPs,
 // bytes), coloured by the bound its layers spend most time in. Clicking a
 // module zooms into it and filters the layer table to its layers; the
-// model's bar zooms back out. Only modules at least a pixel wide are drawn,
-// so a 100,000-layer model stays a few hundred elements. It computes no
-// figure: widths are the core's module sums over the core's totals.
-import { eng, pct } from './format.js';
+// model's bar zooms back out. Siblings too thin to read alone are drawn as
+// one "N modules" cell that spreads them out when clicked, so a flat
+// 100,000-layer model stays a few hundred elements, each legible. It shows
+// no figure of its own: widths are the core's module sums over the core's
+// totals (a spread-out cell's over its members' sum, for the width only).
+import { eng, pct, count as countText } from './format.js';
 import { el } from './dom.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const METRICS = { t: ['time', 's'], energy_j: ['energy', 'J'], flops: ['FLOPs', 'FLOP'], bytes: ['bytes', 'B'] };
 const ROW = 26;
-const MIN_PX = 1;
+const MIN_PX = 1;      // narrower than a pixel: not drawn at all
+const SMALL_PX = 4;    // narrower than this: too thin to read or click alone
+const GROUP_PX = 48;   // a run of thin siblings is drawn as one cell this wide, room for its count
+const GROUP_FILL = '#5b6770';
 
 function svgEl(tag, attrs = {}, text) {
   const e = document.createElementNS(SVG, tag);
@@ -27,6 +32,7 @@ export class ModuleView {
     this.hooks = hooks;
     this.metric = 't';
     this.focus = -1;   // module index at full width; -1 the whole model
+    this.span = null;  // [from, to): only those of the focus's children, spread out
     const head = el('div', null, { class: 'graph-head' });
     head.appendChild(el('h2', 'Modules', { id: 'module-title' }));
     const label = el('label', 'Width by ');
@@ -65,10 +71,10 @@ export class ModuleView {
       this.status.textContent = g ? 'The node names form no modules (names like /layer1/conv1/Conv do).' : '';
       return;
     }
-    const keep = this.res && this.res.graph.modules.count === g.modules.count && this.focus >= 0 &&
-      this.res.graph.modules.path[this.focus] === g.modules.path[this.focus];
+    const keep = this.res && this.res.graph.modules.count === g.modules.count &&
+      (this.focus < 0 || this.res.graph.modules.path[this.focus] === g.modules.path[this.focus]);
     this.res = res;
-    if (!keep) this.focus = -1;
+    if (!keep) { this.focus = -1; this.span = null; }
     this.children = Array.from({ length: g.modules.count + 1 }, () => []);
     for (let m = 0; m < g.modules.count; m++) this.children[g.modules.parent[m] + 1].push(m);
     if (!res.graph.modules.energy_j && this.metric === 'energy_j') this.metric = 't';
@@ -81,12 +87,43 @@ export class ModuleView {
     return this.res.graph.modules[this.metric]?.[m] ?? 0;
   }
 
-  /** Zooms to module m (-1: the whole model) and tells the controller. */
-  zoom(m) {
+  /** Zooms to module m (-1: the whole model) and tells the controller;
+   * span [from, to): only those of m's children, spread over the width. */
+  zoom(m, span = null) {
     this.focus = m;
+    this.span = span;
     this.draw();
     this.hooks.onZoom(m < 0 ? null : this.res.graph.modules.path[m]);
   }
+
+  /** The children of m drawn over [x0, x0 + w0), as cells: a module wide
+   * enough to read, or a run of consecutive siblings each narrower than
+   * SMALL_PX, drawn as one cell "N modules" (a flat model of 50,000 modules
+   * shows a few dozen such cells, not 50,000 invisible slivers). A run grows
+   * until it is GROUP_PX wide; a run left narrower than MIN_PX is left out. */
+  cells(kids, total, x0, w0) {
+    const out = [];
+    let x = x0, run = null, left = 0;
+    const close = () => {
+      if (!run) return;
+      if (run.w >= MIN_PX) { out.push(run.to - run.from === 1 ? { m: kids[run.from], x: run.x, w: run.w } : run); x += run.w; }
+      else left += run.to - run.from;
+      run = null;
+    };
+    for (let i = 0; i < kids.length; i++) {
+      const w = total > 0 ? (w0 * this.value(kids[i])) / total : 0;
+      if (w >= SMALL_PX) { close(); out.push({ m: kids[i], x, w }); x += w; continue; }
+      run ??= { from: i, to: i, x, w: 0 };
+      run.to = i + 1;
+      run.w += w;
+      if (run.w >= GROUP_PX) close();
+    }
+    close();
+    return { cells: out, left };
+  }
+
+  /** m's children in the span [from, to), or all of them. */
+  kids(m, span) { const all = this.children[m + 1]; return span ? all.slice(span[0], span[1]) : all; }
 
   draw() {
     if (!this.res) return;
@@ -99,28 +136,67 @@ export class ModuleView {
     for (let m = this.focus; m >= 0; m = mo.parent[m]) chain.unshift(m);
     const rows = [[-1, 0, width], ...chain.map((m) => [m, 0, width])];
     let depth = 0;
-    this.chainDepth = rows.length - 1;
-    for (const [m, x, w] of rows) this.bar(m, x, w, depth++, name, unit, m === this.focus);
-    let drawn = rows.length, tooSmall = 0;
-    const stack = [[this.focus, 0, width, depth]];
+    this.chainDepth = rows.length - (this.span ? 0 : 1);
+    for (const [m, x, w] of rows) this.bar(m, x, w, depth++, name, unit, m === this.focus && !this.span);
+    const top = this.kids(this.focus, this.span);
+    if (this.span) this.groupBar(this.focus, this.span, 0, width, depth++, true);
+    let drawn = rows.length, groups = 0, tooSmall = 0;
+    // a span's width is its members' share of one another, not of the parent
+    const spanTotal = this.span ? top.reduce((a, c) => a + this.value(c), 0) : this.value(this.focus);
+    const stack = [[this.focus, top, spanTotal, 0, width, depth]];
     while (stack.length) {
-      const [m, x0, w0, d] = stack.pop();
-      const total = this.value(m);
-      let x = x0;
-      for (const c of this.children[m + 1]) {
-        const w = total > 0 ? (w0 * this.value(c)) / total : 0;
-        if (w < MIN_PX) { tooSmall++; continue; }
-        this.bar(c, x, w, d, name, unit, false);
+      const [m, kids, total, x0, w0, d] = stack.pop();
+      const { cells, left } = this.cells(kids, total, x0, w0);
+      tooSmall += left;
+      for (const c of cells) {
+        if (c.m === undefined) {
+          // span indices are into m's whole list of children
+          const base = kids === this.children[m + 1] ? 0 : this.span[0];
+          this.groupBar(m, [base + c.from, base + c.to], c.x, c.w, d, false);
+          groups++;
+          continue;
+        }
+        this.bar(c.m, c.x, c.w, d, name, unit, false);
         drawn++;
-        stack.push([c, x, w, d + 1]);
-        x += w;
+        stack.push([c.m, this.children[c.m + 1], this.value(c.m), c.x, c.w, d + 1]);
       }
     }
     const maxDepth = Math.max(depth, ...this.svgDepths());
     this.svg.setAttribute('height', (maxDepth + 1) * ROW + 4);
     this.svg.setAttribute('viewBox', `0 0 ${width} ${(maxDepth + 1) * ROW + 4}`);
     this.rove(this.svg.querySelector('g[data-reachable][aria-current=true]') || this.svg.querySelector('g[data-reachable]'));
-    this.status.textContent = `${drawn} of ${mo.count + 1} bars, width by ${name}` + (tooSmall ? `; ${tooSmall} modules under a pixel wide are left out (click a module to zoom in${drawn === rows.length ? '; the graph view above opens them in groups' : ''})` : '') + '.';
+    this.status.textContent = `${drawn} of ${mo.count + 1} bars, width by ${name}` +
+      (groups ? `; ${groups} cells each gather modules too narrow to draw alone (click one to spread them out)` : '') +
+      (tooSmall ? `; ${tooSmall} modules under a pixel wide are left out (click a module to zoom in)` : '') + '.';
+  }
+
+  /** One cell for m's children [from, to): too narrow to draw one by one. */
+  groupBar(m, [from, to], x, w, depth, focused) {
+    const mo = this.res.graph.modules;
+    const kids = this.children[m + 1];
+    const short = (k) => { const p = mo.path[k]; return p.slice(p.lastIndexOf('/') + 1) || p; };
+    const count = to - from;
+    const n = countText(count);
+    const text = `${n} modules, ${short(kids[from])} to ${short(kids[to - 1])}, ` +
+      (focused ? 'spread over the width: click to see all of ' + (m < 0 ? 'the model' : mo.path[m]) : 'each too narrow to draw alone: click to spread them out');
+    const reachable = depth <= this.chainDepth + 1;
+    const g = svgEl('g', { 'data-group': `${from}-${to}`, 'data-count': count, 'data-depth': depth, role: 'button', tabindex: '-1',
+      'data-reachable': reachable ? '' : null, 'aria-current': focused ? 'true' : null });
+    g.appendChild(svgEl('title', {}, text));
+    g.appendChild(svgEl('rect', { x, y: depth * ROW, width: Math.max(0, w - 1), height: ROW - 2, fill: GROUP_FILL, rx: 2 }));
+    this.label(g, x, w, depth, w - 8 >= 7 * (n.length + 8) ? `${n} modules` : n);
+    const go = () => (focused ? this.zoom(m) : this.zoom(m, [from, to]));
+    g.addEventListener('click', go);
+    g.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); go(); } });
+    this.svg.appendChild(g);
+  }
+
+  /** The bar's name inside it, cut to fit, when the bar is wide enough. */
+  label(g, x, w, depth, short) {
+    if (w <= 40) return;
+    const chars = Math.floor((w - 8) / 7);
+    g.appendChild(svgEl('text', { x: x + 4, y: depth * ROW + 16, 'font-size': 12, fill: '#ffffff' },
+      short.length > chars ? short.slice(0, Math.max(1, chars - 1)) + '…' : short));
   }
 
   svgDepths() { return [...this.svg.querySelectorAll('g[data-depth]')].map((g) => Number(g.dataset.depth)); }
@@ -139,13 +215,10 @@ export class ModuleView {
       'data-reachable': reachable ? '' : null, 'aria-current': focused ? 'true' : null });
     g.appendChild(svgEl('title', {}, text));
     g.appendChild(svgEl('rect', { x, y: depth * ROW, width: Math.max(0, w - 1), height: ROW - 2, fill: color, rx: 2 }));
-    if (w > 40) {
-      const short = m < 0 ? label : label.slice(label.lastIndexOf('/') + 1) || label;
-      const chars = Math.floor((w - 8) / 7);
-      g.appendChild(svgEl('text', { x: x + 4, y: depth * ROW + 16, 'font-size': 12, fill: '#ffffff' },
-        short.length > chars ? short.slice(0, Math.max(1, chars - 1)) + '…' : short));
-    }
-    const go = () => this.zoom(m === this.focus ? (m < 0 ? -1 : mo.parent[m]) : m);
+    this.label(g, x, w, depth, m < 0 ? label : label.slice(label.lastIndexOf('/') + 1) || label);
+    // the focused bar zooms out a level; any other (the focus, when a span of
+    // its children is spread out) zooms to itself
+    const go = () => this.zoom(m === this.focus && !this.span ? (m < 0 ? -1 : mo.parent[m]) : m);
     g.addEventListener('click', go);
     g.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); go(); } });
     this.svg.appendChild(g);
