@@ -1,6 +1,8 @@
 #!/usr/bin/python3
-"""The function-length rule of rooflens: no C function over 80 lines without
-a reason written above it.
+"""The length rules of rooflens: no C function over 80 lines without a
+reason written above it, and no source file over 800 lines (C of the core,
+the CLI and the WASM face, and the page's scripts in web/js) without a
+reason written at its top (the marker below within its first 20 lines).
 
 A function is counted from the first line of its signature to its closing
 brace (a `}` in column 0), both included. One longer than LIMIT lines passes
@@ -32,6 +34,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from source_checks import c_sources, report_case  # noqa: E402
 
 LIMIT = 80
+FILE_LIMIT = 800
+FILE_HEAD = 20   # lines at the top of a file where its reason for being long is looked for
 MARKER = "Long because"
 # A line in column 0 that opens a declarator with a parameter list before any
 # '=' or ';': the start of a function signature (or of a prototype, which
@@ -135,9 +139,27 @@ def functions(text):
     return out
 
 
+def long_files(root, out):
+    """Source files over FILE_LIMIT lines without a reason at their top:
+    returns how many; prints each."""
+    js = os.path.join(root, "web/js")
+    files = c_sources(root) + sorted(f"web/js/{n}" for n in (os.listdir(js) if os.path.isdir(js) else [])
+                                     if n.endswith((".js", ".mjs")))
+    failures = 0
+    for f in files:
+        with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+        if len(lines) > FILE_LIMIT and MARKER.lower() not in "\n".join(lines[:FILE_HEAD]).lower():
+            failures += 1
+            print(f"FAIL {f} is {len(lines)} lines (over {FILE_LIMIT}): split it by what its parts do, or say "
+                  f"'{MARKER} ...' at its top", file=out)
+    return failures
+
+
 def check(root, limit=LIMIT, out=sys.stdout):
-    """Returns the number of long functions without a reason; prints each."""
-    failures = reasoned = 0
+    """Returns the number of long functions and files without a reason; prints each."""
+    failures = long_files(root, out)
+    reasoned = 0
     files = c_sources(root)
     for f in files:
         with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
@@ -154,8 +176,8 @@ def check(root, limit=LIMIT, out=sys.stdout):
                 print(f"FAIL {f}:{first} {name} is {n} lines (over {limit}): split it, or write "
                       f"why it is clearer whole in a comment just above it that says '{MARKER} ...'", file=out)
     if failures == 0:
-        print(f"function length ok: {len(files)} files, every function over {limit} lines "
-              f"({reasoned}) says why", file=out)
+        print(f"length ok: {len(files)} C files, every function over {limit} lines "
+              f"({reasoned}) says why, no file over {FILE_LIMIT} lines without a reason", file=out)
     return failures
 
 
@@ -182,14 +204,30 @@ def self_test(repo_root):
          '__attribute__((target("avx2"))) ' + long_fn, "long_one is 88 lines"),
         ("a reason with a blank line before the function does not count",
          "/* Long because of a test. */\n\n" + long_fn, "long_one is 88 lines"),
+        ("a file over the file limit fails",
+         "".join(f"static int f{i}(int x) {{ return x + {i}; }}\n" for i in range(FILE_LIMIT)), "fake.c is "),
+        ("a long file with a reason at its top passes",
+         ("HEAD", "/* Long because: a test. */\n" + "".join(f"static int f{i}(int x) {{ return x; }}\n" for i in range(FILE_LIMIT))), None),
+        ("a page script over the file limit fails",
+         ("web/js/long.js", "".join(f"export const x{i} = {i};\n" for i in range(FILE_LIMIT + 1))), "web/js/long.js is "),
     ]
     bad = 0
     for title, flaw, expect in cases:
         d = tempfile.mkdtemp(prefix="rooflens-fnlen-")
         try:
             os.makedirs(os.path.join(d, "core/src"))
+            os.makedirs(os.path.join(d, "web/js"))
+            head, path = "", None
+            if isinstance(flaw, tuple):   # (file, text): a whole file of its own; "HEAD": fake.c's top
+                if flaw[0] == "HEAD":
+                    head, flaw = flaw[1], None
+                else:
+                    path, text = flaw
+                    with open(os.path.join(d, path), "w", encoding="utf-8") as f:
+                        f.write(text)
+                    flaw = None
             with open(os.path.join(d, "core/src/fake.c"), "w", encoding="utf-8") as f:
-                f.write(short_fn + "\nstatic int one_liner(int x) { return x; }\n" + ("\n" + flaw if flaw else ""))
+                f.write(head + short_fn + "\nstatic int one_liner(int x) { return x; }\n" + ("\n" + flaw if flaw else ""))
             buf = io.StringIO()
             n = check(d, LIMIT, buf)
             got = buf.getvalue()
