@@ -149,27 +149,6 @@ static int strict_code(const cJSON *res) {
     return incomplete ? EXIT_INCOMPLETE : EXIT_OK;
 }
 
-/* The answer's text parsed, less its tensor table, which no printer reads:
- * the tensor table is the last member of layer_columns, itself the last
- * member of the answer (docs/api.md), and its key followed by {"count": can
- * stand nowhere else (a string holds its quotes escaped; a model's name
- * used as a key, in dims or opsets, is followed by another value). The
- * names and shapes of every tensor are most of a big model's text. */
-static cJSON *parse_answer(const char *out, bool table_view) {
-    static const char key[] = ",\"tensors\":{\"count\":";
-    const char *cut = NULL;
-    for (const char *p = table_view ? strstr(out, key) : NULL; p; p = strstr(p + 1, key)) cut = p;
-    if (!cut) return cJSON_Parse(out);
-    size_t n = (size_t)(cut - out);
-    char *head = malloc(n + 3);
-    if (!head) return NULL;
-    memcpy(head, out, n);
-    memcpy(head + n, "}}", 3); /* closes layer_columns and the answer */
-    cJSON *res = cJSON_ParseWithLength(head, n + 2);
-    free(head);
-    return res;
-}
-
 /* An ok answer laid out: the core's text as it is (json), the Netron
  * attachment, or a table or CSV whose per-layer figures come from the packed
  * layer table, so that no layer row is written as text and parsed back. */
@@ -183,7 +162,8 @@ static int print_answer(const char *out, size_t size, const cli_args *A, int top
     }
     layer_table L;
     bool table_view = !A->studies && !A->llm && (!strcmp(format, "table") || !strcmp(format, "csv"));
-    cJSON *res = parse_answer(out, table_view); /* the text only: no layer row is in it */
+    /* the text only: no layer row is in it, nor (layer_io false) any tensor */
+    cJSON *res = cJSON_Parse(out);
     int rc = res ? EXIT_OK : EXIT_BAD_MODEL;
     if (!res || (table_view && layer_table_open(&L, res, out, size))) {
         fputs("rooflens: the core's answer could not be read (out of memory?)\n", stderr);
@@ -250,6 +230,7 @@ int run_analyze(cJSON *req, cli_args *A) {
         cJSON_AddTrueToObject(req, "graph");  /* the edges and modules it draws */
     } else if (!A->llm && strcmp(A->format, "json")) {
         cJSON_AddStringToObject(req, "layers", "packed"); /* the table and CSV read the doubles */
+        cJSON_AddFalseToObject(req, "layer_io");          /* and print no tensor */
     }
     if (A->measured && (rc = add_measured(req, A)) != EXIT_OK) return rc;
     return analyze_and_print(req, A->paths[0], A, A->top < 0 ? 15 : A->top);

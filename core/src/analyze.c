@@ -180,8 +180,10 @@ static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_tim
     rl_layer_str(w, "name", n->name);
     rl_layer_str(w, "op", n->op_type);
     rl_layer_str(w, "domain", n->domain);
-    rl_layer_tensors(w, "inputs", n->inv, n->n_in);
-    rl_layer_tensors(w, "outputs", n->outv, n->n_out);
+    if (o->layer_io) {
+        rl_layer_tensors(w, "inputs", n->inv, n->n_in);
+        rl_layer_tensors(w, "outputs", n->outv, n->n_out);
+    }
     rl_layer_num(w, "matrix_flops", k->matrix_flops);
     rl_layer_num(w, "vector_flops", k->vector_flops);
     rl_layer_num(w, "flops", L->flops);
@@ -233,16 +235,30 @@ static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_tim
     "out of memory while writing the layers; analyse with the command-line tool, or raise the memory " \
     "available"
 
+/* The per-layer figures, written apart from the cJSON tree and joined to
+ * its printed text: rows (`rows`) where the ROWS_MARK stands, columns
+ * (`columns`) appended as the answer's last member. */
+typedef struct layers_out {
+    rl_layer_writer *columns;
+    char *rows;
+} layers_out;
+
+/* "layers" in the tree while the rows wait apart: a raw byte the printer
+ * writes nowhere else (a string's control characters are escaped), so the
+ * printed text holds it once. */
+#define ROWS_MARK "\x01"
+
 /* The per-layer figures through the layer writer (layer_writer.h). Rows
- * join the response as "layers" at once (a raw item that takes the text
- * over); columns are kept in *columns and appended to the printed response
- * as its last member, "layer_columns", by append_layer_columns: written
- * straight into the answer's one buffer, a 100,000-layer answer touches its
- * size in fresh memory once rather than four times. */
+ * stand in the tree as ROWS_MARK, and splice_rows puts them in its place
+ * after printing; columns are kept and appended to the printed response
+ * as its last member, "layer_columns", by append_layer_columns. Either
+ * way the layers (most of a big answer) are in memory once: a copy into a
+ * printer's buffer grown by doubling held them three times over. */
 static int add_layers_section(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_layer_time *lt,
                               const options *o, bool has_energy, const rl_measured *measured,
-                              const rl_parallel *par, rl_layer_writer **columns, rl_error *err) {
+                              const rl_parallel *par, layers_out *out, rl_error *err) {
     rl_layer_writer *w = rl_layer_writer_new(o->layers_layout, c);
+    if (w) rl_layer_writer_expect_rows(w, g->n_nodes);
     for (int i = 0; w && i < g->n_nodes; i++) {
         rl_layer_row_begin(w);
         write_layer(w, &g->nodes[i], &lt[i], o, has_energy, rl_parallel_layer(par, i));
@@ -250,27 +266,40 @@ static int add_layers_section(cJSON *root, const rl_ctx *c, const rl_graph *g, c
         rl_layer_row_end(w);
     }
     if (o->layers_layout != RL_LAYERS_ROWS) {
-        *columns = w;
+        out->columns = w;
         if (w) return 0;
         rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);
         return -1;
     }
-    char *s = rl_layer_writer_finish(w);
-    /* The item takes the text over rather than copying it (tens of MB on a
-     * big graph); cJSON frees it with free(), the allocator that made it. */
-    cJSON *raw = s ? cJSON_CreateRaw("") : NULL;
-    if (raw) {
-        free(raw->valuestring);
-        raw->valuestring = s;
-    } else {
-        free(s);
+    out->rows = rl_layer_writer_finish(w);
+    if (out->rows && cJSON_AddRawToObject(root, "layers", ROWS_MARK)) return 0;
+    rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);
+    return -1;
+}
+
+/* The printed response `text` with `rows` in place of its ROWS_MARK: the
+ * rows' buffer grown to the whole answer, the rows moved up and the text
+ * around them copied in; frees both. An answer without the mark (the
+ * out-of-memory answer of rl_json_finish) is returned as it is. */
+static char *splice_rows(char *text, char *rows) {
+    const char *mark = text ? strchr(text, ROWS_MARK[0]) : NULL;
+    if (!mark) {
+        free(rows);
+        return text;
     }
-    if (!raw) {
-        rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);
-        return -1;
+    size_t head = (size_t)(mark - text), tail = strlen(mark + 1), n = strlen(rows);
+    char *all = realloc(rows, head + n + tail + 1);
+    if (!all) {
+        free(rows), free(text);
+        rl_error e = {0};
+        rl_error_set(&e, "out_of_memory", "layers", RL_OOM_LAYERS);
+        return rl_error_json(&e);
     }
-    cJSON_AddItemToObject(root, "layers", raw);
-    return 0;
+    memmove(all + head, all, n);
+    memcpy(all, text, head);
+    memcpy(all + head + n, mark + 1, tail + 1);
+    free(text);
+    return all;
 }
 
 /* The printed response `text` ("{...}") with ,"layer_columns":{...} before
@@ -637,7 +666,7 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
     rl_layer_time *lt = NULL;
     rl_timing t;
     cJSON *root = NULL;
-    rl_layer_writer *columns = NULL; /* "layers": "columns": appended after printing */
+    layers_out layers = {0}; /* joined to the text after printing */
     if (!rl_analyze_setup_ctx(&c, m, &arena, &err)) {
         rl_error_set(&err, "out_of_memory", "", "out of memory");
         goto fail;
@@ -659,7 +688,7 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
     add_model_section(root, m, &c, pg.graph, pg.dims, pg.n_dims);
     add_hardware_section(root, &hw);
     add_options_section(root, &o, &pg);
-    if (o.include_layers && add_layers_section(root, &c, pg.graph, lt, &o, t.has_energy, measured, par, &columns, &err))
+    if (o.include_layers && add_layers_section(root, &c, pg.graph, lt, &o, t.has_energy, measured, par, &layers, &err))
         goto fail;
     add_totals_section(root, pg.graph, &pg, &t, &o, &arena);
     add_sol_section(root, &t);
@@ -681,9 +710,11 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
     cJSON_Delete(req);
     rl_arena_free(&arena);
     char *text = finish_json(root);
-    return columns ? append_layer_columns(text, columns, size) : text;
+    if (layers.rows) return splice_rows(text, layers.rows);
+    return layers.columns ? append_layer_columns(text, layers.columns, size) : text;
 fail:
-    rl_layer_writer_free(columns);
+    rl_layer_writer_free(layers.columns);
+    free(layers.rows);
     cJSON_Delete(root);
     cJSON_Delete(req);
     rl_arena_free(&arena);

@@ -95,6 +95,23 @@ static int parse_layers(const cJSON *req, options *o, rl_error *err) {
     return 0;
 }
 
+/* "layer_io": false leaves each layer's inputs and outputs lists out (and
+ * so the tensor table): a caller that prints only the figures (the CLI's
+ * table and CSV) need not receive, hold and skip every tensor's name and
+ * shape, most of a big model's answer. */
+static int parse_layer_io(const cJSON *req, options *o, rl_error *err) {
+    const cJSON *io = cJSON_GetObjectItemCaseSensitive(req, "layer_io");
+    if (!io || cJSON_IsNull(io)) return 0;
+    if (!cJSON_IsBool(io)) {
+        rl_error_set(err, "bad_request", "layer_io",
+                     "layer_io must be true (each layer's inputs and outputs listed, the default) or false "
+                     "(left out)");
+        return -1;
+    }
+    o->layer_io = cJSON_IsTrue(io);
+    return 0;
+}
+
 static int parse_batch(const cJSON *req, rl_ctx *c, rl_error *err) {
     const cJSON *batch = cJSON_GetObjectItemCaseSensitive(req, "batch");
     if (!batch || cJSON_IsNull(batch)) return 0;
@@ -140,8 +157,10 @@ int rl_analyze_parse_options(const cJSON *req, options *o, rl_ctx *c, rl_dim_set
     o->sol = "fused";
     o->granularity = "intended";
     o->include_layers = true;
+    o->layer_io = true;
     if (parse_precision(req, o, err) || parse_mode(req, o, err) || parse_sol(req, o, err) ||
-        parse_granularity(req, o, err) || parse_layers(req, o, err) || parse_batch(req, c, err) ||
+        parse_granularity(req, o, err) || parse_layers(req, o, err) || parse_layer_io(req, o, err) ||
+        parse_batch(req, c, err) ||
         parse_dims(req, c, dims, err))
         return -1;
     c->precision_dtype = o->precision_dtype;

@@ -24,6 +24,7 @@ typedef struct column {
      * key; then they move into `values` as text */
     double *nums;
     int nums_cap;
+    int first_cap;     /* the doubles' first room: the rows expected, else 1024 */
     bool is_enum;      /* nums are codes into choices */
     bool is_list;      /* a column of lists of numbers (or nulls): `values` holds
                         * every row's items as one list, `flat_n` of them, and
@@ -42,6 +43,7 @@ typedef struct table {
     int n_cols, cap_cols;
     int cursor; /* the column expected next: rows write their keys in the same order */
     int row;    /* rows finished */
+    int expect; /* rows to come (rl_layer_writer_expect_rows), 0: unknown */
 } table;
 
 /* Where a field goes: a row object in the rows text, or a table's columns. */
@@ -87,6 +89,8 @@ rl_layer_writer *rl_layer_writer_new(rl_layer_layout layout, const rl_ctx *c) {
     return w;
 }
 
+void rl_layer_writer_expect_rows(rl_layer_writer *w, int n) { w->layers.expect = n > 0 ? n : 0; }
+
 /* ------------------------------------------------------------- columns -- */
 static column *column_for(table *t, const char *key) {
     if (t->cursor < t->n_cols && (t->cols[t->cursor].key == key || !strcmp(t->cols[t->cursor].key, key)))
@@ -103,6 +107,7 @@ static column *column_for(table *t, const char *key) {
     column *col = &t->cols[t->n_cols++];
     memset(col, 0, sizeof *col);
     col->key = key;
+    col->first_cap = t->expect > 0 ? t->expect : 1024;
     t->cursor = t->n_cols;
     return col;
 }
@@ -224,7 +229,7 @@ static rl_json_text *field(rl_layer_writer *w, sink *s, const char *key) {
 
 /* Keeps v as a double in col; false when out of memory. */
 static bool push_double(column *col, double v) {
-    double *nums = grow(col->nums, &col->nums_cap, col->count + 1, sizeof *nums, 1024);
+    double *nums = grow(col->nums, &col->nums_cap, col->count + 1, sizeof *nums, col->first_cap);
     if (!nums) return false;
     col->nums = nums;
     col->nums[col->count++] = v;
@@ -628,7 +633,24 @@ bool rl_layer_writer_finish_into(rl_layer_writer *w, rl_json_text *out, const ch
     return ok;
 }
 
+/* The rows layout's array handed over as it is, cut to its size: a copy
+ * would hold the rows twice (a 1 MB array in a 2 MB buffer, and a second
+ * buffer grown by doubling). */
+static char *rows_taken(rl_layer_writer *w) {
+    put(&w->rows, "]");
+    bool ok = !w->oom && !w->rows.oom;
+    char *s = ok ? rl_json_text_finish(&w->rows) : NULL;
+    if (s) {
+        char *cut = realloc(s, w->rows.n + 1);
+        if (cut) s = cut;
+        w->rows.p = NULL;
+    }
+    rl_layer_writer_free(w);
+    return s;
+}
+
 char *rl_layer_writer_finish(rl_layer_writer *w) {
+    if (w && w->layout == RL_LAYERS_ROWS) return rows_taken(w);
     rl_json_text out = {0};
     bool ok = rl_layer_writer_finish_into(w, &out, "");
     char *s = rl_json_text_finish(&out);

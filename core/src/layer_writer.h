@@ -44,6 +44,10 @@ typedef struct rl_layer_writer rl_layer_writer;
  * precision replaces float dtypes); it must outlive the writer. NULL when
  * out of memory. */
 rl_layer_writer *rl_layer_writer_new(rl_layer_layout layout, const rl_ctx *c);
+/* The number of layer rows to come, when known: each column's doubles are
+ * then sized once to it rather than grown by doubling (up to twice the
+ * room, and a copy at each step). A hint: more rows still fit. */
+void rl_layer_writer_expect_rows(rl_layer_writer *w, int n);
 void rl_layer_row_begin(rl_layer_writer *w);
 void rl_layer_row_end(rl_layer_writer *w);
 void rl_layer_num(rl_layer_writer *w, const char *key, double v); /* NaN, inf: null */
