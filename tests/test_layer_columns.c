@@ -284,6 +284,31 @@ static void compare_packed(const char *name, rl_model *m, const char *hw, const 
     free(req), free(packed), free(cols);
 }
 
+/* "layer_io": false leaves out each layer's inputs and outputs, and the
+ * tensor table with them, and nothing else: every row is the full row
+ * less those two keys, packed too; a value that is not a boolean is
+ * refused. */
+static void without_io(const char *name, rl_model *m) {
+    char *full = analyze(m, h100, "", "true"), *bare = analyze(m, h100, ",\"layer_io\":false", "true");
+    char *packed = analyze(m, h100, ",\"layer_io\":false", "\"packed\"");
+    cJSON *a = cJSON_Parse(full), *b = cJSON_Parse(bare);
+    cJSON *rows = cJSON_GetObjectItemCaseSensitive(a, "layers");
+    const cJSON *row;
+    cJSON_ArrayForEach(row, rows) {
+        cJSON_DeleteItemFromObjectCaseSensitive((cJSON *)row, "inputs");
+        cJSON_DeleteItemFromObjectCaseSensitive((cJSON *)row, "outputs");
+    }
+    CHECK(cJSON_GetArraySize(rows) > 0 && cJSON_Compare(a, b, 1), "%s: layer_io false is the answer less the io lists: %.300s",
+          name, bare);
+    const char *lc = strstr(packed, "\"layer_columns\":");
+    CHECK(lc && strstr(lc, "\"tensors\":{\"count\":0") && !strstr(lc, "\"inputs\""),
+          "%s: packed without io has an empty tensor table: %.300s", name, lc ? lc : packed);
+    char *bad = analyze(m, h100, ",\"layer_io\":\"no\"", "true");
+    CHECK(strstr(bad, "\"ok\":false") && strstr(bad, "\"where\":\"layer_io\""), "layer_io \"no\" is refused: %.300s", bad);
+    cJSON_Delete(a), cJSON_Delete(b);
+    rl_free(full), rl_free(bare), rl_free(packed), rl_free(bad);
+}
+
 static int models;
 static void each_model(const char *name, rl_model *m, void *ctx) {
     (void)ctx;
@@ -292,6 +317,7 @@ static void each_model(const char *name, rl_model *m, void *ctx) {
     compare(name, m, h100, ",\"mode\":\"training\",\"precision\":\"int8\",\"batch\":4");
     compare(name, m, tpu, ",\"precision\":\"fp32\"");
     compare_packed(name, m, h100, "");
+    if (models % 8 == 1) without_io(name, m);
     compare_packed(name, m, tpu, ",\"precision\":\"fp32\",\"mode\":\"training\"");
 }
 
