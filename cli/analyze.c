@@ -160,16 +160,22 @@ static int print_answer(const char *out, size_t size, const cli_args *A, int top
         rl_free(att);
         if (!A->strict) return EXIT_OK;
     }
+    bool csv = !strcmp(format, "csv") && !A->studies && !A->llm;
+    if (csv) {
+        /* the core's CSV ("layers": "csv"), after the text's NUL */
+        size_t at = strlen(out) + 1;
+        if (at < size) fwrite(out + at, 1, size - at, stdout);
+        if (!A->strict) return EXIT_OK;
+    }
     layer_table L;
-    bool table_view = !A->studies && !A->llm && (!strcmp(format, "table") || !strcmp(format, "csv"));
+    bool table_view = !A->studies && !A->llm && !strcmp(format, "table");
     /* the text only: no layer row is in it, nor (layer_io false) any tensor */
     cJSON *res = cJSON_Parse(out);
     int rc = res ? EXIT_OK : EXIT_BAD_MODEL;
     if (!res || (table_view && layer_table_open(&L, res, out, size))) {
         fputs("rooflens: the core's answer could not be read (out of memory?)\n", stderr);
         rc = EXIT_BAD_MODEL;
-    } else if (!strcmp(format, "csv")) print_csv(res, &L);
-    else if (!strcmp(format, "dot")) print_dot(res);
+    } else if (!strcmp(format, "dot")) print_dot(res);
     else if (!strcmp(format, "table")) {
         if (A->studies) print_study(res);
         else if (A->llm) print_llm(res);
@@ -228,9 +234,11 @@ int run_analyze(cJSON *req, cli_args *A) {
     } else if (!strcmp(A->format, "dot")) {
         cJSON_AddTrueToObject(req, "layers"); /* the boxes are the rows */
         cJSON_AddTrueToObject(req, "graph");  /* the edges and modules it draws */
+    } else if (!A->llm && !strcmp(A->format, "csv")) {
+        cJSON_AddStringToObject(req, "layers", "csv"); /* the core writes it */
     } else if (!A->llm && strcmp(A->format, "json")) {
-        cJSON_AddStringToObject(req, "layers", "packed"); /* the table and CSV read the doubles */
-        cJSON_AddFalseToObject(req, "layer_io");          /* and print no tensor */
+        cJSON_AddStringToObject(req, "layers", "packed"); /* the table reads the doubles */
+        cJSON_AddFalseToObject(req, "layer_io");          /* and prints no tensor */
     }
     if (A->measured && (rc = add_measured(req, A)) != EXIT_OK) return rc;
     return analyze_and_print(req, A->paths[0], A, A->top < 0 ? 15 : A->top);

@@ -248,6 +248,31 @@ typedef struct layers_out {
  * printed text holds it once. */
 #define ROWS_MARK "\x01"
 
+/* The CSV's rows and filter (checked by analyze_request.c) handed to the
+ * writer; a layer index the graph lacks is an error naming it. */
+static int csv_select(rl_layer_writer *w, const cJSON *csv, int n_layers, rl_error *err) {
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(csv, "rows");
+    const cJSON *filter = cJSON_GetObjectItemCaseSensitive(csv, "filter");
+    int n = cJSON_IsArray(rows) ? cJSON_GetArraySize(rows) : 0, k = 0;
+    int *order = cJSON_IsArray(rows) ? malloc(((size_t)n + 1) * sizeof *order) : NULL;
+    const cJSON *r, *list = order ? rows : NULL;
+    cJSON_ArrayForEach(r, list) {
+        if (r->valuedouble >= n_layers) {
+            rl_error_set(err, "bad_request", "csv.rows",
+                         "csv.rows[%d] is layer %.0f, but the analysed graph has %d layers (0 to %d)", k,
+                         r->valuedouble, n_layers, n_layers - 1);
+            free(order);
+            return -1;
+        }
+        order[k++] = (int)r->valuedouble;
+    }
+    bool ok = !(cJSON_IsArray(rows) && !order) &&
+              rl_layer_writer_csv_select(w, order, n, cJSON_IsString(filter) ? filter->valuestring : NULL);
+    free(order);
+    if (!ok) rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);
+    return ok ? 0 : -1;
+}
+
 /* The per-layer figures through the layer writer (layer_writer.h). Rows
  * stand in the tree as ROWS_MARK, and splice_rows puts them in its place
  * after printing; columns are kept and appended to the printed response
@@ -259,6 +284,10 @@ static int add_layers_section(cJSON *root, const rl_ctx *c, const rl_graph *g, c
                               const rl_parallel *par, layers_out *out, rl_error *err) {
     rl_layer_writer *w = rl_layer_writer_new(o->layers_layout, c);
     if (w) rl_layer_writer_expect_rows(w, g->n_nodes);
+    if (w && o->csv && csv_select(w, o->csv, g->n_nodes, err)) {
+        rl_layer_writer_free(w);
+        return -1;
+    }
     for (int i = 0; w && i < g->n_nodes; i++) {
         rl_layer_row_begin(w);
         write_layer(w, &g->nodes[i], &lt[i], o, has_energy, rl_parallel_layer(par, i));
@@ -306,7 +335,7 @@ static char *splice_rows(char *text, char *rows) {
  * its closing brace (packed: and the doubles after it; *size: the answer's
  * bytes); frees the writer. An answer that is not an object (the
  * out-of-memory answer of rl_json_finish) is returned as it is. */
-static char *append_layer_columns(char *text, rl_layer_writer *w, size_t *size) {
+static char *append_layer_columns(char *text, rl_layer_writer *w, size_t *size, const char *member) {
     /* every answer opens {"schema":N,"ok":...; only an "ok":true one gets columns */
     size_t n = text ? strlen(text) : 0;
     const char *ok = text ? strchr(text, ',') : NULL;
@@ -315,7 +344,7 @@ static char *append_layer_columns(char *text, rl_layer_writer *w, size_t *size) 
         return text;
     }
     rl_json_text t = {text, n - 1, n + 1, false};
-    rl_json_text_put(&t, ",\"layer_columns\":", 17);
+    rl_json_text_put(&t, member, strlen(member));
     rl_layer_writer_finish_into(w, &t, "}");
     char *s = rl_json_text_finish(&t);
     if (s) {
@@ -711,7 +740,8 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
     rl_arena_free(&arena);
     char *text = finish_json(root);
     if (layers.rows) return splice_rows(text, layers.rows);
-    return layers.columns ? append_layer_columns(text, layers.columns, size) : text;
+    const char *member = o.layers_layout == RL_LAYERS_CSV ? ",\"layer_csv\":" : ",\"layer_columns\":";
+    return layers.columns ? append_layer_columns(text, layers.columns, size, member) : text;
 fail:
     rl_layer_writer_free(layers.columns);
     free(layers.rows);
