@@ -20,7 +20,10 @@ struct rl_layer_csv {
     rl_json_text row;                /* the current row's cells, one after another */
     size_t at[N_COLUMNS], len[N_COLUMNS];
     bool has[N_COLUMNS];
-    int cursor;                      /* the column looked at first: rows write keys in order */
+    /* the rows write their keys in one order (string literals): the k-th
+     * key of a row is found by its pointer where the row before had it */
+    const char *seen_key[N_COLUMNS * 2];
+    int seen_col[N_COLUMNS * 2], n_seen, cursor;
     rl_json_text lines;              /* every row's line, without its line break */
     size_t *line_at;                 /* row i's line: lines.p[line_at[i] .. line_at[i + 1]) */
     int rows, cap;
@@ -61,16 +64,18 @@ void rl_layer_csv_row_begin(rl_layer_csv *w) {
     w->cursor = 0;
 }
 
-/* The column of key, or -1: the expected next one first. */
+/* The column of key, or -1. */
 static int column_of(rl_layer_csv *w, const char *key) {
-    for (int k = 0; k < N_COLUMNS; k++) {
-        int c = (w->cursor + k) % N_COLUMNS;
-        if (!strcmp(rl_layer_csv_columns[c], key)) {
-            w->cursor = c + 1;
-            return c;
-        }
+    int k = w->cursor++;
+    if (k < w->n_seen && w->seen_key[k] == key) return w->seen_col[k];
+    int c = 0;
+    while (rl_layer_csv_columns[c] && strcmp(rl_layer_csv_columns[c], key)) c++;
+    if (!rl_layer_csv_columns[c]) c = -1;
+    if (k < N_COLUMNS * 2) {
+        w->seen_key[k] = key, w->seen_col[k] = c;
+        if (k >= w->n_seen) w->n_seen = k + 1;
     }
-    return -1;
+    return c;
 }
 
 /* The cell of key opened in the row's text; -1 when key is no column. */

@@ -425,17 +425,56 @@ static size_t js_layout(char *out, const char *d, int k, int n, bool neg) {
     return (size_t)(o - out);
 }
 
+/* A layer table repeats its figures (the same block N times): a memo of
+ * the last texts by bit pattern, as jb_number's, spares most of the
+ * snprintf and strtod calls. */
+static _Thread_local struct js_memo {
+    uint64_t bits;
+    unsigned char n; /* 0: empty */
+    char text[27];
+} js_memo[NUMBER_MEMO_SIZE];
+
+/* The text of a finite v into text (48 bytes); its length. */
+static size_t js_number(char *text, double v) {
+    if (v == 0) return (size_t)sprintf(text, "0"); /* -0 too, as String(-0) */
+    if (fabs(v) < 9007199254740992.0 && v == (double)(int64_t)v) {
+        /* a whole number below 2^53: its digits (JS writes them up to 1e21) */
+        char rev[24];
+        int k = 0;
+        for (uint64_t u = (uint64_t)fabs(v); u; u /= 10) rev[k++] = (char)('0' + u % 10);
+        size_t n = 0;
+        if (v < 0) text[n++] = '-';
+        while (k) text[n++] = rev[--k];
+        text[n] = 0;
+        return n;
+    }
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    struct js_memo *m = &js_memo[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> 54];
+    if (m->n && m->bits == bits) {
+        memcpy(text, m->text, m->n);
+        text[m->n] = 0;
+        return m->n;
+    }
+    char d[20];
+    int e = 0, k = shortest_digits(fabs(v), d, &e);
+    size_t n = js_layout(text, d, k, e + 1, v < 0);
+    if (n < sizeof m->text) {
+        m->bits = bits;
+        m->n = (unsigned char)n;
+        memcpy(m->text, text, n);
+    }
+    return n;
+}
+
 size_t rl_format_number(char *buf, size_t cap, double v) {
     char text[48] = "";
-    size_t n = 0;
-    if (isfinite(v)) {
-        char d[20];
-        int e = 0, k;
-        if (v == 0) k = 1, d[0] = '0', d[1] = 0, e = 0; /* -0 too, as String(-0) */
-        else k = shortest_digits(fabs(v), d, &e);
-        n = js_layout(text, d, k, e + 1, v < 0);
+    size_t n = isfinite(v) ? js_number(text, v) : 0;
+    if (cap) {
+        size_t k = n < cap ? n : cap - 1;
+        memcpy(buf, text, k);
+        buf[k] = 0;
     }
-    if (cap) snprintf(buf, cap, "%s", text);
     return n;
 }
 
