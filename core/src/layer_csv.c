@@ -24,7 +24,7 @@ struct rl_layer_csv {
      * key of a row is found by its pointer where the row before had it */
     const char *seen_key[N_COLUMNS * 2];
     int seen_col[N_COLUMNS * 2], n_seen, cursor;
-    rl_json_text lines;              /* every row's line, without its line break */
+    rl_json_text lines;              /* every row's line, with its line break */
     size_t *line_at;                 /* row i's line: lines.p[line_at[i] .. line_at[i + 1]) */
     int rows, cap;
     int *order, n_order;             /* the rows written, in order; NULL: all */
@@ -144,6 +144,7 @@ void rl_layer_csv_row_end(rl_layer_csv *w) {
         if (c) put(&w->lines, ",");
         if (w->has[c]) rl_json_text_put(&w->lines, w->row.p + w->at[c], w->len[c]);
     }
+    put(&w->lines, "\n");
     w->line_at[++w->rows] = w->lines.n;
 }
 
@@ -159,24 +160,41 @@ static void filter_line(rl_layer_csv *w, rl_json_text *out) {
     put(out, ")\n");
 }
 
+/* Every row in its order: the text so far (out, the header now in it)
+ * moved in front of the lines, in the lines' own buffer, which becomes
+ * out's: the CSV, most of a big answer, is not copied. */
+static void lines_taken(rl_layer_csv *w, rl_json_text *out) {
+    rl_json_text_reserve(&w->lines, out->n);
+    if (out->oom || w->lines.oom) {
+        out->oom = true;
+        return;
+    }
+    memmove(w->lines.p + out->n, w->lines.p, w->lines.n);
+    memcpy(w->lines.p, out->p, out->n);
+    w->lines.n += out->n;
+    free(out->p);
+    *out = w->lines;
+    w->lines = (rl_json_text){0};
+}
+
 bool rl_layer_csv_finish_into(rl_layer_csv *w, rl_json_text *out) {
     if (!w) return !(out->oom = true);
     int n = w->order ? w->n_order : w->rows;
     bool ok = !w->oom && !w->row.oom && !w->lines.oom;
-    rl_json_text_reserve(out, w->lines.n + (size_t)n + 1024);
+    if (w->order) rl_json_text_reserve(out, w->lines.n + 1024);
     if (w->filter) filter_line(w, out);
     for (int c = 0; c < N_COLUMNS; c++) {
         put(out, rl_layer_csv_columns[c]);
         put(out, c + 1 < N_COLUMNS ? "," : "\n");
     }
-    for (int k = 0; ok && k < n; k++) {
+    if (ok && !w->order) lines_taken(w, out);
+    for (int k = 0; ok && w->order && k < n; k++) {
         int i = w->order ? w->order[k] : k;
         if (i < 0 || i >= w->rows) {
             ok = false;
             break;
         }
         rl_json_text_put(out, w->lines.p + w->line_at[i], w->line_at[i + 1] - w->line_at[i]);
-        put(out, "\n");
     }
     rl_layer_csv_free(w);
     if (!ok || out->oom) out->oom = true;
