@@ -149,27 +149,6 @@ static int strict_code(const cJSON *res) {
     return incomplete ? EXIT_INCOMPLETE : EXIT_OK;
 }
 
-/* The answer's text parsed, less its tensor table, which no printer reads:
- * the tensor table is the last member of layer_columns, itself the last
- * member of the answer (docs/api.md), and its key followed by {"count": can
- * stand nowhere else (a string holds its quotes escaped; a model's name
- * used as a key, in dims or opsets, is followed by another value). The
- * names and shapes of every tensor are most of a big model's text. */
-static cJSON *parse_answer(const char *out, bool table_view) {
-    static const char key[] = ",\"tensors\":{\"count\":";
-    const char *cut = NULL;
-    for (const char *p = table_view ? strstr(out, key) : NULL; p; p = strstr(p + 1, key)) cut = p;
-    if (!cut) return cJSON_Parse(out);
-    size_t n = (size_t)(cut - out);
-    char *head = malloc(n + 3);
-    if (!head) return NULL;
-    memcpy(head, out, n);
-    memcpy(head + n, "}}", 3); /* closes layer_columns and the answer */
-    cJSON *res = cJSON_ParseWithLength(head, n + 2);
-    free(head);
-    return res;
-}
-
 /* An ok answer laid out: the core's text as it is (json), the Netron
  * attachment, or a table or CSV whose per-layer figures come from the packed
  * layer table, so that no layer row is written as text and parsed back. */
@@ -181,15 +160,22 @@ static int print_answer(const char *out, size_t size, const cli_args *A, int top
         rl_free(att);
         if (!A->strict) return EXIT_OK;
     }
+    bool csv = !strcmp(format, "csv") && !A->studies && !A->llm;
+    if (csv) {
+        /* the core's CSV ("layers": "csv"), after the text's NUL */
+        size_t at = strlen(out) + 1;
+        if (at < size) fwrite(out + at, 1, size - at, stdout);
+        if (!A->strict) return EXIT_OK;
+    }
     layer_table L;
-    bool table_view = !A->studies && !A->llm && (!strcmp(format, "table") || !strcmp(format, "csv"));
-    cJSON *res = parse_answer(out, table_view); /* the text only: no layer row is in it */
+    bool table_view = !A->studies && !A->llm && !strcmp(format, "table");
+    /* the text only: no layer row is in it, nor (layer_io false) any tensor */
+    cJSON *res = cJSON_Parse(out);
     int rc = res ? EXIT_OK : EXIT_BAD_MODEL;
     if (!res || (table_view && layer_table_open(&L, res, out, size))) {
         fputs("rooflens: the core's answer could not be read (out of memory?)\n", stderr);
         rc = EXIT_BAD_MODEL;
-    } else if (!strcmp(format, "csv")) print_csv(res, &L);
-    else if (!strcmp(format, "dot")) print_dot(res);
+    } else if (!strcmp(format, "dot")) print_dot(res);
     else if (!strcmp(format, "table")) {
         if (A->studies) print_study(res);
         else if (A->llm) print_llm(res);
@@ -248,8 +234,11 @@ int run_analyze(cJSON *req, cli_args *A) {
     } else if (!strcmp(A->format, "dot")) {
         cJSON_AddTrueToObject(req, "layers"); /* the boxes are the rows */
         cJSON_AddTrueToObject(req, "graph");  /* the edges and modules it draws */
+    } else if (!A->llm && !strcmp(A->format, "csv")) {
+        cJSON_AddStringToObject(req, "layers", "csv"); /* the core writes it */
     } else if (!A->llm && strcmp(A->format, "json")) {
-        cJSON_AddStringToObject(req, "layers", "packed"); /* the table and CSV read the doubles */
+        cJSON_AddStringToObject(req, "layers", "packed"); /* the table reads the doubles */
+        cJSON_AddFalseToObject(req, "layer_io");          /* and prints no tensor */
     }
     if (A->measured && (rc = add_measured(req, A)) != EXIT_OK) return rc;
     return analyze_and_print(req, A->paths[0], A, A->top < 0 ? 15 : A->top);

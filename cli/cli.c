@@ -348,12 +348,16 @@ void csv_field(FILE *f, const char *s) {
     if (quote) fputc('"', f);
 }
 
-void csv_number(FILE *f, const cJSON *v) {
-    if (cJSON_IsNumber(v) && isfinite(v->valuedouble)) fprintf(f, "%.17g", v->valuedouble);
+/* A number cell as every CSV of rooflens writes it (the layer table's is
+ * the core's): the shortest text that reads back as v; empty when not
+ * finite. */
+void csv_double(FILE *f, double v) {
+    char text[32];
+    fwrite(text, 1, rl_format_number(text, sizeof text, v), f);
 }
 
-void csv_double(FILE *f, double v) {
-    if (isfinite(v)) fprintf(f, "%.17g", v);
+void csv_number(FILE *f, const cJSON *v) {
+    if (cJSON_IsNumber(v)) csv_double(f, v->valuedouble);
 }
 
 const char *word(const char *kind, const char *id) { return txt(rl_word_name(kind, id ? id : "")); }

@@ -129,7 +129,7 @@ int list_folder(const char *dir, name_list *out, const char **why);
  * (it starts with = + - @ tab or CR) gets a leading ', and a cell with a
  * comma, quote or line break is quoted. */
 void csv_field(FILE *f, const char *s);
-/* A number cell: %.17g, empty when not a finite number. */
+/* A number cell: the core's number text (rl_format_number), empty when not a finite number. */
 void csv_number(FILE *f, const cJSON *v);
 void csv_double(FILE *f, double v);
 #endif

@@ -89,14 +89,3 @@ const char *layer_str(const layer_col *c, int i) {
     const cJSON *v = layer_value(c, i);
     return cJSON_IsString(v) ? v->valuestring : "";
 }
-
-void layer_csv_cell(const layer_col *c, int i) {
-    if (c->f64 && !c->values) {
-        csv_double(stdout, row_double(c, i));
-        return;
-    }
-    const cJSON *v = layer_value(c, i);
-    if (cJSON_IsString(v)) csv_field(stdout, v->valuestring);
-    else if (cJSON_IsNumber(v)) csv_number(stdout, v);
-    else if (cJSON_IsBool(v)) fputs(cJSON_IsTrue(v) ? "true" : "false", stdout);
-}

@@ -33,16 +33,11 @@ void layer_col_close(layer_col *c);
 double layer_num(const layer_col *c, int row);
 const char *layer_str(const layer_col *c, int row);
 const cJSON *layer_value(const layer_col *c, int row);
-/* The CSV cell of a row: %.17g for a number, a text cell, true/false, or
- * empty for null or a missing value: as the rows layout's JSON gives it. */
-void layer_csv_cell(const layer_col *c, int row);
 
 /* The layer table (top K by time; 0 = all) and the headline figures. */
 void print_table(const cJSON *res, const layer_table *L, int top);
 /* The measured profile against the prediction (nothing without one). */
 void print_measured(const cJSON *res, const layer_table *L, int top);
-/* One row per layer. */
-void print_csv(const cJSON *res, const layer_table *L);
 /* A what-if study's table, and the LLM view's. */
 void print_study(const cJSON *res);
 void print_llm(const cJSON *res);

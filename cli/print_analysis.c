@@ -220,25 +220,3 @@ void print_measured(const cJSON *res, const layer_table *L, int top) {
         tprintf("\n");
     }
 }
-
-void print_csv(const cJSON *res, const layer_table *L) {
-    static const char *const names[] = {"index", "name", "op", "domain", "matrix_flops", "vector_flops",
-                                        "flops", "macs", "input_bytes", "weight_bytes", "output_bytes",
-                                        "bytes", "intensity", "t_compute", "t_memory", "t", "bound",
-                                        "energy_j", "forecast_s", "op_class", "precision", "known",
-                                        /* only with a measured profile: */
-                                        "measured_s", "efficiency", "recoverable_s"};
-    enum { N_NAMES = sizeof names / sizeof *names };
-    size_t nc = N_NAMES - (get(res, "measured") ? 0 : 3);
-    layer_col cols[N_NAMES];
-    for (size_t c = 0; c < nc; c++) {
-        tprintf("%s%s", names[c], c + 1 < nc ? "," : "\n");
-        layer_col_open(L, names[c], &cols[c]);
-    }
-    for (int i = 0; i < L->count; i++)
-        for (size_t c = 0; c < nc; c++) {
-            layer_csv_cell(&cols[c], i);
-            putchar(c + 1 < nc ? ',' : '\n');
-        }
-    for (size_t c = 0; c < nc; c++) layer_col_close(&cols[c]);
-}

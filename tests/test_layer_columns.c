@@ -11,6 +11,7 @@
  * build). */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,6 +285,31 @@ static void compare_packed(const char *name, rl_model *m, const char *hw, const 
     free(req), free(packed), free(cols);
 }
 
+/* "layer_io": false leaves out each layer's inputs and outputs, and the
+ * tensor table with them, and nothing else: every row is the full row
+ * less those two keys, packed too; a value that is not a boolean is
+ * refused. */
+static void without_io(const char *name, rl_model *m) {
+    char *full = analyze(m, h100, "", "true"), *bare = analyze(m, h100, ",\"layer_io\":false", "true");
+    char *packed = analyze(m, h100, ",\"layer_io\":false", "\"packed\"");
+    cJSON *a = cJSON_Parse(full), *b = cJSON_Parse(bare);
+    cJSON *rows = cJSON_GetObjectItemCaseSensitive(a, "layers");
+    const cJSON *row;
+    cJSON_ArrayForEach(row, rows) {
+        cJSON_DeleteItemFromObjectCaseSensitive((cJSON *)row, "inputs");
+        cJSON_DeleteItemFromObjectCaseSensitive((cJSON *)row, "outputs");
+    }
+    CHECK(cJSON_GetArraySize(rows) > 0 && cJSON_Compare(a, b, 1), "%s: layer_io false is the answer less the io lists: %.300s",
+          name, bare);
+    const char *lc = strstr(packed, "\"layer_columns\":");
+    CHECK(lc && strstr(lc, "\"tensors\":{\"count\":0") && !strstr(lc, "\"inputs\""),
+          "%s: packed without io has an empty tensor table: %.300s", name, lc ? lc : packed);
+    char *bad = analyze(m, h100, ",\"layer_io\":\"no\"", "true");
+    CHECK(strstr(bad, "\"ok\":false") && strstr(bad, "\"where\":\"layer_io\""), "layer_io \"no\" is refused: %.300s", bad);
+    cJSON_Delete(a), cJSON_Delete(b);
+    rl_free(full), rl_free(bare), rl_free(packed), rl_free(bad);
+}
+
 static int models;
 static void each_model(const char *name, rl_model *m, void *ctx) {
     (void)ctx;
@@ -292,6 +318,7 @@ static void each_model(const char *name, rl_model *m, void *ctx) {
     compare(name, m, h100, ",\"mode\":\"training\",\"precision\":\"int8\",\"batch\":4");
     compare(name, m, tpu, ",\"precision\":\"fp32\"");
     compare_packed(name, m, h100, "");
+    if (models % 8 == 1) without_io(name, m);
     compare_packed(name, m, tpu, ",\"precision\":\"fp32\",\"mode\":\"training\"");
 }
 
@@ -374,6 +401,75 @@ static void lists_fall_back_to_text(void) {
     free(packed), free(cols);
 }
 
+/* The CSV after the answer's NUL ("layers": "csv"), as a new string. */
+static char *csv_of(rl_model *m, const char *extra) {
+    size_t n = strlen(h100) + strlen(extra) + 64, size = 0;
+    char *req = malloc(n);
+    snprintf(req, n, "{\"hardware\":%s,\"layers\":\"csv\"%s}", h100, extra);
+    char *out = rl_model_analyze_sized(m, req, &size);
+    free(req);
+    size_t at = out ? strlen(out) + 1 : 0;
+    char *csv = out && strstr(out, "\"ok\":true") && at < size ? strndup(out + at, size - at) : strdup(out ? out : "");
+    rl_free(out);
+    return csv;
+}
+
+/* "layers": "csv": the header, one line a layer in graph order; with
+ * csv.rows, those lines in that order after a line naming the filter;
+ * layer indices the graph lacks and a csv member without the layout are
+ * refused. */
+static void csv_layout(void) {
+    char path[2048];
+    snprintf(path, sizeof path, "%s/fixtures/models/conv_net.onnx", tests_dir);
+    rl_model *m = check_read_model(path);
+    if (!m) return;
+    char *all = csv_of(m, ""), *some = csv_of(m, ",\"csv\":{\"rows\":[2,0],\"filter\":\"name \\\"a\\nb\\\"\"}");
+    CHECK(!strncmp(all, "index,name,op,domain,matrix_flops,", 34), "the CSV starts with its header: %.200s", all);
+    char *line[8] = {0}, *p = all;
+    int n = 0;
+    for (char *nl; n < 8 && (nl = strchr(p, '\n')); p = nl + 1) line[n++] = strndup(p, (size_t)(nl - p));
+    CHECK(n >= 4 && !strncmp(line[1], "0,", 2) && !strncmp(line[3], "2,", 2), "rows in graph order: %.300s", all);
+    size_t want_n = 1024;
+    char *want = malloc(want_n);
+    int total = 0;
+    for (p = all; (p = strchr(p, '\n')) && p[1]; p++) total++;
+    snprintf(want, want_n, "# 2 of %d layers: only those the table's filter shows (name \"a b\")\n%s\n%s\n%s\n", total,
+             line[0], line[3], line[1]);
+    CHECK(n >= 4 && !strcmp(some, want), "the chosen rows, in order, under the filter's line:\n%s\nwant\n%s", some, want);
+    static const char *const bad[][2] = {{",\"csv\":{\"rows\":[99]}", "csv.rows"},
+                                         {",\"csv\":{\"rows\":[-1]}", "csv"},
+                                         {",\"csv\":{\"rows\":[0.5]}", "csv"},
+                                         {",\"csv\":{\"filter\":3}", "csv"},
+                                         {",\"csv\":[1]", "csv"}};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        char *e = csv_of(m, bad[k][0]), where[64];
+        snprintf(where, sizeof where, "\"where\":\"%s\"", bad[k][1]);
+        CHECK(strstr(e, "\"ok\":false") && strstr(e, where), "%s is refused at %s: %.300s", bad[k][0], bad[k][1], e);
+        free(e);
+    }
+    char *no_layout = analyze(m, h100, ",\"csv\":{}", "true");
+    CHECK(strstr(no_layout, "\"ok\":false") && strstr(no_layout, "goes with"), "csv without the layout: %.300s", no_layout);
+    rl_free(no_layout);
+    for (int i = 0; i < n; i++) free(line[i]);
+    free(all), free(some), free(want);
+    rl_model_free(m);
+}
+
+/* rl_format_number writes what JavaScript's String() writes. */
+static void js_numbers(void) {
+    static const struct { double v; const char *js; } cases[] = {
+        {0, "0"}, {-0.0, "0"}, {0.1, "0.1"}, {1049600, "1049600"}, {3.1331343283582088e-07, "3.133134328358209e-7"},
+        {5.2971203844286033e-05, "0.00005297120384428603"}, {1e21, "1e+21"}, {1e20, "100000000000000000000"},
+        {1e-7, "1e-7"}, {1e-6, "0.000001"}, {-2.5, "-2.5"}, {5e-324, "5e-324"}, {0.30000000000000004, "0.30000000000000004"},
+        {1.7976931348623157e308, "1.7976931348623157e+308"}, {123.456, "123.456"}, {1.5e300, "1.5e+300"}};
+    char buf[32];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        rl_format_number(buf, sizeof buf, cases[i].v);
+        CHECK(!strcmp(buf, cases[i].js), "%.17g is %s, as String() writes it, not %s", cases[i].v, cases[i].js, buf);
+    }
+    CHECK(rl_format_number(buf, sizeof buf, NAN) == 0 && !buf[0], "NaN is an empty cell");
+}
+
 int main(int argc, char **argv) {
     tests_dir = argc > 1 ? argv[1] : ".";
     const char *root_dir = argc > 2 ? argv[2] : "..";
@@ -388,6 +484,8 @@ int main(int argc, char **argv) {
     measured_profile();
     bad_layout(root_dir);
     lists_fall_back_to_text();
+    csv_layout();
+    js_numbers();
     free(h100), free(tpu);
     return check_report("layer columns");
 }

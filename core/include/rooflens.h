@@ -223,6 +223,14 @@ char *rl_check_shipped_hardware(const char *profile_json);
 #define RL_NO_FIGURE "n/a"
 const char *rl_format_eng(char *buf, size_t cap, double v, const char *unit, int sign);
 
+/* A number as its shortest text that reads back as v, laid out as
+ * JavaScript's String(v) writes it ("0.1", "1049600", "3.13e-7",
+ * "1e+21"): the number text of every CSV rooflens writes, so that a CSV
+ * read by a program gives back the answer's figures to the last bit. A
+ * value that is not finite gives "" (an empty cell). Writes at most cap
+ * bytes into buf (25 always hold it); returns the text's length. */
+size_t rl_format_number(char *buf, size_t cap, double v);
+
 /* Reading an answer back (the CLI's printers, the core's diff and gate): the
  * one family of accessors, with one default for a member that is missing or
  * of another type: NULL (rl_json_get), NaN for a number (rl_json_get_num),

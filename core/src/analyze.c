@@ -172,132 +172,6 @@ static void add_options_section(cJSON *root, const options *o, const rl_prepared
     else cJSON_AddNullToObject(op, "batch_base");
 }
 
-/* One layer's fields, in the order of docs/api.md's layer rows. */
-static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_time *L, const options *o,
-                        bool has_energy, const rl_layer_comm *comm) {
-    const rl_cost *k = &n->cost;
-    rl_layer_num(w, "index", n->index);
-    rl_layer_str(w, "name", n->name);
-    rl_layer_str(w, "op", n->op_type);
-    rl_layer_str(w, "domain", n->domain);
-    rl_layer_tensors(w, "inputs", n->inv, n->n_in);
-    rl_layer_tensors(w, "outputs", n->outv, n->n_out);
-    rl_layer_num(w, "matrix_flops", k->matrix_flops);
-    rl_layer_num(w, "vector_flops", k->vector_flops);
-    rl_layer_num(w, "flops", L->flops);
-    rl_layer_num(w, "macs", k->macs);
-    rl_layer_num(w, "input_bytes", k->input_bytes);
-    rl_layer_num(w, "weight_bytes", k->weight_bytes);
-    rl_layer_num(w, "output_bytes", k->output_bytes);
-    rl_layer_num(w, "bytes", L->bytes);
-    rl_layer_num(w, "fused_bytes", L->fused_bytes);
-    rl_layer_num(w, "intensity", L->bytes > 0 ? L->flops / L->bytes : 0);
-    rl_layer_num(w, "t_compute", L->tc);
-    rl_layer_num(w, "t_memory", L->tm);
-    rl_layer_num(w, "t", L->t);
-    rl_layer_str(w, "bound", L->bound);
-    rl_layer_num(w, "forecast_s", L->forecast_s);
-    /* how far the layer's forecast is from its floor: where the headroom is (null without a floor) */
-    rl_layer_num(w, "headroom", L->t > 0 ? L->forecast_s / L->t : NAN);
-    rl_layer_str(w, "op_class", rl_op_class_names[L->op_class]);
-    rl_layer_str(w, "precision", rl_precision_name(L->prec));
-    rl_layer_bool(w, "kernel", L->kernel);
-    rl_layer_num(w, "kernels", L->kernels);
-    if (L->fused_into >= 0) rl_layer_num(w, "fused_into", L->fused_into);
-    else rl_layer_null(w, "fused_into");
-    if (has_energy) {
-        rl_layer_num(w, "energy_j", L->energy);
-        rl_layer_str(w, "energy_bound", L->energy_bound);
-    }
-    /* The kernel the layer starts, as the charts place it (timing.h): null
-     * for a layer fused into another's kernel. */
-    rl_layer_num(w, "kernel_intensity", L->kernel_bytes > 0 ? L->kernel_flops / L->kernel_bytes : NAN);
-    rl_layer_num(w, "kernel_flops_per_s", L->kernel_t > 0 ? L->kernel_flops / L->kernel_t : NAN);
-    if (has_energy) rl_layer_num(w, "kernel_flop_per_j", L->kernel_energy > 0 ? L->kernel_flops / L->kernel_energy : NAN);
-    if (o->training) {
-        rl_layer_num(w, "bwd_flops", 2 * L->flops);
-        rl_layer_num(w, "bwd_bytes", 2 * L->bytes);
-    }
-    if (comm) { /* over several devices (parallel.h): what one device sends for it */
-        rl_layer_num(w, "comm_bytes", comm->comm_bytes);
-        rl_layer_num(w, "t_comms_s", comm->t_comms_s);
-        rl_layer_str(w, "split", rl_shard_name(comm->shard));
-        rl_layer_num(w, "stage", comm->stage);
-    }
-    rl_layer_bool(w, "known", k->known);
-    rl_layer_bool(w, "supported", n->op != NULL);
-    if (k->note) rl_layer_str(w, "note", k->note);
-}
-
-#define RL_OOM_LAYERS                                                                               \
-    "out of memory while writing the layers; analyse with the command-line tool, or raise the memory " \
-    "available"
-
-/* The per-layer figures through the layer writer (layer_writer.h). Rows
- * join the response as "layers" at once (a raw item that takes the text
- * over); columns are kept in *columns and appended to the printed response
- * as its last member, "layer_columns", by append_layer_columns: written
- * straight into the answer's one buffer, a 100,000-layer answer touches its
- * size in fresh memory once rather than four times. */
-static int add_layers_section(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_layer_time *lt,
-                              const options *o, bool has_energy, const rl_measured *measured,
-                              const rl_parallel *par, rl_layer_writer **columns, rl_error *err) {
-    rl_layer_writer *w = rl_layer_writer_new(o->layers_layout, c);
-    for (int i = 0; w && i < g->n_nodes; i++) {
-        rl_layer_row_begin(w);
-        write_layer(w, &g->nodes[i], &lt[i], o, has_energy, rl_parallel_layer(par, i));
-        rl_measured_layer_put(measured, i, w);
-        rl_layer_row_end(w);
-    }
-    if (o->layers_layout != RL_LAYERS_ROWS) {
-        *columns = w;
-        if (w) return 0;
-        rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);
-        return -1;
-    }
-    char *s = rl_layer_writer_finish(w);
-    /* The item takes the text over rather than copying it (tens of MB on a
-     * big graph); cJSON frees it with free(), the allocator that made it. */
-    cJSON *raw = s ? cJSON_CreateRaw("") : NULL;
-    if (raw) {
-        free(raw->valuestring);
-        raw->valuestring = s;
-    } else {
-        free(s);
-    }
-    if (!raw) {
-        rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);
-        return -1;
-    }
-    cJSON_AddItemToObject(root, "layers", raw);
-    return 0;
-}
-
-/* The printed response `text` ("{...}") with ,"layer_columns":{...} before
- * its closing brace (packed: and the doubles after it; *size: the answer's
- * bytes); frees the writer. An answer that is not an object (the
- * out-of-memory answer of rl_json_finish) is returned as it is. */
-static char *append_layer_columns(char *text, rl_layer_writer *w, size_t *size) {
-    /* every answer opens {"schema":N,"ok":...; only an "ok":true one gets columns */
-    size_t n = text ? strlen(text) : 0;
-    const char *ok = text ? strchr(text, ',') : NULL;
-    if (n < 2 || text[n - 1] != '}' || !ok || strncmp(ok, ",\"ok\":true", 10) != 0) {
-        rl_layer_writer_free(w);
-        return text;
-    }
-    rl_json_text t = {text, n - 1, n + 1, false};
-    rl_json_text_put(&t, ",\"layer_columns\":", 17);
-    rl_layer_writer_finish_into(w, &t, "}");
-    char *s = rl_json_text_finish(&t);
-    if (s) {
-        *size = t.n;
-        return s;
-    }
-    rl_error e = {0};
-    rl_error_set(&e, "out_of_memory", "layers", RL_OOM_LAYERS);
-    return rl_error_json(&e);
-}
-
 /* The distinct unsupported op types, through a set: 100,000 distinct custom
  * ops must stay linear. */
 static void add_unsupported(cJSON *to, const rl_graph *g, rl_arena *arena) {
@@ -637,7 +511,7 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
     rl_layer_time *lt = NULL;
     rl_timing t;
     cJSON *root = NULL;
-    rl_layer_writer *columns = NULL; /* "layers": "columns": appended after printing */
+    rl_layers_out layers = {0}; /* joined to the text after printing */
     if (!rl_analyze_setup_ctx(&c, m, &arena, &err)) {
         rl_error_set(&err, "out_of_memory", "", "out of memory");
         goto fail;
@@ -659,7 +533,7 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
     add_model_section(root, m, &c, pg.graph, pg.dims, pg.n_dims);
     add_hardware_section(root, &hw);
     add_options_section(root, &o, &pg);
-    if (o.include_layers && add_layers_section(root, &c, pg.graph, lt, &o, t.has_energy, measured, par, &columns, &err))
+    if (o.include_layers && rl_analyze_layers(root, &c, pg.graph, lt, &o, t.has_energy, measured, par, &layers, &err))
         goto fail;
     add_totals_section(root, pg.graph, &pg, &t, &o, &arena);
     add_sol_section(root, &t);
@@ -681,9 +555,9 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
     cJSON_Delete(req);
     rl_arena_free(&arena);
     char *text = finish_json(root);
-    return columns ? append_layer_columns(text, columns, size) : text;
+    return rl_analyze_join_layers(text, &layers, size, &o);
 fail:
-    rl_layer_writer_free(columns);
+    rl_analyze_layers_free(&layers);
     cJSON_Delete(root);
     cJSON_Delete(req);
     rl_arena_free(&arena);

@@ -32,4 +32,24 @@ int rl_analyze_parse_options(const cJSON *req, rl_options *o, rl_ctx *c, rl_dim_
  * NULL without one); 0, or -1 with err set. */
 int rl_analyze_attach_measured(rl_ctx *c, const cJSON *req, const rl_graph *g, const rl_layer_time *lt,
                                const rl_hw *hw, rl_measured **out, rl_error *err);
+/* ---- the per-layer part of an answer (analyze_layers.c) */
+struct rl_layer_writer;
+struct rl_parallel;
+/* The layers, written apart from the cJSON tree: the rows' text (rows
+ * layout; "layers" in the tree is a mark it replaces), or the writer of
+ * the columns, packed columns or CSV, appended after printing. */
+typedef struct rl_layers_out {
+    struct rl_layer_writer *columns;
+    char *rows;
+} rl_layers_out;
+/* Every layer of g written in the request's layout; -1 and err when out of
+ * memory or the request's csv.rows name a layer g lacks. */
+int rl_analyze_layers(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_layer_time *lt,
+                      const rl_options *o, bool has_energy, const rl_measured *measured,
+                      const struct rl_parallel *par, rl_layers_out *out, rl_error *err);
+/* The printed answer `text` with the layers joined (out emptied; *size:
+ * the answer's bytes when something follows its NUL); an out-of-memory
+ * answer when joining fails. */
+char *rl_analyze_join_layers(char *text, rl_layers_out *out, size_t *size, const rl_options *o);
+void rl_analyze_layers_free(rl_layers_out *out);
 #endif

@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +80,7 @@ static int parse_granularity(const cJSON *req, options *o, rl_error *err) {
 }
 
 static int parse_layers(const cJSON *req, options *o, rl_error *err) {
-    static const char *const forms[] = {"rows", "columns", "packed", NULL};
+    static const char *const forms[] = {"rows", "columns", "packed", "csv", NULL};
     const cJSON *layers = cJSON_GetObjectItemCaseSensitive(req, "layers");
     if (!layers || cJSON_IsNull(layers)) return 0;
     if (cJSON_IsBool(layers)) {
@@ -88,10 +89,59 @@ static int parse_layers(const cJSON *req, options *o, rl_error *err) {
     }
     const char *form = parse_choice(layers, "layers", forms,
                                     "layers must be true, false, \"rows\", \"columns\" (the same figures as "
-                                    "arrays per field) or \"packed\" (columns of numbers as doubles after the text)",
+                                    "arrays per field), \"packed\" (columns of numbers as doubles after the text) "
+                                    "or \"csv\" (the layer table as CSV after the text)",
                                     err);
     if (!form) return -1;
-    o->layers_layout = !strcmp(form, "columns") ? RL_LAYERS_COLUMNS : !strcmp(form, "packed") ? RL_LAYERS_PACKED : RL_LAYERS_ROWS;
+    o->layers_layout = !strcmp(form, "columns") ? RL_LAYERS_COLUMNS
+                       : !strcmp(form, "packed") ? RL_LAYERS_PACKED
+                       : !strcmp(form, "csv")    ? RL_LAYERS_CSV
+                                                 : RL_LAYERS_ROWS;
+    return 0;
+}
+
+/* "csv": {"rows": [layer index, ...], "filter": "words"}: which layers the
+ * CSV holds and in what order (the page's sorted, filtered table), and
+ * what chose them. The indices are checked against the graph when the
+ * CSV is written (analyze.c). */
+static int parse_csv(const cJSON *req, options *o, rl_error *err) {
+    const cJSON *csv = cJSON_GetObjectItemCaseSensitive(req, "csv");
+    if (!csv || cJSON_IsNull(csv)) return 0;
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(csv, "rows");
+    const cJSON *filter = cJSON_GetObjectItemCaseSensitive(csv, "filter");
+    const char *why = !cJSON_IsObject(csv) ? "csv must be an object: {\"rows\": [layer index, ...], \"filter\": text}"
+                      : o->layers_layout != RL_LAYERS_CSV ? "csv goes with \"layers\": \"csv\""
+                      : rows && !cJSON_IsNull(rows) && !cJSON_IsArray(rows) ? "csv.rows must be a list of layer indices"
+                      : filter && !cJSON_IsNull(filter) && !cJSON_IsString(filter) ? "csv.filter must be a text"
+                                                                                    : NULL;
+    const cJSON *r, *list = cJSON_IsArray(rows) ? rows : NULL;
+    cJSON_ArrayForEach(r, list) {
+        if (!why && !(cJSON_IsNumber(r) && r->valuedouble >= 0 && r->valuedouble <= INT32_MAX &&
+                      r->valuedouble == (double)(int)r->valuedouble))
+            why = "csv.rows must hold layer indices: whole numbers from 0";
+    }
+    if (why) {
+        rl_error_set(err, "bad_request", "csv", "%s", why);
+        return -1;
+    }
+    o->csv = csv;
+    return 0;
+}
+
+/* "layer_io": false leaves each layer's inputs and outputs lists out (and
+ * so the tensor table): a caller that prints only the figures (the CLI's
+ * table and CSV) need not receive, hold and skip every tensor's name and
+ * shape, most of a big model's answer. */
+static int parse_layer_io(const cJSON *req, options *o, rl_error *err) {
+    const cJSON *io = cJSON_GetObjectItemCaseSensitive(req, "layer_io");
+    if (!io || cJSON_IsNull(io)) return 0;
+    if (!cJSON_IsBool(io)) {
+        rl_error_set(err, "bad_request", "layer_io",
+                     "layer_io must be true (each layer's inputs and outputs listed, the default) or false "
+                     "(left out)");
+        return -1;
+    }
+    o->layer_io = cJSON_IsTrue(io);
     return 0;
 }
 
@@ -140,8 +190,10 @@ int rl_analyze_parse_options(const cJSON *req, options *o, rl_ctx *c, rl_dim_set
     o->sol = "fused";
     o->granularity = "intended";
     o->include_layers = true;
+    o->layer_io = true;
     if (parse_precision(req, o, err) || parse_mode(req, o, err) || parse_sol(req, o, err) ||
-        parse_granularity(req, o, err) || parse_layers(req, o, err) || parse_batch(req, c, err) ||
+        parse_granularity(req, o, err) || parse_layers(req, o, err) || parse_layer_io(req, o, err) || parse_csv(req, o, err) ||
+        parse_batch(req, c, err) ||
         parse_dims(req, c, dims, err))
         return -1;
     c->precision_dtype = o->precision_dtype;

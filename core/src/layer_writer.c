@@ -3,6 +3,8 @@
  * time went to malloc). Contract in layer_writer.h. */
 #include "layer_writer.h"
 
+#include "layer_csv.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@ typedef struct column {
      * key; then they move into `values` as text */
     double *nums;
     int nums_cap;
+    int first_cap;     /* the doubles' first room: the rows expected, else 1024 */
     bool is_enum;      /* nums are codes into choices */
     bool is_list;      /* a column of lists of numbers (or nulls): `values` holds
                         * every row's items as one list, `flat_n` of them, and
@@ -42,6 +45,7 @@ typedef struct table {
     int n_cols, cap_cols;
     int cursor; /* the column expected next: rows write their keys in the same order */
     int row;    /* rows finished */
+    int expect; /* rows to come (rl_layer_writer_expect_rows), 0: unknown */
 } table;
 
 /* Where a field goes: a row object in the rows text, or a table's columns. */
@@ -61,6 +65,7 @@ struct rl_layer_writer {
     const rl_value **seen;
     int *seen_row;
     size_t seen_cap, n_seen;
+    rl_layer_csv *csv; /* the CSV layout's table */
 };
 
 static void put(rl_json_text *t, const char *s) { rl_json_text_put(t, s, strlen(s)); }
@@ -84,7 +89,17 @@ rl_layer_writer *rl_layer_writer_new(rl_layer_layout layout, const rl_ctx *c) {
     w->layout = layout;
     w->c = c;
     if (layout == RL_LAYERS_ROWS) put(&w->rows, "[");
+    if (layout == RL_LAYERS_CSV && !(w->csv = rl_layer_csv_new(0))) {
+        free(w);
+        return NULL;
+    }
     return w;
+}
+
+void rl_layer_writer_expect_rows(rl_layer_writer *w, int n) { w->layers.expect = n > 0 ? n : 0; }
+
+bool rl_layer_writer_csv_select(rl_layer_writer *w, const int *rows, int n, const char *filter) {
+    return w->csv && rl_layer_csv_select(w->csv, rows, n, filter);
 }
 
 /* ------------------------------------------------------------- columns -- */
@@ -103,6 +118,7 @@ static column *column_for(table *t, const char *key) {
     column *col = &t->cols[t->n_cols++];
     memset(col, 0, sizeof *col);
     col->key = key;
+    col->first_cap = t->expect > 0 ? t->expect : 1024;
     t->cursor = t->n_cols;
     return col;
 }
@@ -224,7 +240,7 @@ static rl_json_text *field(rl_layer_writer *w, sink *s, const char *key) {
 
 /* Keeps v as a double in col; false when out of memory. */
 static bool push_double(column *col, double v) {
-    double *nums = grow(col->nums, &col->nums_cap, col->count + 1, sizeof *nums, 1024);
+    double *nums = grow(col->nums, &col->nums_cap, col->count + 1, sizeof *nums, col->first_cap);
     if (!nums) return false;
     col->nums = nums;
     col->nums[col->count++] = v;
@@ -431,6 +447,7 @@ static int tensor_row(rl_layer_writer *w, const rl_value *v) {
 
 /* --------------------------------------------------------------- public -- */
 void rl_layer_row_begin(rl_layer_writer *w) {
+    if (w->csv) rl_layer_csv_row_begin(w->csv);
     w->layer = (sink){w->layout != RL_LAYERS_ROWS ? &w->layers : NULL, true};
     if (w->layout == RL_LAYERS_ROWS) put(&w->rows, w->layers.row ? ",{" : "{");
     w->layers.cursor = 0;
@@ -438,17 +455,55 @@ void rl_layer_row_begin(rl_layer_writer *w) {
 
 void rl_layer_row_end(rl_layer_writer *w) {
     if (w->layout == RL_LAYERS_ROWS) put(&w->rows, "}");
+    if (w->csv) rl_layer_csv_row_end(w->csv);
     w->layers.row++;
 }
 
-void rl_layer_num(rl_layer_writer *w, const char *key, double v) { put_num(w, &w->layer, key, v); }
-void rl_layer_str(rl_layer_writer *w, const char *key, const char *s) { put_str(w, &w->layer, key, s); }
-void rl_layer_bool(rl_layer_writer *w, const char *key, bool v) { put_raw(w, &w->layer, key, v ? "true" : "false"); }
+/* The CSV layout writes each field as its cell, no JSON at all. */
+void rl_layer_num(rl_layer_writer *w, const char *key, double v) {
+    if (w->csv) rl_layer_csv_num(w->csv, key, v);
+    else put_num(w, &w->layer, key, v);
+}
+void rl_layer_str(rl_layer_writer *w, const char *key, const char *s) {
+    if (w->csv) rl_layer_csv_text(w->csv, key, s);
+    else put_str(w, &w->layer, key, s);
+}
+void rl_layer_bool(rl_layer_writer *w, const char *key, bool v) {
+    if (w->csv) rl_layer_csv_literal(w->csv, key, v ? "true" : "false");
+    else put_raw(w, &w->layer, key, v ? "true" : "false");
+}
 /* null is what a non-finite number is written as: packed, a column of
  * numbers and nulls stays a column of numbers */
-void rl_layer_null(rl_layer_writer *w, const char *key) { put_num(w, &w->layer, key, NAN); }
+void rl_layer_null(rl_layer_writer *w, const char *key) { rl_layer_num(w, key, NAN); }
+
+/* A CSV cell of tensors: "float32[1,64,?], int64[?]", a dim not known as
+ * ?, a rank not known as [?] (the page's table shows them so). */
+static void csv_tensors(rl_layer_writer *w, const char *key, rl_value *const *vals, int n) {
+    rl_json_text t = {0};
+    for (int i = 0, first = 1; i < n; i++) {
+        if (!vals[i]) continue;
+        if (!first) put(&t, ", ");
+        first = 0;
+        put(&t, rl_value_dtype_text(w->c, vals[i]));
+        put(&t, vals[i]->rank < 0 ? "[?" : "[");
+        for (int d = 0; d < vals[i]->rank; d++) {
+            if (d) put(&t, ",");
+            if (vals[i]->dims[d] < 0) put(&t, "?");
+            else rl_json_text_number(&t, (double)vals[i]->dims[d]);
+        }
+        put(&t, "]");
+    }
+    char *s = rl_json_text_finish(&t);
+    if (!s) w->oom = true;
+    else rl_layer_csv_text(w->csv, key, s);
+    free(s);
+}
 
 void rl_layer_tensors(rl_layer_writer *w, const char *key, rl_value *const *vals, int n) {
+    if (w->csv) {
+        csv_tensors(w, key, vals, n);
+        return;
+    }
     if (w->layout == RL_LAYERS_ROWS) {
         rl_json_text *t = field(w, &w->layer, key);
         if (!t) return;
@@ -575,6 +630,7 @@ void rl_layer_writer_free(rl_layer_writer *w) {
     free_table(&w->tensors);
     free(w->rows.p);
     free(w->seen), free(w->seen_row);
+    rl_layer_csv_free(w->csv);
     free(w);
 }
 
@@ -601,6 +657,13 @@ bool rl_layer_writer_finish_into(rl_layer_writer *w, rl_json_text *out, const ch
         put(&w->rows, "]");
         if (w->rows.n) rl_json_text_put(out, w->rows.p, w->rows.n);
         put(out, after);
+    } else if (w->csv) {
+        /* the CSV after the text and its NUL */
+        put(out, "{\"format\":\"csv\"}");
+        put(out, after);
+        rl_json_text_put(out, "", 1);
+        rl_layer_csv_finish_into(w->csv, out);
+        w->csv = NULL;
     } else {
         int n_packed = settle(w, &w->layers), n_packed_tensors = settle(w, &w->tensors);
         /* one allocation for the whole section: grown by doubling, a
@@ -628,7 +691,24 @@ bool rl_layer_writer_finish_into(rl_layer_writer *w, rl_json_text *out, const ch
     return ok;
 }
 
+/* The rows layout's array handed over as it is, cut to its size: a copy
+ * would hold the rows twice (a 1 MB array in a 2 MB buffer, and a second
+ * buffer grown by doubling). */
+static char *rows_taken(rl_layer_writer *w) {
+    put(&w->rows, "]");
+    bool ok = !w->oom && !w->rows.oom;
+    char *s = ok ? rl_json_text_finish(&w->rows) : NULL;
+    if (s) {
+        char *cut = realloc(s, w->rows.n + 1);
+        if (cut) s = cut;
+        w->rows.p = NULL;
+    }
+    rl_layer_writer_free(w);
+    return s;
+}
+
 char *rl_layer_writer_finish(rl_layer_writer *w) {
+    if (w && w->layout == RL_LAYERS_ROWS) return rows_taken(w);
     rl_json_text out = {0};
     bool ok = rl_layer_writer_finish_into(w, &out, "");
     char *s = rl_json_text_finish(&out);

@@ -36,7 +36,8 @@
 
 #include "internal.h"
 
-typedef enum { RL_LAYERS_ROWS, RL_LAYERS_COLUMNS, RL_LAYERS_PACKED } rl_layer_layout;
+/* RL_LAYERS_CSV: the rows as CSV (layer_csv.h) after the text's NUL. */
+typedef enum { RL_LAYERS_ROWS, RL_LAYERS_COLUMNS, RL_LAYERS_PACKED, RL_LAYERS_CSV } rl_layer_layout;
 
 typedef struct rl_layer_writer rl_layer_writer;
 
@@ -44,6 +45,13 @@ typedef struct rl_layer_writer rl_layer_writer;
  * precision replaces float dtypes); it must outlive the writer. NULL when
  * out of memory. */
 rl_layer_writer *rl_layer_writer_new(rl_layer_layout layout, const rl_ctx *c);
+/* The number of layer rows to come, when known: each column's doubles are
+ * then sized once to it rather than grown by doubling (up to twice the
+ * room, and a copy at each step). A hint: more rows still fit. */
+void rl_layer_writer_expect_rows(rl_layer_writer *w, int n);
+/* CSV layout: the rows written and their order, and the filter's words
+ * (rl_layer_csv_select); false when out of memory. */
+bool rl_layer_writer_csv_select(rl_layer_writer *w, const int *rows, int n, const char *filter);
 void rl_layer_row_begin(rl_layer_writer *w);
 void rl_layer_row_end(rl_layer_writer *w);
 void rl_layer_num(rl_layer_writer *w, const char *key, double v); /* NaN, inf: null */

@@ -14,8 +14,12 @@
 #include "model_check.h"
 #include "reader.h"
 
-static void *pb_alloc(void *data, size_t size) { (void)data; return malloc(size); }
-static void pb_free(void *data, void *p) { (void)data; free(p); }
+/* The decoded skeleton lives in the model's arena: its thousands of small
+ * messages and strings then cost no malloc header each and die together
+ * with the model (a BERT-Large skeleton: about 0.6 MB of small blocks and
+ * 0.17 MB of headers as separate mallocs). Freeing one piece is a no-op. */
+static void *pb_alloc(void *arena, size_t size) { return rl_arena_alloc(arena, size); }
+static void pb_free(void *arena, void *p) { (void)arena, (void)p; }
 
 /* The reader's hand-over, or its error as JSON; NULL model either way when
  * the reader failed. */
@@ -35,7 +39,7 @@ static bool take_skeleton(rl_reader *r, rl_reader_result *res, char **error_json
 /* Decode the skeleton into m->proto and check what the decoder does not;
  * the skeleton bytes are freed either way. Errors go to m->error. */
 static void decode_skeleton(rl_model *m) {
-    ProtobufCAllocator alloc = {pb_alloc, pb_free, NULL};
+    ProtobufCAllocator alloc = {pb_alloc, pb_free, &m->arena};
     m->proto = onnx__model_proto__unpack(&alloc, m->skeleton_len, m->skeleton);
     if (!m->proto) {
         rl_error_set(&m->error, "bad_protobuf", "",
@@ -123,11 +127,7 @@ rl_model *rl_model_read(const void *bytes, size_t len, const rl_limits *limits, 
 
 void rl_model_free(rl_model *m) {
     if (!m) return;
-    if (m->proto) {
-        ProtobufCAllocator alloc = {pb_alloc, pb_free, NULL};
-        onnx__model_proto__free_unpacked(m->proto, &alloc);
-    }
-    free(m->skeleton);
+    free(m->skeleton); /* m->proto lives in the arena */
     rl_arena_free(&m->arena);
     free(m);
 }

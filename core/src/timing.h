@@ -30,6 +30,8 @@ typedef struct rl_options {
     const char *granularity;    /* per_op | whole_graph | intended */
     bool include_layers;
     int layers_layout;          /* rl_layer_layout of "layers" (layer_writer.h): rows, "columns", "packed" */
+    bool layer_io;              /* "layer_io": each layer's inputs and outputs lists (default true) */
+    const struct cJSON *csv;    /* "csv": the CSV layout's rows and filter, checked; NULL: none */
 } rl_options;
 
 /* ------------------------------------------------------ speed of light -- */

@@ -378,6 +378,106 @@ static void jb_number(jbuf *b, double d) {
     jb_put(b, tmp, (size_t)n);
 }
 
+/* ------------------------------------------------- a number as JS does -- */
+/* The fewest significant digits that read back as v (15, 16 or 17 tried:
+ * a shorter text that reads back as a normal v is, padded, v rounded to 15
+ * digits; a subnormal v has fewer digits of its own, so from 1):
+ * digits into d (no dot, no trailing zeros), the decimal exponent of the
+ * first one in *exp10. */
+static int shortest_digits(double v, char d[20], int *exp10) {
+    char tmp[40];
+    for (int prec = v < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+        if (prec < 17 && strtod(tmp, NULL) != v) continue;
+        int n = 0;
+        for (const char *p = tmp; *p && *p != 'e'; p++)
+            if (*p >= '0' && *p <= '9') d[n++] = *p;
+        while (n > 1 && d[n - 1] == '0') n--;
+        d[n] = 0;
+        *exp10 = atoi(strchr(tmp, 'e') + 1);
+        return n;
+    }
+    return 0; /* not reached: 17 digits always read back */
+}
+
+/* ECMAScript's Number::toString layout of k digits whose first stands at
+ * 10^(n-1): plain from 10^-7 up to 10^21, else d.ddde+x. */
+static size_t js_layout(char *out, const char *d, int k, int n, bool neg) {
+    char *o = out;
+    if (neg) *o++ = '-';
+    if (k <= n && n <= 21) {
+        memcpy(o, d, (size_t)k), o += k;
+        for (int i = k; i < n; i++) *o++ = '0';
+    } else if (0 < n && n <= 21) {
+        memcpy(o, d, (size_t)n), o += n;
+        *o++ = '.';
+        memcpy(o, d + n, (size_t)(k - n)), o += k - n;
+    } else if (-6 < n && n <= 0) {
+        *o++ = '0', *o++ = '.';
+        for (int i = 0; i < -n; i++) *o++ = '0';
+        memcpy(o, d, (size_t)k), o += k;
+    } else {
+        *o++ = d[0];
+        if (k > 1) *o++ = '.', memcpy(o, d + 1, (size_t)(k - 1)), o += k - 1;
+        o += sprintf(o, "e%c%d", n - 1 < 0 ? '-' : '+', abs(n - 1));
+    }
+    *o = 0;
+    return (size_t)(o - out);
+}
+
+/* A layer table repeats its figures (the same block N times): a memo of
+ * the last texts by bit pattern, as jb_number's, spares most of the
+ * snprintf and strtod calls. */
+static _Thread_local struct js_memo {
+    uint64_t bits;
+    unsigned char n; /* 0: empty */
+    char text[27];
+} js_memo[NUMBER_MEMO_SIZE];
+
+/* The text of a finite v into text (48 bytes); its length. */
+static size_t js_number(char *text, double v) {
+    if (v == 0) return (size_t)sprintf(text, "0"); /* -0 too, as String(-0) */
+    if (fabs(v) < 9007199254740992.0 && v == (double)(int64_t)v) {
+        /* a whole number below 2^53: its digits (JS writes them up to 1e21) */
+        char rev[24];
+        int k = 0;
+        for (uint64_t u = (uint64_t)fabs(v); u; u /= 10) rev[k++] = (char)('0' + u % 10);
+        size_t n = 0;
+        if (v < 0) text[n++] = '-';
+        while (k) text[n++] = rev[--k];
+        text[n] = 0;
+        return n;
+    }
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    struct js_memo *m = &js_memo[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> 54];
+    if (m->n && m->bits == bits) {
+        memcpy(text, m->text, m->n);
+        text[m->n] = 0;
+        return m->n;
+    }
+    char d[20];
+    int e = 0, k = shortest_digits(fabs(v), d, &e);
+    size_t n = js_layout(text, d, k, e + 1, v < 0);
+    if (n < sizeof m->text) {
+        m->bits = bits;
+        m->n = (unsigned char)n;
+        memcpy(m->text, text, n);
+    }
+    return n;
+}
+
+size_t rl_format_number(char *buf, size_t cap, double v) {
+    char text[48] = "";
+    size_t n = isfinite(v) ? js_number(text, v) : 0;
+    if (cap) {
+        size_t k = n < cap ? n : cap - 1;
+        memcpy(buf, text, k);
+        buf[k] = 0;
+    }
+    return n;
+}
+
 /* The double a reader gets back from the text jb_number writes for d
  * (NaN for null): the packed layer columns hold these, so that they equal
  * the JSON answer to the last bit. A memo as jb_number's. */

@@ -1,13 +1,15 @@
 #!/usr/bin/python3
 """The CLI's figures are the JSON's: for every fixture model, every cell of
 `--format csv` equals the same layer's member in `--format json` (numbers to
-the last bit), and every row of the table (name, op, intensity, bound, share
-of the time) is the JSON's layer, in the JSON's order by time. The table and
-CSV read the packed layer table; the JSON is the core's text as it is.
+the last bit, written as JavaScript's String() writes them; inputs and
+outputs as the page's table shows them: "float32[1,?], int64[?]"), and every row of the table (name, op, intensity, bound, share
+of the time) is the JSON's layer, in the JSON's order by time. The table reads
+the packed layer table; the CSV and the JSON are the core's text as it is.
 
     /usr/bin/python3 tests/cli/figures.py path/to/rooflens REPO_ROOT
 """
 import csv
+import decimal
 import glob
 import io
 import json
@@ -34,13 +36,39 @@ def run(args):
     return p.returncode, p.stdout.decode("utf-8", "replace")
 
 
+def js_number(v):
+    """String(v) in JavaScript: the shortest digits that read back as v,
+    plain from 1e-7 up to 1e21, else d.ddde+x."""
+    if v == 0:
+        return "0"
+    sign = "-" if v < 0 else ""
+    t = decimal.Decimal(repr(abs(float(v)))).normalize().as_tuple()  # repr: the shortest round trip
+    digits = "".join(map(str, t.digits))
+    point = len(digits) + t.exponent  # where the point stands after the first digit
+    k, n = len(digits), point
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * -n + digits
+    e = n - 1
+    return sign + digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + ("-" if e < 0 else "+") + str(abs(e))
+
+
+def shapes(tensors):
+    return ", ".join(f"{t.get('dtype') or '?'}[" + (",".join("?" if d is None else str(d) for d in t["shape"]) if t.get("shape") is not None else "?") + "]" for t in tensors)
+
+
 def same(cell, value):
+    if isinstance(value, list):
+        return cell == shapes(value)
     if value is None:
         return cell == ""
     if isinstance(value, bool):
         return cell == ("true" if value else "false")
     if isinstance(value, (int, float)):
-        return cell != "" and float(cell) == float(value)
+        return cell == js_number(value)
     text = value
     if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
         text = "'" + text

@@ -4,9 +4,10 @@
 // the ten slowest layers, warnings, the link) is there.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ROOT, CLI, FIXTURES, cliJson } from './helpers.mjs';
+import { ROOT, CLI, FIXTURES, NODE_WASM, cliJson, loadNodeCore } from './helpers.mjs';
 
 const skip = existsSync(CLI) ? false : 'missing: build/rooflens (cmake --build build)';
 const model = join(FIXTURES, 'models', 'transformer_block.onnx');
@@ -57,15 +58,26 @@ test('Markdown summary: every input with its dtype and shape, a fixed-shape mode
   assert.ok(md.includes(`- **Inputs:** ${want}`), md);
 });
 
-test('CSV: the rows of a filtered table say so on their first line', { skip }, async () => {
-  const { toCSV } = await import(join(ROOT, 'web/js/export.js'));
-  const res = cliJson(join(FIXTURES, 'models', 'conv_net.onnx'));
-  const all = toCSV(res.layers).trim().split('\n');
-  assert.equal(all.length, res.layers.length + 1);
-  assert.match(all[0], /^index,name,op,/);
-  const convs = res.layers.filter((l) => l.op === 'Conv');
-  const some = toCSV(convs, { shown: convs.length, total: res.layers.length, what: 'op Conv' }).trim().split('\n');
+// The page's Download CSV asks the core (export.js csvRequest/csvOfAnswer
+// through the worker); so does `rooflens --format csv`: the two are one text.
+const skipWasm = skip || (existsSync(NODE_WASM) ? false : 'missing: build-wasm (tools/build-site.sh)');
+test('CSV: the page\'s is the CLI\'s, and a filtered, sorted table says so on its first line', { skip: skipWasm }, async () => {
+  const { csvRequest, csvOfAnswer } = await import(join(ROOT, 'web/js/export.js'));
+  const core = await loadNodeCore();
+  const file = join(FIXTURES, 'models', 'conv_net.onnx');
+  const { model } = core.readAll(new Uint8Array(readFileSync(file)));
+  const hardware = JSON.parse(readFileSync(join(ROOT, 'hw', 'h100-sxm.json'), 'utf8'));
+  const res = cliJson(file);
+  const page = csvOfAnswer(core.analyzeBytes(model, JSON.stringify(csvRequest({ hardware }, res.layers))));
+  const cli = execFileSync(CLI, [file, '--hw', 'h100-sxm', '--format', 'csv'], { encoding: 'utf8' });
+  assert.equal(page, cli);
+  const lines = cli.trim().split('\n');
+  assert.equal(lines.length, res.layers.length + 1);
+  const convs = res.layers.filter((l) => l.op === 'Conv').sort((a, b) => b.t - a.t || a.index - b.index);
+  const some = csvOfAnswer(core.analyzeBytes(model, JSON.stringify(csvRequest({ hardware }, convs, 'op Conv')))).trim().split('\n');
   assert.equal(some[0], `# ${convs.length} of ${res.layers.length} layers: only those the table's filter shows (op Conv)`);
-  assert.match(some[1], /^index,name,op,/);
-  assert.equal(some.length, convs.length + 2);
+  assert.equal(some[1], lines[0]);
+  assert.deepEqual(some.slice(2), convs.map((l) => lines[l.index + 1]));
+  assert.throws(() => csvOfAnswer(core.analyzeBytes(model, JSON.stringify(csvRequest({ hardware }, [{ index: 999 }])))), /layer 999/);
+  core.freeModel(model);
 });

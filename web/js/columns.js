@@ -1,5 +1,6 @@
-// The layer table's columns: the one list the table, the column picker, the
-// CSV export and the link's sort/cols parameters read. A column is a field
+// The layer table's columns: the one list the table, the column picker and
+// the link's sort/cols parameters read (the CSV's columns are the core's:
+// core/src/layer_csv.c). A column is a field
 // of the core's layer rows (docs/api.md), or `share` (the layer's share of
 // the summed layer time).
 

@@ -1,9 +1,9 @@
 // The page's export buttons: the share link, the summary as Markdown, the
 // layers as CSV, the whole answer as JSON, and each chart as a PNG titled
 // like the summary. The formats themselves are export.js's.
-import { app, writeUrl, baseName } from './app.js';
+import { app, writeUrl, baseName, request } from './app.js';
 import { titleLines } from './summary.js';
-import { toCSV, toMarkdown, download, downloadDataUrl, copyText } from './export.js';
+import { csvRequest, csvOfAnswer, toMarkdown, download, downloadDataUrl, copyText } from './export.js';
 import { $ } from './dom.js';
 
 async function copyLink() {
@@ -42,13 +42,18 @@ function filterWords() {
   return parts.join(', ');
 }
 
-/** The rows the table shows, in its order; a filtered set says so in its
- * file name and first line. */
-function downloadCsv() {
+/** The rows the table shows, in its order, as the core writes them (the
+ * command line's CSV); a filtered set says so in its file name and first
+ * line. */
+async function downloadCsv() {
   if (!app.res) return;
   const rows = app.table.sortedLayers(), what = filterWords();
-  const filtered = what ? { shown: rows.length, total: app.table.layers.length, what } : null;
-  download(`${baseName()}${filtered ? '-filtered' : ''}.csv`, toCSV(rows, filtered), 'text/csv');
+  try {
+    const { promise } = app.client.send({ type: 'analyze', request: JSON.stringify(csvRequest(app.measured.decorate(await request()), rows, what)) });
+    download(`${baseName()}${what ? '-filtered' : ''}.csv`, csvOfAnswer((await promise).bytes), 'text/csv');
+  } catch (e) {
+    $('share-link').textContent = `Could not write the CSV: ${e.message || e}`;
+  }
 }
 
 export function wireExports() {

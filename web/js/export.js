@@ -1,28 +1,27 @@
 // Exports: CSV of the layer rows, the full JSON response, a Markdown summary,
 // PNG of a chart. Pure functions plus a download helper.
-import { COLUMNS } from './columns.js';
 import { eng, shapes, pct } from './format.js';
 import { headline, boundPhrase } from './figures.js';
 import { wordName } from './words.js';
 
-function csvField(v) {
-  if (v === undefined || v === null) return '';
-  const s = typeof v === 'number' ? String(v) : String(v);
-  // Guard against formula injection in spreadsheets and quote when needed.
-  const safe = /^[=+\-@\t\r]/.test(s) && typeof v !== 'number' ? "'" + s : s;
-  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+/** The request for the layer table as CSV: the shown analysis's request
+ * with the core's CSV layout ("layers": "csv", docs/api.md) over the
+ * table's rows in its order, and the filter's words when it hides some.
+ * The core writes the CSV: `rooflens --format csv` gives the same text. */
+export function csvRequest(request, rows, filter = '') {
+  const csv = { rows: rows.map((l) => l.index), ...(filter ? { filter } : {}) };
+  return { ...request, graph: false, layers: 'csv', layer_io: true, csv };
 }
 
-/** The layers as CSV. `filtered` ({shown, total, what}) when the rows are
- * the table's filtered ones: the first line says so (a '#' comment line). */
-export function toCSV(layers, filtered = null) {
-  const head = COLUMNS.map((c) => c.key);
-  const lines = filtered ? [`# ${filtered.shown} of ${filtered.total} layers: only those the table's filter shows (${filtered.what})`] : [];
-  lines.push(head.join(','));
-  for (const l of layers) {
-    lines.push(head.map((k) => csvField(k === 'inputs' || k === 'outputs' ? shapes(l[k]) : l[k])).join(','));
+/** The CSV of an answer to csvRequest (its bytes, rl_model_analyze_sized):
+ * what follows the text's NUL; the core's error when it has none. */
+export function csvOfAnswer(bytes) {
+  const end = bytes.indexOf(0);
+  if (end < 0) {
+    const res = JSON.parse(new TextDecoder().decode(bytes));
+    throw new Error(res.error?.message || 'the core wrote no CSV');
   }
-  return lines.join('\n') + '\n';
+  return new TextDecoder().decode(bytes.subarray(end + 1));
 }
 
 // A model's strings go into a review comment: line breaks would let a name

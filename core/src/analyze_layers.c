@@ -1,0 +1,214 @@
+/* The per-layer part of an answer (contract in analyze.h): each layer's
+ * fields through the layer writer, and the written layers joined to the
+ * printed answer (rows in place, columns or CSV after it). */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "layer_writer.h"
+#include "json.h"
+#include "measured.h"
+#include "parallel.h"
+#include "precision.h"
+
+/* One layer's fields, in the order of docs/api.md's layer rows. */
+static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_time *L, const rl_options *o,
+                        bool has_energy, const rl_layer_comm *comm) {
+    const rl_cost *k = &n->cost;
+    rl_layer_num(w, "index", n->index);
+    rl_layer_str(w, "name", n->name);
+    rl_layer_str(w, "op", n->op_type);
+    rl_layer_str(w, "domain", n->domain);
+    if (o->layer_io) {
+        rl_layer_tensors(w, "inputs", n->inv, n->n_in);
+        rl_layer_tensors(w, "outputs", n->outv, n->n_out);
+    }
+    rl_layer_num(w, "matrix_flops", k->matrix_flops);
+    rl_layer_num(w, "vector_flops", k->vector_flops);
+    rl_layer_num(w, "flops", L->flops);
+    rl_layer_num(w, "macs", k->macs);
+    rl_layer_num(w, "input_bytes", k->input_bytes);
+    rl_layer_num(w, "weight_bytes", k->weight_bytes);
+    rl_layer_num(w, "output_bytes", k->output_bytes);
+    rl_layer_num(w, "bytes", L->bytes);
+    rl_layer_num(w, "fused_bytes", L->fused_bytes);
+    rl_layer_num(w, "intensity", L->bytes > 0 ? L->flops / L->bytes : 0);
+    rl_layer_num(w, "t_compute", L->tc);
+    rl_layer_num(w, "t_memory", L->tm);
+    rl_layer_num(w, "t", L->t);
+    rl_layer_str(w, "bound", L->bound);
+    rl_layer_num(w, "forecast_s", L->forecast_s);
+    /* how far the layer's forecast is from its floor: where the headroom is (null without a floor) */
+    rl_layer_num(w, "headroom", L->t > 0 ? L->forecast_s / L->t : NAN);
+    rl_layer_str(w, "op_class", rl_op_class_names[L->op_class]);
+    rl_layer_str(w, "precision", rl_precision_name(L->prec));
+    rl_layer_bool(w, "kernel", L->kernel);
+    rl_layer_num(w, "kernels", L->kernels);
+    if (L->fused_into >= 0) rl_layer_num(w, "fused_into", L->fused_into);
+    else rl_layer_null(w, "fused_into");
+    if (has_energy) {
+        rl_layer_num(w, "energy_j", L->energy);
+        rl_layer_str(w, "energy_bound", L->energy_bound);
+    }
+    /* The kernel the layer starts, as the charts place it (timing.h): null
+     * for a layer fused into another's kernel. */
+    rl_layer_num(w, "kernel_intensity", L->kernel_bytes > 0 ? L->kernel_flops / L->kernel_bytes : NAN);
+    rl_layer_num(w, "kernel_flops_per_s", L->kernel_t > 0 ? L->kernel_flops / L->kernel_t : NAN);
+    if (has_energy) rl_layer_num(w, "kernel_flop_per_j", L->kernel_energy > 0 ? L->kernel_flops / L->kernel_energy : NAN);
+    if (o->training) {
+        rl_layer_num(w, "bwd_flops", 2 * L->flops);
+        rl_layer_num(w, "bwd_bytes", 2 * L->bytes);
+    }
+    if (comm) { /* over several devices (parallel.h): what one device sends for it */
+        rl_layer_num(w, "comm_bytes", comm->comm_bytes);
+        rl_layer_num(w, "t_comms_s", comm->t_comms_s);
+        rl_layer_str(w, "split", rl_shard_name(comm->shard));
+        rl_layer_num(w, "stage", comm->stage);
+    }
+    rl_layer_bool(w, "known", k->known);
+    rl_layer_bool(w, "supported", n->op != NULL);
+    if (k->note) rl_layer_str(w, "note", k->note);
+}
+
+#define RL_OOM_LAYERS                                                                               \
+    "out of memory while writing the layers; analyse with the command-line tool, or raise the memory " \
+    "available"
+
+/* The per-layer figures, written apart from the cJSON tree and joined to
+ * its printed text: rows (`rows`) where the ROWS_MARK stands, columns
+ * (`columns`) appended as the answer's last member. */
+
+/* "layers" in the tree while the rows wait apart: a raw byte the printer
+ * writes nowhere else (a string's control characters are escaped), so the
+ * printed text holds it once. */
+#define ROWS_MARK "\x01"
+
+/* The CSV's rows and filter (checked by analyze_request.c) handed to the
+ * writer; a layer index the graph lacks is an error naming it. */
+static int csv_select(rl_layer_writer *w, const cJSON *csv, int n_layers, rl_error *err) {
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(csv, "rows");
+    const cJSON *filter = cJSON_GetObjectItemCaseSensitive(csv, "filter");
+    int n = cJSON_IsArray(rows) ? cJSON_GetArraySize(rows) : 0, k = 0;
+    int *order = cJSON_IsArray(rows) ? malloc(((size_t)n + 1) * sizeof *order) : NULL;
+    const cJSON *r, *list = order ? rows : NULL;
+    cJSON_ArrayForEach(r, list) {
+        if (r->valuedouble >= n_layers) {
+            rl_error_set(err, "bad_request", "csv.rows",
+                         "csv.rows[%d] is layer %.0f, but the analysed graph has %d layers (0 to %d)", k,
+                         r->valuedouble, n_layers, n_layers - 1);
+            free(order);
+            return -1;
+        }
+        order[k++] = (int)r->valuedouble;
+    }
+    bool ok = !(cJSON_IsArray(rows) && !order) &&
+              rl_layer_writer_csv_select(w, order, n, cJSON_IsString(filter) ? filter->valuestring : NULL);
+    free(order);
+    if (!ok) rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);
+    return ok ? 0 : -1;
+}
+
+/* The per-layer figures through the layer writer (layer_writer.h). Rows
+ * stand in the tree as ROWS_MARK, and splice_rows puts them in its place
+ * after printing; columns are kept and appended to the printed response
+ * as its last member, "layer_columns", by append_layer_columns. Either
+ * way the layers (most of a big answer) are in memory once: a copy into a
+ * printer's buffer grown by doubling held them three times over. */
+int rl_analyze_layers(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_layer_time *lt,
+                              const rl_options *o, bool has_energy, const rl_measured *measured,
+                              const rl_parallel *par, rl_layers_out *out, rl_error *err) {
+    rl_layer_writer *w = rl_layer_writer_new(o->layers_layout, c);
+    if (w) rl_layer_writer_expect_rows(w, g->n_nodes);
+    if (w && o->csv && csv_select(w, o->csv, g->n_nodes, err)) {
+        rl_layer_writer_free(w);
+        return -1;
+    }
+    for (int i = 0; w && i < g->n_nodes; i++) {
+        rl_layer_row_begin(w);
+        write_layer(w, &g->nodes[i], &lt[i], o, has_energy, rl_parallel_layer(par, i));
+        rl_measured_layer_put(measured, i, w);
+        rl_layer_row_end(w);
+    }
+    if (o->layers_layout != RL_LAYERS_ROWS) {
+        out->columns = w;
+        if (w) return 0;
+        rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);
+        return -1;
+    }
+    out->rows = rl_layer_writer_finish(w);
+    if (out->rows && cJSON_AddRawToObject(root, "layers", ROWS_MARK)) return 0;
+    rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);
+    return -1;
+}
+
+/* The printed response `text` with `rows` in place of its ROWS_MARK: the
+ * rows' buffer grown to the whole answer, the rows moved up and the text
+ * around them copied in; frees both. An answer without the mark (the
+ * out-of-memory answer of rl_json_finish) is returned as it is. */
+static char *splice_rows(char *text, char *rows) {
+    const char *mark = text ? strchr(text, ROWS_MARK[0]) : NULL;
+    if (!mark) {
+        free(rows);
+        return text;
+    }
+    size_t head = (size_t)(mark - text), tail = strlen(mark + 1), n = strlen(rows);
+    char *all = realloc(rows, head + n + tail + 1);
+    if (!all) {
+        free(rows), free(text);
+        rl_error e = {0};
+        rl_error_set(&e, "out_of_memory", "layers", RL_OOM_LAYERS);
+        return rl_error_json(&e);
+    }
+    memmove(all + head, all, n);
+    memcpy(all, text, head);
+    memcpy(all + head + n, mark + 1, tail + 1);
+    free(text);
+    return all;
+}
+
+/* The printed response `text` ("{...}") with ,"layer_columns":{...} before
+ * its closing brace (packed: and the doubles after it; *size: the answer's
+ * bytes); frees the writer. An answer that is not an object (the
+ * out-of-memory answer of rl_json_finish) is returned as it is. */
+static char *append_layer_columns(char *text, rl_layer_writer *w, size_t *size, const char *member) {
+    /* every answer opens {"schema":N,"ok":...; only an "ok":true one gets columns */
+    size_t n = text ? strlen(text) : 0;
+    const char *ok = text ? strchr(text, ',') : NULL;
+    if (n < 2 || text[n - 1] != '}' || !ok || strncmp(ok, ",\"ok\":true", 10) != 0) {
+        rl_layer_writer_free(w);
+        return text;
+    }
+    rl_json_text t = {text, n - 1, n + 1, false};
+    rl_json_text_put(&t, member, strlen(member));
+    rl_layer_writer_finish_into(w, &t, "}");
+    char *s = rl_json_text_finish(&t);
+    if (s) {
+        *size = t.n;
+        return s;
+    }
+    rl_error e = {0};
+    rl_error_set(&e, "out_of_memory", "layers", RL_OOM_LAYERS);
+    return rl_error_json(&e);
+}
+
+char *rl_analyze_join_layers(char *text, rl_layers_out *out, size_t *size, const rl_options *o) {
+    if (out->rows) {
+        char *rows = out->rows;
+        out->rows = NULL;
+        return splice_rows(text, rows);
+    }
+    if (!out->columns) return text;
+    rl_layer_writer *w = out->columns;
+    out->columns = NULL;
+    const char *member = o->layers_layout == RL_LAYERS_CSV ? ",\"layer_csv\":" : ",\"layer_columns\":";
+    return append_layer_columns(text, w, size, member);
+}
+
+void rl_analyze_layers_free(rl_layers_out *out) {
+    rl_layer_writer_free(out->columns);
+    free(out->rows);
+    *out = (rl_layers_out){0};
+}
