@@ -25,17 +25,8 @@ MODELS=${MODELS:-"resnet50 mobilenet_v3_large bert_base gpt_decoder"}
 PY=/usr/bin/python3   # Debian's, with python3-onnx and python3-numpy
 mkdir -p "$OUT/models" "$OUT/runs"
 
-echo "== rooflens (native)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j2 --target rooflens >/dev/null
-RL=build/rooflens
-
-echo "== onnxruntime-node into $OUT/ort"
-if [[ ! -d "$OUT/ort/node_modules/onnxruntime-node" ]]; then
-  mkdir -p "$OUT/ort"
-  [[ -f "$OUT/ort/package.json" ]] || echo '{"private": true}' > "$OUT/ort/package.json"
-  (cd "$OUT/ort" && npm install --ignore-scripts --no-audit --no-fund onnxruntime-node >/dev/null)
-fi
+# the native CLI (RL) and onnxruntime-node in $OUT/ort
+source tools/validate-setup.sh
 
 profile() { # model.onnx opt runs out.json [ort-profile args...]
   local model=$1 opt=$2 runs=$3 out=$4

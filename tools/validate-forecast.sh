@@ -45,17 +45,8 @@ if [[ -n "${REUSE:-}" ]]; then
   done
 fi
 
-echo "== rooflens (native)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j2 --target rooflens >/dev/null
-RL=build/rooflens
-
-echo "== onnxruntime-node into $OUT/ort"
-if [[ ! -d "$OUT/ort/node_modules/onnxruntime-node" ]]; then
-  mkdir -p "$OUT/ort"
-  [[ -f "$OUT/ort/package.json" ]] || echo '{"private": true}' > "$OUT/ort/package.json"
-  (cd "$OUT/ort" && npm install --ignore-scripts --no-audit --no-fund onnxruntime-node >/dev/null)
-fi
+# the native CLI (RL) and onnxruntime-node in $OUT/ort
+source tools/validate-setup.sh
 
 echo "== models with weights into $OUT/models"
 for m in $FIT $MODELS; do
