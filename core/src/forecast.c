@@ -376,6 +376,7 @@ int *rl_fc_first_alike(rl_ctx *c, const rl_prepared *pg) {
     int *table = rl_arena_alloc(c->arena, cap * sizeof *table);
     if (!first || !canon || !table) return NULL;
     for (int v = 0; v < g->n_values; v++) canon[v] = v;
+    for (int i = 0; i < g->n_nodes; i++) first[i] = i;
     for (size_t s = 0; s < cap; s++) table[s] = -1;
     /* in topological order, so that a node's inputs are merged before it is
      * looked up: merging the Shape nodes of one tensor merges the Gathers
