@@ -129,9 +129,13 @@ def main():
                                           "%.3f" % min(shares) if shares else "–"))
         st = fitted_stack(a.out, opt)
         us = lambda v: "–" if v is None else "%.2f µs" % (v * 1e6)
+        shape_words = {"folded": "folded", "run": "run",
+                       "dynamic": "of the inputs run",
+                       "distinct": "of the inputs run, identical ones merged"}
         print("The fit found: fusion %s, epilogues apart after %s, views and shape arithmetic %s, %s per kernel "
               "(of which %s between kernels), %s per convolution group; grouped convolutions %s (the calibrated "
-              "profile's)." % (st["fusion"], ", ".join(st["epilogue_apart"] or []) or "none", st["shape_ops"],
+              "profile's)." % (st["fusion"], ", ".join(st["epilogue_apart"] or []) or "none",
+                               shape_words.get(st["shape_ops"], st["shape_ops"]),
                                us(st["kernel_overhead_s"]), us(st["between_kernels_s"]),
                                us(st["group_overhead_s"]), st["grouped_conv"].replace("_", " ")))
         out["setups"][opt] = {"rows": rows, "held_out": len(held), "stack": st,

@@ -42,8 +42,12 @@ typedef struct fit_samples {
     int n_votes;
     /* the nodes the plan counts as no kernel (views, folded shape
      * arithmetic), [0] those of weights and constants alone, [1] those that
-     * depend on the inputs: how many of them ran as kernels, how many not */
-    int shape_ran[2], shape_folded[2];
+     * depend on the inputs: how many of them ran as kernels, how many not;
+     * of those that depend on the inputs, merged as a stack's
+     * common-subexpression elimination merges identical ones: the distinct
+     * computations of which some node ran or none did, and the others alike
+     * (beyond one a computation) that ran or not */
+    int shape_ran[2], shape_folded[2], distinct_ran, distinct_folded, alike_ran, alike_folded;
 } fit_samples;
 
 static bool push_sample(fit_samples *fs, const rl_fit_sample *x) {
@@ -82,6 +86,32 @@ static void vote_epilogues(const rl_prepared *pg, const int *set_of, fit_samples
     }
 }
 
+/* Which views and pieces of folded shape arithmetic ran as kernels (set_of:
+ * each node's measured group, -1 when none): by whether they depend on the
+ * inputs, and of those, per distinct computation (rl_fc_first_alike) and
+ * for the others alike. A stack that merges identical computations ran one
+ * node of each and few others alike. */
+static int vote_shape_ops(rl_ctx *c, const rl_prepared *pg, const int *set_of, fit_samples *fs) {
+    const int nn = pg->graph->n_nodes;
+    const bool *dep = rl_fc_input_dependent(c, pg);
+    const int *first = rl_fc_first_alike(c, pg);
+    bool *some_ran = rl_arena_alloc(c->arena, (size_t)(nn + 1) * sizeof *some_ran);
+    if (!dep || !first || !some_ran) return -1;
+    for (int i = 0; i < nn; i++) some_ran[i] = false;
+    for (int i = 0; i < nn; i++) {
+        if (!rl_fc_runs_unfolded(pg, &pg->graph->nodes[i])) continue;
+        bool ran = set_of[i] >= 0;
+        ran ? fs->shape_ran[dep[i]]++ : fs->shape_folded[dep[i]]++;
+        if (!dep[i]) continue;
+        some_ran[first[i]] |= ran;
+        if (first[i] != i) ran ? fs->alike_ran++ : fs->alike_folded++;
+    }
+    for (int i = 0; i < nn; i++)
+        if (dep[i] && first[i] == i && rl_fc_runs_unfolded(pg, &pg->graph->nodes[i]))
+            some_ran[i] ? fs->distinct_ran++ : fs->distinct_folded++;
+    return 0;
+}
+
 /* The measured groups (measured.groups of the response: nodes, kernels,
  * measured_s) whose nodes' costs are known, as samples: each group one
  * kernel of its nodes, paying the fixed cost once per measured kernel. */
@@ -115,11 +145,7 @@ static int run_samples(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
         if (!push_sample(fs, &x)) return -1;
     }
     vote_epilogues(pg, set_of, fs);
-    const bool *dep = rl_fc_input_dependent(c, pg);
-    if (!dep) return -1;
-    for (int i = 0; i < nn; i++)
-        if (rl_fc_runs_unfolded(pg, &pg->graph->nodes[i])) set_of[i] >= 0 ? fs->shape_ran[dep[i]]++ : fs->shape_folded[dep[i]]++;
-    return 0;
+    return vote_shape_ops(c, pg, set_of, fs);
 }
 
 /* The stack's epilogue_apart: the operator types most of whose measured
@@ -288,8 +314,7 @@ static void put_fitted(cJSON *profile, const rl_forecast_params *p, const rl_fit
     replace_item(f, "basis", cJSON_CreateString("calibrated"));
     replace_item(f, "fusion", cJSON_CreateString(p->unfused ? "none" : "epilogue"));
     replace_item(f, "epilogue_apart", cJSON_CreateStringArray(p->apart, p->n_apart));
-    static const char *const shape_ops[] = {"folded", "dynamic", "run"};
-    replace_item(f, "shape_ops", cJSON_CreateString(shape_ops[p->shape_ops]));
+    replace_item(f, "shape_ops", cJSON_CreateString(rl_shape_ops_names[p->shape_ops]));
     if (inf->kernel_s) replace_item(f, "kernel_overhead_s", figure_json(p->kernel_s, source, "measured"));
     if (inf->group_s) replace_item(f, "group_overhead_s", figure_json(p->group_s, source, "measured"));
     cJSON *classes = child_object(f, "classes");
@@ -364,6 +389,17 @@ static int fit_power_mode(const rl_fit_input *in, size_t n, char *mode, size_t c
     return 0;
 }
 
+/* A stack that ran most of the views and shape arithmetic of constants
+ * alone folds nothing; one that ran most of the distinct computations that
+ * depend on the inputs folds constants only, and merges identical ones when
+ * it ran few of the nodes alike (none alike measured: nothing tells, and
+ * it runs them all, as before merging was a choice). */
+static int fitted_shape_ops(const fit_samples *fs) {
+    if (fs->shape_ran[0] > fs->shape_folded[0]) return RL_SHAPE_RUN;
+    if (!(fs->distinct_ran > fs->distinct_folded)) return RL_SHAPE_FOLDED;
+    return fs->alike_folded > fs->alike_ran ? RL_SHAPE_DISTINCT : RL_SHAPE_DYNAMIC;
+}
+
 char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size_t n_inputs, const char *stack) {
     rl_json_begin();
     rl_error err = {0};
@@ -397,11 +433,7 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     rl_fit_informed inf;
     p.unfused = stack_runs_unfused(&fs, n_inputs);
     epilogues_apart(&fs, &p);
-    /* a stack that ran most of those of constants alone folds nothing; one
-     * that ran most of those that depend on the inputs folds constants only */
-    p.shape_ops = fs.shape_ran[0] > fs.shape_folded[0]   ? RL_SHAPE_RUN
-                  : fs.shape_ran[1] > fs.shape_folded[1] ? RL_SHAPE_DYNAMIC
-                                                         : RL_SHAPE_FOLDED;
+    p.shape_ops = fitted_shape_ops(&fs);
     rl_fit_params(fs.s, fs.n, &p, &inf);
     double median = 0;
     fit = fit_provenance(&fs, inputs, n_inputs, &p, &median);

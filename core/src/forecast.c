@@ -327,6 +327,73 @@ bool *rl_fc_input_dependent(rl_ctx *c, const rl_prepared *pg) {
     return dep;
 }
 
+/* Whether two nodes' attributes are the same, compared as their wire
+ * bytes; attributes too long for the buffer count as different (the nodes
+ * are then not merged: a missed merge, never a wrong one). */
+static bool same_attributes(const rl_node *a, const rl_node *b) {
+    size_t na = a->proto ? a->proto->n_attribute : 0, nb = b->proto ? b->proto->n_attribute : 0;
+    if (na != nb) return false;
+    uint8_t x[256], y[256];
+    for (size_t i = 0; i < na; i++) {
+        size_t sa = onnx__attribute_proto__get_packed_size(a->proto->attribute[i]);
+        if (sa > sizeof x || sa != onnx__attribute_proto__get_packed_size(b->proto->attribute[i])) return false;
+        onnx__attribute_proto__pack(a->proto->attribute[i], x);
+        onnx__attribute_proto__pack(b->proto->attribute[i], y);
+        if (memcmp(x, y, sa)) return false;
+    }
+    return true;
+}
+
+/* Input j of node n after the merges so far (canon: each value's merged
+ * value); an input from an outer scope or omitted is itself. */
+static const rl_value *merged_input(const rl_graph *g, const int *canon, const rl_node *n, int j) {
+    return n->in[j] >= 0 ? &g->values[canon[n->in[j]]] : n->inv[j];
+}
+
+static uint64_t alike_hash(const rl_graph *g, const int *canon, const rl_node *n) {
+    uint64_t h = 1469598103934665603u;
+    for (const char *s = n->op_type; s && *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211u;
+    for (int j = 0; j < n->n_in; j++) h = (h ^ (uint64_t)(uintptr_t)merged_input(g, canon, n, j)) * 1099511628211u;
+    return h ^ (h >> 29);
+}
+
+static bool alike(const rl_graph *g, const int *canon, const rl_node *a, const rl_node *b) {
+    if (a->n_in != b->n_in || a->n_out != b->n_out || a->n_subgraphs || b->n_subgraphs || a->n_implicit ||
+        b->n_implicit || !a->op_type || !b->op_type || strcmp(a->op_type, b->op_type) ||
+        strcmp(a->domain ? a->domain : "", b->domain ? b->domain : ""))
+        return false;
+    for (int j = 0; j < a->n_in; j++)
+        if (merged_input(g, canon, a, j) != merged_input(g, canon, b, j)) return false;
+    return same_attributes(a, b);
+}
+
+int *rl_fc_first_alike(rl_ctx *c, const rl_prepared *pg) {
+    const rl_graph *g = pg->graph;
+    size_t cap = 2;
+    while (cap < 2 * (size_t)g->n_nodes) cap *= 2;
+    int *first = rl_arena_alloc(c->arena, (size_t)(g->n_nodes + 1) * sizeof *first);
+    int *canon = rl_arena_alloc(c->arena, (size_t)(g->n_values + 1) * sizeof *canon);
+    int *table = rl_arena_alloc(c->arena, cap * sizeof *table);
+    if (!first || !canon || !table) return NULL;
+    for (int v = 0; v < g->n_values; v++) canon[v] = v;
+    for (int i = 0; i < g->n_nodes; i++) first[i] = i;
+    for (size_t s = 0; s < cap; s++) table[s] = -1;
+    /* in topological order, so that a node's inputs are merged before it is
+     * looked up: merging the Shape nodes of one tensor merges the Gathers
+     * that read them, and so on down the chain */
+    for (int k = 0; k < g->n_nodes; k++) {
+        const rl_node *n = &g->nodes[g->order[k]];
+        size_t s = alike_hash(g, canon, n) & (cap - 1);
+        while (table[s] >= 0 && !alike(g, canon, &g->nodes[table[s]], n)) s = (s + 1) & (cap - 1);
+        if (table[s] < 0) table[s] = n->index;
+        const rl_node *f = &g->nodes[table[s]];
+        first[n->index] = f->index;
+        for (int o = 0; f != n && o < n->n_out; o++)
+            if (n->out[o] >= 0 && f->out[o] >= 0) canon[n->out[o]] = canon[f->out[o]];
+    }
+    return first;
+}
+
 bool rl_fc_runs_unfolded(const rl_prepared *pg, const rl_node *n) {
     if (pg->kernels[n->index] != 0) return false;
     return !n->n_subgraphs && n->op_type && strcmp(n->op_type, "Constant") != 0;
@@ -347,15 +414,20 @@ void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
     if (!unfused && hw->fc.n_apart > 0 && make_plan(c, pg, &hw->fc, &split)) pl = split;
     if (unfused) pl.root = pl.next = NULL;
     /* the views and folded shape arithmetic the stack runs: all, or those
-     * that depend on the inputs (out of memory: all) */
-    const bool runs = hw->fc.shape_ops != RL_SHAPE_FOLDED;
-    const bool *dep = hw->fc.shape_ops == RL_SHAPE_DYNAMIC ? rl_fc_input_dependent(c, pg) : NULL;
+     * that depend on the inputs, or of those each distinct one once (out of
+     * memory: all) */
+    const int mode = hw->fc.shape_ops;
+    const bool runs = mode != RL_SHAPE_FOLDED;
+    const bool *dep = mode == RL_SHAPE_DYNAMIC || mode == RL_SHAPE_DISTINCT ? rl_fc_input_dependent(c, pg) : NULL;
+    const int *first = mode == RL_SHAPE_DISTINCT && dep ? rl_fc_first_alike(c, pg) : NULL;
     double e_dyn = 0;
     for (int r = 0; r < g->n_nodes; r++) {
         if (pl.root && pl.root[r] != r) continue;
         rl_fc_kernel k;
         double kernels = unfused ? pg->kernels[r] : pl.kernels[r];
-        if (kernels == 0 && runs && rl_fc_runs_unfolded(pg, &g->nodes[r]) && (!dep || dep[r])) kernels = 1;
+        if (kernels == 0 && runs && rl_fc_runs_unfolded(pg, &g->nodes[r]) && (!dep || dep[r]) &&
+            (!first || first[r] == r))
+            kernels = 1;
         rl_fc_kernel_figures(c, pg, o, hw, r, pl.next, pl.root, kernels, lt, &k);
         double t = rl_fc_kernel_time(&k, &hw->fc);
         f->kernels_s += t;

@@ -55,6 +55,13 @@ void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o,
  * input — rather than on weights and constants alone. */
 bool *rl_fc_input_dependent(rl_ctx *c, const rl_prepared *pg);
 
+/* Per node of pg's graph (arena memory; NULL when out of it): the first
+ * node, in topological order, that computes the same as it — same op,
+ * domain and attributes, and the same inputs once earlier merges are made —
+ * as a stack's common-subexpression elimination merges them; the node's own
+ * index when none before it does. Nodes with bodies are never merged. */
+int *rl_fc_first_alike(rl_ctx *c, const rl_prepared *pg);
+
 /* Whether node n is one the plan counts as no kernel (a view, shape
  * arithmetic the analysis folds) that could run as a kernel of its own: any
  * such node but a Constant (its value is the model's) or a node with

@@ -31,10 +31,15 @@ int rl_op_class_parse(const char *name); /* -1 if unknown */
 #define RL_FC_MAX_APART 16
 /* Which of the nodes the plan counts as no kernel (views, shape arithmetic
  * the analysis folds) a stack runs as kernels ("shape_ops"): none
- * ("folded"), those that depend on the model's inputs ("dynamic": it folds
- * constants but not what depends on sizes it does not know before the run),
- * or all but Constants ("run"). */
-enum rl_shape_ops { RL_SHAPE_FOLDED, RL_SHAPE_DYNAMIC, RL_SHAPE_RUN };
+ * ("folded"); those that depend on the model's inputs, each distinct
+ * computation once ("distinct": it folds constants and merges identical
+ * computations, same op, attributes and inputs, as ONNX Runtime's
+ * common-subexpression elimination does); all those that depend on the
+ * inputs ("dynamic": it folds constants but not what depends on sizes it
+ * does not know before the run); or all but Constants ("run").
+ * rl_shape_ops_names: the profile's words, in the enum's order. */
+enum rl_shape_ops { RL_SHAPE_FOLDED, RL_SHAPE_DISTINCT, RL_SHAPE_DYNAMIC, RL_SHAPE_RUN, RL_SHAPE_COUNT };
+extern const char *const rl_shape_ops_names[RL_SHAPE_COUNT];
 /* The forecast's parameters (the profile's "forecast" block, hw/README.md):
  * what a well-tuned software stack reaches on the device. A profile without
  * the block gets the core's generic defaults (no tile quantization). */

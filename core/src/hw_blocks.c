@@ -120,21 +120,25 @@ static int forecast_choice(const parse_ctx *x, const cJSON *fc, const char *key,
 /* "grouped_conv": how the stack runs a convolution of several input
  * channels a group: "one_kernel" (all groups in one kernel) or "per_group"
  * (one GEMM call per group, as a CPU runtime without a grouped kernel does).
- * "shape_ops": whether views and the shape arithmetic the analysis folds
- * cost nothing ("folded") or each runs as a kernel ("run": a runtime that
- * does not fold them, as ONNX Runtime without graph optimisations). */
+ * "shape_ops": which views and pieces of the shape arithmetic the analysis
+ * folds run as kernels (enum rl_shape_ops): none ("folded"), or all ("run":
+ * a runtime that does not fold them, as ONNX Runtime without graph
+ * optimisations), or those that depend on the inputs ("dynamic"), each
+ * distinct one once ("distinct"). */
+const char *const rl_shape_ops_names[RL_SHAPE_COUNT] = {"folded", "distinct", "dynamic", "run"};
+
 static int forecast_stack_choices(const parse_ctx *x, const cJSON *fc, rl_forecast_params *f) {
     if (forecast_choice(x, fc, "grouped_conv", "one_kernel", "per_group",
                         "every group of a grouped convolution in one kernel, or one GEMM call a group", &f->group_calls))
         return -1;
-    static const char *const modes[] = {"folded", "dynamic", "run"};
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(fc, "shape_ops");
     f->shape_ops = v ? -1 : RL_SHAPE_FOLDED;
-    for (int i = 0; i < 3 && cJSON_IsString(v); i++)
-        if (!strcmp(v->valuestring, modes[i])) f->shape_ops = i;
+    for (int i = 0; i < RL_SHAPE_COUNT && cJSON_IsString(v); i++)
+        if (!strcmp(v->valuestring, rl_shape_ops_names[i])) f->shape_ops = i;
     if (f->shape_ops < 0)
         return hw_bad(x, "forecast.shape_ops", "must be \"folded\" (views and shape arithmetic cost nothing), "
-                                              "\"dynamic\" (those that depend on the model's inputs run as kernels) "
+                                              "\"distinct\" (those that depend on the model's inputs run as kernels, "
+                                              "identical ones merged into one), \"dynamic\" (all of those run) "
                                               "or \"run\" (all of them run as kernels)");
     return 0;
 }
