@@ -132,7 +132,10 @@ static void print_diff_layers(const cJSON *d, int top) {
            numf("%g", num(c, "added")), numf("%g", num(c, "removed")));
 
     const cJSON *changes = get(d, "changes");
-    int total = cJSON_GetArraySize(changes), shown = top > 0 && top < total ? top : total;
+    const cJSON *all = get(d, "changes_total"); /* the core kept only the top ones */
+    int total = cJSON_IsNumber(all) ? (int)fmin(fmax(all->valuedouble, 0), INT_MAX) : cJSON_GetArraySize(changes);
+    int shown = top > 0 && top < total ? top : total;
+    if (shown > cJSON_GetArraySize(changes)) shown = cJSON_GetArraySize(changes);
     if (total) {
         tprintf("\n%-32s %-22s %12s %12s %12s  %s\n", "layer (most changed first)", "op", "time", "FLOPs", "bytes",
                "bound");
@@ -305,6 +308,9 @@ int run_diff(cJSON *req, cli_args *A) {
     if (a->fail_if) cJSON_AddStringToObject(d, "fail_if", a->fail_if);
     cJSON_AddBoolToObject(d, "markdown", !strcmp(a->format, "markdown"));
     cJSON_AddNumberToObject(d, "top", a->top > 0 ? a->top : 1000);
+    /* the table shows the top changes only: the core leaves the other layers
+     * out of its answer, so there is less to read back */
+    if (!strcmp(a->format, "table") && a->top > 0) cJSON_AddStringToObject(d, "layers", "top");
     cJSON_AddStringToObject(d, "old_label", a->old_label);
     cJSON_AddStringToObject(d, "new_label", a->new_label);
     char *text = cJSON_PrintUnformatted(req);

@@ -750,6 +750,46 @@ static void test_figures_one_source(const char *old_name, const char *new_name) 
     rl_model_free(b);
 }
 
+/* diff.layers "top": the first `top` changes, each pointing at the same
+ * layer as in the whole answer, the layers no kept change names left out,
+ * the counts and totals untouched; "changes_total" the whole count. */
+static void test_top_layers_only(const char *old_name, const char *new_name, int top) {
+    rl_model *a = load_model(old_name), *b = load_model(new_name);
+    if (!a || !b) return;
+    char extra[96];
+    snprintf(extra, sizeof extra, ",\"diff\": {\"top\": %d, \"layers\": \"top\"}", top);
+    cJSON *all = diff(a, b, ""), *cut = diff(a, b, extra);
+    const cJSON *da = check_at(all, "diff"), *dc = check_at(cut, "diff");
+    const int total = cJSON_GetArraySize(check_at(da, "changes")), kept = cJSON_GetArraySize(check_at(dc, "changes"));
+    CHECK(total > 0 && kept == (total < top ? total : top) && check_num(dc, "changes_total") == total,
+          "%s: %d of %d changes kept (top %d), changes_total %g", new_name, kept, total, top, check_num(dc, "changes_total"));
+    int listed = 0;
+    for (int i = 0; i < kept; i++) {
+        const cJSON *ca = cJSON_GetArrayItem(check_at(da, "changes"), i), *cc = cJSON_GetArrayItem(check_at(dc, "changes"), i);
+        const char *kind = check_str(cc, "kind");
+        const cJSON *la = cJSON_GetArrayItem(check_at(da, kind), (int)check_num(ca, "at"));
+        const cJSON *lc = cJSON_GetArrayItem(check_at(dc, kind), (int)check_num(cc, "at"));
+        char *ta = cJSON_PrintUnformatted(la), *tc = cJSON_PrintUnformatted(lc);
+        CHECK(!strcmp(kind, check_str(ca, "kind")) && ta && tc && !strcmp(ta, tc), "%s: change %d is the same layer", new_name, i);
+        free(ta);
+        free(tc);
+    }
+    static const char *const kinds[] = {"matched", "added", "removed"};
+    for (int k = 0; k < 3; k++) listed += cJSON_GetArraySize(check_at(dc, kinds[k]));
+    CHECK(listed <= kept, "%s: %d layers listed for %d kept changes", new_name, listed, kept);
+    char *la = cJSON_PrintUnformatted(check_at(da, "layers")), *lc = cJSON_PrintUnformatted(check_at(dc, "layers"));
+    char *ta = cJSON_PrintUnformatted(check_at(da, "totals")), *tc = cJSON_PrintUnformatted(check_at(dc, "totals"));
+    CHECK(la && lc && ta && tc && !strcmp(la, lc) && !strcmp(ta, tc), "%s: counts and totals are the whole diff's", new_name);
+    free(la), free(lc), free(ta), free(tc);
+    cJSON *bad = diff(a, b, ",\"diff\": {\"layers\": \"some\"}");
+    CHECK(!is_ok(bad) && !strcmp(check_str(bad, "error.where"), "diff.layers"), "diff.layers \"some\" is refused");
+    cJSON_Delete(bad);
+    cJSON_Delete(all);
+    cJSON_Delete(cut);
+    rl_model_free(a);
+    rl_model_free(b);
+}
+
 int main(int argc, char **argv) {
     tests_dir = argc > 1 ? argv[1] : "tests";
     root_dir = argc > 2 ? argv[2] : ".";
@@ -772,6 +812,9 @@ int main(int argc, char **argv) {
     test_figures_one_source("diff_old.onnx", "diff_new.onnx");
     test_figures_one_source("transformer_block.onnx", "transformer_block.onnx");
     test_figures_one_source("conv_net.onnx", "yolo_head.onnx");
+    test_top_layers_only("diff_old.onnx", "diff_new.onnx", 2);
+    test_top_layers_only("conv_net.onnx", "yolo_head.onnx", 3);
+    test_top_layers_only("conv_net.onnx", "yolo_head.onnx", 1000);
     test_metrics_documented();
     test_markdown_caps();
     test_markdown_neutral();

@@ -492,6 +492,7 @@ typedef struct diff_options {
     char old_label[DIFF_MAX_LABEL + 4], new_label[DIFF_MAX_LABEL + 4];
     int top;
     bool markdown;
+    bool top_layers_only; /* diff.layers "top": only the first `top` changes and their layers */
 } diff_options;
 
 static void set_label(char *to, const char *from) {
@@ -541,6 +542,8 @@ static int parse_diff_options(const cJSON *req, diff_options *o, rl_error *err) 
         else if ((!strcmp(k, "old_label") || !strcmp(k, "new_label")) && cJSON_IsString(x))
             set_label(k[0] == 'o' ? o->old_label : o->new_label, x->valuestring);
         else if (!strcmp(k, "markdown") && cJSON_IsBool(x)) o->markdown = cJSON_IsTrue(x);
+        else if (!strcmp(k, "layers") && cJSON_IsString(x) && (!strcmp(x->valuestring, "all") || !strcmp(x->valuestring, "top")))
+            o->top_layers_only = !strcmp(x->valuestring, "top");
         else if (!strcmp(k, "top")) {
             if (!parse_top(x, o, err)) return -1;
         } else {
@@ -548,7 +551,7 @@ static int parse_diff_options(const cJSON *req, diff_options *o, rl_error *err) 
             snprintf(where, sizeof where, "diff.%.48s", k);
             rl_error_set(err, "bad_request", where,
                          "diff.%s: expected fail_if (a string), top (1 to %d), markdown (true or false), "
-                         "old_label or new_label (strings; cut to %d bytes)",
+                         "layers (\"all\" or \"top\"), old_label or new_label (strings; cut to %d bytes)",
                          k, DIFF_MAX_TOP, DIFF_MAX_LABEL);
             return -1;
         }
@@ -576,6 +579,53 @@ static bool analyze_both(rl_model *old_model, rl_model *new_model, const char *t
         return false;
     }
     return true;
+}
+
+/* diff.layers "top": the answer keeps the first `top` changes and only the
+ * layers they name (re-indexed: each change's "at" points into the kept
+ * lists), for a face that shows the top changes and need not read every
+ * layer back; "changes_total" says how many there were. Counts, totals,
+ * the gate and the Markdown were made from every layer before. */
+static int by_at(const void *x, const void *y) {
+    double a = (*(cJSON *const *)x)->valuedouble, b = (*(cJSON *const *)y)->valuedouble;
+    return a < b ? -1 : a > b;
+}
+
+static bool keep_top_changes(cJSON *d, int top) {
+    static const char *const kinds[] = {"matched", "added", "removed"};
+    cJSON *changes = cJSON_GetObjectItemCaseSensitive(d, "changes");
+    const int total = cJSON_GetArraySize(changes);
+    if (!cJSON_AddNumberToObject(d, "changes_total", total)) return false;
+    while (cJSON_GetArraySize(changes) > top) cJSON_DeleteItemFromArray(changes, top);
+    cJSON **ats = malloc(((size_t)(top < total ? top : total) + 1) * sizeof *ats), *c;
+    if (!ats) return false;
+    bool ok = true;
+    for (int k = 0; k < 3 && ok; k++) {
+        /* the kept changes of this kind, by the index they point at */
+        int n = 0;
+        cJSON_ArrayForEach(c, changes) {
+            cJSON *at = cJSON_GetObjectItemCaseSensitive(c, "at");
+            if (!strcmp(rl_json_get_str(c, "kind"), kinds[k]) && cJSON_IsNumber(at)) ats[n++] = at;
+        }
+        qsort(ats, (size_t)n, sizeof *ats, by_at);
+        /* one walk of the list: each named layer moves to the kept list, and
+         * its change points at its place there */
+        cJSON *list = cJSON_GetObjectItemCaseSensitive(d, kinds[k]), *kept = cJSON_CreateArray();
+        ok = kept != NULL;
+        cJSON *item = list ? list->child : NULL;
+        for (int i = 0, j = 0, slot = 0; ok && item && j < n; i++) {
+            cJSON *next = item->next;
+            if (ats[j]->valuedouble == i) {
+                cJSON_AddItemToArray(kept, cJSON_DetachItemViaPointer(list, item));
+                for (; j < n && ats[j]->valuedouble == i; j++) cJSON_SetNumberValue(ats[j], slot);
+                slot++;
+            }
+            item = next;
+        }
+        if (ok) cJSON_ReplaceItemInObjectCaseSensitive(d, kinds[k], kept);
+    }
+    free(ats);
+    return ok;
 }
 
 /* The sections of the diff object d after the two models' own: what the
@@ -623,6 +673,10 @@ static bool add_diff_sections(cJSON *d, const side *so, const side *sn, const rl
             return false;
         }
         cJSON_AddItemToObject(d, "markdown", s);
+    }
+    if (opt->top_layers_only && !keep_top_changes(d, opt->top)) {
+        rl_error_set(err, "out_of_memory", "", "out of memory while keeping the top changes");
+        return false;
     }
     return true;
 }
