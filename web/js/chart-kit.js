@@ -196,18 +196,35 @@ export function wrapLine(text, width = 60) {
   return out;
 }
 
+// A legend's marks repeat (the three charts share their op series; every
+// redraw writes the legends again): each distinct mark is drawn and encoded
+// once, keyed by everything drawMark reads.
+const swatchCache = new Map();
+const SWATCH_CACHE_MAX = 512;
+
+function swatchImage(m) {
+  const dpr = Math.max(1, globalThis.devicePixelRatio || 1);
+  const radius = Math.min(m.radius || 4, 6.5);
+  const key = JSON.stringify([dpr, !!chartDrawPoint(), m.point, m.pointStyle, radius, m.color, m.fill, m.borderWidth, m.area, m.dash, m.width]);
+  let url = swatchCache.get(key);
+  if (url) return url;
+  const c = document.createElement('canvas');
+  c.width = 22 * dpr; c.height = 16 * dpr;
+  drawMark(c.getContext('2d'), { ...m, radius }, 11 * dpr, 8 * dpr, dpr);
+  url = c.toDataURL('image/png');
+  if (swatchCache.size >= SWATCH_CACHE_MAX) swatchCache.clear();
+  swatchCache.set(key, url);
+  return url;
+}
+
 /** A legend swatch: the entry's mark, drawn as on the chart, as the
  * background of a span (no canvas in the figure but the chart's, and no
  * image element the page's hostile-string checks would have to tell apart). */
 export function markSwatch(m) {
-  const c = document.createElement('canvas');
-  const dpr = Math.max(1, globalThis.devicePixelRatio || 1);
-  c.width = 22 * dpr; c.height = 16 * dpr;
-  drawMark(c.getContext('2d'), { ...m, radius: Math.min(m.radius || 4, 6.5) }, 11 * dpr, 8 * dpr, dpr);
   const sw = document.createElement('span');
   sw.className = 'swatch';
   sw.setAttribute('aria-hidden', 'true');
-  sw.dataset.mark = c.toDataURL('image/png');   // what is drawn (tests read it back)
+  sw.dataset.mark = swatchImage(m);   // what is drawn (tests read it back)
   sw.style.backgroundImage = `url("${sw.dataset.mark}")`;
   return sw;
 }
