@@ -21,14 +21,15 @@ import { existsSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { loadavg } from 'node:os';
-import { join, basename } from 'node:path';
+import { join, basename, resolve } from 'node:path';
 import { SITE, CLI, serve, chromiumPath, CHROMIUM_ARGS } from '../tests/web/helpers.mjs';
 import { BENCH_MODELS } from './bench-models.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] ? args[i + 1] : dflt; };
 const runs = Math.max(1, Number(opt('runs', 5)) || 1);
-const SITE_DIR = opt('site', SITE);   // e.g. an older build, to compare under the same load
+// e.g. an older build, to compare under the same load; absolute, as the server compares paths
+const SITE_DIR = resolve(opt('site', SITE));
 const only = new Set(String(opt('only', 'interactive,resnet50,bert_large,swin_like,nodes100k,switch,parallel')).split(','));
 
 const die = (m) => { console.error(`bench-browser: ${m}`); process.exit(1); };
@@ -116,7 +117,8 @@ function armDrawn(page, trigger, want) {
       if (t0 !== null && ready()) {
         setTimeout(() => {
           const total = performance.now() - t0;
-          resolve({ total, opened: phase('rooflens-opened'), analyzed: phase('rooflens-analyzed'), rendered: phase('rooflens-rendered') });
+          resolve({ total, opened: phase('rooflens-opened'), analyzed: phase('rooflens-analyzed'), rendered: phase('rooflens-rendered'),
+            table: phase('rooflens-table'), charts: phase('rooflens-charts') });
         }, 0);
       } else requestAnimationFrame(poll);
     };
@@ -174,6 +176,9 @@ for (const [, m, early] of drops) {
     console.log(`${''.padEnd(4)}read ${fmt(mid.opened)}, analyse and hand over ${fmt(mid.analyzed - mid.opened)}, ` +
       `table and charts ${fmt(mid.rendered - mid.analyzed)}, to the end of the frame that paints them ${fmt(mid.total - mid.rendered)}`);
   }
+  // the charts' part of the drawing in every run (rooflens-table -> rooflens-charts)
+  const charts = phases.filter((p) => p.table !== null && p.charts !== null).map((p) => p.charts - p.table);
+  if (charts.length) console.log(`${''.padEnd(4)}the three charts: median ${fmt(median(charts))} (${charts.map(fmt).join(', ')})`);
 }
 
 // 3. switching hardware and precision with BERT-Large open

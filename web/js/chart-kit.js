@@ -4,7 +4,7 @@
 // block and legend, legend marks drawn as the chart draws them, and zoom and
 // pan. It draws; it computes no figure.
 import { eng } from './format.js';
-import { chartDrawPoint } from './chart-lib.js';
+import { chartDrawPoint, loadChartLibrary } from './chart-lib.js';
 
 export const whiteBackground = {
   id: 'rlBackground',
@@ -196,18 +196,35 @@ export function wrapLine(text, width = 60) {
   return out;
 }
 
+// A legend's marks repeat (the three charts share their op series; every
+// redraw writes the legends again): each distinct mark is drawn and encoded
+// once, keyed by everything drawMark reads.
+const swatchCache = new Map();
+const SWATCH_CACHE_MAX = 512;
+
+function swatchImage(m) {
+  const dpr = Math.max(1, globalThis.devicePixelRatio || 1);
+  const radius = Math.min(m.radius || 4, 6.5);
+  const key = JSON.stringify([dpr, !!chartDrawPoint(), m.point, m.pointStyle, radius, m.color, m.fill, m.borderWidth, m.area, m.dash, m.width]);
+  let url = swatchCache.get(key);
+  if (url) return url;
+  const c = document.createElement('canvas');
+  c.width = 22 * dpr; c.height = 16 * dpr;
+  drawMark(c.getContext('2d'), { ...m, radius }, 11 * dpr, 8 * dpr, dpr);
+  url = c.toDataURL('image/png');
+  if (swatchCache.size >= SWATCH_CACHE_MAX) swatchCache.clear();
+  swatchCache.set(key, url);
+  return url;
+}
+
 /** A legend swatch: the entry's mark, drawn as on the chart, as the
  * background of a span (no canvas in the figure but the chart's, and no
  * image element the page's hostile-string checks would have to tell apart). */
 export function markSwatch(m) {
-  const c = document.createElement('canvas');
-  const dpr = Math.max(1, globalThis.devicePixelRatio || 1);
-  c.width = 22 * dpr; c.height = 16 * dpr;
-  drawMark(c.getContext('2d'), { ...m, radius: Math.min(m.radius || 4, 6.5) }, 11 * dpr, 8 * dpr, dpr);
   const sw = document.createElement('span');
   sw.className = 'swatch';
   sw.setAttribute('aria-hidden', 'true');
-  sw.dataset.mark = c.toDataURL('image/png');   // what is drawn (tests read it back)
+  sw.dataset.mark = swatchImage(m);   // what is drawn (tests read it back)
   sw.style.backgroundImage = `url("${sw.dataset.mark}")`;
   return sw;
 }
@@ -280,4 +297,50 @@ export function chartPng(chart, { lines = [], legend = [] }) {
     chart.options.devicePixelRatio = before;
     chart.resize();
   }
+}
+
+// The first chart a page creates pays Chart.js's one-time costs: its
+// controllers, scales and plugins resolved and their code compiled (about
+// 110 ms of a BERT-Large drop's drawing, docs/benchmarks.md). warmCharts()
+// pays them while the page waits for a file: one small chart of each kind
+// the page draws, created and destroyed in a single task on a canvas off the
+// screen, so nothing of it is ever painted or seen by another script.
+const WARM_POINTS = [{ x: 1, y: 10 }, { x: 30, y: 300 }, { x: 300, y: 1000 }];
+const WARM_CONFIGS = [
+  { type: 'scatter', log: true, data: { datasets: [
+    line('ceiling', [{ x: 0.1, y: 1 }, { x: 1000, y: 1000 }], '#000', { borderDash: [5, 4] }),
+    { type: 'scatter', label: 'points', data: WARM_POINTS, pointStyle: 'circle', pointRadius: [3, 5, 8], backgroundColor: '#1f77b4' },
+    { type: 'scatter', label: 'star', data: [WARM_POINTS[1]], pointStyle: 'star', pointRadius: 12, backgroundColor: '#ffd700' }] },
+  labels: [{ x: 30, y: 300, r: 5, text: '\u00d72', color: '#222' }] },
+  { type: 'line', log: true, data: { datasets: [line('sweep', WARM_POINTS, '#1f77b4', { pointRadius: 3 })] } },
+  { type: 'bar', log: false, data: { labels: ['a', 'b'], datasets: [{ label: 'bars', data: [1, 2], backgroundColor: '#1f77b4' }] } },
+];
+
+function warmOnce(Chart, host, { type, log, data, labels = [] }) {
+  const canvas = document.createElement('canvas');
+  host.replaceChildren(canvas);
+  const scales = log ? { x: logAxis('x', '', 0.1, 1000), y: logAxis('y', 'FLOP/s', 1, 1000) } : {};
+  const chart = new Chart(canvas, {
+    type, data, plugins: [whiteBackground, pointLabels],
+    options: { animation: false, responsive: true, maintainAspectRatio: false, parsing: !log, normalized: true,
+      scales, plugins: { legend: { display: false }, zoom: zoomOptions(), rlLabels: labels } },
+  });
+  chart.destroy();
+}
+
+/** Pays Chart.js's first-chart costs once, when the page is idle (see above).
+ * Resolves when done; a failure only leaves the first chart cold. */
+export function warmCharts() {
+  return loadChartLibrary().then((Chart) => new Promise((resolve) => {
+    const idle = globalThis.requestIdleCallback || ((f) => setTimeout(f, 0));
+    idle(() => {
+      const host = document.createElement('div');
+      host.setAttribute('aria-hidden', 'true');
+      host.style.cssText = 'position:fixed;left:-10000px;top:0;width:480px;height:360px;visibility:hidden';
+      document.body.appendChild(host);
+      try { for (const c of WARM_CONFIGS) warmOnce(Chart, host, c); } finally { host.remove(); }
+      performance.mark('rooflens-charts-warm');
+      resolve();
+    }, { timeout: 1000 });
+  })).catch(() => {});
 }

@@ -24,6 +24,7 @@ import { GraphView } from './graph-view.js';
 import { ModuleView } from './module-view.js';
 import { LayoutClient } from './layout-client.js';
 import { loadChartLibrary } from './chart-lib.js';
+import { warmCharts } from './chart-kit.js';
 import { $, el } from './dom.js';
 
 /** In a frame, another site could dress the page up and catch clicks: refuse. */
@@ -155,6 +156,7 @@ async function main() {
   loadChartLibrary().catch(() => {});   // the charts' library, off the page's start
   await restore();
   warmUp();
+  if (!app.info) warmCharts();   // Chart.js's first-chart costs, paid before a drop
   document.body.dataset.ready = '1';
   performance.mark('rooflens-ready');
 }
