@@ -29,6 +29,14 @@ export const BENCH_MODELS = {
   // nodes (Swin-T's export has 6,532).
   swin_like: { title: 'Swin-T-sized', path: () => bigModel('swin_like', ['--layers', '130', '--hidden', '96', '--heads', '3', '--ff', '384',
     '--vocab', '1000', '--max-pos', '64', '--seq', '49']) },
+  // the real Swin-T (torchvision's, random weights), exported with Debian's
+  // python3-torch and python3-torchvision when they are installed
+  swin_t: { title: 'Swin-T', path: () => {
+    mkdirSync(BENCH, { recursive: true });
+    const p = join(BENCH, 'swin_t.onnx');
+    if (!existsSync(p)) execFileSync('/usr/bin/python3', [join(ROOT, 'tools/export_torch_models.py'), '--out', BENCH, '--opset', '17', 'swin_t'], { stdio: 'inherit' });
+    return p;
+  } },
   nodes100k: { title: '100,000 nodes', path: () => {
     mkdirSync(BENCH, { recursive: true });
     const p = join(BENCH, 'nodes100k.onnx');

@@ -20,7 +20,7 @@ downloads):
   resnet50            torchvision resnet50(weights=None), [1,3,224,224]
   mobilenet_v3_large  torchvision mobilenet_v3_large(weights=None), [1,3,224,224]
   resnet18 efficientnet_b0 regnet_y_400mf shufflenet_v2_x1_0 squeezenet1_1
-  convnext_tiny vit_b_16 densenet121
+  convnext_tiny vit_b_16 densenet121 swin_t
                       the same torchvision classifiers, [1,3,224,224]
   bert_large          BERT-Large-shaped encoder written with plain torch.nn:
                       24 layers, hidden 1024, 16 heads, FF 4096 (erf GELU),
@@ -317,7 +317,7 @@ def image_input(size):
 # forecast is validated on (docs/validation.md) beside the hand-written ones.
 TORCHVISION_IMAGE = ["resnet50", "mobilenet_v3_large", "resnet18", "efficientnet_b0",
                      "regnet_y_400mf", "shufflenet_v2_x1_0", "squeezenet1_1",
-                     "convnext_tiny", "vit_b_16", "densenet121"]
+                     "convnext_tiny", "vit_b_16", "densenet121", "swin_t"]
 
 
 def build(name):
