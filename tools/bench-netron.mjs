@@ -17,7 +17,7 @@
 //   (then DIR is /tmp/netron/source). Netron blocks eval: its page is polled
 //   with selectors only. Its cookie notice is accepted before the page loads
 //   (the cookie it sets when the notice is accepted).
-// NAME: resnet50, bert_large, swin_like, nodes100k (tools/bench-models.mjs).
+// NAME: resnet50, bert_large, swin_like, swin_t, nodes100k (tools/bench-models.mjs).
 // Needs build/site (tools/build-site.sh).
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
