@@ -95,7 +95,8 @@ for (const f of fs.readdirSync(src).filter((f) => f.endsWith('.json')).sort()) {
   fs.writeFileSync(path.join(dst, f), JSON.stringify(p));
   profiles.push({ id: p.id, name: p.name, vendor: p.vendor || '', category: p.category || 'other',
     power_modes: (p.power_modes || []).map((m) => ({ id: m.id, name: m.name || m.id, default: !!m.default })),
-    links: !!p.interconnect }); // chip-to-chip links: the compare view offers 2x, 4x, 8x of it
+    // chip-to-chip links (the core's rule: topology "none" is one device): the compare view offers 2x, 4x, 8x of it
+    links: !!p.interconnect && p.interconnect.topology !== 'none' });
 }
 fs.writeFileSync(path.join(dst, 'index.json'), JSON.stringify({ schema: 1, profiles }));
 console.log(`[build-site] hw: ${profiles.length} profiles`);

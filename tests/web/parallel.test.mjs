@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { ROOT, SITE, CLI, FIXTURES, cliJson, browserPrerequisites, browserSession, openPage as open, waitLayers } from './helpers.mjs';
 
 const { fromLocation, toHash, buildRequest, defaultState } = await import(join(ROOT, 'web/js/state.js'));
@@ -113,4 +114,18 @@ test('compare: 1× against 8× H100 shows the figures the CLI gives for the same
     [cli[0].chosen_time_s, cli[1].parallel.time_s]);
   assert.deepEqual(page2.problems, []);
   await page2.context().close();
+});
+
+test('compare: a device without chip-to-chip links (topology "none") is offered no 2×/4×/8×, and says why', { skip }, async () => {
+  const index = JSON.parse(readFileSync(join(SITE, 'hw/index.json'), 'utf8')).profiles;
+  for (const p of index) {
+    const ic = JSON.parse(readFileSync(join(ROOT, 'hw', `${p.id}.json`), 'utf8')).interconnect;
+    assert.equal(p.links, !!ic && ic.topology !== 'none', `${p.id}: links in the site's index`);
+  }
+  const page = await open(browser, `${site.url}#example=conv_net&hw=jetson-agx-orin&view=compare&cmp=h100-sxm`);
+  await page.waitForFunction(() => document.querySelector('[data-testid=compare-view]').dataset.state === 'done', null, { timeout: 30000 });
+  for (const n of [2, 4, 8]) assert.equal(await page.isDisabled(`[data-testid=compare-devices-${n}]`), true, `${n}x offered for the Jetson`);
+  assert.match(await page.locator('#compare-devices-note').textContent(), /no chip-to-chip links/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
 });

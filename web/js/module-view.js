@@ -166,8 +166,8 @@ export class ModuleView {
     this.svg.setAttribute('viewBox', `0 0 ${width} ${(maxDepth + 1) * ROW + 4}`);
     this.rove(this.svg.querySelector('g[data-reachable][aria-current=true]') || this.svg.querySelector('g[data-reachable]'));
     this.status.textContent = `${drawn} of ${mo.count + 1} bars, width by ${name}` +
-      (groups ? `; ${groups} cells each gather modules too narrow to draw alone (click one to spread them out)` : '') +
-      (tooSmall ? `; ${tooSmall} modules under a pixel wide are left out (click a module to zoom in)` : '') + '.';
+      (groups ? `; ${groups === 1 ? 'one cell gathers' : `${groups} cells each gather`} modules too narrow to draw alone (click ${groups === 1 ? 'it' : 'one'} to spread them out)` : '') +
+      (tooSmall ? `; ${tooSmall === 1 ? 'one module' : `${tooSmall} modules`} under a pixel wide ${tooSmall === 1 ? 'is' : 'are'} left out (click a module to zoom in)` : '') + '.';
   }
 
   /** One cell for m's children [from, to): too narrow to draw one by one. */

@@ -9,6 +9,10 @@ export const PARALLEL_MAX = Object.freeze({ tp: 1024, pp: 1024, dp: 65536, mb: 6
 
 export function parallelDefaultState() { return { ...PARALLEL_DEFAULTS }; }
 
+/** Whether a profile's "interconnect" links it to other devices: the core's
+ * rule (core/src/hw_blocks.c), topology "none" is one device. */
+export function hasChipLinks(interconnect) { return !!interconnect && interconnect.topology !== 'none'; }
+
 /** The settings into the share link (only what differs from one device). */
 export function parallelToParams(par, p) {
   if (!par) return;

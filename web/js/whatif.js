@@ -11,7 +11,7 @@ import { wordName } from './words.js';
 import { boundPhrase } from './figures.js';
 import { chartClass } from './chart-lib.js';
 import { VIEWS, MAX_COMPARE, MAX_SWEEP_BATCH, sweepBatches, validCompareEntry, parseCompareEntry } from './state.js';
-import { devicesSpec } from './parallel-state.js';
+import { devicesSpec, hasChipLinks } from './parallel-state.js';
 
 // Line charts' legends draw each series as its line, dashes included.
 const LINE_LEGEND = { position: 'top', labels: { boxWidth: 18, font: { size: 11 }, usePointStyle: true, pointStyle: 'line' } };
@@ -281,7 +281,7 @@ export class WhatIfViews {
   syncDevices() {
     const st = this.h.state();
     const one = this.chosenEntry();
-    const links = st.hw === 'custom' ? !!st.custom?.interconnect : !!this.h.catalog.byId.get(st.hw)?.links;
+    const links = st.hw === 'custom' ? hasChipLinks(st.custom?.interconnect) : !!this.h.catalog.byId.get(st.hw)?.links;
     this.q('#compare-devices-hw').textContent = st.hw === 'custom' ? 'the edited profile' : (this.h.catalog.byId.get(st.hw)?.name || st.hw);
     const chosen = new Set(st.compare);
     for (const box of this.root.querySelectorAll('#compare-devices input')) {
