@@ -30,6 +30,24 @@ function request(hwId, diff) {
   return JSON.stringify({ hardware, dims: {}, diff });
 }
 
+// The browser's prerequisites are awaited before the first test is
+// defined: a test defined before a top-level await can finish first, and
+// the file's after() hooks then close the server under the tests after it.
+const { chromium, exe, skip } = await browserPrerequisites([[CLI, 'build/rooflens (cmake --build build)']]);
+let site, files, browser;
+
+before(async () => {
+  if (skip) return;
+  site = await serve(SITE);
+  files = await serve(FIXTURES, { cors: true });   // models opened by URL
+  browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
+});
+after(async () => {
+  await browser?.close();
+  await site?.close();
+  await files?.close();
+});
+
 test('wasm diff equals the CLI diff: JSON and Markdown', { skip: skipNode }, async () => {
   const core = await loadNodeCore();
   const a = core.readAll(new Uint8Array(readFileSync(OLD)));
@@ -58,20 +76,6 @@ test('wasm diff equals the CLI diff: JSON and Markdown', { skip: skipNode }, asy
 });
 
 // ------------------------------------------------------------------ page
-const { chromium, exe, skip } = await browserPrerequisites([[CLI, 'build/rooflens (cmake --build build)']]);
-let site, files, browser;
-
-before(async () => {
-  if (skip) return;
-  site = await serve(SITE);
-  files = await serve(FIXTURES, { cors: true });   // models opened by URL
-  browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-  await files?.close();
-});
 
 async function openPage(hash = '') {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });

@@ -15,6 +15,13 @@ const AXE = join(ROOT, 'node_modules/axe-core/axe.min.js');
 const nodeSkip = existsSync(NODE_WASM) ? false : 'missing: build-wasm (tools/build-site.sh)';
 const hw = JSON.parse(readFileSync(join(ROOT, 'hw/h100-sxm.json'), 'utf8'));
 
+// The browser's prerequisites are awaited before the first test is
+// defined: a test defined before a top-level await can finish first, and
+// the file's after() hooks then close the server under the tests after it.
+const { chromium, exe, skip } = await browserPrerequisites([[AXE, 'axe-core (npm ci)'], [CLI, 'build/rooflens (cmake --build build)']]);
+let site, browser;
+browserSession({ chromium, exe, skip }, (s, b) => { site = s; browser = b; });
+
 test('every fixture: each layer row is one box of the graph, open or closed, and every edge joins the boxes of its rows', { skip: nodeSkip }, async () => {
   const core = await loadNodeCore();
   let models = 0, withModules = 0;
@@ -47,9 +54,6 @@ test('every fixture: each layer row is one box of the graph, open or closed, and
   assert.ok(models > 40 && withModules >= 4, `${models} models, ${withModules} with modules`);
 });
 
-const { chromium, exe, skip } = await browserPrerequisites([[AXE, 'axe-core (npm ci)'], [CLI, 'build/rooflens (cmake --build build)']]);
-let site, browser;
-browserSession({ chromium, exe, skip }, (s, b) => { site = s; browser = b; });
 
 async function openGraph(example, extra = '', viewport) {
   const page = await openPage(browser, `${site.url}#example=${example}&hw=h100-sxm${extra}`, viewport ? { viewport } : {});

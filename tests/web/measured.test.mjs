@@ -15,6 +15,13 @@ const MODEL = M('small_cnn.onnx');
 const PROFILE = M('ort_small_cnn_all.json');
 const coreSkip = existsSync(NODE_WASM) && existsSync(CLI) ? false : 'missing: build-wasm (tools/build-site.sh) or build/rooflens';
 
+// The browser's prerequisites are awaited before the first test is
+// defined: a test defined before a top-level await can finish first, and
+// the file's after() hooks then close the server under the tests after it.
+const { chromium, exe, skip } = await browserPrerequisites([[CLI, 'build/rooflens (cmake --build build)']]);
+let site, browser;
+browserSession({ chromium, exe, skip }, (s, b) => { site = s; browser = b; });
+
 test('WASM core: a measured profile gives the CLI\'s answer, and the same Netron attachment', { skip: coreSkip }, async () => {
   const core = await loadNodeCore();
   const { model } = core.readAll(new Uint8Array(readFileSync(MODEL)));
@@ -39,9 +46,6 @@ test('WASM core: a measured profile gives the CLI\'s answer, and the same Netron
   core.freeModel(model);
 });
 
-const { chromium, exe, skip } = await browserPrerequisites([[CLI, 'build/rooflens (cmake --build build)']]);
-let site, browser;
-browserSession({ chromium, exe, skip }, (s, b) => { site = s; browser = b; });
 
 async function openPage(url = site.url) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });

@@ -10,6 +10,14 @@ import { ROOT, SITE, CLI, FIXTURES, cliJson, browserPrerequisites, browserSessio
 
 const { fromLocation, toHash, buildRequest, defaultState } = await import(join(ROOT, 'web/js/state.js'));
 
+// The browser's prerequisites are awaited before the first test is
+// defined: a test defined before a top-level await can finish first, and
+// the file's after() hooks then close the server under the tests after it.
+const { chromium, exe, skip } = await browserPrerequisites([[CLI, 'build/rooflens (cmake --build build)'],
+  [join(SITE, 'index.html'), 'the site (tools/build-site.sh)']]);
+let site, browser;
+browserSession({ chromium, exe, skip }, (s, b) => { site = s; browser = b; });
+
 test('link: tp, pp, dp and mb come back; one device asks for no plan; bad values are named and ignored', async () => {
   const { state, problems } = await fromLocation('#hw=h100-sxm&tp=4&pp=2&mb=8', '', null);
   assert.deepEqual(problems, []);
@@ -37,10 +45,6 @@ test('link: compared groups of devices (cmp=ID@tp=T, the CLI\'s --compare syntax
   }
 });
 
-const { chromium, exe, skip } = await browserPrerequisites([[CLI, 'build/rooflens (cmake --build build)'],
-  [join(SITE, 'index.html'), 'the site (tools/build-site.sh)']]);
-let site, browser;
-browserSession({ chromium, exe, skip }, (s, b) => { site = s; browser = b; });
 
 test('panel: the plan the CLI gives for the same request; the link keeps the settings', { skip }, async () => {
   const model = join(FIXTURES, 'models', 'mlp.onnx');
