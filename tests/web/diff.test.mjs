@@ -30,9 +30,11 @@ function request(hwId, diff) {
   return JSON.stringify({ hardware, dims: {}, diff });
 }
 
-// The browser's prerequisites are awaited before the first test is
-// defined: a test defined before a top-level await can finish first, and
-// the file's after() hooks then close the server under the tests after it.
+const { eng: fmtEng } = await import(join(ROOT, 'web/js/format.js'));
+
+// Every top-level await comes before the first test and hook: a test that
+// finishes while the module still awaits lets the file's after() hook run,
+// which closed the server under the browser tests defined after the await.
 const { chromium, exe, skip } = await browserPrerequisites([[CLI, 'build/rooflens (cmake --build build)']]);
 let site, files, browser;
 
@@ -88,7 +90,6 @@ async function openPage(hash = '') {
   return page;
 }
 
-const { eng: fmtEng } = await import(join(ROOT, 'web/js/format.js'));
 const ready = (page) => page.waitForSelector('[data-testid=diff-models][data-state=ready]', { timeout: 20000 });
 
 test('compare view: the deltas, the matched layers and both models on the roofline', { skip }, async () => {
