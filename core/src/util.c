@@ -336,6 +336,24 @@ static _Thread_local struct number_memo {
     char text[27];
 } number_memo[NUMBER_MEMO_SIZE];
 
+/* The slot of a double's bit pattern in a memo. Fibonacci hashing: every
+ * bit moves the top ten, so doubles a power of two apart (the same
+ * mantissa: times of one layer at bandwidths or sizes that differ by 2x)
+ * do not share a slot. */
+static struct number_memo *memo_slot(struct number_memo *memo, double d) {
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    struct number_memo *m = &memo[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> 54];
+    return m->n && m->bits == bits ? m : (m->bits = bits, m->n = 0, m);
+}
+
+/* Keeps text (n bytes) in slot m, when it fits. */
+static void memo_keep(struct number_memo *m, const char *text, size_t n) {
+    if (n == 0 || n >= sizeof m->text) return;
+    m->n = (unsigned char)n;
+    memcpy(m->text, text, n);
+}
+
 static void jb_number(jbuf *b, double d) {
     char tmp[32];
     if (d != d || d - d != 0) {
@@ -359,22 +377,13 @@ static void jb_number(jbuf *b, double d) {
         jb_put(b, q, (size_t)(e - q));
         return;
     }
-    uint64_t bits;
-    memcpy(&bits, &d, sizeof bits);
-    /* Fibonacci hashing: every bit moves the top ten, so doubles a power of
-     * two apart (the same mantissa: times of one layer at bandwidths or
-     * sizes that differ by 2x) do not share a slot */
-    struct number_memo *m = &number_memo[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> 54];
-    if (m->n && m->bits == bits) {
+    struct number_memo *m = memo_slot(number_memo, d);
+    if (m->n) {
         jb_put(b, m->text, m->n);
         return;
     }
     int n = format_double(tmp, d);
-    if (n > 0 && (size_t)n < sizeof m->text) {
-        m->bits = bits;
-        m->n = (unsigned char)n;
-        memcpy(m->text, tmp, (size_t)n);
-    }
+    if (n > 0) memo_keep(m, tmp, (size_t)n);
     jb_put(b, tmp, (size_t)n);
 }
 
@@ -428,11 +437,7 @@ static size_t js_layout(char *out, const char *d, int k, int n, bool neg) {
 /* A layer table repeats its figures (the same block N times): a memo of
  * the last texts by bit pattern, as jb_number's, spares most of the
  * snprintf and strtod calls. */
-static _Thread_local struct js_memo {
-    uint64_t bits;
-    unsigned char n; /* 0: empty */
-    char text[27];
-} js_memo[NUMBER_MEMO_SIZE];
+static _Thread_local struct number_memo js_memo[NUMBER_MEMO_SIZE];
 
 /* The text of a finite v into text (48 bytes); its length. */
 static size_t js_number(char *text, double v) {
@@ -448,10 +453,8 @@ static size_t js_number(char *text, double v) {
         text[n] = 0;
         return n;
     }
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    struct js_memo *m = &js_memo[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> 54];
-    if (m->n && m->bits == bits) {
+    struct number_memo *m = memo_slot(js_memo, v);
+    if (m->n) {
         memcpy(text, m->text, m->n);
         text[m->n] = 0;
         return m->n;
@@ -459,11 +462,7 @@ static size_t js_number(char *text, double v) {
     char d[20];
     int e = 0, k = shortest_digits(fabs(v), d, &e);
     size_t n = js_layout(text, d, k, e + 1, v < 0);
-    if (n < sizeof m->text) {
-        m->bits = bits;
-        m->n = (unsigned char)n;
-        memcpy(m->text, text, n);
-    }
+    memo_keep(m, text, n);
     return n;
 }
 
