@@ -187,6 +187,23 @@ static int print_answer(const char *out, size_t size, const cli_args *A, int top
     return rc;
 }
 
+static int write_stdout(void *ctx, const char *bytes, size_t n) {
+    (void)ctx;
+    return fwrite(bytes, 1, n, stdout) == n ? 0 : -1;
+}
+
+/* --format json: the core's text as it is, written as the core makes it,
+ * so the layer rows (most of a big answer) are never held whole. */
+static int stream_json(rl_model *m, const char *request) {
+    bool ok = false;
+    int rc = rl_model_analyze_write(m, request, write_stdout, NULL, &ok);
+    if (rc || putchar('\n') == EOF || fflush(stdout)) {
+        fputs("rooflens: the answer could not be written to standard output\n", stderr);
+        return EXIT_WRITE;
+    }
+    return ok ? EXIT_OK : EXIT_BAD_MODEL;
+}
+
 /* One analysis (or study, or LLM view) of one model, printed in the chosen
  * format. req stays the caller's. */
 static int analyze_and_print(cJSON *req, const char *model_path, const cli_args *A, int top) {
@@ -200,13 +217,19 @@ static int analyze_and_print(cJSON *req, const char *model_path, const cli_args 
         return EXIT_BAD_MODEL;
     }
     char *text = cJSON_PrintUnformatted(req);
+    if (text && !strcmp(A->format, "json") && !A->strict) {
+        int rc = stream_json(m, text);
+        free(text);
+        rl_model_free(m);
+        return rc;
+    }
     size_t size = 0;
     char *out = text ? rl_model_analyze_sized(m, text, &size) : NULL;
     free(text);
     rl_model_free(m);
     int rc = EXIT_BAD_MODEL;
     if (!out) fputs("rooflens: out of memory\n", stderr);
-    else if (!answer_ok(out)) {
+    else if (!rl_answer_ok(out)) {
         if (!strcmp(A->format, "json")) puts(out);
         else report_error_json(out, model_path);
     } else {

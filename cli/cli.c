@@ -296,12 +296,6 @@ rl_model *read_model(const char *path, bool regular_only, char **err) {
     return m;
 }
 
-bool answer_ok(const char *answer) {
-    /* the core writes {"schema":N,"ok":... first (docs/api.md) */
-    const char *ok = answer ? strstr(answer, "\"ok\":") : NULL;
-    return ok && ok - answer < 32 && !strncmp(ok + 5, "true", 4);
-}
-
 void report_error_json(const char *answer, const char *path) {
     cJSON *e = cJSON_Parse(answer); /* an error answer: a few hundred bytes */
     print_error_line(path, get(e, "error"));

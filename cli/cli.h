@@ -13,7 +13,7 @@
 #include "rooflens.h"
 
 /* Exit codes (the help text lists them). */
-enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_BAD_MODEL = 3, EXIT_INCOMPLETE = 4, EXIT_GATE = 5 };
+enum { EXIT_OK = 0, EXIT_WRITE = 1, EXIT_USAGE = 2, EXIT_BAD_MODEL = 3, EXIT_INCOMPLETE = 4, EXIT_GATE = 5 };
 
 /* The subcommands, as bits: an option names those it applies to. */
 enum { CMD_ANALYZE = 1, CMD_DIFF = 2, CMD_BATCH = 4 };
@@ -68,9 +68,6 @@ cJSON *load_profile(const char *id_or_file, const char *dir);
  * (path may be NULL), or from an error answer's text. */
 void print_error_line(const char *path, const cJSON *error);
 void report_error_json(const char *answer, const char *path);
-/* Whether the core's answer is ok, read from its first members
- * ({"schema":N,"ok":true...}) without parsing the rest. */
-bool answer_ok(const char *answer);
 
 /* printf for the tables: a string's width is counted in terminal columns,
  * not bytes, so "9.57 µs" lines up under "354 ns" (printf's %10s counts the

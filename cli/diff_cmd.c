@@ -322,7 +322,7 @@ int run_diff(cJSON *req, cli_args *A) {
         fputs("rooflens: out of memory\n", stderr);
         return EXIT_BAD_MODEL;
     }
-    if (!strcmp(a->format, "json") && !a->fail_if && !a->strict && answer_ok(out)) {
+    if (!strcmp(a->format, "json") && !a->fail_if && !a->strict && rl_answer_ok(out)) {
         puts(out); /* the core's text as it is: nothing to read back from it */
         rl_free(out);
         return EXIT_OK;

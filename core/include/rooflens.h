@@ -66,6 +66,7 @@
 #ifndef ROOFLENS_H
 #define ROOFLENS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -134,6 +135,22 @@ char *rl_model_analyze(rl_model *m, const char *request_json);
  * docs/api.md): *size then counts them too. A face that copies the answer
  * out (the WebAssembly worker) copies *size bytes. */
 char *rl_model_analyze_sized(rl_model *m, const char *request_json, size_t *size);
+/* Whether an answer of this API is {"ok": true, ...}: read from its
+ * first bytes, where every answer puts "ok" (docs/api.md). */
+bool rl_answer_ok(const char *answer);
+/* The same answer written to `write` in pieces instead of returned: the
+ * bytes rl_model_analyze_sized gives, in the same order, handed over as they
+ * are made. With the rows layout (the default "layers"), the layer rows,
+ * most of a big answer, go out in pieces of about 64 KB while the analysis
+ * holds only the piece being written; other layouts and error answers go
+ * out in one piece. `write(ctx, bytes, n)` returns 0 to go on; anything else
+ * stops the writing, and the answer is then cut short. Returns 0 when the
+ * whole answer was written, -1 when `write` stopped it or memory ran out
+ * after the first piece went out (before that, the out_of_memory answer is
+ * written instead). *answered_ok (may be NULL) says whether the answer is
+ * {"ok": true, ...}. The model is unchanged, as with rl_model_analyze. */
+typedef int (*rl_write_fn)(void *ctx, const char *bytes, size_t n);
+int rl_model_analyze_write(rl_model *m, const char *request_json, rl_write_fn write, void *ctx, bool *answered_ok);
 
 void rl_model_free(rl_model *m);
 

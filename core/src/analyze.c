@@ -492,9 +492,18 @@ int rl_analyze_attach_measured(rl_ctx *c, const cJSON *req, const rl_graph *g, c
     return *out ? 0 : -1;
 }
 
+/* Where rl_model_analyze_write sends the answer, and how it went. */
+typedef struct answer_sink {
+    rl_write_fn write;
+    void *ctx;
+    int rc;        /* rl_analyze_write_answer's */
+    bool streamed; /* the answer went out with its rows streamed */
+} answer_sink;
+
 /* rl_model_analyze; *size: the answer's bytes when the layers are packed
- * after the text (else left alone). */
-static char *analyze_model(rl_model *m, const char *request_json, size_t *size) {
+ * after the text (else left alone). With a sink, an ok answer in the rows
+ * layout is written to it instead (NULL returned, sink->streamed set). */
+static char *analyze_model(rl_model *m, const char *request_json, size_t *size, answer_sink *sink) {
     rl_error err = {0};
     rl_json_begin();
     if (!m) {
@@ -511,7 +520,7 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
     rl_layer_time *lt = NULL;
     rl_timing t;
     cJSON *root = NULL;
-    rl_layers_out layers = {0}; /* joined to the text after printing */
+    rl_layers_out layers = {.stream = sink != NULL}; /* joined to the text after printing */
     if (!rl_analyze_setup_ctx(&c, m, &arena, &err)) {
         rl_error_set(&err, "out_of_memory", "", "out of memory");
         goto fail;
@@ -552,6 +561,16 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size) 
     if (llm && !cJSON_IsNull(llm) && rl_llm_run(&c, llm, &o, &hw, par ? pspec : NULL, root, &err)) goto fail;
 
     add_warnings(root, &c);
+    if (layers.waiting) {
+        /* the rows written after the text before them, from the analysis,
+         * which (and the request a measured profile may point into) lives
+         * until they are out */
+        sink->rc = rl_analyze_write_answer(finish_json(root), &layers, sink->write, sink->ctx);
+        sink->streamed = true;
+        cJSON_Delete(req);
+        rl_arena_free(&arena);
+        return NULL;
+    }
     cJSON_Delete(req);
     rl_arena_free(&arena);
     char *text = finish_json(root);
@@ -567,14 +586,26 @@ fail:
 
 char *rl_model_analyze(rl_model *m, const char *request_json) {
     size_t size = 0;
-    return analyze_model(m, request_json, &size);
+    return analyze_model(m, request_json, &size, NULL);
 }
 
 char *rl_model_analyze_sized(rl_model *m, const char *request_json, size_t *size) {
     size_t n = 0;
-    char *s = analyze_model(m, request_json, &n);
+    char *s = analyze_model(m, request_json, &n, NULL);
     if (size) *size = !s ? 0 : n ? n : strlen(s);
     return s;
+}
+
+int rl_model_analyze_write(rl_model *m, const char *request_json, rl_write_fn write, void *ctx, bool *answered_ok) {
+    answer_sink sink = {write, ctx, 0, false};
+    size_t n = 0;
+    char *s = write ? analyze_model(m, request_json, &n, &sink) : NULL;
+    if (answered_ok) *answered_ok = sink.streamed || (s && rl_answer_ok(s));
+    if (sink.streamed) return sink.rc;
+    /* an error, or a layout that is not streamed: the whole answer at once */
+    int rc = s && !write(ctx, s, n ? n : strlen(s)) ? 0 : -1;
+    free(s);
+    return rc;
 }
 
 /* Read-only description: what the page needs before choosing options. */

@@ -37,10 +37,25 @@ struct rl_layer_writer;
 struct rl_parallel;
 /* The layers, written apart from the cJSON tree: the rows' text (rows
  * layout; "layers" in the tree is a mark it replaces), or the writer of
- * the columns, packed columns or CSV, appended after printing. */
+ * the columns, packed columns or CSV, appended after printing. Streamed
+ * (`stream` set by the caller, rows layout): no text at all until the
+ * answer is written; `later` keeps what writing the rows then needs, all of
+ * it the analysis's, alive until rl_analyze_write_answer returns. */
+typedef struct rl_layers_later {
+    const rl_ctx *c;
+    const rl_graph *g;
+    const rl_layer_time *lt;
+    const rl_options *o;
+    bool has_energy;
+    const rl_measured *measured;
+    const struct rl_parallel *par;
+} rl_layers_later;
 typedef struct rl_layers_out {
     struct rl_layer_writer *columns;
     char *rows;
+    bool stream;  /* in: the rows may wait to be streamed */
+    bool waiting; /* out: they wait, in `later` */
+    rl_layers_later later;
 } rl_layers_out;
 /* Every layer of g written in the request's layout; -1 and err when out of
  * memory or the request's csv.rows name a layer g lacks. */
@@ -51,5 +66,10 @@ int rl_analyze_layers(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_
  * the answer's bytes when something follows its NUL); an out-of-memory
  * answer when joining fails. */
 char *rl_analyze_join_layers(char *text, rl_layers_out *out, size_t *size, const rl_options *o);
+/* The printed answer `text` written to `write` with its waiting rows
+ * streamed where their mark stands (rl_model_analyze_write); frees text.
+ * 0, or -1 when `write` stopped or memory ran out once the first piece was
+ * out (before it, the out_of_memory answer is written instead). */
+int rl_analyze_write_answer(char *text, rl_layers_out *out, rl_write_fn write, void *ctx);
 void rl_analyze_layers_free(rl_layers_out *out);
 #endif

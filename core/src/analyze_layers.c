@@ -117,21 +117,35 @@ static int csv_select(rl_layer_writer *w, const cJSON *csv, int n_layers, rl_err
  * as its last member, "layer_columns", by append_layer_columns. Either
  * way the layers (most of a big answer) are in memory once: a copy into a
  * printer's buffer grown by doubling held them three times over. */
+/* Every row of the layers through w (NULL: nothing). */
+static void write_rows(rl_layer_writer *w, const rl_layers_later *L) {
+    for (int i = 0; w && i < L->g->n_nodes; i++) {
+        rl_layer_row_begin(w);
+        write_layer(w, &L->g->nodes[i], &L->lt[i], L->o, L->has_energy, rl_parallel_layer(L->par, i));
+        rl_measured_layer_put(L->measured, i, w);
+        rl_layer_row_end(w);
+    }
+}
+
 int rl_analyze_layers(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_layer_time *lt,
                               const rl_options *o, bool has_energy, const rl_measured *measured,
                               const rl_parallel *par, rl_layers_out *out, rl_error *err) {
+    rl_layers_later later = {c, g, lt, o, has_energy, measured, par};
+    if (out->stream && o->layers_layout == RL_LAYERS_ROWS) {
+        /* written by rl_analyze_write_answer, after the text before them */
+        out->later = later;
+        out->waiting = true;
+        if (cJSON_AddRawToObject(root, "layers", ROWS_MARK)) return 0;
+        rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);
+        return -1;
+    }
     rl_layer_writer *w = rl_layer_writer_new(o->layers_layout, c);
     if (w) rl_layer_writer_expect_rows(w, g->n_nodes);
     if (w && o->csv && csv_select(w, o->csv, g->n_nodes, err)) {
         rl_layer_writer_free(w);
         return -1;
     }
-    for (int i = 0; w && i < g->n_nodes; i++) {
-        rl_layer_row_begin(w);
-        write_layer(w, &g->nodes[i], &lt[i], o, has_energy, rl_parallel_layer(par, i));
-        rl_measured_layer_put(measured, i, w);
-        rl_layer_row_end(w);
-    }
+    write_rows(w, &later);
     if (o->layers_layout != RL_LAYERS_ROWS) {
         out->columns = w;
         if (w) return 0;
@@ -205,6 +219,37 @@ char *rl_analyze_join_layers(char *text, rl_layers_out *out, size_t *size, const
     out->columns = NULL;
     const char *member = o->layers_layout == RL_LAYERS_CSV ? ",\"layer_csv\":" : ",\"layer_columns\":";
     return append_layer_columns(text, w, size, member);
+}
+
+/* The text before the mark, the rows in pieces as they are written, the
+ * text after it: the bytes rl_analyze_join_layers would have joined. */
+int rl_analyze_write_answer(char *text, rl_layers_out *out, rl_write_fn write, void *ctx) {
+    const char *mark = text && out->waiting ? strchr(text, ROWS_MARK[0]) : NULL;
+    rl_layer_writer *w = mark ? rl_layer_writer_new(RL_LAYERS_ROWS, out->later.c) : NULL;
+    if (mark && !w) { /* nothing written yet: the short answer instead */
+        free(text);
+        rl_error e = {0};
+        rl_error_set(&e, "out_of_memory", "layers", RL_OOM_LAYERS);
+        text = rl_error_json(&e);
+        mark = NULL;
+    }
+    int rc = 0;
+    if (!text) rc = -1;
+    else if (!mark) rc = write(ctx, text, strlen(text)) ? -1 : 0;
+    else {
+        rl_layer_writer_stream(w, write, ctx);
+        bool ok = !write(ctx, text, (size_t)(mark - text));
+        if (ok) {
+            write_rows(w, &out->later);
+            ok = rl_layer_writer_finish_stream(w) && !write(ctx, mark + 1, strlen(mark + 1));
+        } else {
+            rl_layer_writer_free(w);
+        }
+        rc = ok ? 0 : -1;
+    }
+    free(text);
+    out->waiting = false;
+    return rc;
 }
 
 void rl_analyze_layers_free(rl_layers_out *out) {

@@ -66,6 +66,10 @@ struct rl_layer_writer {
     int *seen_row;
     size_t seen_cap, n_seen;
     rl_layer_csv *csv; /* the CSV layout's table */
+    /* rows layout, streamed (rl_layer_writer_stream): where the pieces go */
+    rl_write_fn write;
+    void *write_ctx;
+    bool write_stopped;
 };
 
 static void put(rl_json_text *t, const char *s) { rl_json_text_put(t, s, strlen(s)); }
@@ -453,8 +457,33 @@ void rl_layer_row_begin(rl_layer_writer *w) {
     w->layers.cursor = 0;
 }
 
+/* A streaming writer's rows so far handed over and forgotten. */
+static void stream_piece(rl_layer_writer *w) {
+    if (!w->write_stopped && (w->rows.oom || w->write(w->write_ctx, w->rows.p, w->rows.n)))
+        w->write_stopped = true;
+    w->rows.n = 0;
+}
+
+void rl_layer_writer_stream(rl_layer_writer *w, rl_write_fn write, void *ctx) {
+    w->write = write;
+    w->write_ctx = ctx;
+}
+
+bool rl_layer_writer_finish_stream(rl_layer_writer *w) {
+    if (!w || !w->write) {
+        rl_layer_writer_free(w);
+        return false;
+    }
+    put(&w->rows, "]");
+    stream_piece(w);
+    bool ok = !w->write_stopped && !w->oom;
+    rl_layer_writer_free(w);
+    return ok;
+}
+
 void rl_layer_row_end(rl_layer_writer *w) {
     if (w->layout == RL_LAYERS_ROWS) put(&w->rows, "}");
+    if (w->write && w->rows.n >= RL_STREAM_PIECE) stream_piece(w);
     if (w->csv) rl_layer_csv_row_end(w->csv);
     w->layers.row++;
 }

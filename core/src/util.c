@@ -604,6 +604,12 @@ char *rl_json_text_finish(rl_json_text *t) {
     return t->p;
 }
 
+bool rl_answer_ok(const char *answer) {
+    /* the core writes {"schema":N,"ok":... first */
+    const char *ok = answer ? strstr(answer, "\"ok\":") : NULL;
+    return ok && ok - answer < 32 && !strncmp(ok + 5, "true", 4);
+}
+
 const cJSON *rl_json_get(const cJSON *o, const char *key) { return cJSON_GetObjectItemCaseSensitive(o, key); }
 
 double rl_json_get_num(const cJSON *o, const char *key) {
