@@ -104,7 +104,8 @@ static void print_fit(const cJSON *fit, const cJSON *fc) {
     fprintf(stderr, "\n  the stack: fusion %s; epilogues run apart after:", tstr(fc, "fusion"));
     int apart = 0;
     cJSON_ArrayForEach(f, get(fc, "epilogue_apart")) apart++, fprintf(stderr, " %s", txt(cJSON_IsString(f) ? f->valuestring : ""));
-    fprintf(stderr, "%s; %s between kernels (in the fixed cost per kernel)\n", apart ? "" : " none",
+    fprintf(stderr, "%s; convolutions %s; %s between kernels (in the fixed cost per kernel)\n", apart ? "" : " none",
+            !strcmp(tstr(fc, "conv_lowering"), "im2col") ? "lowered by im2col" : "as implicit GEMMs",
             tsec(num(fit, "between_kernels_s"), a, sizeof a));
 }
 

@@ -75,6 +75,7 @@ def fitted_stack(out, opt):
     fig = lambda k: (f.get(k) or {}).get("value")
     return {"fusion": f.get("fusion"), "epilogue_apart": f.get("epilogue_apart"),
             "shape_ops": f.get("shape_ops", "folded"), "grouped_conv": f.get("grouped_conv", "one_kernel"),
+            "conv_lowering": f.get("conv_lowering", "implicit_gemm"),
             "kernel_overhead_s": fig("kernel_overhead_s"), "group_overhead_s": fig("group_overhead_s"),
             "between_kernels_s": (f.get("fit") or {}).get("between_kernels_s")}
 
@@ -133,11 +134,13 @@ def main():
                        "dynamic": "of the inputs run",
                        "distinct": "of the inputs run, identical ones merged"}
         print("The fit found: fusion %s, epilogues apart after %s, views and shape arithmetic %s, %s per kernel "
-              "(of which %s between kernels), %s per convolution group; grouped convolutions %s (the calibrated "
-              "profile's)." % (st["fusion"], ", ".join(st["epilogue_apart"] or []) or "none",
+              "(of which %s between kernels), %s per convolution group; convolutions %s; grouped convolutions %s "
+              "(the calibrated profile's)." % (st["fusion"], ", ".join(st["epilogue_apart"] or []) or "none",
                                shape_words.get(st["shape_ops"], st["shape_ops"]),
                                us(st["kernel_overhead_s"]), us(st["between_kernels_s"]),
-                               us(st["group_overhead_s"]), st["grouped_conv"].replace("_", " ")))
+                               us(st["group_overhead_s"]),
+                               "lowered by im2col" if st["conv_lowering"] == "im2col" else "as implicit GEMMs",
+                               st["grouped_conv"].replace("_", " ")))
         out["setups"][opt] = {"rows": rows, "held_out": len(held), "stack": st,
                               "fitted_median_err": fm, "fitted_max_err": fx,
                               "analytic_median_err": am, "analytic_max_err": ax,

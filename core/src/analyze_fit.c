@@ -315,6 +315,7 @@ static void put_fitted(cJSON *profile, const rl_forecast_params *p, const rl_fit
     replace_item(f, "fusion", cJSON_CreateString(p->unfused ? "none" : "epilogue"));
     replace_item(f, "epilogue_apart", cJSON_CreateStringArray(p->apart, p->n_apart));
     replace_item(f, "shape_ops", cJSON_CreateString(rl_shape_ops_names[p->shape_ops]));
+    if (inf->conv_lowering) replace_item(f, "conv_lowering", cJSON_CreateString(p->im2col ? "im2col" : "implicit_gemm"));
     if (inf->kernel_s) replace_item(f, "kernel_overhead_s", figure_json(p->kernel_s, source, "measured"));
     if (inf->group_s) replace_item(f, "group_overhead_s", figure_json(p->group_s, source, "measured"));
     cJSON *classes = child_object(f, "classes");
@@ -400,6 +401,28 @@ static int fitted_shape_ops(const fit_samples *fs) {
     return fs->alike_folded > fs->alike_ran ? RL_SHAPE_DISTINCT : RL_SHAPE_DYNAMIC;
 }
 
+/* The stack fitted to the runs with hw's forecast parameters: every run's
+ * samples into fs, the stack's settings the kernel counts tell, the
+ * fractions and fixed costs; *loss: the fit's objective. 0, or -1 with err. */
+static int fit_stack(const rl_fit_input *inputs, size_t n_inputs, const rl_hw *hw, fit_samples *fs,
+                     rl_forecast_params *p, rl_fit_informed *inf, double *loss, rl_error *err) {
+    for (size_t r = 0; r < n_inputs; r++)
+        if (fit_one_run(&inputs[r], (int)r, hw, fs, err)) return -1;
+    if (fs->n == 0) {
+        rl_error_set(err, "bad_measured", "inputs",
+                     "no measured kernel matched a node of known cost: were the profiles recorded with these models "
+                     "(and their request's dims and batch)?");
+        return -1;
+    }
+    *p = hw->fc;
+    p->unfused = stack_runs_unfused(fs, n_inputs);
+    epilogues_apart(fs, p);
+    p->shape_ops = fitted_shape_ops(fs);
+    rl_fit_params(fs->s, fs->n, p, inf);
+    *loss = rl_fit_loss(fs->s, fs->n, p);
+    return 0;
+}
+
 char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size_t n_inputs, const char *stack) {
     rl_json_begin();
     rl_error err = {0};
@@ -421,20 +444,28 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     char mode[64] = "";
     if (fit_power_mode(inputs, n_inputs, mode, sizeof mode, &err)) goto fail;
     if (rl_hw_parse(profile, mode[0] ? mode : NULL, &hw, &err)) goto fail;
-    for (size_t r = 0; r < n_inputs; r++)
-        if (fit_one_run(&inputs[r], (int)r, &hw, &fs, &err)) goto fail;
-    if (fs.n == 0) {
-        rl_error_set(&err, "bad_measured", "inputs",
-                     "no measured kernel matched a node of known cost: were the profiles recorded with these models "
-                     "(and their request's dims and batch)?");
-        goto fail;
+    /* How the stack lowers a convolution the kernel counts do not tell: the
+     * fit is made both ways, and the one whose forecast of the measured
+     * kernels is closer kept (runs without a Conv fit the same both ways:
+     * the profile's setting stays) */
+    fit_samples *tries = calloc(2, sizeof *tries);
+    rl_forecast_params tried[2];
+    rl_fit_informed tried_inf[2];
+    double loss[2];
+    if (!tries) goto oom;
+    for (int im2col = 0; im2col < 2; im2col++) {
+        hw.fc.im2col = im2col;
+        if (fit_stack(inputs, n_inputs, &hw, &tries[im2col], &tried[im2col], &tried_inf[im2col], &loss[im2col], &err)) {
+            free(tries[0].s), free(tries[1].s), free(tries);
+            goto fail;
+        }
     }
-    rl_forecast_params p = hw.fc;
-    rl_fit_informed inf;
-    p.unfused = stack_runs_unfused(&fs, n_inputs);
-    epilogues_apart(&fs, &p);
-    p.shape_ops = fitted_shape_ops(&fs);
-    rl_fit_params(fs.s, fs.n, &p, &inf);
+    int best = loss[1] < loss[0] * (1 - 1e-9) ? 1 : 0;
+    fs = tries[best];
+    free(tries[!best].s), free(tries);
+    rl_forecast_params p = tried[best];
+    rl_fit_informed inf = tried_inf[best];
+    inf.conv_lowering = loss[0] != loss[1];
     double median = 0;
     fit = fit_provenance(&fs, inputs, n_inputs, &p, &median);
     if (!fit) goto oom;

@@ -102,18 +102,31 @@ double rl_matrix_quantization(const rl_forecast_params *p, double m, double n, d
     return best > 0 && best <= 1 ? best : 1;
 }
 
+/* A Conv the stack lowers by im2col (conv_lowering "im2col"): one GEMM of
+ * filters × columns per image and group. */
+static bool lowered_by_im2col(const rl_forecast_params *p, const rl_node *n) {
+    return p->im2col && n->op_type && !strcmp(n->op_type, "Conv");
+}
+
 /* A matrix node as an M×N×K product: a convolution's implicit GEMM (M the
  * output pixels, N its output channels per group, one product per group),
- * else the last two axes of its output with the leading ones as the batch.
- * K is its MACs per output element. */
+ * or, lowered by im2col, filters × columns (M the output channels per
+ * group, N the pixels of one image, one product per image and group); else
+ * the last two axes of its output with the leading ones as the batch. K is
+ * its MACs per output element. */
 static double node_quantization(const rl_prepared *pg, const rl_forecast_params *p, const rl_node *n) {
     const rl_value *out = n->n_out > 0 ? n->outv[0] : NULL;
     if (!out || out->rank < 1 || rl_numel(out) <= 0 || n->cost.macs <= 0) return 1;
     double scale = pg->per_sample && pg->per_sample[n->index] ? pg->batch_scale : 1;
     double elems = (double)rl_numel(out) * scale, m = 1, nn = 1, batch = 1;
-    if (n->op && in_family(n->op, &rl_family_conv) && out->rank >= 3) {
-        double g = (double)conv_groups(n);
-        nn = (double)out->dims[1] / g, batch = g, m = elems / (double)out->dims[1];
+    if (n->op && in_family(n->op, &rl_family_conv) && out->rank >= 3 && out->dims[0] > 0) {
+        double g = (double)conv_groups(n), pixels = elems / (double)out->dims[1];
+        if (lowered_by_im2col(p, n)) {
+            double images = (double)out->dims[0] * scale;
+            m = (double)out->dims[1] / g, nn = pixels / images, batch = g * images;
+        } else {
+            nn = (double)out->dims[1] / g, batch = g, m = pixels;
+        }
     } else {
         nn = (double)out->dims[out->rank - 1];
         /* A product with one shared right-hand matrix (a weight: MatMul
@@ -136,6 +149,26 @@ static double conv_group_runs(const rl_prepared *pg, const rl_node *n) {
     double images = out && out->rank >= 3 && out->dims[0] > 0 ? (double)out->dims[0] : 1;
     double scale = pg->per_sample && pg->per_sample[n->index] ? pg->batch_scale : 1;
     return (double)conv_groups(n) * images * scale;
+}
+
+/* The bytes of the column buffer an im2col lowering fills for Conv node n:
+ * each output pixel's patch (its K = MACs per output element, the input
+ * channels of a group times the kernel's size) for every group, in the
+ * input's element size. None for a pointwise convolution (a 1×1 kernel,
+ * stride 1, no padding: its input already is the columns), which the
+ * pixels tell: they are the input's. */
+static double column_bytes(const rl_ctx *c, const rl_node *n) {
+    const rl_value *x = n->n_in > 0 ? n->inv[0] : NULL, *w = n->n_in > 1 ? n->inv[1] : NULL;
+    const rl_value *out = n->n_out > 0 ? n->outv[0] : NULL;
+    if (!x || !w || !out || x->rank != out->rank || w->rank != out->rank || out->rank < 3 || out->dims[1] <= 0)
+        return 0;
+    bool pointwise = true;
+    for (int d = 2; d < out->rank; d++) pointwise = pointwise && w->dims[d] == 1 && x->dims[d] == out->dims[d];
+    double elems = (double)rl_numel(x);
+    if (pointwise || !(elems > 0)) return 0;
+    /* the MACs are the batch's already (timing.c scales them) */
+    double columns = n->cost.macs * (double)conv_groups(n) / (double)out->dims[1];
+    return columns * rl_value_bytes(c, x) / elems;
 }
 
 /* -------------------------------------------------------------- traffic -- */
@@ -184,6 +217,7 @@ static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
     double tv = hw->vector[p] > 0 ? q->vector_flops / hw->vector[p] : 0;
     double tc = max2(tm, tv);
     k->tc[cls] += tc;
+    if (cls == RL_CLASS_MATRIX && lowered_by_im2col(&hw->fc, n)) k->columns_bytes += column_bytes(c, n);
     /* every group of a grouped convolution is a product of its own: a
      * depthwise one's pays the cost per group; a stack that runs the others
      * one GEMM call a group pays a kernel's fixed cost for each call */
@@ -231,14 +265,24 @@ void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o,
     k->dram_bytes = traffic - k->cache_bytes;
     k->t_dram = k->dram_bytes / hw->mem_bw[0];
     k->t_cache = L > 0 ? k->cache_bytes / hw->mem_bw[L] : 0;
+    /* the column buffers, written and read back: from the cache level when
+     * they fit its share, else from main memory (counted in the traffic
+     * and its energy, apart from the floor's) */
+    if (k->columns_bytes > 0) {
+        bool cached = L > 0 && k->columns_bytes <= CACHE_SHARE * hw->mem_cap[L];
+        double moved = 2 * k->columns_bytes;
+        k->t_columns = moved / hw->mem_bw[cached ? L : 0];
+        if (cached) k->cache_bytes += moved;
+        else k->dram_bytes += moved;
+    }
 }
 
 double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p) {
     double tc = 0;
     for (int cls = 0; cls < RL_CLASS_COUNT; cls++)
         if (k->tc[cls] > 0) tc += k->tc[cls] / p->compute[cls];
-    return max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + (k->kernels + k->calls) * p->kernel_s +
-           k->groups * p->group_s;
+    return max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + k->t_columns / p->memory[RL_CLASS_MOVEMENT] +
+           (k->kernels + k->calls) * p->kernel_s + k->groups * p->group_s;
 }
 
 /* ---------------------------------------------------------------- graph -- */

@@ -41,6 +41,8 @@ static double loss(const rl_fit_sample *s, int n, const rl_forecast_params *p) {
     return sum;
 }
 
+double rl_fit_loss(const rl_fit_sample *s, int n, const rl_forecast_params *p) { return loss(s, n, p); }
+
 /* Try x (log of the parameter) and keep it when the loss drops. */
 static void try_value(const rl_fit_sample *s, int n, rl_forecast_params *p, const param *q, double x,
                       double *best_x, double *best) {
@@ -77,6 +79,7 @@ static int informed_params(const rl_fit_sample *s, int n, rl_forecast_params *p,
     for (int i = 0; i < n; i++) {
         for (int c = 0; c < RL_CLASS_COUNT; c++) inf->compute[c] |= s[i].k.tc[c] > 0;
         inf->memory[s[i].k.cls] |= s[i].k.t_dram + s[i].k.t_cache > 0;
+        inf->memory[RL_CLASS_MOVEMENT] |= s[i].k.t_columns > 0; /* the im2col copies (forecast.c) */
         inf->kernel_s |= s[i].k.kernels > 0;
         inf->group_s |= s[i].k.groups > 0;
     }

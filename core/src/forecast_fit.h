@@ -26,11 +26,16 @@ typedef struct rl_fit_sample {
 /* Which parameters the samples inform (some sample's forecast depends on it). */
 typedef struct rl_fit_informed {
     bool compute[RL_CLASS_COUNT], memory[RL_CLASS_COUNT], kernel_s, group_s;
+    bool conv_lowering; /* the runs told how the stack lowers a convolution (analyze_fit.c) */
 } rl_fit_informed;
 
 /* Fit `p` (its other fields untouched) to n samples; *informed says which
  * parameters moved with the data. */
 void rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *informed);
+
+/* The fit's objective (the lower the better) of n samples under p: how far
+ * the forecast is from the measured times, weighted by the time at stake. */
+double rl_fit_loss(const rl_fit_sample *s, int n, const rl_forecast_params *p);
 
 /* |forecast − measured| / measured of one sample under p. */
 double rl_fit_rel_error(const rl_fit_sample *s, const rl_forecast_params *p);

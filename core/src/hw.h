@@ -58,6 +58,11 @@ typedef struct rl_forecast_params {
     bool group_calls;               /* the stack runs a grouped (not depthwise) convolution as one GEMM
                                        call per group, each paying kernel_s ("grouped_conv": "per_group"),
                                        not as one kernel ("one_kernel", the default) */
+    bool im2col;                    /* the stack copies a convolution's input patches into columns and
+                                       multiplies them by the filters, a GEMM over the output pixels
+                                       ("conv_lowering": "im2col", as ONNX Runtime's NCHW convolution
+                                       without graph optimisations), not one implicit GEMM over the
+                                       pixels ("implicit_gemm", the default) */
     const char *apart[RL_FC_MAX_APART]; /* operator types whose epilogue the stack runs as a kernel of its
                                            own ("epilogue_apart"; point into the profile) */
     int n_apart;

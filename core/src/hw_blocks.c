@@ -20,7 +20,7 @@ const char *rl_topology_name(int t) { return t >= 0 && t < RL_TOPO_COUNT ? topol
 static const char *const interconnect_keys[] = {"name", "topology", "notes", "links", "link_bandwidth_Bps",
                                                 "latency_s", NULL};
 static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "group_overhead_s", "matrix_units", "tile_m", "tile_n",
-                                            "tile_k", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "shape_ops", "classes", "fit", NULL};
+                                            "tile_k", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "conv_lowering", "shape_ops", "classes", "fit", NULL};
 static const char *const fraction_keys[] = {"compute_fraction", "memory_fraction", NULL};
 
 const char *const rl_op_class_names[RL_CLASS_COUNT] = {"matrix", "depthwise", "normalization",
@@ -120,6 +120,9 @@ static int forecast_choice(const parse_ctx *x, const cJSON *fc, const char *key,
 /* "grouped_conv": how the stack runs a convolution of several input
  * channels a group: "one_kernel" (all groups in one kernel) or "per_group"
  * (one GEMM call per group, as a CPU runtime without a grouped kernel does).
+ * "conv_lowering": "implicit_gemm" (the output pixels are the GEMM's M, the
+ * channels its N, no copy) or "im2col" (the input patches copied into a
+ * column buffer first, then filters × columns: N is the pixels).
  * "shape_ops": which views and pieces of the shape arithmetic the analysis
  * folds run as kernels (enum rl_shape_ops): none ("folded"), or all ("run":
  * a runtime that does not fold them, as ONNX Runtime without graph
@@ -130,6 +133,11 @@ const char *const rl_shape_ops_names[RL_SHAPE_COUNT] = {"folded", "distinct", "d
 static int forecast_stack_choices(const parse_ctx *x, const cJSON *fc, rl_forecast_params *f) {
     if (forecast_choice(x, fc, "grouped_conv", "one_kernel", "per_group",
                         "every group of a grouped convolution in one kernel, or one GEMM call a group", &f->group_calls))
+        return -1;
+    if (forecast_choice(x, fc, "conv_lowering", "implicit_gemm", "im2col",
+                        "a convolution as one GEMM over its output pixels, or its input patches copied into "
+                        "columns first",
+                        &f->im2col))
         return -1;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(fc, "shape_ops");
     f->shape_ops = v ? -1 : RL_SHAPE_FOLDED;
