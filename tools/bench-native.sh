@@ -58,7 +58,8 @@ measure() {
 }
 
 # instructions in all, the share outside the core's analysis call
-# (rl_model_analyze*, rl_models_diff, rl_model_summary), and the share
+# (rl_model_analyze* (for --format json its writer too: the CLI's stdout
+# writes happen inside it), rl_models_diff, rl_model_summary), and the share
 # outside the core's calls altogether: that call and the reader's
 # (rl_reader_feed, rl_reader_skip, rl_reader_finish, which read the model
 # before the analysis)
@@ -68,7 +69,7 @@ instructions() {
   valgrind --tool=callgrind --callgrind-out-file="$out" "$CLI" "$@" >/dev/null 2>&1 || true
   callgrind_annotate --inclusive=yes --threshold=100 "$out" 2>/dev/null | awk '
     /PROGRAM TOTALS/ { gsub(",", "", $1); total = $1 + 0 }
-    / \?\?\?:(rl_model_analyze_sized|rl_model_analyze|rl_models_diff|rl_model_summary) / { gsub(",", "", $1); if ($1 + 0 > core) core = $1 + 0 }
+    / \?\?\?:(rl_model_analyze_sized|rl_model_analyze_write|rl_model_analyze|rl_models_diff|rl_model_summary) / { gsub(",", "", $1); if ($1 + 0 > core) core = $1 + 0 }
     / \?\?\?:(rl_reader_feed|rl_reader_skip|rl_reader_finish) / { gsub(",", "", $1); rd += $1 }
     END { if (total) printf "%.1f M instr, %.1f%% outside the analysis call, %.1f%% outside the core'"'"'s calls (reader included)", total / 1e6, 100 * (total - core) / total, 100 * (total - core - rd) / total }'
   rm -f "$out"

@@ -305,46 +305,100 @@ static void jb_put(jbuf *b, const char *s, size_t n) {
     b->n += n;
 }
 
-/* The text of a double that is not a whole number below 10^15: "%1.15g"
- * when that reads back as the same double, else "%1.17g" (cJSON's forms).
- * Returns its length; *value (may be NULL): the double the text reads back
- * as (the "%1.15g" text's, or d itself: 17 digits always read back exactly). */
-static int format_double_value(char tmp[32], double d, double *value) {
-    int n = snprintf(tmp, 32, "%1.15g", d);
-    double back = strtod(tmp, NULL);
-    double mag = fabs(back) > fabs(d) ? fabs(back) : fabs(d);
-    if (!(fabs(back - d) <= mag * DBL_EPSILON)) {
-        n = snprintf(tmp, 32, "%1.17g", d);
-        back = d;
+/* Whether d's 15 significant digits surely do not read back as d within
+ * an ulp (fifteen_digits' test below fails), decided without printing: the
+ * rounding to 15 digits moves d by more than 4e-16 of it, while passing
+ * needs at most 3.34e-16 (an ulp, 2.22e-16, plus the half ulp of reading
+ * the digits back). Exact arithmetic: d × 10^k (10^k exact for k ≤ 22) as
+ * the unevaluated sum hi + lo (an fma gives the product's or the
+ * quotient's remainder exactly); the margin between the two shares dwarfs
+ * lo's own rounding. false: not decided here (the printed test decides).
+ * Most figures need 17 digits, and for those this spares a snprintf and a
+ * strtod (test_json_numbers checks it against the printed test). */
+static bool surely_not_fifteen_digits(double d) {
+    static const double p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    double a = fabs(d);
+    if (!(a >= 1e-8 && a < 1e36)) return false;
+    int k = 14 - (int)floor(log10(a)); /* hi in [1e14, 1e15) unless log10 rounds across a power */
+    double hi, lo;
+    if (k >= 0 && k <= 22) {
+        hi = a * p10[k];
+        lo = fma(a, p10[k], -hi);
+    } else if (k < 0 && k >= -22) {
+        hi = a / p10[-k];
+        lo = -fma(hi, p10[-k], -a) / p10[-k];
+    } else {
+        return false;
     }
-    if (value) *value = back;
-    return n;
+    if (!(hi >= 1e14 && hi < 1e15)) return false;
+    return fabs((hi - rint(hi)) + lo) > 4e-16 * hi;
 }
 
-static int format_double(char tmp[32], double d) { return format_double_value(tmp, d, NULL); }
+/* A double's "%1.15g" text into tmp when it reads back as the same double
+ * (cJSON's test: within an ulp), with *back what it reads back as; else 0. */
+static int fifteen_digits(char tmp[32], double d, double *back) {
+    if (surely_not_fifteen_digits(d)) return 0;
+    int n = snprintf(tmp, 32, "%1.15g", d);
+    *back = strtod(tmp, NULL);
+    double mag = fabs(*back) > fabs(d) ? fabs(*back) : fabs(d);
+    return fabs(*back - d) <= mag * DBL_EPSILON ? n : 0;
+}
+
+/* The text of a double that is not a whole number below 10^15: "%1.15g"
+ * when that reads back as the same double, else "%1.17g" (cJSON's forms).
+ * Returns its length. */
+static int format_double(char tmp[32], double d) {
+    double back;
+    int n = fifteen_digits(tmp, d, &back);
+    return n ? n : snprintf(tmp, 32, "%1.17g", d);
+}
+
+/* The double that text reads back as, without the 17 digits' text: the 15
+ * digits' value, or d itself (17 digits always read back exactly). */
+static double double_read_back(double d) {
+    char tmp[32];
+    double back;
+    return fifteen_digits(tmp, d, &back) ? back : d;
+}
 
 /* Layers of a real model repeat (the same block N times, the same shapes):
  * their times and energies are the same doubles again and again, and
  * formatting one (snprintf, then strtod to check the round trip) costs more
- * than the rest of its layer. A small direct-mapped memo of the last texts
- * by bit pattern keeps them; a miss costs one compare. Per thread, as the
- * JSON state above. */
-#define NUMBER_MEMO_SIZE 1024 /* the hash below keeps 10 bits */
+ * than the rest of its layer. A small memo of the last texts by bit pattern
+ * keeps them; a miss costs two compares. It is two-way: pairs of slots, the
+ * one used last first. A direct-mapped memo lost both texts of two figures
+ * of one layer that shared a slot (a time and a rate, say) at every layer
+ * of every block, as each evicted the other: 760 misses an analysis of
+ * BERT-Large, of some 200 distinct values. Per thread, as the JSON state
+ * above. */
+#define NUMBER_MEMO_BITS 9 /* sets of two slots */
+#define NUMBER_MEMO_SIZE (2 << NUMBER_MEMO_BITS)
 static _Thread_local struct number_memo {
     uint64_t bits;
     unsigned char n; /* 0: empty */
     char text[27];
 } number_memo[NUMBER_MEMO_SIZE];
 
-/* The slot of a double's bit pattern in a memo. Fibonacci hashing: every
- * bit moves the top ten, so doubles a power of two apart (the same
+/* The first slot of the set of a double's bit pattern. Fibonacci hashing:
+ * every bit moves the top ones, so doubles a power of two apart (the same
  * mantissa: times of one layer at bandwidths or sizes that differ by 2x)
- * do not share a slot. */
+ * do not share a set. */
+static size_t memo_set(uint64_t bits) { return (size_t)((bits * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - NUMBER_MEMO_BITS)) * 2; }
+
+/* The slot of d in its set, made the set's first: its text when kept (n >
+ * 0), else a fresh slot for it (the set's other text moved second, the
+ * older one dropped). */
 static struct number_memo *memo_slot(struct number_memo *memo, double d) {
     uint64_t bits;
     memcpy(&bits, &d, sizeof bits);
-    struct number_memo *m = &memo[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> 54];
-    return m->n && m->bits == bits ? m : (m->bits = bits, m->n = 0, m);
+    struct number_memo *m = &memo[memo_set(bits)];
+    if (m[0].n && m[0].bits == bits) return m;
+    struct number_memo first = m[0];
+    if (m[1].n && m[1].bits == bits) m[0] = m[1];
+    else m[0] = (struct number_memo){.bits = bits};
+    m[1] = first;
+    return m;
 }
 
 /* Keeps text (n bytes) in slot m, when it fits. */
@@ -491,13 +545,16 @@ double rl_json_number_value(double d) {
     if (d > -1e15 && d < 1e15 && d == (double)(int64_t)d) return d; /* its digits, exactly */
     uint64_t bits;
     memcpy(&bits, &d, sizeof bits);
-    struct value_memo *m = &value_memo[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> 54];
-    if (m->full && m->bits == bits) return m->value;
-    char tmp[32];
-    double value;
-    format_double_value(tmp, d, &value); /* the text's own read-back: no second strtod */
-    *m = (struct value_memo){bits, value, true};
-    return m->value;
+    struct value_memo *m = &value_memo[memo_set(bits)], first = m[0];
+    if (m[0].full && m[0].bits == bits) return m[0].value;
+    if (m[1].full && m[1].bits == bits) {
+        m[0] = m[1], m[1] = first; /* the set's first: the one used last */
+        return m[0].value;
+    }
+    double value = double_read_back(d);
+    m[1] = first;
+    m[0] = (struct value_memo){bits, value, true};
+    return value;
 }
 
 static void jb_string(jbuf *b, const char *s) {
