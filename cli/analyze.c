@@ -187,20 +187,42 @@ static int print_answer(const char *out, size_t size, const cli_args *A, int top
     return rc;
 }
 
+/* Where a streamed answer goes: standard output, all of it (JSON) or only
+ * what follows the text's NUL (CSV: the table after the answer's text,
+ * which an error answer lacks: it is kept to be reported). */
+typedef struct stdout_sink {
+    bool after_nul; /* CSV: drop the text, up to its NUL */
+    bool seen_nul;
+    char error[4096]; /* CSV: the start of the text, for an error answer */
+    size_t n_error;
+} stdout_sink;
+
 static int write_stdout(void *ctx, const char *bytes, size_t n) {
-    (void)ctx;
+    stdout_sink *s = ctx;
+    if (s->after_nul && !s->seen_nul) {
+        const char *nul = memchr(bytes, 0, n);
+        size_t text = nul ? (size_t)(nul - bytes) : n, keep = sizeof s->error - 1 - s->n_error;
+        memcpy(s->error + s->n_error, bytes, text < keep ? text : keep);
+        s->n_error += text < keep ? text : keep;
+        if (!nul) return 0;
+        s->seen_nul = true;
+        bytes = nul + 1, n -= text + 1;
+    }
     return fwrite(bytes, 1, n, stdout) == n ? 0 : -1;
 }
 
-/* --format json: the core's text as it is, written as the core makes it,
- * so the layer rows (most of a big answer) are never held whole. */
-static int stream_json(rl_model *m, const char *request) {
+/* --format json or csv: the core's answer written as the core makes it, so
+ * the layer rows (most of a big answer) are never held whole: the JSON text
+ * as it is, or the CSV that follows it. */
+static int stream_answer(rl_model *m, const char *request, bool csv, const char *model_path) {
     bool ok = false;
-    int rc = rl_model_analyze_write(m, request, write_stdout, NULL, &ok);
-    if (rc || putchar('\n') == EOF || fflush(stdout)) {
+    stdout_sink sink = {.after_nul = csv};
+    int rc = rl_model_analyze_write(m, request, write_stdout, &sink, &ok);
+    if (rc || (!csv && putchar('\n') == EOF) || fflush(stdout)) {
         fputs("rooflens: the answer could not be written to standard output\n", stderr);
         return EXIT_WRITE;
     }
+    if (csv && !ok) report_error_json(sink.error, model_path); /* an error answer, held whole (a few hundred bytes) */
     return ok ? EXIT_OK : EXIT_BAD_MODEL;
 }
 
@@ -217,8 +239,9 @@ static int analyze_and_print(cJSON *req, const char *model_path, const cli_args 
         return EXIT_BAD_MODEL;
     }
     char *text = cJSON_PrintUnformatted(req);
-    if (text && !strcmp(A->format, "json") && !A->strict) {
-        int rc = stream_json(m, text);
+    bool csv = !strcmp(A->format, "csv") && !A->studies && !A->llm;
+    if (text && (csv || !strcmp(A->format, "json")) && !A->strict) {
+        int rc = stream_answer(m, text, csv, model_path);
         free(text);
         rl_model_free(m);
         return rc;

@@ -1,8 +1,9 @@
 /* rl_model_analyze_write (the CLI's --format json) writes the bytes of
  * rl_model_analyze_sized, in the same order, for every model of the corpus
  * and the options that change the rows (training, a precision, a measured
- * profile, a layout that is not streamed, an error answer). The rows go out
- * in pieces of about RL_STREAM_PIECE bytes, so a big answer is never held
+ * profile, the CSV layout with and without a selection of rows, a layout
+ * that is not streamed, an error answer). The rows go out
+ * (and a CSV of every layer) in pieces of about RL_STREAM_PIECE bytes, so a big answer is never held
  * whole; a writer that stops cuts the answer short with -1, and the model
  * can be analysed again after it. */
 #define _POSIX_C_SOURCE 200809L
@@ -71,13 +72,15 @@ static int same_bytes(const char *name, rl_model *m, const char *extra) {
     return pieces;
 }
 
-static int models, several_pieces;
+static int models, several_pieces, several_csv;
 static void each_model(const char *name, rl_model *m, void *ctx) {
     (void)ctx;
     models++;
     several_pieces += same_bytes(name, m, "") > 3;
     same_bytes(name, m, ",\"mode\":\"training\",\"precision\":\"int8\",\"batch\":4");
     same_bytes(name, m, ",\"layers\":\"packed\"");
+    several_csv += same_bytes(name, m, ",\"layers\":\"csv\"") > 3;
+    same_bytes(name, m, ",\"layers\":\"csv\",\"csv\":{\"rows\":[0],\"filter\":\"the first\"}"); /* not streamed */
     if (models % 4 == 0) {
         same_bytes(name, m, ",\"layers\":false");
         same_bytes(name, m, ",\"precision\":\"fp7\""); /* an error answer */
@@ -139,7 +142,8 @@ int main(int argc, char **argv) {
     CHECK(h100 != NULL, "the hardware profile reads");
     if (h100) corpus_each(tests_dir, NULL, each_model, NULL);
     CHECK(models > 40, "the corpus has models (%d)", models);
-    CHECK(several_pieces >= 1, "some answers' rows went out in several pieces (%d models)", several_pieces);
+    CHECK(several_pieces >= 1 && several_csv >= 1, "some answers' rows (%d models) and CSV (%d) went out in several pieces",
+          several_pieces, several_csv);
     if (h100) measured_rows(tests_dir), writer_stops();
     free(h100);
     return check_report("streamed answers");

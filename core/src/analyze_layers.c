@@ -131,11 +131,13 @@ int rl_analyze_layers(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_
                               const rl_options *o, bool has_energy, const rl_measured *measured,
                               const rl_parallel *par, rl_layers_out *out, rl_error *err) {
     rl_layers_later later = {c, g, lt, o, has_energy, measured, par};
-    if (out->stream && o->layers_layout == RL_LAYERS_ROWS) {
-        /* written by rl_analyze_write_answer, after the text before them */
+    if (out->stream && (o->layers_layout == RL_LAYERS_ROWS || (o->layers_layout == RL_LAYERS_CSV && !o->csv))) {
+        /* written by rl_analyze_write_answer, after the text before them
+         * (rows) or after the whole text (a CSV of every layer in graph
+         * order: one with a selection waits for all its rows) */
         out->later = later;
         out->waiting = true;
-        if (cJSON_AddRawToObject(root, "layers", ROWS_MARK)) return 0;
+        if (o->layers_layout == RL_LAYERS_CSV || cJSON_AddRawToObject(root, "layers", ROWS_MARK)) return 0;
         rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);
         return -1;
     }
@@ -183,15 +185,21 @@ static char *splice_rows(char *text, char *rows) {
     return all;
 }
 
+/* Whether `text` (n bytes) is an "ok": true answer object, which gets the
+ * layer columns or CSV appended (the out-of-memory answer does not). */
+static bool ok_object(const char *text, size_t n) {
+    /* every answer opens {"schema":N,"ok":... */
+    const char *ok = text ? strchr(text, ',') : NULL;
+    return n >= 2 && text[n - 1] == '}' && ok && !strncmp(ok, ",\"ok\":true", 10);
+}
+
 /* The printed response `text` ("{...}") with ,"layer_columns":{...} before
  * its closing brace (packed: and the doubles after it; *size: the answer's
  * bytes); frees the writer. An answer that is not an object (the
  * out-of-memory answer of rl_json_finish) is returned as it is. */
 static char *append_layer_columns(char *text, rl_layer_writer *w, size_t *size, const char *member) {
-    /* every answer opens {"schema":N,"ok":...; only an "ok":true one gets columns */
     size_t n = text ? strlen(text) : 0;
-    const char *ok = text ? strchr(text, ',') : NULL;
-    if (n < 2 || text[n - 1] != '}' || !ok || strncmp(ok, ",\"ok\":true", 10) != 0) {
+    if (!ok_object(text, n)) { /* only an "ok": true answer gets columns */
         rl_layer_writer_free(w);
         return text;
     }
@@ -221,9 +229,41 @@ char *rl_analyze_join_layers(char *text, rl_layers_out *out, size_t *size, const
     return append_layer_columns(text, w, size, member);
 }
 
+/* The CSV's answer streamed: the text with its "layer_csv" member and its
+ * NUL, then the header and the rows in pieces as they are written. */
+static int write_csv_answer(char *text, rl_layers_out *out, rl_write_fn write, void *ctx) {
+    static const char member[] = ",\"layer_csv\":{\"format\":\"csv\"}}";
+    size_t n = strlen(text);
+    if (!ok_object(text, n)) return write(ctx, text, n) ? -1 : 0;
+    rl_layer_writer *w = rl_layer_writer_new(RL_LAYERS_CSV, out->later.c);
+    if (!w) { /* nothing written yet: the short answer instead */
+        rl_error e = {0};
+        rl_error_set(&e, "out_of_memory", "layers", RL_OOM_LAYERS);
+        char *oom = rl_error_json(&e);
+        int rc = oom && !write(ctx, oom, strlen(oom)) ? 0 : -1;
+        free(oom);
+        return rc;
+    }
+    rl_layer_writer_stream(w, write, ctx);
+    bool ok = !write(ctx, text, n - 1) && !write(ctx, member, sizeof member); /* its NUL too */
+    if (ok) {
+        write_rows(w, &out->later);
+        ok = rl_layer_writer_finish_stream(w);
+    } else {
+        rl_layer_writer_free(w);
+    }
+    return ok ? 0 : -1;
+}
+
 /* The text before the mark, the rows in pieces as they are written, the
  * text after it: the bytes rl_analyze_join_layers would have joined. */
 int rl_analyze_write_answer(char *text, rl_layers_out *out, rl_write_fn write, void *ctx) {
+    if (text && out->waiting && out->later.o->layers_layout == RL_LAYERS_CSV) {
+        int rc = write_csv_answer(text, out, write, ctx);
+        free(text);
+        out->waiting = false;
+        return rc;
+    }
     const char *mark = text && out->waiting ? strchr(text, ROWS_MARK[0]) : NULL;
     rl_layer_writer *w = mark ? rl_layer_writer_new(RL_LAYERS_ROWS, out->later.c) : NULL;
     if (mark && !w) { /* nothing written yet: the short answer instead */

@@ -89,6 +89,8 @@ double rl_json_number_value(double v); /* what that text reads back as (15 digit
 void rl_json_text_reserve(rl_json_text *t, size_t extra); /* room for `extra` more bytes at once */
 void rl_json_text_string(rl_json_text *t, const char *s); /* quoted and escaped as cJSON; NULL: "" */
 char *rl_json_text_finish(rl_json_text *t);
+/* The size of the pieces a streamed answer goes out in (rl_model_analyze_write). */
+#define RL_STREAM_PIECE 65536
 
 /* ---------------------------------------------------------- checked math -- */
 /* Dims from a file are untrusted: every product goes through these. */

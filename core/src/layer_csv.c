@@ -30,6 +30,9 @@ struct rl_layer_csv {
     int *order, n_order;             /* the rows written, in order; NULL: all */
     char *filter;
     bool oom;
+    rl_write_fn write; /* streamed (rl_layer_csv_stream): where the lines go */
+    void *write_ctx;
+    bool write_stopped;
 };
 
 static void put(rl_json_text *t, const char *s) { rl_json_text_put(t, s, strlen(s)); }
@@ -130,6 +133,38 @@ void rl_layer_csv_text(rl_layer_csv *w, const char *key, const char *s) {
     cell_end(w, c);
 }
 
+/* The header line: the columns' names. */
+static void header(rl_json_text *out) {
+    for (int c = 0; c < N_COLUMNS; c++) {
+        put(out, rl_layer_csv_columns[c]);
+        put(out, c + 1 < N_COLUMNS ? "," : "\n");
+    }
+}
+
+/* A streaming writer's lines so far handed over and forgotten (the lines'
+ * offsets are not read again: a streamed table has no selection). */
+static void stream_piece(rl_layer_csv *w) {
+    if (!w->write_stopped && (w->lines.oom || w->write(w->write_ctx, w->lines.p, w->lines.n))) w->write_stopped = true;
+    w->lines.n = 0;
+}
+
+void rl_layer_csv_stream(rl_layer_csv *w, rl_write_fn write, void *ctx) {
+    w->write = write;
+    w->write_ctx = ctx;
+    header(&w->lines);
+}
+
+bool rl_layer_csv_finish_stream(rl_layer_csv *w) {
+    if (!w || !w->write) {
+        rl_layer_csv_free(w);
+        return false;
+    }
+    stream_piece(w);
+    bool ok = !w->write_stopped && !w->oom && !w->row.oom;
+    rl_layer_csv_free(w);
+    return ok;
+}
+
 void rl_layer_csv_row_end(rl_layer_csv *w) {
     if (w->rows == w->cap) {
         size_t *at = realloc(w->line_at, ((size_t)w->cap * 2 + 1) * sizeof *at);
@@ -146,6 +181,7 @@ void rl_layer_csv_row_end(rl_layer_csv *w) {
     }
     put(&w->lines, "\n");
     w->line_at[++w->rows] = w->lines.n;
+    if (w->write && w->lines.n >= RL_STREAM_PIECE) stream_piece(w);
 }
 
 /* "# 12 of 40 layers: only those the table's filter shows (op Conv)", the
@@ -183,10 +219,7 @@ bool rl_layer_csv_finish_into(rl_layer_csv *w, rl_json_text *out) {
     bool ok = !w->oom && !w->row.oom && !w->lines.oom;
     if (w->order) rl_json_text_reserve(out, w->lines.n + 1024);
     if (w->filter) filter_line(w, out);
-    for (int c = 0; c < N_COLUMNS; c++) {
-        put(out, rl_layer_csv_columns[c]);
-        put(out, c + 1 < N_COLUMNS ? "," : "\n");
-    }
+    header(out);
     if (ok && !w->order) lines_taken(w, out);
     for (int k = 0; ok && w->order && k < n; k++) {
         int i = w->order ? w->order[k] : k;

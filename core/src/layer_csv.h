@@ -37,5 +37,12 @@ void rl_layer_csv_literal(rl_layer_csv *w, const char *key, const char *s); /* t
  * indices first). */
 bool rl_layer_csv_finish_into(rl_layer_csv *w, rl_json_text *out);
 void rl_layer_csv_free(rl_layer_csv *w);
+/* Streamed (a writer without a selection; call before the first row): the
+ * header, then the rows handed to `write` in pieces of about
+ * RL_STREAM_PIECE bytes as they end, instead of kept. */
+void rl_layer_csv_stream(rl_layer_csv *w, rl_write_fn write, void *ctx);
+/* A streaming writer's last piece written; false when `write` stopped or
+ * memory ran out. Frees the writer either way. */
+bool rl_layer_csv_finish_stream(rl_layer_csv *w);
 
 #endif

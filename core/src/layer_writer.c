@@ -465,11 +465,21 @@ static void stream_piece(rl_layer_writer *w) {
 }
 
 void rl_layer_writer_stream(rl_layer_writer *w, rl_write_fn write, void *ctx) {
+    if (w->csv) {
+        rl_layer_csv_stream(w->csv, write, ctx);
+        return;
+    }
     w->write = write;
     w->write_ctx = ctx;
 }
 
 bool rl_layer_writer_finish_stream(rl_layer_writer *w) {
+    if (w && w->csv) {
+        bool ok = rl_layer_csv_finish_stream(w->csv) && !w->oom;
+        w->csv = NULL;
+        rl_layer_writer_free(w);
+        return ok;
+    }
     if (!w || !w->write) {
         rl_layer_writer_free(w);
         return false;

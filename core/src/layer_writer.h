@@ -76,10 +76,10 @@ bool rl_layer_writer_finish_into(rl_layer_writer *w, rl_json_text *out, const ch
  * "shape_source" (NULL when rooflens inferred the shape). Static strings. */
 const char *rl_value_dtype_text(const rl_ctx *c, const rl_value *v);
 const char *rl_value_shape_source_text(const rl_value *v);
-/* Rows layout: the rows' text handed to `write` (rooflens.h) in pieces of
- * about RL_STREAM_PIECE bytes as rows end, instead of kept, so the writer
- * holds one piece at a time. Call before the first row. */
-#define RL_STREAM_PIECE 65536
+/* Rows and CSV layouts (the CSV without a selection of rows): the text
+ * handed to `write` (rooflens.h) in pieces of about RL_STREAM_PIECE bytes as
+ * rows end, instead of kept, so the writer holds one piece at a time. Call
+ * before the first row. */
 void rl_layer_writer_stream(rl_layer_writer *w, rl_write_fn write, void *ctx);
 /* A streaming writer's last piece (the array's "]") written; false when
  * `write` stopped or memory ran out. Frees the writer either way. */
