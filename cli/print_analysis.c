@@ -107,6 +107,8 @@ void print_table(const cJSON *res, const layer_table *L, int top) {
     for (int i = 0; rows && i < n; i++) rows[i] = (by_time){layer_num(&t, i), i};
     if (rows) qsort(rows, (size_t)n, sizeof *rows, cmp_time);
     int shown = !rows ? 0 : top > 0 && top < n ? top : n;
+    /* the answer holds the top layers only when the request said so */
+    int total = cJSON_IsNumber(get(res, "layers_total")) ? (int)num(res, "layers_total") : n;
     double total_t = num(get(sol, "chosen"), "time_s"); /* the layers' times are their shares of it */
     tprintf("\n%-32s %-18s %10s %10s %8s %10s %10s %-16s %6s\n", "layer (top by time)", "op", "FLOPs", "bytes", "AI",
            "time", "forecast", "limited by", "share");
@@ -119,7 +121,7 @@ void print_table(const cJSON *res, const layer_table *L, int top) {
                isnan(layer_num(&fc, i)) ? RL_NO_FIGURE : tsec(layer_num(&fc, i), d, sizeof d), word("bound", layer_str(&bound, i)),
                total_t > 0 ? numf("%.1f%%", 100 * ti / total_t) : RL_NO_FIGURE);
     }
-    if (shown < n) tprintf("(%d more layers; --top 0 shows all)\n", n - shown);
+    if (shown < total) tprintf("(%d more layers; --top 0 shows all)\n", total - shown);
     free(rows);
     layer_col *cols[] = {&name, &op, &flops, &bytes, &intensity, &t, &bound, &fc};
     for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) layer_col_close(cols[k]);

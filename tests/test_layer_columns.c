@@ -310,6 +310,50 @@ static void without_io(const char *name, rl_model *m) {
     rl_free(full), rl_free(bare), rl_free(packed), rl_free(bad);
 }
 
+/* "top_layers": K holds the K layers of the longest floor time, longest
+ * first (ties in graph order), each the full answer's row, and
+ * "layers_total" says how many there are; in the packed columns too; a K
+ * that is not a whole number from 1 and the CSV layout are refused. */
+static int top_t_cmp(const void *a, const void *b) {
+    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+    double tx = cJSON_GetObjectItem(x, "t")->valuedouble, ty = cJSON_GetObjectItem(y, "t")->valuedouble;
+    return tx < ty ? 1 : tx > ty ? -1 : (int)(cJSON_GetObjectItem(x, "index")->valuedouble - cJSON_GetObjectItem(y, "index")->valuedouble);
+}
+
+static void top_layers(const char *name, rl_model *m) {
+    char *full = analyze(m, h100, "", "true"), *top = analyze(m, h100, ",\"top_layers\":3", "true");
+    char *packed = analyze(m, h100, ",\"top_layers\":3", "\"packed\"");
+    cJSON *a = cJSON_Parse(full), *b = cJSON_Parse(top);
+    if (!rl_answer_ok(full)) { /* a model the core refuses: refused alike */
+        CHECK(!strcmp(full, top), "%s: the same error with top_layers: %.200s", name, top);
+        cJSON_Delete(a), cJSON_Delete(b);
+        rl_free(full), rl_free(top), rl_free(packed);
+        return;
+    }
+    const cJSON *rows = cJSON_GetObjectItem(a, "layers"), *kept = cJSON_GetObjectItem(b, "layers");
+    int n = cJSON_GetArraySize(rows), want = n < 3 ? n : 3;
+    const cJSON **sorted = malloc(((size_t)n + 1) * sizeof *sorted);
+    int k = 0;
+    for (const cJSON *r = rows ? rows->child : NULL; r; r = r->next) sorted[k++] = r;
+    qsort(sorted, (size_t)n, sizeof *sorted, top_t_cmp);
+    CHECK(cJSON_GetArraySize(kept) == want && cJSON_GetObjectItem(b, "layers_total") &&
+              cJSON_GetObjectItem(b, "layers_total")->valuedouble == n && !cJSON_GetObjectItem(a, "layers_total"),
+          "%s: top_layers 3 keeps %d of %d layers: %.200s", name, cJSON_GetArraySize(kept), n, top);
+    k = 0;
+    for (const cJSON *r = kept ? kept->child : NULL; r && k < want; r = r->next, k++)
+        CHECK(cJSON_Compare(r, sorted[k], 1), "%s: top layer %d is the full answer's layer %g", name, k,
+              cJSON_GetObjectItem(sorted[k], "index")->valuedouble);
+    char count[40];
+    snprintf(count, sizeof count, "\"layer_columns\":{\"count\":%d,", want);
+    CHECK(strstr(packed, count) != NULL, "%s: the packed top layers count %d: %.200s", name, want, packed);
+    char *zero = analyze(m, h100, ",\"top_layers\":0", "true"), *csv = analyze(m, h100, ",\"top_layers\":3", "\"csv\"");
+    CHECK(strstr(zero, "\"where\":\"top_layers\"") && strstr(csv, "\"where\":\"top_layers\""),
+          "top_layers 0 and with the CSV are refused: %.200s %.200s", zero, csv);
+    free(sorted);
+    cJSON_Delete(a), cJSON_Delete(b);
+    rl_free(full), rl_free(top), rl_free(packed), rl_free(zero), rl_free(csv);
+}
+
 static int models;
 static void each_model(const char *name, rl_model *m, void *ctx) {
     (void)ctx;
@@ -319,6 +363,7 @@ static void each_model(const char *name, rl_model *m, void *ctx) {
     compare(name, m, tpu, ",\"precision\":\"fp32\"");
     compare_packed(name, m, h100, "");
     if (models % 8 == 1) without_io(name, m);
+    if (models % 4 == 2) top_layers(name, m);
     compare_packed(name, m, tpu, ",\"precision\":\"fp32\",\"mode\":\"training\"");
 }
 

@@ -49,6 +49,8 @@ typedef struct rl_layers_later {
     bool has_energy;
     const rl_measured *measured;
     const struct rl_parallel *par;
+    const int *order; /* the rows written, in order ("top_layers"); NULL: every layer in graph order */
+    int n_rows;
 } rl_layers_later;
 typedef struct rl_layers_out {
     struct rl_layer_writer *columns;

@@ -117,9 +117,10 @@ static int csv_select(rl_layer_writer *w, const cJSON *csv, int n_layers, rl_err
  * as its last member, "layer_columns", by append_layer_columns. Either
  * way the layers (most of a big answer) are in memory once: a copy into a
  * printer's buffer grown by doubling held them three times over. */
-/* Every row of the layers through w (NULL: nothing). */
+/* Every row of the layers through w (NULL: nothing), or those of L->order. */
 static void write_rows(rl_layer_writer *w, const rl_layers_later *L) {
-    for (int i = 0; w && i < L->g->n_nodes; i++) {
+    for (int k = 0; w && k < L->n_rows; k++) {
+        int i = L->order ? L->order[k] : k;
         rl_layer_row_begin(w);
         write_layer(w, &L->g->nodes[i], &L->lt[i], L->o, L->has_energy, rl_parallel_layer(L->par, i));
         rl_measured_layer_put(L->measured, i, w);
@@ -127,10 +128,43 @@ static void write_rows(rl_layer_writer *w, const rl_layers_later *L) {
     }
 }
 
+/* "top_layers": the layers by floor time, longest first (ties, and a time
+ * that is not a number, after: in graph order), as the CLI's table sorts
+ * them. */
+typedef struct by_time {
+    double t;
+    int row;
+} by_time;
+
+static int cmp_time(const void *a, const void *b) {
+    double ta = ((const by_time *)a)->t, tb = ((const by_time *)b)->t;
+    if (isnan(ta) || isnan(tb)) return isnan(ta) - isnan(tb);
+    return ta < tb ? 1 : ta > tb ? -1 : ((const by_time *)a)->row - ((const by_time *)b)->row;
+}
+
+/* The first `top` layers of g by time into later (in c's arena), and how
+ * many there are in the answer ("layers_total"); false when out of memory. */
+static bool top_layers(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_layer_time *lt, int top,
+                       rl_layers_later *later) {
+    by_time *rows = rl_arena_alloc(c->arena, (size_t)(g->n_nodes + 1) * sizeof *rows);
+    int *order = rl_arena_alloc(c->arena, (size_t)(g->n_nodes + 1) * sizeof *order);
+    if (!rows || !order || !cJSON_AddNumberToObject(root, "layers_total", g->n_nodes)) return false;
+    for (int i = 0; i < g->n_nodes; i++) rows[i] = (by_time){lt[i].t, i};
+    qsort(rows, (size_t)g->n_nodes, sizeof *rows, cmp_time);
+    later->n_rows = top < g->n_nodes ? top : g->n_nodes;
+    for (int k = 0; k < later->n_rows; k++) order[k] = rows[k].row;
+    later->order = order;
+    return true;
+}
+
 int rl_analyze_layers(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_layer_time *lt,
                               const rl_options *o, bool has_energy, const rl_measured *measured,
                               const rl_parallel *par, rl_layers_out *out, rl_error *err) {
-    rl_layers_later later = {c, g, lt, o, has_energy, measured, par};
+    rl_layers_later later = {c, g, lt, o, has_energy, measured, par, NULL, g->n_nodes};
+    if (o->top_layers > 0 && !top_layers(root, c, g, lt, o->top_layers, &later)) {
+        rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);
+        return -1;
+    }
     if (out->stream && (o->layers_layout == RL_LAYERS_ROWS || (o->layers_layout == RL_LAYERS_CSV && !o->csv))) {
         /* written by rl_analyze_write_answer, after the text before them
          * (rows) or after the whole text (a CSV of every layer in graph
@@ -142,7 +176,7 @@ int rl_analyze_layers(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_
         return -1;
     }
     rl_layer_writer *w = rl_layer_writer_new(o->layers_layout, c);
-    if (w) rl_layer_writer_expect_rows(w, g->n_nodes);
+    if (w) rl_layer_writer_expect_rows(w, later.n_rows);
     if (w && o->csv && csv_select(w, o->csv, g->n_nodes, err)) {
         rl_layer_writer_free(w);
         return -1;

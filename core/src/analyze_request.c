@@ -145,6 +145,27 @@ static int parse_layer_io(const cJSON *req, options *o, rl_error *err) {
     return 0;
 }
 
+/* "top_layers": K keeps only the K layers of the longest floor time in the
+ * layer table, longest first: a caller that shows the top of the table
+ * (the CLI's) need not receive and hold the rest. Not with the CSV, whose
+ * rows are chosen by "csv". */
+static int parse_top_layers(const cJSON *req, options *o, rl_error *err) {
+    const cJSON *top = cJSON_GetObjectItemCaseSensitive(req, "top_layers");
+    if (!top || cJSON_IsNull(top)) return 0;
+    if (!cJSON_IsNumber(top) || top->valuedouble < 1 || top->valuedouble > 1e9 ||
+        top->valuedouble != floor(top->valuedouble)) {
+        rl_error_set(err, "bad_request", "top_layers", "top_layers must be a whole number from 1 to 10^9 (the layers kept)");
+        return -1;
+    }
+    if (o->layers_layout == RL_LAYERS_CSV) {
+        rl_error_set(err, "bad_request", "top_layers",
+                     "top_layers goes with the rows or columns of the layers; the CSV's rows are chosen by \"csv\"");
+        return -1;
+    }
+    o->top_layers = (int)top->valuedouble;
+    return 0;
+}
+
 static int parse_batch(const cJSON *req, rl_ctx *c, rl_error *err) {
     const cJSON *batch = cJSON_GetObjectItemCaseSensitive(req, "batch");
     if (!batch || cJSON_IsNull(batch)) return 0;
@@ -193,6 +214,7 @@ int rl_analyze_parse_options(const cJSON *req, options *o, rl_ctx *c, rl_dim_set
     o->layer_io = true;
     if (parse_precision(req, o, err) || parse_mode(req, o, err) || parse_sol(req, o, err) ||
         parse_granularity(req, o, err) || parse_layers(req, o, err) || parse_layer_io(req, o, err) || parse_csv(req, o, err) ||
+        parse_top_layers(req, o, err) ||
         parse_batch(req, c, err) ||
         parse_dims(req, c, dims, err))
         return -1;

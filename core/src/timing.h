@@ -32,6 +32,7 @@ typedef struct rl_options {
     int layers_layout;          /* rl_layer_layout of "layers" (layer_writer.h): rows, "columns", "packed" */
     bool layer_io;              /* "layer_io": each layer's inputs and outputs lists (default true) */
     const struct cJSON *csv;    /* "csv": the CSV layout's rows and filter, checked; NULL: none */
+    int top_layers;             /* "top_layers": only the K layers of the longest floor time (0: all) */
 } rl_options;
 
 /* ------------------------------------------------------ speed of light -- */
