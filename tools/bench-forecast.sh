@@ -8,7 +8,11 @@
 # with that tree's own h100-sxm profile each; and, with valgrind, the
 # instructions of one analysis, which no other process changes. A third line runs this tree
 # with the profile's forecast block cut out (the forecast on the core's
-# defaults): the share of reading the block.
+# defaults): the share of reading the block. A fourth is this tree's core
+# with the forecast cut out of it (a copy of the tree in which the timing
+# pass does not call rl_forecast_graph and the answer has no forecast
+# section and no forecast_s, headroom or op_class column): the forecast's
+# own cost, everything else alike.
 #   tools/bench-forecast.sh [--runs N] [--base COMMIT] [MODEL.onnx ...]
 # Without models: ResNet-50 and BERT-Large graphs (tools/make_big_model.py,
 # no weights written).
@@ -37,6 +41,23 @@ if [[ ! -x "$B/base" || "$(cat "$B/base.commit" 2>/dev/null)" != "$base" ]]; the
   cc -O2 -std=c11 -I"$B/base-src/core/include" tools/bench_analyze.c "$B/base-build/librooflens_core.a" $LIBS -o "$B/base"
   echo "$base" >"$B/base.commit"
 fi
+# this tree without the forecast: each cut must match once, or the script stops
+rm -rf "$B/cut-src" "$B/cut-build"
+mkdir -p "$B/cut-src"
+git ls-files -z | tar --null -T - -cf - | tar -x -C "$B/cut-src"
+cut_line() { # cut_line FILE TEXT: the line holding TEXT removed, which must be there once
+  local f="$B/cut-src/$1"
+  [[ $(grep -cF -- "$2" "$f") == 1 ]] || { echo "bench-forecast: '$2' is not once in $1: update the cut" >&2; exit 1; }
+  grep -vF -- "$2" "$f" >"$f.cut" && mv "$f.cut" "$f"
+}
+cut_line core/src/timing.c 'rl_forecast_graph(c, pg, o, hw, lt, out);'
+cut_line core/src/analyze.c 'add_forecast_section(root, &t, &hw);'
+cut_line core/src/analyze_layers.c 'rl_layer_num(w, "forecast_s", L->forecast_s);'
+cut_line core/src/analyze_layers.c 'rl_layer_num(w, "headroom", L->t > 0 ? L->forecast_s / L->t : NAN);'
+cut_line core/src/analyze_layers.c 'rl_layer_str(w, "op_class", rl_op_class_names[L->op_class]);'
+cmake -S "$B/cut-src" -B "$B/cut-build" -DCMAKE_BUILD_TYPE=Release -DROOFLENS_BUILD_TESTS=OFF -DROOFLENS_BUILD_CLI=OFF >/dev/null
+cmake --build "$B/cut-build" -j2 --target rooflens_core 2>&1 | grep -E '\berror\b' || true
+cc -O2 -std=c11 -Icore/include tools/bench_analyze.c "$B/cut-build/librooflens_core.a" $LIBS -o "$B/cut"
 if ((${#models[@]} == 0)); then
   mkdir -p build/models
   [[ -f build/models/resnet50_graph.onnx ]] ||
@@ -60,15 +81,18 @@ for m in "${models[@]}"; do
     b=$(instr "$B/base" "$m" "$B/base-src/hw/h100-sxm.json")
     n=$(instr "$B/now" "$m" hw/h100-sxm.json)
     nb=$(instr "$B/now" "$m" hw/h100-sxm.json --no-forecast-block)
-    awk -v m="$(basename "$m")" -v b="$b" -v n="$n" -v nb="$nb" 'BEGIN {
-      printf "%-24s instructions per analysis: before the forecast %.3f M, with it %.3f M (%+.1f%%); without the profile'"'"'s block %.3f M\n", m, b / 1e6, n / 1e6, 100 * (n / b - 1), nb / 1e6 }'
+    c=$(instr "$B/cut" "$m" hw/h100-sxm.json)
+    awk -v m="$(basename "$m")" -v b="$b" -v n="$n" -v nb="$nb" -v c="$c" 'BEGIN {
+      printf "%-24s instructions per analysis: before the forecast %.3f M, with it %.3f M (%+.1f%%); without the profile'"'"'s block %.3f M\n", m, b / 1e6, n / 1e6, 100 * (n / b - 1), nb / 1e6
+      printf "%-24s this tree with the forecast cut out %.3f M: the forecast adds %+.1f%%\n", m, c / 1e6, 100 * (n / c - 1) }'
   fi
   for round in 1 2 3; do
     b=$("$B/base" "$m" "$B/base-src/hw/h100-sxm.json" --runs "$runs" | median)
     n=$("$B/now" "$m" hw/h100-sxm.json --runs "$runs" | median)
     nb=$("$B/now" "$m" hw/h100-sxm.json --runs "$runs" --no-forecast-block | median)
-    awk -v m="$(basename "$m")" -v r="$round" -v b="$b" -v n="$n" -v nb="$nb" 'BEGIN {
-      printf "%-24s round %d: before the forecast %.3f ms, with it %.3f ms (%+.1f%%); without the profile'"'"'s block %.3f ms\n", m, r, b, n, 100 * (n / b - 1), nb }'
+    c=$("$B/cut" "$m" hw/h100-sxm.json --runs "$runs" | median)
+    awk -v m="$(basename "$m")" -v r="$round" -v b="$b" -v n="$n" -v nb="$nb" -v c="$c" 'BEGIN {
+      printf "%-24s round %d: before the forecast %.3f ms, with it %.3f ms (%+.1f%%); without the profile'"'"'s block %.3f ms; forecast cut out %.3f ms (with it %+.1f%%)\n", m, r, b, n, 100 * (n / b - 1), nb, c, 100 * (n / c - 1) }'
   done
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

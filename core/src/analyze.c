@@ -573,8 +573,8 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size, 
     }
     cJSON_Delete(req);
     rl_arena_free(&arena);
-    char *text = finish_json(root);
-    return rl_analyze_join_layers(text, &layers, size, &o);
+    size_t cap = 0, room = rl_layer_writer_room(layers.columns); /* the columns printed in one buffer */
+    return rl_analyze_join_layers(rl_json_finish_room(root, room, &cap), cap, &layers, size, &o);
 fail:
     rl_analyze_layers_free(&layers);
     cJSON_Delete(root);

@@ -64,10 +64,10 @@ typedef struct rl_layers_out {
 int rl_analyze_layers(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_layer_time *lt,
                       const rl_options *o, bool has_energy, const rl_measured *measured,
                       const struct rl_parallel *par, rl_layers_out *out, rl_error *err);
-/* The printed answer `text` with the layers joined (out emptied; *size:
+/* The printed answer `text` (in a buffer of cap bytes) with the layers joined (out emptied; *size:
  * the answer's bytes when something follows its NUL); an out-of-memory
  * answer when joining fails. */
-char *rl_analyze_join_layers(char *text, rl_layers_out *out, size_t *size, const rl_options *o);
+char *rl_analyze_join_layers(char *text, size_t cap, rl_layers_out *out, size_t *size, const rl_options *o);
 /* The printed answer `text` written to `write` with its waiting rows
  * streamed where their mark stands (rl_model_analyze_write); frees text.
  * 0, or -1 when `write` stopped or memory ran out once the first piece was

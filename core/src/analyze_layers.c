@@ -231,13 +231,13 @@ static bool ok_object(const char *text, size_t n) {
  * its closing brace (packed: and the doubles after it; *size: the answer's
  * bytes); frees the writer. An answer that is not an object (the
  * out-of-memory answer of rl_json_finish) is returned as it is. */
-static char *append_layer_columns(char *text, rl_layer_writer *w, size_t *size, const char *member) {
+static char *append_layer_columns(char *text, size_t cap, rl_layer_writer *w, size_t *size, const char *member) {
     size_t n = text ? strlen(text) : 0;
     if (!ok_object(text, n)) { /* only an "ok": true answer gets columns */
         rl_layer_writer_free(w);
         return text;
     }
-    rl_json_text t = {text, n - 1, n + 1, false};
+    rl_json_text t = {text, n - 1, cap > n ? cap : n + 1, false};
     rl_json_text_put(&t, member, strlen(member));
     rl_layer_writer_finish_into(w, &t, "}");
     char *s = rl_json_text_finish(&t);
@@ -250,7 +250,7 @@ static char *append_layer_columns(char *text, rl_layer_writer *w, size_t *size, 
     return rl_error_json(&e);
 }
 
-char *rl_analyze_join_layers(char *text, rl_layers_out *out, size_t *size, const rl_options *o) {
+char *rl_analyze_join_layers(char *text, size_t cap, rl_layers_out *out, size_t *size, const rl_options *o) {
     if (out->rows) {
         char *rows = out->rows;
         out->rows = NULL;
@@ -260,7 +260,7 @@ char *rl_analyze_join_layers(char *text, rl_layers_out *out, size_t *size, const
     rl_layer_writer *w = out->columns;
     out->columns = NULL;
     const char *member = o->layers_layout == RL_LAYERS_CSV ? ",\"layer_csv\":" : ",\"layer_columns\":";
-    return append_layer_columns(text, w, size, member);
+    return append_layer_columns(text, cap, w, size, member);
 }
 
 /* The CSV's answer streamed: the text with its "layer_csv" member and its

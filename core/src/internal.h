@@ -70,6 +70,11 @@ char *rl_error_json(const rl_error *e); /* {"ok":false,"error":{...}}, malloc'd 
 void rl_json_begin(void);
 bool rl_json_alloc_failed(void); /* since the mark */
 char *rl_json_finish(struct cJSON *root);
+/* The same, with room for `extra` more bytes after the text, made before the
+ * tree is freed (a big allocation after thousands of small frees makes the
+ * allocator sweep them); *cap: the buffer's size (the text's length + 1
+ * when the answer is the out_of_memory one). */
+char *rl_json_finish_room(struct cJSON *root, size_t extra, size_t *cap);
 /* cJSON_PrintUnformatted's text, several times faster on large responses;
  * malloc'd, NULL when out of memory. */
 struct cJSON;

@@ -687,6 +687,12 @@ static size_t table_size(const table *t) {
     return n;
 }
 
+size_t rl_layer_writer_room(rl_layer_writer *w) {
+    if (!w || w->layout == RL_LAYERS_ROWS || w->csv) return 0;
+    settle(w, &w->layers), settle(w, &w->tensors);
+    return table_size(&w->layers) + table_size(&w->tensors) + 64;
+}
+
 bool rl_layer_writer_finish_into(rl_layer_writer *w, rl_json_text *out, const char *after) {
     if (!w) {
         out->oom = true;

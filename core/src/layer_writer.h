@@ -84,6 +84,9 @@ void rl_layer_writer_stream(rl_layer_writer *w, rl_write_fn write, void *ctx);
 /* A streaming writer's last piece (the array's "]") written; false when
  * `write` stopped or memory ran out. Frees the writer either way. */
 bool rl_layer_writer_finish_stream(rl_layer_writer *w);
+/* The bytes rl_layer_writer_finish_into will append, at most (0: rows, CSV),
+ * once every row is written (it settles the columns, as finishing does). */
+size_t rl_layer_writer_room(rl_layer_writer *w);
 /* Frees a writer that is not finished (NULL: nothing). */
 void rl_layer_writer_free(rl_layer_writer *w);
 #endif

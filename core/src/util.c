@@ -1,4 +1,5 @@
-/* Arena, errors, warnings and element types. */
+/* Arena, text helpers, errors, the JSON printer and its numbers, warnings
+ * (internal.h, json.h). */
 #include <cjson/cJSON.h>
 #include <float.h>
 #include <math.h>
@@ -255,11 +256,21 @@ static char *oom_json(const char *where_in) {
     return s;
 }
 
+static char *print_room(const cJSON *item, size_t extra, size_t *cap);
+
 char *rl_json_finish(cJSON *root) {
+    size_t cap;
+    return rl_json_finish_room(root, 0, &cap);
+}
+
+char *rl_json_finish_room(cJSON *root, size_t extra, size_t *cap) {
     bool failed = !root || alloc_failures != alloc_mark;
-    char *s = failed ? NULL : rl_json_print(root);
+    char *s = failed ? NULL : print_room(root, extra, cap);
     cJSON_Delete(root);
-    return s ? s : oom_json(failed ? "response" : "printing");
+    if (s) return s;
+    s = oom_json(failed ? "response" : "printing");
+    *cap = s ? strlen(s) + 1 : 0;
+    return s;
 }
 
 char *rl_error_json(const rl_error *e) {
@@ -684,11 +695,17 @@ void rl_json_add_num(cJSON *o, const char *key, double v) {
     else cJSON_AddNullToObject(o, key);
 }
 
-char *rl_json_print(const struct cJSON *item) {
+static char *print_room(const cJSON *item, size_t extra, size_t *cap) {
     jbuf b = {0};
     if (!item || !jb_value(&b, item, 0) || b.oom) {
         free(b.p);
-        return item ? cJSON_PrintUnformatted(item) : NULL;
+        char *s = item ? cJSON_PrintUnformatted(item) : NULL;
+        *cap = s ? strlen(s) + 1 : 0;
+        return s;
+    }
+    if (extra && b.n + extra + 1 > b.cap) { /* exactly: the caller knows the size */
+        char *p = realloc(b.p, b.n + extra + 1);
+        if (p) b.p = p, b.cap = b.n + extra + 1;
     }
     jb_grow(&b, 0);
     if (b.oom) {
@@ -696,7 +713,13 @@ char *rl_json_print(const struct cJSON *item) {
         return NULL;
     }
     b.p[b.n] = 0;
+    *cap = b.cap;
     return b.p;
+}
+
+char *rl_json_print(const struct cJSON *item) {
+    size_t cap;
+    return print_room(item, 0, &cap);
 }
 
 /* ------------------------------------------------------------- warnings -- */
@@ -744,42 +767,4 @@ void rl_warn(rl_ctx *c, const char *code, const char *node, const char *fmt, ...
     if (!w->message) return;
     if (w->node) rl_utf8_repair((char *)w->node);
     c->warn_slots[i] = ++c->n_warnings;
-}
-
-/* ---------------------------------------------------------- element types -- */
-static const struct {
-    const char *name;
-    int bits;
-    char cls; /* f float, i integer, b bool, s string, c complex */
-} dtypes[RL_DT_COUNT] = {
-    [RL_DT_UNDEFINED] = {"undefined", 0, '?'},  [RL_DT_FLOAT] = {"float32", 32, 'f'},
-    [RL_DT_UINT8] = {"uint8", 8, 'i'},          [RL_DT_INT8] = {"int8", 8, 'i'},
-    [RL_DT_UINT16] = {"uint16", 16, 'i'},       [RL_DT_INT16] = {"int16", 16, 'i'},
-    [RL_DT_INT32] = {"int32", 32, 'i'},         [RL_DT_INT64] = {"int64", 64, 'i'},
-    [RL_DT_STRING] = {"string", 0, 's'},        [RL_DT_BOOL] = {"bool", 8, 'b'},
-    [RL_DT_FLOAT16] = {"float16", 16, 'f'},     [RL_DT_DOUBLE] = {"float64", 64, 'f'},
-    [RL_DT_UINT32] = {"uint32", 32, 'i'},       [RL_DT_UINT64] = {"uint64", 64, 'i'},
-    [RL_DT_COMPLEX64] = {"complex64", 64, 'c'}, [RL_DT_COMPLEX128] = {"complex128", 128, 'c'},
-    [RL_DT_BFLOAT16] = {"bfloat16", 16, 'f'},   [RL_DT_FLOAT8E4M3FN] = {"float8e4m3fn", 8, 'f'},
-    [RL_DT_FLOAT8E4M3FNUZ] = {"float8e4m3fnuz", 8, 'f'},
-    [RL_DT_FLOAT8E5M2] = {"float8e5m2", 8, 'f'},
-    [RL_DT_FLOAT8E5M2FNUZ] = {"float8e5m2fnuz", 8, 'f'},
-    [RL_DT_UINT4] = {"uint4", 4, 'i'},          [RL_DT_INT4] = {"int4", 4, 'i'},
-    [RL_DT_FLOAT4E2M1] = {"float4e2m1", 4, 'f'}, [RL_DT_FLOAT8E8M0] = {"float8e8m0", 8, 'f'},
-    [RL_DT_UINT2] = {"uint2", 2, 'i'},          [RL_DT_INT2] = {"int2", 2, 'i'},
-};
-
-int rl_dtype_bits(int dt) {
-    if (dt <= 0 || dt >= RL_DT_COUNT) return 0;
-    /* Strings have no fixed size; count a pointer-sized reference. */
-    if (dt == RL_DT_STRING) return 64;
-    return dtypes[dt].bits;
-}
-const char *rl_dtype_name(int dt) {
-    if (dt < 0 || dt >= RL_DT_COUNT) return "unknown";
-    return dtypes[dt].name;
-}
-bool rl_dtype_is_float(int dt) { return dt > 0 && dt < RL_DT_COUNT && dtypes[dt].cls == 'f'; }
-bool rl_dtype_is_int(int dt) {
-    return dt > 0 && dt < RL_DT_COUNT && (dtypes[dt].cls == 'i' || dtypes[dt].cls == 'b');
 }
