@@ -1,12 +1,21 @@
 #!/usr/bin/env node
-// Profiles one ONNX model with ONNX Runtime (CPU, onnxruntime-node) and
-// writes ORT's profiling JSON: what `rooflens MODEL --measured FILE` reads.
-// Used by tools/validate-cpu.sh; onnxruntime-node is not a dependency of
-// rooflens, so its folder is passed in (--ort DIR holding node_modules/).
+// Profiles ONNX models with ONNX Runtime (CPU, onnxruntime-node) and writes
+// ORT's profiling JSON: what `rooflens MODEL --measured FILE` reads.
+// Used by tools/validate-cpu.sh and tools/validate-forecast.sh;
+// onnxruntime-node is not a dependency of rooflens, so its folder is passed
+// in (--ort DIR holding node_modules/).
 //
 //   node tools/ort-profile.mjs --ort DIR --model M.onnx --out P.json
 //        [--opt disabled|basic|extended|all] [--runs N] [--threads N]
 //        [--dim name=value ...] [--batch B]
+//   node tools/ort-profile.mjs --ort DIR --job M.onnx,OPT,P.json,META.json
+//        [--job ...] [--runs N] [--threads N] [--dim ...] [--batch B]
+//
+// One model prints its record (wall times of each run, the load) on
+// standard output. Several --job runs every session in turn, one run each
+// per round, so that a slow minute of a shared machine slows every model
+// alike rather than the one measured then; each job's record goes to its
+// META file. Every session's first run is its warm-up.
 //
 // Inputs are filled with deterministic values: floats in [-1, 1], integers
 // in [0, 100) (valid token ids for any vocabulary of 100 or more). Symbolic
@@ -17,15 +26,25 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 function args(argv) {
-  const a = { opt: 'all', runs: 6, threads: 1, batch: 1, dims: {} };
+  const a = { opt: 'all', runs: 6, threads: 1, batch: 1, dims: {}, jobs: [] };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i], v = argv[i + 1];
     if (k === '--dim') { const [n, x] = v.split('='); a.dims[n] = Number(x); i++; }
+    else if (k === '--job') {
+      const [model, opt, out, meta] = v.split(',');
+      if (!model || !opt || !out || !meta) throw new Error(`--job ${v}: want MODEL.onnx,OPT,PROFILE.json,META.json`);
+      a.jobs.push({ model, opt, out, meta });
+      i++;
+    }
     else if (['--ort', '--model', '--out', '--opt'].includes(k)) { a[k.slice(2)] = v; i++; }
     else if (['--runs', '--threads', '--batch'].includes(k)) { a[k.slice(2)] = Number(v); i++; }
     else throw new Error(`unknown argument ${k}`);
   }
-  for (const k of ['ort', 'model', 'out']) if (!a[k]) throw new Error(`--${k} is required`);
+  if (!a.ort) throw new Error('--ort is required');
+  if (!a.jobs.length) {
+    for (const k of ['model', 'out']) if (!a[k]) throw new Error(`--${k} is required`);
+    a.jobs.push({ model: a.model, opt: a.opt, out: a.out, meta: null });
+  }
   return a;
 }
 
@@ -49,37 +68,49 @@ function fill(meta, a) {
 const a = args(process.argv.slice(2));
 const entry = path.resolve(a.ort, 'node_modules/onnxruntime-node/dist/index.js');
 const ort = (await import(pathToFileURL(entry).href)).default;
-const prefix = path.join(os.tmpdir(), `rooflens-ort-${process.pid}`);
-const session = await ort.InferenceSession.create(a.model, {
-  executionProviders: ['cpu'],
-  graphOptimizationLevel: a.opt,
-  intraOpNumThreads: a.threads,
-  interOpNumThreads: 1,
-  executionMode: 'sequential',
-  enableProfiling: true,
-  profileFilePrefix: prefix,
-  // denormal inputs would make times depend on the random weights
-  extra: { session: { set_denormal_as_zero: '1' } },
-});
-const feeds = {};
-for (const meta of session.inputMetadata) {
-  const { data, shape } = fill(meta, a);
-  feeds[meta.name] = new ort.Tensor(meta.type, data, shape);
+
+// every session opened first, each profiling to a prefix of its own
+const jobs = [];
+for (const [k, job] of a.jobs.entries()) {
+  const prefix = path.join(os.tmpdir(), `rooflens-ort-${process.pid}-${k}`);
+  const session = await ort.InferenceSession.create(job.model, {
+    executionProviders: ['cpu'],
+    graphOptimizationLevel: job.opt,
+    intraOpNumThreads: a.threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    enableProfiling: true,
+    profileFilePrefix: prefix,
+    // denormal inputs would make times depend on the random weights
+    extra: { session: { set_denormal_as_zero: '1' } },
+  });
+  const feeds = {};
+  for (const meta of session.inputMetadata) {
+    const { data, shape } = fill(meta, a);
+    feeds[meta.name] = new ort.Tensor(meta.type, data, shape);
+  }
+  jobs.push({ ...job, prefix, session, feeds, wall: [], load: [os.loadavg()] });
 }
-const load = [os.loadavg()];
-const wall = [];
+// round r runs every session once
 for (let r = 0; r < a.runs; r++) {
-  const t0 = performance.now();
-  await session.run(feeds);
-  wall.push((performance.now() - t0) / 1e3);
+  for (const j of jobs) {
+    const t0 = performance.now();
+    await j.session.run(j.feeds);
+    j.wall.push((performance.now() - t0) / 1e3);
+  }
 }
-load.push(os.loadavg());
-session.endProfiling();
-await session.release();
-// ORT names the file <prefix>_<date>.json
-const dir = path.dirname(prefix), base = path.basename(prefix);
-const made = fs.readdirSync(dir).filter((f) => f.startsWith(base) && f.endsWith('.json'));
-if (made.length !== 1) throw new Error(`expected one profile from ORT, found ${made.length}`);
-fs.renameSync(path.join(dir, made[0]), a.out);
-console.log(JSON.stringify({ model: a.model, opt: a.opt, runs: a.runs, threads: a.threads, wall_s: wall,
-  loadavg_before: load[0], loadavg_after: load[1], ort: ort.env.versions?.node ?? null, profile: a.out }));
+for (const j of jobs) {
+  j.load.push(os.loadavg());
+  j.session.endProfiling();
+  await j.session.release();
+  // ORT names the file <prefix>_<date>.json
+  const dir = path.dirname(j.prefix), base = path.basename(j.prefix) + '_';
+  const made = fs.readdirSync(dir).filter((f) => f.startsWith(base) && f.endsWith('.json'));
+  if (made.length !== 1) throw new Error(`expected one profile from ORT for ${j.model}, found ${made.length}`);
+  fs.renameSync(path.join(dir, made[0]), j.out);
+  const record = JSON.stringify({ model: j.model, opt: j.opt, runs: a.runs, threads: a.threads, wall_s: j.wall,
+    loadavg_before: j.load[0], loadavg_after: j.load[1], interleaved_with: jobs.length - 1,
+    ort: ort.env.versions?.node ?? null, profile: j.out });
+  if (j.meta) fs.writeFileSync(j.meta, record + '\n');
+  else console.log(record);
+}

@@ -2,20 +2,21 @@
 # Validates the forecast on this machine's CPU against ONNX Runtime
 # (onnxruntime-node, one intra-op thread), with graph optimisations on and
 # off: `rooflens calibrate` measures the machine, ORT profiles every model
-# RUNS times, the forecast is fitted on two models (FIT) and then forecasts
+# RUNS times (the models in turn, one run each a round, so that a slow
+# minute of the shared machine slows them all alike), the forecast is fitted on two models (FIT) and then forecasts
 # every other model, which the fit never saw. The analytic forecast (the
 # calibrated ceilings with the profile's default parameters) is reported
 # beside it. tools/validate_forecast_report.py writes the tables of
 # docs/validation.md ("The forecast on this CPU").
 #
-#   tools/validate-forecast.sh        (15-40 minutes on 2 busy cores)
+#   tools/validate-forecast.sh        (a few minutes on a quiet machine, more on a busy one)
 #   REUSE=DIR tools/validate-forecast.sh   (about 2 minutes: DIR's models and
 #       ORT profiles, measured before, are reused; the machine is calibrated
 #       anew unless the scratch folder already holds calibrated-cpu.json)
 #
 # Environment: ROOFLENS_VALIDATE_DIR (scratch folder, default
 # build/validate-forecast), RUNS (runs per profile, the first is the warm-up;
-# default 6), FIT (default "mobilenet_v3_large bert_base": a depthwise CNN and
+# default 16), FIT (default "mobilenet_v3_large bert_base": a depthwise CNN and
 # a transformer encoder, so the fit sees every op class; docs/validation.md
 # says why), MODELS (the held-out ones), REUSE (a scratch folder of an
 # earlier run whose models/, ort/ and runs/*.profile.json and *.meta.json are
@@ -28,7 +29,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${ROOFLENS_VALIDATE_DIR:-build/validate-forecast}
-RUNS=${RUNS:-6}
+RUNS=${RUNS:-16}
 FIT=${FIT:-"mobilenet_v3_large bert_base"}
 MODELS=${MODELS:-"resnet50 efficientnet_b0 convnext_tiny vit_b_16 gpt_decoder resnet18 regnet_y_400mf shufflenet_v2_x1_0 squeezenet1_1"}
 PY=/usr/bin/python3   # Debian's, with python3-onnx, python3-numpy, python3-torch
@@ -67,16 +68,18 @@ echo "== rooflens calibrate"
 [[ -f "$OUT/calibrated-cpu.json" ]] || $RL calibrate --out "$OUT/calibrated-cpu.json" 2> "$OUT/calibrate.log"
 cat "$OUT/calibrate.log"
 
-echo "== ORT profiles ($RUNS runs each, the first left out as the warm-up)"
+echo "== ORT profiles ($RUNS runs each, the first left out as the warm-up; every model in turn, one run each a round)"
+jobs=()
 for m in $FIT $MODELS; do
   for opt in disabled all; do
     name="${m}_${opt}"
     [[ -f "$OUT/runs/$name.profile.json" ]] && continue
-    echo "-- $name"
-    node tools/ort-profile.mjs --ort "$OUT/ort" --model "$OUT/models/$m.onnx" --opt "$opt" --runs "$RUNS" \
-      --threads 1 --batch 1 "${DIMS[@]}" --out "$OUT/runs/$name.profile.json" > "$OUT/runs/$name.meta.json"
+    jobs+=(--job "$OUT/models/$m.onnx,$opt,$OUT/runs/$name.profile.json,$OUT/runs/$name.meta.json")
   done
 done
+if ((${#jobs[@]})); then
+  node tools/ort-profile.mjs --ort "$OUT/ort" --runs "$RUNS" --threads 1 --batch 1 "${DIMS[@]}" "${jobs[@]}"
+fi
 
 echo "== fit on: $FIT (one fit per ORT setup: optimisations on and off are two stacks)"
 for opt in disabled all; do
