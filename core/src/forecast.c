@@ -151,13 +151,17 @@ static double conv_group_runs(const rl_prepared *pg, const rl_node *n) {
     return (double)conv_groups(n) * images * scale;
 }
 
-/* The bytes of the column buffer an im2col lowering fills for Conv node n:
- * each output pixel's patch (its K = MACs per output element, the input
- * channels of a group times the kernel's size) for every group, in the
- * input's element size. None for a pointwise convolution (a 1×1 kernel,
- * stride 1, no padding: its input already is the columns), which the
- * pixels tell: they are the input's. */
-static double column_bytes(const rl_ctx *c, const rl_node *n) {
+/* What an im2col lowering moves for Conv node n before its product, and in
+ * *buffer the column matrix's bytes: each output pixel's patch (its K =
+ * MACs per output element, the input channels of a group times the
+ * kernel's size) for every group, in the input's element size. The
+ * columns are written, then read and written again as the GEMM packs its
+ * right-hand operand, as a CPU GEMM does for an operand it was not given
+ * packed: 3 times the matrix. A pointwise convolution (a 1×1 kernel,
+ * stride 1, no padding, which the pixels tell: they are the input's) is
+ * its own column matrix, only packed: 2 times. */
+static double lowering_bytes(const rl_ctx *c, const rl_node *n, double *buffer) {
+    *buffer = 0;
     const rl_value *x = n->n_in > 0 ? n->inv[0] : NULL, *w = n->n_in > 1 ? n->inv[1] : NULL;
     const rl_value *out = n->n_out > 0 ? n->outv[0] : NULL;
     if (!x || !w || !out || x->rank != out->rank || w->rank != out->rank || out->rank < 3 || out->dims[1] <= 0)
@@ -165,10 +169,10 @@ static double column_bytes(const rl_ctx *c, const rl_node *n) {
     bool pointwise = true;
     for (int d = 2; d < out->rank; d++) pointwise = pointwise && w->dims[d] == 1 && x->dims[d] == out->dims[d];
     double elems = (double)rl_numel(x);
-    if (pointwise || !(elems > 0)) return 0;
+    if (!(elems > 0)) return 0;
     /* the MACs are the batch's already (timing.c scales them) */
-    double columns = n->cost.macs * (double)conv_groups(n) / (double)out->dims[1];
-    return columns * rl_value_bytes(c, x) / elems;
+    *buffer = n->cost.macs * (double)conv_groups(n) / (double)out->dims[1] * rl_value_bytes(c, x) / elems;
+    return (pointwise ? 2 : 3) * *buffer;
 }
 
 /* -------------------------------------------------------------- traffic -- */
@@ -217,7 +221,11 @@ static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
     double tv = hw->vector[p] > 0 ? q->vector_flops / hw->vector[p] : 0;
     double tc = max2(tm, tv);
     k->tc[cls] += tc;
-    if (cls == RL_CLASS_MATRIX && lowered_by_im2col(&hw->fc, n)) k->columns_bytes += column_bytes(c, n);
+    if (cls == RL_CLASS_MATRIX && lowered_by_im2col(&hw->fc, n)) {
+        double buffer;
+        k->columns_moved += lowering_bytes(c, n, &buffer);
+        k->columns_bytes = max2(k->columns_bytes, buffer);
+    }
     /* every group of a grouped convolution is a product of its own: a
      * depthwise one's pays the cost per group; a stack that runs the others
      * one GEMM call a group pays a kernel's fixed cost for each call */
@@ -265,15 +273,14 @@ void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o,
     k->dram_bytes = traffic - k->cache_bytes;
     k->t_dram = k->dram_bytes / hw->mem_bw[0];
     k->t_cache = L > 0 ? k->cache_bytes / hw->mem_bw[L] : 0;
-    /* the column buffers, written and read back: from the cache level when
-     * they fit its share, else from main memory (counted in the traffic
-     * and its energy, apart from the floor's) */
-    if (k->columns_bytes > 0) {
+    /* the column matrices, written and packed: in the cache level when
+     * they fit its share, else in main memory (counted in the traffic and
+     * its energy, apart from the floor's) */
+    if (k->columns_moved > 0) {
         bool cached = L > 0 && k->columns_bytes <= CACHE_SHARE * hw->mem_cap[L];
-        double moved = 2 * k->columns_bytes;
-        k->t_columns = moved / hw->mem_bw[cached ? L : 0];
-        if (cached) k->cache_bytes += moved;
-        else k->dram_bytes += moved;
+        k->t_columns = k->columns_moved / hw->mem_bw[cached ? L : 0];
+        if (cached) k->cache_bytes += k->columns_moved;
+        else k->dram_bytes += k->columns_moved;
     }
 }
 

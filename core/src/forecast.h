@@ -27,9 +27,10 @@ typedef struct rl_fc_kernel {
     double groups;             /* groups of its grouped convolutions (× the batch): each pays the group cost */
     double calls;              /* GEMM calls beyond the kernel's own of the grouped convolutions a stack runs
                                   one group at a time (grouped_conv per_group): each pays the kernel cost */
-    double columns_bytes;      /* a stack that lowers convolutions by im2col: their column buffers' bytes */
-    double t_columns;          /* writing those buffers and reading them back, at the bandwidth of the level
-                                  that holds them, before the product (not overlapped with it) */
+    double columns_bytes;      /* a stack that lowers convolutions by im2col: its largest column matrix */
+    double columns_moved;      /* the bytes those matrices are written, read and packed in */
+    double t_columns;          /* that traffic at the bandwidth of the level that holds them, before the
+                                  product (not overlapped with it) */
     int cls;                   /* the kernel's class: its matrix node's, else its slowest node's */
 } rl_fc_kernel;
 
