@@ -285,9 +285,9 @@ int run_analyze(cJSON *req, cli_args *A) {
     } else if (!A->llm && strcmp(A->format, "json")) {
         cJSON_AddStringToObject(req, "layers", "packed"); /* the table reads the doubles */
         cJSON_AddFalseToObject(req, "layer_io");          /* and prints no tensor */
-        /* and the layers it shows, unless the measured times are compared
-         * kernel by kernel (over every layer) */
-        if (!A->measured && A->top != 0) cJSON_AddNumberToObject(req, "top_layers", A->top < 0 ? 15 : A->top);
+        /* and the layers it shows, slowest first (all of them for --top 0
+         * and for the measured times, compared over every layer) */
+        cJSON_AddNumberToObject(req, "top_layers", A->top < 0 && !A->measured ? 15 : A->top > 0 && !A->measured ? A->top : 1e9);
     }
     if (A->measured && (rc = add_measured(req, A)) != EXIT_OK) return rc;
     return analyze_and_print(req, A->paths[0], A, A->top < 0 ? 15 : A->top);

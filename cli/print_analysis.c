@@ -14,17 +14,6 @@ const char *opt_eng(const cJSON *o, const char *k, const char *unit, char *buf, 
     return eng(num(o, k), unit, buf, cap);
 }
 
-/* A layer and its time, sorted slowest first (a NaN time last). */
-typedef struct by_time {
-    double t;
-    int row;
-} by_time;
-
-static int cmp_time(const void *a, const void *b) {
-    double ta = ((const by_time *)a)->t, tb = ((const by_time *)b)->t;
-    if (isnan(ta) || isnan(tb)) return isnan(ta) - isnan(tb);
-    return ta < tb ? 1 : ta > tb ? -1 : ((const by_time *)a)->row - ((const by_time *)b)->row;
-}
 
 /* The forecast beside the floor: what the model will take on the
  * profile's software stack, and on what the estimate rests. */
@@ -102,18 +91,13 @@ void print_table(const cJSON *res, const layer_table *L, int top) {
     layer_col_open(L, "name", &name), layer_col_open(L, "op", &op), layer_col_open(L, "flops", &flops);
     layer_col_open(L, "bytes", &bytes), layer_col_open(L, "intensity", &intensity), layer_col_open(L, "t", &t);
     layer_col_open(L, "bound", &bound), layer_col_open(L, "forecast_s", &fc);
-    int n = L->count;
-    by_time *rows = malloc((size_t)(n + 1) * sizeof *rows);
-    for (int i = 0; rows && i < n; i++) rows[i] = (by_time){layer_num(&t, i), i};
-    if (rows) qsort(rows, (size_t)n, sizeof *rows, cmp_time);
-    int shown = !rows ? 0 : top > 0 && top < n ? top : n;
-    /* the answer holds the top layers only when the request said so */
+    /* the rows come slowest first ("top_layers": the core's order) */
+    int n = L->count, shown = top > 0 && top < n ? top : n;
     int total = cJSON_IsNumber(get(res, "layers_total")) ? (int)num(res, "layers_total") : n;
     double total_t = num(get(sol, "chosen"), "time_s"); /* the layers' times are their shares of it */
     tprintf("\n%-32s %-18s %10s %10s %8s %10s %10s %-16s %6s\n", "layer (top by time)", "op", "FLOPs", "bytes", "AI",
            "time", "forecast", "limited by", "share");
-    for (int k = 0; k < shown; k++) {
-        int i = rows[k].row;
+    for (int i = 0; i < shown; i++) {
         double ti = layer_num(&t, i);
         tprintf("%-32s %-18s %10s %10s %8s %10s %10s %-16s %6s\n", txt_cut(layer_str(&name, i), 32),
                txt_cut(layer_str(&op, i), 18), eng(layer_num(&flops, i), "", a, sizeof a),
@@ -122,7 +106,6 @@ void print_table(const cJSON *res, const layer_table *L, int top) {
                total_t > 0 ? numf("%.1f%%", 100 * ti / total_t) : RL_NO_FIGURE);
     }
     if (shown < total) tprintf("(%d more layers; --top 0 shows all)\n", total - shown);
-    free(rows);
     layer_col *cols[] = {&name, &op, &flops, &bytes, &intensity, &t, &bound, &fc};
     for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) layer_col_close(cols[k]);
     print_headline(res);
@@ -211,14 +194,18 @@ void print_measured(const cJSON *res, const layer_table *L, int top) {
     const cJSON *unm = get(ms, "unmeasured");
     if (cJSON_GetArraySize(unm) > 0) {
         tprintf("\nnodes with work but no measured kernel (%d):", cJSON_GetArraySize(unm));
-        layer_col name;
-        layer_col_open(L, "name", &name);
+        layer_col name, index;
+        layer_col_open(L, "name", &name), layer_col_open(L, "index", &index);
         int k = 0;
         cJSON_ArrayForEach(g, unm) {
             if (k++ == 8) { tprintf(" ..."); break; }
-            tprintf(" %s", txt(layer_str(&name, cJSON_IsNumber(g) ? (int)fmin(fmax(g->valuedouble, -1), INT32_MAX) : -1)));
+            /* the rows are in time order: the node's row by its index */
+            int at = -1;
+            for (int r = 0; r < L->count && at < 0 && cJSON_IsNumber(g); r++)
+                if (layer_num(&index, r) == g->valuedouble) at = r;
+            tprintf(" %s", txt(layer_str(&name, at)));
         }
-        layer_col_close(&name);
+        layer_col_close(&name), layer_col_close(&index);
         tprintf("\n");
     }
 }

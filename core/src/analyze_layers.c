@@ -149,7 +149,8 @@ static bool top_layers(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl
     by_time *rows = rl_arena_alloc(c->arena, (size_t)(g->n_nodes + 1) * sizeof *rows);
     int *order = rl_arena_alloc(c->arena, (size_t)(g->n_nodes + 1) * sizeof *order);
     if (!rows || !order || !cJSON_AddNumberToObject(root, "layers_total", g->n_nodes)) return false;
-    for (int i = 0; i < g->n_nodes; i++) rows[i] = (by_time){lt[i].t, i};
+    /* by the figure the answer writes: two layers whose times print alike tie */
+    for (int i = 0; i < g->n_nodes; i++) rows[i] = (by_time){rl_json_number_value(lt[i].t), i};
     qsort(rows, (size_t)g->n_nodes, sizeof *rows, cmp_time);
     later->n_rows = top < g->n_nodes ? top : g->n_nodes;
     for (int k = 0; k < later->n_rows; k++) order[k] = rows[k].row;
