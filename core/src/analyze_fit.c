@@ -426,7 +426,7 @@ static int fit_stack(const rl_fit_input *inputs, size_t n_inputs, const rl_hw *h
 char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size_t n_inputs, const char *stack) {
     rl_json_begin();
     rl_error err = {0};
-    fit_samples fs = {0};
+    fit_samples fs = {0}, *tries = NULL;
     cJSON *profile = cJSON_Parse(profile_json ? profile_json : ""), *fit = NULL;
     rl_hw hw;
     if (!inputs || n_inputs == 0 || n_inputs > RL_FIT_MAX_RUNS) {
@@ -448,7 +448,7 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
      * fit is made both ways, and the one whose forecast of the measured
      * kernels is closer kept (runs without a Conv fit the same both ways:
      * the profile's setting stays) */
-    fit_samples *tries = calloc(2, sizeof *tries);
+    tries = calloc(2, sizeof *tries);
     rl_forecast_params tried[2];
     rl_fit_informed tried_inf[2];
     double loss[2];
@@ -456,13 +456,15 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     for (int im2col = 0; im2col < 2; im2col++) {
         hw.fc.im2col = im2col;
         if (fit_stack(inputs, n_inputs, &hw, &tries[im2col], &tried[im2col], &tried_inf[im2col], &loss[im2col], &err)) {
-            free(tries[0].s), free(tries[1].s), free(tries);
+            free(tries[0].s), free(tries[1].s);
             goto fail;
         }
     }
     int best = loss[1] < loss[0] * (1 - 1e-9) ? 1 : 0;
     fs = tries[best];
-    free(tries[!best].s), free(tries);
+    free(tries[!best].s);
+    /* tries stays until the end: the fitted epilogue_apart names point
+     * into its samples' votes */
     rl_forecast_params p = tried[best];
     rl_fit_informed inf = tried_inf[best];
     inf.conv_lowering = loss[0] != loss[1];
@@ -478,12 +480,12 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     cJSON_AddItemToObject(out, "fit", cJSON_Duplicate(fit, true));
     put_fitted(profile, &p, &inf, fit, stack ? stack : fs.format, source);
     cJSON_AddItemToObject(out, "profile", profile);
-    free(fs.s);
+    free(fs.s), free(tries);
     return rl_json_finish(out);
 oom:
     rl_error_set(&err, "out_of_memory", "", "out of memory while fitting");
 fail:
-    free(fs.s);
+    free(fs.s), free(tries);
     cJSON_Delete(profile);
     return rl_error_json(&err);
 }
