@@ -33,12 +33,35 @@ void *malloc(size_t n) {
     return __libc_malloc(n);
 }
 
-/* The entry under test: a single analysis, or the diff of the model with
- * itself (two analyses, their comparison and the Markdown). */
-static bool diff_mode;
+/* The entry under test: a single analysis, the diff of the model with
+ * itself (two analyses, their comparison and the Markdown), or the
+ * analysis written as it is made (rl_model_analyze_write: its pieces
+ * gathered here without allocating; -1 when it was cut short, which must
+ * then be said). */
+static bool diff_mode, stream_mode;
 static size_t answer_size; /* the last answer's bytes: past its text for packed or CSV layers */
+static char streamed[1 << 22];
+static size_t streamed_n;
+static int stream_rc;
+static bool stream_ok;
+
+static int gather(void *ctx, const char *bytes, size_t n) {
+    (void)ctx;
+    if (streamed_n + n > sizeof streamed) return 1;
+    memcpy(streamed + streamed_n, bytes, n);
+    streamed_n += n;
+    return 0;
+}
 
 static char *answer(rl_model *m, const char *req) {
+    if (stream_mode) {
+        streamed_n = 0;
+        stream_rc = rl_model_analyze_write(m, req, gather, NULL, &stream_ok);
+        char *out = __libc_malloc(streamed_n + 1); /* past the failing malloc */
+        if (out) memcpy(out, streamed, streamed_n), out[streamed_n] = 0;
+        answer_size = streamed_n;
+        return out;
+    }
     char *out = diff_mode ? rl_models_diff(m, m, req) : rl_model_analyze_sized(m, req, &answer_size);
     if (out && (diff_mode || answer_size < strlen(out))) answer_size = strlen(out);
     return out;
@@ -77,10 +100,13 @@ static void run(const char *tests_dir, const char *model_file, const char *hw_fi
 
     /* Every allocation for small runs; a spread of them for larger ones. */
     long step = total > 3000 ? total / 3000 : 1;
-    int complete = 0, oom = 0, wrong = 0, null = 0;
+    int complete = 0, oom = 0, wrong = 0, null = 0, cut = 0;
     for (long k = 0; k < total; k += step) {
         char *got = analyze_failing_at(m, req, k);
+        bool said = !stream_mode || stream_ok == (answer_size == want_size && got && !memcmp(got, want, want_size));
         if (!got) null++;
+        else if (stream_mode && stream_rc) cut++; /* out of memory after the first piece: -1 says so */
+        else if (!said) wrong++;
         else if (answer_size == want_size && memcmp(got, want, want_size) == 0) complete++;
         else if (strstr(got, "\"ok\":false") && strstr(got, "\"out_of_memory\"")) oom++;
         else {
@@ -93,8 +119,9 @@ static void run(const char *tests_dir, const char *model_file, const char *hw_fi
         }
         rl_free(got);
     }
-    printf("%s: %ld allocations per analysis, %ld tried: %d complete, %d out_of_memory, %d wrong, %d NULL\n",
-           model_file, total, (total + step - 1) / step, complete, oom, wrong, null);
+    printf("%s: %ld allocations per analysis, %ld tried: %d complete, %d out_of_memory, %d cut short and said so, %d wrong, "
+           "%d NULL\n",
+           model_file, total, (total + step - 1) / step, complete, oom, cut, wrong, null);
     CHECK(wrong == 0, "%s: %d answers were ok-looking but different after a failed allocation", model_file, wrong);
     CHECK(null == 0, "%s: %d answers were NULL (the header promises JSON)", model_file, null);
     CHECK(oom > 0, "%s: no failed allocation was reported (is malloc interposed?)", model_file);
@@ -152,6 +179,11 @@ int main(int argc, char **argv) {
                  ",{\\\"name\\\": \\\"/embeddings/Gather\\\", \\\"averageMs\\\": 3}]\"}");
         run(tests_dir, "transformer_block.onnx", "hw/unit.json", extra);
     }
+    /* the answer written as it is made: the rows streamed, the CSV streamed */
+    stream_mode = true;
+    run(tests_dir, "transformer_block.onnx", "hw/unit.json", "");
+    run(tests_dir, "transformer_block.onnx", "hw/unit.json", ", \"layers\": \"csv\"");
+    stream_mode = false;
     /* a diff: two analyses, the matching, the gate and the Markdown */
     diff_mode = true;
     run(tests_dir, "diff_new.onnx", "hw/unit.json",

@@ -498,11 +498,12 @@ typedef struct answer_sink {
     void *ctx;
     int rc;        /* rl_analyze_write_answer's */
     bool streamed; /* the answer went out with its rows streamed */
+    bool ok;       /* and it was an "ok": true answer */
 } answer_sink;
 
 /* rl_model_analyze; *size: the answer's bytes when the layers are packed
- * after the text (else left alone). With a sink, an ok answer in the rows
- * layout is written to it instead (NULL returned, sink->streamed set). */
+ * after the text (else left alone). With a sink, an answer whose rows or
+ * CSV stream is written to it instead (NULL returned, sink->streamed set). */
 static char *analyze_model(rl_model *m, const char *request_json, size_t *size, answer_sink *sink) {
     rl_error err = {0};
     rl_json_begin();
@@ -565,7 +566,7 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size, 
         /* the rows written after the text before them, from the analysis,
          * which (and the request a measured profile may point into) lives
          * until they are out */
-        sink->rc = rl_analyze_write_answer(finish_json(root), &layers, sink->write, sink->ctx);
+        sink->rc = rl_analyze_write_answer(finish_json(root), &layers, sink->write, sink->ctx, &sink->ok);
         sink->streamed = true;
         cJSON_Delete(req);
         rl_arena_free(&arena);
@@ -597,10 +598,10 @@ char *rl_model_analyze_sized(rl_model *m, const char *request_json, size_t *size
 }
 
 int rl_model_analyze_write(rl_model *m, const char *request_json, rl_write_fn write, void *ctx, bool *answered_ok) {
-    answer_sink sink = {write, ctx, 0, false};
+    answer_sink sink = {write, ctx, 0, false, false};
     size_t n = 0;
     char *s = write ? analyze_model(m, request_json, &n, &sink) : NULL;
-    if (answered_ok) *answered_ok = sink.streamed || (s && rl_answer_ok(s));
+    if (answered_ok) *answered_ok = sink.streamed ? sink.ok : s && rl_answer_ok(s);
     if (sink.streamed) return sink.rc;
     /* an error, or a layout that is not streamed: the whole answer at once */
     int rc = s && !write(ctx, s, n ? n : strlen(s)) ? 0 : -1;

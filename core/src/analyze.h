@@ -69,9 +69,11 @@ int rl_analyze_layers(cJSON *root, const rl_ctx *c, const rl_graph *g, const rl_
  * answer when joining fails. */
 char *rl_analyze_join_layers(char *text, size_t cap, rl_layers_out *out, size_t *size, const rl_options *o);
 /* The printed answer `text` written to `write` with its waiting rows
- * streamed where their mark stands (rl_model_analyze_write); frees text.
- * 0, or -1 when `write` stopped or memory ran out once the first piece was
- * out (before it, the out_of_memory answer is written instead). */
-int rl_analyze_write_answer(char *text, rl_layers_out *out, rl_write_fn write, void *ctx);
+ * streamed where their mark stands, or its CSV after it
+ * (rl_model_analyze_write); frees text. 0, or -1 when `write` stopped or
+ * memory ran out once the first piece was out (before it, the
+ * out_of_memory answer is written instead); *answered_ok: whether what was
+ * written is an "ok": true answer. */
+int rl_analyze_write_answer(char *text, rl_layers_out *out, rl_write_fn write, void *ctx, bool *answered_ok);
 void rl_analyze_layers_free(rl_layers_out *out);
 #endif

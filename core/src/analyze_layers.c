@@ -266,12 +266,14 @@ char *rl_analyze_join_layers(char *text, size_t cap, rl_layers_out *out, size_t 
 
 /* The CSV's answer streamed: the text with its "layer_csv" member and its
  * NUL, then the header and the rows in pieces as they are written. */
-static int write_csv_answer(char *text, rl_layers_out *out, rl_write_fn write, void *ctx) {
+static int write_csv_answer(char *text, rl_layers_out *out, rl_write_fn write, void *ctx, bool *answered_ok) {
     static const char member[] = ",\"layer_csv\":{\"format\":\"csv\"}}";
     size_t n = strlen(text);
-    if (!ok_object(text, n)) return write(ctx, text, n) ? -1 : 0;
+    *answered_ok = ok_object(text, n);
+    if (!*answered_ok) return write(ctx, text, n) ? -1 : 0;
     rl_layer_writer *w = rl_layer_writer_new(RL_LAYERS_CSV, out->later.c);
     if (!w) { /* nothing written yet: the short answer instead */
+        *answered_ok = false;
         rl_error e = {0};
         rl_error_set(&e, "out_of_memory", "layers", RL_OOM_LAYERS);
         char *oom = rl_error_json(&e);
@@ -292,9 +294,10 @@ static int write_csv_answer(char *text, rl_layers_out *out, rl_write_fn write, v
 
 /* The text before the mark, the rows in pieces as they are written, the
  * text after it: the bytes rl_analyze_join_layers would have joined. */
-int rl_analyze_write_answer(char *text, rl_layers_out *out, rl_write_fn write, void *ctx) {
+int rl_analyze_write_answer(char *text, rl_layers_out *out, rl_write_fn write, void *ctx, bool *answered_ok) {
+    *answered_ok = false;
     if (text && out->waiting && out->later.o->layers_layout == RL_LAYERS_CSV) {
-        int rc = write_csv_answer(text, out, write, ctx);
+        int rc = write_csv_answer(text, out, write, ctx, answered_ok);
         free(text);
         out->waiting = false;
         return rc;
@@ -309,6 +312,7 @@ int rl_analyze_write_answer(char *text, rl_layers_out *out, rl_write_fn write, v
         mark = NULL;
     }
     int rc = 0;
+    *answered_ok = text && rl_answer_ok(text);
     if (!text) rc = -1;
     else if (!mark) rc = write(ctx, text, strlen(text)) ? -1 : 0;
     else {
