@@ -627,18 +627,30 @@ static void check_fitted_profile(const cJSON *res, const cJSON *unit, rl_model *
     cJSON_Delete(a), cJSON_Delete(b), cJSON_Delete(truth);
 }
 
+/* The fits start elsewhere: every fraction 0.5, 10 µs per kernel; the same tiles. */
+static cJSON *fit_start(const cJSON *unit) {
+    static const double half[RL_CLASS_COUNT] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
+    return with_forecast(unit, half, half, 1e-5, 0);
+}
+
+static void open_runs(rl_model **models) {
+    for (size_t r = 0; r < N_RUNS; r++) models[r] = fixture(runs[r].model);
+}
+
+static void close_runs(rl_model **models, char **csv) {
+    for (size_t r = 0; r < N_RUNS; r++) free(csv[r]), rl_model_free(models[r]);
+}
+
 static void fit_tests(const cJSON *unit) {
     rl_model *models[N_RUNS];
     char *csv[N_RUNS];
     static double truth[MAX_KERNELS];
-    for (size_t r = 0; r < N_RUNS; r++) models[r] = fixture(runs[r].model);
+    open_runs(models);
     cJSON *truth_hw = truth_scaled(unit, -1, 1);
     int n = all_times(models, truth_hw, truth, csv);
     bool binding[N_PARAMS];
     binding_params(models, unit, truth, n, binding);
-    /* start elsewhere: every fraction 0.5, 10 µs per kernel; same tiles */
-    static const double half[RL_CLASS_COUNT] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
-    cJSON *start = with_forecast(unit, half, half, 1e-5, 0);
+    cJSON *start = fit_start(unit);
     double secs, secs2;
     char *out = run_fit(start, models, csv, &secs), *again = run_fit(start, models, csv, &secs2);
     printf("fit: %d synthetic kernels of %zu runs in %.3f s\n", n, N_RUNS, secs);
@@ -687,7 +699,7 @@ static void fit_tests(const cJSON *unit) {
     rl_model_free(mlp);
     cJSON_Delete(res);
     rl_free(out), rl_free(again);
-    for (size_t r = 0; r < N_RUNS; r++) free(csv[r]), rl_model_free(models[r]);
+    close_runs(models, csv);
     cJSON_Delete(truth_hw), cJSON_Delete(start);
 }
 
@@ -697,12 +709,11 @@ static void fit_finds_im2col(const cJSON *unit) {
     rl_model *models[N_RUNS];
     char *csv[N_RUNS];
     static double t[MAX_KERNELS];
-    for (size_t r = 0; r < N_RUNS; r++) models[r] = fixture(runs[r].model);
+    open_runs(models);
     cJSON *truth = truth_scaled(unit, -1, 1);
     cJSON_AddStringToObject(cJSON_GetObjectItem(truth, "forecast"), "conv_lowering", "im2col");
     all_times(models, truth, t, csv);
-    static const double half[RL_CLASS_COUNT] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
-    cJSON *start = with_forecast(unit, half, half, 1e-5, 0);
+    cJSON *start = fit_start(unit);
     double secs;
     char *out = run_fit(start, models, csv, &secs);
     cJSON *res = cJSON_Parse(out);
@@ -716,7 +727,7 @@ static void fit_finds_im2col(const cJSON *unit) {
           check_num(res, "fit.model_max_error"), check_num(res, "fit.kernel_median_error"));
     cJSON_Delete(res), cJSON_Delete(truth), cJSON_Delete(start);
     rl_free(out);
-    for (size_t r = 0; r < N_RUNS; r++) free(csv[r]), rl_model_free(models[r]);
+    close_runs(models, csv);
 }
 
 /* The fit on real profiles of the measured fixtures (ONNX Runtime with its

@@ -81,6 +81,14 @@ static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_tim
  * its printed text: rows (`rows`) where the ROWS_MARK stands, columns
  * (`columns`) appended as the answer's last member. */
 
+/* The answer when the layers ran out of memory (NULL when even it could not
+ * be made). */
+static char *layers_oom_answer(void) {
+    rl_error e = {0};
+    rl_error_set(&e, "out_of_memory", "layers", RL_OOM_LAYERS);
+    return rl_error_json(&e);
+}
+
 /* "layers" in the tree while the rows wait apart: a raw byte the printer
  * writes nowhere else (a string's control characters are escaped), so the
  * printed text holds it once. */
@@ -209,9 +217,7 @@ static char *splice_rows(char *text, char *rows) {
     char *all = realloc(rows, head + n + tail + 1);
     if (!all) {
         free(rows), free(text);
-        rl_error e = {0};
-        rl_error_set(&e, "out_of_memory", "layers", RL_OOM_LAYERS);
-        return rl_error_json(&e);
+        return layers_oom_answer();
     }
     memmove(all + head, all, n);
     memcpy(all, text, head);
@@ -246,9 +252,7 @@ static char *append_layer_columns(char *text, size_t cap, rl_layer_writer *w, si
         *size = t.n;
         return s;
     }
-    rl_error e = {0};
-    rl_error_set(&e, "out_of_memory", "layers", RL_OOM_LAYERS);
-    return rl_error_json(&e);
+    return layers_oom_answer();
 }
 
 char *rl_analyze_join_layers(char *text, size_t cap, rl_layers_out *out, size_t *size, const rl_options *o) {
@@ -274,9 +278,7 @@ static int write_csv_answer(char *text, rl_layers_out *out, rl_write_fn write, v
     rl_layer_writer *w = rl_layer_writer_new(RL_LAYERS_CSV, out->later.c);
     if (!w) { /* nothing written yet: the short answer instead */
         *answered_ok = false;
-        rl_error e = {0};
-        rl_error_set(&e, "out_of_memory", "layers", RL_OOM_LAYERS);
-        char *oom = rl_error_json(&e);
+        char *oom = layers_oom_answer();
         int rc = oom && !write(ctx, oom, strlen(oom)) ? 0 : -1;
         free(oom);
         return rc;
@@ -306,9 +308,7 @@ int rl_analyze_write_answer(char *text, rl_layers_out *out, rl_write_fn write, v
     rl_layer_writer *w = mark ? rl_layer_writer_new(RL_LAYERS_ROWS, out->later.c) : NULL;
     if (mark && !w) { /* nothing written yet: the short answer instead */
         free(text);
-        rl_error e = {0};
-        rl_error_set(&e, "out_of_memory", "layers", RL_OOM_LAYERS);
-        text = rl_error_json(&e);
+        text = layers_oom_answer();
         mark = NULL;
     }
     int rc = 0;

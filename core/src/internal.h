@@ -96,6 +96,15 @@ void rl_json_text_string(rl_json_text *t, const char *s); /* quoted and escaped 
 char *rl_json_text_finish(rl_json_text *t);
 /* The size of the pieces a streamed answer goes out in (rl_model_analyze_write). */
 #define RL_STREAM_PIECE 65536
+/* Where a streamed text goes: the caller's write and its context; stopped
+ * once write refused a piece or the text ran out of memory. */
+typedef struct rl_text_stream {
+    rl_write_fn write;
+    void *ctx;
+    bool stopped;
+} rl_text_stream;
+/* t's bytes so far handed to s (unless it stopped) and forgotten. */
+void rl_text_stream_piece(rl_text_stream *s, rl_json_text *t);
 
 /* ---------------------------------------------------------- checked math -- */
 /* Dims from a file are untrusted: every product goes through these. */

@@ -30,9 +30,8 @@ struct rl_layer_csv {
     int *order, n_order;             /* the rows written, in order; NULL: all */
     char *filter;
     bool oom;
-    rl_write_fn write; /* streamed (rl_layer_csv_stream): where the lines go */
-    void *write_ctx;
-    bool write_stopped;
+    rl_text_stream stream; /* streamed (rl_layer_csv_stream): where the lines go; the lines' offsets
+                              are then not read again (a streamed table has no selection) */
 };
 
 static void put(rl_json_text *t, const char *s) { rl_json_text_put(t, s, strlen(s)); }
@@ -141,26 +140,18 @@ static void header(rl_json_text *out) {
     }
 }
 
-/* A streaming writer's lines so far handed over and forgotten (the lines'
- * offsets are not read again: a streamed table has no selection). */
-static void stream_piece(rl_layer_csv *w) {
-    if (!w->write_stopped && (w->lines.oom || w->write(w->write_ctx, w->lines.p, w->lines.n))) w->write_stopped = true;
-    w->lines.n = 0;
-}
-
 void rl_layer_csv_stream(rl_layer_csv *w, rl_write_fn write, void *ctx) {
-    w->write = write;
-    w->write_ctx = ctx;
+    w->stream = (rl_text_stream){write, ctx, false};
     header(&w->lines);
 }
 
 bool rl_layer_csv_finish_stream(rl_layer_csv *w) {
-    if (!w || !w->write) {
+    if (!w || !w->stream.write) {
         rl_layer_csv_free(w);
         return false;
     }
-    stream_piece(w);
-    bool ok = !w->write_stopped && !w->oom && !w->row.oom;
+    rl_text_stream_piece(&w->stream, &w->lines);
+    bool ok = !w->stream.stopped && !w->oom && !w->row.oom;
     rl_layer_csv_free(w);
     return ok;
 }
@@ -181,7 +172,7 @@ void rl_layer_csv_row_end(rl_layer_csv *w) {
     }
     put(&w->lines, "\n");
     w->line_at[++w->rows] = w->lines.n;
-    if (w->write && w->lines.n >= RL_STREAM_PIECE) stream_piece(w);
+    if (w->stream.write && w->lines.n >= RL_STREAM_PIECE) rl_text_stream_piece(&w->stream, &w->lines);
 }
 
 /* "# 12 of 40 layers: only those the table's filter shows (op Conv)", the

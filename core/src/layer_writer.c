@@ -66,10 +66,7 @@ struct rl_layer_writer {
     int *seen_row;
     size_t seen_cap, n_seen;
     rl_layer_csv *csv; /* the CSV layout's table */
-    /* rows layout, streamed (rl_layer_writer_stream): where the pieces go */
-    rl_write_fn write;
-    void *write_ctx;
-    bool write_stopped;
+    rl_text_stream stream; /* rows layout, streamed (rl_layer_writer_stream): where the pieces go */
 };
 
 static void put(rl_json_text *t, const char *s) { rl_json_text_put(t, s, strlen(s)); }
@@ -457,20 +454,9 @@ void rl_layer_row_begin(rl_layer_writer *w) {
     w->layers.cursor = 0;
 }
 
-/* A streaming writer's rows so far handed over and forgotten. */
-static void stream_piece(rl_layer_writer *w) {
-    if (!w->write_stopped && (w->rows.oom || w->write(w->write_ctx, w->rows.p, w->rows.n)))
-        w->write_stopped = true;
-    w->rows.n = 0;
-}
-
 void rl_layer_writer_stream(rl_layer_writer *w, rl_write_fn write, void *ctx) {
-    if (w->csv) {
-        rl_layer_csv_stream(w->csv, write, ctx);
-        return;
-    }
-    w->write = write;
-    w->write_ctx = ctx;
+    if (w->csv) rl_layer_csv_stream(w->csv, write, ctx);
+    else w->stream = (rl_text_stream){write, ctx, false};
 }
 
 bool rl_layer_writer_finish_stream(rl_layer_writer *w) {
@@ -480,20 +466,20 @@ bool rl_layer_writer_finish_stream(rl_layer_writer *w) {
         rl_layer_writer_free(w);
         return ok;
     }
-    if (!w || !w->write) {
+    if (!w || !w->stream.write) {
         rl_layer_writer_free(w);
         return false;
     }
     put(&w->rows, "]");
-    stream_piece(w);
-    bool ok = !w->write_stopped && !w->oom;
+    rl_text_stream_piece(&w->stream, &w->rows);
+    bool ok = !w->stream.stopped && !w->oom;
     rl_layer_writer_free(w);
     return ok;
 }
 
 void rl_layer_row_end(rl_layer_writer *w) {
     if (w->layout == RL_LAYERS_ROWS) put(&w->rows, "}");
-    if (w->write && w->rows.n >= RL_STREAM_PIECE) stream_piece(w);
+    if (w->stream.write && w->rows.n >= RL_STREAM_PIECE) rl_text_stream_piece(&w->stream, &w->rows);
     if (w->csv) rl_layer_csv_row_end(w->csv);
     w->layers.row++;
 }

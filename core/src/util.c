@@ -661,6 +661,11 @@ void rl_json_text_reserve(rl_json_text *t, size_t extra) {
 }
 void rl_json_text_string(rl_json_text *t, const char *s) { jb_string((jbuf *)t, s ? s : ""); }
 
+void rl_text_stream_piece(rl_text_stream *s, rl_json_text *t) {
+    if (!s->stopped && (t->oom || s->write(s->ctx, t->p, t->n))) s->stopped = true;
+    t->n = 0;
+}
+
 char *rl_json_text_finish(rl_json_text *t) {
     jb_grow((jbuf *)t, 0);
     if (t->oom) {
