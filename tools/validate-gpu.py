@@ -37,6 +37,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from gpu_timing import bench, graphed  # tools/gpu_timing.py, beside this script
+from gpu_models import Bert  # tools/gpu_models.py, beside this script
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 os.makedirs(OUT, exist_ok=True)
@@ -163,33 +164,6 @@ def launch_cost():
 
 
 # ------------------------------------------------------------- models --
-class Bert(nn.Module):
-    """BERT-base-shaped encoder: 12 layers, hidden 768, 12 heads, FFN 3072."""
-
-    def __init__(self, layers=12, d=768, h=12, ff=3072, vocab=30522, maxpos=512):
-        super().__init__()
-        self.h = h
-        self.emb = nn.Embedding(vocab, d)
-        self.pos = nn.Embedding(maxpos, d)
-        self.ln0 = nn.LayerNorm(d)
-        self.layers = nn.ModuleList()
-        for _ in range(layers):
-            self.layers.append(nn.ModuleDict(dict(qkv=nn.Linear(d, 3 * d), o=nn.Linear(d, d), ln1=nn.LayerNorm(d),
-                                                  f1=nn.Linear(d, ff), f2=nn.Linear(ff, d), ln2=nn.LayerNorm(d))))
-
-    def forward(self, ids):
-        B, S = ids.shape
-        x = self.ln0(self.emb(ids) + self.pos(torch.arange(S, device=ids.device))[None])
-        d = x.shape[-1]
-        for L in self.layers:
-            q, k, v = L["qkv"](x).split(d, dim=-1)
-            q, k, v = (t.reshape(B, S, self.h, d // self.h).transpose(1, 2) for t in (q, k, v))
-            a = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(d // self.h), dim=-1) @ v
-            x = L["ln1"](x + L["o"](a.transpose(1, 2).reshape(B, S, d)))
-            x = L["ln2"](x + L["f2"](F.gelu(L["f1"](x))))
-        return x
-
-
 def rms(x, w, eps=1e-5):
     return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w
 
