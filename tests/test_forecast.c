@@ -324,6 +324,38 @@ static void clamp(const cJSON *unit) {
     cJSON_Delete(hw);
 }
 
+/* ------------------------------------------------ fixed cost by class -- */
+/* A class's own kernel_overhead_s replaces the block's for that class's
+ * kernels, and for no other: conv_net unfused, its elementwise kernels made
+ * 20 us dearer, takes exactly their count x 20 us longer. */
+static cJSON *class_cost_profile(const cJSON *unit, double elementwise_s) {
+    static const double some[RL_CLASS_COUNT] = {0.5, 0.1, 0.3, 0.5, 0.5, 0.3};
+    cJSON *hw = with_forecast(unit, some, some, 1e-5, 0);
+    if (elementwise_s >= 0)
+        cJSON_AddItemToObject(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(hw, "forecast"), "classes"),
+                                                  "elementwise"),
+                              "kernel_overhead_s", fig(elementwise_s));
+    return hw;
+}
+
+static void class_kernel_costs(const cJSON *unit) {
+    cJSON *one = class_cost_profile(unit, -1), *own = class_cost_profile(unit, 3e-5);
+    rl_model *m = fixture("conv_net.onnx");
+    cJSON *a = m ? analyze(m, one, "unfused", 0) : NULL, *b = m ? analyze(m, own, "unfused", 0) : NULL;
+    double n = check_num(a, "forecast.by_class.3.kernels");
+    CHECK(!strcmp(check_str(a, "forecast.by_class.3.class"), "elementwise") && n >= 1,
+          "conv_net has elementwise kernels (%g)", n);
+    double grew = check_num(b, "forecast.kernels_s") - check_num(a, "forecast.kernels_s");
+    CHECK_NEAR(grew, n * 2e-5, 1e-12, "the elementwise kernels alone pay 20 us more each");
+    CHECK(check_num(b, "forecast.by_class.3.kernel_overhead_s") == 3e-5 &&
+              check_num(b, "forecast.by_class.0.kernel_overhead_s") == 1e-5,
+          "each class reports its own fixed cost");
+    CHECK_NEAR(check_num(b, "forecast.by_class.0.time_s"), check_num(a, "forecast.by_class.0.time_s"),
+               1e-12 + 1e-9 * check_num(a, "forecast.by_class.0.time_s"), "the matrix kernels cost the same");
+    cJSON_Delete(a), cJSON_Delete(b), cJSON_Delete(one), cJSON_Delete(own);
+    rl_model_free(m);
+}
+
 /* ---------------------------------------------------------- validation -- */
 static void validation(const cJSON *unit) {
     static const struct {
@@ -339,6 +371,7 @@ static void validation(const cJSON *unit) {
         {"{\"cache_level\": \"DRAM\"}", "forecast.cache_level"},
         {"{\"tile_m\": 0}", "forecast.tile_m"},
         {"{\"kernel_overhead_s\": -1}", "forecast.kernel_overhead_s"},
+        {"{\"classes\": {\"elementwise\": {\"kernel_overhead_s\": 1}}}", "forecast.classes.elementwise.kernel_overhead_s"},
         {"{\"launch\": 1}", "forecast.launch"},
         {"{\"fusion\": \"some\"}", "forecast.fusion"},
         {"{\"epilogue_apart\": \"MatMul\"}", "forecast.epilogue_apart"},
@@ -733,7 +766,7 @@ static void fit_finds_im2col(const cJSON *unit) {
 /* The fit on real profiles of the measured fixtures (ONNX Runtime with its
  * optimisations on, and trtexec): it matches kernels, fits, and writes a
  * valid profile whose provenance names both models. */
-static void fit_real_profiles(const cJSON *unit) {
+static void fit_real_profiles(const cJSON *start) {
     static const char *const files[][3] = {{"small_cnn.onnx", "ort_small_cnn_all.json", "ort"},
                                            {"small_mlp.onnx", "trtexec_small_mlp.json", "trtexec"}};
     rl_fit_input in[2];
@@ -747,7 +780,7 @@ static void fit_real_profiles(const cJSON *unit) {
         texts[i] = check_read_file(path, NULL);
         in[i] = (rl_fit_input){models[i], files[i][0], texts[i], files[i][2], NULL};
     }
-    char *text = cJSON_PrintUnformatted(unit);
+    char *text = cJSON_PrintUnformatted(start);
     char *out = models[0] && models[1] && texts[0] && texts[1] ? rl_fit_forecast(text, in, 2, NULL) : NULL;
     cJSON *res = cJSON_Parse(out ? out : "");
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(res, "ok")), "fit on the measured fixtures: %.300s", out ? out : "");
@@ -760,6 +793,11 @@ static void fit_real_profiles(const cJSON *unit) {
     CHECK(between > 0 && check_num(res, "profile.forecast.kernel_overhead_s.value") >= between &&
               strstr(check_str(res, "profile.forecast.kernel_overhead_s.source"), "between kernels"),
           "time between kernels %g joins the fixed cost per kernel", between);
+    /* a fitted stack has one fixed cost per kernel: a start's own cost per
+     * class is gone from the fitted profile */
+    const cJSON *cl;
+    cJSON_ArrayForEach(cl, check_at(res, "profile.forecast.classes"))
+        CHECK(!cJSON_GetObjectItem(cl, "kernel_overhead_s"), "fitted: no own fixed cost left for %s", cl->string);
     CHECK(!strcmp(check_str(res, "profile.forecast.stack"), "ONNX Runtime (the measured runs)"),
           "without a stack, the first profile's runtime names it: %s", check_str(res, "profile.forecast.stack"));
     char *p = cJSON_PrintUnformatted(cJSON_GetObjectItem(res, "profile"));
@@ -820,6 +858,11 @@ int main(int argc, char **argv) {
         fit_tests(unit);
         fit_finds_im2col(unit);
         fit_real_profiles(unit);
+        cJSON *per_class = class_cost_profile(unit, 3e-5);
+        cJSON_DeleteItemFromObject(cJSON_GetObjectItem(per_class, "forecast"), "stack");
+        fit_real_profiles(per_class);
+        cJSON_Delete(per_class);
+        class_kernel_costs(unit);
         stack_plan(unit);
         fit_finds_epilogues_apart(unit);
     }

@@ -320,6 +320,8 @@ static void put_fitted(cJSON *profile, const rl_forecast_params *p, const rl_fit
     if (inf->group_s) replace_item(f, "group_overhead_s", figure_json(p->group_s, source, "measured"));
     cJSON *classes = child_object(f, "classes");
     for (int c = 0; c < RL_CLASS_COUNT; c++) {
+        cJSON *own = cJSON_GetObjectItemCaseSensitive(classes, rl_op_class_names[c]);
+        if (cJSON_IsObject(own)) cJSON_DeleteItemFromObjectCaseSensitive(own, "kernel_overhead_s"); /* as fitted */
         if (!inf->compute[c] && !inf->memory[c]) continue;
         cJSON *co = child_object(classes, rl_op_class_names[c]);
         if (inf->compute[c]) replace_item(co, "compute_fraction", figure_json(p->compute[c], source, "measured"));
@@ -415,6 +417,9 @@ static int fit_stack(const rl_fit_input *inputs, size_t n_inputs, const rl_hw *h
         return -1;
     }
     *p = hw->fc;
+    /* a fitted stack has one fixed cost per kernel, whatever the class: the
+     * profile's own costs per class are estimates the fit replaces */
+    for (int c = 0; c < RL_CLASS_COUNT; c++) p->class_kernel_s[c] = -1;
     p->unfused = stack_runs_unfused(fs, n_inputs);
     epilogues_apart(fs, p);
     p->shape_ops = fitted_shape_ops(fs);

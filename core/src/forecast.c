@@ -289,7 +289,7 @@ double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p) {
     for (int cls = 0; cls < RL_CLASS_COUNT; cls++)
         if (k->tc[cls] > 0) tc += k->tc[cls] / p->compute[cls];
     return max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + k->t_columns / p->memory[RL_CLASS_MOVEMENT] +
-           (k->kernels + k->calls) * p->kernel_s + k->groups * p->group_s;
+           (k->kernels + k->calls) * rl_fc_class_kernel_s(p, k->cls) + k->groups * p->group_s;
 }
 
 /* ---------------------------------------------------------------- graph -- */

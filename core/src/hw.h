@@ -47,6 +47,9 @@ typedef struct rl_forecast_params {
     double compute[RL_CLASS_COUNT]; /* achievable fraction of the compute peak, (0, 1] */
     double memory[RL_CLASS_COUNT];  /* achievable fraction of a memory level's bandwidth, (0, 1] */
     double kernel_s;                /* fixed cost per kernel: launch or dispatch, ramp and tail */
+    double class_kernel_s[RL_CLASS_COUNT]; /* a class's own fixed cost per kernel ("classes.C.
+                                       kernel_overhead_s"), or < 0: the class pays kernel_s (read it
+                                       through rl_fc_class_kernel_s) */
     double group_s;                 /* fixed cost per group of a grouped (depthwise) convolution: each
                                        group is a small product of its own (0: none) */
     double units;                   /* matrix units that work in parallel (SMs, MXUs, cores) */
@@ -69,6 +72,10 @@ typedef struct rl_forecast_params {
     const char *stack;              /* the software stack the parameters describe */
     bool calibrated;                /* "calibrated" (fitted on measured kernels) or "analytic" */
 } rl_forecast_params;
+/* The fixed cost per kernel of a kernel of class cls. */
+static inline double rl_fc_class_kernel_s(const rl_forecast_params *p, int cls) {
+    return p->class_kernel_s[cls] >= 0 ? p->class_kernel_s[cls] : p->kernel_s;
+}
 /* How a device's chip-to-chip links are wired (hw/README.md, "interconnect");
  * RL_TOPO_NONE: one device, no link to another. */
 enum rl_topology { RL_TOPO_NONE, RL_TOPO_SWITCH, RL_TOPO_ALL_TO_ALL, RL_TOPO_RING, RL_TOPO_TORUS2D,

@@ -21,7 +21,7 @@ static const char *const interconnect_keys[] = {"name", "topology", "notes", "li
                                                 "latency_s", NULL};
 static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "group_overhead_s", "matrix_units", "tile_m", "tile_n",
                                             "tile_k", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "conv_lowering", "shape_ops", "classes", "fit", NULL};
-static const char *const fraction_keys[] = {"compute_fraction", "memory_fraction", NULL};
+static const char *const class_keys[] = {"compute_fraction", "memory_fraction", "kernel_overhead_s", NULL};
 
 const char *const rl_op_class_names[RL_CLASS_COUNT] = {"matrix", "depthwise", "normalization",
                                                        "elementwise", "data_movement", "gather_scatter"};
@@ -82,6 +82,7 @@ void hw_forecast_defaults(rl_hw *hw) {
     for (int k = 0; k < RL_CLASS_COUNT; k++)
         f->compute[k] = default_compute_fraction[k], f->memory[k] = default_memory_fraction[k];
     f->kernel_s = -1; /* the launch overhead, once the mode's is known */
+    for (int k = 0; k < RL_CLASS_COUNT; k++) f->class_kernel_s[k] = -1; /* kernel_s */
     f->units = f->tile_m = f->tile_n = f->tile_k = 1;
     f->stack = "generic defaults (the profile gives no forecast)";
 }
@@ -96,10 +97,12 @@ static int forecast_classes(const parse_ctx *x, const cJSON *classes, rl_forecas
         if (k < 0)
             return hw_bad(x, path, "is not an op class (matrix, depthwise, normalization, elementwise, "
                                 "data_movement, gather_scatter)");
-        if (!cJSON_IsObject(it)) return hw_bad(x, path, "must be {\"compute_fraction\": F, \"memory_fraction\": F}");
-        if (hw_check_keys(x, it, fraction_keys, path)) return -1;
+        if (!cJSON_IsObject(it))
+            return hw_bad(x, path, "must be {\"compute_fraction\": F, \"memory_fraction\": F, \"kernel_overhead_s\": S}");
+        if (hw_check_keys(x, it, class_keys, path)) return -1;
         if (hw_read_figure(x, it, "compute_fraction", path, &f->compute[k], NULL)) return -1;
         if (hw_read_figure(x, it, "memory_fraction", path, &f->memory[k], NULL)) return -1;
+        if (hw_read_figure(x, it, "kernel_overhead_s", path, &f->class_kernel_s[k], NULL)) return -1;
     }
     return 0;
 }
