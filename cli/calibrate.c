@@ -85,6 +85,8 @@ static cJSON *forecast_block(bool llc) {
      * convolution that is not depthwise, one im2col and GEMM call a group
      * (RegNetY's 8-channel groups: 5-15 µs a group measured, however small) */
     cJSON_AddStringToObject(f, "grouped_conv", "per_group");
+    /* its Expand writes the repeated tensor, which the reader then reads */
+    cJSON_AddStringToObject(f, "broadcast", "copied");
     if (llc) cJSON_AddStringToObject(f, "cache_level", "LLC");
     return f;
 }

@@ -29,6 +29,11 @@ static void quantization(void) {
     /* M = 1 (a vector): the smallest tile (16×16) wastes 15/16 of its rows;
      * 256 column tiles in 2 waves of 132 */
     CHECK_NEAR(rl_matrix_quantization(&p, 1, 4096, 4096, 1), (1.0 / 16) * (256.0 / 264.0), 1e-12, "M = 1");
+    /* the same vector product 1024 times (a decode step's attention: one
+     * query row against the cache): the tiles fill the units at once, yet
+     * M = 1 still takes the smallest tile, 16 rows, not 128 */
+    CHECK_NEAR(rl_matrix_quantization(&p, 1, 4096, 64, 1024), (1.0 / 16) * (32768.0 / (249.0 * 132.0)), 1e-12,
+               "M = 1, batched");
     /* one 128×128 tile, K = 4096: split K over the units: 132 pieces in one wave */
     CHECK_NEAR(rl_matrix_quantization(&p, 128, 128, 4096, 1), 1.0, 1e-12, "split K fills the units");
     /* K = 40 in steps of 32: 40/64 of the work is useful; 1024 × 1 tiles... */
@@ -356,6 +361,62 @@ static void class_kernel_costs(const cJSON *unit) {
     rl_model_free(m);
 }
 
+/* ------------------------------------------------- folded broadcasts -- */
+/* A decode step of the Llama-shaped decoder (grouped-query attention: the
+ * 8 KV heads repeated for 32 query heads by Expand, then Reshape, then a
+ * Transpose for K) at batch 32 and 4096 tokens of context. A stack that
+ * folds broadcasts reads each KV head once: the Expands move nothing and
+ * the attention products read the cache, not its four copies; one that
+ * copies them writes and reads 537 MB a head group and layer. The floor is
+ * the same either way; a graph without broadcasts is unchanged. */
+static cJSON *decode_step(rl_model *m, const cJSON *hw, const char *broadcast, const char *fusion) {
+    cJSON *h = cJSON_Duplicate(hw, true), *f = cJSON_GetObjectItem(h, "forecast");
+    if (broadcast) cJSON_AddStringToObject(f, "broadcast", broadcast);
+    if (fusion) cJSON_AddStringToObject(f, "fusion", fusion);
+    cJSON *req = cJSON_CreateObject();
+    cJSON_AddItemToObject(req, "hardware", h);
+    cJSON_AddStringToObject(req, "precision", "fp16");
+    cJSON_AddItemToObject(req, "dims", cJSON_Parse("{\"batch_size\": 32, \"sequence_length\": 1, "
+                                                   "\"past_sequence_length\": 4095, \"total_sequence_length\": 4096}"));
+    return check_analyze(m, req);
+}
+
+static double op_forecast(const cJSON *r, const char *op) {
+    double s = 0;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, cJSON_GetObjectItem(r, "layers")) if (!strcmp(check_str(l, "op"), op)) s += check_num(l, "forecast_s");
+    return s;
+}
+
+static void folded_broadcasts(void) {
+    cJSON *h100 = check_read_hw(tests_dir, root_dir, "h100-sxm");
+    rl_model *m = fixture("torch/llama_1b_kv.onnx");
+    cJSON *fold = m ? decode_step(m, h100, NULL, NULL) : NULL, *copy = m ? decode_step(m, h100, "copied", NULL) : NULL;
+    cJSON *none = m ? decode_step(m, h100, NULL, "none") : NULL;
+    double tf = check_num(fold, "forecast.time_s"), tc = check_num(copy, "forecast.time_s");
+    CHECK(tf < 0.5 * tc, "folded %g s: less than half of copied %g s", tf, tc);
+    CHECK(op_forecast(fold, "Expand") < 0.01 * op_forecast(copy, "Expand"),
+          "folded Expands take only their fixed cost (%g s against %g s copied)", op_forecast(fold, "Expand"),
+          op_forecast(copy, "Expand"));
+    CHECK(op_forecast(fold, "MatMul") < op_forecast(copy, "MatMul"), "the products read the cache once");
+    CHECK(check_num(fold, "forecast.floor_s") == check_num(copy, "forecast.floor_s") &&
+              check_num(none, "forecast.floor_s") == check_num(fold, "forecast.floor_s"),
+          "the floor does not depend on the stack");
+    CHECK(tf >= check_num(fold, "forecast.floor_s"), "folded: never below the floor");
+    CHECK(op_forecast(none, "Expand") > 0.5 * op_forecast(copy, "Expand"), "a stack that runs every node copies");
+    cJSON_Delete(fold), cJSON_Delete(copy), cJSON_Delete(none);
+    rl_model_free(m);
+    /* no broadcast feeds a product here: folded and copied alike */
+    m = fixture("transformer_block.onnx");
+    cJSON *hw = cJSON_Duplicate(h100, true);
+    cJSON *a = m ? analyze(m, hw, "fused", 8) : NULL;
+    cJSON_AddStringToObject(cJSON_GetObjectItem(hw, "forecast"), "broadcast", "copied");
+    cJSON *b = m ? analyze(m, hw, "fused", 8) : NULL;
+    CHECK(check_num(a, "forecast.time_s") == check_num(b, "forecast.time_s"), "transformer_block: no broadcast, no change");
+    cJSON_Delete(a), cJSON_Delete(b), cJSON_Delete(hw), cJSON_Delete(h100);
+    rl_model_free(m);
+}
+
 /* ---------------------------------------------------------- validation -- */
 static void validation(const cJSON *unit) {
     static const struct {
@@ -381,6 +442,7 @@ static void validation(const cJSON *unit) {
         {"{\"grouped_conv\": 1}", "forecast.grouped_conv"},
         {"{\"shape_ops\": \"some\"}", "forecast.shape_ops"},
         {"{\"shape_ops\": true}", "forecast.shape_ops"},
+        {"{\"broadcast\": \"sometimes\"}", "forecast.broadcast"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         cJSON *hw = cJSON_Duplicate(unit, true);
@@ -863,6 +925,7 @@ int main(int argc, char **argv) {
         fit_real_profiles(per_class);
         cJSON_Delete(per_class);
         class_kernel_costs(unit);
+        folded_broadcasts();
         stack_plan(unit);
         fit_finds_epilogues_apart(unit);
     }

@@ -9,7 +9,9 @@ The shipped h100-sxm profile's forecast describes a tuned inference engine
 (TensorRT with CUDA graphs); PyTorch replayed from a CUDA graph runs the same
 cuDNN/cuBLAS kernels without TensorRT's fusion, so it is the nearest stack
 measured here, and eager PyTorch a slower one. Prints a Markdown table on
-stdout. Standard library only; every figure is rooflens's or the file's."""
+stdout, then the same for the decode steps of the Llama-shaped decoder
+(the --llm view's TPOT). Standard library only; every figure is rooflens's
+or the file's."""
 import json
 import os
 import statistics
@@ -47,6 +49,24 @@ def main():
             1e3 * row["eager_s"], f["time_s"] / row["eager_s"]))
     print("\nAgainst the CUDA-graph runs: median error %.0f %%, maximum %.0f %%; forecast below the floor: %d of %d."
           % (100 * statistics.median(errs), 100 * max(errs), below, len(errs)))
+    # the decode steps of the Llama-shaped decoder: the --llm view's TPOT
+    # (its serving assumptions: KV cache in place, captured graph) at the
+    # measured batch and context
+    print("\n| batch | context | floor (TPOT) | forecast (TPOT) | CUDA graph | error |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    derr = []
+    for row in data["decode"]:
+        args = [cli, os.path.join(ROOT, "tests/fixtures/models/torch/llama_1b_kv.onnx"), "--hw", "h100-sxm", "--llm",
+                "--precision", "fp16", "--batch", str(row["batch"]), "--prompt", str(row["context"]), "--generate",
+                "1", "--format", "json"]
+        llm = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)["llm"]
+        tpot, floor = llm["forecast"]["tpot_s"], llm["decode"]["time_s"]
+        err = tpot / row["graph_s"] - 1
+        derr.append(abs(err))
+        print("| %d | %d | %.3f ms | %.3f ms | %.3f ms | %+.0f %% |" % (
+            row["batch"], row["context"], 1e3 * floor, 1e3 * tpot, 1e3 * row["graph_s"], 100 * err))
+    print("\nDecode steps against the CUDA-graph runs: median error %.0f %%, maximum %.0f %%."
+          % (100 * statistics.median(derr), 100 * max(derr)))
 
 
 if __name__ == "__main__":

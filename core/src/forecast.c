@@ -92,10 +92,15 @@ static double tiling_share(const rl_forecast_params *p, double tm, double tn, do
 double rl_matrix_quantization(const rl_forecast_params *p, double m, double n, double k, double batch) {
     if (!(m >= 1 && n >= 1 && k >= 1 && batch >= 1) || !isfinite(m * n * k * batch)) return 1;
     /* the engine halves its tile (up to 3 times) only while the tiles do
-     * not fill the units: smaller tiles reuse less, so big products keep it */
+     * not fill the units: smaller tiles reuse less, so big products keep it.
+     * M no larger than the smallest tile gets it at once, filled or not: a
+     * skinny product's kernel (a GEMV for M = 1, as the batched products of
+     * a decode step's attention) reuses along M no more anyway */
+    double m_min = max2(1, floor_pos(p->tile_m / 8));
     double best = 0;
     for (int s = 0; s < 4; s++) {
         double tm = max2(1, floor_pos(p->tile_m / (1 << s))), tn = max2(1, floor_pos(p->tile_n / (1 << s)));
+        if (m <= m_min) tm = m_min;
         best = max2(best, tiling_share(p, tm, tn, m, n, k, batch));
         if (batch * ceil_pos(m / tm) * ceil_pos(n / tn) >= p->units) break;
     }
@@ -208,6 +213,72 @@ static double kernel_internal_bytes(const rl_ctx *c, const rl_prepared *pg, cons
     return bytes;
 }
 
+/* A stack that fuses reads a matrix product's operands in place instead of
+ * copying them first ("broadcast": "folded"): a broadcast (Expand) through
+ * stride-0 axes (grouped-query attention reads each KV head once, not
+ * repeated per query head), and a transpose in the transposed order (a
+ * GEMM's transA/transB). Such a node, when the product is its only reader
+ * (through views), moves nothing itself: the product reads its input.
+ * Marks them in folded (arena memory, one per node); NULL when the stack
+ * copies them, when every node runs on its own (the unfused model: each
+ * writes its output), or out of memory. A model output is written
+ * whatever the stack. */
+bool *rl_fc_folded_layouts(rl_ctx *c, const rl_prepared *pg, const rl_hw *hw, bool unfused) {
+    if (hw->fc.broadcast_copied || hw->fc.unfused || unfused) return NULL;
+    const rl_graph *g = pg->graph;
+    bool *folded = rl_arena_alloc(c->arena, (size_t)(g->n_nodes + 1) * sizeof *folded);
+    if (!folded) return NULL;
+    memset(folded, 0, (size_t)(g->n_nodes + 1) * sizeof *folded);
+    for (int i = 0; i < g->n_nodes; i++) {
+        const rl_node *n = &g->nodes[i];
+        if (rl_node_op_class(n) != RL_CLASS_MATRIX) continue;
+        for (int j = 0; j < n->n_in; j++) {
+            /* the chain up from the operand through views and transposes:
+             * folded when it reaches a broadcast (a transpose alone keeps
+             * its size: what the product reads is the same either way) */
+            int chain[8], len = 0;
+            bool broadcast = false;
+            const rl_value *v = n->inv[j];
+            while (v && v->producer >= 0 && v->consumers == 1 && !v->is_graph_output && len < 8) {
+                const rl_node *q = &g->nodes[v->producer];
+                if (q->n_in < 1 || !q->inv[0]) break;
+                bool bc = q->op && (q->op->flags & RL_OP_BROADCAST);
+                bool layout = bc || (q->op_type && !strcmp(q->op_type, "Transpose") && !q->domain[0]);
+                if (!layout && !(q->op && (q->op->flags & RL_OP_VIEW))) break;
+                if (layout) chain[len++] = q->index;
+                broadcast |= bc;
+                v = q->inv[0];
+            }
+            for (int h = 0; broadcast && h < len; h++) folded[chain[h]] = true;
+        }
+    }
+    return folded;
+}
+
+/* Bytes node n does not read because an input of it comes, through views,
+ * from folded nodes: it reads their input in place instead. */
+static double folded_reads_saved(const rl_ctx *c, const rl_prepared *pg, const bool *folded, const rl_node *n) {
+    const rl_graph *g = pg->graph;
+    double saved = 0;
+    for (int j = 0; j < n->n_in; j++) {
+        const rl_value *v = n->inv[j], *src = v;
+        int p = v ? v->producer : -1, first = p;
+        bool any = false;
+        for (int hops = 0; src && p >= 0 && hops < g->n_nodes; hops++) {
+            const rl_node *q = &g->nodes[p];
+            bool view = q->op && (q->op->flags & RL_OP_VIEW) && q->n_in > 0;
+            if (!view && !folded[p]) break;
+            any |= folded[p];
+            src = q->inv[0];
+            p = src ? src->producer : -1;
+        }
+        if (!any || !src) continue;
+        double scale = pg->per_sample && first >= 0 && pg->per_sample[first] ? pg->batch_scale : 1;
+        saved += max2(rl_value_bytes(c, v) - rl_value_bytes(c, src), 0) * scale;
+    }
+    return saved;
+}
+
 /* ------------------------------------------------------------- kernels -- */
 /* What one node adds to its kernel's figures; returns its compute time at
  * the peaks. L (may be NULL): the timing pass's figures of the node, its
@@ -239,7 +310,8 @@ static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
 }
 
 void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, int first,
-                          const int *next, const int *set_of, double kernels, rl_layer_time *lt, rl_fc_kernel *k) {
+                          const int *next, const int *set_of, const bool *folded, double kernels, rl_layer_time *lt,
+                          rl_fc_kernel *k) {
     const rl_graph *g = pg->graph;
     memset(k, 0, sizeof *k);
     k->kernels = kernels;
@@ -251,6 +323,9 @@ void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o,
         int cls = rl_node_op_class(n);
         double tc = add_node(c, pg, o, hw, n, cls, lt ? &lt[i] : NULL, k);
         double nb = q->input_bytes + q->weight_bytes + q->output_bytes;
+        /* a folded node moves nothing; its readers read its input in place */
+        if (folded && folded[i]) nb = 0;
+        else if (folded) nb = max2(nb - folded_reads_saved(c, pg, folded, n), 0);
         /* a kernel of one node keeps nothing inside: none of its inputs is made there */
         bool alone = i == first && (!next || next[i] < 0);
         double inside = set_of && !alone ? kernel_internal_bytes(c, pg, n, set_of) : 0;
@@ -471,6 +546,7 @@ void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
     const bool runs = mode != RL_SHAPE_FOLDED;
     const bool *dep = mode == RL_SHAPE_DYNAMIC || mode == RL_SHAPE_DISTINCT ? rl_fc_input_dependent(c, pg) : NULL;
     const int *first = mode == RL_SHAPE_DISTINCT && dep ? rl_fc_first_alike(c, pg) : NULL;
+    const bool *folded = rl_fc_folded_layouts(c, pg, hw, unfused);
     double e_dyn = 0;
     for (int r = 0; r < g->n_nodes; r++) {
         if (pl.root && pl.root[r] != r) continue;
@@ -479,7 +555,7 @@ void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
         if (kernels == 0 && runs && rl_fc_runs_unfolded(pg, &g->nodes[r]) && (!dep || dep[r]) &&
             (!first || first[r] == r))
             kernels = 1;
-        rl_fc_kernel_figures(c, pg, o, hw, r, pl.next, pl.root, kernels, lt, &k);
+        rl_fc_kernel_figures(c, pg, o, hw, r, pl.next, pl.root, folded, kernels, lt, &k);
         double t = rl_fc_kernel_time(&k, &hw->fc);
         f->kernels_s += t;
         f->dram_bytes += k.dram_bytes, f->cache_bytes += k.cache_bytes;

@@ -66,6 +66,11 @@ typedef struct rl_forecast_params {
                                        ("conv_lowering": "im2col", as ONNX Runtime's NCHW convolution
                                        without graph optimisations), not one implicit GEMM over the
                                        pixels ("implicit_gemm", the default) */
+    bool broadcast_copied;          /* the stack copies a broadcast (Expand) into a tensor of its own that
+                                       its readers read ("broadcast": "copied", as ONNX Runtime's Expand),
+                                       not read in place by them through stride-0 axes ("folded", the
+                                       default: a tuned engine's grouped-query attention reads each KV head
+                                       once) */
     const char *apart[RL_FC_MAX_APART]; /* operator types whose epilogue the stack runs as a kernel of its
                                            own ("epilogue_apart"; point into the profile) */
     int n_apart;

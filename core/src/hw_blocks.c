@@ -20,7 +20,7 @@ const char *rl_topology_name(int t) { return t >= 0 && t < RL_TOPO_COUNT ? topol
 static const char *const interconnect_keys[] = {"name", "topology", "notes", "links", "link_bandwidth_Bps",
                                                 "latency_s", NULL};
 static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "group_overhead_s", "matrix_units", "tile_m", "tile_n",
-                                            "tile_k", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "conv_lowering", "shape_ops", "classes", "fit", NULL};
+                                            "tile_k", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "conv_lowering", "shape_ops", "broadcast", "classes", "fit", NULL};
 static const char *const class_keys[] = {"compute_fraction", "memory_fraction", "kernel_overhead_s", NULL};
 
 const char *const rl_op_class_names[RL_CLASS_COUNT] = {"matrix", "depthwise", "normalization",
@@ -141,6 +141,11 @@ static int forecast_stack_choices(const parse_ctx *x, const cJSON *fc, rl_foreca
                         "a convolution as one GEMM over its output pixels, or its input patches copied into "
                         "columns first",
                         &f->im2col))
+        return -1;
+    if (forecast_choice(x, fc, "broadcast", "folded", "copied",
+                        "a broadcast (Expand) read in place by its readers through stride-0 axes, or copied into a "
+                        "tensor of its own first",
+                        &f->broadcast_copied))
         return -1;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(fc, "shape_ops");
     f->shape_ops = v ? -1 : RL_SHAPE_FOLDED;

@@ -340,6 +340,8 @@ typedef void (*rl_cost_fn)(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k)
 enum rl_op_flags {
     RL_OP_VIEW = 1u << 0,     /* moves nothing: metadata change only */
     RL_OP_CONTROL = 1u << 1,  /* has subgraphs */
+    RL_OP_BROADCAST = 1u << 2, /* repeats its input along new or unit axes: an engine can read the input in
+                                  place through stride-0 axes instead of a copy (the forecast's "broadcast") */
 };
 
 struct rl_op_def {

@@ -466,7 +466,7 @@ static const rl_op_def ops[] = {
     {.name = "Slice", .domain = "", .since = 1, .shape = shape_slice, .cost = cost_slice,
      .cost_doc = "0 FLOPs; reads only the kept elements (output size) when the step along the last axis is ±1, "
                 "else the whole input; writes its output"},
-    {.name = "Expand", .domain = "", .since = 8, .shape = shape_expand, .cost_doc = COPY_DOC},
+    {.name = "Expand", .domain = "", .since = 8, .shape = shape_expand, .flags = RL_OP_BROADCAST, .cost_doc = COPY_DOC},
     {.name = "Tile", .domain = "", .since = 1, .shape = shape_tile, .cost_doc = COPY_DOC},
     {.name = "Pad", .domain = "", .since = 1, .shape = shape_pad, .cost = cost_pad,
      .cost_doc = "0 FLOPs; reads the part of the input that stays (negative pads crop), writes its output"},
