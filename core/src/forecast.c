@@ -226,12 +226,15 @@ static double kernel_internal_bytes(const rl_ctx *c, const rl_prepared *pg, cons
 bool *rl_fc_folded_layouts(rl_ctx *c, const rl_prepared *pg, const rl_hw *hw, bool unfused) {
     if (hw->fc.broadcast_copied || hw->fc.unfused || unfused) return NULL;
     const rl_graph *g = pg->graph;
+    bool any = false; /* most graphs have no broadcast: nothing to fold, nothing to allocate */
+    for (int i = 0; i < g->n_nodes && !any; i++) any = g->nodes[i].op && (g->nodes[i].op->flags & RL_OP_BROADCAST);
+    if (!any) return NULL;
     bool *folded = rl_arena_alloc(c->arena, (size_t)(g->n_nodes + 1) * sizeof *folded);
     if (!folded) return NULL;
     memset(folded, 0, (size_t)(g->n_nodes + 1) * sizeof *folded);
     for (int i = 0; i < g->n_nodes; i++) {
         const rl_node *n = &g->nodes[i];
-        if (rl_node_op_class(n) != RL_CLASS_MATRIX) continue;
+        if (!(n->cost.matrix_flops > 0) || rl_node_op_class(n) != RL_CLASS_MATRIX) continue;
         for (int j = 0; j < n->n_in; j++) {
             /* the chain up from the operand through views and transposes:
              * folded when it reaches a broadcast (a transpose alone keeps
