@@ -235,6 +235,16 @@ export class LlmPanel {
       `last ${eng(d.last_time_per_token_s, 's')}; limited by ${boundPhrase(d.bound)}; launch floor ${eng(d.launch_floor_s, 's')} if not captured` : '',
     'llm-tpot', L.tpot_s);
     item('Tokens/s', eng(L.tokens_per_s), 'batch × generated tokens ÷ decode time', 'llm-tokens-per-s', L.tokens_per_s);
+    // the forecast of the same passes on the profile's stack (the figures above are the floor)
+    const F = L.forecast, stack = res.forecast?.stack, basis = res.forecast?.basis;
+    if (F && Number.isFinite(F.ttft_s) && Number.isFinite(F.tpot_s)) {
+      const on = `${basis === 'calibrated' ? 'fitted on measured runs of' : 'an analytic estimate for'} ${stack || 'a tuned engine'}; ` +
+        'the time to first token and time per output token above are the speed of light';
+      item('Forecast: time to first token', eng(F.ttft_s, 's'), `${exact(F.ttft_s, 's')}, ${on}`, 'llm-forecast-ttft', F.ttft_s);
+      item('Forecast: time per output token', eng(F.tpot_s, 's'),
+        `${exact(F.tpot_s, 's')}, ${Number.isFinite(F.tokens_per_s) ? `${eng(F.tokens_per_s)} tokens/s, ` : ''}${on}`,
+        'llm-forecast-tpot', F.tpot_s);
+    }
     item('End to end', eng(L.e2e_s, 's'), 'time to first token + decode', 'llm-e2e', L.e2e_s);
     if (L.energy_per_token_j !== null) item('Energy per token', eng(L.energy_per_token_j, 'J'), '(prefill + decode energy) ÷ generated tokens', 'llm-energy', L.energy_per_token_j);
     item('KV cache', `${eng(L.kv_cache_bytes, 'B')}`, `${exact(L.kv_cache_bytes_per_token, 'B')} per token × ${exact(L.prompt_tokens + L.generated_tokens)} tokens × batch ${exact(L.batch)}`,
