@@ -125,7 +125,7 @@ static int run_samples(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
     int gid = 0;
     /* the profile's stack reads broadcasts in place or copies them, as the
      * forecast it is fitted for (NULL: copied, or out of memory) */
-    const bool *folded = rl_fc_folded_layouts(c, pg, hw, false);
+    const double *fold = rl_fc_folded_layouts(c, pg, hw, false);
     const cJSON *grp;
     cJSON_ArrayForEach(grp, cJSON_GetObjectItemCaseSensitive(mo, "groups")) {
         const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(grp, "nodes"), *it;
@@ -144,7 +144,7 @@ static int run_samples(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
         if (first < 0) continue;
         rl_fit_sample x = {.measured_s = measured, .run = run};
         double kernels = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(grp, "kernels"));
-        rl_fc_kernel_figures(c, pg, o, hw, first, next, set_of, folded, kernels, NULL, &x.k);
+        rl_fc_kernel_figures(c, pg, o, hw, first, next, set_of, fold, kernels, NULL, &x.k);
         if (!push_sample(fs, &x)) return -1;
     }
     vote_epilogues(pg, set_of, fs);

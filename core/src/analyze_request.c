@@ -150,31 +150,26 @@ static int parse_layer_io(const cJSON *req, options *o, rl_error *err) {
  * (the CLI's) need not receive and hold the rest. Not with the CSV, whose
  * rows are chosen by "csv". */
 static int parse_top_layers(const cJSON *req, options *o, rl_error *err) {
-    const cJSON *top = cJSON_GetObjectItemCaseSensitive(req, "top_layers");
-    if (!top || cJSON_IsNull(top)) return 0;
-    if (!cJSON_IsNumber(top) || top->valuedouble < 1 || top->valuedouble > 1e9 ||
-        top->valuedouble != floor(top->valuedouble)) {
+    double top = 0;
+    int got = rl_json_whole(req, "top_layers", 1, 1e9, &top);
+    if (got < 0)
         rl_error_set(err, "bad_request", "top_layers", "top_layers must be a whole number from 1 to 10^9 (the layers kept)");
-        return -1;
-    }
+    if (got <= 0) return got;
     if (o->layers_layout == RL_LAYERS_CSV) {
         rl_error_set(err, "bad_request", "top_layers",
                      "top_layers goes with the rows or columns of the layers; the CSV's rows are chosen by \"csv\"");
         return -1;
     }
-    o->top_layers = (int)top->valuedouble;
+    o->top_layers = (int)top;
     return 0;
 }
 
 static int parse_batch(const cJSON *req, rl_ctx *c, rl_error *err) {
-    const cJSON *batch = cJSON_GetObjectItemCaseSensitive(req, "batch");
-    if (!batch || cJSON_IsNull(batch)) return 0;
-    if (!cJSON_IsNumber(batch) || batch->valuedouble < 1 || batch->valuedouble > 1e9 ||
-        batch->valuedouble != floor(batch->valuedouble)) {
-        rl_error_set(err, "bad_request", "batch", "batch must be a whole number from 1 to 10^9");
-        return -1;
-    }
-    c->batch = (int64_t)batch->valuedouble;
+    double batch = 0;
+    int got = rl_json_whole(req, "batch", 1, 1e9, &batch);
+    if (got < 0) rl_error_set(err, "bad_request", "batch", "batch must be a whole number from 1 to 10^9");
+    if (got <= 0) return got;
+    c->batch = (int64_t)batch;
     return 0;
 }
 

@@ -217,31 +217,31 @@ static double kernel_internal_bytes(const rl_ctx *c, const rl_prepared *pg, cons
  * copying them first ("broadcast": "folded"): a broadcast (Expand) through
  * stride-0 axes (grouped-query attention reads each KV head once, not
  * repeated per query head), and a transpose in the transposed order (a
- * GEMM's transA/transB). Such a node, when the product is its only reader
- * (through views), moves nothing itself: the product reads its input.
- * Marks them in folded (arena memory, one per node); NULL when the stack
- * copies them, when every node runs on its own (the unfused model: each
- * writes its output), or out of memory. A model output is written
+ * GEMM's transA/transB). When the chain up from an operand through views
+ * and such nodes, each value read by the next alone, reaches a broadcast,
+ * its broadcasts and transposes move nothing (fold < 0) and the product
+ * reads the chain's source instead (fold: the bytes it does not read). A
+ * transpose alone keeps its size: the product reads as much either way.
+ * Arena memory, one per node; NULL when the stack copies them, when every
+ * node runs on its own (the unfused model: each writes its output), when
+ * the graph has no broadcast, or out of memory. A model output is written
  * whatever the stack. */
-bool *rl_fc_folded_layouts(rl_ctx *c, const rl_prepared *pg, const rl_hw *hw, bool unfused) {
+double *rl_fc_folded_layouts(rl_ctx *c, const rl_prepared *pg, const rl_hw *hw, bool unfused) {
     if (hw->fc.broadcast_copied || hw->fc.unfused || unfused) return NULL;
     const rl_graph *g = pg->graph;
     bool any = false; /* most graphs have no broadcast: nothing to fold, nothing to allocate */
     for (int i = 0; i < g->n_nodes && !any; i++) any = g->nodes[i].op && (g->nodes[i].op->flags & RL_OP_BROADCAST);
     if (!any) return NULL;
-    bool *folded = rl_arena_alloc(c->arena, (size_t)(g->n_nodes + 1) * sizeof *folded);
-    if (!folded) return NULL;
-    memset(folded, 0, (size_t)(g->n_nodes + 1) * sizeof *folded);
+    double *fold = rl_arena_alloc(c->arena, (size_t)(g->n_nodes + 1) * sizeof *fold);
+    if (!fold) return NULL;
+    memset(fold, 0, (size_t)(g->n_nodes + 1) * sizeof *fold);
     for (int i = 0; i < g->n_nodes; i++) {
         const rl_node *n = &g->nodes[i];
         if (!(n->cost.matrix_flops > 0) || rl_node_op_class(n) != RL_CLASS_MATRIX) continue;
         for (int j = 0; j < n->n_in; j++) {
-            /* the chain up from the operand through views and transposes:
-             * folded when it reaches a broadcast (a transpose alone keeps
-             * its size: what the product reads is the same either way) */
             int chain[8], len = 0;
             bool broadcast = false;
-            const rl_value *v = n->inv[j];
+            const rl_value *read = n->inv[j], *v = read;
             while (v && v->producer >= 0 && v->consumers == 1 && !v->is_graph_output && len < 8) {
                 const rl_node *q = &g->nodes[v->producer];
                 if (q->n_in < 1 || !q->inv[0]) break;
@@ -252,34 +252,14 @@ bool *rl_fc_folded_layouts(rl_ctx *c, const rl_prepared *pg, const rl_hw *hw, bo
                 broadcast |= bc;
                 v = q->inv[0];
             }
-            for (int h = 0; broadcast && h < len; h++) folded[chain[h]] = true;
+            if (!broadcast) continue;
+            for (int h = 0; h < len; h++) fold[chain[h]] = -1;
+            int p = read->producer;
+            double scale = pg->per_sample && pg->per_sample[p] ? pg->batch_scale : 1;
+            fold[i] += max2(rl_value_bytes(c, read) - rl_value_bytes(c, v), 0) * scale;
         }
     }
-    return folded;
-}
-
-/* Bytes node n does not read because an input of it comes, through views,
- * from folded nodes: it reads their input in place instead. */
-static double folded_reads_saved(const rl_ctx *c, const rl_prepared *pg, const bool *folded, const rl_node *n) {
-    const rl_graph *g = pg->graph;
-    double saved = 0;
-    for (int j = 0; j < n->n_in; j++) {
-        const rl_value *v = n->inv[j], *src = v;
-        int p = v ? v->producer : -1, first = p;
-        bool any = false;
-        for (int hops = 0; src && p >= 0 && hops < g->n_nodes; hops++) {
-            const rl_node *q = &g->nodes[p];
-            bool view = q->op && (q->op->flags & RL_OP_VIEW) && q->n_in > 0;
-            if (!view && !folded[p]) break;
-            any |= folded[p];
-            src = q->inv[0];
-            p = src ? src->producer : -1;
-        }
-        if (!any || !src) continue;
-        double scale = pg->per_sample && first >= 0 && pg->per_sample[first] ? pg->batch_scale : 1;
-        saved += max2(rl_value_bytes(c, v) - rl_value_bytes(c, src), 0) * scale;
-    }
-    return saved;
+    return fold;
 }
 
 /* ------------------------------------------------------------- kernels -- */
@@ -313,7 +293,7 @@ static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
 }
 
 void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, int first,
-                          const int *next, const int *set_of, const bool *folded, double kernels, rl_layer_time *lt,
+                          const int *next, const int *set_of, const double *fold, double kernels, rl_layer_time *lt,
                           rl_fc_kernel *k) {
     const rl_graph *g = pg->graph;
     memset(k, 0, sizeof *k);
@@ -326,9 +306,8 @@ void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o,
         int cls = rl_node_op_class(n);
         double tc = add_node(c, pg, o, hw, n, cls, lt ? &lt[i] : NULL, k);
         double nb = q->input_bytes + q->weight_bytes + q->output_bytes;
-        /* a folded node moves nothing; its readers read its input in place */
-        if (folded && folded[i]) nb = 0;
-        else if (folded) nb = max2(nb - folded_reads_saved(c, pg, folded, n), 0);
+        /* a folded node moves nothing; its reader reads its input in place */
+        if (fold) nb = fold[i] < 0 ? 0 : max2(nb - fold[i], 0);
         /* a kernel of one node keeps nothing inside: none of its inputs is made there */
         bool alone = i == first && (!next || next[i] < 0);
         double inside = set_of && !alone ? kernel_internal_bytes(c, pg, n, set_of) : 0;
@@ -549,7 +528,7 @@ void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
     const bool runs = mode != RL_SHAPE_FOLDED;
     const bool *dep = mode == RL_SHAPE_DYNAMIC || mode == RL_SHAPE_DISTINCT ? rl_fc_input_dependent(c, pg) : NULL;
     const int *first = mode == RL_SHAPE_DISTINCT && dep ? rl_fc_first_alike(c, pg) : NULL;
-    const bool *folded = rl_fc_folded_layouts(c, pg, hw, unfused);
+    const double *fold = rl_fc_folded_layouts(c, pg, hw, unfused);
     double e_dyn = 0;
     for (int r = 0; r < g->n_nodes; r++) {
         if (pl.root && pl.root[r] != r) continue;
@@ -558,7 +537,7 @@ void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
         if (kernels == 0 && runs && rl_fc_runs_unfolded(pg, &g->nodes[r]) && (!dep || dep[r]) &&
             (!first || first[r] == r))
             kernels = 1;
-        rl_fc_kernel_figures(c, pg, o, hw, r, pl.next, pl.root, folded, kernels, lt, &k);
+        rl_fc_kernel_figures(c, pg, o, hw, r, pl.next, pl.root, fold, kernels, lt, &k);
         double t = rl_fc_kernel_time(&k, &hw->fc);
         f->kernels_s += t;
         f->dram_bytes += k.dram_bytes, f->cache_bytes += k.cache_bytes;

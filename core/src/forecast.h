@@ -50,19 +50,21 @@ double rl_matrix_quantization(const rl_forecast_params *p, double m, double n, d
  * `lt` (may be NULL) holds the timing pass's figures of each node (its
  * precision, fused bytes and the energy of its work: read, not worked out
  * again) and receives each node's class and, in forecast_s, its own weight
- * in the kernel's time. `folded` (NULL: none; rl_fc_folded_layouts) marks
- * the nodes the stack reads through in place: they move nothing, and their
- * readers read their input instead. */
+ * in the kernel's time. `fold` (NULL: none; rl_fc_folded_layouts) says
+ * which nodes the stack reads through in place (< 0: they move nothing) and
+ * how many bytes fewer their reader reads (> 0). */
 void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, int first,
-                          const int *next, const int *set_of, const bool *folded, double kernels, rl_layer_time *lt,
+                          const int *next, const int *set_of, const double *fold, double kernels, rl_layer_time *lt,
                           rl_fc_kernel *k);
 
-/* Per node of pg's graph (arena memory): whether a stack that fuses reads
- * through it in place (hw's forecast "broadcast": "folded"): a broadcast
- * (Expand), and a Transpose that only a matrix product reads. NULL when the
- * stack copies them ("copied", or "fusion": "none"), when `unfused` (every
- * node a kernel of its own, as the unfused model) or out of memory. */
-bool *rl_fc_folded_layouts(rl_ctx *c, const rl_prepared *pg, const rl_hw *hw, bool unfused);
+/* Per node of pg's graph (arena memory), for a stack that fuses and reads a
+ * matrix product's operand in place through the broadcasts (Expand) and
+ * transposes before it (hw's forecast "broadcast": "folded"): -1 for such a
+ * broadcast or transpose (it moves nothing), the bytes a product does not
+ * read for it, else 0. NULL when the stack copies them ("copied", or
+ * "fusion": "none"), when `unfused` (every node a kernel of its own, as the
+ * unfused model), when the graph has no broadcast, or out of memory. */
+double *rl_fc_folded_layouts(rl_ctx *c, const rl_prepared *pg, const rl_hw *hw, bool unfused);
 
 /* Per node of pg's graph (arena memory; NULL when out of it): whether it
  * depends on the model's inputs — some input of it traced back to a graph

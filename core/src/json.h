@@ -14,6 +14,12 @@ struct cJSON;
  * rl_json_begin's counter like any other cJSON call. */
 void rl_json_add_num(struct cJSON *o, const char *key, double v);
 
+/* Reads obj[key] as a whole number from lo to hi into *out: 0 when the
+ * member is absent or null (*out untouched), 1 when read, -1 when it is
+ * something else (the caller says what it must be, in its own words). The
+ * request parsers' one rule for counts, sizes and bits. */
+int rl_json_whole(const struct cJSON *obj, const char *key, double lo, double hi, double *out);
+
 /* The one family of accessors for reading an answer back (rl_json_get,
  * rl_json_get_num, rl_json_get_str: NULL, NaN or "" for a missing member)
  * is declared in rooflens.h, so that the CLI's printers use it too; it is

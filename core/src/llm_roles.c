@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "llm_roles.h"
 
 #define LLM_DEFAULT_PROMPT 512
@@ -20,14 +21,11 @@ static const char *const role_names[ROLE_COUNT] = {"batch", "seq", "past", "tota
 
 
 static int whole(const cJSON *j, const char *key, double lo, double hi, int64_t *out, rl_error *err) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
-    if (!v || cJSON_IsNull(v)) return 0;
-    if (!cJSON_IsNumber(v) || v->valuedouble < lo || v->valuedouble > hi || v->valuedouble != floor(v->valuedouble)) {
-        rl_error_set(err, "bad_request", "llm", "llm.%s must be a whole number from %.0f to %.0f", key, lo, hi);
-        return -1;
-    }
-    *out = (int64_t)v->valuedouble;
-    return 1;
+    double v = 0;
+    int got = rl_json_whole(j, key, lo, hi, &v);
+    if (got < 0) rl_error_set(err, "bad_request", "llm", "llm.%s must be a whole number from %.0f to %.0f", key, lo, hi);
+    if (got > 0) *out = (int64_t)v;
+    return got;
 }
 
 static int bits_option(const cJSON *j, const char *key, int *out, rl_error *err) {

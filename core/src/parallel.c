@@ -58,16 +58,15 @@ const rl_layer_comm *rl_parallel_layer(const rl_parallel *p, int i) {
 
 /* ------------------------------------------------------------- request -- */
 static int parse_count(const cJSON *spec, const char *key, int lo, int hi, int *out, rl_error *err) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(spec, key);
-    if (!v || cJSON_IsNull(v)) return 0;
-    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < lo ||
-        v->valuedouble > hi) {
+    double v = 0;
+    int got = rl_json_whole(spec, key, lo, hi, &v);
+    if (got < 0) {
         char where[48];
         snprintf(where, sizeof where, "parallel.%s", key);
         rl_error_set(err, "bad_request", where, "parallel.%s must be a whole number from %d to %d", key, lo, hi);
         return -1;
     }
-    *out = (int)v->valuedouble;
+    if (got > 0) *out = (int)v;
     return 0;
 }
 

@@ -695,6 +695,16 @@ const char *rl_json_get_str(const cJSON *o, const char *key) {
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+int rl_json_whole(const cJSON *obj, const char *key, double lo, double hi, double *out) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v || cJSON_IsNull(v)) return 0;
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi) ||
+        v->valuedouble != floor(v->valuedouble))
+        return -1;
+    *out = v->valuedouble;
+    return 1;
+}
+
 void rl_json_add_num(cJSON *o, const char *key, double v) {
     if (isfinite(v)) cJSON_AddNumberToObject(o, key, v);
     else cJSON_AddNullToObject(o, key);
