@@ -229,9 +229,7 @@ static char *splice_rows(char *text, char *rows) {
 /* Whether `text` (n bytes) is an "ok": true answer object, which gets the
  * layer columns or CSV appended (the out-of-memory answer does not). */
 static bool ok_object(const char *text, size_t n) {
-    /* every answer opens {"schema":N,"ok":... */
-    const char *ok = text ? strchr(text, ',') : NULL;
-    return n >= 2 && text[n - 1] == '}' && ok && !strncmp(ok, ",\"ok\":true", 10);
+    return n >= 2 && text[n - 1] == '}' && rl_answer_ok(text);
 }
 
 /* The printed response `text` ("{...}") with ,"layer_columns":{...} before
