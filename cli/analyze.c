@@ -271,6 +271,7 @@ int run_analyze(cJSON *req, cli_args *A) {
         A->llm_req = NULL;
         cJSON_AddFalseToObject(req, "layers"); /* the view carries the figures */
     }
+    const int top = A->top < 0 ? 15 : A->top; /* the table's rows; 0: all */
     if (A->studies) {
         if ((rc = add_study(req, A)) != EXIT_OK) return rc;
         /* the study carries the figures; the per-layer rows are not printed */
@@ -287,8 +288,8 @@ int run_analyze(cJSON *req, cli_args *A) {
         cJSON_AddFalseToObject(req, "layer_io");          /* and prints no tensor */
         /* and the layers it shows, slowest first (all of them for --top 0
          * and for the measured times, compared over every layer) */
-        cJSON_AddNumberToObject(req, "top_layers", A->top < 0 && !A->measured ? 15 : A->top > 0 && !A->measured ? A->top : 1e9);
+        cJSON_AddNumberToObject(req, "top_layers", top > 0 && !A->measured ? top : 1e9);
     }
     if (A->measured && (rc = add_measured(req, A)) != EXIT_OK) return rc;
-    return analyze_and_print(req, A->paths[0], A, A->top < 0 ? 15 : A->top);
+    return analyze_and_print(req, A->paths[0], A, top);
 }
