@@ -5,7 +5,11 @@
  *    its own kernel) and on (NCHWc kernels named after their output, fused
  *    MatMul+Add / MatMul+Scale kernels, a renamed Gelu kernel, layout
  *    reorders the runtime adds): the warm-up run is left out, the mean of the
- *    other runs taken, fused kernels cover the nodes they ran;
+ *    other two runs taken, fused kernels cover the nodes they ran;
+ *  - a typical run: over three or more kept runs each kernel's time and the
+ *    run's wall time are medians (a paused run moves nothing), a kernel
+ *    run twice in a run counts both parts, one missing from some runs keeps
+ *    its mean;
  *  - trtexec --exportProfile rows with "A + B", PWN(...) and
  *    {ForeignNode[A...B]} names and a reformatting layer;
  *  - a CSV with a time_ms header, repeated runs and a quoted name;
@@ -256,7 +260,7 @@ static void test_trtexec(void) {
     CHECK(same_group(res, "/conv2/Conv", "/Add") && same_group(res, "/Add", "/relu_1/Relu"), "trtexec: A + B + C");
     const cJSON *g = group_of(res, "/conv2/Conv");
     CHECK(g && cJSON_GetArraySize(get(g, "nodes")) == 3, "trtexec: 3 nodes in the fused layer");
-    if (g) CHECK_NEAR(num(g, "measured_s"), 0.036e-3, 1e-9, "trtexec: averageMs taken");
+    if (g) CHECK_NEAR(num(g, "measured_s"), 0.036e-3, 1e-9, "trtexec: medianMs taken (equal to averageMs here)");
     CHECK(!strcmp(how(res, "/Add"), "fused"), "trtexec: fused by name");
     CHECK(unmatched_has(res, "Reformatting CopyNode for Input Tensor 0 to /conv1/Conv + /relu/Relu", "added by the runtime"),
           "trtexec: reformatting layer listed");
@@ -275,6 +279,12 @@ static void test_trtexec(void) {
     CHECK(unmatched_has(res, "(Unnamed Layer* 42) [Shuffle]", "names no node"), "trtexec: unnamed layer listed");
     CHECK(num(get(res, "measured"), "runs") == 500, "trtexec: count 500");
     check_totals(res, "trtexec mlp");
+    cJSON_Delete(res);
+    /* medianMs, when given, before averageMs (a few slow runs lift the mean) */
+    res = analyze(m, "[{\"count\": 10}, {\"name\": \"/f2/MatMul\", \"timeMs\": 1.0, \"averageMs\": 0.1, "
+                     "\"medianMs\": 0.04}, {\"name\": \"/q/MatMul\", \"averageMs\": 0.02}]", true, "trtexec");
+    CHECK_NEAR(num(layer(res, "/f2/MatMul"), "measured_s"), 0.04e-3, 1e-12, "trtexec: medianMs taken");
+    CHECK_NEAR(num(layer(res, "/q/MatMul"), "measured_s"), 0.02e-3, 1e-12, "trtexec: averageMs without medianMs");
     cJSON_Delete(res);
     rl_model_free(m);
 }
@@ -303,6 +313,63 @@ static void test_csv(void) {
     cJSON_ArrayForEach(w, get(res, "warnings")) warned |= !strcmp(cJSON_GetStringValue(get(w, "code")), "measured_warmup_only");
     CHECK(warned, "csv: warm-up-only kernels are warned about");
     CHECK_NEAR(num(layer(res, "/fc/Gemm"), "measured_s"), 2.5, 1e-12, "csv: seconds without a unit header");
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
+/* One ORT trace event: a node kernel, or a run when kernel is NULL. */
+static void ort_event_add(cJSON *ev, const char *kernel, double ts, double dur) {
+    cJSON *e = cJSON_CreateObject();
+    char name[64];
+    snprintf(name, sizeof name, "%s_kernel_time", kernel ? kernel : "");
+    cJSON_AddStringToObject(e, "cat", kernel ? "Node" : "Session");
+    cJSON_AddStringToObject(e, "ph", "X");
+    cJSON_AddStringToObject(e, "name", kernel ? name : "model_run");
+    cJSON_AddNumberToObject(e, "ts", ts);
+    cJSON_AddNumberToObject(e, "dur", dur);
+    cJSON_AddItemToObject(e, "args", cJSON_CreateObject());
+    cJSON_AddItemToArray(ev, e);
+}
+
+/* Over three or more kept runs a kernel's time is its median: one run the
+ * machine paused (here 100x slower) moves nothing, where a mean would
+ * charge a fifth or a third of the pause to every kernel it fell on. */
+static void test_typical_run(void) {
+    rl_model *m = load_model("small_cnn.onnx");
+    /* CSV: a warm-up and five kept runs of /fc/Gemm, one of them paused;
+     * /Add ran in the warm-up and two kept runs only */
+    cJSON *res = analyze(m, "name,time_s\n/fc/Gemm,9\n/Add,5\n/fc/Gemm,1\n/Add,1\n/fc/Gemm,2\n/Add,3\n"
+                            "/fc/Gemm,3\n/fc/Gemm,100\n/fc/Gemm,2\n", true, "csv");
+    CHECK(num(get(res, "measured"), "runs") == 5, "typical run: five kept runs");
+    CHECK(cJSON_IsNull(get(get(res, "measured"), "between_kernels_s")), "typical run: a CSV gives no run's wall time");
+    CHECK_NEAR(num(layer(res, "/fc/Gemm"), "measured_s"), 2, 1e-12, "typical run: the median of 1,2,3,100,2");
+    CHECK_NEAR(num(layer(res, "/Add"), "measured_s"), 0.8, 1e-12, "typical run: missing from 3 of 5 runs: its mean");
+    cJSON_Delete(res);
+    /* ORT: a warm-up and three kept runs; /conv1/Conv ran as two parts in
+     * the first kept run (4 + 4 µs); the second kept run was paused */
+    cJSON *ev = cJSON_CreateArray();
+    const double start[4] = {0, 1000, 2000, 5000}, wall[4] = {100, 20, 2000, 30};
+    const double gemm[4] = {50, 10, 1000, 12};
+    for (int r = 0; r < 4; r++) {
+        ort_event_add(ev, NULL, start[r], wall[r]);
+        ort_event_add(ev, "/fc/Gemm", start[r] + 1, gemm[r] < wall[r] - 2 ? gemm[r] : wall[r] - 2);
+    }
+    ort_event_add(ev, "/conv1/Conv", start[0] + 60, 30);
+    ort_event_add(ev, "/conv1/Conv", start[1] + 14, 4), ort_event_add(ev, "/conv1/Conv", start[1] + 18, 4);
+    ort_event_add(ev, "/conv1/Conv", start[2] + 1500, 10), ort_event_add(ev, "/conv1/Conv", start[3] + 14, 11);
+    char *text = cJSON_PrintUnformatted(ev);
+    cJSON_Delete(ev);
+    res = analyze(m, text, true, "ort");
+    free(text);
+    const cJSON *ms = get(res, "measured");
+    CHECK(num(ms, "runs") == 3 && cJSON_IsTrue(get(ms, "warmup_excluded")), "typical run: ORT, three kept runs");
+    CHECK_NEAR(num(layer(res, "/fc/Gemm"), "measured_s"), 12e-6, 1e-15, "typical run: ORT median of 10, 1000, 12 µs");
+    CHECK_NEAR(num(layer(res, "/conv1/Conv"), "measured_s"), 10e-6, 1e-15,
+               "typical run: ORT median of 4+4, 10, 11 µs (two parts of one run are one time)");
+    CHECK_NEAR(num(ms, "run_wall_s"), 30e-6, 1e-15, "typical run: ORT median run of 20, 2000, 30 µs");
+    /* each run's own gap, 20 - 18, 2000 - 1010, 30 - 23 µs; not the median
+     * run's wall minus the kernels' medians (30 - 22) */
+    CHECK_NEAR(num(ms, "between_kernels_s"), 7e-6, 1e-15, "typical run: ORT median gap of 2, 990, 7 µs");
     cJSON_Delete(res);
     rl_model_free(m);
 }
@@ -684,6 +751,7 @@ int main(int argc, char **argv) {
     test_ort_on_mlp();
     test_trtexec();
     test_csv();
+    test_typical_run();
     test_errors();
     test_hostile_profiles();
     test_foreign_ranges();

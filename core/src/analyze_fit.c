@@ -33,8 +33,9 @@ typedef struct fit_samples {
     /* per run: the kernels it launched (matched to nodes) and the kernels
      * of the model's unfused and fused plans (docs/model.md §4) */
     double launched[RL_FIT_MAX_RUNS], plan_unfused[RL_FIT_MAX_RUNS], plan_fused[RL_FIT_MAX_RUNS];
-    /* the runs' time between kernels: wall time of a run minus its kernels'
-     * times, and the kernels it launched (runs whose profile gives a wall time) */
+    /* the runs' time between kernels (measured.between_kernels_s: a typical
+     * run's wall time minus its own kernels' times), and the kernels it
+     * launched (runs whose profile gives wall times) */
     double gap_s, gap_kernels;
     /* per operator type that heads a fused group of the plan: how many of
      * the groups measured ran their epilogue inside its kernel, how many apart */
@@ -203,10 +204,9 @@ static int fit_one_run(const rl_fit_input *in, int run, const rl_hw *hw, fit_sam
     if (!fs->format) fs->format = stack_of_format(cJSON_GetObjectItemCaseSensitive(measured, "format"));
     fs->launched[run] = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "matched"));
     fs->plan_unfused[run] = t.sol[RL_SOL_UNFUSED].kernels, fs->plan_fused[run] = t.sol[RL_SOL_FUSED].kernels;
-    double wall = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "run_wall_s"));
-    double kernel_sum = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "total_s"));
+    double between = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "between_kernels_s"));
     double all_kernels = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "kernels"));
-    if (wall > kernel_sum && kernel_sum > 0 && all_kernels > 0) fs->gap_s += wall - kernel_sum, fs->gap_kernels += all_kernels;
+    if (between >= 0 && all_kernels > 0) fs->gap_s += between, fs->gap_kernels += all_kernels;
     rc = run_samples(&c, &pg, &o, hw, measured, run, fs);
     if (rc) rl_error_set(err, "out_of_memory", "", "out of memory while fitting");
 done:
@@ -227,15 +227,9 @@ static bool stack_runs_unfused(const fit_samples *fs, size_t n_runs) {
     return n_runs > 0;
 }
 
-static int cmp_double_asc(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Median and maximum of v[0..n) (sorted in place). */
 static void median_max(double *v, int n, double *median, double *max) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double_asc);
-    *median = n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : NAN;
+    *median = rl_median(v, n);
     *max = n ? v[n - 1] : NAN;
 }
 
@@ -358,9 +352,9 @@ static void fit_source(char *out, size_t size, const fit_samples *fs, const rl_f
 }
 
 /* The runtime's own time between kernels (its executor dispatching the
- * next, allocating its output): the runs' wall time minus their kernels'
- * times, per kernel launched, pooled over the runs whose profile gives a
- * wall time. It joins the fixed cost per kernel after the fit (the fit's
+ * next, allocating its output): a typical run's wall time minus its own
+ * kernels' times, per kernel launched, pooled over the inputs whose
+ * profile gives wall times. It joins the fixed cost per kernel after the fit (the fit's
  * samples are the kernels' own times, its errors are against those), so
  * that the forecast is of a run's wall time. fit.between_kernels_s says how
  * much; 0 when no run gives a wall time. */

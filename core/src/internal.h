@@ -47,6 +47,11 @@ void rl_snprintf_utf8(char *buf, size_t cap, const char *fmt, ...)
 #endif
     ;
 
+/* --------------------------------------------------------------- numbers -- */
+/* The median of v[0..n) (sorted ascending in place; the mean of the middle
+ * two when n is even); NAN when n is 0. */
+double rl_median(double *v, int n);
+
 /* ---------------------------------------------------------------- errors -- */
 typedef struct rl_error {
     char code[48];

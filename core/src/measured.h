@@ -8,8 +8,10 @@
  *
  *   1. Import (rl_profile_parse): the text becomes a list of kernels, each
  *      with a name, an operator type when the profile gives one, and its
- *      mean time per run. Repeated runs are averaged and the first run (the
- *      warm-up) is excluded when there are several.
+ *      time in a typical run: the median over three or more runs (trtexec:
+ *      its medianMs), else the mean; a kernel missing from some runs keeps
+ *      its mean per run. The first run (the warm-up) is excluded when there
+ *      are several.
  *   2. Match (rl_measured_attach): each kernel is mapped to the ONNX nodes it
  *      ran. Fused kernels (ORT "…_nchwc", "…/MatMulScaleFusion/", trtexec
  *      "A + B + C", "PWN(A, B)", "{ForeignNode[A...B]}") cover several nodes;
@@ -41,7 +43,7 @@ typedef struct rl_kernel {
     const char *name;     /* as the profile names it (ORT: without "_kernel_time") */
     const char *op;       /* operator type the runtime ran (ORT args.op_name), or NULL */
     const char *provider; /* ORT args.provider, or NULL */
-    double time_s;        /* mean time per kept run (0 in runs where it did not run) */
+    double time_s;        /* time in a typical kept run: median, or mean (see step 1 above) */
     int order;            /* position in the first kept run (execution order) */
     int out_rank;         /* ORT args.output_type_shape[0]: rank (-1 unknown) and dims */
     int64_t out_dims[8];
@@ -51,9 +53,10 @@ typedef struct rl_profile {
     rl_profile_format format;
     rl_kernel *kernels;
     int n_kernels;
-    int runs;              /* runs averaged */
+    int runs;              /* kept runs the times are taken over */
     bool warmup_excluded;  /* a first run was dropped (ORT, CSV); trtexec excludes its own */
-    double run_wall_s;     /* mean wall time of a kept run (ORT model_run), 0 = not given */
+    double run_wall_s;     /* median wall time of a kept run (ORT model_run), 0 = not given */
+    double between_kernels_s; /* median over kept runs of the run's wall time minus its kernels' (ORT), -1 = not given */
     int ignored_events;    /* trace events that are not node kernels (sessions, fences...) */
     int warmup_only;       /* kernels that ran only in the excluded warm-up run */
 } rl_profile;

@@ -1,6 +1,7 @@
 /* Importers of measured per-kernel times (measured.h): ONNX Runtime profiling
  * JSON, trtexec --exportProfile JSON and a name,time_s CSV. Each turns its
- * format into rl_kernel rows with the mean time per kept run. */
+ * format into rl_kernel rows with the time of a typical kept run: the median
+ * over the runs (see collector_finish). */
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
@@ -19,6 +20,13 @@ static int bad(rl_error *err, const char *msg) {
     return -1;
 }
 
+/* One kept time of a kernel in a run (the parts of a kernel that ran
+ * twice in a run are two samples of the same run). */
+typedef struct run_sample {
+    int kernel, run;
+    double s;
+} run_sample;
+
 /* Kernels are collected by name; runs are counted per kernel so that a kernel
  * absent from a run counts 0 there. */
 typedef struct collector {
@@ -28,6 +36,8 @@ typedef struct collector {
     double *sum;  /* summed time over kept runs */
     int *seen;    /* occurrences so far (CSV and ORT without run markers) */
     int n, cap;
+    run_sample *samples; /* every kept time, for the median (cap of them) */
+    int n_samples;
     double read_s; /* every time read so far, warm-up included: must stay finite */
 } collector;
 
@@ -39,7 +49,15 @@ static int collector_init(collector *c, rl_arena *a, int cap) {
     c->k = rl_arena_alloc(a, (size_t)c->cap * sizeof *c->k);
     c->sum = rl_arena_alloc(a, (size_t)c->cap * sizeof *c->sum);
     c->seen = rl_arena_alloc(a, (size_t)c->cap * sizeof *c->seen);
-    return c->index && c->k && c->sum && c->seen ? 0 : -1;
+    c->samples = rl_arena_alloc(a, (size_t)c->cap * sizeof *c->samples);
+    return c->index && c->k && c->sum && c->seen && c->samples ? 0 : -1;
+}
+
+/* Kernel i took `s` seconds in kept run `run`. cap is the number of rows in
+ * the profile and each row adds at most one sample, so it is never exceeded. */
+static void collector_add(collector *c, int i, int run, double s) {
+    c->sum[i] += s;
+    if (c->n_samples < c->cap) c->samples[c->n_samples++] = (run_sample){i, run, s};
 }
 
 /* The kernel named `name` (created on first sight), or -1 when out of
@@ -98,15 +116,46 @@ static int count_time(collector *c, double seconds, const char *row, rl_error *e
     return -1;
 }
 
-/* Kernels that ran in a kept run, in execution order, with their mean. */
+static int cmp_sample(const void *a, const void *b) {
+    const run_sample *x = a, *y = b;
+    return x->kernel != y->kernel ? (x->kernel > y->kernel) - (x->kernel < y->kernel)
+                                  : (x->run > y->run) - (x->run < y->run);
+}
+
+/* Each kernel's median time over the kept runs, into time_s, for the
+ * kernels that ran in every one of them. The median and not the mean: on a
+ * shared machine one run in ten can be paused for tens of milliseconds (a
+ * ShuffleNet run of 11 ms took 69 ms once), and a mean would put that pause
+ * into the kernels it fell on and into the time between kernels. A kernel
+ * missing from some runs (a branch taken now and then) keeps its mean per
+ * run, 0 where it did not run, which a median of mostly zeros would lose. */
+static int collector_medians(collector *c, int kept_runs) {
+    double *v = rl_arena_alloc(c->a, (size_t)kept_runs * sizeof *v);
+    if (!v) return -1;
+    qsort(c->samples, (size_t)c->n_samples, sizeof *c->samples, cmp_sample);
+    for (int s = 0; s < c->n_samples;) {
+        int i = c->samples[s].kernel, runs = 0;
+        for (; s < c->n_samples && c->samples[s].kernel == i; s++) {
+            bool same_run = runs > 0 && c->samples[s].run == c->samples[s - 1].run;
+            if (same_run) v[runs - 1] += c->samples[s].s;
+            else if (runs < kept_runs) v[runs++] = c->samples[s].s;
+        }
+        if (runs == kept_runs) c->k[i].time_s = rl_median(v, runs);
+    }
+    return 0;
+}
+
+/* Kernels that ran in a kept run, in execution order, with their time in a
+ * typical run: the median over three or more kept runs, else the mean. */
 static int collector_finish(collector *c, int kept_runs, rl_profile *out, rl_error *err) {
+    for (int i = 0; i < c->n; i++) c->k[i].time_s = kept_runs > 0 ? c->sum[i] / kept_runs : c->sum[i];
+    if (kept_runs >= 3 && collector_medians(c, kept_runs)) return oom(err);
     int n = 0;
     for (int i = 0; i < c->n; i++) {
         if (c->k[i].order < 0) { /* only in the warm-up run: counted, and said */
             out->warmup_only++;
             continue;
         }
-        c->k[i].time_s = kept_runs > 0 ? c->sum[i] / kept_runs : c->sum[i];
         c->k[n++] = c->k[i];
     }
     /* execution order of the first kept run (insertion sort: profiles are
@@ -225,7 +274,7 @@ static int ort_event(rl_arena *a, collector *c, const cJSON *e, size_t len, int 
         return 0;
     }
     rl_kernel *k = &c->k[i];
-    c->sum[i] += dur * 1e-6;
+    collector_add(c, i, run, dur * 1e-6);
     if (k->order >= 0) return 0;
     k->order = (*pos)++;
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
@@ -244,6 +293,8 @@ static int parse_ort(rl_arena *a, const cJSON *events, rl_profile *out, rl_error
     run_span *runs = rl_arena_alloc(a, (size_t)(n_ev + 1) * sizeof *runs);
     if (!runs) return oom(err);
     int n_runs = ort_runs(events, runs);
+    double *run_kernels = rl_arena_alloc(a, (size_t)(n_runs + 1) * sizeof *run_kernels); /* µs of kernels per run */
+    if (!run_kernels) return oom(err);
     collector c;
     if (collector_init(&c, a, n_ev)) return oom(err);
     /* Without run markers the k-th time a name appears is run k. */
@@ -274,14 +325,27 @@ static int parse_ort(rl_arena *a, const cJSON *events, rl_profile *out, rl_error
         }
         int run = n_runs ? run_of(runs, n_runs, num_or(e, "ts", NAN)) : -2;
         if (ort_event(a, &c, e, len, ev++, run, first_kept, &pos, out, err)) return -1;
+        if (run >= first_kept) run_kernels[run] += num_or(e, "dur", 0); /* ort_event checked it */
     }
     out->format = RL_PROFILE_ORT;
     out->runs = total_runs - first_kept;
     out->warmup_excluded = first_kept > 0;
-    double wall = 0;
-    for (int r = first_kept; r < n_runs; r++) wall += runs[r].t1 - runs[r].t0;
-    /* a sum of finite spans can still overflow: then the wall time is not given */
-    out->run_wall_s = n_runs > first_kept && isfinite(wall) ? wall * 1e-6 / (n_runs - first_kept) : 0;
+    /* A typical kept run's wall time, and its time outside kernels: medians
+     * over the runs, as for the kernels, and each run's own gap (the wall
+     * time of one run minus the kernels of another is no gap at all). */
+    double *span = rl_arena_alloc(a, (size_t)(n_runs + 1) * sizeof *span);
+    double *gap = rl_arena_alloc(a, (size_t)(n_runs + 1) * sizeof *gap);
+    if (!span || !gap) return oom(err);
+    int kept = 0;
+    for (int r = first_kept; r < n_runs; r++, kept++) {
+        span[kept] = runs[r].t1 - runs[r].t0;
+        gap[kept] = span[kept] - run_kernels[r] > 0 ? span[kept] - run_kernels[r] : 0; /* threads overlap: none */
+    }
+    double wall = rl_median(span, kept), between = rl_median(gap, kept);
+    /* a span of finite ends can still overflow: then neither is given */
+    bool given = kept > 0 && isfinite(wall) && isfinite(between);
+    out->run_wall_s = given ? wall * 1e-6 : 0;
+    out->between_kernels_s = given ? between * 1e-6 : -1;
     if (c.n == 0)
         return bad(err, "the ONNX Runtime profile has no node kernel events (\"cat\": \"Node\", "
                         "\"…_kernel_time\"): run the session at least once with profiling on");
@@ -318,13 +382,15 @@ static int parse_trtexec(rl_arena *a, const cJSON *rows, rl_profile *out, rl_err
             continue;
         }
         if (!name) return bad(err, "a trtexec profile row has no \"name\"");
-        /* averageMs is the mean over the timed runs (trtexec has already left
-         * out its warm-up); older versions give only the total timeMs */
-        double avg = num_or(r, "averageMs", NAN), total = num_or(r, "timeMs", NAN);
-        double ms = isfinite(avg) ? avg : (count > 0 ? total / count : total);
+        /* medianMs and averageMs are over the timed runs (trtexec has already
+         * left out its warm-up): the median when given, as for the other
+         * formats; older versions give only the total timeMs */
+        double med = num_or(r, "medianMs", NAN), avg = num_or(r, "averageMs", NAN), total = num_or(r, "timeMs", NAN);
+        double ms = isfinite(med) && med >= 0 ? med : isfinite(avg) ? avg : (count > 0 ? total / count : total);
         if (!isfinite(ms) || ms < 0) {
             rl_error_set(err, "bad_measured", "measured",
-                         "the trtexec profile gives layer '%.200s' (%s) no valid averageMs or timeMs", name, where);
+                         "the trtexec profile gives layer '%.200s' (%s) no valid medianMs, averageMs or timeMs",
+                         name, where);
             return -1;
         }
         int i = kernel_at(&c, name, strlen(name), where, err);
@@ -494,7 +560,7 @@ static int parse_csv(rl_arena *a, const char *text, size_t len, rl_profile *out,
     for (int r = 0; r < rows; r++) {
         if (run_of_row[r] < first_kept) continue;
         int k = kernel_of_row[r];
-        c.sum[k] += time_of_row[r];
+        collector_add(&c, k, run_of_row[r], time_of_row[r]);
         if (c.k[k].order < 0) c.k[k].order = pos++;
     }
     out->format = RL_PROFILE_CSV;
@@ -525,6 +591,7 @@ static bool looks_trtexec(const cJSON *arr) {
 int rl_profile_parse(rl_arena *a, const char *text, size_t len, const char *format, rl_profile *out,
                      rl_error *err) {
     memset(out, 0, sizeof *out);
+    out->between_kernels_s = -1;
     if (!format) format = "auto";
     bool is_auto = !strcmp(format, "auto");
     if (!is_auto && strcmp(format, "ort") && strcmp(format, "trtexec") && strcmp(format, "csv"))

@@ -55,11 +55,6 @@ static int by_recoverable(const void *a, const void *b) {
     return x->group - y->group;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static cJSON *group_json(const rl_measured *m, int gi) {
     const group *G = &m->groups[gi];
     cJSON *o = cJSON_CreateObject();
@@ -109,13 +104,12 @@ static void add_by_op(const rl_measured *m, cJSON *mo) {
             double e = efficiency(G);
             if (isfinite(e)) eff[ne++] = e;
         }
-        qsort(eff, (size_t)ne, sizeof *eff, cmp_double);
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "op", op);
         cJSON_AddNumberToObject(o, "groups", count);
         rl_json_add_num(o, "measured_s", meas);
         rl_json_add_num(o, "sol_s", sol);
-        rl_json_add_num(o, "median_efficiency", ne ? (ne % 2 ? eff[ne / 2] : 0.5 * (eff[ne / 2 - 1] + eff[ne / 2])) : NAN);
+        rl_json_add_num(o, "median_efficiency", rl_median(eff, ne));
         cJSON_AddItemToArray(arr, o);
     }
 }
@@ -131,6 +125,8 @@ void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s) {
     rl_json_add_num(mo, "unmatched_s", m->total_s - m->matched_s);
     if (m->p.run_wall_s > 0) rl_json_add_num(mo, "run_wall_s", m->p.run_wall_s);
     else cJSON_AddNullToObject(mo, "run_wall_s");
+    if (m->p.between_kernels_s >= 0) rl_json_add_num(mo, "between_kernels_s", m->p.between_kernels_s);
+    else cJSON_AddNullToObject(mo, "between_kernels_s");
     rl_json_add_num(mo, "predicted_s", predicted_s);
     rl_json_add_num(mo, "measured_over_predicted", predicted_s > 0 ? m->total_s / predicted_s : NAN);
     double sol = 0, rec = 0, within = 0, within_unfused = 0, known_s = 0;

@@ -202,6 +202,17 @@ void rl_snprintf_utf8(char *buf, size_t cap, const char *fmt, ...) {
 }
 
 /* --------------------------------------------------------------- errors -- */
+static int cmp_double_asc(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double rl_median(double *v, int n) {
+    if (n <= 0) return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_double_asc);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 void rl_error_set(rl_error *e, const char *code, const char *where, const char *fmt, ...) {
     if (e->code[0]) return; /* keep the first, root-cause error */
     snprintf(e->code, sizeof e->code, "%s", code);

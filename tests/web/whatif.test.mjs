@@ -160,6 +160,19 @@ test('batch sweep: intensity, attainable FLOP/s and critical batch equal the cor
     want.critical_batch === null ? /No batch in 1…256/ : new RegExp(`Critical batch: ${want.critical_batch}\\b`));
   assert.ok((await colourPixels(page, '#sweep-intensity', '#1f77b4')) > 50, 'intensity curve drawn');
   assert.ok((await colourPixels(page, '#sweep-perf', '#2ca02c')) > 50, 'FLOP/s curve drawn');
+  // each legend entry is drawn as its series: the dotted time per sample and time balance dotted there too
+  for (const id of ['#sweep-perf', '#sweep-intensity']) {
+    const items = await page.$eval(id, (c) => {
+      const ch = Chart.getChart(c);
+      return ch.legend.legendItems.map((it) => ({ text: it.text, style: it.pointStyle, dash: it.lineDash,
+        want: ch.data.datasets[it.datasetIndex].borderDash || [] }));
+    });
+    for (const it of items) {
+      assert.equal(it.style, 'line', `${id} ${it.text}: drawn as a line`);
+      assert.deepEqual(it.dash, it.want, `${id} ${it.text}: the legend's dashes are the series'`);
+    }
+    assert.ok(items.some((it) => it.dash.length > 0), `${id}: a dashed series is listed dashed`);
+  }
 
   // a new range re-runs the sweep and goes into the link; a bad one is refused
   await page.fill('[data-testid=sweep-to]', '64');
