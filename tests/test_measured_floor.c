@@ -3,6 +3,9 @@
  * the same graph, batch and precision on the measured device's shipped
  * profile, and the forecast is never below that floor. The graphs are the
  * ones measured, kept without their weights in tests/fixtures/models/torch.
+ * The same holds for the results others published
+ * (docs/data/published-results.json: TensorRT, FasterTransformer and MLPerf
+ * runs on A100s, H100s, L4s, L40Ss, T4s, V100s and a Jetson AGX Orin).
  * A launch overhead above what a kernel replayed from a CUDA graph costs
  * (seed 002's eager 4.2 us) fails this on the H200: ShuffleNetV2 and
  * ViT-B/16 at batch 1 ran below such a floor. */
@@ -17,7 +20,7 @@ static const char *tests_dir, *root_dir;
 
 /* One measured run against the floor; returns 1 when it was checked. */
 static int check_run(const char *data, const cJSON *hw, const char *model, int batch, const char *precision,
-                     const char *stack, double measured_s) {
+                     const char *stack, double measured_s, const cJSON *dims) {
     const char *file = strncmp(model, "bert_base", 9) == 0 ? "bert_base" : model;
     char path[1024];
     snprintf(path, sizeof path, "%s/fixtures/models/torch/%s.onnx", tests_dir, file);
@@ -27,7 +30,7 @@ static int check_run(const char *data, const cJSON *hw, const char *model, int b
     cJSON_AddItemToObject(req, "hardware", cJSON_Duplicate(hw, true));
     cJSON_AddNumberToObject(req, "batch", batch);
     cJSON_AddStringToObject(req, "precision", precision);
-    cJSON_AddItemToObject(req, "dims", cJSON_Parse("{\"sequence\": 128}"));
+    cJSON_AddItemToObject(req, "dims", dims ? cJSON_Duplicate(dims, true) : cJSON_Parse("{\"sequence\": 128}"));
     cJSON *res = check_analyze(m, req);
     double floor_s = check_num(res, "sol.chosen.time_s"), forecast_s = check_num(res, "forecast.time_s");
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(res, "ok")) && floor_s > 0, "%s: %s at batch %d analysed", data, model,
@@ -55,7 +58,7 @@ static int h200_runs(void) {
     const cJSON *r;
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(data, "runs"))
         n += check_run(name, hw, check_str(r, "model"), (int)check_num(r, "batch"), check_str(r, "precision"),
-                       check_str(r, "stack"), check_num(r, "time_s"));
+                       check_str(r, "stack"), check_num(r, "time_s"), NULL);
     cJSON_Delete(data), cJSON_Delete(hw);
     return n;
 }
@@ -69,20 +72,45 @@ static int h100_runs(void) {
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(data, "models")) {
         const char *model = check_str(r, "model");
         int batch = (int)check_num(r, "batch");
-        n += check_run(name, hw, model, batch, check_str(r, "precision"), "graph", check_num(r, "graph_s"));
-        n += check_run(name, hw, model, batch, check_str(r, "precision"), "eager", check_num(r, "eager_s"));
+        n += check_run(name, hw, model, batch, check_str(r, "precision"), "graph", check_num(r, "graph_s"), NULL);
+        n += check_run(name, hw, model, batch, check_str(r, "precision"), "eager", check_num(r, "eager_s"), NULL);
     }
     cJSON_Delete(data), cJSON_Delete(hw);
+    return n;
+}
+
+/* docs/data/published-results.json: each result's published figure as the
+ * time of one batch, against the floor of its graph, profile, precision,
+ * batch and dims (its "rooflens" member). */
+static int published_runs(void) {
+    static const char name[] = "published-results.json";
+    cJSON *data = read_data(name);
+    int n = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(data, "results")) {
+        const cJSON *q = cJSON_GetObjectItem(r, "rooflens");
+        const char *metric = check_str(r, "metric");
+        double value = check_num(r, "value"), batch = check_num(q, "batch"), batch_s = NAN;
+        if (!strncmp(metric, "latency_ms", 10)) batch_s = value * 1e-3;
+        else if (!strcmp(metric, "throughput_samples_per_s")) batch_s = batch / value;
+        CHECK(batch_s > 0, "%s: metric %s is one this test reads", name, metric);
+        cJSON *hw = check_read_hw(tests_dir, root_dir, check_str(q, "hw"));
+        n += check_run(name, hw, check_str(q, "model"), (int)batch, check_str(q, "precision"), check_str(r, "stack"),
+                       batch_s, cJSON_GetObjectItem(q, "dims"));
+        cJSON_Delete(hw);
+    }
+    cJSON_Delete(data);
     return n;
 }
 
 int main(int argc, char **argv) {
     tests_dir = argc > 1 ? argv[1] : ".";
     root_dir = argc > 2 ? argv[2] : "..";
-    int h200 = h200_runs(), h100 = h100_runs();
+    int h200 = h200_runs(), h100 = h100_runs(), published = published_runs();
     /* every recorded run has its graph here: none is skipped */
     CHECK(h200 == 91, "H200: %d runs checked, want the data's 91", h200);
     CHECK(h100 == 18, "H100: %d runs checked, want 9 models x 2 stacks", h100);
-    printf("floor below every measured run: %d on the H200, %d on the H100\n", h200, h100);
+    CHECK(published == 34, "published: %d results checked, want the data's 34", published);
+    printf("floor below every measured run: %d on the H200, %d on the H100, %d published\n", h200, h100, published);
     return check_report("measured_floor");
 }
