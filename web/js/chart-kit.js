@@ -6,6 +6,28 @@
 import { eng } from './format.js';
 import { chartDrawPoint, loadChartLibrary } from './chart-lib.js';
 
+/** A legend that draws each series as the chart draws it: a line series
+ * (a roof, a curve) as a short line with its dashes and width, a scatter
+ * series as its point. Chart.js's own labels, with usePointStyle on, take a
+ * line series' style from its first point, which has no dashes: a dotted
+ * curve was listed with a solid line, a dashed roof with a dot. */
+export function seriesLegend(position = 'top') {
+  return {
+    position,
+    labels: {
+      boxWidth: 18, font: { size: 11 }, usePointStyle: true,
+      generateLabels(chart) {
+        return chart.constructor.defaults.plugins.legend.labels.generateLabels(chart).map((item) => {
+          const set = chart.data.datasets[item.datasetIndex] || {};
+          const type = set.type || chart.config.type;
+          if (type === 'scatter' || set.showLine === false) return item;
+          return { ...item, pointStyle: 'line', lineDash: set.borderDash || [], lineWidth: set.borderWidth ?? 2 };
+        });
+      },
+    },
+  };
+}
+
 export const whiteBackground = {
   id: 'rlBackground',
   beforeDraw(chart) {

@@ -6,7 +6,7 @@
 // time roofline of both models (old hollow, new filled, an arrow where a
 // layer moved).
 import { eng, exact, signedPct, progressPct } from './format.js';
-import { whiteBackground, logAxis, line } from './chart-kit.js';
+import { whiteBackground, logAxis, line, seriesLegend } from './chart-kit.js';
 import { modelUrlProblem, MAX_FAIL_IF } from './state.js';
 import { needsConfirmation } from './url-policy.js';
 import { download, copyText } from './export.js';
@@ -506,7 +506,7 @@ export class CompareView {
         scales: { x: logAxis('Arithmetic intensity (FLOP/B)', '', xlo, xhi), y: logAxis('Performance (FLOP/s)', 'FLOP/s', ylo, yhi) },
         plugins: {
           // Under the chart: at the side it would take half a phone's width and cut the names.
-          legend: { position: 'bottom', labels: { boxWidth: 12, font: { size: 11 }, usePointStyle: true } },   // marks as drawn
+          legend: seriesLegend('bottom'),
           tooltip: { callbacks: {
             title: (items) => items[0]?.raw?.name ?? items[0]?.dataset?.label ?? '',
             label: (it) => (it.raw?.side ? `${it.raw.side}: ${eng(it.raw.x, 'FLOP/B')}, ${eng(it.raw.y, 'FLOP/s')}` : it.dataset.label),

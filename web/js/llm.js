@@ -7,7 +7,7 @@
 // It owns its part of the share link (lp, lg, lw, lk) and hands the prefill
 // and decode points to the time roofline.
 import { eng, exact, count } from './format.js';
-import { whiteBackground, logAxis } from './chart-kit.js';
+import { whiteBackground, logAxis, seriesLegend } from './chart-kit.js';
 import { el } from './dom.js';
 import { wordName } from './words.js';
 import { boundPhrase } from './figures.js';
@@ -291,8 +291,7 @@ export class LlmPanel {
           y1: { ...logAxis('Tokens/s', '', y1lo, y1hi), position: 'right', grid: { drawOnChartArea: false } },
         },
         plugins: {
-          // each series drawn as its line, dashes included
-          legend: { position: 'top', labels: { boxWidth: 18, font: { size: 11 }, usePointStyle: true, pointStyle: 'line' } },
+          legend: seriesLegend(),
           tooltip: { callbacks: { label: (it) => `${it.dataset.label}: ${eng(it.parsed.y, it.dataset.yAxisID === 'y' ? 's' : '')} at ${eng(it.parsed.x)}` } },
           rlLimit: limit > 0 ? { x: limit, label: limitLabel } : null,
         },

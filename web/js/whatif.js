@@ -5,7 +5,7 @@
 // A view computes only while it is open, and again after every analysis of
 // the main view (model, hardware or options changed).
 import { eng, exact, pct, times as timesText } from './format.js';
-import { whiteBackground, logAxis, pointLabels, chartPng, labelRoom, labelSpot } from './chart-kit.js';
+import { whiteBackground, logAxis, pointLabels, chartPng, labelRoom, labelSpot, seriesLegend } from './chart-kit.js';
 import { el } from './dom.js';
 import { wordName } from './words.js';
 import { boundPhrase } from './figures.js';
@@ -13,8 +13,6 @@ import { chartClass } from './chart-lib.js';
 import { VIEWS, MAX_COMPARE, MAX_SWEEP_BATCH, sweepBatches, validCompareEntry, parseCompareEntry } from './state.js';
 import { devicesSpec, hasChipLinks } from './parallel-state.js';
 
-// Line charts' legends draw each series as its line, dashes included.
-const LINE_LEGEND = { position: 'top', labels: { boxWidth: 18, font: { size: 11 }, usePointStyle: true, pointStyle: 'line' } };
 const SOL_COLORS = { unfused: '#9ecae1', fused: '#3182bd', fused_prefetched: '#08519c' };
 const BOUND_COLORS = { compute: '#1f77b4', memory: '#ff7f0e', overhead: '#d62728' };
 const DEVICES_COLOR = '#31a354';   // the compare bar of a row over its devices
@@ -563,7 +561,7 @@ export class WhatIfViews {
         ],
       },
       options: { ...baseOptions(xAxis(), logAxis('Arithmetic intensity (FLOP/B)', '', ilo, ihi)),
-        parsing: true, plugins: { legend: LINE_LEGEND, rlMarkers: { lines } } },
+        parsing: true, plugins: { legend: seriesLegend(), rlMarkers: { lines } } },
     });
     const [flo, fhi] = decades(rows.flatMap((r) => [r.attainable_flops_per_s, r.predicted_flops_per_s]));
     const [slo, shi] = decades(rows.map((r) => r.time_per_sample_s));
@@ -582,7 +580,7 @@ export class WhatIfViews {
       },
       options: { animation: false, responsive: true, maintainAspectRatio: false,
         scales: { x: xAxis(), y: logAxis('Performance (FLOP/s)', '', flo, fhi), y2 },
-        plugins: { legend: LINE_LEGEND, rlMarkers: { lines },
+        plugins: { legend: seriesLegend(), rlMarkers: { lines },
           tooltip: { callbacks: { label: (it) => `${it.dataset.label}: ${eng(it.raw.y, it.dataset.yAxisID === 'y' ? 'FLOP/s' : 's')} at batch ${it.raw.x}` } } } },
     });
     // A model the power budget holds back never turns compute-bound: say what binds instead.
