@@ -143,10 +143,12 @@ void print_measured(const cJSON *res, const layer_table *L, int top) {
         if (!strcmp(formats[i].id, fname)) fname = formats[i].name;
     char a[32], b[32], c[32], d[32];
     double total = num(ms, "total_s");
-    tprintf("\nmeasured  %s, %s run%s averaged%s: %s in %s kernels", fname, numf("%g", num(ms, "runs")),
-           num(ms, "runs") == 1 ? "" : "s", is_true(ms, "warmup_excluded") ? " (warm-up run left out)" : "",
-           tsec(total, a, sizeof a), numf("%g", num(ms, "kernels")));
-    if (cJSON_IsNumber(get(ms, "run_wall_s"))) tprintf(" (%s a run, wall clock)", tsec(num(ms, "run_wall_s"), b, sizeof b));
+    tprintf("\nmeasured  %s, each kernel's %s over %s run%s%s: %s in %s kernels", fname, tstr(ms, "statistic"),
+           numf("%g", num(ms, "runs")), num(ms, "runs") == 1 ? "" : "s",
+           is_true(ms, "warmup_excluded") ? " (warm-up run left out)" : "", tsec(total, a, sizeof a),
+           numf("%g", num(ms, "kernels")));
+    if (cJSON_IsNumber(get(ms, "run_wall_s")))
+        tprintf(" (%s a run, wall clock, %s)", tsec(num(ms, "run_wall_s"), b, sizeof b), tstr(ms, "statistic"));
     tprintf("\n          predicted %s (%s, %s): measured is %sx the prediction\n", tsec(num(ms, "predicted_s"), a, sizeof a),
            word("sol", str(ch, "model")), word("granularity", str(ch, "granularity")), numf("%.3g", num(ms, "measured_over_predicted")));
     const cJSON *fc = get(res, "forecast");

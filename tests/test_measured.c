@@ -257,6 +257,7 @@ static void test_trtexec(void) {
     const cJSON *ms = get(res, "measured");
     CHECK(!strcmp(cJSON_GetStringValue(get(ms, "format")), "trtexec"), "trtexec: format detected");
     CHECK(num(ms, "runs") == 1000 && !cJSON_IsTrue(get(ms, "warmup_excluded")), "trtexec: runs from count");
+    CHECK(!strcmp(cJSON_GetStringValue(get(ms, "statistic")), "median"), "trtexec: every layer's medianMs: medians");
     CHECK(same_group(res, "/conv2/Conv", "/Add") && same_group(res, "/Add", "/relu_1/Relu"), "trtexec: A + B + C");
     const cJSON *g = group_of(res, "/conv2/Conv");
     CHECK(g && cJSON_GetArraySize(get(g, "nodes")) == 3, "trtexec: 3 nodes in the fused layer");
@@ -285,6 +286,8 @@ static void test_trtexec(void) {
                      "\"medianMs\": 0.04}, {\"name\": \"/q/MatMul\", \"averageMs\": 0.02}]", true, "trtexec");
     CHECK_NEAR(num(layer(res, "/f2/MatMul"), "measured_s"), 0.04e-3, 1e-12, "trtexec: medianMs taken");
     CHECK_NEAR(num(layer(res, "/q/MatMul"), "measured_s"), 0.02e-3, 1e-12, "trtexec: averageMs without medianMs");
+    CHECK(!strcmp(cJSON_GetStringValue(get(get(res, "measured"), "statistic")), "mean"),
+          "trtexec: a layer without medianMs: the times are not all medians");
     cJSON_Delete(res);
     rl_model_free(m);
 }
@@ -295,6 +298,7 @@ static void test_csv(void) {
     const cJSON *ms = get(res, "measured");
     CHECK(!strcmp(cJSON_GetStringValue(get(ms, "format")), "csv"), "csv: format detected");
     CHECK(num(ms, "runs") == 2 && cJSON_IsTrue(get(ms, "warmup_excluded")), "csv: 3 runs, first left out");
+    CHECK(!strcmp(cJSON_GetStringValue(get(ms, "statistic")), "mean"), "csv: two kept runs: their mean");
     CHECK_NEAR(num(layer(res, "/conv1/Conv"), "measured_s"), 0.050e-3, 1e-9, "csv: mean of runs 2-3 in ms");
     CHECK_NEAR(num(layer(res, "/fc/Gemm"), "measured_s"), 0.003e-3, 1e-9, "csv: mean of runs 2-3 in ms");
     CHECK(unmatched_has(res, "a kernel, with a comma", "names no node"), "csv: quoted name unmatched");
@@ -341,6 +345,7 @@ static void test_typical_run(void) {
     cJSON *res = analyze(m, "name,time_s\n/fc/Gemm,9\n/Add,5\n/fc/Gemm,1\n/Add,1\n/fc/Gemm,2\n/Add,3\n"
                             "/fc/Gemm,3\n/fc/Gemm,100\n/fc/Gemm,2\n", true, "csv");
     CHECK(num(get(res, "measured"), "runs") == 5, "typical run: five kept runs");
+    CHECK(!strcmp(cJSON_GetStringValue(get(get(res, "measured"), "statistic")), "median"), "typical run: said to be medians");
     CHECK(cJSON_IsNull(get(get(res, "measured"), "between_kernels_s")), "typical run: a CSV gives no run's wall time");
     CHECK_NEAR(num(layer(res, "/fc/Gemm"), "measured_s"), 2, 1e-12, "typical run: the median of 1,2,3,100,2");
     CHECK_NEAR(num(layer(res, "/Add"), "measured_s"), 0.8, 1e-12, "typical run: missing from 3 of 5 runs: its mean");
@@ -363,6 +368,7 @@ static void test_typical_run(void) {
     free(text);
     const cJSON *ms = get(res, "measured");
     CHECK(num(ms, "runs") == 3 && cJSON_IsTrue(get(ms, "warmup_excluded")), "typical run: ORT, three kept runs");
+    CHECK(!strcmp(cJSON_GetStringValue(get(ms, "statistic")), "median"), "typical run: ORT, said to be medians");
     CHECK_NEAR(num(layer(res, "/fc/Gemm"), "measured_s"), 12e-6, 1e-15, "typical run: ORT median of 10, 1000, 12 µs");
     CHECK_NEAR(num(layer(res, "/conv1/Conv"), "measured_s"), 10e-6, 1e-15,
                "typical run: ORT median of 4+4, 10, 11 µs (two parts of one run are one time)");

@@ -54,6 +54,7 @@ typedef struct rl_profile {
     rl_kernel *kernels;
     int n_kernels;
     int runs;              /* kept runs the times are taken over */
+    bool median;           /* each kernel's time is its median over them (else its mean) */
     bool warmup_excluded;  /* a first run was dropped (ORT, CSV); trtexec excludes its own */
     double run_wall_s;     /* median wall time of a kept run (ORT model_run), 0 = not given */
     double between_kernels_s; /* median over kept runs of the run's wall time minus its kernels' (ORT), -1 = not given */

@@ -149,7 +149,8 @@ static int collector_medians(collector *c, int kept_runs) {
  * typical run: the median over three or more kept runs, else the mean. */
 static int collector_finish(collector *c, int kept_runs, rl_profile *out, rl_error *err) {
     for (int i = 0; i < c->n; i++) c->k[i].time_s = kept_runs > 0 ? c->sum[i] / kept_runs : c->sum[i];
-    if (kept_runs >= 3 && collector_medians(c, kept_runs)) return oom(err);
+    out->median = kept_runs >= 3;
+    if (out->median && collector_medians(c, kept_runs)) return oom(err);
     int n = 0;
     for (int i = 0; i < c->n; i++) {
         if (c->k[i].order < 0) { /* only in the warm-up run: counted, and said */
@@ -370,6 +371,7 @@ static int parse_trtexec(rl_arena *a, const cJSON *rows, rl_profile *out, rl_err
     collector c;
     if (collector_init(&c, a, cJSON_GetArraySize(rows))) return oom(err);
     int count = 0, pos = 0, row = 0;
+    bool medians = true; /* every layer gave its medianMs */
     const cJSON *r;
     cJSON_ArrayForEach(r, rows) {
         if (!cJSON_IsObject(r)) return bad(err, "a trtexec profile is an array of objects");
@@ -387,6 +389,7 @@ static int parse_trtexec(rl_arena *a, const cJSON *rows, rl_profile *out, rl_err
          * formats; older versions give only the total timeMs */
         double med = num_or(r, "medianMs", NAN), avg = num_or(r, "averageMs", NAN), total = num_or(r, "timeMs", NAN);
         double ms = isfinite(med) && med >= 0 ? med : isfinite(avg) ? avg : (count > 0 ? total / count : total);
+        medians &= isfinite(med) && med >= 0;
         if (!isfinite(ms) || ms < 0) {
             rl_error_set(err, "bad_measured", "measured",
                          "the trtexec profile gives layer '%.200s' (%s) no valid medianMs, averageMs or timeMs",
@@ -401,7 +404,9 @@ static int parse_trtexec(rl_arena *a, const cJSON *rows, rl_profile *out, rl_err
     out->format = RL_PROFILE_TRTEXEC;
     out->runs = count > 0 ? count : 1;
     out->warmup_excluded = false;
-    return collector_finish(&c, 1, out, err);
+    int rc = collector_finish(&c, 1, out, err); /* one row per layer: the statistic is trtexec's */
+    out->median = medians;
+    return rc;
 }
 
 /* ----------------------------------------------------------------- CSV -- */

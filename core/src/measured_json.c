@@ -120,6 +120,7 @@ void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s) {
     cJSON_AddStringToObject(mo, "format", rl_profile_format_name(m->p.format));
     cJSON_AddNumberToObject(mo, "runs", m->p.runs);
     cJSON_AddBoolToObject(mo, "warmup_excluded", m->p.warmup_excluded);
+    cJSON_AddStringToObject(mo, "statistic", m->p.median ? "median" : "mean");
     rl_json_add_num(mo, "total_s", m->total_s);
     rl_json_add_num(mo, "matched_s", m->matched_s);
     rl_json_add_num(mo, "unmatched_s", m->total_s - m->matched_s);

@@ -72,6 +72,9 @@ test('page: a profile dropped onto the model shows measured time, the time lost 
   assert.equal(await rows.count(), Math.min(20, cli.measured.groups.length));
   assert.equal(await rows.nth(0).locator('td').nth(0).textContent(), cli.measured.groups[0].kernels[0]);
   assert.match(await page.textContent('[data-testid=measured-summary]'), /Measured .* in 8 kernels \(ONNX Runtime profile/);
+  // how the runs were pooled is the core's word (the mean over this profile's two kept runs)
+  assert.equal(cli.measured.statistic, 'mean');
+  assert.match(await page.textContent('[data-testid=measured-summary]'), new RegExp(`each kernel's mean over ${cli.measured.runs} runs`));
   assert.match(await page.textContent('[data-testid=measured-unmatched] summary'), /2 kernels name no layer/);
 
   // the layer table's measured column, and a row of the ranked table selects its layer

@@ -140,10 +140,10 @@ export class MeasuredView {
 
   summary(ms) {
     const p = el('p', null, { 'data-testid': 'measured-summary' });
-    const runs = `${ms.runs} run${ms.runs === 1 ? '' : 's'} averaged${ms.warmup_excluded ? ', warm-up left out' : ''}`;
+    const runs = `each kernel's ${ms.statistic} over ${ms.runs} run${ms.runs === 1 ? '' : 's'}${ms.warmup_excluded ? ', warm-up left out' : ''}`;
     p.appendChild(el('strong', `Measured ${eng(ms.total_s, 's')}`, { title: exact(ms.total_s, 's') }));
     p.append(` in ${count(ms.kernels)} kernels (${FORMAT_NAMES[ms.format] || ms.format} “${this.profile?.name ?? ''}”, ${runs})` +
-      `${ms.run_wall_s ? `, ${eng(ms.run_wall_s, 's')} a run by the wall clock` : ''}: ` +
+      `${ms.run_wall_s ? `, ${eng(ms.run_wall_s, 's')} a run by the wall clock (${ms.statistic})` : ''}: ` +
       `${times(ms.measured_over_predicted)} the predicted ` +
       `${eng(ms.predicted_s, 's')}. ${count(ms.matched)} kernels matched to layers (${pct(ms.matched_s / ms.total_s)} of the ` +
       `time); ${count(ms.nodes_measured)} layers measured, ${count(ms.nodes_inferred)} of them placed in a fused kernel ` +
