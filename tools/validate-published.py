@@ -16,6 +16,16 @@ the floor, the forecast, the published time and the forecast's error.
 The graphs are those of tests/fixtures/models/torch (no weights; its README
 says how each was made); tests/test_measured_floor.c checks the same
 results against the floor. Under a second in all.
+
+Anchors: a result whose "rooflens" member has an "anchor" sets its device's
+matrix compute fraction (a tuned engine's share of the Tensor Core peak
+differs by device: a 70 W T4 keeps far less of its datasheet peak than an
+A100). --derive finds, for each anchor, the fraction at which the forecast
+of it equals the published time (bisection on a copy of the profile), and
+--write puts it, with its source, into the profiles the anchor names. The
+summary gives the other results, held out, apart.
+
+    /usr/bin/python3 tools/validate-published.py --derive [--write]
 """
 import argparse
 import json
@@ -40,13 +50,54 @@ def measured_batch_s(r):
     raise ValueError(f"metric {metric}")
 
 
-def analyse(rl, model, r):
+def analyse(rl, model, r, hw=None):
     q = r["rooflens"]
-    cmd = [rl, model, "--hw", q["hw"], "--precision", q["precision"], "--batch", str(q["batch"]), "--format", "json"]
+    cmd = [rl, model, "--hw", hw or q["hw"], "--precision", q["precision"], "--batch", str(q["batch"]), "--format", "json"]
     for k, v in q.get("dims", {}).items():
         cmd += ["--dim", f"{k}={v}"]
     res = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
     return res["sol"]["chosen"]["time_s"], res["forecast"]["time_s"], res["forecast"]["stack"]
+
+
+def profile_path(hw_id):
+    return os.path.join(ROOT, "hw", hw_id + ".json")
+
+
+def derive(rl, r, scratch):
+    """The matrix compute fraction at which the forecast of anchor r is its published time."""
+    with open(profile_path(r["rooflens"]["hw"])) as f:
+        prof = json.load(f)
+    want, tmp = measured_batch_s(r), os.path.join(scratch, "anchor-profile.json")
+
+    def forecast(fraction):
+        prof["forecast"]["classes"]["matrix"]["compute_fraction"]["value"] = fraction
+        with open(tmp, "w") as f:
+            json.dump(prof, f)
+        return analyse(rl, graph(r["rooflens"]["model"]), r, tmp)[1]
+
+    lo, hi = 1e-3, 1.0  # the forecast falls as the fraction rises
+    if forecast(hi) > want:
+        return None  # slower than the forecast at the full peak: no fraction fits
+    for _ in range(40):
+        mid = (lo * hi) ** 0.5
+        lo, hi = (mid, hi) if forecast(mid) > want else (lo, mid)
+    return round(hi, 2)
+
+
+def anchor_source(r):
+    q = r["rooflens"]
+    dims = ", ".join(f"{k} {v}" for k, v in q.get("dims", {}).items())
+    return (f"estimated from a published run ({r['stack'].split(' - ')[0]}: {r['model']}, {dims}, batch {q['batch']}, "
+            f"{q['precision']}, {r['value']:g} ms on {q['hw']}): the fraction at which the forecast matches it (docs/validation.md)")
+
+
+def write_fraction(hw_id, fraction, source):
+    path = profile_path(hw_id)
+    with open(path) as f:
+        prof = json.load(f)
+    prof["forecast"]["classes"]["matrix"]["compute_fraction"] = {"value": fraction, "source": source, "kind": "estimated"}
+    with open(path, "w") as f:
+        f.write(json.dumps(prof, indent=2, ensure_ascii=False) + "\n")
 
 
 def ms(s):
@@ -57,14 +108,29 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rooflens", default=os.path.join(ROOT, "build/rooflens"))
     ap.add_argument("--json", help="write the rows as JSON here")
+    ap.add_argument("--derive", action="store_true", help="print each anchor's matrix compute fraction")
+    ap.add_argument("--write", action="store_true", help="with --derive: write them into the profiles")
     a = ap.parse_args()
     data = json.load(open(os.path.join(ROOT, "docs/data/published-results.json")))
+    if a.derive:
+        scratch = os.path.join(ROOT, "build")
+        os.makedirs(scratch, exist_ok=True)
+        for r in data["results"]:
+            anchor = r["rooflens"].get("anchor")
+            if not anchor:
+                continue
+            fraction = derive(a.rooflens, r, scratch)
+            print(f"{r['rooflens']['hw']}: matrix compute fraction {fraction} -> {', '.join(anchor['profiles'])}")
+            if a.write and fraction is not None:
+                for hw_id in anchor["profiles"]:
+                    write_fraction(hw_id, fraction, anchor_source(r))
+        return
     rows = []
     for r in data["results"]:
         q = r["rooflens"]
         floor, forecast, stack = analyse(a.rooflens, graph(q["model"]), r)
         meas = measured_batch_s(r)
-        rows.append({"model": q["model"], "dims": q.get("dims", {}), "hw": q["hw"], "precision": q["precision"],
+        rows.append({"anchor": bool(q.get("anchor")), "model": q["model"], "dims": q.get("dims", {}), "hw": q["hw"], "precision": q["precision"],
                      "batch": q["batch"], "tier": r["tier"].split(" ")[0], "stack": r["stack"], "metric": r["metric"],
                      "published_s": meas, "floor_s": floor, "forecast_s": forecast, "error": forecast / meas - 1,
                      "measured_over_floor": meas / floor, "forecast_stack": stack})
@@ -74,16 +140,19 @@ def main():
         m = x["model"] + "".join(f" {k}={v}" for k, v in x["dims"].items())
         src = r["stack"].split(",")[0].split(" - ")[0]
         print(f"| {m} | {x['hw']} | {x['precision']} | {x['batch']} | {ms(x['published_s'])} | {ms(x['floor_s'])} | "
-              f"{ms(x['forecast_s'])} | {x['error'] * 100:+.1f} % | {x['measured_over_floor']:.2f} | {x['tier']}: {src} |")
-    errs = [abs(x["error"]) for x in rows]
+              f"{ms(x['forecast_s'])} | {x['error'] * 100:+.1f} % | {x['measured_over_floor']:.2f} | {x['tier']}: {src}"
+              f"{' (anchor)' if x['anchor'] else ''} |")
+    held = [x for x in rows if not x["anchor"]]
+    errs = [abs(x["error"]) for x in held]
     within = sum(e <= 0.35 for e in errs)
     below = [x for x in rows if x["published_s"] < x["floor_s"]]
-    print(f"\nResults: {len(rows)}. Forecast against the published time: median error "
-          f"{statistics.median(errs) * 100:.1f} %, within 35 % on {within} of {len(rows)}, maximum "
+    print(f"\nResults: {len(rows)}, of them {len(rows) - len(held)} anchors. Forecast against the published time, on "
+          f"the {len(held)} held out: median error "
+          f"{statistics.median(errs) * 100:.1f} %, within 35 % on {within} of {len(held)}, maximum "
           f"{max(errs) * 100:.1f} %. Published time at or above the floor on {len(rows) - len(below)} of {len(rows)}"
           + (f" (below: {', '.join(x['model'] + ' ' + x['hw'] for x in below)})" if below else "") + ".")
-    for tier in sorted({x["tier"] for x in rows}):
-        e = [abs(x["error"]) for x in rows if x["tier"] == tier]
+    for tier in sorted({x["tier"] for x in held}):
+        e = [abs(x["error"]) for x in held if x["tier"] == tier]
         print(f"Tier {tier}: {len(e)} results, median error {statistics.median(e) * 100:.1f} %, "
               f"within 35 % on {sum(v <= 0.35 for v in e)}.")
     if a.json:
