@@ -5,7 +5,9 @@
  * ones measured, kept without their weights in tests/fixtures/models/torch.
  * The same holds for the results others published
  * (docs/data/published-results.json: TensorRT, FasterTransformer and MLPerf
- * runs on A100s, H100s, L4s, L40Ss, T4s, V100s and a Jetson AGX Orin).
+ * runs on A100s, H100s, L4s, L40Ss, T4s, V100s and a Jetson AGX Orin), and
+ * the four of them that set a profile's matrix compute fraction are forecast
+ * within 3 % of their time.
  * A launch overhead above what a kernel replayed from a CUDA graph costs
  * (seed 002's eager 4.2 us) fails this on the H200: ShuffleNetV2 and
  * ViT-B/16 at batch 1 ran below such a floor. */
@@ -18,9 +20,13 @@
 
 static const char *tests_dir, *root_dir;
 
-/* One measured run against the floor; returns 1 when it was checked. */
+/* One measured run against the floor; returns 1 when it was checked. An
+ * anchor (a published run that sets its device's matrix compute fraction,
+ * tools/validate-published.py --derive) must also be forecast within 3 %
+ * of its time, as the profile's source says: a change to the forecast that
+ * moves it needs the fraction derived again. */
 static int check_run(const char *data, const cJSON *hw, const char *model, int batch, const char *precision,
-                     const char *stack, double measured_s, const cJSON *dims) {
+                     const char *stack, double measured_s, const cJSON *dims, bool anchor) {
     const char *file = strncmp(model, "bert_base", 9) == 0 ? "bert_base" : model;
     char path[1024];
     snprintf(path, sizeof path, "%s/fixtures/models/torch/%s.onnx", tests_dir, file);
@@ -39,6 +45,10 @@ static int check_run(const char *data, const cJSON *hw, const char *model, int b
           stack, measured_s, floor_s);
     CHECK(forecast_s >= floor_s, "%s: %s at batch %d: forecast %.4g s below the floor %.4g s", data, model, batch,
           forecast_s, floor_s);
+    if (anchor)
+        CHECK(fabs(forecast_s / measured_s - 1) <= 0.03, "%s: anchor %s at batch %d on %s: forecast %.4g s, published "
+              "%.4g s: derive its fraction again (tools/validate-published.py --derive --write)", data, model, batch,
+              check_str(hw, "id"), forecast_s, measured_s);
     cJSON_Delete(res);
     rl_model_free(m);
     return 1;
@@ -58,7 +68,7 @@ static int h200_runs(void) {
     const cJSON *r;
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(data, "runs"))
         n += check_run(name, hw, check_str(r, "model"), (int)check_num(r, "batch"), check_str(r, "precision"),
-                       check_str(r, "stack"), check_num(r, "time_s"), NULL);
+                       check_str(r, "stack"), check_num(r, "time_s"), NULL, false);
     cJSON_Delete(data), cJSON_Delete(hw);
     return n;
 }
@@ -72,8 +82,8 @@ static int h100_runs(void) {
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(data, "models")) {
         const char *model = check_str(r, "model");
         int batch = (int)check_num(r, "batch");
-        n += check_run(name, hw, model, batch, check_str(r, "precision"), "graph", check_num(r, "graph_s"), NULL);
-        n += check_run(name, hw, model, batch, check_str(r, "precision"), "eager", check_num(r, "eager_s"), NULL);
+        n += check_run(name, hw, model, batch, check_str(r, "precision"), "graph", check_num(r, "graph_s"), NULL, false);
+        n += check_run(name, hw, model, batch, check_str(r, "precision"), "eager", check_num(r, "eager_s"), NULL, false);
     }
     cJSON_Delete(data), cJSON_Delete(hw);
     return n;
@@ -96,7 +106,7 @@ static int published_runs(void) {
         CHECK(batch_s > 0, "%s: metric %s is one this test reads", name, metric);
         cJSON *hw = check_read_hw(tests_dir, root_dir, check_str(q, "hw"));
         n += check_run(name, hw, check_str(q, "model"), (int)batch, check_str(q, "precision"), check_str(r, "stack"),
-                       batch_s, cJSON_GetObjectItem(q, "dims"));
+                       batch_s, cJSON_GetObjectItem(q, "dims"), cJSON_GetObjectItem(q, "anchor") != NULL);
         cJSON_Delete(hw);
     }
     cJSON_Delete(data);

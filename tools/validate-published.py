@@ -130,8 +130,8 @@ def main():
         q = r["rooflens"]
         floor, forecast, stack = analyse(a.rooflens, graph(q["model"]), r)
         meas = measured_batch_s(r)
-        rows.append({"anchor": bool(q.get("anchor")), "model": q["model"], "dims": q.get("dims", {}), "hw": q["hw"], "precision": q["precision"],
-                     "batch": q["batch"], "tier": r["tier"].split(" ")[0], "stack": r["stack"], "metric": r["metric"],
+        rows.append({"anchor": bool(q.get("anchor")), "model": q["model"], "dims": q.get("dims", {}), "hw": q["hw"],
+                     "precision": q["precision"], "batch": q["batch"], "tier": r["tier"].split(" ")[0], "stack": r["stack"], "metric": r["metric"],
                      "published_s": meas, "floor_s": floor, "forecast_s": forecast, "error": forecast / meas - 1,
                      "measured_over_floor": meas / floor, "forecast_stack": stack})
     print("| model | device | precision | batch | published (ms) | floor (ms) | forecast (ms) | error | published / floor | source |")
