@@ -201,7 +201,7 @@ void rl_snprintf_utf8(char *buf, size_t cap, const char *fmt, ...) {
     rl_utf8_repair(buf);
 }
 
-/* --------------------------------------------------------------- errors -- */
+/* -------------------------------------------------------------- numbers -- */
 static int cmp_double_asc(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -213,6 +213,7 @@ double rl_median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* --------------------------------------------------------------- errors -- */
 void rl_error_set(rl_error *e, const char *code, const char *where, const char *fmt, ...) {
     if (e->code[0]) return; /* keep the first, root-cause error */
     snprintf(e->code, sizeof e->code, "%s", code);
