@@ -118,6 +118,10 @@ test('compare view: the deltas, the matched layers and both models on the roofli
   assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => tr.dataset.kind)),
     want.changes.map((c) => c.kind).concat(Array(6 - 4).fill('same')));
   assert.match(await page.locator('[data-testid=diff-table]').innerText(), /act\s+Relu → MyOp\s+by name/);
+  // the bound column speaks the words of every other surface (the Markdown's "launch floor"), not the core's ids
+  const bounds = await rows.evaluateAll((trs) => trs.map((tr) => tr.lastElementChild.textContent));
+  assert.ok(bounds.every((b) => !/\boverhead\b/.test(b)), bounds.join(', '));
+  assert.ok(bounds.includes('launch floor'), bounds.join(', '));
   assert.match(await page.locator('[data-testid=diff-notes]').innerText(), /Newly unsupported.*act \(com\.example\.MyOp\)/);
   // both models on the time roofline: old hollow, new filled, arrows where a layer moved
   const chart = page.locator('[data-testid=diff-chart]');

@@ -453,7 +453,8 @@ export class CompareView {
       cell(change(l.t, 's'), 'n');
       cell(change(l.flops, 'FLOP'), 'n');
       cell(change(l.bytes, 'B'), 'n');
-      cell(l.bound.old !== l.bound.new ? `${l.bound.old} → ${l.bound.new}` : l.bound.new);
+      cell(l.bound.old !== l.bound.new ? `${wordName('bound', l.bound.old)} → ${wordName('bound', l.bound.new)}`
+        : wordName('bound', l.bound.new));
     }
     this.more.textContent = rows.length > MAX_ROWS ? `The first ${MAX_ROWS} of ${rows.length} rows are shown; the diff JSON has them all.` : '';
   }
