@@ -109,6 +109,9 @@ test('compare view: the deltas, the matched layers and both models on the roofli
   assert.match(bytesRow, new RegExp(`^${fmtEng(want.totals.sol_bytes.old, 'B')} → ${fmtEng(want.totals.sol_bytes.new, 'B')}`));
   assert.notEqual(want.totals.sol_bytes.new, want.totals.bytes.new);
   assert.match(await page.locator('[data-testid=diff-summary]').innerText(), /Bytes moved \(fused\)/);
+  // the forecast of both models beside their floors, the core's figures as the Markdown gives them
+  assert.match(await page.locator('[data-testid=diff-forecast]').innerText(),
+    new RegExp(`^${fmtEng(want.totals.forecast_s.old, 's')} → ${fmtEng(want.totals.forecast_s.new, 's')}`));
   const counts = page.locator('[data-testid=diff-layers]');
   assert.equal(await counts.getAttribute('data-matched'), '6');
   assert.equal(await counts.getAttribute('data-added'), '1');

@@ -11,7 +11,7 @@ import { modelUrlProblem, MAX_FAIL_IF } from './state.js';
 import { needsConfirmation } from './url-policy.js';
 import { download, copyText } from './export.js';
 import { el } from './dom.js';
-import { wordName } from './words.js';
+import { wordName, wordTitle } from './words.js';
 import { chartClass } from './chart-lib.js';
 
 const MAX_ROWS = 2000;        // table rows drawn (the JSON download has them all)
@@ -355,6 +355,8 @@ export class CompareView {
     row(`Speed of light (${wordName('sol', d.sol.model)}, ${wordName('granularity', d.sol.granularity)})`, t.time_s, 's', 'diff-time');
     row('Lower bound', t.lower_bound_s, 's');
     row('Upper bound', t.upper_bound_s, 's');
+    // what each model is forecast to take on the profile's stack, as the Markdown and the CLI's diff give it
+    row(wordTitle('term', 'forecast'), t.forecast_s, 's', 'diff-forecast');
     row('Energy', t.energy_j, 'J', 'diff-energy');
     row('FLOPs', t.flops, 'FLOP', 'diff-flops');
     // the bytes of the model whose time is above (older cores: the unfused ones)

@@ -7,7 +7,7 @@
 import { eng, exact, pct, times as timesText } from './format.js';
 import { whiteBackground, logAxis, pointLabels, chartPng, labelRoom, labelSpot, seriesLegend } from './chart-kit.js';
 import { el } from './dom.js';
-import { wordName } from './words.js';
+import { wordName, wordTitle } from './words.js';
 import { boundPhrase } from './figures.js';
 import { chartClass } from './chart-lib.js';
 import { VIEWS, MAX_COMPARE, MAX_SWEEP_BATCH, sweepBatches, validCompareEntry, parseCompareEntry } from './state.js';
@@ -18,7 +18,7 @@ const BOUND_COLORS = { compute: '#1f77b4', memory: '#ff7f0e', overhead: '#d62728
 const DEVICES_COLOR = '#31a354';   // the compare bar of a row over its devices
 const FORECAST_COLOR = '#756bb1';  // the compare bar of a device's forecast, apart from the floors' blues
 /** The forecast beside a study row's floor: the core's forecast_s (the profile's stack), never below the floor. */
-const forecastHead = () => { const w = wordName('term', 'forecast'); return w[0].toUpperCase() + w.slice(1); };
+const forecastHead = () => wordTitle('term', 'forecast');
 const forecastCell = (r) => ({ text: eng(r.forecast_s, 's'), value: r.forecast_s, title: `${exact(r.forecast_s, 's')}: what the profile's software stack is forecast to take`,
   key: 'forecast_s', cls: 'n' });
 // Suggested when the compare view is first opened: one device of each kind.

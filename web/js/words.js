@@ -20,6 +20,12 @@ export function wordName(kind, id) {
   return byKey.get(`${kind}/${id}`)?.name ?? String(id);
 }
 
+/** wordName as a heading or label starts: its first letter upper-case. */
+export function wordTitle(kind, id) {
+  const w = wordName(kind, id);
+  return w.charAt(0).toUpperCase() + w.slice(1);
+}
+
 /** The one- or two-sentence meaning of a value or concept ('' when unknown). */
 export function wordMeaning(kind, id) {
   return byKey.get(`${kind}/${id}`)?.meaning ?? '';
