@@ -102,6 +102,16 @@ static void add_model_section(cJSON *root, const rl_model *m, rl_ctx *c, rl_grap
 
 static char *finish_json(cJSON *root) { return rl_json_finish(root); }
 
+/* The answer's text and its layer columns, printed into one buffer. */
+static char *finish_with_columns(cJSON *root, rl_layers_out *layers, size_t *size, const rl_options *o) {
+    size_t cap = 0, room = rl_layer_writer_room(layers->columns);
+    /* a statement of its own: as an argument beside cap, C leaves it open
+     * whether cap is read before the call sets it, and GCC read the 0 (the
+     * columns then grew the buffer again: a copy of the whole answer) */
+    char *text = rl_json_finish_room(root, room, &cap);
+    return rl_analyze_join_layers(text, cap, layers, size, o);
+}
+
 static void add_warnings(cJSON *root, const rl_ctx *c) {
     cJSON *w = cJSON_AddArrayToObject(root, "warnings");
     for (int i = 0; i < c->n_warnings; i++) {
@@ -575,8 +585,7 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size, 
     }
     cJSON_Delete(req);
     rl_arena_free(&arena);
-    size_t cap = 0, room = rl_layer_writer_room(layers.columns); /* the columns printed in one buffer */
-    return rl_analyze_join_layers(rl_json_finish_room(root, room, &cap), cap, &layers, size, &o);
+    return finish_with_columns(root, &layers, size, &o);
 fail:
     rl_analyze_layers_free(&layers);
     cJSON_Delete(root);

@@ -113,7 +113,9 @@ static column *column_for(table *t, const char *key) {
             return &t->cols[i];
         }
     }
-    column *cols = grow(t->cols, &t->cap_cols, t->n_cols + 1, sizeof *cols, 32);
+    /* room for every column of a layer at once (about 40, 50 measured): a
+     * grown array moves, and each column holds its values' buffers */
+    column *cols = grow(t->cols, &t->cap_cols, t->n_cols + 1, sizeof *cols, 64);
     if (!cols) return NULL;
     t->cols = cols;
     column *col = &t->cols[t->n_cols++];

@@ -724,6 +724,9 @@ void rl_json_add_num(cJSON *o, const char *key, double v) {
 
 static char *print_room(const cJSON *item, size_t extra, size_t *cap) {
     jbuf b = {0};
+    /* the text before the extra is a few kB (16 on ResNet-50): room for
+     * both at once, so that the extra does not move what was printed */
+    if (extra) jb_grow(&b, extra + 32768);
     if (!item || !jb_value(&b, item, 0) || b.oom) {
         free(b.p);
         char *s = item ? cJSON_PrintUnformatted(item) : NULL;
