@@ -443,6 +443,7 @@ static void validation(const cJSON *unit) {
         {"{\"shape_ops\": \"some\"}", "forecast.shape_ops"},
         {"{\"shape_ops\": true}", "forecast.shape_ops"},
         {"{\"broadcast\": \"sometimes\"}", "forecast.broadcast"},
+        {"{\"pooling\": \"together\"}", "forecast.pooling"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         cJSON *hw = cJSON_Duplicate(unit, true);
@@ -493,6 +494,40 @@ static void stack_plan(const cJSON *unit) {
     CHECK(check_num(r[3], "forecast.floor_s") == check_num(r[0], "forecast.floor_s"), "fusion none keeps the floor");
     for (int i = 0; i < 4; i++) cJSON_Delete(r[i]);
     cJSON_Delete(unf);
+    rl_model_free(m);
+}
+
+/* conv_net's max pooling and its global average pooling each join the
+ * kernel before them in the fused model of §4; a stack runs each as a
+ * kernel of its own ("pooling": "apart", the default: its input leaves
+ * the chip and is read back), or inside that kernel ("fused": the fused
+ * model's kernels). The floor is the fused model's either way. */
+static void pooling_plan(const cJSON *unit) {
+    rl_model *m = fixture("conv_net.onnx");
+    cJSON *r[2];
+    for (int i = 0; i < 2; i++) {
+        cJSON *hw = cJSON_Duplicate(unit, true);
+        cJSON_AddItemToObject(hw, "forecast", cJSON_Parse(i ? "{\"pooling\": \"fused\"}" : "{}"));
+        r[i] = m ? analyze(m, hw, "fused", 1) : NULL;
+        cJSON_Delete(hw);
+    }
+    CHECK(kernels_of(r[1]) == check_num(r[1], "sol.fused.kernels"), "pooling fused: the fused model's kernels (%g, %g)",
+          kernels_of(r[1]), check_num(r[1], "sol.fused.kernels"));
+    CHECK(kernels_of(r[0]) == kernels_of(r[1]) + 2, "pooling apart: two kernels more (%g, %g)", kernels_of(r[0]),
+          kernels_of(r[1]));
+    CHECK(check_num(r[0], "forecast.kernels_s") > check_num(r[1], "forecast.kernels_s") &&
+              check_num(r[0], "forecast.dram_bytes") + check_num(r[0], "forecast.cache_bytes") >
+                  check_num(r[1], "forecast.dram_bytes") + check_num(r[1], "forecast.cache_bytes"),
+          "pooling apart: longer, and more traffic");
+    CHECK(check_num(r[0], "forecast.floor_s") == check_num(r[1], "forecast.floor_s"), "pooling keeps the floor");
+    /* the max pooling's own kernel is a normalization kernel: its share of
+     * the forecast is its own kernel's time, at least its fixed cost */
+    const cJSON *l, *layers = r[0] ? cJSON_GetObjectItem(r[0], "layers") : NULL;
+    cJSON_ArrayForEach(l, layers)
+        if (!strcmp(check_str(l, "name"), "pool1"))
+            CHECK(check_num(l, "forecast_s") > 0 && !strcmp(check_str(l, "op_class"), "normalization"),
+                  "pool1 runs as a kernel of its own");
+    for (int i = 0; i < 2; i++) cJSON_Delete(r[i]);
     rl_model_free(m);
 }
 
@@ -927,6 +962,7 @@ int main(int argc, char **argv) {
         class_kernel_costs(unit);
         folded_broadcasts();
         stack_plan(unit);
+        pooling_plan(unit);
         fit_finds_epilogues_apart(unit);
     }
     cJSON_Delete(unit);

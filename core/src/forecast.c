@@ -395,12 +395,59 @@ static bool splits_epilogue(const rl_forecast_params *p, const rl_node *n) {
     return false;
 }
 
+/* A pooling node the stack runs as a kernel of its own ("pooling": "apart"). */
+static bool pools_apart(const rl_forecast_params *p, const rl_node *n) {
+    return !p->pool_fused && n->op && in_family(n->op, &rl_family_pool);
+}
+
+/* Whether a group of §4 holds such a node past its first (most graphs'
+ * groups hold none, and keep §4's plan). */
+static bool pool_in_group(const rl_prepared *pg, const rl_forecast_params *p) {
+    const rl_graph *g = pg->graph;
+    for (int i = 0; !p->pool_fused && i < g->n_nodes; i++)
+        if (pg->group_root[i] != i && pools_apart(p, &g->nodes[i])) return true;
+    return false;
+}
+
+/* Each pooling node inside a kernel of plan pl starts a kernel of its own,
+ * which the later members that read its output, or a node of its kernel,
+ * join (a ReLU after the pooling); the others stay where they were. A
+ * chain's members come in topological order, so a member's producers in
+ * the chain were placed before it. */
+static bool split_pools(rl_ctx *c, const rl_prepared *pg, const rl_forecast_params *p, fc_plan *pl) {
+    const rl_graph *g = pg->graph;
+    size_t n = (size_t)g->n_nodes + 1;
+    int *last = rl_arena_alloc(c->arena, n * sizeof *last), *chain = rl_arena_alloc(c->arena, n * sizeof *chain);
+    if (!last || !chain) return false;
+    for (int i = 0; i < g->n_nodes; i++) chain[i] = -1;
+    for (int r = 0; r < g->n_nodes; r++) {
+        if (pl->root[r] != r || pl->next[r] < 0) continue;
+        int i = pl->next[r];
+        pl->next[r] = -1, last[r] = r, chain[r] = r;
+        while (i >= 0) {
+            int after = pl->next[i], k = r;
+            const rl_node *m = &g->nodes[i];
+            if (pools_apart(p, m)) k = i, pl->kernels[i] = pg->kernels[i] > 0;
+            for (int j = 0; k == r && j < m->n_in; j++) {
+                int q = m->inv[j] ? m->inv[j]->producer : -1;
+                if (q >= 0 && chain[q] == r && pl->root[q] != r) k = pl->root[q];
+            }
+            pl->root[i] = k, pl->next[i] = -1, chain[i] = r;
+            if (k != i) pl->next[last[k]] = i;
+            last[k] = i;
+            i = after;
+        }
+    }
+    return true;
+}
+
 /* The fused groups of §4, except that a group whose first node's operator
  * runs its epilogue apart (the stack's epilogue_apart) becomes two kernels:
  * that node alone, and its epilogue as one kernel of its own (ONNX Runtime
  * runs a MatMul's GELU as one Gelu kernel after it, and the residual Add
- * and LayerNorm as one SkipLayerNorm). */
-static bool make_plan(rl_ctx *c, const rl_prepared *pg, const rl_forecast_params *p, fc_plan *pl) {
+ * and LayerNorm as one SkipLayerNorm); and a pooling node in a group starts
+ * a kernel of its own unless the stack fuses it (split_pools). */
+static bool make_plan(rl_ctx *c, const rl_prepared *pg, const rl_forecast_params *p, bool pools, fc_plan *pl) {
     const rl_graph *g = pg->graph;
     size_t n = (size_t)g->n_nodes + 1;
     pl->root = rl_arena_alloc(c->arena, n * sizeof *pl->root);
@@ -417,7 +464,7 @@ static bool make_plan(rl_ctx *c, const rl_prepared *pg, const rl_forecast_params
         for (int i = m; i >= 0; i = pg->group_next[i]) pl->root[i] = m, k += pg->kernels[i] > 0;
         pl->kernels[m] = k > 0 ? 1 : 0;
     }
-    return true;
+    return !pools || split_pools(c, pg, p, pl);
 }
 
 bool *rl_fc_input_dependent(rl_ctx *c, const rl_prepared *pg) {
@@ -519,7 +566,8 @@ void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
     /* a stack that runs some epilogues apart gets its own plan (out of
      * memory: the fused groups as they are) */
     fc_plan split;
-    if (!unfused && hw->fc.n_apart > 0 && make_plan(c, pg, &hw->fc, &split)) pl = split;
+    const bool pools = !unfused && pool_in_group(pg, &hw->fc);
+    if (!unfused && (hw->fc.n_apart > 0 || pools) && make_plan(c, pg, &hw->fc, pools, &split)) pl = split;
     if (unfused) pl.root = pl.next = NULL;
     /* the views and folded shape arithmetic the stack runs: all, or those
      * that depend on the inputs, or of those each distinct one once (out of

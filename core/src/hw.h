@@ -71,6 +71,11 @@ typedef struct rl_forecast_params {
                                        not read in place by them through stride-0 axes ("folded", the
                                        default: a tuned engine's grouped-query attention reads each KV head
                                        once) */
+    bool pool_fused;                /* a pooling node joins the kernel that makes its input ("pooling":
+                                       "fused"), as the fused model of docs/model.md §4 lets it; not a
+                                       kernel of its own ("apart", the default: TensorRT runs a ResNet
+                                       stem's max pooling as a layer of its own after Conv + ReLU, and
+                                       ONNX Runtime as a kernel of its own) */
     const char *apart[RL_FC_MAX_APART]; /* operator types whose epilogue the stack runs as a kernel of its
                                            own ("epilogue_apart"; point into the profile) */
     int n_apart;

@@ -20,7 +20,7 @@ const char *rl_topology_name(int t) { return t >= 0 && t < RL_TOPO_COUNT ? topol
 static const char *const interconnect_keys[] = {"name", "topology", "notes", "links", "link_bandwidth_Bps",
                                                 "latency_s", NULL};
 static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "group_overhead_s", "matrix_units", "tile_m", "tile_n",
-                                            "tile_k", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "conv_lowering", "shape_ops", "broadcast", "classes", "fit", NULL};
+                                            "tile_k", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "conv_lowering", "shape_ops", "broadcast", "pooling", "classes", "fit", NULL};
 static const char *const class_keys[] = {"compute_fraction", "memory_fraction", "kernel_overhead_s", NULL};
 
 const char *const rl_op_class_names[RL_CLASS_COUNT] = {"matrix", "depthwise", "normalization",
@@ -126,6 +126,9 @@ static int forecast_choice(const parse_ctx *x, const cJSON *fc, const char *key,
  * "conv_lowering": "implicit_gemm" (the output pixels are the GEMM's M, the
  * channels its N, no copy) or "im2col" (the input patches copied into a
  * column buffer first, then filters × columns: N is the pixels).
+ * "pooling": "apart" (a pooling node, windowed or global, runs as a kernel
+ * of its own, as TensorRT's and ONNX Runtime's do) or "fused" (it joins the
+ * kernel that makes its input, as §4's fused model lets it).
  * "shape_ops": which views and pieces of the shape arithmetic the analysis
  * folds run as kernels (enum rl_shape_ops): none ("folded"), or all ("run":
  * a runtime that does not fold them, as ONNX Runtime without graph
@@ -146,6 +149,10 @@ static int forecast_stack_choices(const parse_ctx *x, const cJSON *fc, rl_foreca
                         "a broadcast (Expand) read in place by its readers through stride-0 axes, or copied into a "
                         "tensor of its own first",
                         &f->broadcast_copied))
+        return -1;
+    if (forecast_choice(x, fc, "pooling", "apart", "fused",
+                        "a pooling window runs as a kernel of its own, or inside the kernel that makes its input",
+                        &f->pool_fused))
         return -1;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(fc, "shape_ops");
     f->shape_ops = v ? -1 : RL_SHAPE_FOLDED;
