@@ -67,6 +67,22 @@ function colourPixels(page, selector, hex) {
 const cellValues = (page, table, key) => page.$$eval(`[data-testid=${table}] tbody td[data-key=${key}]`,
   (tds) => tds.map((td) => (td.dataset.value === undefined ? null : Number(td.dataset.value))));
 
+/** The legend entries of chart `id` as drawn: 'line', 'line+dot:DASHES' (a
+ * line through one of its dots, chart-kit's mark) or the point style's name;
+ * with the series' dashes and whether it draws its points. */
+async function legendMarks(page, id) {
+  return page.$eval(id, (c) => {
+    const ch = Chart.getChart(c);
+    return ch.legend.legendItems.map((it) => {
+      const set = ch.data.datasets[it.datasetIndex];
+      const ps = it.pointStyle;
+      const style = typeof ps === 'string' ? ps : ps && ps.dataset && ps.dataset.dash !== undefined ? `line+dot:${ps.dataset.dash}` : 'other';
+      return { text: it.text, style, dash: it.lineDash || [], want: set.borderDash || [], points: set.pointRadius > 0,
+        type: set.type || ch.config.type };
+    });
+  });
+}
+
 test('compare view: bars for each device, numbers equal the core\'s compare study', { skip }, async () => {
   const cmp = ['h100-sxm', 'jetson-agx-orin:15w', 'tpu-v5e'];
   const page = await openPage(`example=conv_net&hw=h100-sxm&view=compare&cmp=${cmp.join(',')}`);
@@ -160,18 +176,16 @@ test('batch sweep: intensity, attainable FLOP/s and critical batch equal the cor
     want.critical_batch === null ? /No batch in 1…256/ : new RegExp(`Critical batch: ${want.critical_batch}\\b`));
   assert.ok((await colourPixels(page, '#sweep-intensity', '#1f77b4')) > 50, 'intensity curve drawn');
   assert.ok((await colourPixels(page, '#sweep-perf', '#2ca02c')) > 50, 'FLOP/s curve drawn');
-  // each legend entry is drawn as its series: the dotted time per sample and time balance dotted there too
+  // each legend entry is drawn as its series: the dotted time per sample and time balance dotted there too,
+  // a curve through its points with one of its dots
   for (const id of ['#sweep-perf', '#sweep-intensity']) {
-    const items = await page.$eval(id, (c) => {
-      const ch = Chart.getChart(c);
-      return ch.legend.legendItems.map((it) => ({ text: it.text, style: it.pointStyle, dash: it.lineDash,
-        want: ch.data.datasets[it.datasetIndex].borderDash || [] }));
-    });
+    const items = await legendMarks(page, id);
     for (const it of items) {
-      assert.equal(it.style, 'line', `${id} ${it.text}: drawn as a line`);
+      assert.equal(it.style, it.points ? `line+dot:${it.want.join(',')}` : 'line', `${id} ${it.text}: drawn as its series`);
       assert.deepEqual(it.dash, it.want, `${id} ${it.text}: the legend's dashes are the series'`);
     }
     assert.ok(items.some((it) => it.dash.length > 0), `${id}: a dashed series is listed dashed`);
+    assert.ok(items.some((it) => it.points), `${id}: a curve through points is listed with its dot`);
   }
 
   // a new range re-runs the sweep and goes into the link; a bad one is refused
@@ -200,6 +214,11 @@ test('power advisor on jetson-agx-orin recommends the core\'s mode; slowdown in 
   assert.deepEqual(await cellValues(page, 'power-table', 'time_s'), want.rows.map((r) => r.time_s));
   assert.deepEqual(await cellValues(page, 'power-table', 'forecast_s'), want.rows.map((r) => r.forecast_s));
   assert.ok((await colourPixels(page, '#power-chart', '#ffd700')) > 30, 'recommended mark drawn');
+  // the legend draws each series as the chart does: the modes as their points, the front as a line through dots
+  const marks = await legendMarks(page, '#power-chart');
+  for (const it of marks)
+    assert.equal(it.style, it.type === 'line' ? 'line+dot:' : it.style === 'rectRot' ? 'rectRot' : 'circle', `power legend ${it.text}`);
+  assert.ok(marks.some((it) => /Pareto front/.test(it.text) && it.style === 'line+dot:'), 'the Pareto front is listed as a line through dots');
 
   // a larger allowed slowdown: the core's recommendation for 50 %
   const loose = coreAnswer('conv_net.onnx', 'jetson-agx-orin', { study: { kind: 'power_modes', max_slowdown: 0.5 } }).study;

@@ -6,11 +6,32 @@
 import { eng } from './format.js';
 import { chartDrawPoint, loadChartLibrary } from './chart-lib.js';
 
+/** A legend mark of a line through its points: a short line with the
+ * series' dashes and width and, across it, one of its dots (a canvas, which
+ * Chart.js draws as it is). `dataset.dash` names the dashes drawn. */
+function lineWithDot(set) {
+  const c = document.createElement('canvas');
+  c.width = 18; c.height = 12; /* the legend's box width: wider, it runs into the label */
+  const ctx = c.getContext('2d');
+  const dash = set.borderDash || [];
+  ctx.strokeStyle = set.borderColor || '#000';
+  ctx.lineWidth = set.borderWidth ?? 2;
+  ctx.setLineDash(dash);
+  ctx.beginPath(); ctx.moveTo(0, 6); ctx.lineTo(18, 6); ctx.stroke();
+  ctx.setLineDash([]);
+  ctx.fillStyle = set.backgroundColor || set.borderColor || '#000';
+  ctx.beginPath(); ctx.arc(9, 6, Math.min(set.pointRadius, 4), 0, 2 * Math.PI); ctx.fill();
+  c.dataset.dash = dash.join(',');
+  return c;
+}
+
 /** A legend that draws each series as the chart draws it: a line series
- * (a roof, a curve) as a short line with its dashes and width, a scatter
- * series as its point. Chart.js's own labels, with usePointStyle on, take a
- * line series' style from its first point, which has no dashes: a dotted
- * curve was listed with a solid line, a dashed roof with a dot. */
+ * (a roof, a curve) as a short line with its dashes and width, with one of
+ * its dots across it when it draws its points; a scatter series as its
+ * point. Chart.js's own labels, with usePointStyle on, take a line series'
+ * style from its first point, which has no dashes: a dotted curve was
+ * listed with a solid line, a dashed roof and the power modes' Pareto front
+ * (a line through dots) with a dot. */
 export function seriesLegend(position = 'top') {
   return {
     position,
@@ -20,8 +41,9 @@ export function seriesLegend(position = 'top') {
         return chart.constructor.defaults.plugins.legend.labels.generateLabels(chart).map((item) => {
           const set = chart.data.datasets[item.datasetIndex] || {};
           const type = set.type || chart.config.type;
-          if (type === 'scatter' || set.showLine === false) return item;
-          return { ...item, pointStyle: 'line', lineDash: set.borderDash || [], lineWidth: set.borderWidth ?? 2 };
+          if (type === 'scatter' && !set.showLine || set.showLine === false) return item;
+          const lineDash = set.borderDash || [], lineWidth = set.borderWidth ?? 2;
+          return { ...item, pointStyle: set.pointRadius > 0 ? lineWithDot(set) : 'line', lineDash, lineWidth };
         });
       },
     },

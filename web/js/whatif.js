@@ -665,8 +665,8 @@ export class WhatIfViews {
       type: 'scatter',
       data: { datasets: sets },
       options: { ...baseOptions(scale(ts, 'Predicted time per inference (s)', 's'), scale(es, 'Energy per inference (J)', 'J')),
-        // usePointStyle: each legend entry is drawn as its mark (the star, the dots)
-        plugins: { legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 }, usePointStyle: true } },
+        // each legend entry is drawn as its mark: the diamond, the dots, the front as a line through dots
+        plugins: { legend: seriesLegend(),
           rlMarkers: { lines },
           rlModeLabels: { labels: rows.map((r) => ({ x: r.time_s, y: r.energy_j, text: r.mode, r: r.mode === study.recommended ? 14 : 5 })),
             onUnplaced: (texts) => {
