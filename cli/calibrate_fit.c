@@ -104,9 +104,13 @@ static void print_fit(const cJSON *fit, const cJSON *fc) {
     fprintf(stderr, "\n  the stack: fusion %s; epilogues run apart after:", tstr(fc, "fusion"));
     int apart = 0;
     cJSON_ArrayForEach(f, get(fc, "epilogue_apart")) apart++, fprintf(stderr, " %s", txt(cJSON_IsString(f) ? f->valuestring : ""));
-    fprintf(stderr, "%s; convolutions %s; %s between kernels (in the fixed cost per kernel)\n", apart ? "" : " none",
+    fprintf(stderr, "%s; convolutions %s; %s between kernels (in the fixed cost per kernel)", apart ? "" : " none",
             !strcmp(tstr(fc, "conv_lowering"), "im2col") ? "lowered by im2col" : "as implicit GEMMs",
             tsec(num(fit, "between_kernels_s"), a, sizeof a));
+    /* the fixed work of an output tile, when the fit set it */
+    const cJSON *k0 = get(get(fc, "tile_overhead_k"), "value");
+    if (cJSON_IsNumber(k0)) fprintf(stderr, "; an output tile's fixed work: %s steps of K", numf("%.2f", k0->valuedouble));
+    fprintf(stderr, "\n");
 }
 
 typedef struct fit_files {

@@ -444,6 +444,7 @@ static void validation(const cJSON *unit) {
         {"{\"shape_ops\": true}", "forecast.shape_ops"},
         {"{\"broadcast\": \"sometimes\"}", "forecast.broadcast"},
         {"{\"pooling\": \"together\"}", "forecast.pooling"},
+        {"{\"tile_overhead_k\": -1}", "forecast.tile_overhead_k"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         cJSON *hw = cJSON_Duplicate(unit, true);
@@ -621,10 +622,12 @@ static const double TRUE_COMPUTE[RL_CLASS_COUNT] = {0.6, 0.08, 0.35, 0.45, 0.5, 
 static const double TRUE_MEMORY[RL_CLASS_COUNT] = {0.7, 0.5, 0.65, 0.85, 0.6, 0.4};
 #define TRUE_KERNEL_S 2e-5
 #define TRUE_GROUP_S 8e-7
-/* the parameters: compute fractions, memory fractions, kernel_s, group_s */
+#define TRUE_TILE_K0 16 /* an output tile's fixed work, in steps of K */
+/* the parameters: compute fractions, memory fractions, kernel_s, group_s, tile_overhead_k */
 #define P_KERNEL (2 * RL_CLASS_COUNT)
 #define P_GROUP (2 * RL_CLASS_COUNT + 1)
-#define N_PARAMS (2 * RL_CLASS_COUNT + 2)
+#define P_TILE_K0 (2 * RL_CLASS_COUNT + 2)
+#define N_PARAMS (2 * RL_CLASS_COUNT + 3)
 #define MAX_KERNELS 4096
 
 static const struct {
@@ -634,15 +637,18 @@ static const struct {
             {"transformer_block.onnx", 16}, {"yolo_head.onnx", 1}, {"yolo_head.onnx", 8}};
 #define N_RUNS (sizeof runs / sizeof *runs)
 
-/* Parameter j of (compute, memory, kernel_s, group_s), scaled by f. */
+/* Parameter j of (compute, memory, kernel_s, group_s, tile_overhead_k), scaled by f. */
 static cJSON *truth_scaled(const cJSON *unit, int j, double f) {
-    double c[RL_CLASS_COUNT], m[RL_CLASS_COUNT], k = TRUE_KERNEL_S, g = TRUE_GROUP_S;
+    double c[RL_CLASS_COUNT], m[RL_CLASS_COUNT], k = TRUE_KERNEL_S, g = TRUE_GROUP_S, k0 = TRUE_TILE_K0;
     memcpy(c, TRUE_COMPUTE, sizeof c), memcpy(m, TRUE_MEMORY, sizeof m);
     if (j >= 0 && j < RL_CLASS_COUNT) c[j] *= f;
     else if (j >= RL_CLASS_COUNT && j < 2 * RL_CLASS_COUNT) m[j - RL_CLASS_COUNT] *= f;
     else if (j == P_KERNEL) k *= f;
     else if (j == P_GROUP) g *= f;
-    return with_forecast(unit, c, m, k, g);
+    else if (j == P_TILE_K0) k0 *= f;
+    cJSON *hw = with_forecast(unit, c, m, k, g);
+    cJSON_AddItemToObject(cJSON_GetObjectItem(hw, "forecast"), "tile_overhead_k", fig(k0));
+    return hw;
 }
 
 /* What a runtime that runs each node as a kernel of its own would measure
@@ -720,13 +726,15 @@ static double fitted_param(const cJSON *res, int j) {
     char path[160];
     if (j == P_KERNEL) return check_num(res, "profile.forecast.kernel_overhead_s.value");
     if (j == P_GROUP) return check_num(res, "profile.forecast.group_overhead_s.value");
+    if (j == P_TILE_K0) return check_num(res, "profile.forecast.tile_overhead_k.value");
     snprintf(path, sizeof path, "profile.forecast.classes.%s.%s.value", rl_op_class_names[j % RL_CLASS_COUNT],
              j < RL_CLASS_COUNT ? "compute_fraction" : "memory_fraction");
     return check_num(res, path);
 }
 
 static double true_param(int j) {
-    return j == P_KERNEL ? TRUE_KERNEL_S : j == P_GROUP ? TRUE_GROUP_S : j < RL_CLASS_COUNT ? TRUE_COMPUTE[j] : TRUE_MEMORY[j - RL_CLASS_COUNT];
+    return j == P_KERNEL ? TRUE_KERNEL_S : j == P_GROUP ? TRUE_GROUP_S : j == P_TILE_K0 ? TRUE_TILE_K0
+           : j < RL_CLASS_COUNT ? TRUE_COMPUTE[j] : TRUE_MEMORY[j - RL_CLASS_COUNT];
 }
 
 static void check_fitted_profile(const cJSON *res, const cJSON *unit, rl_model *held_out) {

@@ -93,6 +93,7 @@ def fitted_stack(out, opt):
             "shape_ops": f.get("shape_ops", "folded"), "grouped_conv": f.get("grouped_conv", "one_kernel"),
             "conv_lowering": f.get("conv_lowering", "implicit_gemm"),
             "kernel_overhead_s": fig("kernel_overhead_s"), "group_overhead_s": fig("group_overhead_s"),
+            "tile_overhead_k": fig("tile_overhead_k"),
             "between_kernels_s": (f.get("fit") or {}).get("between_kernels_s")}
 
 
@@ -152,12 +153,14 @@ def main():
         shape_words = {"folded": "folded", "run": "run",
                        "dynamic": "of the inputs run",
                        "distinct": "of the inputs run, identical ones merged"}
+        k0 = st["tile_overhead_k"]
         print("The fit found: fusion %s, epilogues apart after %s, views and shape arithmetic %s, %s per kernel "
-              "(of which %s between kernels), %s per convolution group; convolutions %s; grouped convolutions %s "
+              "(of which %s between kernels), %s per convolution group, %s steps of K of fixed work an output tile; "
+              "convolutions %s; grouped convolutions %s "
               "(the calibrated profile's)." % (st["fusion"], ", ".join(st["epilogue_apart"] or []) or "none",
                                shape_words.get(st["shape_ops"], st["shape_ops"]),
                                us(st["kernel_overhead_s"]), us(st["between_kernels_s"]),
-                               us(st["group_overhead_s"]),
+                               us(st["group_overhead_s"]), "–" if k0 is None else "%.2f" % k0,
                                "lowered by im2col" if st["conv_lowering"] == "im2col" else "as implicit GEMMs",
                                st["grouped_conv"].replace("_", " ")))
         out["setups"][opt] = {"rows": rows, "held_out": len(held), "stack": st,

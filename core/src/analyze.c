@@ -317,6 +317,7 @@ static void add_forecast_section(cJSON *root, const rl_timing *t, const rl_hw *h
     rl_json_add_num(fo, "cache_bytes", f->cache_bytes);
     rl_json_add_num(fo, "kernel_overhead_s", hw->fc.kernel_s);
     rl_json_add_num(fo, "group_overhead_s", hw->fc.group_s);
+    rl_json_add_num(fo, "tile_overhead_k", hw->fc.tile_k0);
     cJSON *bc = cJSON_AddArrayToObject(fo, "by_class");
     for (int cls = 0; cls < RL_CLASS_COUNT; cls++)
         cJSON_AddItemToArray(bc, forecast_class_json(cls, &f->by_class[cls], hw, t->main_prec));

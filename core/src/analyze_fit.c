@@ -315,6 +315,7 @@ static void put_fitted(cJSON *profile, const rl_forecast_params *p, const rl_fit
     if (inf->conv_lowering) replace_item(f, "conv_lowering", cJSON_CreateString(p->im2col ? "im2col" : "implicit_gemm"));
     if (inf->kernel_s) replace_item(f, "kernel_overhead_s", figure_json(p->kernel_s, source, "measured"));
     if (inf->group_s) replace_item(f, "group_overhead_s", figure_json(p->group_s, source, "measured"));
+    if (inf->tile_k0) replace_item(f, "tile_overhead_k", figure_json(p->tile_k0, source, "measured"));
     cJSON *classes = child_object(f, "classes");
     for (int c = 0; c < RL_CLASS_COUNT; c++) {
         cJSON *own = cJSON_GetObjectItemCaseSensitive(classes, rl_op_class_names[c]);
@@ -339,6 +340,7 @@ static void add_fitted_names(cJSON *fit, const rl_fit_informed *inf) {
     }
     if (inf->kernel_s) cJSON_AddItemToArray(names, cJSON_CreateString("kernel_overhead_s"));
     if (inf->group_s) cJSON_AddItemToArray(names, cJSON_CreateString("group_overhead_s"));
+    if (inf->tile_k0) cJSON_AddItemToArray(names, cJSON_CreateString("tile_overhead_k"));
 }
 
 /* The source text of a fitted figure: the kernels and the models. */

@@ -118,9 +118,10 @@ static bool lowered_by_im2col(const rl_forecast_params *p, const rl_node *n) {
  * or, lowered by im2col, filters × columns (M the output channels per
  * group, N the pixels of one image, one product per image and group); else
  * the last two axes of its output with the leading ones as the batch. K is
- * its MACs per output element. */
-static double node_quantization(const rl_prepared *pg, const rl_forecast_params *p, const rl_node *n) {
+ * its MACs per output element, which *k receives (0 when unknown). */
+static double node_quantization(const rl_prepared *pg, const rl_forecast_params *p, const rl_node *n, double *k) {
     const rl_value *out = n->n_out > 0 ? n->outv[0] : NULL;
+    *k = 0;
     if (!out || out->rank < 1 || rl_numel(out) <= 0 || n->cost.macs <= 0) return 1;
     double scale = pg->per_sample && pg->per_sample[n->index] ? pg->batch_scale : 1;
     double elems = (double)rl_numel(out) * scale, m = 1, nn = 1, batch = 1;
@@ -143,7 +144,8 @@ static double node_quantization(const rl_prepared *pg, const rl_forecast_params 
         m = shared_rhs ? elems / nn : out->rank >= 2 ? (double)out->dims[out->rank - 2] : 1;
         batch = elems / (m * nn);
     }
-    return rl_matrix_quantization(p, m, nn, n->cost.macs / elems, batch);
+    *k = n->cost.macs / elems;
+    return rl_matrix_quantization(p, m, nn, *k, batch);
 }
 
 /* The groups a grouped convolution runs, each a small product of its own:
@@ -270,11 +272,13 @@ static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
                        int cls, const rl_layer_time *L, rl_fc_kernel *k) {
     const rl_cost *q = &n->cost;
     int p = L ? L->prec : rl_node_timing_precision(c, o, hw, n);
-    double quant = cls == RL_CLASS_MATRIX ? node_quantization(pg, &hw->fc, n) : 1;
+    double steps = 0, quant = cls == RL_CLASS_MATRIX ? node_quantization(pg, &hw->fc, n, &steps) : 1;
     double tm = hw->matrix[p] > 0 ? q->matrix_flops / (hw->matrix[p] * quant) : 0;
     double tv = hw->vector[p] > 0 ? q->vector_flops / hw->vector[p] : 0;
     double tc = max2(tm, tv);
     k->tc[cls] += tc;
+    /* each output tile's fixed work, in steps of K: its time is tm / K a step */
+    if (steps > 0 && tm >= tv) k->tk += tm / steps;
     if (cls == RL_CLASS_MATRIX && lowered_by_im2col(&hw->fc, n)) {
         double buffer;
         k->columns_moved += lowering_bytes(c, n, &buffer);
@@ -342,7 +346,7 @@ void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o,
 }
 
 double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p) {
-    double tc = 0;
+    double tc = k->tk * p->tile_k0 / p->compute[RL_CLASS_MATRIX];
     for (int cls = 0; cls < RL_CLASS_COUNT; cls++)
         if (k->tc[cls] > 0) tc += k->tc[cls] / p->compute[cls];
     return max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + k->t_columns / p->memory[RL_CLASS_MOVEMENT] +

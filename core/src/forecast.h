@@ -20,6 +20,9 @@
 typedef struct rl_fc_kernel {
     double tc[RL_CLASS_COUNT]; /* compute time of its nodes' work per class, at the peaks (matrix work
                                   after tile and wave quantization) */
+    double tk;                 /* Σ over its matrix nodes of their compute time / their K (MACs per output
+                                  element): the time of one step of K over all their tiles, which the
+                                  tile_overhead_k steps of each tile add to */
     double t_dram, t_cache;    /* its traffic over main memory's and the cache level's bandwidth */
     double dram_bytes, cache_bytes;
     double e_flop;             /* dynamic energy of its work */
@@ -85,7 +88,7 @@ int *rl_fc_first_alike(rl_ctx *c, const rl_prepared *pg);
 bool rl_fc_runs_unfolded(const rl_prepared *pg, const rl_node *n);
 
 /* A kernel's forecast time under parameters p:
- * max(Σ_class tc / compute_fraction, (t_dram + t_cache) / memory_fraction)
+ * max(Σ_class tc / compute_fraction (+ tile_k0 × tk for the matrix class), (t_dram + t_cache) / memory_fraction)
  *   + (kernels + calls) × kernel_s + groups × group_s. */
 double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p);
 

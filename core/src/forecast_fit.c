@@ -11,6 +11,8 @@
 #define KERNEL_HI 1e-2
 #define GROUP_LO 1e-11 /* a fixed cost per convolution group: 10 ps (none to speak of) to 1 ms */
 #define GROUP_HI 1e-3
+#define TILE_K0_LO 1e-3 /* an output tile's fixed work: a thousandth of a step of K (none) to 4096 steps */
+#define TILE_K0_HI 4096
 #define COARSE 33   /* grid points over a parameter's whole range */
 #define REFINES 6   /* finer grids around the best, each a quarter of the last */
 #define SWEEPS 16   /* at most this many passes over all parameters */
@@ -82,6 +84,7 @@ static int informed_params(const rl_fit_sample *s, int n, rl_forecast_params *p,
         inf->memory[RL_CLASS_MOVEMENT] |= s[i].k.t_columns > 0; /* the im2col copies (forecast.c) */
         inf->kernel_s |= s[i].k.kernels > 0;
         inf->group_s |= s[i].k.groups > 0;
+        inf->tile_k0 |= s[i].k.tk > 0;
     }
     int m = 0;
     if (costs_first && inf->kernel_s) out[m++] = (param){&p->kernel_s, log(KERNEL_LO), log(KERNEL_HI)};
@@ -92,6 +95,7 @@ static int informed_params(const rl_fit_sample *s, int n, rl_forecast_params *p,
     }
     if (!costs_first && inf->kernel_s) out[m++] = (param){&p->kernel_s, log(KERNEL_LO), log(KERNEL_HI)};
     if (!costs_first && inf->group_s) out[m++] = (param){&p->group_s, log(GROUP_LO), log(GROUP_HI)};
+    if (inf->tile_k0) out[m++] = (param){&p->tile_k0, log(TILE_K0_LO), log(TILE_K0_HI)};
     return m;
 }
 
@@ -118,22 +122,61 @@ static bool search_pairs(const rl_fit_sample *s, int n, rl_forecast_params *p, c
     return best < start;
 }
 
+/* An output tile's fixed work (tile_k0) and the fractions that set a
+ * product's time (the matrix class's compute fraction; with im2col, the
+ * copies' bandwidth) all stretch every product, the fixed work the more the
+ * smaller its K: a descent that moves one at a time, or two by equal steps,
+ * stays where a fraction took up the fixed work's time. So tile_k0 is
+ * searched over its whole range, 17 points then 3 finer grids, with those
+ * fractions (of q, m parameters) fitted anew, one pass each, at every
+ * value; the descent's later passes refine it with the rest. */
+static void search_tile_k0(const rl_fit_sample *s, int n, rl_forecast_params *p, const param *k0, const param *q,
+                           int m) {
+    rl_forecast_params best_p = *p;
+    double best = loss(s, n, p), best_k0 = *k0->value;
+    enum { K0_COARSE = 17, K0_REFINES = 3 };
+    double step = (k0->hi - k0->lo) / (K0_COARSE - 1), centre = log(best_k0);
+    for (int r = -1; r < K0_REFINES; r++) {
+        int lo = r < 0 ? 0 : -4, hi = r < 0 ? K0_COARSE - 1 : 4;
+        for (int i = lo; i <= hi; i++) {
+            double x = r < 0 ? k0->lo + step * i : centre + step * i / 4;
+            if (x < k0->lo || x > k0->hi) continue;
+            *p = best_p;
+            *k0->value = exp(x);
+            for (int j = 0; j < m; j++)
+                if (q[j].value == &p->compute[RL_CLASS_MATRIX] || q[j].value == &p->memory[RL_CLASS_MATRIX] ||
+                    q[j].value == &p->memory[RL_CLASS_MOVEMENT])
+                    search_param(s, n, p, &q[j]);
+            double l = loss(s, n, p);
+            if (l < best * (1 - 1e-12)) best = l, best_k0 = *k0->value, best_p = *p;
+        }
+        centre = log(best_k0);
+        if (r >= 0) step /= 4;
+    }
+    *p = best_p;
+}
+
 /* One descent from p's values: every parameter in turn, then pairs, until
  * nothing moves. */
 static void descend(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *informed,
                     bool costs_first) {
-    param q[2 * RL_CLASS_COUNT + 2];
+    param q[2 * RL_CLASS_COUNT + 3];
     int m = informed_params(s, n, p, informed, q, costs_first);
     /* start inside the ranges (a profile may give 0 for the fixed cost) */
     for (int j = 0; j < m; j++) {
         double x = log(*q[j].value > 0 ? *q[j].value : exp(q[j].lo));
         *q[j].value = exp(x < q[j].lo ? q[j].lo : x > q[j].hi ? q[j].hi : x);
     }
+    const param *k0 = NULL;
+    for (int j = 0; j < m; j++)
+        if (q[j].value == &p->tile_k0) k0 = &q[j];
     for (int sweep = 0; sweep < SWEEPS; sweep++) {
+        double before = loss(s, n, p);
         bool moved = false;
         for (int j = 0; j < m; j++) moved |= search_param(s, n, p, &q[j]);
         moved |= search_pairs(s, n, p, q, m);
-        if (!moved) break;
+        if (k0 && sweep == 0) search_tile_k0(s, n, p, k0, q, m);
+        if (!moved && !(loss(s, n, p) < before * (1 - 1e-12))) break;
     }
 }
 

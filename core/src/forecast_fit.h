@@ -25,7 +25,7 @@ typedef struct rl_fit_sample {
 
 /* Which parameters the samples inform (some sample's forecast depends on it). */
 typedef struct rl_fit_informed {
-    bool compute[RL_CLASS_COUNT], memory[RL_CLASS_COUNT], kernel_s, group_s;
+    bool compute[RL_CLASS_COUNT], memory[RL_CLASS_COUNT], kernel_s, group_s, tile_k0;
     bool conv_lowering; /* the runs told how the stack lowers a convolution (analyze_fit.c) */
 } rl_fit_informed;
 

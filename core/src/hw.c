@@ -52,6 +52,7 @@ static const field_rule rules[] = {
     {"tile_m", "(elements)", 1, 65536, false},
     {"tile_n", "(elements)", 1, 65536, false},
     {"tile_k", "(elements)", 1, 65536, false},
+    {"tile_overhead_k", "(steps of K)", 1e-3, 65536, true},
     {"compute_fraction", "(fraction of the peak)", 1e-4, 1, false},
     {"memory_fraction", "(fraction of the bandwidth)", 1e-4, 1, false},
     {"links", "links", 1, 1e4, false},

@@ -54,6 +54,9 @@ typedef struct rl_forecast_params {
                                        group is a small product of its own (0: none) */
     double units;                   /* matrix units that work in parallel (SMs, MXUs, cores) */
     double tile_m, tile_n, tile_k;  /* the output tile one unit computes at a time, and its K step */
+    double tile_k0;                 /* the fixed work of an output tile, in steps of K ("tile_overhead_k"):
+                                       clearing, writing and packing a tile, filling its pipeline, which
+                                       a product of K steps a tile pays as K + tile_k0 (0: none) */
     int cache_level;                /* memory level that keeps a kernel's output for the next (0: none) */
     bool unfused;                   /* the stack runs every node as a kernel of its own ("fusion": "none"),
                                        not the epilogue fusion of docs/model.md §4 ("epilogue") */
