@@ -120,26 +120,39 @@ static void md_text(const char *s) {
     rl_free(t);
 }
 
-static void batch_header(const char *format, const cJSON *fields) {
+/* The table's model column: as wide as the longest name shown (within
+ * reason: a longer one pushes only its own row), so the figures line up. */
+static int name_width(const batch_items *items) {
+    int w = 5; /* "model" */
+    for (int i = 0; i < items->n; i++) {
+        int n = (int)text_columns(txt(items->v[i].path));
+        if (n > w) w = n;
+    }
+    return w < 72 ? w : 72;
+}
+
+static void batch_header(const char *format, const cJSON *fields, int width) {
     if (!strcmp(format, "csv")) {
         tprintf("file,ok,error_code,error_message");
         const cJSON *f;
         cJSON_ArrayForEach(f, fields) tprintf(",%s", f->valuestring);
         putchar('\n');
     } else if (!strcmp(format, "table")) {
-        tprintf("%-40s %10s %10s %10s %10s %-8s %10s %8s\n", "model", "layers", "FLOPs", "bytes", "time", "bound",
-               "energy", "warnings");
+        tprintf("%-*s %8s %10s %10s %14s %10s  %-16s %10s %8s\n", width, "model", "layers", "FLOPs", "bytes",
+               "speed of light", "forecast", "limited by", "energy", "warnings");
     } else if (!strcmp(format, "markdown")) {
-        tprintf("| model | layers | FLOPs | bytes moved | predicted time | bound | energy | warnings |\n"
-               "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |\n");
+        tprintf("| model | layers | FLOPs | bytes moved | speed of light | forecast | limited by | energy | warnings |\n"
+               "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |\n");
     }
 }
 
 /* One row: `res` is rl_model_summary's answer or an error object. */
-static void batch_row(const char *format, const char *path, const cJSON *res, const cJSON *fields) {
+static void batch_row(const char *format, const char *path, const cJSON *res, const cJSON *fields, int width) {
     bool ok = cJSON_IsTrue(get(res, "ok"));
     const cJSON *s = get(res, "summary"), *eo = get(res, "error");
-    char a[40], b[40], c[40], e[40];
+    char a[40], b[40], c[40], e[40], fc[40];
+    /* the forecast beside the floor; a dash where the core gives none */
+    const char *forecast = cJSON_IsNumber(get(s, "forecast_s")) ? tsec(num(s, "forecast_s"), fc, sizeof fc) : RL_NO_FIGURE;
     if (!strcmp(format, "json")) {
         cJSON *row = cJSON_CreateObject();
         /* a file name need not be UTF-8; the line must be: bytes that are not are written \xNN */
@@ -168,11 +181,12 @@ static void batch_row(const char *format, const char *path, const cJSON *res, co
         putchar('\n');
     } else if (!strcmp(format, "table")) {
         if (!ok) {
-            tprintf("%-40s error: %s [%s]\n", txt(path), tstr(eo, "message"), tstr(eo, "code"));
+            tprintf("%-*s error: %s [%s]\n", width, txt(path), tstr(eo, "message"), tstr(eo, "code"));
             return;
         }
-        tprintf("%-40s %10s %10s %10s %10s %-8s %10s %8s\n", txt(path), numf("%g", num(s, "layers")), eng(num(s, "flops"), "", a, sizeof a),
-               eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), word("bound", str(s, "bound")),
+        tprintf("%-*s %8s %10s %10s %14s %10s  %-16s %10s %8s\n", width, txt(path), numf("%g", num(s, "layers")),
+               eng(num(s, "flops"), "", a, sizeof a), eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c),
+               forecast, word("bound", str(s, "bound")),
                cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : RL_NO_FIGURE, numf("%g", num(s, "warnings")));
     } else {
         tprintf("| ");
@@ -180,11 +194,11 @@ static void batch_row(const char *format, const char *path, const cJSON *res, co
         if (!ok) {
             tprintf(" | could not be analysed: ");
             md_text(str(eo, "message"));
-            tprintf(" | | | | | | |\n");
+            tprintf(" | | | | | | | |\n");
             return;
         }
-        tprintf(" | %s | %s | %s | %s | %s | %s | %s |\n", numf("%g", num(s, "layers")), eng(num(s, "flops"), "FLOP", a, sizeof a),
-               eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), word("bound", str(s, "bound")),
+        tprintf(" | %s | %s | %s | %s | %s | %s | %s | %s |\n", numf("%g", num(s, "layers")), eng(num(s, "flops"), "FLOP", a, sizeof a),
+               eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), forecast, word("bound", str(s, "bound")),
                cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : RL_NO_FIGURE, numf("%g", num(s, "warnings")));
     }
 }
@@ -223,7 +237,8 @@ int run_batch(cJSON *req, cli_args *A) {
     cJSON *fields = cJSON_Parse(fields_text);
     rl_free(fields_text);
     char *text = cJSON_PrintUnformatted(req);
-    batch_header(format, fields);
+    const int width = name_width(&items);
+    batch_header(format, fields, width);
     int failed = 0;
     /* one model at a time: read, summarise, print, free */
     for (int i = 0; i < items.n; i++) {
@@ -231,7 +246,7 @@ int run_batch(cJSON *req, cli_args *A) {
         cJSON *res = cJSON_Parse(out);
         if (!res) res = cJSON_Parse("{\"ok\":false,\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory\",\"where\":\"\"}}");
         failed += !cJSON_IsTrue(get(res, "ok"));
-        batch_row(format, items.v[i].path, res, fields);
+        batch_row(format, items.v[i].path, res, fields, width);
         fflush(stdout);
         cJSON_Delete(res);
         rl_free(out);

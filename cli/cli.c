@@ -57,7 +57,7 @@ const char *txt_tail(const char *s, size_t width) {
 /* The columns a text takes in a terminal: one a character. rooflens writes
  * no wide or combining characters (its non-ASCII ones are µ, ×, →, –, …),
  * so counting the bytes that start a UTF-8 character is exact. */
-static size_t columns(const char *s) {
+size_t text_columns(const char *s) {
     size_t n = 0;
     for (; *s; s++) n += ((unsigned char)*s & 0xc0) != 0x80;
     return n;
@@ -89,7 +89,14 @@ int tprintf(const char *fmt, ...) {
         const char *start = p++;
         bool left = false;
         for (; *p && strchr("-+ #0", *p); p++) left |= *p == '-';
+        const char *flags_end = p;
         int width = 0;
+        bool star = *p == '*'; /* the width from the arguments, as printf's */
+        if (star) {
+            width = va_arg(ap, int);
+            if (width < 0) left = true, width = -width;
+            p++;
+        }
         for (; isdigit((unsigned char)*p); p++) width = width * 10 + (*p - '0');
         if (*p == '.')
             for (p++; isdigit((unsigned char)*p); p++) {}
@@ -101,7 +108,10 @@ int tprintf(const char *fmt, ...) {
         p++;
         char spec[32], num[512];
         const char *text = num;
-        snprintf(spec, sizeof spec, "%.*s", (int)(p - start), start);
+        if (star) /* the spec of a number conversion with its width written out */
+            snprintf(spec, sizeof spec, "%.*s%d%.*s", (int)(flags_end - start), start, width, (int)(p - flags_end - 1), flags_end + 1);
+        else
+            snprintf(spec, sizeof spec, "%.*s", (int)(p - start), start);
         if (type == 's') {
             text = va_arg(ap, const char *);
             if (!text) text = "(null)";
@@ -111,7 +121,7 @@ int tprintf(const char *fmt, ...) {
             number_conversion(num, sizeof num, spec, type, longs, size, &ap);
             width = 0; /* padded by its own spec */
         }
-        size_t cols = columns(text), pad = width > 0 && (size_t)width > cols ? (size_t)width - cols : 0;
+        size_t cols = text_columns(text), pad = width > 0 && (size_t)width > cols ? (size_t)width - cols : 0;
         if (!left) written += printf("%*s", (int)pad, "");
         written += (int)fwrite(text, 1, strlen(text), stdout);
         if (left) written += printf("%*s", (int)pad, "");

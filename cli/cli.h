@@ -71,8 +71,11 @@ void report_error_json(const char *answer, const char *path);
 
 /* printf for the tables: a string's width is counted in terminal columns,
  * not bytes, so "9.57 µs" lines up under "354 ns" (printf's %10s counts the
- * two bytes of µ as two columns). Numbers and the rest as printf; stdout. */
+ * two bytes of µ as two columns); a width may be given as an argument (*).
+ * Numbers and the rest as printf; stdout. */
 int tprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The terminal columns text takes: its UTF-8 characters (tprintf pads by them). */
+size_t text_columns(const char *s);
 
 /* Numbers, all through the core's one formatter (rl_format_eng): "1.23 M"
  * + unit, seconds as "2.88 ns", "n/a" when not finite. */

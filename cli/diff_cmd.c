@@ -98,7 +98,7 @@ static void print_diff_totals(const cJSON *d) {
            cJSON_IsString(get(hw, "power_mode")) ? ", mode " : "", tstr(hw, "power_mode"), tstr(n, "precision"),
            tstr(opt, "mode"), word("sol", str(get(d, "sol"), "model")), word("granularity", str(get(d, "sol"), "granularity")));
     tprintf("  %-16s %14s %14s   %s\n", "", "old", "new", "change");
-    total_row(t, "time_s", "predicted time", "s");
+    total_row(t, "time_s", "speed of light", "s");
     total_row(t, "lower_bound_s", "lower bound", "s");
     total_row(t, "upper_bound_s", "upper bound", "s");
     total_row(t, "forecast_s", "forecast", "s");

@@ -38,7 +38,7 @@ static void print_headline(const cJSON *res) {
            eng(num(tot, "flops"), "", a, sizeof a), eng(num(tot, "matrix_flops"), "", b, sizeof b),
            eng(num(tot, "vector_flops"), "", c2, sizeof c2), eng(num(tot, "bytes"), "B", d, sizeof d),
            eng(num(tot, "fused_bytes"), "B", e, sizeof e), numf("%.2f", num(tot, "intensity")));
-    tprintf("\npredicted %s  (speed of light: %s, %s; limited by the %s)\n", tsec(total_t, a, sizeof a),
+    tprintf("\nfloor     %s  (speed of light: %s, %s; limited by the %s)\n", tsec(total_t, a, sizeof a),
            word("sol", str(ch, "model")), word("granularity", str(ch, "granularity")), word("bound", str(ch, "bound")));
     tprintf("          bounds %s ... %s; %s kernels, launch floor %s\n", tsec(num(ch, "lower_bound_s"), a, sizeof a),
            tsec(num(ch, "upper_bound_s"), b, sizeof b), numf("%g", num(ch, "kernels")), tsec(num(ch, "launch_floor_s"), c2, sizeof c2));
@@ -149,12 +149,12 @@ void print_measured(const cJSON *res, const layer_table *L, int top) {
            numf("%g", num(ms, "kernels")));
     if (cJSON_IsNumber(get(ms, "run_wall_s")))
         tprintf(" (%s a run, wall clock, %s)", tsec(num(ms, "run_wall_s"), b, sizeof b), tstr(ms, "statistic"));
-    tprintf("\n          predicted %s (%s, %s): measured is %sx the prediction\n", tsec(num(ms, "predicted_s"), a, sizeof a),
+    tprintf("\n          floor %s (speed of light: %s, %s): measured is %sx the floor\n", tsec(num(ms, "predicted_s"), a, sizeof a),
            word("sol", str(ch, "model")), word("granularity", str(ch, "granularity")), numf("%.3g", num(ms, "measured_over_predicted")));
     const cJSON *fc = get(res, "forecast");
-    if (cJSON_IsNumber(get(fc, "time_s")) && num(fc, "time_s") > 0)
-        tprintf("          forecast %s (%s): measured is %sx the forecast\n", tsec(num(fc, "time_s"), a, sizeof a),
-               !strcmp(str(fc, "basis"), "calibrated") ? "calibrated" : "analytic", numf("%.3g", total / num(fc, "time_s")));
+    if (cJSON_IsNumber(get(ms, "measured_over_forecast")))
+        tprintf("          forecast %s (%s): measured is %sx the forecast\n", tsec(num(ms, "forecast_s"), a, sizeof a),
+               !strcmp(str(fc, "basis"), "calibrated") ? "calibrated" : "analytic", numf("%.3g", num(ms, "measured_over_forecast")));
     tprintf("          %s of %s kernels matched to nodes (%s of the measured time); %s nodes measured, %s of them "
            "placed in a fused kernel by inference\n", numf("%g", num(ms, "matched")), numf("%g", num(ms, "kernels")),
            pct_of(num(ms, "matched_s"), total, b, sizeof b), numf("%g", num(ms, "nodes_measured")),

@@ -430,11 +430,16 @@ static void expect_finite_totals(rl_model *m, const char *text, const char *what
     const cJSON *ms = get(res, "measured");
     CHECK(cJSON_IsTrue(get(res, "ok")), "%s: analysis failed", what);
     static const char *const totals[] = {"total_s", "matched_s", "unmatched_s", "sol_s", "recoverable_s",
-                                         "measured_over_predicted"};
+                                         "measured_over_predicted", "forecast_s", "measured_over_forecast"};
     for (size_t i = 0; i < sizeof totals / sizeof *totals; i++) {
         double v = num(ms, totals[i]);
         CHECK(isfinite(v) && v >= 0, "%s: measured.%s = %g is not a finite, non-negative number", what, totals[i], v);
     }
+    /* the run against the forecast as well as the floor: the response's own forecast */
+    CHECK(num(ms, "forecast_s") == num(get(res, "forecast"), "time_s"), "%s: measured.forecast_s is forecast.time_s", what);
+    CHECK(fabs(num(ms, "measured_over_forecast") - num(ms, "total_s") / num(ms, "forecast_s")) <=
+              1e-12 * num(ms, "measured_over_forecast"),
+          "%s: measured over the forecast", what);
     cJSON_Delete(res);
 }
 

@@ -560,7 +560,7 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size, 
     add_totals_section(root, pg.graph, &pg, &t, &o, &arena);
     add_sol_section(root, &t);
     add_forecast_section(root, &t, &hw);
-    rl_measured_json(measured, root, rl_timing_chosen(&t)->time_s);
+    rl_measured_json(measured, root, rl_timing_chosen(&t)->time_s, t.forecast.time_s);
     add_roofline_section(root, &hw, &t);
     rl_parallel_json(par, root);
     /* the edges and modules the graph views draw, when asked for (graph_view.c) */

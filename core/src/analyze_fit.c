@@ -199,7 +199,7 @@ static int fit_one_run(const rl_fit_input *in, int run, const rl_hw *hw, fit_sam
     if (rl_analyze_parse_options(req, &o, &c, &dims, err) || rl_prepare_and_time(&c, &o, hw, &pg, &lt, &t) ||
         rl_timing_check(&t, pg.graph, err) || rl_analyze_attach_measured(&c, wrap, pg.graph, lt, hw, &m, err))
         goto done;
-    rl_measured_json(m, mo, rl_timing_chosen(&t)->time_s);
+    rl_measured_json(m, mo, rl_timing_chosen(&t)->time_s, t.forecast.time_s);
     const cJSON *measured = cJSON_GetObjectItemCaseSensitive(mo, "measured");
     if (!fs->format) fs->format = stack_of_format(cJSON_GetObjectItemCaseSensitive(measured, "format"));
     fs->launched[run] = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "matched"));

@@ -176,7 +176,7 @@ static void llm_rows(md *b, const cJSON *llm) {
 static void headline(md *b, const cJSON *d, bool base) {
     const cJSON *t = rl_json_get(d, "totals");
     title(b, d, base);
-    delta_row(b, "**predicted time**", rl_json_get(t, "time_s"), "s", true, base);
+    delta_row(b, "**speed of light**", rl_json_get(t, "time_s"), "s", true, base);
     const cJSON *lo = rl_json_get(t, "lower_bound_s"), *up = rl_json_get(t, "upper_bound_s");
     char a1[48], a2[48], b1[48], b2[48];
     rl_fmt_eng(b1, sizeof b1, rl_json_get_num(lo, "new"), "s", false);

@@ -35,9 +35,9 @@ static const struct metric {
     enum metric_kind kind;
     const char *key, *what;
 } metrics[] = {
-    {"time", "s", MK_TOTAL, "time_s", "predicted time (sol.chosen.time_s)"},
-    {"lower_bound", "s", MK_TOTAL, "lower_bound_s", "lower bound of the predicted time"},
-    {"upper_bound", "s", MK_TOTAL, "upper_bound_s", "upper bound of the predicted time"},
+    {"time", "s", MK_TOTAL, "time_s", "speed-of-light time, the floor (sol.chosen.time_s)"},
+    {"lower_bound", "s", MK_TOTAL, "lower_bound_s", "lower bound of the speed-of-light time"},
+    {"upper_bound", "s", MK_TOTAL, "upper_bound_s", "upper bound of the speed-of-light time"},
     {"forecast", "s", MK_TOTAL, "forecast_s", "the forecast on the profile's stack (forecast.time_s)"},
     {"energy", "J", MK_TOTAL, "energy_j", "energy per inference (sol.chosen.energy_j)"},
     {"flops", "FLOP", MK_TOTAL, "flops", "FLOPs of all layers"},

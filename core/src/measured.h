@@ -97,6 +97,8 @@ void rl_measured_layer_put(const rl_measured *m, int i, rl_layer_writer *w);
 
 /* Adds the "measured" section to the response: totals, the kernel groups
  * ranked by recoverable time, the per-op medians and every unmatched kernel.
- * `predicted_s` is the analysis's headline time (sol.chosen.time_s). */
-void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s);
+ * `predicted_s` is the analysis's headline time (sol.chosen.time_s), the
+ * floor; `forecast_s` its forecast (forecast.time_s; 0 or NaN: none). The
+ * measured total is set against both. */
+void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s, double forecast_s);
 #endif

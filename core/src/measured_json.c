@@ -114,7 +114,16 @@ static void add_by_op(const rl_measured *m, cJSON *mo) {
     }
 }
 
-void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s) {
+/* The measured total against the floor and against the forecast. */
+static void add_ratios(cJSON *mo, double total_s, double predicted_s, double forecast_s) {
+    rl_json_add_num(mo, "predicted_s", predicted_s);
+    rl_json_add_num(mo, "measured_over_predicted", predicted_s > 0 ? total_s / predicted_s : NAN);
+    /* how far the run is from what the stack was expected to take */
+    rl_json_add_num(mo, "forecast_s", forecast_s > 0 ? forecast_s : NAN);
+    rl_json_add_num(mo, "measured_over_forecast", forecast_s > 0 ? total_s / forecast_s : NAN);
+}
+
+void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s, double forecast_s) {
     if (!m) return;
     cJSON *mo = cJSON_AddObjectToObject(root, "measured");
     cJSON_AddStringToObject(mo, "format", rl_profile_format_name(m->p.format));
@@ -128,8 +137,7 @@ void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s) {
     else cJSON_AddNullToObject(mo, "run_wall_s");
     if (m->p.between_kernels_s >= 0) rl_json_add_num(mo, "between_kernels_s", m->p.between_kernels_s);
     else cJSON_AddNullToObject(mo, "between_kernels_s");
-    rl_json_add_num(mo, "predicted_s", predicted_s);
-    rl_json_add_num(mo, "measured_over_predicted", predicted_s > 0 ? m->total_s / predicted_s : NAN);
+    add_ratios(mo, m->total_s, predicted_s, forecast_s);
     double sol = 0, rec = 0, within = 0, within_unfused = 0, known_s = 0;
     int nodes_measured = 0, nodes_inferred = 0;
     for (int gi = 0; gi < m->n_groups; gi++) {

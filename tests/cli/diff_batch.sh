@@ -96,8 +96,8 @@ check "batch: stderr counts the failures" has "$TMP/err" "2 of 4 models could no
 run "$TMP/out" "$TMP/err" diff /dev/null "$M/diff_new.onnx" "${HW[@]}" --fail-if "time>+5%"
 check "new model: exit 0 ($rc)" test "$rc" -eq 0
 check "new model: the old side is named as none" has "$TMP/out" "old       none: a new model"
-check "new model: old figures are dashes" grep -qE '^  predicted time +- +[0-9.]+ ' "$TMP/out"
-check "new model: no zero for the old side" sh -c '! grep -qE "^  predicted time +0 s" "$1"' _ "$TMP/out"
+check "new model: old figures are dashes" grep -qE '^  speed of light +- +[0-9.]+ ' "$TMP/out"
+check "new model: no zero for the old side" sh -c '! grep -qE "^  speed of light +0 s" "$1"' _ "$TMP/out"
 check "new model: a gate of changes is not judged" has "$TMP/out" "gate      time>+5%: not judged"
 run "$TMP/out" "$TMP/err" diff /dev/null "$M/diff_new.onnx" "${HW[@]}" --fail-if "unsupported>0"
 check "new model: unsupported is judged and fails (exit $rc)" test "$rc" -eq 5
@@ -111,9 +111,14 @@ check "batch json: the last model still analysed" grep -q 'conv_net.onnx","ok":t
 run "$TMP/out" "$TMP/err" batch "$M/mlp.onnx" "$M/conv_net.onnx" "${HW[@]}"
 check "batch table exits 0 ($rc)" test "$rc" -eq 0
 check "batch table rows" test "$(wc -l <"$TMP/out")" -eq 3
+check "batch table: the forecast beside the speed of light" grep -qE '^model +layers +FLOPs +bytes +speed of light +forecast +limited by ' "$TMP/out"
+# names of two lengths: every row's layer count ends under the header's "layers"
+check "batch table: the columns line up" awk 'NR == 1 { e = index($0, "layers") + 5 }
+  NR > 1 && (substr($0, e, 1) !~ /[0-9]/ || substr($0, e + 1, 1) != " ") { bad = 1 } END { exit bad }' "$TMP/out"
 
 run "$TMP/out" "$TMP/err" batch "$M/mlp.onnx" "${HW[@]}" --format markdown
 check "batch markdown" grep -q '^| .*mlp.onnx | 4 | 19.3 kFLOP | ' "$TMP/out"
+check "batch markdown: the forecast beside the speed of light" grep -qF '| speed of light | forecast | limited by |' "$TMP/out"
 
 # A file name cannot mention, link or start math in batch's Markdown: the
 # core's escaping (rl_markdown_text), as in the diff's comment.
