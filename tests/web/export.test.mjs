@@ -23,6 +23,12 @@ test('Markdown summary: what a review needs, from the response', { skip }, async
   assert.equal(top.length, 10);
   const slowest = res.layers.slice().sort((a, b) => b.t - a.t || b.bytes - a.bytes || a.index - b.index)[0];
   assert.ok(top[0].startsWith(`| ${slowest.name.replace(/[|\\`*_[\]<>#]/g, (c) => '\\' + c)} |`), top[0]);
+  // the forecast beside the speed of light: the response's figures, and what they rest on
+  const { eng, times } = await import(join(ROOT, 'web/js/format.js'));
+  const f = res.forecast;
+  assert.ok(md.includes(`- **Forecast:** ${eng(f.time_s, 's')}, ${times(f.headroom)} the speed of light; an analytic estimate for ${f.stack}; energy ${eng(f.energy_j, 'J')}`), md);
+  assert.equal(top[0].split(' | ')[4], eng(slowest.forecast_s, 's'), top[0]);
+  assert.ok(md.split('\n')[2].startsWith(`About ${eng(f.time_s, 's')} per inference on NVIDIA Jetson AGX Orin`), md);
   assert.match(md, new RegExp(`Warnings \\(${res.warnings.length}\\)`));
   assert.match(md, /\[Open in rooflens\]\(https:\/\/rooflens\.example\/#example=x\)\n$/);
   const local = toMarkdown(res, { file: 'block.onnx', link: 'https://rooflens.example/#file=block.onnx', localFile: true });

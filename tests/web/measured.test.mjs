@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { SITE, CLI, FIXTURES, NODE_WASM, serve, cliJson, loadNodeCore, CHROMIUM_ARGS, browserPrerequisites, browserSession } from './helpers.mjs';
+import { SITE, CLI, FIXTURES, ROOT, NODE_WASM, serve, cliJson, loadNodeCore, CHROMIUM_ARGS, browserPrerequisites, browserSession } from './helpers.mjs';
 
 const M = (n) => join(FIXTURES, 'measured', n);
 const MODEL = M('small_cnn.onnx');
@@ -76,6 +76,12 @@ test('page: a profile dropped onto the model shows measured time, the time lost 
   assert.equal(cli.measured.statistic, 'mean');
   assert.match(await page.textContent('[data-testid=measured-summary]'), new RegExp(`each kernel's mean over ${cli.measured.runs} runs`));
   assert.match(await page.textContent('[data-testid=measured-unmatched] summary'), /2 kernels name no layer/);
+  // the run against the floor and the forecast: the core's ratios, as the CLI prints them
+  const { eng, times } = await import(join(ROOT, 'web/js/format.js'));
+  const ms = cli.measured;
+  assert.ok(ms.forecast_s === cli.forecast.time_s && ms.measured_over_forecast > 0, JSON.stringify(ms));
+  assert.ok((await page.textContent('[data-testid=measured-summary]')).includes(
+    `${times(ms.measured_over_predicted)} the speed of light of ${eng(ms.predicted_s, 's')} and ${times(ms.measured_over_forecast)} the forecast of ${eng(ms.forecast_s, 's')}.`));
 
   // the layer table's measured column, and a row of the ranked table selects its layer
   const measuredCells = await page.$$eval('[data-testid=layer-table] tbody tr[data-index]', (trs) => {

@@ -63,7 +63,7 @@ test('a fixture model: its open sizes are asked for first; then the summary equa
 });
 
 test('one answer: the summary, both stars, the layer times and the Markdown carry the chosen model\'s time and energy', { skip }, async () => {
-  const { eng } = await import(join(ROOT, 'web/js/format.js'));
+  const { eng, times } = await import(join(ROOT, 'web/js/format.js'));
   const page = await openPage();
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   const cli = cliJson(MODEL('transformer_block.onnx'), ['--hw', 'h100-sxm', '--dim', 'seq=16', '--batch', '1']);
@@ -92,8 +92,14 @@ test('one answer: the summary, both stars, the layer times and the Markdown carr
   await page.waitForFunction(() => document.querySelector('[data-testid=share-link]').textContent.length > 0);
   let md = await page.evaluate(() => navigator.clipboard.readText().catch(() => ''));
   if (!md.startsWith('## ')) md = await page.locator('[data-testid=share-link]').textContent();
-  assert.ok(md.includes(`**Predicted time:** ${eng(ch.time_s, 's')} (bounds ${eng(ch.lower_bound_s, 's')} … ${eng(ch.upper_bound_s, 's')})`) &&
+  assert.ok(md.includes(`**Speed of light:** ${eng(ch.time_s, 's')} (bounds ${eng(ch.lower_bound_s, 's')} … ${eng(ch.upper_bound_s, 's')})`) &&
     md.includes(`energy ${eng(ch.energy_j, 'J')}`), md);
+  // the forecast beside it, the CLI's figures, on the summary and in the review
+  const fc = cli.forecast;
+  assert.equal(await page.locator('[data-testid=forecast-time]').textContent(), eng(fc.time_s, 's'));
+  assert.equal(await page.locator('[data-testid=forecast-energy]').textContent(), eng(fc.energy_j, 'J'));
+  assert.ok(md.includes(`**Forecast:** ${eng(fc.time_s, 's')}, ${times(fc.headroom)} the speed of light; an analytic estimate for `) &&
+    md.includes(`; energy ${eng(fc.energy_j, 'J')}`), md);
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });

@@ -296,10 +296,18 @@ test('Markdown for a review: file, device, precision, dims, headline with bounds
   assert.match(md, /^## rooflens: bert\\_base\.onnx on NVIDIA Jetson AGX Orin .*, power mode MAXN/);
   assert.match(md, /\*\*Precision:\*\* fp32/);
   assert.match(md, /\*\*Dims:\*\* batch=1 \(batch\), seq=128 \(set\)/);
-  assert.match(md, /\*\*Predicted time:\*\* [\d.]+ [mµ]s \(bounds [\d.]+ [mµ]?s … [\d.]+ [mµ]?s\)/);
+  assert.match(md, /\*\*Speed of light:\*\* [\d.]+ [mµ]s \(bounds [\d.]+ [mµ]?s … [\d.]+ [mµ]?s\)/);
+  // the answer in one sentence, and the forecast beside the floor, with what it rests on
+  assert.match(md, /\n\nAbout [\d.]+ [mµ]s per inference on NVIDIA Jetson AGX Orin .* its fused speed of light is [\d.]+ [mµ]s/);
+  assert.match(md, /\*\*Forecast:\*\* [\d.]+ [mµ]s, [\d.]+× the speed of light; an analytic estimate for TensorRT/);
   const rows = md.split('\n').filter((l) => /^\| \/layers|^\| \//.test(l));
   assert.equal(rows.length, 10, md);
-  assert.match(md, /Slowest 10 of \d+ layers/);
+  // each row: a speed of light, its share, then its forecast, both times
+  for (const r of rows) {
+    const [, , sol, , fc] = r.split(' | ');
+    assert.ok([sol, fc].every((x) => /^[\d.]+ [nµm]?s$/.test(x)), r);
+  }
+  assert.match(md, /Slowest 10 of \d+ layers at the speed of light/);
   assert.match(md, /Warnings \(\d+\):\n\n- /);
   assert.match(md, /\[Open in rooflens\]\(http:\/\/127\.0\.0\.1:\d+\/#example=bert_base&hw=jetson-agx-orin/);
   assert.ok(res.file === 'bert_base.onnx');

@@ -411,7 +411,7 @@ export class Charts {
     const layerSets = this.layerSets(this.timePoint);
     const mp = ro.model_point, hl = headline(res);
     const star = this.starSet(mp?.intensity, mp?.flops_per_s,
-      `whole model: ${eng(mp?.intensity, 'FLOP/B')}, ${eng(mp?.flops_per_s, 'FLOP/s')}; predicted time ${eng(hl.time_s, 's')}`);
+      `whole model: ${eng(mp?.intensity, 'FLOP/B')}, ${eng(mp?.flops_per_s, 'FLOP/s')}; speed of light ${eng(hl.time_s, 's')}`);
     // Points of other views: the LLM panel's phases, a measured profile's kernels (measured.js).
     const extraSets = this.extra.map((p, i) => ({ type: 'scatter', label: p.label, rl: 'extra', order: 0,
       data: p.intensity > 0 && p.flops_per_s > 0 ? [{ x: p.intensity, y: p.flops_per_s, note: p.note }] : [],

@@ -15,7 +15,7 @@ export const COLUMNS = [
   num('flops', 'FLOPs', 'FLOP'),
   num('bytes', 'Bytes', 'B', 'bytes the layer moves (inputs, weights and outputs)'),
   num('intensity', 'Intensity', 'FLOP/B', 'arithmetic intensity: FLOPs per byte moved'),
-  num('t', 'Time', 's', 'predicted time of the layer'),
+  num('t', 'Speed of light', 's', 'the layer\'s speed-of-light time: its share of the chosen speed-of-light model\'s'),
   num('forecast_s', 'Forecast', 's', 'what the layer is expected to take on the profile\'s software stack (its share of the forecast)'),
   { key: 'headroom', label: 'Headroom', type: 'times', title: 'forecast / speed of light: how far the stack is from the floor on this layer' },
   { key: 'bound', label: 'Limited by', type: 'word', kind: 'bound', title: 'what sets the layer\'s time: compute, memory bandwidth, the launch floor or the power floor' },

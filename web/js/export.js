@@ -1,7 +1,7 @@
 // Exports: CSV of the layer rows, the full JSON response, a Markdown summary,
 // PNG of a chart. Pure functions plus a download helper.
-import { eng, shapes, pct } from './format.js';
-import { headline, boundPhrase } from './figures.js';
+import { eng, shapes, pct, times } from './format.js';
+import { headline, headlineSentence, boundPhrase, forecastFigures, forecastBasisPhrase } from './figures.js';
 import { wordName } from './words.js';
 
 /** The request for the layer table as CSV: the shown analysis's request
@@ -48,7 +48,8 @@ export function batchNote(res) {
 
 /**
  * A review comment: what was analysed (file, device and mode, precision,
- * dims), the headline with its bounds, the ten slowest layers, the warnings
+ * dims), the answer in one sentence, the speed of light with its bounds and
+ * the forecast beside it, the ten slowest layers, the warnings
  * and the link.
  * @param {object} res the core's response
  * @param {{file: string, link: string|null, localFile: boolean}} where
@@ -61,6 +62,8 @@ export function toMarkdown(res, { file = 'model', link = null, localFile = false
   const mode = hw.power_mode ? `, power mode ${mdEscape(hw.power_mode_name || hw.power_mode)}` : '';
   out.push(`## rooflens: ${mdEscape(file)} on ${mdEscape(hw.name)}${mode}`);
   out.push('');
+  out.push(mdEscape(headlineSentence(res)));
+  out.push('');
   const prec = h.requested_precision && h.requested_precision !== h.precision
     ? `${h.precision} (asked for ${h.requested_precision})` : `${h.precision}${o.precision === 'model' ? ' (the model\'s dtypes)' : ''}`;
   out.push(`- **Precision:** ${mdEscape(prec)}; ${o.mode}; speed-of-light model ${wordName('sol', h.model ?? o.sol)}, ${wordName('granularity', h.granularity ?? o.granularity)}`);
@@ -68,8 +71,13 @@ export function toMarkdown(res, { file = 'model', link = null, localFile = false
   // Every input's name, dtype and shape as analysed (a fixed-shape model too).
   const inputs = (m.inputs || []).map((i) => `${mdEscape(i.name)} ${shapes([i])}`);
   if (inputs.length) out.push(`- **Inputs:** ${inputs.join('; ')}`);
-  out.push(`- **Predicted time:** ${eng(h.time_s, 's')} (bounds ${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}), ` +
+  out.push(`- **Speed of light:** ${eng(h.time_s, 's')} (bounds ${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}), ` +
     `limited by ${boundPhrase(h.bound)}` + (h.energy_j !== null ? `; energy ${eng(h.energy_j, 'J')}` : '; energy: the profile has no energy figures'));
+  const f = forecastFigures(res);
+  if (f) {
+    out.push(`- **Forecast:** ${eng(f.time_s, 's')}, ${times(f.headroom)} the speed of light; ${mdEscape(forecastBasisPhrase(f))}` +
+      (f.energy_j !== null ? `; energy ${eng(f.energy_j, 'J')}` : ''));
+  }
   out.push(`- **Model:** ${t.layers} layers, ${eng(m.params)} parameters, ${eng(t.flops, 'FLOP')}, ${eng(t.bytes, 'B')} moved, ` +
     `intensity ${eng(t.intensity, 'FLOP/B')} (time balance ${eng(res.roofline.time_balance, 'FLOP/B')})` +
     (h.kernels !== null ? `; ${h.kernels} kernels, launch floor ${eng(h.launch_floor_s, 's')}` : ''));
@@ -79,12 +87,13 @@ export function toMarkdown(res, { file = 'model', link = null, localFile = false
   if (layers.length) {
     const total = layers.reduce((s, l) => s + (l.t || 0), 0);
     const top = layers.slice().sort((a, b) => (b.t || 0) - (a.t || 0) || (b.bytes || 0) - (a.bytes || 0) || a.index - b.index).slice(0, TOP_LAYERS);
-    out.push(`Slowest ${top.length} of ${layers.length} layers:`);
+    out.push(`Slowest ${top.length} of ${layers.length} layers at the speed of light:`);
     out.push('');
-    out.push('| layer | op | time | share | bound | FLOPs | bytes | intensity |');
-    out.push('| --- | --- | --- | --- | --- | --- | --- | --- |');
+    out.push('| layer | op | speed of light | share | forecast | bound | FLOPs | bytes | intensity |');
+    out.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const l of top) {
-      out.push(`| ${mdEscape(l.name || `#${l.index}`)} | ${mdEscape(l.op)} | ${eng(l.t, 's')} | ${pct(total > 0 ? l.t / total : 0)} | ${l.bound ?? '–'} | ` +
+      const fc = Number.isFinite(l.forecast_s) ? eng(l.forecast_s, 's') : '–';
+      out.push(`| ${mdEscape(l.name || `#${l.index}`)} | ${mdEscape(l.op)} | ${eng(l.t, 's')} | ${pct(total > 0 ? l.t / total : 0)} | ${fc} | ${l.bound ?? '–'} | ` +
         `${eng(l.flops, 'FLOP')} | ${eng(l.bytes, 'B')} | ${eng(l.intensity, 'FLOP/B')} |`);
     }
     out.push('');

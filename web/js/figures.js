@@ -36,6 +36,24 @@ export function headline(res) {
   };
 }
 
+/** The forecast beside the floor (docs/model.md §12): null when the
+ * response has none. `basis` says what it rests on. */
+export function forecastFigures(res) {
+  const f = res?.forecast;
+  if (!f || num(f.time_s) === null) return null;
+  return {
+    time_s: f.time_s, floor_s: num(f.floor_s), headroom: num(f.headroom), energy_j: num(f.energy_j),
+    basis: f.basis === 'calibrated' ? 'calibrated' : 'analytic', stack: f.stack || null, clamped: f.clamped === true,
+  };
+}
+
+/** What a forecast rests on, in words: "an analytic estimate for TensorRT
+ * with CUDA graphs" or "fitted on measured runs of ONNX Runtime …". */
+export function forecastBasisPhrase(f) {
+  const stack = f?.stack || 'a tuned engine';
+  return f?.basis === 'calibrated' ? `fitted on measured runs of ${stack}` : `an analytic estimate for ${stack}`;
+}
+
 /** The three speed-of-light models, each with its own time, bounds and kernels. */
 export function solRows(res) {
   return ['unfused', 'fused', 'fused_prefetched'].filter((m) => res?.sol?.[m]).map((model) => {

@@ -10,7 +10,7 @@ import { eng, exact, count } from './format.js';
 import { whiteBackground, logAxis, seriesLegend } from './chart-kit.js';
 import { el } from './dom.js';
 import { wordName } from './words.js';
-import { boundPhrase } from './figures.js';
+import { boundPhrase, forecastFigures, forecastBasisPhrase } from './figures.js';
 import { chartClass } from './chart-lib.js';
 import { llmDefaultState, llmRequestMember, MAX_TOKENS, BITS } from './llm-state.js';
 
@@ -236,9 +236,9 @@ export class LlmPanel {
     'llm-tpot', L.tpot_s);
     item('Tokens/s', eng(L.tokens_per_s), 'batch × generated tokens ÷ decode time', 'llm-tokens-per-s', L.tokens_per_s);
     // the forecast of the same passes on the profile's stack (the figures above are the floor)
-    const F = L.forecast, stack = res.forecast?.stack, basis = res.forecast?.basis;
+    const F = L.forecast;
     if (F && Number.isFinite(F.ttft_s) && Number.isFinite(F.tpot_s)) {
-      const on = `${basis === 'calibrated' ? 'fitted on measured runs of' : 'an analytic estimate for'} ${stack || 'a tuned engine'}; ` +
+      const on = `${forecastBasisPhrase(forecastFigures(res))}; ` +
         'the time to first token and time per output token above are the speed of light';
       item('Forecast: time to first token', eng(F.ttft_s, 's'), `${exact(F.ttft_s, 's')}, ${on}`, 'llm-forecast-ttft', F.ttft_s);
       item('Forecast: time per output token', eng(F.tpot_s, 's'),

@@ -102,7 +102,7 @@ export class MeasuredView {
     state.measuredFile = this.profile ? this.profile.name : null;
     if (!name || this.profile) return null;
     return `This link was made with measurements attached locally (“${name}”); they never left that browser. ` +
-      'Attach the profile again to compare it with the prediction.';
+      'Attach the profile again to compare it with the speed of light and the forecast.';
   }
 
   /** Adds text to the page's notice, after what is there. */
@@ -144,8 +144,8 @@ export class MeasuredView {
     p.appendChild(el('strong', `Measured ${eng(ms.total_s, 's')}`, { title: exact(ms.total_s, 's') }));
     p.append(` in ${count(ms.kernels)} kernels (${FORMAT_NAMES[ms.format] || ms.format} “${this.profile?.name ?? ''}”, ${runs})` +
       `${ms.run_wall_s ? `, ${eng(ms.run_wall_s, 's')} a run by the wall clock (${ms.statistic})` : ''}: ` +
-      `${times(ms.measured_over_predicted)} the predicted ` +
-      `${eng(ms.predicted_s, 's')}. ${count(ms.matched)} kernels matched to layers (${pct(ms.matched_s / ms.total_s)} of the ` +
+      `${times(ms.measured_over_predicted)} the speed of light of ${eng(ms.predicted_s, 's')}` +
+      `${Number.isFinite(ms.measured_over_forecast) ? ` and ${times(ms.measured_over_forecast)} the forecast of ${eng(ms.forecast_s, 's')}` : ''}. ${count(ms.matched)} kernels matched to layers (${pct(ms.matched_s / ms.total_s)} of the ` +
       `time); ${count(ms.nodes_measured)} layers measured, ${count(ms.nodes_inferred)} of them placed in a fused kernel ` +
       `by inference. Speed of light of the matched kernels ${eng(ms.sol_s, 's')}: efficiency ${pct(ms.efficiency)}, ` +
       `${eng(ms.recoverable_s, 's')} lost against it; the speed of light is at most the measured time for ` +

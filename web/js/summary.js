@@ -3,9 +3,9 @@
 // table of speed-of-light models and the warnings.
 import { app, prefillDims } from './app.js';
 import { llmDefaultState } from './llm-state.js';
-import { eng, exact, count } from './format.js';
+import { eng, exact, count, times } from './format.js';
 import { dimsText, batchNote } from './export.js';
-import { headline, headlineSentence, solRows } from './figures.js';
+import { headline, headlineSentence, solRows, forecastFigures, forecastBasisPhrase } from './figures.js';
 import { wordName, wordMeaning, glossary } from './words.js';
 import { $, el } from './dom.js';
 
@@ -40,11 +40,11 @@ export function titleLines(res) {
     `precision ${prec}, ${o.mode}, speed of light ${wordName('sol', h.model ?? o.sol)} (${wordName('granularity', h.granularity ?? o.granularity)}); dims: ${dimsText(res)}${batchNote(res)}`];
 }
 
-/** Predicted time of each speed-of-light model, the chosen one marked. */
+/** The time of each speed-of-light model, the chosen one marked. */
 function solTable(res, h) {
-  const wrap = el('div', null, { class: 'sol-wrap', tabindex: '0', role: 'region', 'aria-label': 'Predicted time of each speed-of-light model' });
+  const wrap = el('div', null, { class: 'sol-wrap', tabindex: '0', role: 'region', 'aria-label': 'Time of each speed-of-light model' });
   const tbl = el('table');
-  tbl.appendChild(el('caption', 'Predicted time of each speed-of-light model', { class: 'visually-hidden' }));
+  tbl.appendChild(el('caption', 'Time of each speed-of-light model', { class: 'visually-hidden' }));
   const head = tbl.createTHead().insertRow();
   for (const c of ['speed-of-light model', 'time', 'bounds', 'kernels', 'limited by']) head.appendChild(el('th', c));
   const body = tbl.createTBody();
@@ -120,9 +120,21 @@ export function renderSummary(res) {
   dd(dl, 'Bounds', `${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}`,
     `bounds of the ${sol} model: lower ${exact(h.lower_bound_s, 's')}, upper ${exact(h.upper_bound_s, 's')}`);
   if (h.energy_j !== null) {
-    const e = dd(dl, 'Energy', eng(h.energy_j, 'J'), `${exact(h.energy_j, 'J')}; average power ${exact(h.avg_power_w, 'W')}` +
+    const e = dd(dl, 'Energy at the speed of light', eng(h.energy_j, 'J'), `${exact(h.energy_j, 'J')}; average power ${exact(h.avg_power_w, 'W')}` +
       (h.power_budget_w ? ` (budget ${exact(h.power_budget_w, 'W')})` : ''));
     e.dataset.testid = 'predicted-energy';
+  }
+  // the forecast beside the floor, and what it rests on (the core's figures)
+  const f = forecastFigures(res);
+  if (f) {
+    const fv = dd(dl, `Forecast (${f.basis === 'calibrated' ? 'fitted to measured runs' : 'analytic estimate'})`, eng(f.time_s, 's'), `${exact(f.time_s, 's')}: ${times(f.headroom)} the speed of light; ` +
+      `${forecastBasisPhrase(f)}${f.clamped ? ' (held at the speed of light: its kernels alone came out shorter)' : ''}`);
+    fv.dataset.testid = 'forecast-time';
+    if (f.energy_j !== null) {
+      const fe = dd(dl, 'Energy at the forecast', eng(f.energy_j, 'J'),
+        `${exact(f.energy_j, 'J')}: the work's energy plus static power over the forecast time`);
+      fe.dataset.testid = 'forecast-energy';
+    }
   }
   dd(dl, 'Limited by', wordName('bound', h.bound), `${wordMeaning('bound', h.bound)} Launch floor ${exact(h.launch_floor_s, 's')} (${h.kernels} kernels)`);
   const unsup = t.unsupported_ops || [];

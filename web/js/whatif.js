@@ -19,6 +19,7 @@ const DEVICES_COLOR = '#31a354';   // the compare bar of a row over its devices
 const FORECAST_COLOR = '#756bb1';  // the compare bar of a device's forecast, apart from the floors' blues
 /** The forecast beside a study row's floor: the core's forecast_s (the profile's stack), never below the floor. */
 const forecastHead = () => wordTitle('term', 'forecast');
+const solHead = () => wordTitle('term', 'speed_of_light');
 const forecastCell = (r) => ({ text: eng(r.forecast_s, 's'), value: r.forecast_s, title: `${exact(r.forecast_s, 's')}: what the profile's software stack is forecast to take`,
   key: 'forecast_s', cls: 'n' });
 // Suggested when the compare view is first opened: one device of each kind.
@@ -481,7 +482,7 @@ export class WhatIfViews {
         }] : [])],
       },
       options: baseOptions({ type: 'category', ticks: { autoSkip: false, maxRotation: 40, font: { size: 11 } } },
-        axis('logarithmic', 'Predicted time per inference (s)', 's', tlo, thi),
+        axis('logarithmic', 'Time per inference (s)', 's', tlo, thi),
         { tooltip: { callbacks: { label: (it) => `${it.dataset.label}: ${eng(it.raw, 's')}` } } }),
     });
     // energy is one device's (the core gives none for a group): a group gets no energy bar
@@ -572,9 +573,9 @@ export class WhatIfViews {
         datasets: [
           { label: 'roofline FLOP/s (ceiling at the intensity)', data: rows.map((r) => ({ x: r.batch, y: r.attainable_flops_per_s })),
             borderColor: '#2ca02c', backgroundColor: '#2ca02c', pointRadius: 3, yAxisID: 'y' },
-          { label: 'predicted FLOP/s', data: rows.map((r) => ({ x: r.batch, y: r.predicted_flops_per_s })),
+          { label: 'FLOP/s at the speed of light', data: rows.map((r) => ({ x: r.batch, y: r.predicted_flops_per_s })),
             borderColor: '#1f77b4', backgroundColor: '#1f77b4', pointRadius: 3, yAxisID: 'y' },
-          { label: 'time per sample', data: rows.map((r) => ({ x: r.batch, y: r.time_per_sample_s })),
+          { label: 'speed-of-light time per sample', data: rows.map((r) => ({ x: r.batch, y: r.time_per_sample_s })),
             borderColor: '#9467bd', backgroundColor: '#9467bd', pointRadius: 3, borderDash: [4, 3], yAxisID: 'y2' },
         ],
       },
@@ -595,7 +596,7 @@ export class WhatIfViews {
     const failed = all.filter((r) => r.error).map((r) => `batch ${r.batch}: ${r.error.message}`);
     this.q('#sweep-note').textContent = [study.note || '', ...failed].join(' ');
     fillTable(this.q('#sweep-table'),
-      ['Batch', 'FLOPs', 'Bytes', 'Intensity (FLOP/B)', 'Roofline FLOP/s', 'Predicted FLOP/s', 'Time', forecastHead(), 'Time per sample', 'Energy per sample', 'Bound'],
+      ['Batch', 'FLOPs', 'Bytes', 'Intensity (FLOP/B)', 'Roofline FLOP/s', 'FLOP/s at the speed of light', solHead(), forecastHead(), 'Speed-of-light time per sample', 'Energy per sample', 'Bound'],
       rows.map((r) => ({
         attrs: { 'data-batch': String(r.batch), class: r.batch === crit ? 'chosen' : '' },
         cells: [
@@ -664,7 +665,7 @@ export class WhatIfViews {
     this.chart('power', this.q('#power-chart'), {
       type: 'scatter',
       data: { datasets: sets },
-      options: { ...baseOptions(scale(ts, 'Predicted time per inference (s)', 's'), scale(es, 'Energy per inference (J)', 'J')),
+      options: { ...baseOptions(scale(ts, 'Speed-of-light time per inference (s)', 's'), scale(es, 'Energy per inference (J)', 'J')),
         // each legend entry is drawn as its mark: the diamond, the dots, the front as a line through dots
         plugins: { legend: seriesLegend(),
           rlMarkers: { lines },
@@ -691,7 +692,7 @@ export class WhatIfViews {
     use.dataset.mode = rec?.mode || '';
     use.textContent = rec ? `Analyse in ${rec.mode}` : '';
     fillTable(this.q('#power-table'),
-      ['Mode', 'Time', forecastHead(), 'Slowdown', 'Energy', 'Average power', 'Time in compute-bound layers', 'Pareto'],
+      ['Mode', solHead(), forecastHead(), 'Slowdown', 'Energy', 'Average power', 'Time in compute-bound layers', 'Pareto'],
       rows.map((r) => ({
         attrs: { 'data-mode': r.mode, class: r.mode === study.recommended ? 'chosen' : '' },
         cells: [
