@@ -682,11 +682,13 @@ static void test_netron(void) {
     cJSON_ArrayForEach(l, get(res, "layers")) {
         const char *name = cJSON_GetStringValue(get(l, "name"));
         layers++;
-        static const char *const always[] = {"flops", "bytes", "intensity", "predicted_s", "bound", "energy_j"};
+        static const char *const always[] = {"flops", "bytes", "intensity", "predicted_s", "forecast_s", "bound", "energy_j"};
         for (size_t i = 0; i < sizeof always / sizeof *always; i++)
             CHECK(netron_entry(met, "node", name, always[i]), "netron: node %s has %s", name, always[i]);
         const cJSON *e = netron_entry(met, "node", name, "predicted_s");
         if (e) CHECK_NEAR(get(e, "value")->valuedouble, num(l, "t"), 1e-5, "netron: predicted_s = layer t");
+        e = netron_entry(met, "node", name, "forecast_s");
+        if (e) CHECK_NEAR(get(e, "value")->valuedouble, num(l, "forecast_s"), 1e-5, "netron: forecast_s = the layer's");
         if (cJSON_IsNumber(get(l, "measured_s"))) {
             e = netron_entry(met, "node", name, "measured_s");
             CHECK(e && check_close(get(e, "value")->valuedouble, num(l, "measured_s"), 1e-5), "netron: %s measured_s", name);
@@ -699,6 +701,8 @@ static void test_netron(void) {
     CHECK(e && check_close(get(e, "value")->valuedouble, num(get(res, "totals"), "flops"), 1e-5), "netron: model flops");
     CHECK(netron_entry(met, "model", "", "measured_s") != NULL, "netron: model measured_s");
     CHECK(netron_entry(met, "graph", "small_cnn", "predicted_s") != NULL, "netron: graph totals");
+    e = netron_entry(met, "model", "", "forecast_s");
+    CHECK(e && check_close(get(e, "value")->valuedouble, num(get(res, "forecast"), "time_s"), 1e-5), "netron: model forecast_s");
     CHECK(netron_entry(meta, "model", "", "hardware") != NULL, "netron: hardware in the metadata");
     cJSON_Delete(att);
     cJSON_Delete(res);

@@ -51,7 +51,8 @@ typedef struct figure {
 
 static const figure node_figures[] = {
     {"flops", "flops"}, {"bytes", "bytes"}, {"intensity", "intensity"},
-    {"predicted_s", "t"}, {"t_compute", "t_compute"}, {"t_memory", "t_memory"}, {"bound", "bound"},
+    {"predicted_s", "t"}, {"forecast_s", "forecast_s"}, {"headroom", "headroom"},
+    {"t_compute", "t_compute"}, {"t_memory", "t_memory"}, {"bound", "bound"},
     {"energy_j", "energy_j"}, {"precision", "precision"},
     {"measured_s", "measured_s"}, {"efficiency", "efficiency"}, {"recoverable_s", "recoverable_s"},
     {"achieved_flops_per_s", "achieved_flops_per_s"}, {"measured_how", "measured_how"},
@@ -98,6 +99,10 @@ static void model_items(cJSON *meta, cJSON *met, const cJSON *res, int unnamed) 
             item(met, kind, target, model_figures[i].name, rl_json_get(tot, model_figures[i].key));
         item(met, kind, target, "predicted_s", rl_json_get(ch, "time_s"));
         item(met, kind, target, "bound", rl_json_get(ch, "bound"));
+        /* the forecast beside the floor (predicted_s), and its energy */
+        const cJSON *fc = rl_json_get(res, "forecast");
+        item(met, kind, target, "forecast_s", rl_json_get(fc, "time_s"));
+        item(met, kind, target, "forecast_energy_j", rl_json_get(fc, "energy_j"));
         const cJSON *ms = rl_json_get(res, "measured");
         if (ms) {
             item(met, kind, target, "measured_s", rl_json_get(ms, "total_s"));
