@@ -137,7 +137,7 @@ static void print_diff_layers(const cJSON *d, int top) {
     int shown = top > 0 && top < total ? top : total;
     if (shown > cJSON_GetArraySize(changes)) shown = cJSON_GetArraySize(changes);
     if (total) {
-        tprintf("\n%-32s %-22s %12s %12s %12s  %s\n", "layer (most changed first)", "op", "time", "FLOPs", "bytes",
+        tprintf("\n%-32s %-22s %14s %12s %12s  %s\n", "layer (most changed first)", "op", "speed of light", "FLOPs", "bytes",
                "bound");
         const cJSON *ch = changes ? changes->child : NULL;
         for (int i = 0; i < shown && ch; i++, ch = ch->next) {
@@ -157,12 +157,12 @@ static void print_diff_layers(const cJSON *d, int top) {
                 if (strcmp(str(bd, "old"), str(bd, "new")))
                     snprintf(bounds, sizeof bounds, "%s > %s", word("bound", str(bd, "old")), word("bound", str(bd, "new")));
                 else snprintf(bounds, sizeof bounds, "%s", word("bound", str(bd, "new")));
-                tprintf("%-32s %-22s %12s %12s %12s  %s\n", name, op, signed_fmt(num(get(L, "t"), "delta"), "s", a, sizeof a),
+                tprintf("%-32s %-22s %14s %12s %12s  %s\n", name, op, signed_fmt(num(get(L, "t"), "delta"), "s", a, sizeof a),
                        signed_fmt(num(get(L, "flops"), "delta"), "", b, sizeof b),
                        signed_fmt(num(get(L, "bytes"), "delta"), "B", e, sizeof e), bounds);
             } else {
                 double sg = kind[0] == 'a' ? 1 : -1;
-                tprintf("%-32s %-22s %12s %12s %12s  %s\n", name, op, signed_fmt(sg * num(L, "t"), "s", a, sizeof a),
+                tprintf("%-32s %-22s %14s %12s %12s  %s\n", name, op, signed_fmt(sg * num(L, "t"), "s", a, sizeof a),
                        signed_fmt(sg * num(L, "flops"), "", b, sizeof b), signed_fmt(sg * num(L, "bytes"), "B", e, sizeof e),
                        word("bound", str(L, "bound")));
             }

@@ -331,9 +331,9 @@ static void changed_layers(md *b, const cJSON *d, int top, bool base) {
     size_t shown = n < (size_t)top ? n : (size_t)top;
     if (base) putf(b, "\n#### %s changed layers\n\n", shown < n ? "Most" : "All");
     else putf(b, "\n#### %s layers\n\n", shown < n ? "Slowest" : "All");
-    put(b, base ? "| layer | op | time | \xce\x94 time | \xce\x94 FLOPs | \xce\x94 bytes | bound |\n"
+    put(b, base ? "| layer | op | speed of light | \xce\x94 speed of light | \xce\x94 FLOPs | \xce\x94 bytes | bound |\n"
                   "| --- | --- | ---: | ---: | ---: | ---: | --- |\n"
-                : "| layer | op | time | FLOPs | bytes moved | bound |\n| --- | --- | ---: | ---: | ---: | --- |\n");
+                : "| layer | op | speed of light | FLOPs | bytes moved | bound |\n| --- | --- | ---: | ---: | ---: | --- |\n");
     const cJSON *ch = changes->child;
     const size_t since = b->n;
     size_t i = 0;
