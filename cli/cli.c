@@ -109,7 +109,8 @@ int tprintf(const char *fmt, ...) {
         char spec[32], num[512];
         const char *text = num;
         if (star) /* the spec of a number conversion with its width written out */
-            snprintf(spec, sizeof spec, "%.*s%d%.*s", (int)(flags_end - start), start, width, (int)(p - flags_end - 1), flags_end + 1);
+            snprintf(spec, sizeof spec, "%.*s%s%d%.*s", (int)(flags_end - start), start, left ? "-" : "", width,
+                     (int)(p - flags_end - 1), flags_end + 1);
         else
             snprintf(spec, sizeof spec, "%.*s", (int)(p - start), start);
         if (type == 's') {

@@ -113,9 +113,19 @@ static void print_cells(const cJSON *unused) {
     tprintf("[%10s|%10s|%-9s|%6.2f|%5d|%zu%%]\n", "9.57 µs", "354 ns", "× 2 →", 3.14159, 42, (size_t)7);
 }
 
+/* A width given as an argument (*), as printf takes it: a string's counted in
+ * columns, a number's written into its spec; negative: left-aligned. */
+static void print_star_cells(const cJSON *unused) {
+    (void)unused;
+    tprintf("[%*s|%-*s|%*s|%*d|%*.1f]\n", 9, "9.57 µs", 9, "354 ns", -8, "× 2", 5, 42, -6, 2.25);
+}
+
 static void check_columns(void) {
     char *out = printed(print_cells, "{}");
     CHECK(out && !strcmp(out, "[   9.57 µs|    354 ns|× 2 →    |  3.14|   42|7%]\n"), "cells padded by columns: '%s'", out ? out : "");
+    free(out);
+    out = printed(print_star_cells, "{}");
+    CHECK(out && !strcmp(out, "[  9.57 µs|354 ns   |× 2     |   42|2.2   ]\n"), "widths from the arguments: '%s'", out ? out : "");
     free(out);
 }
 
