@@ -96,6 +96,9 @@ test('compare view: bars for each device, numbers equal the core\'s compare stud
   assert.deepEqual(await cellValues(page, 'compare-table', 'energy_j'), want.rows.map((r) => r.energy_j));
   // the forecast beside each device's floor, the core's
   assert.deepEqual(await cellValues(page, 'compare-table', 'forecast_s'), want.rows.map((r) => r.forecast_s));
+  // the energy at the forecast's pace beside the energy at the speed of light; none where the profile has no energy figures
+  assert.deepEqual(await cellValues(page, 'compare-table', 'forecast_energy_j'), want.rows.map((r) => r.forecast_energy_j ?? null));
+  assert.ok(want.rows.some((r) => r.forecast_energy_j > r.energy_j), 'a forecast slower than the floor spends more static energy');
   for (const r of want.rows) assert.ok(r.forecast_s >= r.chosen_time_s, `${r.hardware.id}: forecast under the floor`);
   assert.deepEqual(await page.$$eval('[data-testid=compare-table] td[data-key=bound]', (t) => t.map((x) => x.dataset.value)),
     want.rows.map((r) => r.bound));
@@ -213,6 +216,7 @@ test('power advisor on jetson-agx-orin recommends the core\'s mode; slowdown in 
   assert.deepEqual(await cellValues(page, 'power-table', 'energy_j'), want.rows.map((r) => r.energy_j));
   assert.deepEqual(await cellValues(page, 'power-table', 'time_s'), want.rows.map((r) => r.time_s));
   assert.deepEqual(await cellValues(page, 'power-table', 'forecast_s'), want.rows.map((r) => r.forecast_s));
+  assert.deepEqual(await cellValues(page, 'power-table', 'forecast_energy_j'), want.rows.map((r) => r.forecast_energy_j));
   assert.ok((await colourPixels(page, '#power-chart', '#ffd700')) > 30, 'recommended mark drawn');
   // the legend draws each series as the chart does: the modes as their points, the front as a line through dots
   const marks = await legendMarks(page, '#power-chart');

@@ -22,6 +22,10 @@ const forecastHead = () => wordTitle('term', 'forecast');
 const solHead = () => wordTitle('term', 'speed_of_light');
 const forecastCell = (r) => ({ text: eng(r.forecast_s, 's'), value: r.forecast_s, title: `${exact(r.forecast_s, 's')}: what the profile's software stack is forecast to take`,
   key: 'forecast_s', cls: 'n' });
+// the energy at the forecast's pace: the work's, plus static power over the forecast time (the core's row)
+const forecastEnergyCell = (r) => (r.forecast_energy_j === null || r.forecast_energy_j === undefined ? { text: 'no figures', key: 'forecast_energy_j', cls: 'n' }
+  : { text: eng(r.forecast_energy_j, 'J'), value: r.forecast_energy_j, title: `${exact(r.forecast_energy_j, 'J')}: the energy at the forecast's pace`,
+    key: 'forecast_energy_j', cls: 'n' });
 // Suggested when the compare view is first opened: one device of each kind.
 const DEFAULT_COMPARE = ['h100-sxm', 'a100-sxm-80gb', 'l4', 'jetson-agx-orin', 'tpu-v5e'];
 
@@ -513,7 +517,7 @@ export class WhatIfViews {
     for (const { r, i } of failed) notes.push(`${entries[i]}: ${r.error.message}`);
     this.q('#compare-notes').textContent = notes.join(' ');
     fillTable(this.q('#compare-table'),
-      ['Device', 'Power mode', 'Precision used', ...sols.map((s) => wordName('sol', s)), `Chosen (${wordName('sol', st.sol)})`, forecastHead(), 'Energy', 'Limited by', wordName('term', 'launch_floor'),
+      ['Device', 'Power mode', 'Precision used', ...sols.map((s) => wordName('sol', s)), `Chosen (${wordName('sol', st.sol)})`, forecastHead(), 'Energy (speed of light)', 'Energy (forecast)', 'Limited by', wordName('term', 'launch_floor'),
         ...(several ? ['Devices', 'Time over the devices', 'Communication', 'Limited by (devices)', 'Speed-up', 'Memory per device'] : [])],
       rows.map((r, i) => ({
         attrs: { 'data-hw': entries[i] },
@@ -526,6 +530,7 @@ export class WhatIfViews {
           { text: eng(r.chosen_time_s, 's'), value: r.chosen_time_s, title: exact(r.chosen_time_s, 's'), key: 'chosen_time_s', cls: 'n' },
           forecastCell(r),
           { text: r.energy_j === null || r.energy_j === undefined ? 'no figures' : eng(r.energy_j, 'J'), value: r.energy_j, title: exact(r.energy_j, 'J'), key: 'energy_j', cls: 'n' },
+          forecastEnergyCell(r),
           { text: wordName('bound', r.bound), value: r.bound, key: 'bound' },
           { text: eng(r.launch_floor_s, 's'), value: r.launch_floor_s, title: exact(r.launch_floor_s, 's'), cls: 'n' },
           ...(several ? devicesCells(r) : []),
@@ -692,7 +697,7 @@ export class WhatIfViews {
     use.dataset.mode = rec?.mode || '';
     use.textContent = rec ? `Analyse in ${rec.mode}` : '';
     fillTable(this.q('#power-table'),
-      ['Mode', solHead(), forecastHead(), 'Slowdown', 'Energy', 'Average power', 'Time in compute-bound layers', 'Pareto'],
+      ['Mode', solHead(), forecastHead(), 'Slowdown', 'Energy (speed of light)', 'Energy (forecast)', 'Average power', 'Time in compute-bound layers', 'Pareto'],
       rows.map((r) => ({
         attrs: { 'data-mode': r.mode, class: r.mode === study.recommended ? 'chosen' : '' },
         cells: [
@@ -701,6 +706,7 @@ export class WhatIfViews {
           forecastCell(r),
           { text: pct(r.slowdown), value: r.slowdown, cls: 'n' },
           { text: eng(r.energy_j, 'J'), value: r.energy_j, title: exact(r.energy_j, 'J'), key: 'energy_j', cls: 'n' },
+          forecastEnergyCell(r),
           { text: eng(r.avg_power_w, 'W'), value: r.avg_power_w, cls: 'n' },
           { text: pct(r.compute_bound_time_share), value: r.compute_bound_time_share, cls: 'n' },
           { text: r.pareto ? 'yes' : '', value: r.pareto },
