@@ -1,4 +1,4 @@
-// Measured against predicted in the WebAssembly core and on the page
+// Measured against the speed of light and the forecast, in the WebAssembly core and on the page
 // (web/js/measured.js): the same answer as the CLI for the same profile, the
 // "where the time is lost" view, achieved points on the time roofline, the
 // Netron attachment download, a bad profile refused, and a share link that

@@ -1,11 +1,11 @@
-// Measured against predicted, on the page: a profile of the loaded model's
+// Measured against the speed of light and the forecast, on the page: a profile of the loaded model's
 // real kernel times (ONNX Runtime profiling JSON, trtexec --exportProfile JSON
 // or a name,time_s CSV) attached to the analysis. The core reads and matches
 // it (core/src/measured.c, the same code as `rooflens --measured`); this
 // module only shows what the core answers:
 //   - a summary and the "where the time is lost" table (kernels ranked by
 //     measured - speed of light), rows selecting their layers;
-//   - achieved points on the time roofline beside the predicted ones, with
+//   - achieved points on the time roofline beside the speed-of-light ones, with
 //     the gap of the worst kernels drawn as a line (as Nsight Compute does);
 //   - the Netron attachment download (rl_netron_attachment).
 // The profile's text never leaves the browser: it is read here and handed
@@ -195,7 +195,7 @@ export class MeasuredView {
   }
 
   /** Datasets for the time roofline (charts.js calls it): achieved points of
-   * the measured kernels, and the gap from predicted to achieved of the
+   * the measured kernels, and the gap from the speed of light to achieved of the
    * kernels that lose the most time. */
   timeSets() {
     const ms = this.res?.measured;

@@ -8,7 +8,7 @@
 import { eng, exact, shapes, pct, count, times } from './format.js';
 import { COLUMNS, COLUMN_BY_KEY, DEFAULT_COLUMNS, SUM_KEYS } from './columns.js';
 
-/** The default columns with the measured ones after the predicted time. */
+/** The default columns with the measured ones after the speed of light. */
 const withMeasured = (cols) => cols.flatMap((k) => (k === 't' ? [k, 'measured_s', 'efficiency', 'recoverable_s'] : [k]));
 import { el } from './dom.js';
 import { wordName, wordMeaning } from './words.js';
