@@ -20,9 +20,9 @@ const char *opt_eng(const cJSON *o, const char *k, const char *unit, char *buf, 
 static void print_forecast(const cJSON *f) {
     if (!cJSON_IsObject(f)) return;
     char a[32], b[32];
-    tprintf("forecast  %s  (%sx the floor %s; %s estimate for %s)\n", tsec(num(f, "time_s"), a, sizeof a),
-           numf("%.3g", num(f, "headroom")), tsec(num(f, "floor_s"), b, sizeof b),
-           !strcmp(str(f, "basis"), "calibrated") ? "calibrated" : "analytic", tstr(f, "stack"));
+    tprintf("forecast  %s  (%sx the floor %s; %s: %s)\n", tsec(num(f, "time_s"), a, sizeof a),
+           numf("%.3g", num(f, "headroom")), tsec(num(f, "floor_s"), b, sizeof b), word("basis", str(f, "basis")),
+           tstr(f, "stack"));
     if (cJSON_IsNumber(get(f, "energy_j")))
         tprintf("          energy %s per inference at the forecast's pace\n", eng(num(f, "energy_j"), "J", a, sizeof a));
 }
@@ -154,7 +154,7 @@ void print_measured(const cJSON *res, const layer_table *L, int top) {
     const cJSON *fc = get(res, "forecast");
     if (cJSON_IsNumber(get(ms, "measured_over_forecast")))
         tprintf("          forecast %s (%s): measured is %sx the forecast\n", tsec(num(ms, "forecast_s"), a, sizeof a),
-               !strcmp(str(fc, "basis"), "calibrated") ? "calibrated" : "analytic", numf("%.3g", num(ms, "measured_over_forecast")));
+               word("basis", str(fc, "basis")), numf("%.3g", num(ms, "measured_over_forecast")));
     tprintf("          %s of %s kernels matched to nodes (%s of the measured time); %s nodes measured, %s of them "
            "placed in a fused kernel by inference\n", numf("%g", num(ms, "matched")), numf("%g", num(ms, "kernels")),
            pct_of(num(ms, "matched_s"), total, b, sizeof b), numf("%g", num(ms, "nodes_measured")),

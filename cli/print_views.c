@@ -250,8 +250,7 @@ void print_llm(const cJSON *res) {
         if (cJSON_IsNumber(get(fc, "tpot_s")))
             tprintf(", TPOT %s, %s tokens/s", tsec(num(fc, "tpot_s"), b, sizeof b),
                    eng(num(fc, "tokens_per_s"), "", c, sizeof c));
-        tprintf("  (%s estimate for %s; the figures above are the floor)\n",
-               !strcmp(str(sf, "basis"), "calibrated") ? "calibrated" : "analytic", tstr(sf, "stack"));
+        tprintf("  (%s: %s; the figures above are the floor)\n", word("basis", str(sf, "basis")), tstr(sf, "stack"));
     }
     print_llm_memory(L);
     print_llm_sweeps(L);

@@ -59,6 +59,8 @@ static void check_published_list(void) {
     /* every op class of the forecast (the one list in hw.c) has its words */
     for (int c = 0; c < RL_CLASS_COUNT; c++)
         CHECK(has_word(RL_WORD_OP_CLASS, rl_op_class_names[c]), "op class %s has a name", rl_op_class_names[c]);
+    /* and both things a forecast can rest on (forecast.basis) */
+    CHECK(has_word(RL_WORD_BASIS, "analytic") && has_word(RL_WORD_BASIS, "calibrated"), "the forecast's bases have names");
 }
 
 /* A bound names its floor as the glossary does: one name per concept. */
@@ -103,13 +105,15 @@ static void check_response_values(const char *tests, const char *model, const ch
         check_value(s, "granularity", RL_WORD_GRANULARITY, model);
     }
     cJSON_ArrayForEach(layer, cJSON_GetObjectItem(res, "layers")) check_value(layer, "bound", RL_WORD_BOUND, model);
+    check_value(cJSON_GetObjectItem(res, "forecast"), "basis", RL_WORD_BASIS, model);
+    CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "forecast"), "basis") != NULL, "%s: forecast.basis", model);
     cJSON_Delete(res);
 }
 
 /* The page spells no concept of the list in a second way. */
 static void check_page_spellings(const char *root) {
     static const char *const others[] = {"kernel launches", "overhead-bound", "launch-bound", "fused + prefetched",
-                                         "'power budget'"};
+                                         "'power budget'", "estimate for", "measured runs of"};
     char dir[2048];
     snprintf(dir, sizeof dir, "%s/web/js", root);
     DIR *d = opendir(dir);

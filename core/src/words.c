@@ -34,6 +34,12 @@ static const rl_word WORDS[] = {
      "What the model is expected to take on the profile's software stack: each kernel at the share of the peaks "
      "that stack reaches for its kind of work, plus a fixed cost per kernel; never below the speed of light. An "
      "estimate that names what it rests on: the profile's defaults, or a fit to measured runs."},
+    /* what a forecast rests on (forecast.basis); the surfaces write "<name>: <stack>" */
+    {RL_WORD_BASIS, "analytic", "analytic estimate",
+     "The profile's stated estimates of what a tuned software stack reaches on the device: no run of this model "
+     "or of yours went into it."},
+    {RL_WORD_BASIS, "calibrated", "fitted to measured runs",
+     "Fitted by rooflens calibrate --from to the kernels of measured runs: it describes the stack those runs used."},
     {RL_WORD_BOUND, "compute", "compute", "The peak FLOP/s of the matrix or vector units sets the time."},
     {RL_WORD_BOUND, "memory", "memory bandwidth", "Moving the bytes to and from main memory sets the time."},
     {RL_WORD_BOUND, "overhead", "launch floor", "Launching the kernels takes longer than their work."},

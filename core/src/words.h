@@ -13,6 +13,7 @@
 #define RL_WORD_SOL "sol"
 #define RL_WORD_GRANULARITY "granularity"
 #define RL_WORD_OP_CLASS "op_class"
+#define RL_WORD_BASIS "basis" /* what a forecast rests on: forecast.basis */
 
 /* The name a user reads for `id` of `kind` ("bound", "overhead" ->
  * "launch floor"); `id` itself when the list has no such entry, so a new

@@ -41,9 +41,9 @@ assert abs(sum(l['forecast_s'] for l in d['layers']) - f['time_s']) <= 1e-9 * f[
 "
 
 run "$TMP/t.txt" "$TMP/err" "$F/small_mlp.onnx" --hw "$TMP/fit.json" --measured "$F/ort_small_mlp_all.json"
-check "the table states the forecast beside the floor" grep -qE '^forecast  .*x the floor .*; calibrated estimate for ORT test stack\)' "$TMP/t.txt"
+check "the table states the forecast beside the floor" grep -qE '^forecast  .*x the floor .*; fitted to measured runs: ORT test stack\)' "$TMP/t.txt"
 check "the layer table has a forecast column" grep -qE '^layer \(top by time\) .* time +forecast +limited by' "$TMP/t.txt"
-check "--measured compares the measured time with the forecast too" grep -qE 'forecast .* \(calibrated\): measured is .*x the forecast' "$TMP/t.txt"
+check "--measured compares the measured time with the forecast too" grep -qE 'forecast .* \(fitted to measured runs\): measured is .*x the forecast' "$TMP/t.txt"
 run "$TMP/t.csv" "$TMP/err" "$F/small_mlp.onnx" --hw "$TMP/fit.json" --format csv
 check "the CSV carries each layer's forecast and op class" grep -q '^index,.*,forecast_s,op_class,' "$TMP/t.csv"
 

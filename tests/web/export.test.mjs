@@ -25,8 +25,9 @@ test('Markdown summary: what a review needs, from the response', { skip }, async
   assert.ok(top[0].startsWith(`| ${slowest.name.replace(/[|\\`*_[\]<>#]/g, (c) => '\\' + c)} |`), top[0]);
   // the forecast beside the speed of light: the response's figures, and what they rest on
   const { eng, times } = await import(join(ROOT, 'web/js/format.js'));
+  const { wordName } = await import(join(ROOT, 'web/js/words.js'));
   const f = res.forecast;
-  assert.ok(md.includes(`- **Forecast:** ${eng(f.time_s, 's')}, ${times(f.headroom)} the speed of light; an analytic estimate for ${f.stack}; energy ${eng(f.energy_j, 'J')}`), md);
+  assert.ok(md.includes(`- **Forecast:** ${eng(f.time_s, 's')}, ${times(f.headroom)} the speed of light; ${wordName('basis', f.basis)}: ${f.stack}; energy ${eng(f.energy_j, 'J')}`), md);
   assert.equal(top[0].split(' | ')[4], eng(slowest.forecast_s, 's'), top[0]);
   assert.ok(md.split('\n')[2].startsWith(`About ${eng(f.time_s, 's')} per inference on NVIDIA Jetson AGX Orin`), md);
   assert.match(md, new RegExp(`Warnings \\(${res.warnings.length}\\)`));

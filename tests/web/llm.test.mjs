@@ -78,7 +78,7 @@ test('LLM panel: the core\'s TTFT, TPOT, tokens/s and fit; link; roofline points
   assert.equal(await value(page, 'llm-forecast-ttft'), want.forecast.ttft_s);
   assert.equal(await value(page, 'llm-forecast-tpot'), want.forecast.tpot_s);
   assert.ok(want.forecast.tpot_s >= want.tpot_s && want.forecast.ttft_s >= want.ttft_s);
-  assert.match(await page.getAttribute('[data-testid=llm-forecast-tpot]', 'title'), /analytic estimate for TensorRT/);
+  assert.match(await page.getAttribute('[data-testid=llm-forecast-tpot]', 'title'), /analytic estimate: TensorRT/);
   assert.equal(await value(page, 'llm-fits'), want.fits);
   assert.equal(want.fits, true);
   assert.equal(await value(page, 'llm-devices'), want.devices_needed); // fits one H100: 1

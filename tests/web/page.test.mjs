@@ -98,7 +98,7 @@ test('one answer: the summary, both stars, the layer times and the Markdown carr
   const fc = cli.forecast;
   assert.equal(await page.locator('[data-testid=forecast-time]').textContent(), eng(fc.time_s, 's'));
   assert.equal(await page.locator('[data-testid=forecast-energy]').textContent(), eng(fc.energy_j, 'J'));
-  assert.ok(md.includes(`**Forecast:** ${eng(fc.time_s, 's')}, ${times(fc.headroom)} the speed of light; an analytic estimate for `) &&
+  assert.ok(md.includes(`**Forecast:** ${eng(fc.time_s, 's')}, ${times(fc.headroom)} the speed of light; analytic estimate: `) &&
     md.includes(`; energy ${eng(fc.energy_j, 'J')}`), md);
   assert.deepEqual(page.problems, []);
   await page.context().close();

@@ -299,7 +299,7 @@ test('Markdown for a review: file, device, precision, dims, headline with bounds
   assert.match(md, /\*\*Speed of light:\*\* [\d.]+ [mµ]s \(bounds [\d.]+ [mµ]?s … [\d.]+ [mµ]?s\)/);
   // the answer in one sentence, and the forecast beside the floor, with what it rests on
   assert.match(md, /\n\nAbout [\d.]+ [mµ]s per inference on NVIDIA Jetson AGX Orin .* its fused speed of light is [\d.]+ [mµ]s/);
-  assert.match(md, /\*\*Forecast:\*\* [\d.]+ [mµ]s, [\d.]+× the speed of light; an analytic estimate for TensorRT/);
+  assert.match(md, /\*\*Forecast:\*\* [\d.]+ [mµ]s, [\d.]+× the speed of light; analytic estimate: TensorRT/);
   const rows = md.split('\n').filter((l) => /^\| \/layers|^\| \//.test(l));
   assert.equal(rows.length, 10, md);
   // each row: a speed of light, its share, then its forecast, both times

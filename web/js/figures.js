@@ -47,11 +47,11 @@ export function forecastFigures(res) {
   };
 }
 
-/** What a forecast rests on, in words: "an analytic estimate for TensorRT
- * with CUDA graphs" or "fitted on measured runs of ONNX Runtime …". */
+/** What a forecast rests on, in the core's words, as every surface writes
+ * it: "analytic estimate: TensorRT with CUDA graphs" or "fitted to measured
+ * runs: ONNX Runtime …". */
 export function forecastBasisPhrase(f) {
-  const stack = f?.stack || 'a tuned engine';
-  return f?.basis === 'calibrated' ? `fitted on measured runs of ${stack}` : `an analytic estimate for ${stack}`;
+  return `${wordName('basis', f?.basis || 'analytic')}: ${f?.stack || 'a tuned engine'}`;
 }
 
 /** The three speed-of-light models, each with its own time, bounds and kernels. */

@@ -127,7 +127,7 @@ export function renderSummary(res) {
   // the forecast beside the floor, and what it rests on (the core's figures)
   const f = forecastFigures(res);
   if (f) {
-    const fv = dd(dl, `Forecast (${f.basis === 'calibrated' ? 'fitted to measured runs' : 'analytic estimate'})`, eng(f.time_s, 's'), `${exact(f.time_s, 's')}: ${times(f.headroom)} the speed of light; ` +
+    const fv = dd(dl, `Forecast (${wordName('basis', f.basis)})`, eng(f.time_s, 's'), `${exact(f.time_s, 's')}: ${times(f.headroom)} the speed of light; ` +
       `${forecastBasisPhrase(f)}${f.clamped ? ' (held at the speed of light: its kernels alone came out shorter)' : ''}`);
     fv.dataset.testid = 'forecast-time';
     if (f.energy_j !== null) {
