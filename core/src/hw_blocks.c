@@ -219,7 +219,7 @@ int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
     static const char *const keys[] = {"kernel_overhead_s", "group_overhead_s", "matrix_units", "tile_m", "tile_n",
                                        "tile_k", "tile_overhead_k"};
     double *dst[] = {&f->kernel_s, &f->group_s, &f->units, &f->tile_m, &f->tile_n, &f->tile_k, &f->tile_k0};
-    for (int i = 0; i < 7; i++)
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (hw_read_figure(x, fc, keys[i], "forecast", dst[i], NULL)) return -1;
     const cJSON *apart = cJSON_GetObjectItemCaseSensitive(fc, "epilogue_apart");
     if (apart && forecast_apart(x, apart, f)) return -1;

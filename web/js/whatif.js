@@ -22,10 +22,11 @@ const forecastHead = () => wordTitle('term', 'forecast');
 const solHead = () => wordTitle('term', 'speed_of_light');
 const forecastCell = (r) => ({ text: eng(r.forecast_s, 's'), value: r.forecast_s, title: `${exact(r.forecast_s, 's')}: what the profile's software stack is forecast to take`,
   key: 'forecast_s', cls: 'n' });
+/** An energy of a study row (`key`), or 'no figures' where the profile has none. */
+const energyCell = (r, key, what = '') => (r[key] === null || r[key] === undefined ? { text: 'no figures', key, cls: 'n' }
+  : { text: eng(r[key], 'J'), value: r[key], title: `${exact(r[key], 'J')}${what}`, key, cls: 'n' });
 // the energy at the forecast's pace: the work's, plus static power over the forecast time (the core's row)
-const forecastEnergyCell = (r) => (r.forecast_energy_j === null || r.forecast_energy_j === undefined ? { text: 'no figures', key: 'forecast_energy_j', cls: 'n' }
-  : { text: eng(r.forecast_energy_j, 'J'), value: r.forecast_energy_j, title: `${exact(r.forecast_energy_j, 'J')}: the energy at the forecast's pace`,
-    key: 'forecast_energy_j', cls: 'n' });
+const forecastEnergyCell = (r) => energyCell(r, 'forecast_energy_j', ': the energy at the forecast\'s pace');
 // Suggested when the compare view is first opened: one device of each kind.
 const DEFAULT_COMPARE = ['h100-sxm', 'a100-sxm-80gb', 'l4', 'jetson-agx-orin', 'tpu-v5e'];
 
@@ -529,7 +530,7 @@ export class WhatIfViews {
           ...sols.map((s) => ({ text: eng(r.sol[s], 's'), value: r.sol[s], title: exact(r.sol[s], 's'), key: s, cls: 'n' })),
           { text: eng(r.chosen_time_s, 's'), value: r.chosen_time_s, title: exact(r.chosen_time_s, 's'), key: 'chosen_time_s', cls: 'n' },
           forecastCell(r),
-          { text: r.energy_j === null || r.energy_j === undefined ? 'no figures' : eng(r.energy_j, 'J'), value: r.energy_j, title: exact(r.energy_j, 'J'), key: 'energy_j', cls: 'n' },
+          energyCell(r, 'energy_j'),
           forecastEnergyCell(r),
           { text: wordName('bound', r.bound), value: r.bound, key: 'bound' },
           { text: eng(r.launch_floor_s, 's'), value: r.launch_floor_s, title: exact(r.launch_floor_s, 's'), cls: 'n' },
@@ -705,7 +706,7 @@ export class WhatIfViews {
           { text: eng(r.time_s, 's'), value: r.time_s, title: exact(r.time_s, 's'), key: 'time_s', cls: 'n' },
           forecastCell(r),
           { text: pct(r.slowdown), value: r.slowdown, cls: 'n' },
-          { text: eng(r.energy_j, 'J'), value: r.energy_j, title: exact(r.energy_j, 'J'), key: 'energy_j', cls: 'n' },
+          energyCell(r, 'energy_j'),
           forecastEnergyCell(r),
           { text: eng(r.avg_power_w, 'W'), value: r.avg_power_w, cls: 'n' },
           { text: pct(r.compute_bound_time_share), value: r.compute_bound_time_share, cls: 'n' },
