@@ -425,7 +425,7 @@ export class CompareView {
     const tb = this.table;
     tb.textContent = '';
     const head = tb.createTHead().insertRow();
-    for (const h of ['Layer', 'Op', 'Match', 'Time old', 'Time new', 'Δ time', 'Δ FLOPs', 'Δ bytes', 'Bound']) head.appendChild(el('th', h));
+    for (const h of ['Layer', 'Op', 'Match', 'Speed of light, old', 'Speed of light, new', 'Δ speed of light', 'Δ FLOPs', 'Δ bytes', 'Bound']) head.appendChild(el('th', h));
     const body = tb.createTBody();
     const rows = this.rows(d);
     const MATCH = { name: 'by name', op_position: 'by op and position' };
