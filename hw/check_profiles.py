@@ -13,7 +13,10 @@ through `rooflens --check-hw --shipped`): known fields and precisions, every
 figure a normal number inside its physical range, the power modes and their
 overrides, the energy model, the power budget rule, and the rules of a shipped
 profile (every figure {value, source, kind} with a known kind, estimated and
-derived figures say how, schema 1, the ids, the category). This script keeps
+derived figures say how, schema 1, the ids, the category, an INT8 peak at least
+the FP16/BF16 one), a capacity within the exposed memory (exposed_bytes), every
+mode within the module's maximum power (power_max_w), an interconnect with its
+topology and bandwidth. This script keeps
 only what needs the files themselves, which the core never sees: the id is the
 file name, and the table of profiles in hw/README.md (--table). Do not add a
 rule about a profile's content here: add it to core/src/hw.c.

@@ -40,7 +40,9 @@ static const field_rule rules[] = {
     {"vector", "FLOP/s", 1e6, 1e19, false},
     {"bandwidth_Bps", "B/s", 1e5, 1e16, false},
     {"capacity_bytes", "bytes", 1e3, 1e16, false},
+    {"exposed_bytes", "bytes", 1e3, 1e16, false},
     {"power_budget_w", "W", 1e-3, 1e6, false},
+    {"power_max_w", "W", 1e-3, 1e6, false},
     {"flop_j", "J/FLOP", 1e-16, 1e-6, false},
     {"byte_j", "J/byte", 1e-14, 1e-6, false},
     {"static_w", "W", 1e-3, 1e6, true},
@@ -61,12 +63,12 @@ static const field_rule rules[] = {
 };
 
 static const char *const top_keys[] = {"schema", "id", "name", "vendor", "category", "notes",
-                                       "clock_hz", "launch_overhead_s", "power_budget_w", "compute",
-                                       "memory", "interconnect", "energy", "power_modes", "forecast", NULL};
+                                       "clock_hz", "launch_overhead_s", "power_budget_w", "power_max_w",
+                                       "compute", "memory", "interconnect", "energy", "power_modes", "forecast", NULL};
 static const char *const override_keys[] = {"clock_hz", "launch_overhead_s", "power_budget_w", "compute",
                                             "memory", "energy", NULL};
 static const char *const unit_keys[] = {"matrix", "vector", NULL};
-static const char *const level_keys[] = {"name", "bandwidth_Bps", "capacity_bytes", NULL};
+static const char *const level_keys[] = {"name", "bandwidth_Bps", "capacity_bytes", "exposed_bytes", NULL};
 static const char *const energy_keys[] = {"model", "flop_j", "flop_j_precision", "flop_j_unit", "byte_j",
                                           "static_w", "voltage_floor_ratio", "voltage_floor_clock_hz", NULL};
 static const char *const mode_keys[] = {"id", "name", "default", "overrides", NULL};
@@ -211,6 +213,14 @@ static int apply_memory(const parse_ctx *x, const cJSON *mem, rl_hw *hw, bool is
         if (cJSON_IsString(nm)) hw->mem_name[i] = nm->valuestring;
         if (hw_read_figure(x, lvl, "bandwidth_Bps", path, &hw->mem_bw[i], NULL)) return -1;
         if (hw_read_figure(x, lvl, "capacity_bytes", path, &hw->mem_cap[i], NULL)) return -1;
+        /* What the device exposes to software (ECC and the driver's share
+         * taken off the nominal size), where its datasheet gives both: a
+         * capacity above it would let a model "fit" that does not. */
+        double exposed = 0;
+        if (hw_read_figure(x, lvl, "exposed_bytes", path, &exposed, NULL)) return -1;
+        if (exposed > 0 && hw->mem_cap[i] > exposed)
+            return hw_bad(x, path, "has capacity_bytes %g above the %g bytes the device exposes (exposed_bytes): "
+                                   "use the exposed figure", hw->mem_cap[i], exposed);
         i++;
     }
     if (i > hw->n_mem) hw->n_mem = i;
@@ -265,6 +275,7 @@ static int apply(const parse_ctx *x, const cJSON *p, rl_hw *hw, bool is_override
     if (hw_read_figure(x, p, "clock_hz", "", &hw->clock_hz, NULL)) return -1;
     if (hw_read_figure(x, p, "launch_overhead_s", "", &hw->launch_s, NULL)) return -1;
     if (hw_read_figure(x, p, "power_budget_w", "", &hw->power_budget_w, NULL)) return -1;
+    if (!is_override && hw_read_figure(x, p, "power_max_w", "", &hw->power_max_w, NULL)) return -1;
     const cJSON *compute = cJSON_GetObjectItemCaseSensitive(p, "compute");
     if (compute && apply_compute(x, compute, hw, is_override)) return -1;
     const cJSON *mem = cJSON_GetObjectItemCaseSensitive(p, "memory");
@@ -446,6 +457,9 @@ static int check_effective(const parse_ctx *x, rl_hw *hw) {
                    rl_precision_name(hw->e_ref_prec), rl_unit_name(hw->e_ref_unit));
     if (hw->energy_tdp_split && !(hw->power_budget_w > 0))
         return hw_bad(x, "energy.model", "is \"tdp-split\", which needs power_budget_w");
+    if (hw->power_max_w > 0 && hw->power_budget_w > hw->power_max_w)
+        return hw_bad(x, "power_budget_w", "(%g W) is above the device's maximum power_max_w (%g W): no mode may "
+                                           "draw more than the module can", hw->power_budget_w, hw->power_max_w);
     return 0;
 }
 
@@ -638,6 +652,21 @@ static int check_shipped(const cJSON *p, rl_error *err) {
     return 0;
 }
 
+/* A shipped profile's INT8 matrix peak is at least its FP16/BF16 one: every
+ * shipped device runs INT8 at the 16-bit rate or faster, so a lower figure
+ * is a mix of sources (a measured FP16 beside a datasheet INT8 divided by
+ * something else) or a sparse figure halved once too often. */
+static int check_int8_rate(const rl_hw *hw, rl_error *err) {
+    parse_ctx x = {.id = hw->id, .err = err};
+    if (hw->mode_id) snprintf(x.prefix, sizeof x.prefix, "(power mode %s) ", hw->mode_id);
+    double half = fmax(hw->matrix[RL_P_FP16], hw->matrix[RL_P_BF16]);
+    if (hw->matrix[RL_P_INT8] > 0 && half > 0 && hw->matrix[RL_P_INT8] < half)
+        return hw_bad(&x, "compute.int8.matrix", "(%g OP/s) is below the FP16/BF16 matrix peak (%g FLOP/s): a "
+                                                 "shipped profile's figures come from one source per mode",
+                      hw->matrix[RL_P_INT8], half);
+    return 0;
+}
+
 /* ------------------------------------------------------------- the API -- */
 static char *check_hardware(const char *profile_json, bool shipped) {
     rl_json_begin();
@@ -649,7 +678,7 @@ static char *check_hardware(const char *profile_json, bool shipped) {
         return rl_error_json(&err);
     }
     /* the default mode, then every mode: a profile is valid in all of them */
-    if (rl_hw_parse(p, NULL, &hw, &err) || (shipped && check_shipped(p, &err))) {
+    if (rl_hw_parse(p, NULL, &hw, &err) || (shipped && (check_shipped(p, &err) || check_int8_rate(&hw, &err)))) {
         cJSON_Delete(p);
         return rl_error_json(&err);
     }
@@ -661,7 +690,8 @@ static char *check_hardware(const char *profile_json, bool shipped) {
     const cJSON *m;
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(p, "power_modes")) {
         rl_hw mh;
-        if (rl_hw_parse(p, cJSON_GetObjectItemCaseSensitive(m, "id")->valuestring, &mh, &err)) {
+        if (rl_hw_parse(p, cJSON_GetObjectItemCaseSensitive(m, "id")->valuestring, &mh, &err) ||
+            (shipped && check_int8_rate(&mh, &err))) {
             cJSON_Delete(o);
             cJSON_Delete(p);
             return rl_error_json(&err);

@@ -110,6 +110,7 @@ typedef struct rl_hw {
     double e_flop_unit[RL_P_COUNT][RL_UNIT_COUNT]; /* J per FLOP for work of precision p on unit u;
                                                       0 where the device has no such peak */
     double power_budget_w;                /* the mode's budget, else board power / TDP; 0 = unknown */
+    double power_max_w;                   /* the device's or module's maximum power (datasheet); 0 = not given */
     char energy_model[64];                /* short provenance: "measured", "tdp-split",
                                              "dvfs-scaled from maxn (measured)", … ("" = none) */
     int e_ref_prec, e_ref_unit;           /* the unit e_flop was given for */
