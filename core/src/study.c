@@ -344,11 +344,16 @@ static int study_batch_sweep(rl_ctx *c, const cJSON *study, const rl_options *o,
 }
 
 /* --------------------------------------------------------- power modes -- */
+/* A mode is ranked by its forecast (time and energy at the pace the
+ * profile's stack is forecast to keep), not by its floor: two modes whose
+ * floors differ by a clock can swap places once launches and the stack's
+ * efficiencies are counted, and the advisor answers what a user will see. */
 typedef struct mode_row {
     const char *id, *name, *bound;
-    double time, energy, power, share;
+    double time, energy;             /* the forecast's time and energy: what ranks the modes */
+    double floor_s, floor_energy_j;  /* the speed of light in this mode (time_s, energy_j in the JSON) */
+    double power, share;
     bool capped, pareto;
-    double forecast_s, forecast_energy_j; /* the forecast in this mode (forecast.time_s, .energy_j) */
 } mode_row;
 
 static int by_time_then_energy(const void *pa, const void *pb) {
@@ -409,10 +414,10 @@ static int time_modes(rl_ctx *c, const cJSON *hwj, const cJSON *modes, const rl_
         rl_time_graph(&s, pg, o, &hw, NULL, &t);
         if (rl_timing_check(&t, pg->graph, err)) return -1;
         const rl_sol_result *ch = rl_timing_chosen(&t);
-        rows[k++] = (mode_row){hw.mode_id, hw.mode_name, ch->bound, ch->time_s,
+        rows[k++] = (mode_row){hw.mode_id, hw.mode_name, ch->bound, t.forecast.time_s,
+                               t.has_energy ? t.forecast.energy_j : NAN, ch->time_s,
                                t.has_energy ? ch->energy_j : NAN, t.has_energy ? ch->avg_power_w : NAN,
-                               t.compute_bound_share, ch->power_capped, false, t.forecast.time_s,
-                               t.has_energy ? t.forecast.energy_j : NAN};
+                               t.compute_bound_share, ch->power_capped, false};
     }
     return k;
 }
@@ -489,56 +494,57 @@ static void add_mode_rows(cJSON *out, const mode_row *rows, int n, int fastest) 
         cJSON *o2 = cJSON_CreateObject();
         cJSON_AddStringToObject(o2, "mode", r->id);
         cJSON_AddStringToObject(o2, "name", r->name);
-        rl_json_add_num(o2, "time_s", r->time);
-        rl_json_add_num(o2, "energy_j", r->energy);
+        rl_json_add_num(o2, "time_s", r->floor_s);
+        rl_json_add_num(o2, "energy_j", r->floor_energy_j);
         rl_json_add_num(o2, "avg_power_w", r->power);
         cJSON_AddStringToObject(o2, "bound", r->bound);
         cJSON_AddBoolToObject(o2, "power_capped", r->capped);
         cJSON_AddBoolToObject(o2, "pareto", r->pareto);
         rl_json_add_num(o2, "compute_bound_time_share", r->share);
         rl_json_add_num(o2, "slowdown", r->time / rows[fastest].time - 1);
-        rl_json_add_num(o2, "forecast_s", r->forecast_s);
-        rl_json_add_num(o2, "forecast_energy_j", r->forecast_energy_j);
+        rl_json_add_num(o2, "forecast_s", r->time);
+        rl_json_add_num(o2, "forecast_energy_j", r->energy);
         cJSON_AddItemToArray(arr, o2);
     }
 }
 
 /* The layer-level reason for the recommendation: a mode that lowers clocks
  * costs little time when little of the time is spent in compute-bound
- * layers. */
+ * layers. Modes are named as the vendor names them (r->name: "30 W",
+ * "MAXN"), never by id, and the text says the ranking is the forecast's. */
 static void mode_reason(char *reason, size_t size, const mode_row *rows, int n, int fastest, int rec,
                         bool energy_known, double max_slowdown, const char *device) {
     const mode_row *f = &rows[fastest], *r = &rows[rec];
     double cshare = 100 * f->share;
     if (!energy_known) {
         snprintf(reason, size,
-                 "%s has no energy coefficients, so only time can be compared: %s is the fastest. "
-                 "%.0f%% of its time is in compute-bound layers.",
-                 device, f->id, cshare);
+                 "%s has no energy coefficients, so only time can be compared: by the forecast, %s is the "
+                 "fastest. %.0f%% of its time at the speed of light is in compute-bound layers.",
+                 device, f->name, cshare);
     } else if (rec == fastest) {
         int thrift = fastest; /* the least-energy mode of all, for the comparison */
         for (int i = 0; i < n; i++)
             if (isfinite(rows[i].energy) && rows[i].energy < rows[thrift].energy) thrift = i;
         int len = snprintf(reason, size,
-                           "%s is the fastest mode and no other mode within %.4g%% of its time uses less "
-                           "energy: %.0f%% of its time is in compute-bound layers, %.0f%% in memory-bound "
-                           "ones. ",
-                           f->id, 100 * max_slowdown, cshare, 100 - cshare);
+                           "By the forecast, %s is the fastest mode and no other mode within %.4g%% of its time "
+                           "uses less energy: %.0f%% of its time at the speed of light is in compute-bound "
+                           "layers, %.0f%% in memory-bound ones. ",
+                           f->name, 100 * max_slowdown, cshare, 100 - cshare);
         if (thrift != fastest)
             snprintf(reason + len, size - (size_t)len,
                      "The least-energy mode, %s, saves %.1f%% of the energy but is %.1f%% slower.",
-                     rows[thrift].id, 100 * (1 - rows[thrift].energy / f->energy),
+                     rows[thrift].name, 100 * (1 - rows[thrift].energy / f->energy),
                      100 * (rows[thrift].time / f->time - 1));
         else
             snprintf(reason + len, size - (size_t)len, "It also uses the least energy of all modes.");
     } else {
         snprintf(reason, size,
-                 "%s uses %.1f%% less energy than the fastest mode %s and is %.1f%% slower (limit "
-                 "%.4g%%): only %.0f%% of the time at %s is in compute-bound layers (%.0f%% at %s); "
+                 "By the forecast, %s uses %.1f%% less energy than the fastest mode, %s, and is %.1f%% slower "
+                 "(limit %.4g%%): only %.0f%% of the time at %s is in compute-bound layers (%.0f%% at %s); "
                  "the rest waits on memory or launches, which the slower mode hardly stretches while "
                  "it saves power.",
-                 r->id, 100 * (1 - r->energy / f->energy), f->id, 100 * (r->time / f->time - 1),
-                 100 * max_slowdown, cshare, f->id, 100 * r->share, r->id);
+                 r->name, 100 * (1 - r->energy / f->energy), f->name, 100 * (r->time / f->time - 1),
+                 100 * max_slowdown, cshare, f->name, 100 * r->share, r->name);
     }
 }
 
@@ -557,9 +563,10 @@ static int study_power_modes(rl_ctx *c, const cJSON *study, const cJSON *req, co
     add_mode_rows(out, rows, n, fastest);
     cJSON_AddStringToObject(out, "fastest", rows[fastest].id);
     cJSON_AddStringToObject(out, "recommended", rows[rec].id);
+    cJSON_AddStringToObject(out, "ranked_by", "forecast");
     rl_json_add_num(out, "max_slowdown", max_slowdown);
     char reason[700];
-    mode_reason(reason, sizeof reason, rows, n, fastest, rec, energy_known, max_slowdown, own->id);
+    mode_reason(reason, sizeof reason, rows, n, fastest, rec, energy_known, max_slowdown, own->name);
     cJSON_AddStringToObject(out, "reason", reason);
     return 0;
 }

@@ -645,37 +645,42 @@ export class WhatIfViews {
   }
 
   powerDraw(study, res) {
+    // A mode's name is the vendor's name and then its settings in brackets ("50W preset (GPU 816 MHz, …)"):
+    // the chart labels it by the vendor's name alone, the tooltip and the table give the whole.
+    const modeLabel = (name) => name.replace(/\s*\(.*$/, '') || name;
     const rows = study.rows || [];
     const rec = rows.find((r) => r.mode === study.recommended);
     const fastest = rows.find((r) => r.mode === study.fastest);
     const pareto = rows.filter((r) => r.pareto).sort((a, b) => a.time_s - b.time_s);
     const others = rows.filter((r) => !r.pareto);
-    const pt = (r) => ({ x: r.time_s, y: r.energy_j, mode: r.mode });
-    const ts = rows.map((r) => r.time_s), es = rows.map((r) => r.energy_j);
+    // The core ranks the modes by the forecast (study.ranked_by): the chart, the limit and the texts show
+    // what ranks them; the table keeps the speed of light beside it.
+    const pt = (r) => ({ x: r.forecast_s, y: r.forecast_energy_j, mode: r.mode });
+    const ts = rows.map((r) => r.forecast_s), es = rows.map((r) => r.forecast_energy_j);
     const spread = (v) => Math.max(...v) / Math.min(...v);
     // Log axes when the modes span more than a decade, else linear with room.
     const scale = (v, title, unit) => {
       if (spread(v) > 10) { const [lo, hi] = decades(v); return axis('logarithmic', title, unit, lo, hi); }
       return { ...axis('linear', title, unit), grace: '10%' };
     };
-    const limit = fastest ? fastest.time_s * (1 + study.max_slowdown) : null;
+    const limit = fastest ? fastest.forecast_s * (1 + study.max_slowdown) : null;
     const sets = [
       { type: 'line', label: 'Pareto front (no mode is both faster and more frugal)', data: pareto.map(pt),
         borderColor: '#2ca02c', backgroundColor: '#2ca02c', pointRadius: 5, borderWidth: 2 },
       { type: 'scatter', label: 'other modes', data: others.map(pt), backgroundColor: '#999', borderColor: '#666', pointRadius: 5 },
     ];
     // A filled diamond: Chart.js draws a star as lines only, so its fill (and a legend box) never matched it.
-    if (rec) sets.unshift({ type: 'scatter', label: `recommended: ${rec.mode}`, data: [pt(rec)], pointStyle: 'rectRot',
+    if (rec) sets.unshift({ type: 'scatter', label: `recommended: ${rec.name}`, data: [pt(rec)], pointStyle: 'rectRot',
       pointRadius: 11, borderColor: '#000', backgroundColor: '#ffd700', borderWidth: 2 });
     const lines = limit ? [{ x: limit, label: `fastest + ${pct(study.max_slowdown)}`, color: '#d62728' }] : [];
     this.chart('power', this.q('#power-chart'), {
       type: 'scatter',
       data: { datasets: sets },
-      options: { ...baseOptions(scale(ts, 'Speed-of-light time per inference (s)', 's'), scale(es, 'Energy per inference (J)', 'J')),
+      options: { ...baseOptions(scale(ts, 'Forecast time per inference (s)', 's'), scale(es, 'Energy per inference at the forecast (J)', 'J')),
         // each legend entry is drawn as its mark: the diamond, the dots, the front as a line through dots
         plugins: { legend: seriesLegend(),
           rlMarkers: { lines },
-          rlModeLabels: { labels: rows.map((r) => ({ x: r.time_s, y: r.energy_j, text: r.mode, r: r.mode === study.recommended ? 14 : 5 })),
+          rlModeLabels: { labels: rows.map((r) => ({ x: r.forecast_s, y: r.forecast_energy_j, text: modeLabel(r.name), r: r.mode === study.recommended ? 14 : 5 })),
             onUnplaced: (texts) => {
               const n = this.q('#power-unlabelled');
               n.textContent = texts.length ? `Not labelled in the chart for lack of room: ${texts.join(', ')} (the table lists every mode).` : '';
@@ -683,22 +688,22 @@ export class WhatIfViews {
             } },
           tooltip: { callbacks: { label: (it) => {
             const r = rows.find((x) => x.mode === it.raw.mode);
-            return r ? `${r.name}: ${eng(r.time_s, 's')}, ${eng(r.energy_j, 'J')}, ${eng(r.avg_power_w, 'W')}` : '';
+            return r ? `${r.name}: forecast ${eng(r.forecast_s, 's')}, ${eng(r.forecast_energy_j, 'J')} (speed of light ${eng(r.time_s, 's')}, ${eng(r.energy_j, 'J')})` : '';
           } } } } },
     });
     const recEl = this.q('#power-recommended');
     recEl.dataset.mode = study.recommended || '';
     recEl.textContent = rec
-      ? `Recommended mode: ${rec.name} — ${eng(rec.energy_j, 'J')} and ${eng(rec.time_s, 's')} per inference (${pct(rec.slowdown)} slower than the fastest mode, ${fastest?.mode}).`
+      ? `Recommended mode: ${rec.name} — forecast ${eng(rec.forecast_energy_j, 'J')} and ${eng(rec.forecast_s, 's')} per inference (${pct(rec.slowdown)} slower than the fastest mode by the forecast, ${fastest?.name}).`
       : 'No mode is recommended.';
-    if (rec && rec === fastest) recEl.textContent = `Recommended mode: ${rec.name} — the fastest mode, ${eng(rec.energy_j, 'J')} and ${eng(rec.time_s, 's')} per inference.`;
+    if (rec && rec === fastest) recEl.textContent = `Recommended mode: ${rec.name} — the fastest mode by the forecast, ${eng(rec.forecast_energy_j, 'J')} and ${eng(rec.forecast_s, 's')} per inference.`;
     this.q('#power-reason').textContent = study.reason || '';
     const use = this.q('#power-use');
     use.hidden = !rec || rec.mode === (res.hardware.power_mode || null);
     use.dataset.mode = rec?.mode || '';
-    use.textContent = rec ? `Analyse in ${rec.mode}` : '';
+    use.textContent = rec ? `Analyse in ${rec.name}` : '';
     fillTable(this.q('#power-table'),
-      ['Mode', solHead(), forecastHead(), 'Slowdown', 'Energy (speed of light)', 'Energy (forecast)', 'Average power', 'Time in compute-bound layers', 'Pareto'],
+      ['Mode', solHead(), forecastHead(), 'Slowdown (forecast)', 'Energy (speed of light)', 'Energy (forecast)', 'Average power', 'Time in compute-bound layers', 'Pareto'],
       rows.map((r) => ({
         attrs: { 'data-mode': r.mode, class: r.mode === study.recommended ? 'chosen' : '' },
         cells: [
