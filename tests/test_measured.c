@@ -405,18 +405,14 @@ static void test_errors(void) {
                                     "\"memory\": [{\"bandwidth_Bps\": 1e11}]}, \"measured\": \"profile.json\"}");
     CHECK(strstr(out, "\"code\":\"bad_request\"") && strstr(out, "\"where\":\"measured\""), "measured must be an object");
     rl_free(out);
-    /* the model still works, and a profile of another model matches nothing (said in a warning) */
+    /* the model still works, and a profile of another model (it matches nothing) is refused: no ratio to a
+     * floor it never ran against, and the error says what to do */
     cJSON *res = analyze(m, "ort_small_mlp_all.json", false, NULL);
-    CHECK(cJSON_IsTrue(get(res, "ok")) && num(get(res, "measured"), "matched") == 0, "foreign profile: nothing matched");
-    const cJSON *w;
-    bool warned = false;
-    cJSON_ArrayForEach(w, get(res, "warnings")) {
-        const char *msg = cJSON_GetStringValue(get(w, "message"));
-        warned |= !strcmp(cJSON_GetStringValue(get(w, "code")), "measured_unmatched") && strstr(msg, "was the profile recorded");
-    }
-    CHECK(warned, "foreign profile: warned");
-    CHECK_NEAR(num(get(res, "measured"), "unmatched_s"), num(get(res, "measured"), "total_s"), 1e-12,
-               "foreign profile: all time unmatched, none dropped");
+    const cJSON *e = get(res, "error");
+    CHECK(!cJSON_IsTrue(get(res, "ok")) && !strcmp(cJSON_GetStringValue(get(e, "code")), "measured_unmatched") &&
+              !strcmp(cJSON_GetStringValue(get(e, "where")), "measured") &&
+              strstr(cJSON_GetStringValue(get(e, "message")), "another model") && !get(res, "measured"),
+          "foreign profile: refused with measured_unmatched");
     cJSON_Delete(res);
     rl_model_free(m);
 }

@@ -654,11 +654,17 @@ rl_measured *rl_measured_attach(rl_ctx *c, const cJSON *spec, const rl_graph *g,
     double unmatched_s = 0;
     for (int k = 0; k < nk; k++)
         if (m->group_of_kernel[k] < 0) unmatched++, unmatched_s += m->p.kernels[k].time_s;
-    if (unmatched == nk)
-        rl_warn(c, "measured_unmatched", NULL,
-                "none of the profile's %d kernels names a node of this model: was the profile recorded "
-                "with this model?", nk);
-    else if (unmatched)
+    if (unmatched == nk) {
+        /* A profile of another model: its run time against this model's
+         * floor would be a ratio of two unrelated figures, so no figure is
+         * given at all. */
+        rl_error_set(err, "measured_unmatched", "measured",
+                     "none of the profile's %d kernels names a node of this model: the profile was recorded "
+                     "with another model (or renamed its nodes); profile this model and attach that profile",
+                     nk);
+        return NULL;
+    }
+    if (unmatched)
         rl_warn(c, "measured_unmatched", NULL,
                 "%d of the profile's %d kernels (%.1f%% of the measured time) name no node of this model; "
                 "they are listed in measured.unmatched", unmatched, nk,

@@ -42,6 +42,8 @@ test('WASM core: a measured profile gives the CLI\'s answer, and the same Netron
   const bad = JSON.parse(core.analyze(model, JSON.stringify({ ...req, measured: { text: 'name,time_s\nx,slow\n' } })));
   assert.equal(bad.ok, false);
   assert.equal(bad.error.code, 'bad_measured');
+  const foreign = JSON.parse(core.analyze(model, JSON.stringify({ ...req, measured: { text: readFileSync(M('ort_small_mlp_all.json'), 'utf8') } })));
+  assert.equal(foreign.error?.code, 'measured_unmatched', 'a profile of another model is refused');
   assert.equal(JSON.parse(core.analyze(model, JSON.stringify(req))).ok, true);
   core.freeModel(model);
 });
@@ -133,6 +135,11 @@ test('page: a profile the core refuses is not attached; removing one restores th
   await err.waitFor({ state: 'visible' });
   assert.match(await err.textContent(), /bad\.csv.*line 2/);
   assert.equal(await err.getAttribute('data-code'), 'bad_measured');
+  assert.equal(await page.getAttribute('[data-testid=measured]', 'data-attached'), '0');
+  // a profile of another model matches none of this model's kernels: refused, never "8.00x the speed of light"
+  await page.setInputFiles('[data-testid=measured-input]', M('ort_small_mlp_all.json'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=error]')?.dataset.code === 'measured_unmatched');
+  assert.match(await err.textContent(), /ort_small_mlp_all\.json.*another model/);
   assert.equal(await page.getAttribute('[data-testid=measured]', 'data-attached'), '0');
   await page.setInputFiles('[data-testid=measured-input]', M('csv_small_cnn.csv'));
   await page.waitForSelector('[data-testid=measured][data-attached="1"]');
