@@ -100,29 +100,29 @@ static void print_sweep(const cJSON *st) {
 }
 
 /* The modes ranked as the core ranks them, by the forecast (the floor
- * beside it); each row gives the id that --power-mode takes and the name the
+ * beside it); each row gives the id that --power-mode takes and the label the
  * vendor gives the mode. */
 static void print_power_modes(const cJSON *st) {
     char a[32], b[32], c[32], d[32], e[32];
-    tprintf("%-14s %-10s %10s %10s %10s %10s %10s %-16s %9s %14s %7s\n", "mode", "name", "forecast", "floor",
-            "energy", "at floor", "avg power", "limited by", "slowdown", "compute-bound", "pareto");
+    tprintf("%-14s %-12s %10s %10s %10s %10s %10s %-16s %9s %14s %7s\n", "mode", "name", "floor", "forecast",
+            "energy", "energy@fc", "avg power", "limited by", "slowdown", "compute-bound", "pareto");
     const cJSON *r;
     /* the raw ids: compared with each row's, and escaped only where printed
      * (an escaped text lives in txt()'s ring, which the rows' cells reuse) */
     const char *rec = str(st, "recommended"), *fastest = str(st, "fastest");
     const char *rec_name = rec, *fastest_name = fastest;
     cJSON_ArrayForEach(r, get(st, "rows")) {
-        if (!strcmp(str(r, "mode"), rec)) rec_name = str(r, "name");
-        if (!strcmp(str(r, "mode"), fastest)) fastest_name = str(r, "name");
-        tprintf("%-14s %-10s %10s %10s %10s %10s %10s %-16s %9s %14s %7s%s\n", tstr(r, "mode"), tstr(r, "name"),
-                tsec(num(r, "forecast_s"), d, sizeof d), tsec(num(r, "time_s"), a, sizeof a),
-                opt_eng(r, "forecast_energy_j", "J", e, sizeof e), opt_eng(r, "energy_j", "J", b, sizeof b),
+        if (!strcmp(str(r, "mode"), rec)) rec_name = str(r, "label");
+        if (!strcmp(str(r, "mode"), fastest)) fastest_name = str(r, "label");
+        tprintf("%-14s %-12s %10s %10s %10s %10s %10s %-16s %9s %14s %7s%s\n", tstr(r, "mode"), tstr(r, "label"),
+                tsec(num(r, "time_s"), a, sizeof a), tsec(num(r, "forecast_s"), d, sizeof d),
+                opt_eng(r, "energy_j", "J", b, sizeof b), opt_eng(r, "forecast_energy_j", "J", e, sizeof e),
                 opt_eng(r, "avg_power_w", "W", c, sizeof c), word("bound", str(r, "bound")),
                 numf("%.1f%%", 100 * num(r, "slowdown")), numf("%.0f%%", 100 * num(r, "compute_bound_time_share")),
                 is_true(r, "pareto") ? "yes" : "no", !strcmp(str(r, "mode"), rec) ? "   <- recommended" : "");
     }
-    tprintf("\nranked by the forecast: fastest %s; recommended %s (--power-mode %s; at most %s slower)\n%s\n",
-            txt(fastest_name), txt(rec_name), txt(rec), numf("%.4g%%", 100 * num(st, "max_slowdown")),
+    tprintf("\nranked by the forecast: fastest %s (%s); recommended %s (%s; at most %s slower)\n%s\n",
+            txt(fastest_name), txt(fastest), txt(rec_name), txt(rec), numf("%.4g%%", 100 * num(st, "max_slowdown")),
             tstr(st, "reason"));
 }
 

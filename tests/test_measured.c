@@ -409,10 +409,10 @@ static void test_errors(void) {
      * floor it never ran against, and the error says what to do */
     cJSON *res = analyze(m, "ort_small_mlp_all.json", false, NULL);
     const cJSON *e = get(res, "error");
-    CHECK(!cJSON_IsTrue(get(res, "ok")) && !strcmp(cJSON_GetStringValue(get(e, "code")), "measured_unmatched") &&
+    CHECK(!cJSON_IsTrue(get(res, "ok")) && !strcmp(cJSON_GetStringValue(get(e, "code")), "bad_measured") &&
               !strcmp(cJSON_GetStringValue(get(e, "where")), "measured") &&
               strstr(cJSON_GetStringValue(get(e, "message")), "another model") && !get(res, "measured"),
-          "foreign profile: refused with measured_unmatched");
+          "foreign profile: refused as a bad measured profile");
     cJSON_Delete(res);
     rl_model_free(m);
 }

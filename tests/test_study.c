@@ -306,7 +306,9 @@ static void test_power_modes(rl_model *mlp) {
         CHECK(strcmp(str_at(st, "fastest"), modes[fastest]) == 0, "fastest %s, want %s", str_at(st, "fastest"), modes[fastest]);
         CHECK(strcmp(str_at(st, "recommended"), modes[rec]) == 0, "limit %g: recommended %s, want %s", limits[L],
               str_at(st, "recommended"), modes[rec]);
-        const char *rec_name = str_at(cJSON_GetArrayItem(rows, rec), "name");
+        const char *rec_name = str_at(cJSON_GetArrayItem(rows, rec), "label");
+        CHECK(!strchr(rec_name, '(') && strncmp(str_at(cJSON_GetArrayItem(rows, rec), "name"), rec_name, strlen(rec_name)) == 0,
+              "the label is the vendor's name, the name before its bracketed settings: '%s'", rec_name);
         CHECK(strstr(str_at(st, "reason"), rec_name) != NULL && strstr(str_at(st, "reason"), "compute-bound") &&
                   strstr(str_at(st, "reason"), "By the forecast") && !strstr(str_at(st, "reason"), modes[rec]),
               "the reason names the mode as the vendor does (%s, not its id %s), says the forecast ranks, and gives "

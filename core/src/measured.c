@@ -658,7 +658,7 @@ rl_measured *rl_measured_attach(rl_ctx *c, const cJSON *spec, const rl_graph *g,
         /* A profile of another model: its run time against this model's
          * floor would be a ratio of two unrelated figures, so no figure is
          * given at all. */
-        rl_error_set(err, "measured_unmatched", "measured",
+        rl_error_set(err, "bad_measured", "measured",
                      "none of the profile's %d kernels names a node of this model: the profile was recorded "
                      "with another model (or renamed its nodes); profile this model and attach that profile",
                      nk);

@@ -487,6 +487,18 @@ static int recommend_mode(const mode_row *rows, int n, int fastest, double max_s
     return rec < 0 ? fastest : rec; /* no energy coefficients: time alone decides */
 }
 
+/* A mode's label: the vendor's name of the mode, which a profile's mode name
+ * gives first, with its settings in brackets after it ("50W preset (GPU
+ * 816 MHz, ...)" -> "50W preset"); the whole name when it has no brackets.
+ * Written into buf (size > 0). */
+static const char *mode_label(const char *name, char *buf, size_t size) {
+    size_t len = strcspn(name, "(");
+    while (len > 0 && name[len - 1] == ' ') len--;
+    if (len == 0) len = strlen(name);
+    snprintf(buf, size, "%.*s", (int)(len < size ? len : size - 1), name);
+    return buf;
+}
+
 static void add_mode_rows(cJSON *out, const mode_row *rows, int n, int fastest) {
     cJSON *arr = cJSON_AddArrayToObject(out, "rows");
     for (int i = 0; i < n; i++) {
@@ -494,6 +506,8 @@ static void add_mode_rows(cJSON *out, const mode_row *rows, int n, int fastest) 
         cJSON *o2 = cJSON_CreateObject();
         cJSON_AddStringToObject(o2, "mode", r->id);
         cJSON_AddStringToObject(o2, "name", r->name);
+        char label[128];
+        cJSON_AddStringToObject(o2, "label", mode_label(r->name, label, sizeof label));
         rl_json_add_num(o2, "time_s", r->floor_s);
         rl_json_add_num(o2, "energy_j", r->floor_energy_j);
         rl_json_add_num(o2, "avg_power_w", r->power);
@@ -516,11 +530,13 @@ static void mode_reason(char *reason, size_t size, const mode_row *rows, int n, 
                         bool energy_known, double max_slowdown, const char *device) {
     const mode_row *f = &rows[fastest], *r = &rows[rec];
     double cshare = 100 * f->share;
+    char fl[128], rl[128], tl[128];
+    const char *fname = mode_label(f->name, fl, sizeof fl), *rname = mode_label(r->name, rl, sizeof rl);
     if (!energy_known) {
         snprintf(reason, size,
                  "%s has no energy coefficients, so only time can be compared: by the forecast, %s is the "
                  "fastest. %.0f%% of its time at the speed of light is in compute-bound layers.",
-                 device, f->name, cshare);
+                 device, fname, cshare);
     } else if (rec == fastest) {
         int thrift = fastest; /* the least-energy mode of all, for the comparison */
         for (int i = 0; i < n; i++)
@@ -529,11 +545,11 @@ static void mode_reason(char *reason, size_t size, const mode_row *rows, int n, 
                            "By the forecast, %s is the fastest mode and no other mode within %.4g%% of its time "
                            "uses less energy: %.0f%% of its time at the speed of light is in compute-bound "
                            "layers, %.0f%% in memory-bound ones. ",
-                           f->name, 100 * max_slowdown, cshare, 100 - cshare);
+                           fname, 100 * max_slowdown, cshare, 100 - cshare);
         if (thrift != fastest)
             snprintf(reason + len, size - (size_t)len,
                      "The least-energy mode, %s, saves %.1f%% of the energy but is %.1f%% slower.",
-                     rows[thrift].name, 100 * (1 - rows[thrift].energy / f->energy),
+                     mode_label(rows[thrift].name, tl, sizeof tl), 100 * (1 - rows[thrift].energy / f->energy),
                      100 * (rows[thrift].time / f->time - 1));
         else
             snprintf(reason + len, size - (size_t)len, "It also uses the least energy of all modes.");
@@ -543,8 +559,8 @@ static void mode_reason(char *reason, size_t size, const mode_row *rows, int n, 
                  "(limit %.4g%%): only %.0f%% of the time at %s is in compute-bound layers (%.0f%% at %s); "
                  "the rest waits on memory or launches, which the slower mode hardly stretches while "
                  "it saves power.",
-                 r->name, 100 * (1 - r->energy / f->energy), f->name, 100 * (r->time / f->time - 1),
-                 100 * max_slowdown, cshare, f->name, 100 * r->share, r->name);
+                 rname, 100 * (1 - r->energy / f->energy), fname, 100 * (r->time / f->time - 1),
+                 100 * max_slowdown, cshare, fname, 100 * r->share, rname);
     }
 }
 
@@ -565,7 +581,7 @@ static int study_power_modes(rl_ctx *c, const cJSON *study, const cJSON *req, co
     cJSON_AddStringToObject(out, "recommended", rows[rec].id);
     cJSON_AddStringToObject(out, "ranked_by", "forecast");
     rl_json_add_num(out, "max_slowdown", max_slowdown);
-    char reason[700];
+    char reason[1200];
     mode_reason(reason, sizeof reason, rows, n, fastest, rec, energy_known, max_slowdown, own->name);
     cJSON_AddStringToObject(out, "reason", reason);
     return 0;

@@ -645,9 +645,6 @@ export class WhatIfViews {
   }
 
   powerDraw(study, res) {
-    // A mode's name is the vendor's name and then its settings in brackets ("50W preset (GPU 816 MHz, …)"):
-    // the chart labels it by the vendor's name alone, the tooltip and the table give the whole.
-    const modeLabel = (name) => name.replace(/\s*\(.*$/, '') || name;
     const rows = study.rows || [];
     const rec = rows.find((r) => r.mode === study.recommended);
     const fastest = rows.find((r) => r.mode === study.fastest);
@@ -670,7 +667,7 @@ export class WhatIfViews {
       { type: 'scatter', label: 'other modes', data: others.map(pt), backgroundColor: '#999', borderColor: '#666', pointRadius: 5 },
     ];
     // A filled diamond: Chart.js draws a star as lines only, so its fill (and a legend box) never matched it.
-    if (rec) sets.unshift({ type: 'scatter', label: `recommended: ${rec.name}`, data: [pt(rec)], pointStyle: 'rectRot',
+    if (rec) sets.unshift({ type: 'scatter', label: `recommended: ${rec.label}`, data: [pt(rec)], pointStyle: 'rectRot',
       pointRadius: 11, borderColor: '#000', backgroundColor: '#ffd700', borderWidth: 2 });
     const lines = limit ? [{ x: limit, label: `fastest + ${pct(study.max_slowdown)}`, color: '#d62728' }] : [];
     this.chart('power', this.q('#power-chart'), {
@@ -680,7 +677,7 @@ export class WhatIfViews {
         // each legend entry is drawn as its mark: the diamond, the dots, the front as a line through dots
         plugins: { legend: seriesLegend(),
           rlMarkers: { lines },
-          rlModeLabels: { labels: rows.map((r) => ({ x: r.forecast_s, y: r.forecast_energy_j, text: modeLabel(r.name), r: r.mode === study.recommended ? 14 : 5 })),
+          rlModeLabels: { labels: rows.map((r) => ({ x: r.forecast_s, y: r.forecast_energy_j, text: r.label, r: r.mode === study.recommended ? 14 : 5 })),
             onUnplaced: (texts) => {
               const n = this.q('#power-unlabelled');
               n.textContent = texts.length ? `Not labelled in the chart for lack of room: ${texts.join(', ')} (the table lists every mode).` : '';
@@ -694,14 +691,14 @@ export class WhatIfViews {
     const recEl = this.q('#power-recommended');
     recEl.dataset.mode = study.recommended || '';
     recEl.textContent = rec
-      ? `Recommended mode: ${rec.name} — forecast ${eng(rec.forecast_energy_j, 'J')} and ${eng(rec.forecast_s, 's')} per inference (${pct(rec.slowdown)} slower than the fastest mode by the forecast, ${fastest?.name}).`
+      ? `Recommended mode: ${rec.name} — forecast ${eng(rec.forecast_energy_j, 'J')} and ${eng(rec.forecast_s, 's')} per inference (${pct(rec.slowdown)} slower than the fastest mode by the forecast, ${fastest?.label}).`
       : 'No mode is recommended.';
     if (rec && rec === fastest) recEl.textContent = `Recommended mode: ${rec.name} — the fastest mode by the forecast, ${eng(rec.forecast_energy_j, 'J')} and ${eng(rec.forecast_s, 's')} per inference.`;
     this.q('#power-reason').textContent = study.reason || '';
     const use = this.q('#power-use');
     use.hidden = !rec || rec.mode === (res.hardware.power_mode || null);
     use.dataset.mode = rec?.mode || '';
-    use.textContent = rec ? `Analyse in ${rec.name}` : '';
+    use.textContent = rec ? `Analyse in ${rec.label}` : '';
     fillTable(this.q('#power-table'),
       ['Mode', solHead(), forecastHead(), 'Slowdown (forecast)', 'Energy (speed of light)', 'Energy (forecast)', 'Average power', 'Time in compute-bound layers', 'Pareto'],
       rows.map((r) => ({
