@@ -44,6 +44,11 @@ test('at 390 px nothing makes the page scroll sideways; the table scrolls in its
   await assertNoOverflow(page, 'bert_base');
   const t = await page.evaluate(() => { const s = document.getElementById('table-scroll'); return [s.scrollWidth, s.clientWidth]; });
   assert.ok(t[0] > t[1], 'the table fits or is cut, instead of scrolling in its box');
+  // a phone shows each layer's name, time and bound without scrolling the table sideways
+  const heads = await page.$$eval('#table-scroll thead th', (ths) => ths.map((th) => ({ key: th.dataset.key, right: th.getBoundingClientRect().right })));
+  const edge = await page.evaluate(() => document.getElementById('table-scroll').getBoundingClientRect().right);
+  assert.deepEqual(heads.slice(0, 3).map((h) => h.key), ['name', 't', 'bound']);
+  for (const h of heads.slice(0, 3)) assert.ok(h.right <= edge + 0.5, `column ${h.key} ends at ${h.right} px, past the table's box (${edge} px)`);
   const boxes = await page.$$eval('.charts .chart', (fs) => fs.map((f) => f.getBoundingClientRect()).map((r) => [Math.round(r.left), Math.round(r.top)]));
   assert.equal(new Set(boxes.map((b) => b[0])).size, 1, `charts not stacked: ${JSON.stringify(boxes)}`);
   // every what-if view and the profile editor too
@@ -71,6 +76,27 @@ async function axeViolations(page) {
   return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
 }
+
+test('no size field cuts its placeholder (the Llama example\'s derived total, at 1440 and 390 px)', { skip }, async () => {
+  for (const viewport of [{ width: 1440, height: 900 }, PHONE]) {
+    const page = await openPage(browser, `${site.url}#example=llama3_8b_int4&hw=h100-sxm`, { viewport });
+    await ready(page);
+    const cut = await page.$$eval('input[data-dim]', (inputs) => {
+      const ctx = document.createElement('canvas').getContext('2d');
+      return inputs.filter((i) => i.placeholder).map((i) => {
+        const cs = getComputedStyle(i);
+        ctx.font = `${cs.fontSize} ${cs.fontFamily}`;
+        const room = i.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+        return { text: i.placeholder, need: ctx.measureText(i.placeholder).width, room };
+      }).filter((f) => f.need > f.room + 1);
+    });
+    assert.ok((await page.$$eval('input[data-dim]', (i) => i.filter((x) => /past \+ sequence/.test(x.placeholder)).length)) > 0,
+      'the example shows a derived total');
+    assert.deepEqual(cut, [], `${viewport.width} px: placeholders cut`);
+    await assertNoOverflow(page, `llama at ${viewport.width}`);
+    await page.context().close();
+  }
+});
 
 test('axe-core finds no serious or critical violation (empty page, a model, what-if views, profile editor; 1440 and 390 px)', { skip }, async () => {
   for (const viewport of [{ width: 1440, height: 900 }, PHONE]) {

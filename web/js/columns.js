@@ -47,6 +47,11 @@ export const COLUMN_BY_KEY = new Map(COLUMNS.map((c) => [c.key, c]));
 
 /** Shown when the link names none: what answers "where does the time go". */
 export const DEFAULT_COLUMNS = ['name', 'op', 'flops', 'bytes', 'intensity', 't', 'forecast_s', 'headroom', 'bound', 'share'];
+/** The same columns on a phone: what a layer takes and what limits it come first, in the width a phone
+ * shows without scrolling the table sideways; the rest follow. */
+export const PHONE_COLUMNS = ['name', 't', 'bound', 'forecast_s', 'headroom', 'op', 'flops', 'bytes', 'intensity', 'share'];
+/** The page is as narrow as a phone (the width style.css lays the table out for). */
+export const PHONE_QUERY = '(max-width: 600px)';
 
 /** Summed over layers for group and totals rows. */
 export const SUM_KEYS = new Set(['t', 'forecast_s', 'share', 'measured_s', 'recoverable_s', 'flops', 'matrix_flops', 'vector_flops', 'macs', 'bytes', 'input_bytes',

@@ -67,6 +67,9 @@ function showDim(input) {
   if (total) hint = eff[name] !== undefined ? `${eff[name]} (past + sequence)` : 'past + sequence';
   else if (prefill[name] !== undefined) hint = `${prefill[name]} (prefill)`;
   input.placeholder = hint;
+  // The field is as wide as what it says ("512 (past + sequence)" was cut at the width of a number);
+  // set through the CSSOM, which the page's CSP allows, and never narrower than style.css's width.
+  input.style.minWidth = `min(100%, calc(${hint.length}ch + 2rem))`;
   input.title = total ? 'the total length is the past plus the sequence: filled in from those two'
     : prefill[name] !== undefined ? 'set by the LLM panel: the prefill of its prompt; type a value to analyse another step' : '';
   const unset = eff[name] === undefined;

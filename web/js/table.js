@@ -6,7 +6,10 @@
 // between them, Enter or Space selects a row. Model strings are set with
 // textContent only.
 import { eng, exact, shapes, pct, count, times } from './format.js';
-import { COLUMNS, COLUMN_BY_KEY, DEFAULT_COLUMNS, SUM_KEYS } from './columns.js';
+import { COLUMNS, COLUMN_BY_KEY, DEFAULT_COLUMNS, PHONE_COLUMNS, PHONE_QUERY, SUM_KEYS } from './columns.js';
+
+/** The default columns for the page's width when the table is made. */
+const defaultColumns = () => (globalThis.matchMedia?.(PHONE_QUERY).matches ? PHONE_COLUMNS : DEFAULT_COLUMNS).slice();
 
 /** The default columns with the measured ones after the speed of light. */
 const withMeasured = (cols) => cols.flatMap((k) => (k === 't' ? [k, 'measured_s', 'efficiency', 'recoverable_s'] : [k]));
@@ -70,7 +73,7 @@ export class LayerTable {
     this.totals = null;         // the core's totals of the whole model
     this.items = [];            // display items: {layer} or {group}
     this.sort = { key: 't', dir: 'desc' };
-    this.cols = DEFAULT_COLUMNS.slice();
+    this.cols = defaultColumns();
     this.filterOp = '';
     this.filterName = '';
     this.group = false;
@@ -111,7 +114,7 @@ export class LayerTable {
 
   setColumns(cols) {
     this.userCols = !!(cols && cols.length);
-    this.cols = (cols && cols.length ? cols : DEFAULT_COLUMNS).filter((k) => COLUMN_BY_KEY.has(k));
+    this.cols = (cols && cols.length ? cols : defaultColumns()).filter((k) => COLUMN_BY_KEY.has(k));
     this.buildHead();
     this.refresh();
   }
@@ -168,7 +171,7 @@ export class LayerTable {
     this.active = 0;
     // A measured profile brings its columns in, unless the user chose the columns.
     const measured = layers.some((l) => l.measured_s !== undefined);
-    const wanted = measured ? withMeasured(DEFAULT_COLUMNS) : DEFAULT_COLUMNS;
+    const wanted = measured ? withMeasured(defaultColumns()) : defaultColumns();
     if (this.userCols !== true && this.cols.join() !== wanted.join()) { this.cols = wanted.slice(); this.buildHead(); }
     this.refresh();
   }
