@@ -294,7 +294,7 @@ static cJSON *forecast_class_json(int cls, const rl_forecast_class *b, const rl_
     rl_json_add_num(o, "kernels", b->kernels);
     /* the class's achievable ceilings at the roofline's precision, for the
      * charts (its fractions are the profile's: forecast.classes) */
-    bool matrix = cls == RL_CLASS_MATRIX || cls == RL_CLASS_DEPTHWISE;
+    bool matrix = rl_fc_class_is_product(cls) || cls == RL_CLASS_DEPTHWISE;
     rl_json_add_num(o, "peak_flops_per_s", (matrix ? hw->matrix[prec] : hw->vector[prec]) * hw->fc.compute[cls]);
     rl_json_add_num(o, "bandwidth_Bps", hw->mem_bw[0] * hw->fc.memory[cls]);
     rl_json_add_num(o, "kernel_overhead_s", rl_fc_class_kernel_s(&hw->fc, cls));

@@ -22,7 +22,7 @@ static const struct {
 } family_class[] = {
     /* the commonest families first: every node of a model looks its own up */
     {&rl_family_elementwise, RL_CLASS_ELEMENTWISE}, {&rl_family_matmul, RL_CLASS_MATRIX},
-    {&rl_family_views, RL_CLASS_MOVEMENT},          {&rl_family_conv, RL_CLASS_MATRIX},
+    {&rl_family_views, RL_CLASS_MOVEMENT},          {&rl_family_conv, RL_CLASS_CONV},
     {&rl_family_layout, RL_CLASS_MOVEMENT},         {&rl_family_norm, RL_CLASS_NORM},
     {&rl_family_reduce, RL_CLASS_NORM},             {&rl_family_indexing, RL_CLASS_GATHER},
     {&rl_family_pool, RL_CLASS_NORM},               {&rl_family_attention, RL_CLASS_MATRIX},
@@ -45,6 +45,8 @@ static int64_t channels_per_group(const rl_node *n) {
     return w && w->rank >= 2 && w->dims[1] > 0 ? w->dims[1] : 1;
 }
 
+bool rl_fc_class_is_product(int cls) { return cls == RL_CLASS_MATRIX || cls == RL_CLASS_CONV; }
+
 int rl_node_op_class(const rl_node *n) {
     const rl_cost *k = &n->cost;
     int cls = -1;
@@ -52,12 +54,16 @@ int rl_node_op_class(const rl_node *n) {
         if (in_family(n->op, family_class[i].family)) cls = family_class[i].cls;
     /* a depthwise convolution (one input channel a group) is no product at
      * all; a grouped one with several channels a group is g small products,
-     * each quantized on its own (node_quantization), as a dense one is */
-    if (cls == RL_CLASS_MATRIX && n->op && in_family(n->op, &rl_family_conv) && conv_groups(n) > 1 &&
-        channels_per_group(n) == 1)
-        return RL_CLASS_DEPTHWISE;
+     * each quantized on its own (node_quantization), as a dense one is. A
+     * convolution is a class apart from GEMMs: a CPU runtime runs it as a
+     * direct convolution kernel of its own (ONNX Runtime's NCHWc
+     * convolutions beside its packed SGEMM), a GPU engine as an implicit
+     * GEMM, each at its own share of the peak */
+    if (cls == RL_CLASS_CONV && conv_groups(n) > 1 && channels_per_group(n) == 1) return RL_CLASS_DEPTHWISE;
+    if (k->matrix_flops > 0 && cls == RL_CLASS_CONV) return RL_CLASS_CONV;
     if (k->matrix_flops > 0 && cls != RL_CLASS_DEPTHWISE) return RL_CLASS_MATRIX;
-    if (cls == RL_CLASS_MATRIX || cls < 0) return k->vector_flops > 0 || cls < 0 ? RL_CLASS_ELEMENTWISE : RL_CLASS_MOVEMENT;
+    if (rl_fc_class_is_product(cls) || cls < 0)
+        return k->vector_flops > 0 || cls < 0 ? RL_CLASS_ELEMENTWISE : RL_CLASS_MOVEMENT;
     return cls;
 }
 
@@ -239,7 +245,7 @@ double *rl_fc_folded_layouts(rl_ctx *c, const rl_prepared *pg, const rl_hw *hw, 
     memset(fold, 0, (size_t)(g->n_nodes + 1) * sizeof *fold);
     for (int i = 0; i < g->n_nodes; i++) {
         const rl_node *n = &g->nodes[i];
-        if (!(n->cost.matrix_flops > 0) || rl_node_op_class(n) != RL_CLASS_MATRIX) continue;
+        if (!(n->cost.matrix_flops > 0) || !rl_fc_class_is_product(rl_node_op_class(n))) continue;
         for (int j = 0; j < n->n_in; j++) {
             int chain[8], len = 0;
             bool broadcast = false;
@@ -272,14 +278,14 @@ static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
                        int cls, const rl_layer_time *L, rl_fc_kernel *k) {
     const rl_cost *q = &n->cost;
     int p = L ? L->prec : rl_node_timing_precision(c, o, hw, n);
-    double steps = 0, quant = cls == RL_CLASS_MATRIX ? node_quantization(pg, &hw->fc, n, &steps) : 1;
+    double steps = 0, quant = rl_fc_class_is_product(cls) ? node_quantization(pg, &hw->fc, n, &steps) : 1;
     double tm = hw->matrix[p] > 0 ? q->matrix_flops / (hw->matrix[p] * quant) : 0;
     double tv = hw->vector[p] > 0 ? q->vector_flops / hw->vector[p] : 0;
     double tc = max2(tm, tv);
     k->tc[cls] += tc;
     /* each output tile's fixed work, in steps of K: its time is tm / K a step */
     if (steps > 0 && tm >= tv) k->tk += tm / steps;
-    if (cls == RL_CLASS_MATRIX && lowered_by_im2col(&hw->fc, n)) {
+    if (cls == RL_CLASS_CONV && lowered_by_im2col(&hw->fc, n)) {
         double buffer;
         k->columns_moved += lowering_bytes(c, n, &buffer);
         k->columns_bytes = max2(k->columns_bytes, buffer);
@@ -289,7 +295,7 @@ static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
      * one GEMM call a group pays a kernel's fixed cost for each call */
     if (n->op && in_family(n->op, &rl_family_conv) && conv_groups(n) > 1) {
         double runs = conv_group_runs(pg, n);
-        if (cls == RL_CLASS_MATRIX && hw->fc.group_calls) k->calls += runs - 1;
+        if (cls == RL_CLASS_CONV && hw->fc.group_calls) k->calls += runs - 1;
         else k->groups += runs;
     }
     k->e_flop += L ? L->flop_energy : rl_hw_flop_energy(hw, p, q->matrix_flops, q->vector_flops);
@@ -346,7 +352,8 @@ void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o,
 }
 
 double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p) {
-    double tc = k->tk * p->tile_k0 / p->compute[RL_CLASS_MATRIX];
+    /* an output tile's fixed work runs at the share of the peak of its product's class */
+    double tc = k->tk * p->tile_k0 / p->compute[k->cls == RL_CLASS_CONV ? RL_CLASS_CONV : RL_CLASS_MATRIX];
     for (int cls = 0; cls < RL_CLASS_COUNT; cls++)
         if (k->tc[cls] > 0) tc += k->tc[cls] / p->compute[cls];
     return max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + k->t_columns / p->memory[RL_CLASS_MOVEMENT] +

@@ -41,6 +41,10 @@ typedef struct rl_fc_kernel {
  * attribute for convolutions, its work for families of mixed ops). */
 int rl_node_op_class(const rl_node *n);
 
+/* Whether class cls is products on the matrix units, tiled and quantized:
+ * GEMMs (matrix) and dense convolutions (convolution). */
+bool rl_fc_class_is_product(int cls);
+
 /* The share of a matrix unit's peak that tile and wave quantization leave
  * to an M×N×K product repeated `batch` times (1: none): the engine halves
  * the profile's tile (up to 3 times) while the tiles do not fill the units,

@@ -17,12 +17,15 @@ const char *rl_unit_name(int u); /* "matrix" | "vector" */
  * achievable fractions of the peaks. A node's class comes from its operator
  * family (forecast.c); this is the one list of their names. */
 enum rl_op_class {
-    RL_CLASS_MATRIX,      /* Conv, Gemm, MatMul, attention, RNN gates: the matrix unit */
+    RL_CLASS_MATRIX,      /* GEMM: Gemm, MatMul, attention, RNN gates on the matrix unit */
     RL_CLASS_DEPTHWISE,   /* depthwise and grouped convolutions */
     RL_CLASS_NORM,        /* normalisation, softmax, reductions, pooling */
     RL_CLASS_ELEMENTWISE, /* elementwise maths, activations, casts, quantization */
     RL_CLASS_MOVEMENT,    /* data movement: transpose, concat, slice, pad, resize */
     RL_CLASS_GATHER,      /* gather and scatter */
+    RL_CLASS_CONV,        /* dense convolutions (several input channels a group): a CPU runtime's direct
+                             convolution kernels, a GPU engine's implicit GEMMs; a profile that gives no
+                             figures of its own for it gives it the matrix class's */
     RL_CLASS_COUNT
 };
 extern const char *const rl_op_class_names[RL_CLASS_COUNT];

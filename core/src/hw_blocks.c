@@ -20,11 +20,12 @@ const char *rl_topology_name(int t) { return t >= 0 && t < RL_TOPO_COUNT ? topol
 static const char *const interconnect_keys[] = {"name", "topology", "notes", "links", "link_bandwidth_Bps",
                                                 "latency_s", NULL};
 static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "group_overhead_s", "matrix_units", "tile_m", "tile_n",
-                                            "tile_k", "tile_overhead_k", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "conv_lowering", "shape_ops", "broadcast", "pooling", "classes", "fit", NULL};
+                                            "tile_k", "tile_overhead_k", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "conv_lowering", "shape_ops", "broadcast", "pooling", "classes", "fit", "band", NULL};
 static const char *const class_keys[] = {"compute_fraction", "memory_fraction", "kernel_overhead_s", NULL};
 
 const char *const rl_op_class_names[RL_CLASS_COUNT] = {"matrix", "depthwise", "normalization",
-                                                       "elementwise", "data_movement", "gather_scatter"};
+                                                       "elementwise", "data_movement", "gather_scatter",
+                                                       "convolution"};
 
 int rl_op_class_parse(const char *name) {
     for (int i = 0; name && i < RL_CLASS_COUNT; i++)
@@ -36,8 +37,8 @@ int rl_op_class_parse(const char *name) {
  * leaves out): generic fractions of a tuned stack, no tile quantization, and
  * the profile's launch overhead as the fixed cost per kernel (docs/model.md
  * §12 gives their reasons). */
-static const double default_compute_fraction[RL_CLASS_COUNT] = {0.7, 0.1, 0.3, 0.5, 0.5, 0.3};
-static const double default_memory_fraction[RL_CLASS_COUNT] = {0.8, 0.6, 0.7, 0.8, 0.7, 0.5};
+static const double default_compute_fraction[RL_CLASS_COUNT] = {0.7, 0.1, 0.3, 0.5, 0.5, 0.3, 0.7};
+static const double default_memory_fraction[RL_CLASS_COUNT] = {0.8, 0.6, 0.7, 0.8, 0.7, 0.5, 0.8};
 
 /* ------------------------------------------------------- interconnect -- */
 /* The chip-to-chip links. "none" carries no figures (one device); any other
@@ -95,8 +96,8 @@ static int forecast_classes(const parse_ctx *x, const cJSON *classes, rl_forecas
         snprintf(path, sizeof path, "forecast.classes.%s", it->string);
         int k = rl_op_class_parse(it->string);
         if (k < 0)
-            return hw_bad(x, path, "is not an op class (matrix, depthwise, normalization, elementwise, "
-                                "data_movement, gather_scatter)");
+            return hw_bad(x, path, "is not an op class (matrix, convolution, depthwise, normalization, "
+                                "elementwise, data_movement, gather_scatter)");
         if (!cJSON_IsObject(it))
             return hw_bad(x, path, "must be {\"compute_fraction\": F, \"memory_fraction\": F, \"kernel_overhead_s\": S}");
         if (hw_check_keys(x, it, class_keys, path)) return -1;
@@ -104,6 +105,11 @@ static int forecast_classes(const parse_ctx *x, const cJSON *classes, rl_forecas
         if (hw_read_figure(x, it, "memory_fraction", path, &f->memory[k], NULL)) return -1;
         if (hw_read_figure(x, it, "kernel_overhead_s", path, &f->class_kernel_s[k], NULL)) return -1;
     }
+    /* A profile that does not tell convolutions from GEMMs gives them the
+     * same figures: the matrix class's (docs/model.md §12.1) */
+    if (!cJSON_GetObjectItemCaseSensitive(classes, rl_op_class_names[RL_CLASS_CONV]))
+        f->compute[RL_CLASS_CONV] = f->compute[RL_CLASS_MATRIX], f->memory[RL_CLASS_CONV] = f->memory[RL_CLASS_MATRIX],
+        f->class_kernel_s[RL_CLASS_CONV] = f->class_kernel_s[RL_CLASS_MATRIX];
     return 0;
 }
 
@@ -201,6 +207,8 @@ int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
         return hw_bad(x, "forecast.basis", "must be \"analytic\" or \"calibrated\"");
     f->calibrated = cJSON_IsString(basis) && !strcmp(basis->valuestring, "calibrated");
     if (fit && !cJSON_IsObject(fit)) return hw_bad(x, "forecast.fit", "must be an object (the fit's provenance)");
+    const cJSON *band = cJSON_GetObjectItemCaseSensitive(fc, "band");
+    if (band && !cJSON_IsObject(band)) return hw_bad(x, "forecast.band", "must be an object (the stack's track record)");
     if (fusion && !(cJSON_IsString(fusion) && (!strcmp(fusion->valuestring, "epilogue") ||
                                                !strcmp(fusion->valuestring, "none"))))
         return hw_bad(x, "forecast.fusion", "must be \"epilogue\" (the stack fuses epilogues into their producer's "

@@ -54,7 +54,7 @@ static const rl_word WORDS[] = {
     {RL_WORD_GRANULARITY, "per_op", "kernel by kernel", "Each kernel waits for its own bytes."},
     {RL_WORD_GRANULARITY, "whole_graph", "whole graph", "One roofline for the whole graph."},
     /* the forecast's op classes (hw.h, enum rl_op_class) */
-    {RL_WORD_OP_CLASS, "matrix", "matrix work", "Convolutions, Gemm, MatMul and attention on the matrix units."},
+    {RL_WORD_OP_CLASS, "matrix", "matrix work", "GEMMs: Gemm, MatMul, attention and RNN gates on the matrix units."},
     {RL_WORD_OP_CLASS, "depthwise", "depthwise and grouped convolutions",
      "Too few MACs per output to fill the matrix units: they run near the vector rate."},
     {RL_WORD_OP_CLASS, "normalization", "normalisation, softmax and pooling",
@@ -62,6 +62,8 @@ static const rl_word WORDS[] = {
     {RL_WORD_OP_CLASS, "elementwise", "elementwise", "Activations, arithmetic, casts and quantization, one pass."},
     {RL_WORD_OP_CLASS, "data_movement", "data movement", "Transposes, concatenations, slices, pads and resizes."},
     {RL_WORD_OP_CLASS, "gather_scatter", "gather and scatter", "Indexed reads and writes: embeddings, gathers, scatters."},
+    {RL_WORD_OP_CLASS, "convolution", "convolutions",
+     "Dense and grouped convolutions: a CPU runtime's direct convolution kernels, a GPU engine's implicit GEMMs."},
 };
 
 #define N_WORDS (sizeof WORDS / sizeof WORDS[0])
