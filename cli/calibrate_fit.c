@@ -83,6 +83,25 @@ static char *fit_request(const fit_args *a) {
     return text;
 }
 
+/* The fit's cross-validation: each model's error when a fit of the others
+ * forecast it, and the band written from them, or why there is none. */
+static void print_band(const cJSON *fit, const cJSON *fc) {
+    const cJSON *m, *band = get(fc, "band");
+    if (cJSON_GetArraySize(get(fit, "held_out")) > 0) {
+        fprintf(stderr, "  held out (each model forecast by a fit of the others):");
+        cJSON_ArrayForEach(m, get(fit, "held_out"))
+            fprintf(stderr, " %s %s", txt_tail(str(m, "name"), 40), numf("%+.1f%%", 100 * num(m, "error")));
+        fprintf(stderr, "\n");
+    }
+    if (band)
+        fprintf(stderr, "  error band (fit cross-validation, %s runs): measured / forecast %s to %s, median error %s, "
+                        "worst %s\n", numf("%g", num(band, "runs")), numf("%.2f", num(band, "low")),
+                numf("%.2f", num(band, "high")), numf("%.1f%%", 100 * num(band, "median_error")),
+                numf("%.1f%%", 100 * num(band, "worst_error")));
+    else
+        fprintf(stderr, "  %s\n", tstr(fit, "band_missing"));
+}
+
 /* What the fit found, on stderr: the error per model and per kernel, and
  * the stack's kernels (fc: the fitted profile's forecast block). */
 static void print_fit(const cJSON *fit, const cJSON *fc) {
@@ -98,9 +117,14 @@ static void print_fit(const cJSON *fit, const cJSON *fc) {
     fprintf(stderr, "  error per kernel: median %s, max %s; per model: median %s, max %s\n",
             numf("%.1f%%", 100 * num(fit, "kernel_median_error")), numf("%.1f%%", 100 * num(fit, "kernel_max_error")),
             numf("%.1f%%", 100 * num(fit, "model_median_error")), numf("%.1f%%", 100 * num(fit, "model_max_error")));
+    print_band(fit, fc);
     fprintf(stderr, "  fitted:");
     const cJSON *f;
     cJSON_ArrayForEach(f, get(fit, "fitted")) fprintf(stderr, " %s", txt(cJSON_IsString(f) ? f->valuestring : ""));
+    fprintf(stderr, "\n  left at the profile's figures (no kernel of these classes measured):");
+    cJSON_ArrayForEach(f, get(fit, "classes_at_defaults"))
+        fprintf(stderr, " %s", txt(cJSON_IsString(f) ? f->valuestring : ""));
+    if (!cJSON_GetArraySize(get(fit, "classes_at_defaults"))) fprintf(stderr, " none");
     fprintf(stderr, "\n  the stack: fusion %s; epilogues run apart after:", tstr(fc, "fusion"));
     int apart = 0;
     cJSON_ArrayForEach(f, get(fc, "epilogue_apart")) apart++, fprintf(stderr, " %s", txt(cJSON_IsString(f) ? f->valuestring : ""));

@@ -10,6 +10,7 @@
 
 #include "analyze.h"
 #include "forecast.h"
+#include "forecast_cv.h"
 #include "forecast_fit.h"
 #include "hw.h"
 #include "json.h"
@@ -320,12 +321,68 @@ static void put_fitted(cJSON *profile, const rl_forecast_params *p, const rl_fit
     for (int c = 0; c < RL_CLASS_COUNT; c++) {
         cJSON *own = cJSON_GetObjectItemCaseSensitive(classes, rl_op_class_names[c]);
         if (cJSON_IsObject(own)) cJSON_DeleteItemFromObjectCaseSensitive(own, "kernel_overhead_s"); /* as fitted */
-        if (!inf->compute[c] && !inf->memory[c]) continue;
         cJSON *co = child_object(classes, rl_op_class_names[c]);
+        /* a class no kernel informed keeps the base profile's figure, written
+         * out: left implicit, the convolution class would read the fitted
+         * GEMMs' figures as its own (hw_blocks.c) */
+        static const char kept[] = "the base profile's figure: no measured kernel of this class set it";
         if (inf->compute[c]) replace_item(co, "compute_fraction", figure_json(p->compute[c], source, "measured"));
+        else if (!cJSON_GetObjectItemCaseSensitive(co, "compute_fraction"))
+            replace_item(co, "compute_fraction", figure_json(p->compute[c], kept, "estimated"));
         if (inf->memory[c]) replace_item(co, "memory_fraction", figure_json(p->memory[c], source, "measured"));
+        else if (!cJSON_GetObjectItemCaseSensitive(co, "memory_fraction"))
+            replace_item(co, "memory_fraction", figure_json(p->memory[c], kept, "estimated"));
     }
     replace_item(f, "fit", fit);
+}
+
+/* The fit's cross-validation (forecast_cv.h): fit.held_out, each run
+ * forecast by a fit of the others (rl_fit_leave_one_out: the fitted
+ * stack's settings kept), and the profile's forecast.band from
+ * their ratios; with fewer than RL_BAND_MIN_RUNS held-out runs no band
+ * (a base profile's own band, of another stack, is dropped) and
+ * fit.band_missing says why. */
+static int add_cross_validation(cJSON *fit, cJSON *fc_block, const fit_samples *fs, const rl_fit_input *in,
+                                size_t n_in, const rl_forecast_params *fitted, const rl_forecast_params *profile) {
+    double *meas = malloc(2 * (n_in + 1) * sizeof *meas), *fc = meas ? meas + n_in + 1 : NULL;
+    rl_fit_band b;
+    bool banded = false;
+    if (!meas) return -1;
+    if (n_in >= RL_BAND_MIN_RUNS) {
+        if (rl_fit_leave_one_out(fs->s, fs->n, (int)n_in, fitted, profile, meas, fc)) return free(meas), -1;
+        cJSON *rows = cJSON_AddArrayToObject(fit, "held_out");
+        for (size_t r = 0; r < n_in; r++) {
+            cJSON *row = cJSON_CreateObject();
+            cJSON_AddStringToObject(row, "name", in[r].name ? in[r].name : "a model");
+            rl_json_add_num(row, "measured_s", meas[r]);
+            rl_json_add_num(row, "forecast_s", fc[r]);
+            rl_json_add_num(row, "error", fc[r] > 0 ? meas[r] / fc[r] - 1 : NAN);
+            cJSON_AddItemToArray(rows, row);
+        }
+        banded = rl_fit_band_of(meas, fc, (int)n_in, &b);
+    }
+    free(meas);
+    cJSON_DeleteItemFromObjectCaseSensitive(fc_block, "band");
+    if (!banded) {
+        cJSON_AddStringToObject(fit, "band_missing",
+                                n_in < RL_BAND_MIN_RUNS
+                                    ? "no error band: it needs at least 3 held-out runs, and a fit on fewer than 3 "
+                                      "models has fewer (each model is forecast by a fit of the others)"
+                                    : "no error band: fewer than 3 of the models could be forecast by a fit of the "
+                                      "others (a model without matched kernels, or the only one with any)");
+        return 0;
+    }
+    cJSON *band = cJSON_CreateObject();
+    /* two decimals, outward: the band never narrower than its runs' */
+    cJSON_AddNumberToObject(band, "low", fmax(0.01, floor(100 * b.low) / 100));
+    cJSON_AddNumberToObject(band, "high", ceil(100 * b.high) / 100);
+    cJSON_AddNumberToObject(band, "runs", b.runs);
+    cJSON_AddNumberToObject(band, "median_error", round(1000 * b.median_error) / 1000);
+    cJSON_AddNumberToObject(band, "worst_error", ceil(1000 * b.worst_error) / 1000);
+    cJSON_AddStringToObject(band, "basis", "fit cross-validation");
+    cJSON_AddStringToObject(band, "source", "forecast.fit.held_out (each fit model forecast by a fit of the others)");
+    cJSON_AddItemToObject(fc_block, "band", band);
+    return 0;
 }
 
 /* forecast.fit.fitted: the parameters the kernels informed. */
@@ -341,6 +398,10 @@ static void add_fitted_names(cJSON *fit, const rl_fit_informed *inf) {
     if (inf->kernel_s) cJSON_AddItemToArray(names, cJSON_CreateString("kernel_overhead_s"));
     if (inf->group_s) cJSON_AddItemToArray(names, cJSON_CreateString("group_overhead_s"));
     if (inf->tile_k0) cJSON_AddItemToArray(names, cJSON_CreateString("tile_overhead_k"));
+    /* the classes no measured kernel had: they keep the base profile's figures */
+    cJSON *left = cJSON_AddArrayToObject(fit, "classes_at_defaults");
+    for (int c = 0; c < RL_CLASS_COUNT; c++)
+        if (!inf->compute[c] && !inf->memory[c]) cJSON_AddItemToArray(left, cJSON_CreateString(rl_op_class_names[c]));
 }
 
 /* The source text of a fitted figure: the kernels and the models. */
@@ -402,6 +463,15 @@ static int fitted_shape_ops(const fit_samples *fs) {
     return fs->alike_folded > fs->alike_ran ? RL_SHAPE_DISTINCT : RL_SHAPE_DYNAMIC;
 }
 
+/* Each sample weighs 1 / its run's measured time: every model counts
+ * alike in the fit, whatever its length (forecast_fit.c, loss). */
+static void weigh_runs(fit_samples *fs, size_t n_runs) {
+    double *total = calloc(n_runs + 1, sizeof *total);
+    for (int i = 0; total && i < fs->n; i++) total[fs->s[i].run] += fs->s[i].measured_s;
+    for (int i = 0; total && i < fs->n; i++) fs->s[i].weight = total[fs->s[i].run] > 0 ? 1 / total[fs->s[i].run] : 1;
+    free(total);
+}
+
 /* The stack fitted to the runs with hw's forecast parameters: every run's
  * samples into fs, the stack's settings the kernel counts tell, the
  * fractions and fixed costs; *loss: the fit's objective. 0, or -1 with err. */
@@ -415,6 +485,7 @@ static int fit_stack(const rl_fit_input *inputs, size_t n_inputs, const rl_hw *h
                      "(and their request's dims and batch)?");
         return -1;
     }
+    weigh_runs(fs, n_inputs);
     *p = hw->fc;
     /* a fitted stack has one fixed cost per kernel, whatever the class: the
      * profile's own costs per class are estimates the fit replaces */
@@ -478,7 +549,12 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     add_fitted_names(fit, &inf);
     char source[400];
     fit_source(source, sizeof source, &fs, inputs, n_inputs, median);
+    rl_forecast_params fitted = p;
     add_time_between_kernels(&fs, fit, &p, &inf, source, sizeof source);
+    if (add_cross_validation(fit, child_object(profile, "forecast"), &fs, inputs, n_inputs, &fitted, &hw.fc)) {
+        cJSON_Delete(fit);
+        goto oom;
+    }
     cJSON *out = cJSON_CreateObject();
     cJSON_AddTrueToObject(out, "ok");
     cJSON_AddItemToObject(out, "fit", cJSON_Duplicate(fit, true));

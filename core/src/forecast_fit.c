@@ -33,12 +33,15 @@ double rl_fit_rel_error(const rl_fit_sample *s, const rl_forecast_params *p) {
  * reshape, and a small kernel forecast far too long weighs by its forecast.
  * Unweighted, the many small kernels set the fit and a CNN's total came out
  * 48 % short in the fit itself; weighted by the measured time alone, the
- * fixed cost per kernel grew until a transformer's total was 3x too long. */
+ * fixed cost per kernel grew until a transformer's total was 3x too long.
+ * Each sample's weight (rl_fit_sample.weight) divides by its run's time:
+ * unweighted by run, a 1 s transformer set every class shared with a 40 ms
+ * CNN, which its fit then missed by 18-50 % (docs/validation.md). */
 static double loss(const rl_fit_sample *s, int n, const rl_forecast_params *p) {
     double sum = 0;
     for (int i = 0; i < n; i++) {
-        double t = rl_fc_kernel_time(&s[i].k, p), m = s[i].measured_s;
-        sum += t > 0 ? fmax(t, m) * fabs(log(t / m)) : 1e3 * m;
+        double t = rl_fc_kernel_time(&s[i].k, p), m = s[i].measured_s, w = s[i].weight > 0 ? s[i].weight : 1;
+        sum += w * (t > 0 ? fmax(t, m) * fabs(log(t / m)) : 1e3 * m);
     }
     return sum;
 }
@@ -145,6 +148,7 @@ static void search_tile_k0(const rl_fit_sample *s, int n, rl_forecast_params *p,
             *k0->value = exp(x);
             for (int j = 0; j < m; j++)
                 if (q[j].value == &p->compute[RL_CLASS_MATRIX] || q[j].value == &p->memory[RL_CLASS_MATRIX] ||
+                    q[j].value == &p->compute[RL_CLASS_CONV] || q[j].value == &p->memory[RL_CLASS_CONV] ||
                     q[j].value == &p->memory[RL_CLASS_MOVEMENT])
                     search_param(s, n, p, &q[j]);
             double l = loss(s, n, p);

@@ -21,6 +21,8 @@ typedef struct rl_fit_sample {
     rl_fc_kernel k;
     double measured_s;
     int run;               /* which input it came from */
+    double weight;         /* its weight in the fit's objective (0: 1): 1 / its run's measured time, so that
+                              each model counts alike, not the longest alone */
 } rl_fit_sample;
 
 /* Which parameters the samples inform (some sample's forecast depends on it). */

@@ -1,0 +1,81 @@
+/* The fit's cross-validation (forecast_cv.h). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "forecast_cv.h"
+
+/* What the fit of the other runs did not inform (no sample of theirs
+ * depends on it) takes the profile's figure: the fitted one came from the
+ * held-out run alone. */
+static void uninformed_from_profile(rl_forecast_params *p, const rl_fit_informed *inf, const rl_forecast_params *profile) {
+    for (int c = 0; c < RL_CLASS_COUNT; c++) {
+        if (!inf->compute[c]) p->compute[c] = profile->compute[c];
+        if (!inf->memory[c]) p->memory[c] = profile->memory[c];
+    }
+    if (!inf->kernel_s) p->kernel_s = profile->kernel_s;
+    if (!inf->group_s) p->group_s = profile->group_s;
+    if (!inf->tile_k0) p->tile_k0 = profile->tile_k0;
+}
+
+int rl_fit_leave_one_out(const rl_fit_sample *s, int n, int n_runs, const rl_forecast_params *fitted,
+                         const rl_forecast_params *profile, double *measured, double *forecast) {
+    rl_fit_sample *rest = malloc((size_t)(n > 0 ? n : 1) * sizeof *rest);
+    if (!rest) return -1;
+    for (int r = 0; r < n_runs; r++) {
+        double meas = 0;
+        int m = 0, own = 0;
+        for (int i = 0; i < n; i++) {
+            if (s[i].run == r) meas += s[i].measured_s, own++;
+            else rest[m++] = s[i];
+        }
+        measured[r] = own ? meas : NAN;
+        forecast[r] = NAN;
+        if (!own || !m) continue;
+        rl_forecast_params p = *fitted;
+        rl_fit_informed informed;
+        rl_fit_params(rest, m, &p, &informed);
+        uninformed_from_profile(&p, &informed, profile);
+        double fc = 0;
+        for (int i = 0; i < n; i++)
+            if (s[i].run == r) fc += rl_fc_kernel_time(&s[i].k, &p);
+        forecast[r] = fc;
+    }
+    free(rest);
+    return 0;
+}
+
+static int cmp_asc(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The q-th quantile of sorted v[0..n), n >= 1, interpolated linearly. */
+static double quantile(const double *v, int n, double q) {
+    double at = q * (n - 1);
+    int i = (int)at;
+    return i + 1 < n ? v[i] + (at - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+bool rl_fit_band_of(const double *measured, const double *forecast, int n_runs, rl_fit_band *b) {
+    double *ratio = malloc((size_t)(n_runs > 0 ? 2 * n_runs : 1) * sizeof *ratio), *err = ratio + n_runs;
+    if (!ratio) return false;
+    int k = 0;
+    for (int r = 0; r < n_runs; r++)
+        if (measured[r] > 0 && forecast[r] > 0 && isfinite(measured[r] / forecast[r])) {
+            ratio[k] = measured[r] / forecast[r];
+            err[k] = fabs(ratio[k] - 1);
+            k++;
+        }
+    bool ok = k >= RL_BAND_MIN_RUNS;
+    if (ok) {
+        qsort(ratio, (size_t)k, sizeof *ratio, cmp_asc);
+        qsort(err, (size_t)k, sizeof *err, cmp_asc);
+        b->low = fmin(1, quantile(ratio, k, 0.1));
+        b->high = fmax(1, quantile(ratio, k, 0.9));
+        b->median_error = quantile(err, k, 0.5);
+        b->worst_error = err[k - 1];
+        b->runs = k;
+    }
+    free(ratio);
+    return ok;
+}
