@@ -1,40 +1,33 @@
 #!/usr/bin/python3
-"""Tables for docs/validation.md from a tools/validate-forecast.sh run:
+"""Figures and tables for docs/validation.md from a tools/validate-forecast.sh run:
 
-    /usr/bin/python3 tools/validate_forecast_report.py build/validate-forecast --fit "mobilenet_v3_large bert_base"
+    /usr/bin/python3 tools/validate_forecast_report.py build/validate-forecast \\
+        --pool "resnet18 mobilenet_v3_large bert_base gpt_decoder"
 
-Reads OUT/runs/<model>_<opt>.meta.json (ort-profile.mjs's record: the wall
-times around each session.run call, and the load),
-OUT/runs/<model>_<opt>.profile.json (ORT's trace: its own time of each run,
-the "model_run" events) and OUT/runs/<model>_<opt>.{calibrated-cpu,fitted}.json
-(rooflens's JSON with its forecast and measured sections), and
-OUT/fit-<opt>.log. Every figure is rooflens's own (forecast.time_s,
-forecast.floor_s, measured.total_s, measured.sol_bound_share) or ORT's (run
-times); this script only pools and formats them.
+Reads OUT/runs/<model>_<opt>.{meta,profile}.json (ort-profile.mjs's record
+and ORT's trace: its own time of each run, the "model_run" events), the
+forecasts OUT/fits/<opt>/<a>+<b>/<model>.json of the fit on every pair of
+the pool (rooflens's JSON), OUT/fits/<opt>/pool.json and pool/ (the fit on
+the whole pool, its band from leave-one-model-out residuals) and
+OUT/analytic/ (the calibrated profile's default parameters). Every forecast
+is rooflens's own (forecast.time_s); this script only pools and formats.
 
-The forecast is compared with ORT's own time of a run (the median over the
-runs after the warm-up), not with the wall time around session.run: the
-JavaScript binding adds about 0.3 ms to every run, and copying a large
-output into JavaScript far more (26 MB of the GPT decoder's logits: 26–28 ms). Writes Markdown on stdout and
-OUT/forecast-summary.json. Standard library only.
+A model's measured time is the fastest of its runs after the warm-up,
+kernel by kernel (tools/ort_fastest.py's cut-down profile, which the fits
+read too), and, in a second set of tables, ORT's own time of its fastest
+whole run: the machine is shared, and a slower run holds the other work's
+time, not the model's. Per setup it prints the median over pairs of each
+pair's median |error| on the models the pair never saw, the 90th percentile
+of all those errors (over every pair), the worst, and each pair's fit
+models' own errors; then the CPU, its ISA and the load while measuring.
+Writes Markdown on stdout and OUT/forecast-summary.json. Standard library
+only.
 """
 import argparse
 import glob
 import json
 import os
 import statistics
-
-
-def ms(v):
-    return "–" if v is None else "%.2f" % (v * 1e3)
-
-
-def pct(x):
-    return "–" if x is None else "%+.1f %%" % (100 * x)
-
-
-def apct(x):
-    return "–" if x is None else "%.1f %%" % (100 * x)
 
 
 def load(path):
@@ -45,128 +38,164 @@ def load(path):
         return None
 
 
-def run_times(profile):
-    """ORT's own time of each run after the warm-up (its model_run events), in s."""
-    spans = sorted((e["ts"], e["dur"]) for e in profile or []
+def fastest_run(out, model, opt):
+    """ORT's own time of the fastest run after the warm-up, in s."""
+    prof = load(os.path.join(out, "runs", "%s_%s.profile.json" % (model, opt))) or []
+    spans = sorted((e["ts"], e["dur"]) for e in prof
                    if isinstance(e, dict) and e.get("cat") == "Session" and e.get("name") == "model_run")
-    return [d * 1e-6 for _, d in (spans[1:] if len(spans) > 1 else spans)]
+    spans = spans[1:] if len(spans) > 1 else spans
+    return min(d for _, d in spans) * 1e-6 if spans else None
 
 
-def row(out, model, opt):
-    base = os.path.join(out, "runs", "%s_%s" % (model, opt))
-    meta = load(base + ".meta.json")
-    runs = run_times(load(base + ".profile.json"))
-    analytic = load(base + ".calibrated-cpu.json")
-    fitted = load(base + ".fitted.json")
-    if not meta or not runs or not analytic or not fitted or not analytic.get("ok") or not fitted.get("ok"):
+def composed_run(out, model, opt):
+    """The fastest of the runs kernel by kernel (tools/ort_fastest.py's run), in s."""
+    prof = load(os.path.join(out, "runs", "%s_%s.fastest.json" % (model, opt))) or []
+    spans = sorted((e["ts"], e["dur"]) for e in prof
+                   if isinstance(e, dict) and e.get("cat") == "Session" and e.get("name") == "model_run")
+    return spans[-1][1] * 1e-6 if len(spans) > 1 else None
+
+
+def forecast_s(path):
+    r = load(path)
+    return r["forecast"]["time_s"] if r and r.get("ok") else None
+
+
+def p90(v):
+    """90th percentile, linear between the sorted values."""
+    s = sorted(v)
+    at = 0.9 * (len(s) - 1)
+    i = int(at)
+    return s[i] + (at - i) * (s[i + 1] - s[i]) if i + 1 < len(s) else s[-1]
+
+
+def cpu():
+    model, flags = "?", set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                if k.strip() == "model name":
+                    model = v.strip()
+                elif k.strip() == "flags":
+                    flags = set(v.split())
+    except OSError:
+        pass
+    isa = [x for x in ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile") if x in flags]
+    return model, " ".join(isa) or "?"
+
+
+def setup(out, opt, pool, models, whole):
+    measured = {m: (fastest_run if whole else composed_run)(out, m, opt) for m in models}
+    pairs, errors, worst = [], [], (0, None, None)
+    for i, a in enumerate(pool):
+        for b in pool[i + 1:]:
+            name = "%s+%s" % (a, b)
+            errs, own = {}, {}
+            for m in models:
+                f = forecast_s(os.path.join(out, "fits", opt, name, m + ".json"))
+                if f is None or not measured[m]:
+                    continue
+                e = f / measured[m] - 1
+                (own if m in (a, b) else errs)[m] = e
+            if not errs:
+                continue
+            med = statistics.median(abs(e) for e in errs.values())
+            pairs.append({"pair": name, "median": med, "errors": errs, "fit_errors": own,
+                          "max": max(abs(e) for e in errs.values())})
+            for m, e in errs.items():
+                errors.append(abs(e))
+                if abs(e) > worst[0]:
+                    worst = (abs(e), m, name)
+    loads = []
+    for m in models:
+        meta = load(os.path.join(out, "runs", "%s_%s.meta.json" % (m, opt))) or {}
+        loads += [meta.get("loadavg_before", [None])[0], meta.get("loadavg_after", [None])[0]]
+    loads = [x for x in loads if x is not None]
+    pool_rows = {}
+    for m in models:
+        f = forecast_s(os.path.join(out, "fits", opt, "pool", m + ".json"))
+        if f is not None and measured[m]:
+            pool_rows[m] = f / measured[m] - 1
+    band = ((load(os.path.join(out, "fits", opt, "pool.json")) or {}).get("forecast") or {}).get("band")
+    return {"measured": measured, "pairs": pairs,
+            "median_of_medians": statistics.median(p["median"] for p in pairs) if pairs else None,
+            "p90": p90(errors) if errors else None, "worst": worst, "n_errors": len(errors),
+            "fit_max": max((abs(e) for p in pairs for e in p["fit_errors"].values()), default=None),
+            "load": (min(loads), max(loads)) if loads else None, "pool_fit": pool_rows, "band": band}
+
+
+def pct(x):
+    return "–" if x is None else "%.1f %%" % (100 * x)
+
+
+def spct(x):
+    return "–" if x is None else "%+.0f" % (100 * x)
+
+
+def band_cover(s, pool):
+    """How many models the whole-pool fit never saw fall inside its band."""
+    b = s["band"]
+    held = {m: e for m, e in s["pool_fit"].items() if m not in pool}
+    if not b or not held:
         return None
-    walls = meta["wall_s"][1:] or meta["wall_s"]     # the first run is the warm-up
-    m = fitted["measured"]
-    r = {
-        "model": model, "opt": opt,
-        "run_s": statistics.median(runs), "run_min_s": min(runs),
-        "call_s": statistics.median(walls),
-        "kernels_s": m["total_s"],
-        "floor_s": fitted["forecast"]["floor_s"],
-        "analytic_s": analytic["forecast"]["time_s"],
-        "fitted_s": fitted["forecast"]["time_s"],
-        "sol_bound_share": m.get("sol_bound_share"),
-        "sol_bound_share_unfused": m.get("sol_bound_share_unfused"),
-        "load": [meta["loadavg_before"][0], meta["loadavg_after"][0]],
-        "basis": fitted["forecast"].get("basis"),
-    }
-    for k in ("analytic", "fitted"):
-        r[k + "_err"] = r[k + "_s"] / r["run_s"] - 1
-        r[k + "_err_kernels"] = r[k + "_s"] / r["kernels_s"] - 1 if r["kernels_s"] else None
-    r["floor_below_run"] = r["floor_s"] <= r["run_min_s"]
-    r["floor_below_kernels"] = r["floor_s"] <= r["kernels_s"]
-    r["forecast_above_floor"] = r["fitted_s"] >= r["floor_s"] and r["analytic_s"] >= r["floor_s"]
-    return r
+    inside = sum(b["low"] <= 1 + e <= b["high"] for e in held.values())
+    return inside, len(held)
 
 
-def fitted_stack(out, opt):
-    """What the fit found about the stack (the fitted profile's forecast block)."""
-    prof = load(os.path.join(out, "fitted-%s.json" % opt)) or {}
-    f = prof.get("forecast", {})
-    fig = lambda k: (f.get(k) or {}).get("value")
-    return {"fusion": f.get("fusion"), "epilogue_apart": f.get("epilogue_apart"),
-            "shape_ops": f.get("shape_ops", "folded"), "grouped_conv": f.get("grouped_conv", "one_kernel"),
-            "conv_lowering": f.get("conv_lowering", "implicit_gemm"),
-            "kernel_overhead_s": fig("kernel_overhead_s"), "group_overhead_s": fig("group_overhead_s"),
-            "tile_overhead_k": fig("tile_overhead_k"),
-            "between_kernels_s": (f.get("fit") or {}).get("between_kernels_s")}
-
-
-def summary(rows, key):
-    errs = [abs(r[key]) for r in rows if r[key] is not None]
-    if not errs:
-        return None, None
-    return statistics.median(errs), max(errs)
+def print_setup(opt, s, pool, models, whole):
+    print("\n#### ONNX Runtime, one thread, graph optimisations %s; against %s\n"
+          % (opt, "the fastest whole run" if whole else "the fastest run kernel by kernel"))
+    w = s["worst"]
+    print("Median over the %d pairs of each pair's median |error|: **%s**; 90th percentile of all %d held-out "
+          "errors: **%s**; worst: %s (%s, fit on %s). The fit models' own errors, every pair: at most %s. "
+          "Load while measuring: %.1f–%.1f." % (
+              len(s["pairs"]), pct(s["median_of_medians"]), s["n_errors"], pct(s["p90"]), pct(w[0]), w[1], w[2],
+              pct(s["fit_max"]), *(s["load"] or (0, 0))))
+    print("\nError of the forecast, % (rows: models; columns: the pair fitted on; "
+          "*italic*: a fit model):\n")
+    print("| model | measured (ms) | " + " | ".join(p["pair"].replace("+", " + ") for p in s["pairs"]) + " |")
+    print("| --- | ---: | " + " | ".join("---:" for _ in s["pairs"]) + " |")
+    for m in models:
+        cells = []
+        for p in s["pairs"]:
+            if m in p["fit_errors"]:
+                cells.append("*%s*" % spct(p["fit_errors"][m]))
+            else:
+                cells.append(spct(p["errors"].get(m)))
+        t = s["measured"][m]
+        print("| %s | %s | %s |" % (m, "–" if t is None else "%.2f" % (t * 1e3), " | ".join(cells)))
+    print("| **median \\|error\\|, held out** | | " + " | ".join(pct(p["median"]) for p in s["pairs"]) + " |")
+    b = s["band"]
+    cov = band_cover(s, pool)
+    if b:
+        print("\nThe fit on the whole pool writes the band %.2f–%.2f × the forecast (leave-one-model-out over its "
+              "%d models, median error %s, worst %s); the models it never saw fall inside it: %s."
+              % (b["low"], b["high"], b["runs"], pct(b["median_error"]), pct(b["worst_error"]),
+                 "%d of %d" % cov if cov else "–"))
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
-    ap.add_argument("--fit", default="mobilenet_v3_large bert_base")
+    ap.add_argument("--pool", default="resnet18 mobilenet_v3_large bert_base gpt_decoder")
     a = ap.parse_args()
-    fit = a.fit.split()
+    pool = a.pool.split()
     models = sorted({os.path.basename(p).rsplit("_", 1)[0]
                      for p in glob.glob(os.path.join(a.out, "runs", "*.meta.json"))})
-    models = fit + [m for m in models if m not in fit]
-    out = {"fit": fit, "setups": {}}
+    models = pool + [m for m in models if m not in pool]
+    model, isa = cpu()
+    print("CPU: %s; ISA: %s; %d models, the pool: %s." % (model, isa, len(models), ", ".join(pool)))
     try:
         with open(os.path.join(a.out, "calibrate.log")) as f:
-            first = f.readline().strip()
-        out["calibrate"] = first
-        print("Calibration: %s" % first.split(": ", 1)[-1])
+            print("Calibration: %s" % f.readline().strip().split(": ", 1)[-1])
     except OSError:
         pass
-    for opt in ("disabled", "all"):
-        rows = [r for r in (row(a.out, m, opt) for m in models) if r]
-        held = [r for r in rows if r["model"] not in fit]
-        print("\n#### ONNX Runtime, one thread, graph optimisations %s\n" % opt)
-        print("| model | | measured run (ms) | Σ kernels (ms) | floor (ms) | forecast, fitted (ms) | error | "
-              "forecast, analytic (ms) | error | floor share | load |")
-        print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
-        for r in rows:
-            print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f → %.1f |" % (
-                r["model"], "fit" if r["model"] in fit else "held out", ms(r["run_s"]), ms(r["kernels_s"]),
-                ms(r["floor_s"]), ms(r["fitted_s"]), pct(r["fitted_err"]), ms(r["analytic_s"]),
-                pct(r["analytic_err"]), "–" if r["sol_bound_share"] is None else "%.3f" % r["sol_bound_share"],
-                r["load"][0], r["load"][1]))
-        fm, fx = summary(held, "fitted_err")
-        am, ax = summary(held, "analytic_err")
-        km, kx = summary(held, "fitted_err_kernels")
-        shares = [r["sol_bound_share"] for r in rows if r["sol_bound_share"] is not None]
-        print("\nHeld-out models: %d. Fitted forecast against the measured run: median error %s, maximum %s"
-              " (against the sum of kernel times: median %s, maximum %s). Analytic forecast: median %s, maximum %s."
-              % (len(held), apct(fm), apct(fx), apct(km), apct(kx), apct(am), apct(ax)))
-        print("Floor below the fastest measured run on %d of %d models; forecast never below the floor on %d of %d;"
-              " lowest floor share %s." % (sum(r["floor_below_run"] for r in rows), len(rows),
-                                          sum(r["forecast_above_floor"] for r in rows), len(rows),
-                                          "%.3f" % min(shares) if shares else "–"))
-        binding = sorted(r["call_s"] - r["run_s"] for r in rows)
-        print("Around each run the JavaScript binding added %.2f–%.2f ms (the median of session.run's wall time less "
-              "ORT's own time of a run)." % (binding[0] * 1e3, binding[-1] * 1e3))
-        st = fitted_stack(a.out, opt)
-        us = lambda v: "–" if v is None else "%.2f µs" % (v * 1e6)
-        shape_words = {"folded": "folded", "run": "run",
-                       "dynamic": "of the inputs run",
-                       "distinct": "of the inputs run, identical ones merged"}
-        k0 = st["tile_overhead_k"]
-        print("The fit found: fusion %s, epilogues apart after %s, views and shape arithmetic %s, %s per kernel "
-              "(of which %s between kernels), %s per convolution group, %s steps of K of fixed work an output tile; "
-              "convolutions %s; grouped convolutions %s "
-              "(the calibrated profile's)." % (st["fusion"], ", ".join(st["epilogue_apart"] or []) or "none",
-                               shape_words.get(st["shape_ops"], st["shape_ops"]),
-                               us(st["kernel_overhead_s"]), us(st["between_kernels_s"]),
-                               us(st["group_overhead_s"]), "–" if k0 is None else "%.2f" % k0,
-                               "lowered by im2col" if st["conv_lowering"] == "im2col" else "as implicit GEMMs",
-                               st["grouped_conv"].replace("_", " ")))
-        out["setups"][opt] = {"rows": rows, "held_out": len(held), "stack": st,
-                              "fitted_median_err": fm, "fitted_max_err": fx,
-                              "analytic_median_err": am, "analytic_max_err": ax,
-                              "min_sol_bound_share": min(shares) if shares else None}
+    out = {"cpu": model, "isa": isa, "pool": pool, "models": models, "setups": {}}
+    for whole in (False, True):
+        for opt in ("disabled", "all"):
+            s = setup(a.out, opt, pool, models, whole)
+            print_setup(opt, s, pool, models, whole)
+            out["setups"][opt + (" whole run" if whole else "")] = s
     with open(os.path.join(a.out, "forecast-summary.json"), "w") as f:
         json.dump(out, f, indent=1)
 
