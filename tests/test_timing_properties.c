@@ -144,7 +144,7 @@ static void check_forecast(const char *what, const cJSON *res, bool energy) {
               le(num(c, "bandwidth_Bps"), num(get(res, "roofline"), "bandwidth_Bps")),
               "%s: class %s's ceilings are under the roofs", what, str(c, "class"));
     }
-    CHECK(n == 6 && same(ct, t, 1e-9), "%s: %d classes' forecasts add up to %g, want %g", what, n, ct, t);
+    CHECK(n == RL_CLASS_COUNT && same(ct, t, 1e-9), "%s: %d classes' forecasts add up to %g, want %g", what, n, ct, t);
     /* the stack's kernels: the chosen model's, and each pooling node that
      * model fused into the kernel before it as one of its own (every
      * shipped stack runs pooling apart, docs/model.md §12.2) */
