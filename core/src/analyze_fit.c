@@ -50,6 +50,7 @@ typedef struct fit_samples {
      * computations of which some node ran or none did, and the others alike
      * (beyond one a computation) that ran or not */
     int shape_ran[2], shape_folded[2], distinct_ran, distinct_folded, alike_ran, alike_folded;
+    rl_fit_search search; /* how the fit's search went (forecast_fit.h) */
 } fit_samples;
 
 static bool push_sample(fit_samples *fs, const rl_fit_sample *x) {
@@ -234,6 +235,21 @@ static void median_max(double *v, int n, double *median, double *max) {
     *max = n ? v[n - 1] : NAN;
 }
 
+/* fit.search: the distinct kernels the search worked on (samples with the
+ * same figures pooled), the evaluations it made, and whether its budget
+ * stopped it before it converged (then a note says so: the parameters are
+ * the best it found, and the errors above say how good they are). */
+static void add_search(cJSON *fit, const rl_fit_search *s) {
+    cJSON *o = cJSON_AddObjectToObject(fit, "search");
+    cJSON_AddNumberToObject(o, "distinct_kernels", s->pools);
+    cJSON_AddNumberToObject(o, "evaluations", (double)s->evaluations);
+    cJSON_AddNumberToObject(o, "budget", (double)RL_FIT_BUDGET);
+    cJSON_AddBoolToObject(o, "stopped", s->stopped);
+    if (s->stopped)
+        cJSON_AddStringToObject(o, "note", "the search stopped at its budget of kernel evaluations before it "
+                                           "converged: the parameters are the best it found");
+}
+
 /* The fit's provenance: per run its kernels, measured and forecast time and
  * their relative error; per kernel and per model the median and maximum. */
 static cJSON *fit_provenance(const fit_samples *fs, const rl_fit_input *in, size_t n_in, const rl_forecast_params *p,
@@ -277,6 +293,7 @@ static cJSON *fit_provenance(const fit_samples *fs, const rl_fit_input *in, size
     rl_json_add_num(fit, "model_median_error", med);
     rl_json_add_num(fit, "model_max_error", max);
     free(err);
+    add_search(fit, &fs->search);
     return fit;
 }
 
@@ -493,7 +510,10 @@ static int fit_stack(const rl_fit_input *inputs, size_t n_inputs, const rl_hw *h
     p->unfused = stack_runs_unfused(fs, n_inputs);
     epilogues_apart(fs, p);
     p->shape_ops = fitted_shape_ops(fs);
-    rl_fit_params(fs->s, fs->n, p, inf);
+    if (rl_fit_params(fs->s, fs->n, p, inf, &fs->search)) {
+        rl_error_set(err, "out_of_memory", "", "out of memory while fitting");
+        return -1;
+    }
     *loss = rl_fit_loss(fs->s, fs->n, p);
     return 0;
 }

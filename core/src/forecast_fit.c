@@ -1,5 +1,6 @@
 /* The forecast's fit (forecast_fit.h). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "forecast_fit.h"
@@ -26,6 +27,108 @@ double rl_fit_rel_error(const rl_fit_sample *s, const rl_forecast_params *p) {
     return fabs(rl_fc_kernel_time(&s->k, p) - s->measured_s) / s->measured_s;
 }
 
+/* The samples as the search sees them: those with the same figures (the
+ * same class and shapes, in any input) pooled, since the forecast gives
+ * them one time. A pool's loss is the sum of its members' losses, exact
+ * (see pool_loss), so pooling changes no result, only the work: 8 inputs
+ * of one 2,000-node model are a handful of pools, not 16,000 samples. */
+typedef struct fit_pool {
+    rl_fc_kernel k;
+    int at, count;      /* its members' measured times and weights: m[at .. at+count) ascending, w[...] */
+    double ref, sum_wm; /* the median member's time (the logs' reference), and Σ w m */
+} fit_pool;
+
+typedef struct fit_set {
+    fit_pool *pool;
+    int n;
+    /* per pool, count + 1 entries from at + its index: Σ over the members
+     * before j of w and w log(m / ref), over those from j of w m and
+     * w m log(m / ref) */
+    double *m, *w, *pre_w, *pre_log, *suf_m, *suf_mlog;
+    long long evaluations, budget; /* pool evaluations made, and allowed (rl_fit_search) */
+} fit_set;
+
+static int cmp_figures(const void *a, const void *b) {
+    const rl_fit_sample *x = *(const rl_fit_sample *const *)a, *y = *(const rl_fit_sample *const *)b;
+    int c = memcmp(&x->k, &y->k, sizeof x->k); /* zeroed padding (rl_fc_kernel_figures): same bytes, same figures */
+    return c ? c : (x->measured_s > y->measured_s) - (x->measured_s < y->measured_s);
+}
+
+/* A pool's prefix and suffix sums, its members' times at m[at..at+count). */
+static void pool_sums(fit_set *fs, int i) {
+    fit_pool *q = &fs->pool[i];
+    const double *m = fs->m + q->at, *w = fs->w + q->at;
+    int base = q->at + i; /* count + 1 entries per pool */
+    q->ref = m[q->count / 2];
+    fs->pre_w[base] = fs->pre_log[base] = 0;
+    for (int j = 0; j < q->count; j++) {
+        fs->pre_w[base + j + 1] = fs->pre_w[base + j] + w[j];
+        fs->pre_log[base + j + 1] = fs->pre_log[base + j] + w[j] * log(m[j] / q->ref);
+    }
+    fs->suf_m[base + q->count] = fs->suf_mlog[base + q->count] = 0;
+    for (int j = q->count - 1; j >= 0; j--) {
+        fs->suf_m[base + j] = fs->suf_m[base + j + 1] + w[j] * m[j];
+        fs->suf_mlog[base + j] = fs->suf_mlog[base + j + 1] + w[j] * m[j] * log(m[j] / q->ref);
+    }
+    q->sum_wm = fs->suf_m[base];
+}
+
+static void free_set(fit_set *fs) {
+    free(fs->pool), free(fs->m), free(fs->w), free(fs->pre_w), free(fs->pre_log), free(fs->suf_m), free(fs->suf_mlog);
+    memset(fs, 0, sizeof *fs);
+}
+
+/* The pools of n samples. 0, or -1 out of memory. */
+static int make_set(const rl_fit_sample *s, int n, fit_set *fs) {
+    memset(fs, 0, sizeof *fs);
+    const rl_fit_sample **order = malloc((size_t)(n + 1) * sizeof *order);
+    fs->pool = malloc((size_t)(n + 1) * sizeof *fs->pool);
+    fs->m = malloc((size_t)(n + 1) * sizeof *fs->m), fs->w = malloc((size_t)(n + 1) * sizeof *fs->w);
+    size_t sums = (size_t)(2 * n + 1) * sizeof(double);
+    fs->pre_w = malloc(sums), fs->pre_log = malloc(sums), fs->suf_m = malloc(sums), fs->suf_mlog = malloc(sums);
+    if (!order || !fs->pool || !fs->m || !fs->w || !fs->pre_w || !fs->pre_log || !fs->suf_m || !fs->suf_mlog) {
+        free(order), free_set(fs);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) order[i] = &s[i];
+    qsort(order, (size_t)n, sizeof *order, cmp_figures);
+    for (int i = 0; i < n; i++) {
+        if (i == 0 || memcmp(&order[i]->k, &order[i - 1]->k, sizeof order[i]->k)) {
+            fit_pool *q = &fs->pool[fs->n++];
+            memcpy(&q->k, &order[i]->k, sizeof q->k);
+            q->at = i, q->count = 0;
+        }
+        fs->m[i] = order[i]->measured_s;
+        fs->w[i] = order[i]->weight > 0 ? order[i]->weight : 1;
+        fs->pool[fs->n - 1].count++;
+    }
+    for (int i = 0; i < fs->n; i++) pool_sums(fs, i);
+    free(order);
+    return 0;
+}
+
+/* Σ over the pool's members of w × max(t, m) × |log(t / m)|, t its
+ * forecast: the members at or below t give w t (log t − log m) each, those
+ * above w m (log m − log t), so with the members sorted the sum is prefix
+ * sums around the first member above t (logs taken against the pool's
+ * median, so that the sums stay small and lose no precision). */
+static double pool_loss(const fit_set *fs, int i, double t) {
+    const fit_pool *q = &fs->pool[i];
+    const double *m = fs->m + q->at;
+    if (!(t > 0)) return 1e3 * q->sum_wm;
+    if (q->count == 1) return fs->w[q->at] * (fmax(t, m[0]) * fabs(log(t / m[0])));
+    int lo = 0, hi = q->count; /* the first member above t */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (m[mid] <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    int base = q->at + i;
+    double lt = log(t / q->ref);
+    return t * (fs->pre_w[base + lo] * lt - fs->pre_log[base + lo]) + fs->suf_mlog[base + lo] -
+           fs->suf_m[base + lo] * lt;
+}
+
 /* Σ max(forecast, measured) × |log(forecast / measured)|: 0 for a perfect
  * fit, robust to outliers (a log, not a square), and weighted by the time
  * at stake, because a model's time is the sum of its kernels': a 20 ms
@@ -37,7 +140,22 @@ double rl_fit_rel_error(const rl_fit_sample *s, const rl_forecast_params *p) {
  * Each sample's weight (rl_fit_sample.weight) divides by its run's time:
  * unweighted by run, a 1 s transformer set every class shared with a 40 ms
  * CNN, which its fit then missed by 18-50 % (docs/validation.md). */
-static double loss(const rl_fit_sample *s, int n, const rl_forecast_params *p) {
+static double set_loss(const fit_set *fs, const rl_forecast_params *p) {
+    double sum = 0;
+    for (int i = 0; i < fs->n; i++) sum += pool_loss(fs, i, rl_fc_kernel_time(&fs->pool[i].k, p));
+    return sum;
+}
+
+/* The loss as the search sees it: once the search has spent its budget,
+ * infinite, so that no move is taken and every loop ends at once with the
+ * best point found (each search keeps a point only when its loss is lower). */
+static double loss(fit_set *fs, const rl_forecast_params *p) {
+    if (fs->evaluations >= fs->budget) return INFINITY;
+    fs->evaluations += fs->n;
+    return set_loss(fs, p);
+}
+
+double rl_fit_loss(const rl_fit_sample *s, int n, const rl_forecast_params *p) {
     double sum = 0;
     for (int i = 0; i < n; i++) {
         double t = rl_fc_kernel_time(&s[i].k, p), m = s[i].measured_s, w = s[i].weight > 0 ? s[i].weight : 1;
@@ -46,31 +164,29 @@ static double loss(const rl_fit_sample *s, int n, const rl_forecast_params *p) {
     return sum;
 }
 
-double rl_fit_loss(const rl_fit_sample *s, int n, const rl_forecast_params *p) { return loss(s, n, p); }
-
 /* Try x (log of the parameter) and keep it when the loss drops. */
-static void try_value(const rl_fit_sample *s, int n, rl_forecast_params *p, const param *q, double x,
+static void try_value(fit_set *fs, rl_forecast_params *p, const param *q, double x,
                       double *best_x, double *best) {
     if (x < q->lo) x = q->lo;
     if (x > q->hi) x = q->hi;
     double keep = *q->value;
     *q->value = exp(x);
-    double l = loss(s, n, p);
+    double l = loss(fs, p);
     if (l < *best * (1 - 1e-12)) *best = l, *best_x = x;
     *q->value = keep;
 }
 
 /* One parameter: a coarse grid over its range, then finer grids around the
  * best point. Returns whether the loss dropped. */
-static bool search_param(const rl_fit_sample *s, int n, rl_forecast_params *p, const param *q) {
-    double best = loss(s, n, p), start = best;
+static bool search_param(fit_set *fs, rl_forecast_params *p, const param *q) {
+    double best = loss(fs, p), start = best;
     double best_x = log(*q->value);
-    for (int i = 0; i < COARSE; i++) try_value(s, n, p, q, q->lo + (q->hi - q->lo) * i / (COARSE - 1), &best_x, &best);
+    for (int i = 0; i < COARSE; i++) try_value(fs, p, q, q->lo + (q->hi - q->lo) * i / (COARSE - 1), &best_x, &best);
     double step = (q->hi - q->lo) / (COARSE - 1);
     for (int r = 0; r < REFINES; r++) {
         double centre = best_x;
         for (int i = -4; i <= 4; i++)
-            if (i) try_value(s, n, p, q, centre + step * i / 4, &best_x, &best);
+            if (i) try_value(fs, p, q, centre + step * i / 4, &best_x, &best);
         step /= 4;
     }
     *q->value = exp(best_x);
@@ -78,16 +194,17 @@ static bool search_param(const rl_fit_sample *s, int n, rl_forecast_params *p, c
 }
 
 /* The parameters the samples depend on, the fixed costs first or last. */
-static int informed_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *inf, param *out,
+static int informed_params(fit_set *fs, rl_forecast_params *p, rl_fit_informed *inf, param *out,
                            bool costs_first) {
     memset(inf, 0, sizeof *inf);
-    for (int i = 0; i < n; i++) {
-        for (int c = 0; c < RL_CLASS_COUNT; c++) inf->compute[c] |= s[i].k.tc[c] > 0;
-        inf->memory[s[i].k.cls] |= s[i].k.t_dram + s[i].k.t_cache > 0;
-        inf->memory[RL_CLASS_MOVEMENT] |= s[i].k.t_columns > 0; /* the im2col copies (forecast.c) */
-        inf->kernel_s |= s[i].k.kernels > 0;
-        inf->group_s |= s[i].k.groups > 0;
-        inf->tile_k0 |= s[i].k.tk > 0;
+    for (int i = 0; i < fs->n; i++) {
+        const rl_fc_kernel *k = &fs->pool[i].k;
+        for (int c = 0; c < RL_CLASS_COUNT; c++) inf->compute[c] |= k->tc[c] > 0;
+        inf->memory[k->cls] |= k->t_dram + k->t_cache > 0;
+        inf->memory[RL_CLASS_MOVEMENT] |= k->t_columns > 0; /* the im2col copies (forecast.c) */
+        inf->kernel_s |= k->kernels > 0;
+        inf->group_s |= k->groups > 0;
+        inf->tile_k0 |= k->tk > 0;
     }
     int m = 0;
     if (costs_first && inf->kernel_s) out[m++] = (param){&p->kernel_s, log(KERNEL_LO), log(KERNEL_HI)};
@@ -108,8 +225,8 @@ static int informed_params(const rl_fit_sample *s, int n, rl_forecast_params *p,
  * both stretch the same kernels). Tries each pair along its four diagonals
  * at steps from 0.1 down to 1e-4 (in log) and keeps every move that lowers
  * the loss. Returns whether one did. */
-static bool search_pairs(const rl_fit_sample *s, int n, rl_forecast_params *p, const param *q, int m) {
-    double best = loss(s, n, p), start = best;
+static bool search_pairs(fit_set *fs, rl_forecast_params *p, const param *q, int m) {
+    double best = loss(fs, p), start = best;
     for (int i = 0; i < m; i++)
         for (int j = i + 1; j < m; j++)
             for (double step = 0.1; step > 5e-5; step /= 4)
@@ -118,7 +235,7 @@ static bool search_pairs(const rl_fit_sample *s, int n, rl_forecast_params *p, c
                     double x = a + (d & 1 ? step : -step), y = b + (d & 2 ? step : -step);
                     if (x < q[i].lo || x > q[i].hi || y < q[j].lo || y > q[j].hi) continue;
                     *q[i].value = exp(x), *q[j].value = exp(y);
-                    double l = loss(s, n, p);
+                    double l = loss(fs, p);
                     if (l < best * (1 - 1e-12)) best = l;
                     else *q[i].value = exp(a), *q[j].value = exp(b);
                 }
@@ -133,10 +250,10 @@ static bool search_pairs(const rl_fit_sample *s, int n, rl_forecast_params *p, c
  * searched over its whole range, 17 points then 3 finer grids, with those
  * fractions (of q, m parameters) fitted anew, one pass each, at every
  * value; the descent's later passes refine it with the rest. */
-static void search_tile_k0(const rl_fit_sample *s, int n, rl_forecast_params *p, const param *k0, const param *q,
+static void search_tile_k0(fit_set *fs, rl_forecast_params *p, const param *k0, const param *q,
                            int m) {
     rl_forecast_params best_p = *p;
-    double best = loss(s, n, p), best_k0 = *k0->value;
+    double best = loss(fs, p), best_k0 = *k0->value;
     enum { K0_COARSE = 17, K0_REFINES = 3 };
     double step = (k0->hi - k0->lo) / (K0_COARSE - 1), centre = log(best_k0);
     for (int r = -1; r < K0_REFINES; r++) {
@@ -150,8 +267,8 @@ static void search_tile_k0(const rl_fit_sample *s, int n, rl_forecast_params *p,
                 if (q[j].value == &p->compute[RL_CLASS_MATRIX] || q[j].value == &p->memory[RL_CLASS_MATRIX] ||
                     q[j].value == &p->compute[RL_CLASS_CONV] || q[j].value == &p->memory[RL_CLASS_CONV] ||
                     q[j].value == &p->memory[RL_CLASS_MOVEMENT])
-                    search_param(s, n, p, &q[j]);
-            double l = loss(s, n, p);
+                    search_param(fs, p, &q[j]);
+            double l = loss(fs, p);
             if (l < best * (1 - 1e-12)) best = l, best_k0 = *k0->value, best_p = *p;
         }
         centre = log(best_k0);
@@ -162,10 +279,10 @@ static void search_tile_k0(const rl_fit_sample *s, int n, rl_forecast_params *p,
 
 /* One descent from p's values: every parameter in turn, then pairs, until
  * nothing moves. */
-static void descend(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *informed,
+static void descend(fit_set *fs, rl_forecast_params *p, rl_fit_informed *informed,
                     bool costs_first) {
     param q[2 * RL_CLASS_COUNT + 3];
-    int m = informed_params(s, n, p, informed, q, costs_first);
+    int m = informed_params(fs, p, informed, q, costs_first);
     /* start inside the ranges (a profile may give 0 for the fixed cost) */
     for (int j = 0; j < m; j++) {
         double x = log(*q[j].value > 0 ? *q[j].value : exp(q[j].lo));
@@ -175,12 +292,12 @@ static void descend(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit
     for (int j = 0; j < m; j++)
         if (q[j].value == &p->tile_k0) k0 = &q[j];
     for (int sweep = 0; sweep < SWEEPS; sweep++) {
-        double before = loss(s, n, p);
+        double before = loss(fs, p);
         bool moved = false;
-        for (int j = 0; j < m; j++) moved |= search_param(s, n, p, &q[j]);
-        moved |= search_pairs(s, n, p, q, m);
-        if (k0 && sweep == 0) search_tile_k0(s, n, p, k0, q, m);
-        if (!moved && !(loss(s, n, p) < before * (1 - 1e-12))) break;
+        for (int j = 0; j < m; j++) moved |= search_param(fs, p, &q[j]);
+        moved |= search_pairs(fs, p, q, m);
+        if (k0 && sweep == 0) search_tile_k0(fs, p, k0, q, m);
+        if (!moved && !(loss(fs, p) < before * (1 - 1e-12))) break;
     }
 }
 
@@ -190,11 +307,24 @@ static void descend(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit
  * (a grouped convolution of the matrix class and a depthwise one both pay
  * the cost per group). Fixed costs first sets them while the fractions are
  * still at their start; fractions first lets a fraction far from its start
- * move before a cost takes up its kernels' time. */
-void rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *informed) {
+ * move before a cost takes up its kernels' time. Each descent has half the
+ * budget (RL_FIT_BUDGET). */
+int rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *informed,
+                  rl_fit_search *search) {
+    fit_set fs;
+    if (make_set(s, n, &fs)) return -1;
     rl_forecast_params other = *p;
     rl_fit_informed inf2;
-    descend(s, n, p, informed, false);
-    descend(s, n, &other, &inf2, true);
-    if (loss(s, n, &other) < loss(s, n, p)) *p = other;
+    fs.budget = RL_FIT_BUDGET / 2;
+    descend(&fs, p, informed, false);
+    bool stopped = fs.evaluations >= fs.budget;
+    long long spent = fs.evaluations;
+    fs.evaluations = 0;
+    descend(&fs, &other, &inf2, true);
+    search->stopped = stopped || fs.evaluations >= fs.budget;
+    search->evaluations = spent + fs.evaluations;
+    search->pools = fs.n;
+    if (set_loss(&fs, &other) < set_loss(&fs, p)) *p = other;
+    free_set(&fs);
+    return 0;
 }

@@ -31,9 +31,21 @@ typedef struct rl_fit_informed {
     bool conv_lowering; /* the runs told how the stack lowers a convolution (analyze_fit.c) */
 } rl_fit_informed;
 
+/* How the search went: samples with the same figures are pooled (the
+ * forecast gives them one time), and the search stops once it has made
+ * RL_FIT_BUDGET evaluations of a pool's loss, whatever the input's size. */
+#define RL_FIT_BUDGET 40000000LL
+typedef struct rl_fit_search {
+    int pools;             /* distinct kernel figures among the samples */
+    long long evaluations; /* pool losses evaluated */
+    bool stopped;          /* the budget ended the search before it converged */
+} rl_fit_search;
+
 /* Fit `p` (its other fields untouched) to n samples; *informed says which
- * parameters moved with the data. */
-void rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *informed);
+ * parameters moved with the data, *search how the search went. 0, or -1
+ * out of memory. */
+int rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *informed,
+                  rl_fit_search *search);
 
 /* The fit's objective (the lower the better) of n samples under p: how far
  * the forecast is from the measured times, weighted by the time at stake. */
