@@ -325,10 +325,27 @@ static void print_results(const setup *s, const results *r) {
 }
 
 
-/* The profile of the figures, checked by the core's validator before it is
- * written to `out` (standard output when NULL). Returns 0 when written. */
+/* How to use the profile written to `out`: with the power mode the runs
+ * were measured in (--power-mode), else naming only the modes the profile
+ * has (the core's verdict lists them): one-core for one thread on a
+ * measured CPU, none on a profile without modes. */
+static void say_written(const char *out, const cJSON *verdict, const char *fit_mode) {
+    fprintf(stderr, "profile written to %s (use it with --hw %s", out, out);
+    const cJSON *m, *modes = cJSON_GetObjectItem(verdict, "modes");
+    bool one_core = false;
+    cJSON_ArrayForEach(m, modes) one_core |= !strcmp(str(m, "id"), "one-core");
+    if (fit_mode) fprintf(stderr, " --power-mode %s, the mode the runs were measured in", txt(fit_mode));
+    else if (one_core) fprintf(stderr, "; --power-mode one-core for one thread");
+    else if (cJSON_GetArraySize(modes) > 0) {
+        fprintf(stderr, "; its power modes:");
+        cJSON_ArrayForEach(m, modes) fprintf(stderr, " %s", tstr(m, "id"));
+    }
+    fprintf(stderr, ")\n");
+}
+
 /* Checks the profile with the core, fits it to --from's runs if any, and
- * writes it. Takes the text (malloc'd) and frees it. */
+ * writes it to `out` (standard output when NULL). Takes the text (malloc'd)
+ * and frees it. Returns 0 when written. */
 static int write_profile(char *text, const fit_args *fit, const char *out) {
     if (text && fit->n_from > 0) {
         int status = 0;
@@ -342,7 +359,6 @@ static int write_profile(char *text, const fit_args *fit, const char *out) {
     cJSON *v = cJSON_Parse(verdict);
     bool ok = cJSON_IsTrue(cJSON_GetObjectItem(v, "ok"));
     if (!ok) fprintf(stderr, "rooflens calibrate: the core refused the profile it made: %s\n", verdict);
-    cJSON_Delete(v);
     rl_free(verdict);
     if (ok) {
         FILE *f = out ? fopen(out, "w") : stdout;
@@ -353,11 +369,11 @@ static int write_profile(char *text, const fit_args *fit, const char *out) {
             fprintf(f, "%s\n", text);
             if (out) {
                 fclose(f);
-                fprintf(stderr, "profile written to %s (use it with --hw %s; --power-mode one-core for one thread)\n",
-                        out, out);
+                say_written(out, v, fit->n_from > 0 ? fit->power_mode : NULL);
             }
         }
     }
+    cJSON_Delete(v);
     free(text);
     return ok ? 0 : 1;
 }

@@ -4,6 +4,7 @@
 #include "calibrate_fit.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,14 @@ static void print_band(const cJSON *fit, const cJSON *fc) {
         fprintf(stderr, "  %s\n", tstr(fit, "band_missing"));
 }
 
+/* A relative error as a percentage: one decimal up to 99,999.9 %, then in
+ * powers of ten (a kernel forecast 1e9 times its time prints 1e+11 %, not
+ * a number as long as the line); "n/a" when not a number. */
+static const char *pct(double error) {
+    double v = 100 * error;
+    return numf(fabs(v) < 1e5 ? "%.1f%%" : "%.2g%%", v);
+}
+
 /* What the fit found, on stderr: the error per model and per kernel, and
  * the stack's kernels (fc: the fitted profile's forecast block). */
 static void print_fit(const cJSON *fit, const cJSON *fc) {
@@ -113,10 +122,15 @@ static void print_fit(const cJSON *fit, const cJSON *fc) {
     cJSON_ArrayForEach(m, get(fit, "models"))
         fprintf(stderr, "  %-40s %8s %12s %12s %8s\n", txt_tail(str(m, "name"), 40), numf("%g", num(m, "kernels")),
                 tsec(num(m, "measured_s"), a, sizeof a), tsec(num(m, "forecast_s"), b, sizeof b),
-                numf("%.1f%%", 100 * num(m, "error")));
+                pct(num(m, "error")));
     fprintf(stderr, "  error per kernel: median %s, max %s; per model: median %s, max %s\n",
-            numf("%.1f%%", 100 * num(fit, "kernel_median_error")), numf("%.1f%%", 100 * num(fit, "kernel_max_error")),
-            numf("%.1f%%", 100 * num(fit, "model_median_error")), numf("%.1f%%", 100 * num(fit, "model_max_error")));
+            pct(num(fit, "kernel_median_error")), pct(num(fit, "kernel_max_error")),
+            pct(num(fit, "model_median_error")), pct(num(fit, "model_max_error")));
+    const cJSON *search = get(fit, "search");
+    if (is_true(search, "stopped"))
+        fprintf(stderr, "  the search stopped at its budget (%s evaluations over %s distinct kernels): the "
+                "parameters are the best it found\n", numf("%.0f", num(search, "evaluations")),
+                numf("%.0f", num(search, "distinct_kernels")));
     print_band(fit, fc);
     fprintf(stderr, "  fitted:");
     const cJSON *f;
@@ -181,6 +195,24 @@ static int read_pair(fit_files *f, const char *pair, const char *format, const c
     return 0;
 }
 
+/* The file an error of the fit is about: the measured profile of pair i
+ * for "inputs[i].measured", its model for another "inputs[i]...", else
+ * NULL (copied into buf). */
+static const char *error_file(const char *answer, const fit_args *a, char *buf, size_t cap) {
+    cJSON *e = cJSON_Parse(answer);
+    const char *where = str(get(e, "error"), "where");
+    int i = -1, used = 0;
+    const char *file = NULL;
+    if (sscanf(where, "inputs[%d]%n", &i, &used) == 1 && used > 0 && i >= 0 && i < a->n_from) {
+        const char *eq = strrchr(a->from[i], '=');
+        if (!strncmp(where + used, ".measured", 9)) file = eq + 1;
+        else snprintf(buf, cap, "%.*s", (int)(eq - a->from[i]), a->from[i]), file = buf;
+    }
+    if (file && file != buf) snprintf(buf, cap, "%s", file), file = buf;
+    cJSON_Delete(e);
+    return file;
+}
+
 char *fit_profile(const char *profile_text, const fit_args *a, int *status) {
     fit_files f = {0};
     char *request = fit_request(a), *answer = NULL, *fitted = NULL;
@@ -191,7 +223,8 @@ char *fit_profile(const char *profile_text, const fit_args *a, int *status) {
     answer = rl_fit_forecast(profile_text, f.in, (size_t)f.n, a->stack);
     cJSON *res = answer ? cJSON_Parse(answer) : NULL;
     if (!res || !is_true(res, "ok")) {
-        report_error_json(answer ? answer : "", NULL);
+        char file[4096];
+        report_error_json(answer ? answer : "", answer ? error_file(answer, a, file, sizeof file) : NULL);
         *status = EXIT_BAD_MODEL;
     } else {
         cJSON *fit = cJSON_GetObjectItemCaseSensitive(res, "fit");

@@ -959,6 +959,146 @@ static void fit_real_profiles(const cJSON *start) {
     for (int i = 0; i < 2; i++) free(texts[i]), rl_model_free(models[i]);
 }
 
+/* ------------------------------------------------- hostile fits (issue 43) -- */
+static rl_model *measured_model(const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fixtures/measured/%s", tests_dir, name);
+    return check_read_model(path);
+}
+
+/* small_cnn's kernels as name,time_s: /conv1/Conv at conv1_s, the rest at others_s. */
+static void cnn_csv(char *buf, size_t cap, double conv1_s, double others_s) {
+    static const char *const names[] = {"/conv1/Conv", "/relu/Relu", "/conv2/Conv", "/down/Conv", "/Add",
+                                        "/relu_1/Relu", "/pool/GlobalAveragePool", "/fc/Gemm"};
+    size_t len = (size_t)snprintf(buf, cap, "name,time_s\n");
+    for (size_t i = 0; i < sizeof names / sizeof *names && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s,%.17g\n", names[i], i ? others_s : conv1_s);
+}
+
+/* The fit of inputs in[0..n) onto hw: its answer parsed (the caller deletes it). */
+static cJSON *fit_answer(const cJSON *hw, const rl_fit_input *in, size_t n, char **text) {
+    char *h = cJSON_PrintUnformatted(hw);
+    char *out = rl_fit_forecast(h, in, n, NULL);
+    cJSON *res = cJSON_Parse(out ? out : "");
+    if (text) *text = out;
+    else rl_free(out);
+    free(h);
+    return res;
+}
+
+/* An error answer of `code` at `where` whose message holds `says`. */
+static void check_refused(const cJSON *res, const char *code, const char *where, const char *says, const char *what) {
+    const cJSON *e = cJSON_GetObjectItem(res, "error");
+    const char *msg = cJSON_IsString(cJSON_GetObjectItem(e, "message")) ? check_str(e, "message") : "";
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(res, "ok")) && !strcmp(check_str(e, "code"), code) &&
+              !strcmp(check_str(e, "where"), where) && strstr(msg, says),
+          "%s: refused as %s at %s saying '%s' (got %s at %s: %s)", what, code, where, says,
+          check_str(e, "code"), check_str(e, "where"), msg);
+}
+
+/* Kernel times no kernel takes are refused, naming the kernel: under 1 ns
+ * (a denormal, 1e-15 s, 1e-300 s) or 100x under its floor; a fit whose
+ * forecast of a model stays 10x off its time is refused, not calibrated;
+ * a kernel at 0 (under a profile's resolution) is left out. */
+static void fit_refuses_impossible_times(const cJSON *unit) {
+    rl_model *cnn = measured_model("small_cnn.onnx");
+    static char csv[4096];
+    rl_fit_input in = {cnn, "small_cnn", csv, "csv", NULL};
+    static const double tiny[] = {1e-320, 1e-15, 1e-300};
+    for (size_t i = 0; i < sizeof tiny / sizeof *tiny; i++) {
+        cnn_csv(csv, sizeof csv, tiny[i], tiny[i]);
+        cJSON *res = fit_answer(unit, &in, 1, NULL);
+        check_refused(res, "bad_measured", "inputs[0].measured", "kernel '/conv1/Conv' took", "a time under 1 ns");
+        cJSON_Delete(res);
+    }
+    /* conv1's floor on the unit device is 2.4 us (2.4 MFLOP at 1 TFLOP/s) */
+    cnn_csv(csv, sizeof csv, 1e-8, 1e-5);
+    cJSON *res = fit_answer(unit, &in, 1, NULL);
+    check_refused(res, "bad_measured", "inputs[0].measured", "times less than its floor", "240x under the floor");
+    CHECK(strstr(check_str(res, "error.message"), "'/conv1/Conv'"), "the kernel is named");
+    cJSON_Delete(res);
+    /* 1000 s a kernel: seconds given for microseconds, say */
+    cnn_csv(csv, sizeof csv, 1e3, 1e3);
+    res = fit_answer(unit, &in, 1, NULL);
+    check_refused(res, "bad_measured", "inputs[0]", "beyond use", "a fit 10x off");
+    cJSON_Delete(res);
+    /* 0 s is under the resolution: left out, the rest fitted */
+    cnn_csv(csv, sizeof csv, 0, 1e-5);
+    res = fit_answer(unit, &in, 1, NULL);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(res, "ok")) && check_num(res, "fit.kernels") >= 4 &&
+              isfinite(check_num(res, "fit.kernel_max_error")) && isfinite(check_num(res, "fit.model_max_error")),
+          "a kernel at 0 s is left out of a good fit");
+    cJSON_Delete(res);
+    rl_model_free(cnn);
+}
+
+/* An ONNX Runtime profile whose run took 1,000 s around 8 kernels of
+ * microseconds: 125 s between kernels is refused, not added to the fixed
+ * cost per kernel (the profile's validator allows 0.1 s). */
+static void fit_refuses_long_gaps(const cJSON *unit) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fixtures/measured/ort_small_cnn_all.json", tests_dir);
+    cJSON *trace = check_read_json(path);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, trace)
+        if (!strcmp(check_str(e, "name"), "model_run")) cJSON_SetNumberValue(cJSON_GetObjectItem(e, "dur"), 1e9);
+    char *text = cJSON_PrintUnformatted(trace);
+    rl_model *cnn = measured_model("small_cnn.onnx");
+    rl_fit_input in = {cnn, "small_cnn", text, "ort", NULL};
+    cJSON *res = fit_answer(unit, &in, 1, NULL);
+    check_refused(res, "bad_measured", "inputs[0].measured", "between two kernels", "a 1,000 s run");
+    cJSON_Delete(res), cJSON_Delete(trace);
+    free(text);
+    rl_model_free(cnn);
+}
+
+/* A pair that matches nothing is refused beside a good one too; a base
+ * profile rl_check_hardware refuses (a broken power mode) is no base. */
+static void fit_refuses_bad_pairs(const cJSON *unit) {
+    rl_model *cnn = measured_model("small_cnn.onnx"), *mlp = measured_model("small_mlp.onnx");
+    static char csv[4096];
+    cnn_csv(csv, sizeof csv, 1e-5, 1e-5);
+    rl_fit_input in[2] = {{cnn, "small_cnn", csv, "csv", NULL}, {mlp, "small_mlp", csv, "csv", NULL}};
+    cJSON *res = fit_answer(unit, in, 2, NULL);
+    check_refused(res, "bad_measured", "inputs[1].measured", "no measured kernel", "the MLP with the CNN's times");
+    cJSON_Delete(res);
+    cJSON *broken = cJSON_Duplicate(unit, true), *modes = cJSON_AddArrayToObject(broken, "power_modes");
+    cJSON_AddItemToArray(modes, cJSON_Parse("{\"id\": \"a\", \"name\": \"a\", \"default\": true, \"overrides\": {}}"));
+    cJSON_AddItemToArray(modes, cJSON_Parse("{\"id\": \"b\", \"name\": \"b\", \"overrides\": {\"clock_hz\": -5}}"));
+    res = fit_answer(broken, in, 1, NULL);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(res, "ok")) && !strcmp(check_str(res, "error.code"), "bad_hardware"),
+          "a base profile with a broken power mode is refused: %s", check_str(res, "error.message"));
+    cJSON_Delete(res), cJSON_Delete(broken);
+    rl_model_free(cnn), rl_model_free(mlp);
+}
+
+/* Samples of the same figures are pooled: the conv_net runs at batch 1
+ * twice over fit as one run does, on the same distinct kernels, and the
+ * search says how it went within its budget. */
+static void fit_pools_samples(const cJSON *unit) {
+    rl_model *m = fixture("conv_net.onnx");
+    cJSON *hw = truth_scaled(unit, -1, 1);
+    static double t[MAX_KERNELS];
+    int n = 0;
+    char *csv = synthetic_profile(m, hw, 1, t, &n);
+    rl_fit_input in[3] = {{m, "a", csv, "csv", NULL}, {m, "b", csv, "csv", NULL}, {m, "c", csv, "csv", NULL}};
+    cJSON *start = fit_start(unit);
+    cJSON *one = fit_answer(start, in, 1, NULL), *three = fit_answer(start, in, 3, NULL);
+    CHECK(check_num(three, "fit.kernels") == 3 * check_num(one, "fit.kernels") &&
+              check_num(three, "fit.search.distinct_kernels") == check_num(one, "fit.search.distinct_kernels") &&
+              check_num(one, "fit.search.distinct_kernels") <= check_num(one, "fit.kernels"),
+          "three copies of a run pool into the distinct kernels of one (%g of %g kernels)",
+          check_num(three, "fit.search.distinct_kernels"), check_num(three, "fit.kernels"));
+    CHECK_NEAR(check_num(three, "profile.forecast.kernel_overhead_s.value"),
+               check_num(one, "profile.forecast.kernel_overhead_s.value"), 1e-9, "pooled: the same fit");
+    CHECK(cJSON_IsFalse(check_at(three, "fit.search.stopped")) &&
+              check_num(three, "fit.search.evaluations") <= 2 * check_num(three, "fit.search.budget"),
+          "the search converged within its budget");
+    cJSON_Delete(one), cJSON_Delete(three), cJSON_Delete(start), cJSON_Delete(hw);
+    free(csv);
+    rl_model_free(m);
+}
+
 /* Every shipped profile forecasts with its own parameters, not the core's
  * generic defaults: its forecast block names the stack and gives every
  * figure (docs/model.md §12.4), and the analysis says so. */
@@ -1018,6 +1158,10 @@ int main(int argc, char **argv) {
         stack_plan(unit);
         pooling_plan(unit);
         fit_finds_epilogues_apart(unit);
+        fit_refuses_impossible_times(unit);
+        fit_refuses_long_gaps(unit);
+        fit_refuses_bad_pairs(unit);
+        fit_pools_samples(unit);
     }
     cJSON_Delete(unit);
     return check_report("forecast");

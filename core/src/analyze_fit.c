@@ -115,15 +115,56 @@ static int vote_shape_ops(rl_ctx *c, const rl_prepared *pg, const int *set_of, f
     return 0;
 }
 
+/* The shortest time a kernel can take: a few clock cycles. No dispatch of a
+ * kernel is quicker, and the fit's fixed cost per kernel goes no lower
+ * (forecast_fit.c), so a shorter time (a denormal, 1e-15 s) is a wrong
+ * unit or a broken file, never a measurement. */
+#define RL_FIT_MIN_KERNEL_S 1e-9
+/* A measured kernel may beat its floor (the speed of light of its nodes on
+ * the profile, fused) only by this factor. Some beat it honestly: the
+ * profile is of a slower device or power mode than the one measured (up to
+ * a few times), or a cache served what the floor reads from main memory
+ * (a small model's weights stay in a CPU's caches from run to run: cache
+ * bandwidths are up to some 20x main memory's). Beyond 100x no device
+ * ran the kernel: the time is in another unit than the profile says, or of
+ * another model. */
+#define RL_FIT_BELOW_FLOOR 100
+
+/* Refuses a measured group whose time (measured > 0) no kernel takes: under
+ * RL_FIT_MIN_KERNEL_S, not finite, or RL_FIT_BELOW_FLOOR times under its
+ * floor. 0, or -1 with err set (where: the measured profile). */
+static int impossible_time(const cJSON *grp, double measured, rl_error *err) {
+    const cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(grp, "kernels"), 0);
+    const char *name = cJSON_IsString(k) ? k->valuestring : "(unnamed)";
+    double floor = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(grp, "sol_fused_s"));
+    if (!isfinite(measured) || measured < RL_FIT_MIN_KERNEL_S) {
+        rl_error_set(err, "bad_measured", "measured",
+                     "kernel '%.200s' took %.3g s: no kernel runs in less than 1 ns; give the times in the "
+                     "profile's unit (a CSV header names time_s, time_ms or time_us)", name, measured);
+        return -1;
+    }
+    if (floor > 0 && measured < floor / RL_FIT_BELOW_FLOOR) {
+        rl_error_set(err, "bad_measured", "measured",
+                     "kernel '%.200s' took %.3g s, %.3g times less than its floor on this profile (%.3g s): no "
+                     "device runs that fast; is the time in the profile's unit, and the profile of this model "
+                     "and of the device measured?", name, measured, floor / measured, floor);
+        return -1;
+    }
+    return 0;
+}
+
 /* The measured groups (measured.groups of the response: nodes, kernels,
  * measured_s) whose nodes' costs are known, as samples: each group one
- * kernel of its nodes, paying the fixed cost once per measured kernel. */
+ * kernel of its nodes, paying the fixed cost once per measured kernel.
+ * A group measured at 0 (under the profile's resolution: ONNX Runtime
+ * writes whole microseconds) tells the fit nothing and is left out; a time
+ * no kernel takes is refused. 0, or -1 with err set. */
 static int run_samples(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, const cJSON *mo,
-                       int run, fit_samples *fs) {
+                       int run, fit_samples *fs, rl_error *err) {
     const int nn = pg->graph->n_nodes;
     int *set_of = rl_arena_alloc(c->arena, (size_t)(nn + 1) * sizeof *set_of);
     int *next = rl_arena_alloc(c->arena, (size_t)(nn + 1) * sizeof *next);
-    if (!set_of || !next) return -1;
+    if (!set_of || !next) goto oom;
     for (int i = 0; i < nn; i++) set_of[i] = next[i] = -1;
     int gid = 0;
     /* the profile's stack reads broadcasts in place or copies them, as the
@@ -145,13 +186,17 @@ static int run_samples(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
             last = i;
         }
         if (first < 0) continue;
+        if (impossible_time(grp, measured, err)) return -1;
         rl_fit_sample x = {.measured_s = measured, .run = run};
         double kernels = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(grp, "kernels"));
         rl_fc_kernel_figures(c, pg, o, hw, first, next, set_of, fold, kernels, NULL, &x.k);
-        if (!push_sample(fs, &x)) return -1;
+        if (!push_sample(fs, &x)) goto oom;
     }
     vote_epilogues(pg, set_of, fs);
-    return vote_shape_ops(c, pg, set_of, fs);
+    if (!vote_shape_ops(c, pg, set_of, fs)) return 0;
+oom:
+    rl_error_set(err, "out_of_memory", "", "out of memory while fitting");
+    return -1;
 }
 
 /* The stack's epilogue_apart: the operator types most of whose measured
@@ -177,7 +222,36 @@ static void error_in_input(rl_error *err, int run) {
     snprintf(err->where, sizeof err->where, "%s", where);
 }
 
-/* One run: its options, the analysis, the measured profile matched, its samples. */
+/* The most time between two kernels the fit believes, per kernel: the
+ * most it gives a kernel's fixed cost (forecast_fit.c). A runtime's own
+ * time between kernels (dispatching the next, allocating its output) is
+ * microseconds; more than 10 ms a kernel is something else in the run's
+ * wall time (a pause, I/O, other work, a wrong timestamp), and added to the
+ * fixed cost per kernel it would put that on every kernel of every model. */
+#define RL_FIT_MAX_BETWEEN_S 1e-2
+
+/* The run's time between kernels (measured.between_kernels_s: a typical
+ * run's wall time minus its kernels' times) joins the pool, or is refused
+ * beyond RL_FIT_MAX_BETWEEN_S a kernel. 0, or -1 with err set. */
+static int pool_between(const cJSON *measured, fit_samples *fs, rl_error *err) {
+    double between = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "between_kernels_s"));
+    double all_kernels = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "kernels"));
+    if (!(between >= 0 && all_kernels > 0)) return 0;
+    if (between / all_kernels > RL_FIT_MAX_BETWEEN_S) {
+        rl_error_set(err, "bad_measured", "measured",
+                     "a run's wall time exceeds its %.0f kernels' times by %.3g s, %.3g s between two kernels: "
+                     "more than 10 ms is no runtime's dispatch but something else in the run (a pause, I/O, other "
+                     "work); record the runs again", all_kernels, between, between / all_kernels);
+        return -1;
+    }
+    fs->gap_s += between, fs->gap_kernels += all_kernels;
+    return 0;
+}
+
+/* One run: its options, the analysis, the measured profile matched, its
+ * samples (a run none of whose kernels matched a node of known cost is
+ * refused: fitted beside others it would add nothing but its name and its
+ * kernel count, which sets the stack's fusion). */
 static int fit_one_run(const rl_fit_input *in, int run, const rl_hw *hw, fit_samples *fs, rl_error *err) {
     rl_arena arena = {0};
     rl_ctx c;
@@ -187,7 +261,7 @@ static int fit_one_run(const rl_fit_input *in, int run, const rl_hw *hw, fit_sam
     rl_timing t;
     rl_measured *m = NULL;
     rl_dim_setting *dims = NULL;
-    int rc = -1;
+    int rc = -1, before = fs->n;
     cJSON *req = rl_analyze_parse_request(in->request_json ? in->request_json : "{}", err);
     /* the measured profile as a request's "measured" member */
     cJSON *wrap = cJSON_CreateObject(), *mo = cJSON_CreateObject();
@@ -206,11 +280,12 @@ static int fit_one_run(const rl_fit_input *in, int run, const rl_hw *hw, fit_sam
     if (!fs->format) fs->format = stack_of_format(cJSON_GetObjectItemCaseSensitive(measured, "format"));
     fs->launched[run] = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "matched"));
     fs->plan_unfused[run] = t.sol[RL_SOL_UNFUSED].kernels, fs->plan_fused[run] = t.sol[RL_SOL_FUSED].kernels;
-    double between = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "between_kernels_s"));
-    double all_kernels = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "kernels"));
-    if (between >= 0 && all_kernels > 0) fs->gap_s += between, fs->gap_kernels += all_kernels;
-    rc = run_samples(&c, &pg, &o, hw, measured, run, fs);
-    if (rc) rl_error_set(err, "out_of_memory", "", "out of memory while fitting");
+    if (pool_between(measured, fs, err) || run_samples(&c, &pg, &o, hw, measured, run, fs, err)) goto done;
+    if (fs->n == before)
+        rl_error_set(err, "bad_measured", "measured",
+                     "no measured kernel of this profile (with a time above 0) matched a node of known cost: was "
+                     "it recorded with this model (and its request's dims and batch)?");
+    else rc = 0;
 done:
     if (rc) error_in_input(err, run);
     cJSON_Delete(req), cJSON_Delete(wrap), cJSON_Delete(mo);
@@ -233,6 +308,13 @@ static bool stack_runs_unfused(const fit_samples *fs, size_t n_runs) {
 static void median_max(double *v, int n, double *median, double *max) {
     *median = rl_median(v, n);
     *max = n ? v[n - 1] : NAN;
+}
+
+/* Input r's measured time and its forecast under p: the sums over its samples. */
+static void run_totals(const fit_samples *fs, int r, const rl_forecast_params *p, double *meas, double *fc) {
+    *meas = *fc = 0;
+    for (int i = 0; i < fs->n; i++)
+        if (fs->s[i].run == r) *meas += fs->s[i].measured_s, *fc += rl_fc_kernel_time(&fs->s[i].k, p);
 }
 
 /* fit.search: the distinct kernels the search worked on (samples with the
@@ -264,10 +346,10 @@ static cJSON *fit_provenance(const fit_samples *fs, const rl_fit_input *in, size
     cJSON *models = cJSON_AddArrayToObject(fit, "models");
     int n_runs = 0;
     for (size_t r = 0; r < n_in; r++) {
-        double meas = 0, fc = 0;
+        double meas, fc;
         int k = 0;
-        for (int i = 0; i < fs->n; i++)
-            if (fs->s[i].run == (int)r) meas += fs->s[i].measured_s, fc += rl_fc_kernel_time(&fs->s[i].k, p), k++;
+        run_totals(fs, (int)r, p, &meas, &fc);
+        for (int i = 0; i < fs->n; i++) k += fs->s[i].run == (int)r;
         cJSON *mo = cJSON_CreateObject();
         char label[32];
         snprintf(label, sizeof label, "model %zu", r + 1);
@@ -489,19 +571,11 @@ static void weigh_runs(fit_samples *fs, size_t n_runs) {
     free(total);
 }
 
-/* The stack fitted to the runs with hw's forecast parameters: every run's
- * samples into fs, the stack's settings the kernel counts tell, the
- * fractions and fixed costs; *loss: the fit's objective. 0, or -1 with err. */
-static int fit_stack(const rl_fit_input *inputs, size_t n_inputs, const rl_hw *hw, fit_samples *fs,
-                     rl_forecast_params *p, rl_fit_informed *inf, double *loss, rl_error *err) {
-    for (size_t r = 0; r < n_inputs; r++)
-        if (fit_one_run(&inputs[r], (int)r, hw, fs, err)) return -1;
-    if (fs->n == 0) {
-        rl_error_set(err, "bad_measured", "inputs",
-                     "no measured kernel matched a node of known cost: were the profiles recorded with these models "
-                     "(and their request's dims and batch)?");
-        return -1;
-    }
+/* The stack fitted to the samples in fs (every run's, with hw's forecast
+ * parameters): the stack's settings the kernel counts tell, the fractions
+ * and fixed costs; *loss: the fit's objective. 0, or -1 with err. */
+static int fit_stack(size_t n_inputs, const rl_hw *hw, fit_samples *fs, rl_forecast_params *p, rl_fit_informed *inf,
+                     double *loss, rl_error *err) {
     weigh_runs(fs, n_inputs);
     *p = hw->fc;
     /* a fitted stack has one fixed cost per kernel, whatever the class: the
@@ -518,10 +592,93 @@ static int fit_stack(const rl_fit_input *inputs, size_t n_inputs, const rl_hw *h
     return 0;
 }
 
+/* Whether two tries drew the same samples (then their fits are the same). */
+static bool same_samples(const fit_samples *a, const fit_samples *b) {
+    if (a->n != b->n) return false;
+    for (int i = 0; i < a->n; i++)
+        if (memcmp(&a->s[i].k, &b->s[i].k, sizeof a->s[i].k) || a->s[i].measured_s != b->s[i].measured_s)
+            return false;
+    return true;
+}
+
+/* How the stack lowers a convolution the kernel counts do not tell: the
+ * fit is made both ways (tries[0] implicit GEMM, tries[1] im2col), and the
+ * one whose forecast of the measured kernels is closer kept. Runs without
+ * a Conv draw the same samples both ways: fitted once, the profile's
+ * setting stays. Returns the kept try, or -1 with err set. */
+static int fit_lowerings(const rl_fit_input *inputs, size_t n_inputs, rl_hw *hw, fit_samples *tries,
+                         rl_forecast_params *p, rl_fit_informed *inf, rl_error *err) {
+    rl_forecast_params tried[2];
+    rl_fit_informed tried_inf[2];
+    double loss[2];
+    for (int im2col = 0; im2col < 2; im2col++) {
+        hw->fc.im2col = im2col;
+        for (size_t r = 0; r < n_inputs; r++)
+            if (fit_one_run(&inputs[r], (int)r, hw, &tries[im2col], err)) return -1;
+        if (im2col && same_samples(&tries[0], &tries[1])) {
+            tried[1] = tried[0], tried_inf[1] = tried_inf[0], loss[1] = loss[0];
+            tries[1].search = tries[0].search;
+        } else if (fit_stack(n_inputs, hw, &tries[im2col], &tried[im2col], &tried_inf[im2col], &loss[im2col], err)) {
+            return -1;
+        }
+    }
+    int best = loss[1] < loss[0] * (1 - 1e-9) ? 1 : 0;
+    *p = tried[best], *inf = tried_inf[best];
+    inf->conv_lowering = loss[0] != loss[1];
+    return best;
+}
+
+/* A fit whose forecast of some model it was fitted on is more than this
+ * factor from its measured time is beyond use. The parameters range over
+ * fractions from 1e-4 to 1 and fixed costs from 1 ns to 10 ms; where none of
+ * that comes within 10x of a model's own kernels, the runs are not what the
+ * profile describes (times in another unit, another device), and a profile
+ * marked calibrated would carry that error into every forecast. */
+#define RL_FIT_MAX_MODEL_RATIO 10
+
+/* Refuses the fit when some input's forecast (its matched kernels under p)
+ * is not within RL_FIT_MAX_MODEL_RATIO of its measured time. 0, or -1 with
+ * err set (where: the input). */
+static int check_usable(const fit_samples *fs, const rl_fit_input *in, size_t n_in, const rl_forecast_params *p,
+                        rl_error *err) {
+    for (size_t r = 0; r < n_in; r++) {
+        double meas = 0, fc = 0;
+        run_totals(fs, (int)r, p, &meas, &fc);
+        double ratio = fc / meas;
+        if (ratio >= 1.0 / RL_FIT_MAX_MODEL_RATIO && ratio <= RL_FIT_MAX_MODEL_RATIO) continue;
+        rl_error_set(err, "bad_measured", "",
+                     "the best fit forecasts this input's kernels at %.3g s against %.3g s measured (%.3gx): no parameters in "
+                     "their ranges come within 10x, so the fit is beyond use; are its times in the profile's unit, "
+                     "and is the hardware profile of the device measured?",
+                     fc, meas, ratio);
+        error_in_input(err, (int)r);
+        return -1;
+    }
+    return 0;
+}
+
+static void free_tries(fit_samples *tries) {
+    if (tries) free(tries[0].s), free(tries[1].s);
+    free(tries);
+}
+
+/* The fitted profile passes what rl_check_hardware checks (every power
+ * mode), or the fit is refused. 0, or -1 with err set. */
+static int check_fitted_profile(const cJSON *profile, rl_error *err) {
+    if (!rl_hw_check_modes(profile, err)) return 0;
+    char msg[sizeof err->message], code[sizeof err->code];
+    snprintf(msg, sizeof msg, "%s", err->message);
+    snprintf(code, sizeof code, "%s", err->code);
+    err->code[0] = '\0'; /* replaced by the same error, said of the fit */
+    rl_error_set(err, code, "hardware", "the fitted profile does not pass the hardware check (%.400s): fit "
+                 "onto a profile that rl_check_hardware accepts", msg);
+    return -1;
+}
+
 char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size_t n_inputs, const char *stack) {
     rl_json_begin();
     rl_error err = {0};
-    fit_samples fs = {0}, *tries = NULL;
+    fit_samples *tries = NULL;
     cJSON *profile = cJSON_Parse(profile_json ? profile_json : ""), *fit = NULL;
     rl_hw hw;
     if (!inputs || n_inputs == 0 || n_inputs > RL_FIT_MAX_RUNS) {
@@ -538,54 +695,45 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
      * thread. */
     char mode[64] = "";
     if (fit_power_mode(inputs, n_inputs, mode, sizeof mode, &err)) goto fail;
-    if (rl_hw_parse(profile, mode[0] ? mode : NULL, &hw, &err)) goto fail;
-    /* How the stack lowers a convolution the kernel counts do not tell: the
-     * fit is made both ways, and the one whose forecast of the measured
-     * kernels is closer kept (runs without a Conv fit the same both ways:
-     * the profile's setting stays) */
-    tries = calloc(2, sizeof *tries);
-    rl_forecast_params tried[2];
-    rl_fit_informed tried_inf[2];
-    double loss[2];
-    if (!tries) goto oom;
-    for (int im2col = 0; im2col < 2; im2col++) {
-        hw.fc.im2col = im2col;
-        if (fit_stack(inputs, n_inputs, &hw, &tries[im2col], &tried[im2col], &tried_inf[im2col], &loss[im2col], &err)) {
-            free(tries[0].s), free(tries[1].s);
-            goto fail;
-        }
-    }
-    int best = loss[1] < loss[0] * (1 - 1e-9) ? 1 : 0;
-    fs = tries[best];
-    free(tries[!best].s);
+    /* a profile rl_check_hardware refuses (in any mode) is no base to fit onto */
+    if (rl_hw_check_modes(profile, &err) || rl_hw_parse(profile, mode[0] ? mode : NULL, &hw, &err)) goto fail;
     /* tries stays until the end: the fitted epilogue_apart names point
      * into its samples' votes */
-    rl_forecast_params p = tried[best];
-    rl_fit_informed inf = tried_inf[best];
-    inf.conv_lowering = loss[0] != loss[1];
+    tries = calloc(2, sizeof *tries);
+    if (!tries) goto oom;
+    rl_forecast_params p;
+    rl_fit_informed inf;
+    int best = fit_lowerings(inputs, n_inputs, &hw, tries, &p, &inf, &err);
+    if (best < 0 || check_usable(&tries[best], inputs, n_inputs, &p, &err)) goto fail;
+    const fit_samples *fs = &tries[best];
     double median = 0;
-    fit = fit_provenance(&fs, inputs, n_inputs, &p, &median);
+    fit = fit_provenance(fs, inputs, n_inputs, &p, &median);
     if (!fit) goto oom;
     add_fitted_names(fit, &inf);
     char source[400];
-    fit_source(source, sizeof source, &fs, inputs, n_inputs, median);
+    fit_source(source, sizeof source, fs, inputs, n_inputs, median);
     rl_forecast_params fitted = p;
-    add_time_between_kernels(&fs, fit, &p, &inf, source, sizeof source);
-    if (add_cross_validation(fit, child_object(profile, "forecast"), &fs, inputs, n_inputs, &fitted, &hw.fc)) {
+    add_time_between_kernels(fs, fit, &p, &inf, source, sizeof source);
+    if (add_cross_validation(fit, child_object(profile, "forecast"), fs, inputs, n_inputs, &fitted, &hw.fc)) {
         cJSON_Delete(fit);
         goto oom;
     }
+    cJSON *fit_copy = cJSON_Duplicate(fit, true);
+    put_fitted(profile, &p, &inf, fit, stack ? stack : fs->format, source); /* the profile holds fit */
+    if (check_fitted_profile(profile, &err)) {
+        cJSON_Delete(fit_copy);
+        goto fail;
+    }
     cJSON *out = cJSON_CreateObject();
     cJSON_AddTrueToObject(out, "ok");
-    cJSON_AddItemToObject(out, "fit", cJSON_Duplicate(fit, true));
-    put_fitted(profile, &p, &inf, fit, stack ? stack : fs.format, source);
+    cJSON_AddItemToObject(out, "fit", fit_copy);
     cJSON_AddItemToObject(out, "profile", profile);
-    free(fs.s), free(tries);
+    free_tries(tries);
     return rl_json_finish(out);
 oom:
     rl_error_set(&err, "out_of_memory", "", "out of memory while fitting");
 fail:
-    free(fs.s), free(tries);
+    free_tries(tries);
     cJSON_Delete(profile);
     return rl_error_json(&err);
 }

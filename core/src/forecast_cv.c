@@ -33,7 +33,13 @@ int rl_fit_leave_one_out(const rl_fit_sample *s, int n, int n_runs, const rl_for
         if (!own || !m) continue;
         rl_forecast_params p = *fitted;
         rl_fit_informed informed;
-        rl_fit_params(rest, m, &p, &informed);
+        /* the held-out fits share one fit's budget of evaluations, so that
+         * the cross-validation's work does not grow with the runs either */
+        rl_fit_search search = {.budget = RL_FIT_BUDGET / n_runs};
+        if (rl_fit_params(rest, m, &p, &informed, &search)) {
+            free(rest);
+            return -1;
+        }
         uninformed_from_profile(&p, &informed, profile);
         double fc = 0;
         for (int i = 0; i < n; i++)

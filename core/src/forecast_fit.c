@@ -315,7 +315,7 @@ int rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_i
     if (make_set(s, n, &fs)) return -1;
     rl_forecast_params other = *p;
     rl_fit_informed inf2;
-    fs.budget = RL_FIT_BUDGET / 2;
+    fs.budget = (search->budget > 0 ? search->budget : RL_FIT_BUDGET) / 2;
     descend(&fs, p, informed, false);
     bool stopped = fs.evaluations >= fs.budget;
     long long spent = fs.evaluations;

@@ -36,6 +36,7 @@ typedef struct rl_fit_informed {
  * RL_FIT_BUDGET evaluations of a pool's loss, whatever the input's size. */
 #define RL_FIT_BUDGET 40000000LL
 typedef struct rl_fit_search {
+    long long budget;      /* in: the evaluations allowed (0: RL_FIT_BUDGET) */
     int pools;             /* distinct kernel figures among the samples */
     long long evaluations; /* pool losses evaluated */
     bool stopped;          /* the budget ended the search before it converged */

@@ -667,6 +667,15 @@ static int check_int8_rate(const rl_hw *hw, rl_error *err) {
     return 0;
 }
 
+int rl_hw_check_modes(const cJSON *profile, rl_error *err) {
+    rl_hw hw;
+    if (rl_hw_parse(profile, NULL, &hw, err)) return -1;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(profile, "power_modes"))
+        if (rl_hw_parse(profile, cJSON_GetObjectItemCaseSensitive(m, "id")->valuestring, &hw, err)) return -1;
+    return 0;
+}
+
 /* ------------------------------------------------------------- the API -- */
 static char *check_hardware(const char *profile_json, bool shipped) {
     rl_json_begin();

@@ -145,6 +145,10 @@ typedef struct rl_hw {
  * with err set (unknown_power_mode for a mode the profile lacks). */
 int rl_hw_parse(const cJSON *profile, const char *mode, rl_hw *out, rl_error *err);
 
+/* What rl_check_hardware checks: the profile parses in its default mode
+ * and in every power mode. 0, or -1 with err set. */
+int rl_hw_check_modes(const cJSON *profile, rl_error *err);
+
 /* Derive e_flop_unit (and, for a tdp-split profile, e_byte and static_w)
  * from what the profile gave (docs/power.md):
  *  - tdp-split: each compute unit at its peak draws half the budget B,
