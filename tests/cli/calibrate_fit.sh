@@ -58,5 +58,62 @@ check "as a bad measured profile" has "$TMP/err" "bad_measured"
 run "$TMP/out" "$TMP/err" calibrate --profile intel-xeon-8480 --from "$F/small_mlp.onnx=$TMP/none.json"
 check "a missing measured profile is refused ($rc)" test "$rc" -eq 3
 
+# issue 43: hostile fits. A pair that matches nothing is refused beside a good one too.
+run "$TMP/out" "$TMP/err" calibrate --profile intel-xeon-8480 --out "$TMP/mix.json" \
+    --from "$F/small_cnn.onnx=$F/csv_small_cnn.csv" --from "$F/small_mlp.onnx=$F/csv_small_cnn.csv"
+check "a pair that matches nothing beside a good one is refused ($rc)" test "$rc" -eq 3
+check "naming its measured profile" has "$TMP/err" "csv_small_cnn.csv: no measured kernel"
+check "at inputs[1].measured" has "$TMP/err" "at inputs[1].measured"
+check "and no profile is written" test ! -e "$TMP/mix.json"
+
+# kernel times no kernel takes: refused naming the kernel and the file, never printed as inf% or 47 digits
+for t in 1e-320 1e-15 1e-300; do
+  { echo "name,time_s"; for n in /conv1/Conv /relu/Relu /conv2/Conv /down/Conv /Add /relu_1/Relu /fc/Gemm; do
+      echo "$n,$t"; done; } >"$TMP/tiny.csv"
+  run "$TMP/out" "$TMP/err" calibrate --profile intel-xeon-8480 --out "$TMP/tiny.json" --from "$F/small_cnn.onnx=$TMP/tiny.csv"
+  check "kernels at $t s are refused ($rc)" test "$rc" -eq 3
+  check "naming the file and the kernel ($t)" has "$TMP/err" "tiny.csv: kernel '/conv1/Conv' took"
+  check "no inf% nor a long number ($t)" bash -c "! grep -qE 'inf%|[0-9]{20}' '$TMP/err'"
+done
+
+# an ONNX Runtime run of 1,000 s around kernels of microseconds: no 125 s between kernels
+py "
+import json
+ev = json.load(open('$F/ort_small_cnn_all.json'))
+for e in ev:
+    if e.get('name') == 'model_run': e['dur'] = 1e9
+json.dump(ev, open('$TMP/ort_long.json', 'w'))
+"
+run "$TMP/out" "$TMP/err" calibrate --profile intel-xeon-8480 --out "$TMP/long.json" --from "$F/small_cnn.onnx=$TMP/ort_long.json"
+check "a run with 125 s between kernels is refused ($rc)" test "$rc" -eq 3
+check "as a bad measured profile, not a profile the core refuses" bash -c "has() { grep -qF -- \"\$2\" \"\$1\"; };
+  has '$TMP/err' 'between two kernels' && ! has '$TMP/err' 'refused the profile it made'"
+
+# fitted onto a GPU profile, the CLI suggests no CPU power mode
+run "$TMP/out" "$TMP/err" calibrate --profile h100-sxm --out "$TMP/gpu.json" --from "$F/small_cnn.onnx=$F/ort_small_cnn_all.json"
+check "a fit onto the H100 profile ($rc)" test "$rc" -eq 0
+check "suggests no --power-mode one-core" bash -c "grep -q '^profile written to' '$TMP/err' && ! grep -q 'one-core' '$TMP/err'"
+
+# the fit's work is bounded: 8 pairs of a 2,000-node model (43 s before pooling on a loaded
+# 2-core machine), and of 2,000 distinct kernels (129 s before the budget)
+/usr/bin/python3 "$ROOT/tests/cli/make_fit_hostile.py" "$TMP/chain"
+/usr/bin/python3 "$ROOT/tests/cli/make_fit_hostile.py" "$TMP/distinct" --distinct
+pairs() { for i in 1 2 3 4 5 6 7 8; do echo "--from $1/chain.onnx=$1/chain.csv"; done; }
+RUN_TIMEOUT=60 run "$TMP/out" "$TMP/err" calibrate --profile intel-xeon-8480 --out "$TMP/chain.json" $(pairs "$TMP/chain")
+check "8 pairs of a 2,000-node model fit ($rc)" test "$rc" -eq 0
+check "on its few distinct kernels, the search complete" py "
+import json
+s = json.load(open('$TMP/chain.json'))['forecast']['fit']['search']
+assert s['distinct_kernels'] <= 12 and not s['stopped'] and s['evaluations'] < s['budget'], s
+"
+RUN_TIMEOUT=60 run "$TMP/out" "$TMP/err" calibrate --profile intel-xeon-8480 --out "$TMP/distinct.json" $(pairs "$TMP/distinct")
+check "8 pairs of 2,000 distinct kernels fit ($rc)" test "$rc" -eq 0
+check "the search stops at its budget, and says so" py "
+import json
+s = json.load(open('$TMP/distinct.json'))['forecast']['fit']['search']
+assert s['stopped'] and s['evaluations'] <= 2 * s['budget'] and 'budget' in s['note'], s
+"
+check "the CLI says the search stopped" has "$TMP/err" "the search stopped at its budget"
+
 echo "cli calibrate --from: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

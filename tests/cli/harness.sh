@@ -2,7 +2,7 @@
 #   check "what" condition...   counts a pass, or prints FAIL: what
 #   run OUT ERR args...          runs $CLI with args, stdout to OUT, stderr to
 #                                ERR, no stdin; sets rc (a hang is killed
-#                                after 20 s: rc 124)
+#                                after $RUN_TIMEOUT s, default 20: rc 124)
 #   has FILE TEXT                FILE holds TEXT
 # It makes $TMP, removed on exit, and counts $pass and $fails.
 TMP="$(mktemp -d)"
@@ -15,7 +15,7 @@ check() { # check "what" condition...
 }
 run() { # run OUTFILE ERRFILE args... ; sets rc
   local out="$1" err="$2"; shift 2
-  timeout 20 "$CLI" "$@" >"$out" 2>"$err" </dev/null
+  timeout "${RUN_TIMEOUT:-20}" "$CLI" "$@" >"$out" 2>"$err" </dev/null
   rc=$?
 }
 has() { grep -qF -- "$2" "$1"; }
