@@ -7,6 +7,8 @@
 #   model     a request and a model together (seeds: fixtures and the
 #             structural mutants of tests/fuzz/mutate_onnx.py)
 #   study     study objects (batch sweep, compare, power modes) on 4 models
+#   calibrate the forecast's fit: pairs of the measured fixtures, kernel
+#             times and profile edits (tests/fuzz/fuzz_calibrate.c)
 #
 # Every response must pass tests/response_oracle.h (valid UTF-8, a clean
 # error, or finite non-negative figures).
@@ -29,8 +31,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
-TARGETS_ALL=(reader request hardware model study)
-usage() { sed -n '14,20p' "$0" >&2; exit 2; }
+TARGETS_ALL=(reader request hardware model study calibrate)
+usage() { sed -n '16,22p' "$0" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 
 CC=clang
@@ -60,7 +62,7 @@ build_bundle() {
     grep -Ev '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so' | while read -r lib; do cp -L "$lib" "$out/lib/"; done
   # what the targets read at start (ROOFLENS_SOURCE_DIR points here in run.sh)
   mkdir -p "$out/src/tests/fixtures" "$out/src/hw" "$out/regressions"
-  cp -r tests/fixtures/models "$out/src/tests/fixtures/"
+  cp -r tests/fixtures/models tests/fixtures/measured "$out/src/tests/fixtures/"
   cp hw/*.json "$out/src/hw/"
   cp -r tests/fuzz/regressions/. "$out/regressions/"
   if [[ ! -d "$out/corpus" ]]; then

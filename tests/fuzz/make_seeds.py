@@ -9,8 +9,9 @@ hardware profiles with assorted options and limits), OUT_DIR/hardware/
 (every profile in hw/ and tests/hw/), OUT_DIR/model/ (a request and a model,
 fuzz_model.c's layout: the fixtures and structural mutants of them from
 mutate_onnx.py, with requests of every option and study kind) and
-OUT_DIR/study/ (study objects of the three kinds, fuzz_study.c). Standard
-library only."""
+OUT_DIR/study/ (study objects of the three kinds, fuzz_study.c) and
+OUT_DIR/calibrate/ (pairs of the measured fixtures, kernel times and profile
+edits in fuzz_calibrate.c's layout). Standard library only."""
 import json
 import os
 import random
@@ -41,7 +42,7 @@ def write(path, data):
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "fuzz-corpus"
-    for t in ("reader", "request", "hardware", "model", "study"):
+    for t in ("reader", "request", "hardware", "model", "study", "calibrate"):
         os.makedirs(os.path.join(out, t), exist_ok=True)
 
     # reader: flags, four chunk sizes, model
@@ -111,8 +112,46 @@ def main():
         text = json.dumps(req).encode()
         write(os.path.join(out, "model", "pair_%04d" % i), struct.pack("<H", len(text)) + text + data)
         nm += 1
-    print("seeds: reader %d, request %d, hardware %d, model %d, study %d" % (n, len(profiles), len(profiles), nm,
-                                                                              len(studies)))
+    nc = calibrate_seeds(os.path.join(out, "calibrate"))
+    print("seeds: reader %d, request %d, hardware %d, model %d, study %d, calibrate %d" % (
+        n, len(profiles), len(profiles), nm, len(studies), nc))
+
+
+def calibrate_seeds(out):
+    """fuzz_calibrate.c's inputs: a flag byte, three pair bytes, then sections
+    split at a line "%%" (a profile edit, then each pair's measured text)."""
+    cnn = ["/conv1/Conv", "/relu/Relu", "/conv2/Conv", "/down/Conv", "/Add", "/relu_1/Relu", "/fc/Gemm"]
+
+    def csv(t):
+        return "name,time_s\n" + "".join("%s,%s\n" % (k, t) for k in cnn)
+
+    edit_cost = json.dumps({"forecast": {"kernel_overhead_s": {"value": 1e-5}}})
+    edit_stack = json.dumps({"forecast": {"fusion": "none", "conv_lowering": "im2col"}})
+    broken_mode = json.dumps({"power_modes": [{"id": "a", "name": "a", "default": True, "overrides": {}},
+                                              {"id": "b", "name": "b", "overrides": {"clock_hz": -5}}]})
+    ort = json.load(open(os.path.join(ROOT, "tests", "fixtures", "measured", "ort_small_cnn_all.json")))
+    for e in ort:
+        if e.get("name") == "model_run":
+            e["dur"] = 1e9
+    seeds = [  # (flags and pairs, profile edit, measured texts)
+        (bytes([0, 0, 0, 0]), "", []),                       # the CNN with its ORT profile
+        (bytes([1, 0, 1, 0]), edit_cost, []),                # the CNN and the MLP
+        (bytes([2, 6, 3, 5]), edit_stack, []),               # three pairs: CSV, ORT, trtexec
+        (bytes([4, 0, 0, 0]), "", []),                       # onto the Orin profile
+        (bytes([12, 1, 0, 0]), "", []),                      # onto the Orin, in mode 15w
+        (bytes([0, 0, 0, 0]), "", [csv("1e-5")]),
+        # issue 43: a denormal, 1e-15 s, 1,000 s kernels; the MLP with the CNN's
+        # times beside the CNN; 1,000 s runs; a base with a broken power mode
+        (bytes([0, 0, 0, 0]), "", [csv("1e-320")]),
+        (bytes([0, 0, 0, 0]), "", [csv("1e-15")]),
+        (bytes([0, 0, 0, 0]), "", [csv("1e3")]),
+        (bytes([1, 0, 1, 0]), "", [csv("1e-5"), csv("1e-5")]),
+        (bytes([0, 0, 0, 0]), "", [json.dumps(ort)]),
+        (bytes([0, 0, 0, 0]), broken_mode, []),
+    ]
+    for i, (head, edit, texts) in enumerate(seeds):
+        write(os.path.join(out, "calib_%02d" % i), head + "\n%%\n".join([edit] + texts).encode())
+    return len(seeds)
 
 
 if __name__ == "__main__":
