@@ -7,7 +7,10 @@
  *  - the fit on synthetic measurements made from known parameters recovers
  *    every parameter that sets some kernel's time (both ways) within 5 %,
  *    reproduces each kernel within 2 %, is deterministic, and its profile passes
- *    rl_check_hardware; a profile of another model is refused. */
+ *    rl_check_hardware; a profile of another model is refused;
+ *  - hostile fits (issue 43): impossible kernel times, long gaps between
+ *    kernels, a pair that matches nothing beside a good one and a broken
+ *    base profile are refused; samples of the same figures are pooled. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <math.h>
