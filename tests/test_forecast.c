@@ -1063,7 +1063,14 @@ static void fit_refuses_bad_pairs(const cJSON *unit) {
     cnn_csv(csv, sizeof csv, 1e-5, 1e-5);
     rl_fit_input in[2] = {{cnn, "small_cnn", csv, "csv", NULL}, {mlp, "small_mlp", csv, "csv", NULL}};
     cJSON *res = fit_answer(unit, in, 2, NULL);
-    check_refused(res, "bad_measured", "inputs[1].measured", "no measured kernel", "the MLP with the CNN's times");
+    check_refused(res, "bad_measured", "inputs[1].measured", "", "the MLP with the CNN's times");
+    cJSON_Delete(res);
+    /* a run whose kernels match but tell nothing (every one at 0 s) is refused beside a good one too */
+    static char zeros[4096];
+    cnn_csv(zeros, sizeof zeros, 0, 0);
+    in[1] = (rl_fit_input){cnn, "small_cnn at 0 s", zeros, "csv", NULL};
+    res = fit_answer(unit, in, 2, NULL);
+    check_refused(res, "bad_measured", "inputs[1].measured", "no measured kernel", "a run of kernels at 0 s");
     cJSON_Delete(res);
     cJSON *broken = cJSON_Duplicate(unit, true), *modes = cJSON_AddArrayToObject(broken, "power_modes");
     cJSON_AddItemToArray(modes, cJSON_Parse("{\"id\": \"a\", \"name\": \"a\", \"default\": true, \"overrides\": {}}"));

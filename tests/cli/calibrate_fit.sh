@@ -62,7 +62,7 @@ check "a missing measured profile is refused ($rc)" test "$rc" -eq 3
 run "$TMP/out" "$TMP/err" calibrate --profile intel-xeon-8480 --out "$TMP/mix.json" \
     --from "$F/small_cnn.onnx=$F/csv_small_cnn.csv" --from "$F/small_mlp.onnx=$F/csv_small_cnn.csv"
 check "a pair that matches nothing beside a good one is refused ($rc)" test "$rc" -eq 3
-check "naming its measured profile" has "$TMP/err" "csv_small_cnn.csv: no measured kernel"
+check "naming its measured profile" has "$TMP/err" "csv_small_cnn.csv: "
 check "at inputs[1].measured" has "$TMP/err" "at inputs[1].measured"
 check "and no profile is written" test ! -e "$TMP/mix.json"
 
