@@ -142,6 +142,30 @@ static void check_modules(const char *model, const cJSON *layers, const cJSON *g
     if (count > 0) models_with_modules++;
 }
 
+/* fold_into: a layer's own box (-1), the constants box (-2), or the box of a
+ * layer that is drawn (-1 itself) and that this layer, of no work, feeds,
+ * through layers of no work; attributes: one list of pairs per layer. */
+static int folded_seen;
+static void check_fold(const char *model, const cJSON *layers, const cJSON *g, int n) {
+    const cJSON *fold = get(g, "fold_into"), *attrs = get(g, "attributes");
+    CHECK(cJSON_GetArraySize(fold) == n && cJSON_GetArraySize(attrs) == n, "%s: fold_into and attributes per layer", model);
+    for (int i = 0; i < n && cJSON_GetArraySize(fold) == n; i++) {
+        int at = (int)cJSON_GetArrayItem(fold, i)->valuedouble;
+        const char *bound = cJSON_GetStringValue(get(cJSON_GetArrayItem(layers, i), "bound"));
+        CHECK(at >= -2 && at < n && at != i, "%s: layer %d folds to %d", model, i, at);
+        if (at == -1) continue;
+        folded_seen++;
+        CHECK(bound && !strcmp(bound, "none"), "%s: layer %d folds but does work (%s)", model, i, bound ? bound : "?");
+        if (at >= 0 && at < n) CHECK(cJSON_GetArrayItem(fold, at)->valuedouble == -1, "%s: layer %d folds into a drawn box", model, i);
+    }
+    for (int i = 0; i < cJSON_GetArraySize(attrs); i++) {
+        const cJSON *pair;
+        cJSON_ArrayForEach(pair, cJSON_GetArrayItem(attrs, i))
+            CHECK(cJSON_GetArraySize(pair) == 2 && cJSON_IsString(cJSON_GetArrayItem(pair, 0)) &&
+                      cJSON_IsString(cJSON_GetArrayItem(pair, 1)), "%s: layer %d's attributes are pairs", model, i);
+    }
+}
+
 static void each_model(const char *name, rl_model *m, void *ctx) {
     (void)ctx;
     cJSON *res = analyze(m, "");
@@ -161,6 +185,7 @@ static void each_model(const char *name, rl_model *m, void *ctx) {
     for (int i = 0; i < n; i++) CHECK(num(cJSON_GetArrayItem(layers, i), "index") == i, "%s: row %d is node %d", name, i, i);
     check_edges(name, layers, get(g, "edges"), n);
     check_modules(name, layers, g, n);
+    check_fold(name, layers, g, n);
     cJSON_Delete(res);
     models++;
 }
@@ -227,7 +252,8 @@ int main(int argc, char **argv) {
     CHECK(h100 != NULL, "the hardware profile reads");
     if (h100) corpus_each(tests_dir, samples, each_model, NULL);
     CHECK(models > 40, "the corpus has models (%d)", models);
-    printf("%d models, %d with modules, %d edges\n", models, models_with_modules, edges_seen);
+    printf("%d models, %d with modules, %d edges, %d layers folded\n", models, models_with_modules, edges_seen, folded_seen);
+    CHECK(folded_seen > 0, "some corpus model folds a layer of no work");
     CHECK(models_with_modules >= 2 && edges_seen > 100, "%d models have modules, %d edges in all", models_with_modules,
           edges_seen);
     if (h100) known_names();

@@ -285,6 +285,17 @@ static void check_layers(const char *what, const cJSON *res, bool own_dtypes) {
         const cJSON *kx = get(l, "kernel_intensity"), *kf = get(l, "kernel_flops_per_s"), *kj = get(l, "kernel_flop_per_j");
         CHECK(cJSON_IsNull(kx) || (cJSON_IsNumber(kx) && kx->valuedouble >= 0),
               "%s: %s has a kernel intensity that is neither null nor a number >= 0", what, str(l, "name"));
+        /* the kernel's own figures are the point's: FLOPs over bytes its
+         * intensity, over time its FLOP/s, bytes over the bandwidth its memory time */
+        if (cJSON_IsNumber(kx) && kx->valuedouble > 0) {
+            double kfl = num(l, "kernel_flops"), kb = num(l, "kernel_bytes");
+            CHECK(check_close(kfl / kb, kx->valuedouble, 1e-9), "%s: %s's kernel FLOPs / bytes", what, str(l, "name"));
+            CHECK(check_close(num(l, "kernel_t_memory"), kb / bw, 1e-9), "%s: %s's kernel memory time", what, str(l, "name"));
+            CHECK(num(l, "kernel_t_compute") >= 0, "%s: %s's kernel compute time", what, str(l, "name"));
+            if (cJSON_IsNumber(kf))
+                CHECK(check_close(kfl / num(l, "kernel_t"), kf->valuedouble, 1e-9), "%s: %s's kernel FLOP/s", what,
+                      str(l, "name"));
+        }
         if (cJSON_IsNumber(kx) && kx->valuedouble > 0 && cJSON_IsNumber(kf)) {
             double x = kx->valuedouble, perf = kf->valuedouble;
             CHECK(perf <= bw * x * (1 + 1e-9) && perf <= top_peak * (1 + 1e-9),

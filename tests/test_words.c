@@ -74,6 +74,33 @@ static void check_names(void) {
     CHECK(!strcmp(rl_word_name(RL_WORD_BOUND, "new_kind"), "new_kind"), "an unlisted value is shown as it is");
 }
 
+/* The table of bounds: every id round-trips, an unlisted one reads as
+ * unknown, and each bound is published with a colour of its own. */
+static void check_bounds(void) {
+    for (int b = 0; b < RL_BOUND_COUNT; b++) {
+        const char *id = rl_bound_id((rl_bound)b);
+        CHECK(rl_bound_from_id(id) == (rl_bound)b, "bound %s round-trips", id);
+        CHECK(has_word(RL_WORD_BOUND, id), "bound %s is in rl_words()", id);
+        const char *c = rl_bound_color((rl_bound)b);
+        CHECK(c && strlen(c) == 7 && c[0] == '#' && strspn(c + 1, "0123456789abcdef") == 6, "bound %s's colour %s", id, c);
+        for (int o = 0; o < b; o++) CHECK(strcmp(c, rl_bound_color((rl_bound)o)), "bounds %s and %s share a colour", id,
+                                          rl_bound_id((rl_bound)o));
+    }
+    CHECK(rl_bound_from_id("new_kind") == RL_BOUND_UNKNOWN && rl_bound_from_id(NULL) == RL_BOUND_UNKNOWN,
+          "an id of no bound reads as unknown");
+    const cJSON *w;
+    int coloured = 0;
+    cJSON_ArrayForEach(w, words) {
+        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(w, "kind"));
+        const char *color = cJSON_GetStringValue(cJSON_GetObjectItem(w, "color"));
+        if (strcmp(kind, RL_WORD_BOUND)) continue;
+        const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(w, "id"));
+        CHECK(color && !strcmp(color, rl_bound_color(rl_bound_from_id(id))), "rl_words() gives bound %s its colour", id);
+        coloured++;
+    }
+    CHECK(coloured == RL_BOUND_COUNT, "rl_words() lists %d bounds of %d", coloured, RL_BOUND_COUNT);
+}
+
 static void check_value(const cJSON *o, const char *field, const char *kind, const char *where) {
     const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(o, field));
     if (v) CHECK(has_word(kind, v), "%s: %s \"%s\" has no entry in the list of words", where, field, v);
@@ -135,6 +162,7 @@ int main(int argc, char **argv) {
     const char *tests = argc > 1 ? argv[1] : "../tests", *root = argc > 2 ? argv[2] : "..";
     check_published_list();
     check_names();
+    check_bounds();
     static const char *const models[] = {"mlp.onnx", "conv_net.onnx", "control_flow.onnx"};
     /* A device with a launch cost and a power budget, so every bound can occur. */
     static const char *const options[] = {"", "\"granularity\": \"per_op\", \"sol\": \"unfused\", ",

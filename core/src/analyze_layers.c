@@ -58,6 +58,14 @@ static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_tim
     rl_layer_num(w, "kernel_intensity", L->kernel_bytes > 0 ? L->kernel_flops / L->kernel_bytes : NAN);
     rl_layer_num(w, "kernel_flops_per_s", L->kernel_t > 0 ? L->kernel_flops / L->kernel_t : NAN);
     if (has_energy) rl_layer_num(w, "kernel_flop_per_j", L->kernel_energy > 0 ? L->kernel_flops / L->kernel_energy : NAN);
+    /* and its own figures, so a chart's tooltip gives the point's (a fused
+     * group's), not its first layer's; t_compute and t_memory place it on
+     * the time-based roofline as kernel_intensity does on the time one */
+    rl_layer_num(w, "kernel_flops", L->kernel_flops);
+    rl_layer_num(w, "kernel_bytes", L->kernel_bytes);
+    rl_layer_num(w, "kernel_t", L->kernel_t);
+    rl_layer_num(w, "kernel_t_compute", L->kernel_tc);
+    rl_layer_num(w, "kernel_t_memory", L->kernel_tm);
     if (o->training) {
         rl_layer_num(w, "bwd_flops", 2 * L->flops);
         rl_layer_num(w, "bwd_bytes", 2 * L->bytes);

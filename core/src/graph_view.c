@@ -6,19 +6,17 @@
  * the layers' own figures, so a module's time is the time its layers show. */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph_view.h"
 #include "json.h"
+#include "words.h"
 
-/* The bounds a layer can have (rl_layer_time.bound), in the order a tie in
- * time is broken: a module's bound is the one its layers spend most time in. */
-static const char *const bounds[] = {"compute", "memory", "none", "unknown"};
-#define N_BOUNDS 4
-/* Each bound's colour, the one list every face draws with (the page's graph
- * and module views, the CLI's Graphviz output): dark enough for white text. */
-static const char *const bound_colors[N_BOUNDS] = {"#b34700", "#1a5f96", "#6e6e6e", "#6b3fa0"};
+/* A module's bound is the one its layers spend most time in; a tie in time
+ * goes to the bound first in the core's table of bounds (words.h). */
+#define N_BOUNDS RL_BOUND_COUNT
 
 typedef struct module_table {
     int n;
@@ -79,15 +77,9 @@ static int module_of(module_table *mt, rl_arena *a, const char *name, char *buf)
     return parent;
 }
 
-static int bound_index(const char *bound) {
-    for (int b = 0; b < N_BOUNDS; b++)
-        if (bound && strcmp(bound, bounds[b]) == 0) return b;
-    return N_BOUNDS - 1;
-}
-
 /* Adds layer L's figures to module m and every module above it. */
 static void add_layer_figures(module_table *mt, int m, const rl_layer_time *L) {
-    int b = bound_index(L->bound);
+    int b = (int)rl_bound_from_id(L->bound);
     for (; m >= 0; m = mt->parent[m]) {
         mt->layers[m]++;
         mt->t[m] += L->t;
@@ -130,7 +122,7 @@ static const char *module_bound(const module_table *mt, int m) {
         if (tb > tbest || (tb == tbest && mt->bound_n[m * N_BOUNDS + b] > mt->bound_n[m * N_BOUNDS + best]))
             best = b;
     }
-    return bounds[best];
+    return rl_bound_id((rl_bound)best);
 }
 
 static void add_num_column(cJSON *to, const char *key, const double *v, int n) {
@@ -203,6 +195,150 @@ static int add_edges_json(cJSON *graph, const rl_graph *g, rl_arena *a) {
     return 0;
 }
 
+/* Where each layer is drawn (fold_into): -1 in a box of its own, j >= 0
+ * inside layer j's box, FOLD_CONSTANTS in the one "constants" box. A layer
+ * of no work (bound "none": a Constant, a view, a shape computation) is no
+ * place to start reading a graph, so it folds: into its one consumer; when
+ * several layers read it, a constant (its inputs all come from constants)
+ * into the constants box, whose outputs are drawn as the weights are, with
+ * no edge, and a view into the one box its inputs come from. Anything else
+ * keeps its box. */
+#define FOLD_CONSTANTS (-2)
+
+/* Each layer's number of distinct consumer layers and one of them (the last). */
+static void count_consumers(const rl_graph *g, int *n_consumers, int *consumer) {
+    for (int i = 0; i < g->n_nodes; i++) n_consumers[i] = 0, consumer[i] = -1;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const rl_node *n = &g->nodes[i];
+        for (int j = 0; j < n->n_in + n->n_implicit; j++) {
+            const rl_value *v = edge_input(g, n, j);
+            if (!v || consumer[v->producer] == i) continue;
+            consumer[v->producer] = i;
+            n_consumers[v->producer]++;
+        }
+    }
+}
+
+/* Whether layer i's inputs all come from constants (is_const, set for the
+ * layers before it in topological order). */
+static bool fed_by_constants(const rl_graph *g, int i, const bool *is_const) {
+    const rl_node *n = &g->nodes[i];
+    for (int j = 0; j < n->n_in + n->n_implicit; j++) {
+        const rl_value *v = edge_input(g, n, j);
+        if (v && !is_const[v->producer]) return false;
+    }
+    return true;
+}
+
+/* The one box that layer i's inputs come from (a layer drawn, or the box it
+ * folds into; inputs from constants, or from layers that fold into i, do not
+ * count), or -1 when they come from none or from several. Its producers
+ * come before i in topological order, so their folds are known. */
+static int one_producer_box(const rl_graph *g, int i, const int *fold) {
+    const rl_node *n = &g->nodes[i];
+    int box = -1;
+    for (int j = 0; j < n->n_in + n->n_implicit; j++) {
+        const rl_value *v = edge_input(g, n, j);
+        if (!v) continue;
+        int p = v->producer;
+        for (int steps = 0; fold[p] >= 0 && fold[p] != i && steps < g->n_nodes; steps++) p = fold[p];
+        if (fold[p] != -1) continue; /* a constant, or a layer that folds into i */
+        if (box >= 0 && box != p) return -1;
+        box = p;
+    }
+    return box;
+}
+
+static int *fold_layers(const rl_graph *g, const rl_layer_time *lt, rl_arena *a) {
+    int n = g->n_nodes;
+    int *fold = rl_arena_alloc(a, 3 * ((size_t)n + 1) * sizeof(int));
+    bool *is_const = rl_arena_alloc(a, ((size_t)n + 1) * sizeof(bool));
+    if (!fold || !is_const) return NULL;
+    int *n_consumers = fold + n + 1, *consumer = fold + 2 * ((size_t)n + 1);
+    count_consumers(g, n_consumers, consumer);
+    for (int i = 0; i < n; i++) fold[i] = -1, is_const[i] = false;
+    for (int k = 0; k < n; k++) {
+        int i = g->order ? g->order[k] : k;
+        bool none = rl_bound_from_id(lt[i].bound) == RL_BOUND_NONE;
+        is_const[i] = none && fed_by_constants(g, i, is_const);
+        /* of no work: into its one consumer; a constant read by several into
+         * the constants box; a view read by several into the box it reads */
+        if (!none || n_consumers[i] == 0) fold[i] = -1;
+        else if (n_consumers[i] == 1) fold[i] = consumer[i];
+        else fold[i] = is_const[i] ? FOLD_CONSTANTS : one_producer_box(g, i, fold);
+    }
+    /* a chain that folds (Constant -> Unsqueeze -> Concat) lands where its last link does */
+    for (int i = 0; i < n; i++)
+        for (int steps = 0; fold[i] >= 0 && fold[fold[i]] != -1 && steps < n; steps++) fold[i] = fold[fold[i]];
+    return fold;
+}
+
+/* An attribute's value as a line of text for the side panel: numbers,
+ * lists of up to ATTR_LIST values, a string cut at 120 bytes, a tensor's
+ * type and dims, a graph's node count. Never the payload of a tensor. */
+#define ATTR_LIST 16
+#define ATTR_TEXT 256
+
+static void attr_list(char *buf, const char *fmt_int, const int64_t *ints, const float *floats, size_t n) {
+    size_t at = (size_t)snprintf(buf, ATTR_TEXT, "[");
+    for (size_t k = 0; k < n && k < ATTR_LIST && at < ATTR_TEXT; k++) {
+        const char *sep = k ? ", " : "";
+        at += ints ? (size_t)snprintf(buf + at, ATTR_TEXT - at, fmt_int, sep, (long long)ints[k])
+                   : (size_t)snprintf(buf + at, ATTR_TEXT - at, "%s%g", sep, (double)floats[k]);
+    }
+    if (at < ATTR_TEXT) snprintf(buf + at, ATTR_TEXT - at, n > ATTR_LIST ? ", … (%zu values)]" : "]", n);
+}
+
+static void attr_text(char *buf, const Onnx__AttributeProto *a) {
+    const Onnx__TensorProto *t = a->t;
+    switch (a->type) {
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: snprintf(buf, ATTR_TEXT, "%g", (double)a->f); break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: snprintf(buf, ATTR_TEXT, "%lld", (long long)a->i); break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING:
+        snprintf(buf, ATTR_TEXT, "%.*s%s", (int)(a->s.len < 120 ? a->s.len : 120), a->s.data ? (const char *)a->s.data : "",
+                 a->s.len > 120 ? "…" : "");
+        break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS: attr_list(buf, "%s%lld", a->ints, NULL, a->n_ints); break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS: attr_list(buf, NULL, NULL, a->floats, a->n_floats); break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR: {
+        char dims[ATTR_TEXT];
+        attr_list(dims, "%s%lld", t ? t->dims : NULL, NULL, t ? t->n_dims : 0);
+        snprintf(buf, ATTR_TEXT, "tensor %s %.200s", t ? rl_dtype_name(t->data_type) : "?", dims);
+        break;
+    }
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH:
+        snprintf(buf, ATTR_TEXT, "a graph of %zu nodes", a->g ? a->g->n_node : 0);
+        break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS: snprintf(buf, ATTR_TEXT, "%zu strings", a->n_strings); break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS: snprintf(buf, ATTR_TEXT, "%zu graphs", a->n_graphs); break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSORS: snprintf(buf, ATTR_TEXT, "%zu tensors", a->n_tensors); break;
+    default: snprintf(buf, ATTR_TEXT, "(an attribute of type %d)", (int)a->type); break;
+    }
+    rl_utf8_repair(buf);
+}
+
+/* "attributes": per layer, its attributes as [name, text] pairs (a pair,
+ * not a key: a hostile node may name two attributes alike). */
+static void add_attributes_json(cJSON *graph, const rl_graph *g) {
+    cJSON *all = cJSON_AddArrayToObject(graph, "attributes");
+    char text[ATTR_TEXT], name[ATTR_TEXT];
+    for (int i = 0; all && i < g->n_nodes; i++) {
+        cJSON *pairs = cJSON_CreateArray();
+        const Onnx__NodeProto *p = g->nodes[i].proto;
+        for (size_t k = 0; pairs && p && k < p->n_attribute; k++) {
+            const Onnx__AttributeProto *a = p->attribute[k];
+            if (!a) continue;
+            rl_snprintf_utf8(name, sizeof name, "%.120s", a->name ? a->name : "");
+            attr_text(text, a);
+            cJSON *pair = cJSON_CreateArray();
+            cJSON_AddItemToArray(pair, cJSON_CreateString(name));
+            cJSON_AddItemToArray(pair, cJSON_CreateString(text));
+            cJSON_AddItemToArray(pairs, pair);
+        }
+        cJSON_AddItemToArray(all, pairs);
+    }
+}
+
 int rl_graph_view_add(const cJSON *req, cJSON *root, rl_ctx *c, const rl_graph *g, const rl_layer_time *lt,
                       bool has_energy, rl_error *err) {
     const cJSON *ask = cJSON_GetObjectItemCaseSensitive(req, "graph");
@@ -224,8 +360,16 @@ int rl_graph_view_add(const cJSON *req, cJSON *root, rl_ctx *c, const rl_graph *
     }
     cJSON_AddNumberToObject(graph, "layers", g->n_nodes);
     cJSON *colors = cJSON_AddObjectToObject(graph, "colors");
-    for (int b = 0; colors && b < N_BOUNDS; b++) cJSON_AddStringToObject(colors, bounds[b], bound_colors[b]);
+    for (int b = 0; colors && b < N_BOUNDS; b++) cJSON_AddStringToObject(colors, rl_bound_id(b), rl_bound_color(b));
     add_modules_json(graph, &mt, has_energy);
     cJSON_AddItemToObject(graph, "layer_module", cJSON_CreateIntArray(layer_module, g->n_nodes));
+    int *fold = fold_layers(g, lt, c->arena);
+    if (!fold) {
+        rl_error_set(err, "out_of_memory", "graph", "out of memory while folding the graph's constants; leave out "
+                                                     "\"graph\" or raise the memory available");
+        return -1;
+    }
+    cJSON_AddItemToObject(graph, "fold_into", cJSON_CreateIntArray(fold, g->n_nodes));
+    add_attributes_json(graph, g);
     return 0;
 }

@@ -608,14 +608,17 @@ static void share_layers(const rl_prepared *pg, const rl_hw *hw, rl_layer_time *
     for (int i = 0; i < g->n_nodes; i++) {
         rl_layer_time *L = &lt[i];
         bool own = unfused || pg->group_root[i] == i;
-        L->kernel_flops = L->kernel_bytes = L->kernel_t = L->kernel_energy = own ? 0 : NAN;
+        L->kernel_flops = L->kernel_bytes = L->kernel_t = L->kernel_energy = L->kernel_tc = own ? 0 : NAN;
+        L->kernel_tm = NAN;
         if (!own) continue;
         for (int k = unfused ? i : pg->group_root[i]; k >= 0; k = unfused ? -1 : pg->group_next[k]) {
             L->kernel_flops += lt[k].flops;
             L->kernel_bytes += lt[k].model_bytes;
             L->kernel_t += lt[k].t;
             L->kernel_energy += lt[k].energy;
+            L->kernel_tc += lt[k].tc;
         }
+        L->kernel_tm = L->kernel_bytes / bw;
     }
 }
 

@@ -75,6 +75,10 @@ typedef struct rl_layer_time {
      * unfused model. A kernel, unlike a member of a fused kernel, always
      * lies under the roofs (its time covers its compute and its traffic). */
     double kernel_flops, kernel_bytes, kernel_t, kernel_energy;
+    /* The same kernel's compute time (its layers' tc summed) and memory
+     * time (kernel_bytes over the bandwidth), as the time-based roofline
+     * places it: its roofline time is the larger of the two. */
+    double kernel_tc, kernel_tm;
     double tc, tm;         /* compute time; unfused memory time bytes / BW */
     double t;              /* the layer's share of the chosen model's time_s */
     double energy;         /* the layer's share of the chosen model's energy_j (NAN: no figures) */

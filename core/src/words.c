@@ -12,6 +12,7 @@ typedef struct {
 } rl_word;
 
 /* The meanings follow docs/model.md; they are short enough for a tooltip. */
+/* The bounds are a table of their own below (they carry a colour too). */
 static const rl_word WORDS[] = {
     {RL_WORD_TERM, "speed_of_light", "speed of light",
      "The shortest time the device could take: every kernel at the device's peak FLOP/s and memory bandwidth. "
@@ -40,11 +41,6 @@ static const rl_word WORDS[] = {
      "or of yours went into it."},
     {RL_WORD_BASIS, "calibrated", "fitted to measured runs",
      "Fitted by rooflens calibrate --from to the kernels of measured runs: it describes the stack those runs used."},
-    {RL_WORD_BOUND, "compute", "compute", "The peak FLOP/s of the matrix or vector units sets the time."},
-    {RL_WORD_BOUND, "memory", "memory bandwidth", "Moving the bytes to and from main memory sets the time."},
-    {RL_WORD_BOUND, "overhead", "launch floor", "Launching the kernels takes longer than their work."},
-    {RL_WORD_BOUND, "power", "power floor", "The power budget stretches the time."},
-    {RL_WORD_BOUND, "none", "no work", "The layer does no work on the device: a view, a constant or a folded node."},
     {RL_WORD_SOL, "unfused", "unfused", "Every layer is a kernel and every tensor crosses memory."},
     {RL_WORD_SOL, "fused", "fused", "Elementwise tails run inside the kernel before them; intermediates stay on chip."},
     {RL_WORD_SOL, "fused_prefetched", "fused and prefetched",
@@ -68,8 +64,48 @@ static const rl_word WORDS[] = {
 
 #define N_WORDS (sizeof WORDS / sizeof WORDS[0])
 
+typedef struct {
+    const char *id, *name, *meaning, *color;
+} rl_bound_row;
+
+/* The one table of bounds (words.h, rl_bound). The colours are the only
+ * spelling of a bound's colour in the tree (tools/check-bound-colors.py):
+ * distinct in hue, each dark enough for white text (contrast >= 4.5). */
+static const rl_bound_row BOUNDS[] = {
+    [RL_BOUND_COMPUTE] = {"compute", "compute", "The peak FLOP/s of the matrix or vector units sets the time.",
+                          "#b34700"},
+    [RL_BOUND_MEMORY] = {"memory", "memory bandwidth", "Moving the bytes to and from main memory sets the time.",
+                         "#1a5f96"},
+    [RL_BOUND_OVERHEAD] = {"overhead", "launch floor", "Launching the kernels takes longer than their work.",
+                           "#2e7d32"},
+    [RL_BOUND_POWER] = {"power", "power floor", "The power budget stretches the time.", "#b0003a"},
+    [RL_BOUND_COMMUNICATION] = {"communication", "communication",
+                                "Sending tensors between the devices takes longer than the work on each.", "#7a6200"},
+    [RL_BOUND_NONE] = {"none", "no work", "The layer does no work on the device: a view, a constant or a folded node.",
+                       "#6e6e6e"},
+    [RL_BOUND_UNKNOWN] = {"unknown", "unknown",
+                          "rooflens cannot cost the layer (an operator it does not know, or a shape it cannot "
+                          "tell), so nothing bounds it that it could say.",
+                          "#6b3fa0"},
+};
+_Static_assert(sizeof BOUNDS / sizeof BOUNDS[0] == RL_BOUND_COUNT, "one row of BOUNDS per rl_bound");
+
+const char *rl_bound_id(rl_bound b) { return BOUNDS[b >= 0 && b < RL_BOUND_COUNT ? b : RL_BOUND_UNKNOWN].id; }
+
+rl_bound rl_bound_from_id(const char *id) {
+    for (int b = 0; id && b < RL_BOUND_COUNT; b++)
+        if (!strcmp(BOUNDS[b].id, id)) return (rl_bound)b;
+    return RL_BOUND_UNKNOWN;
+}
+
+const char *rl_bound_color(rl_bound b) { return BOUNDS[b >= 0 && b < RL_BOUND_COUNT ? b : RL_BOUND_UNKNOWN].color; }
+
 const char *rl_word_name(const char *kind, const char *id) {
     if (!kind || !id) return id;
+    if (!strcmp(kind, RL_WORD_BOUND)) {
+        rl_bound b = rl_bound_from_id(id);
+        return strcmp(BOUNDS[b].id, id) ? id : BOUNDS[b].name;
+    }
     for (size_t i = 0; i < N_WORDS; i++)
         if (!strcmp(WORDS[i].kind, kind) && !strcmp(WORDS[i].id, id)) return WORDS[i].name;
     return id;
@@ -84,6 +120,15 @@ char *rl_words(void) {
         cJSON_AddStringToObject(o, "id", WORDS[i].id);
         cJSON_AddStringToObject(o, "name", WORDS[i].name);
         cJSON_AddStringToObject(o, "meaning", WORDS[i].meaning);
+        cJSON_AddItemToArray(arr, o);
+    }
+    for (int b = 0; b < RL_BOUND_COUNT; b++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "kind", RL_WORD_BOUND);
+        cJSON_AddStringToObject(o, "id", BOUNDS[b].id);
+        cJSON_AddStringToObject(o, "name", BOUNDS[b].name);
+        cJSON_AddStringToObject(o, "meaning", BOUNDS[b].meaning);
+        cJSON_AddStringToObject(o, "color", BOUNDS[b].color);
         cJSON_AddItemToArray(arr, o);
     }
     return rl_json_finish(arr);
