@@ -34,8 +34,13 @@ test('every fixture: each layer row is one box of the graph, open or closed, and
       if (!res.ok) continue;
       const gm = new GraphModel(res.graph, res.layers);
       const all = gm.visible(new Set(gm.nodes.keys()));
-      assert.equal(all.boxes.length, res.layers.length, `${f}: all open, one box per layer`);
-      all.boxes.forEach((b, i) => assert.equal(all.rep[b.row], i, `${f}: box ${i} is row ${b.row}`));
+      // a layer of no work is drawn where the core folds it (graph.fold_into): in another's box or the constants box
+      const fold = res.graph.fold_into;
+      const drawn = fold.filter((x) => x === -1).length + (fold.includes(-2) ? 1 : 0);
+      assert.equal(all.boxes.length, drawn, `${f}: all open, one box per layer the core does not fold, and the constants box`);
+      all.boxes.forEach((b, i) => { if (b.kind === 'layer') assert.equal(all.rep[b.row], i, `${f}: box ${i} is row ${b.row}`); });
+      fold.forEach((x, row) => assert.equal(all.rep[row], x === -1 ? all.rep[row] : x === -2 ? all.boxes.findIndex((b) => b.kind === 'constants') : all.rep[x],
+        `${f}: row ${row} is drawn where it folds (${x})`));
       const open = gm.visible(gm.initialExpanded());
       assert.ok(open.boxes.length <= Math.max(OPEN_BUDGET, gm.root.children.length), `${f}: opens with ${open.boxes.length} boxes`);
       const seen = new Array(res.layers.length).fill(0);
@@ -45,7 +50,8 @@ test('every fixture: each layer row is one box of the graph, open or closed, and
       for (const ed of open.edges) assert.ok(ed.from !== ed.to && ed.from < open.boxes.length && ed.to < open.boxes.length, `${f}: an edge joins two boxes`);
       for (let k = 0; k < e.count; k++) {
         const a = open.rep[e.from[k]], b = open.rep[e.to[k]];
-        if (a !== b) assert.ok(open.edges.some((x) => x.from === a && x.to === b), `${f}: edge ${k} is drawn`);
+        // the constants box's outputs are drawn as weights are, with no edge
+        if (a !== b && fold[e.from[k]] !== -2) assert.ok(open.edges.some((x) => x.from === a && x.to === b), `${f}: edge ${k} is drawn`);
       }
       models++;
       if (res.graph.modules.count) withModules++;
@@ -68,13 +74,16 @@ test('the graph: boxes are the layer rows, a click selects the row in the table,
   const page = await openGraph('conv_net');
   const layers = await page.evaluate(() => Number(document.querySelector('[data-testid=summary]').dataset.layers));
   const rows = await page.locator('[data-testid=graph-view] [data-layer]').evaluateAll((els) => els.map((e) => [Number(e.dataset.layer), e.querySelector('title').textContent]));
-  assert.equal(rows.length, layers, 'a small model opens with every layer');
   const cli = cliJson(join(FIXTURES, 'models/conv_net.onnx'));
-  for (const [row, label] of rows) assert.ok(label.startsWith(`${cli.layers[row].op} — ${cli.layers[row].name}:`), `box ${row} is the CLI's row ${row}: ${label}`);
+  // a layer of no work with one consumer is drawn in that consumer's box ("Op +N")
+  const folded = cli.layers.filter((l) => l.bound === 'none').length;
+  assert.ok(folded >= 1, 'conv_net has a layer of no work');
+  assert.equal(rows.length, layers - folded, 'a small model opens with every layer but those folded');
+  for (const [row, label] of rows) assert.match(label, new RegExp(`^${cli.layers[row].op}( \\+\\d+)? — ${cli.layers[row].name}:`), `box ${row} is the CLI's row ${row}: ${label}`);
   // each edge names its tensor and shape on hover (its title), as the CLI's rows give them
   const shapes = new Map(cli.layers.flatMap((l) => l.outputs.map((t) => [t.name, `[${(t.shape || []).map((d) => (d === null ? '?' : d)).join(', ')}]`])));
   const titles = await page.locator('[data-testid=graph-view] .graph-edge > title').allTextContents();
-  assert.ok(titles.length >= layers - 1, `${titles.length} edges`);
+  assert.ok(titles.length >= layers - folded - 1, `${titles.length} edges`);
   for (const t of titles) {
     const [name, ...rest] = t.split(' ');
     assert.equal(rest.join(' '), shapes.get(name), `edge ${t}`);

@@ -1,5 +1,8 @@
 // Chart views (Chart.js, loaded by chart-lib.js): time roofline, energy
-// roofline and time-based roofline. Log-log axes clamped to the data and the
+// roofline and time-based roofline, all three of the chosen model's kernels
+// (a fused group is one point, on its first layer; the core's kernel_*
+// figures), and a point's tooltip gives that kernel's figures, never its first
+// layer's beside them. Log-log axes clamped to the data and the
 // ceilings in view; layers coloured by op type, sized by
 // their share of time. Layers that land on the same spot (a transformer's
 // repeated blocks) are one point marked ×N. Each chart has an HTML legend
@@ -25,6 +28,18 @@ const MEM_COLORS = ['#000', '#8c564b', '#17becf', '#7f7f7f'];
 const ACHIEVABLE_COLORS = ['#6a3d9a', '#b15928', '#33a02c', '#e31a1c', '#1f78b4', '#ff7f00'];
 const TOOLTIP_NAMES = 5;      // layer names listed in a merged point's tooltip
 const MEMBER_LIST_MAX = 500;  // layers listed under a chart for a clicked merged point
+
+/** The figures of the kernel a layer starts (the core's kernel_* fields);
+ * a layer's own where an answer has none (one layer, one kernel); null for
+ * a layer fused into another's kernel (drawn at that kernel's point). */
+function kernelFigures(l) {
+  if (typeof l.fused_into === 'number') return null;
+  const has = typeof l.kernel_flops === 'number';
+  return {
+    flops: has ? l.kernel_flops : l.flops, bytes: has ? l.kernel_bytes : l.bytes, t: has ? l.kernel_t : l.t,
+    tc: has ? l.kernel_t_compute : l.t_compute, tm: has ? l.kernel_t_memory : l.t_memory,
+  };
+}
 
 export class Charts {
   /**
@@ -80,7 +95,7 @@ export class Charts {
       tot += t;
       opTime.set(l.op, (opTime.get(l.op) || 0) + t);
       let m = root;
-      for (const k of [l.op, l.precision, l.flops, l.kernel_intensity, l.kernel_flops_per_s, l.kernel_flop_per_j, l.t_compute, l.t_memory]) {
+      for (const k of [l.op, l.precision, l.flops, l.kernel_intensity, l.kernel_flops_per_s, l.kernel_flop_per_j, l.kernel_t_compute, l.kernel_t_memory, l.kernel_flops]) {
         let next = m.get(k);
         if (!next) m.set(k, (next = new Map()));
         m = next;
@@ -172,14 +187,16 @@ export class Charts {
             const n = raw.members?.length || 1;
             const names = n > 1 ? [...raw.members.slice(0, TOOLTIP_NAMES).flatMap((i) => wrapLine(`• ${this.byIndex.get(i)?.name}`)),
               ...(n > TOOLTIP_NAMES ? [`+${n - TOOLTIP_NAMES} more (click to list them all)`] : [])] : [];
+            // the point is a kernel: its figures, a fused group's (the core's kernel_*)
+            const fused = this.fusedInto.get(l.index) || 0;
+            const k = kernelFigures(l) || l;
             return [
               ...names,
-              `op: ${l.op}${l.domain ? ' (' + l.domain + ')' : ''}${n > 1 ? ', each:' : ''}`,
-              ...wrapLine(`in: ${shapes(l.inputs)}`),
-              ...wrapLine(`out: ${shapes(l.outputs)}`),
-              `FLOPs: ${eng(l.flops, 'FLOP')}   bytes: ${eng(l.bytes, 'B')}`,
-              ...(this.fusedInto.get(l.index) ? [`its kernel also runs ${this.fusedInto.get(l.index)} fused layer(s)`] : []),
-              `time: ${eng(l.t, 's')} (limited by ${boundPhrase(l.bound)})` + (l.energy_j !== undefined ? `   energy: ${eng(l.energy_j, 'J')}` : ''),
+              `op: ${l.op}${l.domain ? ' (' + l.domain + ')' : ''}${fused ? ` and ${fused} fused layer${fused > 1 ? 's' : ''} after it, one kernel` : ''}${n > 1 ? ', each:' : ''}`,
+              ...wrapLine(`${fused ? 'first layer ' : ''}in: ${shapes(l.inputs)}`),
+              ...wrapLine(`${fused ? 'first layer ' : ''}out: ${shapes(l.outputs)}`),
+              `${fused ? 'kernel ' : ''}FLOPs: ${eng(k.flops, 'FLOP')}   bytes: ${eng(k.bytes, 'B')}`,
+              `${fused ? 'kernel ' : ''}time: ${eng(k.t, 's')} (limited by ${boundPhrase(l.bound)})` + (!fused && l.energy_j !== undefined ? `   energy: ${eng(l.energy_j, 'J')}` : ''),
               ...unitsFor(raw),
               ...(raw.lines || []),   // extra lines of a point (measured.js)
             ];
@@ -501,13 +518,14 @@ export class Charts {
     const res = this.res;
     const launch = res.hardware.launch_overhead_s || 0;
     const vals = [];
-    for (const { l } of this.groups) { if (l.t_compute > 0) vals.push(l.t_compute); if (l.t_memory > 0) vals.push(l.t_memory); }
-    if (!vals.length) { this.draw('timeBased', null); this.message('timeBased', 'No layer has a compute or memory time.'); return; }
+    // the kernels the time roofline draws (a layer fused into another's kernel is drawn there)
+    for (const { l } of this.groups) { const k = kernelFigures(l); if (k?.tc > 0) vals.push(k.tc); if (k?.tm > 0) vals.push(k.tm); }
+    if (!vals.length) { this.draw('timeBased', null); this.message('timeBased', 'No kernel has a compute or memory time.'); return; }
     // Both axes share one range: the layers' times and the launch overhead,
     // at most 6 decades below the largest (smaller times sit on the edge).
     const [lo, hi] = logRange([...vals, launch], { pad: 1.6, minDecades: 2, maxDecades: 6 });
     const edge = lo * 1.15;
-    const pt = (l) => ((l.t_compute > 0 || l.t_memory > 0) ? { x: Math.max(l.t_compute, edge), y: Math.max(l.t_memory, edge) } : null);
+    const pt = (l) => { const k = kernelFigures(l); return k && (k.tc > 0 || k.tm > 0) ? { x: Math.max(k.tc, edge), y: Math.max(k.tm, edge) } : null; };
     this.timeBasedPoint = pt;
     const sets = [line('t compute = t memory (balance)', [{ x: lo, y: lo }, { x: hi, y: hi }], '#000', { borderWidth: 2, rlKey: 'tb:balance', hidden: !this.shown('tb:balance') })];
     const iso = [];
@@ -526,7 +544,7 @@ export class Charts {
     this.draw('timeBased', {
       data: { datasets: [...sets, ...this.layerSets(pt), this.markerSet(pt)] },
       options: this.options('timeBased', logAxis('Compute time t_compute (s)', 's', lo, hi), logAxis('Memory time t_memory (s)', 's', lo, hi),
-        (raw) => [`t_compute: ${eng(this.byIndex.get(raw.li).t_compute, 's')}   t_memory: ${eng(this.byIndex.get(raw.li).t_memory, 's')}`]),
+        (raw) => { const k = kernelFigures(this.byIndex.get(raw.li)); return k ? [`t_compute: ${eng(k.tc, 's')}   t_memory: ${eng(k.tm, 's')}`] : []; }),
     });
   }
 

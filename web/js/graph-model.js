@@ -5,7 +5,10 @@
 // module's time, energy, FLOPs, bytes and bound are the core's.
 //
 // Tree nodes have string keys: `L<row>` a layer, `M<index>` a module of the
-// core, `R<parent key>:<first>` a run. A run stands for consecutive children
+// core, `R<parent key>:<first>` a run, `C` the constants box. A layer of no
+// work is drawn where the core folds it (graph.fold_into): inside the box of
+// the layer it feeds (that box's `folded` rows), or in the one constants box,
+// whose outputs are drawn as weights are, with no edge. A run stands for consecutive children
 // of one group when a group has more than MAX_CHILDREN (a 100,000-layer chain
 // of flat modules would otherwise open as 50,000 boxes); it is only a way to
 // fold the drawing and carries no figure of its own.
@@ -19,8 +22,8 @@ export class GraphModel {
   constructor(graph, layers) {
     this.graph = graph;
     this.layers = layers;
-    this.colors = graph.colors || {};
     const mo = graph.modules;
+    const fold = graph.fold_into || [];
     this.nodes = new Map();   // key -> {key, kind, row|module, parent, children, first, label}
     this.root = { key: 'root', kind: 'root', children: [], first: 0, parent: null };
     this.nodes.set('root', this.root);
@@ -32,12 +35,25 @@ export class GraphModel {
       this.nodes.get(`M${m}`).parent = parent;
       parent.children.push(this.nodes.get(`M${m}`));
     }
+    this.host = new Int32Array(layers.length);   // the row whose box draws row i; -2: the constants box
+    const constants = [];
     for (let i = 0; i < layers.length; i++) {
+      const at = fold[i] ?? -1;
+      this.host[i] = at === -1 ? i : at;
+      if (at === -2) constants.push(i);
+      if (at !== -1) continue;
       const m = graph.layer_module[i];
       const parent = m >= 0 ? this.nodes.get(`M${m}`) : this.root;
-      const leaf = { key: `L${i}`, kind: 'layer', row: i, parent, first: i };
+      const leaf = { key: `L${i}`, kind: 'layer', row: i, parent, first: i, folded: [] };
       this.nodes.set(leaf.key, leaf);
       parent.children.push(leaf);
+    }
+    this.folded = constants.length;   // layers drawn in another's box or the constants box
+    for (let i = 0; i < layers.length; i++) if (this.host[i] >= 0 && this.host[i] !== i) { this.nodes.get(`L${this.host[i]}`)?.folded.push(i); this.folded++; }
+    if (constants.length) {
+      this.constants = { key: 'C', kind: 'constants', rows: constants, parent: this.root, first: constants[0] };
+      this.nodes.set('C', this.constants);
+      this.root.children.push(this.constants);
     }
     this.#orderAndFold(this.root);
     this.#makeRuns(this.root);
@@ -51,6 +67,8 @@ export class GraphModel {
     for (let k = post.length - 1; k >= 0; k--) {
       const n = post[k];
       if (!n.children) continue;
+      // a module whose layers all fold into other boxes draws nothing
+      n.children = n.children.filter((c) => c.kind !== 'module' || c.children.length);
       n.children = n.children.map((c) => (c.kind === 'module' && c.children.length === 1 && c.children[0].kind === 'layer' ? c.children[0] : c));
       for (const c of n.children) c.parent = n;
       let sorted = true;
@@ -83,20 +101,37 @@ export class GraphModel {
     }
   }
 
-  /** The groups (modules and runs) that hold layer `row`, outermost first. */
+  /** The tree leaf that draws layer `row`: its own, its host's, or the constants box. */
+  leafOf(row) { return this.host[row] === -2 ? this.constants : this.nodes.get(`L${this.host[row]}`); }
+
+  /** The groups (modules and runs) that hold layer `row`'s box, outermost first. */
   ancestors(row) {
     const out = [];
-    for (let n = this.nodes.get(`L${row}`).parent; n && n.kind !== 'root'; n = n.parent) out.unshift(n);
+    for (let n = this.leafOf(row)?.parent; n && n.kind !== 'root'; n = n.parent) out.unshift(n);
     return out;
   }
 
-  /** Every layer row under a tree node. */
+  /** Every layer row under a tree node, the rows folded into its boxes included. */
   rowsOf(node) {
-    if (node.kind === 'layer') return [node.row];
+    if (node.kind === 'layer') return [node.row, ...node.folded];
+    if (node.kind === 'constants') return node.rows;
     const rows = [];
     const stack = [node];
-    while (stack.length) { const n = stack.pop(); if (n.kind === 'layer') rows.push(n.row); else stack.push(...n.children); }
+    while (stack.length) { const n = stack.pop(); if (n.children) stack.push(...n.children); else rows.push(...this.rowsOf(n)); }
     return rows;
+  }
+
+  /** Boxes whose layer's name or op contains `text` (case aside), at most
+   * `limit`, in row order: [{row, name, op}]; a folded layer is found too. */
+  find(text, limit = 20) {
+    const q = text.trim().toLowerCase();
+    if (!q) return [];
+    const out = [];
+    for (let i = 0; i < this.layers.length && out.length < limit; i++) {
+      const l = this.layers[i];
+      if (String(l.name).toLowerCase().includes(q) || String(l.op).toLowerCase().includes(q)) out.push({ row: i, name: l.name, op: l.op });
+    }
+    return out;
   }
 
   /** The groups to open first: the slowest ones while the boxes stay within `budget`. */
@@ -121,6 +156,7 @@ export class GraphModel {
    * layer's row or a module's sums; a run shows its largest member's. */
   figure(node, key) {
     if (node.kind === 'layer') return this.layers[node.row][key] ?? 0;
+    if (node.kind === 'constants') return 0;   // layers of no work
     if (node.kind === 'module') return this.graph.modules[key]?.[node.module] ?? 0;
     // a run's is its largest member's, kept: runs nest, and the opening order asks often
     node.most ??= {};
@@ -131,12 +167,17 @@ export class GraphModel {
 
   bound(node) {
     if (node.kind === 'layer') return this.layers[node.row].bound;
+    if (node.kind === 'constants') return 'none';
     if (node.kind === 'module') return this.graph.modules.bound[node.module];
     return this.bound(node.children.reduce((a, b) => (this.weight(b) > this.weight(a) ? b : a)));
   }
 
   label(node) {
-    if (node.kind === 'layer') { const l = this.layers[node.row]; return { title: l.op, sub: l.name }; }
+    if (node.kind === 'layer') {
+      const l = this.layers[node.row];
+      return { title: node.folded.length ? `${l.op} +${node.folded.length}` : l.op, sub: l.name };
+    }
+    if (node.kind === 'constants') return { title: 'constants', sub: `${node.rows.length} layers of no work` };
     if (node.kind === 'module') {
       const p = node.path;
       return { title: p.slice(p.lastIndexOf('/', p.length - 1) + 1) || p, sub: `${this.graph.modules.layers[node.module]} layers` };
@@ -156,20 +197,19 @@ export class GraphModel {
     const stack = [this.root];
     while (stack.length) {
       const n = stack.pop();
-      if (n.kind !== 'layer' && (n.kind === 'root' || expanded.has(n.key))) {
+      if (n.children && (n.kind === 'root' || expanded.has(n.key))) {
         for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
         continue;
       }
       const id = boxes.length;
       boxes.push(n);
-      if (n.kind === 'layer') rep[n.row] = id;
-      else for (const r of this.rowsOf(n)) rep[r] = id;
+      for (const r of this.rowsOf(n)) rep[r] = id;
     }
     const e = this.graph.edges;
     const edges = new Map();
     for (let k = 0; k < e.count; k++) {
       const a = rep[e.from[k]], b = rep[e.to[k]];
-      if (a === b) continue;
+      if (a === b || this.host[e.from[k]] === -2) continue;   // inside one box, or out of the constants box
       const key = a * 1048576 + b;
       const have = edges.get(key);
       if (have) have.count++;

@@ -1,8 +1,11 @@
 // The graph view: the model's dataflow top to bottom, each box a layer or a
-// collapsed module, coloured by its bound (the core's graph.colors) and
+// collapsed module, coloured by its bound (the core's table of bounds) and
 // shaded by its share of the time (or energy, or bytes). Fused kernels are
 // outlined as one group; an edge names its tensor and shape on hover. A big
-// model opens collapsed (graph-model.js) and a module opens on click.
+// model opens collapsed (graph-model.js) and a module opens on click. Layers
+// of no work are folded as the core says (graph.fold_into). A search box
+// finds a node by name or op and centres it; a side panel shows the selected
+// layer's attributes, tensors and figures (the core's layer row).
 // Laid out off the main thread by the layout worker the controller hands in
 // (`layout`); drawn as SVG with a bounded number of elements. It computes no
 // figure: every number is the core's (the layer rows, graph.modules).
@@ -10,11 +13,17 @@ import { GraphModel, shapeText } from './graph-model.js';
 import { eng, pct } from './format.js';
 import { el } from './dom.js';
 import { download } from './export.js';
+import { boundColor, wordName } from './words.js';
+import { LayerPanel, boundLegend } from './graph-panel.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 /** The most boxes the view draws at once; an expand past it is refused. */
 export const MAX_BOXES = 800;
-const BOX = { layer: [156, 38], module: [172, 46], run: [172, 46] };
+const BOX = { layer: [156, 38], constants: [156, 38], module: [172, 46], run: [172, 46] };
+/** The zoom a big graph opens at, its text legible, and the least it opens
+ * at on a narrow screen; Fit shows the whole graph at any scale. */
+const OPEN_ZOOM = 0.8;
+const OPEN_MIN_ZOOM = 0.45;
 const SHADES = { t: ['time', 's'], energy_j: ['energy', 'J'], bytes: ['bytes', 'B'] };
 
 function svgEl(tag, attrs = {}, text) {
@@ -63,10 +72,11 @@ export class GraphView {
     head.appendChild(label);
     const button = (text, testid, fn) => { const b = el('button', text, { type: 'button', 'data-testid': testid }); b.addEventListener('click', fn); head.appendChild(b); return b; };
     button('Collapse all', 'graph-collapse-all', () => this.setExpanded(new Set(['root'])));
-    button('Fit', 'graph-fit', () => { this.fit(); });
+    button('Fit', 'graph-fit', () => { this.fit(true); });
     button('Save SVG', 'graph-svg', () => this.saveSvg());
     button('Save PNG', 'graph-png', () => this.savePng());
     this.status = el('p', '', { class: 'graph-status', 'data-testid': 'graph-status', 'aria-live': 'polite' });
+    this.buildSearch(head);
     this.viewport = el('div', null, { class: 'graph-viewport', 'data-testid': 'graph-view', role: 'group', 'aria-labelledby': 'graph-title',
       'aria-describedby': 'graph-help' });
     this.svg = svgEl('svg', { class: 'graph-svg', role: 'group', 'aria-label': 'Dataflow graph' });
@@ -75,9 +85,50 @@ export class GraphView {
     this.viewport.appendChild(this.minimap);
     const help = el('p', 'Click a box to select its layer or open its module; drag to pan, scroll to zoom. Keyboard: arrow keys move between boxes, Enter selects or opens.',
       { id: 'graph-help', class: 'hint' });
-    this.box.append(head, this.status, this.viewport, help);
+    this.legend = el('ul', null, { class: 'bound-legend', 'data-testid': 'graph-legend', 'aria-label': 'Colours: what limits each box' });
+    this.panel = new LayerPanel();
+    const body = el('div', null, { class: 'graph-body' });
+    body.append(this.viewport, this.panel.box);
+    this.box.append(head, this.status, this.legend, body, help);
     this.wirePanZoom();
     this.wireKeys();
+  }
+
+  /** The search box: a layer's name or op, its matches listed; picking one
+   * selects it and centres its box (opening the modules that hide it). */
+  buildSearch(head) {
+    const wrap = el('div', null, { class: 'graph-search' });
+    this.search = el('input', null, { type: 'search', 'data-testid': 'graph-search', placeholder: 'Find a node (name or op)',
+      'aria-label': 'Find a node by name or op', 'aria-controls': 'graph-found', autocomplete: 'off' });
+    this.found = el('ul', null, { id: 'graph-found', class: 'graph-found', 'data-testid': 'graph-found', 'aria-label': 'Nodes found', hidden: '' });
+    const list = () => {
+      this.found.textContent = '';
+      const hits = this.model ? this.model.find(this.search.value) : [];
+      this.found.hidden = !this.search.value.trim();
+      if (!this.search.value.trim()) return hits;
+      if (!hits.length) this.found.appendChild(el('li', 'No node has that in its name or op.', { class: 'hint' }));
+      for (const h of hits) {
+        const b = el('button', `${h.op} · ${h.name}`, { type: 'button', 'data-row': h.row, title: h.name });
+        b.addEventListener('click', () => this.pick(h.row));
+        this.found.appendChild(el('li')).appendChild(b);
+      }
+      return hits;
+    };
+    this.search.addEventListener('input', list);
+    this.search.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter') { ev.preventDefault(); const hits = list(); if (hits.length) this.pick(hits[0].row); }
+      else if (ev.key === 'Escape') { this.search.value = ''; list(); }
+    });
+    wrap.append(this.search, this.found);
+    head.appendChild(wrap);
+  }
+
+  /** A found node: selected everywhere, its box centred. */
+  async pick(row) {
+    this.found.hidden = true;
+    this.hooks.onSelect(row);
+    await this.select(row);
+    this.reveal(row, false);
   }
 
   /** A new analysis: same model and graph keep what is open; a new one opens collapsed. */
@@ -87,6 +138,8 @@ export class GraphView {
     const same = this.model && this.modelKey === key;
     this.model = new GraphModel(res.graph, res.layers);
     this.totals = res.totals;
+    this.panel.update(res, this.model);
+    if (this.selected !== null) this.panel.show(this.selected);
     if (!same) { this.modelKey = key; this.expanded = this.model.initialExpanded(); this.placed = null; delete this.box.dataset.boxes; }
     this.box.hidden = false;
     return this.relayout(!same);
@@ -99,6 +152,7 @@ export class GraphView {
     this.placed = null;
     this.svg.textContent = '';
     this.status.textContent = '';
+    this.panel.update(null, null);
     this.box.hidden = true;
   }
 
@@ -134,6 +188,14 @@ export class GraphView {
     const v = this.model.visible(expanded);
     const boxes = v.boxes.map((n) => { const [w, h] = BOX[n.kind]; return { w, h }; });
     const edges = v.edges.map((e) => [e.from, e.to]);
+    // the constants box is laid out under the work (edges for the layout
+    // only, from the boxes nothing reads, after the drawn ones): the graph
+    // opens on its work, not on its constants
+    const c = v.boxes.findIndex((n) => n.kind === 'constants');
+    if (c >= 0) {
+      const read = new Set(v.edges.map((e) => e.from));
+      for (let i = 0; i < v.boxes.length; i++) if (i !== c && !read.has(i)) edges.push([i, c]);
+    }
     return { v, boxes, edges, key: `${this.modelKey}|${[...expanded].sort().join(',')}` };
   }
 
@@ -142,7 +204,7 @@ export class GraphView {
    * layout takes 100-200 ms in the layout worker). */
   prefetch(i) {
     const n = this.boxes?.[i];
-    if (!n || n.kind === 'layer' || this.expanded.has(n.key) || this.boxes.length - 1 + n.children.length > MAX_BOXES) return;
+    if (!n || !n.children || this.expanded.has(n.key) || this.boxes.length - 1 + n.children.length > MAX_BOXES) return;
     const { boxes, edges, key } = this.viewOf(new Set([...this.expanded, n.key]));
     this.hooks.layout(key, boxes, edges).catch(() => {});   // a failure shows on the click
   }
@@ -162,7 +224,7 @@ export class GraphView {
     if (seq !== this.seq) return;
     Object.assign(this, { boxes: v.boxes, edges: v.edges, rep: v.rep, placed, sizes: boxes });
     this.draw();
-    if (fit || !this.fitted) { this.fit(); this.fitted = true; }
+    if (fit || !this.fitted) { this.fit(false); this.fitted = true; }
     if (this.selected !== null) this.reveal(this.selected, false);
     this.box.dataset.boxes = String(v.boxes.length);
     performance.mark('rooflens-graph-drawn');
@@ -187,10 +249,13 @@ export class GraphView {
     this.drawEdges();
     const most = Math.max(1e-300, ...this.boxes.map((n) => this.share(n)));
     this.boxEls = this.boxes.map((n, i) => this.drawBox(n, i, most, name, unit));
+    boundLegend(this.legend, new Set(this.boxes.map((n) => this.model.bound(n) || 'unknown')));
     this.applyView();
     this.drawMinimap();
-    const hidden = this.model.layers.length - this.boxes.filter((n) => n.kind === 'layer').length;
-    this.status.textContent = `${this.boxes.length} boxes for ${this.model.layers.length} layers${hidden ? ` (${hidden} inside closed modules)` : ''}, shaded by ${name}.`;
+    const hidden = this.model.layers.length - this.boxes.reduce((a, n) => a + (n.children ? 0 : this.model.rowsOf(n).length), 0);
+    const folded = this.model.folded;
+    this.status.textContent = `${this.boxes.length} boxes for ${this.model.layers.length} layers` +
+      `${hidden ? ` (${hidden} inside closed modules)` : ''}${folded ? `; ${folded === 1 ? 'one layer of no work is' : `${folded} layers of no work are`} folded into the boxes they feed or read, or the constants box` : ''}, shaded by ${name}.`;
     if (this.selected !== null) this.mark(this.selected);
   }
 
@@ -278,22 +343,23 @@ export class GraphView {
     const x = this.placed.x[i] - w / 2, y = this.placed.y[i] - h / 2;
     const bound = this.model.bound(n) || 'unknown';
     const s = this.share(n);
-    const { fill, text } = shade(this.model.colors[bound] || '#6e6e6e', 0.12 + 0.88 * Math.sqrt(s / most));
+    const { fill, text } = shade(boundColor(bound), 0.12 + 0.88 * Math.sqrt(s / most));
     const lab = this.model.label(n);
     const figure = eng(this.model.figure(n, this.shadeKey), unit);
-    const attrs = n.kind === 'layer'
-      ? { 'data-layer': n.row, role: 'button', tabindex: '-1' }
-      : this.groupAttrs(n, false);
+    const attrs = n.kind === 'layer' ? { 'data-layer': n.row, role: 'button', tabindex: '-1' }
+      : n.kind === 'constants' ? { 'data-constants': n.rows.length, role: 'button', tabindex: '-1' }
+        : this.groupAttrs(n, false);
     const g = svgEl('g', { class: `graph-box graph-${n.kind}`, 'data-box': i, 'data-bound': bound, ...attrs });
     // the title is the box's accessible name and its tooltip
-    const verb = n.kind === 'layer' ? '' : 'Open ';
-    g.appendChild(svgEl('title', {}, `${verb}${lab.title} — ${lab.sub}: ${figure} (${pct(s)} of ${name}), ${bound}-bound`));
-    g.appendChild(svgEl('rect', { x, y, width: w, height: h, rx: n.kind === 'layer' ? 4 : 8, fill, stroke: this.model.colors[bound] || '#6e6e6e',
-      'stroke-width': n.kind === 'layer' ? 1 : 2.5 }));
-    g.appendChild(svgEl('text', { x: x + 8, y: y + 15, 'font-size': 12, 'font-weight': 600, fill: text }, `${n.kind === 'layer' ? '' : '▸ '}${cut(lab.title, 20)}`));
+    const leaf = !n.children;
+    const verb = leaf ? '' : 'Open ';
+    g.appendChild(svgEl('title', {}, `${verb}${lab.title} — ${lab.sub}: ${figure} (${pct(s)} of ${name}), bound: ${wordName('bound', bound)}`));
+    g.appendChild(svgEl('rect', { x, y, width: w, height: h, rx: leaf ? 4 : 8, fill, stroke: boundColor(bound),
+      'stroke-width': leaf ? 1 : 2.5 }));
+    g.appendChild(svgEl('text', { x: x + 8, y: y + 15, 'font-size': 12, 'font-weight': 600, fill: text }, `${leaf ? '' : '▸ '}${cut(lab.title, 20)}`));
     g.appendChild(svgEl('text', { x: x + 8, y: y + 30, 'font-size': 10, fill: text }, cut(`${figure} · ${pct(s)}`, 26)));
     g.addEventListener('click', (ev) => { ev.stopPropagation(); this.activate(i); });
-    if (n.kind !== 'layer') g.addEventListener('pointerenter', () => this.prefetch(i));
+    if (!leaf) g.addEventListener('pointerenter', () => this.prefetch(i));
     this.layer.appendChild(g);
     return g;
   }
@@ -303,6 +369,7 @@ export class GraphView {
     const n = this.boxes[i];
     this.active = i;
     if (n.kind === 'layer') { this.select(n.row); this.hooks.onSelect(n.row); return Promise.resolve(); }
+    if (n.kind === 'constants') { this.panel.showConstants(n.rows); return Promise.resolve(); }
     return this.toggle(n.key);
   }
 
@@ -320,6 +387,7 @@ export class GraphView {
   async select(row) {
     this.selected = row;
     if (!this.model || row === null || row === undefined || row >= this.model.layers.length) return;
+    this.panel.show(row);
     const hidden = this.model.ancestors(row).filter((n) => !this.expanded.has(n.key));
     if (hidden.length) {
       const open = new Set(this.expanded);
@@ -352,12 +420,27 @@ export class GraphView {
     if (smooth) this.viewport.scrollIntoView({ block: 'nearest' });
   }
 
-  fit() {
+  /** whole: the whole graph in the viewport, however small that makes it
+   * (the Fit button); else the view a graph opens with: whole when that
+   * keeps its text legible (OPEN_ZOOM), else its top at the largest scale
+   * from OPEN_MIN_ZOOM to OPEN_ZOOM that shows its whole width, or, on a
+   * screen too narrow even for that (a phone), at OPEN_MIN_ZOOM centred on
+   * its first box: boxes, not the edges between them. */
+  fit(whole) {
     if (!this.placed) return;
     const { width, height } = this.viewport.getBoundingClientRect();
-    const k = Math.min(1.2, Math.max(0.05, Math.min(width / (this.placed.width + 32), height / (this.placed.height + 32))));
-    const kk = Math.max(k, 0.8);   // legible text first: a graph taller than the view scrolls by panning
-    this.view = { k: kk, x: (width - this.placed.width * kk) / 2, y: 16 };
+    if (!(width > 0 && height > 0)) return;
+    const { width: gw, height: gh, x: bx, y: by } = this.placed;
+    const k = Math.min(1.2, width / (gw + 32), height / (gh + 32));
+    if (whole || k >= OPEN_ZOOM) {
+      this.view = { k, x: (width - gw * k) / 2, y: (height - gh * k) / 2 };
+    } else {
+      const kk = Math.min(OPEN_ZOOM, Math.max(OPEN_MIN_ZOOM, width / (gw + 32)));
+      let top = 0;
+      for (let i = 1; i < this.boxes.length; i++) if (by[i] < by[top] || (by[i] === by[top] && bx[i] < bx[top])) top = i;
+      const x = gw * kk + 32 <= width ? (width - gw * kk) / 2 : width / 2 - bx[top] * kk;
+      this.view = { k: kk, x, y: 16 - 8 * kk };
+    }
     this.applyView();
   }
 
@@ -417,7 +500,7 @@ export class GraphView {
         if (this.active === null) return;
         ev.preventDefault();
         const n = this.boxes[this.active];
-        this.activate(this.active).then(() => { if (n.kind !== 'layer') this.focusBox(this.boxes.findIndex((b) => b.first >= n.first)); });
+        this.activate(this.active).then(() => { if (n.children) this.focusBox(this.boxes.findIndex((b) => b.first >= n.first)); });
       }
     });
   }
@@ -470,7 +553,7 @@ export class GraphView {
     const s = this.miniScale = Math.min(this.minimap.width / this.placed.width, this.minimap.height / this.placed.height);
     c.fillStyle = '#ffffff'; c.fillRect(0, 0, this.minimap.width, this.minimap.height);
     this.boxes.forEach((n, i) => {
-      c.fillStyle = this.model.colors[this.model.bound(n)] || '#6e6e6e';
+      c.fillStyle = boundColor(this.model.bound(n));
       const { w, h } = this.sizes[i];
       c.fillRect((this.placed.x[i] - w / 2) * s, (this.placed.y[i] - h / 2) * s, Math.max(1, w * s), Math.max(1, h * s));
     });

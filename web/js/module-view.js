@@ -1,6 +1,7 @@
 // The module view: an icicle of the model's modules (the core's
 // graph.modules), each as wide as its share of the time (or energy, FLOPs,
-// bytes), coloured by the bound its layers spend most time in. Clicking a
+// bytes), coloured by the bound its layers spend most time in (the core's
+// table of bounds, with a legend of the bounds drawn). Clicking a
 // module zooms into it and filters the layer table to its layers; the
 // model's bar zooms back out. Siblings too thin to read alone are drawn as
 // one "N modules" cell that spreads them out when clicked, so a flat
@@ -9,6 +10,8 @@
 // totals (a spread-out cell's over its members' sum, for the width only).
 import { eng, pct, count as countText } from './format.js';
 import { el } from './dom.js';
+import { boundColor, wordName } from './words.js';
+import { boundLegend } from './graph-panel.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const METRICS = { t: ['time', 's'], energy_j: ['energy', 'J'], flops: ['FLOPs', 'FLOP'], bytes: ['bytes', 'B'] };
@@ -43,7 +46,8 @@ export class ModuleView {
     head.appendChild(label);
     this.status = el('p', '', { class: 'graph-status', 'data-testid': 'module-status', 'aria-live': 'polite' });
     this.svg = svgEl('svg', { class: 'module-svg', 'data-testid': 'module-view', role: 'group', 'aria-labelledby': 'module-title' });
-    this.box.append(head, this.status, this.svg);
+    this.legend = el('ul', null, { class: 'bound-legend', 'data-testid': 'module-legend', 'aria-label': 'Colours: what limits each module' });
+    this.box.append(head, this.status, this.legend, this.svg);
     // One Tab stop for the whole icicle (a roving tabindex): arrows move
     // between the bars Tab used to reach, Enter zooms.
     this.svg.addEventListener('keydown', (ev) => {
@@ -68,6 +72,7 @@ export class ModuleView {
     if (!g || !g.modules.count) {
       this.res = null;
       this.svg.textContent = '';
+      this.legend.textContent = '';
       this.status.textContent = g ? 'The node names form no modules (names like /layer1/conv1/Conv do).' : '';
       return;
     }
@@ -161,6 +166,7 @@ export class ModuleView {
         stack.push([c.m, this.children[c.m + 1], this.value(c.m), c.x, c.w, d + 1]);
       }
     }
+    this.drawLegend();
     const maxDepth = Math.max(depth, ...this.svgDepths());
     this.svg.setAttribute('height', (maxDepth + 1) * ROW + 4);
     this.svg.setAttribute('viewBox', `0 0 ${width} ${(maxDepth + 1) * ROW + 4}`);
@@ -168,6 +174,13 @@ export class ModuleView {
     this.status.textContent = `${drawn} of ${mo.count + 1} bars, width by ${name}` +
       (groups ? `; ${groups === 1 ? 'one cell gathers' : `${groups} cells each gather`} modules too narrow to draw alone (click ${groups === 1 ? 'it' : 'one'} to spread them out)` : '') +
       (tooSmall ? `; ${tooSmall === 1 ? 'one module' : `${tooSmall} modules`} under a pixel wide ${tooSmall === 1 ? 'is' : 'are'} left out (click a module to zoom in)` : '') + '.';
+  }
+
+  /** The colours in use, each with its bound's name (the core's words), in
+   * the core's order; the cells that gather thin modules too. */
+  drawLegend() {
+    const used = new Set([...this.svg.querySelectorAll('g[data-bound]')].map((g) => g.dataset.bound));
+    boundLegend(this.legend, used, this.svg.querySelector('g[data-group]') ? [['modules too narrow to draw alone', GROUP_FILL]] : []);
   }
 
   /** One cell for m's children [from, to): too narrow to draw one by one. */
@@ -204,14 +217,14 @@ export class ModuleView {
   bar(m, x, w, depth, name, unit, focused) {
     const mo = this.res.graph.modules;
     const bound = m < 0 ? this.res.sol?.chosen?.bound : mo.bound[m];
-    const color = this.res.graph.colors[bound] || '#6e6e6e';
+    const color = boundColor(bound);
     const label = m < 0 ? 'whole model' : mo.path[m];
     const share = this.res.totals[this.metric] > 0 ? this.value(m) / this.res.totals[this.metric] : 0;
-    const text = `${label}: ${eng(this.value(m), unit)} (${pct(share)} of the ${name})${m < 0 ? '' : `, ${mo.layers[m]} layers, ${bound}-bound`}`;
+    const text = `${label}: ${eng(this.value(m), unit)} (${pct(share)} of the ${name})${m < 0 ? '' : `, ${mo.layers[m]} layers`}, limited by ${wordName('bound', bound)}`;
     // Tab reaches the way out and the next level down; deeper bars by click (a
     // big model has hundreds). The title is the bar's accessible name.
     const reachable = depth <= this.chainDepth + 1;
-    const g = svgEl('g', { 'data-module': m < 0 ? '' : mo.path[m], 'data-depth': depth, role: 'button', tabindex: '-1',
+    const g = svgEl('g', { 'data-module': m < 0 ? '' : mo.path[m], 'data-bound': bound, 'data-depth': depth, role: 'button', tabindex: '-1',
       'data-reachable': reachable ? '' : null, 'aria-current': focused ? 'true' : null });
     g.appendChild(svgEl('title', {}, text));
     g.appendChild(svgEl('rect', { x, y: depth * ROW, width: Math.max(0, w - 1), height: ROW - 2, fill: color, rx: 2 }));

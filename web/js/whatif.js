@@ -7,14 +7,13 @@
 import { eng, exact, pct, times as timesText } from './format.js';
 import { whiteBackground, logAxis, pointLabels, chartPng, labelRoom, labelSpot, seriesLegend } from './chart-kit.js';
 import { el } from './dom.js';
-import { wordName, wordTitle } from './words.js';
+import { boundColor, wordName, wordTitle } from './words.js';
 import { boundPhrase } from './figures.js';
 import { chartClass } from './chart-lib.js';
 import { VIEWS, MAX_COMPARE, MAX_SWEEP_BATCH, sweepBatches, validCompareEntry, parseCompareEntry } from './state.js';
 import { devicesSpec, hasChipLinks } from './parallel-state.js';
 
 const SOL_COLORS = { unfused: '#9ecae1', fused: '#3182bd', fused_prefetched: '#08519c' };
-const BOUND_COLORS = { compute: '#1f77b4', memory: '#ff7f0e', overhead: '#d62728' };
 const DEVICES_COLOR = '#31a354';   // the compare bar of a row over its devices
 const FORECAST_COLOR = '#756bb1';  // the compare bar of a device's forecast, apart from the floors' blues
 /** The forecast beside a study row's floor: the core's forecast_s (the profile's stack), never below the floor. */
@@ -500,7 +499,7 @@ export class WhatIfViews {
         datasets: [{
           label: 'energy per inference (J), coloured by bound',
           data: energies.map((e) => (e > 0 ? e : null)),
-          backgroundColor: ok.map(({ r }) => BOUND_COLORS[r.bound] || '#999'),
+          backgroundColor: ok.map(({ r }) => boundColor(r.bound)),   // the core's table of bounds
         }],
       },
       options: baseOptions({ type: 'category', ticks: { autoSkip: false, maxRotation: 40, font: { size: 11 } } },
@@ -577,10 +576,12 @@ export class WhatIfViews {
       type: 'line',
       data: {
         datasets: [
+          // Where no floor binds, the speed of light runs at the roofline: the
+          // roofline is a wide pale band under it, so both stay in sight.
           { label: 'roofline FLOP/s (ceiling at the intensity)', data: rows.map((r) => ({ x: r.batch, y: r.attainable_flops_per_s })),
-            borderColor: '#2ca02c', backgroundColor: '#2ca02c', pointRadius: 3, yAxisID: 'y' },
+            borderColor: 'rgba(44, 160, 44, 0.45)', backgroundColor: 'rgba(44, 160, 44, 0.45)', borderWidth: 9, pointRadius: 0, yAxisID: 'y', order: 2 },
           { label: 'FLOP/s at the speed of light', data: rows.map((r) => ({ x: r.batch, y: r.predicted_flops_per_s })),
-            borderColor: '#1f77b4', backgroundColor: '#1f77b4', pointRadius: 3, yAxisID: 'y' },
+            borderColor: '#1f77b4', backgroundColor: '#1f77b4', borderWidth: 2, pointRadius: 3, yAxisID: 'y', order: 1 },
           { label: 'speed-of-light time per sample', data: rows.map((r) => ({ x: r.batch, y: r.time_per_sample_s })),
             borderColor: '#9467bd', backgroundColor: '#9467bd', pointRadius: 3, borderDash: [4, 3], yAxisID: 'y2' },
         ],

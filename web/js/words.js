@@ -7,7 +7,7 @@
 let byKey = new Map();
 let terms = [];
 
-/** @param {{kind: string, id: string, name: string, meaning: string}[]} list the core's rl_words() */
+/** @param {{kind: string, id: string, name: string, meaning: string, color?: string}[]} list the core's rl_words() */
 export function setWords(list) {
   byKey = new Map((list || []).map((w) => [`${w.kind}/${w.id}`, w]));
   terms = (list || []).filter((w) => w.kind === 'term');
@@ -33,3 +33,13 @@ export function wordMeaning(kind, id) {
 
 /** The glossary: the concepts the page's figures rest on, in the core's order. */
 export function glossary() { return terms; }
+
+/** The colour of bound `id` (the core's table of bounds, its only spelling):
+ * every surface that colours a bound (graph, modules, charts, Compare) asks
+ * here. A bound the list lacks takes the colour of "unknown". */
+export function boundColor(id) {
+  return byKey.get(`bound/${id}`)?.color ?? byKey.get('bound/unknown')?.color ?? 'gray';
+}
+
+/** The bounds in the core's order, [{id, name, meaning, color}], for legends. */
+export function bounds() { return [...byKey.values()].filter((w) => w.kind === 'bound'); }
