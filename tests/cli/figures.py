@@ -114,8 +114,9 @@ def check_model(model, extra):
 
 
 # The words the table shows for each bound, read from the core's one list
-# (core/src/words.c), so this test follows it rather than keeping a copy.
-BOUND_WORDS = dict(re.findall(r'\{RL_WORD_BOUND, "([^"]+)", "([^"]+)"',
+# (core/src/words.c, its table of bounds: [RL_BOUND_X] = {"id", "name", ...}), so this test
+# follows it rather than keeping a copy.
+BOUND_WORDS = dict(re.findall(r'\[RL_BOUND_\w+\]\s*=\s*\{"([^"]+)",\s*"([^"]+)"',
                               open(os.path.join(ROOT, "core/src/words.c")).read()))
 assert BOUND_WORDS.get("overhead") == "launch floor", BOUND_WORDS
 
