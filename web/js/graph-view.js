@@ -438,7 +438,7 @@ export class GraphView {
       const kk = Math.min(OPEN_ZOOM, Math.max(OPEN_MIN_ZOOM, width / (gw + 32)));
       let top = 0;
       for (let i = 1; i < this.boxes.length; i++) if (by[i] < by[top] || (by[i] === by[top] && bx[i] < bx[top])) top = i;
-      const x = gw * kk + 32 <= width ? (width - gw * kk) / 2 : width / 2 - bx[top] * kk;
+      const x = kk * (gw + 32) <= width + 0.5 ? (width - gw * kk) / 2 : width / 2 - bx[top] * kk;
       this.view = { k: kk, x, y: 16 - 8 * kk };
     }
     this.applyView();
