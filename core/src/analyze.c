@@ -14,6 +14,7 @@
 #include "json.h"
 #include "llm.h"
 #include "forecast_fit.h"
+#include "forecast_band.h"
 #include "llm_roles.h"
 #include "measured.h"
 #include "parallel.h"
@@ -309,6 +310,9 @@ static void add_forecast_section(cJSON *root, const rl_timing *t, const rl_hw *h
     else cJSON_AddNullToObject(fo, "energy_j");
     rl_json_add_num(fo, "floor_s", f->floor_s);
     rl_json_add_num(fo, "headroom", f->floor_s > 0 ? f->time_s / f->floor_s : 1);
+    /* how far off it may be: the stack's track record (null: it has none) */
+    rl_forecast_band_put(fo, "low_s", "high_s", rl_forecast_band(hw, f->time_s, f->floor_s));
+    rl_forecast_band_record_json(fo, hw);
     cJSON_AddStringToObject(fo, "basis", hw->fc.calibrated ? "calibrated" : "analytic");
     cJSON_AddStringToObject(fo, "stack", hw->fc.stack);
     rl_json_add_num(fo, "kernels_s", f->kernels_s);

@@ -43,6 +43,21 @@ int rl_op_class_parse(const char *name); /* -1 if unknown */
  * rl_shape_ops_names: the profile's words, in the enum's order. */
 enum rl_shape_ops { RL_SHAPE_FOLDED, RL_SHAPE_DISTINCT, RL_SHAPE_DYNAMIC, RL_SHAPE_RUN, RL_SHAPE_COUNT };
 extern const char *const rl_shape_ops_names[RL_SHAPE_COUNT];
+/* The forecast's track record (the profile's "forecast.band", hw/README.md;
+ * docs/model.md §12.6): measured / forecast over held-out runs of the stack.
+ * known is false when the profile gives none: then no figure has a band. */
+typedef struct rl_forecast_band_params {
+    bool known;
+    double low, high;          /* measured / forecast at the 10th and 90th percentiles: 0 < low <= 1 <= high */
+    double runs;               /* held-out runs the ratios come from (a whole number >= 3) */
+    double median_error;       /* median |measured / forecast - 1| over them */
+    double worst_error;        /* the largest */
+    const char *basis;         /* "published results" | "fit cross-validation" */
+    const char *source;        /* where the runs are listed, one row each (docs/validation.md#...) */
+} rl_forecast_band_params;
+/* The one list of the band's bases (hw_blocks.c reads it). */
+extern const char *const rl_band_bases[];
+
 /* The forecast's parameters (the profile's "forecast" block, hw/README.md):
  * what a well-tuned software stack reaches on the device. A profile without
  * the block gets the core's generic defaults (no tile quantization). */
@@ -87,6 +102,7 @@ typedef struct rl_forecast_params {
     int n_apart;
     const char *stack;              /* the software stack the parameters describe */
     bool calibrated;                /* "calibrated" (fitted on measured kernels) or "analytic" */
+    rl_forecast_band_params band;   /* its track record ("band"; known false: none) */
 } rl_forecast_params;
 /* The fixed cost per kernel of a kernel of class cls. */
 static inline double rl_fc_class_kernel_s(const rl_forecast_params *p, int cls) {

@@ -188,6 +188,58 @@ static int forecast_apart(const parse_ctx *x, const cJSON *list, rl_forecast_par
     return 0;
 }
 
+/* ---------------------------------------------------- the track record -- */
+static const char *const band_keys[] = {"low", "high", "runs", "median_error", "worst_error", "basis", "source", NULL};
+const char *const rl_band_bases[] = {"published results", "fit cross-validation", NULL};
+/* Ratios are rounded when written (two decimals): a low or high that its
+ * worst error misses by less than this is still consistent with it. */
+#define BAND_ROUNDING 0.01
+
+/* One number of the band: finite and in [lo, hi]. */
+static int band_number(const parse_ctx *x, const cJSON *band, const char *key, double lo, double hi,
+                       const char *meaning, double *out) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(band, key);
+    char where[48];
+    snprintf(where, sizeof where, "forecast.band.%s", key);
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo || v->valuedouble > hi)
+        return hw_bad(x, where, "must be a number from %g to %g (%s)%s", lo, hi, meaning,
+                      v ? "" : "; it is missing");
+    *out = v->valuedouble;
+    return 0;
+}
+
+/* "band": the stack's track record, measured / forecast over held-out runs
+ * (docs/model.md §12.6). Every member is needed: a band that does not say
+ * what it rests on is not one. */
+static int forecast_band(const parse_ctx *x, const cJSON *band, rl_forecast_band_params *b) {
+    if (!cJSON_IsObject(band))
+        return hw_bad(x, "forecast.band", "must be an object {low, high, runs, median_error, worst_error, basis, "
+                                         "source}, or be left out when the stack has no track record");
+    if (hw_check_keys(x, band, band_keys, "forecast.band")) return -1;
+    if (band_number(x, band, "low", 1e-3, 1, "measured / forecast at the 10th percentile, at most 1", &b->low) ||
+        band_number(x, band, "high", 1, 1e3, "measured / forecast at the 90th percentile, at least 1", &b->high) ||
+        band_number(x, band, "runs", 3, 1e6, "held-out runs; with fewer than 3, give no band", &b->runs) ||
+        band_number(x, band, "median_error", 0, 1e3, "median |measured / forecast - 1|", &b->median_error) ||
+        band_number(x, band, "worst_error", 0, 1e3, "largest |measured / forecast - 1|", &b->worst_error))
+        return -1;
+    if (b->runs != floor(b->runs)) return hw_bad(x, "forecast.band.runs", "must be a whole number (got %g)", b->runs);
+    if (b->median_error > b->worst_error)
+        return hw_bad(x, "forecast.band.median_error", "is %g, above worst_error %g: the median cannot exceed the "
+                                                      "largest", b->median_error, b->worst_error);
+    if (b->low < 1 - b->worst_error - BAND_ROUNDING || b->high > 1 + b->worst_error + BAND_ROUNDING)
+        return hw_bad(x, "forecast.band", "low %g and high %g must lie within worst_error %g of 1 (both are "
+                                         "ratios of the same runs)", b->low, b->high, b->worst_error);
+    const cJSON *basis = cJSON_GetObjectItemCaseSensitive(band, "basis");
+    const cJSON *source = cJSON_GetObjectItemCaseSensitive(band, "source");
+    if (!cJSON_IsString(basis) || !hw_in_list(basis->valuestring, rl_band_bases))
+        return hw_bad(x, "forecast.band.basis", "must be \"published results\" or \"fit cross-validation\"");
+    if (!cJSON_IsString(source) || strlen(source->valuestring) < 4)
+        return hw_bad(x, "forecast.band.source", "must say where the runs are listed, one row each "
+                                                "(e.g. \"docs/validation.md#tensorrt\")");
+    b->basis = basis->valuestring, b->source = source->valuestring, b->known = true;
+    return 0;
+}
+
 /* The profile's "forecast" block over the defaults (hw/README.md). */
 int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
     rl_forecast_params *f = &hw->fc;
@@ -232,6 +284,8 @@ int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
     const cJSON *apart = cJSON_GetObjectItemCaseSensitive(fc, "epilogue_apart");
     if (apart && forecast_apart(x, apart, f)) return -1;
     if (forecast_stack_choices(x, fc, f)) return -1;
+    const cJSON *band = cJSON_GetObjectItemCaseSensitive(fc, "band");
+    if (band && forecast_band(x, band, &f->band)) return -1;
     const cJSON *classes = cJSON_GetObjectItemCaseSensitive(fc, "classes");
     return classes ? forecast_classes(x, classes, f) : 0;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "forecast_band.h"
 #include "llm.h"
 #include "llm_phase.h"
 #include "llm_roles.h"
@@ -374,6 +375,19 @@ static void write_decode(cJSON *out, const llm_run *L, const generation *gen) {
     cJSON_AddNumberToObject(d, "steps_evaluated", gen->evaluated);
 }
 
+/* The LLM forecast's band (forecast_band.h): each phase's time from its
+ * own forecast and floor; tokens/s is the decode time's band inverted. */
+static void write_forecast_band(cJSON *fo, const llm_run *L, const llm_result *x) {
+    const double B = (double)L->O->batch, G = (double)L->O->generate;
+    rl_forecast_band_put(fo, "ttft_low_s", "ttft_high_s", rl_forecast_band(L->hw, x->pre.forecast_s, x->pre.time_s));
+    rl_band dec = x->kv ? rl_forecast_band(L->hw, x->gen.total.forecast_s, x->gen.total.time_s) : (rl_band){0};
+    rl_forecast_band_put(fo, "tpot_low_s", "tpot_high_s",
+                         (rl_band){dec.known, dec.low_s / G, dec.high_s / G});
+    rl_forecast_band_put(fo, "tokens_per_s_low", "tokens_per_s_high",
+                         (rl_band){dec.known, B * G / dec.high_s, B * G / dec.low_s});
+    rl_forecast_band_record_json(fo, L->hw);
+}
+
 /* The phases and the figures a user reads first (TTFT, TPOT, tokens/s...). */
 static void write_phases(cJSON *out, const llm_run *L, const llm_result *x) {
     const double B = (double)L->O->batch, P = (double)L->O->prompt, G = (double)L->O->generate;
@@ -399,6 +413,7 @@ static void write_phases(cJSON *out, const llm_run *L, const llm_result *x) {
     put(fo, "ttft_s", x->pre.forecast_s);
     put(fo, "tpot_s", x->kv ? x->gen.total.forecast_s / G : NAN);
     put(fo, "tokens_per_s", x->kv ? B * G / x->gen.total.forecast_s : NAN);
+    write_forecast_band(fo, L, x);
     put(out, "e2e_s", x->pre.time_s + decode_time);
     put(out, "tokens_per_s", B * G / decode_time);
     put(out, "energy_per_token_j", energy / (B * G));

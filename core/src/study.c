@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "forecast_band.h"
 #include "json.h"
 #include "roofline.h"
 #include "parallel.h"
@@ -42,7 +43,7 @@ static bool scratch_ctx(rl_ctx *s, const rl_ctx *c, rl_arena *arena, rl_error *e
 }
 
 /* The chosen model's figures every study row carries. */
-static void put_chosen(cJSON *row, const rl_timing *t) {
+static void put_chosen(cJSON *row, const rl_timing *t, const rl_hw *hw) {
     const rl_sol_result *ch = rl_timing_chosen(t);
     rl_json_add_num(row, "lower_bound_s", ch->lower_bound_s);
     rl_json_add_num(row, "upper_bound_s", ch->upper_bound_s);
@@ -56,6 +57,8 @@ static void put_chosen(cJSON *row, const rl_timing *t) {
      * forecast.energy_j): a device chosen on its floor alone can lose on
      * what its stack really reaches */
     rl_json_add_num(row, "forecast_s", t->forecast.time_s);
+    rl_forecast_band_put(row, "forecast_low_s", "forecast_high_s",
+                         rl_forecast_band(hw, t->forecast.time_s, t->forecast.floor_s));
     rl_json_add_num(row, "forecast_energy_j", t->has_energy ? t->forecast.energy_j : NAN);
 }
 
@@ -124,7 +127,8 @@ static void compare_row(rl_ctx *s, const cJSON *pj, const char *mode, const cJSO
     if (!parsed || time_row(s, spec, o, pg, &hw, &t, &par, &rowerr)) {
         static const char *const empty[] = {"precision", "sol", "chosen_time_s", "lower_bound_s", "upper_bound_s",
                                             "energy_j", "avg_power_w", "bound", "kernels", "launch_floor_s",
-                                            "power_capped", "forecast_s", "forecast_energy_j"};
+                                            "power_capped", "forecast_s", "forecast_low_s", "forecast_high_s",
+                                            "forecast_energy_j"};
         for (size_t k = 0; k < sizeof empty / sizeof *empty; k++) cJSON_AddNullToObject(row, empty[k]);
         cJSON_AddItemToObject(row, "error", error_object(&rowerr));
         return;
@@ -133,7 +137,7 @@ static void compare_row(rl_ctx *s, const cJSON *pj, const char *mode, const cJSO
     cJSON *so = cJSON_AddObjectToObject(row, "sol");
     for (int m = 0; m < RL_SOL_COUNT; m++) rl_json_add_num(so, rl_sol_names[m], t.sol[m].time_s);
     rl_json_add_num(row, "chosen_time_s", rl_timing_chosen(&t)->time_s);
-    put_chosen(row, &t);
+    put_chosen(row, &t, &hw);
     if (par) put_parallel(row, par);
     cJSON_AddNullToObject(row, "error");
 }
@@ -222,7 +226,8 @@ static void sweep_row_error(cJSON *row, const rl_error *e) {
                                         "predicted_flops_per_s",
                                         "time_s", "time_per_sample_s", "lower_bound_s", "upper_bound_s",
                                         "energy_j", "energy_per_sample_j", "avg_power_w", "bound", "kernels",
-                                        "launch_floor_s", "power_capped", "forecast_s", "forecast_energy_j"};
+                                        "launch_floor_s", "power_capped", "forecast_s", "forecast_low_s",
+                                        "forecast_high_s", "forecast_energy_j"};
     for (size_t k = 0; k < sizeof empty / sizeof *empty; k++) cJSON_AddNullToObject(row, empty[k]);
     cJSON_AddItemToObject(row, "error", error_object(e));
 }
@@ -275,7 +280,7 @@ static int sweep_row(const rl_ctx *c, const rl_options *o, const rl_hw *hw, int6
         rl_json_add_num(row, "time_s", ch->time_s);
         rl_json_add_num(row, "time_per_sample_s", ch->time_s / per);
         rl_json_add_num(row, "energy_per_sample_j", t.has_energy ? ch->energy_j / per : NAN);
-        put_chosen(row, &t);
+        put_chosen(row, &t, hw);
         cJSON_AddNullToObject(row, "error");
         *intensity_out = intensity;
         *compute_out = strcmp(ch->bound, "compute") == 0;
@@ -354,6 +359,7 @@ typedef struct mode_row {
     double floor_s, floor_energy_j;  /* the speed of light in this mode (time_s, energy_j in the JSON) */
     double power, share;
     bool capped, pareto;
+    rl_band band;                    /* the forecast's band in this mode */
 } mode_row;
 
 static int by_time_then_energy(const void *pa, const void *pb) {
@@ -417,7 +423,8 @@ static int time_modes(rl_ctx *c, const cJSON *hwj, const cJSON *modes, const rl_
         rows[k++] = (mode_row){hw.mode_id, hw.mode_name, ch->bound, t.forecast.time_s,
                                t.has_energy ? t.forecast.energy_j : NAN, ch->time_s,
                                t.has_energy ? ch->energy_j : NAN, t.has_energy ? ch->avg_power_w : NAN,
-                               t.compute_bound_share, ch->power_capped, false};
+                               t.compute_bound_share, ch->power_capped, false,
+                               rl_forecast_band(&hw, t.forecast.time_s, t.forecast.floor_s)};
     }
     return k;
 }
@@ -517,6 +524,7 @@ static void add_mode_rows(cJSON *out, const mode_row *rows, int n, int fastest) 
         rl_json_add_num(o2, "compute_bound_time_share", r->share);
         rl_json_add_num(o2, "slowdown", r->time / rows[fastest].time - 1);
         rl_json_add_num(o2, "forecast_s", r->time);
+        rl_forecast_band_put(o2, "forecast_low_s", "forecast_high_s", r->band);
         rl_json_add_num(o2, "forecast_energy_j", r->energy);
         cJSON_AddItemToArray(arr, o2);
     }

@@ -35,6 +35,19 @@ static const rl_word WORDS[] = {
      "What the model is expected to take on the profile's software stack: each kernel at the share of the peaks "
      "that stack reaches for its kind of work, plus a fixed cost per kernel; never below the speed of light. An "
      "estimate that names what it rests on: the profile's defaults, or a fit to measured runs."},
+    /* how far off a forecast may be (forecast.low_s, high_s, band; forecast_band.h) */
+    {RL_WORD_TERM, "forecast_band", "likely range",
+     "Where the measured time is likely to fall: the forecast times the spread (10th to 90th percentile) of "
+     "measured / forecast over the held-out runs of the profile's stack, never below the speed of light."},
+    {RL_WORD_TERM, "track_record", "track record",
+     "The held-out runs the stack's forecast was checked against: how many, their median and worst error, and "
+     "where they are listed. Runs that set a parameter are fits, not part of it."},
+    {RL_WORD_TERM, "no_track_record", "no track record for this stack",
+     "The profile lists no held-out runs of its stack, so the forecast has no likely range: rooflens does not "
+     "invent one."},
+    {RL_WORD_TERM, "floor_range", "range of the speed of light",
+     "The speed of light's own bounds: from its compute, memory and launches fully overlapped up to none of "
+     "them overlapped. They bound the floor, not the forecast."},
     /* what a forecast rests on (forecast.basis); the surfaces write "<name>: <stack>" */
     {RL_WORD_BASIS, "analytic", "analytic estimate",
      "The profile's stated estimates of what a tuned software stack reaches on the device: no run of this model "
