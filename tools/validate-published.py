@@ -26,9 +26,22 @@ of it equals the published time (bisection on a copy of the profile), and
 summary gives the other results, held out, apart.
 
     /usr/bin/python3 tools/validate-published.py --derive [--write]
+
+The track record: --band groups the results by the stack the profile's
+forecast names (forecast.stack), prints one table per stack and profile
+for docs/validation.md ("Track record"), and the band each stack's held-out
+runs give (measured / forecast at the 10th and 90th percentiles, docs/
+model.md §12.6), with its leave-one-out check: each held-out run's band
+made from the others, and whether it covers the run. Anchors set a
+parameter: they are marked as fits and kept out of every band. --write
+puts the band into every shipped profile of a stack with at least three
+held-out runs (and takes it out of the others: no band is invented).
+
+    /usr/bin/python3 tools/validate-published.py --band [--write]
 """
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -104,12 +117,129 @@ def ms(s):
     return f"{s * 1e3:.3g}" if s < 1 else f"{s * 1e3:,.0f}"
 
 
+# ------------------------------------------------------- the track record --
+BAND_MIN_RUNS = 3  # with fewer held-out runs a stack gets no band (the core refuses one)
+BAND_LOW_Q, BAND_HIGH_Q = 0.10, 0.90
+
+
+def percentile(xs, q):
+    """The q-quantile of xs, linear between order statistics (numpy's default)."""
+    xs = sorted(xs)
+    h = (len(xs) - 1) * q
+    i = int(h)
+    return xs[i] if i + 1 >= len(xs) else xs[i] + (h - i) * (xs[i + 1] - xs[i])
+
+
+def band_of(ratios):
+    """measured / forecast of held-out runs -> the profile's band figures (0 < low <= 1 <= high)."""
+    errs = [abs(r - 1) for r in ratios]
+    return {"low": min(1.0, percentile(ratios, BAND_LOW_Q)), "high": max(1.0, percentile(ratios, BAND_HIGH_Q)),
+            "runs": len(ratios), "median_error": statistics.median(errs), "worst_error": max(errs)}
+
+
+def band_range(band, forecast, floor):
+    """The core's rule (core/src/forecast_band.c): low never below the floor, never above the forecast."""
+    low = min(forecast, max(floor, forecast * band["low"]))
+    return low, forecast * band["high"]
+
+
+def leave_one_out(held):
+    """Each held-out run's band from the other runs: (covered, half-width over the forecast) per run."""
+    out = []
+    for i, x in enumerate(held):
+        others = [y["published_s"] / y["forecast_s"] for j, y in enumerate(held) if j != i]
+        low, high = band_range(band_of(others), x["forecast_s"], x["floor_s"])
+        out.append((low <= x["published_s"] <= high, (high - low) / 2 / x["forecast_s"]))
+    return out
+
+
+def anchor_name(stack):
+    return "track-record-" + "".join(c if c.isalnum() else "-" for c in stack.lower()).strip("-").replace("--", "-")
+
+
+def rounded_band(b):
+    # rounded outwards: the band written is never narrower than the runs give
+    return {"low": math.floor(b["low"] * 100) / 100, "high": math.ceil(b["high"] * 100) / 100, "runs": b["runs"],
+            "median_error": round(b["median_error"], 3), "worst_error": math.ceil(b["worst_error"] * 1000) / 1000}
+
+
+def print_track_record(rows, results, stacks):
+    """docs/validation.md's "Track record": one section per stack, one table per profile."""
+    for stack in sorted({x["forecast_stack"] for x in rows}):
+        mine = [(x, r) for x, r in zip(rows, results) if x["forecast_stack"] == stack]
+        held = [x for x, _ in mine if not x["anchor"]]
+        print(f"\n#### Track record: {stack}\n")
+        if len(held) >= BAND_MIN_RUNS:
+            b, loo = band_of([x["published_s"] / x["forecast_s"] for x in held]), leave_one_out(held)
+            print(f"{len(held)} held-out runs ({len(mine) - len(held)} fits left out): measured / forecast from "
+                  f"{b['low']:.2f} to {b['high']:.2f} (10th to 90th percentile), median error "
+                  f"{b['median_error'] * 100:.1f} %, worst {b['worst_error'] * 100:.1f} %. Leave one out: the band of "
+                  f"the other runs covers {sum(c for c, _ in loo)} of {len(loo)} "
+                  f"({100 * sum(c for c, _ in loo) / len(loo):.0f} %), median half-width "
+                  f"{statistics.median(h for _, h in loo) * 100:.1f} % of the forecast.")
+        else:
+            print(f"{len(held)} held-out run{'s' * (len(held) != 1)}: fewer than {BAND_MIN_RUNS}, so its profiles give "
+                  "no band (\"no track record for this stack\").")
+        print(f"Profiles of this stack: {', '.join(stacks[stack])}.")
+        for hw in sorted({x["hw"] for x, _ in mine}):
+            print(f"\n{hw}:\n")
+            print("| source | date | setting | floor (ms) | forecast (ms) | published (ms) | published / forecast | floor held | role |")
+            print("| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |")
+            for x, r in mine:
+                if x["hw"] != hw:
+                    continue
+                url = r["source"].split()[0]
+                setting = x["model"] + "".join(f" {k}={v}" for k, v in x["dims"].items()) + \
+                    f", {x['precision']}, batch {x['batch']}"
+                print(f"| [{r['stack'].split(',')[0].split(' - ')[0]}]({url}) | collected 2026-11-27 | {setting} | "
+                      f"{ms(x['floor_s'])} | {ms(x['forecast_s'])} | {ms(x['published_s'])} | "
+                      f"{x['published_s'] / x['forecast_s']:.2f} | "
+                      f"{'yes' if x['published_s'] >= x['floor_s'] else '**no**'} | "
+                      f"{'fit (anchor: sets the matrix compute fraction)' if x['anchor'] else 'held out'} |")
+
+
+def write_bands(rows):
+    """Each shipped profile's band from its stack's held-out runs, or none."""
+    by_stack = {}
+    for x in rows:
+        if not x["anchor"]:
+            by_stack.setdefault(x["forecast_stack"], []).append(x["published_s"] / x["forecast_s"])
+    for name in sorted(os.listdir(os.path.join(ROOT, "hw"))):
+        if not name.endswith(".json"):
+            continue
+        path = os.path.join(ROOT, "hw", name)
+        with open(path) as f:
+            prof = json.load(f)
+        fc = prof.get("forecast")
+        if fc is None:
+            continue
+        ratios = by_stack.get(fc.get("stack"), [])
+        fc.pop("band", None)
+        if len(ratios) >= BAND_MIN_RUNS:
+            fc["band"] = dict(rounded_band(band_of(ratios)), basis="published results",
+                              source="docs/validation.md#" + anchor_name(fc["stack"]))
+        with open(path, "w") as f:
+            f.write(json.dumps(prof, indent=2, ensure_ascii=False) + "\n")
+        print(f"{name}: {'band from %d runs' % len(ratios) if 'band' in fc else 'no band'}")
+
+
+def profile_stacks():
+    stacks = {}
+    for name in sorted(os.listdir(os.path.join(ROOT, "hw"))):
+        if name.endswith(".json"):
+            with open(os.path.join(ROOT, "hw", name)) as f:
+                fc = json.load(f).get("forecast") or {}
+            stacks.setdefault(fc.get("stack"), []).append(name[:-5])
+    return stacks
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rooflens", default=os.path.join(ROOT, "build/rooflens"))
     ap.add_argument("--json", help="write the rows as JSON here")
     ap.add_argument("--derive", action="store_true", help="print each anchor's matrix compute fraction")
-    ap.add_argument("--write", action="store_true", help="with --derive: write them into the profiles")
+    ap.add_argument("--write", action="store_true", help="with --derive or --band: write them into the profiles")
+    ap.add_argument("--band", action="store_true", help="print the track record per stack and profile, with each band")
     a = ap.parse_args()
     data = json.load(open(os.path.join(ROOT, "docs/data/published-results.json")))
     if a.derive:
@@ -134,6 +264,12 @@ def main():
                      "precision": q["precision"], "batch": q["batch"], "tier": r["tier"].split(" ")[0], "stack": r["stack"], "metric": r["metric"],
                      "published_s": meas, "floor_s": floor, "forecast_s": forecast, "error": forecast / meas - 1,
                      "measured_over_floor": meas / floor, "forecast_stack": stack})
+    if a.band:
+        if a.write:
+            write_bands(rows)
+        else:
+            print_track_record(rows, data["results"], profile_stacks())
+        return
     print("| model | device | precision | batch | published (ms) | floor (ms) | forecast (ms) | error | published / floor | source |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for x, r in zip(rows, data["results"]):
