@@ -179,7 +179,7 @@ static int print_answer(const char *out, size_t size, const cli_args *A, int top
     else if (!strcmp(format, "table")) {
         if (A->studies) print_study(res);
         else if (A->llm) print_llm(res);
-        else print_table(res, &L, top), print_measured(res, &L, top);
+        else print_table(res, &L, top, A->explain), print_measured(res, &L, top);
         print_parallel(res);
     }
     if (rc == EXIT_OK && A->strict) rc = strict_code(res);

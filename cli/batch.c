@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "print.h"
 
 /* --------------------------------------------------------------- batch -- */
 /* What a batch goes through: model files, and the paths it could not go
@@ -138,11 +139,11 @@ static void batch_header(const char *format, const cJSON *fields, int width) {
         cJSON_ArrayForEach(f, fields) tprintf(",%s", f->valuestring);
         putchar('\n');
     } else if (!strcmp(format, "table")) {
-        tprintf("%-*s %8s %10s %10s %14s %10s  %-16s %10s %8s\n", width, "model", "layers", "FLOPs", "bytes",
-               "speed of light", "forecast", "limited by", "energy", "warnings");
+        tprintf("%-*s %8s %10s %10s %14s %10s  %-30s  %-16s %10s %8s\n", width, "model", "layers", "FLOPs", "bytes",
+               "speed of light", "forecast", "likely", "limited by", "energy", "warnings");
     } else if (!strcmp(format, "markdown")) {
-        tprintf("| model | layers | FLOPs | bytes moved | speed of light | forecast | limited by | energy | warnings |\n"
-               "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |\n");
+        tprintf("| model | layers | FLOPs | bytes moved | speed of light | forecast | likely | limited by | energy | warnings |\n"
+               "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |\n");
     }
 }
 
@@ -153,6 +154,10 @@ static void batch_row(const char *format, const char *path, const cJSON *res, co
     char a[40], b[40], c[40], e[40], fc[40];
     /* the forecast beside the floor; a dash where the core gives none */
     const char *forecast = cJSON_IsNumber(get(s, "forecast_s")) ? tsec(num(s, "forecast_s"), fc, sizeof fc) : RL_NO_FIGURE;
+    /* its band, or the core's words for a stack without a track record */
+    char band[96];
+    const char *likely = band_text(s, "forecast_low_s", "forecast_high_s", false, band, sizeof band);
+    if (!likely) likely = cJSON_IsString(get(s, "forecast_track_record")) ? str(s, "forecast_track_record") : RL_NO_FIGURE;
     if (!strcmp(format, "json")) {
         cJSON *row = cJSON_CreateObject();
         /* a file name need not be UTF-8; the line must be: bytes that are not are written \xNN */
@@ -184,9 +189,9 @@ static void batch_row(const char *format, const char *path, const cJSON *res, co
             tprintf("%-*s error: %s [%s]\n", width, txt(path), tstr(eo, "message"), tstr(eo, "code"));
             return;
         }
-        tprintf("%-*s %8s %10s %10s %14s %10s  %-16s %10s %8s\n", width, txt(path), numf("%g", num(s, "layers")),
+        tprintf("%-*s %8s %10s %10s %14s %10s  %-30s  %-16s %10s %8s\n", width, txt(path), numf("%g", num(s, "layers")),
                eng(num(s, "flops"), "", a, sizeof a), eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c),
-               forecast, word("bound", str(s, "bound")),
+               forecast, txt(likely), word("bound", str(s, "bound")),
                cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : RL_NO_FIGURE, numf("%g", num(s, "warnings")));
     } else {
         tprintf("| ");
@@ -194,11 +199,13 @@ static void batch_row(const char *format, const char *path, const cJSON *res, co
         if (!ok) {
             tprintf(" | could not be analysed: ");
             md_text(str(eo, "message"));
-            tprintf(" | | | | | | | |\n");
+            tprintf(" | | | | | | | | |\n");
             return;
         }
-        tprintf(" | %s | %s | %s | %s | %s | %s | %s | %s |\n", numf("%g", num(s, "layers")), eng(num(s, "flops"), "FLOP", a, sizeof a),
-               eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), forecast, word("bound", str(s, "bound")),
+        tprintf(" | %s | %s | %s | %s | %s | ", numf("%g", num(s, "layers")), eng(num(s, "flops"), "FLOP", a, sizeof a),
+               eng(num(s, "bytes"), "B", b, sizeof b), tsec(num(s, "time_s"), c, sizeof c), forecast);
+        md_text(likely);
+        tprintf(" | %s | %s | %s |\n", word("bound", str(s, "bound")),
                cJSON_IsNumber(get(s, "energy_j")) ? eng(num(s, "energy_j"), "J", e, sizeof e) : RL_NO_FIGURE, numf("%g", num(s, "warnings")));
     }
 }

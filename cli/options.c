@@ -187,6 +187,7 @@ static int set_sweep(cli_args *A, const char *v) { A->sweep = v, A->studies++; r
 static int set_power_modes(cli_args *A, const char *v) { (void)v, A->power_modes = true, A->studies++; return ARG_DONE; }
 static int set_llm(cli_args *A, const char *v) { (void)v, A->llm = true; return ARG_DONE; }
 static int set_strict(cli_args *A, const char *v) { (void)v, A->strict = true; return ARG_DONE; }
+static int set_explain(cli_args *A, const char *v) { (void)v, A->explain = true; return ARG_DONE; }
 static int set_help(cli_args *A, const char *v) { (void)v, A->help = true; return ARG_DONE; }
 static int set_version(cli_args *A, const char *v) { (void)v, A->version = true; return ARG_DONE; }
 
@@ -223,6 +224,7 @@ const cli_option cli_options[] = {
     {SEC_MAIN, "--measured", "FILE", CMD_ANALYZE, "a profile of the model's real per-kernel times: ONNX Runtime\nprofiling JSON, trtexec --exportProfile JSON or a name,time_s\nCSV (detected); adds measured time, efficiency and the time\nlost to each layer", SLOT(measured), NULL, NULL},
     {SEC_MAIN, "--measured-format", "F", CMD_ANALYZE, "auto (default), ort, trtexec or csv", SLOT(measured_format), NULL, NULL},
     {SEC_MAIN, "--top", "K", CMD_ANALYZE, "layers shown in the table (default 15; 0 = all)", 0, set_top, NULL},
+    {SEC_MAIN, "--explain", NULL, CMD_ANALYZE, "say what the forecast rests on: its track record (the held-out\nruns of the profile's stack, their median and worst error)\nand where they are listed", 0, set_explain, NULL},
     {SEC_MAIN, "--strict", NULL, CMD_ANALYZE, "exit 4 when any operator is unsupported or any shape unknown", 0, set_strict, NULL},
     {SEC_MAIN, "--hw-dir", "DIR", ALL, "where profile ids are looked up (default: $ROOFLENS_HW_DIR,\nelse the hw/ folder rooflens was built with)", SLOT(dir), NULL, NULL},
     {SEC_MAIN, "--parallel", "tp=T[,pp=P][,dp=D]", CMD_ANALYZE, "the model over T x P x D devices linked by the profile's\ninterconnect: tensor (Megatron), pipeline and data parallel;\ncommunication time, bound and memory per device\n(docs/parallel.md)", 0, set_parallel, NULL},

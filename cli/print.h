@@ -5,6 +5,7 @@
 #ifndef ROOFLENS_CLI_PRINT_H
 #define ROOFLENS_CLI_PRINT_H
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The answer's packed layer table: its columns (from the parsed text) and
@@ -34,8 +35,9 @@ double layer_num(const layer_col *c, int row);
 const char *layer_str(const layer_col *c, int row);
 const cJSON *layer_value(const layer_col *c, int row);
 
-/* The layer table (top K by time; 0 = all) and the headline figures. */
-void print_table(const cJSON *res, const layer_table *L, int top);
+/* The layer table (top K by time; 0 = all) and the headline figures;
+ * `explain`: what the forecast rests on, its track record with its link. */
+void print_table(const cJSON *res, const layer_table *L, int top, bool explain);
 /* The measured profile against the prediction (nothing without one). */
 void print_measured(const cJSON *res, const layer_table *L, int top);
 /* A what-if study's table, and the LLM view's. */
@@ -46,6 +48,10 @@ void print_parallel(const cJSON *res);
 /* The dataflow graph in Graphviz's DOT (print_dot.c): needs the layer rows
  * and the "graph" section. */
 void print_dot(const cJSON *res);
+/* A forecast's band, o[low] and o[high]: "likely 38.2 ms to 55.1 ms" (in a
+ * column headed "likely", without the word: `word` false), or NULL when the
+ * answer has none (the profile gives no track record). */
+const char *band_text(const cJSON *o, const char *low, const char *high, bool word, char *buf, size_t cap);
 /* eng() of member k, or "-" when it is missing. */
 const char *opt_eng(const cJSON *o, const char *k, const char *unit, char *buf, size_t cap);
 #endif

@@ -2,6 +2,7 @@
  * figures, the measured profile against the prediction, and the CSV. They
  * lay out the core's answer; every figure is read from it. */
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,21 +16,41 @@ const char *opt_eng(const cJSON *o, const char *k, const char *unit, char *buf, 
 }
 
 
-/* The forecast beside the floor: what the model will take on the
- * profile's software stack, and on what the estimate rests. */
-static void print_forecast(const cJSON *f) {
-    if (!cJSON_IsObject(f)) return;
+const char *band_text(const cJSON *o, const char *low, const char *high, bool word, char *buf, size_t cap) {
+    if (!cJSON_IsNumber(get(o, low)) || !cJSON_IsNumber(get(o, high))) return NULL;
     char a[32], b[32];
-    tprintf("forecast  %s  (%sx the floor %s; %s: %s)\n", tsec(num(f, "time_s"), a, sizeof a),
-           numf("%.3g", num(f, "headroom")), tsec(num(f, "floor_s"), b, sizeof b), word("basis", str(f, "basis")),
-           tstr(f, "stack"));
+    snprintf(buf, cap, "%s%s to %s", word ? "likely " : "", tsec(num(o, low), a, sizeof a), tsec(num(o, high), b, sizeof b));
+    return buf;
+}
+
+/* The forecast beside the floor: what the model will take on the
+ * profile's software stack, how far off it may be, and on what the
+ * estimate rests; with --explain, the track record it was checked against
+ * and where its runs are listed. */
+static void print_forecast(const cJSON *f, bool explain) {
+    if (!cJSON_IsObject(f)) return;
+    char a[32], b[32], band[96];
+    const char *likely = band_text(f, "low_s", "high_s", true, band, sizeof band);
+    tprintf("forecast  %s, %s  (%sx the floor %s; %s: %s)\n", tsec(num(f, "time_s"), a, sizeof a),
+           likely ? likely : tstr(f, "track_record"), numf("%.3g", num(f, "headroom")), tsec(num(f, "floor_s"), b, sizeof b),
+           word("basis", str(f, "basis")), tstr(f, "stack"));
+    const cJSON *rec = get(f, "band");
+    if (explain && cJSON_IsObject(rec))
+        tprintf("          track record: %s (%s)\n"
+                "          likely range: measured / forecast %s to %s over those runs (10th to 90th percentile),\n"
+                "          never below the floor; the runs: %s\n",
+                tstr(f, "track_record"), tstr(rec, "basis"), numf("%.2f", num(rec, "low")), numf("%.2f", num(rec, "high")),
+                tstr(rec, "source"));
+    else if (explain)
+        tprintf("          %s: no held-out run of it is listed, so the forecast has no likely range\n",
+                tstr(f, "track_record"));
     if (cJSON_IsNumber(get(f, "energy_j")))
         tprintf("          energy %s per inference at the forecast's pace\n", eng(num(f, "energy_j"), "J", a, sizeof a));
 }
 
 /* The totals and the headline: the chosen model's figures, as every other
  * surface shows them, then the three models side by side. */
-static void print_headline(const cJSON *res) {
+static void print_headline(const cJSON *res, bool explain) {
     const cJSON *tot = get(res, "totals"), *sol = get(res, "sol");
     const cJSON *ch = get(sol, "chosen");
     const double total_t = num(ch, "time_s");
@@ -46,7 +67,7 @@ static void print_headline(const cJSON *res) {
         tprintf("          energy %s per inference, average power %s%s\n", eng(num(ch, "energy_j"), "J", a, sizeof a),
                eng(num(ch, "avg_power_w"), "W", b, sizeof b),
                is_true(ch, "power_capped") ? " (held to the power budget)" : "");
-    print_forecast(get(res, "forecast"));
+    print_forecast(get(res, "forecast"), explain);
     tprintf("\nspeed of light         %10s %10s %10s %10s %8s %10s %-16s %10s\n", "time", "lower", "upper", "roofline",
            "kernels", "launches", "limited by", "energy");
     for (int i = 0; i < 3; i++) {
@@ -60,7 +81,7 @@ static void print_headline(const cJSON *res) {
     }
 }
 
-void print_table(const cJSON *res, const layer_table *L, int top) {
+void print_table(const cJSON *res, const layer_table *L, int top, bool explain) {
     const cJSON *model = get(res, "model"), *hw = get(res, "hardware");
     const cJSON *sol = get(res, "sol");
     const cJSON *roof = get(res, "roofline"), *opt = get(res, "options");
@@ -108,7 +129,7 @@ void print_table(const cJSON *res, const layer_table *L, int top) {
     if (shown < total) tprintf("(%d more layers; --top 0 shows all)\n", total - shown);
     layer_col *cols[] = {&name, &op, &flops, &bytes, &intensity, &t, &bound, &fc};
     for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) layer_col_close(cols[k]);
-    print_headline(res);
+    print_headline(res, explain);
     tprintf("\nroofline  time balance %s FLOP/B", numf("%.1f", num(roof, "time_balance")));
     if (cJSON_IsNumber(get(roof, "energy_balance")))
         tprintf(", energy balance %s (%s without static power), peak %s (%s without static)",

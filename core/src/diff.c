@@ -47,7 +47,11 @@ void rl_summary_read(const cJSON *res, rl_summary *s) {
     s->intensity = rl_json_get_num(tot, "intensity");
     s->time_s = rl_json_get_num(ch, "time_s");
     s->energy_j = rl_json_get_num(ch, "energy_j");
-    s->forecast_s = rl_json_get_num(rl_json_get(res, "forecast"), "time_s");
+    const cJSON *fc = rl_json_get(res, "forecast");
+    s->forecast_s = rl_json_get_num(fc, "time_s");
+    s->forecast_low_s = rl_json_get_num(fc, "low_s");
+    s->forecast_high_s = rl_json_get_num(fc, "high_s");
+    s->forecast_track_record = cJSON_GetStringValue(rl_json_get(fc, "track_record"));
     /* Since the timing model of issue 11 the bounds, the kernel count and
      * the launch floor belong to sol.chosen; earlier responses carry them
      * at sol and totals. */
@@ -100,6 +104,10 @@ static cJSON *summary_json(const rl_summary *s) {
     rl_json_add_num(o, "lower_bound_s", s->lower_bound_s);
     rl_json_add_num(o, "upper_bound_s", s->upper_bound_s);
     rl_json_add_num(o, "forecast_s", s->forecast_s);
+    rl_json_add_num(o, "forecast_low_s", s->forecast_low_s);
+    rl_json_add_num(o, "forecast_high_s", s->forecast_high_s);
+    if (s->forecast_track_record) cJSON_AddStringToObject(o, "forecast_track_record", s->forecast_track_record);
+    else cJSON_AddNullToObject(o, "forecast_track_record");
     rl_json_add_num(o, "energy_j", s->energy_j);
     cJSON_AddStringToObject(o, "bound", s->bound ? s->bound : "");
     rl_json_add_num(o, "kernels", s->kernels);

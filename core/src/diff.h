@@ -22,6 +22,8 @@ typedef struct rl_summary {
     double sol_bytes; /* the chosen speed-of-light model's bytes: those behind its time_s */
     double time_s, lower_bound_s, upper_bound_s, energy_j, launch_floor_s;
     double forecast_s; /* forecast.time_s: the forecast beside the floor (NaN without one) */
+    double forecast_low_s, forecast_high_s; /* its band (forecast.low_s, high_s; NaN without one) */
+    const char *forecast_track_record;      /* forecast.track_record: the band's sentence, or NULL */
     double kernels, layers, unknown_layers;
     const cJSON *unsupported_ops; /* array of "domain.Op" strings */
     const cJSON *warnings;        /* array of {code, message, node} */

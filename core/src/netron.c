@@ -102,6 +102,10 @@ static void model_items(cJSON *meta, cJSON *met, const cJSON *res, int unnamed) 
         /* the forecast beside the floor (predicted_s), and its energy */
         const cJSON *fc = rl_json_get(res, "forecast");
         item(met, kind, target, "forecast_s", rl_json_get(fc, "time_s"));
+        /* its band (left out, as every unknown figure, when the stack has no track record) */
+        item(met, kind, target, "forecast_low_s", rl_json_get(fc, "low_s"));
+        item(met, kind, target, "forecast_high_s", rl_json_get(fc, "high_s"));
+        if (!pass) item(meta, "model", "", "forecast_track_record", rl_json_get(fc, "track_record"));
         item(met, kind, target, "forecast_energy_j", rl_json_get(fc, "energy_j"));
         const cJSON *ms = rl_json_get(res, "measured");
         if (ms) {
