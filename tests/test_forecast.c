@@ -20,6 +20,7 @@
 #include "check.h"
 #include "check_model.h"
 #include "forecast.h"
+#include "forecast_band.h"
 
 static const char *tests_dir, *root_dir;
 
@@ -423,6 +424,78 @@ static void folded_broadcasts(void) {
 }
 
 /* ---------------------------------------------------------- validation -- */
+/* The band (forecast_band.h): checked when the profile is read, and its
+ * arithmetic by hand: low = max(floor, forecast x low), high = forecast x
+ * high; none without a track record or a forecast. */
+#define GOOD_BAND "\"low\": 0.8, \"high\": 1.3, \"runs\": 9, \"median_error\": 0.1, \"worst_error\": 0.4, " \
+                  "\"basis\": \"published results\", \"source\": \"docs/validation.md#x\""
+static void band(const cJSON *unit) {
+    static const struct {
+        const char *band, *where;
+    } bad[] = {
+        {"[]", "forecast.band"},
+        {"{\"low\": 1.2, \"high\": 1.3, \"runs\": 9, \"median_error\": 0.1, \"worst_error\": 0.4, \"basis\": "
+         "\"published results\", \"source\": \"docs/v.md\"}", "forecast.band.low"},
+        {"{\"low\": 0, \"high\": 1.3, \"runs\": 9, \"median_error\": 0.1, \"worst_error\": 1, \"basis\": "
+         "\"published results\", \"source\": \"docs/v.md\"}", "forecast.band.low"},
+        {"{\"low\": 0.8, \"high\": 0.9, \"runs\": 9, \"median_error\": 0.1, \"worst_error\": 0.4, \"basis\": "
+         "\"published results\", \"source\": \"docs/v.md\"}", "forecast.band.high"},
+        {"{\"low\": 0.8, \"high\": 1.3, \"runs\": 2, \"median_error\": 0.1, \"worst_error\": 0.4, \"basis\": "
+         "\"published results\", \"source\": \"docs/v.md\"}", "forecast.band.runs"},
+        {"{\"low\": 0.8, \"high\": 1.3, \"runs\": 9.5, \"median_error\": 0.1, \"worst_error\": 0.4, \"basis\": "
+         "\"published results\", \"source\": \"docs/v.md\"}", "forecast.band.runs"},
+        {"{\"low\": 0.8, \"high\": 1.3, \"runs\": 9, \"median_error\": 0.5, \"worst_error\": 0.4, \"basis\": "
+         "\"published results\", \"source\": \"docs/v.md\"}", "forecast.band.median_error"},
+        {"{\"low\": 0.5, \"high\": 1.3, \"runs\": 9, \"median_error\": 0.1, \"worst_error\": 0.4, \"basis\": "
+         "\"published results\", \"source\": \"docs/v.md\"}", "forecast.band"},
+        {"{\"low\": 0.8, \"high\": 1.3, \"runs\": 9, \"median_error\": 0.1, \"worst_error\": 0.4, \"basis\": "
+         "\"a hunch\", \"source\": \"docs/v.md\"}", "forecast.band.basis"},
+        {"{\"low\": 0.8, \"high\": 1.3, \"runs\": 9, \"median_error\": 0.1, \"worst_error\": 0.4, \"basis\": "
+         "\"published results\"}", "forecast.band.source"},
+        {"{\"low\": 0.8, \"high\": 1.3, \"runs\": 9, \"median_error\": 0.1, \"basis\": "
+         "\"published results\", \"source\": \"docs/v.md\"}", "forecast.band.worst_error"},
+        {"{" GOOD_BAND ", \"spread\": 2}", "forecast.band.spread"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad + 1; i++) {
+        const bool good = i == sizeof bad / sizeof *bad;
+        cJSON *hw = cJSON_Duplicate(unit, true);
+        cJSON *fc = cJSON_CreateObject();
+        cJSON_AddItemToObject(fc, "band", cJSON_Parse(good ? "{" GOOD_BAND "}" : bad[i].band));
+        cJSON_AddItemToObject(hw, "forecast", fc);
+        char *text = cJSON_PrintUnformatted(hw);
+        char *out = rl_check_hardware(text);
+        cJSON *r = cJSON_Parse(out);
+        char where[96];
+        snprintf(where, sizeof where, "hardware 'unit' %s", good ? "" : bad[i].where);
+        if (good) CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r, "ok")), "a sound band is accepted: %s", out);
+        else
+            CHECK(!cJSON_IsTrue(cJSON_GetObjectItem(r, "ok")) && !strcmp(check_str(r, "error.where"), where),
+                  "%s: refused at %s (got %s)", bad[i].band, bad[i].where, out);
+        cJSON_Delete(r);
+        rl_free(out);
+        free(text);
+        cJSON_Delete(hw);
+    }
+    rl_hw hw = {0};
+    hw.fc.band = (rl_forecast_band_params){true, 0.8, 1.3, 9, 0.1, 0.4, "published results", "docs/v.md"};
+    rl_band b = rl_forecast_band(&hw, 1.0, 0.5);
+    CHECK(b.known && b.low_s == 0.8 && b.high_s == 1.3, "the band of 1 s: %g to %g", b.low_s, b.high_s);
+    b = rl_forecast_band(&hw, 1.0, 0.9);
+    CHECK(b.known && b.low_s == 0.9 && b.high_s == 1.3, "the floor holds the low end up: %g", b.low_s);
+    b = rl_forecast_band(&hw, 1.0, NAN);
+    CHECK(b.known && b.low_s == 0.8, "no floor: the ratio alone: %g", b.low_s);
+    b = rl_forecast_band(&hw, NAN, 0.5);
+    CHECK(!b.known && isnan(b.low_s) && isnan(b.high_s), "no forecast, no band");
+    hw.fc.band.known = false;
+    b = rl_forecast_band(&hw, 1.0, 0.5);
+    CHECK(!b.known && isnan(b.low_s) && isnan(b.high_s), "no track record, no band: never an invented one");
+    char buf[160];
+    CHECK(!strcmp(rl_forecast_track_record(&hw, buf, sizeof buf), "no track record for this stack"), "%s", buf);
+    hw.fc.band.known = true;
+    CHECK(!strcmp(rl_forecast_track_record(&hw, buf, sizeof buf),
+                  "checked against 9 published runs, median error 10 %, worst 40 %"), "%s", buf);
+}
+
 static void validation(const cJSON *unit) {
     static const struct {
         const char *patch, *where;
@@ -1156,6 +1229,7 @@ int main(int argc, char **argv) {
         fit_finds_shape_ops(unit);
         clamp(unit);
         validation(unit);
+        band(unit);
         fit_tests(unit);
         fit_finds_im2col(unit);
         fit_real_profiles(unit);

@@ -16,7 +16,12 @@
  *  - no number anywhere in a response is negative (JSON has no inf/NaN);
  *  - the forecast is never below the floor (sol.chosen.time_s), its classes
  *    and its layers add up to it, and its power stays within the budget;
- *  - a layer's bound names the term that sets its time.
+ *  - a layer's bound names the term that sets its time;
+ *  - the forecast's band: floor <= low <= forecast <= high where the
+ *    profile gives a track record (forecast.band), with its runs and source;
+ *    none at all (null low, high and band, and the words "no track record
+ *    for this stack") where it does not; a sweep row's band is the direct
+ *    run's.
  * Then, through the internal API, the power cap on the unit device: a
  * budget below the model's roofline power stretches the time until the
  * average power equals it. */
@@ -378,6 +383,12 @@ static void check_sweep(const char *what, rl_model *m, const device *dv) {
             for (size_t f = 0; f < sizeof same_f / sizeof *same_f; f++)
                 CHECK(cJSON_Compare(get(row, same_f[f]), get(ch, same_f[f]), true), "%s: sweep row %g %s differs from "
                       "the direct run", what, num(row, "batch"), same_f[f]);
+            const cJSON *fc = get(direct, "forecast");
+            static const char *const band_f[][2] = {{"forecast_s", "time_s"}, {"forecast_low_s", "low_s"},
+                                                    {"forecast_high_s", "high_s"}};
+            for (size_t f = 0; f < 3; f++)
+                CHECK(cJSON_Compare(get(row, band_f[f][0]), get(fc, band_f[f][1]), true), "%s: sweep row %g %s is not "
+                      "the direct run's forecast.%s", what, num(row, "batch"), band_f[f][0], band_f[f][1]);
             CHECK(!strcmp(str(row, "bound"), str(ch, "bound")), "%s: sweep bound", what);
             CHECK(!strcmp(str(row, "batch_applied"), str(get(direct, "options"), "batch_applied")), "%s: applied", what);
         } else {
@@ -387,6 +398,29 @@ static void check_sweep(const char *what, rl_model *m, const device *dv) {
         cJSON_Delete(direct);
     }
     cJSON_Delete(res);
+}
+
+/* ---------------------------------------------------------------- band -- */
+static int banded, unbanded;
+
+static void check_band(const char *what, const cJSON *res, const device *dv) {
+    const cJSON *f = get(res, "forecast"), *rec = get(f, "band");
+    const bool has = get(get(dv->profile, "forecast"), "band") != NULL;
+    const double t = num(f, "time_s"), floor_s = num(f, "floor_s"), lo = num(f, "low_s"), hi = num(f, "high_s");
+    if (has) {
+        banded++;
+        CHECK(floor_s <= lo && lo <= t && t <= hi && isfinite(hi), "%s: floor %g <= low %g <= forecast %g <= high %g",
+              what, floor_s, lo, t, hi);
+        CHECK(cJSON_IsObject(rec) && num(rec, "runs") >= 3 && str(rec, "source")[0] && str(rec, "basis")[0],
+              "%s: the band says what it rests on", what);
+        CHECK(!strncmp(str(f, "track_record"), "checked against ", 16), "%s: track record '%s'", what,
+              str(f, "track_record"));
+    } else {
+        unbanded++;
+        CHECK(cJSON_IsNull(get(f, "low_s")) && cJSON_IsNull(get(f, "high_s")) && cJSON_IsNull(rec),
+              "%s: a profile without a track record gives no band", what);
+        CHECK(!strcmp(str(f, "track_record"), "no track record for this stack"), "%s: says it has none", what);
+    }
 }
 
 static int analyses, failures, scaled, capped_models;
@@ -410,6 +444,7 @@ static void each_model(const char *name, rl_model *m, void *ctx) {
                     continue;
                 }
                 check_models(what, r[b]);
+                check_band(what, r[b], &devices[d]);
                 check_layers(what, r[b], strcmp(precs[p], "int8") != 0);
             }
             if (cJSON_IsTrue(get(r[0], "ok")) && cJSON_IsTrue(get(r[1], "ok"))) {
@@ -506,6 +541,8 @@ int main(int argc, char **argv) {
            "%d fixed-batch pairs scaled; power cap checked on %d models\n", models, n_devices, analyses, failures,
            scaled, capped_models);
     CHECK(models > 60 && n_devices > 26 && capped_models > 60, "the corpus and the profiles were found");
+    printf("band: %d analyses with one, %d without\n", banded, unbanded);
+    CHECK(banded > 1000 && unbanded > 1000, "profiles with and without a track record were both checked");
     for (int d = 0; d < n_devices; d++)
         if (!devices[d].mode) cJSON_Delete(devices[d].profile);
     return check_report("timing properties");

@@ -82,6 +82,8 @@ done
 # tests' tools), rendered as pages the analyzer links to.
 node "$ROOT/tools/md-to-html.mjs" "$ROOT/docs/operators.md" "$SITE/operators.html" "Operators"
 node "$ROOT/tools/md-to-html.mjs" "$ROOT/docs/conformance.md" "$SITE/conformance.html" "Conformance with the ONNX node tests"
+# the forecast's track record, which the forecast card links to
+node "$ROOT/tools/md-to-html.mjs" "$ROOT/docs/validation.md" "$SITE/validation.html" "Validation"
 
 # hardware profiles and their index
 node - "$ROOT/hw" "$SITE/hw" <<'JS'

@@ -19,7 +19,7 @@ function inline(text) {
     h = h.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (m, label, url) => {
       if (!/^(https?:|[\w./#-]+$)/.test(url)) return label;
       // The documents rendered beside this one link to each other as .html.
-      const sib = /(?:^|\/)(operators|conformance)\.md(#.*)?$/.exec(url);
+      const sib = /(?:^|\/)(operators|conformance|validation)\.md(#.*)?$/.exec(url);
       return `<a href="${sib ? sib[1] + '.html' + (sib[2] || '') : url}">${label}</a>`;
     });
     return h;
@@ -33,7 +33,10 @@ for (let i = 0; i < lines.length;) {
   const line = lines[i];
   if (!line.trim()) { i++; continue; }
   const h = /^(#{1,4})\s+(.*)$/.exec(line);
-  if (h) { out.push(`<h${h[1].length}>${inline(h[2])}</h${h[1].length}>`); i++; continue; }
+  // an id as GitHub makes it, so that a link to a heading (the page's track
+  // record: validation.html#track-record-...) lands on it
+  const slug = (t) => t.toLowerCase().replace(/[^\w\s-]/g, '').trim().replace(/\s/g, '-');
+  if (h) { out.push(`<h${h[1].length} id="${esc(slug(h[2]))}">${inline(h[2])}</h${h[1].length}>`); i++; continue; }
   if (line.startsWith('    ')) {
     const code = [];
     while (i < lines.length && (lines[i].startsWith('    ') || !lines[i].trim())) code.push(lines[i++].slice(4));

@@ -31,7 +31,7 @@ The track record: --band groups the results by the stack the profile's
 forecast names (forecast.stack), prints one table per stack and profile
 for docs/validation.md ("Track record"), and the band each stack's held-out
 runs give (measured / forecast at the 10th and 90th percentiles, docs/
-model.md §12.6), with its leave-one-out check: each held-out run's band
+model.md §12.8), with its leave-one-out check: each held-out run's band
 made from the others, and whether it covers the run. Anchors set a
 parameter: they are marked as fits and kept out of every band. --write
 puts the band into every shipped profile of a stack with at least three

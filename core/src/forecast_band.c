@@ -1,4 +1,4 @@
-/* The forecast's error band (forecast_band.h; docs/model.md §12.6). */
+/* The forecast's error band (forecast_band.h; docs/model.md §12.8). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* The forecast's error band (docs/model.md §12.6): how far off a forecast
+/* The forecast's error band (docs/model.md §12.8): how far off a forecast
  * may be, from the stack's track record (the profile's "forecast.band":
  * measured / forecast over held-out runs). Every figure that carries a
  * forecast (the model's total, the studies' rows, the LLM view's phases,

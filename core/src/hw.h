@@ -44,7 +44,7 @@ int rl_op_class_parse(const char *name); /* -1 if unknown */
 enum rl_shape_ops { RL_SHAPE_FOLDED, RL_SHAPE_DISTINCT, RL_SHAPE_DYNAMIC, RL_SHAPE_RUN, RL_SHAPE_COUNT };
 extern const char *const rl_shape_ops_names[RL_SHAPE_COUNT];
 /* The forecast's track record (the profile's "forecast.band", hw/README.md;
- * docs/model.md §12.6): measured / forecast over held-out runs of the stack.
+ * docs/model.md §12.8): measured / forecast over held-out runs of the stack.
  * known is false when the profile gives none: then no figure has a band. */
 typedef struct rl_forecast_band_params {
     bool known;

@@ -209,7 +209,7 @@ static int band_number(const parse_ctx *x, const cJSON *band, const char *key, d
 }
 
 /* "band": the stack's track record, measured / forecast over held-out runs
- * (docs/model.md §12.6). Every member is needed: a band that does not say
+ * (docs/model.md §12.8). Every member is needed: a band that does not say
  * what it rests on is not one. */
 static int forecast_band(const parse_ctx *x, const cJSON *band, rl_forecast_band_params *b) {
     if (!cJSON_IsObject(band))

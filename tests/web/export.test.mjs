@@ -29,11 +29,39 @@ test('Markdown summary: what a review needs, from the response', { skip }, async
   const f = res.forecast;
   assert.ok(md.includes(`- **Forecast:** ${eng(f.time_s, 's')}, ${times(f.headroom)} the speed of light; ${wordName('basis', f.basis)}: ${f.stack}; energy ${eng(f.energy_j, 'J')}`), md);
   assert.equal(top[0].split(' | ')[4], eng(slowest.forecast_s, 's'), top[0]);
-  assert.ok(md.split('\n')[2].startsWith(`About ${eng(f.time_s, 's')} per inference on NVIDIA Jetson AGX Orin`), md);
+  // the Orin's stack has no track record: no band, and the Markdown says so in the core's words
+  assert.equal(f.low_s, null);
+  assert.equal(f.band, null);
+  assert.equal(f.track_record, 'no track record for this stack');
+  assert.ok(md.split('\n')[2].startsWith(`About ${eng(f.time_s, 's')} per inference (no track record for this stack) on NVIDIA Jetson AGX Orin`), md);
+  assert.ok(md.includes('- **Likely range:** no track record for this stack\n'), md);
   assert.match(md, new RegExp(`Warnings \\(${res.warnings.length}\\)`));
   assert.match(md, /\[Open in rooflens\]\(https:\/\/rooflens\.example\/#example=x\)\n$/);
   const local = toMarkdown(res, { file: 'block.onnx', link: 'https://rooflens.example/#file=block.onnx', localFile: true });
   assert.match(local, /the link needs block\.onnx dropped on the page again/);
+});
+
+test("Markdown summary: the forecast's band and track record are the response's (a profile with a band)", { skip }, async () => {
+  const { toMarkdown } = await import(join(ROOT, 'web/js/export.js'));
+  const { eng } = await import(join(ROOT, 'web/js/format.js'));
+  const res = cliJson(model, ['--hw', 'h100-sxm', '--dim', 'seq=32', '--dim', 'batch=2']);
+  const f = res.forecast;
+  assert.ok(f.low_s > 0 && f.high_s >= f.time_s && f.low_s <= f.time_s && f.low_s >= f.floor_s, JSON.stringify(f));
+  const md = toMarkdown(res, { file: 'block.onnx', link: 'https://rooflens.example/#example=x' });
+  const likely = `likely ${eng(f.low_s, 's')} to ${eng(f.high_s, 's')}`;
+  assert.ok(md.split('\n')[2].startsWith(`About ${eng(f.time_s, 's')} per inference (${likely}) on NVIDIA H100`), md);
+  assert.ok(md.includes(`- **Likely range:** ${likely}; ${f.track_record} (${f.band.source.replace(/[|\\`*_[\]<>#]/g, (c) => '\\' + c)})`), md);
+  assert.match(f.track_record, new RegExp(`^checked against ${f.band.runs} published runs, median error`));
+  // the CLI's headline and batch row say the same
+  const text = execFileSync(CLI, [model, '--hw', 'h100-sxm', '--dim', 'seq=32', '--dim', 'batch=2', '--explain'], { encoding: 'utf8' });
+  assert.match(text, new RegExp(`^forecast .*, likely .* to .*\\(`, 'm'), text);
+  assert.ok(text.includes(`track record: ${f.track_record} (published results)`), text);
+  assert.ok(text.includes(f.band.source), text);
+  const csv = execFileSync(CLI, ['batch', '--format', 'csv', '--hw', 'h100-sxm', '--dim', 'seq=32', '--dim', 'batch=2', model], { encoding: 'utf8' }).trim().split('\n');
+  const head = csv[0].split(','), row = csv[1].match(/("[^"]*"|[^,]*)(,|$)/g).map((c) => c.replace(/,$/, '').replace(/^"|"$/g, ''));
+  assert.equal(Number(row[head.indexOf('forecast_low_s')]), f.low_s);
+  assert.equal(Number(row[head.indexOf('forecast_high_s')]), f.high_s);
+  assert.equal(row[head.indexOf('forecast_track_record')], f.track_record);
 });
 
 test('Markdown summary: line breaks and Markdown syntax in strings stay inside their line or cell', { skip }, async () => {

@@ -1,7 +1,7 @@
 // Exports: CSV of the layer rows, the full JSON response, a Markdown summary,
 // PNG of a chart. Pure functions plus a download helper.
 import { eng, shapes, pct, times } from './format.js';
-import { headline, headlineSentence, boundPhrase, forecastFigures, forecastBasisPhrase } from './figures.js';
+import { headline, headlineSentence, boundPhrase, forecastFigures, forecastBasisPhrase, forecastBandPhrase } from './figures.js';
 import { wordName } from './words.js';
 
 /** The request for the layer table as CSV: the shown analysis's request
@@ -77,6 +77,9 @@ export function toMarkdown(res, { file = 'model', link = null, localFile = false
   if (f) {
     out.push(`- **Forecast:** ${eng(f.time_s, 's')}, ${times(f.headroom)} the speed of light; ${mdEscape(forecastBasisPhrase(f))}` +
       (f.energy_j !== null ? `; energy ${eng(f.energy_j, 'J')}` : ''));
+    // its band and the track record it rests on, with where the runs are listed
+    out.push(`- **Likely range:** ${mdEscape(forecastBandPhrase(f))}` +
+      (f.band ? `; ${mdEscape(f.track_record)} (${mdEscape(f.band.source)})` : ''));
   }
   out.push(`- **Model:** ${t.layers} layers, ${eng(m.params)} parameters, ${eng(t.flops, 'FLOP')}, ${eng(t.bytes, 'B')} moved, ` +
     `intensity ${eng(t.intensity, 'FLOP/B')} (time balance ${eng(res.roofline.time_balance, 'FLOP/B')})` +

@@ -44,7 +44,24 @@ export function forecastFigures(res) {
   return {
     time_s: f.time_s, floor_s: num(f.floor_s), headroom: num(f.headroom), energy_j: num(f.energy_j),
     basis: f.basis === 'calibrated' ? 'calibrated' : 'analytic', stack: f.stack || null, clamped: f.clamped === true,
+    // its band and the track record it rests on (null: the stack has none)
+    low_s: num(f.low_s), high_s: num(f.high_s), track_record: f.track_record || wordName('term', 'no_track_record'),
+    band: f.band && typeof f.band === 'object' ? f.band : null,
   };
+}
+
+/** The forecast's likely range as every surface writes it: "likely 378 µs
+ * to 676 µs", or the core's words when the stack has no track record. */
+export function forecastBandPhrase(f) {
+  if (!f || f.low_s === null || f.high_s === null) return f?.track_record || wordName('term', 'no_track_record');
+  return `likely ${eng(f.low_s, 's')} to ${eng(f.high_s, 's')}`;
+}
+
+/** Where the track record's runs are listed: the site's rendering of
+ * docs/validation.md (validation.html#anchor), or null. */
+export function trackRecordHref(f) {
+  const m = /(?:^|\/)docs\/validation\.md(#[\w-]+)?$/.exec(f?.band?.source || '');
+  return m ? `validation.html${m[1] || ''}` : null;
 }
 
 /** What a forecast rests on, in the core's words, as every surface writes
@@ -86,7 +103,7 @@ export function headlineSentence(res) {
   const even = faster ? `; even ${wordName('sol', faster.model)}, it could not go below ${eng(faster.time_s, 's')}` : '';
   if (f && num(f.time_s) !== null) {
     const stack = f.stack ? ` with ${f.stack}` : '';
-    return `About ${eng(f.time_s, 's')} ${per} on ${hw.name}${mode}${stack}, limited by ${boundPhrase(h.bound)}; ` +
+    return `About ${eng(f.time_s, 's')} ${per} (${forecastBandPhrase(forecastFigures(res))}) on ${hw.name}${mode}${stack}, limited by ${boundPhrase(h.bound)}; ` +
       `its ${sol} speed of light is ${eng(num(f.floor_s) ?? h.time_s, 's')}${even}.`;
   }
   return `At best ${eng(h.time_s, 's')} ${per} on ${hw.name}${mode}: the ${sol} speed of light, ` +

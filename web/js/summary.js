@@ -5,8 +5,8 @@ import { app, prefillDims } from './app.js';
 import { llmDefaultState } from './llm-state.js';
 import { eng, exact, count, times } from './format.js';
 import { dimsText, batchNote } from './export.js';
-import { headline, headlineSentence, solRows, forecastFigures, forecastBasisPhrase } from './figures.js';
-import { wordName, wordMeaning, glossary } from './words.js';
+import { headline, headlineSentence, solRows, forecastFigures, forecastBasisPhrase, trackRecordHref } from './figures.js';
+import { wordName, wordTitle, wordMeaning, glossary } from './words.js';
 import { $, el } from './dom.js';
 
 // How much of the file was read and how big the WASM heap got: figures for
@@ -87,6 +87,16 @@ function warningsBox(warnings) {
   return det;
 }
 
+/** The forecast's track record under its band: "checked against 29
+ * published runs, median error 13 %, worst 129 %", linked to the table of
+ * those runs; or "no track record for this stack". */
+function trackRecordLine(f) {
+  const line = el('span', null, { class: 'track-record', 'data-testid': 'track-record' });
+  const href = trackRecordHref(f);
+  line.appendChild(href ? el('a', f.track_record, { href, target: '_blank', rel: 'noopener' }) : document.createTextNode(f.track_record));
+  return line;
+}
+
 export function renderSummary(res) {
   const s = $('summary');
   const m = res.model, t = res.totals, hw = res.hardware, h = headline(res);
@@ -117,8 +127,10 @@ export function renderSummary(res) {
   dd(dl, `Arithmetic intensity (${sol})`, eng(h.intensity, 'FLOP/B'), `${exact(h.intensity)}; time balance ${exact(res.roofline.time_balance)} FLOP/B`);
   const v = dd(dl, `Speed of light (${sol}, ${wordName('granularity', h.granularity)})`, eng(h.time_s, 's'), exact(h.time_s, 's'));
   v.dataset.testid = 'predicted-time';
-  dd(dl, 'Bounds', `${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}`,
-    `bounds of the ${sol} model: lower ${exact(h.lower_bound_s, 's')}, upper ${exact(h.upper_bound_s, 's')}`);
+  // what these bounds bound: the floor, not the forecast (issue 38)
+  const range = dd(dl, wordTitle('term', 'floor_range'), `${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}`,
+    `${wordMeaning('term', 'floor_range')} ${sol}: lower ${exact(h.lower_bound_s, 's')}, upper ${exact(h.upper_bound_s, 's')}`);
+  range.dataset.testid = 'floor-range';
   if (h.energy_j !== null) {
     const e = dd(dl, 'Energy at the speed of light', eng(h.energy_j, 'J'), `${exact(h.energy_j, 'J')}; average power ${exact(h.avg_power_w, 'W')}` +
       (h.power_budget_w ? ` (budget ${exact(h.power_budget_w, 'W')})` : ''));
@@ -130,6 +142,11 @@ export function renderSummary(res) {
     const fv = dd(dl, `Forecast (${wordName('basis', f.basis)})`, eng(f.time_s, 's'), `${exact(f.time_s, 's')}: ${times(f.headroom)} the speed of light; ` +
       `${forecastBasisPhrase(f)}${f.clamped ? ' (held at the speed of light: its kernels alone came out shorter)' : ''}`);
     fv.dataset.testid = 'forecast-time';
+    const band = dd(dl, wordTitle('term', 'forecast_band'), f.low_s !== null ? `${eng(f.low_s, 's')} … ${eng(f.high_s, 's')}` : '–',
+      f.low_s !== null ? `${exact(f.low_s, 's')} to ${exact(f.high_s, 's')}: ${wordMeaning('term', 'forecast_band')}` : wordMeaning('term', 'no_track_record'));
+    band.dataset.testid = 'forecast-band';
+    band.appendChild(el('br'));
+    band.appendChild(trackRecordLine(f));
     if (f.energy_j !== null) {
       const fe = dd(dl, 'Energy at the forecast', eng(f.energy_j, 'J'),
         `${exact(f.energy_j, 'J')}: the work's energy plus static power over the forecast time`);
