@@ -17,10 +17,18 @@ static void print_study_header(const cJSON *res) {
            tstr(opt, "mode"));
 }
 
+/* A study row's band (forecast_low_s, forecast_high_s), or "-" where the
+ * device's stack has no track record; and the note under such a table. */
+static const char *row_band(const cJSON *r, char *buf, size_t cap) {
+    const char *b = band_text(r, "forecast_low_s", "forecast_high_s", false, buf, cap);
+    return b ? b : RL_NO_FIGURE;
+}
+#define BAND_NOTE "likely: the forecast's range from its stack's track record (%s where it has none)\n"
+
 static void print_compare(const cJSON *st) {
-    char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
-    tprintf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %10s %-16s %10s\n", "hardware", "mode", "prec", "unfused",
-           "fused", "prefetched", "chosen", "forecast", "energy", "bound", "launches");
+    char a[32], b[32], c[32], d[32], e[32], f[32], g[32], band[96];
+    tprintf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %-22s %10s %-16s %10s\n", "hardware", "mode", "prec", "unfused",
+           "fused", "prefetched", "chosen", "forecast", "likely", "energy", "bound", "launches");
     const cJSON *r;
     cJSON_ArrayForEach(r, get(st, "rows")) {
         const cJSON *h = get(r, "hardware"), *sol = get(r, "sol");
@@ -31,12 +39,13 @@ static void print_compare(const cJSON *st) {
             tprintf("%-34s %-10s error: %s [%s]\n", name, mode, tstr(err, "message"), tstr(err, "code"));
             continue;
         }
-        tprintf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %10s %-16s %10s\n", name, mode, tstr(r, "precision"),
+        tprintf("%-34s %-10s %-5s %10s %10s %10s %10s %10s %-22s %10s %-16s %10s\n", name, mode, tstr(r, "precision"),
                tsec(num(sol, "unfused"), a, sizeof a), tsec(num(sol, "fused"), b, sizeof b),
                tsec(num(sol, "fused_prefetched"), c, sizeof c), tsec(num(r, "chosen_time_s"), d, sizeof d),
-               tsec(num(r, "forecast_s"), g, sizeof g), opt_eng(r, "energy_j", "J", e, sizeof e), word("bound", str(r, "bound")),
+               tsec(num(r, "forecast_s"), g, sizeof g), row_band(r, band, sizeof band), opt_eng(r, "energy_j", "J", e, sizeof e), word("bound", str(r, "bound")),
                tsec(num(r, "launch_floor_s"), f, sizeof f));
     }
+    tprintf(BAND_NOTE, RL_NO_FIGURE);
 }
 
 /* A row's devices as asked ("tp=8", "tp=2 pp=2"), or "-" for one device. */
@@ -77,9 +86,9 @@ static void print_compare_devices(const cJSON *st) {
 }
 
 static void print_sweep(const cJSON *st) {
-    char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
-    tprintf("%8s %10s %10s %9s %12s %10s %10s %12s %12s %-16s\n", "batch", "FLOPs", "bytes", "AI", "attainable",
-           "time", "forecast", "time/sample", "J/sample", "bound");
+    char a[32], b[32], c[32], d[32], e[32], f[32], g[32], h[96];
+    tprintf("%8s %10s %10s %9s %12s %10s %10s %-22s %12s %12s %-16s\n", "batch", "FLOPs", "bytes", "AI", "attainable",
+           "time", "forecast", "likely", "time/sample", "J/sample", "bound");
     const cJSON *r;
     cJSON_ArrayForEach(r, get(st, "rows")) {
         const cJSON *err = get(r, "error");
@@ -87,12 +96,13 @@ static void print_sweep(const cJSON *st) {
             tprintf("%8s error: %s [%s]\n", numf("%g", num(r, "batch")), tstr(err, "message"), tstr(err, "code"));
             continue;
         }
-        tprintf("%8s %10s %10s %9s %12s %10s %10s %12s %12s %-16s\n", numf("%g", num(r, "batch")), eng(num(r, "flops"), "", a, sizeof a),
+        tprintf("%8s %10s %10s %9s %12s %10s %10s %-22s %12s %12s %-16s\n", numf("%g", num(r, "batch")), eng(num(r, "flops"), "", a, sizeof a),
                eng(num(r, "bytes"), "B", b, sizeof b), numf("%.2f", num(r, "intensity")),
                eng(num(r, "attainable_flops_per_s"), "FLOP/s", c, sizeof c), tsec(num(r, "time_s"), d, sizeof d),
-               tsec(num(r, "forecast_s"), g, sizeof g), tsec(num(r, "time_per_sample_s"), e, sizeof e), opt_eng(r, "energy_per_sample_j", "J", f, sizeof f),
+               tsec(num(r, "forecast_s"), g, sizeof g), row_band(r, h, sizeof h), tsec(num(r, "time_per_sample_s"), e, sizeof e), opt_eng(r, "energy_per_sample_j", "J", f, sizeof f),
                word("bound", str(r, "bound")));
     }
+    tprintf(BAND_NOTE, RL_NO_FIGURE);
     const cJSON *cb = get(st, "critical_batch");
     if (cJSON_IsNumber(cb)) tprintf("\ncritical batch %g (time balance %s FLOP/B)\n", cb->valuedouble, numf("%.4g", num(st, "time_balance")));
     else tprintf("\nno critical batch in the range (time balance %s FLOP/B)\n", numf("%.4g", num(st, "time_balance")));
@@ -103,9 +113,9 @@ static void print_sweep(const cJSON *st) {
  * beside it); each row gives the id that --power-mode takes and the label the
  * vendor gives the mode. */
 static void print_power_modes(const cJSON *st) {
-    char a[32], b[32], c[32], d[32], e[32];
-    tprintf("%-14s %-12s %10s %10s %10s %10s %10s %-16s %9s %14s %7s\n", "mode", "name", "floor", "forecast",
-            "energy", "energy@fc", "avg power", "limited by", "slowdown", "compute-bound", "pareto");
+    char a[32], b[32], c[32], d[32], e[32], h[96];
+    tprintf("%-14s %-12s %10s %10s %-22s %10s %10s %10s %-16s %9s %14s %7s\n", "mode", "name", "floor", "forecast",
+            "likely", "energy", "energy@fc", "avg power", "limited by", "slowdown", "compute-bound", "pareto");
     const cJSON *r;
     /* the raw ids: compared with each row's, and escaped only where printed
      * (an escaped text lives in txt()'s ring, which the rows' cells reuse) */
@@ -114,13 +124,14 @@ static void print_power_modes(const cJSON *st) {
     cJSON_ArrayForEach(r, get(st, "rows")) {
         if (!strcmp(str(r, "mode"), rec)) rec_name = str(r, "label");
         if (!strcmp(str(r, "mode"), fastest)) fastest_name = str(r, "label");
-        tprintf("%-14s %-12s %10s %10s %10s %10s %10s %-16s %9s %14s %7s%s\n", tstr(r, "mode"), tstr(r, "label"),
-                tsec(num(r, "time_s"), a, sizeof a), tsec(num(r, "forecast_s"), d, sizeof d),
+        tprintf("%-14s %-12s %10s %10s %-22s %10s %10s %10s %-16s %9s %14s %7s%s\n", tstr(r, "mode"), tstr(r, "label"),
+                tsec(num(r, "time_s"), a, sizeof a), tsec(num(r, "forecast_s"), d, sizeof d), row_band(r, h, sizeof h),
                 opt_eng(r, "energy_j", "J", b, sizeof b), opt_eng(r, "forecast_energy_j", "J", e, sizeof e),
                 opt_eng(r, "avg_power_w", "W", c, sizeof c), word("bound", str(r, "bound")),
                 numf("%.1f%%", 100 * num(r, "slowdown")), numf("%.0f%%", 100 * num(r, "compute_bound_time_share")),
                 is_true(r, "pareto") ? "yes" : "no", !strcmp(str(r, "mode"), rec) ? "   <- recommended" : "");
     }
+    tprintf(BAND_NOTE, RL_NO_FIGURE);
     tprintf("\nranked by the forecast: fastest %s (%s); recommended %s (%s; at most %s slower)\n%s\n",
             txt(fastest_name), txt(fastest), txt(rec_name), txt(rec), numf("%.4g%%", 100 * num(st, "max_slowdown")),
             tstr(st, "reason"));

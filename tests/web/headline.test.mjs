@@ -47,9 +47,13 @@ test('with a forecast, the headline states the forecast first and the speed of l
   const floor = res.sol.chosen.time_s;
   res.forecast = { time_s: floor * 2.5, energy_j: 1e-3, floor_s: floor, headroom: 2.5, basis: 'analytic', stack: 'TensorRT', by_class: [] };
   const text = headlineSentence(res);
-  assert.match(text, new RegExp(`^About ${eng(floor * 2.5, 's')} per inference on ${res.hardware.name} with TensorRT, limited by `));
+  // a forecast without a band says so in the core's words, never a range of its own
+  assert.match(text, new RegExp(`^About ${eng(floor * 2.5, 's')} per inference \\(no track record for this stack\\) on ${res.hardware.name} with TensorRT, limited by `));
   assert.ok(text.includes(`; its unfused speed of light is ${eng(floor, 's')}`), text);
   assert.doesNotMatch(text, ENGINE_IDS);
+  // with a band: the core's low_s and high_s, as they are
+  Object.assign(res.forecast, { low_s: floor * 2, high_s: floor * 3.5, track_record: 'checked against 9 published runs' });
+  assert.match(headlineSentence(res), new RegExp(`^About ${eng(floor * 2.5, 's')} per inference \\(likely ${eng(floor * 2, 's')} to ${eng(floor * 3.5, 's')}\\) on `));
   // A forecast without a time (a partial answer) falls back to the floor.
   res.forecast = { basis: 'analytic' };
   assert.match(headlineSentence(res), /^At best /);
@@ -62,5 +66,6 @@ test('a bound set by the launch floor reads as the glossary names it', { skip },
   assert.equal(boundPhrase('overhead'), 'the launch floor');
   assert.equal(boundPhrase('power'), 'the power floor');
   assert.deepEqual(glossary().map((w) => w.name),
-    ['speed of light', 'fused', 'prefetched', 'granularity', 'launch floor', 'power floor', 'forecast']);
+    ['speed of light', 'fused', 'prefetched', 'granularity', 'launch floor', 'power floor', 'forecast', 'likely range',
+      'track record', 'no track record for this stack', 'range of the speed of light']);
 });

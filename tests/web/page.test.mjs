@@ -100,6 +100,17 @@ test('one answer: the summary, both stars, the layer times and the Markdown carr
   assert.equal(await page.locator('[data-testid=forecast-energy]').textContent(), eng(fc.energy_j, 'J'));
   assert.ok(md.includes(`**Forecast:** ${eng(fc.time_s, 's')}, ${times(fc.headroom)} the speed of light; analytic estimate: `) &&
     md.includes(`; energy ${eng(fc.energy_j, 'J')}`), md);
+  // its band and track record, the CLI's, on the card (linked to the runs' table), the headline and the review;
+  // the floor's bounds are named as the speed of light's range
+  const band = page.locator('[data-testid=forecast-band]');
+  assert.ok((await band.textContent()).startsWith(`${eng(fc.low_s, 's')} … ${eng(fc.high_s, 's')}`), await band.textContent());
+  assert.equal(await page.locator('[data-testid=track-record]').textContent(), fc.track_record);
+  assert.equal(await page.locator('[data-testid=track-record] a').getAttribute('href'),
+    `validation.html${fc.band.source.slice(fc.band.source.indexOf('#'))}`);
+  assert.ok((await page.locator('[data-testid=headline]').textContent()).includes(`(likely ${eng(fc.low_s, 's')} to ${eng(fc.high_s, 's')})`));
+  assert.ok(md.includes(`**Likely range:** likely ${eng(fc.low_s, 's')} to ${eng(fc.high_s, 's')}; ${fc.track_record}`), md);
+  assert.equal(await page.locator('[data-testid=floor-range]').textContent(), `${eng(ch.lower_bound_s, 's')} … ${eng(ch.upper_bound_s, 's')}`);
+  assert.equal(await page.locator('dt', { hasText: /^Range of the speed of light$/ }).count(), 1);
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });
