@@ -270,6 +270,14 @@ void print_llm(const cJSON *res) {
             tprintf(", TPOT %s, %s tokens/s", tsec(num(fc, "tpot_s"), b, sizeof b),
                    eng(num(fc, "tokens_per_s"), "", c, sizeof c));
         tprintf("  (%s: %s; the figures above are the floor)\n", word("basis", str(sf, "basis")), tstr(sf, "stack"));
+        char band[96], band2[96];
+        const char *ttft = band_text(fc, "ttft_low_s", "ttft_high_s", true, band, sizeof band);
+        if (ttft) {
+            const char *tpot = band_text(fc, "tpot_low_s", "tpot_high_s", true, band2, sizeof band2);
+            tprintf("          TTFT %s%s%s; %s\n", ttft, tpot ? ", TPOT " : "", tpot ? tpot : "", tstr(fc, "track_record"));
+        } else {
+            tprintf("          %s\n", tstr(fc, "track_record"));
+        }
     }
     print_llm_memory(L);
     print_llm_sweeps(L);

@@ -116,3 +116,18 @@ test('CSV: the page\'s is the CLI\'s, and a filtered, sorted table says so on it
   assert.throws(() => csvOfAnswer(core.analyzeBytes(model, JSON.stringify(csvRequest({ hardware }, [{ index: 999 }])))), /layer 999/);
   core.freeModel(model);
 });
+
+test("the LLM view's forecast carries the band of each phase, never below its floor; none without a track record", { skip }, async () => {
+  const llama = join(ROOT, 'tests/fixtures/models/torch/llama_1b_kv.onnx');
+  const args = ['--llm', '--prompt', '64', '--generate', '8', '--format', 'json'];
+  const L = JSON.parse(execFileSync(CLI, [llama, '--hw', 'h100-sxm', ...args], { encoding: 'utf8', maxBuffer: 1 << 28 })).llm;
+  const F = L.forecast, G = L.generated_tokens, B = L.batch;
+  assert.ok(L.ttft_s <= F.ttft_low_s && F.ttft_low_s <= F.ttft_s && F.ttft_s <= F.ttft_high_s, JSON.stringify(F));
+  assert.ok(L.tpot_s <= F.tpot_low_s * (1 + 1e-12) && F.tpot_low_s <= F.tpot_s && F.tpot_s <= F.tpot_high_s, JSON.stringify(F));
+  const close = (a, b) => Math.abs(a - b) <= 1e-12 * Math.abs(b);
+  assert.ok(close(F.tokens_per_s_low, B / F.tpot_high_s) && close(F.tokens_per_s_high, B / F.tpot_low_s), JSON.stringify(F));
+  assert.equal(F.band.runs, 29);
+  const none = JSON.parse(execFileSync(CLI, [llama, '--hw', 'tpu-v5e', ...args], { encoding: 'utf8', maxBuffer: 1 << 28 })).llm.forecast;
+  assert.ok([none.ttft_low_s, none.ttft_high_s, none.tpot_low_s, none.tpot_high_s, none.tokens_per_s_low, none.band].every((v) => v === null), JSON.stringify(none));
+  assert.equal(none.track_record, 'no track record for this stack');
+});

@@ -53,8 +53,14 @@ export function forecastFigures(res) {
 /** The forecast's likely range as every surface writes it: "likely 378 µs
  * to 676 µs", or the core's words when the stack has no track record. */
 export function forecastBandPhrase(f) {
-  if (!f || f.low_s === null || f.high_s === null) return f?.track_record || wordName('term', 'no_track_record');
-  return `likely ${eng(f.low_s, 's')} to ${eng(f.high_s, 's')}`;
+  return bandPhrase(f?.low_s, f?.high_s, 's', f?.track_record);
+}
+
+/** Any band of the core's (low, high in `unit`): "likely a to b", or the
+ * track record's words when there is none. */
+export function bandPhrase(low, high, unit, trackRecord) {
+  if (num(low) === null || num(high) === null) return trackRecord || wordName('term', 'no_track_record');
+  return `likely ${eng(low, unit)} to ${eng(high, unit)}`;
 }
 
 /** Where the track record's runs are listed: the site's rendering of

@@ -10,7 +10,7 @@ import { eng, exact, count } from './format.js';
 import { whiteBackground, logAxis, seriesLegend } from './chart-kit.js';
 import { el } from './dom.js';
 import { wordName } from './words.js';
-import { boundPhrase, forecastFigures, forecastBasisPhrase } from './figures.js';
+import { boundPhrase, forecastFigures, forecastBasisPhrase, bandPhrase } from './figures.js';
 import { chartClass } from './chart-lib.js';
 import { llmDefaultState, llmRequestMember, MAX_TOKENS, BITS } from './llm-state.js';
 
@@ -244,6 +244,13 @@ export class LlmPanel {
       item('Forecast: time per output token', eng(F.tpot_s, 's'),
         `${exact(F.tpot_s, 's')}, ${Number.isFinite(F.tokens_per_s) ? `${eng(F.tokens_per_s)} tokens/s, ` : ''}${on}`,
         'llm-forecast-tpot', F.tpot_s);
+      // how far off they may be: the core's bands of each phase, from the stack's track record
+      const rec = F.track_record || '';
+      item('Forecast: likely range', Number.isFinite(F.ttft_low_s)
+        ? `first token ${bandPhrase(F.ttft_low_s, F.ttft_high_s, 's')}; per output token ${bandPhrase(F.tpot_low_s, F.tpot_high_s, 's')}`
+        : bandPhrase(null, null, 's', rec),
+      Number.isFinite(F.tokens_per_s_low) ? `${bandPhrase(F.tokens_per_s_low, F.tokens_per_s_high, '')} tokens/s; ${rec}` : rec,
+      'llm-forecast-band', F.ttft_low_s);
     }
     item('End to end', eng(L.e2e_s, 's'), 'time to first token + decode', 'llm-e2e', L.e2e_s);
     if (L.energy_per_token_j !== null) item('Energy per token', eng(L.energy_per_token_j, 'J'), '(prefill + decode energy) ÷ generated tokens', 'llm-energy', L.energy_per_token_j);
