@@ -447,6 +447,9 @@ static void test_markdown(rl_model *old_m, rl_model *new_m) {
                       "\"new_label\": \"models/classifier.onnx@pr\", \"fail_if\": \"time>+5%,flops>+10%,unsupported>0,params>+20k\"}");
     const char *md = check_str(res, "diff.markdown");
     CHECK(strlen(md) > 200, "fixture Markdown written");
+    /* the forecast's band beside the forecast: this profile has no track record, and says so */
+    CHECK(strstr(md, "| forecast, likely | no track record for this stack | no track record for this stack | |\n") != NULL,
+          "the band row says there is no track record: %.2000s", md);
     snapshot("diff_fixture.md", md);
     cJSON_Delete(res);
     res = diff(old_m, old_m, ",\"diff\": {\"markdown\": true, \"old_label\": \"a.onnx\", \"new_label\": \"b.onnx\", \"fail_if\": \"time>+5%\"}");

@@ -389,6 +389,8 @@ static void add_totals(cJSON *d, const rl_summary *a, const rl_summary *b) {
     delta_obj(t, "lower_bound_s", a->lower_bound_s, b->lower_bound_s);
     delta_obj(t, "upper_bound_s", a->upper_bound_s, b->upper_bound_s);
     delta_obj(t, "forecast_s", a->forecast_s, b->forecast_s);
+    delta_obj(t, "forecast_low_s", a->forecast_low_s, b->forecast_low_s);
+    delta_obj(t, "forecast_high_s", a->forecast_high_s, b->forecast_high_s);
     delta_obj(t, "energy_j", a->energy_j, b->energy_j);
     delta_obj(t, "flops", a->flops, b->flops);
     delta_obj(t, "bytes", a->bytes, b->bytes);

@@ -173,6 +173,25 @@ static void llm_rows(md *b, const cJSON *llm) {
          : cJSON_IsFalse(fo) && cJSON_IsTrue(fn) ? "now fits" : "");
 }
 
+/* The forecast's likely range (its band, from the stack's track record),
+ * as the time bounds are given; "no track record" where a side has none. */
+static void forecast_band_row(md *b, const cJSON *t, bool base) {
+    const cJSON *lo = rl_json_get(t, "forecast_low_s"), *hi = rl_json_get(t, "forecast_high_s");
+    if (!cJSON_IsNumber(rl_json_get(rl_json_get(t, "forecast_s"), "new"))) return;
+    char cell[2][112];
+    static const char *const side[] = {"old", "new"};
+    for (int i = 0; i < 2; i++) {
+        double l = rl_json_get_num(lo, side[i]), h = rl_json_get_num(hi, side[i]);
+        char x[48], y[48];
+        if (isfinite(l) && isfinite(h))
+            snprintf(cell[i], sizeof cell[i], "%s \xe2\x80\xa6 %s", rl_fmt_eng(x, sizeof x, l, "s", false),
+                     rl_fmt_eng(y, sizeof y, h, "s", false));
+        else snprintf(cell[i], sizeof cell[i], "%s", rl_word_name(RL_WORD_TERM, "no_track_record"));
+    }
+    if (base) putf(b, "| forecast, likely | %s | %s | |\n", cell[0], cell[1]);
+    else putf(b, "| forecast, likely | %s |\n", cell[1]);
+}
+
 static void headline(md *b, const cJSON *d, bool base) {
     const cJSON *t = rl_json_get(d, "totals");
     title(b, d, base);
@@ -186,6 +205,7 @@ static void headline(md *b, const cJSON *d, bool base) {
              rl_fmt_eng(a2, sizeof a2, rl_json_get_num(up, "old"), "s", false), b1, b2);
     else putf(b, "| time bounds | %s \xe2\x80\xa6 %s |\n", b1, b2);
     if (cJSON_IsNumber(rl_json_get(rl_json_get(t, "forecast_s"), "new"))) delta_row(b, "forecast", rl_json_get(t, "forecast_s"), "s", false, base);
+    forecast_band_row(b, t, base);
     delta_row(b, "energy", rl_json_get(t, "energy_j"), "J", false, base);
     delta_row(b, "FLOPs", rl_json_get(t, "flops"), "FLOP", false, base);
     delta_row(b, "bytes moved", rl_json_get(t, "sol_bytes"), "B", false, base); /* of the model the time is */
