@@ -63,7 +63,7 @@ static void check_compare_row(void) {
     CHECK(strstr(row, " 0 s") == NULL, "no missing time shown as 0 s: '%s'", row);
     int na = 0;
     for (const char *p = row; (p = strstr(p, "n/a")); p += 3) na++;
-    CHECK(na == 6, "fused, prefetched, chosen, forecast, launch floor and energy are n/a, the one mark of a missing figure (%d n/a): '%s'", na, row);
+    CHECK(na == 7, "fused, prefetched, chosen, forecast, its likely range, launch floor and energy are n/a, the one mark of a missing figure (%d n/a): '%s'", na, row);
     row = line_of(out, "model", buf, sizeof buf);
     CHECK(strstr(row, "(n/a nodes)") != NULL, "a missing node count is n/a: '%s'", row);
     free(out);
