@@ -484,6 +484,8 @@ static void band(const cJSON *unit) {
     CHECK(b.known && b.low_s == 0.9 && b.high_s == 1.3, "the floor holds the low end up: %g", b.low_s);
     b = rl_forecast_band(&hw, 1.0, NAN);
     CHECK(b.known && b.low_s == 0.8, "no floor: the ratio alone: %g", b.low_s);
+    b = rl_forecast_band(&hw, 0, 0);
+    CHECK(b.known && b.low_s == 0 && b.high_s == 0, "no work: the band is [0, 0]");
     b = rl_forecast_band(&hw, NAN, 0.5);
     CHECK(!b.known && isnan(b.low_s) && isnan(b.high_s), "no forecast, no band");
     hw.fc.band.known = false;

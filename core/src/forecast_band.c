@@ -10,7 +10,8 @@
 rl_band rl_forecast_band(const rl_hw *hw, double forecast_s, double floor_s) {
     const rl_forecast_band_params *b = &hw->fc.band;
     rl_band out = {false, NAN, NAN};
-    if (!b->known || !isfinite(forecast_s) || forecast_s <= 0) return out;
+    /* a model with no work is forecast 0 s: its band is exactly [0, 0] */
+    if (!b->known || !isfinite(forecast_s) || forecast_s < 0) return out;
     double low = forecast_s * b->low;
     /* the floor is a time no run beats: the band never reaches below it */
     if (isfinite(floor_s) && floor_s > low) low = floor_s < forecast_s ? floor_s : forecast_s;

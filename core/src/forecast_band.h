@@ -15,7 +15,8 @@
 #include "hw.h"
 
 /* A forecast's likely range; known false (and both NAN) when the profile
- * gives no track record or the forecast is not a finite positive time. */
+ * gives no track record or the forecast is not a finite time >= 0 (0 s, a
+ * model without work, has the band [0, 0]). */
 typedef struct rl_band {
     bool known;
     double low_s, high_s;
