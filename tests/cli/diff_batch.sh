@@ -111,14 +111,15 @@ check "batch json: the last model still analysed" grep -q 'conv_net.onnx","ok":t
 run "$TMP/out" "$TMP/err" batch "$M/mlp.onnx" "$M/conv_net.onnx" "${HW[@]}"
 check "batch table exits 0 ($rc)" test "$rc" -eq 0
 check "batch table rows" test "$(wc -l <"$TMP/out")" -eq 3
-check "batch table: the forecast beside the speed of light" grep -qE '^model +layers +FLOPs +bytes +speed of light +forecast +limited by ' "$TMP/out"
+check "batch table: the forecast and its likely range beside the speed of light" grep -qE '^model +layers +FLOPs +bytes +speed of light +forecast +likely +limited by ' "$TMP/out"
 # names of two lengths: every row's layer count ends under the header's "layers"
 check "batch table: the columns line up" awk 'NR == 1 { e = index($0, "layers") + 5 }
   NR > 1 && (substr($0, e, 1) !~ /[0-9]/ || substr($0, e + 1, 1) != " ") { bad = 1 } END { exit bad }' "$TMP/out"
 
 run "$TMP/out" "$TMP/err" batch "$M/mlp.onnx" "${HW[@]}" --format markdown
 check "batch markdown" grep -q '^| .*mlp.onnx | 4 | 19.3 kFLOP | ' "$TMP/out"
-check "batch markdown: the forecast beside the speed of light" grep -qF '| speed of light | forecast | limited by |' "$TMP/out"
+check "batch markdown: the forecast and its likely range beside the speed of light" grep -qF '| speed of light | forecast | likely | limited by |' "$TMP/out"
+check "batch markdown: a profile without a track record says so, no invented range" grep -qE '^\| .*mlp.onnx \|.*\| no track record for this stack \|' "$TMP/out"
 
 # A file name cannot mention, link or start math in batch's Markdown: the
 # core's escaping (rl_markdown_text), as in the diff's comment.
