@@ -28,17 +28,21 @@ test('the headline is one sentence: the time, its unit, the device and what limi
   await ready(page);
   const h = await page.$eval('[data-testid=headline]', (e) => e.textContent);
   const shown = await page.$eval('[data-testid=predicted-time]', (e) => e.textContent);
-  // The core gives a forecast: the headline states it first, on the profile's stack, and the floor beside it.
-  assert.match(h, /^About [\d.]+ [µnm]?s per inference on NVIDIA H100 SXM[^,]* with TensorRT with CUDA graphs, limited by (compute|memory bandwidth|the launch floor|the power floor)/);
+  // The core gives a forecast: the headline states it first with its likely range (the H100's stack has a
+  // track record), on the profile's stack, and the floor beside it.
+  const band = await page.$eval('[data-testid=forecast-band]', (e) => e.firstChild.textContent.split(' … '));
+  assert.ok(h.includes(`(likely ${band[0]} to ${band[1]})`), `${h} / ${band}`);
+  assert.match(h, /^About [\d.]+ [µnm]?s per inference \(likely [\d.]+ [µnm]?s to [\d.]+ [µnm]?s\) on NVIDIA H100 SXM[^,]* with TensorRT with CUDA graphs, limited by (compute|memory bandwidth|the launch floor|the power floor)/);
   // (then, where prefetching would lower it, what the fused and prefetched model could reach)
   assert.ok(h.includes(`; its fused speed of light is ${shown}.`) || h.includes(`; its fused speed of light is ${shown}; even fused and prefetched, it could not go below `),
     `${h} vs the summary's ${shown}`);
   // The reason is the summary's own bound, named as in the glossary.
   const limited = await page.$eval('[data-testid=summary] dl', (dl) => [...dl.querySelectorAll('div')].find((d) => d.querySelector('dt').textContent === 'Limited by').querySelector('dd').textContent);
   assert.ok(h.includes(`limited by ${/floor$/.test(limited) ? 'the ' : ''}${limited}`), `${h} / ${limited}`);
-  // The glossary explains the seven concepts.
+  // The glossary explains the concepts, the forecast's likely range and track record among them.
   const terms = await page.$$eval('[data-testid=glossary] dt', (d) => d.map((x) => x.textContent));
-  assert.deepEqual(terms, ['speed of light', 'fused', 'prefetched', 'granularity', 'launch floor', 'power floor', 'forecast']);
+  assert.deepEqual(terms, ['speed of light', 'fused', 'prefetched', 'granularity', 'launch floor', 'power floor', 'forecast',
+    'likely range', 'track record', 'no track record for this stack', 'range of the speed of light']);
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });
