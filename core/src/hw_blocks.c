@@ -259,8 +259,6 @@ int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
         return hw_bad(x, "forecast.basis", "must be \"analytic\" or \"calibrated\"");
     f->calibrated = cJSON_IsString(basis) && !strcmp(basis->valuestring, "calibrated");
     if (fit && !cJSON_IsObject(fit)) return hw_bad(x, "forecast.fit", "must be an object (the fit's provenance)");
-    const cJSON *band = cJSON_GetObjectItemCaseSensitive(fc, "band");
-    if (band && !cJSON_IsObject(band)) return hw_bad(x, "forecast.band", "must be an object (the stack's track record)");
     if (fusion && !(cJSON_IsString(fusion) && (!strcmp(fusion->valuestring, "epilogue") ||
                                                !strcmp(fusion->valuestring, "none"))))
         return hw_bad(x, "forecast.fusion", "must be \"epilogue\" (the stack fuses epilogues into their producer's "
