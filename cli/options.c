@@ -141,6 +141,7 @@ static int set_parallel(cli_args *A, const char *val) {
     cJSON *p = parallel_req(A);
     char *copy = strdup(val);
     int rc = copy && *copy ? ARG_DONE : args_usage_error(A, "--parallel needs tp=T[,pp=P][,dp=D], not '%s'", val);
+    unsigned seen = 0; /* a bit per count: tp, pp, dp */
     for (char *save = NULL, *item = copy ? strtok_r(copy, ",", &save) : NULL; rc == ARG_DONE && item;
          item = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(item, '=');
@@ -149,6 +150,12 @@ static int set_parallel(cli_args *A, const char *val) {
             rc = args_usage_error(A, "--parallel needs tp=T[,pp=P][,dp=D] (each a whole number), not '%s'", val);
             break;
         }
+        unsigned bit = item[0] == 't' ? 1u : item[0] == 'p' ? 2u : 4u;
+        if (seen & bit) { /* tp=2,tp=4: neither is taken over the other, as the core refuses it */
+            rc = args_usage_error(A, "--parallel gives a count twice: give each of tp, pp and dp once, not '%s'", val);
+            break;
+        }
+        seen |= bit;
         char opt[32];
         snprintf(opt, sizeof opt, "--parallel %s", item);
         long long v = 0;

@@ -198,6 +198,81 @@ static void llm_devices_needed(void) {
     }
 }
 
+/* Whether every byte count of a plan is whole: a device sends and holds
+ * whole bytes, its share the larger one when T does not divide a tensor. */
+static bool whole_bytes(const cJSON *o) {
+    const cJSON *it;
+    bool whole = true;
+    cJSON_ArrayForEach(it, o) {
+        if (cJSON_IsObject(it) || cJSON_IsArray(it)) whole &= whole_bytes(it);
+        else if (cJSON_IsNumber(it) && it->string && strstr(it->string, "bytes"))
+            whole &= it->valuedouble == floor(it->valuedouble);
+    }
+    return whole;
+}
+
+/* Issue 43: the heads of layouts other than [B, S, H·d] -> [B, S, H, d],
+ * a tp beyond a split dimension, and bytes when T does not divide a tensor. */
+static void heads_and_split_sizes(void) {
+    static const struct { const char *model; int tp; const char *says; } refused[] = {
+        {"vit_chunk.onnx", 7, "12 attention heads"},          /* [197, 1, 768] -> [197, 12, 64] */
+        {"vit_chunk.onnx", 1024, "12 attention heads"},
+        {"vit_unflatten.onnx", 7, "12 attention heads"},      /* the [197, 1, 3, 768] cut is not 3 heads */
+        {"mlp_narrow.onnx", 7, "'fc1' (MatMul) has output features to split over (6)"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        char extra[64];
+        snprintf(extra, sizeof extra, "{\"parallel\": {\"tp\": %d}}", refused[i].tp);
+        cJSON *res = run(refused[i].model, "h100-sxm", extra);
+        CHECK(!strcmp(check_str(res, "error.where"), "parallel.tp") && strstr(check_str(res, "error.message"), refused[i].says),
+              "%s at tp=%d must be refused (%s): %s", refused[i].model, refused[i].tp, refused[i].says,
+              check_str(res, "error.message"));
+        cJSON_Delete(res);
+    }
+    static const struct { const char *model; int tp; bool unknown_heads; } answered[] = {
+        {"vit_chunk.onnx", 4, false}, {"vit_chunk.onnx", 12, false}, {"vit_unflatten.onnx", 2, false},
+        {"vit_dynamic.onnx", 7, true}, {"mlp_narrow.onnx", 6, false}, {"mlp2.onnx", 2, false},
+        {"llama1.onnx", 4, false},
+    };
+    for (size_t i = 0; i < sizeof answered / sizeof *answered; i++) {
+        char extra[64], what[96];
+        snprintf(extra, sizeof extra, "{\"parallel\": {\"tp\": %d}}", answered[i].tp);
+        snprintf(what, sizeof what, "%s at tp=%d", answered[i].model, answered[i].tp);
+        cJSON *res = run(answered[i].model, "h100-sxm", extra);
+        if (ok(res, what)) {
+            bool said = false;
+            const cJSON *w;
+            cJSON_ArrayForEach(w, cJSON_GetObjectItem(res, "warnings")) said |= !strcmp(check_str(w, "code"), "heads_unknown");
+            CHECK(said == answered[i].unknown_heads, "%s: heads_unknown warning %s", what,
+                  answered[i].unknown_heads ? "missing" : "given though the heads are known");
+        }
+        cJSON_Delete(res);
+    }
+    /* torchvision's ViT-B/16 as torch.onnx.export wrote it (the issue's model) */
+    char torch_dir[1024];
+    snprintf(torch_dir, sizeof torch_dir, "%s/fixtures/models/torch", tests_dir);
+    const char *saved = models_dir;
+    models_dir = torch_dir;
+    cJSON *res = run("vit_b_16.onnx", "h100-sxm", "{\"batch\": 1, \"parallel\": {\"tp\": 7}}");
+    CHECK(strstr(check_str(res, "error.message"), "tp=7 does not divide the 12 attention heads") != NULL,
+          "torchvision ViT-B/16 at tp=7 must be refused: %s", check_str(res, "error.message"));
+    cJSON_Delete(res);
+    res = run("vit_b_16.onnx", "h100-sxm", "{\"batch\": 1, \"parallel\": {\"tp\": 4}}");
+    ok(res, "torchvision ViT-B/16 at tp=4");
+    cJSON_Delete(res);
+    models_dir = saved;
+    /* tp = 3 does not divide Y's 16 KiB: each device sends 2 x 2 shares of
+     * ceil(16384 / 3) = 5462 B; the stage sends ceil(64 KiB / 3) */
+    res = run("mlp2.onnx", "h100-sxm", "{\"parallel\": {\"tp\": 3, \"pp\": 2}}");
+    if (ok(res, "mlp2 at tp=3, pp=2")) {
+        CHECK(check_num(res, "parallel.tp_comm_bytes") == 4 * 5462.0, "tp=3: %g B sent", check_num(res, "parallel.tp_comm_bytes"));
+        CHECK(check_num(res, "parallel.stages.0.send_bytes") == 21846, "tp=3: the stage sends %g B",
+              check_num(res, "parallel.stages.0.send_bytes"));
+        CHECK(whole_bytes(cJSON_GetObjectItem(res, "parallel")), "tp=3: every byte count whole");
+    }
+    cJSON_Delete(res);
+}
+
 /* Compare 1 x H100 with 2 and 4, and a Jetson asked for 2: each row's
  * plan is the one a request with that "parallel" gives. */
 static void compare_device_counts(void) {
@@ -249,6 +324,9 @@ static void refusals(void) {
         {"h100-sxm", "{\"parallel\": {\"xp\": 2}}", "parallel"},
         {"h100-sxm", "{\"parallel\": 2}", "parallel"},
         {"h100-sxm", "{\"parallel\": {\"tp\": 1024, \"pp\": 1024, \"dp\": 65536}}", "parallel"}, /* 2^36 devices */
+        /* a key given twice: JSON readers disagree on which counts (issue 43) */
+        {"h100-sxm", "{\"parallel\": {\"tp\": 2, \"tp\": 4}}", "parallel.tp"},
+        {"h100-sxm", "{\"parallel\": {\"pp\": 1, \"tp\": 2, \"pp\": 1}}", "parallel.pp"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         cJSON *res = run("mlp2.onnx", cases[i].hw, cases[i].extra);
@@ -311,6 +389,7 @@ int main(int argc, char **argv) {
     mlp_by_hand();
     llama_block_by_hand();
     refusals();
+    heads_and_split_sizes();
     llm_devices_needed();
     compare_device_counts();
     every_fixture();

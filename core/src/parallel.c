@@ -8,6 +8,7 @@
 #include "json.h"
 #include "ops/op.h"
 #include "parallel.h"
+#include "parallel_heads.h"
 
 #define PAR_MAX_TP 1024
 #define PAR_MAX_PP 1024
@@ -86,6 +87,15 @@ static int parse_spec(const cJSON *spec, rl_parallel *P, rl_error *err) {
                          "micro_batches)", it->string);
             return -1;
         }
+        /* JSON allows a key twice and readers disagree on which one counts */
+        for (const cJSON *before = spec->child; before != it; before = before->next)
+            if (!strcmp(before->string, it->string)) {
+                char where[48];
+                snprintf(where, sizeof where, "parallel.%s", it->string);
+                rl_error_set(err, "bad_request", where, "parallel.%s is given more than once: give it once",
+                             it->string);
+                return -1;
+            }
     }
     P->tp = P->pp = P->dp = P->micro_batches = 1;
     if (parse_count(spec, "tp", 1, PAR_MAX_TP, &P->tp, err) || parse_count(spec, "pp", 1, PAR_MAX_PP, &P->pp, err) ||
@@ -112,10 +122,18 @@ static double lanes(const rl_hw *hw, int n) {
     return 1;
 }
 
-/* Bytes one device sends in a ring collective of a `size`-byte tensor over n. */
+/* One device's share of a `bytes`-byte tensor cut in n: whole bytes, the
+ * larger share when n does not divide it (a device sends or holds no
+ * fraction of a byte). */
+static double share_bytes(double bytes, int n) {
+    return bytes > 0 ? ceil(ceil(bytes) / n) : 0;
+}
+
+/* Bytes one device sends in a ring collective of a `size`-byte tensor over
+ * n: n - 1 steps (twice that for an all-reduce) of one share each. */
 static double coll_bytes(rl_collective k, int n, double size) {
     if (n <= 1 || k == RL_COLL_NONE) return 0;
-    return (k == RL_COLL_ALL_REDUCE ? 2.0 : 1.0) * (n - 1) / n * size;
+    return (k == RL_COLL_ALL_REDUCE ? 2.0 : 1.0) * (n - 1) * share_bytes(size, n);
 }
 
 static double coll_time(const rl_hw *hw, rl_collective k, int n, double bytes) {
@@ -288,40 +306,9 @@ static int find_pairs(rl_ctx *c, const rl_graph *g, rl_layer_comm *layer, int **
     return 0;
 }
 
-/* ------------------------------------------------------- the head check -- */
-/* Attention heads split over T: a split value reshaped [B, S, H·d] to
- * [B, S, H, d], or an attention operator's num_heads / kv_num_heads. */
-static int heads_of(rl_ctx *c, const rl_node *n, const int *sh, const char **what) {
-    static const char *const attrs[] = {"num_heads", "kv_num_heads", "q_num_heads", NULL};
-    for (int k = 0; attrs[k]; k++)
-        if (rl_attr(n, attrs[k])) {
-            *what = attrs[k];
-            int64_t h = rl_attr_i(c, n, attrs[k], 0);
-            if (h > 0) return h < INT32_MAX ? (int)h : INT32_MAX;
-        }
-    if (strcmp(n->op_type, "Reshape") || n->n_in < 1 || n->in[0] < 0 || sh[n->in[0]] < 0 || !n->outv[0]) return 0;
-    const rl_value *x = n->inv[0], *y = n->outv[0];
-    if (x->rank == 3 && y->rank == 4 && rl_shape_known(x) && rl_shape_known(y) && y->dims[2] > 1 &&
-        y->dims[2] * y->dims[3] == x->dims[2]) {
-        *what = "heads";
-        return y->dims[2] < INT32_MAX ? (int)y->dims[2] : INT32_MAX;
-    }
-    return 0;
-}
-
-static int check_heads(rl_ctx *c, const rl_graph *g, int tp, const int *sh, rl_error *err) {
-    for (int i = 0; tp > 1 && i < g->n_nodes; i++) {
-        const char *what = "";
-        int h = heads_of(c, &g->nodes[i], sh, &what);
-        if (h > 0 && h % tp) {
-            rl_error_set(err, "bad_request", "parallel.tp",
-                         "tp=%d does not divide the %d attention %s of layer '%s' (%s): Megatron tensor "
-                         "parallelism splits the heads over the devices; choose a tp that divides %d",
-                         tp, h, strcmp(what, "heads") ? what : "heads", g->nodes[i].name, g->nodes[i].op_type, h);
-            return -1;
-        }
-    }
-    return 0;
+static int refuse(rl_error *err, const char *where, const char *msg) {
+    rl_error_set(err, "bad_request", where, "%s", msg);
+    return -1;
 }
 
 /* ------------------------------------------------------ one layer's time -- */
@@ -433,7 +420,7 @@ static int stage_traffic(rl_ctx *c, const rl_graph *g, const int *sh, rl_paralle
         for (int j = 0; j < n->n_out; j++) {
             int v = n->out[j];
             if (v < 0 || last[v] - 1 <= s0) continue;
-            double b = rl_value_bytes(c, &g->values[v]) / (sh[v] >= 0 ? P->tp : 1);
+            double b = share_bytes(rl_value_bytes(c, &g->values[v]), sh[v] >= 0 ? P->tp : 1);
             diff[s0] += b;
             diff[last[v] - 1] -= b;
         }
@@ -443,10 +430,11 @@ static int stage_traffic(rl_ctx *c, const rl_graph *g, const int *sh, rl_paralle
             int v = n->in[j];
             if (v < 0 || seen[v] || g->values[v].kind != RL_VALUE_WEIGHT) continue;
             seen[v] = true;
-            P->stage_weights[s0] += ws * rl_value_bytes(c, &g->values[v]);
+            P->stage_weights[s0] += share_bytes(rl_value_bytes(c, &g->values[v]), ws < 1 ? P->tp : 1);
             P->weight_bytes += rl_value_bytes(c, &g->values[v]);
         }
-        double act = is * n->cost.input_bytes + os * n->cost.output_bytes;
+        double act = share_bytes(n->cost.input_bytes, is < 1 ? P->tp : 1) +
+                     share_bytes(n->cost.output_bytes, os < 1 ? P->tp : 1);
         if (act > P->activation_bytes_per_device) P->activation_bytes_per_device = act;
     }
     double run = 0;
@@ -510,11 +498,6 @@ static int totals(rl_ctx *c, const rl_timing *t, rl_parallel *P) {
     return 0;
 }
 
-static int refuse(rl_error *err, const char *where, const char *msg) {
-    rl_error_set(err, "bad_request", where, "%s", msg);
-    return -1;
-}
-
 static int check_devices(const rl_hw *hw, const rl_graph *g, const rl_parallel *P, rl_error *err) {
     if (P->devices > 1 && hw->ic_topology == RL_TOPO_NONE) {
         rl_error_set(err, "bad_request", "parallel",
@@ -561,7 +544,8 @@ int rl_parallel_plan(rl_ctx *c, const cJSON *spec, const rl_options *o, const rl
     if (!sh) return refuse(err, "parallel", "out of memory");
     for (int v = 0; v < g->n_values; v++) sh[v] = -1;
     if (P->tp > 1 && find_pairs(c, g, P->layer, &sh)) return refuse(err, "parallel", "out of memory");
-    if (check_heads(c, g, P->tp, sh, err)) return -1;
+    if (rl_parallel_check_heads(c, g, P->tp, sh, err) || rl_parallel_check_split_sizes(c, g, P->layer, P->tp, err))
+        return -1;
     if (c->err && c->err->code[0]) { /* a heads attribute that is not a whole number */
         if (c->err != err) *err = *c->err;
         return -1;

@@ -330,11 +330,12 @@ async function finish(page) {
 }
 
 test('share links: invalid parts are ignored and named, valid parts kept', { skip }, async () => {
-  // wrong values, absurd numbers, unknown and repeated keys; hw and sort are valid
+  // wrong values, absurd numbers, unknown and repeated keys (a repeated one is used in neither value); hw and sort are valid
   const { page, text } = await openLink('#hw=a100-sxm-80gb&prec=fp13&batch=-4&sort=flops:asc&evil=1&__proto__=x' +
-    '&sel=1e999&dims=batch%3D1e400;__proto__%3D5;seq%3D128&sweep=0-99999999&slow=1e308&q=' + 'x'.repeat(300) + '&hw=t4');
+    '&sel=1e999&dims=batch%3D1e400;__proto__%3D5;seq%3D128&sweep=0-99999999&slow=1e308&q=' + 'x'.repeat(300) +
+    '&mode=training&mode=inference');
   assert.match(text, /link could not be used/);
-  for (const k of ['prec', 'batch', 'evil', '__proto__', 'sel', 'dims', 'sweep', 'slow', 'q', 'hw: given more than once']) {
+  for (const k of ['prec', 'mode: given more than once, so it was not used', 'batch', 'evil', '__proto__', 'sel', 'dims', 'sweep', 'slow', 'q']) {
     assert.ok(text.includes(k), `notice does not name ${k}: ${text}`);
   }
   assert.equal(await page.inputValue('[data-testid=hw-select]'), 'a100-sxm-80gb');

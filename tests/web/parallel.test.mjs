@@ -30,6 +30,10 @@ test('link: tp, pp, dp and mb come back; one device asks for no plan; bad values
   assert.deepEqual(bad.state.parallel, { tp: 1, pp: 1, dp: 1, mb: 1 });
   assert.equal(bad.problems.length, 3);
   assert.match(bad.problems.join('\n'), /tp: must be a whole number from 1 to 1024/);
+  // a count given twice is used in neither value, as the core and the CLI refuse it (issue 43)
+  const twice = await fromLocation('#hw=h100-sxm&tp=2&pp=2&tp=4', '', null);
+  assert.deepEqual(twice.state.parallel, { tp: 1, pp: 2, dp: 1, mb: 1 });
+  assert.deepEqual(twice.problems, ['tp: given more than once, so it was not used']);
 });
 
 test('link: compared groups of devices (cmp=ID@tp=T, the CLI\'s --compare syntax) come back; a bad count is named', async () => {

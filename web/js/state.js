@@ -189,7 +189,14 @@ export async function fromLocation(hash, search, knownHw, opts = {}) {
   const q = new URLSearchParams(search.replace(/^\?/, ''));
 
   for (const k of new Set(p.keys())) if (!KNOWN.has(k)) bad(k, 'unknown parameter');
-  for (const k of new Set(p.keys())) if (KNOWN.has(k) && p.getAll(k).length > 1) bad(k, 'given more than once (the first is used)');
+  // a key given twice (tp=2&tp=4) is used in neither value, as the core and
+  // the CLI refuse it: readers disagree on which one counts
+  for (const k of new Set(p.keys())) {
+    if (KNOWN.has(k) && p.getAll(k).length > 1) {
+      bad(k, 'given more than once, so it was not used');
+      p.delete(k);
+    }
+  }
   const model = p.get('model') ?? q.get('model');
   if (model !== null) {
     const why = modelUrlProblem(model, { pageLocal: !!opts.pageLocal });
