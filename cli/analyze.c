@@ -129,9 +129,10 @@ static int add_study(cJSON *req, const cli_args *A) {
 
 /* The request's measured object: the profile's text and its format. */
 static int add_measured(cJSON *req, const cli_args *A) {
-    char *text = read_text(A->measured);
+    char why[256];
+    char *text = read_text(A->measured, why, sizeof why);
     if (!text) {
-        fprintf(stderr, "rooflens: cannot read the measured profile %s: %s\n", txt(A->measured), strerror(errno));
+        fprintf(stderr, "rooflens: the measured profile %s: %s\n", txt(A->measured), why);
         return EXIT_USAGE;
     }
     cJSON *ms = cJSON_AddObjectToObject(req, "measured");
@@ -149,6 +150,25 @@ static int strict_code(const cJSON *res) {
     return incomplete ? EXIT_INCOMPLETE : EXIT_OK;
 }
 
+/* What the Netron attachment could not carry (its metadata counts them),
+ * said on stderr: a node without a name has no target in Netron, and nodes
+ * that share a name cannot be told apart. */
+static void netron_notes(const char *attachment) {
+    cJSON *a = cJSON_Parse(attachment);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, get(a, "metadata")) {
+        const char *name = str(it, "name");
+        const char *why = !strcmp(name, "nodes_without_name") ? "have no name: Netron has no target for them"
+                          : !strcmp(name, "nodes_with_shared_name") ? "share a name with another node: Netron cannot "
+                                                                      "tell them apart"
+                                                                    : NULL;
+        if (why)
+            fprintf(stderr, "rooflens: note: %s nodes %s, so the attachment leaves their figures out (%s)\n",
+                    numf("%g", num(it, "value")), why, name);
+    }
+    cJSON_Delete(a);
+}
+
 /* An ok answer laid out: the core's text as it is (json), the Netron
  * attachment, or a table or CSV whose per-layer figures come from the packed
  * layer table, so that no layer row is written as text and parsed back. */
@@ -157,6 +177,7 @@ static int print_answer(const char *out, size_t size, const cli_args *A, int top
     if (!strcmp(format, "json") || !strcmp(format, "netron")) {
         char *att = strcmp(format, "json") ? rl_netron_attachment(out) : NULL;
         puts(att ? att : out);
+        if (att) netron_notes(att);
         rl_free(att);
         if (!A->strict) return EXIT_OK;
     }
@@ -230,7 +251,7 @@ static int stream_answer(rl_model *m, const char *request, bool csv, const char 
  * format. req stays the caller's. */
 static int analyze_and_print(cJSON *req, const char *model_path, const cli_args *A, int top) {
     char *err = NULL;
-    rl_model *m = read_model(model_path, false, &err);
+    rl_model *m = read_model(model_path, true, &err);
     if (!m) {
         if (!err) return EXIT_BAD_MODEL;
         if (!strcmp(A->format, "json")) puts(err);

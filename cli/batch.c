@@ -214,13 +214,8 @@ static void batch_row(const char *format, const char *path, const cJSON *res, co
  * core's answer or an error object of the same shape (malloc'd). */
 static char *summarise_item(const batch_item *it, const char *request) {
     if (it->code) return error_json(it->code, it->message);
-    struct stat st;
-    /* checked before the open: opening a device can have effects of its own */
-    if (stat(it->path, &st) == 0 && !S_ISREG(st.st_mode))
-        return error_json("not_a_file", S_ISDIR(st.st_mode) ? "a folder, not a model file"
-                                                            : "not a regular file (a FIFO, a device or a socket): not read");
-    char *err = NULL;
-    rl_model *m = read_model(it->path, true, &err);
+    char *err = NULL; /* a FIFO, a device or a socket is refused before it is opened (read_model) */
+    rl_model *m = read_model(it->path, false, &err);
     if (!m) return err;
     char *out = rl_model_summary(m, request);
     rl_model_free(m);

@@ -177,15 +177,16 @@ static int read_pair(fit_files *f, const char *pair, const char *format, const c
     f->paths[i][n] = '\0';
     f->n++;
     char *err = NULL;
-    f->in[i].model = read_model(f->paths[i], true, &err);
+    f->in[i].model = read_model(f->paths[i], false, &err);
     if (!f->in[i].model) {
         report_error_json(err, f->paths[i]);
         rl_free(err);
         return EXIT_BAD_MODEL;
     }
-    f->measured[i] = read_text(eq + 1);
+    char why[256];
+    f->measured[i] = read_text(eq + 1, why, sizeof why);
     if (!f->measured[i]) {
-        fprintf(stderr, "rooflens calibrate: cannot read the measured profile %s\n", txt(eq + 1));
+        fprintf(stderr, "rooflens calibrate: the measured profile %s: %s\n", txt(eq + 1), why);
         return EXIT_BAD_MODEL;
     }
     f->in[i].name = f->paths[i];

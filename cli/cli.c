@@ -184,22 +184,71 @@ int usage_error(const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
-char *read_text(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 65536, len = 0;
-    char *buf = malloc(cap);
-    size_t n;
-    while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (len + 1 == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) { free(buf); buf = NULL; break; }
-            buf = nb;
+/* Why a file of this kind is not read (NULL: it is read). */
+static const char *kind_refused(const struct stat *st, bool pipe_ok) {
+    if (S_ISREG(st->st_mode) || (pipe_ok && S_ISFIFO(st->st_mode))) return NULL;
+    return S_ISDIR(st->st_mode) ? "a folder, not a file" : "not a regular file (a FIFO, a device or a socket): not read";
+}
+
+/* The one way the CLI opens a file it reads (a profile, a measured profile,
+ * a model): links followed; the kind checked before the open (opening a
+ * device can have effects of its own); opened without blocking, so that a
+ * FIFO with no writer cannot hang the open; the kind checked again on the
+ * opened descriptor (the path may have changed in between). A regular file,
+ * or with pipe_ok a FIFO too (a model streamed through a pipe is read once,
+ * to its end). The descriptor, blocking again, with *st; or -1 with *code
+ * (cannot_open, not_a_file) and why[]. */
+static int open_input(const char *path, bool pipe_ok, struct stat *st, const char **code, char *why, size_t cap) {
+    const char *refused = NULL;
+    int fd = -1, e = 0;
+    if (stat(path, st) == 0 && !(refused = kind_refused(st, pipe_ok))) {
+        fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+        if (fd >= 0 && (fstat(fd, st) != 0 || (refused = kind_refused(st, pipe_ok)))) {
+            e = errno;
+            close(fd);
+            fd = -1;
         }
     }
-    fclose(f);
-    if (buf) buf[len] = 0;
+    if (fd >= 0) {
+        int flags = fcntl(fd, F_GETFL);
+        if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK); /* a pipe's writer may be slower than us */
+        return fd;
+    }
+    *code = refused ? "not_a_file" : "cannot_open";
+    if (refused) snprintf(why, cap, "%s", refused);
+    else snprintf(why, cap, "cannot open the file: %s", strerror(e ? e : errno));
+    return -1;
+}
+
+char *read_text(const char *path, char *why, size_t cap) {
+    struct stat st;
+    const char *code = NULL;
+    int fd = open_input(path, false, &st, &code, why, cap);
+    if (fd < 0) return NULL;
+    if ((uint64_t)st.st_size > TEXT_FILE_MAX) {
+        close(fd);
+        snprintf(why, cap, "%llu bytes, over the %d MiB a profile or measured text may hold: not read",
+                 (unsigned long long)st.st_size, (int)(TEXT_FILE_MAX >> 20));
+        return NULL;
+    }
+    /* the size it had when opened, plus a byte to see whether it grew since */
+    size_t want = (size_t)st.st_size + 1, len = 0;
+    char *buf = malloc(want + 1);
+    ssize_t n = 0;
+    while (buf && len < want && (n = read(fd, buf + len, want - len)) != 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) break;
+        len += (size_t)n;
+    }
+    int e = errno;
+    close(fd);
+    const char *fail = !buf ? "out of memory" : n < 0 ? strerror(e) : len == want ? "it grew while it was read" : NULL;
+    if (fail) {
+        snprintf(why, cap, "cannot read the file: %s", fail);
+        free(buf);
+        return NULL;
+    }
+    buf[len] = 0;
     return buf;
 }
 
@@ -221,10 +270,14 @@ cJSON *load_profile(const char *id_or_file, const char *dir) {
         snprintf(path, sizeof path, "%s/%s.json", dir, id_or_file);
         p = path;
     }
-    char *text = read_text(p);
+    char why[256];
+    char *text = read_text(p, why, sizeof why);
     if (!text) {
-        fprintf(stderr, "rooflens: no hardware profile '%s' (looked for %s); run 'rooflens --list-hw'\n",
-                txt(id_or_file), txt(p));
+        if (access(p, F_OK) != 0)
+            fprintf(stderr, "rooflens: no hardware profile '%s' (looked for %s); run 'rooflens --list-hw'\n",
+                    txt(id_or_file), txt(p));
+        else
+            fprintf(stderr, "rooflens: the hardware profile %s: %s\n", txt(p), why);
         return NULL;
     }
     cJSON *j = cJSON_Parse(text);
@@ -247,38 +300,24 @@ char *error_json(const char *code, const char *message) {
     return text;
 }
 
-/* The model file opened for reading, or NULL with *err. Opened without
- * blocking, so that a FIFO with no writer cannot hang the open; a folder is
- * refused, and so is anything but a regular file when regular_only. */
-static FILE *open_model(const char *path, bool regular_only, char **err) {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+/* The model file opened for reading (open_input), or NULL with *err. */
+static FILE *open_model(const char *path, bool pipe_ok, char **err) {
     struct stat st;
-    char msg[512];
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(msg, sizeof msg, "cannot open the file: %s", strerror(errno));
-        if (fd >= 0) close(fd);
-        *err = error_json("cannot_open", msg);
-        return NULL;
-    }
-    if (S_ISDIR(st.st_mode) || (regular_only && !S_ISREG(st.st_mode))) {
+    const char *code = "cannot_open";
+    char why[300];
+    int fd = open_input(path, pipe_ok, &st, &code, why, sizeof why);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (fd >= 0 && !f) {
         close(fd);
-        *err = error_json("not_a_file", S_ISDIR(st.st_mode) ? "a folder, not a model file"
-                                                           : "not a regular file (a FIFO, a device or a socket): not read");
-        return NULL;
+        snprintf(why, sizeof why, "cannot open the file: out of memory");
     }
-    int flags = fcntl(fd, F_GETFL);
-    if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK); /* a pipe's writer may be slower than us */
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        close(fd);
-        *err = error_json("cannot_open", "cannot open the file: out of memory");
-    }
+    if (!f) *err = error_json(code, why);
     return f;
 }
 
 /* Read the model, jumping over weight payloads. */
-rl_model *read_model(const char *path, bool regular_only, char **err) {
-    FILE *f = open_model(path, regular_only, err);
+rl_model *read_model(const char *path, bool pipe_ok, char **err) {
+    FILE *f = open_model(path, pipe_ok, err);
     if (!f) return NULL;
     /* fseeko happily moves past the end of a file: clamp each skip to what
      * the file holds, so a truncated payload is reported at the file's real

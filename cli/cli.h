@@ -50,15 +50,23 @@ int run_check_hw(int n, char **items, const char *dir);
  * to --help, on stderr; returns EXIT_USAGE. */
 int usage_error(const char *fmt, const char *arg);
 
-/* A whole text file, malloc'd; NULL when it cannot be read. */
-char *read_text(const char *path);
+/* The most a text file the CLI reads whole may hold (a hardware profile, a
+ * measured profile): real ones are kilobytes to a few tens of MB, and
+ * /dev/zero or an endless writer must not be read until memory runs out. */
+#define TEXT_FILE_MAX ((uint64_t)256 << 20)
+/* A whole text file, malloc'd; NULL with why[] (at most cap bytes, to follow
+ * "PATH: ") when it cannot be opened, is not a regular file (links are
+ * followed: a FIFO, a device, a socket or a folder is not read), is over
+ * TEXT_FILE_MAX bytes, or cannot be read. */
+char *read_text(const char *path, char *why, size_t cap);
 /* {"schema", "ok": false, "error": {code, message, where: ""}}, malloc'd. */
 char *error_json(const char *code, const char *message);
 /* A model read from a file, jumping over weight payloads; NULL with *err
  * (the core's error JSON, or one of the same shape: cannot_open, or
- * not_a_file for a folder, or with regular_only anything but a regular file:
- * a FIFO, a device). */
-rl_model *read_model(const char *path, bool regular_only, char **err);
+ * not_a_file for anything but a regular file (links followed) or, with
+ * pipe_ok, a FIFO: a folder, a device, a socket). A model has no size cap:
+ * its payloads are skipped, not held, and the core's limits bound the rest. */
+rl_model *read_model(const char *path, bool pipe_ok, char **err);
 /* The folder profile ids are looked up in: --hw-dir, $ROOFLENS_HW_DIR, or
  * the hw/ folder rooflens was built with. */
 const char *hw_dir(const char *override);

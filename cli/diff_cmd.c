@@ -291,13 +291,13 @@ int run_diff(cJSON *req, cli_args *A) {
     char *err = NULL;
     /* OLD /dev/null (git's name for a side that does not exist): NEW is a new model, judged without a base */
     bool no_base = !strcmp(a->old_path, "/dev/null");
-    rl_model *old_m = no_base ? NULL : read_model(a->old_path, false, &err);
+    rl_model *old_m = no_base ? NULL : read_model(a->old_path, true, &err);
     if (!old_m && !no_base) {
         if (err) report_error(err, a->old_path, a->format);
         rl_free(err);
         return EXIT_BAD_MODEL;
     }
-    rl_model *new_m = read_model(a->new_path, false, &err);
+    rl_model *new_m = read_model(a->new_path, true, &err);
     if (!new_m) {
         if (err) report_error(err, a->new_path, a->format);
         rl_free(err);

@@ -53,8 +53,14 @@ int run_list_hw(const char *dir) {
         char *path = malloc(plen);
         if (!path) break;
         snprintf(path, plen, "%s/%s", dir, names.names[i]);
-        char *text = read_text(path);
-        cJSON *j = text ? cJSON_Parse(text) : NULL;
+        char problem[256];
+        char *text = read_text(path, problem, sizeof problem);
+        if (!text) {
+            fprintf(stderr, "rooflens: %s: %s: left out\n", txt(path), problem);
+            free(path);
+            continue;
+        }
+        cJSON *j = cJSON_Parse(text);
         const cJSON *modes = get(j, "power_modes"), *m;
         if (cJSON_IsString(get(j, "id"))) {
             tprintf("%-22s %s", tstr(j, "id"), tstr(j, "name"));

@@ -3,7 +3,9 @@
 # a profile's or a file's name act on the terminal (control characters and
 # bidi overrides are shown escaped; text cuts fall between characters);
 # batch reads only regular files, reports what it could not search, and
-# writes valid UTF-8 JSON whatever the file names; option values outside
+# writes valid UTF-8 JSON whatever the file names; every other file read
+# (profiles, measured profiles, calibration inputs, models) is a regular file
+# of at most 256 MiB, or a model through a pipe; option values outside
 # their range are usage errors.
 #   tests/cli/hostile.sh path/to/rooflens REPO_ROOT
 set -uo pipefail
@@ -104,6 +106,68 @@ check "batch json: not_a_file code" grep -q 'c_fifo.onnx","ok":false,"error":{[^
 run "$TMP/out" "$TMP/err" batch "$TMP/zoo/c_fifo.onnx" "$M/mlp.onnx" --hw "$UNIT" --format csv
 check "batch of a named FIFO ends ($rc)" test "$rc" -eq 3
 check "batch csv: the FIFO's row" grep -q 'c_fifo.onnx,false,not_a_file,' "$TMP/out"
+
+# ---- every file the CLI reads whole: a regular file (links followed), at most
+# 256 MiB; a FIFO, a device or a folder is refused before it is read, never
+# waited on or read to its end (issue 43). A model may come through a pipe.
+F="$ROOT/tests/fixtures/measured"
+ln -s "$TMP/fifo" "$TMP/gpu.json"
+ln -s /dev/zero "$TMP/zero.json"
+truncate -s 300M "$TMP/huge.json"
+for target in gpu zero huge; do
+  case $target in gpu) why='not a regular file (a FIFO';; zero) why='not a regular file';; huge) why='over the 256 MiB';; esac
+  run "$TMP/out" "$TMP/err" "$M/mlp.onnx" --hw "$TMP/$target.json"
+  check "--hw $target: refused, not hung ($rc)" test "$rc" -eq 2
+  check "--hw $target: says why" has "$TMP/err" "$why"
+  run "$TMP/out" "$TMP/err" "$M/mlp.onnx" --hw "$UNIT" --measured "$TMP/$target.json"
+  check "--measured $target: refused, not hung ($rc)" test "$rc" -eq 2
+  check "--measured $target: says why" has "$TMP/err" "$why"
+  run "$TMP/out" "$TMP/err" "$M/mlp.onnx" --compare "$UNIT,$TMP/$target.json"
+  check "--compare $target: refused, not hung ($rc)" test "$rc" -eq 2
+  run "$TMP/out" "$TMP/err" --check-hw "$TMP/$target.json"
+  check "--check-hw $target: refused, not hung ($rc)" test "$rc" -eq 3
+  check "--check-hw $target: says why" has "$TMP/err" "$why"
+  run "$TMP/out" "$TMP/err" calibrate --profile "$TMP/$target.json" --from "$F/small_mlp.onnx=$F/ort_small_mlp_all.json"
+  check "calibrate --profile $target: refused, not hung ($rc)" test "$rc" -ne 0 -a "$rc" -ne 124
+  check "calibrate --profile $target: says why" has "$TMP/err" "$why"
+  run "$TMP/out" "$TMP/err" calibrate --profile intel-xeon-8480 --from "$F/small_mlp.onnx=$TMP/$target.json"
+  check "calibrate --from M=$target: refused, not hung ($rc)" test "$rc" -ne 0 -a "$rc" -ne 124
+  check "calibrate --from M=$target: says why" has "$TMP/err" "$why"
+done
+mkdir -p "$TMP/hwdir" && cp "$UNIT" "$TMP/hwdir/unit.json" && ln -s "$TMP/fifo" "$TMP/hwdir/gpu.json"
+run "$TMP/out" "$TMP/err" --hw-dir "$TMP/hwdir" --list-hw
+check "--list-hw: a FIFO among the profiles is left out, not waited on ($rc)" test "$rc" -eq 0
+check "--list-hw: and named" has "$TMP/err" "gpu.json: not a regular file"
+check "--list-hw: the others listed" has "$TMP/out" "unit"
+run "$TMP/out" "$TMP/err" "$TMP/zoo/d_device.onnx" --hw "$UNIT"
+check "a device as the model: refused ($rc)" test "$rc" -eq 3
+check "a device as the model: not_a_file" has "$TMP/err" "[not_a_file]"
+run "$TMP/out" "$TMP/err" diff "$M/mlp.onnx" "$TMP/zoo/d_device.onnx" --hw "$UNIT"
+check "diff of a device: refused ($rc)" test "$rc" -eq 3
+run "$TMP/out" "$TMP/err" calibrate --profile intel-xeon-8480 --from "$TMP/zoo/c_fifo.onnx=$F/ort_small_mlp_all.json"
+check "calibrate --from FIFO=...: refused, not hung ($rc)" test "$rc" -ne 0 -a "$rc" -ne 124
+check "calibrate --from FIFO=...: says why" has "$TMP/err" "not a regular file"
+# a model streamed through a pipe is read as it comes
+timeout 20 "$CLI" <(cat "$M/mlp.onnx") --hw "$UNIT" >"$TMP/out" 2>"$TMP/err"
+check "a model through a pipe is analysed ($?)" has "$TMP/out" "Relu"
+
+# ---- the Netron attachment of nodes that share a name (issue 43): Netron files
+# figures by name, so they get none, are counted, and the CLI says so
+/usr/bin/python3 - "$ROOT/tools" "$TMP/dups.onnx" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import make_llm_model as mk
+g = mk.Graph(mk.FLOAT, "dups.onnx.data")
+g.inputs.append(mk.value_info("x", mk.FLOAT, [16]))
+g.op("Relu", [g.op("Sigmoid", [g.op("Relu", ["x"], "dup")], "dup")], "solo", outputs=["y"])
+g.outputs.append(mk.value_info("y", mk.FLOAT, [16]))
+open(sys.argv[2], "wb").write(g.model_bytes("dups", [("", 17)]))
+PY
+run "$TMP/out" "$TMP/err" "$TMP/dups.onnx" --hw "$UNIT" --format netron
+check "netron of shared names exits 0 ($rc)" test "$rc" -eq 0
+check "netron: no figures under the shared name" bash -c "! grep -q '\"target\":\"dup\"' '$TMP/out'"
+check "netron: the shared names counted" has "$TMP/out" '"name":"nodes_with_shared_name","value":2'
+check "netron: and said on stderr" has "$TMP/err" "2 nodes share a name with another node"
 
 # ---- option values outside their range
 run "$TMP/out" "$TMP/err" "$M/mlp.onnx" --hw jetson-agx-orin --power-modes --max-slowdown nan
