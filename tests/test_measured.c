@@ -743,6 +743,40 @@ static void test_netron(void) {
     cJSON_Delete(att);
     rl_model_free(m);
 
+    /* two nodes named "dup": Netron files figures by name, so one target
+     * would get two conflicting sets; they get none and are counted (issue 43) */
+    g = (gen_buf){0}, s = (gen_buf){0};
+    gen_node(&g, &s, "Relu", "x", "t1", "dup", 3);
+    s.n = 0;
+    gen_node(&g, &s, "Sigmoid", "t1", "t2", "dup", 3);
+    s.n = 0;
+    gen_node(&g, &s, "Relu", "t2", "y", "solo", 4);
+    gen_str(&g, 2, "dups");
+    gen_value_info(&g, 11, "x", 16);
+    gen_value_info(&g, 12, "y", 16);
+    free(s.p);
+    bytes = gen_model(&g, &len);
+    m = rl_model_read(bytes, len, NULL, &err);
+    free(bytes);
+    CHECK(m != NULL, "duplicate names: %s", err ? err : "");
+    rl_free(err);
+    err = NULL;
+    out = rl_model_analyze(m, rq);
+    att_text = rl_netron_attachment(out);
+    rl_free(out);
+    att = cJSON_Parse(att_text);
+    rl_free(att_text);
+    met = get(att, "metrics");
+    int dup_items = 0;
+    cJSON_ArrayForEach(it, met) dup_items += !strcmp(cJSON_GetStringValue(get(it, "target")), "dup");
+    CHECK(dup_items == 0, "duplicate names: no figures under the shared name (%d items)", dup_items);
+    CHECK(netron_entry(met, "node", "solo", "flops") != NULL, "duplicate names: the other node keeps its figures");
+    e = netron_entry(get(att, "metadata"), "model", "", "nodes_with_shared_name");
+    CHECK(e && get(e, "value")->valuedouble == 2, "duplicate names: the two nodes counted in the metadata");
+    CHECK(!netron_entry(get(att, "metadata"), "model", "", "nodes_without_name"), "duplicate names: none unnamed");
+    cJSON_Delete(att);
+    rl_model_free(m);
+
     /* not an analysis: an error, not an empty attachment */
     out = rl_netron_attachment("{\"ok\": false}");
     CHECK(strstr(out, "\"code\":\"bad_request\"") != NULL, "netron: refuses a failed analysis");

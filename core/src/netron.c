@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph.h"
 #include "internal.h"
 #include <cjson/cJSON.h>
 
@@ -69,7 +70,36 @@ static bool synthetic_name(const cJSON *layer) {
     return !strcmp(buf, name) || !name[0];
 }
 
-static void model_items(cJSON *meta, cJSON *met, const cJSON *res, int unnamed) {
+/* Per layer, whether its name is another layer's too: Netron files a node's
+ * figures under its name, so two nodes of one name would write two sets
+ * under one target, and Netron would show one set, or a mix, on both. Such
+ * nodes get no figures and are counted instead. NULL when out of memory. */
+static bool *shared_names(rl_arena *a, const cJSON *layers, int n) {
+    rl_name_map *first = rl_map_new(a, (size_t)n);
+    bool *shared = rl_arena_alloc(a, (size_t)(n + 1) * sizeof *shared);
+    if (!first || !shared) return NULL;
+    int i = 0;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, layers) {
+        const char *name = cJSON_GetStringValue(rl_json_get(l, "name"));
+        if (name && !synthetic_name(l)) {
+            int j = rl_map_get(first, name);
+            if (j >= 0) shared[j] = shared[i] = true;
+            else if (!rl_map_put(first, name, i)) return NULL;
+        }
+        i++;
+    }
+    return shared;
+}
+
+static void count_item(cJSON *meta, const char *name, int count) {
+    if (!count) return;
+    cJSON *v = cJSON_CreateNumber(count);
+    item(meta, "model", "", name, v);
+    cJSON_Delete(v);
+}
+
+static void model_items(cJSON *meta, cJSON *met, const cJSON *res, int unnamed, int shared) {
     const cJSON *tot = rl_json_get(res, "totals"), *sol = rl_json_get(res, "sol"), *hw = rl_json_get(res, "hardware");
     const cJSON *ch = rl_json_get(sol, "chosen"), *opt = rl_json_get(res, "options"), *ro = rl_json_get(res, "roofline");
     const cJSON *mo = rl_json_get(res, "model");
@@ -83,11 +113,8 @@ static void model_items(cJSON *meta, cJSON *met, const cJSON *res, int unnamed) 
     item(meta, "model", "", "sol_model", rl_json_get(ch, "model"));
     item(meta, "model", "", "granularity", rl_json_get(ch, "granularity"));
     item(meta, "model", "", "batch", rl_json_get(opt, "batch"));
-    if (unnamed) {
-        v = cJSON_CreateNumber(unnamed);
-        item(meta, "model", "", "nodes_without_name", v); /* Netron cannot show figures on these */
-        cJSON_Delete(v);
-    }
+    count_item(meta, "nodes_without_name", unnamed); /* Netron cannot show figures on these */
+    count_item(meta, "nodes_with_shared_name", shared); /* nor tell these apart */
     static const figure model_figures[] = {
         {"flops", "flops"}, {"bytes", "bytes"}, {"intensity", "intensity"}, {"energy_j", "energy_j"},
         {"kernels", "kernels"}, {"launch_floor_s", "launch_floor_s"},
@@ -128,22 +155,31 @@ char *rl_netron_attachment(const char *analysis_json) {
                      "(rl_model_analyze with \"layers\": true)");
         return rl_error_json(&err);
     }
+    rl_arena arena = {0};
+    bool *shared = shared_names(&arena, layers, cJSON_GetArraySize(layers));
+    if (!shared) {
+        rl_arena_free(&arena);
+        cJSON_Delete(res);
+        rl_error_set(&err, "out_of_memory", "analysis", "out of memory");
+        return rl_error_json(&err);
+    }
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "signature", "netron:attachment");
     cJSON *meta = cJSON_AddArrayToObject(root, "metadata");
     cJSON *met = cJSON_AddArrayToObject(root, "metrics");
-    int unnamed = 0;
+    int unnamed = 0, n_shared = 0, k = 0;
     const cJSON *l;
     cJSON_ArrayForEach(l, layers) {
-        if (synthetic_name(l)) {
-            unnamed++;
-            continue;
-        }
+        bool one_of_many = shared[k++];
+        unnamed += synthetic_name(l);
+        n_shared += one_of_many;
+        if (synthetic_name(l) || one_of_many) continue;
         const char *name = rl_json_get(l, "name")->valuestring;
         for (size_t i = 0; i < sizeof node_figures / sizeof *node_figures; i++)
             item(met, "node", name, node_figures[i].name, rl_json_get(l, node_figures[i].key));
     }
-    model_items(meta, met, res, unnamed);
+    model_items(meta, met, res, unnamed, n_shared);
+    rl_arena_free(&arena);
     cJSON_Delete(res);
     return rl_json_finish(root);
 }
