@@ -212,6 +212,12 @@ static void validator_rejects(void) {
         {"\"link_bandwidth_Bps\": 5e10", "\"link_bandwidth_Bps\": 1e99", "interconnect.link_bandwidth_Bps"},
         {"\"latency_s\": 1e-6", "\"latency_s\": 60", "interconnect.latency_s"},
         {"\"latency_s\": 1e-6", "\"latency_s\": 1e-6, \"lanes\": 16", "interconnect.lanes"},
+        /* counts are whole (issue 43): a tile of 127.5 elements, 132.5 units */
+        {"\"energy\": {\"flop_j\"", "\"forecast\": {\"tile_m\": 127.5}, \"energy\": {\"flop_j\"", "forecast.tile_m"},
+        {"\"energy\": {\"flop_j\"", "\"forecast\": {\"tile_k\": {\"value\": 31.9}}, \"energy\": {\"flop_j\"",
+         "forecast.tile_k"},
+        {"\"energy\": {\"flop_j\"", "\"forecast\": {\"matrix_units\": 132.5}, \"energy\": {\"flop_j\"",
+         "forecast.matrix_units"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char *prof = patched(cases[i].from, cases[i].to);

@@ -31,35 +31,36 @@ typedef struct field_rule {
     const char *key, *unit;
     double lo, hi;
     bool zero_ok; /* 0 is meaningful: no launch overhead, no static power */
+    bool whole;   /* a count: links, matrix units, a tile's elements */
 } field_rule;
 
 static const field_rule rules[] = {
-    {"clock_hz", "Hz", 1e6, 1e11, false},
-    {"launch_overhead_s", "s", 1e-9, 0.1, true},
-    {"matrix", "FLOP/s", 1e6, 1e19, false},
-    {"vector", "FLOP/s", 1e6, 1e19, false},
-    {"bandwidth_Bps", "B/s", 1e5, 1e16, false},
-    {"capacity_bytes", "bytes", 1e3, 1e16, false},
-    {"exposed_bytes", "bytes", 1e3, 1e16, false},
-    {"power_budget_w", "W", 1e-3, 1e6, false},
-    {"power_max_w", "W", 1e-3, 1e6, false},
-    {"flop_j", "J/FLOP", 1e-16, 1e-6, false},
-    {"byte_j", "J/byte", 1e-14, 1e-6, false},
-    {"static_w", "W", 1e-3, 1e6, true},
-    {"voltage_floor_ratio", "(fraction)", 0.05, 1, false},
-    {"voltage_floor_clock_hz", "Hz", 1e6, 1e11, false},
-    {"kernel_overhead_s", "s", 1e-9, 0.1, true},
-    {"group_overhead_s", "s", 1e-12, 0.01, true},
-    {"matrix_units", "(count)", 1, 1e7, false},
-    {"tile_m", "(elements)", 1, 65536, false},
-    {"tile_n", "(elements)", 1, 65536, false},
-    {"tile_k", "(elements)", 1, 65536, false},
-    {"tile_overhead_k", "(steps of K)", 1e-3, 65536, true},
-    {"compute_fraction", "(fraction of the peak)", 1e-4, 1, false},
-    {"memory_fraction", "(fraction of the bandwidth)", 1e-4, 1, false},
-    {"links", "links", 1, 1e4, false},
-    {"link_bandwidth_Bps", "B/s", 1e6, 1e14, false},
-    {"latency_s", "s", 1e-9, 0.01, true},
+    {"clock_hz", "Hz", 1e6, 1e11, false, false},
+    {"launch_overhead_s", "s", 1e-9, 0.1, true, false},
+    {"matrix", "FLOP/s", 1e6, 1e19, false, false},
+    {"vector", "FLOP/s", 1e6, 1e19, false, false},
+    {"bandwidth_Bps", "B/s", 1e5, 1e16, false, false},
+    {"capacity_bytes", "bytes", 1e3, 1e16, false, false},
+    {"exposed_bytes", "bytes", 1e3, 1e16, false, false},
+    {"power_budget_w", "W", 1e-3, 1e6, false, false},
+    {"power_max_w", "W", 1e-3, 1e6, false, false},
+    {"flop_j", "J/FLOP", 1e-16, 1e-6, false, false},
+    {"byte_j", "J/byte", 1e-14, 1e-6, false, false},
+    {"static_w", "W", 1e-3, 1e6, true, false},
+    {"voltage_floor_ratio", "(fraction)", 0.05, 1, false, false},
+    {"voltage_floor_clock_hz", "Hz", 1e6, 1e11, false, false},
+    {"kernel_overhead_s", "s", 1e-9, 0.1, true, false},
+    {"group_overhead_s", "s", 1e-12, 0.01, true, false},
+    {"matrix_units", "(count)", 1, 1e7, false, true},
+    {"tile_m", "(elements)", 1, 65536, false, true},
+    {"tile_n", "(elements)", 1, 65536, false, true},
+    {"tile_k", "(elements)", 1, 65536, false, true},
+    {"tile_overhead_k", "(steps of K)", 1e-3, 65536, true, false},
+    {"compute_fraction", "(fraction of the peak)", 1e-4, 1, false, false},
+    {"memory_fraction", "(fraction of the bandwidth)", 1e-4, 1, false, false},
+    {"links", "links", 1, 1e4, false, true},
+    {"link_bandwidth_Bps", "B/s", 1e6, 1e14, false, false},
+    {"latency_s", "s", 1e-9, 0.01, true, false},
 };
 
 static const char *const top_keys[] = {"schema", "id", "name", "vendor", "category", "notes",
@@ -168,6 +169,8 @@ int hw_read_figure(const parse_ctx *x, const cJSON *obj, const char *key, const 
     if (!isfinite(v) || fpclassify(v) != FP_NORMAL || v < r->lo || v > r->hi)
         return hw_bad(x, field, "must be a normal positive number from %g to %g %s (got %g)", r->lo, r->hi, r->unit,
                    v);
+    if (r->whole && v != floor(v))
+        return hw_bad(x, field, "must be a whole number from %g to %g %s (got %.17g)", r->lo, r->hi, r->unit, v);
     *out = v;
     return 0;
 }
