@@ -103,26 +103,37 @@ static char *layers_oom_answer(void) {
 #define ROWS_MARK "\x01"
 
 /* The CSV's rows and filter (checked by analyze_request.c) handed to the
- * writer; a layer index the graph lacks is an error naming it. */
+ * writer; a layer index the graph lacks, or one listed twice (each layer is
+ * a row once, so the CSV is never longer than the whole table), is an error
+ * naming it. */
 static int csv_select(rl_layer_writer *w, const cJSON *csv, int n_layers, rl_error *err) {
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(csv, "rows");
     const cJSON *filter = cJSON_GetObjectItemCaseSensitive(csv, "filter");
     int n = cJSON_IsArray(rows) ? cJSON_GetArraySize(rows) : 0, k = 0;
     int *order = cJSON_IsArray(rows) ? malloc(((size_t)n + 1) * sizeof *order) : NULL;
-    const cJSON *r, *list = order ? rows : NULL;
+    int *listed_at = order ? malloc(((size_t)n_layers + 1) * sizeof *listed_at) : NULL; /* its place + 1, 0 none */
+    if (listed_at) memset(listed_at, 0, ((size_t)n_layers + 1) * sizeof *listed_at);
+    const cJSON *r, *list = listed_at ? rows : NULL;
     cJSON_ArrayForEach(r, list) {
-        if (r->valuedouble >= n_layers) {
-            rl_error_set(err, "bad_request", "csv.rows",
-                         "csv.rows[%d] is layer %.0f, but the analysed graph has %d layers (0 to %d)", k,
-                         r->valuedouble, n_layers, n_layers - 1);
-            free(order);
+        int layer = r->valuedouble < n_layers ? (int)r->valuedouble : -1;
+        if (layer < 0 || listed_at[layer]) {
+            if (layer < 0)
+                rl_error_set(err, "bad_request", "csv.rows",
+                             "csv.rows[%d] is layer %.0f, but the analysed graph has %d layers (0 to %d)", k,
+                             r->valuedouble, n_layers, n_layers - 1);
+            else
+                rl_error_set(err, "bad_request", "csv.rows",
+                             "csv.rows[%d] lists layer %d again (first at csv.rows[%d]): list each layer once", k,
+                             layer, listed_at[layer] - 1);
+            free(order), free(listed_at);
             return -1;
         }
-        order[k++] = (int)r->valuedouble;
+        listed_at[layer] = k + 1;
+        order[k++] = layer;
     }
-    bool ok = !(cJSON_IsArray(rows) && !order) &&
+    bool ok = !(cJSON_IsArray(rows) && !listed_at) &&
               rl_layer_writer_csv_select(w, order, n, cJSON_IsString(filter) ? filter->valuestring : NULL);
-    free(order);
+    free(order), free(listed_at);
     if (!ok) rl_error_set(err, "out_of_memory", "layers", RL_OOM_LAYERS);
     return ok ? 0 : -1;
 }
