@@ -62,13 +62,17 @@ def summary_row(p):
             return p["compute"][prec]["matrix"]["value"]
         except (KeyError, TypeError):
             return None
+    def kind(prec):
+        return p["compute"][prec]["matrix"].get("kind", "?")
     peaks = [(val(x), x) for x in ("fp16", "bf16") if val(x)]
     if peaks:
         v, which = max(peaks)
         both = all(val(x) == v for x in ("fp16", "bf16"))
-        peak = f"{v / 1e12:,.1f} ({'fp16/bf16' if both else which})"
+        peak = f"{v / 1e12:,.1f} ({'fp16/bf16' if both else which}, {kind(which)})"
     else:
         peak = "-"
+    i8 = val("int8")
+    int8 = f"{i8 / 1e12:,.1f} ({kind('int8')})" if i8 else "-"
     bw = p["memory"][0]["bandwidth_Bps"]
     bws = f"{bw['value'] / 1e9:,.1f} GB/s ({bw['kind']})"
     budget = p.get("power_budget_w")
@@ -79,8 +83,10 @@ def summary_row(p):
     else:
         link = (f"{ic.get('name', '')}, {ic['topology']}, {ic['links']['value']:g} x "
                 f"{ic['link_bandwidth_Bps']['value'] / 1e9:,.1f} GB/s")
-    return (f"| `{p['id']}` | {p['name']} | {p['category']} | {bws} | {peak} | {bud} | "
-            f"{len(p.get('power_modes', []))} | {link} |")
+    cap = p["memory"][0].get("capacity_bytes")
+    caps = f"{cap['value'] / 2**30:,.1f} GiB ({cap['kind']})" if cap else "-"
+    return (f"| `{p['id']}` | {p['name']} | {p['vendor']} | {p['category']} | {bws} | {caps} | {peak} | {int8} | "
+            f"{bud} | {len(p.get('power_modes', []))} | {link} |")
 
 
 README = os.path.join(HERE, "README.md")
@@ -88,9 +94,10 @@ TABLE_BEGIN, TABLE_END = "<!-- profiles:begin", "<!-- profiles:end -->"
 
 
 def table_text(rows):
-    head = ("| id | name | category | main memory bandwidth | fp16/bf16 matrix peak, dense (TFLOP/s) "
+    head = ("| id | name | vendor | category | main memory bandwidth | main memory capacity "
+            "| fp16/bf16 matrix peak, dense (TFLOP/s) | int8 matrix peak, dense (TOP/s) "
             "| power budget | power modes | interconnect (links x per direction) |\n"
-            "| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
     return head + "".join(r + "\n" for r in rows)
 
 

@@ -564,7 +564,8 @@ int rl_hw_parse(const cJSON *p, const char *mode, rl_hw *hw, rl_error *err) {
 /* The one list of profile categories: the message below names them from it,
  * and the page's groups (web/js/hardware.js CATEGORY_LABELS) are tested
  * against it (tests/web/hardware-categories.test.mjs). */
-static const char *const categories[] = {"datacenter-gpu", "consumer-gpu", "edge", "tpu", "cpu", "apple", NULL};
+static const char *const categories[] = {"datacenter-gpu", "consumer-gpu", "workstation", "client",
+                                          "edge",           "tpu",          "cpu",         "apple", NULL};
 #define SHIPPED_SOURCE_MIN 4     /* a citation, not "x" */
 #define SHIPPED_HOW_MIN 12       /* an estimated or derived figure says how */
 
