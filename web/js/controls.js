@@ -5,22 +5,35 @@ import { app, showError, modelDims, unsetDims, writeUrl, prefillDims, derivedTot
 import { count } from './format.js';
 import { $, el } from './dom.js';
 import { setWords, wordName, wordMeaning } from './words.js';
+import { matchesQuery } from './hardware.js';
 
 const modesOf = (st) => (st.hw === 'custom' ? (st.custom?.power_modes || []) : (app.catalog.byId.get(st.hw)?.power_modes || []));
 // A mode's name may already say it is the default ("MAXN (default; …)").
 const modeLabel = (m) => `${m.name || m.id}${m.default && !/default/i.test(m.name || '') ? ' (default)' : ''}`;
 
-export function fillHardware() {
+/** The hardware menu: the catalog grouped by class and vendor, narrowed to
+ * the profiles matching the typed filter (the one in use always stays). */
+export function fillHardware(query = $('hw-filter')?.value || '') {
   const sel = $('hw-select');
+  const current = app.state?.hw ?? sel.value;
   sel.textContent = '';
-  for (const g of app.catalog.groups()) {
+  let shown = 0;
+  for (const g of app.catalog.groups(query, current)) {
     const og = el('optgroup', null, { label: g.label });
-    for (const p of g.profiles) og.appendChild(el('option', p.power_modes?.length ? `${p.name} (${p.power_modes.length} power modes)` : p.name, { value: p.id }));
+    for (const p of g.profiles) {
+      og.appendChild(el('option', p.power_modes?.length ? `${p.name} (${p.power_modes.length} power modes)` : p.name, { value: p.id }));
+      if (p.id !== current) shown++;
+    }
     sel.appendChild(og);
   }
   const og = el('optgroup', null, { label: 'Custom' });
   og.appendChild(el('option', 'Edited profile', { value: 'custom', id: 'hw-custom-option' }));
   sel.appendChild(og);
+  if (current) sel.value = current;
+  const total = app.catalog.list.length;
+  const matched = query.trim() ? app.catalog.list.filter((p) => matchesQuery(p, query)).length : total;
+  $('hw-filter-count').textContent = query.trim() ? `${matched} of ${total} match` : `${total} profiles`;
+  return shown;
 }
 
 export function fillPowerModes() {
@@ -172,8 +185,28 @@ export function applyCustomProfile(obj) {
   app.analyze();
 }
 
+/** Typing in the hardware filter narrows the menu; Enter (or the arrow
+ * down key) picks the first match that is not the profile in use. */
+function wireHardwareFilter() {
+  const input = $('hw-filter');
+  input.addEventListener('input', () => fillHardware(input.value));
+  input.addEventListener('keydown', (ev) => {
+    const sel = $('hw-select');
+    if (ev.key === 'Escape' && input.value) { input.value = ''; fillHardware(''); ev.preventDefault(); return; }
+    if (ev.key === 'ArrowDown') { sel.focus(); ev.preventDefault(); return; }
+    if (ev.key !== 'Enter') return;
+    ev.preventDefault();
+    // the menu holds the matches in display order (and the profile in use)
+    const first = [...sel.options].find((o) => o.value !== 'custom' && o.value !== app.state.hw);
+    if (!first) return;
+    sel.value = first.value;
+    sel.dispatchEvent(new Event('change'));
+  });
+}
+
 function wireHardware() {
   const st = () => app.state;
+  wireHardwareFilter();
   $('hw-select').addEventListener('change', (ev) => {
     const v = ev.target.value;
     if (v === 'custom' && !st().custom) {

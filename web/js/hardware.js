@@ -2,14 +2,27 @@
 // tools/build-site.sh from hw/*.json); each profile is fetched when chosen.
 
 export const CATEGORY_LABELS = {
-  'datacenter-gpu': 'Datacenter GPUs',
-  'consumer-gpu': 'Consumer GPUs',
-  edge: 'Edge devices',
-  tpu: 'TPUs',
+  'datacenter-gpu': 'Datacenter GPUs and accelerators',
+  tpu: 'TPUs and systolic accelerators',
+  cpu: 'Server CPUs',
+  workstation: 'Workstations',
+  'consumer-gpu': 'Desktop GPUs',
+  client: 'Client SoCs (laptop GPUs and NPUs)',
   apple: 'Apple silicon',
-  cpu: 'CPUs',
+  edge: 'Edge devices',
 };
 const CATEGORY_ORDER = Object.keys(CATEGORY_LABELS);
+
+/** The words a typed filter is matched against: the name, id, vendor and the
+ * class the list shows the profile under. */
+const searchText = (p) => `${p.name} ${p.id} ${p.vendor || ''} ${CATEGORY_LABELS[p.category] || p.category}`.toLowerCase();
+
+/** Whether every word of `query` is in the profile's words ("mi35", "nvidia edge", "thor"). */
+export function matchesQuery(p, query) {
+  const words = String(query || '').toLowerCase().split(/\s+/).filter(Boolean);
+  const text = searchText(p);
+  return words.every((w) => text.includes(w));
+}
 
 export class HardwareCatalog {
   constructor(base = new URL('../hw/', import.meta.url)) {
@@ -29,18 +42,25 @@ export class HardwareCatalog {
 
   ids() { return new Set(this.byId.keys()); }
 
-  /** [{category, label, profiles[]}] in display order. */
-  groups() {
+  /** [{category, vendor, label, profiles[]}] in display order: by class, then
+   * vendor, then name; only the profiles matching `query` (all without one),
+   * and always `keep` (the profile in use) so a filter never changes it. */
+  groups(query = '', keep = null) {
     const m = new Map();
     for (const p of this.list) {
-      if (!m.has(p.category)) m.set(p.category, []);
-      m.get(p.category).push(p);
+      if (!(p.id === keep || matchesQuery(p, query))) continue;
+      const key = `${p.category}\u0000${p.vendor || ''}`;
+      if (!m.has(key)) m.set(key, { category: p.category, vendor: p.vendor || '', profiles: [] });
+      m.get(key).profiles.push(p);
     }
-    const cats = [...m.keys()].sort((a, b) => {
-      const ia = CATEGORY_ORDER.indexOf(a), ib = CATEGORY_ORDER.indexOf(b);
-      return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib) || a.localeCompare(b);
-    });
-    return cats.map((c) => ({ category: c, label: CATEGORY_LABELS[c] || c, profiles: m.get(c) }));
+    const rank = (c) => { const i = CATEGORY_ORDER.indexOf(c); return i < 0 ? 99 : i; };
+    const groups = [...m.values()].sort((a, b) => rank(a.category) - rank(b.category) ||
+      a.category.localeCompare(b.category) || a.vendor.localeCompare(b.vendor));
+    for (const g of groups) {
+      g.profiles.sort((a, b) => a.name.localeCompare(b.name));
+      g.label = `${CATEGORY_LABELS[g.category] || g.category} · ${g.vendor || 'other'}`;
+    }
+    return groups;
   }
 
   async profile(id) {
