@@ -24,6 +24,8 @@
 
 static const char *tests_dir, *root_dir;
 
+#define ZWSP_TEXT "\xe2\x80\x8b"
+
 static rl_model *load_model(const char *name) {
     char path[1024];
     snprintf(path, sizeof path, "%s/fixtures/models/%s", tests_dir, name);
@@ -562,6 +564,46 @@ static void test_markdown_neutral(void) {
     rl_model_free(b);
 }
 
+/* rl_markdown_text (the one escaper of the diff's comment and the page's
+ * summary): control characters a terminal or a renderer would act on are
+ * dropped, and the patterns are broken in the text as shown, so a dropped
+ * character cannot hide a link, a mention or a formula from the escaping. */
+static bool md_text_is(const char *in, int max, const char *want) {
+    char *got = rl_markdown_text(in, max);
+    bool same = got && !strcmp(got, want);
+    char shown_in[256], shown_got[256]; /* the controls as escapes in the message */
+    rl_text_escape(shown_in, sizeof shown_in, in, 1);
+    rl_text_escape(shown_got, sizeof shown_got, got, 1);
+    CHECK(same, "rl_markdown_text(\"%s\") = \"%s\", want \"%s\"", shown_in, got ? shown_got : "(null)", want);
+    rl_free(got);
+    return same;
+}
+
+static void test_markdown_text_controls(void) {
+    /* ESC, BEL, DEL, a C1 CSI, an RTL override, an isolate: dropped */
+    md_text_is("a\x1b\x07" "b\x7f\xc2\x9b" "c\xe2\x80\xae" "d\xe2\x81\xa6" "e", 0, "abcde");
+    md_text_is("\x1b[31mred\x1b[0m", 0, "\\[31mred\\[0m");
+    /* line breaks and tabs (NEL and U+2028 too) are spaces; a byte that is not UTF-8 goes */
+    md_text_is("a\tb\r\nc\xc2\x85" "d\xe2\x80\xa8" "e\xff" "f", 0, "a b  c d ef");
+    /* the patterns as shown, whatever control hid them */
+    md_text_is("w\x1bww.evil.example", 0, "www" ZWSP_TEXT ".evil.example");
+    md_text_is("https:\x07//evil.example", 0, "https:" ZWSP_TEXT "//evil.example");
+    md_text_is("@\x1b" "octocat", 0, "@" ZWSP_TEXT "octocat");
+    md_text_is("$\x07$x^2$$", 0, "\\$\\$x^2\\$\\$");
+    /* a cut counts the characters shown */
+    md_text_is("\x1b\x1b" "abcdef", 3, "abc\xe2\x80\xa6");
+    /* every byte but NUL: no control character survives, and the text is UTF-8 */
+    char all[256];
+    for (int i = 1; i < 256; i++) all[i - 1] = (char)i;
+    all[255] = 0;
+    char *t = rl_markdown_text(all, 0);
+    CHECK(t != NULL, "every byte: escaped");
+    bool control = false;
+    for (const unsigned char *p = (const unsigned char *)(t ? t : ""); *p; p++) control |= *p < 0x20 || *p == 0x7f;
+    CHECK(!control && t && rl_utf8_bad_at(t) < 0, "every byte: no control character, valid UTF-8: %s", t ? t : "");
+    rl_free(t);
+}
+
 /* Every cut on a character boundary: a label over the limit is cut, not
  * refused; the gate's expression shown cut mid-'µ' in the old code. */
 static void test_markdown_cuts(rl_model *old_m, rl_model *new_m) {
@@ -821,6 +863,7 @@ int main(int argc, char **argv) {
     test_metrics_documented();
     test_markdown_caps();
     test_markdown_neutral();
+    test_markdown_text_controls();
     test_future_fields();
     rl_model_free(old_m);
     rl_model_free(new_m);

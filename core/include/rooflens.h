@@ -271,12 +271,15 @@ const char *rl_json_get_str(const struct cJSON *o, const char *key);
 size_t rl_text_escape(char *buf, size_t cap, const char *s, int controls);
 
 /* Text made safe to stand in a Markdown table cell or line of a comment on
- * GitHub, as the diff's Markdown writes every name: Markdown and HTML
- * characters escaped, line breaks as spaces, and no mention, issue
- * reference, link or math (`@`, `#`, `://`, `www.` broken by a zero-width
- * space, `$` escaped). At most max_chars characters (0: all), cut between
- * two characters and marked with an ellipsis. Returns a new string (NULL
- * when out of memory); free it with rl_free(). */
+ * GitHub, as the diff's Markdown, the batch's and the page's summary write
+ * every name: line breaks and tabs as spaces; control characters (C0 and
+ * C1, DEL, ESC, BEL, the bidirectional marks, overrides and isolates) and
+ * bytes that are not UTF-8 dropped; then Markdown and HTML characters
+ * escaped and no mention, issue reference, link or math (`@`, `#`, `://`,
+ * `www.` broken by a zero-width space, `$` escaped) in the text as shown.
+ * At most max_chars characters (0: all), cut between two characters and
+ * marked with an ellipsis. Returns a new string (NULL when out of memory);
+ * free it with rl_free(). */
 char *rl_markdown_text(const char *s, int max_chars);
 
 /* ---- fitting the forecast to measured kernels (docs/api.md, "Fitting the

@@ -78,28 +78,51 @@ static bool starts_www(const unsigned char *p, const unsigned char *start) {
     return (p[0] | 0x20) == 'w' && (p[1] | 0x20) == 'w' && (p[2] | 0x20) == 'w' && p[3] == '.';
 }
 
-/* A model string in running text or a table cell: line breaks become
- * spaces (a name must not start a heading or a row of its own), Markdown's
- * active characters are escaped, mentions, bare links and math are broken
- * (ZWSP, `\$`), and the text is cut at `max` characters, never inside a
- * UTF-8 sequence. */
+/* The text of s a reader is meant to see: bytes that are not UTF-8 and
+ * control characters (ESC, BEL, C1, the direction overrides) dropped, line
+ * breaks and tabs as spaces (a name must not start a heading or a row of
+ * its own). Cleaned before it is escaped, so that a dropped character
+ * cannot hide a pattern from the escaping ("w<ESC>ww." would show as
+ * "www."). A new string, never longer than s; NULL when out of memory. */
+static char *shown_text(const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    char *out = malloc(strlen(s) + 1);
+    if (!out) return NULL;
+    size_t w = 0;
+    for (size_t i = 0; p[i];) {
+        uint32_t cp;
+        int n = rl_utf8_decode(p + i, &cp);
+        if (!n) {
+            i++;
+            continue;
+        }
+        if (cp == '\t' || cp == '\n' || cp == '\r' || cp == 0x85 || cp == 0x2028 || cp == 0x2029) out[w++] = ' ';
+        else if (!rl_char_is_control(cp)) {
+            memcpy(out + w, p + i, (size_t)n);
+            w += (size_t)n;
+        }
+        i += (size_t)n;
+    }
+    out[w] = 0;
+    return out;
+}
+
+/* A model string in running text or a table cell, as shown_text leaves it:
+ * Markdown's active characters are escaped, mentions, bare links and math
+ * are broken (ZWSP, `\$`), and the text is cut at `max` characters (-1:
+ * none), never inside a UTF-8 sequence. */
 static void put_text(md *b, const char *s, int max) {
+    char *shown = shown_text(s);
+    if (!shown) {
+        b->oom = true;
+        return;
+    }
     int chars = 0;
-    const unsigned char *start = (const unsigned char *)s;
+    const unsigned char *start = (const unsigned char *)shown;
     for (const unsigned char *p = start; *p; p++) {
         if ((*p & 0xc0) != 0x80 && chars++ == max) {
             put(b, "\xe2\x80\xa6"); /* … */
-            return;
-        }
-        if (*p == '\r' || *p == '\n' || *p == '\t') {
-            put(b, " ");
-            continue;
-        }
-        /* U+2028 and U+2029 separate lines too */
-        if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
-            put(b, " ");
-            p += 2;
-            continue;
+            break;
         }
         if (starts_www(p, start)) {
             rl_json_text_put(b, (const char *)p, 3);
@@ -112,8 +135,8 @@ static void put_text(md *b, const char *s, int max) {
         rl_json_text_put(b, (const char *)p, 1);
         if (*p == '@' || *p == '#' || (*p == ':' && p[1] == '/' && p[2] == '/')) put(b, ZWSP);
     }
+    free(shown);
 }
-
 
 /* One row of the headline table: | label | old | new | change |, or
  * | label | new | for a new model (no base). */

@@ -40,6 +40,15 @@ void rl_arena_free(rl_arena *a);
  * byte, -1 if none. */
 size_t rl_utf8_repair(char *s);
 long rl_utf8_bad_at(const char *s);
+/* Length of the valid UTF-8 sequence at s (1-4) and its code point in *out,
+ * 0 if s does not start one (a NUL stops a sequence). */
+int rl_utf8_decode(const unsigned char *s, uint32_t *out);
+/* Code points a terminal or a renderer acts on rather than shows: C0, DEL,
+ * C1, the direction marks and overrides that reorder what follows, and the
+ * line and paragraph separators that can fake a new line. The terminal
+ * escape (rl_text_escape) writes them as escapes; the Markdown writer
+ * (rl_markdown_text) drops them. */
+bool rl_char_is_control(uint32_t cp);
 /* snprintf, then rl_utf8_repair: a name or label cut at a buffer's end. */
 void rl_snprintf_utf8(char *buf, size_t cap, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -86,9 +86,7 @@ void rl_arena_free(rl_arena *a) {
 }
 
 /* ----------------------------------------------------------------- text -- */
-/* Length of the valid UTF-8 sequence at s (1-4) and its code point in *out,
- * 0 if s does not start one. */
-static int utf8_decode(const unsigned char *s, uint32_t *out) {
+int rl_utf8_decode(const unsigned char *s, uint32_t *out) {
     unsigned c = s[0];
     int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
     if (n < 0 || c == 0xc0 || c == 0xc1 || c > 0xf4) return 0;
@@ -105,13 +103,10 @@ static int utf8_decode(const unsigned char *s, uint32_t *out) {
 
 static int utf8_seq_len(const unsigned char *s) {
     uint32_t cp;
-    return utf8_decode(s, &cp);
+    return rl_utf8_decode(s, &cp);
 }
 
-/* Code points a terminal acts on rather than shows: C0, DEL, C1, the
- * direction marks and overrides that reorder what follows, and the line and
- * paragraph separators that can fake a new line. */
-static bool acts_on_terminal(uint32_t cp) {
+bool rl_char_is_control(uint32_t cp) {
     return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x200e || cp == 0x200f ||
            (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }
@@ -122,11 +117,11 @@ size_t rl_text_escape(char *buf, size_t cap, const char *str, int controls) {
     size_t w = 0;
     for (size_t i = 0; s[i];) {
         uint32_t cp = s[i];
-        int n = utf8_decode(s + i, &cp);
+        int n = rl_utf8_decode(s + i, &cp);
         char piece[8];
         int len;
         if (!n) len = snprintf(piece, sizeof piece, "\\x%02x", s[i]), n = 1; /* not UTF-8: the byte */
-        else if (controls && acts_on_terminal(cp)) len = snprintf(piece, sizeof piece, cp < 0x100 ? "\\x%02x" : "\\u%04x", (unsigned)cp);
+        else if (controls && rl_char_is_control(cp)) len = snprintf(piece, sizeof piece, cp < 0x100 ? "\\x%02x" : "\\u%04x", (unsigned)cp);
         else memcpy(piece, s + i, (size_t)n), len = n;
         if (w + (size_t)len >= cap) break; /* a cut between two characters, never inside one */
         memcpy(buf + w, piece, (size_t)len);
