@@ -5,7 +5,8 @@
  *
  * Handles are plain pointers (32-bit in wasm32). 64-bit counts cross the
  * boundary as doubles (exact up to 2^53), so the JS side needs no BigInt.
- * Every `char *` returned is a NUL-terminated JSON string freed with rl_free.
+ * Every `char *` returned is a NUL-terminated string (JSON, but for
+ * rlw_markdown_text's text) freed with rl_free.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,11 @@ EMSCRIPTEN_KEEPALIVE char *rlw_words(void) { return rl_words(); }
 EMSCRIPTEN_KEEPALIVE char *rlw_netron(const char *analysis_json) {
     return or_out_of_memory(rl_netron_attachment(analysis_json));
 }
+
+/* rl_markdown_text: a string made safe for a Markdown comment (the page's
+ * summary escapes every name with it, as the diff's Markdown does). Plain
+ * text, not JSON; NULL when out of memory. */
+EMSCRIPTEN_KEEPALIVE char *rlw_markdown_text(const char *text) { return rl_markdown_text(text, 0); }
 
 EMSCRIPTEN_KEEPALIVE void rlw_free(void *p) { rl_free(p); }
 

@@ -10,24 +10,34 @@ import { join } from 'node:path';
 import { ROOT, CLI, FIXTURES, NODE_WASM, cliJson, loadNodeCore } from './helpers.mjs';
 
 const skip = existsSync(CLI) ? false : 'missing: build/rooflens (cmake --build build)';
+const skipWasm = skip || (existsSync(NODE_WASM) ? false : 'missing: build-wasm (tools/build-site.sh)');
 const model = join(FIXTURES, 'models', 'transformer_block.onnx');
 
-test('Markdown summary: what a review needs, from the response', { skip }, async () => {
+/** The page's Markdown with the core's escaping (the worker's, here the same
+ * binding in Node); and that escaping of one string. */
+let core = null;
+async function markdown(res, where) {
+  core ??= await loadNodeCore();
   const { toMarkdown } = await import(join(ROOT, 'web/js/export.js'));
+  return toMarkdown(res, where, async (texts) => core.markdownText(texts));
+}
+const esc = (s) => core.markdownText([s])[0];
+
+test('Markdown summary: what a review needs, from the response', { skip: skipWasm }, async () => {
   const res = cliJson(model, ['--hw', 'jetson-agx-orin', '--dim', 'seq=32', '--dim', 'batch=2']);
-  const md = toMarkdown(res, { file: 'block.onnx', link: 'https://rooflens.example/#example=x' });
+  const md = await markdown(res, { file: 'block.onnx', link: 'https://rooflens.example/#example=x' });
   assert.match(md, /^## rooflens: block\.onnx on NVIDIA Jetson AGX Orin .*, power mode MAXN/);
   assert.match(md, /\*\*Dims:\*\* batch=2 \(set\), seq=32 \(set\)/);
   assert.ok(md.includes(`(bounds `), md);
   const top = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| layer') && !l.startsWith('| ---'));
   assert.equal(top.length, 10);
   const slowest = res.layers.slice().sort((a, b) => b.t - a.t || b.bytes - a.bytes || a.index - b.index)[0];
-  assert.ok(top[0].startsWith(`| ${slowest.name.replace(/[|\\`*_[\]<>#]/g, (c) => '\\' + c)} |`), top[0]);
+  assert.ok(top[0].startsWith(`| ${esc(slowest.name)} |`), top[0]);
   // the forecast beside the speed of light: the response's figures, and what they rest on
   const { eng, times } = await import(join(ROOT, 'web/js/format.js'));
   const { wordName } = await import(join(ROOT, 'web/js/words.js'));
   const f = res.forecast;
-  assert.ok(md.includes(`- **Forecast:** ${eng(f.time_s, 's')}, ${times(f.headroom)} the speed of light; ${wordName('basis', f.basis)}: ${f.stack}; energy ${eng(f.energy_j, 'J')}`), md);
+  assert.ok(md.includes(`- **Forecast:** ${eng(f.time_s, 's')}, ${times(f.headroom)} the speed of light; ${esc(`${wordName('basis', f.basis)}: ${f.stack}`)}; energy ${eng(f.energy_j, 'J')}`), md);
   assert.equal(top[0].split(' | ')[4], eng(slowest.forecast_s, 's'), top[0]);
   // the Orin's stack has no track record: no band, and the Markdown says so in the core's words
   assert.equal(f.low_s, null);
@@ -36,21 +46,20 @@ test('Markdown summary: what a review needs, from the response', { skip }, async
   assert.ok(md.split('\n')[2].startsWith(`About ${eng(f.time_s, 's')} per inference (no track record for this stack) on NVIDIA Jetson AGX Orin`), md);
   assert.ok(md.includes('- **Likely range:** no track record for this stack\n'), md);
   assert.match(md, new RegExp(`Warnings \\(${res.warnings.length}\\)`));
-  assert.match(md, /\[Open in rooflens\]\(https:\/\/rooflens\.example\/#example=x\)\n$/);
-  const local = toMarkdown(res, { file: 'block.onnx', link: 'https://rooflens.example/#file=block.onnx', localFile: true });
+  assert.match(md, /\[Open in rooflens\]\(<https:\/\/rooflens\.example\/#example=x>\)\n$/);
+  const local = await markdown(res, { file: 'block.onnx', link: 'https://rooflens.example/#file=block.onnx', localFile: true });
   assert.match(local, /the link needs block\.onnx dropped on the page again/);
 });
 
-test("Markdown summary: the forecast's band and track record are the response's (a profile with a band)", { skip }, async () => {
-  const { toMarkdown } = await import(join(ROOT, 'web/js/export.js'));
+test("Markdown summary: the forecast's band and track record are the response's (a profile with a band)", { skip: skipWasm }, async () => {
   const { eng } = await import(join(ROOT, 'web/js/format.js'));
   const res = cliJson(model, ['--hw', 'h100-sxm', '--dim', 'seq=32', '--dim', 'batch=2']);
   const f = res.forecast;
   assert.ok(f.low_s > 0 && f.high_s >= f.time_s && f.low_s <= f.time_s && f.low_s >= f.floor_s, JSON.stringify(f));
-  const md = toMarkdown(res, { file: 'block.onnx', link: 'https://rooflens.example/#example=x' });
+  const md = await markdown(res, { file: 'block.onnx', link: 'https://rooflens.example/#example=x' });
   const likely = `likely ${eng(f.low_s, 's')} to ${eng(f.high_s, 's')}`;
   assert.ok(md.split('\n')[2].startsWith(`About ${eng(f.time_s, 's')} per inference (${likely}) on NVIDIA H100`), md);
-  assert.ok(md.includes(`- **Likely range:** ${likely}; ${f.track_record} (${f.band.source.replace(/[|\\`*_[\]<>#]/g, (c) => '\\' + c)})`), md);
+  assert.ok(md.includes(`- **Likely range:** ${likely}; ${esc(f.track_record)} (${esc(f.band.source)})`), md);
   assert.match(f.track_record, new RegExp(`^checked against ${f.band.runs} published runs, median error`));
   // the CLI's headline and batch row say the same
   const text = execFileSync(CLI, [model, '--hw', 'h100-sxm', '--dim', 'seq=32', '--dim', 'batch=2', '--explain'], { encoding: 'utf8' });
@@ -64,38 +73,36 @@ test("Markdown summary: the forecast's band and track record are the response's 
   assert.equal(row[head.indexOf('forecast_track_record')], f.track_record);
 });
 
-test('Markdown summary: line breaks and Markdown syntax in strings stay inside their line or cell', { skip }, async () => {
-  const { toMarkdown } = await import(join(ROOT, 'web/js/export.js'));
+test('Markdown summary: line breaks and Markdown syntax in strings stay inside their line or cell', { skip: skipWasm }, async () => {
   const res = cliJson(join(FIXTURES, 'models', 'mlp.onnx'));
-  const clean = toMarkdown(res, { file: 'mlp.onnx', link: '' });
+  const clean = await markdown(res, { file: 'mlp.onnx', link: '' });
   res.hardware.name = 'GPU\n\n[click](javascript:alert(1))';
   res.totals.unsupported_ops = ['x\n| y |'];
   res.layers[0].name = 'net\n## Approved\r\n| fake | row |\u2028# also';
   res.warnings.push({ code: 'x', message: 'a\n## heading', node: '| n |' });
-  const md = toMarkdown(res, { file: 'evil\n# name.onnx', link: '' });
+  const md = await markdown(res, { file: 'evil\n# name.onnx', link: '' });
   const lines = md.split('\n');
   // One more line for the unsupported ops and one for the warning, none made by a string.
   const extra = (res.warnings.length === 1 ? 4 : 1) + 1;   // a first warning adds its heading, a blank and a line
   assert.equal(lines.length, clean.split('\n').length + extra, md);
-  assert.ok(lines[0].startsWith('## rooflens: evil \\# name.onnx on GPU \\[click\\](javascript:alert(1))'), lines[0]);
+  const Z = '\u200b';   // the zero-width space that breaks an issue reference
+  assert.ok(lines[0].startsWith(`## rooflens: evil \\#${Z} name.onnx on GPU  \\[click\\](javascript:alert(1))`), lines[0]);
   assert.ok(!lines.some((l) => /^#|^\| fake/.test(l) && !l.startsWith('## rooflens')), md);
-  assert.ok(lines.some((l) => l.startsWith('| net \\#\\# Approved \\| fake \\| row \\| \\# also |')), md);
+  assert.ok(lines.some((l) => l.startsWith(`| net \\#${Z}\\#${Z} Approved  \\| fake \\| row \\| \\#${Z} also |`)), md);
   assert.ok(lines.some((l) => l === '- **Unsupported ops:** x \\| y \\|'), md);
-  assert.ok(lines.some((l) => l === '- \\| n \\|: a \\#\\# heading (x)'), md);
+  assert.ok(lines.some((l) => l === `- \\| n \\|: a \\#${Z}\\#${Z} heading (x)`), md);
 });
 
-test('Markdown summary: every input with its dtype and shape, a fixed-shape model too', { skip }, async () => {
-  const { toMarkdown } = await import(join(ROOT, 'web/js/export.js'));
+test('Markdown summary: every input with its dtype and shape, a fixed-shape model too', { skip: skipWasm }, async () => {
   const res = cliJson(join(FIXTURES, 'models', 'conv_net.onnx'));
-  const md = toMarkdown(res, { file: 'conv_net.onnx', link: '' });
+  const md = await markdown(res, { file: 'conv_net.onnx', link: '' });
   assert.match(md, /\*\*Dims:\*\* none \(all shapes fixed\)/);
-  const want = res.model.inputs.map((i) => `${i.name} ${i.dtype}[${i.shape.join(',')}]`).join('; ');
+  const want = res.model.inputs.map((i) => esc(`${i.name} ${i.dtype}[${i.shape.join(',')}]`)).join('; ');
   assert.ok(md.includes(`- **Inputs:** ${want}`), md);
 });
 
 // The page's Download CSV asks the core (export.js csvRequest/csvOfAnswer
 // through the worker); so does `rooflens --format csv`: the two are one text.
-const skipWasm = skip || (existsSync(NODE_WASM) ? false : 'missing: build-wasm (tools/build-site.sh)');
 test('CSV: the page\'s is the CLI\'s, and a filtered, sorted table says so on its first line', { skip: skipWasm }, async () => {
   const { csvRequest, csvOfAnswer } = await import(join(ROOT, 'web/js/export.js'));
   const core = await loadNodeCore();

@@ -335,7 +335,7 @@ test('Markdown for a review: file, device, precision, dims, headline with bounds
   }
   assert.match(md, /Slowest 10 of \d+ layers at the speed of light/);
   assert.match(md, /Warnings \(\d+\):\n\n- /);
-  assert.match(md, /\[Open in rooflens\]\(http:\/\/127\.0\.0\.1:\d+\/#example=bert_base&hw=jetson-agx-orin/);
+  assert.match(md, /\[Open in rooflens\]\(<http:\/\/127\.0\.0\.1:\d+\/#example=bert_base&hw=jetson-agx-orin/);
   assert.ok(res.file === 'bert_base.onnx');
   await page.context().close();
   // a local file: the link needs the file

@@ -92,6 +92,13 @@ export class CoreClient {
     return (await promise).json;
   }
 
+  /** The strings made safe for a Markdown comment by the core
+   * (rl_markdown_text, the diff's escaping); resolves to them in order. */
+  async markdownText(texts) {
+    const { promise } = this.send({ type: 'markdown-text', texts });
+    return (await promise).texts;
+  }
+
   /** rl_models_diff of the page's model and the other one; old: which of
    * them ('main' or 'other') is the old model. Resolves to the response. */
   async diff(request, old = 'main') {

@@ -134,6 +134,16 @@ export class RooflensCore {
     return this.withString(analysisJson, (p) => this.takeString(this.m._rlw_netron(p)));
   }
 
+  /** rl_markdown_text of each string: the core's one Markdown escaping (the
+   * diff's comment uses it too). Throws when the module is out of memory. */
+  markdownText(texts) {
+    return texts.map((t) => this.withString(String(t), (p) => {
+      const ptr = this.m._rlw_markdown_text(p);
+      if (!ptr) throw new Error('out of memory');
+      try { return this.m.UTF8ToString(ptr); } finally { this.m._rlw_free(ptr); }
+    }));
+  }
+
   freeModel(model) { if (model) this.m._rlw_free_model(model); }
 
   /** Memory of the module in bytes: heap = linear memory size (it never

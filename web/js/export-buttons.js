@@ -18,7 +18,13 @@ async function copyLink() {
 async function copyMarkdown() {
   if (!app.res) return;
   const url = await writeUrl();
-  const md = toMarkdown(app.res, { file: app.fileName, link: url, localFile: !!app.state.localFile });
+  let md;
+  try {
+    md = await toMarkdown(app.res, { file: app.fileName, link: url, localFile: !!app.state.localFile }, (texts) => app.client.markdownText(texts));
+  } catch (e) {
+    $('share-link').textContent = `Could not write the Markdown: ${e.message || e}`;
+    return;
+  }
   $('copy-md').dataset.markdown = md;
   const ok = await copyText(md);
   $('share-link').textContent = ok ? 'Summary copied as Markdown.' : md;

@@ -24,10 +24,6 @@ export function csvOfAnswer(bytes) {
   return new TextDecoder().decode(bytes.subarray(end + 1));
 }
 
-// A model's strings go into a review comment: line breaks would let a name
-// start a heading or a table row of its own, so they become spaces.
-function mdEscape(s) { return String(s).replace(/[\r\n\u2028\u2029]+/g, ' ').replace(/[|\\`*_[\]<>#]/g, (c) => '\\' + c); }
-
 const TOP_LAYERS = 10;
 const MAX_WARNINGS = 20;
 
@@ -51,68 +47,95 @@ export function batchNote(res) {
  * dims), the answer in one sentence, the speed of light with its bounds and
  * the forecast beside it, the ten slowest layers, the warnings
  * and the link.
+ *
+ * Every string that comes from the model, the profile or the user (names,
+ * op types, the device, the forecast's stack, warnings) is escaped by the
+ * core's rl_markdown_text, the escaping of the diff's comment: no heading,
+ * table row, HTML, link, mention or math, and no control character. The
+ * text is written twice: once to collect those strings, then with their
+ * escaped forms, so the core is asked once for all of them.
  * @param {object} res the core's response
  * @param {{file: string, link: string|null, localFile: boolean}} where
  *   link: the share link; localFile: the model was a local file, so the
  *   link opens the settings but needs the file to be dropped again.
+ * @param {(texts: string[]) => Promise<string[]>} escapeAll the core's
+ *   escaping of each string, in order (the worker's 'markdown-text')
+ * @returns {Promise<string>}
  */
-export function toMarkdown(res, { file = 'model', link = null, localFile = false } = {}) {
+export async function toMarkdown(res, where, escapeAll) {
+  const texts = new Set();
+  writeMarkdown(res, where, (s) => { texts.add(String(s)); return ''; });
+  const list = [...texts];
+  const escaped = await escapeAll(list);
+  if (!Array.isArray(escaped) || escaped.length !== list.length) throw new Error('the core did not escape the summary\'s strings');
+  const safe = new Map(list.map((s, i) => [s, escaped[i]]));
+  return writeMarkdown(res, where, (s) => safe.get(String(s)));
+}
+
+/** The review comment, with `esc` for every string that is not the page's own. */
+function writeMarkdown(res, { file = 'model', link = null, localFile = false } = {}, esc) {
   const m = res.model, t = res.totals, hw = res.hardware, h = headline(res), o = res.options;
   const out = [];
-  const mode = hw.power_mode ? `, power mode ${mdEscape(hw.power_mode_name || hw.power_mode)}` : '';
-  out.push(`## rooflens: ${mdEscape(file)} on ${mdEscape(hw.name)}${mode}`);
+  const mode = hw.power_mode ? `, power mode ${esc(hw.power_mode_name || hw.power_mode)}` : '';
+  out.push(`## rooflens: ${esc(file)} on ${esc(hw.name)}${mode}`);
   out.push('');
-  out.push(mdEscape(headlineSentence(res)));
+  out.push(esc(headlineSentence(res)));
   out.push('');
   const prec = h.requested_precision && h.requested_precision !== h.precision
     ? `${h.precision} (asked for ${h.requested_precision})` : `${h.precision}${o.precision === 'model' ? ' (the model\'s dtypes)' : ''}`;
-  out.push(`- **Precision:** ${mdEscape(prec)}; ${o.mode}; speed-of-light model ${wordName('sol', h.model ?? o.sol)}, ${wordName('granularity', h.granularity ?? o.granularity)}`);
-  out.push(`- **Dims:** ${mdEscape(dimsText(res))}${batchNote(res)}`);
-  // Every input's name, dtype and shape as analysed (a fixed-shape model too).
-  const inputs = (m.inputs || []).map((i) => `${mdEscape(i.name)} ${shapes([i])}`);
+  out.push(`- **Precision:** ${esc(prec)}; ${esc(o.mode)}; speed-of-light model ${wordName('sol', h.model ?? o.sol)}, ${wordName('granularity', h.granularity ?? o.granularity)}`);
+  out.push(`- **Dims:** ${esc(dimsText(res))}${batchNote(res)}`);
+  // Every input's name, dtype and shape as analysed (a fixed-shape model too;
+  // a shape may name the model's symbolic dims).
+  const inputs = (m.inputs || []).map((i) => esc(`${i.name} ${shapes([i])}`));
   if (inputs.length) out.push(`- **Inputs:** ${inputs.join('; ')}`);
   out.push(`- **Speed of light:** ${eng(h.time_s, 's')} (bounds ${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}), ` +
     `limited by ${boundPhrase(h.bound)}` + (h.energy_j !== null ? `; energy ${eng(h.energy_j, 'J')}` : '; energy: the profile has no energy figures'));
   const f = forecastFigures(res);
   if (f) {
-    out.push(`- **Forecast:** ${eng(f.time_s, 's')}, ${times(f.headroom)} the speed of light; ${mdEscape(forecastBasisPhrase(f))}` +
+    out.push(`- **Forecast:** ${eng(f.time_s, 's')}, ${times(f.headroom)} the speed of light; ${esc(forecastBasisPhrase(f))}` +
       (f.energy_j !== null ? `; energy ${eng(f.energy_j, 'J')}` : ''));
     // its band and the track record it rests on, with where the runs are listed
-    out.push(`- **Likely range:** ${mdEscape(forecastBandPhrase(f))}` +
-      (f.band ? `; ${mdEscape(f.track_record)} (${mdEscape(f.band.source)})` : ''));
+    out.push(`- **Likely range:** ${esc(forecastBandPhrase(f))}` +
+      (f.band ? `; ${esc(f.track_record)} (${esc(f.band.source)})` : ''));
   }
   out.push(`- **Model:** ${t.layers} layers, ${eng(m.params)} parameters, ${eng(t.flops, 'FLOP')}, ${eng(t.bytes, 'B')} moved, ` +
     `intensity ${eng(t.intensity, 'FLOP/B')} (time balance ${eng(res.roofline.time_balance, 'FLOP/B')})` +
     (h.kernels !== null ? `; ${h.kernels} kernels, launch floor ${eng(h.launch_floor_s, 's')}` : ''));
-  if (t.unsupported_ops?.length) out.push(`- **Unsupported ops:** ${mdEscape(t.unsupported_ops.map((u) => u.op ?? u).join(', '))}`);
+  if (t.unsupported_ops?.length) out.push(`- **Unsupported ops:** ${esc(t.unsupported_ops.map((u) => u.op ?? u).join(', '))}`);
   out.push('');
-  const layers = res.layers || [];
-  if (layers.length) {
-    const total = layers.reduce((s, l) => s + (l.t || 0), 0);
-    const top = layers.slice().sort((a, b) => (b.t || 0) - (a.t || 0) || (b.bytes || 0) - (a.bytes || 0) || a.index - b.index).slice(0, TOP_LAYERS);
-    out.push(`Slowest ${top.length} of ${layers.length} layers at the speed of light:`);
-    out.push('');
-    out.push('| layer | op | speed of light | share | forecast | bound | FLOPs | bytes | intensity |');
-    out.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
-    for (const l of top) {
-      const fc = Number.isFinite(l.forecast_s) ? eng(l.forecast_s, 's') : '–';
-      out.push(`| ${mdEscape(l.name || `#${l.index}`)} | ${mdEscape(l.op)} | ${eng(l.t, 's')} | ${pct(total > 0 ? l.t / total : 0)} | ${fc} | ${l.bound ?? '–'} | ` +
-        `${eng(l.flops, 'FLOP')} | ${eng(l.bytes, 'B')} | ${eng(l.intensity, 'FLOP/B')} |`);
-    }
-    out.push('');
-  }
+  layerRows(out, res.layers || [], esc);
   const warnings = res.warnings || [];
   if (warnings.length) {
     out.push(`Warnings (${warnings.length}):`);
     out.push('');
-    for (const w of warnings.slice(0, MAX_WARNINGS)) out.push(`- ${w.node ? mdEscape(w.node) + ': ' : ''}${mdEscape(w.message)} (${mdEscape(w.code)})`);
+    for (const w of warnings.slice(0, MAX_WARNINGS)) out.push(`- ${w.node ? esc(w.node) + ': ' : ''}${esc(w.message)} (${esc(w.code)})`);
     if (warnings.length > MAX_WARNINGS) out.push(`- …and ${warnings.length - MAX_WARNINGS} more`);
     out.push('');
   }
-  if (link && localFile) out.push(`[Open these settings in rooflens](${link}) — the model was a local file: the link needs ${mdEscape(file)} dropped on the page again.`);
-  else if (link) out.push(`[Open in rooflens](${link})`);
-  else if (localFile) out.push(`The model was a local file (${mdEscape(file)}): there is no link that opens it.`);
+  // The link in angle brackets: the URL writer percent-encodes < and >, so
+  // nothing in the page's address (a query it was opened with) can end it.
+  if (link && localFile) out.push(`[Open these settings in rooflens](<${link}>) — the model was a local file: the link needs ${esc(file)} dropped on the page again.`);
+  else if (link) out.push(`[Open in rooflens](<${link}>)`);
+  else if (localFile) out.push(`The model was a local file (${esc(file)}): there is no link that opens it.`);
   return out.join('\n') + '\n';
+}
+
+/** The slowest layers at the speed of light, as a table. */
+function layerRows(out, layers, esc) {
+  if (!layers.length) return;
+  const total = layers.reduce((s, l) => s + (l.t || 0), 0);
+  const top = layers.slice().sort((a, b) => (b.t || 0) - (a.t || 0) || (b.bytes || 0) - (a.bytes || 0) || a.index - b.index).slice(0, TOP_LAYERS);
+  out.push(`Slowest ${top.length} of ${layers.length} layers at the speed of light:`);
+  out.push('');
+  out.push('| layer | op | speed of light | share | forecast | bound | FLOPs | bytes | intensity |');
+  out.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const l of top) {
+    const fc = Number.isFinite(l.forecast_s) ? eng(l.forecast_s, 's') : '–';
+    out.push(`| ${esc(l.name || `#${l.index}`)} | ${esc(l.op)} | ${eng(l.t, 's')} | ${pct(total > 0 ? l.t / total : 0)} | ${fc} | ${l.bound ?? '–'} | ` +
+      `${eng(l.flops, 'FLOP')} | ${eng(l.bytes, 'B')} | ${eng(l.intensity, 'FLOP/B')} |`);
+  }
+  out.push('');
 }
 
 export function download(name, data, type) {

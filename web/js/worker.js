@@ -13,6 +13,8 @@
 //     {id, type: 'close-other'}              free the second model; replies 'closed'
 //     {id, type: 'check-hardware', profile}   profile: JSON text; replies {id, type: 'checked', json}
 //     {id, type: 'netron', analysis}          analysis: response JSON text; replies {id, type: 'netron', json}
+//     {id, type: 'markdown-text', texts}      texts: strings; replies {id, type: 'markdown-text', texts}, each
+//                                            made safe for a Markdown comment by the core (rl_markdown_text)
 //     {id, type: 'warm-up', url, request}     read and analyse a small model, then drop it: the engine
 //                                            optimises the code that ran, so the user's first analysis
 //                                            is not run by WebAssembly's baseline tier; replies 'warm'
@@ -298,6 +300,7 @@ self.onmessage = (ev) => {
       else if (msg.type === 'check-hardware') postMessage({ id: msg.id, type: 'checked', json: core.checkHardware(msg.profile) });
       else if (msg.type === 'warm-up') await warmUp(msg);
       else if (msg.type === 'netron') postMessage({ id: msg.id, type: 'netron', json: core.netron(msg.analysis) });
+      else if (msg.type === 'markdown-text') postMessage({ id: msg.id, type: 'markdown-text', texts: core.markdownText(msg.texts || []) });
       else if (msg.type?.startsWith('open-')) {
         if (cancelled.has(msg.id)) throw new Cancelled();
         await open(msg);
