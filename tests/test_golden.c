@@ -129,6 +129,12 @@ static bool has_warning(const cJSON *res, const char *code) {
     return false;
 }
 
+static const char *warning_message(const cJSON *res, const char *code) {
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(res, "warnings")) if (strcmp(jstr(w, "code"), code) == 0) return jstr(w, "message");
+    return "";
+}
+
 static void seed004_orin_json(void) {
     static const char *const sols[] = {"unfused", "fused"};
     for (int m = 0; m < 2; m++) {
@@ -224,6 +230,10 @@ static void seed002_launch_overhead(void) {
     }
     CHECK_NEAR(sum, jnum(ch, "time_s"), 1e-12, "layer times are shares of the chosen time");
     CHECK(has_warning(res, "overhead_dominated"), "a launch-bound model gets overhead_dominated");
+    /* its times in the core's one number format, as every surface writes them (not 1.27e-06 s) */
+    const char *msg = warning_message(res, "overhead_dominated");
+    CHECK(strstr(msg, "2 kernels x 1.27 \xc2\xb5s = 2.54 \xc2\xb5s") != NULL && strstr(msg, "e-0") == NULL,
+          "the warning's times have units: %s", msg);
     cJSON_Delete(res);
     /* at batch 2^20 the same model moves ~300 MB: launches no longer matter */
     res = analyze_fixture("mlp.onnx", "h100-sxm", "{\"batch\": 1048576}");

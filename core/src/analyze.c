@@ -327,19 +327,25 @@ static void add_forecast_section(cJSON *root, const rl_timing *t, const rl_hw *h
         cJSON_AddItemToArray(bc, forecast_class_json(cls, &f->by_class[cls], hw, t->main_prec));
 }
 
-/* What a reader of the headline must know about how its time was set. */
+/* What a reader of the headline must know about how its time was set; its
+ * figures in the core's one number format ("1.27 µs", as every surface
+ * writes them), never as 1.27e-06 s. */
 static void warn_about_headline(rl_ctx *c, const rl_timing *t, const rl_hw *hw) {
     const rl_sol_result *ch = rl_timing_chosen(t);
+    char launch[32], floor_s[32], roof[32], budget[32], stretched[32];
     if (strcmp(ch->bound, "overhead") == 0)
         rl_warn(c, "overhead_dominated", NULL,
-                "kernel launches set the time: %.0f kernels x %.3g s = %.3g s is more than the %s "
-                "roofline time %.3g s (graph capture or more fusion would lower it)",
-                ch->kernels, hw->launch_s, ch->launch_floor_s, rl_sol_names[t->chosen], ch->roof_time_s);
+                "kernel launches set the time: %.0f kernels x %s = %s is more than the %s "
+                "roofline time %s (graph capture or more fusion would lower it)",
+                ch->kernels, rl_format_eng(launch, sizeof launch, hw->launch_s, "s", 0),
+                rl_format_eng(floor_s, sizeof floor_s, ch->launch_floor_s, "s", 0), rl_sol_names[t->chosen],
+                rl_format_eng(roof, sizeof roof, ch->roof_time_s, "s", 0));
     if (ch->power_capped)
         rl_warn(c, "power_capped", NULL,
-                "at its roofline time this model would draw more than %s's power budget of %.4g W; the time "
-                "is stretched to %.3g s, where it averages the budget", hw->name, hw->power_budget_w,
-                ch->time_s);
+                "at its roofline time this model would draw more than %s's power budget of %s; the time "
+                "is stretched to %s, where it averages the budget", hw->name,
+                rl_format_eng(budget, sizeof budget, hw->power_budget_w, "W", 0),
+                rl_format_eng(stretched, sizeof stretched, ch->time_s, "s", 0));
 }
 
 static void add_ceilings(cJSON *ro, const rl_hw *hw) {
