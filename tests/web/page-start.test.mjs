@@ -27,6 +27,7 @@ test('before it is interactive the page loads one script and no chart library; t
     assert.equal(chunk.length, 1, chunk.join(', '));
     await page.waitForSelector('body[data-ready="1"]');
     await page.selectOption('[data-testid=example-select]', 'conv_net');
+    await page.click('[data-testid=example-open]');   // a choice opens once confirmed
     await page.waitForFunction(() => document.body.dataset.hasModel === '1', null, { timeout: 20000 });
     const drawn = await page.evaluate(() => [...document.querySelectorAll('[data-testid^=chart-] canvas')]
       .filter((c) => globalThis.Chart.getChart(c)).length);

@@ -220,9 +220,15 @@ export function zoomOptions() {
   };
 }
 
-/** A double-click on the chart undoes its zoom and pan. */
-export function resetOnDoubleClick(chart) {
-  chart.canvas.addEventListener('dblclick', () => chart.resetZoom?.());
+/** A double-click on a canvas undoes the zoom and pan of the chart it
+ * holds now (`current()`). One listener per canvas: a canvas outlives its
+ * charts (a new model draws a new one on it), and a listener per chart
+ * would reset destroyed ones too, which throws. */
+const resettable = new WeakSet();
+export function resetOnDoubleClick(canvas, current) {
+  if (resettable.has(canvas)) return;
+  resettable.add(canvas);
+  canvas.addEventListener('dblclick', () => current()?.resetZoom?.());
 }
 
 /** A long tooltip line as lines of at most `width` characters, broken

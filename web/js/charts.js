@@ -313,7 +313,7 @@ export class Charts {
     } else {
       config.plugins = [whiteBackground, pointLabels];
       this.charts[key] = new (chartClass())(canvas, config);
-      resetOnDoubleClick(this.charts[key]);
+      resetOnDoubleClick(canvas, () => this.charts[key]);
     }
     this.renderLegend(key, config.data.datasets);
     box.dataset.state = 'drawn';

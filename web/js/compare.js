@@ -10,7 +10,7 @@ import { whiteBackground, logAxis, line, seriesLegend } from './chart-kit.js';
 import { modelUrlProblem, MAX_FAIL_IF } from './state.js';
 import { needsConfirmation } from './url-policy.js';
 import { download, copyText } from './export.js';
-import { el } from './dom.js';
+import { el, confirmChoice } from './dom.js';
 import { wordName, wordTitle } from './words.js';
 import { chartClass } from './chart-lib.js';
 
@@ -99,9 +99,10 @@ export class CompareView {
       'data-testid': 'diff-url-input' });
     form.append(this.url, el('button', 'Open URL', { type: 'submit', 'data-testid': 'diff-url-open' }));
     this.example = el('select', null, { 'data-testid': 'diff-example-select', 'aria-label': 'Example model to compare with' });
+    this.exampleOpen = el('button', 'Compare', { type: 'button', 'data-testid': 'diff-example-open', 'aria-label': 'Compare with the chosen example' });
     this.swap = el('button', 'Swap old and new', { type: 'button', 'data-testid': 'diff-swap', disabled: '' });
     this.close = el('button', 'Close comparison', { type: 'button', 'data-testid': 'diff-close', disabled: '' });
-    bar.append(fileLabel, this.file, form, this.example, this.swap, this.close);
+    bar.append(fileLabel, this.file, form, this.example, this.exampleOpen, this.swap, this.close);
     r.appendChild(bar);
     this.status = el('p', '', { class: 'diff-status', role: 'status', 'data-testid': 'diff-status' });
     r.appendChild(this.status);
@@ -156,11 +157,7 @@ export class CompareView {
       if (why) { this.say(`Cannot open this URL: ${why}.`, true); return; }
       this.open(u, { kind: 'url', label: u });
     });
-    this.example.addEventListener('change', (ev) => {
-      const id = ev.target.value;
-      if (id) this.open(this.hooks.exampleUrl(id), { kind: 'example', label: id, id });
-      ev.target.value = '';
-    });
+    confirmChoice(this.example, this.exampleOpen, (id) => this.open(this.hooks.exampleUrl(id), { kind: 'example', label: id, id }));
     this.swap.addEventListener('click', () => {
       const st = this.hooks.state();
       st.compareIsOld = !st.compareIsOld;
@@ -185,6 +182,7 @@ export class CompareView {
     this.example.textContent = '';
     this.example.appendChild(el('option', 'or an example…', { value: '' }));
     for (const ex of this.hooks.examples()) this.example.appendChild(el('option', ex.name, { value: ex.id }));
+    this.exampleOpen.disabled = true;
   }
 
   /** code: the core's error code, kept out of the text for tools (data-code). */

@@ -83,7 +83,7 @@ export class GraphView {
     this.viewport.appendChild(this.svg);
     this.minimap = el('canvas', null, { class: 'graph-minimap', width: 160, height: 120, 'aria-hidden': 'true', hidden: '' });
     this.viewport.appendChild(this.minimap);
-    const help = el('p', 'Click a box to select its layer or open its module; drag to pan, scroll to zoom. Keyboard: arrow keys move between boxes, Enter selects or opens.',
+    const help = el('p', 'Click a box to select its layer or open its module; drag to pan, Ctrl + wheel to zoom. Keyboard: arrow keys move between boxes, Enter selects or opens.',
       { id: 'graph-help', class: 'hint' });
     this.legend = el('ul', null, { class: 'bound-legend', 'data-testid': 'graph-legend', 'aria-label': 'Colours: what limits each box' });
     this.panel = new LayerPanel();
@@ -416,8 +416,9 @@ export class GraphView {
     const { width, height } = this.viewport.getBoundingClientRect();
     this.view.x = width / 2 - this.placed.x[i] * this.view.k;
     this.view.y = height / 2 - this.placed.y[i] * this.view.k;
+    // the page itself stays where it is: a layer picked on a chart or in
+    // the table is shown here without scrolling what was clicked away
     this.applyView(smooth);
-    if (smooth) this.viewport.scrollIntoView({ block: 'nearest' });
   }
 
   /** whole: the whole graph in the viewport, however small that makes it
@@ -464,7 +465,10 @@ export class GraphView {
     const stop = () => { drag = null; };
     this.viewport.addEventListener('pointerup', stop);
     this.viewport.addEventListener('pointercancel', stop);
+    // Ctrl + wheel (a pinch comes as one) zooms, as on the charts; a plain
+    // wheel scrolls the page past the graph.
     this.viewport.addEventListener('wheel', (ev) => {
+      if (!ev.ctrlKey) return;
       ev.preventDefault();
       const r = this.viewport.getBoundingClientRect();
       const px = ev.clientX - r.left, py = ev.clientY - r.top;

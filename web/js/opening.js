@@ -7,7 +7,7 @@ import { fillDims } from './controls.js';
 import { analyze, clearModel } from './analysis.js';
 import { modelUrlProblem } from './state.js';
 import { eng, progressPct } from './format.js';
-import { $, el } from './dom.js';
+import { $, el, confirmChoice } from './dom.js';
 
 function setProgress(msg, label) {
   const p = $('progress');
@@ -187,11 +187,8 @@ export function wireOpening() {
     if (f) openModel(f, { label: f.name, kind: 'file' });
     ev.target.value = '';
   });
-  $('example-select').addEventListener('change', (ev) => {
-    const id = ev.target.value;
-    if (id) openModel(id, { label: id, kind: 'example' });
-    ev.target.value = '';
-  });
+  // "Try an example": choosing with the keyboard only chooses; Enter or Open example opens
+  confirmChoice($('example-select'), $('example-open'), (id) => openModel(id, { label: id, kind: 'example' }));
   $('cancel').addEventListener('click', () => { if (app.openId !== null) app.client.cancel(app.openId); });
   wireUrls();
   wireDrop();
