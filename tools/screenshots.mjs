@@ -110,6 +110,8 @@ const VIEWS = {
   async layers(w) {
     const page = await open(w, base);
     await page.evaluate(() => { document.querySelector('#table-scroll').style.height = `${26 * 12 + 60}px`; });
+    // the third row selected, so the picture shows how a selection looks
+    await page.evaluate(() => document.querySelectorAll('[data-testid=layer-table] tbody tr[data-index]')[2]?.click());
     await sleep(200);
     await shot(page, 'section.layers', 'layers', w);
     if (w === 1440) {
