@@ -99,6 +99,18 @@ static int time_row(rl_ctx *s, const cJSON *spec, const rl_options *o, const rl_
     return spec ? rl_parallel_plan(s, spec, o, hw, pg, lt, t, par, err) : 0;
 }
 
+/* A mode's label: the vendor's name of the mode, which a profile's mode name
+ * gives first, with its settings in brackets after it ("50W preset (GPU
+ * 816 MHz, ...)" -> "50W preset"); the whole name when it has no brackets.
+ * Written into buf (size > 0). */
+static const char *mode_label(const char *name, char *buf, size_t size) {
+    size_t len = strcspn(name, "(");
+    while (len > 0 && name[len - 1] == ' ') len--;
+    if (len == 0) len = strlen(name);
+    snprintf(buf, size, "%.*s", (int)(len < size ? len : size - 1), name);
+    return buf;
+}
+
 /* One device of a compare study: its sol.chosen figures, or an error (a
  * profile that does not load, an unknown mode, figures beyond range) with
  * null figures; the other rows still come back. */
@@ -124,6 +136,10 @@ static void compare_row(rl_ctx *s, const cJSON *pj, const char *mode, const cJSO
     }
     if (mode) cJSON_AddStringToObject(ho, "power_mode", mode);
     else cJSON_AddNullToObject(ho, "power_mode");
+    if (parsed && hw.mode_id) { /* the mode as the vendor names it, for the row's label */
+        char label[128];
+        cJSON_AddStringToObject(ho, "power_mode_label", mode_label(hw.mode_name, label, sizeof label));
+    }
     if (!parsed || time_row(s, spec, o, pg, &hw, &t, &par, &rowerr)) {
         static const char *const empty[] = {"precision", "sol", "chosen_time_s", "lower_bound_s", "upper_bound_s",
                                             "energy_j", "avg_power_w", "bound", "kernels", "launch_floor_s",
@@ -492,18 +508,6 @@ static int recommend_mode(const mode_row *rows, int n, int fastest, double max_s
     }
     *energy_known = rec >= 0;
     return rec < 0 ? fastest : rec; /* no energy coefficients: time alone decides */
-}
-
-/* A mode's label: the vendor's name of the mode, which a profile's mode name
- * gives first, with its settings in brackets after it ("50W preset (GPU
- * 816 MHz, ...)" -> "50W preset"); the whole name when it has no brackets.
- * Written into buf (size > 0). */
-static const char *mode_label(const char *name, char *buf, size_t size) {
-    size_t len = strcspn(name, "(");
-    while (len > 0 && name[len - 1] == ' ') len--;
-    if (len == 0) len = strlen(name);
-    snprintf(buf, size, "%.*s", (int)(len < size ? len : size - 1), name);
-    return buf;
 }
 
 static void add_mode_rows(cJSON *out, const mode_row *rows, int n, int fastest) {

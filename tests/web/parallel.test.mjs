@@ -106,6 +106,15 @@ test('compare: 1× against 8× H100 shows the figures the CLI gives for the same
   };
   await check();
   assert.ok(cli[1].parallel.t_comms_s > 0, 'communication appears over eight devices');
+  // a group's own figures come first in its row, and the chart draws it as one bar
+  const heads = await page.$$eval('[data-testid=compare-table] thead th', (ths) => ths.map((th) => th.textContent));
+  assert.deepEqual(heads.slice(1, 4), ['Devices', 'Time over the devices', 'Communication'], heads.join(' | '));
+  const bars = await page.evaluate(() => {
+    const ch = globalThis.Chart.getChart(document.querySelector('#compare-time'));
+    return { labels: ch.data.labels.map((l) => [].concat(l).slice(0, -1).join(' ')), perRow: ch.data.labels.map((_, i) => ch.data.datasets.filter((d) => d.data[i] !== null).length) };
+  });
+  assert.deepEqual(bars.perRow, [4, 1], 'one device: its three floors and its forecast; the group: one bar');
+  assert.deepEqual(bars.labels, ['NVIDIA H100 SXM5 80GB', '8 × NVIDIA H100 SXM5 80GB'], 'display names, never ids');
   const link = page.url();
   assert.deepEqual(new URLSearchParams(new URL(link).hash.slice(1)).get('cmp'), 'h100-sxm,h100-sxm@tp=8');
   assert.deepEqual(page.problems, []);

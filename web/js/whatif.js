@@ -452,8 +452,11 @@ export class WhatIfViews {
     // The picker's entry names the bar ('id' or 'id:mode'); an edited profile
     // by its own id; a group of devices by their number, the core's.
     const parsed = entries.map(parseCompareEntry);
+    // Named as a user knows them: the profile's display name and the mode's vendor name, never ids.
     const label = (r, i) => {
-      const base = parsed[i].id === 'custom' ? `${r.hardware?.id || 'custom'} (edited)` : entries[i].split('@')[0];
+      const name = r.hardware?.name || entries[i].split('@')[0];
+      const base = (parsed[i].id === 'custom' ? `${name} (edited)` : name) +
+        (r.hardware?.power_mode_label ? `, ${r.hardware.power_mode_label}` : '');
       if (!parsed[i].devices) return base;
       return r.parallel ? `${r.parallel.devices} × ${base}` : `${base}@${devicesSpec(parsed[i].devices)}`;
     };
@@ -461,7 +464,16 @@ export class WhatIfViews {
     const several = ok.some(({ r }) => r.parallel);
     // over its devices: a group's plan, a single device its own chosen time (both the core's)
     const overDevices = (r) => (r.parallel ? r.parallel.time_s : r.chosen_time_s);
-    const labels = ok.map(({ r, i }) => [label(r, i), `limited by ${boundPhrase(r.parallel ? r.parallel.bound : r.bound)}`]);
+    // Display names are long ("NVIDIA Jetson AGX Orin Developer Kit (…)"): each label is lines of a few
+    // words, drawn level, so that no name runs diagonally across its neighbours.
+    const lines = (text, width = 22) => text.split(' ').reduce((acc, w) => {
+      if (acc.length && (acc[acc.length - 1] + ' ' + w).length <= width) acc[acc.length - 1] += ' ' + w; else acc.push(w);
+      return acc;
+    }, []);
+    const labels = ok.map(({ r, i }) => [...lines(label(r, i)), ...lines(`limited by ${boundPhrase(r.parallel ? r.parallel.bound : r.bound)}`)]);
+    // each device's rows of text get their room: the boxes grow with the devices and their names
+    const boxHeight = `${Math.max(300, 110 + labels.reduce((h, l) => h + Math.max(14 * l.length + 8, 44), 0))}px`;
+    for (const id of ['#compare-time', '#compare-energy']) this.q(id).parentElement.style.height = boxHeight;
     const sols = ['unfused', 'fused', 'fused_prefetched'];
     const times = ok.flatMap(({ r }) => [...sols.map((s) => r.sol?.[s]), overDevices(r), r.forecast_s]);
     const [tlo, thi] = decades(times);
@@ -469,25 +481,30 @@ export class WhatIfViews {
       type: 'bar',
       data: {
         labels,
+        // a group of devices is one bar, its own time over the devices; a single device its floors and forecast
         datasets: [...sols.map((s) => ({
-          label: wordName('sol', s) + (s === st.sol ? ' (chosen)' : '') + (several ? ', one device' : ''),
-          data: ok.map(({ r }) => r.sol?.[s] ?? null),
+          label: wordName('sol', s) + (s === st.sol ? ' (chosen)' : ''),
+          data: ok.map(({ r }) => (r.parallel ? null : r.sol?.[s] ?? null)),
           backgroundColor: SOL_COLORS[s],
           borderColor: s === st.sol ? '#000' : SOL_COLORS[s], borderWidth: s === st.sol ? 1.5 : 0,
         })), {
           // what the profile's software stack is forecast to take: above the floors (one device's)
-          label: wordName('term', 'forecast') + (several ? ', one device' : ''),
-          data: ok.map(({ r }) => r.forecast_s ?? null),
+          label: wordName('term', 'forecast'),
+          data: ok.map(({ r }) => (r.parallel ? null : r.forecast_s ?? null)),
           backgroundColor: FORECAST_COLOR,
         }, ...(several ? [{
-          label: 'over its devices (math + communication)',
-          data: ok.map(({ r }) => overDevices(r) ?? null),
+          label: 'a group: over its devices (speed of light + communication)',
+          data: ok.map(({ r }) => (r.parallel ? overDevices(r) : null)),
           backgroundColor: DEVICES_COLOR,
         }] : [])],
       },
-      options: baseOptions({ type: 'category', ticks: { autoSkip: false, maxRotation: 40, font: { size: 11 } } },
-        axis('logarithmic', 'Time per inference (s)', 's', tlo, thi),
+      // bars across, devices down: a device's name reads level however long it is, on a phone too
+      options: { ...baseOptions(axis('logarithmic', 'Time per inference (s)', 's', tlo, thi),
+        { type: 'category', ticks: { autoSkip: false, font: { size: 11 } } },
         { tooltip: { callbacks: { label: (it) => `${it.dataset.label}: ${eng(it.raw, 's')}` } } }),
+        indexAxis: 'y',
+        // a group's one bar takes the whole slot: no room kept for the single device's bars it has not
+        datasets: { bar: { skipNull: true } } },
     });
     // energy is one device's (the core gives none for a group): a group gets no energy bar
     const energies = ok.map(({ r }) => (r.parallel ? null : r.energy_j));
@@ -502,28 +519,33 @@ export class WhatIfViews {
           backgroundColor: ok.map(({ r }) => boundColor(r.bound)),   // the core's table of bounds
         }],
       },
-      options: baseOptions({ type: 'category', ticks: { autoSkip: false, maxRotation: 40, font: { size: 11 } } },
-        axis('logarithmic', 'Energy per inference (J)', 'J', elo, ehi),
-        { legend: { display: false },
-          tooltip: { callbacks: { label: (it) => `energy: ${eng(it.raw, 'J')} (limited by ${boundPhrase(ok[it.dataIndex].r.bound)})` } } }),
+      options: { indexAxis: 'y', ...baseOptions(axis('logarithmic', 'Energy per inference (J)', 'J', elo, ehi),
+        { type: 'category', ticks: { autoSkip: false, font: { size: 11 } } },
+        // the colours' legend: one entry per bound that a bar shows
+        { legend: { display: true, labels: { boxWidth: 12, font: { size: 11 }, generateLabels: () =>
+            [...new Set(ok.filter(({ r }) => !r.parallel && r.energy_j > 0).map(({ r }) => r.bound))]
+              .map((b) => ({ text: `limited by ${boundPhrase(b)}`, fillStyle: boundColor(b), strokeStyle: boundColor(b), lineWidth: 0 })) },
+            onClick: () => {} },
+          tooltip: { callbacks: { label: (it) => `energy: ${eng(it.raw, 'J')} (limited by ${boundPhrase(ok[it.dataIndex].r.bound)})` } } }) },
     });
     const missing = ok.filter(({ r }) => !r.parallel).filter(({ r }) => r.energy_j === null || r.energy_j === undefined).map(({ r, i }) => label(r, i));
     const failed = rows.map((r, i) => ({ r, i })).filter(({ r }) => r.error);
     const notes = [];
     if (missing.length) notes.push(`No energy figures in the profile of ${missing.join(', ')}: no energy bar.`);
-    if (several) notes.push('A group of devices is planned by the core over its chip-to-chip links (tensor parallel); its time, communication and memory per device are in the last columns. Its other figures, energy included, are those of one device: no energy bar for a group.');
+    if (several) notes.push('A group of devices is planned by the core over its chip-to-chip links (tensor parallel): its own figures (time over the devices, communication, speed-up, memory per device) come first in its row and make its one bar. Its other figures, energy included, are those of one device: no energy bar for a group.');
     const fell = ok.filter(({ r }) => fellBack(r));
     for (const { r, i } of fell) notes.push(`${label(r, i)} has no ${asked} peak in its profile: its ${asked} work is timed at its ${r.precision} peak.`);
     for (const { r, i } of failed) notes.push(`${entries[i]}: ${r.error.message}`);
     this.q('#compare-notes').textContent = notes.join(' ');
     fillTable(this.q('#compare-table'),
-      ['Device', 'Power mode', 'Precision used', ...sols.map((s) => wordName('sol', s)), `Chosen (${wordName('sol', st.sol)})`, forecastHead(), 'Energy (speed of light)', 'Energy (forecast)', 'Limited by', wordName('term', 'launch_floor'),
-        ...(several ? ['Devices', 'Time over the devices', 'Communication', 'Limited by (devices)', 'Speed-up', 'Memory per device'] : [])],
+      ['Device', ...(several ? ['Devices', 'Time over the devices', 'Communication', 'Limited by (devices)', 'Speed-up', 'Memory per device'] : []),
+        'Power mode', 'Precision used', ...sols.map((s) => `${wordName('sol', s)}${several ? ', one device' : ''}`), `Chosen (${wordName('sol', st.sol)})`, forecastHead(), 'Energy (speed of light)', 'Energy (forecast)', 'Limited by', wordName('term', 'launch_floor')],
       rows.map((r, i) => ({
         attrs: { 'data-hw': entries[i] },
         cells: r.error ? [{ text: entries[i] }, { text: `error: ${r.error.message}`, cls: 'bad' }] : [
           { text: r.parallel ? `${r.parallel.devices} × ${r.hardware.name}` : r.hardware.name, title: r.hardware.id },
-          { text: r.hardware.power_mode || '–' },
+          ...(several ? devicesCells(r) : []),
+          { text: r.hardware.power_mode_label || '–', title: r.hardware.power_mode || '' },
           fellBack(r) ? { text: `${r.precision} (no ${asked} peak)`, value: r.precision, key: 'precision', title: `${asked} requested; this device has no ${asked} peak, so its ${r.precision} peak is used` }
             : { text: r.precision, value: r.precision, key: 'precision' },
           ...sols.map((s) => ({ text: eng(r.sol[s], 's'), value: r.sol[s], title: exact(r.sol[s], 's'), key: s, cls: 'n' })),
@@ -533,7 +555,6 @@ export class WhatIfViews {
           forecastEnergyCell(r),
           { text: wordName('bound', r.bound), value: r.bound, key: 'bound' },
           { text: eng(r.launch_floor_s, 's'), value: r.launch_floor_s, title: exact(r.launch_floor_s, 's'), cls: 'n' },
-          ...(several ? devicesCells(r) : []),
         ],
       })));
   }
