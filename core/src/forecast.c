@@ -351,23 +351,31 @@ void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o,
     }
 }
 
+/* A kernel's fixed costs: each launch (and GEMM call) and each group, whatever its work. */
+static double kernel_fixed_s(const rl_fc_kernel *k, const rl_forecast_params *p) {
+    return (k->kernels + k->calls) * rl_fc_class_kernel_s(p, k->cls) + k->groups * p->group_s;
+}
+
 double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p) {
     /* an output tile's fixed work runs at the share of the peak of its product's class */
     double tc = k->tk * p->tile_k0 / p->compute[k->cls == RL_CLASS_CONV ? RL_CLASS_CONV : RL_CLASS_MATRIX];
     for (int cls = 0; cls < RL_CLASS_COUNT; cls++)
         if (k->tc[cls] > 0) tc += k->tc[cls] / p->compute[cls];
     return max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + k->t_columns / p->memory[RL_CLASS_MOVEMENT] +
-           (k->kernels + k->calls) * rl_fc_class_kernel_s(p, k->cls) + k->groups * p->group_s;
+           kernel_fixed_s(k, p);
 }
 
 /* ---------------------------------------------------------------- graph -- */
-/* Spread kernel time t over its layers in proportion to their own weights
- * (set by rl_fc_kernel_figures); all of it to the first when none weighs. */
-static void spread(const int *next, int first, double t, rl_layer_time *lt) {
+/* Spread kernel time t, of which `fixed` is fixed costs, over its layers in
+ * proportion to their own weights (set by rl_fc_kernel_figures); all of it
+ * to the first when none weighs. */
+static void spread(const int *next, int first, double t, double fixed, rl_layer_time *lt) {
     double w = 0;
     for (int i = first; i >= 0; i = next ? next[i] : -1) w += lt[i].forecast_s;
-    for (int i = first; i >= 0; i = next ? next[i] : -1)
+    for (int i = first; i >= 0; i = next ? next[i] : -1) {
         lt[i].forecast_s = w > 0 ? t * lt[i].forecast_s / w : (i == first ? t : 0);
+        lt[i].forecast_fixed_s = t > 0 ? lt[i].forecast_s * fixed / t : 0;
+    }
 }
 
 /* The clamp: the forecast never below the floor nor above the power budget;
@@ -384,9 +392,11 @@ static void close_forecast(const rl_prepared *pg, const rl_hw *hw, double e_dyn,
     for (int cls = 0; cls < RL_CLASS_COUNT; cls++) f->by_class[cls].time_s *= ratio;
     for (int i = 0; lt && i < pg->graph->n_nodes; i++) {
         lt[i].forecast_s *= ratio;
+        lt[i].forecast_fixed_s *= ratio;
         /* no kernel time at all (nothing runs): the floor's own shares */
         if (!(f->kernels_s > 0) && f->floor_s > 0) {
             lt[i].forecast_s = lt[i].t;
+            lt[i].forecast_fixed_s = 0;
             f->by_class[lt[i].op_class].time_s += lt[i].t;
         }
     }
@@ -604,7 +614,7 @@ void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
         rl_forecast_class *bc = &f->by_class[k.cls];
         bc->time_s += t, bc->kernels += kernels;
         if (!lt) continue;
-        spread(pl.next, r, t, lt);
+        spread(pl.next, r, t, kernel_fixed_s(&k, &hw->fc), lt);
         for (int i = r; i >= 0; i = pl.next ? pl.next[i] : -1) bc->floor_s += lt[i].t;
     }
     close_forecast(pg, hw, e_dyn, lt, out);

@@ -61,6 +61,10 @@ extern const char *const rl_band_bases[];
 /* The forecast's parameters (the profile's "forecast" block, hw/README.md):
  * what a well-tuned software stack reaches on the device. A profile without
  * the block gets the core's generic defaults (no tile quantization). */
+/* A collective's achievable share of the line rate when the profile gives
+ * none: NCCL's protocol overhead is about 20 % (NVIDIA/nccl-tests issue
+ * 212: 370 of NVLink 4's 450 GB/s per direction), docs/model.md §12. */
+#define RL_FC_DEFAULT_LINK_FRACTION 0.8
 typedef struct rl_forecast_params {
     double compute[RL_CLASS_COUNT]; /* achievable fraction of the compute peak, (0, 1] */
     double memory[RL_CLASS_COUNT];  /* achievable fraction of a memory level's bandwidth, (0, 1] */
@@ -75,6 +79,9 @@ typedef struct rl_forecast_params {
     double tile_k0;                 /* the fixed work of an output tile, in steps of K ("tile_overhead_k"):
                                        clearing, writing and packing a tile, filling its pipeline, which
                                        a product of K steps a tile pays as K + tile_k0 (0: none) */
+    double link_fraction;           /* achievable share of the interconnect's link bandwidth for a
+                                       collective ("link_fraction"; default RL_FC_DEFAULT_LINK_FRACTION):
+                                       what the forecast over several devices moves its bytes at */
     int cache_level;                /* memory level that keeps a kernel's output for the next (0: none) */
     bool unfused;                   /* the stack runs every node as a kernel of its own ("fusion": "none"),
                                        not the epilogue fusion of docs/model.md §4 ("epilogue") */

@@ -20,7 +20,7 @@ const char *rl_topology_name(int t) { return t >= 0 && t < RL_TOPO_COUNT ? topol
 static const char *const interconnect_keys[] = {"name", "topology", "notes", "links", "link_bandwidth_Bps",
                                                 "latency_s", NULL};
 static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "group_overhead_s", "matrix_units", "tile_m", "tile_n",
-                                            "tile_k", "tile_overhead_k", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "conv_lowering", "shape_ops", "broadcast", "pooling", "classes", "fit", "band", NULL};
+                                            "tile_k", "tile_overhead_k", "link_fraction", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "conv_lowering", "shape_ops", "broadcast", "pooling", "classes", "fit", "band", NULL};
 static const char *const class_keys[] = {"compute_fraction", "memory_fraction", "kernel_overhead_s", NULL};
 
 const char *const rl_op_class_names[RL_CLASS_COUNT] = {"matrix", "depthwise", "normalization",
@@ -83,6 +83,7 @@ void hw_forecast_defaults(rl_hw *hw) {
     f->kernel_s = -1; /* the launch overhead, once the mode's is known */
     for (int k = 0; k < RL_CLASS_COUNT; k++) f->class_kernel_s[k] = -1; /* kernel_s */
     f->units = f->tile_m = f->tile_n = f->tile_k = 1;
+    f->link_fraction = RL_FC_DEFAULT_LINK_FRACTION;
     f->stack = "generic defaults (the profile gives no forecast)";
 }
 
@@ -273,8 +274,9 @@ int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
                                                   "bandwidth_Bps and capacity_bytes");
     }
     static const char *const keys[] = {"kernel_overhead_s", "group_overhead_s", "matrix_units", "tile_m", "tile_n",
-                                       "tile_k", "tile_overhead_k"};
-    double *dst[] = {&f->kernel_s, &f->group_s, &f->units, &f->tile_m, &f->tile_n, &f->tile_k, &f->tile_k0};
+                                       "tile_k", "tile_overhead_k", "link_fraction"};
+    double *dst[] = {&f->kernel_s, &f->group_s, &f->units, &f->tile_m, &f->tile_n, &f->tile_k, &f->tile_k0,
+                     &f->link_fraction};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (hw_read_figure(x, fc, keys[i], "forecast", dst[i], NULL)) return -1;
     const cJSON *apart = cJSON_GetObjectItemCaseSensitive(fc, "epilogue_apart");

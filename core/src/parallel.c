@@ -33,6 +33,9 @@ struct rl_parallel {
     double comm_bytes, tp_comm_bytes, send_bytes, grad_bytes, t_grad_s;
     double weight_bytes_per_device, activation_bytes_per_device, memory_bytes_per_device, capacity;
     double flops_per_device, single_device_s, critical_intensity, peak_flops, t_compute_sum, t_memory_sum;
+    /* the forecast: the stages' forecast math and communication, the totals */
+    double *stage_fc_math, *stage_fc_comms;
+    double forecast_s, forecast_t_math_s, forecast_t_comms_s, single_device_forecast_s;
     const char *bound;
     int n_column, n_row, n_vocab, n_slice;
 };
@@ -48,7 +51,8 @@ const char *rl_collective_name(rl_collective k) {
 
 void rl_parallel_summarize(const rl_parallel *p, rl_parallel_summary *out) {
     *out = (rl_parallel_summary){p->tp, p->pp, p->dp, p->devices, p->time_s, p->t_math_s, p->t_comms_s,
-                                 p->comm_bytes, p->weight_bytes_per_device, p->weight_bytes,
+                                 p->comm_bytes, p->forecast_s, p->forecast_t_comms_s,
+                                 p->weight_bytes_per_device, p->weight_bytes,
                                  p->memory_bytes_per_device, p->capacity,
                                  p->time_s > 0 ? p->single_device_s / p->time_s : 0, p->bound};
 }
@@ -140,6 +144,16 @@ static double coll_time(const rl_hw *hw, rl_collective k, int n, double bytes) {
     if (n <= 1 || k == RL_COLL_NONE) return 0;
     double steps = (k == RL_COLL_ALL_REDUCE ? 2.0 : 1.0) * (n - 1);
     return bytes / (hw->ic_link_bw * lanes(hw, n)) + steps * hw->ic_latency_s;
+}
+
+/* The forecast of a collective: as coll_time, with the bytes at the link's
+ * achievable rate (a collective library's protocol overhead), and one
+ * kernel's fixed cost, the collective's own kernel. */
+static double coll_forecast(const rl_hw *hw, rl_collective k, int n, double bytes) {
+    if (n <= 1 || k == RL_COLL_NONE) return 0;
+    double steps = (k == RL_COLL_ALL_REDUCE ? 2.0 : 1.0) * (n - 1);
+    return bytes / (hw->ic_link_bw * lanes(hw, n) * hw->fc.link_fraction) + steps * hw->ic_latency_s +
+           rl_fc_class_kernel_s(&hw->fc, RL_CLASS_MOVEMENT);
 }
 
 /* ----------------------------------------------------- finding the pairs -- */
@@ -329,7 +343,7 @@ static void shares(rl_shard_kind k, int T, double *flops, double *in, double *w,
 /* The layer's time on one device: the timing model's time of the layer,
  * its roofline part (compute or memory) scaled by the share one device keeps. */
 static double layer_time(const rl_node *n, const rl_layer_time *L, rl_shard_kind k, int T, double *tc,
-                         double *tm) {
+                         double *tm, double *fc) {
     double fs, is, ws, os;
     shares(k, T, &fs, &is, &ws, &os);
     const rl_cost *q = &n->cost;
@@ -338,6 +352,10 @@ static double layer_time(const rl_node *n, const rl_layer_time *L, rl_shard_kind
     *tc = L->tc * fs;
     *tm = L->tm * bs;
     double whole = fmax(L->tc, L->tm), split = fmax(*tc, *tm);
+    /* the forecast: its kernels' fixed costs every device pays in full; the
+     * work's part (at the stack's efficiencies) shrinks as the roofline does */
+    double fixed = fmin(L->forecast_fixed_s, L->forecast_s);
+    *fc = whole > 0 ? fixed + (L->forecast_s - fixed) * split / whole : L->forecast_s;
     if (!(whole > 0)) return L->t;
     /* what the layer's time has beyond its roofline (its share of the kernel
      * launches, of a power floor) is not split: each device pays it */
@@ -364,8 +382,9 @@ static void time_layers(rl_ctx *c, const rl_graph *g, const rl_layer_time *lt, c
     double passes = P->training ? 3 : 1, comm_passes = P->training ? 2 : 1;
     for (int i = 0; i < g->n_nodes; i++) {
         rl_layer_comm *L = &P->layer[i];
-        double tc, tm;
-        L->t_math_s = passes * layer_time(&g->nodes[i], &lt[i], L->shard, P->tp, &tc, &tm);
+        double tc, tm, fc;
+        L->t_math_s = passes * layer_time(&g->nodes[i], &lt[i], L->shard, P->tp, &tc, &tm, &fc);
+        L->fc_math_s = passes * fc;
         double fs, is, ws, os;
         shares(L->shard, P->tp, &fs, &is, &ws, &os);
         L->flops = passes * fs * lt[i].flops;
@@ -375,6 +394,7 @@ static void time_layers(rl_ctx *c, const rl_graph *g, const rl_layer_time *lt, c
         double bytes = coll_bytes(L->coll, P->tp, coll_size(c, g, &g->nodes[i], L, sh));
         L->comm_bytes = comm_passes * bytes;
         L->t_comms_s = comm_passes * coll_time(P->hw, L->coll, P->tp, bytes);
+        L->fc_comms_s = comm_passes * coll_forecast(P->hw, L->coll, P->tp, bytes);
         P->tp_comm_bytes += L->comm_bytes;
     }
 }
@@ -455,15 +475,35 @@ static double pipe_time(const double *x, int S, int M) {
 /* ---------------------------------------------------------------- totals -- */
 static void stage_times(const rl_graph *g, rl_parallel *P) {
     double comm_passes = P->training ? 2 : 1;
+    const rl_hw *hw = P->hw;
     for (int i = 0; i < g->n_nodes; i++) {
-        P->stage_math[P->layer[i].stage] += P->layer[i].t_math_s;
-        P->stage_comms[P->layer[i].stage] += P->layer[i].t_comms_s;
+        const rl_layer_comm *L = &P->layer[i];
+        P->stage_math[L->stage] += L->t_math_s;
+        P->stage_comms[L->stage] += L->t_comms_s;
+        P->stage_fc_math[L->stage] += L->fc_math_s;
+        P->stage_fc_comms[L->stage] += L->fc_comms_s;
     }
     for (int s = 0; s + 1 < P->pp; s++) {
         double b = P->stage_send_bytes[s];
-        P->stage_comms[s] += comm_passes * (b / P->hw->ic_link_bw + P->hw->ic_latency_s);
+        P->stage_comms[s] += comm_passes * (b / hw->ic_link_bw + hw->ic_latency_s);
+        P->stage_fc_comms[s] += comm_passes * (b / (hw->ic_link_bw * hw->fc.link_fraction) + hw->ic_latency_s +
+                                               rl_fc_class_kernel_s(&hw->fc, RL_CLASS_MOVEMENT));
         P->send_bytes += comm_passes * b;
     }
+}
+
+/* The forecast over the devices, as the floor's upper bound (no overlap),
+ * over the stages' forecast math and communication; the gradients'
+ * all-reduce at the link's achievable rate. Never below the floor's time.
+ * `both` is scratch for S stages. */
+static void forecast_totals(rl_parallel *P, double *both) {
+    int S = P->pp, M = P->micro_batches;
+    const rl_hw *hw = P->hw;
+    for (int s = 0; s < S; s++) both[s] = P->stage_fc_math[s] + P->stage_fc_comms[s];
+    double grad = P->grad_bytes > 0 ? coll_forecast(hw, RL_COLL_ALL_REDUCE, P->dp, P->grad_bytes) : 0;
+    P->forecast_t_math_s = pipe_time(P->stage_fc_math, S, M);
+    P->forecast_t_comms_s = pipe_time(P->stage_fc_comms, S, M) + grad;
+    P->forecast_s = fmax(pipe_time(both, S, M) + grad, P->time_s);
 }
 
 static int totals(rl_ctx *c, const rl_timing *t, rl_parallel *P) {
@@ -484,6 +524,7 @@ static int totals(rl_ctx *c, const rl_timing *t, rl_parallel *P) {
     P->upper_bound_s = pipe_time(both, S, M) + P->t_grad_s;
     P->lower_bound_s = fmax(P->t_math_s, P->t_comms_s);
     P->time_s = P->upper_bound_s;
+    forecast_totals(P, both);
     P->bubble = (double)(S - 1) / (M + S - 1);
     P->comm_bytes = P->tp_comm_bytes + P->send_bytes + P->grad_bytes;
     P->bound = P->t_comms_s > P->t_math_s ? "communication" : P->t_compute_sum >= P->t_memory_sum ? "compute" : "memory";
@@ -491,6 +532,7 @@ static int totals(rl_ctx *c, const rl_timing *t, rl_parallel *P) {
     P->memory_bytes_per_device = P->weight_bytes_per_device * (P->training ? 2 : 1) + P->activation_bytes_per_device;
     P->capacity = P->hw->n_mem > 0 ? P->hw->mem_cap[0] : 0;
     P->single_device_s = rl_timing_chosen(t)->time_s * (P->training ? 3 : 1);
+    P->single_device_forecast_s = t->forecast.time_s * (P->training ? 3 : 1);
     P->tp_bandwidth = P->hw->ic_topology == RL_TOPO_NONE ? 0 : P->hw->ic_link_bw * lanes(P->hw, P->tp);
     int prec = t->main_prec >= 0 && t->main_prec < RL_P_COUNT ? t->main_prec : RL_P_FP32;
     P->peak_flops = P->hw->matrix[prec];
@@ -524,8 +566,10 @@ static bool alloc_plan(rl_ctx *c, rl_parallel *P, int n) {
     P->stage_comms = rl_arena_alloc(c->arena, S * sizeof(double));
     P->stage_send_bytes = rl_arena_alloc(c->arena, S * sizeof(double));
     P->stage_weights = rl_arena_alloc(c->arena, S * sizeof(double));
+    P->stage_fc_math = rl_arena_alloc(c->arena, S * sizeof(double));
+    P->stage_fc_comms = rl_arena_alloc(c->arena, S * sizeof(double));
     return P->layer && P->stage_first && P->stage_last && P->stage_math && P->stage_comms && P->stage_send_bytes &&
-           P->stage_weights;
+           P->stage_weights && P->stage_fc_math && P->stage_fc_comms;
 }
 
 int rl_parallel_plan(rl_ctx *c, const cJSON *spec, const rl_options *o, const rl_hw *hw, const rl_prepared *pg,
@@ -648,6 +692,12 @@ void rl_parallel_json(const rl_parallel *P, cJSON *root) {
     rl_json_add_num(o, "single_device_s", P->single_device_s);
     rl_json_add_num(o, "speedup", P->time_s > 0 ? P->single_device_s / P->time_s : 0);
     rl_json_add_num(o, "bubble", P->bubble);
+    /* the forecast over the devices beside one device's (forecast.time_s) */
+    rl_json_add_num(o, "forecast_s", P->forecast_s);
+    rl_json_add_num(o, "forecast_t_math_s", P->forecast_t_math_s);
+    rl_json_add_num(o, "forecast_t_comms_s", P->forecast_t_comms_s);
+    rl_json_add_num(o, "single_device_forecast_s", P->single_device_forecast_s);
+    rl_json_add_num(o, "forecast_speedup", P->forecast_s > 0 ? P->single_device_forecast_s / P->forecast_s : 0);
     rl_json_add_num(o, "comm_bytes", P->comm_bytes);
     rl_json_add_num(o, "tp_comm_bytes", P->tp_comm_bytes);
     rl_json_add_num(o, "pipeline_send_bytes", P->send_bytes);

@@ -30,6 +30,10 @@ typedef struct rl_layer_comm {
     double t_comms_s;    /* their time: bytes / bandwidth + steps × latency */
     double t_math_s;     /* the layer's time on one device (training: forward and backward) */
     double flops;        /* the FLOPs one device does for it (training: forward and backward) */
+    double fc_math_s;    /* the forecast of it on one device: its fixed costs in full, the rest scaled
+                            as t_math_s is (training: forward and backward) */
+    double fc_comms_s;   /* the forecast of its collective: bytes at the link's achievable rate
+                            (forecast.link_fraction) + steps × latency + one kernel's fixed cost */
     int stage;           /* pipeline stage */
 } rl_layer_comm;
 
@@ -48,6 +52,8 @@ int rl_parallel_plan(rl_ctx *c, const cJSON *spec, const rl_options *o, const rl
 typedef struct rl_parallel_summary {
     int tp, pp, dp, devices;
     double time_s, t_math_s, t_comms_s, comm_bytes;
+    double forecast_s, forecast_t_comms_s; /* the forecast over the devices (never below time_s), its
+                                              communication part */
     double weight_bytes_per_device, weight_bytes; /* the largest stage's share; every weight once */
     double memory_bytes_per_device, memory_capacity_bytes, speedup; /* capacity 0 = unknown */
     const char *bound;

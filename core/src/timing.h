@@ -96,6 +96,9 @@ typedef struct rl_layer_time {
                               (epilogue fusion), or -1 when it stays a kernel of its own */
     int op_class;          /* its forecast class (enum rl_op_class, hw.h) */
     double forecast_s;     /* its share of forecast.time_s (forecast.c): the layers add up to it */
+    double forecast_fixed_s; /* of forecast_s, its share of its kernel's fixed costs (per kernel, per
+                                group): what a device pays in full when the work is split over several
+                                (parallel.c) */
 } rl_layer_time;
 
 /* The forecast of one op class: the kernels whose class it is. */
