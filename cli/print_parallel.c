@@ -35,8 +35,12 @@ static void print_parallel_head(const cJSON *P) {
 /* The LLM view over the devices (llm.parallel). */
 static void print_llm_parallel(const cJSON *P) {
     char a[32], b[32], c[32], d[32];
-    tprintf("\nover %s devices (tp=%s pp=%s dp=%s): TTFT %s", numf("%g", num(P, "devices")), numf("%g", num(P, "tp")), numf("%g", num(P, "pp")),
-           numf("%g", num(P, "dp")), tsec(num(P, "ttft_s"), a, sizeof a));
+    tprintf("\nover %s devices (tp=%s pp=%s dp=%s): forecast TTFT %s", numf("%g", num(P, "devices")), numf("%g", num(P, "tp")),
+           numf("%g", num(P, "pp")), numf("%g", num(P, "dp")), tsec(num(P, "forecast_ttft_s"), a, sizeof a));
+    if (cJSON_IsNumber(get(P, "forecast_tpot_s")))
+        tprintf(", TPOT %s (collectives %s)", tsec(num(P, "forecast_tpot_s"), a, sizeof a),
+               tsec(num(P, "forecast_decode_t_comms_s"), b, sizeof b));
+    tprintf("\n          floor TTFT %s", tsec(num(P, "ttft_s"), a, sizeof a));
     if (cJSON_IsNumber(get(P, "tpot_s")))
         tprintf(", TPOT %s (collectives %s, %s-bound), %s tokens/s, %s sent per token", tsec(num(P, "tpot_s"), a, sizeof a),
                tsec(num(P, "decode_t_comms_s"), b, sizeof b), tstr(P, "decode_bound"),

@@ -232,11 +232,38 @@ static void print_llm_sweeps(const cJSON *L) {
     }
 }
 
+/* The answer: the forecast's TTFT, TPOT, tokens/s and end to end (over the
+ * devices of a plan), and the floor's beside them, named as the floor. */
+static void print_llm_answer(const cJSON *res, const cJSON *L) {
+    const cJSON *fc = get(L, "forecast"), *fl = get(L, "floor"), *sf = get(res, "forecast"), *dec = get(L, "decode");
+    char a[32], b[32], c[32], d[32];
+    const double devices = num(fc, "devices");
+    tprintf("\nforecast  (%s: %s%s%s)\n", word("basis", str(sf, "basis")), tstr(sf, "stack"), devices > 1 ? ", over " : "",
+           devices > 1 ? numf("%g devices", devices) : "");
+    tprintf("TTFT      %s   (floor %s)\n", tsec(num(fc, "ttft_s"), a, sizeof a), tsec(num(fl, "ttft_s"), b, sizeof b));
+    char band[96], band2[96];
+    const char *ttft = band_text(fc, "ttft_low_s", "ttft_high_s", true, band, sizeof band);
+    const char *tpot = ttft ? band_text(fc, "tpot_low_s", "tpot_high_s", true, band2, sizeof band2) : NULL;
+    if (ttft) tprintf("likely    TTFT %s%s%s; %s\n", ttft, tpot ? ", TPOT " : "", tpot ? tpot : "", tstr(fc, "track_record"));
+    else tprintf("          %s\n", tstr(fc, "track_record"));
+    if (!cJSON_IsObject(dec)) return;
+    tprintf("TPOT      %s   (floor %s", tsec(num(fc, "tpot_s"), a, sizeof a), tsec(num(fl, "tpot_s"), b, sizeof b));
+    if (devices > 1) /* the plan's: the mean of its first and last steps (docs/parallel.md) */
+        tprintf(", the mean of the first and last steps over the devices)\n");
+    else
+        tprintf(": first %s, last %s; %s over %s steps analysed)\n", tsec(num(dec, "first_time_per_token_s"), c, sizeof c),
+               tsec(num(dec, "last_time_per_token_s"), d, sizeof d), tstr(dec, "method"), numf("%g", num(dec, "steps_evaluated")));
+    tprintf("tokens/s  %s   (floor %s)\n", eng(num(fc, "tokens_per_s"), "", a, sizeof a), eng(num(fl, "tokens_per_s"), "", b, sizeof b));
+    tprintf("e2e       %s   (floor %s);  energy %s per token (floor %s)\n", tsec(num(fc, "e2e_s"), a, sizeof a),
+           tsec(num(fl, "e2e_s"), b, sizeof b), opt_eng(fc, "energy_per_token_j", "J", c, sizeof c),
+           opt_eng(fl, "energy_per_token_j", "J", d, sizeof d));
+}
+
 void print_llm(const cJSON *res) {
     const cJSON *L = get(res, "llm"), *model = get(res, "model");
     const cJSON *hw = get(res, "hardware"), *roles = get(L, "roles");
     const cJSON *q = get(L, "quantization"), *dec = get(L, "decode"), *it;
-    char a[32], b[32], c[32], d[32];
+    char a[32], b[32];
     tprintf("model     %s  (%s nodes)\n", tstr(model, "name")[0] ? tstr(model, "name") : "(unnamed)",
            numf("%g", num(model, "nodes")));
     tprintf("hardware  %s%s%s\n", tstr(hw, "name"), cJSON_IsString(get(hw, "power_mode")) ? ", mode " : "",
@@ -255,30 +282,7 @@ void print_llm(const cJSON *res) {
     tprintf("; precision %s, weights %s, KV cache %s; speed-of-light model %s\n\n",
            tstr(get(res, "roofline"), "precision"), a, b, tstr(L, "sol"));
     print_llm_phases(L);
-    tprintf("\nTTFT      %s\n", tsec(num(L, "ttft_s"), a, sizeof a));
-    if (cJSON_IsObject(dec)) {
-        tprintf("TPOT      %s mean (first %s, last %s; %s over %s steps analysed)\n",
-               tsec(num(dec, "mean_time_per_token_s"), a, sizeof a), tsec(num(dec, "first_time_per_token_s"), b, sizeof b),
-               tsec(num(dec, "last_time_per_token_s"), c, sizeof c), tstr(dec, "method"), numf("%g", num(dec, "steps_evaluated")));
-        tprintf("e2e       %s;  %s tokens/s;  energy %s per token\n", tsec(num(L, "e2e_s"), a, sizeof a),
-               eng(num(L, "tokens_per_s"), "", b, sizeof b), opt_eng(L, "energy_per_token_j", "J", d, sizeof d));
-    }
-    const cJSON *fc = get(L, "forecast"), *sf = get(res, "forecast");
-    if (cJSON_IsNumber(get(fc, "ttft_s"))) {
-        tprintf("forecast  TTFT %s", tsec(num(fc, "ttft_s"), a, sizeof a));
-        if (cJSON_IsNumber(get(fc, "tpot_s")))
-            tprintf(", TPOT %s, %s tokens/s", tsec(num(fc, "tpot_s"), b, sizeof b),
-                   eng(num(fc, "tokens_per_s"), "", c, sizeof c));
-        tprintf("  (%s: %s; the figures above are the floor)\n", word("basis", str(sf, "basis")), tstr(sf, "stack"));
-        char band[96], band2[96];
-        const char *ttft = band_text(fc, "ttft_low_s", "ttft_high_s", true, band, sizeof band);
-        if (ttft) {
-            const char *tpot = band_text(fc, "tpot_low_s", "tpot_high_s", true, band2, sizeof band2);
-            tprintf("          TTFT %s%s%s; %s\n", ttft, tpot ? ", TPOT " : "", tpot ? tpot : "", tstr(fc, "track_record"));
-        } else {
-            tprintf("          %s\n", tstr(fc, "track_record"));
-        }
-    }
+    print_llm_answer(res, L);
     print_llm_memory(L);
     print_llm_sweeps(L);
     tprintf("\nassumptions\n");

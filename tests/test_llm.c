@@ -278,11 +278,18 @@ static void test_generation_sum(void) {
     if (!linear) printf("test_llm: the step time bends on the test device (piecewise sum exercised)\n");
     CHECK(check_num(r, "llm.decode.first_time_per_token_s") == first && check_num(r, "llm.decode.last_time_per_token_s") == last,
           "first and last step times");
-    CHECK(check_close(check_num(r, "llm.tpot_s"), sum / G, 1e-9), "TPOT is the mean step");
-    CHECK(check_close(check_num(r, "llm.e2e_s"), check_num(r, "llm.ttft_s") + sum, 1e-9), "e2e = TTFT + decode");
-    CHECK(check_close(check_num(r, "llm.tokens_per_s"), G / sum, 1e-9), "tokens/s = batch·G / decode time");
-    CHECK(check_close(check_num(r, "llm.energy_per_token_j"), (check_num(r, "llm.prefill.energy_j") + e_sum) / G, 1e-9),
+    CHECK(check_close(check_num(r, "llm.floor.tpot_s"), sum / G, 1e-9), "TPOT is the mean step");
+    CHECK(check_close(check_num(r, "llm.floor.e2e_s"), check_num(r, "llm.floor.ttft_s") + sum, 1e-9), "e2e = TTFT + decode");
+    CHECK(check_close(check_num(r, "llm.floor.tokens_per_s"), G / sum, 1e-9), "tokens/s = batch·G / decode time");
+    CHECK(check_close(check_num(r, "llm.floor.energy_per_token_j"), (check_num(r, "llm.prefill.energy_j") + e_sum) / G, 1e-9),
           "energy per token = (prefill + decode) / generated tokens");
+    /* the answer the view leads with is the forecast's, by the same arithmetic */
+    double fsum = check_num(r, "llm.decode.forecast_s");
+    CHECK(check_num(r, "llm.tpot_s") == check_num(r, "llm.forecast.tpot_s") && check_close(check_num(r, "llm.tpot_s"), fsum / G, 1e-12),
+          "the answer's TPOT is the forecast's mean step");
+    CHECK(check_close(check_num(r, "llm.e2e_s"), check_num(r, "llm.prefill.forecast_s") + fsum, 1e-12) &&
+              check_close(check_num(r, "llm.tokens_per_s"), G / fsum, 1e-12) && fsum >= sum,
+          "the answer's e2e and tokens/s are the forecast's, never faster than the floor");
     cJSON_Delete(r);
     free(hw_text);
     rl_model_free(g);
@@ -341,7 +348,7 @@ static void test_llama_1b_h100(void) {
     cJSON *hw = load_hw("h100-sxm");
     double bw = check_num(cJSON_GetArrayItem(cJSON_GetObjectItem(hw, "memory"), 0), "bandwidth_Bps.value");
     cJSON *r = analyze(m, llm_request(hw, "{\"prompt\": 512, \"generate\": 128}"));
-    double want = (weights + kv_mean) / bw, got = check_num(r, "llm.tpot_s");
+    double want = (weights + kv_mean) / bw, got = check_num(r, "llm.floor.tpot_s");
     CHECK(fabs(got - want) <= 0.02 * want, "Llama-3.2-1B fp16 on H100: TPOT %.4g s vs (weights + KV) / bandwidth %.4g s",
           got, want);
     printf("Llama-3.2-1B fp16 on H100: TPOT %.2f us, (weights %.4g B + KV %.4g B) / %.4g B/s = %.2f us (%+.3f%%)\n",
@@ -433,7 +440,11 @@ static void test_no_kv_and_errors(void) {
     CHECK(cJSON_IsFalse(check_at(r, "llm.roles.kv_cache")), "no KV cache");
     CHECK(cJSON_IsNull(check_at(r, "llm.decode")) && cJSON_IsNull(check_at(r, "llm.tokens_per_s")) && cJSON_IsNull(check_at(r, "llm.max_context")),
           "prefill only: no decode figures");
-    CHECK(check_num(r, "llm.ttft_s") > 0 && check_num(r, "llm.prefill.time_s") == check_num(r, "llm.ttft_s"), "prefill time is TTFT");
+    CHECK(check_num(r, "llm.floor.ttft_s") > 0 && check_num(r, "llm.prefill.time_s") == check_num(r, "llm.floor.ttft_s") &&
+              check_num(r, "llm.prefill.forecast_s") == check_num(r, "llm.ttft_s"),
+          "prefill time is TTFT (the floor's and the forecast's)");
+    CHECK(cJSON_IsNull(check_at(r, "llm.forecast.tokens_per_s")) && cJSON_IsNull(check_at(r, "llm.floor.tpot_s")),
+          "prefill only: no decode figures, forecast or floor");
     char *notes = cJSON_PrintUnformatted(check_at(r, "llm.notes"));
     CHECK(notes && strstr(notes, "no KV cache") != NULL, "a note says why: %s", notes ? notes : "");
     free(notes);

@@ -80,14 +80,20 @@ def table(h, o):
         return f"{parts}{eng(L['memory_required_bytes'], 'B')} of {eng(L['device_memory_bytes'], 'B')}"
 
     def tpot(L, a):
-        return f"{eng(L['decode']['bytes_per_step'], 'B', 4)} ÷ {eng(a['roofline']['bandwidth_Bps'], 'B/s', 4)} = {eng(L['tpot_s'], 's', 4)}"
+        return f"{eng(L['decode']['bytes_per_step'], 'B', 4)} ÷ {eng(a['roofline']['bandwidth_Bps'], 'B/s', 4)} = {eng(L['floor']['tpot_s'], 's', 4)}"
+
+    def forecast(L, a):
+        F = L["forecast"]
+        return (f"{eng(F['ttft_s'], 's')}; {eng(F['tpot_s'], 's')} a token, {F['tokens_per_s']:.3g} tokens/s; "
+                f"{eng(F['e2e_s'], 's')} end to end")
 
     rows = [
-        ("TTFT (prefill)", lambda L, a: f"{eng(L['ttft_s'], 's', 4)}, {L['prefill']['bound']}-bound"),
+        ("floor: TTFT (prefill)", lambda L, a: f"{eng(L['floor']['ttft_s'], 's', 4)}, {L['prefill']['bound']}-bound"),
         ("decode step bytes", lambda L, a: eng(L["decode"]["bytes_per_step"], "B", 4)),
-        (f"TPOT ({H['decode']['bound']}-bound)", tpot),
-        ("tokens/s at batch 1", lambda L, a: f"{L['tokens_per_s']:.3g}"),
-        (f"end to end ({H['prompt_tokens']} + {H['generated_tokens']})", lambda L, a: eng(L["e2e_s"], "s")),
+        (f"floor: TPOT ({H['decode']['bound']}-bound)", tpot),
+        ("floor: tokens/s at batch 1", lambda L, a: f"{L['floor']['tokens_per_s']:.3g}"),
+        (f"floor: end to end ({H['prompt_tokens']} + {H['generated_tokens']})", lambda L, a: eng(L["floor"]["e2e_s"], "s")),
+        ("forecast (the answer): TTFT; TPOT, tokens/s; end to end", forecast),
         ("memory: weights + KV + activations", mem),
         (f"largest batch at {H['prompt_tokens'] + H['generated_tokens']} tokens", lambda L, a: grouped(L["max_batch"])),
         ("longest context at batch 1", lambda L, a: f"{grouped(L['max_context'])} tokens"),

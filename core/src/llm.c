@@ -21,11 +21,12 @@
 /* ---------------------------------------------------------- generation -- */
 /* The figures of decode steps that add up over a generation. */
 typedef struct step_sum {
-    double time_s, energy_j, flops, matrix_flops, bytes, forecast_s;
+    double time_s, energy_j, flops, matrix_flops, bytes, forecast_s, forecast_energy_j;
 } step_sum;
 
 static step_sum step_of(const phase *p) {
-    return (step_sum){p->time_s, p->energy_j, p->flops, p->matrix_flops, p->bytes, p->forecast_s};
+    return (step_sum){p->time_s, p->energy_j, p->flops, p->matrix_flops, p->bytes, p->forecast_s,
+                      p->forecast_energy_j};
 }
 
 static void sum_add(step_sum *s, const step_sum *a, double w) {
@@ -35,6 +36,7 @@ static void sum_add(step_sum *s, const step_sum *a, double w) {
     s->matrix_flops += w * a->matrix_flops;
     s->bytes += w * a->bytes;
     s->forecast_s += w * a->forecast_s;
+    s->forecast_energy_j += w * a->forecast_energy_j;
 }
 
 typedef struct generation {
@@ -362,6 +364,7 @@ static void write_decode(cJSON *out, const llm_run *L, const generation *gen) {
     put(d, "first_time_per_token_s", gen->first.time_s);
     put(d, "last_time_per_token_s", gen->last.time_s);
     put(d, "time_s", gen->total.time_s);
+    put(d, "forecast_s", gen->total.forecast_s);
     put(d, "flops_per_token", gen->total.flops / (G * B));
     put(d, "bytes_per_token", gen->total.bytes / (G * B));
     put(d, "flops_per_step", gen->total.flops / G);
@@ -375,20 +378,62 @@ static void write_decode(cJSON *out, const llm_run *L, const generation *gen) {
     cJSON_AddNumberToObject(d, "steps_evaluated", gen->evaluated);
 }
 
-/* The LLM forecast's band (forecast_band.h): each phase's time from its
- * own forecast and floor; tokens/s is the decode time's band inverted. */
-static void write_forecast_band(cJSON *fo, const llm_run *L, const llm_result *x) {
+/* The figures a user reads first, of the floor or of the forecast. */
+typedef struct llm_answer {
+    double ttft_s, tpot_s, tokens_per_s, e2e_s, energy_j, energy_per_token_j;
+} llm_answer;
+
+/* The answer on one device, or over the devices of the plan (docs/parallel.md:
+ * TPOT the mean of the first and last decode steps' planned times, tokens/s
+ * dp·B / TPOT). `forecast`: the profile's stack, else the floor. The
+ * energy is of the work on one device's model (the plan has none). */
+static llm_answer answer_of(const llm_run *L, const llm_result *x, bool forecast) {
     const double B = (double)L->O->batch, G = (double)L->O->generate;
-    rl_forecast_band_put(fo, "ttft_low_s", "ttft_high_s", rl_forecast_band(L->hw, x->pre.forecast_s, x->pre.time_s));
-    rl_band dec = x->kv ? rl_forecast_band(L->hw, x->gen.total.forecast_s, x->gen.total.time_s) : (rl_band){0};
-    rl_forecast_band_put(fo, "tpot_low_s", "tpot_high_s",
-                         (rl_band){dec.known, dec.low_s / G, dec.high_s / G});
+    llm_answer a;
+    const generation *gen = &x->gen;
+    a.energy_j = forecast ? x->pre.forecast_energy_j + (x->kv ? gen->total.forecast_energy_j : NAN)
+                          : x->pre.energy_j + (x->kv ? gen->total.energy_j : NAN);
+    a.energy_per_token_j = a.energy_j / (B * G);
+    if (x->pre.has_parallel) {
+        const rl_parallel_summary *p = &x->pre.par, *f = &gen->first.par, *l = &gen->last.par;
+        a.ttft_s = forecast ? p->forecast_s : p->time_s;
+        a.tpot_s = !x->kv ? NAN : forecast ? (f->forecast_s + l->forecast_s) / 2 : (f->time_s + l->time_s) / 2;
+        a.tokens_per_s = a.tpot_s > 0 ? p->dp * B / a.tpot_s : NAN;
+        a.e2e_s = a.ttft_s + G * a.tpot_s;
+        return a;
+    }
+    const double decode = !x->kv ? NAN : forecast ? gen->total.forecast_s : gen->total.time_s;
+    a.ttft_s = forecast ? x->pre.forecast_s : x->pre.time_s;
+    a.tpot_s = decode / G;
+    a.tokens_per_s = B * G / decode;
+    a.e2e_s = a.ttft_s + decode;
+    return a;
+}
+
+static void put_answer(cJSON *o, const llm_answer *a) {
+    put(o, "ttft_s", a->ttft_s);
+    put(o, "tpot_s", a->tpot_s);
+    put(o, "tokens_per_s", a->tokens_per_s);
+    put(o, "e2e_s", a->e2e_s);
+    put(o, "energy_per_token_j", a->energy_per_token_j);
+    put(o, "energy_j", a->energy_j);
+}
+
+/* The LLM forecast's band (forecast_band.h): each figure's band from its
+ * own forecast and floor (over the plan's devices when one is asked for);
+ * tokens/s is the time per token's band inverted. */
+static void write_forecast_band(cJSON *fo, const llm_run *L, const llm_answer *fc, const llm_answer *fl) {
+    rl_forecast_band_put(fo, "ttft_low_s", "ttft_high_s", rl_forecast_band(L->hw, fc->ttft_s, fl->ttft_s));
+    rl_band tpot = isfinite(fc->tpot_s) ? rl_forecast_band(L->hw, fc->tpot_s, fl->tpot_s) : (rl_band){0};
+    rl_forecast_band_put(fo, "tpot_low_s", "tpot_high_s", tpot);
+    const double per = fc->tokens_per_s * fc->tpot_s; /* batch × replicas */
     rl_forecast_band_put(fo, "tokens_per_s_low", "tokens_per_s_high",
-                         (rl_band){dec.known, B * G / dec.high_s, B * G / dec.low_s});
+                         (rl_band){tpot.known, per / tpot.high_s, per / tpot.low_s});
     rl_forecast_band_record_json(fo, L->hw);
 }
 
-/* The phases and the figures a user reads first (TTFT, TPOT, tokens/s...). */
+/* The phases and the figures a user reads first (TTFT, TPOT, tokens/s...):
+ * the forecast's, with the floor's beside them in "floor". */
 static void write_phases(cJSON *out, const llm_run *L, const llm_result *x) {
     const double B = (double)L->O->batch, P = (double)L->O->prompt, G = (double)L->O->generate;
     cJSON_AddItemToObject(out, "roles", rl_llm_roles_detail_json(L->R));
@@ -400,24 +445,22 @@ static void write_phases(cJSON *out, const llm_run *L, const llm_result *x) {
     cJSON_AddItemToObject(out, "quantization", quantization_json(L));
     cJSON *po = cJSON_AddObjectToObject(out, "prefill");
     put(po, "time_s", x->pre.time_s);
+    put(po, "forecast_s", x->pre.forecast_s);
     phase_figures(po, &x->pre);
     put(po, "energy_j", x->pre.energy_j);
     if (x->kv) write_decode(out, L, &x->gen);
     else cJSON_AddNullToObject(out, "decode");
-    const double decode_time = x->kv ? x->gen.total.time_s : NAN;
-    const double energy = x->pre.energy_j + (x->kv ? x->gen.total.energy_j : NAN);
-    put(out, "ttft_s", x->pre.time_s);
-    put(out, "tpot_s", decode_time / G);
-    /* the same phases on the profile's software stack: never below the floor's */
+    /* the answer: the phases on the profile's software stack (never below
+     * the floor's), over the devices when a plan is asked for */
+    const llm_answer fc = answer_of(L, x, true), fl = answer_of(L, x, false);
+    put_answer(out, &fc);
     cJSON *fo = cJSON_AddObjectToObject(out, "forecast");
-    put(fo, "ttft_s", x->pre.forecast_s);
-    put(fo, "tpot_s", x->kv ? x->gen.total.forecast_s / G : NAN);
-    put(fo, "tokens_per_s", x->kv ? B * G / x->gen.total.forecast_s : NAN);
-    write_forecast_band(fo, L, x);
-    put(out, "e2e_s", x->pre.time_s + decode_time);
-    put(out, "tokens_per_s", B * G / decode_time);
-    put(out, "energy_per_token_j", energy / (B * G));
-    put(out, "energy_j", energy);
+    put_answer(fo, &fc);
+    write_forecast_band(fo, L, &fc, &fl);
+    cJSON_AddNumberToObject(fo, "devices", x->pre.has_parallel ? x->pre.par.devices : 1);
+    cJSON *flo = cJSON_AddObjectToObject(out, "floor");
+    put_answer(flo, &fl);
+    cJSON_AddNumberToObject(flo, "devices", x->pre.has_parallel ? x->pre.par.devices : 1);
 }
 
 static void write_memory(cJSON *out, const llm_run *L, const llm_result *x) {
@@ -454,6 +497,7 @@ static void write_parallel(cJSON *out, const llm_run *L, const llm_result *x) {
     cJSON_AddNumberToObject(o, "dp", pre->dp);
     cJSON_AddNumberToObject(o, "devices", pre->devices);
     put(o, "ttft_s", pre->time_s);
+    put(o, "forecast_ttft_s", pre->forecast_s);
     if (x->kv) {
         const rl_parallel_summary *a = &x->gen.first.par, *b = &x->gen.last.par;
         double tpot = (a->time_s + b->time_s) / 2;
@@ -461,11 +505,13 @@ static void write_parallel(cJSON *out, const llm_run *L, const llm_result *x) {
         put(o, "tokens_per_s", tpot > 0 ? pre->dp * B / tpot : NAN);
         put(o, "e2e_s", pre->time_s + G * tpot);
         put(o, "decode_t_comms_s", (a->t_comms_s + b->t_comms_s) / 2);
+        put(o, "forecast_tpot_s", (a->forecast_s + b->forecast_s) / 2);
+        put(o, "forecast_decode_t_comms_s", (a->forecast_t_comms_s + b->forecast_t_comms_s) / 2);
         put(o, "comm_bytes_per_token", (a->comm_bytes + b->comm_bytes) / 2 / B);
         cJSON_AddStringToObject(o, "decode_bound", b->bound);
     } else {
-        static const char *const none[] = {"tpot_s", "tokens_per_s", "e2e_s", "decode_t_comms_s",
-                                           "comm_bytes_per_token", "decode_bound"};
+        static const char *const none[] = {"tpot_s", "tokens_per_s", "e2e_s", "decode_t_comms_s", "forecast_tpot_s",
+                                           "forecast_decode_t_comms_s", "comm_bytes_per_token", "decode_bound"};
         for (size_t i = 0; i < sizeof none / sizeof *none; i++) cJSON_AddNullToObject(o, none[i]);
     }
     put(o, "weight_bytes_per_device", m.weights);

@@ -38,6 +38,7 @@ static int time_phase(rl_ctx *r, const rl_prepared *pg, const llm_run *L, bool c
     out->bytes = s->bytes;
     out->time_s = s->time_s;
     out->forecast_s = t.forecast.time_s;
+    out->forecast_energy_j = t.forecast.energy_j;
     out->energy_j = s->energy_j;
     out->t_compute = s->t_compute;
     out->t_memory = s->t_memory;
