@@ -74,11 +74,15 @@ test('LLM panel: the core\'s TTFT, TPOT, tokens/s and fit; link; roofline points
   assert.equal(await value(page, 'llm-ttft'), want.ttft_s);
   assert.equal(await value(page, 'llm-tpot'), want.tpot_s);
   assert.equal(await value(page, 'llm-tokens-per-s'), want.tokens_per_s);
-  // the forecast beside the floor, the core's figures, never below them
-  assert.equal(await value(page, 'llm-forecast-ttft'), want.forecast.ttft_s);
-  assert.equal(await value(page, 'llm-forecast-tpot'), want.forecast.tpot_s);
-  assert.ok(want.forecast.tpot_s >= want.tpot_s && want.forecast.ttft_s >= want.ttft_s);
-  assert.match(await page.getAttribute('[data-testid=llm-forecast-tpot]', 'title'), /analytic estimate: TensorRT/);
+  // the answer is the forecast; the floor beside it, named, never above it
+  assert.equal(await value(page, 'llm-tpot'), want.forecast.tpot_s);
+  assert.equal(await value(page, 'llm-e2e'), want.forecast.e2e_s);
+  assert.equal(await value(page, 'llm-floor-ttft'), want.floor.ttft_s);
+  assert.equal(await value(page, 'llm-floor-tpot'), want.floor.tpot_s);
+  assert.equal(await value(page, 'llm-floor-tokens-per-s'), want.floor.tokens_per_s);
+  assert.ok(want.floor.tpot_s <= want.tpot_s && want.floor.ttft_s <= want.ttft_s);
+  assert.match(await page.getAttribute('[data-testid=llm-tpot]', 'title'), /analytic estimate: TensorRT/);
+  assert.match(await page.locator('[data-testid=llm-floor-tpot]').evaluate((e) => e.previousSibling.textContent), /^Floor: /);
   assert.equal(await value(page, 'llm-fits'), want.fits);
   assert.equal(want.fits, true);
   assert.equal(await value(page, 'llm-devices'), want.devices_needed); // fits one H100: 1

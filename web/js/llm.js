@@ -228,32 +228,32 @@ export class LlmPanel {
       if (testid) v.dataset.testid = testid;
       if (raw !== undefined && raw !== null) v.dataset.value = String(raw);
     };
-    const d = L.decode;
-    item('Time to first token', eng(L.ttft_s, 's'), `prefill of ${exact(L.prompt_tokens)} tokens: ${exact(L.ttft_s, 's')}, limited by ${boundPhrase(L.prefill.bound)}`,
-      'llm-ttft', L.ttft_s);
-    item('Time per output token', eng(L.tpot_s, 's'), d ? `mean of ${exact(L.generated_tokens)} decode steps (${d.method}); first ${eng(d.first_time_per_token_s, 's')}, ` +
-      `last ${eng(d.last_time_per_token_s, 's')}; limited by ${boundPhrase(d.bound)}; launch floor ${eng(d.launch_floor_s, 's')} if not captured` : '',
+    const d = L.decode, F = L.forecast || {}, FL = L.floor || {};
+    // the answer: the forecast of the passes on the profile's stack (over the
+    // plan's devices); the floor's figures beside, named as the floor
+    const on = forecastBasisPhrase(forecastFigures(res)) + (F.devices > 1 ? `, over ${count(F.devices)} devices` : '');
+    item('Time to first token', eng(L.ttft_s, 's'), `forecast, ${on}: ${exact(L.ttft_s, 's')}; prefill of ${exact(L.prompt_tokens)} tokens, ` +
+      `limited by ${boundPhrase(L.prefill.bound)}`, 'llm-ttft', L.ttft_s);
+    item('Time per output token', eng(L.tpot_s, 's'), d ? `forecast, ${on}: ${exact(L.tpot_s, 's')}; floor: mean of ${exact(L.generated_tokens)} ` +
+      `decode steps (${d.method}), first ${eng(d.first_time_per_token_s, 's')}, last ${eng(d.last_time_per_token_s, 's')} on one device; ` +
+      `limited by ${boundPhrase(d.bound)}; launch floor ${eng(d.launch_floor_s, 's')} if not captured` : '',
     'llm-tpot', L.tpot_s);
-    item('Tokens/s', eng(L.tokens_per_s), 'batch × generated tokens ÷ decode time', 'llm-tokens-per-s', L.tokens_per_s);
-    // the forecast of the same passes on the profile's stack (the figures above are the floor)
-    const F = L.forecast;
-    if (F && Number.isFinite(F.ttft_s) && Number.isFinite(F.tpot_s)) {
-      const on = `${forecastBasisPhrase(forecastFigures(res))}; ` +
-        'the time to first token and time per output token above are the speed of light';
-      item('Forecast: time to first token', eng(F.ttft_s, 's'), `${exact(F.ttft_s, 's')}, ${on}`, 'llm-forecast-ttft', F.ttft_s);
-      item('Forecast: time per output token', eng(F.tpot_s, 's'),
-        `${exact(F.tpot_s, 's')}, ${Number.isFinite(F.tokens_per_s) ? `${eng(F.tokens_per_s)} tokens/s, ` : ''}${on}`,
-        'llm-forecast-tpot', F.tpot_s);
-      // how far off they may be: the core's bands of each phase, from the stack's track record
-      const rec = F.track_record || '';
-      item('Forecast: likely range', Number.isFinite(F.ttft_low_s)
-        ? `first token ${bandPhrase(F.ttft_low_s, F.ttft_high_s, 's')}; per output token ${bandPhrase(F.tpot_low_s, F.tpot_high_s, 's')}`
-        : bandPhrase(null, null, 's', rec),
-      Number.isFinite(F.tokens_per_s_low) ? `${bandPhrase(F.tokens_per_s_low, F.tokens_per_s_high, '')} tokens/s; ${rec}` : rec,
-      'llm-forecast-band', F.ttft_low_s);
+    item('Tokens/s', eng(L.tokens_per_s), `forecast: batch × generated tokens ÷ decode time, ${on}`, 'llm-tokens-per-s', L.tokens_per_s);
+    item('End to end', eng(L.e2e_s, 's'), `forecast: time to first token + decode, ${on}`, 'llm-e2e', L.e2e_s);
+    // how far off they may be: the core's bands of each figure, from the stack's track record
+    const rec = F.track_record || '';
+    item('Likely range', Number.isFinite(F.ttft_low_s)
+      ? `first token ${bandPhrase(F.ttft_low_s, F.ttft_high_s, 's')}; per output token ${bandPhrase(F.tpot_low_s, F.tpot_high_s, 's')}`
+      : bandPhrase(null, null, 's', rec),
+    Number.isFinite(F.tokens_per_s_low) ? `${bandPhrase(F.tokens_per_s_low, F.tokens_per_s_high, '')} tokens/s; ${rec}` : rec,
+    'llm-forecast-band', F.ttft_low_s);
+    const floorNote = 'the speed of light: the same passes with every ceiling reached, no run beats it';
+    item('Floor: time to first token', eng(FL.ttft_s, 's'), `${exact(FL.ttft_s, 's')}, ${floorNote}`, 'llm-floor-ttft', FL.ttft_s);
+    if (d) {
+      item('Floor: time per output token', eng(FL.tpot_s, 's'), `${exact(FL.tpot_s, 's')}, ${floorNote}`, 'llm-floor-tpot', FL.tpot_s);
+      item('Floor: tokens/s', eng(FL.tokens_per_s), `${exact(FL.tokens_per_s)}, ${floorNote}`, 'llm-floor-tokens-per-s', FL.tokens_per_s);
     }
-    item('End to end', eng(L.e2e_s, 's'), 'time to first token + decode', 'llm-e2e', L.e2e_s);
-    if (L.energy_per_token_j !== null) item('Energy per token', eng(L.energy_per_token_j, 'J'), '(prefill + decode energy) ÷ generated tokens', 'llm-energy', L.energy_per_token_j);
+    if (L.energy_per_token_j !== null) item('Energy per token', eng(L.energy_per_token_j, 'J'), '(prefill + decode energy) ÷ generated tokens, at the forecast\'s pace', 'llm-energy', L.energy_per_token_j);
     item('KV cache', `${eng(L.kv_cache_bytes, 'B')}`, `${exact(L.kv_cache_bytes_per_token, 'B')} per token × ${exact(L.prompt_tokens + L.generated_tokens)} tokens × batch ${exact(L.batch)}`,
       'llm-kv', L.kv_cache_bytes);
     item('Weights', eng(L.weight_bytes, 'B'), exact(L.weight_bytes, 'B'), 'llm-weights', L.weight_bytes);
