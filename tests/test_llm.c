@@ -470,6 +470,27 @@ static void test_no_kv_and_errors(void) {
     rl_model_free(m);
 }
 
+/* ----------------------------------------------------------- parameters -- */
+/* An int4 decoder counts its weights, not its packed bytes: MatMulNBits' B
+ * holds two 4-bit weights a byte, and its fp16 scales are no parameters.
+ * tiny_genai: the matrices, the fp16 embedding (vocabulary × hidden), the
+ * norms (2 a layer + 1, of hidden) and the rotary cos and sin tables
+ * (positions × head_dim/2 each); a few scalar constants besides. */
+static void test_params(void) {
+    rl_model *m = load_model("tiny_genai.onnx");
+    if (!m) return;
+    cJSON *req = cJSON_CreateObject();
+    cJSON_AddItemToObject(req, "hardware", load_hw("unit"));
+    cJSON_AddFalseToObject(req, "layers");
+    cJSON *r = analyze(m, req);
+    const double want = tiny_matrix_params + (double)V_ * D_ + (2.0 * L_ + 1) * D_ + 2.0 * POS_ * HD_ / 2;
+    double got = check_num(r, "model.params");
+    CHECK(got >= want && got <= want + 16, "int4 tiny_genai: %.0f parameters, want the %.0f weights (not packed bytes)",
+          got, want);
+    cJSON_Delete(r);
+    rl_model_free(m);
+}
+
 /* ------------------------------------------------------ a torch export -- */
 /* The Llama-3.2-1B-shaped decoder tools/validate-gpu.py exported with
  * torch.onnx.export (fp32, past_key_values in, present out): the roles, the
@@ -518,6 +539,7 @@ int main(int argc, char **argv) {
     }
     fclose(f);
     test_roles();
+    test_params();
     test_prefill_flops();
     test_decode_bytes();
     test_generation_sum();

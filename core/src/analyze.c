@@ -12,6 +12,7 @@
 #include "hw.h"
 #include "layer_writer.h"
 #include "json.h"
+#include "ops/op.h"
 #include "llm.h"
 #include "forecast_fit.h"
 #include "forecast_band.h"
@@ -49,6 +50,31 @@ static cJSON *tensor_json(const rl_ctx *c, const rl_value *v) {
     return o;
 }
 
+/* The parameters a weight holds: its elements, except for block-quantized
+ * weights stored packed (MatMulNBits' B, GatherBlockQuantized's data: `bits`
+ * a weight, 4 by default, in uint8 bytes), which hold 8/bits weights a byte,
+ * and their scales and zero points, which describe the weights and are no
+ * parameters of their own. An int4 Llama-3.1-8B counts its 8.0 G weights,
+ * not 4.5 G packed bytes. Per value of g (arena memory); NULL: out of it. */
+static double *weight_params(rl_ctx *c, const rl_graph *g) {
+    double *per = rl_arena_alloc(c->arena, (size_t)(g->n_values + 1) * sizeof *per);
+    if (!per) return NULL;
+    for (int i = 0; i < g->n_values; i++) per[i] = rl_numel_d(&g->values[i]);
+    for (int i = 0; i < g->n_nodes; i++) {
+        const rl_node *n = &g->nodes[i];
+        bool nbits = !strcmp(n->op_type, "MatMulNBits"), gbq = !strcmp(n->op_type, "GatherBlockQuantized");
+        if (!nbits && !gbq) continue;
+        int packed = nbits ? 1 : 0;
+        int64_t bits = rl_attr_i(NULL, n, "bits", 4);
+        const rl_value *w = n->n_in > packed ? n->inv[packed] : NULL;
+        if (w && w->kind == RL_VALUE_WEIGHT && w->dtype == RL_DT_UINT8 && bits > 0 && bits < 8)
+            per[w - g->values] = rl_numel_d(w) * (8.0 / (double)bits);
+        for (int j = 2; j <= 3 && j < n->n_in; j++) /* scales, zero points */
+            if (n->inv[j] && n->inv[j]->kind == RL_VALUE_WEIGHT) per[n->inv[j] - g->values] = 0;
+    }
+    return per;
+}
+
 static void add_model_section(cJSON *root, const rl_model *m, rl_ctx *c, rl_graph *g,
                               const rl_dim_used *used, int n_used) {
     cJSON *mo = cJSON_AddObjectToObject(root, "model");
@@ -64,11 +90,12 @@ static void add_model_section(cJSON *root, const rl_model *m, rl_ctx *c, rl_grap
     cJSON_AddNumberToObject(mo, "nodes", g ? g->n_nodes : (double)p->graph->n_node);
     cJSON_AddNumberToObject(mo, "nodes_total", (double)m->total_nodes);
     double params = 0, wbytes = 0;
+    const double *per = g ? weight_params(c, g) : NULL;
     if (g) {
         for (int i = 0; i < g->n_values; i++) {
             const rl_value *v = &g->values[i];
             if (v->kind != RL_VALUE_WEIGHT) continue;
-            params += rl_numel_d(v);
+            params += per ? per[i] : rl_numel_d(v);
             wbytes += rl_numel_d(v) * rl_dtype_bits(v->dtype) / 8.0;
         }
     }
