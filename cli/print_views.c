@@ -198,7 +198,8 @@ static void print_llm_memory(const cJSON *L) {
     else
         tprintf(" (device memory unknown)\n");
     tprintf("          largest batch that fits: %s", opt_count(L, "max_batch", a, sizeof a));
-    if (kv) tprintf("; longest context at batch %s: %s tokens", numf("%g", num(L, "batch")), opt_count(L, "max_context", b, sizeof b));
+    if (kv) tprintf("; longest context at batch %s: %s tokens%s", numf("%g", num(L, "batch")), opt_count(L, "max_context", b, sizeof b),
+                    !strcmp(tstr(L, "max_context_limit"), "positions") ? " (the model's positions)" : "");
     tprintf("\n");
 }
 

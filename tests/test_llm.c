@@ -317,8 +317,11 @@ static void test_memory_fit(void) {
     double per_seq = T * kv + act / B, mb = check_num(r, "llm.max_batch");
     CHECK(mb >= 1 && W + mb * per_seq <= cap && W + (mb + 1) * per_seq > cap,
           "max_batch %g: %g fits, one more does not (cap %g)", mb, W + mb * per_seq, cap);
-    double mc = check_num(r, "llm.max_context");
-    CHECK(W + act + B * kv * mc <= cap && W + act + B * kv * (mc + 1) > cap, "max_context %g", mc);
+    double mc = check_num(r, "llm.max_context_memory");
+    CHECK(W + act + B * kv * mc <= cap && W + act + B * kv * (mc + 1) > cap, "max_context_memory %g", mc);
+    /* the memory would hold more than the model's 128 positions: the longest context is theirs */
+    CHECK(mc > POS_ && check_num(r, "llm.max_context") == POS_ && !strcmp(check_str(r, "llm.max_context_limit"), "positions"),
+          "max_context %g capped at the model's %d positions (memory: %g)", check_num(r, "llm.max_context"), POS_, mc);
     const cJSON *row;
     cJSON_ArrayForEach(row, check_at(r, "llm.batch_sweep.rows"))
         CHECK(cJSON_IsTrue(check_at(row, "fits")) == (check_num(row, "batch") <= mb), "sweep row %g fits iff <= max_batch %g",

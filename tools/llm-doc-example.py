@@ -96,7 +96,8 @@ def table(h, o):
         ("forecast (the answer): TTFT; TPOT, tokens/s; end to end", forecast),
         ("memory: weights + KV + activations", mem),
         (f"largest batch at {H['prompt_tokens'] + H['generated_tokens']} tokens", lambda L, a: grouped(L["max_batch"])),
-        ("longest context at batch 1", lambda L, a: f"{grouped(L['max_context'])} tokens"),
+        ("longest context at batch 1", lambda L, a: f"{grouped(L['max_context'])} tokens ({L['max_context_limit']}; "
+                                                    f"memory alone: {grouped(L['max_context_memory'])})"),
     ]
     lines = [f"| | {header(h)} | {header(o)} |", "| --- | --- | --- |"]
     lines += [f"| {label} | {f(H, h)} | {f(O, o)} |" for label, f in rows]
@@ -153,7 +154,8 @@ batch 1, TPOT is {eng(row_at(hc, 'context', 128)['tpot_s'], 's')} at 128 tokens 
 {eng(row_at(hc, 'context', 4096)['tpot_s'], 's')} at 4,096 and {eng(last_ctx['tpot_s'], 's')} at
 {grouped(last_ctx['context'])} (the cache read, {grouped(per_token)} B per token, is then
 {eng(last_ctx['context'] * per_token, 'B')} against the weights' 4.2 GB); the memory would allow
-{grouped(H['max_context'])} tokens at batch 1, far more than the model encodes."""
+{grouped(H['max_context_memory'])} tokens at batch 1, far more than the model encodes, so
+`max_context` is the model's {grouped(H['max_context'])} positions."""
 
 
 def main():

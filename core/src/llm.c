@@ -150,6 +150,23 @@ static double max_context_at(const memory_plan *m, double batch) {
     return room > 0 ? floor(room / (batch * m->kv_per_token)) : 0;
 }
 
+/* The longest context is the memory's limit, capped at the positions the
+ * model encodes when it states them (its rotary tables): beyond them the
+ * graph computes but the model does not. Negative stays unknown. */
+static double capped_context(const llm_run *L, double memory_limit) {
+    if (L->max_positions <= 0) return memory_limit;
+    double positions = (double)L->max_positions;
+    return memory_limit < 0 || memory_limit > positions ? positions : memory_limit;
+}
+
+/* What sets the longest context: "positions" (the model's), "memory", or
+ * "unknown" (no capacity and no positions). */
+static const char *context_limit(const llm_run *L, const memory_plan *mem, double batch) {
+    double m = max_context_at(mem, batch);
+    if (L->max_positions > 0 && (m < 0 || m > (double)L->max_positions)) return "positions";
+    return m >= 0 ? "memory" : "unknown";
+}
+
 /* How many devices hold `required` bytes split evenly over them, as tensor
  * parallelism splits weights, cache and activations: the smallest power of
  * two (head counts are) at or above required / capacity. -1 when the
@@ -271,7 +288,7 @@ static int context_sweep(llm_run *L, const memory_plan *mem, cJSON *out, rl_erro
             cJSON_AddBoolToObject(row, "fits", memory_required(mem, (double)O->batch, (double)ctx + 1) <= mem->capacity);
         else cJSON_AddNullToObject(row, "fits");
     }
-    put_count(out, "max_context", max_context_at(mem, (double)O->batch));
+    put_count(out, "max_context", max_context_at(mem, (double)O->batch)); /* the memory's limit, drawn as such */
     put_count(out, "max_positions", L->max_positions > 0 ? (double)L->max_positions : -1);
     cJSON_AddStringToObject(out, "note",
                             "one decode step at each context (tokens already in the cache) at the request's "
@@ -475,8 +492,12 @@ static void write_memory(cJSON *out, const llm_run *L, const llm_result *x) {
     if (mem->capacity > 0) cJSON_AddBoolToObject(out, "fits", memory_required(mem, B, context) <= mem->capacity);
     else cJSON_AddNullToObject(out, "fits");
     put_count(out, "max_batch", max_batch_at(mem, context));
-    put_count(out, "max_context", x->kv ? max_context_at(mem, B) : -1);
+    double ctx = x->kv ? capped_context(L, max_context_at(mem, B)) : -1;
+    put_count(out, "max_context", ctx);
+    put_count(out, "max_context_memory", x->kv ? max_context_at(mem, B) : -1);
     put_count(out, "max_positions", L->max_positions > 0 ? (double)L->max_positions : -1);
+    if (!x->kv) cJSON_AddNullToObject(out, "max_context_limit");
+    else cJSON_AddStringToObject(out, "max_context_limit", context_limit(L, mem, B));
     put_count(out, "devices_needed", devices_needed(memory_required(mem, B, context), mem->capacity));
 }
 
@@ -541,6 +562,9 @@ static void write_notes(cJSON *out, cJSON *notes, const llm_run *L, const llm_re
         add_note(notes, "%.0f tokens per sequence is more than the %lld positions of the model's rotary tables: "
                         "the figures extrapolate the graph beyond what the model encodes",
                  tokens, (long long)L->max_positions);
+    if (x->kv && L->max_positions <= 0)
+        add_note(notes, "the model states no maximum positions (no rotary cos/sin table in its graph): the longest "
+                        "context is the memory's limit alone, and may be more than the model was trained for");
     if (x->mem.capacity <= 0)
         add_note(notes, "the hardware profile gives no memory capacity: fits, max_batch and max_context are unknown");
     if (L->requantized)

@@ -263,7 +263,9 @@ export class LlmPanel {
       `longest context at this batch: ${L.max_context ?? 'unknown'} tokens`, 'llm-fits', L.fits);
     item('Largest batch / context', `${L.max_batch === null ? '?' : count(L.max_batch)} / ${L.max_context === null ? '?' : count(L.max_context)} tokens`,
       `memory limits at ${exact(L.prompt_tokens + L.generated_tokens)} tokens per sequence / at batch ${exact(L.batch)}` +
-      (L.max_positions ? `; the model encodes ${exact(L.max_positions)} positions` : ''), 'llm-max', L.max_batch);
+      (L.max_context_limit === 'positions' ? `; the context is the model's ${exact(L.max_positions)} positions (the memory would hold ` +
+        `${exact(L.max_context_memory)} tokens)` : L.max_positions ? `; the model encodes ${exact(L.max_positions)} positions` :
+        '; the model states no maximum positions: the memory\'s limit alone'), 'llm-max', L.max_batch);
     if (L.devices_needed !== null && L.devices_needed !== undefined)
       item('Devices needed', count(L.devices_needed), 'the fewest of these devices (a power of two) whose memory holds weights, KV cache ' +
         'and activations split evenly; the Many devices panel plans the split', 'llm-devices', L.devices_needed);
