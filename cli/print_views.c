@@ -245,7 +245,7 @@ static void print_llm_answer(const cJSON *res, const cJSON *L) {
     char band[96], band2[96];
     const char *ttft = band_text(fc, "ttft_low_s", "ttft_high_s", true, band, sizeof band);
     const char *tpot = ttft ? band_text(fc, "tpot_low_s", "tpot_high_s", true, band2, sizeof band2) : NULL;
-    if (ttft) tprintf("likely    TTFT %s%s%s; %s\n", ttft, tpot ? ", TPOT " : "", tpot ? tpot : "", tstr(fc, "track_record"));
+    if (ttft) tprintf("          TTFT %s%s%s; %s\n", ttft, tpot ? ", TPOT " : "", tpot ? tpot : "", tstr(fc, "track_record"));
     else tprintf("          %s\n", tstr(fc, "track_record"));
     if (!cJSON_IsObject(dec)) return;
     tprintf("TPOT      %s   (floor %s", tsec(num(fc, "tpot_s"), a, sizeof a), tsec(num(fl, "tpot_s"), b, sizeof b));
