@@ -323,7 +323,7 @@ static cJSON *forecast_class_json(int cls, const rl_forecast_class *b, const rl_
     /* the class's achievable ceilings at the roofline's precision, for the
      * charts (its fractions are the profile's: forecast.classes) */
     bool matrix = rl_fc_class_is_product(cls) || cls == RL_CLASS_DEPTHWISE;
-    rl_json_add_num(o, "peak_flops_per_s", (matrix ? hw->matrix[prec] : hw->vector[prec]) * hw->fc.compute[cls]);
+    rl_json_add_num(o, "peak_flops_per_s", (matrix ? hw->matrix[prec] : hw->vector[rl_hw_vector_precision(hw, prec)]) * hw->fc.compute[cls]);
     rl_json_add_num(o, "bandwidth_Bps", hw->mem_bw[0] * hw->fc.memory[cls]);
     rl_json_add_num(o, "kernel_overhead_s", rl_fc_class_kernel_s(&hw->fc, cls));
     return o;
@@ -419,7 +419,7 @@ static void add_energy_roof(cJSON *ro, double e_flop, double e_byte, double stat
 static void add_roofline_section(cJSON *root, const rl_hw *hw, const rl_timing *t) {
     const double bw = hw->mem_bw[0];
     const int p = t->main_prec;
-    const double peak = hw->matrix[p], peak_v = hw->vector[p];
+    const double peak = hw->matrix[p], peak_v = hw->vector[rl_hw_vector_precision(hw, p)]; /* the rate its vector work runs at */
     cJSON *ro = cJSON_AddObjectToObject(root, "roofline");
     cJSON_AddStringToObject(ro, "precision", rl_precision_name(p));
     cJSON_AddStringToObject(ro, "requested_precision", rl_precision_name(t->requested_prec));

@@ -280,7 +280,8 @@ static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
     int p = L ? L->prec : rl_node_timing_precision(c, o, hw, n);
     double steps = 0, quant = rl_fc_class_is_product(cls) ? node_quantization(pg, &hw->fc, n, &steps) : 1;
     double tm = hw->matrix[p] > 0 ? q->matrix_flops / (hw->matrix[p] * quant) : 0;
-    double tv = hw->vector[p] > 0 ? q->vector_flops / hw->vector[p] : 0;
+    const int pv = rl_hw_vector_precision(hw, p);
+    double tv = hw->vector[pv] > 0 ? q->vector_flops / hw->vector[pv] : 0;
     double tc = max2(tm, tv);
     k->tc[cls] += tc;
     /* each output tile's fixed work, in steps of K: its time is tm / K a step */

@@ -384,9 +384,19 @@ void rl_hw_fill_energy_defaults(rl_hw *hw) {
     hw->has_energy = true;
 }
 
+int rl_hw_vector_precision(const rl_hw *hw, int p) {
+    if (p != RL_P_INT8 && p != RL_P_INT4 && p != RL_P_FP8) return p;
+    int best = p;
+    static const int wider[] = {RL_P_FP16, RL_P_BF16};
+    for (int i = 0; i < 2; i++)
+        if (hw->vector[wider[i]] > hw->vector[best]) best = wider[i];
+    return best;
+}
+
 double rl_hw_flop_energy(const rl_hw *hw, int p, double matrix_flops, double vector_flops) {
     if (!hw->has_energy || p < 0 || p >= RL_P_COUNT) return 0;
-    return hw->e_flop_unit[p][RL_UNIT_MATRIX] * matrix_flops + hw->e_flop_unit[p][RL_UNIT_VECTOR] * vector_flops;
+    return hw->e_flop_unit[p][RL_UNIT_MATRIX] * matrix_flops +
+           hw->e_flop_unit[rl_hw_vector_precision(hw, p)][RL_UNIT_VECTOR] * vector_flops;
 }
 
 /* DVFS (docs/power.md): dynamic energy per operation scales with V²; the

@@ -183,6 +183,13 @@ int rl_hw_check_modes(const cJSON *profile, rl_error *err);
  * Sets has_energy. Idempotent; rl_hw_parse calls it. */
 void rl_hw_fill_energy_defaults(rl_hw *hw);
 
+/* The precision whose vector rate runs the vector work (Softmax, GELU,
+ * LayerNorm...) of precision p: p itself, except that the vector work of
+ * an integer or FP8 model runs at the best of its own, FP16 and BF16 vector
+ * rates, as an engine computes it in FP16 between its quantized products
+ * (docs/model.md §2). */
+int rl_hw_vector_precision(const rl_hw *hw, int p);
+
 /* Dynamic energy (J) of `matrix_flops` and `vector_flops` of precision p:
  * each on its own unit (0 when the profile has no energy figures). */
 double rl_hw_flop_energy(const rl_hw *hw, int p, double matrix_flops, double vector_flops);

@@ -447,9 +447,10 @@ static node_fig node_figures(rl_ctx *c, const rl_prepared *pg, const rl_options 
     f.flops = k->matrix_flops + k->vector_flops;
     f.bytes = k->input_bytes + k->weight_bytes + k->output_bytes;
     f.fbytes = fused_bytes(c, pg, n);
-    f.tc = rl_compute_time(k->matrix_flops, k->vector_flops, hw->matrix[f.prec], hw->vector[f.prec]);
+    const int pv = rl_hw_vector_precision(hw, f.prec); /* an integer model's vector work runs in FP16 */
+    f.tc = rl_compute_time(k->matrix_flops, k->vector_flops, hw->matrix[f.prec], hw->vector[pv]);
     f.e_flop = hw->e_flop_unit[f.prec][RL_UNIT_MATRIX] * k->matrix_flops +
-               hw->e_flop_unit[f.prec][RL_UNIT_VECTOR] * k->vector_flops;
+               hw->e_flop_unit[pv][RL_UNIT_VECTOR] * k->vector_flops;
     return f;
 }
 

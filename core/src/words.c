@@ -54,10 +54,16 @@ static const rl_word WORDS[] = {
      "or of yours went into it."},
     {RL_WORD_BASIS, "calibrated", "fitted to measured runs",
      "Fitted by rooflens calibrate --from to the kernels of measured runs: it describes the stack those runs used."},
-    {RL_WORD_SOL, "unfused", "unfused", "Every layer is a kernel and every tensor crosses memory."},
-    {RL_WORD_SOL, "fused", "fused", "Elementwise tails run inside the kernel before them; intermediates stay on chip."},
+    {RL_WORD_SOL, "unfused", "unfused",
+     "Every layer is a kernel and every tensor crosses memory. A floor only for a runtime that runs each layer on "
+     "its own (ONNX Runtime without graph optimisations, eager PyTorch): engines that fuse beat it."},
+    {RL_WORD_SOL, "fused", "fused",
+     "Elementwise tails run inside the kernel before them; intermediates stay on chip. A floor for a runtime that "
+     "fuses no more than that (TensorRT, ONNX Runtime with optimisations); larger fused kernels (attention that "
+     "keeps its scores on chip) can beat it where they save traffic."},
     {RL_WORD_SOL, "fused_prefetched", "fused and prefetched",
-     "Fused, and the whole graph overlaps compute and memory as one roofline."},
+     "Fused, and the whole graph overlaps compute and memory as one roofline: the lowest of the three, a floor for "
+     "any runtime that fuses no more than the fused model."},
     {RL_WORD_GRANULARITY, "intended", "intended",
      "Kernel by kernel for unfused and fused, the whole graph for fused and prefetched."},
     {RL_WORD_GRANULARITY, "per_op", "kernel by kernel", "Each kernel waits for its own bytes."},
