@@ -450,8 +450,17 @@ static void test_no_kv_and_errors(void) {
           "prefill only: no decode figures, forecast or floor");
     char *notes = cJSON_PrintUnformatted(check_at(r, "llm.notes"));
     CHECK(notes && strstr(notes, "no KV cache") != NULL, "a note says why: %s", notes ? notes : "");
+    CHECK(notes && strstr(notes, "text-generation-with-past") != NULL, "and what export gives one: %s", notes ? notes : "");
     free(notes);
     cJSON_Delete(r);
+    /* the model info says so before any analysis (the page's LLM section shows it) */
+    char *info_text = rl_model_info(n);
+    cJSON *info = info_text ? cJSON_Parse(info_text) : NULL;
+    CHECK(info && cJSON_IsFalse(check_at(info, "llm.kv_cache")) &&
+              strstr(check_str(info, "llm.no_kv_cache"), "text-generation-with-past") != NULL,
+          "model info of a decoder without a KV cache: why, and what export gives one");
+    cJSON_Delete(info);
+    rl_free(info_text);
 
     static const char *const bad[] = {
         "{\"prompt\": 0}", "{\"generate\": 1.5}", "{\"weight_bits\": 5}", "{\"kv_bits\": 2}",

@@ -551,9 +551,8 @@ static void write_notes(cJSON *out, cJSON *notes, const llm_run *L, const llm_re
     for (size_t i = 0; i < sizeof assumptions / sizeof *assumptions; i++)
         cJSON_AddItemToArray(as, cJSON_CreateString(assumptions[i]));
     if (!x->kv)
-        add_note(notes, "the model has no KV cache input (past_key_values.N.key/value, past_key_N, past.N...): "
-                        "every new token would rerun the whole sequence, so only the prefill of %lld tokens over "
-                        "'%s' is shown", (long long)O->prompt, R->dim[ROLE_SEQ]);
+        add_note(notes, "%s; only the prefill of %lld tokens over '%s' is shown", rl_llm_no_kv_reason,
+                 (long long)O->prompt, R->dim[ROLE_SEQ]);
     else if (R->n_present < R->n_kv)
         add_note(notes, "%d of the %d cache inputs have no matching present output: their new rows are not "
                         "counted as written", R->n_kv - R->n_present, R->n_kv);

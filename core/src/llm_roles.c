@@ -320,6 +320,12 @@ cJSON *rl_llm_roles_detail_json(const llm_roles *R) {
     return o;
 }
 
+const char rl_llm_no_kv_reason[] =
+    "the model has no KV cache input (past_key_values.N.key/value, past_key_N, past.N...): every new token "
+    "would rerun the whole sequence, so there is no decode step to time. An export with its cache gives one: "
+    "Hugging Face optimum's `optimum-cli export onnx --task text-generation-with-past`, torch.onnx.export with "
+    "the past keys and values as inputs and the present ones as outputs, or ONNX Runtime GenAI's model builder";
+
 cJSON *rl_llm_roles_json(rl_ctx *c, const rl_graph *g) {
     llm_opts O;
     memset(&O, 0, sizeof O);
@@ -333,5 +339,6 @@ cJSON *rl_llm_roles_json(rl_ctx *c, const rl_graph *g) {
         else cJSON_AddNullToObject(o, role_names[r]);
     }
     cJSON_AddNumberToObject(o, "kv_inputs", R.n_kv);
+    if (R.n_kv == 0) cJSON_AddStringToObject(o, "no_kv_cache", rl_llm_no_kv_reason);
     return o;
 }

@@ -56,6 +56,11 @@ int rl_llm_find_roles(rl_ctx *c, const rl_graph *g, const llm_opts *O, llm_roles
  * The caller owns the returned item. */
 cJSON *rl_llm_roles_json(rl_ctx *c, const rl_graph *g);
 
+/* Why a decoder without KV-cache inputs has no decode to time, and what
+ * export would give it one: one text for the LLM view's note and the
+ * model info's "no_kv_cache" (docs/llm.md). */
+extern const char rl_llm_no_kv_reason[];
+
 /* The roles as the response's llm.roles: each role's dim, where it came
  * from, the fixed batch, the token input and the cache counts. */
 cJSON *rl_llm_roles_detail_json(const llm_roles *R);
