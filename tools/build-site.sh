@@ -129,7 +129,7 @@ EXAMPLES=(
   "bert_base|BERT-base encoder|build/samples/bert_base.onnx|12 layers, hidden 768, 12 heads, LayerNormalization (opset 17), symbolic batch and seq (128 here); weights stored externally|{\"seq\":128}"
   "transformer_block|Transformer block|tests/fixtures/models/transformer_block.onnx|a small BERT-style encoder block (symbolic batch and seq, 128 here)|{\"seq\":128}"
   "conv_net|Small CNN|tests/fixtures/models/conv_net.onnx|convolutions, pooling and a classifier head|{}"
-  "llama3_8b_int4|Llama-3-8B-shaped decoder, int4, KV cache|build/samples/llama3_8b_int4.onnx|32 layers, 32 query and 8 KV heads, ONNX Runtime GenAI int4 layout (MatMulNBits, GroupQueryAttention); symbolic batch, sequence and past (one decode step at context 512 here; the LLM panel sets its own); weights stored externally|{\"sequence_length\":1,\"past_sequence_length\":512,\"total_sequence_length\":513}"
+  "llama3_8b_int4|Llama-3-8B-shaped decoder, int4, KV cache|build/samples/llama3_8b_int4.onnx|32 layers, 32 query and 8 KV heads, ONNX Runtime GenAI int4 layout (MatMulNBits, GroupQueryAttention); symbolic batch, sequence and past (opened at the prefill of the LLM panel's prompt, as a dropped decoder is); weights stored externally|{}"
 )
 {
     printf '{"examples":['

@@ -129,8 +129,8 @@ test("the LLM view's forecast carries the band of each phase, never below its fl
   const args = ['--llm', '--prompt', '64', '--generate', '8', '--format', 'json'];
   const L = JSON.parse(execFileSync(CLI, [llama, '--hw', 'h100-sxm', ...args], { encoding: 'utf8', maxBuffer: 1 << 28 })).llm;
   const F = L.forecast, G = L.generated_tokens, B = L.batch;
-  assert.ok(L.ttft_s <= F.ttft_low_s && F.ttft_low_s <= F.ttft_s && F.ttft_s <= F.ttft_high_s, JSON.stringify(F));
-  assert.ok(L.tpot_s <= F.tpot_low_s * (1 + 1e-12) && F.tpot_low_s <= F.tpot_s && F.tpot_s <= F.tpot_high_s, JSON.stringify(F));
+  assert.ok(L.floor.ttft_s <= F.ttft_low_s && F.ttft_low_s <= F.ttft_s && F.ttft_s <= F.ttft_high_s, JSON.stringify(F));
+  assert.ok(L.floor.tpot_s <= F.tpot_low_s * (1 + 1e-12) && F.tpot_low_s <= F.tpot_s && F.tpot_s <= F.tpot_high_s, JSON.stringify(F));
   const close = (a, b) => Math.abs(a - b) <= 1e-12 * Math.abs(b);
   assert.ok(close(F.tokens_per_s_low, B / F.tpot_high_s) && close(F.tokens_per_s_high, B / F.tpot_low_s), JSON.stringify(F));
   assert.equal(F.band.runs, 29);

@@ -5,7 +5,7 @@
 // the response's layout changes only this file. No figure is computed here:
 // each is a field of the response (or null when it has none).
 
-import { eng } from './format.js';
+import { eng, count } from './format.js';
 import { wordName } from './words.js';
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -97,6 +97,29 @@ export function boundPhrase(bound) {
 /** The answer in one sentence: the forecast when the response has one,
  * else the speed of light; the device, the reason, and how far the faster
  * speed-of-light models could go. Every figure is a field of the response. */
+/** The headline of a decoder (the LLM view's answer, docs/llm.md): time to
+ * first token, time per output token, tokens/s and whether it fits, the
+ * forecast's, with the floor's beside; over the plan's devices when one is
+ * asked for. All figures are the core's (res.llm). */
+export function llmHeadlineSentence(L, res) {
+  const hw = res?.hardware || {}, f = res?.forecast || {}, P = L.parallel, FL = L.floor || {};
+  const devices = P && P.devices > 1 ? ` × ${P.devices} (tp=${P.tp}, pp=${P.pp}, dp=${P.dp})` : '';
+  const stack = f.stack ? ` with ${f.stack}` : '';
+  const run = `batch ${count(L.batch)}, a ${count(L.prompt_tokens)}-token prompt`;
+  const mem = (need, cap, fits, per) => fits === null || fits === undefined
+    ? 'whether it fits is unknown (the profile gives no memory capacity)'
+    : `${fits ? 'it fits' : 'it does NOT fit'}: ${eng(need, 'B')} of ${eng(cap, 'B')}${per}` +
+      (!fits && !P && L.devices_needed ? `; ${count(L.devices_needed)} of these devices hold it` : '');
+  const fit = P ? mem(P.memory_required_bytes_per_device, L.device_memory_bytes, P.fits, ' per device')
+    : mem(L.memory_required_bytes, L.device_memory_bytes, L.fits, '');
+  if (!Number.isFinite(L.tpot_s))
+    return `Time to first token about ${eng(L.ttft_s, 's')} (${run}) on ${hw.name}${devices}${stack}; ${fit}. ` +
+      `Its speed of light: ${eng(FL.ttft_s, 's')}.`;
+  return `Time to first token about ${eng(L.ttft_s, 's')}, then ${eng(L.tpot_s, 's')} per output token ` +
+    `(${eng(L.tokens_per_s)} tokens/s; ${run}) on ${hw.name}${devices}${stack}; ${fit}. ` +
+    `Its speed of light: ${eng(FL.ttft_s, 's')} and ${eng(FL.tpot_s, 's')} per token.`;
+}
+
 export function headlineSentence(res) {
   const h = headline(res), hw = res?.hardware || {}, f = res?.forecast;
   // The mode's short name: "MAXN", not its whole description.

@@ -85,6 +85,7 @@ export class LlmPanel {
     this.generate = number('Generated tokens', 'llm-generate');
     this.weightBits = bits('Weights', 'llm-weight-bits', 'as stored');
     this.kvBits = bits('KV cache', 'llm-kv-bits', 'as the activations');
+    this.noKv = r.appendChild(el('p', '', { class: 'note', 'data-testid': 'llm-no-kv', hidden: '' }));
     this.msg = r.appendChild(el('p', '', { class: 'whatif-msg', hidden: '' }));
     this.summary = r.appendChild(el('div', null, { class: 'summary' }));
     const charts = r.appendChild(el('div', null, { class: 'whatif-charts' }));
@@ -141,7 +142,13 @@ export class LlmPanel {
   /** The open model's roles (rl_model_info's "llm"): the panel shows for a KV cache. */
   setModel(info) {
     this.roles = info?.llm && info.llm.kv_cache ? info.llm : null;
-    this.root.hidden = !this.roles;
+    // a decoder without a KV cache: the section says why there is no LLM
+    // view and what export gives one (the core's words), and nothing else
+    const why = !this.roles && info?.llm?.no_kv_cache;
+    this.root.hidden = !this.roles && !why;
+    for (const c of this.root.children) if (c !== this.noKv && c.tagName !== 'H2') c.hidden = !!why || (c === this.msg && !this.msg.textContent);
+    this.noKv.hidden = !why;
+    this.noKv.textContent = why ? `No LLM view: ${why}.` : '';
     if (!this.roles) { this.clear(); return; }
     const r = this.roles;
     this.rolesLine.textContent = `KV cache found: ${r.kv_inputs} cache inputs; batch '${r.batch ?? '–'}', sequence '${r.seq}', ` +
@@ -200,6 +207,7 @@ export class LlmPanel {
 
   // ------------------------------------------------------------ drawing
   draw(L, res) {
+    this.h.onAnswer?.(L, res);
     this.drawSummary(L, res);
     this.drawCharts(L);
     this.drawTable(L);
@@ -266,9 +274,18 @@ export class LlmPanel {
       (L.max_context_limit === 'positions' ? `; the context is the model's ${exact(L.max_positions)} positions (the memory would hold ` +
         `${exact(L.max_context_memory)} tokens)` : L.max_positions ? `; the model encodes ${exact(L.max_positions)} positions` :
         '; the model states no maximum positions: the memory\'s limit alone'), 'llm-max', L.max_batch);
-    if (L.devices_needed !== null && L.devices_needed !== undefined)
+    const P = L.parallel;
+    if (P && P.devices > 1) {
+      const pfits = P.fits === null ? 'unknown' : P.fits ? 'fits' : 'does not fit';
+      item('Devices', `${count(P.devices)} (tp=${P.tp}, pp=${P.pp}, dp=${P.dp}): ${pfits}`,
+        `the Many devices panel's plan: ${eng(P.memory_required_bytes_per_device, 'B')} per device (weights ` +
+        `${eng(P.weight_bytes_per_device, 'B')}, KV cache ${eng(P.kv_cache_bytes_per_device, 'B')}); the times above are over the ` +
+        `devices, collectives ${eng(P.forecast_decode_t_comms_s, 's')} a token; ${count(L.devices_needed)} would hold it split evenly`,
+      'llm-devices', P.devices);
+    } else if (L.devices_needed !== null && L.devices_needed !== undefined) {
       item('Devices needed', count(L.devices_needed), 'the fewest of these devices (a power of two) whose memory holds weights, KV cache ' +
         'and activations split evenly; the Many devices panel plans the split', 'llm-devices', L.devices_needed);
+    }
   }
 
   chart(key, canvas, config) {

@@ -17,6 +17,7 @@ import { Charts } from './charts.js';
 import { WhatIfViews } from './whatif.js';
 import { ProfileEditor } from './profile-editor.js';
 import { LlmPanel } from './llm.js';
+import { showLlmHeadline } from './summary.js';
 import { MeasuredView } from './measured.js';
 import { CompareView } from './compare.js';
 import { ParallelView } from './parallel.js';
@@ -85,7 +86,7 @@ function buildSideViews() {
   });
   app.llm = new LlmPanel($('llm-panel'), {
     client: app.client, state: () => app.state, request: plainRequest,
-    onChange: () => writeUrl(), onPoints: (points) => app.charts.setExtra(points),
+    onChange: () => writeUrl(), onPoints: (points) => app.charts.setExtra(points), onAnswer: showLlmHeadline,
     onPrompt: () => { if (!Object.keys(prefillDims()).length) return false; analyze(); return true; },
   });
   app.measured = new MeasuredView($('measured'), {

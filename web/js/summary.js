@@ -5,7 +5,7 @@ import { app, prefillDims } from './app.js';
 import { llmDefaultState } from './llm-state.js';
 import { eng, exact, count, times } from './format.js';
 import { dimsText, batchNote } from './export.js';
-import { headline, headlineSentence, solRows, forecastFigures, forecastBasisPhrase, trackRecordHref } from './figures.js';
+import { headline, headlineSentence, llmHeadlineSentence, solRows, forecastFigures, forecastBasisPhrase, trackRecordHref } from './figures.js';
 import { wordName, wordTitle, wordMeaning, glossary } from './words.js';
 import { $, el } from './dom.js';
 
@@ -97,6 +97,15 @@ function trackRecordLine(f) {
   return line;
 }
 
+/** A decoder's headline: the LLM view's time to first token, time per
+ * output token, tokens/s and fit (null: keep the analysis's own). */
+export function showLlmHeadline(L, res) {
+  const h = $('summary').querySelector('[data-testid=headline]');
+  if (!h || !L) return;
+  h.textContent = llmHeadlineSentence(L, res);
+  h.dataset.llm = '1';
+}
+
 export function renderSummary(res) {
   const s = $('summary');
   const m = res.model, t = res.totals, hw = res.hardware, h = headline(res);
@@ -110,8 +119,12 @@ export function renderSummary(res) {
   s.dataset.file = app.fileName;
   const [title, sub] = titleLines(res);
   s.appendChild(el('h2', title, { 'data-testid': 'summary-title' }));
-  s.appendChild(el('p', headlineSentence(res), { class: 'headline', 'data-testid': 'headline' }));
   const prefill = Object.entries(prefillDims());
+  // a decoder's headline is the LLM view's answer (showLlmHeadline); until
+  // it comes, the prefill this analysis is of
+  const prompt = count((app.state.llm || llmDefaultState()).prompt);
+  s.appendChild(el('p', prefill.length ? `Prefill of the ${prompt}-token prompt: ${headlineSentence(res)}` : headlineSentence(res),
+    { class: 'headline', 'data-testid': 'headline' }));
   if (prefill.length) {
     s.appendChild(el('p', `A decoder with a KV cache: analysed at the prefill of the LLM panel's ${count((app.state.llm || llmDefaultState()).prompt)}-token prompt ` +
       `(${prefill.map(([k, v]) => `${k} ${count(v)}`).join(', ')}; the batch from the Batch control). Change the prompt in the LLM panel, ` +
