@@ -43,7 +43,8 @@ test('Markdown summary: what a review needs, from the response', { skip: skipWas
   assert.equal(f.low_s, null);
   assert.equal(f.band, null);
   assert.equal(f.track_record, 'no track record for this stack');
-  assert.ok(md.split('\n')[2].startsWith(`About ${eng(f.time_s, 's')} per inference (no track record for this stack) on NVIDIA Jetson AGX Orin`), md);
+  assert.ok(md.split('\n')[2].startsWith(`About ${eng(f.time_s, 's')} per inference on NVIDIA Jetson AGX Orin`) &&
+    md.split('\n')[2].includes('The forecast has no track record for this stack: no likely range.'), md);
   assert.ok(md.includes('- **Likely range:** no track record for this stack\n'), md);
   assert.match(md, new RegExp(`Warnings \\(${res.warnings.length}\\)`));
   assert.match(md, /\[Open in rooflens\]\(<https:\/\/rooflens\.example\/#example=x>\)\n$/);

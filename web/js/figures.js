@@ -132,8 +132,13 @@ export function headlineSentence(res) {
   const even = faster ? `; even ${wordName('sol', faster.model)}, it could not go below ${eng(faster.time_s, 's')}` : '';
   if (f && num(f.time_s) !== null) {
     const stack = f.stack ? ` with ${f.stack}` : '';
-    return `About ${eng(f.time_s, 's')} ${per} (${forecastBandPhrase(forecastFigures(res))}) on ${hw.name}${mode}${stack}, limited by ${boundPhrase(h.bound)}; ` +
-      `its ${sol} speed of light is ${eng(num(f.floor_s) ?? h.time_s, 's')}${even}.`;
+    // the likely range beside the figure; a stack without a track record says so after the sentence,
+    // so that the answer reads first
+    const ff = forecastFigures(res), banded = ff.low_s !== null && ff.high_s !== null;
+    const range = banded ? ` (${forecastBandPhrase(ff)})` : '';
+    const after = banded ? '' : ` The forecast has ${ff.track_record}: no likely range.`;
+    return `About ${eng(f.time_s, 's')} ${per}${range} on ${hw.name}${mode}${stack}, limited by ${boundPhrase(h.bound)}; ` +
+      `its ${sol} speed of light is ${eng(num(f.floor_s) ?? h.time_s, 's')}${even}.${after}`;
   }
   return `At best ${eng(h.time_s, 's')} ${per} on ${hw.name}${mode}: the ${sol} speed of light, ` +
     `limited by ${boundPhrase(h.bound)}${even}.`;
