@@ -255,7 +255,7 @@ export class GraphView {
     const hidden = this.model.layers.length - this.boxes.reduce((a, n) => a + (n.children ? 0 : this.model.rowsOf(n).length), 0);
     const folded = this.model.folded;
     this.status.textContent = `${this.boxes.length} boxes for ${this.model.layers.length} layers` +
-      `${hidden ? ` (${hidden} inside closed modules)` : ''}${folded ? `; ${folded === 1 ? 'one layer of no work is' : `${folded} layers of no work are`} folded into the boxes they feed or read, or the constants box` : ''}, shaded by ${name}.`;
+      `${hidden ? ` (${hidden} inside closed modules)` : ''}${folded ? `; ${folded === 1 ? 'one layer of no work is folded into the box it feeds or reads' : `${folded} layers of no work are folded into the boxes they feed or read`}, or the constants box` : ''}, shaded by ${name}.`;
     if (this.selected !== null) this.mark(this.selected);
   }
 
