@@ -328,6 +328,8 @@ test('Markdown for a review: file, device, precision, dims, headline with bounds
   assert.match(md, /\*\*Forecast:\*\* [\d.]+ [mµ]s, [\d.]+× the speed of light; analytic estimate: TensorRT/);
   const rows = md.split('\n').filter((l) => /^\| \/layers|^\| \//.test(l));
   assert.equal(rows.length, 10, md);
+  // each row's bound in the core's words ("power floor"), never its id ("power")
+  for (const r of rows) assert.match(r.split(' | ')[5], /^(compute|memory bandwidth|launch floor|power floor|communication)$/, r);
   // each row: a speed of light, its share, then its forecast, both times
   for (const r of rows) {
     const [, , sol, , fc] = r.split(' | ');

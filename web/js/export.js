@@ -132,7 +132,7 @@ function layerRows(out, layers, esc) {
   out.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const l of top) {
     const fc = Number.isFinite(l.forecast_s) ? eng(l.forecast_s, 's') : '–';
-    out.push(`| ${esc(l.name || `#${l.index}`)} | ${esc(l.op)} | ${eng(l.t, 's')} | ${pct(total > 0 ? l.t / total : 0)} | ${fc} | ${l.bound ?? '–'} | ` +
+    out.push(`| ${esc(l.name || `#${l.index}`)} | ${esc(l.op)} | ${eng(l.t, 's')} | ${pct(total > 0 ? l.t / total : 0)} | ${fc} | ${l.bound ? wordName('bound', l.bound) : '–'} | ` +
       `${eng(l.flops, 'FLOP')} | ${eng(l.bytes, 'B')} | ${eng(l.intensity, 'FLOP/B')} |`);
   }
   out.push('');
