@@ -100,10 +100,13 @@ test('LLM panel: the core\'s TTFT, TPOT, tokens/s and fit; link; roofline points
   });
   assert.deepEqual(pts.map((p) => [p.x, p.y]), want.points.map((p) => [p.intensity, p.flops_per_s]));
   // both sweep charts drawn
-  for (const id of ['Time per output token and tokens per second against batch size',
-    'Time per output token and tokens per second against context length']) {
+  for (const id of ['Time per output token and tokens per second at the speed of light against batch size',
+    'Time per output token and tokens per second at the speed of light against context length']) {
     assert.ok(await page.evaluate((label) => !!globalThis.Chart.getChart(document.querySelector(`canvas[aria-label="${label}"]`)), id), id);
   }
+  // the sweeps are the core's at the speed of light, beside the panel's forecast: their table says so
+  const sweepHeads = await page.$$eval('[data-testid=llm-panel] table thead th', (ths) => ths.map((th) => th.textContent));
+  assert.ok(sweepHeads.includes('TPOT (floor)') && sweepHeads.includes('tokens/s (floor)'), sweepHeads.join(' | '));
 
   // a new prompt length and KV bits: recomputed, and in the share link
   const ms = await page.getAttribute('[data-testid=llm-panel]', 'data-ms');

@@ -96,8 +96,8 @@ export class LlmPanel {
       const box = f.appendChild(el('div', null, { class: 'chart-box' }));
       return box.appendChild(el('canvas', null, { role: 'img', 'aria-label': label }));
     };
-    this.batchCanvas = figure('Decode: TPOT and tokens/s against batch', 'Time per output token and tokens per second against batch size');
-    this.contextCanvas = figure('Decode: TPOT and tokens/s against context', 'Time per output token and tokens per second against context length');
+    this.batchCanvas = figure('Decode at the speed of light: TPOT and tokens/s against batch', 'Time per output token and tokens per second at the speed of light against batch size');
+    this.contextCanvas = figure('Decode at the speed of light: TPOT and tokens/s against context', 'Time per output token and tokens per second at the speed of light against context length');
     const wrap = r.appendChild(el('div', null, { class: 'whatif-table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Decode against batch' }));
     this.table = wrap.appendChild(el('table', null, { class: 'whatif-table', 'data-testid': 'llm-batch-table' }));
     const det = r.appendChild(el('details'));
@@ -306,8 +306,8 @@ export class LlmPanel {
     this.chart(key, canvas, {
       type: 'line',
       data: { datasets: [
-        { label: 'time per output token', data: tpot, borderColor: '#1f77b4', backgroundColor: '#1f77b4', yAxisID: 'y', pointRadius: 3 },
-        { label: 'tokens/s', data: tps, borderColor: '#2ca02c', backgroundColor: '#2ca02c', yAxisID: 'y1', pointRadius: 3, borderDash: [4, 3] },
+        { label: 'time per output token (floor)', data: tpot, borderColor: '#1f77b4', backgroundColor: '#1f77b4', yAxisID: 'y', pointRadius: 3 },
+        { label: 'tokens/s (floor)', data: tps, borderColor: '#2ca02c', backgroundColor: '#2ca02c', yAxisID: 'y1', pointRadius: 3, borderDash: [4, 3] },
       ] },
       options: {
         animation: false, responsive: true, maintainAspectRatio: false, parsing: false,
@@ -344,7 +344,7 @@ export class LlmPanel {
     const bs = L.batch_sweep;
     if (!bs) return;
     const head = t.createTHead().insertRow();
-    for (const h of ['batch', 'TPOT', 'tokens/s', 'bound', 'memory', 'fits']) head.appendChild(el('th', h));
+    for (const h of ['batch', 'TPOT (floor)', 'tokens/s (floor)', 'bound', 'memory', 'fits']) head.appendChild(el('th', h));
     const body = t.createTBody();
     for (const r of bs.rows) {
       const tr = body.insertRow();
