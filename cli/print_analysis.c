@@ -27,11 +27,33 @@ const char *band_text(const cJSON *o, const char *low, const char *high, bool wo
  * profile's software stack, how far off it may be, and on what the
  * estimate rests; with --explain, the track record it was checked against
  * and where its runs are listed. */
-static void print_forecast(const cJSON *f, bool explain) {
+/* What a time or an energy of the answer is for: "per inference", or at a
+ * batch above one "per batch of N" (the core's per_sample block is there
+ * then). Written into buf. */
+static const char *per_what(const cJSON *ps, char *buf, size_t size) {
+    if (cJSON_IsObject(ps)) snprintf(buf, size, "per batch of %s", numf("%g", num(ps, "samples")));
+    else snprintf(buf, size, "per inference");
+    return buf;
+}
+
+/* ", 794 ns a sample" for the per_sample figure `key`, or "" without one. */
+static const char *a_sample(const cJSON *ps, const char *key, char *buf, size_t size) {
+    char t[32];
+    if (!cJSON_IsObject(ps) || !cJSON_IsNumber(get(ps, key))) return "";
+    const bool energy = strstr(key, "energy") != NULL;
+    snprintf(buf, size, ", %s a sample", energy ? eng(num(ps, key), "J", t, sizeof t) : tsec(num(ps, key), t, sizeof t));
+    return buf;
+}
+
+static void print_forecast(const cJSON *f, const cJSON *ps, bool explain) {
     if (!cJSON_IsObject(f)) return;
-    char a[32], b[32], band[96];
+    char a[32], b[32], band[96], per[48], one[64];
     const char *likely = band_text(f, "low_s", "high_s", true, band, sizeof band);
-    tprintf("forecast  %s, %s  (%sx the floor %s; %s: %s)\n", tsec(num(f, "time_s"), a, sizeof a),
+    /* at a batch above one: "27.4 µs per batch of 8, 3.43 µs a sample" */
+    char whole[160];
+    snprintf(whole, sizeof whole, "%s%s%s%s", tsec(num(f, "time_s"), a, sizeof a), cJSON_IsObject(ps) ? " " : "",
+             cJSON_IsObject(ps) ? per_what(ps, per, sizeof per) : "", a_sample(ps, "forecast_s", one, sizeof one));
+    tprintf("forecast  %s, %s  (%sx the floor %s; %s: %s)\n", whole,
            likely ? likely : tstr(f, "track_record"), numf("%.3g", num(f, "headroom")), tsec(num(f, "floor_s"), b, sizeof b),
            word("basis", str(f, "basis")), tstr(f, "stack"));
     const cJSON *rec = get(f, "band");
@@ -45,7 +67,8 @@ static void print_forecast(const cJSON *f, bool explain) {
         tprintf("          %s: no held-out run of it is listed, so the forecast has no likely range\n",
                 tstr(f, "track_record"));
     if (cJSON_IsNumber(get(f, "energy_j")))
-        tprintf("          energy %s per inference at the forecast's pace\n", eng(num(f, "energy_j"), "J", a, sizeof a));
+        tprintf("          energy %s %s%s at the forecast's pace\n", eng(num(f, "energy_j"), "J", a, sizeof a),
+                per_what(ps, per, sizeof per), a_sample(ps, "forecast_energy_j", one, sizeof one));
 }
 
 /* The totals and the headline: the chosen model's figures, as every other
@@ -59,15 +82,20 @@ static void print_headline(const cJSON *res, bool explain) {
            eng(num(tot, "flops"), "", a, sizeof a), eng(num(tot, "matrix_flops"), "", b, sizeof b),
            eng(num(tot, "vector_flops"), "", c2, sizeof c2), eng(num(tot, "bytes"), "B", d, sizeof d),
            eng(num(tot, "fused_bytes"), "B", e, sizeof e), numf("%.2f", num(tot, "intensity")));
-    tprintf("\nfloor     %s  (speed of light: %s, %s; limited by the %s)\n", tsec(total_t, a, sizeof a),
+    const cJSON *ps = get(res, "per_sample");
+    char per[48], one[64];
+    char whole[160];
+    snprintf(whole, sizeof whole, "%s%s%s%s", tsec(total_t, a, sizeof a), cJSON_IsObject(ps) ? " " : "",
+             cJSON_IsObject(ps) ? per_what(ps, per, sizeof per) : "", a_sample(ps, "floor_s", one, sizeof one));
+    tprintf("\nfloor     %s  (speed of light: %s, %s; limited by the %s)\n", whole,
            word("sol", str(ch, "model")), word("granularity", str(ch, "granularity")), word("bound", str(ch, "bound")));
     tprintf("          bounds %s ... %s; %s kernels, launch floor %s\n", tsec(num(ch, "lower_bound_s"), a, sizeof a),
            tsec(num(ch, "upper_bound_s"), b, sizeof b), numf("%g", num(ch, "kernels")), tsec(num(ch, "launch_floor_s"), c2, sizeof c2));
     if (cJSON_IsNumber(get(ch, "energy_j")))
-        tprintf("          energy %s per inference, average power %s%s\n", eng(num(ch, "energy_j"), "J", a, sizeof a),
-               eng(num(ch, "avg_power_w"), "W", b, sizeof b),
+        tprintf("          energy %s %s%s, average power %s%s\n", eng(num(ch, "energy_j"), "J", a, sizeof a),
+               per_what(ps, per, sizeof per), a_sample(ps, "energy_j", one, sizeof one), eng(num(ch, "avg_power_w"), "W", b, sizeof b),
                is_true(ch, "power_capped") ? " (held to the power budget)" : "");
-    print_forecast(get(res, "forecast"), explain);
+    print_forecast(get(res, "forecast"), ps, explain);
     tprintf("\nspeed of light         %10s %10s %10s %10s %8s %10s %-16s %10s\n", "time", "lower", "upper", "roofline",
            "kernels", "launches", "limited by", "energy");
     for (int i = 0; i < 3; i++) {

@@ -416,6 +416,22 @@ static void add_energy_roof(cJSON *ro, double e_flop, double e_byte, double stat
     }
 }
 
+/* One sample's share of a batch's figures, when the batch applied is more
+ * than one and the model runs inference: the times and energies above are
+ * the whole batch's, and a surface that says "per inference" of them would
+ * say eight times too much at batch 8. Absent otherwise. */
+static void add_per_sample_section(cJSON *root, const rl_prepared *pg, const options *o, const rl_timing *t) {
+    if (!pg->batch_applied || pg->batch <= 1 || o->training) return;
+    const double n = (double)pg->batch;
+    const rl_sol_result *ch = rl_timing_chosen(t);
+    cJSON *ps = cJSON_AddObjectToObject(root, "per_sample");
+    cJSON_AddNumberToObject(ps, "samples", n);
+    rl_json_add_num(ps, "floor_s", ch->time_s / n);
+    rl_json_add_num(ps, "forecast_s", t->forecast.time_s / n);
+    rl_json_add_num(ps, "energy_j", t->has_energy ? ch->energy_j / n : NAN);
+    rl_json_add_num(ps, "forecast_energy_j", t->has_energy ? t->forecast.energy_j / n : NAN);
+}
+
 static void add_roofline_section(cJSON *root, const rl_hw *hw, const rl_timing *t) {
     const double bw = hw->mem_bw[0];
     const int p = t->main_prec;
@@ -597,6 +613,7 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size, 
     add_totals_section(root, pg.graph, &pg, &t, &o, &arena);
     add_sol_section(root, &t);
     add_forecast_section(root, &t, &hw);
+    add_per_sample_section(root, &pg, &o, &t);
     rl_measured_json(measured, root, rl_timing_chosen(&t)->time_s, t.forecast.time_s);
     add_roofline_section(root, &hw, &t);
     rl_parallel_json(par, root);

@@ -69,3 +69,21 @@ test('a bound set by the launch floor reads as the glossary names it', { skip },
     ['speed of light', 'fused', 'prefetched', 'granularity', 'launch floor', 'power floor', 'forecast', 'likely range',
       'track record', 'no track record for this stack', 'range of the speed of light']);
 });
+
+test('at a batch above one, the headline says the time is the batch\'s and gives one sample\'s share (the core\'s per_sample)', { skip }, async () => {
+  const { headlineSentence } = await import(join(ROOT, 'web/js/figures.js'));
+  const { eng } = await import(join(ROOT, 'web/js/format.js'));
+  const res = await answer({ batch: 8 });
+  assert.equal(res.options.batch, 8);
+  const ps = res.per_sample;
+  assert.equal(ps.samples, 8);
+  assert.ok(Math.abs(ps.forecast_s * 8 - res.forecast.time_s) <= 1e-12 * res.forecast.time_s, JSON.stringify(ps));
+  assert.ok(Math.abs(ps.floor_s * 8 - res.sol.chosen.time_s) <= 1e-12 * res.sol.chosen.time_s, JSON.stringify(ps));
+  const text = headlineSentence(res);
+  assert.ok(text.startsWith(`About ${eng(res.forecast.time_s, 's')} per batch of 8, ${eng(ps.forecast_s, 's')} a sample`), text);
+  assert.ok(!text.includes('per inference'), text);
+  // at batch 1 there is no per_sample block, and the answer is per inference
+  const one = await answer({ batch: 1 });
+  assert.equal(one.per_sample, undefined);
+  assert.match(headlineSentence(one), /^About .* per inference/);
+});

@@ -124,7 +124,10 @@ export function headlineSentence(res) {
   const h = headline(res), hw = res?.hardware || {}, f = res?.forecast;
   // The mode's short name: "MAXN", not its whole description.
   const mode = hw.power_mode ? ` in ${String(hw.power_mode_name || hw.power_mode).replace(/\s*\(.*$/, '')} mode` : '';
-  const per = res?.options?.mode === 'training' ? 'per forward pass' : 'per inference';
+  // At a batch above one the figures are the whole batch's: said so, with one sample's share (the core's per_sample)
+  const ps = res?.per_sample;
+  const per = res?.options?.mode === 'training' ? 'per forward pass' : ps ? `per batch of ${ps.samples}` : 'per inference';
+  const aSample = (key) => (ps && num(ps[key]) !== null ? `, ${eng(ps[key], 's')} a sample` : '');
   const sol = wordName('sol', h.model);
   // Only a faster model that reads as faster (not the same time to 3 digits).
   const faster = solRows(res).filter((r) => num(r.time_s) !== null && eng(r.time_s, 's') !== eng(h.time_s, 's') && r.time_s < h.time_s)
@@ -137,9 +140,9 @@ export function headlineSentence(res) {
     const ff = forecastFigures(res), banded = ff.low_s !== null && ff.high_s !== null;
     const range = banded ? ` (${forecastBandPhrase(ff)})` : '';
     const after = banded ? '' : ` The forecast has ${ff.track_record}: no likely range.`;
-    return `About ${eng(f.time_s, 's')} ${per}${range} on ${hw.name}${mode}${stack}, limited by ${boundPhrase(h.bound)}; ` +
+    return `About ${eng(f.time_s, 's')} ${per}${aSample('forecast_s')}${range} on ${hw.name}${mode}${stack}, limited by ${boundPhrase(h.bound)}; ` +
       `its ${sol} speed of light is ${eng(num(f.floor_s) ?? h.time_s, 's')}${even}.${after}`;
   }
-  return `At best ${eng(h.time_s, 's')} ${per} on ${hw.name}${mode}: the ${sol} speed of light, ` +
+  return `At best ${eng(h.time_s, 's')} ${per}${aSample('floor_s')} on ${hw.name}${mode}: the ${sol} speed of light, ` +
     `limited by ${boundPhrase(h.bound)}${even}.`;
 }
