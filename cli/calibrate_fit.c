@@ -139,11 +139,16 @@ static void print_fit(const cJSON *fit, const cJSON *fc) {
     cJSON_ArrayForEach(f, get(fit, "classes_at_defaults"))
         fprintf(stderr, " %s", txt(cJSON_IsString(f) ? f->valuestring : ""));
     if (!cJSON_GetArraySize(get(fit, "classes_at_defaults"))) fprintf(stderr, " none");
+    cJSON_ArrayForEach(f, get(fit, "classes_borrowed"))
+        fprintf(stderr, "\n  %s: no kernel of it measured; takes the fitted %s class's figures (the same multiply-add units)",
+                txt(tstr(f, "class")), txt(tstr(f, "from")));
     fprintf(stderr, "\n  the stack: fusion %s; epilogues run apart after:", tstr(fc, "fusion"));
     int apart = 0;
     cJSON_ArrayForEach(f, get(fc, "epilogue_apart")) apart++, fprintf(stderr, " %s", txt(cJSON_IsString(f) ? f->valuestring : ""));
-    fprintf(stderr, "%s; convolutions %s; %s between kernels (in the fixed cost per kernel)", apart ? "" : " none",
+    const char *lowered_from = tstr(fit, "conv_lowering_from");
+    fprintf(stderr, "%s; convolutions %s%s%s%s; %s between kernels (in the fixed cost per kernel)", apart ? "" : " none",
             !strcmp(tstr(fc, "conv_lowering"), "im2col") ? "lowered by im2col" : "as implicit GEMMs",
+            lowered_from[0] ? " (told by " : "", txt(lowered_from), lowered_from[0] ? ")" : "",
             tsec(num(fit, "between_kernels_s"), a, sizeof a));
     /* the fixed work of an output tile, when the fit set it */
     const cJSON *k0 = get(get(fc, "tile_overhead_k"), "value");

@@ -12,6 +12,7 @@
 #include "forecast.h"
 #include "forecast_cv.h"
 #include "forecast_fit.h"
+#include "fit_profile.h"
 #include "hw.h"
 #include "json.h"
 #include "measured.h"
@@ -51,6 +52,12 @@ typedef struct fit_samples {
      * (beyond one a computation) that ran or not */
     int shape_ran[2], shape_folded[2], distinct_ran, distinct_folded, alike_ran, alike_folded;
     rl_fit_search search; /* how the fit's search went (forecast_fit.h) */
+    /* ONNX Runtime's dense convolution kernels measured in its blocked
+     * NCHWc layout (named "<output>_nchwc": MLAS's direct convolution) and
+     * in the plain layout (its Conv kernel: im2col and a GEMM), which tell
+     * how the stack lowers them (fit_lowerings) */
+    double conv_blocked, conv_plain; /* their measured time, s */
+    bool lowering_told; /* the lowering came from those layouts, not from the fit */
 } fit_samples;
 
 static bool push_sample(fit_samples *fs, const rl_fit_sample *x) {
@@ -153,6 +160,23 @@ static int impossible_time(const cJSON *grp, double measured, rl_error *err) {
     return 0;
 }
 
+/* Adds a measured dense convolution group of ONNX Runtime's to the time
+ * of its layout (fit_samples.conv_blocked, conv_plain). */
+static void count_conv_layout(const rl_prepared *pg, int first, const cJSON *grp, const cJSON *mo, double measured,
+                              fit_samples *fs) {
+    const cJSON *format = cJSON_GetObjectItemCaseSensitive(mo, "format");
+    if (!cJSON_IsString(format) || strcmp(format->valuestring, "ort")) return;
+    if (rl_node_op_class(&pg->graph->nodes[first]) != RL_CLASS_CONV) return;
+    const cJSON *k;
+    bool blocked = false;
+    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(grp, "kernels")) {
+        size_t len = cJSON_IsString(k) ? strlen(k->valuestring) : 0;
+        blocked |= len >= 6 && !strcmp(k->valuestring + len - 6, "_nchwc");
+    }
+    if (blocked) fs->conv_blocked += measured;
+    else fs->conv_plain += measured;
+}
+
 /* The measured groups (measured.groups of the response: nodes, kernels,
  * measured_s) whose nodes' costs are known, as samples: each group one
  * kernel of its nodes, paying the fixed cost once per measured kernel.
@@ -187,6 +211,7 @@ static int run_samples(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
         }
         if (first < 0) continue;
         if (impossible_time(grp, measured, err)) return -1;
+        count_conv_layout(pg, first, grp, mo, measured, fs);
         rl_fit_sample x = {.measured_s = measured, .run = run};
         double kernels = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(grp, "kernels"));
         rl_fc_kernel_figures(c, pg, o, hw, first, next, set_of, fold, kernels, NULL, &x.k);
@@ -379,62 +404,6 @@ static cJSON *fit_provenance(const fit_samples *fs, const rl_fit_input *in, size
     return fit;
 }
 
-/* {"value", "source", "kind"} */
-static cJSON *figure_json(double v, const char *source, const char *kind) {
-    cJSON *f = cJSON_CreateObject();
-    rl_json_add_num(f, "value", v);
-    cJSON_AddStringToObject(f, "source", source);
-    cJSON_AddStringToObject(f, "kind", kind);
-    return f;
-}
-
-static void replace_item(cJSON *obj, const char *key, cJSON *item) {
-    if (cJSON_GetObjectItemCaseSensitive(obj, key)) cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item);
-    else cJSON_AddItemToObject(obj, key, item);
-}
-
-static cJSON *child_object(cJSON *obj, const char *key) {
-    cJSON *c = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (cJSON_IsObject(c)) return c;
-    c = cJSON_CreateObject();
-    replace_item(obj, key, c);
-    return c;
-}
-
-/* The profile's "forecast" block with the fitted parameters (kind
- * "measured", the fit as their source), basis "calibrated", the stack and
- * the provenance; parameters the kernels did not inform keep their figures. */
-static void put_fitted(cJSON *profile, const rl_forecast_params *p, const rl_fit_informed *inf, cJSON *fit,
-                       const char *stack, const char *source) {
-    cJSON *f = child_object(profile, "forecast");
-    replace_item(f, "stack", cJSON_CreateString(stack));
-    replace_item(f, "basis", cJSON_CreateString("calibrated"));
-    replace_item(f, "fusion", cJSON_CreateString(p->unfused ? "none" : "epilogue"));
-    replace_item(f, "epilogue_apart", cJSON_CreateStringArray(p->apart, p->n_apart));
-    replace_item(f, "shape_ops", cJSON_CreateString(rl_shape_ops_names[p->shape_ops]));
-    if (inf->conv_lowering) replace_item(f, "conv_lowering", cJSON_CreateString(p->im2col ? "im2col" : "implicit_gemm"));
-    if (inf->kernel_s) replace_item(f, "kernel_overhead_s", figure_json(p->kernel_s, source, "measured"));
-    if (inf->group_s) replace_item(f, "group_overhead_s", figure_json(p->group_s, source, "measured"));
-    if (inf->tile_k0) replace_item(f, "tile_overhead_k", figure_json(p->tile_k0, source, "measured"));
-    cJSON *classes = child_object(f, "classes");
-    for (int c = 0; c < RL_CLASS_COUNT; c++) {
-        cJSON *own = cJSON_GetObjectItemCaseSensitive(classes, rl_op_class_names[c]);
-        if (cJSON_IsObject(own)) cJSON_DeleteItemFromObjectCaseSensitive(own, "kernel_overhead_s"); /* as fitted */
-        cJSON *co = child_object(classes, rl_op_class_names[c]);
-        /* a class no kernel informed keeps the base profile's figure, written
-         * out: left implicit, the convolution class would read the fitted
-         * GEMMs' figures as its own (hw_blocks.c) */
-        static const char kept[] = "the base profile's figure: no measured kernel of this class set it";
-        if (inf->compute[c]) replace_item(co, "compute_fraction", figure_json(p->compute[c], source, "measured"));
-        else if (!cJSON_GetObjectItemCaseSensitive(co, "compute_fraction"))
-            replace_item(co, "compute_fraction", figure_json(p->compute[c], kept, "estimated"));
-        if (inf->memory[c]) replace_item(co, "memory_fraction", figure_json(p->memory[c], source, "measured"));
-        else if (!cJSON_GetObjectItemCaseSensitive(co, "memory_fraction"))
-            replace_item(co, "memory_fraction", figure_json(p->memory[c], kept, "estimated"));
-    }
-    replace_item(f, "fit", fit);
-}
-
 /* The fit's cross-validation (forecast_cv.h): fit.held_out, each run
  * forecast by a fit of the others (rl_fit_leave_one_out: the fitted
  * stack's settings kept), and the profile's forecast.band from
@@ -482,25 +451,6 @@ static int add_cross_validation(cJSON *fit, cJSON *fc_block, const fit_samples *
     cJSON_AddStringToObject(band, "source", "forecast.fit.held_out (each fit model forecast by a fit of the others)");
     cJSON_AddItemToObject(fc_block, "band", band);
     return 0;
-}
-
-/* forecast.fit.fitted: the parameters the kernels informed. */
-static void add_fitted_names(cJSON *fit, const rl_fit_informed *inf) {
-    cJSON *names = cJSON_AddArrayToObject(fit, "fitted");
-    char name[64];
-    for (int c = 0; c < RL_CLASS_COUNT; c++) {
-        snprintf(name, sizeof name, "%s.compute_fraction", rl_op_class_names[c]);
-        if (inf->compute[c]) cJSON_AddItemToArray(names, cJSON_CreateString(name));
-        snprintf(name, sizeof name, "%s.memory_fraction", rl_op_class_names[c]);
-        if (inf->memory[c]) cJSON_AddItemToArray(names, cJSON_CreateString(name));
-    }
-    if (inf->kernel_s) cJSON_AddItemToArray(names, cJSON_CreateString("kernel_overhead_s"));
-    if (inf->group_s) cJSON_AddItemToArray(names, cJSON_CreateString("group_overhead_s"));
-    if (inf->tile_k0) cJSON_AddItemToArray(names, cJSON_CreateString("tile_overhead_k"));
-    /* the classes no measured kernel had: they keep the base profile's figures */
-    cJSON *left = cJSON_AddArrayToObject(fit, "classes_at_defaults");
-    for (int c = 0; c < RL_CLASS_COUNT; c++)
-        if (!inf->compute[c] && !inf->memory[c]) cJSON_AddItemToArray(left, cJSON_CreateString(rl_op_class_names[c]));
 }
 
 /* The source text of a fitted figure: the kernels and the models. */
@@ -601,30 +551,44 @@ static bool same_samples(const fit_samples *a, const fit_samples *b) {
     return true;
 }
 
-/* How the stack lowers a convolution the kernel counts do not tell: the
- * fit is made both ways (tries[0] implicit GEMM, tries[1] im2col), and the
- * one whose forecast of the measured kernels is closer kept. Runs without
- * a Conv draw the same samples both ways: fitted once, the profile's
- * setting stays. Returns the kept try, or -1 with err set. */
+/* How the stack lowers a convolution. ONNX Runtime's kernels tell it: its
+ * optimised graph runs dense convolutions in the blocked NCHWc layout
+ * (MLAS's direct convolution, no column matrix), its plain Conv kernel
+ * expands the columns (im2col) for a GEMM; the runs are fitted the way
+ * that ran most of their dense convolutions' time (one lowering a stack:
+ * a grouped convolution whose groups do not fill the layout's blocks runs
+ * plain among blocked ones). Left to the fit, the lowering went
+ * the wrong way in 6 of 12 fits of two models (docs/validation.md): a
+ * depthwise CNN's pointwise convolutions fit either. Otherwise (other
+ * formats) the fit is made both ways (tries[0] implicit
+ * GEMM, tries[1] im2col), and the one whose forecast of the measured
+ * kernels is closer kept. Runs without a Conv draw the same samples both
+ * ways: fitted once, the profile's setting stays. Returns the kept try, or
+ * -1 with err set. */
 static int fit_lowerings(const rl_fit_input *inputs, size_t n_inputs, rl_hw *hw, fit_samples *tries,
                          rl_forecast_params *p, rl_fit_informed *inf, rl_error *err) {
     rl_forecast_params tried[2];
     rl_fit_informed tried_inf[2];
-    double loss[2];
+    double loss[2] = {INFINITY, INFINITY};
+    int told = -1; /* the lowering the runs' kernels tell (fit_samples.conv_blocked) */
     for (int im2col = 0; im2col < 2; im2col++) {
         hw->fc.im2col = im2col;
         for (size_t r = 0; r < n_inputs; r++)
             if (fit_one_run(&inputs[r], (int)r, hw, &tries[im2col], err)) return -1;
-        if (im2col && same_samples(&tries[0], &tries[1])) {
+        if (!im2col && tries[0].conv_blocked + tries[0].conv_plain > 0)
+            told = tries[0].conv_blocked >= tries[0].conv_plain ? 0 : 1;
+        if (told >= 0 && im2col != told) continue;
+        if (im2col && told < 0 && same_samples(&tries[0], &tries[1])) {
             tried[1] = tried[0], tried_inf[1] = tried_inf[0], loss[1] = loss[0];
             tries[1].search = tries[0].search;
         } else if (fit_stack(n_inputs, hw, &tries[im2col], &tried[im2col], &tried_inf[im2col], &loss[im2col], err)) {
             return -1;
         }
     }
-    int best = loss[1] < loss[0] * (1 - 1e-9) ? 1 : 0;
+    int best = told >= 0 ? told : loss[1] < loss[0] * (1 - 1e-9) ? 1 : 0;
     *p = tried[best], *inf = tried_inf[best];
-    inf->conv_lowering = loss[0] != loss[1];
+    inf->conv_lowering = told >= 0 || loss[0] != loss[1];
+    tries[best].lowering_told = told >= 0;
     return best;
 }
 
@@ -709,17 +673,21 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     double median = 0;
     fit = fit_provenance(fs, inputs, n_inputs, &p, &median);
     if (!fit) goto oom;
-    add_fitted_names(fit, &inf);
+    rl_fit_add_fitted_names(fit, &inf);
+    if (inf.conv_lowering)
+        cJSON_AddStringToObject(fit, "conv_lowering_from",
+                                fs->lowering_told ? "the runs' kernels (the layout ONNX Runtime ran most convolution time in)"
+                                                  : "the fit (the lowering whose forecast of the kernels was closer)");
     char source[400];
     fit_source(source, sizeof source, fs, inputs, n_inputs, median);
     rl_forecast_params fitted = p;
     add_time_between_kernels(fs, fit, &p, &inf, source, sizeof source);
-    if (add_cross_validation(fit, child_object(profile, "forecast"), fs, inputs, n_inputs, &fitted, &hw.fc)) {
+    if (add_cross_validation(fit, rl_fit_child_object(profile, "forecast"), fs, inputs, n_inputs, &fitted, &hw.fc)) {
         cJSON_Delete(fit);
         goto oom;
     }
     cJSON *fit_copy = cJSON_Duplicate(fit, true);
-    put_fitted(profile, &p, &inf, fit, stack ? stack : fs->format, source); /* the profile holds fit */
+    rl_fit_put_profile(profile, &p, &inf, fit, stack ? stack : fs->format, source); /* the profile holds fit */
     if (check_fitted_profile(profile, &err)) {
         cJSON_Delete(fit_copy);
         goto fail;

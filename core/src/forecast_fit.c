@@ -193,14 +193,28 @@ static bool search_param(fit_set *fs, rl_forecast_params *p, const param *q) {
     return best < start;
 }
 
+/* A product's kernel informs the fraction of one side of its roofline
+ * only when that side's time at the peaks is at least this share of the
+ * other's: a GEMV (a product of one row, as a classifier at batch 1) reads
+ * its weights 20x longer than it computes, so any compute fraction above
+ * 0.05 gives it the same time. Searched anyway, such a fraction drifts
+ * wherever the loss is flat (0.5 from the classifiers of two CNNs, where a
+ * transformer's GEMMs run at 0.74), and a held-out transformer was
+ * forecast 54 % long. Below that share the fraction stays unfitted and
+ * is taken from the sibling product class (rl_fit_borrow_siblings). */
+#define RL_FIT_BOUND_SHARE 0.2
+
 /* The parameters the samples depend on, the fixed costs first or last. */
 static int informed_params(fit_set *fs, rl_forecast_params *p, rl_fit_informed *inf, param *out,
                            bool costs_first) {
     memset(inf, 0, sizeof *inf);
     for (int i = 0; i < fs->n; i++) {
         const rl_fc_kernel *k = &fs->pool[i].k;
-        for (int c = 0; c < RL_CLASS_COUNT; c++) inf->compute[c] |= k->tc[c] > 0;
-        inf->memory[k->cls] |= k->t_dram + k->t_cache > 0;
+        double t_mem = k->t_dram + k->t_cache, t_compute = 0;
+        for (int c = 0; c < RL_CLASS_COUNT; c++) t_compute += k->tc[c];
+        for (int c = 0; c < RL_CLASS_COUNT; c++)
+            inf->compute[c] |= k->tc[c] > 0 && (!rl_fc_class_is_product(c) || k->tc[c] >= RL_FIT_BOUND_SHARE * t_mem);
+        inf->memory[k->cls] |= t_mem > 0 && (!rl_fc_class_is_product(k->cls) || t_mem >= RL_FIT_BOUND_SHARE * t_compute);
         inf->memory[RL_CLASS_MOVEMENT] |= k->t_columns > 0; /* the im2col copies (forecast.c) */
         inf->kernel_s |= k->kernels > 0;
         inf->group_s |= k->groups > 0;
@@ -324,7 +338,21 @@ int rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_i
     search->stopped = stopped || fs.evaluations >= fs.budget;
     search->evaluations = spent + fs.evaluations;
     search->pools = fs.n;
-    if (set_loss(&fs, &other) < set_loss(&fs, p)) *p = other;
+    if (set_loss(&fs, &other) < set_loss(&fs, p)) *p = other, *informed = inf2;
     free_set(&fs);
+    rl_fit_borrow_siblings(p, informed);
     return 0;
+}
+
+int rl_fit_sibling(int cls) {
+    return cls == RL_CLASS_MATRIX ? RL_CLASS_CONV : cls == RL_CLASS_CONV ? RL_CLASS_MATRIX : -1;
+}
+
+void rl_fit_borrow_siblings(rl_forecast_params *p, const rl_fit_informed *inf) {
+    for (int c = 0; c < RL_CLASS_COUNT; c++) {
+        int sib = rl_fit_sibling(c);
+        if (sib < 0) continue;
+        if (!inf->compute[c] && inf->compute[sib]) p->compute[c] = p->compute[sib];
+        if (!inf->memory[c] && inf->memory[sib]) p->memory[c] = p->memory[sib];
+    }
 }

@@ -48,6 +48,17 @@ typedef struct rl_fit_search {
 int rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *informed,
                   rl_fit_search *search);
 
+/* The class whose fitted fractions an unfitted class takes: the other
+ * dense product (matrix for convolution and back), which runs on the same
+ * multiply-add units through the same runtime's micro-kernels; -1 for the
+ * classes with no sibling, which keep the profile's figures. */
+int rl_fit_sibling(int cls);
+
+/* Each fraction the samples did not inform, of a class whose sibling's
+ * they did: the sibling's fitted figure (rl_fit_params does this; a
+ * caller that resets unfitted figures to a profile's does it again). */
+void rl_fit_borrow_siblings(rl_forecast_params *p, const rl_fit_informed *inf);
+
 /* The fit's objective (the lower the better) of n samples under p: how far
  * the forecast is from the measured times, weighted by the time at stake. */
 double rl_fit_loss(const rl_fit_sample *s, int n, const rl_forecast_params *p);

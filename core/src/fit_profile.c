@@ -1,0 +1,102 @@
+/* Writing a fit into the profile (fit_profile.h). */
+#include <stdio.h>
+
+#include "fit_profile.h"
+#include "json.h"
+
+/* {"value", "source", "kind"} */
+static cJSON *figure_json(double v, const char *source, const char *kind) {
+    cJSON *f = cJSON_CreateObject();
+    rl_json_add_num(f, "value", v);
+    cJSON_AddStringToObject(f, "source", source);
+    cJSON_AddStringToObject(f, "kind", kind);
+    return f;
+}
+
+static void replace_item(cJSON *obj, const char *key, cJSON *item) {
+    if (cJSON_GetObjectItemCaseSensitive(obj, key)) cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item);
+    else cJSON_AddItemToObject(obj, key, item);
+}
+
+cJSON *rl_fit_child_object(cJSON *obj, const char *key) {
+    cJSON *c = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (cJSON_IsObject(c)) return c;
+    c = cJSON_CreateObject();
+    replace_item(obj, key, c);
+    return c;
+}
+
+/* The profile's "forecast" block with the fitted parameters (kind
+ * "measured", the fit as their source), basis "calibrated", the stack and
+ * the provenance; parameters the kernels did not inform keep their figures. */
+void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fit_informed *inf, cJSON *fit,
+                       const char *stack, const char *source) {
+    cJSON *f = rl_fit_child_object(profile, "forecast");
+    replace_item(f, "stack", cJSON_CreateString(stack));
+    replace_item(f, "basis", cJSON_CreateString("calibrated"));
+    replace_item(f, "fusion", cJSON_CreateString(p->unfused ? "none" : "epilogue"));
+    replace_item(f, "epilogue_apart", cJSON_CreateStringArray(p->apart, p->n_apart));
+    replace_item(f, "shape_ops", cJSON_CreateString(rl_shape_ops_names[p->shape_ops]));
+    if (inf->conv_lowering) replace_item(f, "conv_lowering", cJSON_CreateString(p->im2col ? "im2col" : "implicit_gemm"));
+    if (inf->kernel_s) replace_item(f, "kernel_overhead_s", figure_json(p->kernel_s, source, "measured"));
+    if (inf->group_s) replace_item(f, "group_overhead_s", figure_json(p->group_s, source, "measured"));
+    if (inf->tile_k0) replace_item(f, "tile_overhead_k", figure_json(p->tile_k0, source, "measured"));
+    cJSON *classes = rl_fit_child_object(f, "classes");
+    for (int c = 0; c < RL_CLASS_COUNT; c++) {
+        cJSON *own = cJSON_GetObjectItemCaseSensitive(classes, rl_op_class_names[c]);
+        if (cJSON_IsObject(own)) cJSON_DeleteItemFromObjectCaseSensitive(own, "kernel_overhead_s"); /* as fitted */
+        cJSON *co = rl_fit_child_object(classes, rl_op_class_names[c]);
+        /* a class no kernel informed keeps the base profile's figure, written
+         * out: left implicit, the convolution class would read the fitted
+         * GEMMs' figures as its own (hw_blocks.c) */
+        static const char kept[] = "the base profile's figure: no measured kernel of this class set it";
+        int sib = rl_fit_sibling(c);
+        char borrowed[160];
+        snprintf(borrowed, sizeof borrowed,
+                 "the %s class's fitted figure: no measured kernel of this class set it, and both run on the "
+                 "same multiply-add units",
+                 sib >= 0 ? rl_op_class_names[sib] : "");
+        if (inf->compute[c]) replace_item(co, "compute_fraction", figure_json(p->compute[c], source, "measured"));
+        else if (sib >= 0 && inf->compute[sib])
+            replace_item(co, "compute_fraction", figure_json(p->compute[c], borrowed, "derived"));
+        else if (!cJSON_GetObjectItemCaseSensitive(co, "compute_fraction"))
+            replace_item(co, "compute_fraction", figure_json(p->compute[c], kept, "estimated"));
+        if (inf->memory[c]) replace_item(co, "memory_fraction", figure_json(p->memory[c], source, "measured"));
+        else if (sib >= 0 && inf->memory[sib])
+            replace_item(co, "memory_fraction", figure_json(p->memory[c], borrowed, "derived"));
+        else if (!cJSON_GetObjectItemCaseSensitive(co, "memory_fraction"))
+            replace_item(co, "memory_fraction", figure_json(p->memory[c], kept, "estimated"));
+    }
+    replace_item(f, "fit", fit);
+}
+
+/* forecast.fit.fitted: the parameters the kernels informed. */
+void rl_fit_add_fitted_names(cJSON *fit, const rl_fit_informed *inf) {
+    cJSON *names = cJSON_AddArrayToObject(fit, "fitted");
+    char name[64];
+    for (int c = 0; c < RL_CLASS_COUNT; c++) {
+        snprintf(name, sizeof name, "%s.compute_fraction", rl_op_class_names[c]);
+        if (inf->compute[c]) cJSON_AddItemToArray(names, cJSON_CreateString(name));
+        snprintf(name, sizeof name, "%s.memory_fraction", rl_op_class_names[c]);
+        if (inf->memory[c]) cJSON_AddItemToArray(names, cJSON_CreateString(name));
+    }
+    if (inf->kernel_s) cJSON_AddItemToArray(names, cJSON_CreateString("kernel_overhead_s"));
+    if (inf->group_s) cJSON_AddItemToArray(names, cJSON_CreateString("group_overhead_s"));
+    if (inf->tile_k0) cJSON_AddItemToArray(names, cJSON_CreateString("tile_overhead_k"));
+    /* the classes no measured kernel had: they keep the base profile's figures */
+    cJSON *left = cJSON_AddArrayToObject(fit, "classes_at_defaults");
+    cJSON *borrowed = cJSON_AddArrayToObject(fit, "classes_borrowed");
+    for (int c = 0; c < RL_CLASS_COUNT; c++) {
+        if (inf->compute[c] || inf->memory[c]) continue;
+        int sib = rl_fit_sibling(c);
+        /* an unfitted product class takes its fitted sibling's figures (rl_fit_borrow_siblings) */
+        if (sib >= 0 && (inf->compute[sib] || inf->memory[sib])) {
+            cJSON *b = cJSON_CreateObject();
+            cJSON_AddStringToObject(b, "class", rl_op_class_names[c]);
+            cJSON_AddStringToObject(b, "from", rl_op_class_names[sib]);
+            cJSON_AddItemToArray(borrowed, b);
+        } else {
+            cJSON_AddItemToArray(left, cJSON_CreateString(rl_op_class_names[c]));
+        }
+    }
+}

@@ -1,0 +1,27 @@
+/* Writing a fitted stack into a hardware profile (docs/model.md §12.5):
+ * the forecast block's fitted figures, each {"value", "source", "kind"},
+ * and fit.fitted's list of what the measured kernels informed. Used by the
+ * fit (analyze_fit.c) only.
+ *
+ * Ownership: every cJSON made here is added to the caller's objects, which
+ * own it; nothing else is allocated. */
+#ifndef ROOFLENS_FIT_PROFILE_H
+#define ROOFLENS_FIT_PROFILE_H
+#include <cjson/cJSON.h>
+
+#include "forecast_fit.h"
+
+/* obj[key] as an object: the one there, else a new one put in its place. */
+cJSON *rl_fit_child_object(cJSON *obj, const char *key);
+
+/* The profile's "forecast" block with the fitted parameters p (kind
+ * "measured", `source` their source), basis "calibrated", the stack, the
+ * fit block (which the profile then owns); what inf says no kernel
+ * informed keeps its figure, or takes a sibling class's (derived). */
+void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fit_informed *inf, cJSON *fit,
+                        const char *stack, const char *source);
+
+/* fit.fitted (the parameters the kernels informed), fit.classes_at_defaults
+ * and fit.classes_borrowed. */
+void rl_fit_add_fitted_names(cJSON *fit, const rl_fit_informed *inf);
+#endif
