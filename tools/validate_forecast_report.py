@@ -138,7 +138,8 @@ def band_cover(s, pool):
     held = {m: e for m, e in s["pool_fit"].items() if m not in pool}
     if not b or not held:
         return None
-    inside = sum(b["low"] <= 1 + e <= b["high"] for e in held.values())
+    # the band is measured / forecast; e is forecast / measured - 1
+    inside = sum(b["low"] <= 1 / (1 + e) <= b["high"] for e in held.values())
     return inside, len(held)
 
 

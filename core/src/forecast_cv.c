@@ -41,6 +41,7 @@ int rl_fit_leave_one_out(const rl_fit_sample *s, int n, int n_runs, const rl_for
             return -1;
         }
         uninformed_from_profile(&p, &informed, profile);
+        rl_fit_borrow_siblings(&p, &informed);
         double fc = 0;
         for (int i = 0; i < n; i++)
             if (s[i].run == r) fc += rl_fc_kernel_time(&s[i].k, &p);
@@ -63,25 +64,29 @@ static double quantile(const double *v, int n, double q) {
 }
 
 bool rl_fit_band_of(const double *measured, const double *forecast, int n_runs, rl_fit_band *b) {
-    double *ratio = malloc((size_t)(n_runs > 0 ? 2 * n_runs : 1) * sizeof *ratio), *err = ratio + n_runs;
-    if (!ratio) return false;
+    double *size = malloc((size_t)(n_runs > 0 ? 2 * n_runs : 1) * sizeof *size), *err = size + n_runs;
+    if (!size) return false;
     int k = 0;
     for (int r = 0; r < n_runs; r++)
         if (measured[r] > 0 && forecast[r] > 0 && isfinite(measured[r] / forecast[r])) {
-            ratio[k] = measured[r] / forecast[r];
-            err[k] = fabs(ratio[k] - 1);
+            double ratio = measured[r] / forecast[r];
+            size[k] = fabs(log(ratio));
+            err[k] = fabs(ratio - 1);
             k++;
         }
     bool ok = k >= RL_BAND_MIN_RUNS;
     if (ok) {
-        qsort(ratio, (size_t)k, sizeof *ratio, cmp_asc);
+        qsort(size, (size_t)k, sizeof *size, cmp_asc);
         qsort(err, (size_t)k, sizeof *err, cmp_asc);
-        b->low = fmin(1, quantile(ratio, k, 0.1));
-        b->high = fmax(1, quantile(ratio, k, 0.9));
+        /* as far below as above: a handful of held-out runs tells how far
+         * off a forecast is, not which way (docs/model.md §12.8) */
+        double q = quantile(size, k, 0.9);
+        b->low = exp(-q);
+        b->high = exp(q);
         b->median_error = quantile(err, k, 0.5);
         b->worst_error = err[k - 1];
         b->runs = k;
     }
-    free(ratio);
+    free(size);
     return ok;
 }

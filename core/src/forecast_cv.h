@@ -17,7 +17,8 @@
 #define RL_BAND_MIN_RUNS 3
 
 typedef struct rl_fit_band {
-    double low, high;         /* measured / forecast at the 10th and 90th percentile; low <= 1 <= high */
+    double low, high;         /* measured / forecast: exp(∓ the 90th percentile of |log(measured / forecast)|),
+                                 so low = 1 / high <= 1 <= high */
     double median_error;      /* median |measured / forecast - 1| */
     double worst_error;       /* largest |measured / forecast - 1| */
     int runs;                 /* held-out runs the ratios come from */
@@ -35,8 +36,11 @@ int rl_fit_leave_one_out(const rl_fit_sample *s, int n, int n_runs, const rl_for
                          const rl_forecast_params *profile, double *measured, double *forecast);
 
 /* The band of the runs' ratios measured / forecast (those with both
- * figures): percentiles by linear interpolation between the sorted ratios,
- * low at most 1 and high at least 1. false, b untouched, with fewer than
- * RL_BAND_MIN_RUNS runs. */
+ * figures), as far below 1 as above it: the 90th percentile (by linear
+ * interpolation between the sorted values) of their |log|, both ways. The
+ * runs are a fit's few models, each held out once; in both validated setups
+ * the models it never saw erred the other way from them (docs/validation.md),
+ * so the band takes their errors' size, not their sign. false, b untouched,
+ * with fewer than RL_BAND_MIN_RUNS runs. */
 bool rl_fit_band_of(const double *measured, const double *forecast, int n_runs, rl_fit_band *b);
 #endif

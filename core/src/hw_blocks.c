@@ -215,8 +215,8 @@ static int forecast_band(const parse_ctx *x, const cJSON *band, rl_forecast_band
         return hw_bad(x, "forecast.band", "must be an object {low, high, runs, median_error, worst_error, basis, "
                                          "source}, or be left out when the stack has no track record");
     if (hw_check_keys(x, band, band_keys, "forecast.band")) return -1;
-    if (band_number(x, band, "low", 1e-3, 1, "measured / forecast at the 10th percentile, at most 1", &b->low) ||
-        band_number(x, band, "high", 1, 1e3, "measured / forecast at the 90th percentile, at least 1", &b->high) ||
+    if (band_number(x, band, "low", 1e-3, 1, "measured / forecast at the band's low end, at most 1", &b->low) ||
+        band_number(x, band, "high", 1, 1e3, "measured / forecast at the band's high end, at least 1", &b->high) ||
         band_number(x, band, "runs", 3, 1e6, "held-out runs; with fewer than 3, give no band", &b->runs) ||
         band_number(x, band, "median_error", 0, 1e3, "median |measured / forecast - 1|", &b->median_error) ||
         band_number(x, band, "worst_error", 0, 1e3, "largest |measured / forecast - 1|", &b->worst_error))
@@ -225,9 +225,12 @@ static int forecast_band(const parse_ctx *x, const cJSON *band, rl_forecast_band
     if (b->median_error > b->worst_error)
         return hw_bad(x, "forecast.band.median_error", "is %g, above worst_error %g: the median cannot exceed the "
                                                       "largest", b->median_error, b->worst_error);
-    if (b->low < 1 - b->worst_error - BAND_ROUNDING || b->high > 1 + b->worst_error + BAND_ROUNDING)
-        return hw_bad(x, "forecast.band", "low %g and high %g must lie within worst_error %g of 1 (both are "
-                                         "ratios of the same runs)", b->low, b->high, b->worst_error);
+    /* the band reaches no farther either way than the worst run's error
+     * either way: a fit's band is as wide below 1 as above (its log) */
+    double widest = fmax(log1p(b->worst_error), b->worst_error < 1 ? -log1p(-b->worst_error) : INFINITY);
+    if (-log(b->low) > widest + BAND_ROUNDING || log(b->high) > widest + BAND_ROUNDING)
+        return hw_bad(x, "forecast.band", "low %g and high %g must lie within worst_error %g of 1, either way (all "
+                                         "are ratios of the same runs)", b->low, b->high, b->worst_error);
     const cJSON *basis = cJSON_GetObjectItemCaseSensitive(band, "basis");
     const cJSON *source = cJSON_GetObjectItemCaseSensitive(band, "source");
     if (!cJSON_IsString(basis) || !hw_in_list(basis->valuestring, rl_band_bases))
