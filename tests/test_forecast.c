@@ -1262,6 +1262,39 @@ static void fit_reads_lowering_from_kernels(const cJSON *unit) {
     rl_model_free(m);
 }
 
+/* A calibrated stack whose fit had no kernel of a class (its figures kept
+ * as the base profile's, kind "estimated") says so when that class carries
+ * a tenth of the forecast or more: the band does not cover it. Not for an
+ * analytic stack (every figure is an estimate, and its band says so), nor
+ * once the class's figures are measured. */
+static void warns_of_unfitted_classes(const cJSON *unit) {
+    double compute[RL_CLASS_COUNT], memory[RL_CLASS_COUNT];
+    for (int c = 0; c < RL_CLASS_COUNT; c++) compute[c] = memory[c] = 1;
+    compute[RL_CLASS_DEPTHWISE] = memory[RL_CLASS_DEPTHWISE] = 1e-3; /* its work sets the forecast */
+    rl_model *m = fixture("conv_net.onnx");
+    const char *cases[][2] = {{"calibrated", "estimated"}, {"calibrated", "measured"}, {"analytic", "estimated"}};
+    for (int i = 0; m && i < 3; i++) {
+        cJSON *hw = with_forecast(unit, compute, memory, 1e-6, 0), *f = cJSON_GetObjectItem(hw, "forecast");
+        cJSON_AddStringToObject(f, "basis", cases[i][0]);
+        cJSON *cl;
+        cJSON_ArrayForEach(cl, cJSON_GetObjectItem(f, "classes")) {
+            bool dw = !strcmp(cl->string, "depthwise");
+            cJSON *k1 = cJSON_GetObjectItem(cJSON_GetObjectItem(cl, "compute_fraction"), "kind");
+            cJSON *k2 = cJSON_GetObjectItem(cJSON_GetObjectItem(cl, "memory_fraction"), "kind");
+            const char *kind = dw ? cases[i][1] : "measured";
+            cJSON_SetValuestring(k1, kind), cJSON_SetValuestring(k2, kind);
+        }
+        cJSON *res = analyze(m, hw, "fused", 1);
+        char *warnings = cJSON_PrintUnformatted(cJSON_GetObjectItem(res, "warnings"));
+        bool warned = warnings && strstr(warnings, "forecast_unfitted_classes") != NULL;
+        free(warnings);
+        CHECK(warned == (i == 0), "%s stack, depthwise figures %s: %s", cases[i][0], cases[i][1],
+              warned ? "warned" : "no warning");
+        cJSON_Delete(res), cJSON_Delete(hw);
+    }
+    rl_model_free(m);
+}
+
 /* Every shipped profile forecasts with its own parameters, not the core's
  * generic defaults: its forecast block names the stack and gives every
  * figure (docs/model.md §12.4), and the analysis says so. */
@@ -1327,6 +1360,7 @@ int main(int argc, char **argv) {
         fit_refuses_bad_pairs(unit);
         fit_pools_samples(unit);
         fit_reads_lowering_from_kernels(unit);
+        warns_of_unfitted_classes(unit);
     }
     fit_informs_bound_sides();
     cJSON_Delete(unit);

@@ -354,6 +354,30 @@ static void add_forecast_section(cJSON *root, const rl_timing *t, const rl_hw *h
         cJSON_AddItemToArray(bc, forecast_class_json(cls, &f->by_class[cls], hw, t->main_prec));
 }
 
+/* A calibrated stack's forecast rests on the classes its fit measured; a
+ * class it had no kernel of keeps the base profile's estimate, which the
+ * band (the fit's own held-out models) does not cover. On this project's
+ * CPU validation such classes (depthwise convolutions forecast by a fit
+ * without any) missed by 25-44 % (docs/validation.md, run 5). Said when
+ * they carry at least a tenth of the forecast. */
+static void warn_unfitted_classes(rl_ctx *c, const rl_timing *t, const rl_hw *hw) {
+    const rl_forecast *f = &t->forecast;
+    if (!hw->fc.calibrated || !(f->time_s > 0)) return;
+    double share = 0;
+    char names[160] = "";
+    for (int cls = 0; cls < RL_CLASS_COUNT; cls++) {
+        if (!hw->fc.class_estimated[cls] || !(f->by_class[cls].time_s > 0)) continue;
+        share += f->by_class[cls].time_s / f->time_s;
+        size_t k = strlen(names);
+        snprintf(names + k, sizeof names - k, "%s%s", k ? ", " : "", rl_op_class_names[cls]);
+    }
+    if (share >= 0.1)
+        rl_warn(c, "forecast_unfitted_classes", NULL,
+                "%.0f %% of this forecast is work of classes the stack's fit had no measured kernel of (%s): "
+                "their efficiency is the base profile's estimate, and the band does not cover it (fit on a "
+                "model that has them: rooflens calibrate --from)", 100 * share, names);
+}
+
 /* What a reader of the headline must know about how its time was set; its
  * figures in the core's one number format ("1.27 µs", as every surface
  * writes them), never as 1.27e-06 s. */
@@ -367,6 +391,7 @@ static void warn_about_headline(rl_ctx *c, const rl_timing *t, const rl_hw *hw) 
                 ch->kernels, rl_format_eng(launch, sizeof launch, hw->launch_s, "s", 0),
                 rl_format_eng(floor_s, sizeof floor_s, ch->launch_floor_s, "s", 0), rl_sol_names[t->chosen],
                 rl_format_eng(roof, sizeof roof, ch->roof_time_s, "s", 0));
+    warn_unfitted_classes(c, t, hw);
     if (ch->power_capped)
         rl_warn(c, "power_capped", NULL,
                 "at its roofline time this model would draw more than %s's power budget of %s; the time "

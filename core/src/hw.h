@@ -109,6 +109,9 @@ typedef struct rl_forecast_params {
     int n_apart;
     const char *stack;              /* the software stack the parameters describe */
     bool calibrated;                /* "calibrated" (fitted on measured kernels) or "analytic" */
+    bool class_estimated[RL_CLASS_COUNT]; /* both the class's fractions are of kind "estimated": in a
+                                       calibrated stack, a class no measured kernel set (the base
+                                       profile's figures, kept by the fit) */
     rl_forecast_band_params band;   /* its track record ("band"; known false: none) */
 } rl_forecast_params;
 /* The fixed cost per kernel of a kernel of class cls. */

@@ -100,8 +100,11 @@ static int forecast_classes(const parse_ctx *x, const cJSON *classes, rl_forecas
         if (!cJSON_IsObject(it))
             return hw_bad(x, path, "must be {\"compute_fraction\": F, \"memory_fraction\": F, \"kernel_overhead_s\": S}");
         if (hw_check_keys(x, it, class_keys, path)) return -1;
-        if (hw_read_figure(x, it, "compute_fraction", path, &f->compute[k], NULL)) return -1;
-        if (hw_read_figure(x, it, "memory_fraction", path, &f->memory[k], NULL)) return -1;
+        const char *compute_kind = NULL, *memory_kind = NULL;
+        if (hw_read_figure(x, it, "compute_fraction", path, &f->compute[k], &compute_kind)) return -1;
+        if (hw_read_figure(x, it, "memory_fraction", path, &f->memory[k], &memory_kind)) return -1;
+        f->class_estimated[k] = compute_kind && !strcmp(compute_kind, "estimated") && memory_kind &&
+                                !strcmp(memory_kind, "estimated");
         if (hw_read_figure(x, it, "kernel_overhead_s", path, &f->class_kernel_s[k], NULL)) return -1;
     }
     /* A profile that does not tell convolutions from GEMMs gives them the
