@@ -21,6 +21,7 @@
 #include "parallel.h"
 #include "request.h"
 #include "roofline.h"
+#include "storage.h"
 #include "study.h"
 #include "timing.h"
 #include "analyze.h"
@@ -59,7 +60,9 @@ static cJSON *tensor_json(const rl_ctx *c, const rl_value *v) {
 static double *weight_params(rl_ctx *c, const rl_graph *g) {
     double *per = rl_arena_alloc(c->arena, (size_t)(g->n_values + 1) * sizeof *per);
     if (!per) return NULL;
-    for (int i = 0; i < g->n_values; i++) per[i] = rl_numel_d(&g->values[i]);
+    /* what the runtime makes itself (a GGUF decoder's rotary tables) holds no parameters */
+    for (int i = 0; i < g->n_values; i++)
+        per[i] = g->values[i].storage == RL_ST_RUNTIME ? 0 : rl_numel_d(&g->values[i]);
     for (int i = 0; i < g->n_nodes; i++) {
         const rl_node *n = &g->nodes[i];
         bool nbits = !strcmp(n->op_type, "MatMulNBits"), gbq = !strcmp(n->op_type, "GatherBlockQuantized");
@@ -96,7 +99,8 @@ static void add_model_section(cJSON *root, const rl_model *m, rl_ctx *c, rl_grap
             const rl_value *v = &g->values[i];
             if (v->kind != RL_VALUE_WEIGHT) continue;
             params += per ? per[i] : rl_numel_d(v);
-            wbytes += rl_numel_d(v) * rl_dtype_bits(v->dtype) / 8.0;
+            wbytes += v->storage != RL_ST_DTYPE ? rl_storage_bytes(v->storage, rl_numel_d(v))
+                                                : rl_numel_d(v) * rl_dtype_bits(v->dtype) / 8.0;
         }
     }
     cJSON_AddNumberToObject(mo, "params", params);

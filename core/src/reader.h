@@ -19,4 +19,8 @@ int rl_reader_take(rl_reader *r, rl_reader_result *res);
 /* The field the reader adds to a TensorProto whose payload it dropped (not
  * an ONNX field), so the model knows the contents are absent, not empty. */
 #define RL_DROP_MARKER_FIELD 7936u
+/* The field that carries a weight's storage (storage.h) in a TensorProto
+ * the GGUF reader writes (gguf_decoder.c); the ONNX reader refuses it in a
+ * file, so only a GGUF file's tensors carry it. */
+#define RL_STORAGE_FIELD 7937u
 #endif

@@ -5,12 +5,26 @@
 
 #include "graph.h"
 #include "reader.h"
+#include "storage.h"
 #include "tensor.h"
 
 static bool tensor_dropped(const Onnx__TensorProto *t) {
     for (size_t i = 0; i < t->base.n_unknown_fields; i++)
         if (t->base.unknown_fields[i].tag == RL_DROP_MARKER_FIELD) return true;
     return false;
+}
+
+/* The storage the GGUF reader gave the tensor (RL_STORAGE_FIELD, a
+ * varint; reader.h), or RL_ST_DTYPE. */
+static int tensor_storage(const Onnx__TensorProto *t) {
+    for (size_t i = 0; i < t->base.n_unknown_fields; i++) {
+        const ProtobufCMessageUnknownField *u = &t->base.unknown_fields[i];
+        if (u->tag != RL_STORAGE_FIELD || u->wire_type != PROTOBUF_C_WIRE_TYPE_VARINT || u->len < 1) continue;
+        uint64_t v = 0;
+        for (size_t k = 0; k < u->len && k < 9; k++) v |= (uint64_t)(u->data[k] & 0x7f) << (7 * k);
+        return v < RL_ST_COUNT ? (int)v : RL_ST_DTYPE;
+    }
+    return RL_ST_DTYPE;
 }
 
 static bool tensor_external(const Onnx__TensorProto *t) {
@@ -123,6 +137,7 @@ void rl_value_check_dtype(rl_ctx *c, const rl_value *v, int dtype) {
 int rl_value_from_tensor(rl_ctx *c, rl_value *v, const Onnx__TensorProto *t, const char *where) {
     v->type = RL_TYPE_TENSOR;
     v->dtype = t->has_data_type ? t->data_type : 0;
+    v->storage = tensor_storage(t);
     rl_value_check_dtype(c, v, v->dtype);
     if (t->n_dims > c->model->limits.max_rank) {
         rl_error_set(c->err, "limit_rank", where,

@@ -104,6 +104,7 @@ static void cost_matmul(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     else k->vector_flops = outs * n->op->per_elem;
     if (rl_op_is(n, "DynamicQuantizeMatMul")) /* quantizing A: min/max scan, scale, round */
         k->vector_flops += 3 * rl_numel_d(rl_in(n, 0));
+    if (rl_block_quantized(rl_in(n, ib))) k->vector_flops += 2 * rl_numel_d(rl_in(n, ib)); /* dequantize */
 }
 
 /* MatMulNBits' attributes, bounded so every product below stays finite and
@@ -206,7 +207,8 @@ static void cost_moe(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     /* pick the top k of E, activation (4 per element), weigh and sum the k outputs */
     k->vector_flops = tokens * (double)E + rows * inter * 4 + rows * (double)hidden * 2;
     double touched = rl_moe_experts_touched((double)E, topk, tokens);
-    if (quant) k->vector_flops += 2 * touched * (double)hidden * inter * matrices; /* dequantize */
+    if (quant || rl_block_quantized(fc2)) /* dequantize */
+        k->vector_flops += 2 * touched * (double)hidden * inter * matrices;
     k->weight_bytes *= touched / (double)E;
 }
 

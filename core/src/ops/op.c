@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "op.h"
+#include "../storage.h"
 
 rl_value *rl_in(const rl_node *n, int i) {
     if (i < 0 || i >= n->n_in) return NULL;
@@ -239,14 +240,22 @@ double rl_elem_bytes(const rl_ctx *c, int dtype) {
     return rl_dtype_bits(dtype) / 8.0;
 }
 
+/* A weight with a storage of its own (storage.h) keeps its stored size
+ * whatever precision the request names, as a packed int4 weight does. */
 double rl_value_bytes(const rl_ctx *c, const rl_value *v) {
     if (!v || v->type != RL_TYPE_TENSOR) return 0;
+    if (v->storage != RL_ST_DTYPE) return rl_storage_bytes(v->storage, rl_numel_d(v));
     return rl_numel_d(v) * rl_elem_bytes(c, v->dtype);
+}
+
+bool rl_block_quantized(const rl_value *v) {
+    return v && v->storage > RL_ST_DTYPE && v->storage < RL_ST_COUNT && rl_storage_table[v->storage].quantized;
 }
 
 void rl_cost_read_part(const rl_ctx *c, rl_cost *k, const rl_value *v, double elements) {
     if (!v || v->type != RL_TYPE_TENSOR) return;
-    double all = rl_value_bytes(c, v), part = (elements > 0 ? elements : 0) * rl_elem_bytes(c, v->dtype);
+    double each = v->storage != RL_ST_DTYPE ? rl_storage_elem_bytes(v->storage) : rl_elem_bytes(c, v->dtype);
+    double all = rl_value_bytes(c, v), part = (elements > 0 ? elements : 0) * each;
     if (!(part < all)) return;
     if (v->kind == RL_VALUE_WEIGHT || v->kind == RL_VALUE_CONSTANT) k->weight_bytes -= all - part;
     else k->input_bytes -= all - part;

@@ -231,6 +231,10 @@ int rl_set_window_out(rl_ctx *c, rl_node *n, int idx, int dtype, const rl_value 
  * or unknown value. */
 double rl_elem_bytes(const rl_ctx *c, int dtype);
 double rl_value_bytes(const rl_ctx *c, const rl_value *v);
+/* Whether weight v is stored in quantized blocks (a GGUF file's Q4_K,
+ * IQ2_XXS, MXFP4...: storage.h) that a kernel dequantizes as it reads them:
+ * 2 vector FLOPs per weight, as MatMulNBits counts. */
+bool rl_block_quantized(const rl_value *v);
 /* A kernel that reads only `elements` of input `v` (the rows a gather picks,
  * the slice a Slice keeps, the cache rows of the current positions): charge
  * that many elements instead of the whole tensor the default count charged,
