@@ -322,6 +322,18 @@ def self_test(repo_root):
         with open(path, "a", encoding="utf-8") as f:
             f.write(text)
 
+    def edit_row(d, start, old_end, new_end):
+        """The map's row that starts with `start`: its end replaced (the
+        files in between may change without breaking the self-test)."""
+        p = os.path.join(d, DOC)
+        with open(p, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        hit = [i for i, ln in enumerate(lines) if ln.startswith(start) and ln.endswith(old_end)]
+        assert hit, start
+        lines[hit[0]] = lines[hit[0]][: -len(old_end)] + new_end
+        with open(p, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines))
+
     def edit_doc(d, old, new):
         p = os.path.join(d, DOC)
         with open(p, encoding="utf-8") as f:
@@ -345,8 +357,7 @@ def self_test(repo_root):
          ("core/src/newmodule.c", "int rl_new(void);\n"),
          "core/src/newmodule.c is in no layer"),
         ("a cycle in the map fails",
-         lambda d: edit_doc(d, "| reader | `core/src/reader.h` `core/src/reader.c` | public, base |",
-                            "| reader | `core/src/reader.h` `core/src/reader.c` | public, base, graph |"),
+         lambda d: edit_row(d, "| reader |", "| public, base |", "| public, base, graph |"),
          "the core's may-use relation has a cycle"),
         ("a stale allow-list entry fails",
          lambda d: edit_doc(d, "<!-- allow:end -->",

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gguf.h"
+#include "gguf_decoder.h"
 #include "internal.h"
 #include "reader.h"
 
@@ -65,7 +67,15 @@ struct rl_reader {
     uint64_t nodes;
     bool failed;
     rl_error err;
+    /* The format, told from the first 4 bytes (held in magic until then):
+     * an ONNX protobuf, or a GGUF file read by its own reader. */
+    int format;
+    uint8_t magic[4];
+    size_t magic_len;
+    gguf_reader *gguf;
 };
+
+enum { FMT_UNDECIDED, FMT_ONNX, FMT_GGUF };
 
 #define RL_DEFAULT_MAX_SKELETON (512ull << 20)
 #define RL_DEFAULT_MAX_NODES 2000000ull
@@ -104,12 +114,16 @@ rl_reader *rl_reader_new(const rl_limits *limits) {
 
 void rl_reader_free(rl_reader *r) {
     if (!r) return;
+    gguf_reader_free(r->gguf);
     free(r->stack);
     free(r->out);
     free(r);
 }
 
-uint64_t rl_reader_offset(const rl_reader *r) { return r ? r->offset : 0; }
+uint64_t rl_reader_offset(const rl_reader *r) {
+    if (r && r->format == FMT_GGUF) return gguf_offset(r->gguf);
+    return r ? r->offset + r->magic_len : 0;
+}
 
 /* "model.graph.node[3].attribute" for error messages. */
 static void describe_path(const rl_reader *r, char *buf, size_t cap) {
@@ -313,6 +327,9 @@ static int on_key(rl_reader *r) {
                     "is corrupted", (unsigned long long)field);
     r->key = key;
     frame *f = &r->stack[r->depth - 1];
+    if (f->type == MT_TENSOR && field == RL_STORAGE_FIELD)
+        return fail(r, "bad_protobuf", "a TensorProto carries field %u, which no ONNX version defines: the file "
+                    "is corrupted", RL_STORAGE_FIELD);
     switch (wt) {
     case 0:
         r->state = S_VARINT;
@@ -407,7 +424,7 @@ static int on_length(rl_reader *r) {
     return 0;
 }
 
-int64_t rl_reader_feed(rl_reader *r, const void *bytes, size_t len) {
+static int64_t onnx_feed(rl_reader *r, const void *bytes, size_t len) {
     if (!r || r->failed) return -1;
     const uint8_t *p = bytes;
     size_t i = 0;
@@ -464,8 +481,39 @@ int64_t rl_reader_feed(rl_reader *r, const void *bytes, size_t len) {
     return r->remaining > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)r->remaining;
 }
 
+/* The first bytes tell the format: "GGUF", or anything else for ONNX (a
+ * protobuf cannot start with 'G': field 8 of wire type 7 does not exist). */
+static int decide_format(rl_reader *r) {
+    if (gguf_magic(r->magic, r->magic_len)) {
+        r->format = FMT_GGUF;
+        r->gguf = gguf_reader_new(&r->limits);
+        if (!r->gguf) return fail(r, "out_of_memory", "out of memory starting the GGUF reader");
+        return gguf_feed(r->gguf, r->magic, r->magic_len) < 0 ? -1 : 0;
+    }
+    r->format = FMT_ONNX;
+    size_t n = r->magic_len;
+    r->magic_len = 0;
+    return onnx_feed(r, r->magic, n) < 0 ? -1 : 0;
+}
+
+int64_t rl_reader_feed(rl_reader *r, const void *bytes, size_t len) {
+    if (!r || r->failed) return -1;
+    const uint8_t *p = bytes;
+    if (r->format == FMT_UNDECIDED) {
+        while (len > 0 && r->magic_len < sizeof r->magic) {
+            r->magic[r->magic_len++] = *p++;
+            len--;
+        }
+        if (r->magic_len < sizeof r->magic) return 0;
+        if (decide_format(r)) return -1;
+    }
+    if (r->format == FMT_GGUF) return gguf_feed(r->gguf, p, len);
+    return onnx_feed(r, p, len);
+}
+
 int rl_reader_skip(rl_reader *r, uint64_t n) {
     if (!r || r->failed) return -1;
+    if (r->format == FMT_GGUF) return gguf_skip(r->gguf, n);
     if (n == 0) return 0;
     if (r->state != S_SKIP || n > r->remaining)
         return fail(r, "internal", "the caller skipped %llu bytes the reader needed",
@@ -473,8 +521,31 @@ int rl_reader_skip(rl_reader *r, uint64_t n) {
     return consume(r, n);
 }
 
+/* A GGUF file's hand-over: its decoder's skeleton (gguf_decoder.h). */
+static int gguf_take(rl_reader *r, rl_reader_result *res) {
+    const gguf_file *f = gguf_finish(r->gguf);
+    if (!f) {
+        res->error = *gguf_error(r->gguf);
+        return -1;
+    }
+    size_t len = 0;
+    uint64_t nodes = 0;
+    uint8_t *skeleton = gguf_decoder_skeleton(f, &len, &nodes, &res->error);
+    if (!skeleton) return -1;
+    res->skeleton = skeleton;
+    res->skeleton_len = len;
+    res->file_bytes = f->file_bytes;
+    res->skipped_bytes = f->data_bytes; /* every payload: none is kept */
+    res->nodes = nodes;
+    res->limits = r->limits;
+    return 0;
+}
+
 int rl_reader_take(rl_reader *r, rl_reader_result *res) {
     memset(res, 0, sizeof *res);
+    /* a file of fewer than 4 bytes never told its format: ONNX's errors say what is wrong */
+    if (!r->failed && r->format == FMT_UNDECIDED && r->magic_len > 0) decide_format(r);
+    if (!r->failed && r->format == FMT_GGUF) return gguf_take(r, res);
     if (!r->failed) {
         if (r->offset == 0) {
             fail(r, "empty_file", "the file is empty: expected an ONNX model");

@@ -1,0 +1,215 @@
+/* GGUF files (llama.cpp's format) read into the same model, analysis and
+ * LLM view as an ONNX file. The files are written at test time by
+ * tests/make_gguf.py --suite (argv[3]) from the published format, with the
+ * figures it works out independently (expected.json); its --hostile set is
+ * argv[4]. Checks:
+ *  - the weight bytes are the sum of the file's tensor sizes, to the byte,
+ *    and the parameters the sum of their elements (every ggml type: the
+ *    "types" file holds one tensor of each);
+ *  - KV cache bytes per token = 2 · blocks · KV heads · head dim · 2 (fp16),
+ *    and the model's positions are its context_length;
+ *  - MoE: the experts and the top k found, parameters counting every expert;
+ *  - the same file fed in small chunks, or with the data skipped as a seeking
+ *    caller does, gives the same answer;
+ *  - the same decoder as ONNX Runtime GenAI's int4 export (the llm_models
+ *    fixture's tiny_genai.onnx) and as GGUF Q4_0: the same FLOPs per token,
+ *    and weight bytes that differ by the norms' and rotary tables' layout only;
+ *  - every hostile file gives its error, never a model. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "check.h"
+#include "check_model.h"
+#include "rooflens.h"
+
+static const char *tests_dir, *root_dir, *models_dir, *hostile_dir, *llm_dir;
+
+/* The file fed in chunks of `chunk` bytes; with `seek`, the bytes the
+ * reader offers to skip are jumped over with fseeko, as the CLI does. */
+static rl_model *read_streamed(const char *path, size_t chunk, bool seek, char **err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseeko(f, 0, SEEK_END);
+    off_t size = ftello(f);
+    fseeko(f, 0, SEEK_SET);
+    rl_reader *r = rl_reader_new(NULL);
+    uint8_t buf[65536];
+    size_t n;
+    if (chunk > sizeof buf) chunk = sizeof buf;
+    while ((n = fread(buf, 1, chunk, f)) > 0) {
+        int64_t skip = rl_reader_feed(r, buf, n);
+        if (skip < 0) break;
+        /* as the CLI and the page do: never past the file's end */
+        off_t pos = ftello(f);
+        if (seek && skip > size - pos) skip = size - pos;
+        if (seek && skip > 0 && fseeko(f, skip, SEEK_CUR) == 0) rl_reader_skip(r, (uint64_t)skip);
+    }
+    fclose(f);
+    rl_model *m = rl_reader_finish(r, err);
+    rl_reader_free(r);
+    return m;
+}
+
+static cJSON *llm_request(const char *llm_json) {
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddItemToObject(r, "hardware", check_read_hw(tests_dir, root_dir, "h100-sxm"));
+    cJSON_AddFalseToObject(r, "layers");
+    cJSON_AddStringToObject(r, "precision", "fp16");
+    cJSON_AddItemToObject(r, "llm", cJSON_Parse(llm_json));
+    return r;
+}
+
+static cJSON *run(rl_model *m, const char *llm_json, const char *what) {
+    cJSON *res = check_analyze(m, llm_request(llm_json));
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(res, "ok")), "%s: analysis failed: %s", what,
+          check_str(res, "error.message"));
+    return res;
+}
+
+static void check_model(const char *name, const cJSON *exp) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.gguf", models_dir, name);
+    char *err = NULL;
+    rl_model *m = read_streamed(path, 65536, true, &err);
+    CHECK(m != NULL, "%s: not read: %s", name, err ? err : "");
+    rl_free(err);
+    if (!m) return;
+    cJSON *res = run(m, "{\"prompt\": 64, \"generate\": 8, \"batches\": [1], \"contexts\": [128]}", name);
+    CHECK(check_num(res, "model.weight_bytes") == check_num(exp, "weight_bytes"), "%s: weight bytes %.0f, the file's %.0f",
+          name, check_num(res, "model.weight_bytes"), check_num(exp, "weight_bytes"));
+    CHECK(check_num(res, "model.params") == check_num(exp, "parameters"), "%s: parameters %.0f, the file's %.0f", name,
+          check_num(res, "model.params"), check_num(exp, "parameters"));
+    CHECK(check_num(res, "llm.kv_cache_bytes_per_token") == check_num(exp, "kv_bytes_per_token"),
+          "%s: KV bytes per token %.0f, by hand %.0f", name, check_num(res, "llm.kv_cache_bytes_per_token"),
+          check_num(exp, "kv_bytes_per_token"));
+    CHECK(check_num(res, "llm.weight_bytes") == check_num(exp, "weight_bytes"), "%s: LLM weight bytes %.0f",
+          name, check_num(res, "llm.weight_bytes"));
+    double experts = check_num(exp, "experts");
+    if (experts > 0) {
+        CHECK(check_num(res, "llm.moe.experts") == experts, "%s: experts %.0f", name, check_num(res, "llm.moe.experts"));
+        CHECK(check_num(res, "llm.moe.top_k") == check_num(exp, "top_k"), "%s: top k", name);
+    }
+    double flops = check_num(res, "llm.prefill.flops");
+    CHECK(flops > 0 && isfinite(flops), "%s: prefill FLOPs %g", name, flops);
+    /* chunks of 7 bytes cross every field's border; no seeking reads the data too */
+    err = NULL;
+    rl_model *m2 = read_streamed(path, 7, false, &err);
+    CHECK(m2 != NULL, "%s: not read in 7-byte chunks: %s", name, err ? err : "");
+    rl_free(err);
+    if (m2) {
+        cJSON *res2 = run(m2, "{\"prompt\": 64, \"generate\": 8, \"batches\": [1], \"contexts\": [128]}", name);
+        CHECK(check_num(res2, "llm.prefill.flops") == flops, "%s: chunked read differs", name);
+        CHECK(check_num(res2, "model.weight_bytes") == check_num(exp, "weight_bytes"), "%s: chunked weight bytes", name);
+        cJSON_Delete(res2);
+        rl_model_free(m2);
+    }
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
+static void test_suite(void) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/expected.json", models_dir);
+    cJSON *exp = check_read_json(path);
+    const cJSON *e;
+    int n = 0;
+    cJSON_ArrayForEach(e, exp) {
+        check_model(e->string, e);
+        n++;
+    }
+    CHECK(n >= 10, "only %d files in the suite", n);
+    cJSON_Delete(exp);
+}
+
+/* The tiny decoder as ONNX Runtime GenAI's int4 export and as GGUF Q4_0. */
+static void test_same_as_onnx(void) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tiny_genai.onnx", llm_dir);
+    rl_model *onnx = check_read_model(path);
+    snprintf(path, sizeof path, "%s/tiny_q4_0.gguf", models_dir);
+    char *err = NULL;
+    rl_model *gguf = read_streamed(path, 65536, true, &err);
+    CHECK(gguf != NULL, "tiny_q4_0.gguf: %s", err ? err : "");
+    rl_free(err);
+    if (!onnx || !gguf) return;
+    const char *req = "{\"prompt\": 32, \"generate\": 4, \"batches\": [1], \"contexts\": [64]}";
+    cJSON *a = run(onnx, req, "tiny_genai.onnx"), *b = run(gguf, req, "tiny_q4_0.gguf");
+    CHECK(check_num(a, "llm.prefill.flops") == check_num(b, "llm.prefill.flops"), "prefill FLOPs: ONNX %.0f, GGUF %.0f",
+          check_num(a, "llm.prefill.flops"), check_num(b, "llm.prefill.flops"));
+    CHECK(check_num(a, "llm.prefill.matrix_flops") == check_num(b, "llm.prefill.matrix_flops"),
+          "prefill matrix FLOPs: ONNX %.0f, GGUF %.0f", check_num(a, "llm.prefill.matrix_flops"),
+          check_num(b, "llm.prefill.matrix_flops"));
+    /* The weights differ only by layout: GenAI stores the 5 norms in fp16,
+     * the rotary tables (2 · 128 positions · 8 · fp16) and the mask's and
+     * router's int64 constants (4 of them, 32 bytes); llama.cpp keeps the
+     * norms in f32 and computes the rotation and the shapes. The projections
+     * are byte for byte the same: Q4_0's 18 bytes a block of 32 are
+     * MatMulNBits' 16 bytes of codes and its fp16 scale. */
+    double norms = 5 * 64, tables = 2 * 128 * 8 * 2, consts = 32;
+    CHECK(check_num(a, "model.weight_bytes") - check_num(b, "model.weight_bytes") == tables + consts - norms * 2,
+          "weight bytes: ONNX %.0f, GGUF %.0f", check_num(a, "model.weight_bytes"), check_num(b, "model.weight_bytes"));
+    printf("same decoder: prefill %.0f FLOPs both; weights ONNX int4 %.0f B, GGUF Q4_0 %.0f B\n",
+           check_num(a, "llm.prefill.flops"), check_num(a, "model.weight_bytes"), check_num(b, "model.weight_bytes"));
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    rl_model_free(onnx);
+    rl_model_free(gguf);
+}
+
+static void hostile(const char *name, const char *code) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.gguf", hostile_dir, name);
+    for (int seek = 0; seek < 2; seek++) {
+        char *err = NULL;
+        rl_model *m = read_streamed(path, seek ? 65536 : 5, seek, &err);
+        CHECK(m == NULL, "%s: read as a model", name);
+        cJSON *j = err ? cJSON_Parse(err) : NULL;
+        CHECK(strcmp(check_str(j, "error.code"), code) == 0, "%s: error %s (%s), want %s", name,
+              check_str(j, "error.code"), check_str(j, "error.message"), code);
+        cJSON_Delete(j);
+        rl_free(err);
+        rl_model_free(m);
+    }
+}
+
+static void test_hostile(void) {
+    hostile("truncated_header", "truncated");
+    hostile("truncated_data", "truncated");
+    hostile("version1", "bad_gguf");
+    hostile("version_big_endian", "bad_gguf");
+    hostile("huge_tensor_count", "bad_gguf");
+    hostile("huge_kv_count", "bad_gguf");
+    hostile("huge_key_length", "bad_gguf");
+    hostile("huge_array", "bad_gguf");
+    hostile("nested_array", "bad_gguf");
+    hostile("bad_value_type", "bad_gguf");
+    hostile("misplaced_offset", "bad_gguf");
+    hostile("unknown_type", "unsupported_type");
+    hostile("removed_type", "bad_gguf");
+    hostile("row_not_blocks", "bad_gguf");
+    hostile("zero_dim", "bad_gguf");
+    hostile("dims_overflow", "bad_gguf");
+    hostile("five_dims", "bad_gguf");
+    hostile("bad_alignment", "bad_gguf");
+    hostile("duplicate_key", "bad_gguf");
+    hostile("no_architecture", "bad_gguf");
+    hostile("no_block_count", "bad_gguf");
+    hostile("unknown_architecture", "unsupported_architecture");
+    hostile("missing_tensor", "bad_gguf");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 6) {
+        fprintf(stderr, "usage: test_gguf TESTS_DIR ROOT_DIR GGUF_DIR HOSTILE_DIR LLM_MODELS_DIR\n");
+        return 2;
+    }
+    tests_dir = argv[1], root_dir = argv[2], models_dir = argv[3], hostile_dir = argv[4], llm_dir = argv[5];
+    test_suite();
+    test_same_as_onnx();
+    test_hostile();
+    return check_report("test_gguf");
+}
