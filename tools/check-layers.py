@@ -12,7 +12,11 @@ checks, against that table:
     one its row names;
   * with --archive, every function a core object file calls in another
     (nm of librooflens_core.a) obeys the same rule;
-  * the "may use" relation has no cycle (the arrows are one-way).
+  * the "may use" relation has no cycle (the arrows are one-way);
+  * with --archive, no circle between the files of the core: no two files
+    that call each other, nor a longer ring of calls (a.c calls b.c calls
+    c.c calls a.c), even inside one layer; a circle is reported with the
+    function each step calls.
 
 The page has a map of its own, the table between <!-- page-layers:begin -->
 and <!-- page-layers:end -->: every web/js/*.js is in exactly one layer, and
@@ -131,6 +135,79 @@ def find_cycle(layers):
     return None
 
 
+def call_circles(edges):
+    """The circles of calls between files: each strongly connected set of
+    two or more files of the call edges (src, dst, "call", how), as a list
+    of steps (src, dst, how) that goes round it once. Tarjan's algorithm,
+    without recursion (a deep chain of files must not hit Python's limit)."""
+    succ = {}
+    how = {}
+    for src, dst, kind, h in edges:
+        if kind != "call" or src == dst:
+            continue
+        succ.setdefault(src, set()).add(dst)
+        succ.setdefault(dst, set())
+        how.setdefault((src, dst), h)
+    index, low, on, stack, sets = {}, {}, set(), [], []
+    for root in sorted(succ):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(succ[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(succ[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                members = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    members.append(w)
+                    if w == v:
+                        break
+                if len(members) > 1:
+                    sets.append(sorted(members))
+    circles = []
+    for members in sets:
+        # one way round: from the first file, a shortest path back to it
+        # through the set (breadth first)
+        inside = set(members)
+        start = members[0]
+        prev = {}
+        queue = [start]
+        while queue and start not in prev:
+            nxt = []
+            for v in queue:
+                for w in sorted(succ[v] & inside):
+                    if w not in prev:
+                        prev[w] = v
+                        nxt.append(w)
+            queue = nxt
+        path, v = [], start
+        while True:
+            u = prev[v]
+            path.append((u, v, how[(u, v)]))
+            v = u
+            if v == start:
+                break
+        circles.append(list(reversed(path)))
+    return sorted(circles)
+
+
 def layer_of(path, layers):
     hits = [n for n, l in layers.items() if any(fnmatch.fnmatchcase(path, g) for g in l["files"])]
     return hits
@@ -233,7 +310,13 @@ def check(root, archive=None, out=sys.stdout, nm_text=None):
         print(f"FAIL {e}", file=out)
         return 1
     files = c_sources(root)
-    failures, violations = check_map("the core's", layers, files, c_edges(root, files, archive, nm_text), out)
+    edges = c_edges(root, files, archive, nm_text)
+    failures, violations = check_map("the core's", layers, files, edges, out)
+    for circle in call_circles(edges):
+        steps = "; ".join(f"{a} {h} {b}" for a, b, h in circle)
+        print(f"FAIL a circle between the core's files ({len(circle)} files call each other round): {steps}. "
+              f"Break it: move what both need into a file of its own, or let the caller pass it in", file=out)
+        failures += 1
     allowed = set(allow)
     for key, what in sorted(violations.items()):
         if key in allowed:
@@ -401,6 +484,8 @@ def self_test(repo_root):
             nm = None
             if flaw == "nm":
                 nm = fake_nm
+            elif isinstance(flaw, tuple) and flaw[0] == "nm":  # ("nm", made-up nm output)
+                nm = flaw[1]
             elif isinstance(flaw, tuple):   # (path, text appended to it)
                 append(os.path.join(d, flaw[0]), flaw[1])
             elif flaw:
@@ -412,6 +497,23 @@ def self_test(repo_root):
         finally:
             shutil.rmtree(d)
         bad += report_case(title, ok, got)
+    # two files of one layer that call each other (as timing.c and forecast.c did)
+    circle_nm = ("lib.a:timing.c.o:                 U rl_forecast_graph\n"
+                 "lib.a:timing.c.o:0000000000000000 T rl_time_graph\n"
+                 "lib.a:forecast.c.o:                 U rl_time_graph\n"
+                 "lib.a:forecast.c.o:0000000000000010 T rl_forecast_graph\n")
+    cases.append(("two core files that call each other fail", ("nm", circle_nm),
+                  "a circle between the core's files (2 files call each other round): "
+                  "core/src/forecast.c calls rl_time_graph of core/src/timing.c; "
+                  "core/src/timing.c calls rl_forecast_graph of core/src/forecast.c"))
+    # a ring of three files: no two of them call each other
+    ring_nm = ("lib.a:reader.c.o:                 U rl_b\nlib.a:reader.c.o:0000000000000000 T rl_a\n"
+               "lib.a:tensor.c.o:                 U rl_c\nlib.a:tensor.c.o:0000000000000000 T rl_b\n"
+               "lib.a:graph.c.o:                 U rl_a\nlib.a:graph.c.o:0000000000000000 T rl_c\n")
+    cases.append(("a ring of three core files fails", ("nm", ring_nm),
+                  "a circle between the core's files (3 files call each other round): core/src/graph.c calls rl_a of "
+                  "core/src/reader.c; core/src/reader.c calls rl_b of core/src/tensor.c; core/src/tensor.c calls rl_c "
+                  "of core/src/graph.c"))
     calls = calls_from_nm(fake_nm)
     ok = calls == [("analyze.c.o", "timing.c.o", "rl_time_graph"), ("reader.c.o", "timing.c.o", "rl_time_graph")]
     bad += report_case("nm output gives the calls across objects", ok)

@@ -14,6 +14,7 @@
 #include "json.h"
 #include "ops/op.h"
 #include "llm.h"
+#include "forecast.h"
 #include "forecast_fit.h"
 #include "forecast_band.h"
 #include "llm_roles.h"
@@ -553,18 +554,6 @@ static int llm_prefill_dims(rl_ctx *c, const cJSON *req, rl_error *err) {
     c->dims = dims;
     c->n_dims = n;
     return 0;
-}
-
-cJSON *rl_analyze_parse_request(const char *request_json, rl_error *err) {
-    cJSON *req = cJSON_Parse(request_json ? request_json : "{}");
-    if (req && cJSON_IsObject(req)) return req;
-    cJSON_Delete(req);
-    if (rl_json_alloc_failed())
-        rl_error_set(err, "out_of_memory", "request", "out of memory while reading the request");
-    else
-        rl_error_set(err, "bad_request", "request",
-                     "the request is not a JSON object (see docs/api.md for its fields)");
-    return NULL;
 }
 
 /* ---- measured times (measured.h): the request's "measured" profile matched

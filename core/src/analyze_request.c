@@ -18,6 +18,19 @@
 
 typedef rl_options options;
 
+/* ------------------------------------------------------- the request -- */
+cJSON *rl_analyze_parse_request(const char *request_json, rl_error *err) {
+    cJSON *req = cJSON_Parse(request_json ? request_json : "{}");
+    if (req && cJSON_IsObject(req)) return req;
+    cJSON_Delete(req);
+    if (rl_json_alloc_failed())
+        rl_error_set(err, "out_of_memory", "request", "out of memory while reading the request");
+    else
+        rl_error_set(err, "bad_request", "request",
+                     "the request is not a JSON object (see docs/api.md for its fields)");
+    return NULL;
+}
+
 /* ------------------------------------------------------ request fields -- */
 /* One parser per request field. Each leaves its default in place when the
  * field is absent and sets a bad_request error naming the field otherwise. */

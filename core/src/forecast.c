@@ -620,3 +620,25 @@ void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
     }
     close_forecast(pg, hw, e_dyn, lt, out);
 }
+
+void rl_time_and_forecast(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, rl_layer_time *lt,
+                          rl_timing *out) {
+    rl_time_graph(c, pg, o, hw, lt, out);
+    rl_forecast_graph(c, pg, o, hw, lt, out);
+}
+
+int rl_prepare_and_time(rl_ctx *c, const rl_options *o, const rl_hw *hw, rl_prepared *pg,
+                        rl_layer_time **lt, rl_timing *out) {
+    if (rl_prepare_graph(c, pg)) return -1;
+    rl_layer_time *rows = NULL;
+    if (lt) {
+        rows = rl_arena_alloc(c->arena, (size_t)(pg->graph->n_nodes + 1) * sizeof *rows);
+        if (!rows) {
+            rl_error_set(c->err, "out_of_memory", "", "out of memory");
+            return -1;
+        }
+        *lt = rows;
+    }
+    rl_time_and_forecast(c, pg, o, hw, rows, out);
+    return 0;
+}

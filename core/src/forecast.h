@@ -5,8 +5,10 @@
  * its intermediates in a cache level when they fit, and a fixed cost per
  * kernel; the model's forecast is never below its floor.
  *
- * rl_time_graph calls rl_forecast_graph, so every rl_timing carries its
- * forecast. The fit (forecast_fit.h) varies the parameters against the
+ * The forecast reads the floor's figures (timing.h), never the other way:
+ * rl_time_and_forecast times a graph and forecasts it, and rl_prepare_and_time
+ * prepares it first; every analysis goes through one of them, so every
+ * rl_timing it reads carries its forecast. The fit (forecast_fit.h) varies the parameters against the
  * figures of rl_fc_kernel_figures.
  *
  * Ownership: nothing is allocated; figures are written to the caller's
@@ -100,4 +102,16 @@ double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p);
  * op_class when lt is not NULL). Needs out's SOL models (rl_time_graph). */
 void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, rl_layer_time *lt,
                        rl_timing *out);
+
+/* rl_time_graph and then rl_forecast_graph: the floor and the forecast of a
+ * prepared graph (lt as rl_time_graph takes it). Allocates nothing. */
+void rl_time_and_forecast(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, rl_layer_time *lt,
+                          rl_timing *out);
+
+/* Prepare c->model's graph (rl_prepare_graph), time it and forecast it.
+ * *lt (when lt is not NULL) receives per-layer rows allocated in c->arena.
+ * Returns 0 or -1 with c->err set. This is the entry the analysis, the fit
+ * and the studies use. */
+int rl_prepare_and_time(rl_ctx *c, const rl_options *o, const rl_hw *hw, rl_prepared *pg,
+                        rl_layer_time **lt, rl_timing *out);
 #endif

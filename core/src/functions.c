@@ -19,7 +19,6 @@
 #include "function_index.h"
 #include "functions.h"
 #include "graph.h"
-#include "infer.h"
 #include "ops/op.h"
 
 /* The functions being expanded right now, innermost last: a function that
@@ -144,8 +143,10 @@ static int expand(rl_ctx *c, rl_graph *g, rl_node *n, const rl_function *fn) {
     body->n_output = fp->n_output;
     if (!body->input || !body->output) return rl_bad(c, n, "out of memory");
 
-    /* Omitted optional inputs (and inputs past the call's) stay unknown. */
-    rl_graph *b = rl_body_infer(c, g, n, body, n->n_in, n->inv);
+    /* Omitted optional inputs (and inputs past the call's) stay unknown.
+     * The body is inferred through the walker infer.c lends on the context
+     * (its only caller), as a control-flow body is: no call back into it. */
+    rl_graph *b = c->walkers->body_infer(c, g, n, body, n->n_in, n->inv);
     if (!b) {
         if (!c->err->code[0]) rl_bad(c, n, "could not expand function '%s'", fn->name);
         return RL_FAIL;

@@ -1,4 +1,4 @@
-/* The optional blocks of a hardware profile (hw_parse.h): "interconnect",
+/* The optional blocks of a hardware profile (hw_blocks.h): "interconnect",
  * the chip-to-chip links (topology, links, bandwidth per direction, latency
  * per hop), and "forecast", what a software stack achieves of each ceiling
  * (per op class) with its tile shapes; with the op classes and the
@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "hw.h"
-#include "hw_parse.h"
+#include "hw_blocks.h"
+#include "hw_fields.h"
 
 /* The one list of topologies: the parser, its message and rl_topology_name
  * read it. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "forecast.h"
 #include "llm_phase.h"
 #include "roofline.h"
 #include "ops/op.h"
@@ -31,7 +32,7 @@ static int time_phase(rl_ctx *r, const rl_prepared *pg, const llm_run *L, bool c
         rl_error_set(err, "out_of_memory", "llm", "out of memory");
         return -1;
     }
-    rl_time_graph(r, pg, L->o, &hw, lt, &t);
+    rl_time_and_forecast(r, pg, L->o, &hw, lt, &t);
     const rl_sol_result *s = rl_timing_chosen(&t);
     out->flops = s->flops;
     out->matrix_flops = t.matrix_flops;

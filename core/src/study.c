@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "forecast.h"
 #include "forecast_band.h"
 #include "json.h"
 #include "roofline.h"
@@ -94,7 +95,7 @@ static int time_row(rl_ctx *s, const cJSON *spec, const rl_options *o, const rl_
         rl_error_set(err, "out_of_memory", "study", "out of memory");
         return -1;
     }
-    rl_time_graph(s, pg, o, hw, lt, t);
+    rl_time_and_forecast(s, pg, o, hw, lt, t);
     if (rl_timing_check(t, pg->graph, err)) return -1;
     return spec ? rl_parallel_plan(s, spec, o, hw, pg, lt, t, par, err) : 0;
 }
@@ -318,7 +319,7 @@ static int study_batch_sweep(rl_ctx *c, const cJSON *study, const rl_options *o,
         return -1;
     }
     rl_timing own;
-    rl_time_graph(&s, own_pg, o, hw, NULL, &own);
+    rl_time_and_forecast(&s, own_pg, o, hw, NULL, &own);
     const double peak = hw->matrix[own.main_prec], balance = rl_time_balance(peak, hw->mem_bw[0]);
     int64_t critical = -1;
     double critical_intensity = 0;
@@ -433,7 +434,7 @@ static int time_modes(rl_ctx *c, const cJSON *hwj, const cJSON *modes, const rl_
         rl_hw hw;
         if (rl_hw_parse(hwj, mid->valuestring, &hw, err)) return -1;
         rl_timing t;
-        rl_time_graph(&s, pg, o, &hw, NULL, &t);
+        rl_time_and_forecast(&s, pg, o, &hw, NULL, &t);
         if (rl_timing_check(&t, pg->graph, err)) return -1;
         const rl_sol_result *ch = rl_timing_chosen(&t);
         rows[k++] = (mode_row){hw.mode_id, hw.mode_name, ch->bound, t.forecast.time_s,

@@ -8,7 +8,6 @@
 
 #include "infer.h"
 #include "roofline.h"
-#include "forecast.h"
 #include "timing.h"
 #include "ops/op.h"
 
@@ -660,23 +659,6 @@ void rl_time_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const 
     time_models(out, hw, &s);
     choose(out, o, hw, &s);
     if (lt) share_layers(pg, hw, lt, out);
-    rl_forecast_graph(c, pg, o, hw, lt, out);
-}
-
-int rl_prepare_and_time(rl_ctx *c, const rl_options *o, const rl_hw *hw, rl_prepared *pg,
-                        rl_layer_time **lt, rl_timing *out) {
-    if (rl_prepare_graph(c, pg)) return -1;
-    rl_layer_time *rows = NULL;
-    if (lt) {
-        rows = rl_arena_alloc(c->arena, (size_t)(pg->graph->n_nodes + 1) * sizeof *rows);
-        if (!rows) {
-            rl_error_set(c->err, "out_of_memory", "", "out of memory");
-            return -1;
-        }
-        *lt = rows;
-    }
-    rl_time_graph(c, pg, o, hw, rows, out);
-    return 0;
 }
 
 int rl_timing_check(const rl_timing *t, const rl_graph *g, rl_error *err) {

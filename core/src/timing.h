@@ -11,7 +11,9 @@
  *     rl_timing t;
  *     rl_time_graph(c, &pg, &options, &hw, lt, &t);
  *     const rl_sol_result *r = rl_timing_chosen(&t);   // the headline
- * or, for both steps at once, rl_prepare_and_time().
+ * rl_time_graph gives the floor (the speed-of-light models); the forecast
+ * (t.forecast, forecast.h) is added by its caller: rl_time_and_forecast
+ * and rl_prepare_and_time (forecast.h) do both, and so every analysis.
  *
  * Ownership: everything an rl_prepared points to lives in c->arena (freed
  * with it); rl_timing holds no pointers but static strings. */
@@ -179,15 +181,11 @@ int rl_prepare_graph(rl_ctx *c, rl_prepared *out);
 /* Place every node of a prepared graph on `hw` and compute the three SOL
  * models. `lt` may be NULL (studies need only the totals) or hold
  * pg->graph->n_nodes rows; every figure of `out` is the same either way.
+ * out->forecast is left zero: the forecast reads these figures, so it is
+ * computed after them, by the caller (rl_time_and_forecast, forecast.h).
  * Allocates nothing. May add precision_fallback warnings to c. */
 void rl_time_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw,
                    rl_layer_time *lt, rl_timing *out);
-
-/* Both: prepare c->model's graph and time it. *lt (when lt is not NULL)
- * receives per-layer rows allocated in c->arena. Returns 0 or -1 with
- * c->err set. This is the entry the studies and the LLM phases use. */
-int rl_prepare_and_time(rl_ctx *c, const rl_options *o, const rl_hw *hw, rl_prepared *pg,
-                        rl_layer_time **lt, rl_timing *out);
 
 /* The precision a node's work is timed at on `hw` (after any fallback,
  * which it warns about once). */

@@ -1,22 +1,21 @@
-/* The hardware-profile parser's shared parts, for its two files: hw.c (the
- * toolkit below, the profile's core blocks, power modes, the energy model,
- * rl_hw_parse and the shipped-profile rules) and hw_blocks.c (the optional
- * "interconnect" and "forecast" blocks). Nothing outside these two files
+/* The hardware-profile parser's toolkit (hw_fields.c), for the two files
+ * that read a profile: hw.c (the profile's core blocks, power modes, the
+ * energy model, rl_hw_parse and the shipped-profile rules) and hw_blocks.c
+ * (the optional "interconnect" and "forecast" blocks). Nothing else
  * includes it: everyone else goes through hw.h.
  *
  * Contracts: every reader returns 0, or -1 with x->err set to a bad_hardware
  * error that names the profile, the field's full path (x->prefix, then the
  * block's path) and what is wrong. Strings read from the profile are its
  * cJSON's: they live as long as the parsed JSON. */
-#ifndef ROOFLENS_HW_PARSE_H
-#define ROOFLENS_HW_PARSE_H
+#ifndef ROOFLENS_HW_FIELDS_H
+#define ROOFLENS_HW_FIELDS_H
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "hw.h"
 
-/* ------------------------------------------------- the toolkit (hw.c) -- */
 /* Where in the profile the parser is: "hardware 'id'" and the prefix of the
  * block being read ("" or "power_modes[15w].overrides."). */
 typedef struct parse_ctx {
@@ -49,19 +48,6 @@ int hw_check_keys(const parse_ctx *x, const cJSON *obj, const char *const *allow
 int hw_read_figure(const parse_ctx *x, const cJSON *obj, const char *key, const char *path, double *out,
                    const char **kind);
 
-/* -------------------------------------- optional blocks (hw_blocks.c) -- */
-/* "interconnect": the chip-to-chip links. "none" carries no figures (one
- * device); any other topology needs links, link_bandwidth_Bps and
- * latency_s. Read from the base profile only (a mode cannot change it). */
-int hw_apply_interconnect(const parse_ctx *x, const cJSON *ic, rl_hw *hw);
-
-/* The forecast of a profile without a "forecast" block: generic fractions
- * per op class, no tile quantization, the launch overhead as the fixed cost
- * per kernel (kernel_s = -1 until the mode's overhead is known). */
-void hw_forecast_defaults(rl_hw *hw);
-
-/* The profile's "forecast" block (NULL: none) over the defaults; its
- * cache_level must name one of hw's memory levels, so the memory is read
- * first. */
-int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw);
+/* The kinds a figure's {"value", "source", "kind"} may name, NULL-ended. */
+extern const char *const hw_figure_kinds[];
 #endif
