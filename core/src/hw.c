@@ -361,6 +361,45 @@ static void label_energy(rl_hw *hw, const energy_seen *base, const energy_seen *
         snprintf(hw->energy_model, sizeof hw->energy_model, "%s", how);
 }
 
+/* The chosen power mode's overrides over the base profile's figures, and
+ * where its energy per FLOP comes from: *scaled_from (the mode it is
+ * scaled from by V², DVFS) or *inherited_from (the mode it is carried over
+ * from unchanged). 0, or -1 with x->err set. */
+static int apply_mode(parse_ctx *x, const cJSON *chosen, const cJSON *deflt, rl_hw *hw, double base_clock,
+                      const energy_seen *base_seen, energy_seen *mode_seen, double dvfs[2],
+                      const char **scaled_from, const char **inherited_from) {
+    const cJSON *mid = cJSON_GetObjectItemCaseSensitive(chosen, "id");
+    const cJSON *mname = cJSON_GetObjectItemCaseSensitive(chosen, "name");
+    hw->mode_id = mid->valuestring;
+    hw->mode_name = cJSON_IsString(mname) ? mname->valuestring : mid->valuestring;
+    snprintf(x->prefix, sizeof x->prefix, "power_modes[%s].overrides.", hw->mode_id);
+    const cJSON *ov = cJSON_GetObjectItemCaseSensitive(chosen, "overrides");
+    if (ov && apply(x, ov, hw, true, mode_seen, dvfs)) return -1;
+    /* A mode that gives its own energy per FLOP gives it for its own
+     * peaks. One at another clock that gives none gets each unit's base
+     * energy per FLOP scaled by V² (DVFS); without a voltage curve the
+     * base value would be carried over unchanged, which no physical
+     * device does. */
+    if (mode_seen->flop_j) {
+        hw->e_flop_given = hw->e_flop;
+        effective_peaks(hw, hw->e_given_peak);
+    } else if (base_seen->flop_j && !hw->energy_tdp_split && hw->clock_hz != base_clock) {
+        if (!(dvfs[0] > 0 && dvfs[1] > 0))
+            return hw_bad(x, "energy.flop_j",
+                       "is needed: this mode runs at %g Hz instead of %g Hz, so the base profile's energy "
+                       "per FLOP does not apply (give energy.flop_j here, or a voltage curve in the base "
+                       "profile: energy.voltage_floor_ratio and energy.voltage_floor_clock_hz)",
+                       hw->clock_hz, base_clock);
+        double v = voltage_ratio(hw->clock_hz, base_clock, dvfs);
+        hw->e_voltage_sq = v * v;
+    }
+    const cJSON *did = deflt ? cJSON_GetObjectItemCaseSensitive(deflt, "id") : NULL;
+    const char *from = cJSON_IsString(did) ? did->valuestring : "the base profile";
+    if (hw->e_voltage_sq > 0 && hw->e_voltage_sq != 1) *scaled_from = from;
+    else if (chosen != deflt) *inherited_from = from;
+    return 0;
+}
+
 int rl_hw_parse(const cJSON *p, const char *mode, rl_hw *hw, rl_error *err) {
     memset(hw, 0, sizeof *hw);
     hw->e_ref_prec = RL_P_NONE;
@@ -391,37 +430,9 @@ int rl_hw_parse(const cJSON *p, const char *mode, rl_hw *hw, rl_error *err) {
         return -1;
     }
     const char *scaled_from = NULL, *inherited_from = NULL;
-    if (chosen) {
-        const cJSON *mid = cJSON_GetObjectItemCaseSensitive(chosen, "id");
-        const cJSON *mname = cJSON_GetObjectItemCaseSensitive(chosen, "name");
-        hw->mode_id = mid->valuestring;
-        hw->mode_name = cJSON_IsString(mname) ? mname->valuestring : mid->valuestring;
-        snprintf(x.prefix, sizeof x.prefix, "power_modes[%s].overrides.", hw->mode_id);
-        const cJSON *ov = cJSON_GetObjectItemCaseSensitive(chosen, "overrides");
-        if (ov && apply(&x, ov, hw, true, &mode_seen, dvfs)) return -1;
-        /* A mode that gives its own energy per FLOP gives it for its own
-         * peaks. One at another clock that gives none gets each unit's base
-         * energy per FLOP scaled by V² (DVFS); without a voltage curve the
-         * base value would be carried over unchanged, which no physical
-         * device does. */
-        if (mode_seen.flop_j) {
-            hw->e_flop_given = hw->e_flop;
-            effective_peaks(hw, hw->e_given_peak);
-        } else if (base_seen.flop_j && !hw->energy_tdp_split && hw->clock_hz != base_clock) {
-            if (!(dvfs[0] > 0 && dvfs[1] > 0))
-                return hw_bad(&x, "energy.flop_j",
-                           "is needed: this mode runs at %g Hz instead of %g Hz, so the base profile's energy "
-                           "per FLOP does not apply (give energy.flop_j here, or a voltage curve in the base "
-                           "profile: energy.voltage_floor_ratio and energy.voltage_floor_clock_hz)",
-                           hw->clock_hz, base_clock);
-            double v = voltage_ratio(hw->clock_hz, base_clock, dvfs);
-            hw->e_voltage_sq = v * v;
-        }
-        const cJSON *did = deflt ? cJSON_GetObjectItemCaseSensitive(deflt, "id") : NULL;
-        const char *from = cJSON_IsString(did) ? did->valuestring : "the base profile";
-        if (hw->e_voltage_sq > 0 && hw->e_voltage_sq != 1) scaled_from = from;
-        else if (chosen != deflt) inherited_from = from;
-    }
+    if (chosen && apply_mode(&x, chosen, deflt, hw, base_clock, &base_seen, &mode_seen, dvfs, &scaled_from,
+                             &inherited_from))
+        return -1;
     /* the faults found from here on are in the mode's effective figures */
     if (chosen) snprintf(x.prefix, sizeof x.prefix, "(power mode %s) ", hw->mode_id);
     if (check_effective(&x, hw)) return -1;

@@ -105,6 +105,9 @@ typedef struct rl_json_text {
 void rl_json_text_put(rl_json_text *t, const char *s, size_t n);
 void rl_json_text_number(rl_json_text *t, double v);      /* as cJSON prints it; NaN, inf: null */
 double rl_json_number_value(double v); /* what that text reads back as (15 digits when they do); null: NaN */
+/* The text rl_json_text_number writes for d, in tmp (32 bytes) or a memo
+ * valid until the next call: its length, and the text in *text. */
+size_t rl_json_number_text(double d, char tmp[32], const char **text);
 void rl_json_text_reserve(rl_json_text *t, size_t extra); /* room for `extra` more bytes at once */
 void rl_json_text_string(rl_json_text *t, const char *s); /* quoted and escaped as cJSON; NULL: "" */
 char *rl_json_text_finish(rl_json_text *t);

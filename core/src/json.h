@@ -1,5 +1,5 @@
 /* JSON output helpers shared by the response writers (analyze.c, study.c,
- * diff.c, measured.c); defined in util.c beside the rest of the JSON support
+ * diff.c, measured.c); defined in json_print.c beside the rest of the JSON support
  * (rl_json_begin, rl_json_finish, rl_json_text_* in internal.h). */
 #ifndef ROOFLENS_JSON_H
 #define ROOFLENS_JSON_H
@@ -23,6 +23,6 @@ int rl_json_whole(const struct cJSON *obj, const char *key, double lo, double hi
 /* The one family of accessors for reading an answer back (rl_json_get,
  * rl_json_get_num, rl_json_get_str: NULL, NaN or "" for a missing member)
  * is declared in rooflens.h, so that the CLI's printers use it too; it is
- * defined in util.c. */
+ * defined in json_print.c. */
 
 #endif

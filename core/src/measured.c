@@ -598,6 +598,30 @@ static bool group_figures(rl_ctx *c, rl_measured *m) {
     return true;
 }
 
+/* The match's tables for m's graph and profile, in the arena: no node or
+ * kernel in a group yet, the kernels by their order in the run. false when
+ * out of memory. */
+static bool make_match_tables(rl_arena *a, rl_measured *m) {
+    int nn = m->g->n_nodes, nk = m->p.n_kernels;
+    m->group_of_node = rl_arena_alloc(a, (size_t)(nn + 1) * sizeof *m->group_of_node);
+    m->how_of_node = rl_arena_alloc(a, (size_t)(nn + 1) * sizeof *m->how_of_node);
+    m->group_of_kernel = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->group_of_kernel);
+    m->kernel_at_order = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->kernel_at_order);
+    /* at most one group per kernel */
+    m->groups = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->groups);
+    m->ranked = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->ranked);
+    m->eff = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->eff);
+    m->done = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->done);
+    if (!m->ranked || !m->eff || !m->done) return false;
+    if (!m->group_of_node || !m->how_of_node || !m->group_of_kernel || !m->kernel_at_order || !m->groups) return false;
+    for (int i = 0; i < nn; i++) m->group_of_node[i] = -1;
+    for (int k = 0; k < nk; k++) {
+        m->group_of_kernel[k] = -1;
+        m->kernel_at_order[m->p.kernels[k].order] = k;
+    }
+    return true;
+}
+
 rl_measured *rl_measured_attach(rl_ctx *c, const cJSON *spec, const rl_graph *g,
                                 const rl_measured_cost *cost, const rl_hw *hw, rl_error *err) {
     if (!cJSON_IsObject(spec)) {
@@ -627,24 +651,8 @@ rl_measured *rl_measured_attach(rl_ctx *c, const cJSON *spec, const rl_graph *g,
     m->cost = cost;
     m->hw = hw;
     m->infer_fusion = m->p.format != RL_PROFILE_CSV; /* a CSV names exactly what ran */
-    int nn = g->n_nodes, nk = m->p.n_kernels;
-    m->group_of_node = rl_arena_alloc(a, (size_t)(nn + 1) * sizeof *m->group_of_node);
-    m->how_of_node = rl_arena_alloc(a, (size_t)(nn + 1) * sizeof *m->how_of_node);
-    m->group_of_kernel = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->group_of_kernel);
-    m->kernel_at_order = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->kernel_at_order);
-    /* at most one group per kernel */
-    m->groups = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->groups);
-    m->ranked = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->ranked);
-    m->eff = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->eff);
-    m->done = rl_arena_alloc(a, (size_t)(nk + 1) * sizeof *m->done);
-    if (!m->ranked || !m->eff || !m->done) goto oom;
-    if (!m->group_of_node || !m->how_of_node || !m->group_of_kernel || !m->kernel_at_order || !m->groups) goto oom;
-    for (int i = 0; i < nn; i++) m->group_of_node[i] = -1;
-    for (int k = 0; k < nk; k++) {
-        m->group_of_kernel[k] = -1;
-        m->kernel_at_order[m->p.kernels[k].order] = k;
-    }
-    if (!match(c, m)) goto oom;
+    int nk = m->p.n_kernels;
+    if (!make_match_tables(a, m) || !match(c, m)) goto oom;
     if (!group_figures(c, m)) goto oom;
     if (m->p.warmup_only)
         rl_warn(c, "measured_warmup_only", NULL,

@@ -123,6 +123,31 @@ static void add_ratios(cJSON *mo, double total_s, double predicted_s, double for
     rl_json_add_num(mo, "measured_over_forecast", forecast_s > 0 ? total_s / forecast_s : NAN);
 }
 
+/* What the match left out: the profile's kernels that name no node (in
+ * the run's order, with why) and the nodes with work that no kernel
+ * measured (their indices). */
+static void add_left_out(const rl_measured *m, cJSON *mo) {
+    cJSON *un = cJSON_AddArrayToObject(mo, "unmatched");
+    for (int o = 0; o < m->p.n_kernels; o++) {
+        int k = m->kernel_at_order[o];
+        if (m->group_of_kernel[k] >= 0) continue;
+        const rl_kernel *K = &m->p.kernels[k];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", K->name);
+        if (K->op) cJSON_AddStringToObject(e, "op", K->op);
+        else cJSON_AddNullToObject(e, "op");
+        rl_json_add_num(e, "time_s", K->time_s);
+        cJSON_AddStringToObject(e, "why", measured_inserted_by_runtime(K) ? "added by the runtime (layout change or copy)"
+                                                                   : "names no node of this model");
+        cJSON_AddItemToArray(un, e);
+    }
+    cJSON *unm = cJSON_AddArrayToObject(mo, "unmeasured");
+    for (int i = 0; i < m->g->n_nodes; i++) {
+        if (m->group_of_node[i] >= 0 || measured_node_sol(m, i) <= 0) continue;
+        cJSON_AddItemToArray(unm, cJSON_CreateNumber(i));
+    }
+}
+
 void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s, double forecast_s) {
     if (!m) return;
     cJSON *mo = cJSON_AddObjectToObject(root, "measured");
@@ -173,25 +198,7 @@ void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s, dou
     cJSON_AddNumberToObject(mo, "shape_mismatches", m->shape_mismatches);
     cJSON_AddNumberToObject(mo, "ignored_events", m->p.ignored_events);
     cJSON_AddNumberToObject(mo, "warmup_only_kernels", m->p.warmup_only);
-    cJSON *un = cJSON_AddArrayToObject(mo, "unmatched");
-    for (int o = 0; o < m->p.n_kernels; o++) {
-        int k = m->kernel_at_order[o];
-        if (m->group_of_kernel[k] >= 0) continue;
-        const rl_kernel *K = &m->p.kernels[k];
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "name", K->name);
-        if (K->op) cJSON_AddStringToObject(e, "op", K->op);
-        else cJSON_AddNullToObject(e, "op");
-        rl_json_add_num(e, "time_s", K->time_s);
-        cJSON_AddStringToObject(e, "why", measured_inserted_by_runtime(K) ? "added by the runtime (layout change or copy)"
-                                                                   : "names no node of this model");
-        cJSON_AddItemToArray(un, e);
-    }
-    cJSON *unm = cJSON_AddArrayToObject(mo, "unmeasured");
-    for (int i = 0; i < m->g->n_nodes; i++) {
-        if (m->group_of_node[i] >= 0 || measured_node_sol(m, i) <= 0) continue;
-        cJSON_AddItemToArray(unm, cJSON_CreateNumber(i));
-    }
+    add_left_out(m, mo);
     /* ranked by recoverable time: where optimisation pays */
     cJSON *gs = cJSON_AddArrayToObject(mo, "groups");
     for (int gi = 0; gi < m->n_groups; gi++)

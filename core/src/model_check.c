@@ -8,7 +8,7 @@
 /* ------------------------------------------------------- UTF-8 checks -- */
 /* ONNX strings are UTF-8 by definition, and names end up in the JSON
  * response; protobuf-c does not check them, so a name with invalid bytes
- * would make the response itself invalid (rl_utf8_bad_at, util.c). */
+ * would make the response itself invalid (rl_utf8_bad_at, utf8.c). */
 static bool utf8_ok(rl_error *e, const char *s, const char *what, const char *where) {
     if (!s) return true;
     long at = rl_utf8_bad_at(s);

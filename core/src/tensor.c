@@ -195,6 +195,34 @@ static int value_from_non_tensor(rl_ctx *c, rl_value *v, const Onnx__TypeProto *
     return rc;
 }
 
+/* One dimension of a declared type into *dim (-1: unknown) and, when
+ * param is not NULL, its symbolic name into *param. A negative or
+ * impossibly large size is an error, except in a declaration only
+ * (declared_only), where it is left unknown. 0, or -1 with c->err set. */
+static int read_dim(rl_ctx *c, const rl_value *v, const Onnx__TensorShapeProto__Dimension *d, const char *where,
+                    bool declared_only, int64_t *dim, const char **param) {
+    *dim = -1;
+    if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+        if (d->dim_value < 0) {
+            if (declared_only) return 0;
+            rl_error_set(c->err, "bad_dim", where, "'%s' declares a negative dimension %lld",
+                         v->name, (long long)d->dim_value);
+            return -1;
+        }
+        if (d->dim_value > RL_MAX_ELEMS) {
+            if (declared_only) return 0;
+            rl_error_set(c->err, "dim_overflow", where,
+                         "'%s' declares dimension %lld, too large to be real", v->name,
+                         (long long)d->dim_value);
+            return -1;
+        }
+        *dim = d->dim_value;
+    } else if (param && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM) {
+        *param = d->dim_param;
+    }
+    return 0;
+}
+
 /* Shape from a ValueInfoProto's type. Fills dims (-1 unknown) and dim_params. */
 int rl_value_from_type(rl_ctx *c, rl_value *v, const Onnx__TypeProto *tp, const char *where,
                        bool declared_only) {
@@ -226,28 +254,8 @@ int rl_value_from_type(rl_ctx *c, rl_value *v, const Onnx__TypeProto *tp, const 
         rl_error_set(c->err, "out_of_memory", where, "out of memory while reading the type of '%.200s'", v->name);
         return -1;
     }
-    for (size_t i = 0; i < rank; i++) {
-        const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
-        dims[i] = -1;
-        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
-            if (d->dim_value < 0) {
-                if (declared_only) continue;
-                rl_error_set(c->err, "bad_dim", where, "'%s' declares a negative dimension %lld",
-                             v->name, (long long)d->dim_value);
-                return -1;
-            }
-            if (d->dim_value > RL_MAX_ELEMS) {
-                if (declared_only) continue;
-                rl_error_set(c->err, "dim_overflow", where,
-                             "'%s' declares dimension %lld, too large to be real", v->name,
-                             (long long)d->dim_value);
-                return -1;
-            }
-            dims[i] = d->dim_value;
-        } else if (params && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM) {
-            params[i] = d->dim_param;
-        }
-    }
+    for (size_t i = 0; i < rank; i++)
+        if (read_dim(c, v, tt->shape->dim[i], where, declared_only, &dims[i], params ? &params[i] : NULL)) return -1;
     if (!rl_dims_countable((int)rank, dims)) {
         /* each dim fits, their product does not: [2^40, 2^40] */
         if (declared_only) {
