@@ -381,15 +381,15 @@ const char *tstr(const cJSON *o, const char *k) { return txt(str(o, k)); }
  * leading ' as the page's CSV does (web/js/export.js); then quoted when it
  * holds a comma, a quote or a line break. Numbers are written apart. */
 void csv_field(FILE *f, const char *s) {
-    bool formula = strchr("=+-@\t\r", s[0]) != NULL && s[0];
-    bool quote = strpbrk(s, ",\"\n\r") != NULL;
-    if (quote) fputc('"', f);
-    if (formula) fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
+    char cell[512];
+    size_t n = rl_csv_text(cell, sizeof cell, s);
+    if (n < sizeof cell) {
+        fwrite(cell, 1, n, f);
+        return;
     }
-    if (quote) fputc('"', f);
+    char *big = malloc(n + 1);
+    if (big) fwrite(big, 1, rl_csv_text(big, n + 1, s), f);
+    free(big);
 }
 
 /* A number cell as every CSV of rooflens writes it (the layer table's is

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "rooflens.h"
+#include "rooflens_text.h"
 
 /* Exit codes (the help text lists them). */
 enum { EXIT_OK = 0, EXIT_WRITE = 1, EXIT_USAGE = 2, EXIT_BAD_MODEL = 3, EXIT_INCOMPLETE = 4, EXIT_GATE = 5 };
@@ -133,9 +134,9 @@ void name_list_free(name_list *l);
  * read whole; the list is then empty. */
 int list_folder(const char *dir, name_list *out, const char **why);
 
-/* One CSV cell of text: a cell that a spreadsheet would take for a formula
- * (it starts with = + - @ tab or CR) gets a leading ', and a cell with a
- * comma, quote or line break is quoted. */
+/* One CSV cell of text, as the core's layer table writes it
+ * (rl_csv_text, rooflens_text.h): guarded against being read as a formula,
+ * quoted when needed. */
 void csv_field(FILE *f, const char *s);
 /* A number cell: the core's number text (rl_format_number), empty when not a finite number. */
 void csv_number(FILE *f, const cJSON *v);

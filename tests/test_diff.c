@@ -21,6 +21,7 @@
 #include "diff.h"
 #include "gen_models.h"
 #include "rooflens.h"
+#include "rooflens_text.h"
 
 static const char *tests_dir, *root_dir;
 

@@ -22,6 +22,7 @@
 #include "layer_writer.h"
 #include "model_corpus.h"
 #include "rooflens.h"
+#include "rooflens_text.h"
 
 static const char *tests_dir;
 static char *h100, *tpu;

@@ -1,18 +1,34 @@
-/* The core's two text helpers for every face: rl_format_eng, the one number
+/* The core's text helpers for every face (rooflens_text.h): rl_format_eng, the one number
  * format (the CLI's tables, and the same text as the Markdown's and the
  * gate's rl_fmt_eng, which it is to replace), and rl_text_escape (what a
  * terminal may be shown: controls and bidi overrides escaped, bytes that are
- * not UTF-8 escaped, cuts between characters). */
+ * not UTF-8 escaped, cuts between characters) and rl_csv_text (one CSV
+ * text cell: no formula, quoted when needed). */
 #include <stdbool.h>
 
 #include "check.h"
 #include "diff.h"
 #include "rooflens.h"
+#include "rooflens_text.h"
 
 static void check_format(double v, const char *unit, int sign, const char *want) {
     char got[64];
     rl_format_eng(got, sizeof got, v, unit, sign);
     CHECK(!strcmp(got, want), "rl_format_eng(%g, \"%s\", %d) = \"%s\", want \"%s\"", v, unit, sign, got, want);
+}
+
+/* rl_csv_text, the one CSV text cell: the whole cell, and the same cut
+ * short into a buffer of 4 bytes (as snprintf: the length is the whole
+ * cell's). */
+static void check_csv(const char *s, const char *want) {
+    char got[64], small[4];
+    size_t n = rl_csv_text(got, sizeof got, s);
+    CHECK(!strcmp(got, want) && n == strlen(want), "rl_csv_text(\"%s\") = \"%s\" (%zu), want \"%s\"", s ? s : "(null)",
+          got, n, want);
+    size_t m = rl_csv_text(small, sizeof small, s);
+    CHECK(m == strlen(want) && !strncmp(small, want, 3) && strlen(small) == (m < 3 ? m : 3),
+          "rl_csv_text(\"%s\") into 4 bytes = \"%s\" (%zu)", s ? s : "(null)", small, m);
+    CHECK(rl_csv_text(NULL, 0, s) == strlen(want), "rl_csv_text(NULL, 0) measures the cell");
 }
 
 static void check_escape(const char *s, size_t cap, int controls, const char *want) {
@@ -57,5 +73,18 @@ int main(void) {
     check_escape("\xc3\xa9\xc3\xa9\xc3\xa9", 6, 1, "\xc3\xa9\xc3\xa9");  /* 5 bytes fit: cut between characters */
     check_escape("ab\x1b", 6, 1, "ab");                                 /* an escape is never cut */
     check_escape(NULL, 8, 1, "");
+
+    check_csv("conv1", "conv1");
+    check_csv("a,b", "\"a,b\"");
+    check_csv("say \"hi\"", "\"say \"\"hi\"\"\"");
+    check_csv("=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\"");
+    check_csv("-1", "'-1");
+    check_csv("+x", "'+x");
+    check_csv("@sum", "'@sum");
+    check_csv("\tname", "'\tname");
+    check_csv("line\nbreak", "\"line\nbreak\"");
+    check_csv("\rx", "\"'\rx\"");
+    check_csv("", "");
+    check_csv(NULL, "");
     return check_report("text_format");
 }

@@ -13,6 +13,8 @@ checks, against that table:
   * with --archive, every function a core object file calls in another
     (nm of librooflens_core.a) obeys the same rule;
   * the "may use" relation has no cycle (the arrows are one-way);
+  * the analysis contract, core/include/rooflens.h, names no cJSON type: the
+    helpers that read an answer with cJSON are rooflens_text.h's;
   * with --archive, no circle between the files of the core: no two files
     that call each other, nor a longer ring of calls (a.c calls b.c calls
     c.c calls a.c), even inside one layer; a circle is reported with the
@@ -328,6 +330,13 @@ def check(root, archive=None, out=sys.stdout, nm_text=None):
         if key not in violations and (archive or nm_text is not None or key[2] == "include"):
             print(f"FAIL allow-list entry {key[0]} -> {key[1]} matches no violation any more: delete it from {DOC}", file=out)
             failures += 1
+    contract = os.path.join(root, "core/include/rooflens.h")
+    if os.path.exists(contract):
+        with open(contract, encoding="utf-8") as f:
+            if re.search(r"\bcJSON\b", f.read()):
+                print("FAIL core/include/rooflens.h names cJSON: the analysis contract speaks JSON text only; "
+                      "a helper over cJSON's objects goes in core/include/rooflens_text.h", file=out)
+                failures += 1
     page_failures = check_page(root, out)
     if failures == 0:
         print(f"layers ok: {len(files)} files in {len(layers)} layers, "
@@ -436,6 +445,9 @@ def self_test(repo_root):
         ("a face including a core header fails",
          ("cli/main.c", '\n#include "../core/src/hw.h"\n'),
          "cli/main.c (faces) includes core/src/hw.h (hardware)"),
+        ("the analysis contract naming cJSON fails",
+         ("core/include/rooflens.h", "\nstruct cJSON;\n"),
+         "core/include/rooflens.h names cJSON"),
         ("a core file in no layer fails",
          ("core/src/newmodule.c", "int rl_new(void);\n"),
          "core/src/newmodule.c is in no layer"),

@@ -15,6 +15,7 @@
 #include <emscripten/heap.h>
 
 #include "rooflens.h"
+#include "rooflens_text.h"
 
 /* The exported surface is every function defined below with
  * EMSCRIPTEN_KEEPALIVE: tools/wasm-exports.py lists them for the link

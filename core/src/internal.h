@@ -10,6 +10,7 @@
 
 #include "onnx.pb-c.h"
 #include "rooflens.h"
+#include "rooflens_text.h"
 
 /* ---------------------------------------------------------------- arena -- */
 /* Every allocation of a model lives in one arena and dies with it: no

@@ -4,7 +4,7 @@
 #ifndef ROOFLENS_JSON_H
 #define ROOFLENS_JSON_H
 
-#include "rooflens.h" /* rl_json_get, rl_json_get_num, rl_json_get_str */
+#include "rooflens_text.h" /* rl_json_get, rl_json_get_num, rl_json_get_str */
 
 struct cJSON;
 

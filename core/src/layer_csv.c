@@ -108,27 +108,45 @@ void rl_layer_csv_literal(rl_layer_csv *w, const char *key, const char *s) {
     cell_end(w, c);
 }
 
-/* A text cell: a leading =, +, -, @, tab or CR would make a spreadsheet
- * read a model's name as a formula (=HYPERLINK(...)), so such a cell gets
- * a leading '; then quoted, its quotes doubled, when it holds a comma, a
- * quote or a line break. */
-void rl_layer_csv_text(rl_layer_csv *w, const char *key, const char *s) {
-    int c = cell_begin(w, key);
-    if (c < 0) return;
+/* rooflens_text.h: a leading =, +, -, @, tab or CR would make a
+ * spreadsheet read a model's name as a formula (=HYPERLINK(...)), so such a
+ * cell gets a leading '; then quoted, its quotes doubled, when it holds a
+ * comma, a quote or a line break. */
+size_t rl_csv_text(char *buf, size_t cap, const char *s) {
     if (!s) s = "";
     bool formula = s[0] && strchr("=+-@\t\r", s[0]) != NULL;
     bool quote = strpbrk(s, ",\"\n\r") != NULL;
-    if (quote) put(&w->row, "\"");
-    if (formula) put(&w->row, "'");
-    const char *run = s;
+    size_t n = 0;
+#define CELL_PUT(ch)                       \
+    do {                                   \
+        if (n + 1 < cap) buf[n] = (ch);    \
+        n++;                               \
+    } while (0)
+    if (quote) CELL_PUT('"');
+    if (formula) CELL_PUT('\'');
     for (; *s; s++) {
-        if (*s != '"') continue;
-        rl_json_text_put(&w->row, run, (size_t)(s - run) + 1);
-        put(&w->row, "\""); /* doubled */
-        run = s + 1;
+        if (*s == '"') CELL_PUT('"'); /* doubled */
+        CELL_PUT(*s);
     }
-    rl_json_text_put(&w->row, run, (size_t)(s - run));
-    if (quote) put(&w->row, "\"");
+    if (quote) CELL_PUT('"');
+#undef CELL_PUT
+    if (cap) buf[n < cap ? n : cap - 1] = 0;
+    return n;
+}
+
+void rl_layer_csv_text(rl_layer_csv *w, const char *key, const char *s) {
+    int c = cell_begin(w, key);
+    if (c < 0) return;
+    char cell[256];
+    size_t n = rl_csv_text(cell, sizeof cell, s);
+    if (n < sizeof cell) {
+        rl_json_text_put(&w->row, cell, n);
+    } else {
+        char *big = malloc(n + 1);
+        if (big) rl_json_text_put(&w->row, big, rl_csv_text(big, n + 1, s));
+        else w->row.oom = true;
+        free(big);
+    }
     cell_end(w, c);
 }
 
