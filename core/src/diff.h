@@ -5,7 +5,8 @@
  * The diff works on the two analysis responses, not on the internals that
  * produced them: every figure it shows is one the single analysis shows, so
  * a diff never disagrees with the analyses it compares. The response fields
- * it reads are read in rl_summary_read and diff_layer_read only. */
+ * it reads are read in rl_summary_read and diff_layer_read only. Defined
+ * in summary.c (the summary), diff.c, diff_md.c and gate.c. */
 #ifndef ROOFLENS_DIFF_H
 #define ROOFLENS_DIFF_H
 #include <cjson/cJSON.h>
@@ -36,6 +37,12 @@ typedef struct rl_summary {
 /* Reads `res` (an ok analysis response). The one place that knows where
  * the headline figures sit in a response. */
 void rl_summary_read(const cJSON *res, rl_summary *s);
+/* The strings of `from` (an array from an answer) as a new array `key` of o. */
+void rl_summary_add_strings(cJSON *o, const char *key, const cJSON *from);
+/* The request with `layers` set to the given layout (NULL: false, no
+ * layers) and the diff's own member removed, as text (malloc'd); NULL when
+ * out of memory: what the summary and each side of a diff analyse with. */
+char *rl_diff_inner_request(const cJSON *req, const char *layers);
 
 /* ------------------------------------------------------------------ gate -- */
 /* A parsed --fail-if expression (grammar in docs/ci.md). */
