@@ -1,6 +1,12 @@
 /* The per-layer part of the response, written straight into text: a
  * 100,000-layer answer must not hold a cJSON tree per layer (most of the
- * time went to malloc). Contract in layer_writer.h. */
+ * time went to malloc). Contract in layer_writer.h.
+ *
+ * Near the 800-line cap because it is one writer: each field of a layer is
+ * written once, for the rows, the columns and the packed layout alike, and
+ * its tensor table shares the same sinks and column state; split by layout
+ * or by table, that private state would have to stand in a header between
+ * the parts. */
 #include "layer_writer.h"
 
 #include "layer_csv.h"
