@@ -59,7 +59,10 @@ build_bundle() {
       -lcjson "$pbc" -lm -Wl,-rpath,'$ORIGIN/../lib' -o "$out/bin/fuzz_$t"
   done
   ldd "$out"/bin/fuzz_* | awk '$3 ~ /^\// {print $3}' | sort -u |
-    grep -Ev '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so' | while read -r lib; do cp -L "$lib" "$out/lib/"; done
+    grep -Ev '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so' | while read -r lib; do
+      # rebuilt into a bundle, ldd finds the bundle's own copy (the rpath): keep it
+      [[ "$(readlink -f "$lib")" == "$(readlink -f "$out/lib")/"* ]] || cp -L "$lib" "$out/lib/"
+    done
   # what the targets read at start (ROOFLENS_SOURCE_DIR points here in run.sh)
   mkdir -p "$out/src/tests/fixtures" "$out/src/hw" "$out/regressions"
   cp -r tests/fixtures/models tests/fixtures/measured "$out/src/tests/fixtures/"

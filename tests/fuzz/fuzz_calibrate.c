@@ -63,8 +63,12 @@ static void merge(cJSON *base, const cJSON *edit, int depth) {
     }
 }
 
-/* Every number under item finite and >= 0, and no null (a non-finite value the writer hid). */
+/* Every number under item finite and >= 0 (a held-out run's "error",
+ * measured / forecast - 1, finite and > -1), and no null (a non-finite
+ * value the writer hid). */
 static bool all_finite(const cJSON *item, int depth) {
+    if (cJSON_IsNumber(item) && item->string && !strcmp(item->string, "error"))
+        return isfinite(item->valuedouble) && item->valuedouble > -1;
     if (cJSON_IsNumber(item)) return isfinite(item->valuedouble) && item->valuedouble >= 0;
     if (cJSON_IsNull(item)) return false;
     const cJSON *c;
