@@ -289,24 +289,35 @@ static void compare_device_counts(void) {
         return;
     }
     cJSON *study = cJSON_CreateObject(), *hws = cJSON_CreateArray();
-    const char *ids[] = {"h100-sxm", "h100-sxm", "h100-sxm", "jetson-agx-orin"};
-    for (int i = 0; i < 4; i++) cJSON_AddItemToArray(hws, check_read_hw(tests_dir, root_dir, ids[i]));
+    const char *ids[] = {"h100-sxm", "h100-sxm", "h100-sxm", "jetson-agx-orin", "h100-sxm"};
+    for (int i = 0; i < 5; i++) cJSON_AddItemToArray(hws, check_read_hw(tests_dir, root_dir, ids[i]));
     cJSON_AddStringToObject(study, "kind", "compare");
     cJSON_AddItemToObject(study, "hardware", hws);
-    cJSON_AddItemToObject(study, "parallel", cJSON_Parse("[null, {\"tp\": 2}, {\"tp\": 4}, {\"tp\": 2}]"));
+    cJSON_AddItemToObject(study, "parallel", cJSON_Parse("[null, {\"tp\": 2}, {\"tp\": 4}, {\"tp\": 2}, "
+                                                         "{\"tp\": 2, \"pp\": 2, \"micro_batches\": 4}]"));
     cJSON_AddItemToObject(req, "study", study);
     cJSON_AddItemToObject(req, "hardware", check_read_hw(tests_dir, root_dir, "h100-sxm"));
     cJSON *res = check_analyze(m, req);
     rl_model_free(m);
     if (ok(res, "compare 1, 2, 4 H100s")) {
         CHECK(check_at(res, "study.rows.0.parallel") == NULL, "one device: no plan");
-        for (int T = 2, r = 1; T <= 4; T *= 2, r++) {
-            char single[256], key[64];
-            snprintf(single, sizeof single, "{%s, \"layers\": false, \"parallel\": {\"tp\": %d}}", dims, T);
+        /* a group's figures are the --parallel answer's for the same plan, every total of it (the page's
+         * several-devices view shows them from the compare rows alone) */
+        const char *plans[] = {NULL, "{\"tp\": 2}", "{\"tp\": 4}", NULL, "{\"tp\": 2, \"pp\": 2, \"micro_batches\": 4}"};
+        const char *totals[] = {"time_s", "t_math_s", "t_comms_s", "forecast_s", "forecast_speedup", "speedup",
+                                "bubble", "micro_batches", "comm_bytes", "memory_bytes_per_device",
+                                "lower_bound_s", "single_device_forecast_s", "interconnect.tp_bandwidth_Bps"};
+        for (int r = 1; r < 5; r++) {
+            if (!plans[r]) continue;
+            char single[256], key[96], plain[64];
+            snprintf(single, sizeof single, "{%s, \"layers\": false, \"parallel\": %s}", dims, plans[r]);
             cJSON *one = run("llama1.onnx", "h100-sxm", single);
-            snprintf(key, sizeof key, "study.rows.%d.parallel.time_s", r);
-            if (ok(one, "the same plan alone"))
-                CHECK_NEAR(check_num(res, key), check_num(one, "parallel.time_s"), 1e-12, "a compare row's plan");
+            const bool alone = ok(one, "the same plan alone");
+            for (size_t k = 0; alone && k < sizeof totals / sizeof *totals; k++) {
+                snprintf(key, sizeof key, "study.rows.%d.parallel.%s", r, totals[k]);
+                snprintf(plain, sizeof plain, "parallel.%s", totals[k]);
+                CHECK_NEAR(check_num(res, key), check_num(one, plain), 1e-12, key);
+            }
             cJSON_Delete(one);
         }
         CHECK(strstr(check_str(res, "study.rows.3.error.message"), "no interconnect") != NULL,

@@ -674,9 +674,10 @@ static void add_sharding(cJSON *to, const rl_parallel *P) {
     cJSON_AddNumberToObject(n, "slice", P->n_slice);
 }
 
-void rl_parallel_json(const rl_parallel *P, cJSON *root) {
-    if (!P) return;
-    cJSON *o = cJSON_AddObjectToObject(root, "parallel");
+/* The plan's totals and its interconnect: all of "parallel" but its stages
+ * and layers. A compare row over several devices carries these (study.c), so
+ * a group there gives the figures --parallel gives for the same plan. */
+void rl_parallel_totals_json(const rl_parallel *P, cJSON *o) {
     cJSON_AddNumberToObject(o, "tp", P->tp);
     cJSON_AddNumberToObject(o, "pp", P->pp);
     cJSON_AddNumberToObject(o, "dp", P->dp);
@@ -715,6 +716,12 @@ void rl_parallel_json(const rl_parallel *P, cJSON *root) {
         cJSON_AddNullToObject(o, "fits");
     }
     add_interconnect(o, P);
+}
+
+void rl_parallel_json(const rl_parallel *P, cJSON *root) {
+    if (!P) return;
+    cJSON *o = cJSON_AddObjectToObject(root, "parallel");
+    rl_parallel_totals_json(P, o);
     add_stages(o, P);
     add_sharding(o, P);
 }

@@ -65,6 +65,8 @@ const rl_layer_comm *rl_parallel_layer(const rl_parallel *p, int i);
 
 /* Adds the "parallel" member to `root` (docs/api.md). */
 void rl_parallel_json(const rl_parallel *p, cJSON *root);
+/* Its totals and interconnect alone, into the object `o` (a compare row's). */
+void rl_parallel_totals_json(const rl_parallel *p, cJSON *o);
 
 /* Names, for the response and the CLI: "column", "row", ... / "all-reduce", ... */
 const char *rl_shard_name(rl_shard_kind k);

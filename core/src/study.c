@@ -65,24 +65,10 @@ static void put_chosen(cJSON *row, const rl_timing *t, const rl_hw *hw) {
 
 /* ------------------------------------------------------------- compare -- */
 /* A compare row over several devices (study.parallel[i], parallel.h): the
- * plan's totals beside the row's one-device figures. */
+ * plan's totals, as --parallel gives them for the same plan, beside the
+ * row's one-device figures. */
 static void put_parallel(cJSON *row, const rl_parallel *par) {
-    rl_parallel_summary p;
-    rl_parallel_summarize(par, &p);
-    cJSON *o = cJSON_AddObjectToObject(row, "parallel");
-    cJSON_AddNumberToObject(o, "tp", p.tp);
-    cJSON_AddNumberToObject(o, "pp", p.pp);
-    cJSON_AddNumberToObject(o, "dp", p.dp);
-    cJSON_AddNumberToObject(o, "devices", p.devices);
-    rl_json_add_num(o, "time_s", p.time_s);
-    rl_json_add_num(o, "t_math_s", p.t_math_s);
-    rl_json_add_num(o, "t_comms_s", p.t_comms_s);
-    cJSON_AddStringToObject(o, "bound", p.bound);
-    rl_json_add_num(o, "speedup", p.speedup);
-    rl_json_add_num(o, "comm_bytes", p.comm_bytes);
-    rl_json_add_num(o, "memory_bytes_per_device", p.memory_bytes_per_device);
-    if (p.memory_capacity_bytes > 0) cJSON_AddBoolToObject(o, "fits", p.memory_bytes_per_device <= p.memory_capacity_bytes);
-    else cJSON_AddNullToObject(o, "fits");
+    rl_parallel_totals_json(par, cJSON_AddObjectToObject(row, "parallel"));
 }
 
 /* The row's device timed, and planned over several when `spec` asks:
