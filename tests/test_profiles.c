@@ -86,6 +86,12 @@ static void check_profile(const char *dir, const char *name) {
     CHECK(rl_hw_parse(p, NULL, &hw, &err) == 0, "%s: %s", name, err.message);
     check_mode(name, "(default)", &hw);
     n_modes_checked++;
+    /* the GeForce parts' FP16/BF16/FP8 peaks are the FP32-accumulate rate, and their profiles say so
+     * (issue 40): the page names the accumulate where it draws the peak */
+    if (!strncmp(name, "rtx-", 4) && strcmp(name, "rtx-pro-6000-blackwell.json") != 0)
+        CHECK(hw.matrix_accumulate[RL_P_FP16] && !strcmp(hw.matrix_accumulate[RL_P_FP16], "fp32"),
+              "%s: its fp16 matrix peak states its accumulate", name);
+    if (!strcmp(name, "h100-sxm.json")) CHECK(hw.matrix_accumulate[RL_P_FP16] == NULL, "h100: one rate, none stated");
     const cJSON *m;
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(p, "power_modes")) {
         const char *mid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "id"));
@@ -196,6 +202,8 @@ static void validator_rejects(void) {
         {"\"static_w\": 50", "\"static_w\": 400", "energy.static_w"},               /* above the budget */
         {"\"static_w\": 50", "\"static_w\": -5", "energy.static_w"},
         {"\"fp16\": {", "\"fp13\": {", "compute.fp13"},
+        {"\"fp16\": {", "\"fp16\": {\"accumulate\": \"fp33\", ", "compute.fp16.accumulate"},   /* no such precision */
+        {"\"fp16\": {", "\"fp16\": {\"accumulate\": 32, ", "compute.fp16.accumulate"},
         {"\"matrix\": 1e14, \"vector\": 2e13", "\"matrix\": 1e13, \"vector\": 2e13", "compute.fp16.matrix"},
         {"\"id\": \"t\",", "\"id\": \"t\", \"colour\": 3,", "colour"},
         {"\"energy\": {\"flop_j\": 8e-13}", "\"energy\": {}", "power_modes[low].overrides.energy.flop_j"},

@@ -416,6 +416,8 @@ static void add_ceilings(cJSON *ro, const rl_hw *hw) {
             cJSON_AddStringToObject(e, "precision", rl_precision_name(p));
             cJSON_AddStringToObject(e, "unit", units[u]);
             rl_json_add_num(e, "flops", u == RL_UNIT_MATRIX ? hw->matrix[p] : hw->vector[p]);
+            if (u == RL_UNIT_MATRIX && hw->matrix_accumulate[p])
+                cJSON_AddStringToObject(e, "accumulate", hw->matrix_accumulate[p]);
             cJSON_AddItemToArray(cc, e);
         }
     }

@@ -29,7 +29,7 @@ static const char *const top_keys[] = {"schema", "id", "name", "vendor", "catego
                                        "compute", "memory", "interconnect", "energy", "power_modes", "forecast", NULL};
 static const char *const override_keys[] = {"clock_hz", "launch_overhead_s", "power_budget_w", "compute",
                                             "memory", "energy", NULL};
-static const char *const unit_keys[] = {"matrix", "vector", NULL};
+static const char *const unit_keys[] = {"matrix", "vector", "accumulate", NULL};
 static const char *const level_keys[] = {"name", "bandwidth_Bps", "capacity_bytes", "exposed_bytes", NULL};
 static const char *const energy_keys[] = {"model", "flop_j", "flop_j_precision", "flop_j_unit", "byte_j",
                                           "static_w", "voltage_floor_ratio", "voltage_floor_clock_hz", NULL};
@@ -43,6 +43,20 @@ static const char *const mode_keys[] = {"id", "name", "default", "overrides", NU
 #define TDP_SPLIT_STATIC 0.2
 
 /* ------------------------------------------------------------- blocks -- */
+/* "accumulate": the precision the matrix peak accumulates in, where the
+ * device has two rates (GeForce Tensor Cores run FP16 with FP32 accumulate at
+ * half the FP16-accumulate rate): the surfaces say which one the peak is. */
+static int read_accumulate(const parse_ctx *x, const cJSON *prec, const char *path, int pi, rl_hw *hw) {
+    const cJSON *acc = cJSON_GetObjectItemCaseSensitive(prec, "accumulate");
+    if (!acc) return 0;
+    char field[112];
+    snprintf(field, sizeof field, "%s.accumulate", path);
+    if (!cJSON_IsString(acc) || rl_precision_parse(acc->valuestring) == RL_P_NONE)
+        return hw_bad(x, field, "must name the precision the matrix peak accumulates in (\"fp32\" or \"fp16\")");
+    hw->matrix_accumulate[pi] = acc->valuestring;
+    return 0;
+}
+
 static int apply_compute(const parse_ctx *x, const cJSON *compute, rl_hw *hw, bool is_override) {
     if (!cJSON_IsObject(compute)) return hw_bad(x, "compute", "must be an object of precisions");
     const cJSON *prec;
@@ -61,6 +75,7 @@ static int apply_compute(const parse_ctx *x, const cJSON *compute, rl_hw *hw, bo
             return hw_bad(x, path, "is not in the base profile: a power mode may not add a precision");
         if (hw_read_figure(x, prec, "matrix", path, &hw->matrix[pi], NULL)) return -1;
         if (hw_read_figure(x, prec, "vector", path, &hw->vector[pi], NULL)) return -1;
+        if (read_accumulate(x, prec, path, pi, hw)) return -1;
     }
     return 0;
 }

@@ -130,6 +130,8 @@ typedef struct rl_hw {
     double clock_hz;
     double launch_s;                      /* kernel launch overhead t0 */
     double matrix[RL_P_COUNT], vector[RL_P_COUNT]; /* FLOP/s; 0 = not supported */
+    const char *matrix_accumulate[RL_P_COUNT]; /* the precision a matrix peak accumulates in, as the
+                                                  profile states it ("fp32"); NULL = not stated */
     int n_mem;
     const char *mem_name[RL_HW_MAX_MEM];
     double mem_bw[RL_HW_MAX_MEM], mem_cap[RL_HW_MAX_MEM];

@@ -414,7 +414,9 @@ export class Charts {
     const sets = [];
     for (const c of comps) {
       const key = `peak:${c.precision}-${c.unit}`;
-      sets.push(line(`${c.precision} ${c.unit} peak ${eng(c.flops, 'FLOP/s')}`, [], this.precColour[c.precision] || '#444',
+      // a peak the profile gives at one of two rates says which (GeForce FP16 with FP32 accumulate: half the FP16-accumulate rate)
+      const acc = c.accumulate ? `, ${c.accumulate.toUpperCase()} accumulate` : '';
+      sets.push(line(`${c.precision} ${c.unit} peak ${eng(c.flops, 'FLOP/s')}${acc}`, [], this.precColour[c.precision] || '#444',
         { borderDash: c.unit === 'vector' ? [5, 4] : [], borderWidth: c.precision === ro.precision ? 2.5 : 1.2,
           rlKey: key, hidden: !this.shown(key, used.has(c.precision)), rlPeak: c.flops, rlMore: !used.has(c.precision) }));
     }

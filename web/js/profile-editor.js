@@ -64,6 +64,8 @@ function labelOf(obj, path, skip = 0) {
       const item = o[k];
       parts.push(item?.name || item?.id || `#${k + 1}`);
     } else if (k !== 'overrides') parts.push(String(k).replace(/_(Bps|bytes|hz|s|w)$/, ''));   // the unit stands beside the field
+    // a matrix peak the profile gives at one of two rates says which ("fp16 › matrix, FP32 accumulate")
+    if (k === 'matrix' && typeof o?.accumulate === 'string') parts[parts.length - 1] += `, ${o.accumulate.toUpperCase()} accumulate`;
     o = o?.[k];
   }
   return parts.slice(skip).join(' › ').replace(/_/g, ' ');
