@@ -87,6 +87,13 @@ static void test_roles(void) {
     CHECK(!strcmp(check_str(r, "llm.roles.past"), "past_sequence_length"), "hf past: %s", check_str(r, "llm.roles.past"));
     CHECK(!strcmp(check_str(r, "llm.roles.total"), "past_sequence_length + 1"), "hf total: %s", check_str(r, "llm.roles.total"));
     CHECK(check_num(r, "llm.roles.kv_inputs") == 2 * L_ && check_num(r, "llm.roles.kv_outputs") == 2 * L_, "hf: 4 cache pairs");
+    {   /* the cache's input names, for a summary that lists them as one item */
+        const cJSON *names = check_at(r, "llm.roles.kv_input_names");
+        CHECK(cJSON_GetArraySize(names) == 2 * L_, "hf: %d cache input names", cJSON_GetArraySize(names));
+        const cJSON *first = cJSON_GetArrayItem(names, 0);
+        CHECK(cJSON_IsString(first) && strstr(first->valuestring, "past") != NULL, "hf: a cache input's name: %s",
+              cJSON_IsString(first) ? first->valuestring : "none");
+    }
     CHECK(check_num(r, "llm.kv_cache_bytes_per_token") == tiny_kv_per_token_fp16, "hf KV per token %g, want %g",
           check_num(r, "llm.kv_cache_bytes_per_token"), tiny_kv_per_token_fp16);
     CHECK(check_num(r, "llm.kv_cache_bytes") == tiny_kv_per_token_fp16 * 20, "hf KV at P+G: %g", check_num(r, "llm.kv_cache_bytes"));

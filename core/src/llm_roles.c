@@ -317,6 +317,10 @@ cJSON *rl_llm_roles_detail_json(const llm_roles *R) {
     if (R->token_input) cJSON_AddStringToObject(o, "token_input", R->token_input);
     cJSON_AddNumberToObject(o, "kv_inputs", R->n_kv);
     cJSON_AddNumberToObject(o, "kv_outputs", R->n_present);
+    /* their names, in the graph's order: a summary lists the cache as one item
+     * ("KV cache: 32 inputs, ...") rather than as 32 inputs among the others */
+    cJSON *names = cJSON_AddArrayToObject(o, "kv_input_names");
+    for (int i = 0; i < R->n_kv; i++) cJSON_AddItemToArray(names, cJSON_CreateString(R->kv[i].past));
     return o;
 }
 

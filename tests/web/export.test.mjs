@@ -139,3 +139,28 @@ test("the LLM view's forecast carries the band of each phase, never below its fl
   assert.ok([none.ttft_low_s, none.ttft_high_s, none.tpot_low_s, none.tpot_high_s, none.tokens_per_s_low, none.band].every((v) => v === null), JSON.stringify(none));
   assert.equal(none.track_record, 'no track record for this stack');
 });
+
+test("Markdown of a decoder: the LLM view's answer leads, with time to first token and per output token; the KV cache is one line with its count", { skip: skipWasm }, async () => {
+  const { eng } = await import(join(ROOT, 'web/js/format.js'));
+  const llama = join(ROOT, 'tests/fixtures/models/torch/llama_1b_kv.onnx');
+  const dims = ['--dim', 'sequence_length=64', '--dim', 'past_sequence_length=0', '--dim', 'total_sequence_length=64'];
+  const res = cliJson(llama, ['--hw', 'h100-sxm', ...dims]);
+  const L = JSON.parse(execFileSync(CLI, [llama, '--hw', 'h100-sxm', '--llm', '--prompt', '64', '--generate', '8', '--format', 'json'],
+    { encoding: 'utf8', maxBuffer: 1 << 28 })).llm;
+  const names = L.roles.kv_input_names;
+  assert.equal(names.length, L.roles.kv_inputs);
+  assert.ok(names.length >= 2, 'a cache of several inputs');
+  const md = await markdown(res, { file: 'llama.onnx', link: '', llm: L });
+  const lines = md.split('\n');
+  assert.ok(lines[2].startsWith(`Time to first token about ${eng(L.ttft_s, 's')}, then ${eng(L.tpot_s, 's')} per output token`), lines[2]);
+  const kv = lines.filter((l) => l.startsWith('- **KV cache:**'));
+  assert.equal(kv.length, 1, md);
+  assert.ok(kv[0].startsWith(`- **KV cache:** ${names.length} inputs (${esc(names[0])} … ${esc(names[names.length - 1])})`), kv[0]);
+  const inputs = lines.find((l) => l.startsWith('- **Inputs:**'));
+  for (const n of names) assert.ok(!inputs.includes(esc(n)), `${n} is in the cache's line, not among the inputs`);
+  const llm = lines.find((l) => l.startsWith('- **LLM'));
+  assert.ok(llm.includes(`time to first token ${eng(L.ttft_s, 's')} (floor ${eng(L.floor.ttft_s, 's')})`), llm);
+  assert.ok(llm.includes(`time per output token ${eng(L.tpot_s, 's')} (floor ${eng(L.floor.tpot_s, 's')})`), llm);
+  // without the LLM view (an encoder, or before it answers) the Markdown is as before
+  assert.ok(!(await markdown(res, { file: 'llama.onnx', link: '' })).includes('**KV cache:**'));
+});

@@ -20,7 +20,9 @@ async function copyMarkdown() {
   const url = await writeUrl();
   let md;
   try {
-    md = await toMarkdown(app.res, { file: app.fileName, link: url, localFile: !!app.state.localFile }, (texts) => app.client.markdownText(texts));
+    // a decoder's Markdown gives its LLM view's answer, as the headline does
+    md = await toMarkdown(app.res, { file: app.fileName, link: url, localFile: !!app.state.localFile, llm: app.llm?.answer || null },
+      (texts) => app.client.markdownText(texts));
   } catch (e) {
     $('share-link').textContent = `Could not write the Markdown: ${e.message || e}`;
     return;

@@ -1,7 +1,7 @@
 // Exports: CSV of the layer rows, the full JSON response, a Markdown summary,
 // PNG of a chart. Pure functions plus a download helper.
 import { eng, shapes, pct, times } from './format.js';
-import { headline, headlineSentence, boundPhrase, forecastFigures, forecastBasisPhrase, forecastBandPhrase } from './figures.js';
+import { headline, headlineSentence, llmHeadlineSentence, boundPhrase, forecastFigures, forecastBasisPhrase, forecastBandPhrase } from './figures.js';
 import { wordName } from './words.js';
 
 /** The request for the layer table as CSV: the shown analysis's request
@@ -55,9 +55,10 @@ export function batchNote(res) {
  * text is written twice: once to collect those strings, then with their
  * escaped forms, so the core is asked once for all of them.
  * @param {object} res the core's response
- * @param {{file: string, link: string|null, localFile: boolean}} where
+ * @param {{file: string, link: string|null, localFile: boolean, llm: object|null}} where
  *   link: the share link; localFile: the model was a local file, so the
- *   link opens the settings but needs the file to be dropped again.
+ *   link opens the settings but needs the file to be dropped again; llm: a
+ *   decoder's LLM view (the core's res.llm), whose answer leads.
  * @param {(texts: string[]) => Promise<string[]>} escapeAll the core's
  *   escaping of each string, in order (the worker's 'markdown-text')
  * @returns {Promise<string>}
@@ -73,13 +74,15 @@ export async function toMarkdown(res, where, escapeAll) {
 }
 
 /** The review comment, with `esc` for every string that is not the page's own. */
-function writeMarkdown(res, { file = 'model', link = null, localFile = false } = {}, esc) {
+function writeMarkdown(res, { file = 'model', link = null, localFile = false, llm = null } = {}, esc) {
   const m = res.model, t = res.totals, hw = res.hardware, h = headline(res), o = res.options;
   const out = [];
   const mode = hw.power_mode ? `, power mode ${esc(hw.power_mode_name || hw.power_mode)}` : '';
   out.push(`## rooflens: ${esc(file)} on ${esc(hw.name)}${mode}`);
   out.push('');
-  out.push(esc(headlineSentence(res)));
+  // a decoder's answer is its LLM view's (the page's headline): time to first token and per output token
+  if (llm) out.push(esc(llmHeadlineSentence(llm, res)), '', `Prefill of the ${llm.prompt_tokens}-token prompt: ${esc(headlineSentence(res))}`);
+  else out.push(esc(headlineSentence(res)));
   out.push('');
   const prec = h.requested_precision && h.requested_precision !== h.precision
     ? `${h.precision} (asked for ${h.requested_precision})` : `${h.precision}${o.precision === 'model' ? ' (the model\'s dtypes)' : ''}`;
@@ -87,8 +90,12 @@ function writeMarkdown(res, { file = 'model', link = null, localFile = false } =
   out.push(`- **Dims:** ${esc(dimsText(res))}${batchNote(res)}`);
   // Every input's name, dtype and shape as analysed (a fixed-shape model too;
   // a shape may name the model's symbolic dims).
-  const inputs = (m.inputs || []).map((i) => esc(`${i.name} ${shapes([i])}`));
+  // A decoder's KV cache is one item with its count, not dozens of inputs.
+  const kv = new Set(llm?.roles?.kv_input_names || []);
+  const inputs = (m.inputs || []).filter((i) => !kv.has(i.name)).map((i) => esc(`${i.name} ${shapes([i])}`));
   if (inputs.length) out.push(`- **Inputs:** ${inputs.join('; ')}`);
+  if (kv.size) out.push(`- **KV cache:** ${kvCacheLine(m.inputs || [], kv, esc)}`);
+  if (llm) out.push(llmLine(llm, esc));
   out.push(`- **Speed of light:** ${eng(h.time_s, 's')} (bounds ${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}), ` +
     `limited by ${boundPhrase(h.bound)}` + (h.energy_j !== null ? `; energy ${eng(h.energy_j, 'J')}` : '; energy: the profile has no energy figures'));
   const f = forecastFigures(res);
@@ -119,6 +126,23 @@ function writeMarkdown(res, { file = 'model', link = null, localFile = false } =
   else if (link) out.push(`[Open in rooflens](<${link}>)`);
   else if (localFile) out.push(`The model was a local file (${esc(file)}): there is no link that opens it.`);
   return out.join('\n') + '\n';
+}
+
+/** "64 inputs (past_key_values.0.key … past_key_values.31.value), each float16 [batch, 8, past, 64]". */
+function kvCacheLine(inputs, kv, esc) {
+  const list = inputs.filter((i) => kv.has(i.name));
+  const kinds = [...new Set(list.map((i) => shapes([i])))];
+  const span = list.length > 1 ? `${esc(list[0].name)} … ${esc(list[list.length - 1].name)}` : esc(list[0]?.name ?? '');
+  return `${list.length} input${list.length === 1 ? '' : 's'} (${span})` + (kinds.length === 1 ? `, each ${esc(kinds[0])}` : '');
+}
+
+/** The LLM view's figures (the core's res.llm): the forecast's, with the floor's beside. */
+function llmLine(L, esc) {
+  const FL = L.floor || {};
+  const run = `batch ${L.batch}, ${L.prompt_tokens}-token prompt, ${L.generated_tokens ?? 0} generated tokens`;
+  const tpot = Number.isFinite(L.tpot_s) ? `; time per output token ${eng(L.tpot_s, 's')} (floor ${eng(FL.tpot_s, 's')}), ${eng(L.tokens_per_s)} tokens/s` : '';
+  return `- **LLM (${esc(run)}):** time to first token ${eng(L.ttft_s, 's')} (floor ${eng(FL.ttft_s, 's')})${tpot}` +
+    (Number.isFinite(L.e2e_s) ? `; end to end ${eng(L.e2e_s, 's')}` : '');
 }
 
 /** The slowest layers at the speed of light, as a table. */

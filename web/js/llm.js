@@ -159,6 +159,7 @@ export class LlmPanel {
 
   clear() {
     this.seq++;
+    this.answer = null;
     for (const k of Object.keys(this.charts)) { this.charts[k].destroy(); delete this.charts[k]; }
     this.showChart(this.batchCanvas, false);
     this.showChart(this.contextCanvas, false);
@@ -198,6 +199,7 @@ export class LlmPanel {
   }
 
   fail(text) {
+    this.answer = null;
     this.message(text, true);
     this.showChart(this.batchCanvas, false);
     this.showChart(this.contextCanvas, false);
@@ -207,6 +209,7 @@ export class LlmPanel {
 
   // ------------------------------------------------------------ drawing
   draw(L, res) {
+    this.answer = L;   // the summary's Markdown quotes it (export.js)
     this.h.onAnswer?.(L, res);
     this.drawSummary(L, res);
     this.drawCharts(L);
