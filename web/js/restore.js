@@ -49,6 +49,11 @@ async function restoreMain() {
   else if (state.example) await openModel(state.example, { label: state.example, kind: 'example' });
   else {
     app.restoring = false;
+    // A link made with a local file names a model this tab may not have:
+    // another model open here is put away, not shown under the link's name
+    // (the same file, still open, stays).
+    const sameFile = !!state.localFile && !!app.info && !prev.modelUrl && !prev.example && prev.localFile === state.localFile;
+    if (state.localFile && app.info && !sameFile) clearModel();
     if (state.localFile) {
       notice(`This link was made with the local file “${state.localFile}”: its settings are restored; drop the file again (or open it) to see the analysis.` +
         (problems.length ? ` ${ignored}` : ''));
