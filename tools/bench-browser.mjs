@@ -205,12 +205,12 @@ if (only.has('switch')) {
   report('precision switch on BERT-Large -> summary, table and charts redrawn', prec, 150);
 }
 
-// 4. the tensor-parallel degree changed (the Many devices panel) with the
+// 4. the tensor-parallel degree changed (the Several devices view) with the
 // 8B decoder example open: from the input's change to the frame after the
 // panel shows the new plan and the main charts are drawn.
 if (only.has('parallel')) {
   const page = await freshPage();
-  await page.goto(`${site.url}#example=llama3_8b_int4&hw=h100-sxm&tp=2`);
+  await page.goto(`${site.url}#example=llama3_8b_int4&hw=h100-sxm&tp=2&view=devices`);
   await page.waitForFunction(() => document.querySelector('[data-testid=parallel-summary]')?.dataset.timeS, null, { timeout: 60000 });
   const times = [];
   for (let r = 0; r < runs; r++) {

@@ -14,7 +14,7 @@
 // build/screenshots/BROWSER for the others.
 // Views (file guide-NAME.png at 1440 px, guide-NAME-390.png at 390 px):
 //   empty, summary, time-roofline, energy-roofline, time-based, layers, graph, modules,
-//   power-modes, batch-sweep, compare, compare-models, measured, llm,
+//   power-modes, batch-sweep, compare, devices, compare-models, measured, llm,
 //   profile-editor, dims-needed, confirm-url, load-error. The example must be
 //   one of the site's samples (compare-models, measured and llm use their own
 //   models: two test fixtures, a fixture with its ONNX Runtime profile, and
@@ -149,6 +149,14 @@ const VIEWS = {
     await settle(page, 'compare-view');
     if (w === 1440) figures.compare = await page.text('[data-testid=compare-table]');
     await shot(page, '[data-testid=compare-view]', 'compare', w);
+    await close(page);
+  },
+  async devices(w) {
+    // several H100s (the Jetson has no chip-to-chip links): the groups and a plan of two
+    const page = await open(w, `example=${EXAMPLE}&hw=h100-sxm&view=devices&tp=2`);
+    await settle(page, 'devices-view');
+    if (w === 1440) figures.devices = await page.text('[data-testid=devices-table]');
+    await shot(page, '[data-testid=devices-view]', 'devices', w);
     await close(page);
   },
   async models(w) {

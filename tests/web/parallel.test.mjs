@@ -50,12 +50,28 @@ test('link: compared groups of devices (cmp=ID@tp=T, the CLI\'s --compare syntax
 });
 
 
-test('panel: the plan the CLI gives for the same request; the link keeps the settings', { skip }, async () => {
+test('link: the groups of the several-devices view (grp) come back; all three are the default; a bad list is named', async () => {
+  assert.deepEqual(defaultState().groups, [2, 4, 8]);
+  assert.doesNotMatch(await toHash(defaultState()), /grp=/);
+  const { state, problems } = await fromLocation('#hw=h100-sxm&view=devices&grp=8,2', '', null);
+  assert.deepEqual(problems, []);
+  assert.equal(state.view, 'devices');
+  assert.deepEqual(state.groups, [2, 8]);
+  assert.match(await toHash(state), /(^|&)grp=2%2C8(&|$)/);
+  assert.deepEqual((await fromLocation('#grp=none', '', null)).state.groups, []);
+  const bad = await fromLocation('#grp=3', '', null);
+  assert.deepEqual(bad.state.groups, [2, 4, 8]);
+  assert.match(bad.problems.join('\n'), /grp: must be some of 2, 4, 8/);
+});
+
+test('one view for several devices: the plan the CLI gives for the same request; the link keeps the settings', { skip }, async () => {
   const model = join(FIXTURES, 'models', 'mlp.onnx');
   const cli = cliJson(model, ['--hw', 'h100-sxm', '--batch', '1', '--parallel', 'tp=2']);
-  const page = await open(browser, `${site.url}#hw=h100-sxm&batch=1&tp=2`);
+  const page = await open(browser, `${site.url}#hw=h100-sxm&batch=1&tp=2&view=devices`);
   await page.setInputFiles('[data-testid=file-input]', model);
   await waitLayers(page, cli.layers.length);
+  assert.equal(await page.locator('[data-testid=parallel-panel]').count(), 1, 'the plan lives in the one view');
+  assert.equal(await page.locator('#parallel-panel').count(), 0, 'no second multi-device section');
   const summary = page.locator('[data-testid=parallel-summary]');
   await page.waitForFunction(() => document.querySelector('[data-testid=parallel-summary]')?.dataset.timeS);
   assert.equal(Number(await summary.getAttribute('data-time-s')), cli.parallel.time_s);
@@ -63,7 +79,11 @@ test('panel: the plan the CLI gives for the same request; the link keeps the set
   assert.equal(await page.locator('[data-testid=parallel-table] tbody tr').count(), cli.parallel.sharding.length);
   const box = await page.locator('[data-testid=parallel-chart]').boundingBox();
   assert.ok(box && box.width > 100 && box.height > 50);
-  // four devices: the panel's control, then the figures of tp=4
+  // the plan is a row of the groups' table, with the CLI's figures
+  await page.waitForFunction(() => document.querySelector('[data-testid=devices-view]').dataset.state === 'done', null, { timeout: 30000 });
+  const planTime = await page.$eval('[data-testid=devices-table] tr[data-plan=plan] td[data-key=devices_time_s]', (td) => Number(td.dataset.value));
+  assert.equal(planTime, cli.parallel.time_s);
+  // four devices: the view's control, then the figures of tp=4
   const four = cliJson(model, ['--hw', 'h100-sxm', '--batch', '1', '--parallel', 'tp=4']);
   await page.fill('[data-testid=parallel-tp]', '4');
   await page.press('[data-testid=parallel-tp]', 'Enter');
@@ -75,74 +95,72 @@ test('panel: the plan the CLI gives for the same request; the link keeps the set
   await page.context().close();
 });
 
-test('compare: 1× against 8× H100 shows the figures the CLI gives for the same request; the link keeps the group', { skip }, async () => {
+test('one view for several devices: no plan, no empty chart', { skip }, async () => {
+  const page = await open(browser, `${site.url}#example=conv_net&hw=h100-sxm&view=devices`);
+  await page.waitForFunction(() => document.querySelector('[data-testid=devices-view]').dataset.state === 'done', null, { timeout: 30000 });
+  assert.equal(await page.locator('[data-testid=parallel-chart]').count(), 0, 'no communication roofline without a plan');
+  const box = await page.locator('[data-testid=devices-chart]').boundingBox();
+  assert.ok(box && box.height > 100, 'the groups\' chart is drawn');
+  const drawn = await page.evaluate(() => globalThis.Chart.getChart(document.querySelector('#devices-time')).data.datasets[0].data.filter((v) => v > 0).length);
+  assert.equal(drawn, 4, 'one device and three groups, each a bar');
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('one view for several devices: 1× against 2×, 4× and 8× H100 and a plan, each row the CLI\'s --parallel figures, one bar per group', { skip }, async () => {
   const model = join(FIXTURES, 'models', 'torch', 'llama_1b_kv.onnx');
   // the page analyses a decoder with a KV cache at the LLM panel's prompt (512 tokens): the CLI is given the same dims
   const args = ['--hw', 'h100-sxm', '--batch', '8', '--dim', 'sequence_length=512', '--dim', 'past_sequence_length=0',
     '--dim', 'total_sequence_length=512'];
   const n = cliJson(model, args).layers.length;
-  const cli = cliJson(model, [...args, '--compare', 'h100-sxm,h100-sxm@tp=8']).study.rows;
-  assert.equal(cli[1].parallel.devices, 8);
-  const page = await open(browser, `${site.url}#hw=h100-sxm&batch=8&view=compare&cmp=h100-sxm`);
+  const plans = ['tp=2', 'tp=8', 'tp=2,pp=2'];
+  const cli = plans.map((p) => cliJson(model, [...args, '--parallel', p, ...(p.includes('pp') ? ['--micro-batches', '4'] : [])]).parallel);
+  const one = cliJson(model, args);
+  const page = await open(browser, `${site.url}#hw=h100-sxm&batch=8&view=devices&grp=2,8&tp=2&pp=2&mb=4`);
   await page.setInputFiles('[data-testid=file-input]', model);
   await waitLayers(page, n);
-  const rowsOf = () => page.$$eval('[data-testid=compare-table] tbody tr', (trs) => trs.map((t) => t.dataset.hw));
-  const values = (key) => page.$$eval(`[data-testid=compare-table] tbody td[data-key=${key}]`,
-    (tds) => tds.map((td) => (td.dataset.value === undefined ? null : td.dataset.value)));
-  const done = () => page.waitForFunction(() => document.querySelector('[data-testid=compare-view]').dataset.state === 'done' &&
-    document.querySelectorAll('[data-testid=compare-table] td[data-key=devices]').length === 2, null, { timeout: 30000 });
-  // 8x of the page's device, beside the one
-  await page.check('[data-testid=compare-devices-8]');
-  await done();
-  assert.deepEqual(await rowsOf(), ['h100-sxm', 'h100-sxm@tp=8']);
-  const check = async () => {
-    assert.deepEqual((await values('devices')).map(Number), [1, 8]);
-    assert.deepEqual((await values('devices_time_s')).map(Number), [cli[0].chosen_time_s, cli[1].parallel.time_s]);
-    assert.deepEqual((await values('t_comms_s')).map(Number), [cli[1].parallel.t_comms_s]);
-    assert.deepEqual((await values('speedup')).map(Number), [cli[1].parallel.speedup]);
-    assert.deepEqual((await values('memory_bytes_per_device')).map(Number), [cli[1].parallel.memory_bytes_per_device]);
-    assert.deepEqual(await values('devices_bound'), [cli[0].bound, cli[1].parallel.bound]);
-    assert.deepEqual((await values('chosen_time_s')).map(Number), [cli[0].chosen_time_s, cli[1].chosen_time_s]);
-  };
-  await check();
-  assert.ok(cli[1].parallel.t_comms_s > 0, 'communication appears over eight devices');
-  // a group's own figures come first in its row, and the chart draws it as one bar
-  const heads = await page.$$eval('[data-testid=compare-table] thead th', (ths) => ths.map((th) => th.textContent));
-  assert.deepEqual(heads.slice(1, 4), ['Devices', 'Time over the devices', 'Communication'], heads.join(' | '));
+  const values = (key) => page.$$eval(`[data-testid=devices-table] tbody td[data-key=${key}]`,
+    (tds) => tds.map((td) => (td.dataset.value === undefined ? null : Number(td.dataset.value))));
+  await page.waitForFunction(() => document.querySelector('[data-testid=devices-view]').dataset.state === 'done' &&
+    document.querySelectorAll('[data-testid=devices-table] tbody tr').length === 4, null, { timeout: 60000 });
+  assert.deepEqual(await page.$$eval('[data-testid=devices-table] tbody tr', (t) => t.map((r) => r.dataset.plan)), ['one', 'group', 'group', 'plan']);
+  assert.deepEqual(await values('devices'), [1, 2, 8, 4]);
+  assert.deepEqual(await values('devices_time_s'), [one.sol.chosen.time_s, ...cli.map((p) => p.time_s)]);
+  assert.deepEqual(await values('devices_forecast_s'), [one.forecast.time_s, ...cli.map((p) => p.forecast_s)]);
+  assert.deepEqual((await values('t_comms_s')).slice(1), cli.map((p) => p.t_comms_s));
+  assert.deepEqual((await values('speedup')).slice(1), cli.map((p) => p.speedup));
+  assert.deepEqual((await values('memory_bytes_per_device')).slice(1), cli.map((p) => p.memory_bytes_per_device));
+  assert.deepEqual((await values('bubble')).slice(3), [cli[2].bubble]);
+  assert.ok(cli[1].t_comms_s > 0, 'communication appears over eight devices');
+  // the group's own figures first; the chart one bar per group, by display name
+  const heads = await page.$$eval('[data-testid=devices-table] thead th', (ths) => ths.map((th) => th.textContent));
+  assert.deepEqual(heads.slice(0, 4), ['Group', 'Devices', 'Split', 'Time over the devices (speed of light)'], heads.join(' | '));
   const bars = await page.evaluate(() => {
-    const ch = globalThis.Chart.getChart(document.querySelector('#compare-time'));
-    return { labels: ch.data.labels.map((l) => [].concat(l).slice(0, -1).join(' ')), perRow: ch.data.labels.map((_, i) => ch.data.datasets.filter((d) => d.data[i] !== null).length) };
+    const ch = globalThis.Chart.getChart(document.querySelector('#devices-time'));
+    return { labels: ch.data.labels.map((l) => [].concat(l).join(' ')), sets: ch.data.datasets.length, data: ch.data.datasets[0].data };
   });
-  assert.deepEqual(bars.perRow, [4, 1], 'one device: its three floors and its forecast; the group: one bar');
-  assert.deepEqual(bars.labels, ['NVIDIA H100 SXM5 80GB', '8 × NVIDIA H100 SXM5 80GB'], 'display names, never ids');
-  const link = page.url();
-  assert.deepEqual(new URLSearchParams(new URL(link).hash.slice(1)).get('cmp'), 'h100-sxm,h100-sxm@tp=8');
+  assert.equal(bars.sets, 1, 'one bar per group');
+  assert.deepEqual(bars.data, [one.sol.chosen.time_s, ...cli.map((p) => p.time_s)]);
+  assert.deepEqual(bars.labels.slice(0, 3), ['1 × NVIDIA H100 SXM5 80GB', '2 × NVIDIA H100 SXM5 80GB', '8 × NVIDIA H100 SXM5 80GB'], 'display names, never ids');
+  assert.match(bars.labels[3], /^Your plan: 4 × NVIDIA H100 SXM5 80GB \(T 2 × P 2 × D 1, 4 micro-batches\)$/);
+  assert.doesNotMatch(bars.labels.join(' '), /h100-sxm/);
+  // the compare view offers no second way to the same groups
+  assert.equal(await page.locator('[data-testid=compare-devices-8]').count(), 0);
   assert.deepEqual(page.problems, []);
   await page.context().close();
-  // the link brings the group back, the box ticked
-  const again = await open(browser, link);
-  await again.setInputFiles('[data-testid=file-input]', model);
-  await waitLayers(again, n);
-  const page2 = again;
-  await page2.waitForFunction(() => document.querySelector('[data-testid=compare-view]').dataset.state === 'done' &&
-    document.querySelectorAll('[data-testid=compare-table] td[data-key=devices]').length === 2, null, { timeout: 30000 });
-  assert.equal(await page2.isChecked('[data-testid=compare-devices-8]'), true);
-  assert.deepEqual((await page2.$$eval('[data-testid=compare-table] tbody td[data-key=devices_time_s]', (t) => t.map((x) => Number(x.dataset.value)))),
-    [cli[0].chosen_time_s, cli[1].parallel.time_s]);
-  assert.deepEqual(page2.problems, []);
-  await page2.context().close();
 });
 
-test('compare: a device without chip-to-chip links (topology "none") is offered no 2×/4×/8×, and says why', { skip }, async () => {
+test('one view for several devices: a device without chip-to-chip links (topology "none") is offered no groups, and says why', { skip }, async () => {
   const index = JSON.parse(readFileSync(join(SITE, 'hw/index.json'), 'utf8')).profiles;
   for (const p of index) {
     const ic = JSON.parse(readFileSync(join(ROOT, 'hw', `${p.id}.json`), 'utf8')).interconnect;
     assert.equal(p.links, !!ic && ic.topology !== 'none', `${p.id}: links in the site's index`);
   }
-  const page = await open(browser, `${site.url}#example=conv_net&hw=jetson-agx-orin&view=compare&cmp=h100-sxm`);
-  await page.waitForFunction(() => document.querySelector('[data-testid=compare-view]').dataset.state === 'done', null, { timeout: 30000 });
-  for (const n of [2, 4, 8]) assert.equal(await page.isDisabled(`[data-testid=compare-devices-${n}]`), true, `${n}x offered for the Jetson`);
-  assert.match(await page.locator('#compare-devices-note').textContent(), /no chip-to-chip links/);
+  const page = await open(browser, `${site.url}#example=conv_net&hw=jetson-agx-orin&view=devices`);
+  await page.waitForFunction(() => document.querySelector('[data-testid=devices-view]').dataset.state === 'done', null, { timeout: 30000 });
+  for (const n of [2, 4, 8]) assert.equal(await page.isDisabled(`[data-testid=devices-group-${n}]`), true, `${n}x offered for the Jetson`);
+  assert.match(await page.locator('[data-testid=devices-links-note]').textContent(), /no chip-to-chip links/);
+  assert.equal(await page.locator('[data-testid=devices-table] tbody tr').count(), 1, 'one device');
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });

@@ -52,7 +52,7 @@ test('at 390 px nothing makes the page scroll sideways; the table scrolls in its
   const boxes = await page.$$eval('.charts .chart', (fs) => fs.map((f) => f.getBoundingClientRect()).map((r) => [Math.round(r.left), Math.round(r.top)]));
   assert.equal(new Set(boxes.map((b) => b[0])).size, 1, `charts not stacked: ${JSON.stringify(boxes)}`);
   // every what-if view and the profile editor too
-  for (const view of ['compare', 'sweep', 'power']) {
+  for (const view of ['compare', 'devices', 'sweep', 'power']) {
     await page.click(`[data-testid=tab-${view}]`);
     await page.waitForFunction((v) => ['done', 'error', 'empty'].includes(document.getElementById(`${v}-panel`).dataset.state), view, { timeout: 30000 });
     await assertNoOverflow(page, view);

@@ -55,7 +55,7 @@ test('no engine identifier in what the page shows, the menus and the layer table
   assert.equal(m, null, m ? text.slice(Math.max(0, m.index - 80), m.index + 40) : '');
   const options = await page.$$eval('#sol-select option, #gran-select option', (o) => o.map((x) => x.textContent));
   assert.deepEqual(options, ['unfused', 'fused', 'fused and prefetched', 'intended', 'kernel by kernel', 'whole graph']);
-  for (const view of ['compare', 'sweep', 'power']) {
+  for (const view of ['compare', 'devices', 'sweep', 'power']) {
     await page.click(`[data-testid=tab-${view}]`);
     await page.waitForFunction((v) => ['done', 'error', 'empty'].includes(document.getElementById(`${v}-panel`).dataset.state), view, { timeout: 60000 });
     const t = await page.$eval(`#${view}-panel`, (p) => p.innerText);

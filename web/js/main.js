@@ -21,6 +21,7 @@ import { showLlmHeadline } from './summary.js';
 import { MeasuredView } from './measured.js';
 import { CompareView } from './compare.js';
 import { ParallelView } from './parallel.js';
+import { hasChipLinks } from './parallel-state.js';
 import { GraphView } from './graph-view.js';
 import { ModuleView } from './module-view.js';
 import { LayoutClient } from './layout-client.js';
@@ -78,9 +79,17 @@ function buildGraphViews() {
 
 /** The side views: what-if, LLM, measured, compare and the profile editor. */
 function buildSideViews() {
+  app.parallel = new ParallelView($('devices-body'), {
+    state: () => app.state,
+    deviceName: () => (app.state.hw === 'custom' ? 'the edited profile' : app.catalog.byId.get(app.state.hw)?.name || app.state.hw),
+    hasLinks: () => (app.state.hw === 'custom' ? hasChipLinks(app.state.custom?.interconnect) : !!app.catalog.byId.get(app.state.hw)?.links),
+    profile: currentProfile,
+    onPlan: () => analyze(),
+    onGroups: () => { writeUrl(); app.whatif.refresh(); },
+  });
   app.whatif = new WhatIfViews($('whatif'), {
     client: app.client, catalog: app.catalog, state: () => app.state, hasModel: () => !!app.res,
-    ownProfile: currentProfile, request,
+    ownProfile: currentProfile, request, devices: app.parallel,
     onChange: () => writeUrl(),
     usePowerMode: (id) => { app.state.powerMode = id; fillPowerModes(); analyze(); },
   });
@@ -101,7 +110,6 @@ function buildSideViews() {
     onChange: () => writeUrl(),
   });
   app.compare.fillExamples();
-  app.parallel = new ParallelView($('parallel-panel'), { state: () => app.state, onChange: () => analyze() });
   app.editor = new ProfileEditor($('custom-hw'), {
     client: app.client, catalog: app.catalog, state: () => app.state, onApply: applyCustomProfile, onError: showError,
   });

@@ -9,6 +9,28 @@ export const PARALLEL_MAX = Object.freeze({ tp: 1024, pp: 1024, dp: 65536, mb: 6
 
 export function parallelDefaultState() { return { ...PARALLEL_DEFAULTS }; }
 
+// The groups the "Several devices" view shows beside one device (tensor
+// parallel over the chosen device's links): all three unless the link's grp
+// says which ('grp=2,8'; 'grp=none' for none).
+export const GROUP_SIZES = Object.freeze([2, 4, 8]);
+export const GROUP_PARAM = 'grp';
+export function groupsDefaultState() { return [...GROUP_SIZES]; }
+
+export function groupsToParams(groups, p) {
+  const sorted = GROUP_SIZES.filter((n) => groups.includes(n));
+  if (sorted.length !== GROUP_SIZES.length) p.set(GROUP_PARAM, sorted.length ? sorted.join(',') : 'none');
+}
+
+/** The link's grp into st.groups; bad(name, why) names what is ignored. */
+export function groupsFromParams(p, st, bad) {
+  if (!p.has(GROUP_PARAM)) return;
+  const s = p.get(GROUP_PARAM);
+  if (s === 'none') { st.groups = []; return; }
+  const list = s.split(',').map(Number);
+  if (list.length && list.every((n) => GROUP_SIZES.includes(n))) st.groups = GROUP_SIZES.filter((n) => list.includes(n));
+  else bad(GROUP_PARAM, `must be some of ${GROUP_SIZES.join(', ')} (comma-separated), or none`);
+}
+
 /** Whether a profile's "interconnect" links it to other devices: the core's
  * rule (core/src/hw_blocks.c), topology "none" is one device. */
 export function hasChipLinks(interconnect) { return !!interconnect && interconnect.topology !== 'none'; }

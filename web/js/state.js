@@ -2,7 +2,8 @@
 // (hash). Parsing validates every field; a link is untrusted input, so what
 // is invalid is ignored (the valid parts are kept) and named in a notice.
 import { llmDefaultState, llmToParams, llmFromParams, LLM_PARAM_KEYS } from './llm-state.js';
-import { parallelDefaultState, parallelToParams, parallelFromParams, parallelRequestMember, PARALLEL_PARAM_KEYS, parseDevices } from './parallel-state.js';
+import { parallelDefaultState, parallelToParams, parallelFromParams, parallelRequestMember, PARALLEL_PARAM_KEYS, parseDevices,
+  groupsDefaultState, groupsToParams, groupsFromParams, GROUP_PARAM } from './parallel-state.js';
 import { COLUMN_KEYS } from './columns.js';
 import { modelUrlProblem } from './url-policy.js';
 
@@ -43,12 +44,13 @@ export function defaultState() {
     sweep: [1, 1024],      // batch sweep range (powers of two between, ends included)
     maxSlowdown: 0.05,     // power-mode advisor: allowed slowdown over the fastest mode
     llm: llmDefaultState(), // LLM panel (llm.js): prompt, generated tokens, weight and KV bits
-    parallel: parallelDefaultState(), // Many devices (parallel.js): tp, pp, dp, micro-batches
+    parallel: parallelDefaultState(), // Several devices (parallel.js): the plan, tp, pp, dp, micro-batches
+    groups: groupsDefaultState(),     // and the groups shown beside one device (2, 4, 8)
     ...defaultCompareState(),
   };
 }
 
-export const VIEWS = ['compare', 'sweep', 'power'];
+export const VIEWS = ['compare', 'devices', 'sweep', 'power'];
 export const MAX_COMPARE = 24;
 export const MAX_SWEEP_BATCH = 65536;
 
@@ -159,13 +161,14 @@ export async function toHash(st) {
   whatIfToParams(st, p);
   llmToParams(st.llm, p);
   parallelToParams(st.parallel, p);
+  groupsToParams(st.groups, p);
   compareToParams(st, p);
   return p.toString();
 }
 
 const KNOWN = new Set(['model', 'example', 'file', 'hw', 'profile', 'pm', 'prec', 'batch', 'dims', 'mode', 'sol',
   'gran', 'sel', 'sort', 'op', 'q', 'group', 'cols', 'legend', 'view', 'cmp', 'sweep', 'slow', 'measured',
-  ...LLM_PARAM_KEYS, ...PARALLEL_PARAM_KEYS, ...compareParams()]);
+  ...LLM_PARAM_KEYS, ...PARALLEL_PARAM_KEYS, GROUP_PARAM, ...compareParams()]);
 
 /** URL hash (and ?model= query) -> {state, problems[]}: the state has the
  * valid parts of the link, problems[] says what was ignored and why (at most
@@ -287,6 +290,7 @@ export async function fromLocation(hash, search, knownHw, opts = {}) {
   whatIfFromParams(p, st, bad, knownHw);
   llmFromParams(p, st.llm, bad);
   parallelFromParams(p, st.parallel, bad);
+  groupsFromParams(p, st, bad);
   compareFromParams(p, st, bad, opts);
   return { state: st, problems };
 }

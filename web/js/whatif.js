@@ -11,7 +11,7 @@ import { boundColor, wordName, wordTitle } from './words.js';
 import { boundPhrase } from './figures.js';
 import { chartClass } from './chart-lib.js';
 import { VIEWS, MAX_COMPARE, MAX_SWEEP_BATCH, sweepBatches, validCompareEntry, parseCompareEntry } from './state.js';
-import { devicesSpec, hasChipLinks } from './parallel-state.js';
+import { devicesSpec } from './parallel-state.js';
 
 const SOL_COLORS = { unfused: '#9ecae1', fused: '#3182bd', fused_prefetched: '#08519c' };
 const DEVICES_COLOR = '#31a354';   // the compare bar of a row over its devices
@@ -188,7 +188,7 @@ export class WhatIfViews {
     this.root = root;
     this.h = hooks;
     this.charts = {};
-    this.seq = { compare: 0, sweep: 0, power: 0 };
+    this.seq = { compare: 0, devices: 0, sweep: 0, power: 0 };
     this.q = (sel) => root.querySelector(sel);
     this.wire();
   }
@@ -224,20 +224,6 @@ export class WhatIfViews {
       if (box.checked) set.add(box.value); else set.delete(box.value);
       if (set.size > MAX_COMPARE) { box.checked = false; this.message('compare', `At most ${MAX_COMPARE} profiles can be compared at once.`, true); return; }
       st.compare = [...set];
-      this.h.onChange();
-      this.refresh();
-    });
-    this.q('#compare-devices').addEventListener('change', (ev) => {
-      const box = ev.target;
-      if (!box.matches('input[type=checkbox]')) return;
-      const st = this.h.state();
-      const one = this.chosenEntry();
-      const several = `${one}@${devicesSpec({ tp: Number(box.value) })}`;
-      const set = new Set(st.compare);
-      if (box.checked) set.add(one).add(several); else set.delete(several);   // N× beside 1×
-      if (set.size > MAX_COMPARE) { box.checked = false; this.message('compare', `At most ${MAX_COMPARE} profiles can be compared at once.`, true); return; }
-      st.compare = [...set];
-      this.fillPicker();
       this.h.onChange();
       this.refresh();
     });
@@ -278,20 +264,6 @@ export class WhatIfViews {
   defaultCompare() {
     const known = this.h.catalog.ids();
     return [...new Set([this.chosenEntry(), ...DEFAULT_COMPARE.filter((id) => known.has(id))])];
-  }
-
-  /** The 2×/4×/8× boxes: ticked when the entry is compared; offered for a device with chip-to-chip links. */
-  syncDevices() {
-    const st = this.h.state();
-    const one = this.chosenEntry();
-    const links = st.hw === 'custom' ? hasChipLinks(st.custom?.interconnect) : !!this.h.catalog.byId.get(st.hw)?.links;
-    this.q('#compare-devices-hw').textContent = st.hw === 'custom' ? 'the edited profile' : (this.h.catalog.byId.get(st.hw)?.name || st.hw);
-    const chosen = new Set(st.compare);
-    for (const box of this.root.querySelectorAll('#compare-devices input')) {
-      box.checked = chosen.has(`${one}@${devicesSpec({ tp: Number(box.value) })}`);
-      box.disabled = !links && !box.checked;
-    }
-    this.q('#compare-devices-note').textContent = links ? '' : 'this device has no chip-to-chip links in its profile (one device)';
   }
 
   /** State -> controls (tabs, picker, inputs). */
@@ -350,7 +322,6 @@ export class WhatIfViews {
       box.appendChild(fs);
     }
     this.q('#compare-count').textContent = String(st.compare.length);
-    this.syncDevices();
   }
 
   message(view, text, isError = false) {
@@ -386,7 +357,6 @@ export class WhatIfViews {
   async refresh() {
     const view = this.h.state().view;
     if (!view) return;
-    if (view === 'compare') this.syncDevices();   // the page's device may have changed
     if (!this.h.hasModel()) { this.clear(); return; }
     const panel = this.q(`#${view}-panel`);
     const seq = ++this.seq[view];
@@ -419,7 +389,11 @@ export class WhatIfViews {
     panel.dataset.state = 'done';
   }
 
-  kindOf(view) { return { compare: 'compare', sweep: 'batch_sweep', power: 'power_modes' }[view]; }
+  kindOf(view) { return { compare: 'compare', devices: 'compare', sweep: 'batch_sweep', power: 'power_modes' }[view]; }
+
+  // ------------------------------------------------------------ several devices (parallel.js lays it out)
+  devicesStudy() { return this.h.devices.study(); }
+  devicesDraw(study) { this.h.devices.drawGroups(study, (key, canvas, config) => this.chart(key, canvas, config)); }
 
   // ------------------------------------------------------------ compare
   async compareStudy() {
