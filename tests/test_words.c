@@ -61,6 +61,10 @@ static void check_published_list(void) {
         CHECK(has_word(RL_WORD_OP_CLASS, rl_op_class_names[c]), "op class %s has a name", rl_op_class_names[c]);
     /* and both things a forecast can rest on (forecast.basis) */
     CHECK(has_word(RL_WORD_BASIS, "analytic") && has_word(RL_WORD_BASIS, "calibrated"), "the forecast's bases have names");
+    /* the words the page's table and summary use without saying them (issue 38 §2) */
+    CHECK(has_word(RL_WORD_TERM, "headroom"), "headroom is in the glossary");
+    CHECK(has_word(RL_WORD_GRANULARITY, "per_op") && !strcmp(rl_word_name(RL_WORD_GRANULARITY, "per_op"), "kernel by kernel"),
+          "kernel by kernel is the per-op granularity's name");
 }
 
 /* A bound names its floor as the glossary does: one name per concept. */

@@ -35,6 +35,10 @@ static const rl_word WORDS[] = {
      "What the model is expected to take on the profile's software stack: each kernel at the share of the peaks "
      "that stack reaches for its kind of work, plus a fixed cost per kernel; never below the speed of light. An "
      "estimate that names what it rests on: the profile's defaults, or a fit to measured runs."},
+    {RL_WORD_TERM, "headroom", "headroom",
+     "The forecast over the speed of light (forecast.headroom, a layer's headroom): how many times longer the "
+     "profile's stack is forecast to take than the floor. 1× is at the floor; a large headroom is where tuning "
+     "the stack could gain most."},
     /* how far off a forecast may be (forecast.low_s, high_s, band; forecast_band.h) */
     {RL_WORD_TERM, "forecast_band", "likely range",
      "Where the measured time is likely to fall: the forecast times the spread (10th to 90th percentile) of "

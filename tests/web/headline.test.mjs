@@ -66,8 +66,8 @@ test('a bound set by the launch floor reads as the glossary names it', { skip },
   assert.equal(boundPhrase('overhead'), 'the launch floor');
   assert.equal(boundPhrase('power'), 'the power floor');
   assert.deepEqual(glossary().map((w) => w.name),
-    ['speed of light', 'fused', 'prefetched', 'granularity', 'launch floor', 'power floor', 'forecast', 'likely range',
-      'track record', 'no track record for this stack', 'range of the speed of light']);
+    ['speed of light', 'fused', 'prefetched', 'granularity', 'launch floor', 'power floor', 'forecast', 'headroom', 'likely range',
+      'track record', 'no track record for this stack', 'range of the speed of light', 'intended', 'kernel by kernel', 'whole graph']);
 });
 
 test('at a batch above one, the headline says the time is the batch\'s and gives one sample\'s share (the core\'s per_sample)', { skip }, async () => {

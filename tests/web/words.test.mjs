@@ -41,8 +41,8 @@ test('the headline is one sentence: the time, its unit, the device and what limi
   assert.ok(h.includes(`limited by ${/floor$/.test(limited) ? 'the ' : ''}${limited}`), `${h} / ${limited}`);
   // The glossary explains the concepts, the forecast's likely range and track record among them.
   const terms = await page.$$eval('[data-testid=glossary] dt', (d) => d.map((x) => x.textContent));
-  assert.deepEqual(terms, ['speed of light', 'fused', 'prefetched', 'granularity', 'launch floor', 'power floor', 'forecast',
-    'likely range', 'track record', 'no track record for this stack', 'range of the speed of light']);
+  assert.deepEqual(terms, ['speed of light', 'fused', 'prefetched', 'granularity', 'launch floor', 'power floor', 'forecast', 'headroom', 'likely range',
+      'track record', 'no track record for this stack', 'range of the speed of light', 'intended', 'kernel by kernel', 'whole graph']);
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });

@@ -17,7 +17,7 @@ import { Charts } from './charts.js';
 import { WhatIfViews } from './whatif.js';
 import { ProfileEditor } from './profile-editor.js';
 import { LlmPanel } from './llm.js';
-import { showLlmHeadline } from './summary.js';
+import { showLlmHeadline, wireTerms } from './summary.js';
 import { MeasuredView } from './measured.js';
 import { CompareView } from './compare.js';
 import { ParallelView } from './parallel.js';
@@ -144,6 +144,7 @@ async function main() {
   app.client = new CoreClient();
   app.client.ready.then((v) => { $('version').textContent = `core ${v}`; fillPrecisions(); fillWords(); }, (e) => showError({ code: 'wasm_failed', message: e.message }));
   const examples = loadExamples();   // the two lists load side by side
+  wireTerms();
   try {
     await app.catalog.load();
   } catch (e) {

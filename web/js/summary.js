@@ -61,19 +61,41 @@ function solTable(res, h) {
   return wrap;
 }
 
-/** The concepts the figures rest on, each in a sentence (the core's words). */
+/** The concepts the figures rest on, each in a sentence (the core's words);
+ * each entry can be opened from where its word is used (termButton). */
 function glossaryBox() {
-  const det = el('details', null, { class: 'glossary', 'data-testid': 'glossary' });
+  const det = el('details', null, { class: 'glossary', id: 'glossary', 'data-testid': 'glossary' });
   det.appendChild(el('summary', 'What do these words mean?'));
   const dl = el('dl');
   for (const w of glossary()) {
     const d = el('div');
-    d.appendChild(el('dt', w.name));
+    d.appendChild(el('dt', w.name, { id: `glossary-${w.kind}-${w.id}`, tabindex: '-1' }));
     d.appendChild(el('dd', w.meaning));
     dl.appendChild(d);
   }
   det.appendChild(dl);
   return det;
+}
+
+/** A word a user may not know, where it is used: a button that opens its
+ * glossary entry (its meaning, the core's, is the button's tooltip too). */
+export function termButton(kind, id, text = wordName(kind, id)) {
+  return el('button', text, { type: 'button', class: 'term', 'data-term': `${kind}-${id}`, title: wordMeaning(kind, id),
+    'aria-label': `${text}: what it means` });
+}
+
+/** Opens the glossary at the entry a term button names (one listener for the page). */
+export function wireTerms() {
+  document.addEventListener('click', (ev) => {
+    const b = ev.target.closest?.('button[data-term]');
+    if (!b) return;
+    const box = $('glossary');
+    const entry = document.getElementById(`glossary-${b.dataset.term}`);
+    if (!box || !entry) return;
+    box.open = true;
+    entry.focus({ preventScroll: true });
+    entry.scrollIntoView({ block: 'nearest' });
+  });
 }
 
 /** The core's warnings (the first 200), folded. */
@@ -138,7 +160,8 @@ export function renderSummary(res) {
   const sol = wordName('sol', h.model);
   dd(dl, `Bytes moved (${sol})`, eng(h.bytes, 'B'), `${exact(h.bytes, 'B')} in the ${sol} model (every tensor: ${exact(t.bytes, 'B')}; weights ${exact(t.weight_bytes, 'B')})`);
   dd(dl, `Arithmetic intensity (${sol})`, eng(h.intensity, 'FLOP/B'), `${exact(h.intensity)}; time balance ${exact(res.roofline.time_balance)} FLOP/B`);
-  const v = dd(dl, `Speed of light (${sol}, ${wordName('granularity', h.granularity)})`, eng(h.time_s, 's'), exact(h.time_s, 's'));
+  const v = dd(dl, `Speed of light (${sol}, `, eng(h.time_s, 's'), exact(h.time_s, 's'));
+  v.previousSibling.append(termButton('granularity', h.granularity), ')');   // "kernel by kernel", explained
   v.dataset.testid = 'predicted-time';
   // what these bounds bound: the floor, not the forecast (issue 38)
   const range = dd(dl, wordTitle('term', 'floor_range'), `${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}`,
@@ -155,6 +178,10 @@ export function renderSummary(res) {
     const fv = dd(dl, `Forecast (${wordName('basis', f.basis)})`, eng(f.time_s, 's'), `${exact(f.time_s, 's')}: ${times(f.headroom)} the speed of light; ` +
       `${forecastBasisPhrase(f)}${f.clamped ? ' (held at the speed of light: its kernels alone came out shorter)' : ''}`);
     fv.dataset.testid = 'forecast-time';
+    // its headroom over the floor, the word the table's column uses, explained where it is shown
+    const hr = dd(dl, '', times(f.headroom), `${exact(f.headroom)}: the forecast over the speed of light`);
+    hr.previousSibling.append(termButton('term', 'headroom', wordTitle('term', 'headroom')));
+    hr.dataset.testid = 'forecast-headroom';
     const band = dd(dl, wordTitle('term', 'forecast_band'), f.low_s !== null ? `${eng(f.low_s, 's')} … ${eng(f.high_s, 's')}` : '–',
       f.low_s !== null ? `${exact(f.low_s, 's')} to ${exact(f.high_s, 's')}: ${wordMeaning('term', 'forecast_band')}` : wordMeaning('term', 'no_track_record'));
     band.dataset.testid = 'forecast-band';

@@ -10,7 +10,8 @@ let terms = [];
 /** @param {{kind: string, id: string, name: string, meaning: string, color?: string}[]} list the core's rl_words() */
 export function setWords(list) {
   byKey = new Map((list || []).map((w) => [`${w.kind}/${w.id}`, w]));
-  terms = (list || []).filter((w) => w.kind === 'term');
+  // the concepts, then the granularities ("kernel by kernel"), which the summary names
+  terms = [...(list || []).filter((w) => w.kind === 'term'), ...(list || []).filter((w) => w.kind === 'granularity')];
 }
 
 /** What a user reads for the value `id` of `kind` ('bound', 'sol',
