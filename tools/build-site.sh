@@ -124,20 +124,28 @@ if [ ! -f "$SAMPLES_SRC/llama3_8b_int4.onnx" ] || [ "$ROOT/tools/make_llm_model.
 fi
 # id|name|file|description|dims (JSON: the example's own values for its
 # symbolic dims other than the batch, which the page asks for otherwise)
+# [|measured profile|what it is]: a profile measured of the example, offered
+# in the page's Measured section (samples/ID.profile.json)
 EXAMPLES=(
   "resnet50|ResNet-50|build/samples/resnet50.onnx|torchvision ResNet-50 as exported (BatchNorm folded), symbolic batch; weights stored externally|{}"
   "bert_base|BERT-base encoder|build/samples/bert_base.onnx|12 layers, hidden 768, 12 heads, LayerNormalization (opset 17), symbolic batch and seq (128 here); weights stored externally|{\"seq\":128}"
   "transformer_block|Transformer block|tests/fixtures/models/transformer_block.onnx|a small BERT-style encoder block (symbolic batch and seq, 128 here)|{\"seq\":128}"
   "conv_net|Small CNN|tests/fixtures/models/conv_net.onnx|convolutions, pooling and a classifier head|{}"
+  "small_cnn|Small CNN with a measured profile|tests/fixtures/measured/small_cnn.onnx|a small CNN with its weights, and a profile of it measured with ONNX Runtime on a CPU, to attach under Measured|{}|tests/fixtures/measured/ort_small_cnn_all.json|Measured with ONNX Runtime 1.30 on an x86 server CPU (one thread, all graph optimisations, 3 runs). It ran on that CPU, not on the device chosen here: against another device its figures say how far that run is from this device's speed of light."
   "llama3_8b_int4|Llama-3-8B-shaped decoder, int4, KV cache|build/samples/llama3_8b_int4.onnx|32 layers, 32 query and 8 KV heads, ONNX Runtime GenAI int4 layout (MatMulNBits, GroupQueryAttention); symbolic batch, sequence and past (opened at the prefill of the LLM panel's prompt, as a dropped decoder is); weights stored externally|{}"
 )
 {
     printf '{"examples":['
     sep=''
     for e in "${EXAMPLES[@]}"; do
-        IFS='|' read -r id name file desc dims <<<"$e"
+        IFS='|' read -r id name file desc dims profile about <<<"$e"
         cp "$ROOT/$file" "$SITE/samples/$id.onnx"
-        printf '%s{"id":"%s","name":"%s","file":"%s.onnx","description":"%s","dims":%s}' "$sep" "$id" "$name" "$id" "$desc" "$dims"
+        measured=''
+        if [ -n "$profile" ]; then
+            cp "$ROOT/$profile" "$SITE/samples/$id.profile.json"
+            measured=$(printf ',"measured":{"file":"%s.profile.json","about":"%s"}' "$id" "$about")
+        fi
+        printf '%s{"id":"%s","name":"%s","file":"%s.onnx","description":"%s","dims":%s%s}' "$sep" "$id" "$name" "$id" "$desc" "$dims" "$measured"
         sep=','
     done
     # The example the page's worker analyses while it waits for the first

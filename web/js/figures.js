@@ -5,7 +5,7 @@
 // the response's layout changes only this file. No figure is computed here:
 // each is a field of the response (or null when it has none).
 
-import { eng, count } from './format.js';
+import { eng, count, times } from './format.js';
 import { wordName } from './words.js';
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -141,8 +141,18 @@ export function headlineSentence(res) {
     const range = banded ? ` (${forecastBandPhrase(ff)})` : '';
     const after = banded ? '' : ` The forecast has ${ff.track_record}: no likely range.`;
     return `About ${eng(f.time_s, 's')} ${per}${aSample('forecast_s')}${range} on ${hw.name}${mode}${stack}, limited by ${boundPhrase(h.bound)}; ` +
-      `its ${sol} speed of light is ${eng(num(f.floor_s) ?? h.time_s, 's')}${even}.${after}`;
+      `its ${sol} speed of light is ${eng(num(f.floor_s) ?? h.time_s, 's')}${even}.${after}${measuredSentence(res)}`;
   }
   return `At best ${eng(h.time_s, 's')} ${per}${aSample('floor_s')} on ${hw.name}${mode}: the ${sol} speed of light, ` +
-    `limited by ${boundPhrase(h.bound)}${even}.`;
+    `limited by ${boundPhrase(h.bound)}${even}.${measuredSentence(res)}`;
+}
+
+/** With a measured profile attached, the headline says what was measured
+ * (the core's res.measured): its total against the speed of light above. */
+function measuredSentence(res) {
+  const ms = res?.measured;
+  if (!ms || num(ms.total_s) === null) return '';
+  const over = (num(ms.measured_over_predicted) !== null ? `, ${times(ms.measured_over_predicted)} that speed of light` : '') +
+    (num(ms.measured_over_forecast) !== null ? ` and ${times(ms.measured_over_forecast)} the forecast` : '');
+  return ` Measured: ${eng(ms.total_s, 's')} in the attached profile${over}.`;
 }

@@ -102,6 +102,10 @@ function buildSideViews() {
     client: app.client, hasModel: () => !!app.info, result: () => app.res, state: () => app.state,
     request: plainRequest, reanalyze: analyze,
     select: (i) => select(i, 'measured'), showError, notice, writeUrl, baseName,
+    exampleProfile: () => {
+      const m = app.examples.find((e) => e.id === app.state.example)?.measured;
+      return m ? { ...m, url: new URL(`samples/${m.file}`, document.baseURI).href } : null;
+    },
   });
   app.charts.extraTimeSets = () => app.measured.timeSets();
   app.compare = new CompareView($('diff-models'), {
@@ -140,11 +144,11 @@ async function main() {
   if (isFramed()) { refuseFramed(); return; }
   app.analyze = analyze;
   wireSkipLinks();
+  wireTerms();
   buildMainViews();
   app.client = new CoreClient();
   app.client.ready.then((v) => { $('version').textContent = `core ${v}`; fillPrecisions(); fillWords(); }, (e) => showError({ code: 'wasm_failed', message: e.message }));
   const examples = loadExamples();   // the two lists load side by side
-  wireTerms();
   try {
     await app.catalog.load();
   } catch (e) {

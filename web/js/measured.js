@@ -27,7 +27,8 @@ export class MeasuredView {
    * @param {HTMLElement} section  the #measured section
    * @param {{client, hasModel(): boolean, request(): Promise<object>, reanalyze(): Promise<void>,
    *          select(index: number), showError(e, context), notice(text), state(): object,
-   *          writeUrl(): Promise<string>, baseName(): string, result(): object|null}} hooks
+   *          writeUrl(): Promise<string>, baseName(): string, result(): object|null,
+   *          exampleProfile(): {url, file, about}|null (the open example's measured profile)}} hooks
    */
   constructor(section, hooks) {
     this.section = section;
@@ -125,6 +126,7 @@ export class MeasuredView {
       this.body.appendChild(el('p', res ? 'No profile attached. Attach ONNX Runtime profiling JSON (enableProfiling), ' +
         'trtexec --exportProfile JSON or a name,time_s CSV of this model to see measured time, efficiency and the time ' +
         'lost per kernel.' : 'Open a model first.', { class: 'muted' }));
+      if (res) this.offerExample();
       return;
     }
     this.body.appendChild(this.summary(ms));
@@ -138,6 +140,25 @@ export class MeasuredView {
     }
   }
 
+  /** An example that comes with a profile measured of it: offered here, with what it is and where it ran. */
+  offerExample() {
+    const ex = this.hooks.exampleProfile?.();
+    if (!ex) return;
+    const box = this.body.appendChild(el('p', null, { class: 'measured-example', 'data-testid': 'measured-example' }));
+    const b = box.appendChild(el('button', 'Attach the example\'s measured profile', { type: 'button', 'data-testid': 'measured-example-attach' }));
+    box.append(` ${ex.about}`);
+    b.addEventListener('click', async () => {
+      b.disabled = true;
+      try {
+        const r = await fetch(ex.url);
+        if (!r.ok) throw new Error(`HTTP ${r.status}`);
+        await this.attach(new File([await r.text()], ex.file, { type: 'application/json' }));
+      } catch (e) {
+        this.hooks.showError({ code: 'fetch_failed', message: `could not load the example's profile: ${e.message || e}`, where: ex.file });
+      } finally { b.disabled = false; }
+    });
+  }
+
   summary(ms) {
     const p = el('p', null, { 'data-testid': 'measured-summary' });
     const runs = `each kernel's ${ms.statistic} over ${ms.runs} run${ms.runs === 1 ? '' : 's'}${ms.warmup_excluded ? ', warm-up left out' : ''}`;
@@ -147,9 +168,11 @@ export class MeasuredView {
       `${times(ms.measured_over_predicted)} the speed of light of ${eng(ms.predicted_s, 's')}` +
       `${Number.isFinite(ms.measured_over_forecast) ? ` and ${times(ms.measured_over_forecast)} the forecast of ${eng(ms.forecast_s, 's')}` : ''}. ${count(ms.matched)} kernels matched to layers (${pct(ms.matched_s / ms.total_s)} of the ` +
       `time); ${count(ms.nodes_measured)} layers measured, ${count(ms.nodes_inferred)} of them placed in a fused kernel ` +
-      `by inference. Speed of light of the matched kernels ${eng(ms.sol_s, 's')}: efficiency ${pct(ms.efficiency)}, ` +
-      `${eng(ms.recoverable_s, 's')} lost against it; the speed of light is at most the measured time for ` +
+      `by inference. The matched kernels run at ${pct(ms.efficiency)} of their speed of light (efficiency), ` +
+      `${eng(ms.recoverable_s, 's')} lost against it; their speed of light is at most the measured time for ` +
       `${pct(ms.sol_bound_share)} of it.`);
+    // one speed-of-light figure in the paragraph (the model's); the matched kernels' own, in the tooltip
+    p.title = `speed of light of the matched kernels: ${exact(ms.sol_s, 's')}`;
     return p;
   }
 
