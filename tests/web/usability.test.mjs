@@ -305,9 +305,9 @@ test('keyboard: a skip link first, tabs with arrow keys, rows reached and select
   // what-if tabs: arrows move and open
   await page.focus('[data-testid=tab-compare]');
   await page.keyboard.press('ArrowRight');
-  assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), 'tab-sweep');
-  await page.waitForFunction(() => /view=sweep/.test(location.hash));
-  assert.equal(await page.getAttribute('[data-testid=tab-sweep]', 'aria-selected'), 'true');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), 'tab-devices');
+  await page.waitForFunction(() => /view=devices/.test(location.hash));
+  assert.equal(await page.getAttribute('[data-testid=tab-devices]', 'aria-selected'), 'true');
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });
