@@ -12,7 +12,7 @@
 // This module computes no figure; whatif.js runs the study and hands the rows
 // back here (devicesStudy / devicesDraw).
 import { eng, exact, pct, times } from './format.js';
-import { wordName, boundColor } from './words.js';
+import { wordName, wordTitle, boundColor } from './words.js';
 import { whiteBackground, logAxis, logRange, line, finitePos } from './chart-kit.js';
 import { boundPhrase } from './figures.js';
 import { el } from './dom.js';
@@ -154,7 +154,9 @@ export class ParallelView {
       if (!mine || !sameSpec(spec, mine)) rows.push({ spec, what: 'group' });
     }
     if (mine) rows.push({ spec: mine, what: 'plan' });
-    return rows;
+    // by their number of devices, the plan after a group of as many
+    const count = (r) => (r.spec ? (r.spec.tp ?? 1) * (r.spec.pp ?? 1) * (r.spec.dp ?? 1) : 1);
+    return rows.sort((a, b) => count(a) - count(b) || (a.what === 'plan') - (b.what === 'plan'));
   }
 
   /** The compare study of the chosen device at each plan (whatif.js sends it with the page's request). */
@@ -194,7 +196,8 @@ export class ParallelView {
     chart('devicesTime', this.timeCanvas, {
       type: 'bar',
       data: {
-        labels: labels.map((l) => wrapWords(l)),
+        // a phone's narrow chart gets shorter lines, so that no name is cut at the edge
+        labels: labels.map((l) => wrapWords(l, this.timeBox.clientWidth < 480 ? 14 : 26)),
         datasets: [{
           label: 'time over the devices (speed of light + communication), coloured by what limits it',
           data: ok.map(({ r }) => floorOf(r)),
@@ -227,7 +230,7 @@ export class ParallelView {
   writeGroupTable(rows) {
     const t = this.groupTable;
     t.textContent = '';
-    const heads = ['Group', 'Devices', 'Split', 'Time over the devices (speed of light)', `${wordName('term', 'forecast')} over the devices`,
+    const heads = ['Group', 'Devices', 'Split', 'Time over the devices (speed of light)', `${wordTitle('term', 'forecast')} over the devices`,
       'Communication', 'Limited by', 'Speed-up', 'Forecast speed-up', 'Pipeline bubble', 'Sent per device', 'Memory per device', 'Fits'];
     const head = t.createTHead().insertRow();
     for (const h of heads) head.appendChild(el('th', h));
