@@ -29,6 +29,7 @@ typedef struct cli_args {
     const char *hw, *format, *dir;
     int top; /* -1: the command's default */
     const char *fail_if, *label_old, *label_new;
+    const char *page_url, *old_url, *new_url; /* diff: the page's link to the graph of the change */
     bool strict, power_modes, llm, help, version, explain;
     const char *compare, *sweep, *max_slowdown;
     const char *measured, *measured_format;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "print.h"
 
 /* What diff takes from the command line. */
 typedef struct diff_args {
@@ -284,6 +285,24 @@ static void print_diff_csv(const cJSON *d) {
     }
 }
 
+/* The request's "diff" member from the options (and "graph" for dot). */
+static void add_diff_member(cJSON *req, const diff_args *a, const cli_args *A) {
+    cJSON *d = cJSON_AddObjectToObject(req, "diff");
+    if (a->fail_if) cJSON_AddStringToObject(d, "fail_if", a->fail_if);
+    cJSON_AddBoolToObject(d, "markdown", !strcmp(a->format, "markdown"));
+    cJSON_AddNumberToObject(d, "top", a->top > 0 ? a->top : 1000);
+    /* the table shows the top changes only: the core leaves the other layers
+     * out of its answer, so there is less to read back */
+    if (!strcmp(a->format, "table") && a->top > 0) cJSON_AddStringToObject(d, "layers", "top");
+    cJSON_AddStringToObject(d, "old_label", a->old_label);
+    cJSON_AddStringToObject(d, "new_label", a->new_label);
+    if (A->page_url) cJSON_AddStringToObject(d, "page_url", A->page_url);
+    if (A->old_url) cJSON_AddStringToObject(d, "old_url", A->old_url);
+    if (A->new_url) cJSON_AddStringToObject(d, "new_url", A->new_url);
+    /* the graph of the two models: each layer's, edge's and module's change */
+    if (!strcmp(a->format, "dot")) cJSON_AddTrueToObject(req, "graph");
+}
+
 int run_diff(cJSON *req, cli_args *A) {
     const diff_args da = {A->paths[0], A->paths[1], A->format, A->fail_if, A->label_old ? A->label_old : A->paths[0],
                           A->label_new ? A->label_new : A->paths[1], A->top >= 0 ? A->top : 10, A->strict};
@@ -304,15 +323,7 @@ int run_diff(cJSON *req, cli_args *A) {
         rl_model_free(old_m);
         return EXIT_BAD_MODEL;
     }
-    cJSON *d = cJSON_AddObjectToObject(req, "diff");
-    if (a->fail_if) cJSON_AddStringToObject(d, "fail_if", a->fail_if);
-    cJSON_AddBoolToObject(d, "markdown", !strcmp(a->format, "markdown"));
-    cJSON_AddNumberToObject(d, "top", a->top > 0 ? a->top : 1000);
-    /* the table shows the top changes only: the core leaves the other layers
-     * out of its answer, so there is less to read back */
-    if (!strcmp(a->format, "table") && a->top > 0) cJSON_AddStringToObject(d, "layers", "top");
-    cJSON_AddStringToObject(d, "old_label", a->old_label);
-    cJSON_AddStringToObject(d, "new_label", a->new_label);
+    add_diff_member(req, a, A);
     char *text = cJSON_PrintUnformatted(req);
     char *out = rl_models_diff(old_m, new_m, text);
     free(text);
@@ -338,12 +349,16 @@ int run_diff(cJSON *req, cli_args *A) {
         else if (top && strcmp(a->format, "json"))
             fprintf(stderr, "rooflens: --top %d: %s\nrun 'rooflens --help' for usage\n", a->top, tstr(eo, "message"));
         else report_error(out, NULL, a->format);
-        rc = grammar || top ? EXIT_USAGE : EXIT_BAD_MODEL;
+        /* an address the core refuses (--page-url, --old-url, --new-url) is the user's to mend too */
+        bool url = !strcmp(str(eo, "where"), "diff.page_url") || !strcmp(str(eo, "where"), "diff.old_url") ||
+                   !strcmp(str(eo, "where"), "diff.new_url");
+        rc = grammar || top || url ? EXIT_USAGE : EXIT_BAD_MODEL;
     } else {
         const cJSON *diff = get(res, "diff");
         if (!strcmp(a->format, "json")) puts(out);
         else if (!strcmp(a->format, "csv")) print_diff_csv(diff);
         else if (!strcmp(a->format, "markdown")) fputs(str(diff, "markdown"), stdout);
+        else if (!strcmp(a->format, "dot")) print_diff_dot(diff, "forecast_s");
         else print_diff_table(diff, a->top);
         const cJSON *g = get(diff, "gate");
         const cJSON *nw = get(diff, "new");

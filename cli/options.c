@@ -181,9 +181,11 @@ static int set_micro_batches(cli_args *A, const char *val) {
 static int set_format(cli_args *A, const char *val) {
     A->format = val;
     bool markdown = A->cmd != CMD_ANALYZE && !strcmp(val, "markdown");
+    bool diff_dot = A->cmd == CMD_DIFF && !strcmp(val, "dot");
     bool netron = A->cmd == CMD_ANALYZE && (!strcmp(val, "netron") || !strcmp(val, "dot"));
-    if (strcmp(val, "table") && strcmp(val, "json") && strcmp(val, "csv") && !markdown && !netron) {
+    if (strcmp(val, "table") && strcmp(val, "json") && strcmp(val, "csv") && !markdown && !netron && !diff_dot) {
         if (A->cmd == CMD_ANALYZE) return args_usage_error(A, "--format must be table, json, csv, netron or dot, not '%s'", val);
+        if (A->cmd == CMD_DIFF) return args_usage_error(A, "--format must be table, json, csv, markdown or dot, not '%s'", val);
         return args_usage_error(A, "--format must be table, json, csv or markdown, not '%s'", val);
     }
     return ARG_DONE;
@@ -227,7 +229,7 @@ const cli_option cli_options[] = {
     {SEC_MAIN, "--precision", "P", ALL, "model (default: the model's own dtypes) or one of\n{precisions}:\napplies to every floating tensor", 0, set_precision, NULL},
     {SEC_MAIN, "--mode", "M", ALL, "inference (default) or training (adds backward estimates)", 0, set_mode, NULL},
     {SEC_MAIN, "--sol", "S", ALL, "speed-of-light model for the headline time: unfused,\nfused (default) or fused_prefetched", 0, set_sol, NULL},
-    {SEC_MAIN, "--format", "F", ALL, "table (default), json, csv, netron (a netron:attachment\nJSON to drop onto the same model in Netron), or dot (the\ngraph in Graphviz, coloured by bound); diff and batch:\ntable, json, csv or markdown", 0, set_format, NULL},
+    {SEC_MAIN, "--format", "F", ALL, "table (default), json, csv, netron (a netron:attachment\nJSON to drop onto the same model in Netron), or dot (the\ngraph in Graphviz, coloured by bound); diff and batch:\ntable, json, csv or markdown; diff also dot (both models'\ngraph, coloured by the change)", 0, set_format, NULL},
     {SEC_MAIN, "--measured", "FILE", CMD_ANALYZE, "a profile of the model's real per-kernel times: ONNX Runtime\nprofiling JSON, trtexec --exportProfile JSON or a name,time_s\nCSV (detected); adds measured time, efficiency and the time\nlost to each layer", SLOT(measured), NULL, NULL},
     {SEC_MAIN, "--measured-format", "F", CMD_ANALYZE, "auto (default), ort, trtexec or csv", SLOT(measured_format), NULL, NULL},
     {SEC_MAIN, "--top", "K", CMD_ANALYZE, "layers shown in the table (default 15; 0 = all)", 0, set_top, NULL},
@@ -250,6 +252,9 @@ const cli_option cli_options[] = {
     {SEC_DIFF, "--fail-if", "EXPR", CMD_DIFF, "exit 5 when a threshold is crossed, e.g.\n\"time>+5%,flops>+10%,unsupported>0\" (grammar in docs/ci.md)", SLOT(fail_if), NULL, NULL},
     {SEC_DIFF, "--label-old", "S", CMD_DIFF, "the name shown for the old model (default: its path)", SLOT(label_old), NULL, NULL},
     {SEC_DIFF, "--label-new", "S", CMD_DIFF, "the name shown for the new model (default: its path)", SLOT(label_new), NULL, NULL},
+    {SEC_DIFF, "--page-url", "URL", CMD_DIFF, "the rooflens page (https://...): with --old-url and --new-url\nthe Markdown links to its graph of the change", SLOT(page_url), NULL, NULL},
+    {SEC_DIFF, "--old-url", "URL", CMD_DIFF, "where the page can fetch the old model (https://, CORS)", SLOT(old_url), NULL, NULL},
+    {SEC_DIFF, "--new-url", "URL", CMD_DIFF, "where the page can fetch the new model (https://, CORS)", SLOT(new_url), NULL, NULL},
     {SEC_DIFF, "--top", "K", CMD_DIFF, "changed layers shown in table and markdown (default 10;\n0 = as many as the core lists)", 0, set_top, NULL},
     {SEC_DIFF, "--strict", NULL, CMD_DIFF, "exit 4 when the NEW model is incompletely analysed", 0, set_strict, NULL},
     {SEC_HELP, "--list-hw", NULL, ALL, "the hardware profiles of --hw-dir (give --hw-dir first)", 0, NULL, list_hw_action},

@@ -48,6 +48,9 @@ void print_parallel(const cJSON *res);
 /* The dataflow graph in Graphviz's DOT (print_dot.c): needs the layer rows
  * and the "graph" section. */
 void print_dot(const cJSON *res);
+/* The graph of a diff in DOT (print_diff_dot.c): each layer coloured by its
+ * change in figure `fig` (an id of diff.graph.figures); needs diff.graph. */
+void print_diff_dot(const cJSON *diff, const char *fig);
 /* A forecast's band, o[low] and o[high]: "likely 38.2 ms to 55.1 ms" (in a
  * column headed "likely", without the word: `word` false), or NULL when the
  * answer has none (the profile gives no track record). */

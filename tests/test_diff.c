@@ -764,8 +764,8 @@ static bool same_figure(const cJSON *diff_value, const cJSON *row, const char *k
 }
 
 static void check_side(const cJSON *x, const cJSON *res, const char *index_key, const char *which, int *checked) {
-    static const char *const keys[] = {"flops", "bytes", "intensity", "t", "energy_j", "kernel_intensity",
-                                       "kernel_flops_per_s"};
+    static const char *const keys[] = {"flops", "bytes", "intensity", "t", "forecast_s", "energy_j",
+                                       "kernel_intensity", "kernel_flops_per_s"};
     const cJSON *row = cJSON_GetArrayItem(check_at(res, "layers"), (int)check_num(x, index_key));
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
         const cJSON *f = check_at(x, keys[k]);

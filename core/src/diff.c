@@ -72,6 +72,7 @@ static cJSON *matched_json(const dlayer *a, const dlayer *b) {
     delta_obj(o, "bytes", a->bytes, b->bytes);
     delta_obj(o, "intensity", a->intensity, b->intensity);
     delta_obj(o, "t", a->t, b->t);
+    delta_obj(o, "forecast_s", a->forecast, b->forecast);
     delta_obj(o, "energy_j", a->energy, b->energy);
     delta_obj(o, "kernel_intensity", a->kernel_intensity, b->kernel_intensity);
     delta_obj(o, "kernel_flops_per_s", a->kernel_flops_per_s, b->kernel_flops_per_s);
@@ -96,6 +97,7 @@ static cJSON *single_json(const dlayer *l) {
     rl_json_add_num(o, "bytes", l->bytes);
     rl_json_add_num(o, "intensity", l->intensity);
     rl_json_add_num(o, "t", l->t);
+    rl_json_add_num(o, "forecast_s", l->forecast);
     rl_json_add_num(o, "energy_j", l->energy);
     rl_json_add_num(o, "kernel_intensity", l->kernel_intensity);
     rl_json_add_num(o, "kernel_flops_per_s", l->kernel_flops_per_s);
@@ -312,6 +314,9 @@ typedef struct diff_options {
     int top;
     bool markdown;
     bool top_layers_only; /* diff.layers "top": only the first `top` changes and their layers */
+    bool graph;           /* the request's "graph": true adds diff.graph */
+    /* the page and the two models' addresses: diff.page_link opens the page on the change */
+    const char *page_url, *old_url, *new_url;
 } diff_options;
 
 static void set_label(char *to, const char *from) {
@@ -337,11 +342,30 @@ static bool parse_top(const cJSON *x, diff_options *o, rl_error *err) {
     return false;
 }
 
+/* diff.page_url, old_url, new_url (diff_link.c checks them). */
+static bool parse_url(const cJSON *x, const char *k, diff_options *o, rl_error *err) {
+    const char *u = cJSON_GetStringValue(x);
+    if (!rl_diff_url_ok(u)) {
+        char where[32];
+        snprintf(where, sizeof where, "diff.%s", k);
+        rl_error_set(err, "bad_request", where,
+                     "diff.%s must be an https:// address of at most %d characters, without spaces, quotes, "
+                     "brackets or '#'", k, RL_DIFF_MAX_URL);
+        return false;
+    }
+    if (k[0] == 'p') o->page_url = u;
+    else if (k[0] == 'o') o->old_url = u;
+    else o->new_url = u;
+    return true;
+}
+
 static int parse_diff_options(const cJSON *req, diff_options *o, rl_error *err) {
     memset(o, 0, sizeof *o);
     strcpy(o->old_label, "old");
     strcpy(o->new_label, "new");
     o->top = DIFF_DEFAULT_TOP;
+    /* the inner analyses check "graph" themselves (a bad value is their bad_request) */
+    o->graph = cJSON_IsTrue(rl_json_get(req, "graph"));
     if (rl_json_get(req, "study")) {
         rl_error_set(err, "bad_request", "study",
                      "a diff compares two models under one set of options and takes no \"study\"");
@@ -361,6 +385,9 @@ static int parse_diff_options(const cJSON *req, diff_options *o, rl_error *err) 
         else if ((!strcmp(k, "old_label") || !strcmp(k, "new_label")) && cJSON_IsString(x))
             set_label(k[0] == 'o' ? o->old_label : o->new_label, x->valuestring);
         else if (!strcmp(k, "markdown") && cJSON_IsBool(x)) o->markdown = cJSON_IsTrue(x);
+        else if (!strcmp(k, "page_url") || !strcmp(k, "old_url") || !strcmp(k, "new_url")) {
+            if (!parse_url(x, k, o, err)) return -1;
+        }
         else if (!strcmp(k, "layers") && cJSON_IsString(x) && (!strcmp(x->valuestring, "all") || !strcmp(x->valuestring, "top")))
             o->top_layers_only = !strcmp(x->valuestring, "top");
         else if (!strcmp(k, "top")) {
@@ -370,7 +397,8 @@ static int parse_diff_options(const cJSON *req, diff_options *o, rl_error *err) 
             snprintf(where, sizeof where, "diff.%.48s", k);
             rl_error_set(err, "bad_request", where,
                          "diff.%s: expected fail_if (a string), top (1 to %d), markdown (true or false), "
-                         "layers (\"all\" or \"top\"), old_label or new_label (strings; cut to %d bytes)",
+                         "layers (\"all\" or \"top\"), old_label or new_label (strings; cut to %d bytes), "
+                         "page_url, old_url or new_url (https:// addresses)",
                          k, DIFF_MAX_TOP, DIFF_MAX_LABEL);
             return -1;
         }
@@ -385,13 +413,13 @@ static bool analyze_both(rl_model *old_model, rl_model *new_model, const char *t
                          side *so, side *sn, cJSON **res_old, cJSON **res_new, rl_arena *arena, rl_error *err) {
     memset(so, 0, sizeof *so);
     if (!old_model) *res_old = NULL; /* a new model: no base, no old layers */
-    else if (!rl_diff_analyze_side(old_model, text, so, arena, err)) return false;
+    else if (!rl_diff_analyze_side(old_model, text, opt->graph, so, arena, err)) return false;
     else *res_old = so->res;
     if (old_model && !cJSON_IsTrue(rl_json_get(*res_old, "ok"))) {
         inner_error(*res_old, "old", opt->old_label, err);
         return false;
     }
-    if (!rl_diff_analyze_side(new_model, text, sn, arena, err)) return false;
+    if (!rl_diff_analyze_side(new_model, text, opt->graph, sn, arena, err)) return false;
     *res_new = sn->res;
     if (!cJSON_IsTrue(rl_json_get(*res_new, "ok"))) {
         inner_error(*res_new, "new", opt->new_label, err);
@@ -473,6 +501,11 @@ static bool add_diff_sections(cJSON *d, const side *so, const side *sn, const rl
         return false;
     }
     cJSON_AddItemToObject(d, "roofline", cJSON_Duplicate(b->roofline, true));
+    /* before "layers": "top" trims the lists its indices point into */
+    if (opt->graph && !opt->top_layers_only && !rl_diff_graph_add(d, so, sn, arena)) {
+        rl_error_set(err, "out_of_memory", "graph", "out of memory while comparing the graphs; leave out \"graph\"");
+        return false;
+    }
     if (gate) {
         cJSON *g = rl_gate_eval(gate, d);
         if (!g) {
@@ -541,6 +574,16 @@ char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *reque
     if (old_model) model_side(d, "old", opt.old_label, &a);
     else cJSON_AddNullToObject(d, "old"); /* the gate and the Markdown read this as "no base" */
     model_side(d, "new", opt.new_label, &b);
+    if (opt.page_url && opt.old_url && opt.new_url) {
+        char *link = rl_diff_page_link(req, opt.page_url, opt.old_url, opt.new_url, b.hw_id);
+        cJSON *item = link ? cJSON_CreateString(link) : NULL;
+        free(link);
+        if (!item) {
+            rl_error_set(&err, "out_of_memory", "", "out of memory while writing the page's link");
+            goto fail;
+        }
+        cJSON_AddItemToObject(d, "page_link", item);
+    }
     if (!add_diff_sections(d, &so, &sn, &a, &b, res_new, &opt, gate, &arena, &err)) goto fail;
     result = rl_json_finish(root);
     root = NULL;

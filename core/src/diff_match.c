@@ -96,10 +96,10 @@ static const char *packed_str(const packed_col *c, int i) {
 
 /* The fields a diff reads of a layer: the one place that knows them. */
 enum { F_INDEX, F_NAME, F_OP, F_DOMAIN, F_BOUND, F_FLOPS, F_BYTES, F_INTENSITY, F_T, F_ENERGY, F_KI, F_KF,
-       F_SUPPORTED, F_KNOWN, F_COUNT };
+       F_SUPPORTED, F_KNOWN, F_FORECAST, F_COUNT };
 static const char *const diff_fields[F_COUNT] = {
     "index", "name", "op", "domain", "bound", "flops", "bytes", "intensity", "t", "energy_j",
-    "kernel_intensity", "kernel_flops_per_s", "supported", "known"};
+    "kernel_intensity", "kernel_flops_per_s", "supported", "known", "forecast_s"};
 
 /* Row i into d; the strings are copied, so the row outlives the answer. */
 static bool diff_layer_read(const packed_col *c, int i, dlayer *d, rl_arena *a) {
@@ -117,13 +117,113 @@ static bool diff_layer_read(const packed_col *c, int i, dlayer *d, rl_arena *a) 
     d->kernel_flops_per_s = packed_num(&c[F_KF], i);
     d->supported = !cJSON_IsFalse(packed_item(&c[F_SUPPORTED], i));
     d->known = !cJSON_IsFalse(packed_item(&c[F_KNOWN], i));
+    d->forecast = packed_num(&c[F_FORECAST], i);
     d->partner = -1;
     return d->name && d->op && d->domain && d->bound;
 }
 
+/* ---- the layers' output shapes (the diff's graph marks an edge whose
+ * tensor changed shape): a column of lists, packed ({"ends": k, "flat":
+ * [...]}, row i's items end at double i of slot k) or as text (one array a
+ * row). */
+typedef struct list_col {
+    const unsigned char *ends; /* packed: the ends, one double a row */
+    const cJSON **flat;        /* packed: the items */
+    int n_flat;
+    const cJSON **rows;        /* text: each row's array */
+} list_col;
+
+static bool list_col_open(const packed_table *t, const char *key, list_col *c, rl_arena *a) {
+    memset(c, 0, sizeof *c);
+    const cJSON *col = rl_json_get(t->columns, key), *k = rl_json_get(col, "ends"), *v;
+    const cJSON *items = cJSON_IsNumber(k) ? rl_json_get(col, "flat") : col;
+    int n = cJSON_GetArraySize(items), i = 0;
+    const cJSON **to = rl_arena_alloc(a, ((size_t)n + 1) * sizeof *to);
+    if (!to) return false;
+    cJSON_ArrayForEach(v, items) to[i++] = v;
+    if (!cJSON_IsNumber(k)) {
+        c->rows = to;
+        c->n_flat = n; /* rows listed */
+        return true;
+    }
+    double first = k->valuedouble * t->count;
+    if (!(k->valuedouble >= 0) || first + t->count > (double)t->n_doubles) return false;
+    c->ends = t->doubles + (size_t)first * sizeof(double);
+    c->flat = to;
+    c->n_flat = n;
+    return true;
+}
+
+/* Row i's items: *items and their number (0 for null or a missing row). */
+static int list_row(const list_col *c, int i, const cJSON ***items, const cJSON **scratch, int cap) {
+    if (c->rows) {
+        const cJSON *row = i < c->n_flat ? c->rows[i] : NULL, *v;
+        int n = 0;
+        cJSON_ArrayForEach(v, row) if (n < cap) scratch[n++] = v;
+        *items = scratch;
+        return n;
+    }
+    if (!c->ends) return 0;
+    double from = 0, to;
+    if (i > 0) memcpy(&from, c->ends + (size_t)(i - 1) * sizeof from, sizeof from);
+    memcpy(&to, c->ends + (size_t)i * sizeof to, sizeof to);
+    if (isnan(to)) return 0;
+    /* a null row before this one ends where the last list did */
+    for (int p = i - 1; isnan(from) && p > 0; p--) memcpy(&from, c->ends + (size_t)(p - 1) * sizeof from, sizeof from);
+    if (isnan(from) || !(from >= 0 && from <= to && to <= c->n_flat)) return 0;
+    *items = c->flat + (size_t)from;
+    return (int)(to - from);
+}
+
+#define SHAPE_TEXT 160
+/* A shape as the page writes it (graph-model.js shapeText): [1, 64, ?]; "?" for no shape. */
+static const char *shape_text(const cJSON *const *dims, int n, bool known, rl_arena *a) {
+    char buf[SHAPE_TEXT];
+    size_t at = 0;
+    if (!known) return "?";
+    at += (size_t)snprintf(buf, sizeof buf, "[");
+    for (int k = 0; k < n && at < sizeof buf; k++) {
+        if (cJSON_IsNumber(dims[k])) at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%.0f", k ? ", " : "", dims[k]->valuedouble);
+        else at += (size_t)snprintf(buf + at, sizeof buf - at, "%s?", k ? ", " : "");
+    }
+    if (at < sizeof buf) snprintf(buf + at, sizeof buf - at, "]");
+    return rl_arena_strdup(a, buf);
+}
+
+/* Each layer's listed outputs' shapes, from the layer table's "outputs"
+ * and the tensor table `tt` (its doubles at `tdoubles`). */
+static bool read_shapes(const packed_table *lt, const cJSON *tt, const unsigned char *tdoubles, size_t tn, side *sd,
+                        rl_arena *a) {
+    double count = rl_json_get_num(tt, "count");
+    packed_table t = {rl_json_get(tt, "columns"), count >= 0 && count <= INT32_MAX ? (int)count : 0, tdoubles, tn};
+    list_col outs, shapes;
+    if (!list_col_open(lt, "outputs", &outs, a) || !list_col_open(&t, "shape", &shapes, a)) return false;
+    const cJSON *scratch[64], *dims_scratch[64], **items = NULL, **dims = NULL;
+    for (int i = 0; i < sd->n; i++) {
+        dlayer *d = &sd->layers[i];
+        int n = list_row(&outs, i, &items, scratch, 64);
+        d->out_shapes = rl_arena_alloc(a, ((size_t)n + 1) * sizeof *d->out_shapes);
+        if (!d->out_shapes) return false;
+        for (int k = 0; k < n; k++) {
+            double ti = cJSON_IsNumber(items[k]) ? items[k]->valuedouble : -1;
+            bool has = ti >= 0 && ti < t.count;
+            int nd = has ? list_row(&shapes, (int)ti, &dims, dims_scratch, 64) : 0;
+            bool known = has && (shapes.rows ? ti < shapes.n_flat && cJSON_IsArray(shapes.rows[(int)ti]) : true);
+            if (has && shapes.ends) { /* packed: a null shape has a NaN end */
+                double e;
+                memcpy(&e, shapes.ends + (size_t)ti * sizeof e, sizeof e);
+                known = !isnan(e);
+            }
+            if (!(d->out_shapes[k] = shape_text(dims, nd, known, a))) return false;
+        }
+        d->n_out = n;
+    }
+    return true;
+}
+
 /* The rows of the packed table in `columns` (the text of layer_columns
  * less its tensor table) with the answer's doubles. */
-static bool read_rows(const cJSON *lc, const char *out, size_t size, side *sd, rl_arena *a) {
+static bool read_rows(const cJSON *lc, const cJSON *tensors, const char *out, size_t size, side *sd, rl_arena *a) {
     packed_table t = {rl_json_get(lc, "columns"), 0, NULL, 0};
     double count = rl_json_get_num(lc, "count"), bytes = rl_json_get_num(lc, "packed_bytes");
     size_t at = (strlen(out) + 1 + 7) & ~(size_t)7; /* the doubles start at the next multiple of 8 */
@@ -140,7 +240,12 @@ static bool read_rows(const cJSON *lc, const char *out, size_t size, side *sd, r
     if (!sd->layers) return false;
     for (sd->n = 0; sd->n < t.count; sd->n++)
         if (!diff_layer_read(c, sd->n, &sd->layers[sd->n], a)) return false;
-    return true;
+    if (!tensors) return true;
+    /* the tensor table's doubles follow the layer table's */
+    double tbytes = rl_json_get_num(tensors, "packed_bytes");
+    size_t tat = at + (size_t)bytes;
+    if (!(tbytes >= 0) || tat > size || tbytes > (double)(size - tat)) return false;
+    return read_shapes(&t, tensors, (const unsigned char *)out + tat, (size_t)tbytes / sizeof(double), sd, a);
 }
 
 /* The last place `key` stands in text, or NULL. */
@@ -170,7 +275,7 @@ static cJSON *parse_cut(const char *from, const char *to, const char *close) {
  * holds its quotes escaped), and neither the tensors' names and shapes nor
  * any layer figure is parsed as text. Returns false with err set when out
  * of memory or when the answer cannot be read. */
-bool rl_diff_analyze_side(rl_model *m, const char *request_text, side *sd, rl_arena *a, rl_error *err) {
+bool rl_diff_analyze_side(rl_model *m, const char *request_text, bool shapes, side *sd, rl_arena *a, rl_error *err) {
     memset(sd, 0, sizeof *sd);
     size_t size = 0;
     char *out = rl_model_analyze_sized(m, request_text, &size);
@@ -179,8 +284,13 @@ bool rl_diff_analyze_side(rl_model *m, const char *request_text, side *sd, rl_ar
     if (lc) {
         const char *open = lc + strlen(",\"layer_columns\":"), *tensors = last_of(open, ",\"tensors\":{\"count\":");
         cJSON *table = tensors ? parse_cut(open, tensors, "}") : NULL;
-        ok = table && read_rows(table, out, size, sd, a);
+        /* the tensor table ends before the layer table's and the answer's closing braces */
+        size_t len = strlen(out);
+        const char *topen = tensors ? tensors + strlen(",\"tensors\":") : NULL;
+        cJSON *ttable = shapes && topen && len >= 2 && out + len - 2 > topen ? parse_cut(topen, out + len - 2, "") : NULL;
+        ok = table && (!shapes || ttable) && read_rows(table, ttable, out, size, sd, a);
         cJSON_Delete(table);
+        cJSON_Delete(ttable);
         sd->res = ok ? parse_cut(out, lc, "}") : NULL;
     } else if (ok) {
         sd->res = cJSON_Parse(out); /* an error answer, or one without layers */

@@ -484,6 +484,14 @@ char *rl_diff_markdown(const cJSON *d, int top) {
     bool base = !cJSON_IsNull(rl_json_get(d, "old"));
     headline(&b, d, base);
     layer_counts(&b, d, base);
+    /* the page's graph of the change, when both models have addresses
+     * (diff.page_link: checked and percent-encoded by the diff) */
+    const char *link = cJSON_GetStringValue(rl_json_get(d, "page_link"));
+    if (link) {
+        put(&b, "\n[See what changed in the graph](");
+        put(&b, link);
+        put(&b, ") (both models, each layer coloured by its change)\n");
+    }
     changed_layers(&b, d, top, base);
     unsupported_ops(&b, d, base);
     warnings(&b, d, base);

@@ -22,7 +22,7 @@ typedef struct module_table {
     int n;
     const char **path;
     int *parent, *depth, *layers;
-    double *t, *energy, *flops, *bytes;
+    double *t, *energy, *flops, *bytes, *forecast;
     double *bound_t; /* n * N_BOUNDS: time per bound */
     int *bound_n;    /* n * N_BOUNDS: layers per bound */
     rl_name_map *map;
@@ -46,10 +46,11 @@ static bool table_alloc(module_table *mt, rl_arena *a, int cap) {
     mt->energy = rl_arena_alloc(a, n * sizeof(double));
     mt->flops = rl_arena_alloc(a, n * sizeof(double));
     mt->bytes = rl_arena_alloc(a, n * sizeof(double));
+    mt->forecast = rl_arena_alloc(a, n * sizeof(double));
     mt->bound_t = rl_arena_alloc(a, n * N_BOUNDS * sizeof(double));
     mt->bound_n = rl_arena_alloc(a, n * N_BOUNDS * sizeof(int));
     mt->map = rl_map_new(a, n);
-    return mt->path && mt->parent && mt->depth && mt->layers && mt->t && mt->energy && mt->flops && mt->bytes &&
+    return mt->path && mt->parent && mt->depth && mt->layers && mt->t && mt->energy && mt->flops && mt->bytes && mt->forecast &&
            mt->bound_t && mt->bound_n && mt->map;
 }
 
@@ -86,6 +87,7 @@ static void add_layer_figures(module_table *mt, int m, const rl_layer_time *L) {
         mt->energy[m] += L->energy;
         mt->flops[m] += L->flops;
         mt->bytes[m] += L->bytes;
+        mt->forecast[m] += L->forecast_s;
         mt->bound_t[m * N_BOUNDS + b] += L->t;
         mt->bound_n[m * N_BOUNDS + b]++;
     }
@@ -143,6 +145,8 @@ static void add_modules_json(cJSON *graph, const module_table *mt, bool has_ener
     if (has_energy) add_num_column(mo, "energy_j", mt->energy, mt->n);
     add_num_column(mo, "flops", mt->flops, mt->n);
     add_num_column(mo, "bytes", mt->bytes, mt->n);
+    /* the forecast of its layers, what a diff of two models compares first */
+    add_num_column(mo, "forecast_s", mt->forecast, mt->n);
     cJSON *b = cJSON_AddArrayToObject(mo, "bound");
     for (int m = 0; b && m < mt->n; m++) cJSON_AddItemToArray(b, cJSON_CreateString(module_bound(mt, m)));
 }

@@ -15,6 +15,11 @@
 #   ROOFLENS_FAIL_IF  thresholds (docs/ci.md); a crossed one makes gate=failed
 #   ROOFLENS_PATHS    git pathspecs of the models (default '*.onnx')
 #   ROOFLENS_BODY     where to write the comment (default rooflens-comment.md)
+#   ROOFLENS_PAGE_URL the rooflens page (https://...): each changed model's
+#                     section links to the page's graph of the change
+#   ROOFLENS_MODEL_URL where the page fetches a model from, {repo} {sha}
+#                     {path} filled in (default: raw.githubusercontent.com,
+#                     which serves a public repository's files with CORS)
 # Outputs (to $GITHUB_OUTPUT when set, else printed): changed, gate
 # (passed | failed | none), message, body. The body also goes to
 # $GITHUB_STEP_SUMMARY. Exit 0 whatever the gate says (the Action applies it
@@ -121,6 +126,23 @@ run_diff() { # run_diff OLD NEW NAME [diff options]...
   esac
 }
 
+# A path in a URL: every byte but A-Z a-z 0-9 . _ ~ / - percent-encoded.
+url_path() { # url_path PATH
+  local LC_ALL=C s="$1" i c out=""  # bytes, not characters
+  for (( i = 0; i < ${#s}; i++ )); do
+    c="${s:i:1}"
+    case "$c" in [A-Za-z0-9._~/-]) out+="$c" ;; *) out+="$(printf '%%%02X' "'$c")" ;; esac
+  done
+  printf '%s' "$out"
+}
+# The page's link to the graph of the change: both models by URL (docs/ci.md).
+model_url() { # model_url SHA PATH
+  local raw='https://raw.githubusercontent.com/{repo}/{sha}/{path}'
+  local t="${ROOFLENS_MODEL_URL:-$raw}"
+  t="${t//\{repo\}/${GITHUB_REPOSITORY:-}}"; t="${t//\{sha\}/$1}"
+  printf '%s' "${t//\{path\}/$(url_path "$2")}"
+}
+
 # -z: file names exactly as stored, whatever characters they hold
 while IFS= read -r -d '' status; do
   IFS= read -r -d '' a || break
@@ -130,6 +152,9 @@ while IFS= read -r -d '' status; do
   old_path="$a" new_path="$b"
   sec="$WORK/section.md"
   rm -f "$WORK"/*.why
+  LINK_ARGS=()
+  [[ -n "${ROOFLENS_PAGE_URL:-}" ]] && LINK_ARGS=(--page-url "$ROOFLENS_PAGE_URL"
+    --old-url "$(model_url "$(git rev-parse "$BASE")" "$old_path")" --new-url "$(model_url "$(git rev-parse "$HEAD_SHA")" "$new_path")")
   case "$status" in
     D)
       removed=$((removed + 1))
@@ -148,7 +173,7 @@ while IFS= read -r -d '' status; do
         broken=$((broken + 1))
       else
         run_diff "$WORK/old.onnx" "$WORK/new.onnx" "$new_path" \
-          --label-old "$old_path@$(short "$BASE")" --label-new "$new_path@$(short "$HEAD_SHA")"
+          --label-old "$old_path@$(short "$BASE")" --label-new "$new_path@$(short "$HEAD_SHA")" "${LINK_ARGS[@]}"
       fi ;;
   esac
   add_section "$sec" "$new_path"
