@@ -14,7 +14,8 @@
 // build/screenshots/BROWSER for the others.
 // Views (file guide-NAME.png at 1440 px, guide-NAME-390.png at 390 px):
 //   empty, summary, time-roofline, energy-roofline, time-based, layers, graph, modules,
-//   power-modes, batch-sweep, compare, devices, compare-models, measured, llm,
+//   power-modes, batch-sweep, compare, devices, compare-models, diff-graph, diff-modules (--only diffview),
+//   measured, llm,
 //   profile-editor, dims-needed, confirm-url, load-error. The example must be
 //   one of the site's samples (compare-models, measured and llm use their own
 //   models: two test fixtures, a fixture with its ONNX Runtime profile, and
@@ -167,6 +168,19 @@ const VIEWS = {
     await page.waitForSelector('[data-testid=diff-models][data-state=ready]');
     if (w === 1440) figures.compareModels = { title: await page.text('[data-testid=diff-title]'), summary: await page.text('[data-testid=diff-summary]'), layers: await page.text('[data-testid=diff-layers]') };
     await shot(page, '[data-testid=diff-models]', 'compare-models', w);
+    await close(page);
+  },
+  // the graph and module views of a comparison: one layer widened (tests/fixtures/models/widen_*.onnx)
+  async diffview(w) {
+    const page = await open(w, `hw=${HW}&dview=change`, false);
+    await page.setFiles('[data-testid=file-input]', join(FIXTURES, 'models/widen_old.onnx'));
+    await page.waitForSelector('[data-testid=summary][data-time-s]');
+    await page.setFiles('[data-testid=diff-file-input]', join(FIXTURES, 'models/widen_new.onnx'));
+    await page.waitForSelector('#graph-box[data-diff-view=change] .graph-box[data-change]');
+    await sleep(200);
+    if (w === 1440) figures.diffView = { graph: await page.text('[data-testid=graph-status]'), modules: await page.text('[data-testid=module-status]') };
+    await shot(page, '#graph-box', 'diff-graph', w);
+    await shot(page, '#module-box', 'diff-modules', w);
     await close(page);
   },
   async measured(w) {

@@ -112,10 +112,11 @@ export class CoreClient {
 
   closeOther() { return this.send({ type: 'close-other' }).promise; }
 
-  /** Analyses the open model; resolves to the parsed response object, with
-   * its layers as rows whichever layout the request asked for. */
-  async analyze(request) {
-    const { promise } = this.send({ type: 'analyze', request: JSON.stringify(request) });
+  /** Analyses the open model (slot 'other': the one compared with);
+   * resolves to the parsed response object, with its layers as rows
+   * whichever layout the request asked for. */
+  async analyze(request, slot = 'main') {
+    const { promise } = this.send({ type: 'analyze', request: JSON.stringify(request), slot });
     const msg = await promise;
     if (!msg.bytes) return withLayerRows(JSON.parse(msg.json));
     // the text ends at its NUL; packed doubles, if any, follow it

@@ -123,7 +123,9 @@ export class CompareView {
     this.copyMd = el('button', 'Copy diff as Markdown', { type: 'button', 'data-testid': 'diff-copy-md' });
     this.dlJson = el('button', 'Download diff JSON', { type: 'button', 'data-testid': 'diff-download-json' });
     this.copied = el('output', '', { class: 'muted' });
-    tools.append(this.copyMd, this.dlJson, this.copied);
+    // the graph and module views of the comparison (graph-view.js, module-view.js)
+    this.showGraph = el('button', 'Show the change in the graph', { type: 'button', 'data-testid': 'diff-show-graph' });
+    tools.append(this.copyMd, this.dlJson, this.showGraph, this.copied);
     const mdBox = el('details', null, { class: 'diff-md' });
     mdBox.appendChild(el('summary', 'Markdown for a pull-request comment (the same as rooflens diff --format markdown)'));
     this.markdown = el('textarea', null, { rows: '14', readonly: '', spellcheck: 'false', 'aria-label': 'Markdown of the comparison',
@@ -172,6 +174,7 @@ export class CompareView {
       if (!this.diff) return;
       this.copied.textContent = (await copyText(this.diff.markdown)) ? 'Copied.' : 'Select the Markdown below and copy it.';
     });
+    this.showGraph.addEventListener('click', () => this.hooks.onDiffView?.('change'));
     this.dlJson.addEventListener('click', () => {
       if (this.diff) download('rooflens-diff.json', JSON.stringify({ diff: this.diff }, null, 1), 'application/json');
     });
@@ -233,10 +236,12 @@ export class CompareView {
     const st = this.hooks.state();
     st.compareUrl = st.compareExample = st.compareFile = null;
     st.compareIsOld = false;
+    st.diffView = null;
     this.info = null;
     this.diff = null;
     this.showEmpty();
     this.say('');
+    this.hooks.onDiff?.(null);
     await this.hooks.client.closeOther().catch(() => {});
     this.hooks.onChange();
   }
@@ -263,6 +268,7 @@ export class CompareView {
   }
 
   showEmpty() {
+    this.hooks.onDiff?.(null);
     this.body.hidden = true;
     this.swap.disabled = this.close.disabled = true;
     this.root.dataset.state = 'empty';
@@ -281,6 +287,7 @@ export class CompareView {
     const main = this.hooks.mainLabel(), other = this.label;
     const [oldLabel, newLabel] = st.compareIsOld ? [other, main] : [main, other];
     req.diff = { markdown: true, top: 10, old_label: oldLabel.slice(0, 500), new_label: newLabel.slice(0, 500) };
+    req.graph = true;   // diff.graph: each layer's, edge's and module's change, for the graph and module views
     if (st.failIf) req.diff.fail_if = st.failIf;
     let res;
     try {
@@ -305,6 +312,28 @@ export class CompareView {
     this.say('');
     this.root.dataset.state = 'ready';
     this.render(res.diff, res.gateError);
+    performance.mark('rooflens-diff-summary');
+    await this.graphs(res.diff, seq);
+  }
+
+  /** Both models' graphs for the graph and module views of the comparison:
+   * the page's model's answer, and the other model's, analysed with the
+   * same request (the diff's figures colour them; these give the boxes and
+   * edges). */
+  async graphs(d, seq) {
+    if (!this.hooks.onDiff) return;
+    let mine = this.hooks.result(), theirs;
+    try {
+      const req = await this.hooks.graphRequest();
+      theirs = await this.hooks.client.analyze(req, 'other');
+      if (!mine?.graph) mine = await this.hooks.client.analyze(req, 'main');
+    } catch (e) {
+      if (seq === this.seq) this.say(`The graphs of the comparison could not be drawn: ${e.message}`, true, e.core?.code);
+      return;
+    }
+    if (seq !== this.seq || !theirs?.ok) return;
+    const st = this.hooks.state();
+    this.hooks.onDiff({ d, old: st.compareIsOld ? theirs : mine, new: st.compareIsOld ? mine : theirs });
   }
 
   render(d, gateError) {

@@ -190,8 +190,10 @@ export class GraphModel {
 
   /** The graph shown when the groups in `expanded` are open: its boxes (tree
    * nodes, in row order) and its edges between boxes, each with the first
-   * tensor that joins them and how many do. */
-  visible(expanded) {
+   * tensor that joins them and how many do. edgeMark(k), when given, marks
+   * graph edge k (a comparison: its tensor changed shape); a drawn edge
+   * keeps the first mark of the edges it stands for. */
+  visible(expanded, edgeMark = null) {
     const boxes = [];
     const rep = new Int32Array(this.layers.length);
     const stack = [this.root];
@@ -212,11 +214,12 @@ export class GraphModel {
       if (a === b || this.host[e.from[k]] === -2) continue;   // inside one box, or out of the constants box
       const key = a * 1048576 + b;
       const have = edges.get(key);
-      if (have) have.count++;
+      const mark = edgeMark ? edgeMark(k) : null;
+      if (have) { have.count++; have.mark ??= mark; }
       else {
         // the tensor is the producer's output in the layer rows (docs/api.md, "Graph")
         const t = this.layers[e.from[k]].outputs?.[e.output[k]];
-        edges.set(key, { from: a, to: b, tensor: t?.name ?? '?', shape: t?.shape ?? null, count: 1 });
+        edges.set(key, { from: a, to: b, tensor: t?.name ?? '?', shape: t?.shape ?? null, count: 1, mark });
       }
     }
     return { boxes, edges: [...edges.values()], rep };

@@ -15,6 +15,7 @@ import { el } from './dom.js';
 import { download } from './export.js';
 import { boundColor, wordName } from './words.js';
 import { LayerPanel, boundLegend } from './graph-panel.js';
+import { DiffLook } from './diff-look.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 /** The most boxes the view draws at once; an expand past it is refused. */
@@ -58,6 +59,9 @@ export class GraphView {
     this.active = null;        // box index with the keyboard focus
     this.view = { x: 0, y: 0, k: 1 };
     this.seq = 0;
+    this.ownRes = null;        // the page's model's answer
+    this.comparison = null;    // a comparison: {d, old, new} (the diff and both models' answers), or null
+    this.diff = null;          // the comparison drawn: {look, view, model ('old' | 'new'), res}, or null
     this.build();
   }
 
@@ -71,6 +75,7 @@ export class GraphView {
     label.appendChild(this.shadeSelect);
     head.appendChild(label);
     const button = (text, testid, fn) => { const b = el('button', text, { type: 'button', 'data-testid': testid }); b.addEventListener('click', fn); head.appendChild(b); return b; };
+    this.buildDiffBar(head);
     button('Collapse all', 'graph-collapse-all', () => this.setExpanded(new Set(['root'])));
     button('Fit', 'graph-fit', () => { this.fit(true); });
     button('Save SVG', 'graph-svg', () => this.saveSvg());
@@ -92,6 +97,52 @@ export class GraphView {
     this.box.append(head, this.status, this.legend, body, help);
     this.wirePanZoom();
     this.wireKeys();
+  }
+
+  /** The comparison's controls, shown while another model is compared
+   * (compare.js): which graph (the page's model alone, the old, the new,
+   * or the new coloured by the change) and the figure whose change colours
+   * the boxes. Radio buttons and a menu: the keyboard reaches both. */
+  buildDiffBar(head) {
+    this.diffBar = el('fieldset', null, { class: 'graph-diff', 'data-testid': 'graph-diff-bar', hidden: '' });
+    this.diffBar.appendChild(el('legend', 'Comparison'));
+    this.diffRadios = {};
+    for (const [v, text] of [['', 'this model'], ['old', 'old'], ['new', 'new'], ['change', 'change']]) {
+      const label = el('label', null, { class: 'graph-diff-choice' });
+      const r = el('input', null, { type: 'radio', name: 'graph-diff-view', value: v, 'data-testid': `graph-diff-${v || 'off'}` });
+      r.addEventListener('change', () => { if (r.checked) this.hooks.onDiffView?.(v || null, this.diffFigure.value); });
+      label.append(r, ` ${text}`);
+      this.diffRadios[v] = r;
+      this.diffBar.appendChild(label);
+    }
+    const fl = el('label', ' colour by the change in ');
+    this.diffFigure = el('select', null, { 'data-testid': 'graph-diff-figure' });
+    this.diffFigure.addEventListener('change', () => this.hooks.onDiffView?.(this.diff?.view || 'change', this.diffFigure.value));
+    fl.appendChild(this.diffFigure);
+    this.diffBar.appendChild(fl);
+    head.appendChild(this.diffBar);
+  }
+
+  /** A comparison of two models (or none): c = {d, old, new}, d the core's
+   * diff with its graph, old and new the two models' answers with their
+   * graph sections; view: 'old', 'new', 'change' or null (the page's model
+   * alone); figure: an id of d.graph.figures. */
+  setComparison(c, view, figure) {
+    const ok = c && c.d?.graph && c.old?.graph && c.new?.graph &&
+      c.d.graph.old.layers === c.old.layers.length && c.d.graph.new.layers === c.new.layers.length;
+    this.comparison = ok ? c : null;
+    this.diffBar.hidden = !ok;
+    if (ok) {
+      this.diffFigure.textContent = '';
+      for (const f of c.d.graph.figures) this.diffFigure.appendChild(el('option', f.name, { value: f.id }));
+      this.diffFigure.value = figure;
+      this.diffFigure.disabled = !view;
+    }
+    for (const [v, r] of Object.entries(this.diffRadios)) r.checked = v === ((ok && view) || '');
+    const model = view === 'old' ? 'old' : 'new';
+    this.diff = ok && view ? { look: new DiffLook(c.d, figure), view, model, res: c[model] } : null;
+    this.shadeSelect.disabled = this.diff?.view === 'change';   // the change colours the boxes then
+    return this.show();
   }
 
   /** The search box: a layer's name or op, its matches listed; picking one
@@ -133,8 +184,16 @@ export class GraphView {
 
   /** A new analysis: same model and graph keep what is open; a new one opens collapsed. */
   update(res) {
+    this.ownRes = res;
+    return this.show();
+  }
+
+  /** Draws the page's model, or the comparison's when one is chosen. */
+  show() {
+    const res = this.diff ? this.diff.res : this.ownRes;
     if (!res?.graph) { this.clear(); return; }
-    const key = `${this.hooks.fileKey()}|${res.layers.length}|${res.graph.edges.count}|${res.graph.modules.count}`;
+    const who = this.diff ? `comparison:${this.diff.model}` : this.hooks.fileKey();
+    const key = `${who}|${res.layers.length}|${res.graph.edges.count}|${res.graph.modules.count}`;
     const same = this.model && this.modelKey === key;
     this.model = new GraphModel(res.graph, res.layers);
     this.totals = res.totals;
@@ -185,7 +244,10 @@ export class GraphView {
 
   /** The view with the groups in `expanded` open, and what its layout is asked with. */
   viewOf(expanded) {
-    const v = this.model.visible(expanded);
+    // the comparison's edges are the new graph's, in its order (diff.graph.edges)
+    const ge = this.diff?.model === 'new' ? this.diff.look.g.edges : null;
+    const mark = ge ? (k) => (ge.change[k] === 'shape' ? { old: ge.old_shape[k], new: ge.new_shape[k] } : null) : null;
+    const v = this.model.visible(expanded, mark);
     const boxes = v.boxes.map((n) => { const [w, h] = BOX[n.kind]; return { w, h }; });
     const edges = v.edges.map((e) => [e.from, e.to]);
     // the constants box is laid out under the work (edges for the layout
@@ -227,7 +289,8 @@ export class GraphView {
     if (fit || !this.fitted) { this.fit(false); this.fitted = true; }
     if (this.selected !== null) this.reveal(this.selected, false);
     this.box.dataset.boxes = String(v.boxes.length);
-    performance.mark('rooflens-graph-drawn');
+    this.box.dataset.diffView = this.diff ? this.diff.view : '';
+    performance.mark(this.diff ? 'rooflens-diff-graph-drawn' : 'rooflens-graph-drawn');
   }
 
   /** The figure the boxes are shaded by, as a share of the whole model's. */
@@ -248,15 +311,38 @@ export class GraphView {
     this.drawGroups();
     this.drawEdges();
     const most = Math.max(1e-300, ...this.boxes.map((n) => this.share(n)));
+    this.changes = this.diff ? this.boxes.map((n) => this.changeOf(n)) : null;
     this.boxEls = this.boxes.map((n, i) => this.drawBox(n, i, most, name, unit));
-    boundLegend(this.legend, new Set(this.boxes.map((n) => this.model.bound(n) || 'unknown')));
+    if (this.diff?.view === 'change') {
+      this.diff.look.legend(this.legend, new Set(this.changes.map((c) => c.kind)), { edges: this.edges.some((e) => e.mark) });
+    } else boundLegend(this.legend, new Set(this.boxes.map((n) => this.model.bound(n) || 'unknown')));
     this.applyView();
     this.drawMinimap();
     const hidden = this.model.layers.length - this.boxes.reduce((a, n) => a + (n.children ? 0 : this.model.rowsOf(n).length), 0);
     const folded = this.model.folded;
     this.status.textContent = `${this.boxes.length} boxes for ${this.model.layers.length} layers` +
-      `${hidden ? ` (${hidden} inside closed modules)` : ''}${folded ? `; ${folded === 1 ? 'one layer of no work is folded into the box it feeds or reads' : `${folded} layers of no work are folded into the boxes they feed or read`}, or the constants box` : ''}, shaded by ${name}.`;
+      `${hidden ? ` (${hidden} inside closed modules)` : ''}${folded ? `; ${folded === 1 ? 'one layer of no work is folded into the box it feeds or reads' : `${folded} layers of no work are folded into the boxes they feed or read`}, or the constants box` : ''}` +
+      (this.diff ? this.diffStatus() : `, shaded by ${name}.`);
     if (this.selected !== null) this.mark(this.selected);
+  }
+
+  /** A box's change in the comparison: a layer's (or, when it is the same,
+   * that of a layer folded into it), a module's, a run's or the constants'
+   * (several layers' changes merged: added and removed first). */
+  changeOf(n) {
+    const look = this.diff.look, side = this.diff.model;
+    if (n.kind === 'layer') return DiffLook.merge([n.row, ...n.folded].map((r) => look.layer(side, r)).filter((c, i) => i === 0 || c.kind !== 'same'));
+    if (n.kind === 'module') return look.module(n.path);
+    return DiffLook.merge(this.model.rowsOf(n).map((r) => look.layer(side, r)));
+  }
+
+  /** The status line's end in a comparison: what is drawn and how many boxes changed. */
+  diffStatus() {
+    const { look, view } = this.diff;
+    const count = (k) => this.changes.filter((c) => c.kind === k).length;
+    const which = view === 'change' ? 'the new model, coloured by the change' : `the ${view} model, the boxes that changed outlined`;
+    const removed = view === 'change' && look.d.removed.length ? `; ${look.d.removed.length} removed layers are drawn in the old model's graph` : '';
+    return `: ${which} in ${look.figure.name} (${count('slower')} cost more, ${count('faster')} less, ${count('added')} added, ${count('removed')} removed, ${count('same')} the same)${removed}.`;
   }
 
   /** Open modules as dashed outlines with a close handle; fused kernels as one outline. */
@@ -324,10 +410,13 @@ export class GraphView {
       if (!p || p.length < 4) return;
       let d = `M${p[0]},${p[1]}`;
       for (let i = 2; i < p.length; i += 2) d += ` L${p[i]},${p[i + 1]}`;
-      const g = svgEl('g', { class: 'graph-edge' });
-      const text = `${e.tensor} ${shapeText(e.shape)}${e.count > 1 ? ` and ${e.count - 1} more tensors` : ''}`;
+      const g = svgEl('g', { class: 'graph-edge', 'data-edge-change': e.mark ? 'shape' : null });
+      const text = `${e.tensor} ${shapeText(e.shape)}${e.count > 1 ? ` and ${e.count - 1} more tensors` : ''}` +
+        (e.mark ? `; its shape changed: ${e.mark.old} in the old model, ${e.mark.new} in the new` : '');
       g.appendChild(svgEl('title', {}, text));
-      g.appendChild(svgEl('path', { d, fill: 'none', stroke: '#7a7a7a', 'stroke-width': 1.2, 'marker-end': 'url(#graph-arrow)' }));
+      const marked = e.mark ? { stroke: this.diff.look.kinds.get('slower').color, 'stroke-width': 2.6, 'stroke-dasharray': '6 3' }
+        : { stroke: '#7a7a7a', 'stroke-width': 1.2 };
+      g.appendChild(svgEl('path', { d, fill: 'none', ...marked, 'marker-end': 'url(#graph-arrow)' }));
       g.appendChild(svgEl('path', { d, fill: 'none', stroke: 'transparent', 'stroke-width': 10, 'data-edge': `${e.from}-${e.to}`, 'data-shape': shapeText(e.shape) }));
       this.layer.appendChild(g);
     });
@@ -343,21 +432,33 @@ export class GraphView {
     const x = this.placed.x[i] - w / 2, y = this.placed.y[i] - h / 2;
     const bound = this.model.bound(n) || 'unknown';
     const s = this.share(n);
-    const { fill, text } = shade(boundColor(bound), 0.12 + 0.88 * Math.sqrt(s / most));
+    let { fill, text } = shade(boundColor(bound), 0.12 + 0.88 * Math.sqrt(s / most));
+    let stroke = boundColor(bound);
     const lab = this.model.label(n);
     const figure = eng(this.model.figure(n, this.shadeKey), unit);
+    const c = this.changes?.[i];
+    let line = cut(`${figure} · ${pct(s)}`, 26), said = '';
+    if (c) {
+      const look = this.diff.look, p = look.paint(c);
+      if (this.diff.view === 'change') ({ fill, text } = p), line = cut(look.short(c), 26);
+      stroke = c.kind === 'same' && this.diff.view !== 'change' ? stroke : p.stroke;
+      said = `; ${look.sentence(c)}`;
+    }
     const attrs = n.kind === 'layer' ? { 'data-layer': n.row, role: 'button', tabindex: '-1' }
       : n.kind === 'constants' ? { 'data-constants': n.rows.length, role: 'button', tabindex: '-1' }
         : this.groupAttrs(n, false);
-    const g = svgEl('g', { class: `graph-box graph-${n.kind}`, 'data-box': i, 'data-bound': bound, ...attrs });
+    const g = svgEl('g', { class: `graph-box graph-${n.kind}`, 'data-box': i, 'data-bound': bound, 'data-change': c?.kind,
+      'data-old': c?.old, 'data-new': c?.new, 'data-ratio': c?.ratio, ...attrs });
     // the title is the box's accessible name and its tooltip
     const leaf = !n.children;
     const verb = leaf ? '' : 'Open ';
-    g.appendChild(svgEl('title', {}, `${verb}${lab.title} — ${lab.sub}: ${figure} (${pct(s)} of ${name}), bound: ${wordName('bound', bound)}`));
-    g.appendChild(svgEl('rect', { x, y, width: w, height: h, rx: leaf ? 4 : 8, fill, stroke: boundColor(bound),
-      'stroke-width': leaf ? 1 : 2.5 }));
+    g.appendChild(svgEl('title', {}, `${verb}${lab.title} — ${lab.sub}: ${figure} (${pct(s)} of ${name}), bound: ${wordName('bound', bound)}${said}`));
+    const changed = c && c.kind !== 'same';
+    const width = changed ? 3 : leaf ? 1 : 2.5;
+    g.appendChild(svgEl('rect', { x, y, width: w, height: h, rx: leaf ? 4 : 8, fill, stroke,
+      'stroke-width': width, 'data-width': width, 'stroke-dasharray': c?.kind === 'removed' ? '5 3' : null }));
     g.appendChild(svgEl('text', { x: x + 8, y: y + 15, 'font-size': 12, 'font-weight': 600, fill: text }, `${leaf ? '' : '▸ '}${cut(lab.title, 20)}`));
-    g.appendChild(svgEl('text', { x: x + 8, y: y + 30, 'font-size': 10, fill: text }, cut(`${figure} · ${pct(s)}`, 26)));
+    g.appendChild(svgEl('text', { x: x + 8, y: y + 30, 'font-size': 10, fill: text }, line));
     g.addEventListener('click', (ev) => { ev.stopPropagation(); this.activate(i); });
     if (!leaf) g.addEventListener('pointerenter', () => this.prefetch(i));
     this.layer.appendChild(g);
@@ -400,7 +501,7 @@ export class GraphView {
   }
 
   mark(row) {
-    for (const e of this.svg.querySelectorAll('.graph-box[aria-current]')) { e.removeAttribute('aria-current'); e.querySelector('rect').setAttribute('stroke-width', e.classList.contains('graph-layer') ? 1 : 2.5); }
+    for (const e of this.svg.querySelectorAll('.graph-box[aria-current]')) { e.removeAttribute('aria-current'); const r = e.querySelector('rect'); r.setAttribute('stroke-width', r.dataset.width); }
     const i = this.rep?.[row];
     const g = this.boxEls?.[i];
     if (!g) return;

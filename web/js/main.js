@@ -65,6 +65,7 @@ function buildGraphViews() {
   app.graph = new GraphView($('graph-box'), {
     layout: (key, boxes, edges) => layout.layout(key, boxes, edges),
     onSelect: (i) => select(i, 'graph'), fileKey: () => app.fileName || '', baseName,
+    onDiffView: setDiffView,
   });
   app.modules = new ModuleView($('module-box'), {
     onZoom: (path) => {
@@ -75,6 +76,23 @@ function buildGraphViews() {
       writeUrl();
     },
   });
+}
+
+/** The graph and module views of a comparison (compare.js hands the diff
+ * and both models' answers): what the state's diffView and diffFigure say. */
+function showComparison() {
+  const st = app.state;
+  app.graph.setComparison(app.comparison, st.diffView, st.diffFigure);
+  app.modules.setComparison(app.comparison, st.diffView, st.diffFigure);
+}
+
+/** The comparison's view chosen (graph-view.js or compare.js's button). */
+function setDiffView(view, figure = app.state.diffFigure) {
+  app.state.diffView = view;
+  app.state.diffFigure = figure;
+  showComparison();
+  writeUrl();
+  if (view && !$('graph-box').hidden) $('graph-box').scrollIntoView({ block: 'start' });
 }
 
 /** The side views: what-if, LLM, measured, compare and the profile editor. */
@@ -112,6 +130,9 @@ function buildSideViews() {
     client: app.client, state: () => app.state, hasModel: () => !!app.info, request: plainRequest,
     mainLabel: () => app.fileName || 'model', examples: () => app.examples, exampleUrl, pageLocal: () => app.pageLocal,
     onChange: () => writeUrl(),
+    result: () => app.res, graphRequest: request,
+    onDiff: (c) => { app.comparison = c; showComparison(); },
+    onDiffView: setDiffView,
   });
   app.compare.fillExamples();
   app.editor = new ProfileEditor($('custom-hw'), {

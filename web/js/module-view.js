@@ -12,6 +12,7 @@ import { eng, pct, count as countText } from './format.js';
 import { el } from './dom.js';
 import { boundColor, wordName } from './words.js';
 import { boundLegend } from './graph-panel.js';
+import { DiffLook } from './diff-look.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const METRICS = { t: ['time', 's'], energy_j: ['energy', 'J'], flops: ['FLOPs', 'FLOP'], bytes: ['bytes', 'B'] };
@@ -36,6 +37,8 @@ export class ModuleView {
     this.metric = 't';
     this.focus = -1;   // module index at full width; -1 the whole model
     this.span = null;  // [from, to): only those of the focus's children, spread out
+    this.ownRes = null;
+    this.diff = null;  // a comparison drawn: {look, res} (the new model's answer), or null
     const head = el('div', null, { class: 'graph-head' });
     head.appendChild(el('h2', 'Modules', { id: 'module-title' }));
     const label = el('label', 'Width by ');
@@ -67,7 +70,19 @@ export class ModuleView {
     if (bar && focus) bar.focus();
   }
 
-  update(res) {
+  /** A comparison (graph-view.js setComparison's c, view and figure): the
+   * new model's modules, as wide as their time at its forecast, coloured by
+   * their change in `figure`; null or no view: the page's model. */
+  setComparison(c, view, figure) {
+    const ok = view && c?.d?.graph && c.new?.graph && c.d.graph.modules.count === c.new.graph.modules.count;
+    this.diff = ok ? { look: new DiffLook(c.d, figure), res: c.new } : null;
+    this.update(this.ownRes, true);
+  }
+
+  update(res, keepOwn = false) {
+    if (!keepOwn) this.ownRes = res;
+    res = this.diff ? this.diff.res : res;
+    this.select.disabled = !!this.diff;
     const g = res?.graph;
     if (!g || !g.modules.count) {
       this.res = null;
@@ -88,6 +103,8 @@ export class ModuleView {
   }
 
   value(m) {
+    // a comparison: the new model's time at the forecast (the diff's figures)
+    if (this.diff) return (m < 0 ? this.diff.look.d.totals.forecast_s.new : this.diff.look.g.modules.forecast_s.new[m]) ?? 0;
     if (m < 0) return this.res.totals[this.metric] ?? 0;
     return this.res.graph.modules[this.metric]?.[m] ?? 0;
   }
@@ -135,7 +152,7 @@ export class ModuleView {
     const mo = this.res.graph.modules;
     const width = Math.max(320, this.svg.getBoundingClientRect().width || 960);
     this.svg.textContent = '';
-    const [name, unit] = METRICS[this.metric];
+    const [name, unit] = this.diff ? ['time at the forecast of the new model', 's'] : METRICS[this.metric];
     // The focused module's ancestors, full width, above it: the way back out.
     const chain = [];
     for (let m = this.focus; m >= 0; m = mo.parent[m]) chain.unshift(m);
@@ -172,6 +189,7 @@ export class ModuleView {
     this.svg.setAttribute('viewBox', `0 0 ${width} ${(maxDepth + 1) * ROW + 4}`);
     this.rove(this.svg.querySelector('g[data-reachable][aria-current=true]') || this.svg.querySelector('g[data-reachable]'));
     this.status.textContent = `${drawn} of ${mo.count + 1} bars, width by ${name}` +
+      (this.diff ? `, colour by the change in ${this.diff.look.figure.name}` : '') +
       (groups ? `; ${groups === 1 ? 'one cell gathers' : `${groups} cells each gather`} modules too narrow to draw alone (click ${groups === 1 ? 'it' : 'one'} to spread them out)` : '') +
       (tooSmall ? `; ${tooSmall === 1 ? 'one module' : `${tooSmall} modules`} under a pixel wide ${tooSmall === 1 ? 'is' : 'are'} left out (click a module to zoom in)` : '') + '.';
   }
@@ -179,6 +197,10 @@ export class ModuleView {
   /** The colours in use, each with its bound's name (the core's words), in
    * the core's order; the cells that gather thin modules too. */
   drawLegend() {
+    if (this.diff) {
+      this.diff.look.legend(this.legend, new Set([...this.svg.querySelectorAll('g[data-change]')].map((g) => g.dataset.change)));
+      return;
+    }
     const used = new Set([...this.svg.querySelectorAll('g[data-bound]')].map((g) => g.dataset.bound));
     boundLegend(this.legend, used, this.svg.querySelector('g[data-group]') ? [['modules too narrow to draw alone', GROUP_FILL]] : []);
   }
@@ -205,10 +227,10 @@ export class ModuleView {
   }
 
   /** The bar's name inside it, cut to fit, when the bar is wide enough. */
-  label(g, x, w, depth, short) {
+  label(g, x, w, depth, short, ink = '#ffffff') {
     if (w <= 40) return;
     const chars = Math.floor((w - 8) / 7);
-    g.appendChild(svgEl('text', { x: x + 4, y: depth * ROW + 16, 'font-size': 12, fill: '#ffffff' },
+    g.appendChild(svgEl('text', { x: x + 4, y: depth * ROW + 16, 'font-size': 12, fill: ink },
       short.length > chars ? short.slice(0, Math.max(1, chars - 1)) + '…' : short));
   }
 
@@ -217,18 +239,29 @@ export class ModuleView {
   bar(m, x, w, depth, name, unit, focused) {
     const mo = this.res.graph.modules;
     const bound = m < 0 ? this.res.sol?.chosen?.bound : mo.bound[m];
-    const color = boundColor(bound);
+    let color = boundColor(bound), ink = '#ffffff', said = `, limited by ${wordName('bound', bound)}`, change = null;
     const label = m < 0 ? 'whole model' : mo.path[m];
-    const share = this.res.totals[this.metric] > 0 ? this.value(m) / this.res.totals[this.metric] : 0;
-    const text = `${label}: ${eng(this.value(m), unit)} (${pct(share)} of the ${name})${m < 0 ? '' : `, ${mo.layers[m]} layers`}, limited by ${wordName('bound', bound)}`;
+    const share = this.value(-1) > 0 ? this.value(m) / this.value(-1) : 0;
+    let c = null;
+    if (this.diff && m >= 0) {
+      c = this.diff.look.module(mo.path[m]);
+      const p = this.diff.look.paint(c);
+      color = p.fill, ink = p.text, change = c.kind;
+      said = `; ${this.diff.look.sentence(c)}`;
+    } else if (this.diff) {
+      color = GROUP_FILL;
+      said = '';
+    }
+    const text = `${label}: ${eng(this.value(m), unit)} (${pct(share)} of the ${name})${m < 0 ? '' : `, ${mo.layers[m]} layers`}${said}`;
     // Tab reaches the way out and the next level down; deeper bars by click (a
     // big model has hundreds). The title is the bar's accessible name.
     const reachable = depth <= this.chainDepth + 1;
-    const g = svgEl('g', { 'data-module': m < 0 ? '' : mo.path[m], 'data-bound': bound, 'data-depth': depth, role: 'button', tabindex: '-1',
+    const g = svgEl('g', { 'data-module': m < 0 ? '' : mo.path[m], 'data-bound': bound, 'data-change': change, 'data-old': c?.old, 'data-new': c?.new, 'data-depth': depth, role: 'button', tabindex: '-1',
       'data-reachable': reachable ? '' : null, 'aria-current': focused ? 'true' : null });
     g.appendChild(svgEl('title', {}, text));
-    g.appendChild(svgEl('rect', { x, y: depth * ROW, width: Math.max(0, w - 1), height: ROW - 2, fill: color, rx: 2 }));
-    this.label(g, x, w, depth, m < 0 ? label : label.slice(label.lastIndexOf('/') + 1) || label);
+    g.appendChild(svgEl('rect', { x, y: depth * ROW, width: Math.max(0, w - 1), height: ROW - 2, fill: color, rx: 2,
+      stroke: change && change !== 'same' ? this.diff.look.paint({ kind: change }).stroke : null }));
+    this.label(g, x, w, depth, m < 0 ? label : label.slice(label.lastIndexOf('/') + 1) || label, ink);
     // the focused bar zooms out a level; any other (the focus, when a span of
     // its children is spread out) zooms to itself
     const go = () => this.zoom(m === this.focus && !this.span ? (m < 0 ? -1 : mo.parent[m]) : m);

@@ -383,7 +383,12 @@ export function sweepBatches([lo, hi]) {
 // (compare.js). The second model is restorable from a link when it came from
 // a URL or an example, like the first.
 export const MAX_FAIL_IF = 512;
-function compareParams() { return ['vs', 'vsex', 'vsfile', 'vsold', 'gate']; }
+function compareParams() { return ['vs', 'vsex', 'vsfile', 'vsold', 'gate', 'dview', 'dfig']; }
+/** The graph and module views of a comparison (graph-view.js): which
+ * model's graph, or the new one coloured by the change; and the figure
+ * whose change colours it (the core's diff.graph.figures). */
+export const DIFF_VIEWS = ['old', 'new', 'change'];
+export const DIFF_FIGURES = ['forecast_s', 't', 'energy_j', 'bytes'];
 
 function defaultCompareState() {
   return {
@@ -392,6 +397,8 @@ function defaultCompareState() {
     compareFile: null,     // or the name of a dropped file (not restorable)
     compareIsOld: false,   // the other model is the old one (default: the page's model is old)
     failIf: '',            // --fail-if thresholds judged by the core on the diff
+    diffView: null,        // the graph and module views show the comparison: 'old', 'new' or 'change'; null: the page's model
+    diffFigure: 'forecast_s', // the figure whose change colours them
   };
 }
 
@@ -401,6 +408,8 @@ function compareToParams(st, p) {
   else if (st.compareFile) p.set('vsfile', st.compareFile);
   if (st.compareIsOld) p.set('vsold', '1');
   if (st.failIf) p.set('gate', st.failIf);
+  if (st.diffView) p.set('dview', st.diffView);
+  if (st.diffFigure !== 'forecast_s') p.set('dfig', st.diffFigure);
 }
 
 function compareFromParams(p, st, bad, opts = {}) {
@@ -424,5 +433,13 @@ function compareFromParams(p, st, bad, opts = {}) {
     const g = p.get('gate');
     // the core judges the grammar; the link only bounds the length
     if (g.length <= MAX_FAIL_IF) st.failIf = g; else bad('gate', `longer than ${MAX_FAIL_IF} characters`);
+  }
+  if (p.has('dview')) {
+    const v = p.get('dview');
+    if (DIFF_VIEWS.includes(v)) st.diffView = v; else bad('dview', `must be one of ${DIFF_VIEWS.join(', ')}`);
+  }
+  if (p.has('dfig')) {
+    const v = p.get('dfig');
+    if (DIFF_FIGURES.includes(v)) st.diffFigure = v; else bad('dfig', `must be one of ${DIFF_FIGURES.join(', ')}`);
   }
 }

@@ -5,7 +5,8 @@
 //     {id, type: 'open-url', url, chunk}      fetch and stream a URL (CORS)
 //     {id, type: 'open-bytes', bytes, name}   read an ArrayBuffer
 //     {id, type: 'cancel', target}            cancel the open with id `target`
-//     {id, type: 'analyze', request}          request: JSON text (a `study` in it passes straight through)
+//     {id, type: 'analyze', request, slot}    request: JSON text (a `study` in it passes straight through);
+//                                            slot 'other': the second model's analysis
 //     open-* with slot: 'other'              read a second model to compare with (compare.js); the
 //                                            page's model stays open
 //     {id, type: 'diff', request, old}       rl_models_diff of the two open models; old: 'main' or
@@ -268,8 +269,10 @@ async function warmUp(msg) {
 }
 
 function analyze(msg) {
-  if (!model) return postMessage({ id: msg.id, type: 'error', error: errorOf('no_model', 'no model is open') });
-  const bytes = core.analyzeBytes(model, msg.request);
+  // slot 'other': the model compared with (its graph for the views of a comparison)
+  const m = msg.slot === 'other' ? other : model;
+  if (!m) return postMessage({ id: msg.id, type: 'error', error: errorOf('no_model', 'no model is open') });
+  const bytes = core.analyzeBytes(m, msg.request);
   postMessage({ id: msg.id, type: 'analyzed', bytes, memory: core.memory() }, [bytes.buffer]);
 }
 
