@@ -299,7 +299,7 @@ test('a layout that arrives after the model was cleared draws nothing and throws
     const box = document.createElement('section');
     document.body.appendChild(box);
     const view = new GraphView(box, { layout: (key, boxes) => new Promise((ok) => { release = () => ok(boxes.map((b, i) => ({ x: 0, y: i * 50, ...b }))); }),
-      onSelect: () => {}, fileKey: () => 'x', baseName: () => 'x' });
+      select: () => {}, fileName: () => 'x', baseName: () => 'x' });
     const drawn = view.update(res);
     view.clear();                  // a new file failed to load while the layout ran
     release();

@@ -44,11 +44,11 @@ function kernelFigures(l) {
 export class Charts {
   /**
    * @param {{time: HTMLElement, energy: HTMLElement, timeBased: HTMLElement}} boxes the <figure>s
-   * @param {{onSelect(index), onLegend(keys)}} hooks
+   * @param {object} host the page's host (host.js): state(), changed(), select(index, from), measuredTimeSets()
    */
-  constructor(boxes, hooks) {
+  constructor(boxes, host) {
     this.boxes = boxes;
-    this.hooks = hooks;
+    this.host = host;
     this.charts = {};
     this.res = null;
     this.selected = null;
@@ -227,7 +227,7 @@ export class Charts {
           const raw = chart.data.datasets[e.datasetIndex].data[e.index];
           if (raw && raw.li !== undefined) {
             this.showMembers(key, raw.members?.length > 1 ? raw.members : null);
-            this.hooks.onSelect?.(raw.li);
+            this.host.select(raw.li, 'chart');
             return;
           }
         }
@@ -252,7 +252,7 @@ export class Charts {
     for (const i of members.slice(0, MEMBER_LIST_MAX)) {
       const li = el('li');
       const b = el('button', this.byIndex.get(i)?.name || `#${i}`, { type: 'button', 'data-layer': String(i) });
-      b.addEventListener('click', () => this.hooks.onSelect?.(i));
+      b.addEventListener('click', () => this.host.select(i, 'chart'));
       li.appendChild(b);
       ul.appendChild(li);
     }
@@ -349,7 +349,8 @@ export class Charts {
       b.addEventListener('click', () => {
         (this.legendStop ??= {})[key] = s.rlKey;   // the legend's Tab stop stays on the button used
         if (this.toggled.has(s.rlKey)) this.toggled.delete(s.rlKey); else this.toggled.add(s.rlKey);
-        this.hooks.onLegend?.([...this.toggled]);
+        this.host.state().legend = [...this.toggled];
+        this.host.changed();
         if (this.res) this.update(this.res);
         this.boxes[key].querySelector(`.legend button[data-key="${CSS.escape(s.rlKey)}"]`)?.focus();
       });
@@ -436,7 +437,7 @@ export class Charts {
       data: p.intensity > 0 && p.flops_per_s > 0 ? [{ x: p.intensity, y: p.flops_per_s, note: p.note }] : [],
       pointStyle: i ? 'triangle' : 'rectRot', pointRadius: 10, borderColor: '#000', borderWidth: 1.5,
       backgroundColor: i ? '#2ca02c' : '#d62728' }));
-    extraSets.push(...(this.extraTimeSets?.() || []));
+    extraSets.push(...this.host.measuredTimeSets());
     // Axes: the points and the ridge points of the ceilings in view.
     const pts = [...layerSets, star, ...extraSets].filter((s) => !s.hidden).flatMap((s) => s.data);
     const peaks = sets.filter((s) => s.rlPeak && !s.hidden).map((s) => s.rlPeak);

@@ -67,12 +67,13 @@ const perfPoint = (intensity, perf) => (intensity > 0 && perf > 0 ? { x: intensi
 export class CompareView {
   /**
    * @param {HTMLElement} root  the section to fill
-   * @param {{client, state(): object, request(): Promise<object>, mainLabel(): string, hasModel(): boolean,
-   *          examples(): Array, exampleUrl(id): string, onChange(): void}} hooks
+   * @param {object} host the page's host (host.js): client, state(), result(), request(), analysisRequest(),
+   *   fileName(), hasModel(), examples(), exampleUrl(id), pageLocal(), changed(), comparisonChanged(c),
+   *   setDiffView(view)
    */
-  constructor(root, hooks) {
+  constructor(root, host) {
     this.root = root;
-    this.hooks = hooks;
+    this.host = host;
     this.info = null;     // rl_model_info of the other model, null when none is open
     this.label = '';
     this.openId = null;
@@ -155,26 +156,26 @@ export class CompareView {
     this.url.form.addEventListener('submit', (ev) => {
       ev.preventDefault();
       const u = this.url.value.trim();
-      const why = modelUrlProblem(u, { pageLocal: !!this.hooks.pageLocal?.() });
+      const why = modelUrlProblem(u, { pageLocal: !!this.host.pageLocal?.() });
       if (why) { this.say(`Cannot open this URL: ${why}.`, true); return; }
       this.open(u, { kind: 'url', label: u });
     });
-    confirmChoice(this.example, this.exampleOpen, (id) => this.open(this.hooks.exampleUrl(id), { kind: 'example', label: id, id }));
+    confirmChoice(this.example, this.exampleOpen, (id) => this.open(this.host.exampleUrl(id), { kind: 'example', label: id, id }));
     this.swap.addEventListener('click', () => {
-      const st = this.hooks.state();
+      const st = this.host.state();
       st.compareIsOld = !st.compareIsOld;
-      this.refresh().then(() => this.hooks.onChange());
+      this.refresh().then(() => this.host.changed());
     });
     this.close.addEventListener('click', () => this.closeOther());
     this.failIf.addEventListener('change', () => {
-      this.hooks.state().failIf = this.failIf.value.trim();
-      this.refresh().then(() => this.hooks.onChange());
+      this.host.state().failIf = this.failIf.value.trim();
+      this.refresh().then(() => this.host.changed());
     });
     this.copyMd.addEventListener('click', async () => {
       if (!this.diff) return;
       this.copied.textContent = (await copyText(this.diff.markdown)) ? 'Copied.' : 'Select the Markdown below and copy it.';
     });
-    this.showGraph.addEventListener('click', () => this.hooks.onDiffView?.('change'));
+    this.showGraph.addEventListener('click', () => this.host.setDiffView('change'));
     this.dlJson.addEventListener('click', () => {
       if (this.diff) download('rooflens-diff.json', JSON.stringify({ diff: this.diff }, null, 1), 'application/json');
     });
@@ -184,7 +185,7 @@ export class CompareView {
   fillExamples() {
     this.example.textContent = '';
     this.example.appendChild(el('option', 'or an example…', { value: '' }));
-    for (const ex of this.hooks.examples()) this.example.appendChild(el('option', ex.name, { value: ex.id }));
+    for (const ex of this.host.examples()) this.example.appendChild(el('option', ex.name, { value: ex.id }));
     this.exampleOpen.disabled = true;
   }
 
@@ -199,9 +200,9 @@ export class CompareView {
   // --------------------------------------------------------------- models
   /** Opens the model to compare with, in the worker's second slot. */
   async open(source, { kind, label, id }) {
-    const { client } = this.hooks;
+    const { client } = this.host;
     if (this.openId !== null) client.cancel(this.openId);
-    const st = this.hooks.state();
+    const st = this.host.state();
     st.compareUrl = kind === 'url' ? source : null;
     st.compareExample = kind === 'example' ? id : null;
     st.compareFile = kind === 'file' ? label : null;
@@ -221,7 +222,7 @@ export class CompareView {
       this.showEmpty();
       const err = e.core || e;
       this.say(e.cancelled ? `Reading ${label} was cancelled.` : `Could not read ${label}: ${err.message}`, !e.cancelled, err.code);
-      this.hooks.onChange();
+      this.host.changed();
       return;
     }
     if (this.openId !== openId) return;
@@ -229,11 +230,11 @@ export class CompareView {
     this.info = info;
     this.label = label;
     await this.refresh();
-    this.hooks.onChange();
+    this.host.changed();
   }
 
   async closeOther() {
-    const st = this.hooks.state();
+    const st = this.host.state();
     st.compareUrl = st.compareExample = st.compareFile = null;
     st.compareIsOld = false;
     st.diffView = null;
@@ -241,14 +242,14 @@ export class CompareView {
     this.diff = null;
     this.showEmpty();
     this.say('');
-    this.hooks.onDiff?.(null);
-    await this.hooks.client.closeOther().catch(() => {});
-    this.hooks.onChange();
+    this.host.comparisonChanged(null);
+    await this.host.client.closeOther().catch(() => {});
+    this.host.changed();
   }
 
   /** After the page restored a link: open the other model it names. */
   async restore() {
-    const st = this.hooks.state();
+    const st = this.host.state();
     this.failIf.value = st.failIf || '';
     if (st.compareUrl && needsConfirmation(st.compareUrl)) {
       // A link must not make the page fetch from anywhere: the user asks for it (as for the page's model).
@@ -259,7 +260,7 @@ export class CompareView {
       b.addEventListener('click', () => { b.remove(); this.open(url, { kind: 'url', label: url }); });
       this.status.after(b);
     } else if (st.compareUrl) await this.open(st.compareUrl, { kind: 'url', label: st.compareUrl });
-    else if (st.compareExample) await this.open(this.hooks.exampleUrl(st.compareExample), { kind: 'example', label: st.compareExample, id: st.compareExample });
+    else if (st.compareExample) await this.open(this.host.exampleUrl(st.compareExample), { kind: 'example', label: st.compareExample, id: st.compareExample });
     else if (st.compareFile) {
       this.showEmpty();
       this.say(`This link compared with the local file “${st.compareFile}”: open it again to see the comparison.`);
@@ -268,7 +269,7 @@ export class CompareView {
   }
 
   showEmpty() {
-    this.hooks.onDiff?.(null);
+    this.host.comparisonChanged(null);
     this.body.hidden = true;
     this.swap.disabled = this.close.disabled = true;
     this.root.dataset.state = 'empty';
@@ -281,22 +282,22 @@ export class CompareView {
   async refresh() {
     if (!this.info || this.openId !== null) return;
     const seq = ++this.seq;
-    if (!this.hooks.hasModel()) { this.showEmpty(); this.say('Open a model above first: it is compared with this one.'); return; }
-    const st = this.hooks.state();
-    const req = await this.hooks.request();
-    const main = this.hooks.mainLabel(), other = this.label;
+    if (!this.host.hasModel()) { this.showEmpty(); this.say('Open a model above first: it is compared with this one.'); return; }
+    const st = this.host.state();
+    const req = await this.host.request();
+    const main = (this.host.fileName() || 'model'), other = this.label;
     const [oldLabel, newLabel] = st.compareIsOld ? [other, main] : [main, other];
     req.diff = { markdown: true, top: 10, old_label: oldLabel.slice(0, 500), new_label: newLabel.slice(0, 500) };
     req.graph = true;   // diff.graph: each layer's, edge's and module's change, for the graph and module views
     if (st.failIf) req.diff.fail_if = st.failIf;
     let res;
     try {
-      res = await this.hooks.client.diff(req, st.compareIsOld ? 'other' : 'main');
+      res = await this.host.client.diff(req, st.compareIsOld ? 'other' : 'main');
       // A threshold the core refuses: say where, and still show the diff.
       if (!res.ok && res.error?.code === 'bad_fail_if') {
         const gateError = res.error;
         delete req.diff.fail_if;
-        res = await this.hooks.client.diff(req, st.compareIsOld ? 'other' : 'main');
+        res = await this.host.client.diff(req, st.compareIsOld ? 'other' : 'main');
         if (res.ok) res.gateError = gateError;
       }
     } catch (e) {
@@ -321,19 +322,18 @@ export class CompareView {
    * same request (the diff's figures colour them; these give the boxes and
    * edges). */
   async graphs(d, seq) {
-    if (!this.hooks.onDiff) return;
-    let mine = this.hooks.result(), theirs;
+    let mine = this.host.result(), theirs;
     try {
-      const req = await this.hooks.graphRequest();
-      theirs = await this.hooks.client.analyze(req, 'other');
-      if (!mine?.graph) mine = await this.hooks.client.analyze(req, 'main');
+      const req = await this.host.analysisRequest();
+      theirs = await this.host.client.analyze(req, 'other');
+      if (!mine?.graph) mine = await this.host.client.analyze(req, 'main');
     } catch (e) {
       if (seq === this.seq) this.say(`The graphs of the comparison could not be drawn: ${e.message}`, true, e.core?.code);
       return;
     }
     if (seq !== this.seq || !theirs?.ok) return;
-    const st = this.hooks.state();
-    this.hooks.onDiff({ d, old: st.compareIsOld ? theirs : mine, new: st.compareIsOld ? mine : theirs });
+    const st = this.host.state();
+    this.host.comparisonChanged({ d, old: st.compareIsOld ? theirs : mine, new: st.compareIsOld ? mine : theirs });
   }
 
   render(d, gateError) {

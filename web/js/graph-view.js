@@ -48,10 +48,11 @@ function shade(color, a) {
 const cut = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 
 export class GraphView {
-  /** box: the view's section; hooks: {layout(key, boxes, edges), onSelect(row), fileKey()}. */
-  constructor(box, hooks) {
+  /** box: the view's section; host: the page's host (host.js): layout(key, boxes, edges), select(row, from),
+   * fileName(), baseName(), setDiffView(view, figure). */
+  constructor(box, host) {
     this.box = box;
-    this.hooks = hooks;
+    this.host = host;
     this.model = null;
     this.expanded = new Set();
     this.shadeKey = 't';
@@ -110,14 +111,14 @@ export class GraphView {
     for (const [v, text] of [['', 'this model'], ['old', 'old'], ['new', 'new'], ['change', 'change']]) {
       const label = el('label', null, { class: 'graph-diff-choice' });
       const r = el('input', null, { type: 'radio', name: 'graph-diff-view', value: v, 'data-testid': `graph-diff-${v || 'off'}` });
-      r.addEventListener('change', () => { if (r.checked) this.hooks.onDiffView?.(v || null, this.diffFigure.value); });
+      r.addEventListener('change', () => { if (r.checked) this.host.setDiffView(v || null, this.diffFigure.value); });
       label.append(r, ` ${text}`);
       this.diffRadios[v] = r;
       this.diffBar.appendChild(label);
     }
     const fl = el('label', ' colour by the change in ');
     this.diffFigure = el('select', null, { 'data-testid': 'graph-diff-figure' });
-    this.diffFigure.addEventListener('change', () => this.hooks.onDiffView?.(this.diff?.view || 'change', this.diffFigure.value));
+    this.diffFigure.addEventListener('change', () => this.host.setDiffView(this.diff?.view || 'change', this.diffFigure.value));
     fl.appendChild(this.diffFigure);
     this.diffBar.appendChild(fl);
     head.appendChild(this.diffBar);
@@ -177,7 +178,7 @@ export class GraphView {
   /** A found node: selected everywhere, its box centred. */
   async pick(row) {
     this.found.hidden = true;
-    this.hooks.onSelect(row);
+    this.host.select(row, 'graph');
     await this.select(row);
     this.reveal(row, false);
   }
@@ -192,7 +193,7 @@ export class GraphView {
   show() {
     const res = this.diff ? this.diff.res : this.ownRes;
     if (!res?.graph) { this.clear(); return; }
-    const who = this.diff ? `comparison:${this.diff.model}` : this.hooks.fileKey();
+    const who = this.diff ? `comparison:${this.diff.model}` : this.host.fileName();
     const key = `${who}|${res.layers.length}|${res.graph.edges.count}|${res.graph.modules.count}`;
     const same = this.model && this.modelKey === key;
     this.model = new GraphModel(res.graph, res.layers);
@@ -268,7 +269,7 @@ export class GraphView {
     const n = this.boxes?.[i];
     if (!n || !n.children || this.expanded.has(n.key) || this.boxes.length - 1 + n.children.length > MAX_BOXES) return;
     const { boxes, edges, key } = this.viewOf(new Set([...this.expanded, n.key]));
-    this.hooks.layout(key, boxes, edges).catch(() => {});   // a failure shows on the click
+    this.host.layout(key, boxes, edges).catch(() => {});   // a failure shows on the click
   }
 
   async relayout(fit) {
@@ -278,7 +279,7 @@ export class GraphView {
     this.status.textContent = 'Laying out the graph…';
     let placed;
     try {
-      placed = await this.hooks.layout(key, boxes, edges);
+      placed = await this.host.layout(key, boxes, edges);
     } catch (e) {
       if (seq === this.seq) this.status.textContent = e.message;
       return;
@@ -469,7 +470,7 @@ export class GraphView {
   activate(i) {
     const n = this.boxes[i];
     this.active = i;
-    if (n.kind === 'layer') { this.select(n.row); this.hooks.onSelect(n.row); return Promise.resolve(); }
+    if (n.kind === 'layer') { this.select(n.row); this.host.select(n.row, 'graph'); return Promise.resolve(); }
     if (n.kind === 'constants') { this.panel.showConstants(n.rows); return Promise.resolve(); }
     return this.toggle(n.key);
   }
@@ -690,7 +691,7 @@ export class GraphView {
 
   saveSvg() {
     if (!this.placed) return;
-    download(`${this.hooks.baseName()}-graph.svg`, this.svgText().text, 'image/svg+xml');
+    download(`${this.host.baseName()}-graph.svg`, this.svgText().text, 'image/svg+xml');
   }
 
   async savePng() {
@@ -707,7 +708,7 @@ export class GraphView {
       c.scale(scale, scale);
       c.drawImage(img, 0, 0);
       const blob = await new Promise((ok) => canvas.toBlob(ok, 'image/png'));
-      download(`${this.hooks.baseName()}-graph.png`, blob, 'image/png');
+      download(`${this.host.baseName()}-graph.png`, blob, 'image/png');
     } catch (e) {
       this.status.textContent = e.message;
     } finally {

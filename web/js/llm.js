@@ -48,14 +48,14 @@ function decades(values, pad = 1.5) {
 export class LlmPanel {
   /**
    * @param {HTMLElement} root the (empty) LLM section of the page
-   * @param {object} hooks {client, state() (the page state; its .llm holds the
-   *   panel's settings), request() (the page's own request), onChange() (state
-   *   changed: write the URL), onPoints(points|null) (the time roofline's
-   *   prefill and decode points)}
+   * @param {object} host the page's host (host.js): client, state() (its .llm holds the
+   *   panel's settings), request() (the page's own request), changed() (state
+   *   changed: write the URL), llmPoints(points|null) (the time roofline's
+   *   prefill and decode points), llmAnswer(L, res), promptChanged()
    */
-  constructor(root, hooks) {
+  constructor(root, host) {
     this.root = root;
-    this.h = hooks;
+    this.h = host;
     this.charts = {};
     this.seq = 0;
     this.roles = null;
@@ -107,10 +107,10 @@ export class LlmPanel {
     const changed = (field, value) => {
       const st = this.h.state();
       st.llm = { ...(st.llm || llmDefaultState()), [field]: value };
-      this.h.onChange();
+      this.h.changed();
       // The main analysis runs at the prompt's prefill: it re-analyses and
       // refreshes this panel after it; otherwise the panel alone.
-      if (!(field === 'prompt' && this.h.onPrompt?.())) this.refresh();
+      if (!(field === 'prompt' && this.h.promptChanged?.())) this.refresh();
     };
     const tokens = (input, field) => input.addEventListener('change', () => {
       const v = input.value.trim();
@@ -167,7 +167,7 @@ export class LlmPanel {
     this.table.textContent = '';
     this.notes.textContent = '';
     this.root.dataset.state = 'empty';
-    this.h.onPoints?.(null);
+    this.h.llmPoints(null);
   }
 
   /** Recomputes the panel (after an analysis of the main view or a control change). */
@@ -204,20 +204,20 @@ export class LlmPanel {
     this.showChart(this.batchCanvas, false);
     this.showChart(this.contextCanvas, false);
     this.root.dataset.state = 'error';
-    this.h.onPoints?.(null);
+    this.h.llmPoints(null);
   }
 
   // ------------------------------------------------------------ drawing
   draw(L, res) {
     this.answer = L;   // the summary's Markdown quotes it (export.js)
-    this.h.onAnswer?.(L, res);
+    this.h.llmAnswer(L, res);
     this.drawSummary(L, res);
     this.drawCharts(L);
     this.drawTable(L);
     this.notes.textContent = '';
     for (const s of [...(L.assumptions || []), ...(L.notes || [])]) this.notes.appendChild(el('li', s));
     const kv = L.kv_cache_bytes_per_token;
-    this.h.onPoints?.((L.points || []).map((p) => ({
+    this.h.llmPoints((L.points || []).map((p) => ({
       label: p.phase === 'prefill' ? `prefill of ${count(L.prompt_tokens)} tokens` : 'decode step (mean)',
       intensity: p.intensity, flops_per_s: p.flops_per_s,
       note: `${p.phase}: ${eng(p.flops, 'FLOP')}, ${eng(p.bytes, 'B')} in ${eng(p.time_s, 's')}` +

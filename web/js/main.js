@@ -1,30 +1,29 @@
-// The page's entry: builds the views and hands them the controller's parts.
+// The page's entry: builds the views, each with the page's one host (host.js).
 // The controller is split by job: app.js (shared state, messages, the URL,
 // the request), controls.js (settings and filters), opening.js (files, URLs,
 // examples), analysis.js (one analysis drawn everywhere), summary.js,
 // export-buttons.js and restore.js (the page from its URL). All strings from
 // models and profiles are shown with textContent (dom.js). Headline figures
 // come from figures.js only.
-import { app, showError, notice, writeUrl, baseName, currentProfile, request, plainRequest, exampleUrl, prefillDims } from './app.js';
-import { fillHardware, fillPowerModes, fillPrecisions, fillWords, wireControls, applyCustomProfile, updateCount } from './controls.js';
-import { analyze, clearModel, select } from './analysis.js';
+import { app, showError } from './app.js';
+import { fillHardware, fillPrecisions, fillWords, wireControls } from './controls.js';
+import { analyze, clearModel } from './analysis.js';
 import { fillExamples, wireOpening } from './opening.js';
 import { wireExports } from './export-buttons.js';
 import { restore, warmUp } from './restore.js';
+import { host } from './host.js';
 import { CoreClient } from './client.js';
 import { LayerTable } from './table.js';
 import { Charts } from './charts.js';
 import { WhatIfViews } from './whatif.js';
 import { ProfileEditor } from './profile-editor.js';
 import { LlmPanel } from './llm.js';
-import { showLlmHeadline, wireTerms } from './summary.js';
+import { wireTerms } from './summary.js';
 import { MeasuredView } from './measured.js';
 import { CompareView } from './compare.js';
 import { ParallelView } from './parallel.js';
-import { hasChipLinks } from './parallel-state.js';
 import { GraphView } from './graph-view.js';
 import { ModuleView } from './module-view.js';
-import { LayoutClient } from './layout-client.js';
 import { loadChartLibrary } from './chart-lib.js';
 import { warmCharts } from './chart-kit.js';
 import { $, el } from './dom.js';
@@ -45,99 +44,26 @@ function isFramed() {
   try { return window.top !== window.self; } catch { return true; }
 }
 
-/** The layer table and the charts, which exist before any list has loaded. */
+/** The layer table, the charts and the graph views, which exist before any
+ * list has loaded. Every view gets the page's one host (host.js). */
 function buildMainViews() {
-  app.table = new LayerTable($('table-scroll'), $('layer-table'), {
-    onSelect: (i) => select(i, 'table'),
-    onSort: (sort) => { app.state.sort = sort; writeUrl(); },
-    onColumns: (cols) => { app.state.cols = cols.join() === app.table.defaultCols ? null : cols; writeUrl(); },
-  });
-  app.table.defaultCols = app.table.cols.join();
-  buildGraphViews();
-  app.charts = new Charts({ time: $('chart-time'), energy: $('chart-energy'), timeBased: $('chart-time-based') },
-    { onSelect: (i) => select(i, 'chart'), onLegend: (keys) => { app.state.legend = keys; writeUrl(); } });
+  app.table = new LayerTable($('table-scroll'), $('layer-table'), host);
+  // the graph and module views (issue 28), laid out by the layout worker
+  host.startLayout();
+  app.graph = new GraphView($('graph-box'), host);
+  app.modules = new ModuleView($('module-box'), host);
+  app.charts = new Charts({ time: $('chart-time'), energy: $('chart-energy'), timeBased: $('chart-time-based') }, host);
 }
 
-/** The graph and module views (issue 28): laid out by the layout worker;
- * a module picked in the module view filters the table to its layers. */
-function buildGraphViews() {
-  const layout = new LayoutClient();
-  app.graph = new GraphView($('graph-box'), {
-    layout: (key, boxes, edges) => layout.layout(key, boxes, edges),
-    onSelect: (i) => select(i, 'graph'), fileKey: () => app.fileName || '', baseName,
-    onDiffView: setDiffView,
-  });
-  app.modules = new ModuleView($('module-box'), {
-    onZoom: (path) => {
-      app.state.filterName = path ? path + '/' : '';
-      $('filter-name').value = app.state.filterName;
-      app.table.setFilter(app.state.filterOp, app.state.filterName);
-      updateCount();
-      writeUrl();
-    },
-  });
-}
-
-/** The graph and module views of a comparison (compare.js hands the diff
- * and both models' answers): what the state's diffView and diffFigure say. */
-function showComparison() {
-  const st = app.state;
-  app.graph.setComparison(app.comparison, st.diffView, st.diffFigure);
-  app.modules.setComparison(app.comparison, st.diffView, st.diffFigure);
-}
-
-/** The comparison's view chosen (graph-view.js or compare.js's button). */
-function setDiffView(view, figure = app.state.diffFigure) {
-  app.state.diffView = view;
-  app.state.diffFigure = figure;
-  showComparison();
-  writeUrl();
-  if (view && !$('graph-box').hidden) $('graph-box').scrollIntoView({ block: 'start' });
-}
-
-/** The side views: what-if, LLM, measured, compare and the profile editor. */
+/** The side views: several devices, what-if, LLM, measured, compare and the profile editor. */
 function buildSideViews() {
-  app.parallel = new ParallelView($('devices-body'), {
-    state: () => app.state,
-    deviceName: () => (app.state.hw === 'custom' ? 'the edited profile' : app.catalog.byId.get(app.state.hw)?.name || app.state.hw),
-    hasLinks: () => (app.state.hw === 'custom' ? hasChipLinks(app.state.custom?.interconnect) : !!app.catalog.byId.get(app.state.hw)?.links),
-    profile: currentProfile,
-    onPlan: () => analyze(),
-    onGroups: () => { writeUrl(); app.whatif.refresh(); },
-  });
-  app.whatif = new WhatIfViews($('whatif'), {
-    client: app.client, catalog: app.catalog, state: () => app.state, hasModel: () => !!app.res,
-    ownProfile: currentProfile, request, devices: app.parallel,
-    onChange: () => writeUrl(),
-    usePowerMode: (id) => { app.state.powerMode = id; fillPowerModes(); analyze(); },
-  });
-  app.llm = new LlmPanel($('llm-panel'), {
-    client: app.client, state: () => app.state, request: plainRequest,
-    onChange: () => writeUrl(), onPoints: (points) => app.charts.setExtra(points), onAnswer: showLlmHeadline,
-    onPrompt: () => { if (!Object.keys(prefillDims()).length) return false; analyze(); return true; },
-  });
-  app.measured = new MeasuredView($('measured'), {
-    client: app.client, hasModel: () => !!app.info, result: () => app.res, state: () => app.state,
-    request: plainRequest, reanalyze: analyze,
-    select: (i) => select(i, 'measured'), showError, notice, writeUrl, baseName,
-    exampleProfile: () => {
-      const m = app.examples.find((e) => e.id === app.state.example)?.measured;
-      return m ? { ...m, url: new URL(`samples/${m.file}`, document.baseURI).href } : null;
-    },
-  });
-  app.charts.extraTimeSets = () => app.measured.timeSets();
-  app.compare = new CompareView($('diff-models'), {
-    client: app.client, state: () => app.state, hasModel: () => !!app.info, request: plainRequest,
-    mainLabel: () => app.fileName || 'model', examples: () => app.examples, exampleUrl, pageLocal: () => app.pageLocal,
-    onChange: () => writeUrl(),
-    result: () => app.res, graphRequest: request,
-    onDiff: (c) => { app.comparison = c; showComparison(); },
-    onDiffView: setDiffView,
-  });
+  app.parallel = new ParallelView($('devices-body'), host);
+  app.whatif = new WhatIfViews($('whatif'), host);
+  app.llm = new LlmPanel($('llm-panel'), host);
+  app.measured = new MeasuredView($('measured'), host);
+  app.compare = new CompareView($('diff-models'), host);
   app.compare.fillExamples();
-  app.editor = new ProfileEditor($('custom-hw'), {
-    client: app.client, catalog: app.catalog, state: () => app.state, onApply: applyCustomProfile, onError: showError,
-  });
+  app.editor = new ProfileEditor($('custom-hw'), host);
 }
 
 /** Skip links move the focus to their section without writing the URL's

@@ -25,14 +25,13 @@ const FORMAT_NAMES = { ort: 'ONNX Runtime profile', trtexec: 'trtexec profile', 
 export class MeasuredView {
   /**
    * @param {HTMLElement} section  the #measured section
-   * @param {{client, hasModel(): boolean, request(): Promise<object>, reanalyze(): Promise<void>,
-   *          select(index: number), showError(e, context), notice(text), state(): object,
-   *          writeUrl(): Promise<string>, baseName(): string, result(): object|null,
-   *          exampleProfile(): {url, file, about}|null (the open example's measured profile)}} hooks
+   * @param {object} host the page's host (host.js): client, hasModel(), request(), analyze(),
+   *   select(index, from), showError(e, context), notice(text), state(), baseName(), result(),
+   *   exampleProfile() (the open example's measured profile: {url, file, about} or null)
    */
-  constructor(section, hooks) {
+  constructor(section, host) {
     this.section = section;
-    this.hooks = hooks;
+    this.host = host;
     this.profile = null;   // {name, text}
     this.res = null;
     this.body = section.querySelector('#measured-body');
@@ -51,42 +50,42 @@ export class MeasuredView {
   /** A dropped file is a profile (not a model) when a model is open and the
    * name says JSON or CSV. */
   accepts(file) {
-    return this.hooks.hasModel() && /\.(json|csv|txt)$/i.test(file.name);
+    return this.host.hasModel() && /\.(json|csv|txt)$/i.test(file.name);
   }
 
   /** Reads the file, checks it with the core, and attaches it. */
   async attach(file) {
-    if (!this.hooks.hasModel()) {
-      this.hooks.showError({ code: 'no_model', message: 'open the model first, then attach a profile of it', where: file.name });
+    if (!this.host.hasModel()) {
+      this.host.showError({ code: 'no_model', message: 'open the model first, then attach a profile of it', where: file.name });
       return;
     }
     if (file.size > MAX_PROFILE_BYTES) {
-      this.hooks.showError({ code: 'bad_measured', message: `the profile is larger than ${MAX_PROFILE_BYTES >> 20} MB`, where: file.name });
+      this.host.showError({ code: 'bad_measured', message: `the profile is larger than ${MAX_PROFILE_BYTES >> 20} MB`, where: file.name });
       return;
     }
     let text;
     try { text = await file.text(); } catch (e) {
-      this.hooks.showError({ code: 'read_failed', message: `could not read ${file.name}: ${e.message}`, where: file.name });
+      this.host.showError({ code: 'read_failed', message: `could not read ${file.name}: ${e.message}`, where: file.name });
       return;
     }
     // the core judges the profile before it becomes part of every analysis
-    const req = await this.hooks.request();
+    const req = await this.host.request();
     req.measured = { text, format: 'auto' };
     let res;
-    try { res = await this.hooks.client.analyze(req); } catch (e) { this.hooks.showError(e, `Could not use ${file.name}`); return; }
-    if (!res.ok) { this.hooks.showError(res.error, `Could not use the profile ${file.name}`); return; }
+    try { res = await this.host.client.analyze(req); } catch (e) { this.host.showError(e, `Could not use ${file.name}`); return; }
+    if (!res.ok) { this.host.showError(res.error, `Could not use the profile ${file.name}`); return; }
     this.profile = { name: file.name, text };
-    this.hooks.state().measuredFile = file.name;
-    this.hooks.notice('');
-    await this.hooks.reanalyze();
+    this.host.state().measuredFile = file.name;
+    this.host.notice('');
+    await this.host.analyze();
   }
 
   detach(reanalyze) {
     const had = this.profile !== null;
     this.profile = null;
-    this.hooks.state().measuredFile = null;
-    if (had && reanalyze) this.hooks.reanalyze();
-    else this.render(this.hooks.result());
+    this.host.state().measuredFile = null;
+    if (had && reanalyze) this.host.analyze();
+    else this.render(this.host.result());
   }
 
   /** The analysis request with the attached profile, if any. */
@@ -110,7 +109,7 @@ export class MeasuredView {
   addNotice(text) {
     if (!text) return;
     const current = document.getElementById('notice')?.textContent || '';
-    this.hooks.notice(current ? `${current} ${text}` : text);
+    this.host.notice(current ? `${current} ${text}` : text);
   }
 
   // ------------------------------------------------------------- view
@@ -142,7 +141,7 @@ export class MeasuredView {
 
   /** An example that comes with a profile measured of it: offered here, with what it is and where it ran. */
   offerExample() {
-    const ex = this.hooks.exampleProfile?.();
+    const ex = this.host.exampleProfile();
     if (!ex) return;
     const box = this.body.appendChild(el('p', null, { class: 'measured-example', 'data-testid': 'measured-example' }));
     const b = box.appendChild(el('button', 'Attach the example\'s measured profile', { type: 'button', 'data-testid': 'measured-example-attach' }));
@@ -154,7 +153,7 @@ export class MeasuredView {
         if (!r.ok) throw new Error(`HTTP ${r.status}`);
         await this.attach(new File([await r.text()], ex.file, { type: 'application/json' }));
       } catch (e) {
-        this.hooks.showError({ code: 'fetch_failed', message: `could not load the example's profile: ${e.message || e}`, where: ex.file });
+        this.host.showError({ code: 'fetch_failed', message: `could not load the example's profile: ${e.message || e}`, where: ex.file });
       } finally { b.disabled = false; }
     });
   }
@@ -197,7 +196,7 @@ export class MeasuredView {
       tr.appendChild(el('td', pct(g.efficiency), { class: 'n' }));
       tr.appendChild(el('td', eng(g.recoverable_s, 's'), { title: exact(g.recoverable_s, 's'), class: 'n' }));
       tr.appendChild(el('td', pct(g.measured_s / ms.total_s), { class: 'n' }));
-      const go = () => this.hooks.select(g.nodes[0]);
+      const go = () => this.host.select(g.nodes[0], 'measured');
       tr.addEventListener('click', go);
       tr.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') go(); });
     }
@@ -242,13 +241,13 @@ export class MeasuredView {
   }
 
   async downloadNetron() {
-    const res = this.hooks.result();
+    const res = this.host.result();
     if (!res) return;
     try {
-      const json = await this.hooks.client.netron(res);
+      const json = await this.host.client.netron(res);
       const parsed = JSON.parse(json);
-      if (parsed.ok === false) { this.hooks.showError(parsed.error, 'Netron attachment'); return; }
-      download(`${this.hooks.baseName()}.netron.json`, json, 'application/json');
-    } catch (e) { this.hooks.showError(e, 'Netron attachment'); }
+      if (parsed.ok === false) { this.host.showError(parsed.error, 'Netron attachment'); return; }
+      download(`${this.host.baseName()}.netron.json`, json, 'application/json');
+    } catch (e) { this.host.showError(e, 'Netron attachment'); }
   }
 }

@@ -30,10 +30,10 @@ function svgEl(tag, attrs = {}, text) {
 }
 
 export class ModuleView {
-  /** box: the view's section; hooks: {onZoom(path or null)}. */
-  constructor(box, hooks) {
+  /** box: the view's section; host: the page's host (host.js): filterByModule(path or null). */
+  constructor(box, host) {
     this.box = box;
-    this.hooks = hooks;
+    this.host = host;
     this.metric = 't';
     this.focus = -1;   // module index at full width; -1 the whole model
     this.span = null;  // [from, to): only those of the focus's children, spread out
@@ -115,7 +115,7 @@ export class ModuleView {
     this.focus = m;
     this.span = span;
     this.draw();
-    this.hooks.onZoom(m < 0 ? null : this.res.graph.modules.path[m]);
+    this.host.filterByModule(m < 0 ? null : this.res.graph.modules.path[m]);
   }
 
   /** The children of m drawn over [x0, x0 + w0), as cells: a module wide

@@ -45,14 +45,13 @@ const plainCell = (text, value, key, cls) => ({ text, value, key, cls });
 export class ParallelView {
   /**
    * @param {HTMLElement} root the view's body (inside the what-if tab "Several devices")
-   * @param {object} hooks {state() (the page state: .parallel the plan, .groups the ticked
-   *   group sizes), deviceName() (the chosen device's display name), hasLinks() (it has
-   *   chip-to-chip links), profile() (its profile object, a promise), onPlan() (the plan
-   *   changed: analyse again), onGroups() (the groups changed: write the URL, run the study)}
+   * @param {object} host the page's host (host.js): state() (.parallel the plan, .groups the
+   *   ticked group sizes), deviceName(), hasLinks() (chip-to-chip links), profile() (a promise),
+   *   analyze() (the plan changed), changed() and refreshStudy() (the groups changed)
    */
-  constructor(root, hooks) {
+  constructor(root, host) {
     this.root = root;
-    this.h = hooks;
+    this.h = host;
     this.chart = null;
     this.build();
   }
@@ -134,12 +133,13 @@ export class ParallelView {
     this.message('');
     const st = this.h.state();
     st.parallel = { ...(st.parallel || parallelDefaultState()), [k]: n };
-    this.h.onPlan();
+    this.h.analyze();
   }
 
   groupsChanged() {
     this.h.state().groups = this.groupBoxes.filter((b) => b.checked).map((b) => Number(b.value));
-    this.h.onGroups();
+    this.h.changed();
+    this.h.refreshStudy();
   }
 
   // ------------------------------------------------------------ the study

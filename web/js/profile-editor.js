@@ -76,11 +76,11 @@ const pathKey = (path) => path.join('.');
 export class ProfileEditor {
   /**
    * @param {HTMLElement} root the editor's <details>
-   * @param {object} hooks {client, catalog, state(), onApply(profile), onError(err, context)}
+   * @param {object} host the page's host (host.js): client, catalog, state(), applyProfile(profile), showError(err, context)
    */
-  constructor(root, hooks) {
+  constructor(root, host) {
     this.root = root;
-    this.h = hooks;
+    this.h = host;
     this.obj = null;
     this.checkSeq = 0;
     this.q = (sel) => root.querySelector(sel);
@@ -126,7 +126,7 @@ export class ProfileEditor {
         const dev = await this.h.catalog.profile(id);
         p = { ...exportable(structuredClone(dev)), id: `${dev.id}-custom`, name: `${dev.name} (edited)` };
       }
-    } catch (e) { this.h.onError(e, 'Could not load the profile'); return; }
+    } catch (e) { this.h.showError(e, 'Could not load the profile'); return; }
     this.load(p);
     this.status(st.hw === 'custom' && !fresh ? 'Showing the edited profile in use.' : 'A copy of the chosen device: change a figure to apply it.');
   }
@@ -249,7 +249,7 @@ export class ProfileEditor {
     if (!obj) return;
     this.obj = structuredClone(obj);
     this.renderForm();
-    this.h.onApply(structuredClone(exportable(obj)));
+    this.h.applyProfile(structuredClone(exportable(obj)));
     this.status(`Applied: ${obj.name || obj.id}.`);
   }
 
@@ -267,7 +267,7 @@ export class ProfileEditor {
     }
     this.obj = next;
     this.q('#custom-json').value = JSON.stringify(next, null, 2);
-    this.h.onApply(structuredClone(next));
+    this.h.applyProfile(structuredClone(next));
     this.status(`Applied: ${next.name || next.id}.`);
     return null;
   }

@@ -63,17 +63,18 @@ export class LayerTable {
   /**
    * @param {HTMLElement} scroller  the scrolling container
    * @param {HTMLTableElement} table
-   * @param {{onSelect(index), onSort(sort), onColumns(cols)}} hooks
+   * @param {object} host the page's host (host.js): state(), changed(), select(index, from)
    */
-  constructor(scroller, table, hooks) {
+  constructor(scroller, table, host) {
     this.scroller = scroller;
     this.table = table;
-    this.hooks = hooks;
+    this.host = host;
     this.layers = [];
     this.totals = null;         // the core's totals of the whole model
     this.items = [];            // display items: {layer} or {group}
     this.sort = { key: 't', dir: 'desc' };
     this.cols = defaultColumns();
+    this.defaultCols = this.cols.join();   // the page's default set, which the link leaves out
     this.filterOp = '';
     this.filterName = '';
     this.group = false;
@@ -130,7 +131,8 @@ export class LayerTable {
       b.addEventListener('click', () => {
         const dir = this.sort.key === col.key && this.sort.dir === 'desc' ? 'asc' : 'desc';
         this.setSort({ key: col.key, dir });
-        this.hooks.onSort?.(this.sort);
+        this.host.state().sort = this.sort;
+        this.host.changed();
       });
       th.appendChild(b);
       tr.appendChild(th);
@@ -373,7 +375,7 @@ export class LayerTable {
       if (this.collapsed.has(g)) this.collapsed.delete(g); else this.collapsed.add(g);
       this.refresh();
       this.focusActive();
-    } else this.hooks.onSelect?.(item.layer.index);
+    } else this.host.select(item.layer.index, 'table');
   }
 
   onRowKey(ev) {
@@ -437,7 +439,9 @@ export class LayerTable {
         const cols = COLUMNS.map((x) => x.key).filter((k) => on.has(k));
         this.setColumns(cols);
         this.userCols = true;
-        this.hooks.onColumns?.(cols);
+        // the link keeps the columns only when they differ from the default set
+        this.host.state().cols = cols.join() === this.defaultCols ? null : cols;
+        this.host.changed();
       });
       l.appendChild(c);
       l.appendChild(document.createTextNode(` ${col.label}${col.label === col.key ? '' : ''}`));

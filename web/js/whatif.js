@@ -181,12 +181,12 @@ function fillTable(table, heads, rows) {
 export class WhatIfViews {
   /**
    * @param {HTMLElement} root the what-if section of the page
-   * @param {object} hooks {client, catalog, state(), hasModel(), request(), ownProfile(),
-   *   onChange() (state changed: write the URL), usePowerMode(id)}
+   * @param {object} host the page's host (host.js): client, catalog, state(), hasAnswer(), analysisRequest(),
+   *   profile(), changed() (state changed: write the URL), usePowerMode(id), devicesView()
    */
-  constructor(root, hooks) {
+  constructor(root, host) {
     this.root = root;
-    this.h = hooks;
+    this.h = host;
     this.charts = {};
     this.seq = { compare: 0, devices: 0, sweep: 0, power: 0 };
     this.q = (sel) => root.querySelector(sel);
@@ -212,7 +212,7 @@ export class WhatIfViews {
         st.view = st.view === b.dataset.view ? null : b.dataset.view;
         if (st.view === 'compare' && !st.compare.length) st.compare = this.defaultCompare();
         this.sync();
-        this.h.onChange();
+        this.h.changed();
         this.refresh();
       });
     }
@@ -224,7 +224,7 @@ export class WhatIfViews {
       if (box.checked) set.add(box.value); else set.delete(box.value);
       if (set.size > MAX_COMPARE) { box.checked = false; this.message('compare', `At most ${MAX_COMPARE} profiles can be compared at once.`, true); return; }
       st.compare = [...set];
-      this.h.onChange();
+      this.h.changed();
       this.refresh();
     });
     const range = () => {
@@ -234,7 +234,7 @@ export class WhatIfViews {
         return;
       }
       this.h.state().sweep = [lo, hi];
-      this.h.onChange();
+      this.h.changed();
       this.refresh();
     };
     this.q('#sweep-from').addEventListener('change', range);
@@ -246,7 +246,7 @@ export class WhatIfViews {
         return;
       }
       this.h.state().maxSlowdown = Math.round(v * 1e4) / 1e6;
-      this.h.onChange();
+      this.h.changed();
       this.refresh();
     });
     this.q('#power-use').addEventListener('click', () => {
@@ -357,7 +357,7 @@ export class WhatIfViews {
   async refresh() {
     const view = this.h.state().view;
     if (!view) return;
-    if (!this.h.hasModel()) { this.clear(); return; }
+    if (!this.h.hasAnswer()) { this.clear(); return; }
     const panel = this.q(`#${view}-panel`);
     const seq = ++this.seq[view];
     panel.dataset.state = 'busy';
@@ -365,7 +365,7 @@ export class WhatIfViews {
     try {
       const study = await this[`${view}Study`]();
       if (!study) { panel.dataset.state = 'empty'; return; }
-      res = await this.h.client.analyze({ ...(await this.h.request()), layers: false, study });
+      res = await this.h.client.analyze({ ...(await this.h.analysisRequest()), layers: false, study });
     } catch (e) {
       if (seq !== this.seq[view]) return;
       const err = e.core || e;
@@ -392,8 +392,8 @@ export class WhatIfViews {
   kindOf(view) { return { compare: 'compare', devices: 'compare', sweep: 'batch_sweep', power: 'power_modes' }[view]; }
 
   // ------------------------------------------------------------ several devices (parallel.js lays it out)
-  devicesStudy() { return this.h.devices.study(); }
-  devicesDraw(study) { this.h.devices.drawGroups(study, (key, canvas, config) => this.chart(key, canvas, config)); }
+  devicesStudy() { return this.h.devicesView().study(); }
+  devicesDraw(study) { this.h.devicesView().drawGroups(study, (key, canvas, config) => this.chart(key, canvas, config)); }
 
   // ------------------------------------------------------------ compare
   async compareStudy() {
@@ -619,7 +619,7 @@ export class WhatIfViews {
 
   // ------------------------------------------------------ power advisor
   async powerStudy() {
-    const profile = await this.h.ownProfile();
+    const profile = await this.h.profile();
     const modes = profile?.power_modes || [];
     const use = this.q('#power-use');
     this.q('#max-slowdown-input').disabled = !modes.length;
