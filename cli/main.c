@@ -26,7 +26,7 @@ typedef struct cli_command {
 } cli_command;
 
 static const cli_command commands[] = {
-    {NULL, CMD_ANALYZE, "MODEL.onnx [options]", "table, json, csv or netron", run_analyze, NULL},
+    {NULL, CMD_ANALYZE, "MODEL.onnx|MODEL.gguf [options]", "table, json, csv or netron", run_analyze, NULL},
     {"diff", CMD_DIFF, "diff OLD.onnx NEW.onnx [options]", "table, json, csv, markdown or dot", run_diff, NULL},
     {"batch", CMD_BATCH, "batch DIR|FILES... [options]", "table, json, csv or markdown", run_batch, NULL},
     {"calibrate", 0, "calibrate [--out FILE] [--runs N] [--id ID]   (see rooflens calibrate --help)", NULL, NULL,

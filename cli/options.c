@@ -94,6 +94,12 @@ static int set_generate(cli_args *A, const char *v) { return set_llm_count(A, "-
 static int set_weight_bits(cli_args *A, const char *v) { return set_llm_count(A, "--weight-bits", "weight_bits", v); }
 static int set_weight_group(cli_args *A, const char *v) { return set_llm_count(A, "--weight-group", "weight_group", v); }
 static int set_kv_bits(cli_args *A, const char *v) { return set_llm_count(A, "--kv-bits", "kv_bits", v); }
+/* --kv-type: llm.kv_type as given (the core checks the name) */
+static int set_kv_type(cli_args *A, const char *v) {
+    cJSON_DeleteItemFromObject(A->llm_req, "kv_type");
+    cJSON_AddStringToObject(A->llm_req, "kv_type", v);
+    return ARG_DONE;
+}
 
 /* "batch=NAME,seq=NAME,..." into llm.dims. */
 static int parse_llm_dims(cJSON *llm, const char *spec) {
@@ -248,6 +254,7 @@ const cli_option cli_options[] = {
     {SEC_LLM, "--weight-bits", "B", CMD_ANALYZE, "store matrix weights at 16, 8 or 4 bits (default: the\nmodel's own; MatMulNBits weights keep theirs)", 0, set_weight_bits, NULL},
     {SEC_LLM, "--weight-group", "N", CMD_ANALYZE, "weights per scale for 8 and 4 bits (default 128)", 0, set_weight_group, NULL},
     {SEC_LLM, "--kv-bits", "B", CMD_ANALYZE, "KV cache at 16, 8 or 4 bits (default: the activations')", 0, set_kv_bits, NULL},
+    {SEC_LLM, "--kv-type", "T", CMD_ANALYZE, "KV cache as llama.cpp's f16, q8_0 or q4_0 (with their scales)", 0, set_kv_type, NULL},
     {SEC_LLM, "--llm-dims", "LIST", CMD_ANALYZE, "name the dims by role: batch=NAME,seq=NAME,past=NAME,total=NAME", 0, set_llm_dims, NULL},
     {SEC_DIFF, "--fail-if", "EXPR", CMD_DIFF, "exit 5 when a threshold is crossed, e.g.\n\"time>+5%,flops>+10%,unsupported>0\" (grammar in docs/ci.md)", SLOT(fail_if), NULL, NULL},
     {SEC_DIFF, "--label-old", "S", CMD_DIFF, "the name shown for the old model (default: its path)", SLOT(label_old), NULL, NULL},
@@ -275,7 +282,7 @@ int check_combinations(cli_args *A) {
     if (A->cmd == CMD_DIFF && A->n_paths != 2)
         return args_usage_error(A, "%s", "rooflens diff needs two models: OLD.onnx NEW.onnx");
     if (!A->llm && cJSON_GetArraySize(A->llm_req) > 0)
-        return args_usage_error(A, "%s", "--prompt, --generate, --weight-bits, --weight-group, --kv-bits and --llm-dims go with --llm");
+        return args_usage_error(A, "%s", "--prompt, --generate, --weight-bits, --weight-group, --kv-bits, --kv-type and --llm-dims go with --llm");
     if (A->llm && A->studies)
         return args_usage_error(A, "%s", "--llm is a view of its own: not with --compare, --sweep-batch or --power-modes");
     if (A->llm && !strcmp(A->format, "dot"))

@@ -280,6 +280,7 @@ void print_llm(const cJSON *res) {
     const cJSON *wb = get(q, "weight_bits"), *kb = get(q, "kv_bits");
     snprintf(a, sizeof a, cJSON_IsNumber(wb) ? "%.0f-bit" : "as stored", num(q, "weight_bits"));
     snprintf(b, sizeof b, cJSON_IsNumber(kb) ? "%.0f-bit" : "as the activations", num(q, "kv_bits"));
+    if (cJSON_IsString(get(q, "kv_type"))) snprintf(b, sizeof b, "%s", tstr(q, "kv_type"));
     tprintf("; precision %s, weights %s, KV cache %s; speed-of-light model %s\n\n",
            tstr(get(res, "roofline"), "precision"), a, b, tstr(L, "sol"));
     print_llm_phases(L);

@@ -14,6 +14,8 @@
  *  - the same decoder as ONNX Runtime GenAI's int4 export (the llm_models
  *    fixture's tiny_genai.onnx) and as GGUF Q4_0: the same FLOPs per token,
  *    and weight bytes that differ by the norms' and rotary tables' layout only;
+ *  - llama.cpp's KV cache types f16, q8_0 and q4_0 (llm.kv_type), each
+ *    with its scales;
  *  - every hostile file gives its error, never a model. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
@@ -160,6 +162,40 @@ static void test_same_as_onnx(void) {
     rl_model_free(gguf);
 }
 
+/* llama.cpp's KV cache types: q8_0 and q4_0 carry an fp16 scale per 32
+ * elements (34 and 18 bytes a block against f16's 64). */
+static void test_kv_types(void) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/llama.gguf", models_dir);
+    char *err = NULL;
+    rl_model *m = read_streamed(path, 65536, true, &err);
+    rl_free(err);
+    if (!m) return;
+    const double f16 = 2 * 2 * 2 * 64 * 2; /* 2 blocks, 2 KV heads of 64 */
+    static const struct {
+        const char *type;
+        double bytes_per_32;
+    } types[] = {{"f16", 64}, {"q8_0", 34}, {"q4_0", 18}};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        char llm[160];
+        snprintf(llm, sizeof llm, "{\"prompt\": 64, \"generate\": 8, \"batches\": [1], \"contexts\": [128], \"kv_type\": \"%s\"}",
+                 types[i].type);
+        cJSON *res = run(m, llm, types[i].type);
+        CHECK(check_num(res, "llm.kv_cache_bytes_per_token") == f16 * types[i].bytes_per_32 / 64,
+              "kv_type %s: %.2f bytes per token, want %.2f", types[i].type, check_num(res, "llm.kv_cache_bytes_per_token"),
+              f16 * types[i].bytes_per_32 / 64);
+        CHECK(strcmp(check_str(res, "llm.quantization.kv_type"), types[i].type) == 0, "kv_type %s reported", types[i].type);
+        cJSON_Delete(res);
+    }
+    static const char *const bad[] = {"{\"kv_type\": \"q5_1\"}", "{\"kv_type\": 8}", "{\"kv_type\": \"q8_0\", \"kv_bits\": 8}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cJSON *res = check_analyze(m, llm_request(bad[i]));
+        CHECK(strcmp(check_str(res, "error.code"), "bad_request") == 0, "%s: %s", bad[i], check_str(res, "error.code"));
+        cJSON_Delete(res);
+    }
+    rl_model_free(m);
+}
+
 static void hostile(const char *name, const char *code) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.gguf", hostile_dir, name);
@@ -210,6 +246,7 @@ int main(int argc, char **argv) {
     tests_dir = argv[1], root_dir = argv[2], models_dir = argv[3], hostile_dir = argv[4], llm_dir = argv[5];
     test_suite();
     test_same_as_onnx();
+    test_kv_types();
     test_hostile();
     return check_report("test_gguf");
 }

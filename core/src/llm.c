@@ -318,6 +318,8 @@ static cJSON *quantization_json(const llm_run *L) {
     put_count(q, "weight_bits", O->weight_bits ? O->weight_bits : -1);
     put_count(q, "weight_group", O->weight_bits && O->weight_bits < 16 ? (double)O->weight_group : -1);
     put_count(q, "kv_bits", O->kv_bits ? O->kv_bits : -1);
+    if (O->kv_type) cJSON_AddStringToObject(q, "kv_type", O->kv_type);
+    else cJSON_AddNullToObject(q, "kv_type");
     cJSON_AddNumberToObject(q, "requantized_matrices", L->requantized);
     cJSON_AddNumberToObject(q, "quantized_nodes_kept", L->kept_quantized);
     return q;

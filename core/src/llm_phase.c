@@ -68,18 +68,20 @@ static int storage_dtype(int bits) {
  * Returns the bytes of the past cache as stored. */
 static double serve_kv_in_place(rl_ctx *r, rl_graph *g, const llm_run *L, int64_t seq) {
     double past_bytes = 0;
-    const int kv_dt = L->O->kv_bits ? storage_dtype(L->O->kv_bits) : 0;
-    /* per value, what a reader's traffic changes by when the cache is stored at kv_bits */
-    double *read_delta = kv_dt ? rl_arena_alloc(r->arena, (size_t)(g->n_values + 1) * sizeof *read_delta) : NULL;
-    if (kv_dt && !read_delta) return NAN;
+    const int kv_dt = L->O->kv_bits ? storage_dtype(L->O->kv_bits) : 0, kv_st = L->O->kv_storage;
+    /* per value, what a reader's traffic changes by when the cache is stored at kv_bits or kv_type */
+    double *read_delta =
+        kv_dt || kv_st ? rl_arena_alloc(r->arena, (size_t)(g->n_values + 1) * sizeof *read_delta) : NULL;
+    if ((kv_dt || kv_st) && !read_delta) return NAN;
     for (int i = 0; i < L->R->n_kv; i++) {
         const kv_pair *p = &L->R->kv[i];
         int pi = rl_map_get(g->names, p->past);
         if (pi < 0) continue;
         rl_value *past = &g->values[pi];
-        if (kv_dt) {
+        if (kv_dt || kv_st) {
             double before = rl_value_bytes(r, past);
-            past->dtype = kv_dt;
+            if (kv_dt) past->dtype = kv_dt;
+            else past->storage = kv_st;
             read_delta[pi] = rl_value_bytes(r, past) - before;
         }
         past_bytes += rl_value_bytes(r, past);
@@ -91,6 +93,7 @@ static double serve_kv_in_place(rl_ctx *r, rl_graph *g, const llm_run *L, int64_
         double before = rl_value_bytes(r, present);
         present->dims[p->axis] = seq;
         if (kv_dt) present->dtype = kv_dt;
+        if (kv_st) present->storage = kv_st;
         writer->cost.output_bytes += rl_value_bytes(r, present) - before;
     }
     for (int n = 0; read_delta && n < g->n_nodes; n++) /* the readers read the stored width */

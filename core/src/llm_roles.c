@@ -10,6 +10,7 @@
 
 #include "json.h"
 #include "llm_roles.h"
+#include "storage.h"
 
 #define LLM_DEFAULT_PROMPT 512
 #define LLM_DEFAULT_GENERATE 128
@@ -38,6 +39,28 @@ static int bits_option(const cJSON *j, const char *key, int *out, rl_error *err)
         return -1;
     }
     *out = (int)b;
+    return 0;
+}
+
+/* llm.kv_type: a KV cache type of llama.cpp (its --cache-type-k/-v names),
+ * stored in blocks with their scales: f16, q8_0 (8.5 bits), q4_0 (4.5). */
+static int kv_type_option(const cJSON *j, llm_opts *O, rl_error *err) {
+    static const struct {
+        const char *name;
+        int storage;
+    } types[] = {{"f16", RL_ST_F16}, {"q8_0", RL_ST_Q8_0}, {"q4_0", RL_ST_Q4_0}};
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "kv_type");
+    if (!t || cJSON_IsNull(t)) return 0;
+    for (size_t i = 0; cJSON_IsString(t) && i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(t->valuestring, types[i].name) == 0) O->kv_storage = types[i].storage, O->kv_type = types[i].name;
+    if (!O->kv_storage) {
+        rl_error_set(err, "bad_request", "llm", "llm.kv_type must be \"f16\", \"q8_0\" or \"q4_0\" (llama.cpp's cache types)");
+        return -1;
+    }
+    if (O->kv_bits) {
+        rl_error_set(err, "bad_request", "llm", "llm.kv_type and llm.kv_bits both size the KV cache: give one");
+        return -1;
+    }
     return 0;
 }
 
@@ -91,7 +114,7 @@ int rl_llm_parse_opts(const cJSON *j, const rl_ctx *c, llm_opts *O, rl_error *er
         whole(j, "generate", 1, LLM_MAX_TOKENS, &O->generate, err) < 0 ||
         whole(j, "batch", 1, LLM_MAX_BATCH, &O->batch, err) < 0 ||
         whole(j, "weight_group", 1, 1e9, &O->weight_group, err) < 0 || bits_option(j, "weight_bits", &O->weight_bits, err) ||
-        bits_option(j, "kv_bits", &O->kv_bits, err) ||
+        bits_option(j, "kv_bits", &O->kv_bits, err) || kv_type_option(j, O, err) ||
         list_option(j, "batches", LLM_MAX_BATCH, O->batches, &O->n_batches, err) ||
         list_option(j, "contexts", LLM_MAX_TOKENS, O->contexts, &O->n_contexts, err))
         return -1;

@@ -19,6 +19,8 @@ typedef struct llm_opts {
     int weight_bits;          /* 16, 8, 4; 0 = the model's own */
     int64_t weight_group;     /* weights per scale when weight_bits < 16 */
     int kv_bits;              /* 16, 8, 4; 0 = the activation precision */
+    int kv_storage;           /* llama.cpp's cache types f16, q8_0, q4_0 (storage.h); 0 = none given */
+    const char *kv_type;      /* its name; NULL = none given */
     const char *dim[ROLE_COUNT]; /* the user's names for the roles, NULL = detect */
     int64_t batches[LLM_MAX_SWEEP], contexts[LLM_MAX_SWEEP];
     int n_batches, n_contexts;
