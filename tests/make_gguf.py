@@ -234,9 +234,34 @@ def big(path, gib):
     print("%s: %d bytes, %d tensors" % (path, size, len(T)))
 
 
-def hostile(out):
-    """Broken files, each named after its fault."""
-    os.makedirs(out, exist_ok=True)
+def small_files():
+    """(name, bytes) of whole small decoders, data included (the fuzz seeds):
+    one of each architecture the reader builds, a few KB each."""
+    out = []
+    for name, c in SUITE.items():
+        c = dict(c)
+        arch = c.pop("arch")
+        c.update(L=1, d=32 if c["types"]["matrix"] in ("Q4_0", "Q8_0", "Q5_1", "F16", "MXFP4") else 256,
+                 V=32, ff=64 if not c.get("experts") else 32, ctx=64)
+        c["H"], c["Hkv"], c["hd"] = 2, 1 if c["Hkv"] < c["H"] else 2, 16
+        blocks = {"matrix": c["types"]["matrix"]}
+        for k in ("embed", "head"):
+            t = c["types"].get(k)
+            if t and GGML[t][1] <= c["d"]:
+                blocks[k] = t
+        blocks.setdefault("embed", "F16")
+        c["types"] = blocks
+        if GGML[blocks["matrix"]][1] > min(c["d"], c["ff"], c["H"] * c["hd"]):
+            continue
+        kvs, T = decoder(arch, **c)
+        hdr, data = header(kvs, T)
+        start = (len(hdr) + 31) // 32 * 32
+        out.append((name, hdr + b"\0" * (start - len(hdr) + data)))
+    return out
+
+
+def hostile_files():
+    """Broken files, each named after its fault: {name: bytes}."""
     kvs, T = decoder("llama", 1, 256, 4, 2, 64, 256, 256, 512, {"matrix": "Q4_0", "embed": "F16"})
     hdr, data = header(kvs, T)
     files = {
@@ -274,7 +299,12 @@ def hostile(out):
     files["unknown_architecture"] = header(kvs3, T)[0] + b"\0" * (data + 64)
     T4 = [t for t in T if t[0] != "blk.0.attn_k.weight"]
     files["missing_tensor"] = header(kvs, T4)[0] + b"\0" * (data + 64)
-    for name, b in files.items():
+    return files
+
+
+def hostile(out):
+    os.makedirs(out, exist_ok=True)
+    for name, b in hostile_files().items():
         with open(os.path.join(out, name + ".gguf"), "wb") as f:
             f.write(b)
 

@@ -3,8 +3,9 @@
 
     make_seeds.py OUT_DIR
 
-writes OUT_DIR/reader/ (fixture models, good and malformed, each behind the
-5-byte header fuzz_reader.c expects), OUT_DIR/request/ (requests built from
+writes OUT_DIR/reader/ (fixture models, good and malformed, and GGUF files
+from tests/make_gguf.py, whole small decoders and its hostile set, each
+behind the 5-byte header fuzz_reader.c expects), OUT_DIR/request/ (requests built from
 hardware profiles with assorted options and limits), OUT_DIR/hardware/
 (every profile in hw/ and tests/hw/), OUT_DIR/model/ (a request and a model,
 fuzz_model.c's layout: the fixtures and structural mutants of them from
@@ -19,6 +20,8 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import make_gguf  # noqa: E402
 import mutate_onnx  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -55,6 +58,12 @@ def main():
         for i, h in enumerate(headers):
             write(os.path.join(out, "reader", "%s.%d" % (os.path.basename(path), i)), h + data)
             n += 1
+
+    # reader: GGUF files, whole small decoders of each architecture and the hostile set
+    ggufs = make_gguf.small_files() + sorted(make_gguf.hostile_files().items())
+    for name, data in ggufs:
+        for i, h in enumerate(headers):
+            write(os.path.join(out, "reader", "gguf-%s.%d" % (name, i)), h + data)
 
     # hardware: the profiles as they are
     profiles = []
