@@ -136,7 +136,7 @@ def decoder(arch, L, d, H, Hkv, hd, ff, V, ctx, types, experts=0, top_k=0, windo
                   (p + "ffn_gate_exps.weight", [d, ff, experts], mt), (p + "ffn_up_exps.weight", [d, ff, experts], mt),
                   (p + "ffn_down_exps.weight", [ff, d, experts], mt)]
             if shared:
-                T += [(p + "ffn_gate_shexp.weight", [d, ff], mt), (p + "ffn_up_shexp.weight", [d, ff], mt),
+                T += [(p + "ffn_gate_inp_shexp.weight", [d], nt), (p + "ffn_gate_shexp.weight", [d, ff], mt), (p + "ffn_up_shexp.weight", [d, ff], mt),
                       (p + "ffn_down_shexp.weight", [ff, d], mt)]
         elif fused:
             T += [(p + "ffn_up.weight", [d, 2 * ff], mt), (p + "ffn_down.weight", [ff, d], mt)]
@@ -196,6 +196,33 @@ SUITE = {
 }
 
 
+HF_TYPE = {"llama": "llama", "mixtral": "mixtral", "qwen2": "qwen2", "qwen3": "qwen3", "gemma2": "gemma2",
+           "gemma3": "gemma3_text", "phi3": "phi3", "qwen3moe": "qwen3_moe", "qwen2moe": "qwen2_moe"}
+
+
+def config(name, c):
+    """The Hugging Face config.json of suite model `name`, and its figures:
+    the same tensors in bfloat16 (2 bytes each)."""
+    j = {"model_type": HF_TYPE[name], "num_hidden_layers": c["L"], "hidden_size": c["d"],
+         "num_attention_heads": c["H"], "num_key_value_heads": c["Hkv"], "head_dim": c["hd"],
+         "intermediate_size": c["ff"], "vocab_size": c["V"], "max_position_embeddings": c["ctx"],
+         "rms_norm_eps": 1e-6, "torch_dtype": "bfloat16", "tie_word_embeddings": bool(c.get("tied"))}
+    if c.get("experts"):
+        j["num_local_experts" if name == "mixtral" else "num_experts"] = c["experts"]
+        j["num_experts_per_tok"] = c["top_k"]
+        j["moe_intermediate_size"] = c["ff"]
+        if c.get("shared"):
+            j["shared_expert_intermediate_size"] = c["ff"]
+    if c.get("window"):
+        j["sliding_window"] = c["window"]
+    c = dict(c, types={"matrix": "BF16", "embed": "BF16", "head": "BF16"}, extra=None)
+    arch = c.pop("arch")
+    kvs, T = decoder(arch, **c)
+    e = expected(kvs, T, arch, c["L"], c["Hkv"], c["hd"], c.get("experts", 0), c.get("top_k", 0))
+    e["weight_bytes"] = sum(tensor_bytes(ne, "BF16") for _, ne, _ in T)
+    return j, e
+
+
 def suite(out):
     os.makedirs(out, exist_ok=True)
     exp = {}
@@ -223,6 +250,15 @@ def suite(out):
     exp["align64"] = expected(kvs, T, "llama", 1, 4, 64)
     with open(os.path.join(out, "expected.json"), "w") as f:
         json.dump(exp, f, indent=1, sort_keys=True)
+    # each architecture's config.json alone, for a model not downloaded
+    cexp = {}
+    for name in HF_TYPE:
+        j, e = config(name, SUITE[name])
+        with open(os.path.join(out, name + ".config.json"), "w") as f:
+            json.dump(j, f, indent=1)
+        cexp[name] = e
+    with open(os.path.join(out, "expected_config.json"), "w") as f:
+        json.dump(cexp, f, indent=1, sort_keys=True)
 
 
 def big(path, gib):

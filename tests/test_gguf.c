@@ -14,6 +14,9 @@
  *  - the same decoder as ONNX Runtime GenAI's int4 export (the llm_models
  *    fixture's tiny_genai.onnx) and as GGUF Q4_0: the same FLOPs per token,
  *    and weight bytes that differ by the norms' and rotary tables' layout only;
+ *  - a Hugging Face config.json alone (a model not downloaded): the same
+ *    decoder, every tensor in its torch_dtype, parameters and bytes as
+ *    worked out by hand, and its errors;
  *  - llama.cpp's KV cache types f16, q8_0 and q4_0 (llm.kv_type), each
  *    with its scales;
  *  - every hostile file gives its error, never a model. */
@@ -111,6 +114,59 @@ static void check_model(const char *name, const cJSON *exp) {
     }
     cJSON_Delete(res);
     rl_model_free(m);
+}
+
+/* Each architecture's config.json alone: the tensors its checkpoint would
+ * hold, in bfloat16, with the figures tests/make_gguf.py works out. */
+static void test_configs(void) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/expected_config.json", models_dir);
+    cJSON *exp = check_read_json(path);
+    const cJSON *e;
+    int n = 0;
+    cJSON_ArrayForEach(e, exp) {
+        snprintf(path, sizeof path, "%s/%s.config.json", models_dir, e->string);
+        char *err = NULL;
+        rl_model *m = read_streamed(path, 100, false, &err);
+        CHECK(m != NULL, "%s.config.json: %s", e->string, err ? err : "");
+        rl_free(err);
+        if (!m) continue;
+        cJSON *res = run(m, "{\"prompt\": 64, \"generate\": 8, \"batches\": [1], \"contexts\": [128]}", e->string);
+        CHECK(check_num(res, "model.weight_bytes") == check_num(e, "weight_bytes"), "%s.config.json: weight bytes %.0f, want %.0f",
+              e->string, check_num(res, "model.weight_bytes"), check_num(e, "weight_bytes"));
+        CHECK(check_num(res, "model.params") == check_num(e, "parameters"), "%s.config.json: parameters %.0f, want %.0f",
+              e->string, check_num(res, "model.params"), check_num(e, "parameters"));
+        CHECK(check_num(res, "llm.kv_cache_bytes_per_token") == check_num(e, "kv_bytes_per_token"),
+              "%s.config.json: KV per token", e->string);
+        CHECK(strstr(check_str(res, "model.producer"), "no weights read") != NULL, "%s.config.json: producer '%s'",
+              e->string, check_str(res, "model.producer"));
+        CHECK(strstr(check_str(res, "model.name"), "no weights read: sized at bfloat16") != NULL, "%s.config.json: name '%s'",
+              e->string, check_str(res, "model.name"));
+        cJSON_Delete(res);
+        rl_model_free(m);
+        n++;
+    }
+    CHECK(n >= 9, "%d configs read", n);
+    cJSON_Delete(exp);
+    static const char *const bad[][2] = {
+        {"{\"model_type\": \"rwkv6\"}", "unsupported_architecture"},
+        {"{\"model_type\": \"llama\", \"torch_dtype\": \"bfloat16\"}", "bad_config"},
+        {"{\"model_type\": \"llama\", \"quantization_config\": {}}", "unsupported_config"},
+        {"{\"model_type\": \"llama\"", "bad_config"},
+        {"{\"model_type\": \"llama\", \"torch_dtype\": \"bfloat16\", \"num_hidden_layers\": 2, \"hidden_size\": 64, "
+         "\"num_attention_heads\": 4, \"num_key_value_heads\": 3, \"vocab_size\": 8, \"max_position_embeddings\": 8, "
+         "\"intermediate_size\": 8}", "bad_config"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *err = NULL;
+        rl_model *m = rl_model_read(bad[i][0], strlen(bad[i][0]), NULL, &err);
+        cJSON *j = err ? cJSON_Parse(err) : NULL;
+        CHECK(!m && strcmp(check_str(j, "error.code"), bad[i][1]) == 0, "config %zu: %s (%s), want %s", i,
+              check_str(j, "error.code"), check_str(j, "error.message"), bad[i][1]);
+        cJSON_Delete(j);
+        rl_free(err);
+        rl_model_free(m);
+    }
 }
 
 static void test_suite(void) {
@@ -246,6 +302,7 @@ int main(int argc, char **argv) {
     tests_dir = argv[1], root_dir = argv[2], models_dir = argv[3], hostile_dir = argv[4], llm_dir = argv[5];
     test_suite();
     test_same_as_onnx();
+    test_configs();
     test_kv_types();
     test_hostile();
     return check_report("test_gguf");

@@ -559,6 +559,28 @@ const gguf_file *gguf_finish(gguf_reader *g) {
     return NULL;
 }
 
+int gguf_file_index(gguf_file *f) {
+    free(f->by_name);
+    f->by_name = malloc((size_t)(f->n_tensors ? f->n_tensors : 1) * sizeof *f->by_name);
+    if (!f->by_name) return -1;
+    for (uint64_t i = 0; i < f->n_tensors; i++) f->by_name[i] = &f->tensors[i];
+    qsort(f->by_name, (size_t)f->n_tensors, sizeof *f->by_name, by_name);
+    return 0;
+}
+
+void gguf_file_free(gguf_file *f) {
+    for (uint64_t i = 0; f->kv && i < f->n_kv; i++) {
+        free(f->kv[i].key);
+        free(f->kv[i].str);
+        free(f->kv[i].arr);
+    }
+    for (uint64_t i = 0; f->tensors && i < f->n_tensors; i++) free(f->tensors[i].name);
+    free(f->kv);
+    free(f->tensors);
+    free(f->by_name);
+    memset(f, 0, sizeof *f);
+}
+
 const gguf_kv *gguf_find(const gguf_file *f, const char *key) {
     for (uint64_t i = 0; f && f->kv && i < f->n_kv; i++)
         if (f->kv[i].key && strcmp(f->kv[i].key, key) == 0) return &f->kv[i];

@@ -60,6 +60,7 @@ typedef struct gguf_file {
     uint64_t weight_bytes;     /* sum of the tensors' bytes */
     double parameters;         /* sum of their element counts */
     uint64_t file_bytes;       /* bytes fed or skipped */
+    const char *from_config;   /* NULL: a GGUF file; else built from a config.json, sized at this dtype */
 } gguf_file;
 
 typedef struct gguf_reader gguf_reader;
@@ -79,6 +80,12 @@ uint64_t gguf_offset(const gguf_reader *g);
  * the error in gguf_error. */
 const gguf_file *gguf_finish(gguf_reader *g);
 const rl_error *gguf_error(const gguf_reader *g);
+
+/* A file built elsewhere (hf_config.c, from a config.json): its tensors
+ * indexed by name for gguf_tensor_find (0, or -1 when out of memory), and
+ * everything it owns freed (kv keys and strings, tensor names, the arrays). */
+int gguf_file_index(gguf_file *f);
+void gguf_file_free(gguf_file *f);
 
 /* Metadata lookups: the value of `key`, or NULL. gguf_num: *out set when
  * the key holds a number or bool (true); gguf_arch_num looks up

@@ -517,7 +517,12 @@ static void inputs_outputs(dec *D) {
  * doc string names those no node reads. */
 static void weights(dec *D) {
     char doc[1024];
-    size_t used = (size_t)snprintf(doc, sizeof doc, "Decoder of a GGUF file (architecture %s).", D->a->name);
+    size_t used = D->f->from_config
+                      ? (size_t)snprintf(doc, sizeof doc,
+                                         "Decoder of a Hugging Face config.json (architecture %s): no weights file "
+                                         "read, every weight sized from the config at its dtype %s.",
+                                         D->a->name, D->f->from_config)
+                      : (size_t)snprintf(doc, sizeof doc, "Decoder of a GGUF file (architecture %s).", D->a->name);
     int unplaced = 0;
     for (uint64_t i = 0; i < D->f->n_tensors; i++) {
         const gguf_tensor *t = &D->f->tensors[i];
@@ -546,7 +551,11 @@ static void build(dec *D) {
     weights(D);
     inputs_outputs(D);
     const char *name = gguf_str(D->f, "general.name");
-    pb_str_field(&D->graph, 2, name && name[0] ? name : D->a->name);
+    char label[160];
+    /* a model sized from its config says so wherever its name is shown */
+    if (D->f->from_config)
+        snprintf(label, sizeof label, "%s from config.json (no weights read: sized at %s)", D->a->name, D->f->from_config);
+    pb_str_field(&D->graph, 2, D->f->from_config ? label : name && name[0] ? name : D->a->name);
 }
 
 static const arch_def *find_arch(const gguf_file *f, rl_error *err) {
@@ -574,9 +583,10 @@ uint8_t *gguf_decoder_skeleton(const gguf_file *f, size_t *len, uint64_t *nodes,
     pb_buf model = {0};
     if (!err->code[0]) {
         pb_varint_field(&model, 1, 8);
-        pb_str_field(&model, 2, "GGUF");
-        char v[32];
-        snprintf(v, sizeof v, "version %u", f->version);
+        pb_str_field(&model, 2, f->from_config ? "config.json (no weights read)" : "GGUF");
+        char v[64];
+        if (f->from_config) snprintf(v, sizeof v, "weights sized at %s", f->from_config);
+        else snprintf(v, sizeof v, "version %u", f->version);
         pb_str_field(&model, 3, v);
         pb_msg_field(&model, 7, &D.graph);
         pb_buf op = {0};

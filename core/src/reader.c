@@ -19,6 +19,7 @@
 
 #include "gguf.h"
 #include "gguf_decoder.h"
+#include "hf_config.h"
 #include "internal.h"
 #include "reader.h"
 
@@ -68,14 +69,17 @@ struct rl_reader {
     bool failed;
     rl_error err;
     /* The format, told from the first 4 bytes (held in magic until then):
-     * an ONNX protobuf, or a GGUF file read by its own reader. */
+     * an ONNX protobuf, a GGUF file read by its own reader, or a
+     * config.json kept whole (it is small) until the end. */
     int format;
     uint8_t magic[4];
     size_t magic_len;
     gguf_reader *gguf;
+    char *config;
+    size_t config_len, config_cap;
 };
 
-enum { FMT_UNDECIDED, FMT_ONNX, FMT_GGUF };
+enum { FMT_UNDECIDED, FMT_ONNX, FMT_GGUF, FMT_CONFIG };
 
 #define RL_DEFAULT_MAX_SKELETON (512ull << 20)
 #define RL_DEFAULT_MAX_NODES 2000000ull
@@ -115,6 +119,7 @@ rl_reader *rl_reader_new(const rl_limits *limits) {
 void rl_reader_free(rl_reader *r) {
     if (!r) return;
     gguf_reader_free(r->gguf);
+    free(r->config);
     free(r->stack);
     free(r->out);
     free(r);
@@ -122,6 +127,7 @@ void rl_reader_free(rl_reader *r) {
 
 uint64_t rl_reader_offset(const rl_reader *r) {
     if (r && r->format == FMT_GGUF) return gguf_offset(r->gguf);
+    if (r && r->format == FMT_CONFIG) return r->config_len;
     return r ? r->offset + r->magic_len : 0;
 }
 
@@ -481,9 +487,34 @@ static int64_t onnx_feed(rl_reader *r, const void *bytes, size_t len) {
     return r->remaining > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)r->remaining;
 }
 
-/* The first bytes tell the format: "GGUF", or anything else for ONNX (a
- * protobuf cannot start with 'G': field 8 of wire type 7 does not exist). */
+/* A config.json's bytes, kept (at most HF_CONFIG_MAX_BYTES). */
+static int64_t config_feed(rl_reader *r, const uint8_t *p, size_t n) {
+    if (n > HF_CONFIG_MAX_BYTES - r->config_len)
+        return fail(r, "bad_config", "a file that starts like JSON is over %u bytes: not a config.json",
+                    HF_CONFIG_MAX_BYTES);
+    if (r->config_len + n + 1 > r->config_cap) {
+        size_t cap = r->config_cap ? r->config_cap : 4096;
+        while (cap < r->config_len + n + 1) cap *= 2;
+        char *c = realloc(r->config, cap);
+        if (!c) return fail(r, "out_of_memory", "out of memory reading config.json");
+        r->config = c;
+        r->config_cap = cap;
+    }
+    memcpy(r->config + r->config_len, p, n);
+    r->config_len += n;
+    return 0;
+}
+
+/* The first bytes tell the format: "GGUF", '{' for a config.json, or
+ * anything else for ONNX (a protobuf cannot start with 'G', field 8 of wire
+ * type 7, nor with '{', field 15 of wire type 3: neither exists). */
 static int decide_format(rl_reader *r) {
+    if (hf_config_magic(r->magic, r->magic_len)) {
+        r->format = FMT_CONFIG;
+        size_t n = r->magic_len;
+        r->magic_len = 0;
+        return config_feed(r, r->magic, n) < 0 ? -1 : 0;
+    }
     if (gguf_magic(r->magic, r->magic_len)) {
         r->format = FMT_GGUF;
         r->gguf = gguf_reader_new(&r->limits);
@@ -508,6 +539,7 @@ int64_t rl_reader_feed(rl_reader *r, const void *bytes, size_t len) {
         if (decide_format(r)) return -1;
     }
     if (r->format == FMT_GGUF) return gguf_feed(r->gguf, p, len);
+    if (r->format == FMT_CONFIG) return config_feed(r, p, len);
     return onnx_feed(r, p, len);
 }
 
@@ -546,6 +578,17 @@ int rl_reader_take(rl_reader *r, rl_reader_result *res) {
     /* a file of fewer than 4 bytes never told its format: ONNX's errors say what is wrong */
     if (!r->failed && r->format == FMT_UNDECIDED && r->magic_len > 0) decide_format(r);
     if (!r->failed && r->format == FMT_GGUF) return gguf_take(r, res);
+    if (!r->failed && r->format == FMT_CONFIG) {
+        size_t len = 0;
+        uint64_t nodes = 0;
+        res->skeleton = hf_config_skeleton(r->config, r->config_len, &len, &nodes, &res->error);
+        if (!res->skeleton) return -1;
+        res->skeleton_len = len;
+        res->file_bytes = r->config_len;
+        res->nodes = nodes;
+        res->limits = r->limits;
+        return 0;
+    }
     if (!r->failed) {
         if (r->offset == 0) {
             fail(r, "empty_file", "the file is empty: expected an ONNX model");
