@@ -78,7 +78,7 @@ export async function writeUrl() {
 
 /** The stem of every download: "rooflens-<model>-<device>". */
 export function baseName() {
-  const n = String(app.fileName || 'model').replace(/\.onnx$/i, '').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60);
+  const n = String(app.fileName || 'model').replace(/\.(onnx|gguf)$/i, '').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60);
   return `rooflens-${n}-${app.res?.hardware?.id || 'hw'}`;
 }
 

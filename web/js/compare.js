@@ -93,7 +93,7 @@ export class CompareView {
       'added and removed layers, and ops that became unsupported.', { class: 'muted' }));
     const bar = el('div', null, { class: 'diff-open' });
     const fileLabel = el('label', 'Open second ONNX file…', { class: 'button', for: 'diff-file' });
-    this.file = el('input', null, { id: 'diff-file', type: 'file', accept: '.onnx,application/octet-stream',
+    this.file = el('input', null, { id: 'diff-file', type: 'file', accept: '.onnx,.gguf,application/octet-stream',
       class: 'visually-hidden', 'data-testid': 'diff-file-input' });
     const form = el('form', null, { class: 'url-form' });
     this.url = el('input', null, { type: 'url', placeholder: 'https://…/other.onnx (needs CORS)', 'aria-label': 'URL of the model to compare with',

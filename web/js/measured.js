@@ -50,7 +50,8 @@ export class MeasuredView {
   /** A dropped file is a profile (not a model) when a model is open and the
    * name says JSON or CSV. */
   accepts(file) {
-    return this.host.hasModel() && /\.(json|csv|txt)$/i.test(file.name);
+    // a Hugging Face config.json is a model of its own (docs/gguf.md), not a profile
+    return this.host.hasModel() && /\.(json|csv|txt)$/i.test(file.name) && !/^config\.json$/i.test(file.name);
   }
 
   /** Reads the file, checks it with the core, and attaches it. */
