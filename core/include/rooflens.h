@@ -3,7 +3,8 @@
  *
  * OVERVIEW
  *
- *   The library reads an ONNX model, infers every tensor shape, counts each
+ *   The library reads an ONNX model (or a GGUF file, or a Hugging Face
+ *   config.json, built into the same decoder graph: docs/gguf.md), infers every tensor shape, counts each
  *   node's work (FLOPs, split into matrix-unit and vector-unit work) and
  *   traffic (bytes read and written), and places every node and the whole
  *   graph on the time and energy rooflines of a hardware profile.
