@@ -192,3 +192,20 @@ test('the review Markdown links to the page\'s graph of the change, a link the p
   assert.equal(state.precision, 'fp16');
   assert.equal(state.diffView, 'change');
 });
+
+test('an added layer is marked in the new graph, and a removed one in the old graph after a swap', { skip }, async () => {
+  const page = await openComparison('diff_old.onnx', 'diff_new.onnx');
+  const added = (await boxes(page)).filter((b) => b.change === 'added').map(nameOf);
+  assert.deepEqual(added, ['fc_extra']);
+  assert.match(await page.locator('[data-testid=graph-legend]').innerText(), /\+ added/);
+  // swapped, the page's model is the new one: fc_extra is only the old model's
+  await page.click('[data-testid=diff-swap]');
+  await page.check('[data-testid=graph-diff-old]');
+  await page.waitForFunction(() => document.querySelector('#graph-box').dataset.diffView === 'old' &&
+    [...document.querySelectorAll('#graph-box .graph-box[data-change=removed]')].length === 1, null, { timeout: 30000 });
+  const removed = (await boxes(page)).filter((b) => b.change === 'removed');
+  assert.deepEqual(removed.map(nameOf), ['fc_extra']);
+  assert.match(removed[0].title, /removed: time at the forecast/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
