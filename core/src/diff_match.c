@@ -170,7 +170,8 @@ static int list_row(const list_col *c, int i, const cJSON ***items, const cJSON 
     if (isnan(to)) return 0;
     /* a null row before this one ends where the last list did */
     for (int p = i - 1; isnan(from) && p > 0; p--) memcpy(&from, c->ends + (size_t)(p - 1) * sizeof from, sizeof from);
-    if (isnan(from) || !(from >= 0 && from <= to && to <= c->n_flat)) return 0;
+    if (isnan(from)) from = 0; /* only null rows before it: it starts the list */
+    if (!(from >= 0 && from <= to && to <= c->n_flat)) return 0;
     *items = c->flat + (size_t)from;
     return (int)(to - from);
 }
