@@ -363,8 +363,14 @@ static void each_model(const char *name, rl_model *m, void *ctx) {
     compare(name, m, h100, ",\"mode\":\"training\",\"precision\":\"int8\",\"batch\":4");
     compare(name, m, tpu, ",\"precision\":\"fp32\"");
     compare_packed(name, m, h100, "");
-    if (models % 8 == 1) without_io(name, m);
-    if (models % 4 == 2) top_layers(name, m);
+    /* what an ok answer leaves out: on a sample of the fixtures that answer
+     * (which ones the sample takes moves as fixtures are added, and some
+     * fixtures are refused on purpose, e.g. ops/func_missing_attr.onnx) */
+    char *full = analyze(m, h100, "", "true");
+    bool ok = strstr(full, "\"ok\":true") != NULL;
+    rl_free(full);
+    if (ok && models % 8 == 1) without_io(name, m);
+    if (ok && models % 4 == 2) top_layers(name, m);
     compare_packed(name, m, tpu, ",\"precision\":\"fp32\",\"mode\":\"training\"");
 }
 
