@@ -116,13 +116,7 @@ static int add_study(cJSON *req, const cli_args *A) {
         cJSON_AddItemToObject(study, "batches", b);
     } else {
         cJSON_AddStringToObject(study, "kind", "power_modes");
-        if (A->max_slowdown) {
-            char *end;
-            double x = strtod(A->max_slowdown, &end);
-            if (*end || end == A->max_slowdown || !isfinite(x))
-                return usage_error("--max-slowdown needs a finite number (0.05 = 5%% slower), not '%s'", A->max_slowdown);
-            cJSON_AddNumberToObject(study, "max_slowdown", x);
-        }
+        if (!isnan(A->max_slowdown)) cJSON_AddNumberToObject(study, "max_slowdown", A->max_slowdown);
     }
     return EXIT_OK;
 }
@@ -173,15 +167,15 @@ static void netron_notes(const char *attachment) {
  * attachment, or a table or CSV whose per-layer figures come from the packed
  * layer table, so that no layer row is written as text and parsed back. */
 static int print_answer(const char *out, size_t size, const cli_args *A, int top) {
-    const char *format = A->format;
-    if (!strcmp(format, "json") || !strcmp(format, "netron")) {
-        char *att = strcmp(format, "json") ? rl_netron_attachment(out) : NULL;
+    const cli_format format = A->format;
+    if (format == CLI_FORMAT_JSON || format == CLI_FORMAT_NETRON) {
+        char *att = format != CLI_FORMAT_JSON ? rl_netron_attachment(out) : NULL;
         puts(att ? att : out);
         if (att) netron_notes(att);
         rl_free(att);
         if (!A->strict) return EXIT_OK;
     }
-    bool csv = !strcmp(format, "csv") && !A->studies && !A->llm;
+    bool csv = format == CLI_FORMAT_CSV && !A->studies && !A->llm;
     if (csv) {
         /* the core's CSV ("layers": "csv"), after the text's NUL */
         size_t at = strlen(out) + 1;
@@ -189,15 +183,15 @@ static int print_answer(const char *out, size_t size, const cli_args *A, int top
         if (!A->strict) return EXIT_OK;
     }
     layer_table L;
-    bool table_view = !A->studies && !A->llm && !strcmp(format, "table");
+    bool table_view = !A->studies && !A->llm && format == CLI_FORMAT_TABLE;
     /* the text only: no layer row is in it, nor (layer_io false) any tensor */
     cJSON *res = cJSON_Parse(out);
     int rc = res ? EXIT_OK : EXIT_BAD_MODEL;
     if (!res || (table_view && layer_table_open(&L, res, out, size))) {
         fputs("rooflens: the core's answer could not be read (out of memory?)\n", stderr);
         rc = EXIT_BAD_MODEL;
-    } else if (!strcmp(format, "dot")) print_dot(res);
-    else if (!strcmp(format, "table")) {
+    } else if (format == CLI_FORMAT_DOT) print_dot(res);
+    else if (format == CLI_FORMAT_TABLE) {
         if (A->studies) print_study(res);
         else if (A->llm) print_llm(res);
         else print_table(res, &L, top, A->explain), print_measured(res, &L, top);
@@ -254,14 +248,14 @@ static int analyze_and_print(cJSON *req, const char *model_path, const cli_args 
     rl_model *m = read_model(model_path, true, &err);
     if (!m) {
         if (!err) return EXIT_BAD_MODEL;
-        if (!strcmp(A->format, "json")) puts(err);
+        if (A->format == CLI_FORMAT_JSON) puts(err);
         else report_error_json(err, model_path);
         rl_free(err);
         return EXIT_BAD_MODEL;
     }
     char *text = cJSON_PrintUnformatted(req);
-    bool csv = !strcmp(A->format, "csv") && !A->studies && !A->llm;
-    if (text && (csv || !strcmp(A->format, "json")) && !A->strict) {
+    bool csv = A->format == CLI_FORMAT_CSV && !A->studies && !A->llm;
+    if (text && (csv || A->format == CLI_FORMAT_JSON) && !A->strict) {
         int rc = stream_answer(m, text, csv, model_path);
         free(text);
         rl_model_free(m);
@@ -274,7 +268,7 @@ static int analyze_and_print(cJSON *req, const char *model_path, const cli_args 
     int rc = EXIT_BAD_MODEL;
     if (!out) fputs("rooflens: out of memory\n", stderr);
     else if (!rl_answer_ok(out)) {
-        if (!strcmp(A->format, "json")) puts(out);
+        if (A->format == CLI_FORMAT_JSON) puts(out);
         else report_error_json(out, model_path);
     } else {
         rc = print_answer(out, size, A, top);
@@ -297,14 +291,14 @@ int run_analyze(cJSON *req, cli_args *A) {
         if ((rc = add_study(req, A)) != EXIT_OK) return rc;
         /* the study carries the figures; the per-layer rows are not printed */
         cJSON_AddFalseToObject(req, "layers");
-    } else if (!strcmp(A->format, "netron")) {
+    } else if (A->format == CLI_FORMAT_NETRON) {
         cJSON_AddTrueToObject(req, "layers"); /* the attachment is built from the rows */
-    } else if (!strcmp(A->format, "dot")) {
+    } else if (A->format == CLI_FORMAT_DOT) {
         cJSON_AddTrueToObject(req, "layers"); /* the boxes are the rows */
         cJSON_AddTrueToObject(req, "graph");  /* the edges and modules it draws */
-    } else if (!A->llm && !strcmp(A->format, "csv")) {
+    } else if (!A->llm && A->format == CLI_FORMAT_CSV) {
         cJSON_AddStringToObject(req, "layers", "csv"); /* the core writes it */
-    } else if (!A->llm && strcmp(A->format, "json")) {
+    } else if (!A->llm && A->format != CLI_FORMAT_JSON) {
         cJSON_AddStringToObject(req, "layers", "packed"); /* the table reads the doubles */
         cJSON_AddFalseToObject(req, "layer_io");          /* and prints no tensor */
         /* and the layers it shows, slowest first (all of them for --top 0

@@ -132,23 +132,23 @@ static int name_width(const batch_items *items) {
     return w < 72 ? w : 72;
 }
 
-static void batch_header(const char *format, const cJSON *fields, int width) {
-    if (!strcmp(format, "csv")) {
+static void batch_header(cli_format format, const cJSON *fields, int width) {
+    if (format == CLI_FORMAT_CSV) {
         tprintf("file,ok,error_code,error_message");
         const cJSON *f;
         cJSON_ArrayForEach(f, fields) tprintf(",%s", f->valuestring);
         putchar('\n');
-    } else if (!strcmp(format, "table")) {
+    } else if (format == CLI_FORMAT_TABLE) {
         tprintf("%-*s %8s %10s %10s %14s %10s  %-30s  %-16s %10s %8s\n", width, "model", "layers", "FLOPs", "bytes",
                "speed of light", "forecast", "likely", "limited by", "energy", "warnings");
-    } else if (!strcmp(format, "markdown")) {
+    } else if (format == CLI_FORMAT_MARKDOWN) {
         tprintf("| model | layers | FLOPs | bytes moved | speed of light | forecast | likely | limited by | energy | warnings |\n"
                "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |\n");
     }
 }
 
 /* One row: `res` is rl_model_summary's answer or an error object. */
-static void batch_row(const char *format, const char *path, const cJSON *res, const cJSON *fields, int width) {
+static void batch_row(cli_format format, const char *path, const cJSON *res, const cJSON *fields, int width) {
     bool ok = cJSON_IsTrue(get(res, "ok"));
     const cJSON *s = get(res, "summary"), *eo = get(res, "error");
     char a[40], b[40], c[40], e[40], fc[40];
@@ -158,7 +158,7 @@ static void batch_row(const char *format, const char *path, const cJSON *res, co
     char band[96];
     const char *likely = band_text(s, "forecast_low_s", "forecast_high_s", false, band, sizeof band);
     if (!likely) likely = cJSON_IsString(get(s, "forecast_track_record")) ? str(s, "forecast_track_record") : RL_NO_FIGURE;
-    if (!strcmp(format, "json")) {
+    if (format == CLI_FORMAT_JSON) {
         cJSON *row = cJSON_CreateObject();
         /* a file name need not be UTF-8; the line must be: bytes that are not are written \xNN */
         size_t cap = 4 * strlen(path) + 1;
@@ -172,7 +172,7 @@ static void batch_row(const char *format, const char *path, const cJSON *res, co
         if (t) puts(t);
         free(t);
         cJSON_Delete(row);
-    } else if (!strcmp(format, "csv")) {
+    } else if (format == CLI_FORMAT_CSV) {
         csv_field(stdout, path);
         tprintf(",%s,", ok ? "true" : "false");
         csv_field(stdout, ok ? "" : str(eo, "code"));
@@ -184,7 +184,7 @@ static void batch_row(const char *format, const char *path, const cJSON *res, co
             if (ok) csv_value(get(s, f->valuestring));
         }
         putchar('\n');
-    } else if (!strcmp(format, "table")) {
+    } else if (format == CLI_FORMAT_TABLE) {
         if (!ok) {
             tprintf("%-*s error: %s [%s]\n", width, txt(path), tstr(eo, "message"), tstr(eo, "code"));
             return;
@@ -223,7 +223,8 @@ static char *summarise_item(const batch_item *it, const char *request) {
 }
 
 int run_batch(cJSON *req, cli_args *A) {
-    const char *const *paths = A->paths, *format = A->format;
+    const char *const *paths = A->paths;
+    const cli_format format = A->format;
     int n_paths = A->n_paths;
     batch_items items = {0};
     for (int i = 0; i < n_paths; i++) {

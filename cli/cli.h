@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "formats.h"
 #include "rooflens.h"
 #include "rooflens_text.h"
 
@@ -26,12 +27,14 @@ typedef struct cli_args {
     unsigned cmd;
     const char **paths;
     int n_paths;
-    const char *hw, *format, *dir;
+    const char *hw, *dir;
+    cli_format format;
     int top; /* -1: the command's default */
     const char *fail_if, *label_old, *label_new;
     const char *page_url, *old_url, *new_url; /* diff: the page's link to the graph of the change */
     bool strict, power_modes, llm, help, version, explain;
-    const char *compare, *sweep, *max_slowdown;
+    const char *compare, *sweep;
+    double max_slowdown; /* --max-slowdown, read once; NAN: not given */
     const char *measured, *measured_format;
     int studies;
     cJSON *req, *dims, *llm_req; /* llm_req: --llm options, joined to req with --llm */

@@ -15,14 +15,16 @@
 
 /* What diff takes from the command line. */
 typedef struct diff_args {
-    const char *old_path, *new_path, *format, *fail_if, *old_label, *new_label;
+    const char *old_path, *new_path;
+    cli_format format;
+    const char *fail_if, *old_label, *new_label;
     int top;
     bool strict;
 } diff_args;
 
 /* The model's error, on stderr (or as JSON on stdout with --format json). */
-static void report_error(const char *json, const char *path, const char *format) {
-    if (!strcmp(format, "json")) {
+static void report_error(const char *json, const char *path, cli_format format) {
+    if (format == CLI_FORMAT_JSON) {
         puts(json);
         return;
     }
@@ -289,18 +291,18 @@ static void print_diff_csv(const cJSON *d) {
 static void add_diff_member(cJSON *req, const diff_args *a, const cli_args *A) {
     cJSON *d = cJSON_AddObjectToObject(req, "diff");
     if (a->fail_if) cJSON_AddStringToObject(d, "fail_if", a->fail_if);
-    cJSON_AddBoolToObject(d, "markdown", !strcmp(a->format, "markdown"));
+    cJSON_AddBoolToObject(d, "markdown", a->format == CLI_FORMAT_MARKDOWN);
     cJSON_AddNumberToObject(d, "top", a->top > 0 ? a->top : 1000);
     /* the table shows the top changes only: the core leaves the other layers
      * out of its answer, so there is less to read back */
-    if (!strcmp(a->format, "table") && a->top > 0) cJSON_AddStringToObject(d, "layers", "top");
+    if (a->format == CLI_FORMAT_TABLE && a->top > 0) cJSON_AddStringToObject(d, "layers", "top");
     cJSON_AddStringToObject(d, "old_label", a->old_label);
     cJSON_AddStringToObject(d, "new_label", a->new_label);
     if (A->page_url) cJSON_AddStringToObject(d, "page_url", A->page_url);
     if (A->old_url) cJSON_AddStringToObject(d, "old_url", A->old_url);
     if (A->new_url) cJSON_AddStringToObject(d, "new_url", A->new_url);
     /* the graph of the two models: each layer's, edge's and module's change */
-    if (!strcmp(a->format, "dot")) cJSON_AddTrueToObject(req, "graph");
+    if (a->format == CLI_FORMAT_DOT) cJSON_AddTrueToObject(req, "graph");
 }
 
 int run_diff(cJSON *req, cli_args *A) {
@@ -333,7 +335,7 @@ int run_diff(cJSON *req, cli_args *A) {
         fputs("rooflens: out of memory\n", stderr);
         return EXIT_BAD_MODEL;
     }
-    if (!strcmp(a->format, "json") && !a->fail_if && !a->strict && rl_answer_ok(out)) {
+    if (a->format == CLI_FORMAT_JSON && !a->fail_if && !a->strict && rl_answer_ok(out)) {
         puts(out); /* the core's text as it is: nothing to read back from it */
         rl_free(out);
         return EXIT_OK;
@@ -345,8 +347,8 @@ int run_diff(cJSON *req, cli_args *A) {
         bool grammar = !strcmp(str(eo, "code"), "bad_fail_if");
         /* --top out of the core's range: the core says the range, the user mends the option */
         bool top = !strcmp(str(eo, "where"), "diff.top");
-        if (grammar && strcmp(a->format, "json")) report_fail_if(eo, a->fail_if);
-        else if (top && strcmp(a->format, "json"))
+        if (grammar && a->format != CLI_FORMAT_JSON) report_fail_if(eo, a->fail_if);
+        else if (top && a->format != CLI_FORMAT_JSON)
             fprintf(stderr, "rooflens: --top %d: %s\nrun 'rooflens --help' for usage\n", a->top, tstr(eo, "message"));
         else report_error(out, NULL, a->format);
         /* an address the core refuses (--page-url, --old-url, --new-url) is the user's to mend too */
@@ -355,10 +357,10 @@ int run_diff(cJSON *req, cli_args *A) {
         rc = grammar || top || url ? EXIT_USAGE : EXIT_BAD_MODEL;
     } else {
         const cJSON *diff = get(res, "diff");
-        if (!strcmp(a->format, "json")) puts(out);
-        else if (!strcmp(a->format, "csv")) print_diff_csv(diff);
-        else if (!strcmp(a->format, "markdown")) fputs(str(diff, "markdown"), stdout);
-        else if (!strcmp(a->format, "dot")) print_diff_dot(diff, "forecast_s");
+        if (a->format == CLI_FORMAT_JSON) puts(out);
+        else if (a->format == CLI_FORMAT_CSV) print_diff_csv(diff);
+        else if (a->format == CLI_FORMAT_MARKDOWN) fputs(str(diff, "markdown"), stdout);
+        else if (a->format == CLI_FORMAT_DOT) print_diff_dot(diff, "forecast_s");
         else print_diff_table(diff, a->top);
         const cJSON *g = get(diff, "gate");
         const cJSON *nw = get(diff, "new");

@@ -7,6 +7,7 @@
  * and never calls back into this one. */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +21,15 @@ typedef struct cli_command {
     const char *word;     /* after "rooflens"; NULL: a model path (analyze) */
     unsigned bit;         /* CMD_*; 0: parses its own arguments (raw) */
     const char *synopsis; /* the usage line after "rooflens " */
-    const char *formats;  /* its --format values, in words */
     int (*run)(cJSON *req, cli_args *A);
     int (*raw)(int argc, char **argv);
 } cli_command;
 
 static const cli_command commands[] = {
-    {NULL, CMD_ANALYZE, "MODEL.onnx|MODEL.gguf [options]", "table, json, csv or netron", run_analyze, NULL},
-    {"diff", CMD_DIFF, "diff OLD.onnx NEW.onnx [options]", "table, json, csv, markdown or dot", run_diff, NULL},
-    {"batch", CMD_BATCH, "batch DIR|FILES... [options]", "table, json, csv or markdown", run_batch, NULL},
-    {"calibrate", 0, "calibrate [--out FILE] [--runs N] [--id ID]   (see rooflens calibrate --help)", NULL, NULL,
+    {NULL, CMD_ANALYZE, "MODEL.onnx|MODEL.gguf [options]", run_analyze, NULL},
+    {"diff", CMD_DIFF, "diff OLD.onnx NEW.onnx [options]", run_diff, NULL},
+    {"batch", CMD_BATCH, "batch DIR|FILES... [options]", run_batch, NULL},
+    {"calibrate", 0, "calibrate [--out FILE] [--runs N] [--id ID]   (see rooflens calibrate --help)", NULL,
      rl_calibrate_main},
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
@@ -52,14 +52,10 @@ static const cli_option *find_option(const char *name, unsigned cmd, bool *elsew
 }
 
 /* ---------------------------------------------------------------- usage -- */
-static void print_help_line(FILE *out, const char *line, size_t len) {
-    const char *tok = "{precisions}";
-    const char *at = strstr(line, tok);
-    if (!at || at >= line + len) {
-        fprintf(out, "%.*s\n", (int)len, line);
-        return;
-    }
-    fprintf(out, "%.*s", (int)(at - line), line);
+/* The tables a help text names by a token, listed where the token stands:
+ * {precisions} (the core's), {measured_formats} (the core's words) and
+ * {formats} (formats.c: one line each, with the subcommands that print it). */
+static void print_precisions(FILE *out) {
     char *json = rl_precisions();
     cJSON *list = cJSON_Parse(json ? json : "[]");
     rl_free(json);
@@ -67,8 +63,47 @@ static void print_help_line(FILE *out, const char *line, size_t len) {
     int i = 0;
     cJSON_ArrayForEach(p, list) if (cJSON_IsString(get(p, "name"))) fprintf(out, "%s%s", i++ ? ", " : "", str(p, "name"));
     cJSON_Delete(list);
-    size_t rest = len - (size_t)(at - line) - strlen(tok);
-    fprintf(out, "%.*s\n", (int)rest, at + strlen(tok));
+}
+
+static void print_measured_formats(FILE *out) {
+    char *json = rl_words();
+    cJSON *list = cJSON_Parse(json ? json : "[]");
+    rl_free(json);
+    const cJSON *w;
+    int i = 0;
+    cJSON_ArrayForEach(w, list) if (!strcmp(str(w, "kind"), "measured_format")) fprintf(out, "%s%s", i++ ? ", " : "", str(w, "id"));
+    cJSON_Delete(list);
+}
+
+static void print_formats(FILE *out) {
+    const unsigned all = CMD_ANALYZE | CMD_DIFF | CMD_BATCH;
+    for (int f = 0; f < CLI_FORMAT_COUNT; f++) {
+        unsigned c = cli_formats[f].commands;
+        fprintf(out, "%s%-9s %s", f ? "\n                        " : "", cli_formats[f].id, cli_formats[f].help);
+        if ((c & all) == all) continue;
+        /* the subcommands that print it: "[MODEL.onnx, diff]" */
+        for (size_t k = 0, n = 0; k < N_COMMANDS; k++)
+            if (commands[k].bit & c)
+                fprintf(out, "%s%s", n++ ? ", " : " [", commands[k].word ? commands[k].word : "MODEL.onnx");
+        fputc(']', out);
+    }
+}
+
+static void print_help_line(FILE *out, const char *line, size_t len) {
+    static const struct {
+        const char *token;
+        void (*print)(FILE *);
+    } tokens[] = {{"{precisions}", print_precisions}, {"{measured_formats}", print_measured_formats}, {"{formats}", print_formats}};
+    for (size_t t = 0; t < sizeof tokens / sizeof *tokens; t++) {
+        const char *tok = tokens[t].token, *at = strstr(line, tok);
+        if (!at || at >= line + len) continue;
+        fprintf(out, "%.*s", (int)(at - line), line);
+        tokens[t].print(out);
+        size_t rest = len - (size_t)(at - line) - strlen(tok);
+        fprintf(out, "%.*s\n", (int)rest, at + strlen(tok));
+        return;
+    }
+    fprintf(out, "%.*s\n", (int)len, line);
 }
 
 static void print_option(FILE *out, const cli_option *o) {
@@ -184,7 +219,8 @@ int main(int argc, char **argv) {
     for (size_t i = 1; argc > 1 && i < N_COMMANDS; i++)
         if (!strcmp(argv[1], commands[i].word)) c = &commands[i];
     if (c->raw) return c->raw(argc - 1, argv + 1);
-    cli_args A = {.cmd = c->bit, .hw = "h100-sxm", .format = "table", .top = -1};
+    cli_args A = {.cmd = c->bit, .hw = "h100-sxm", .format = CLI_FORMAT_TABLE, .top = -1,
+                  .max_slowdown = NAN};
     A.paths = calloc((size_t)argc + 1, sizeof *A.paths);
     A.llm_req = cJSON_CreateObject();
     A.req = cJSON_CreateObject();

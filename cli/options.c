@@ -185,15 +185,14 @@ static int set_micro_batches(cli_args *A, const char *val) {
 }
 
 static int set_format(cli_args *A, const char *val) {
-    A->format = val;
-    bool markdown = A->cmd != CMD_ANALYZE && !strcmp(val, "markdown");
-    bool diff_dot = A->cmd == CMD_DIFF && !strcmp(val, "dot");
-    bool netron = A->cmd == CMD_ANALYZE && (!strcmp(val, "netron") || !strcmp(val, "dot"));
-    if (strcmp(val, "table") && strcmp(val, "json") && strcmp(val, "csv") && !markdown && !netron && !diff_dot) {
-        if (A->cmd == CMD_ANALYZE) return args_usage_error(A, "--format must be table, json, csv, netron or dot, not '%s'", val);
-        if (A->cmd == CMD_DIFF) return args_usage_error(A, "--format must be table, json, csv, markdown or dot, not '%s'", val);
-        return args_usage_error(A, "--format must be table, json, csv or markdown, not '%s'", val);
+    int f = cli_format_of(val);
+    if (f < 0 || !(cli_formats[f].commands & A->cmd)) {
+        char list[128], msg[192];
+        cli_format_list(A->cmd, list, sizeof list);
+        snprintf(msg, sizeof msg, "--format must be %s, not '%%s'", list);
+        return args_usage_error(A, msg, val);
     }
+    A->format = (cli_format)f;
     return ARG_DONE;
 }
 
@@ -211,7 +210,7 @@ static int set_max_slowdown(cli_args *A, const char *val) {
     double x = strtod(val, &end);
     if (*end || end == val || !isfinite(x))
         return args_usage_error(A, "--max-slowdown needs a finite number (0.05 = 5%% slower), not '%s'", val);
-    A->max_slowdown = val;
+    A->max_slowdown = x;
     return ARG_DONE;
 }
 
@@ -235,9 +234,9 @@ const cli_option cli_options[] = {
     {SEC_MAIN, "--precision", "P", ALL, "model (default: the model's own dtypes) or one of\n{precisions}:\napplies to every floating tensor", 0, set_precision, NULL},
     {SEC_MAIN, "--mode", "M", ALL, "inference (default) or training (adds backward estimates)", 0, set_mode, NULL},
     {SEC_MAIN, "--sol", "S", ALL, "speed-of-light model for the headline time: unfused,\nfused (default) or fused_prefetched", 0, set_sol, NULL},
-    {SEC_MAIN, "--format", "F", ALL, "table (default), json, csv, netron (a netron:attachment\nJSON to drop onto the same model in Netron), or dot (the\ngraph in Graphviz, coloured by bound); diff and batch:\ntable, json, csv or markdown; diff also dot (both models'\ngraph, coloured by the change)", 0, set_format, NULL},
+    {SEC_MAIN, "--format", "F", ALL, "how the answer is printed:\n{formats}", 0, set_format, NULL},
     {SEC_MAIN, "--measured", "FILE", CMD_ANALYZE, "a profile of the model's real per-kernel times: ONNX Runtime\nprofiling JSON, trtexec --exportProfile JSON or a name,time_s\nCSV (detected); adds measured time, efficiency and the time\nlost to each layer", SLOT(measured), NULL, NULL},
-    {SEC_MAIN, "--measured-format", "F", CMD_ANALYZE, "auto (default), ort, trtexec or csv", SLOT(measured_format), NULL, NULL},
+    {SEC_MAIN, "--measured-format", "F", CMD_ANALYZE, "auto (default: told by its content) or one of\n{measured_formats}", SLOT(measured_format), NULL, NULL},
     {SEC_MAIN, "--top", "K", CMD_ANALYZE, "layers shown in the table (default 15; 0 = all)", 0, set_top, NULL},
     {SEC_MAIN, "--explain", NULL, CMD_ANALYZE, "say what the forecast rests on: its track record (the held-out\nruns of the profile's stack, their median and worst error)\nand where they are listed", 0, set_explain, NULL},
     {SEC_MAIN, "--strict", NULL, CMD_ANALYZE, "exit 4 when any operator is unsupported or any shape unknown", 0, set_strict, NULL},
@@ -285,14 +284,13 @@ int check_combinations(cli_args *A) {
         return args_usage_error(A, "%s", "--prompt, --generate, --weight-bits, --weight-group, --kv-bits, --kv-type and --llm-dims go with --llm");
     if (A->llm && A->studies)
         return args_usage_error(A, "%s", "--llm is a view of its own: not with --compare, --sweep-batch or --power-modes");
-    if (A->llm && !strcmp(A->format, "dot"))
-        return args_usage_error(A, "%s", "--llm prints a table or JSON (--format table|json), not dot");
-    if (A->llm && !strcmp(A->format, "csv"))
-        return args_usage_error(A, "%s", "--llm prints a table or JSON (--format table|json), not csv");
+    bool table_or_json = A->format == CLI_FORMAT_TABLE || A->format == CLI_FORMAT_JSON;
+    if (A->llm && !table_or_json && A->format != CLI_FORMAT_NETRON)
+        return args_usage_error(A, "--llm prints a table or JSON (--format table|json), not %s", cli_format_id(A->format));
     if (A->studies > 1) return args_usage_error(A, "%s", "--compare, --sweep-batch and --power-modes: one study at a time");
-    if (A->max_slowdown && !A->power_modes) return args_usage_error(A, "%s", "--max-slowdown goes with --power-modes");
-    if (A->studies && (!strcmp(A->format, "csv") || !strcmp(A->format, "netron") || !strcmp(A->format, "dot")))
-        return args_usage_error(A, "a study prints a table or JSON (--format table|json), not %s", A->format);
+    if (!isnan(A->max_slowdown) && !A->power_modes) return args_usage_error(A, "%s", "--max-slowdown goes with --power-modes");
+    if (A->studies && !table_or_json)
+        return args_usage_error(A, "a study prints a table or JSON (--format table|json), not %s", cli_format_id(A->format));
     if (A->measured_format && !A->measured) return args_usage_error(A, "%s", "--measured-format goes with --measured");
     const cJSON *par = cJSON_GetObjectItemCaseSensitive(A->req, "parallel");
     if (par && !cJSON_GetObjectItemCaseSensitive(par, "tp") && !cJSON_GetObjectItemCaseSensitive(par, "pp") &&

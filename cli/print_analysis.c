@@ -185,11 +185,7 @@ void print_measured(const cJSON *res, const layer_table *L, int top) {
     const cJSON *ms = get(res, "measured");
     if (!ms) return;
     const cJSON *ch = get(get(res, "sol"), "chosen");
-    static const struct { const char *id, *name; } formats[] = {
-        {"ort", "ONNX Runtime profile"}, {"trtexec", "trtexec profile"}, {"csv", "CSV profile"}};
-    const char *fname = tstr(ms, "format");
-    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
-        if (!strcmp(formats[i].id, fname)) fname = formats[i].name;
+    const char *fname = word("measured_format", tstr(ms, "format")); /* "ONNX Runtime profile" */
     char a[32], b[32], c[32], d[32];
     double total = num(ms, "total_s");
     tprintf("\nmeasured  %s, each kernel's %s over %s run%s%s: %s in %s kernels", fname, tstr(ms, "statistic"),

@@ -25,11 +25,10 @@ static void dot_text(FILE *f, const char *s) {
     }
 }
 
-/* The core's colour of `bound`, else of "unknown" (a bound this CLI was
- * built before); a named grey only when the answer has no colours. */
+/* The core's colour of `bound` (graph.colors has one for every bound of
+ * the core's table); a named grey only when the answer has none for it. */
 static const char *bound_color(const cJSON *colors, const char *bound) {
     const char *c = str(colors, bound);
-    if (c[0] != '#' || strlen(c) != 7) c = str(colors, "unknown");
     return c[0] == '#' && strlen(c) == 7 ? c : "gray";
 }
 
@@ -140,6 +139,7 @@ void print_dot(const cJSON *res) {
     /* a layer in a fused kernel: fused into another, or another fused into it */
     bool *fused = calloc((size_t)n + 1, sizeof *fused);
     int *folded = calloc((size_t)n + 1, sizeof *folded), constants = 0;
+    const char *constants_bound = NULL; /* the bound of the layers in the constants box: the core's */
     const cJSON *fold = get(graph, "fold_into");
     int i = 0;
     cJSON_ArrayForEach(l, layers) {
@@ -147,7 +147,9 @@ void print_dot(const cJSON *res) {
         if (fused && cJSON_IsNumber(into) && into->valuedouble >= 0 && into->valuedouble < n)
             fused[i] = fused[(int)into->valuedouble] = true;
         int at = drawn_at(fold, i, n);
-        if (at == -2) constants++;
+        if (at == -2) {
+            if (!constants++) constants_bound = str(l, "bound");
+        }
         else if (at != i && folded) folded[at]++;
         i++;
     }
@@ -162,7 +164,7 @@ void print_dot(const cJSON *res) {
     if (constants)
         printf("  constants [label=\"constants\\n%d layers of no work\", fillcolor=\"%s22\", color=\"%s\"];\n"
                "  { rank=sink; constants; }\n",
-               constants, bound_color(colors, "none"), bound_color(colors, "none"));
+               constants, bound_color(colors, constants_bound), bound_color(colors, constants_bound));
     dot_clusters(stdout, graph, n, colors);
     for (int e = 0, n_edges = count_of(edges); e < n_edges; e++) {
         int from = (int)cJSON_GetArrayItem(get(edges, "from"), e)->valuedouble;

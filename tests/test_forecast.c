@@ -86,7 +86,7 @@ static cJSON *with_forecast(const cJSON *base, const double *compute, const doub
     cJSON_AddItemToObject(f, "tile_k", fig(8));
     cJSON *cl = cJSON_AddObjectToObject(f, "classes");
     for (int c = 0; c < RL_CLASS_COUNT; c++) {
-        cJSON *o = cJSON_AddObjectToObject(cl, rl_op_class_names[c]);
+        cJSON *o = cJSON_AddObjectToObject(cl, rl_value_id(RL_LIST_OP_CLASS, c));
         cJSON_AddItemToObject(o, "compute_fraction", fig(compute[c]));
         cJSON_AddItemToObject(o, "memory_fraction", fig(memory[c]));
     }
@@ -813,7 +813,7 @@ static double fitted_param(const cJSON *res, int j) {
     if (j == P_KERNEL) return check_num(res, "profile.forecast.kernel_overhead_s.value");
     if (j == P_GROUP) return check_num(res, "profile.forecast.group_overhead_s.value");
     if (j == P_TILE_K0) return check_num(res, "profile.forecast.tile_overhead_k.value");
-    snprintf(path, sizeof path, "profile.forecast.classes.%s.%s.value", rl_op_class_names[j % RL_CLASS_COUNT],
+    snprintf(path, sizeof path, "profile.forecast.classes.%s.%s.value", rl_value_id(RL_LIST_OP_CLASS, j % RL_CLASS_COUNT),
              j < RL_CLASS_COUNT ? "compute_fraction" : "memory_fraction");
     return check_num(res, path);
 }
@@ -923,7 +923,7 @@ static void fit_tests(const cJSON *unit) {
          * fraction, which no kernel pins, takes up part of either): 10 % */
         bool traded = j == P_GROUP || j == RL_CLASS_DEPTHWISE;
         CHECK_NEAR(fitted_param(res, j), true_param(j), traded ? 0.10 : 0.05, j == P_KERNEL ? "kernel_overhead_s"
-                   : j == P_GROUP ? "group_overhead_s" : rl_op_class_names[j % RL_CLASS_COUNT]);
+                   : j == P_GROUP ? "group_overhead_s" : rl_value_id(RL_LIST_OP_CLASS, j % RL_CLASS_COUNT));
     }
     printf("fit: %d of %d parameters set some kernel's time; each recovered within 5%% (the depthwise pair 10%%):", bound, N_PARAMS);
     for (int j = 0; j < N_PARAMS; j++) if (binding[j]) printf(" %d=%.4g/%.4g", j, fitted_param(res, j), true_param(j));
@@ -1316,7 +1316,7 @@ static void shipped_forecast(void) {
         bool ok = cJSON_IsString(cJSON_GetObjectItem(f, "stack"));
         for (size_t i = 0; i < sizeof needed / sizeof *needed; i++) ok = ok && cJSON_GetObjectItem(f, needed[i]);
         for (int c = 0; c < RL_CLASS_COUNT; c++) {
-            const cJSON *co = cJSON_GetObjectItem(cJSON_GetObjectItem(f, "classes"), rl_op_class_names[c]);
+            const cJSON *co = cJSON_GetObjectItem(cJSON_GetObjectItem(f, "classes"), rl_value_id(RL_LIST_OP_CLASS, c));
             ok = ok && cJSON_GetObjectItem(co, "compute_fraction") && cJSON_GetObjectItem(co, "memory_fraction");
         }
         CHECK(ok, "%s: a complete forecast block (stack, every figure, every class)", e->d_name);

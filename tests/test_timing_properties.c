@@ -467,7 +467,7 @@ static void power_cap(const char *name, rl_model *m, void *ctx) {
     rl_error err = {0};
     rl_ctx c = {.model = m, .arena = &arena, .err = &err, .batch = 8};
     c.warnings = rl_arena_alloc(&arena, RL_MAX_WARNINGS * sizeof *c.warnings);
-    rl_options o = {.precision_name = "model", .precision = -1, .sol = "fused", .granularity = "intended"};
+    rl_options o = {.precision_name = "model", .precision = -1, .sol = RL_SOL_FUSED, .granularity = RL_GRAN_INTENDED};
     rl_hw hw;
     rl_prepared pg;
     rl_timing free_t, capped, loose;
@@ -489,7 +489,7 @@ static void power_cap(const char *name, rl_model *m, void *ctx) {
         }
         const rl_sol_result *cr = rl_timing_chosen(&capped);
         capped_models++;
-        CHECK(cr->power_capped && !strcmp(cr->bound, "power"), "%s: capped, bound %s", name, cr->bound);
+        CHECK(cr->power_capped && cr->bound == RL_BOUND_POWER, "%s: capped, bound %s", name, rl_bound_id(cr->bound));
         CHECK(same(cr->time_s, 2 * f->time_s, 1e-9), "%s: capped time %g, want twice %g", name, cr->time_s, f->time_s);
         CHECK(same(cr->avg_power_w, hw.power_budget_w, 1e-9), "%s: capped power is the budget", name);
         CHECK(same(cr->energy_j - hw.static_w * cr->time_s, f->energy_j - hw.static_w * f->time_s, 1e-9),

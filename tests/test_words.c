@@ -58,7 +58,7 @@ static void check_published_list(void) {
         CHECK(has_word(RL_WORD_TERM, glossary[k]), "the glossary explains %s", glossary[k]);
     /* every op class of the forecast (the one list in hw.c) has its words */
     for (int c = 0; c < RL_CLASS_COUNT; c++)
-        CHECK(has_word(RL_WORD_OP_CLASS, rl_op_class_names[c]), "op class %s has a name", rl_op_class_names[c]);
+        CHECK(has_word(RL_WORD_OP_CLASS, rl_value_id(RL_LIST_OP_CLASS, c)), "op class %s has a name", rl_value_id(RL_LIST_OP_CLASS, c));
     /* and both things a forecast can rest on (forecast.basis) */
     CHECK(has_word(RL_WORD_BASIS, "analytic") && has_word(RL_WORD_BASIS, "calibrated"), "the forecast's bases have names");
     /* the words the page's table and summary use without saying them (issue 38 §2) */
@@ -103,6 +103,44 @@ static void check_bounds(void) {
         coloured++;
     }
     CHECK(coloured == RL_BOUND_COUNT, "rl_words() lists %d bounds of %d", coloured, RL_BOUND_COUNT);
+}
+
+/* Every list's table: each value's id reads back as that value, no two
+ * values share an id or a name, every value is published by rl_words()
+ * under its list's kind with its name, an unlisted id reads as none, and
+ * a value out of range has no id. */
+static void check_lists(void) {
+    static const char *const kinds[RL_LIST_COUNT] = {
+        [RL_LIST_BOUND] = RL_WORD_BOUND,       [RL_LIST_SOL] = RL_WORD_SOL,
+        [RL_LIST_GRANULARITY] = RL_WORD_GRANULARITY, [RL_LIST_OP_CLASS] = RL_WORD_OP_CLASS,
+        [RL_LIST_BASIS] = RL_WORD_BASIS,       [RL_LIST_MEASURED_FORMAT] = RL_WORD_MEASURED_FORMAT};
+    static const int counts[RL_LIST_COUNT] = {RL_BOUND_COUNT, RL_SOL_COUNT, RL_GRAN_COUNT, RL_CLASS_COUNT,
+                                              RL_BASIS_COUNT, RL_PROFILE_COUNT};
+    for (int l = 0; l < RL_LIST_COUNT; l++) {
+        int published = 0;
+        const cJSON *w;
+        cJSON_ArrayForEach(w, words) published += !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(w, "kind")), kinds[l]);
+        CHECK(published == counts[l], "rl_words() lists %d %s values of %d", published, kinds[l], counts[l]);
+        for (int v = 0; v < counts[l]; v++) {
+            const char *id = rl_value_id((rl_list)l, v), *name = rl_value_name((rl_list)l, v);
+            CHECK(id && name && *id && *name, "%s value %d has an id and a name", kinds[l], v);
+            if (!id || !name) continue;
+            CHECK(rl_value_of((rl_list)l, id) == v, "%s %s round-trips (%d)", kinds[l], id, rl_value_of((rl_list)l, id));
+            CHECK(has_word(kinds[l], id) && !strcmp(rl_word_name(kinds[l], id), name), "%s %s is published as %s",
+                  kinds[l], id, name);
+            for (int o = 0; o < v; o++)
+                CHECK(strcmp(id, rl_value_id((rl_list)l, o)) && strcmp(name, rl_value_name((rl_list)l, o)),
+                      "%s values %d and %d share an id or a name", kinds[l], v, o);
+        }
+        CHECK(rl_value_id((rl_list)l, counts[l]) == NULL && rl_value_id((rl_list)l, -1) == NULL,
+              "%s: a value out of range has no id", kinds[l]);
+        CHECK(rl_value_of((rl_list)l, "new_kind") == -1 && rl_value_of((rl_list)l, NULL) == -1,
+              "%s: an unlisted id is no value", kinds[l]);
+        char text[512];
+        rl_value_list_text((rl_list)l, text, sizeof text);
+        CHECK(strstr(text, rl_value_id((rl_list)l, counts[l] - 1)) != NULL, "%s's list text names its last id: %s",
+              kinds[l], text);
+    }
 }
 
 static void check_value(const cJSON *o, const char *field, const char *kind, const char *where) {
@@ -167,6 +205,7 @@ int main(int argc, char **argv) {
     check_published_list();
     check_names();
     check_bounds();
+    check_lists();
     static const char *const models[] = {"mlp.onnx", "conv_net.onnx", "control_flow.onnx"};
     /* A device with a launch cost and a power budget, so every bound can occur. */
     static const char *const options[] = {"", "\"granularity\": \"per_op\", \"sol\": \"unfused\", ",

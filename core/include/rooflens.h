@@ -203,7 +203,8 @@ char *rl_precisions(void);
  * [{"kind", "id", "name", "meaning"}] in a fixed order. "kind" is "term"
  * (a concept of the glossary: speed_of_light, fused, prefetched,
  * granularity, launch_floor, power_floor, forecast) or the response field whose value
- * "id" is ("bound", "sol", "granularity", "op_class"); "name" is what every surface
+ * "id" is ("bound", "sol", "granularity", "op_class", "basis",
+ * "measured_format"); a bound's entry has its "color" too; "name" is what every surface
  * shows for it ("overhead" -> "launch floor"), "meaning" one or two
  * sentences for a glossary or a tooltip. Free with rl_free(). */
 char *rl_words(void);

@@ -201,8 +201,8 @@ static void add_options_section(cJSON *root, const options *o, const rl_prepared
     cJSON *op = cJSON_AddObjectToObject(root, "options");
     cJSON_AddStringToObject(op, "precision", o->precision_name);
     cJSON_AddStringToObject(op, "mode", o->training ? "training" : "inference");
-    cJSON_AddStringToObject(op, "sol", o->sol);
-    cJSON_AddStringToObject(op, "granularity", o->granularity);
+    cJSON_AddStringToObject(op, "sol", rl_value_id(RL_LIST_SOL, o->sol));
+    cJSON_AddStringToObject(op, "granularity", rl_value_id(RL_LIST_GRANULARITY, o->granularity));
     /* the batch actually applied, never one that was only asked for */
     if (pg->batch_applied) {
         cJSON_AddNumberToObject(op, "batch", (double)pg->batch);
@@ -287,7 +287,7 @@ static cJSON *sol_result_json(const rl_sol_result *r, bool has_energy) {
     rl_json_add_num(o, "lower_bound_s", r->lower_bound_s);
     rl_json_add_num(o, "upper_bound_s", r->upper_bound_s);
     rl_json_add_num(o, "roof_time_s", r->roof_time_s);
-    cJSON_AddStringToObject(o, "granularity", r->granularity);
+    cJSON_AddStringToObject(o, "granularity", rl_value_id(RL_LIST_GRANULARITY, r->granularity));
     rl_json_add_num(o, "roof_per_op_s", r->roof_per_op_s);
     rl_json_add_num(o, "roof_whole_graph_s", r->roof_whole_graph_s);
     if (has_energy) {
@@ -297,7 +297,7 @@ static cJSON *sol_result_json(const rl_sol_result *r, bool has_energy) {
         cJSON_AddNullToObject(o, "energy_j");
         cJSON_AddNullToObject(o, "avg_power_w");
     }
-    cJSON_AddStringToObject(o, "bound", r->bound);
+    cJSON_AddStringToObject(o, "bound", rl_bound_id(r->bound));
     rl_json_add_num(o, "kernels", r->kernels);
     rl_json_add_num(o, "launch_floor_s", r->launch_floor_s);
     rl_json_add_num(o, "power_floor_s", r->power_floor_s);
@@ -312,16 +312,16 @@ static cJSON *sol_result_json(const rl_sol_result *r, bool has_energy) {
 static void add_sol_section(cJSON *root, const rl_timing *t) {
     cJSON *so = cJSON_AddObjectToObject(root, "sol");
     for (int m = 0; m < RL_SOL_COUNT; m++)
-        cJSON_AddItemToObject(so, rl_sol_names[m], sol_result_json(&t->sol[m], t->has_energy));
+        cJSON_AddItemToObject(so, rl_value_id(RL_LIST_SOL, m), sol_result_json(&t->sol[m], t->has_energy));
     cJSON *ch = sol_result_json(rl_timing_chosen(t), t->has_energy);
-    cJSON_AddStringToObject(ch, "model", rl_sol_names[t->chosen]);
+    cJSON_AddStringToObject(ch, "model", rl_value_id(RL_LIST_SOL, t->chosen));
     cJSON_AddItemToObject(so, "chosen", ch);
 }
 
 /* ---- the forecast beside the floor (forecast.h; docs/api.md, "Forecast") */
 static cJSON *forecast_class_json(int cls, const rl_forecast_class *b, const rl_hw *hw, int prec) {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "class", rl_op_class_names[cls]);
+    cJSON_AddStringToObject(o, "class", rl_value_id(RL_LIST_OP_CLASS, cls));
     rl_json_add_num(o, "time_s", b->time_s);
     rl_json_add_num(o, "floor_s", b->floor_s);
     rl_json_add_num(o, "kernels", b->kernels);
@@ -345,7 +345,7 @@ static void add_forecast_section(cJSON *root, const rl_timing *t, const rl_hw *h
     /* how far off it may be: the stack's track record (null: it has none) */
     rl_forecast_band_put(fo, "low_s", "high_s", rl_forecast_band(hw, f->time_s, f->floor_s));
     rl_forecast_band_record_json(fo, hw);
-    cJSON_AddStringToObject(fo, "basis", hw->fc.calibrated ? "calibrated" : "analytic");
+    cJSON_AddStringToObject(fo, "basis", rl_value_id(RL_LIST_BASIS, hw->fc.calibrated ? RL_BASIS_CALIBRATED : RL_BASIS_ANALYTIC));
     cJSON_AddStringToObject(fo, "stack", hw->fc.stack);
     rl_json_add_num(fo, "kernels_s", f->kernels_s);
     cJSON_AddBoolToObject(fo, "clamped", f->clamped);
@@ -374,7 +374,7 @@ static void warn_unfitted_classes(rl_ctx *c, const rl_timing *t, const rl_hw *hw
         if (!hw->fc.class_estimated[cls] || !(f->by_class[cls].time_s > 0)) continue;
         share += f->by_class[cls].time_s / f->time_s;
         size_t k = strlen(names);
-        snprintf(names + k, sizeof names - k, "%s%s", k ? ", " : "", rl_op_class_names[cls]);
+        snprintf(names + k, sizeof names - k, "%s%s", k ? ", " : "", rl_value_id(RL_LIST_OP_CLASS, cls));
     }
     if (share >= 0.1)
         rl_warn(c, "forecast_unfitted_classes", NULL,
@@ -389,12 +389,12 @@ static void warn_unfitted_classes(rl_ctx *c, const rl_timing *t, const rl_hw *hw
 static void warn_about_headline(rl_ctx *c, const rl_timing *t, const rl_hw *hw) {
     const rl_sol_result *ch = rl_timing_chosen(t);
     char launch[32], floor_s[32], roof[32], budget[32], stretched[32];
-    if (strcmp(ch->bound, "overhead") == 0)
+    if (ch->bound == RL_BOUND_OVERHEAD)
         rl_warn(c, "overhead_dominated", NULL,
                 "kernel launches set the time: %.0f kernels x %s = %s is more than the %s "
                 "roofline time %s (graph capture or more fusion would lower it)",
                 ch->kernels, rl_format_eng(launch, sizeof launch, hw->launch_s, "s", 0),
-                rl_format_eng(floor_s, sizeof floor_s, ch->launch_floor_s, "s", 0), rl_sol_names[t->chosen],
+                rl_format_eng(floor_s, sizeof floor_s, ch->launch_floor_s, "s", 0), rl_value_id(RL_LIST_SOL, t->chosen),
                 rl_format_eng(roof, sizeof roof, ch->roof_time_s, "s", 0));
     warn_unfitted_classes(c, t, hw);
     if (ch->power_capped)

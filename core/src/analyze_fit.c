@@ -165,7 +165,8 @@ static int impossible_time(const cJSON *grp, double measured, rl_error *err) {
 static void count_conv_layout(const rl_prepared *pg, int first, const cJSON *grp, const cJSON *mo, double measured,
                               fit_samples *fs) {
     const cJSON *format = cJSON_GetObjectItemCaseSensitive(mo, "format");
-    if (!cJSON_IsString(format) || strcmp(format->valuestring, "ort")) return;
+    if (rl_value_of(RL_LIST_MEASURED_FORMAT, cJSON_IsString(format) ? format->valuestring : NULL) != RL_PROFILE_ORT)
+        return;
     if (rl_node_op_class(&pg->graph->nodes[first]) != RL_CLASS_CONV) return;
     const cJSON *k;
     bool blocked = false;
@@ -234,9 +235,9 @@ static void epilogues_apart(const fit_samples *fs, rl_forecast_params *p) {
 
 /* The stack a measured profile's format implies, when the caller names none. */
 static const char *stack_of_format(const cJSON *format) {
-    const char *f = cJSON_IsString(format) ? format->valuestring : "";
-    if (!strcmp(f, "ort")) return "ONNX Runtime (the measured runs)";
-    if (!strcmp(f, "trtexec")) return "TensorRT (the measured runs)";
+    int f = rl_value_of(RL_LIST_MEASURED_FORMAT, cJSON_IsString(format) ? format->valuestring : NULL);
+    if (f == RL_PROFILE_ORT) return "ONNX Runtime (the measured runs)";
+    if (f == RL_PROFILE_TRTEXEC) return "TensorRT (the measured runs)";
     return "the measured runs (CSV)";
 }
 

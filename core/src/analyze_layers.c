@@ -39,11 +39,11 @@ static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_tim
     rl_layer_num(w, "t_compute", L->tc);
     rl_layer_num(w, "t_memory", L->tm);
     rl_layer_num(w, "t", L->t);
-    rl_layer_str(w, "bound", L->bound);
+    rl_layer_str(w, "bound", rl_bound_id(L->bound));
     rl_layer_num(w, "forecast_s", L->forecast_s);
     /* how far the layer's forecast is from its floor: where the headroom is (null without a floor) */
     rl_layer_num(w, "headroom", L->t > 0 ? L->forecast_s / L->t : NAN);
-    rl_layer_str(w, "op_class", rl_op_class_names[L->op_class]);
+    rl_layer_str(w, "op_class", rl_value_id(RL_LIST_OP_CLASS, L->op_class));
     rl_layer_str(w, "precision", rl_precision_name(L->prec));
     rl_layer_bool(w, "kernel", L->kernel);
     rl_layer_num(w, "kernels", L->kernels);
@@ -51,7 +51,7 @@ static void write_layer(rl_layer_writer *w, const rl_node *n, const rl_layer_tim
     else rl_layer_null(w, "fused_into");
     if (has_energy) {
         rl_layer_num(w, "energy_j", L->energy);
-        rl_layer_str(w, "energy_bound", L->energy_bound);
+        rl_layer_str(w, "energy_bound", rl_bound_id(L->energy_bound));
     }
     /* The kernel the layer starts, as the charts place it (timing.h): null
      * for a layer fused into another's kernel. */

@@ -71,24 +71,32 @@ static int parse_mode(const cJSON *req, options *o, rl_error *err) {
     return 0;
 }
 
+/* The value of `list` a request field names; -1, with a bad_request error
+ * at `key` listing the list's ids, when it names none. */
+static int parse_value(const cJSON *item, const char *key, rl_list list, rl_error *err) {
+    int v = rl_value_of(list, cJSON_IsString(item) ? item->valuestring : NULL);
+    if (v >= 0) return v;
+    char ids[256];
+    rl_value_list_text(list, ids, sizeof ids);
+    rl_error_set(err, "bad_request", key, "%s must be one of %s", key, ids);
+    return -1;
+}
+
 static int parse_sol(const cJSON *req, options *o, rl_error *err) {
-    static const char *const sols[] = {"unfused", "fused", "fused_prefetched", NULL};
     const cJSON *sol = cJSON_GetObjectItemCaseSensitive(req, "sol");
     if (!sol) return 0;
-    const char *s = parse_choice(sol, "sol", sols, "sol must be \"unfused\", \"fused\" or \"fused_prefetched\"", err);
-    if (!s) return -1;
-    o->sol = s;
+    int s = parse_value(sol, "sol", RL_LIST_SOL, err);
+    if (s < 0) return -1;
+    o->sol = (rl_sol_model)s;
     return 0;
 }
 
 static int parse_granularity(const cJSON *req, options *o, rl_error *err) {
-    static const char *const grans[] = {"per_op", "whole_graph", "intended", NULL};
     const cJSON *gran = cJSON_GetObjectItemCaseSensitive(req, "granularity");
     if (!gran) return 0;
-    const char *g = parse_choice(gran, "granularity", grans,
-                                 "granularity must be \"per_op\", \"whole_graph\" or \"intended\"", err);
-    if (!g) return -1;
-    o->granularity = g;
+    int g = parse_value(gran, "granularity", RL_LIST_GRANULARITY, err);
+    if (g < 0) return -1;
+    o->granularity = (rl_granularity)g;
     return 0;
 }
 
@@ -216,8 +224,8 @@ int rl_analyze_parse_options(const cJSON *req, options *o, rl_ctx *c, rl_dim_set
     memset(o, 0, sizeof *o);
     o->precision = -1;
     o->precision_name = "model";
-    o->sol = "fused";
-    o->granularity = "intended";
+    o->sol = RL_SOL_FUSED;
+    o->granularity = RL_GRAN_INTENDED;
     o->include_layers = true;
     o->layer_io = true;
     if (parse_precision(req, o, err) || parse_mode(req, o, err) || parse_sol(req, o, err) ||

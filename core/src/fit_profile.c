@@ -33,7 +33,7 @@ void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fi
                        const char *stack, const char *source) {
     cJSON *f = rl_fit_child_object(profile, "forecast");
     replace_item(f, "stack", cJSON_CreateString(stack));
-    replace_item(f, "basis", cJSON_CreateString("calibrated"));
+    replace_item(f, "basis", cJSON_CreateString(rl_value_id(RL_LIST_BASIS, RL_BASIS_CALIBRATED)));
     replace_item(f, "fusion", cJSON_CreateString(p->unfused ? "none" : "epilogue"));
     replace_item(f, "epilogue_apart", cJSON_CreateStringArray(p->apart, p->n_apart));
     replace_item(f, "shape_ops", cJSON_CreateString(rl_shape_ops_names[p->shape_ops]));
@@ -43,9 +43,9 @@ void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fi
     if (inf->tile_k0) replace_item(f, "tile_overhead_k", figure_json(p->tile_k0, source, "measured"));
     cJSON *classes = rl_fit_child_object(f, "classes");
     for (int c = 0; c < RL_CLASS_COUNT; c++) {
-        cJSON *own = cJSON_GetObjectItemCaseSensitive(classes, rl_op_class_names[c]);
+        cJSON *own = cJSON_GetObjectItemCaseSensitive(classes, rl_value_id(RL_LIST_OP_CLASS, c));
         if (cJSON_IsObject(own)) cJSON_DeleteItemFromObjectCaseSensitive(own, "kernel_overhead_s"); /* as fitted */
-        cJSON *co = rl_fit_child_object(classes, rl_op_class_names[c]);
+        cJSON *co = rl_fit_child_object(classes, rl_value_id(RL_LIST_OP_CLASS, c));
         /* a class no kernel informed keeps the base profile's figure, written
          * out: left implicit, the convolution class would read the fitted
          * GEMMs' figures as its own (hw_blocks.c) */
@@ -55,7 +55,7 @@ void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fi
         snprintf(borrowed, sizeof borrowed,
                  "the %s class's fitted figure: no measured kernel of this class set it, and both run on the "
                  "same multiply-add units",
-                 sib >= 0 ? rl_op_class_names[sib] : "");
+                 sib >= 0 ? rl_value_id(RL_LIST_OP_CLASS, sib) : "");
         if (inf->compute[c]) replace_item(co, "compute_fraction", figure_json(p->compute[c], source, "measured"));
         else if (sib >= 0 && inf->compute[sib])
             replace_item(co, "compute_fraction", figure_json(p->compute[c], borrowed, "derived"));
@@ -75,9 +75,9 @@ void rl_fit_add_fitted_names(cJSON *fit, const rl_fit_informed *inf) {
     cJSON *names = cJSON_AddArrayToObject(fit, "fitted");
     char name[64];
     for (int c = 0; c < RL_CLASS_COUNT; c++) {
-        snprintf(name, sizeof name, "%s.compute_fraction", rl_op_class_names[c]);
+        snprintf(name, sizeof name, "%s.compute_fraction", rl_value_id(RL_LIST_OP_CLASS, c));
         if (inf->compute[c]) cJSON_AddItemToArray(names, cJSON_CreateString(name));
-        snprintf(name, sizeof name, "%s.memory_fraction", rl_op_class_names[c]);
+        snprintf(name, sizeof name, "%s.memory_fraction", rl_value_id(RL_LIST_OP_CLASS, c));
         if (inf->memory[c]) cJSON_AddItemToArray(names, cJSON_CreateString(name));
     }
     if (inf->kernel_s) cJSON_AddItemToArray(names, cJSON_CreateString("kernel_overhead_s"));
@@ -92,11 +92,11 @@ void rl_fit_add_fitted_names(cJSON *fit, const rl_fit_informed *inf) {
         /* an unfitted product class takes its fitted sibling's figures (rl_fit_borrow_siblings) */
         if (sib >= 0 && (inf->compute[sib] || inf->memory[sib])) {
             cJSON *b = cJSON_CreateObject();
-            cJSON_AddStringToObject(b, "class", rl_op_class_names[c]);
-            cJSON_AddStringToObject(b, "from", rl_op_class_names[sib]);
+            cJSON_AddStringToObject(b, "class", rl_value_id(RL_LIST_OP_CLASS, c));
+            cJSON_AddStringToObject(b, "from", rl_value_id(RL_LIST_OP_CLASS, sib));
             cJSON_AddItemToArray(borrowed, b);
         } else {
-            cJSON_AddItemToArray(left, cJSON_CreateString(rl_op_class_names[c]));
+            cJSON_AddItemToArray(left, cJSON_CreateString(rl_value_id(RL_LIST_OP_CLASS, c)));
         }
     }
 }

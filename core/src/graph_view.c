@@ -80,7 +80,7 @@ static int module_of(module_table *mt, rl_arena *a, const char *name, char *buf)
 
 /* Adds layer L's figures to module m and every module above it. */
 static void add_layer_figures(module_table *mt, int m, const rl_layer_time *L) {
-    int b = (int)rl_bound_from_id(L->bound);
+    int b = (int)L->bound;
     for (; m >= 0; m = mt->parent[m]) {
         mt->layers[m]++;
         mt->t[m] += L->t;
@@ -263,7 +263,7 @@ static int *fold_layers(const rl_graph *g, const rl_layer_time *lt, rl_arena *a)
     for (int i = 0; i < n; i++) fold[i] = -1, is_const[i] = false;
     for (int k = 0; k < n; k++) {
         int i = g->order ? g->order[k] : k;
-        bool none = rl_bound_from_id(lt[i].bound) == RL_BOUND_NONE;
+        bool none = lt[i].bound == RL_BOUND_NONE;
         is_const[i] = none && fed_by_constants(g, i, is_const);
         /* of no work: into its one consumer; a constant read by several into
          * the constants box; a view read by several into the box it reads */

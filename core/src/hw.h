@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include "internal.h"
 #include "precision.h"
+#include "words.h"
 
 /* The unit a piece of work runs on. */
 enum rl_unit { RL_UNIT_MATRIX = 0, RL_UNIT_VECTOR = 1, RL_UNIT_COUNT };
@@ -13,23 +14,8 @@ const char *rl_unit_name(int u); /* "matrix" | "vector" */
 
 #define RL_HW_MAX_MEM 8
 
-/* The op classes of the forecast (docs/model.md §12): each has its own
- * achievable fractions of the peaks. A node's class comes from its operator
- * family (forecast.c); this is the one list of their names. */
-enum rl_op_class {
-    RL_CLASS_MATRIX,      /* GEMM: Gemm, MatMul, attention, RNN gates on the matrix unit */
-    RL_CLASS_DEPTHWISE,   /* depthwise and grouped convolutions */
-    RL_CLASS_NORM,        /* normalisation, softmax, reductions, pooling */
-    RL_CLASS_ELEMENTWISE, /* elementwise maths, activations, casts, quantization */
-    RL_CLASS_MOVEMENT,    /* data movement: transpose, concat, slice, pad, resize */
-    RL_CLASS_GATHER,      /* gather and scatter */
-    RL_CLASS_CONV,        /* dense convolutions (several input channels a group): a CPU runtime's direct
-                             convolution kernels, a GPU engine's implicit GEMMs; a profile that gives no
-                             figures of its own for it gives it the matrix class's */
-    RL_CLASS_COUNT
-};
-extern const char *const rl_op_class_names[RL_CLASS_COUNT];
-int rl_op_class_parse(const char *name); /* -1 if unknown */
+/* The op classes of the forecast: enum rl_op_class and its table of words,
+ * words.h. */
 
 #define RL_FC_MAX_APART 16
 /* Which of the nodes the plan counts as no kernel (views, shape arithmetic

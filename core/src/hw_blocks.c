@@ -24,16 +24,6 @@ static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s
                                             "tile_k", "tile_overhead_k", "link_fraction", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "conv_lowering", "shape_ops", "broadcast", "pooling", "classes", "fit", "band", NULL};
 static const char *const class_keys[] = {"compute_fraction", "memory_fraction", "kernel_overhead_s", NULL};
 
-const char *const rl_op_class_names[RL_CLASS_COUNT] = {"matrix", "depthwise", "normalization",
-                                                       "elementwise", "data_movement", "gather_scatter",
-                                                       "convolution"};
-
-int rl_op_class_parse(const char *name) {
-    for (int i = 0; name && i < RL_CLASS_COUNT; i++)
-        if (strcmp(name, rl_op_class_names[i]) == 0) return i;
-    return -1;
-}
-
 /* The forecast of a profile without a "forecast" block (or of a class it
  * leaves out): generic fractions of a tuned stack, no tile quantization, and
  * the profile's launch overhead as the fixed cost per kernel (docs/model.md
@@ -94,7 +84,7 @@ static int forecast_classes(const parse_ctx *x, const cJSON *classes, rl_forecas
     cJSON_ArrayForEach(it, classes) {
         char path[96];
         snprintf(path, sizeof path, "forecast.classes.%s", it->string);
-        int k = rl_op_class_parse(it->string);
+        int k = rl_value_of(RL_LIST_OP_CLASS, it->string);
         if (k < 0)
             return hw_bad(x, path, "is not an op class (matrix, convolution, depthwise, normalization, "
                                 "elementwise, data_movement, gather_scatter)");
@@ -110,7 +100,7 @@ static int forecast_classes(const parse_ctx *x, const cJSON *classes, rl_forecas
     }
     /* A profile that does not tell convolutions from GEMMs gives them the
      * same figures: the matrix class's (docs/model.md §12.1) */
-    if (!cJSON_GetObjectItemCaseSensitive(classes, rl_op_class_names[RL_CLASS_CONV]))
+    if (!cJSON_GetObjectItemCaseSensitive(classes, rl_value_id(RL_LIST_OP_CLASS, RL_CLASS_CONV)))
         f->compute[RL_CLASS_CONV] = f->compute[RL_CLASS_MATRIX], f->memory[RL_CLASS_CONV] = f->memory[RL_CLASS_MATRIX],
         f->class_kernel_s[RL_CLASS_CONV] = f->class_kernel_s[RL_CLASS_MATRIX];
     return 0;
@@ -260,10 +250,9 @@ int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
     if (stack && !(cJSON_IsString(stack) && stack->valuestring[0]))
         return hw_bad(x, "forecast.stack", "must name the software stack (e.g. \"TensorRT\")");
     if (cJSON_IsString(stack)) f->stack = stack->valuestring;
-    if (basis && !(cJSON_IsString(basis) && (!strcmp(basis->valuestring, "analytic") ||
-                                             !strcmp(basis->valuestring, "calibrated"))))
-        return hw_bad(x, "forecast.basis", "must be \"analytic\" or \"calibrated\"");
-    f->calibrated = cJSON_IsString(basis) && !strcmp(basis->valuestring, "calibrated");
+    int basis_value = rl_value_of(RL_LIST_BASIS, cJSON_IsString(basis) ? basis->valuestring : NULL);
+    if (basis && basis_value < 0) return hw_bad(x, "forecast.basis", "must be \"analytic\" or \"calibrated\"");
+    f->calibrated = basis_value == RL_BASIS_CALIBRATED;
     if (fit && !cJSON_IsObject(fit)) return hw_bad(x, "forecast.fit", "must be an object (the fit's provenance)");
     if (fusion && !(cJSON_IsString(fusion) && (!strcmp(fusion->valuestring, "epilogue") ||
                                                !strcmp(fusion->valuestring, "none"))))

@@ -194,7 +194,7 @@ static void phase_figures(cJSON *o, const phase *p) {
     put(o, "flops", p->flops);
     put(o, "matrix_flops", p->matrix_flops);
     put(o, "bytes", p->bytes);
-    cJSON_AddStringToObject(o, "bound", p->bound);
+    cJSON_AddStringToObject(o, "bound", rl_bound_id(p->bound));
     put(o, "t_compute", p->t_compute);
     put(o, "t_memory", p->t_memory);
     put(o, "kernels", p->kernels);
@@ -242,14 +242,14 @@ static int batch_sweep(llm_run *L, const memory_plan *mem, cJSON *out, rl_error 
         put(row, "tpot_s", tpot);
         put(row, "tokens_per_s", (double)b * (double)O->generate / gen.total.time_s);
         put(row, "intensity", gen.total.bytes > 0 ? gen.total.flops / gen.total.bytes : NAN);
-        cJSON_AddStringToObject(row, "bound", gen.mid.bound);
+        cJSON_AddStringToObject(row, "bound", rl_bound_id(gen.mid.bound));
         cJSON_AddStringToObject(row, "method", gen.method);
         put(row, "memory_required_bytes", memory_required(mem, (double)b, context));
         if (mem->capacity > 0) cJSON_AddBoolToObject(row, "fits", memory_required(mem, (double)b, context) <= mem->capacity);
         else cJSON_AddNullToObject(row, "fits");
         /* the batch from which decode stays compute-bound (a constant cost,
          * such as dequantizing weights, can make batch 1 compute-bound alone) */
-        if (!strcmp(gen.mid.bound, "compute")) {
+        if (gen.mid.bound == RL_BOUND_COMPUTE) {
             if (compute_bound < 0) compute_bound = b;
         } else {
             compute_bound = -1;
@@ -282,7 +282,7 @@ static int context_sweep(llm_run *L, const memory_plan *mem, cJSON *out, rl_erro
         cJSON_AddNumberToObject(row, "context", (double)ctx);
         put(row, "tpot_s", p.time_s);
         put(row, "tokens_per_s", (double)O->batch / p.time_s);
-        cJSON_AddStringToObject(row, "bound", p.bound);
+        cJSON_AddStringToObject(row, "bound", rl_bound_id(p.bound));
         put(row, "memory_required_bytes", memory_required(mem, (double)O->batch, (double)ctx + 1));
         if (mem->capacity > 0)
             cJSON_AddBoolToObject(row, "fits", memory_required(mem, (double)O->batch, (double)ctx + 1) <= mem->capacity);
@@ -389,7 +389,7 @@ static void write_decode(cJSON *out, const llm_run *L, const generation *gen) {
     put(d, "flops_per_step", gen->total.flops / G);
     put(d, "matrix_flops_per_step", gen->total.matrix_flops / G);
     put(d, "bytes_per_step", gen->total.bytes / G);
-    cJSON_AddStringToObject(d, "bound", gen->mid.bound);
+    cJSON_AddStringToObject(d, "bound", rl_bound_id(gen->mid.bound));
     put(d, "energy_j", gen->total.energy_j);
     put(d, "kernels", gen->mid.kernels);
     put(d, "launch_floor_s", gen->mid.launch_floor_s);
@@ -460,7 +460,7 @@ static void write_phases(cJSON *out, const llm_run *L, const llm_result *x) {
     if (x->kv) cJSON_AddNumberToObject(out, "generated_tokens", G);
     else cJSON_AddNullToObject(out, "generated_tokens");
     cJSON_AddNumberToObject(out, "batch", B);
-    cJSON_AddStringToObject(out, "sol", L->o->sol);
+    cJSON_AddStringToObject(out, "sol", rl_value_id(RL_LIST_SOL, L->o->sol));
     cJSON_AddItemToObject(out, "quantization", quantization_json(L));
     cJSON *po = cJSON_AddObjectToObject(out, "prefill");
     put(po, "time_s", x->pre.time_s);
@@ -531,7 +531,7 @@ static void write_parallel(cJSON *out, const llm_run *L, const llm_result *x) {
         put(o, "forecast_tpot_s", (a->forecast_s + b->forecast_s) / 2);
         put(o, "forecast_decode_t_comms_s", (a->forecast_t_comms_s + b->forecast_t_comms_s) / 2);
         put(o, "comm_bytes_per_token", (a->comm_bytes + b->comm_bytes) / 2 / B);
-        cJSON_AddStringToObject(o, "decode_bound", b->bound);
+        cJSON_AddStringToObject(o, "decode_bound", rl_bound_id(b->bound));
     } else {
         static const char *const none[] = {"tpot_s", "tokens_per_s", "e2e_s", "decode_t_comms_s", "forecast_tpot_s",
                                            "forecast_decode_t_comms_s", "comm_bytes_per_token", "decode_bound"};

@@ -35,7 +35,7 @@ typedef struct phase {
     double flops, matrix_flops, bytes, time_s, energy_j, launch_floor_s, t_compute, t_memory, kernels;
     double forecast_s; /* the phase on the profile's stack (forecast.time_s; docs/model.md §12) */
     double forecast_energy_j; /* its energy at the forecast's pace (forecast.energy_j; NAN: no figures) */
-    const char *bound;
+    rl_bound bound;
     int unknown_layers;
     double kv_past_bytes;   /* the past cache, as stored (kv_bits) */
     double weight_resident; /* resident weight bytes (weight what-if applied) */

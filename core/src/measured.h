@@ -37,7 +37,6 @@
 #include "layer_writer.h"
 
 /* ------------------------------------------------------------- import -- */
-typedef enum { RL_PROFILE_ORT, RL_PROFILE_TRTEXEC, RL_PROFILE_CSV } rl_profile_format;
 
 typedef struct rl_kernel {
     const char *name;     /* as the profile names it (ORT: without "_kernel_time") */
@@ -67,7 +66,6 @@ typedef struct rl_profile {
  * (code bad_measured, where "measured"). */
 int rl_profile_parse(rl_arena *a, const char *text, size_t len, const char *format, rl_profile *out,
                      rl_error *err);
-const char *rl_profile_format_name(rl_profile_format f); /* "ort", "trtexec", "csv" */
 
 /* -------------------------------------------------------------- match -- */
 /* A node's predicted figures, filled by the analysis (one per main-graph node). */

@@ -11,10 +11,6 @@
 
 #include "measured.h"
 
-const char *rl_profile_format_name(rl_profile_format f) {
-    return f == RL_PROFILE_ORT ? "ort" : f == RL_PROFILE_TRTEXEC ? "trtexec" : "csv";
-}
-
 static int bad(rl_error *err, const char *msg) {
     rl_error_set(err, "bad_measured", "measured", "%s", msg);
     return -1;
@@ -597,10 +593,15 @@ int rl_profile_parse(rl_arena *a, const char *text, size_t len, const char *form
                      rl_error *err) {
     memset(out, 0, sizeof *out);
     out->between_kernels_s = -1;
-    if (!format) format = "auto";
-    bool is_auto = !strcmp(format, "auto");
-    if (!is_auto && strcmp(format, "ort") && strcmp(format, "trtexec") && strcmp(format, "csv"))
-        return bad(err, "measured.format must be \"auto\", \"ort\", \"trtexec\" or \"csv\"");
+    /* "auto" (or none) asks to detect the kind; else one of the table's */
+    bool is_auto = !format || !strcmp(format, "auto");
+    int want = is_auto ? -1 : rl_value_of(RL_LIST_MEASURED_FORMAT, format);
+    if (!is_auto && want < 0) {
+        char ids[128], msg[192];
+        rl_value_list_text(RL_LIST_MEASURED_FORMAT, ids, sizeof ids);
+        snprintf(msg, sizeof msg, "measured.format must be auto or one of %s", ids);
+        return bad(err, msg);
+    }
     size_t skip = 0;
     if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
         (unsigned char)text[2] == 0xBF)
@@ -609,7 +610,7 @@ int rl_profile_parse(rl_arena *a, const char *text, size_t len, const char *form
     size_t lead = 0;
     while (lead < len && isspace((unsigned char)text[lead])) lead++;
     bool json = lead < len && (text[lead] == '[' || text[lead] == '{');
-    if (!strcmp(format, "csv") || (is_auto && !json)) return parse_csv(a, text, len, out, err);
+    if (want == RL_PROFILE_CSV || (is_auto && !json)) return parse_csv(a, text, len, out, err);
     cJSON *doc = cJSON_ParseWithLength(text, len);
     if (!doc) {
         if (rl_json_alloc_failed()) return oom(err);
@@ -618,7 +619,7 @@ int rl_profile_parse(rl_arena *a, const char *text, size_t len, const char *form
     int rc;
     /* ORT writes a bare array of trace events; Chrome's object form holds them in traceEvents */
     const cJSON *events = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "traceEvents") : doc;
-    bool want_ort = !strcmp(format, "ort"), want_trt = !strcmp(format, "trtexec");
+    bool want_ort = want == RL_PROFILE_ORT, want_trt = want == RL_PROFILE_TRTEXEC;
     if (cJSON_IsArray(events) && (want_ort || (is_auto && looks_ort(events))))
         rc = parse_ort(a, events, out, err);
     else if (cJSON_IsArray(doc) && (want_trt || (is_auto && looks_trtexec(doc))))

@@ -151,7 +151,7 @@ static void add_left_out(const rl_measured *m, cJSON *mo) {
 void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s, double forecast_s) {
     if (!m) return;
     cJSON *mo = cJSON_AddObjectToObject(root, "measured");
-    cJSON_AddStringToObject(mo, "format", rl_profile_format_name(m->p.format));
+    cJSON_AddStringToObject(mo, "format", rl_value_id(RL_LIST_MEASURED_FORMAT, m->p.format));
     cJSON_AddNumberToObject(mo, "runs", m->p.runs);
     cJSON_AddBoolToObject(mo, "warmup_excluded", m->p.warmup_excluded);
     cJSON_AddStringToObject(mo, "statistic", m->p.median ? "median" : "mean");

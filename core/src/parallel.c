@@ -36,7 +36,7 @@ struct rl_parallel {
     /* the forecast: the stages' forecast math and communication, the totals */
     double *stage_fc_math, *stage_fc_comms;
     double forecast_s, forecast_t_math_s, forecast_t_comms_s, single_device_forecast_s;
-    const char *bound;
+    rl_bound bound;
     int n_column, n_row, n_vocab, n_slice;
 };
 
@@ -527,7 +527,9 @@ static int totals(rl_ctx *c, const rl_timing *t, rl_parallel *P) {
     forecast_totals(P, both);
     P->bubble = (double)(S - 1) / (M + S - 1);
     P->comm_bytes = P->tp_comm_bytes + P->send_bytes + P->grad_bytes;
-    P->bound = P->t_comms_s > P->t_math_s ? "communication" : P->t_compute_sum >= P->t_memory_sum ? "compute" : "memory";
+    P->bound = P->t_comms_s > P->t_math_s           ? RL_BOUND_COMMUNICATION
+               : P->t_compute_sum >= P->t_memory_sum ? RL_BOUND_COMPUTE
+                                                     : RL_BOUND_MEMORY;
     /* training keeps each weight's gradient beside it */
     P->memory_bytes_per_device = P->weight_bytes_per_device * (P->training ? 2 : 1) + P->activation_bytes_per_device;
     P->capacity = P->hw->n_mem > 0 ? P->hw->mem_cap[0] : 0;
@@ -689,7 +691,7 @@ void rl_parallel_totals_json(const rl_parallel *P, cJSON *o) {
     rl_json_add_num(o, "time_s", P->time_s);
     rl_json_add_num(o, "lower_bound_s", P->lower_bound_s);
     rl_json_add_num(o, "upper_bound_s", P->upper_bound_s);
-    cJSON_AddStringToObject(o, "bound", P->bound);
+    cJSON_AddStringToObject(o, "bound", rl_bound_id(P->bound));
     rl_json_add_num(o, "single_device_s", P->single_device_s);
     rl_json_add_num(o, "speedup", P->time_s > 0 ? P->single_device_s / P->time_s : 0);
     rl_json_add_num(o, "bubble", P->bubble);

@@ -56,7 +56,7 @@ typedef struct rl_parallel_summary {
                                               communication part */
     double weight_bytes_per_device, weight_bytes; /* the largest stage's share; every weight once */
     double memory_bytes_per_device, memory_capacity_bytes, speedup; /* capacity 0 = unknown */
-    const char *bound;
+    rl_bound bound;
 } rl_parallel_summary;
 void rl_parallel_summarize(const rl_parallel *p, rl_parallel_summary *out);
 

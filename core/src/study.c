@@ -50,7 +50,7 @@ static void put_chosen(cJSON *row, const rl_timing *t, const rl_hw *hw) {
     rl_json_add_num(row, "upper_bound_s", ch->upper_bound_s);
     rl_json_add_num(row, "energy_j", t->has_energy ? ch->energy_j : NAN);
     rl_json_add_num(row, "avg_power_w", t->has_energy ? ch->avg_power_w : NAN);
-    cJSON_AddStringToObject(row, "bound", ch->bound);
+    cJSON_AddStringToObject(row, "bound", rl_bound_id(ch->bound));
     rl_json_add_num(row, "kernels", ch->kernels);
     rl_json_add_num(row, "launch_floor_s", ch->launch_floor_s);
     cJSON_AddBoolToObject(row, "power_capped", ch->power_capped);
@@ -138,7 +138,7 @@ static void compare_row(rl_ctx *s, const cJSON *pj, const char *mode, const cJSO
     }
     cJSON_AddStringToObject(row, "precision", rl_precision_name(t.main_prec));
     cJSON *so = cJSON_AddObjectToObject(row, "sol");
-    for (int m = 0; m < RL_SOL_COUNT; m++) rl_json_add_num(so, rl_sol_names[m], t.sol[m].time_s);
+    for (int m = 0; m < RL_SOL_COUNT; m++) rl_json_add_num(so, rl_value_id(RL_LIST_SOL, m), t.sol[m].time_s);
     rl_json_add_num(row, "chosen_time_s", rl_timing_chosen(&t)->time_s);
     put_chosen(row, &t, &hw);
     if (par) put_parallel(row, par);
@@ -286,7 +286,7 @@ static int sweep_row(const rl_ctx *c, const rl_options *o, const rl_hw *hw, int6
         put_chosen(row, &t, hw);
         cJSON_AddNullToObject(row, "error");
         *intensity_out = intensity;
-        *compute_out = strcmp(ch->bound, "compute") == 0;
+        *compute_out = ch->bound == RL_BOUND_COMPUTE;
     }
     rl_arena_free(&arena);
     return 0;
@@ -328,7 +328,7 @@ static int study_batch_sweep(rl_ctx *c, const cJSON *study, const rl_options *o,
     else cJSON_AddNullToObject(out, "critical_batch");
     rl_json_add_num(out, "time_balance", balance);
     cJSON_AddStringToObject(out, "precision", rl_precision_name(own.main_prec));
-    cJSON_AddStringToObject(out, "sol", o->sol);
+    cJSON_AddStringToObject(out, "sol", rl_value_id(RL_LIST_SOL, o->sol));
     char note[600];
     int len = snprintf(note, sizeof note,
                        "Each row is the analysis at that batch. Bytes and intensity are those of the %s "
@@ -336,8 +336,8 @@ static int study_batch_sweep(rl_ctx *c, const cJSON *study, const rl_options *o,
                        "compute-bound (its compute time reaches its memory time and outlasts its launches); "
                        "for matrix work alone that is where the intensity reaches the time balance %.4g "
                        "FLOP/B (%s peak / main-memory bandwidth). ",
-                       rl_word_name(RL_WORD_SOL, o->sol),
-                       strcmp(o->sol, "unfused") == 0 ? " (every layer's inputs, weights and outputs)"
+                       rl_value_name(RL_LIST_SOL, o->sol),
+                       o->sol == RL_SOL_UNFUSED ? " (every layer's inputs, weights and outputs)"
                                                       : " (weights and model inputs/outputs only)",
                        balance, rl_precision_name(own.main_prec));
     if (applied == 0)
@@ -357,7 +357,8 @@ static int study_batch_sweep(rl_ctx *c, const cJSON *study, const rl_options *o,
  * floors differ by a clock can swap places once launches and the stack's
  * efficiencies are counted, and the advisor answers what a user will see. */
 typedef struct mode_row {
-    const char *id, *name, *bound;
+    const char *id, *name;
+    rl_bound bound;
     double time, energy;             /* the forecast's time and energy: what ranks the modes */
     double floor_s, floor_energy_j;  /* the speed of light in this mode (time_s, energy_j in the JSON) */
     double power, share;
@@ -509,7 +510,7 @@ static void add_mode_rows(cJSON *out, const mode_row *rows, int n, int fastest) 
         rl_json_add_num(o2, "time_s", r->floor_s);
         rl_json_add_num(o2, "energy_j", r->floor_energy_j);
         rl_json_add_num(o2, "avg_power_w", r->power);
-        cJSON_AddStringToObject(o2, "bound", r->bound);
+        cJSON_AddStringToObject(o2, "bound", rl_bound_id(r->bound));
         cJSON_AddBoolToObject(o2, "power_capped", r->capped);
         cJSON_AddBoolToObject(o2, "pareto", r->pareto);
         rl_json_add_num(o2, "compute_bound_time_share", r->share);

@@ -11,14 +11,6 @@
 #include "timing.h"
 #include "ops/op.h"
 
-const char *const rl_sol_names[RL_SOL_COUNT] = {"unfused", "fused", "fused_prefetched"};
-
-int rl_sol_parse(const char *name) {
-    for (int i = 0; name && i < RL_SOL_COUNT; i++)
-        if (strcmp(name, rl_sol_names[i]) == 0) return i;
-    return -1;
-}
-
 /* ----------------------------------------------------------- precision -- */
 static int node_precision(const rl_options *o, const rl_node *n) {
     int dt = 0;
@@ -479,7 +471,7 @@ static double per_op_roof(rl_ctx *c, const rl_prepared *pg, const rl_options *o,
 
 /* Close one SOL model: floors, the expected time, bounds, energy, power. */
 static void finish_model(rl_sol_result *r, const rl_hw *hw, double e_dyn, bool per_op) {
-    r->granularity = per_op ? "per_op" : "whole_graph";
+    r->granularity = per_op ? RL_GRAN_PER_OP : RL_GRAN_WHOLE_GRAPH;
     r->roof_time_s = per_op ? r->roof_per_op_s : r->roof_whole_graph_s;
     r->launch_floor_s = r->kernels * hw->launch_s;
     r->power_floor_s = 0;
@@ -491,9 +483,9 @@ static void finish_model(rl_sol_result *r, const rl_hw *hw, double e_dyn, bool p
                                     rl_roof_time(r->launch_floor_s, r->power_floor_s));
     r->upper_bound_s = rl_roof_time(r->t_compute + r->t_memory + r->launch_floor_s, r->power_floor_s);
     r->power_capped = r->power_floor_s > t;
-    if (r->power_capped) r->bound = "power";
-    else if (r->launch_floor_s > r->roof_time_s) r->bound = "overhead";
-    else r->bound = r->t_compute >= r->t_memory ? "compute" : "memory";
+    if (r->power_capped) r->bound = RL_BOUND_POWER;
+    else if (r->launch_floor_s > r->roof_time_s) r->bound = RL_BOUND_OVERHEAD;
+    else r->bound = r->t_compute >= r->t_memory ? RL_BOUND_COMPUTE : RL_BOUND_MEMORY;
     if (hw->has_energy) {
         r->energy_j = e_dyn + hw->static_w * r->time_s;
         r->avg_power_w = r->time_s > 0 ? r->energy_j / r->time_s : 0;
@@ -527,15 +519,13 @@ static void time_models(rl_timing *out, const rl_hw *hw, const graph_sums *s) {
 
 /* The chosen model at the request's granularity. */
 static void choose(rl_timing *out, const rl_options *o, const rl_hw *hw, const graph_sums *s) {
-    int m = rl_sol_parse(o->sol);
-    out->chosen = m < 0 ? RL_SOL_FUSED : (rl_sol_model)m;
+    out->chosen = o->sol >= 0 && o->sol < RL_SOL_COUNT ? o->sol : RL_SOL_FUSED;
     out->chosen_sol = out->sol[out->chosen];
     const int fused = out->chosen != RL_SOL_UNFUSED;
     out->compute_bound_share = s->roof[fused] > 0 ? s->compute_part[fused] / s->roof[fused] : 0;
-    const char *gran = o->granularity ? o->granularity : "intended";
-    if (strcmp(gran, "intended") != 0 && strcmp(gran, out->chosen_sol.granularity) != 0) {
+    if (o->granularity != RL_GRAN_INTENDED && o->granularity != out->chosen_sol.granularity) {
         rl_sol_result *r = &out->chosen_sol;
-        finish_model(r, hw, s->e_flops + hw->e_byte * r->bytes, strcmp(gran, "per_op") == 0);
+        finish_model(r, hw, s->e_flops + hw->e_byte * r->bytes, o->granularity == RL_GRAN_PER_OP);
     }
 }
 
@@ -548,15 +538,15 @@ static void fill_layer(rl_layer_time *L, const rl_prepared *pg, const rl_node *n
     L->kernel = L->kernels > 0;
     L->fused_into = pg->group_root[n->index] != n->index ? pg->group_root[n->index] : -1;
     double tm_model = (unfused ? f->bytes : f->fbytes) / bw;
-    if (!n->cost.known) L->bound = "unknown";
-    else if (f->flops == 0 && f->bytes == 0) L->bound = "none";
-    else L->bound = L->tc >= tm_model ? "compute" : "memory";
+    if (!n->cost.known) L->bound = RL_BOUND_UNKNOWN;
+    else if (f->flops == 0 && f->bytes == 0) L->bound = RL_BOUND_NONE;
+    else L->bound = L->tc >= tm_model ? RL_BOUND_COMPUTE : RL_BOUND_MEMORY;
 }
 
-/* The floor that set a model's time ("overhead": kernel launches, "power":
- * the power budget), or NULL when its roofline did. */
-static const char *floor_set_time(const rl_sol_result *r) {
-    return !strcmp(r->bound, "overhead") || !strcmp(r->bound, "power") ? r->bound : NULL;
+/* Whether a floor set a model's time (overhead: kernel launches, power:
+ * the power budget) rather than its roofline. */
+static bool floor_set_time(const rl_sol_result *r) {
+    return r->bound == RL_BOUND_OVERHEAD || r->bound == RL_BOUND_POWER;
 }
 
 /* Each layer's share of the chosen model's time and energy: its roofline
@@ -588,21 +578,21 @@ static void share_layers(const rl_prepared *pg, const rl_hw *hw, rl_layer_time *
     /* When the launch floor or the power floor sets the model's time, every
      * layer's share is stretched past its own roofline by that floor: its
      * bound is the floor's, as the summary's is (docs/model.md §7). */
-    const char *floor_bound = floor_set_time(&out->chosen_sol);
+    const bool floor_bound = floor_set_time(&out->chosen_sol);
     for (int i = 0; i < g->n_nodes; i++) {
         rl_layer_time *L = &lt[i];
         if (roof_sum > 0) L->t = time * (L->t / roof_sum);
         else L->t = kernels > 0 && L->kernel ? time / kernels : 0;
-        if (floor_bound && (!strcmp(L->bound, "compute") || !strcmp(L->bound, "memory")))
-            L->bound = floor_bound;
+        if (floor_bound && (L->bound == RL_BOUND_COMPUTE || L->bound == RL_BOUND_MEMORY))
+            L->bound = out->chosen_sol.bound;
         double q = unfused ? L->bytes : L->fused_bytes;
         L->model_bytes = q;
         if (out->has_energy) {
             L->energy = L->flop_energy + hw->e_byte * q + hw->static_w * L->t;
-            L->energy_bound = L->flop_energy >= hw->e_byte * q ? "compute" : "memory";
+            L->energy_bound = L->flop_energy >= hw->e_byte * q ? RL_BOUND_COMPUTE : RL_BOUND_MEMORY;
         } else {
             L->energy = NAN;
-            L->energy_bound = NULL;
+            L->energy_bound = RL_BOUND_UNKNOWN;
         }
     }
     for (int i = 0; i < g->n_nodes; i++) {
@@ -630,7 +620,7 @@ void rl_time_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const 
     out->bad_layer = -1;
     const rl_graph *g = pg->graph;
     const double bw = hw->mem_bw[0];
-    const bool unfused = rl_sol_parse(o->sol) == RL_SOL_UNFUSED;
+    const bool unfused = o->sol == RL_SOL_UNFUSED;
     double prec_flops[RL_P_COUNT] = {0};
     graph_sums s = {0};
     for (int i = 0; i < g->n_nodes; i++) {

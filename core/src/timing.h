@@ -21,6 +21,7 @@
 #define ROOFLENS_TIMING_H
 #include "graph.h"
 #include "hw.h"
+#include "words.h"
 
 /* The request's analysis options (everything but hardware and dims). */
 typedef struct rl_options {
@@ -28,8 +29,8 @@ typedef struct rl_options {
     int precision;              /* RL_P_*, -1 = the model's own */
     int precision_dtype;
     bool training;
-    const char *sol;            /* unfused | fused | fused_prefetched */
-    const char *granularity;    /* per_op | whole_graph | intended */
+    rl_sol_model sol;           /* the headline's speed-of-light model */
+    rl_granularity granularity; /* RL_GRAN_INTENDED: each model's own */
     bool include_layers;
     int layers_layout;          /* rl_layer_layout of "layers" (layer_writer.h): rows, "columns", "packed" */
     bool layer_io;              /* "layer_io": each layer's inputs and outputs lists (default true) */
@@ -38,10 +39,8 @@ typedef struct rl_options {
 } rl_options;
 
 /* ------------------------------------------------------ speed of light -- */
-/* The three speed-of-light models of the whole graph (docs/model.md §3). */
-typedef enum { RL_SOL_UNFUSED, RL_SOL_FUSED, RL_SOL_FUSED_PREFETCHED, RL_SOL_COUNT } rl_sol_model;
-extern const char *const rl_sol_names[RL_SOL_COUNT]; /* "unfused", "fused", "fused_prefetched" */
-int rl_sol_parse(const char *name);                     /* -1 if unknown */
+/* The three speed-of-light models of the whole graph (docs/model.md §3):
+ * rl_sol_model and its table of words, words.h. */
 
 /* One speed-of-light model on one device. Every field is finite and >= 0,
  * except energy_j and avg_power_w which are NAN when the profile has no
@@ -59,9 +58,9 @@ typedef struct rl_sol_result {
     double lower_bound_s;           /* max(t_compute, t_memory, launch_floor_s, power_floor_s) */
     double upper_bound_s;           /* max(t_compute + t_memory + launch_floor_s, power_floor_s) */
     double energy_j, avg_power_w;   /* energy over time_s; avg power <= power budget */
-    const char *bound;              /* "compute" | "memory" | "overhead" | "power" */
+    rl_bound bound;                 /* compute | memory | overhead | power */
     bool power_capped;              /* the power floor set time_s */
-    const char *granularity;        /* "per_op" | "whole_graph": how roof_time_s was summed */
+    rl_granularity granularity;     /* per_op | whole_graph: how roof_time_s was summed */
     double roof_per_op_s, roof_whole_graph_s; /* both granularities, for comparison */
 } rl_sol_result;
 
@@ -86,11 +85,11 @@ typedef struct rl_layer_time {
     double energy;         /* the layer's share of the chosen model's energy_j (NAN: no figures) */
     double flop_energy;    /* dynamic energy of its FLOPs (per unit and precision) */
     int prec;              /* precision its work is timed at (after any fallback) */
-    const char *bound;     /* compute | memory: the layer's own roofline under the chosen
+    rl_bound bound;        /* compute | memory: the layer's own roofline under the chosen
                               model's bytes; overhead | power: the launch or power floor set
                               the model's time (and so stretched the layer's share past its
                               roofline); none (no work) | unknown (missing shapes) */
-    const char *energy_bound; /* compute | memory: the larger dynamic energy */
+    rl_bound energy_bound; /* compute | memory: the larger dynamic energy (unknown: no energy figures) */
     bool kernel;           /* runs on the device as a kernel of its own (unfused model) */
     double kernels;        /* kernels it launches in the unfused model (a control-flow node:
                               its bodies' kernels × trips) */

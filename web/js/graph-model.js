@@ -167,7 +167,7 @@ export class GraphModel {
 
   bound(node) {
     if (node.kind === 'layer') return this.layers[node.row].bound;
-    if (node.kind === 'constants') return 'none';
+    if (node.kind === 'constants') return this.layers[node.first].bound;   // the core's bound of its layers
     if (node.kind === 'module') return this.graph.modules.bound[node.module];
     return this.bound(node.children.reduce((a, b) => (this.weight(b) > this.weight(a) ? b : a)));
   }

@@ -13,7 +13,7 @@ import { GraphModel, shapeText } from './graph-model.js';
 import { eng, pct } from './format.js';
 import { el } from './dom.js';
 import { download } from './export.js';
-import { boundColor, wordName } from './words.js';
+import { boundColor, knownBound, wordName } from './words.js';
 import { LayerPanel, boundLegend } from './graph-panel.js';
 import { DiffLook } from './diff-look.js';
 
@@ -316,7 +316,7 @@ export class GraphView {
     this.boxEls = this.boxes.map((n, i) => this.drawBox(n, i, most, name, unit));
     if (this.diff?.view === 'change') {
       this.diff.look.legend(this.legend, new Set(this.changes.map((c) => c.kind)), { edges: this.edges.some((e) => e.mark) });
-    } else boundLegend(this.legend, new Set(this.boxes.map((n) => this.model.bound(n) || 'unknown')));
+    } else boundLegend(this.legend, new Set(this.boxes.map((n) => knownBound(this.model.bound(n)))));
     this.applyView();
     this.drawMinimap();
     const hidden = this.model.layers.length - this.boxes.reduce((a, n) => a + (n.children ? 0 : this.model.rowsOf(n).length), 0);
@@ -431,7 +431,7 @@ export class GraphView {
   drawBox(n, i, most, name, unit) {
     const { w, h } = this.sizes[i];
     const x = this.placed.x[i] - w / 2, y = this.placed.y[i] - h / 2;
-    const bound = this.model.bound(n) || 'unknown';
+    const bound = knownBound(this.model.bound(n));
     const s = this.share(n);
     let { fill, text } = shade(boundColor(bound), 0.12 + 0.88 * Math.sqrt(s / most));
     let stroke = boundColor(bound);

@@ -14,13 +14,13 @@
 import { eng, exact, count, pct as share, times } from './format.js';
 import { download } from './export.js';
 import { el } from './dom.js';
+import { wordName } from './words.js';
 
 const MAX_PROFILE_BYTES = 256 << 20;
 const LOST_ROWS = 20;      // rows of the "where the time is lost" table
 const GAP_LINES = 10;      // kernels whose gap is drawn on the roofline
 
 const pct = (x) => share(x, 0);   // whole per cent: the figures are measured, not exact
-const FORMAT_NAMES = { ort: 'ONNX Runtime profile', trtexec: 'trtexec profile', csv: 'CSV profile' };
 
 export class MeasuredView {
   /**
@@ -163,7 +163,7 @@ export class MeasuredView {
     const p = el('p', null, { 'data-testid': 'measured-summary' });
     const runs = `each kernel's ${ms.statistic} over ${ms.runs} run${ms.runs === 1 ? '' : 's'}${ms.warmup_excluded ? ', warm-up left out' : ''}`;
     p.appendChild(el('strong', `Measured ${eng(ms.total_s, 's')}`, { title: exact(ms.total_s, 's') }));
-    p.append(` in ${count(ms.kernels)} kernels (${FORMAT_NAMES[ms.format] || ms.format} “${this.profile?.name ?? ''}”, ${runs})` +
+    p.append(` in ${count(ms.kernels)} kernels (${wordName('measured_format', ms.format)} “${this.profile?.name ?? ''}”, ${runs})` +
       `${ms.run_wall_s ? `, ${eng(ms.run_wall_s, 's')} a run by the wall clock (${ms.statistic})` : ''}: ` +
       `${times(ms.measured_over_predicted)} the speed of light of ${eng(ms.predicted_s, 's')}` +
       `${Number.isFinite(ms.measured_over_forecast) ? ` and ${times(ms.measured_over_forecast)} the forecast of ${eng(ms.forecast_s, 's')}` : ''}. ${count(ms.matched)} kernels matched to layers (${pct(ms.matched_s / ms.total_s)} of the ` +

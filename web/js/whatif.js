@@ -587,14 +587,14 @@ export class WhatIfViews {
           tooltip: { callbacks: { label: (it) => `${it.dataset.label}: ${eng(it.raw.y, it.dataset.yAxisID === 'y' ? 'FLOP/s' : 's')} at batch ${it.raw.x}` } } } },
     });
     // A model the power budget holds back never turns compute-bound: say what binds instead.
-    const capped = crit ? null : rows.find((r) => r.bound === 'power');
+    const capped = crit ? null : rows.find((r) => r.power_capped);
     const cb = this.q('#critical-batch');
     cb.dataset.value = crit === null || crit === undefined ? '' : String(crit);
     cb.textContent = crit
       ? `Critical batch: ${crit}. From this batch on the whole model is compute-bound on ${res.hardware.name} (its compute time reaches its memory time and outlasts its launches; for matrix work alone that is the time balance of ${eng(balance, 'FLOP/B')}).`
       : `No batch in ${rows[0]?.batch ?? '?'}…${rows.at(-1)?.batch ?? '?'} makes the whole model compute-bound on ${res.hardware.name} (time balance ${eng(balance, 'FLOP/B')}).` +
         (capped ? ` From batch ${capped.batch} on its power budget${res.hardware.power_budget_w ? ` of ${eng(res.hardware.power_budget_w, 'W')}` : ''} sets the time ` +
-          `first (limited by ${boundPhrase('power')}): at the full compute rate the device would draw more than that.` : '');
+          `first (limited by ${boundPhrase(capped.bound)}): at the full compute rate the device would draw more than that.` : '');
     const failed = all.filter((r) => r.error).map((r) => `batch ${r.batch}: ${r.error.message}`);
     this.q('#sweep-note').textContent = [study.note || '', ...failed].join(' ');
     fillTable(this.q('#sweep-table'),

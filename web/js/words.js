@@ -42,5 +42,9 @@ export function boundColor(id) {
   return byKey.get(`bound/${id}`)?.color ?? byKey.get('bound/unknown')?.color ?? 'gray';
 }
 
+/** `id` when the core's table of bounds has it, else the id of its
+ * "unknown" bound: what a box of no known bound is filed under. */
+export function knownBound(id) { return byKey.has(`bound/${id}`) ? id : 'unknown'; }
+
 /** The bounds in the core's order, [{id, name, meaning, color}], for legends. */
 export function bounds() { return [...byKey.values()].filter((w) => w.kind === 'bound'); }
