@@ -54,7 +54,7 @@ cut_line core/src/timing.c 'rl_forecast_graph(c, pg, o, hw, lt, out);'
 cut_line core/src/analyze.c 'add_forecast_section(root, &t, &hw);'
 cut_line core/src/analyze_layers.c 'rl_layer_num(w, "forecast_s", L->forecast_s);'
 cut_line core/src/analyze_layers.c 'rl_layer_num(w, "headroom", L->t > 0 ? L->forecast_s / L->t : NAN);'
-cut_line core/src/analyze_layers.c 'rl_layer_str(w, "op_class", rl_op_class_names[L->op_class]);'
+cut_line core/src/analyze_layers.c 'rl_layer_str(w, "op_class", rl_value_id(RL_LIST_OP_CLASS, L->op_class));'
 cmake -S "$B/cut-src" -B "$B/cut-build" -DCMAKE_BUILD_TYPE=Release -DROOFLENS_BUILD_TESTS=OFF -DROOFLENS_BUILD_CLI=OFF >/dev/null
 cmake --build "$B/cut-build" -j2 --target rooflens_core 2>&1 | grep -E '\berror\b' || true
 cc -O2 -std=c11 -Icore/include tools/bench_analyze.c "$B/cut-build/librooflens_core.a" $LIBS -o "$B/cut"
