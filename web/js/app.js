@@ -1,7 +1,7 @@
 // The page's shared controller state and the few helpers every part of the
 // controller uses: messages, the URL, the model's open sizes and the request.
 // The controller's parts (controls.js, analysis.js, opening.js, restore.js,
-// page-export.js) import this module; main.js builds the views into `app`.
+// export-buttons.js, summary.js) import this module; main.js builds the views into `app`.
 import { HardwareCatalog } from './hardware.js';
 import { defaultState, toHash, buildRequest } from './state.js';
 import { llmDefaultState } from './llm-state.js';

@@ -171,7 +171,7 @@ function bytesSource(buf) {
   return { seekable: true, async read(off, len) { return all.subarray(off, off + len); } };
 }
 
-// Load errors the page explains by their code (main.js loadContext).
+// Load errors the page explains by their code (app.js loadContext).
 const LOAD_ERRORS = new Set(['unreachable', 'cors_refused', 'http_error', 'read_failed']);
 const loadError = (code, message) => Object.assign(new Error(message), { code });
 
