@@ -167,16 +167,23 @@ export function logAxis(title, unit, min, max) {
   };
 }
 
+/** A linear axis with the log axis's title, ticks and grid. */
+export function linearAxis(title, unit, min, max) {
+  return { type: 'linear', min, max, title: { display: true, text: title },
+    ticks: { callback: (v) => eng(v, unit, 3) }, grid: { color: '#eee' } };
+}
+
 /** A log range around the positive values: padded by `pad`, at least
- * `minDecades` wide, never wider than `maxDecades` below the top. */
-export function logRange(values, { pad = 1.6, minDecades = 1, maxDecades = 8 } = {}) {
+ * `minDecades` wide, never wider than `maxDecades` below the top; with
+ * `whole`, widened out to whole decades. `none` when no value is positive. */
+export function logRange(values, { pad = 1.6, minDecades = 1, maxDecades = 8, whole = false, none = [1e-3, 1e3] } = {}) {
   let lo = Infinity, hi = -Infinity;
   for (const x of values) if (Number.isFinite(x) && x > 0) { if (x < lo) lo = x; if (x > hi) hi = x; }
-  if (!(hi > 0)) return [1e-3, 1e3];
+  if (!(hi > 0)) return none;
   lo /= pad; hi *= pad;
   if (hi / lo < 10 ** minDecades) { const m = Math.sqrt(hi * lo), f = 10 ** (minDecades / 2); lo = m / f; hi = m * f; }
   lo = Math.max(lo, hi / 10 ** maxDecades);
-  return [lo, hi];
+  return whole ? [10 ** Math.floor(Math.log10(lo)), 10 ** Math.ceil(Math.log10(hi))] : [lo, hi];
 }
 
 export function line(label, data, color, extra = {}) {

@@ -5,7 +5,7 @@
 // A view computes only while it is open, and again after every analysis of
 // the main view (model, hardware or options changed).
 import { eng, exact, pct, times as timesText } from './format.js';
-import { whiteBackground, logAxis, pointLabels, chartPng, labelRoom, labelSpot, seriesLegend } from './chart-kit.js';
+import { whiteBackground, linearAxis, logAxis, logRange, pointLabels, chartPng, labelRoom, labelSpot, seriesLegend } from './chart-kit.js';
 import { el } from './dom.js';
 import { boundColor, wordName, wordTitle } from './words.js';
 import { boundPhrase } from './figures.js';
@@ -123,16 +123,13 @@ const modeLabels = {
 };
 
 function axis(type, title, unit, min, max) {
-  if (type === 'logarithmic') return logAxis(title, unit, min, max);
-  return { type: 'linear', min, max, title: { display: true, text: title },
-    ticks: { callback: (v) => eng(v, unit, 3) }, grid: { color: '#eee' } };
+  return type === 'logarithmic' ? logAxis(title, unit, min, max) : linearAxis(title, unit, min, max);
 }
 
-/** Log axis limits padded to whole decades around the positive values. */
-function decades(values, pad = 1.5) {
-  const v = values.filter((x) => Number.isFinite(x) && x > 0);
-  if (!v.length) return [undefined, undefined];
-  return [10 ** Math.floor(Math.log10(Math.min(...v) / pad)), 10 ** Math.ceil(Math.log10(Math.max(...v) * pad))];
+/** Log axis limits padded to whole decades around the positive values
+ * (chart-kit's range; Chart.js picks its own when none is positive). */
+function decades(values) {
+  return logRange(values, { pad: 1.5, minDecades: 0, maxDecades: Infinity, whole: true, none: [undefined, undefined] });
 }
 
 function baseOptions(x, y, extra = {}) {
