@@ -58,6 +58,11 @@ for f in formats:
     else:
         check(rc == 2 and all(b in err for b in batch), f"batch refuses --format {f} listing its own: {err[:200]}")
 
+# the README's synopsis lists the analysis's formats as the table does
+with open(f"{root}/README.md", encoding="utf-8") as f:
+    readme = f.read()
+check(f"[--format {'|'.join(analyze)}]" in readme, f"README's synopsis says [--format {'|'.join(analyze)}]")
+
 # --max-slowdown: one parse, its number in the study
 rc, out, err = run(mlp, "--hw", "jetson-agx-orin", "--power-modes", "--max-slowdown", "0.25", "--format", "json")
 check(rc == 0 and json.loads(out)["study"].get("max_slowdown") == 0.25, f"--max-slowdown 0.25 reaches the study: {err[:200]}")
