@@ -241,6 +241,7 @@ def suite(out):
     exp["types"] = expected(kvs, T, "llama", 1, 4, 64)
     # version 2 of the format: the same layout
     kvs, T = decoder("llama", 1, 256, 4, 4, 64, 256, 256, 512, {"matrix": "Q8_0", "embed": "F16"})
+    kvs.append(("general.description", STRING, ""))  # an empty string value (once read past its buffer)
     write(os.path.join(out, "v2.gguf"), kvs, T, version=2)
     exp["v2"] = expected(kvs, T, "llama", 1, 4, 64)
     # a custom alignment

@@ -138,6 +138,7 @@ static int want_string(gguf_reader *g, int state, uint64_t len, bool keep) {
         g->str = malloc((size_t)len + 1);
         if (!g->str) return fail(g, "out_of_memory", "GGUF header", "out of memory for a %llu-byte string",
                                  (unsigned long long)len);
+        g->str[len] = 0; /* an empty string is complete before any byte arrives */
     } else {
         g->skip = len;
     }
