@@ -9,8 +9,8 @@
 # instructions of one analysis, which no other process changes. A third line runs this tree
 # with the profile's forecast block cut out (the forecast on the core's
 # defaults): the share of reading the block. A fourth is this tree's core
-# with the forecast cut out of it (a copy of the tree in which the timing
-# pass does not call rl_forecast_graph and the answer has no forecast
+# with the forecast cut out of it (a copy of the tree in which
+# rl_time_and_forecast does not call rl_forecast_graph and the answer has no forecast
 # section and no forecast_s, headroom or op_class column): the forecast's
 # own cost, everything else alike.
 #   tools/bench-forecast.sh [--runs N] [--base COMMIT] [MODEL.onnx ...]
@@ -50,7 +50,7 @@ cut_line() { # cut_line FILE TEXT: the line holding TEXT removed, which must be 
   [[ $(grep -cF -- "$2" "$f") == 1 ]] || { echo "bench-forecast: '$2' is not once in $1: update the cut" >&2; exit 1; }
   grep -vF -- "$2" "$f" >"$f.cut" && mv "$f.cut" "$f"
 }
-cut_line core/src/timing.c 'rl_forecast_graph(c, pg, o, hw, lt, out);'
+cut_line core/src/forecast.c 'rl_forecast_graph(c, pg, o, hw, lt, out);'
 cut_line core/src/analyze.c 'add_forecast_section(root, &t, &hw);'
 cut_line core/src/analyze_layers.c 'rl_layer_num(w, "forecast_s", L->forecast_s);'
 cut_line core/src/analyze_layers.c 'rl_layer_num(w, "headroom", L->t > 0 ? L->forecast_s / L->t : NAN);'
