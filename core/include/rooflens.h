@@ -17,6 +17,8 @@
  *   Reading a model is separate from analysing it: a model is read once
  *   (possibly streamed in chunks) into an rl_model, then analysed as often as
  *   the caller likes with different hardware, precision, batch size, ...
+ *   A hardware profile may be read once too, into an rl_hw (HARDWARE
+ *   PROFILES below), and handed to every analysis instead of its text.
  *
  * READING
  *
@@ -80,6 +82,7 @@ extern "C" {
 
 typedef struct rl_reader rl_reader;
 typedef struct rl_model rl_model;
+typedef struct rl_hw rl_hw;
 
 /* Resource limits. Any field left 0 takes its default (see docs/api.md). */
 typedef struct rl_limits {
@@ -154,6 +157,45 @@ typedef int (*rl_write_fn)(void *ctx, const char *bytes, size_t n);
 int rl_model_analyze_write(rl_model *m, const char *request_json, rl_write_fn write, void *ctx, bool *answered_ok);
 
 void rl_model_free(rl_model *m);
+
+/* ---- HARDWARE PROFILES
+ *
+ * A request names its device with a "hardware" profile (hw/README.md)
+ * written into it, or the caller reads the profile once into a handle and
+ * hands that to the analyses below: the text is parsed and checked once
+ * however many models, requests or power modes use it (the command-line
+ * tool reads --hw so). A request analysed with a handle names no
+ * "hardware" of its own (that is a bad_request error); its "power_mode"
+ * picks a mode of the handle's profile, as it would of its own.
+ *
+ * OWNERSHIP
+ *
+ *   - rl_hw_read() returns a handle the caller frees with rl_hw_free(),
+ *     once no call that was given it is running. It keeps its own copy of
+ *     what it read: the text may be freed as soon as it returns.
+ *   - A handle is only read by the calls it is given to, so several
+ *     threads may use one handle at once. No answer points into it.
+ */
+
+/* Read and check a hardware profile (its JSON text) in its default power
+ * mode, as an analysis reads the profile in its request (rl_check_hardware
+ * goes on to check every power mode; a mode a request names is checked
+ * when it is read). Returns the handle, or NULL
+ * with *error_json (if error_json is not NULL) set to {"ok": false,
+ * "error": ...}: bad_hardware naming the field (or saying the text is not
+ * JSON), or out_of_memory; the caller frees it with rl_free(). */
+rl_hw *rl_hw_read(const char *profile_json, char **error_json);
+void rl_hw_free(rl_hw *hw);
+
+/* rl_model_analyze_sized, rl_model_analyze_write, rl_models_diff and
+ * rl_model_summary on the hardware `hw` (NULL: the request's own
+ * "hardware", exactly as those calls); every answer is the one the same
+ * request with the profile written into it gets. size may be NULL. */
+char *rl_model_analyze_hw(rl_model *m, const rl_hw *hw, const char *request_json, size_t *size);
+int rl_model_analyze_hw_write(rl_model *m, const rl_hw *hw, const char *request_json, rl_write_fn write, void *ctx,
+                              bool *answered_ok);
+char *rl_models_diff_hw(rl_model *old_model, rl_model *new_model, const rl_hw *hw, const char *request_json);
+char *rl_model_summary_hw(rl_model *m, const rl_hw *hw, const char *request_json);
 
 /* Read and analyse in one call. Free the result with rl_free(). */
 char *rl_analyze(const char *request_json, const void *bytes, size_t len);

@@ -405,49 +405,6 @@ static void warn_about_headline(rl_ctx *c, const rl_timing *t, const rl_hw *hw) 
                 rl_format_eng(stretched, sizeof stretched, ch->time_s, "s", 0));
 }
 
-static void add_ceilings(cJSON *ro, const rl_hw *hw) {
-    cJSON *ceil = cJSON_AddObjectToObject(ro, "ceilings");
-    cJSON *cc = cJSON_AddArrayToObject(ceil, "compute");
-    static const char *const units[RL_UNIT_COUNT] = {"matrix", "vector"};
-    for (int p = 0; p < RL_P_COUNT; p++) {
-        if (hw->matrix[p] <= 0) continue;
-        for (int u = 0; u < RL_UNIT_COUNT; u++) {
-            cJSON *e = cJSON_CreateObject();
-            cJSON_AddStringToObject(e, "precision", rl_precision_name(p));
-            cJSON_AddStringToObject(e, "unit", units[u]);
-            rl_json_add_num(e, "flops", u == RL_UNIT_MATRIX ? hw->matrix[p] : hw->vector[p]);
-            if (u == RL_UNIT_MATRIX && hw->matrix_accumulate[p])
-                cJSON_AddStringToObject(e, "accumulate", hw->matrix_accumulate[p]);
-            cJSON_AddItemToArray(cc, e);
-        }
-    }
-    cJSON *mc = cJSON_AddArrayToObject(ceil, "memory");
-    for (int i = 0; i < hw->n_mem; i++) {
-        if (hw->mem_bw[i] <= 0) continue;
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "name", hw->mem_name[i] ? hw->mem_name[i] : (i ? "cache" : "DRAM"));
-        rl_json_add_num(e, "bandwidth_Bps", hw->mem_bw[i]);
-        if (hw->mem_cap[i] > 0) rl_json_add_num(e, "capacity_bytes", hw->mem_cap[i]);
-        cJSON_AddItemToArray(mc, e);
-    }
-}
-
-/* The roofline of the precision actually used (after any fallback), and
- * the whole model on it as the chosen model places it. */
-/* The energy roof as points the charts draw: 8 per decade of intensity
- * from 10^-4 to 10^7 FLOP/B, with and without static power. */
-static void add_energy_roof(cJSON *ro, double e_flop, double e_byte, double static_w, double peak, double bw) {
-    cJSON *roof = cJSON_AddArrayToObject(ro, "energy_roof");
-    for (int k = -4 * 8; k <= 7 * 8; k++) {
-        double x = pow(10.0, k / 8.0);
-        cJSON *pt = cJSON_CreateObject();
-        rl_json_add_num(pt, "intensity", x);
-        rl_json_add_num(pt, "flop_per_j", rl_flop_per_j(e_flop, e_byte, static_w, peak, bw, x));
-        rl_json_add_num(pt, "flop_per_j_no_static", rl_flop_per_j(e_flop, e_byte, 0, peak, bw, x));
-        cJSON_AddItemToArray(roof, pt);
-    }
-}
-
 /* One sample's share of a batch's figures, when the batch applied is more
  * than one and the model runs inference: the times and energies above are
  * the whole batch's, and a surface that says "per inference" of them would
@@ -464,58 +421,16 @@ static void add_per_sample_section(cJSON *root, const rl_prepared *pg, const opt
     rl_json_add_num(ps, "forecast_energy_j", t->has_energy ? t->forecast.energy_j / n : NAN);
 }
 
-static void add_roofline_section(cJSON *root, const rl_hw *hw, const rl_timing *t) {
-    const double bw = hw->mem_bw[0];
-    const int p = t->main_prec;
-    const double peak = hw->matrix[p], peak_v = hw->vector[rl_hw_vector_precision(hw, p)]; /* the rate its vector work runs at */
-    cJSON *ro = cJSON_AddObjectToObject(root, "roofline");
-    cJSON_AddStringToObject(ro, "precision", rl_precision_name(p));
-    cJSON_AddStringToObject(ro, "requested_precision", rl_precision_name(t->requested_prec));
-    rl_json_add_num(ro, "peak_matrix_flops", peak);
-    rl_json_add_num(ro, "peak_vector_flops", peak_v);
-    rl_json_add_num(ro, "bandwidth_Bps", bw);
-    rl_json_add_num(ro, "time_balance", rl_time_balance(peak, bw));
-    rl_json_add_num(ro, "ridge_vector", peak_v / bw);
-    rl_json_add_num(ro, "launch_overhead_s", hw->launch_s);
-    if (hw->has_energy) {
-        const double e_flop = hw->e_flop_unit[p][RL_UNIT_MATRIX];
-        rl_json_add_num(ro, "energy_balance", rl_energy_balance(e_flop, hw->e_byte, hw->static_w, peak, bw));
-        rl_json_add_num(ro, "energy_balance_no_static", rl_energy_balance_no_static(e_flop, hw->e_byte));
-        rl_json_add_num(ro, "peak_flop_per_j", rl_peak_flop_per_j(e_flop, hw->static_w, peak));
-        rl_json_add_num(ro, "peak_flop_per_j_no_static", rl_peak_flop_per_j_no_static(e_flop));
-        rl_json_add_num(ro, "flop_j", e_flop);
-        rl_json_add_num(ro, "byte_j", hw->e_byte);
-        rl_json_add_num(ro, "static_w", hw->static_w);
-        add_energy_roof(ro, e_flop, hw->e_byte, hw->static_w, peak, bw);
-    } else {
-        static const char *const none[] = {"energy_balance", "energy_balance_no_static", "peak_flop_per_j",
-                                           "peak_flop_per_j_no_static"};
-        for (size_t i = 0; i < sizeof none / sizeof *none; i++) cJSON_AddNullToObject(ro, none[i]);
-    }
-    add_ceilings(ro, hw);
-    const rl_sol_result *ch = rl_timing_chosen(t);
-    cJSON *mp = cJSON_AddObjectToObject(ro, "model_point");
-    rl_json_add_num(mp, "intensity", ch->bytes > 0 ? ch->flops / ch->bytes : 0);
-    rl_json_add_num(mp, "flops_per_s", ch->time_s > 0 ? ch->flops / ch->time_s : 0);
-    if (t->has_energy && ch->energy_j > 0) rl_json_add_num(mp, "flop_per_j", ch->flops / ch->energy_j);
-}
-
-/* Parse the request into c, o and hw. Returns 0 or -1 with err set. */
-static int read_request(const cJSON *req, rl_ctx *c, options *o, rl_hw *hw, rl_error *err) {
+/* Parse the request into c, o and hw (the caller's handle `given`, or the
+ * request's profile). Returns 0 or -1 with err set. */
+static int read_request(const cJSON *req, rl_ctx *c, options *o, const rl_hw *given, rl_hw *hw, rl_error *err) {
     rl_dim_setting *dims = NULL;
     if (rl_analyze_parse_options(req, o, c, &dims, err)) return -1;
     /* limits act while reading (rl_analyze); here they are only checked so a
      * bad "limits" object is reported the same way on both paths */
     rl_limits unused;
     if (rl_limits_from_json(cJSON_GetObjectItemCaseSensitive(req, "limits"), &unused, err)) return -1;
-    const cJSON *hwj = cJSON_GetObjectItemCaseSensitive(req, "hardware");
-    const cJSON *pm = cJSON_GetObjectItemCaseSensitive(req, "power_mode");
-    if (!hwj) {
-        rl_error_set(err, "bad_request", "hardware",
-                     "the request needs a hardware profile (\"hardware\": {...}; see hw/README.md)");
-        return -1;
-    }
-    return rl_analyze_read_hardware(hwj, cJSON_IsString(pm) ? pm->valuestring : NULL, hw, err);
+    return rl_analyze_read_hardware(req, given, hw, err);
 }
 
 /* Under "llm", the main analysis runs at the prefill of the prompt: each
@@ -577,6 +492,21 @@ int rl_analyze_attach_measured(rl_ctx *c, const cJSON *req, const rl_graph *g, c
     return *out ? 0 : -1;
 }
 
+/* The views the request asks for over the same parsed model, after the
+ * analysis's own sections: the graph's edges and modules (graph_view.c), a
+ * what-if study (docs/api.md, "Studies"), the LLM inference view (llm.c;
+ * "LLM inference"; over the plan's devices when `parallel` is the
+ * request's plan). 0, or -1 with err set. */
+static int add_views(const cJSON *req, cJSON *root, rl_ctx *c, const options *o, const rl_hw *hw, rl_prepared *pg,
+                     rl_layer_time *lt, const rl_timing *t, const cJSON *parallel, rl_error *err) {
+    if (rl_graph_view_add(req, root, c, pg->graph, lt, t->has_energy, err)) return -1;
+    const cJSON *study = cJSON_GetObjectItemCaseSensitive(req, "study");
+    if (study && !cJSON_IsNull(study) && rl_study_run(c, study, req, o, hw, pg, root, err)) return -1;
+    const cJSON *llm = cJSON_GetObjectItemCaseSensitive(req, "llm");
+    if (llm && !cJSON_IsNull(llm) && rl_llm_run(c, llm, o, hw, parallel, root, err)) return -1;
+    return 0;
+}
+
 /* Where rl_model_analyze_write sends the answer, and how it went. */
 typedef struct answer_sink {
     rl_write_fn write;
@@ -589,14 +519,15 @@ typedef struct answer_sink {
 /* rl_model_analyze; *size: the answer's bytes when the layers are packed
  * after the text (else left alone). With a sink, an answer whose rows or
  * CSV stream is written to it instead (NULL returned, sink->streamed set). */
-static char *analyze_model(rl_model *m, const char *request_json, size_t *size, answer_sink *sink) {
+static char *analyze_model(rl_model *m, const rl_hw *given, const char *request_json, size_t *size,
+                           answer_sink *sink) {
     rl_error err = {0};
     rl_json_begin();
     if (!m) {
         rl_error_set(&err, "bad_request", "", "no model");
         return rl_error_json(&err);
     }
-    cJSON *req = rl_analyze_parse_request_kept(request_json, &err);
+    cJSON *req = rl_analyze_parse_request(request_json, &err);
     if (!req) return rl_error_json(&err);
     rl_arena arena = {0};
     rl_ctx c;
@@ -611,7 +542,7 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size, 
         rl_error_set(&err, "out_of_memory", "", "out of memory");
         goto fail;
     }
-    if (read_request(req, &c, &o, &hw, &err) || llm_prefill_dims(&c, req, &err)) goto fail;
+    if (read_request(req, &c, &o, given, &hw, &err) || llm_prefill_dims(&c, req, &err)) goto fail;
     if (rl_prepare_and_time(&c, &o, &hw, &pg, &lt, &t) || rl_timing_check(&t, pg.graph, &err)) goto fail;
     warn_about_headline(&c, &t, &hw);
     rl_measured *measured;
@@ -635,18 +566,9 @@ static char *analyze_model(rl_model *m, const char *request_json, size_t *size, 
     add_forecast_section(root, &t, &hw);
     add_per_sample_section(root, &pg, &o, &t);
     rl_measured_json(measured, root, rl_timing_chosen(&t)->time_s, t.forecast.time_s);
-    add_roofline_section(root, &hw, &t);
+    rl_analyze_roofline_section(root, &hw, &t);
     rl_parallel_json(par, root);
-    /* the edges and modules the graph views draw, when asked for (graph_view.c) */
-    if (rl_graph_view_add(req, root, &c, pg.graph, lt, t.has_energy, &err)) goto fail;
-    /* a what-if study over the same parsed model (docs/api.md, "Studies") */
-    const cJSON *study = cJSON_GetObjectItemCaseSensitive(req, "study");
-    if (study && !cJSON_IsNull(study) && rl_study_run(&c, study, req, &o, &hw, &pg, root, &err)) goto fail;
-
-    /* ---- the LLM inference view over the same parsed model (llm.c; docs/api.md, "LLM inference") */
-    const cJSON *llm = cJSON_GetObjectItemCaseSensitive(req, "llm");
-    if (llm && !cJSON_IsNull(llm) && rl_llm_run(&c, llm, &o, &hw, par ? pspec : NULL, root, &err)) goto fail;
-
+    if (add_views(req, root, &c, &o, &hw, &pg, lt, &t, par ? pspec : NULL, &err)) goto fail;
     add_warnings(root, &c);
     if (layers.waiting) {
         /* the rows written after the text before them, from the analysis,
@@ -672,26 +594,35 @@ fail:
 
 char *rl_model_analyze(rl_model *m, const char *request_json) {
     size_t size = 0;
-    return analyze_model(m, request_json, &size, NULL);
+    return analyze_model(m, NULL, request_json, &size, NULL);
 }
 
-char *rl_model_analyze_sized(rl_model *m, const char *request_json, size_t *size) {
+char *rl_model_analyze_hw(rl_model *m, const rl_hw *hw, const char *request_json, size_t *size) {
     size_t n = 0;
-    char *s = analyze_model(m, request_json, &n, NULL);
+    char *s = analyze_model(m, hw, request_json, &n, NULL);
     if (size) *size = !s ? 0 : n ? n : strlen(s);
     return s;
 }
 
-int rl_model_analyze_write(rl_model *m, const char *request_json, rl_write_fn write, void *ctx, bool *answered_ok) {
+char *rl_model_analyze_sized(rl_model *m, const char *request_json, size_t *size) {
+    return rl_model_analyze_hw(m, NULL, request_json, size);
+}
+
+int rl_model_analyze_hw_write(rl_model *m, const rl_hw *hw, const char *request_json, rl_write_fn write, void *ctx,
+                              bool *answered_ok) {
     answer_sink sink = {write, ctx, 0, false, false};
     size_t n = 0;
-    char *s = write ? analyze_model(m, request_json, &n, &sink) : NULL;
+    char *s = write ? analyze_model(m, hw, request_json, &n, &sink) : NULL;
     if (answered_ok) *answered_ok = sink.streamed ? sink.ok : s && rl_answer_ok(s);
     if (sink.streamed) return sink.rc;
     /* an error, or a layout that is not streamed: the whole answer at once */
     int rc = s && !write(ctx, s, n ? n : strlen(s)) ? 0 : -1;
     free(s);
     return rc;
+}
+
+int rl_model_analyze_write(rl_model *m, const char *request_json, rl_write_fn write, void *ctx, bool *answered_ok) {
+    return rl_model_analyze_hw_write(m, NULL, request_json, write, ctx, answered_ok);
 }
 
 /* Read-only description: what the page needs before choosing options. */
@@ -755,26 +686,4 @@ char *rl_analyze(const char *request_json, const void *bytes, size_t len) {
     char *out = rl_model_analyze(m, request_json);
     rl_model_free(m);
     return out;
-}
-
-char *rl_operator_table(void) {
-    rl_json_begin();
-    cJSON *arr = cJSON_CreateArray();
-    for (size_t f = 0; f < rl_op_family_count; f++) {
-        for (size_t i = 0; i < rl_op_families[f]->count; i++) {
-            const rl_op_def *d = &rl_op_families[f]->ops[i];
-            if (!d->name[0]) continue;
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "op", d->name);
-            cJSON_AddStringToObject(o, "domain", d->domain[0] ? d->domain : "ai.onnx");
-            cJSON_AddNumberToObject(o, "since", d->since);
-            if (d->until) cJSON_AddNumberToObject(o, "until", d->until);
-            else cJSON_AddNullToObject(o, "until");
-            cJSON_AddStringToObject(o, "cost", d->cost_doc ? d->cost_doc : "");
-            cJSON_AddBoolToObject(o, "view", (d->flags & RL_OP_VIEW) != 0);
-            cJSON_AddBoolToObject(o, "shape", d->shape != NULL); /* infers its outputs' shapes */
-            cJSON_AddItemToArray(arr, o);
-        }
-    }
-    return finish_json(arr);
 }

@@ -15,14 +15,11 @@
 /* The request text as a JSON object; NULL with err set (bad_request, or
  * out_of_memory) when it is not one. */
 cJSON *rl_analyze_parse_request(const char *request_json, rl_error *err);
-/* The same, for rl_model_analyze: a request whose "hardware" member is,
- * byte for byte, the profile of this thread's last such request reuses its
- * parsed tree (the member is then a cJSON reference to it, which the
- * request's cJSON_Delete leaves alone); analyze_request.c says why. */
-cJSON *rl_analyze_parse_request_kept(const char *request_json, rl_error *err);
-/* rl_hw_parse(profile, mode, hw, err), taken from the kept profile's last
- * reading when profile is that kept tree and mode the same. */
-int rl_analyze_read_hardware(const cJSON *profile, const char *mode, rl_hw *hw, rl_error *err);
+/* The hardware of the request (analyze_request.c): the caller's handle
+ * when `given` is not NULL (the request then names no "hardware"), else
+ * the request's own profile; in the request's "power_mode". 0, or -1 with
+ * err set. */
+int rl_analyze_read_hardware(const cJSON *req, const rl_hw *given, rl_hw *hw, rl_error *err);
 /* A context for analysing m, allocating in arena; false with err set. */
 bool rl_analyze_setup_ctx(rl_ctx *c, rl_model *m, rl_arena *arena, rl_error *err);
 /* The request's options (precision, mode, SOL model, layers, batch, dims)
@@ -32,6 +29,8 @@ int rl_analyze_parse_options(const cJSON *req, rl_options *o, rl_ctx *c, rl_dim_
  * NULL without one); 0, or -1 with err set. */
 int rl_analyze_attach_measured(rl_ctx *c, const cJSON *req, const rl_graph *g, const rl_layer_time *lt,
                                const rl_hw *hw, rl_measured **out, rl_error *err);
+/* The answer's "roofline" section (analyze_roofline.c). */
+void rl_analyze_roofline_section(cJSON *root, const rl_hw *hw, const rl_timing *t);
 /* ---- the per-layer part of an answer (analyze_layers.c) */
 struct rl_layer_writer;
 struct rl_parallel;

@@ -3,7 +3,6 @@
  * rl_fit_forecast. */
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,179 +238,35 @@ int rl_analyze_parse_options(const cJSON *req, options *o, rl_ctx *c, rl_dim_set
 }
 
 /* ------------------------------------------------ the hardware profile -- */
-/* The page re-analyses one model under one profile again and again (a
- * precision or batch switch), and `rooflens batch` and `diff` send the same
- * profile with every model: parsing its few kilobytes of text and reading
- * them into an rl_hw was about a tenth of a ResNet-50 analysis. So the
- * last profile is kept, per thread, as its text, its tree and the rl_hw of
- * its last power mode. A request whose "hardware" member is the same text
- * byte for byte reuses them: the rest of the request is parsed with that
- * member as null, then pointed at the kept tree. Errors are never kept. */
-typedef struct hw_memo {
-    char *text;      /* the profile as the request wrote it: a complete JSON object */
-    size_t len;
-    cJSON *profile;  /* its tree: the kept rl_hw's strings point into it */
-    bool has_hw;     /* hw holds the profile read under `mode` */
-    char *mode;      /* NULL: the default mode */
-    rl_hw hw;
-} hw_memo;
-static _Thread_local hw_memo memo;
-
-static void memo_clear(hw_memo *m) {
-    free(m->text);
-    free(m->mode);
-    cJSON_Delete(m->profile);
-    *m = (hw_memo){0};
-}
-
-/* A thread that ends frees what it kept (the key's destructor runs at its
- * exit while its own memo is still there). */
-static pthread_key_t memo_key;
-static bool memo_key_made;
-static void memo_at_exit(void *m) { memo_clear(m); }
-static void make_memo_key(void) { memo_key_made = pthread_key_create(&memo_key, memo_at_exit) == 0; }
-static bool memo_freed_at_exit(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, make_memo_key);
-    return memo_key_made && pthread_setspecific(memo_key, &memo) == 0;
-}
-
-static const char *skip_ws(const char *p) {
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-    return p;
-}
-
-/* The end of the JSON string at p (on its opening quote), or NULL. */
-static const char *skip_string(const char *p) {
-    for (p++; *p && *p != '"'; p++)
-        if (*p == '\\' && !*++p) return NULL;
-    return *p ? p + 1 : NULL;
-}
-
-/* The end of the JSON value at p, or NULL where the text ends first; the
- * value is not checked (cJSON parses it), only delimited. */
-static const char *skip_value(const char *p) {
-    int depth = 0;
-    do {
-        p = skip_ws(p);
-        if (*p == '"') {
-            if (!(p = skip_string(p))) return NULL;
-        } else if (*p == '{' || *p == '[') {
-            depth++, p++;
-        } else if (*p == '}' || *p == ']') {
-            depth--, p++;
-        } else if (*p == ',' || *p == ':') {
-            p++;
-        } else {
-            const char *q = p;
-            while (*p && !strchr(" \t\r\n,:{}[]\"", *p)) p++;
-            if (p == q) return NULL; /* the text ended, or a stray byte */
+/* The hardware the request is analysed on, with its power mode
+ * ("power_mode": a mode id, or absent for the default): the caller's
+ * handle (rl_hw_read) when it gives one, and then the request names no
+ * "hardware" of its own; else the request's "hardware" profile, read
+ * here. The figures' strings point into the handle's or the request's
+ * tree. 0, or -1 with err set. */
+int rl_analyze_read_hardware(const cJSON *req, const rl_hw *given, rl_hw *hw, rl_error *err) {
+    const cJSON *hwj = cJSON_GetObjectItemCaseSensitive(req, "hardware");
+    const cJSON *pm = cJSON_GetObjectItemCaseSensitive(req, "power_mode");
+    const char *mode = cJSON_IsString(pm) && pm->valuestring[0] ? pm->valuestring : NULL;
+    if (given) {
+        if (hwj) {
+            rl_error_set(err, "bad_request", "hardware",
+                         "the hardware is given as a handle (rl_hw_read): the request names none of its own "
+                         "(leave \"hardware\" out)");
+            return -1;
         }
-    } while (depth > 0);
-    return depth == 0 ? p : NULL;
-}
-
-/* Where the value of the request's top-level "hardware" member starts, when
- * it is an object named without escapes and no earlier key has one (cJSON
- * takes the first member of a name; an escaped key might spell it); else
- * NULL. */
-static const char *find_hardware(const char *text) {
-    const char *p = skip_ws(text);
-    if (*p++ != '{') return NULL;
-    for (;;) {
-        p = skip_ws(p);
-        if (*p != '"') return NULL;
-        const char *key = p + 1, *end = skip_string(p);
-        if (!end || memchr(key, '\\', (size_t)(end - key))) return NULL;
-        p = skip_ws(end);
-        if (*p++ != ':') return NULL;
-        p = skip_ws(p);
-        if (end - key == 9 && !memcmp(key, "hardware\"", 9)) return *p == '{' ? p : NULL;
-        if (!(p = skip_value(p))) return NULL;
-        p = skip_ws(p);
-        if (*p++ != ',') return NULL;
-    }
-}
-
-/* The first "hardware" member of req (the one cJSON and find_hardware
- * find) made, in place, a reference to the kept tree's members: the
- * request's cJSON_Delete leaves them alone. */
-static void point_at_memo(cJSON *req) {
-    cJSON *item = cJSON_GetObjectItemCaseSensitive(req, "hardware");
-    item->type = cJSON_Object | cJSON_IsReference;
-    item->child = memo.profile->child;
-}
-
-/* The request parsed with the kept profile's text (at `at`) left out: null
- * in its place. */
-static cJSON *parse_without_profile(const char *text, const char *at) {
-    size_t head = (size_t)(at - text), tail = strlen(at + memo.len);
-    char *copy = malloc(head + 4 + tail + 1);
-    if (!copy) return NULL;
-    memcpy(copy, text, head);
-    memcpy(copy + head, "null", 4);
-    memcpy(copy + head + 4, at + memo.len, tail + 1);
-    cJSON *req = cJSON_Parse(copy);
-    free(copy);
-    return req;
-}
-
-/* A new profile kept: its text from `at`, its members handed from req's
- * "hardware" item to the kept tree. */
-static void keep_profile(cJSON *req, const char *at) {
-    const char *end = skip_value(at);
-    cJSON *item = cJSON_GetObjectItemCaseSensitive(req, "hardware");
-    if (!end || !cJSON_IsObject(item) || !item->child) return;
-    char *text = malloc((size_t)(end - at));
-    cJSON *tree = text ? cJSON_CreateObject() : NULL;
-    if (!tree) {
-        free(text);
-        return;
-    }
-    if (!memo_freed_at_exit()) { /* kept only where the thread's end frees it */
-        free(text);
-        cJSON_Delete(tree);
-        return;
-    }
-    memcpy(text, at, (size_t)(end - at));
-    memo_clear(&memo);
-    tree->child = item->child;
-    memo = (hw_memo){text, (size_t)(end - at), tree, false, NULL, {0}};
-    point_at_memo(req);
-}
-
-cJSON *rl_analyze_parse_request_kept(const char *request_json, rl_error *err) {
-    const char *text = request_json ? request_json : "{}";
-    const char *at = find_hardware(text);
-    if (at && memo.text && !strncmp(at, memo.text, memo.len)) {
-        cJSON *req = parse_without_profile(text, at);
-        if (req && cJSON_IsObject(req)) {
-            point_at_memo(req);
-            return req;
+        /* the handle holds its profile read in the default mode */
+        if (!mode || (given->mode_id && !strcmp(mode, given->mode_id))) {
+            *hw = *given;
+            hw->owned = NULL; /* a copy: the handle keeps its tree */
+            return 0;
         }
-        cJSON_Delete(req); /* reported (or retried) by the plain parse below */
+        return rl_hw_parse(given->profile, mode, hw, err);
     }
-    cJSON *req = rl_analyze_parse_request(text, err);
-    if (req && at) keep_profile(req, at);
-    return req;
-}
-
-int rl_analyze_read_hardware(const cJSON *profile, const char *mode, rl_hw *hw, rl_error *err) {
-    bool kept = memo.profile && profile && (profile->type & cJSON_IsReference) && profile->child == memo.profile->child;
-    if (kept && memo.has_hw && (mode ? memo.mode && !strcmp(mode, memo.mode) : !memo.mode)) {
-        *hw = memo.hw;
-        return 0;
+    if (!hwj) {
+        rl_error_set(err, "bad_request", "hardware",
+                     "the request needs a hardware profile (\"hardware\": {...}; see hw/README.md)");
+        return -1;
     }
-    if (rl_hw_parse(profile, mode, hw, err)) return -1;
-    char *mode_copy = mode ? malloc(strlen(mode) + 1) : NULL;
-    if (kept && (!mode || mode_copy)) {
-        if (mode) strcpy(mode_copy, mode);
-        free(memo.mode);
-        memo.mode = mode_copy;
-        memo.hw = *hw;
-        memo.has_hw = true;
-    } else {
-        free(mode_copy);
-    }
-    return 0;
+    return rl_hw_parse(hwj, mode, hw, err);
 }

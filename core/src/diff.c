@@ -409,17 +409,18 @@ static int parse_diff_options(const cJSON *req, diff_options *o, rl_error *err) 
 /* ---------------------------------------------------------------- diff -- */
 /* Both models analysed with the request's inner analysis; *res_old and
  * *res_new (the caller deletes them) are set as soon as they exist. */
-static bool analyze_both(rl_model *old_model, rl_model *new_model, const char *text, const diff_options *opt,
+static bool analyze_both(rl_model *old_model, rl_model *new_model, const rl_hw *hw, const char *text,
+                         const diff_options *opt,
                          side *so, side *sn, cJSON **res_old, cJSON **res_new, rl_arena *arena, rl_error *err) {
     memset(so, 0, sizeof *so);
     if (!old_model) *res_old = NULL; /* a new model: no base, no old layers */
-    else if (!rl_diff_analyze_side(old_model, text, opt->graph, so, arena, err)) return false;
+    else if (!rl_diff_analyze_side(old_model, hw, text, opt->graph, so, arena, err)) return false;
     else *res_old = so->res;
     if (old_model && !cJSON_IsTrue(rl_json_get(*res_old, "ok"))) {
         inner_error(*res_old, "old", opt->old_label, err);
         return false;
     }
-    if (!rl_diff_analyze_side(new_model, text, opt->graph, sn, arena, err)) return false;
+    if (!rl_diff_analyze_side(new_model, hw, text, opt->graph, sn, arena, err)) return false;
     *res_new = sn->res;
     if (!cJSON_IsTrue(rl_json_get(*res_new, "ok"))) {
         inner_error(*res_new, "new", opt->new_label, err);
@@ -534,6 +535,10 @@ static bool add_diff_sections(cJSON *d, const side *so, const side *sn, const rl
 }
 
 char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *request_json) {
+    return rl_models_diff_hw(old_model, new_model, NULL, request_json);
+}
+
+char *rl_models_diff_hw(rl_model *old_model, rl_model *new_model, const rl_hw *hw, const char *request_json) {
     rl_error err = {0};
     rl_json_begin();
     if (!new_model) {
@@ -555,7 +560,7 @@ char *rl_models_diff(rl_model *old_model, rl_model *new_model, const char *reque
         rl_error_set(&err, "out_of_memory", "request", "out of memory");
         goto fail;
     }
-    if (!analyze_both(old_model, new_model, text, &opt, &so, &sn, &res_old, &res_new, &arena, &err)) goto fail;
+    if (!analyze_both(old_model, new_model, hw, text, &opt, &so, &sn, &res_old, &res_new, &arena, &err)) goto fail;
     /* the inner analyses marked their own allocations; from here on, ours
      * (and the reading's: a failure there was reported above) */
     rl_json_begin();

@@ -276,10 +276,10 @@ static cJSON *parse_cut(const char *from, const char *to, const char *close) {
  * holds its quotes escaped), and neither the tensors' names and shapes nor
  * any layer figure is parsed as text. Returns false with err set when out
  * of memory or when the answer cannot be read. */
-bool rl_diff_analyze_side(rl_model *m, const char *request_text, bool shapes, side *sd, rl_arena *a, rl_error *err) {
+bool rl_diff_analyze_side(rl_model *m, const rl_hw *hw, const char *request_text, bool shapes, side *sd, rl_arena *a, rl_error *err) {
     memset(sd, 0, sizeof *sd);
     size_t size = 0;
-    char *out = rl_model_analyze_sized(m, request_text, &size);
+    char *out = rl_model_analyze_hw(m, hw, request_text, &size);
     const char *lc = out ? last_of(out, ",\"layer_columns\":{\"count\":") : NULL;
     bool ok = out != NULL;
     if (lc) {

@@ -34,10 +34,12 @@ typedef struct side {
     int n;
 } side;
 
-/* Analyses m with the request and reads the response into sd; with
- * `shapes`, each layer's output shapes too (the diff's graph). False with
- * err set (out of memory, or the analysis's own error). */
-bool rl_diff_analyze_side(rl_model *m, const char *request_text, bool shapes, side *sd, rl_arena *a, rl_error *err);
+/* Analyses m with the request on hw (NULL: the request's own "hardware")
+ * and reads the response into sd; with `shapes`, each layer's output
+ * shapes too (the diff's graph). False with err set (out of memory, or the
+ * analysis's own error). */
+bool rl_diff_analyze_side(rl_model *m, const rl_hw *hw, const char *request_text, bool shapes, side *sd, rl_arena *a,
+                          rl_error *err);
 /* Matches the rows of the two models (partner, matched_by); false when out
  * of memory. */
 bool rl_diff_match_layers(dlayer *o, int n, dlayer *nw, int m, rl_arena *a);

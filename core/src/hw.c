@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hw.h"
@@ -417,6 +418,7 @@ static int apply_mode(parse_ctx *x, const cJSON *chosen, const cJSON *deflt, rl_
 
 int rl_hw_parse(const cJSON *p, const char *mode, rl_hw *hw, rl_error *err) {
     memset(hw, 0, sizeof *hw);
+    hw->profile = p;
     hw->e_ref_prec = RL_P_NONE;
     parse_ctx x = {.id = "custom", .err = err};
     if (!cJSON_IsObject(p)) {
@@ -629,6 +631,34 @@ static char *check_hardware(const char *profile_json, bool shipped) {
     else cJSON_AddNullToObject(o, "energy_model");
     cJSON_Delete(p);
     return rl_json_finish(o);
+}
+
+/* ------------------------------------------------------------ a handle -- */
+rl_hw *rl_hw_read(const char *profile_json, char **error_json) {
+    rl_json_begin();
+    rl_error err = {0};
+    if (error_json) *error_json = NULL;
+    cJSON *p = cJSON_Parse(profile_json ? profile_json : "");
+    rl_hw *hw = p ? malloc(sizeof *hw) : NULL;
+    if (!p || !hw) {
+        if (!p && !rl_json_alloc_failed())
+            rl_error_set(&err, "bad_hardware", "hardware", "the hardware profile is not valid JSON");
+        else
+            rl_error_set(&err, "out_of_memory", "hardware", "out of memory while reading the hardware profile");
+    } else if (rl_hw_parse(p, NULL, hw, &err) == 0) {
+        hw->owned = p;
+        return hw;
+    }
+    free(hw);
+    cJSON_Delete(p);
+    if (error_json) *error_json = rl_error_json(&err);
+    return NULL;
+}
+
+void rl_hw_free(rl_hw *hw) {
+    if (!hw) return;
+    cJSON_Delete(hw->owned);
+    free(hw);
 }
 
 char *rl_check_hardware(const char *profile_json) { return check_hardware(profile_json, false); }

@@ -110,7 +110,15 @@ enum rl_topology { RL_TOPO_NONE, RL_TOPO_SWITCH, RL_TOPO_ALL_TO_ALL, RL_TOPO_RIN
                    RL_TOPO_TORUS3D, RL_TOPO_COUNT };
 const char *rl_topology_name(int t); /* "none" | "switch" | "all-to-all" | "ring" | "torus2d" | "torus3d" */
 
-typedef struct rl_hw {
+/* One profile's figures in one power mode. It is also the public handle
+ * of rooflens.h (rl_hw_read): a handle is an rl_hw read in the default
+ * mode that owns the profile's tree (`owned`, freed by rl_hw_free); an
+ * analysis copies it, or reads another mode from `profile`. */
+struct rl_hw {
+    const cJSON *profile;                 /* the profile JSON the strings point into (its power modes
+                                             are read from it) */
+    cJSON *owned;                         /* a handle's own tree (== profile); NULL in every copy made
+                                             by rl_hw_parse */
     const char *id, *name, *category;     /* point into the profile JSON */
     const char *mode_id, *mode_name;      /* power mode applied, or NULL */
     double clock_hz;
@@ -147,7 +155,7 @@ typedef struct rl_hw {
     int ic_topology;
     const char *ic_name;
     double ic_links, ic_link_bw, ic_latency_s;
-} rl_hw;
+};
 
 /* Read and validate a profile; apply power mode `mode` (NULL or "" = the
  * default mode). Every figure must be a finite, normal number inside its

@@ -1,6 +1,8 @@
 /* The operator table: one entry per operator (name, domain, opset range,
  * shape function, cost function), gathered from the op families in ops/.
- * Adding an operator is one entry in its family's array plus a test. */
+ * Adding an operator is one entry in its family's array plus a test; the
+ * table as JSON (rl_operator_table) is what docs/operators.md is made from. */
+#include <cjson/cJSON.h>
 #include <string.h>
 
 #include "internal.h"
@@ -28,4 +30,26 @@ const rl_op_def *rl_op_find(const char *domain, const char *name, int opset) {
     }
     if (oldest && opset < oldest->since) return oldest;
     return NULL;
+}
+
+char *rl_operator_table(void) {
+    rl_json_begin();
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t f = 0; f < rl_op_family_count; f++) {
+        for (size_t i = 0; i < rl_op_families[f]->count; i++) {
+            const rl_op_def *d = &rl_op_families[f]->ops[i];
+            if (!d->name[0]) continue;
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "op", d->name);
+            cJSON_AddStringToObject(o, "domain", d->domain[0] ? d->domain : "ai.onnx");
+            cJSON_AddNumberToObject(o, "since", d->since);
+            if (d->until) cJSON_AddNumberToObject(o, "until", d->until);
+            else cJSON_AddNullToObject(o, "until");
+            cJSON_AddStringToObject(o, "cost", d->cost_doc ? d->cost_doc : "");
+            cJSON_AddBoolToObject(o, "view", (d->flags & RL_OP_VIEW) != 0);
+            cJSON_AddBoolToObject(o, "shape", d->shape != NULL); /* infers its outputs' shapes */
+            cJSON_AddItemToArray(arr, o);
+        }
+    }
+    return rl_json_finish(arr);
 }

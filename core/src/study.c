@@ -450,7 +450,7 @@ static double read_max_slowdown(const cJSON *study, rl_error *err) {
  * front, in *rows (arena). Returns the number of rows, or -1 with err set. */
 static int power_mode_rows(rl_ctx *c, const cJSON *req, const rl_options *o, const rl_hw *own,
                            const rl_prepared *pg, mode_row **rows, rl_error *err) {
-    const cJSON *hwj = cJSON_GetObjectItemCaseSensitive(req, "hardware");
+    const cJSON *hwj = own->profile; /* the request's profile, or the caller's handle's */
     const cJSON *modes = cJSON_GetObjectItemCaseSensitive(hwj, "power_modes");
     int n = cJSON_IsArray(modes) ? cJSON_GetArraySize(modes) : 0;
     if (n == 0) {

@@ -141,7 +141,9 @@ char *rl_diff_inner_request(const cJSON *req, const char *layers) {
     return text;
 }
 
-char *rl_model_summary(rl_model *m, const char *request_json) {
+char *rl_model_summary(rl_model *m, const char *request_json) { return rl_model_summary_hw(m, NULL, request_json); }
+
+char *rl_model_summary_hw(rl_model *m, const rl_hw *hw, const char *request_json) {
     rl_error err = {0};
     rl_json_begin();
     cJSON *req = NULL;
@@ -156,7 +158,7 @@ char *rl_model_summary(rl_model *m, const char *request_json) {
         rl_error_set(&err, "out_of_memory", "request", "out of memory");
         return rl_error_json(&err);
     }
-    char *out = rl_model_analyze(m, text);
+    char *out = rl_model_analyze_hw(m, hw, text, NULL);
     free(text);
     rl_json_begin();
     cJSON *res = out ? cJSON_Parse(out) : NULL;
