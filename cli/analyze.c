@@ -229,10 +229,10 @@ static int write_stdout(void *ctx, const char *bytes, size_t n) {
 /* --format json or csv: the core's answer written as the core makes it, so
  * the layer rows (most of a big answer) are never held whole: the JSON text
  * as it is, or the CSV that follows it. */
-static int stream_answer(rl_model *m, const char *request, bool csv, const char *model_path) {
+static int stream_answer(rl_model *m, const rl_hw *hw, const char *request, bool csv, const char *model_path) {
     bool ok = false;
     stdout_sink sink = {.after_nul = csv};
-    int rc = rl_model_analyze_write(m, request, write_stdout, &sink, &ok);
+    int rc = rl_model_analyze_hw_write(m, hw, request, write_stdout, &sink, &ok);
     if (rc || (!csv && putchar('\n') == EOF) || fflush(stdout)) {
         fputs("rooflens: the answer could not be written to standard output\n", stderr);
         return EXIT_WRITE;
@@ -256,13 +256,13 @@ static int analyze_and_print(cJSON *req, const char *model_path, const cli_args 
     char *text = cJSON_PrintUnformatted(req);
     bool csv = A->format == CLI_FORMAT_CSV && !A->studies && !A->llm;
     if (text && (csv || A->format == CLI_FORMAT_JSON) && !A->strict) {
-        int rc = stream_answer(m, text, csv, model_path);
+        int rc = stream_answer(m, A->hw_handle, text, csv, model_path);
         free(text);
         rl_model_free(m);
         return rc;
     }
     size_t size = 0;
-    char *out = text ? rl_model_analyze_sized(m, text, &size) : NULL;
+    char *out = text ? rl_model_analyze_hw(m, A->hw_handle, text, &size) : NULL;
     free(text);
     rl_model_free(m);
     int rc = EXIT_BAD_MODEL;

@@ -212,12 +212,12 @@ static void batch_row(cli_format format, const char *path, const cJSON *res, con
 
 /* The model of one batch item summarised, or the reason it was not: the
  * core's answer or an error object of the same shape (malloc'd). */
-static char *summarise_item(const batch_item *it, const char *request) {
+static char *summarise_item(const batch_item *it, const rl_hw *hw, const char *request) {
     if (it->code) return error_json(it->code, it->message);
     char *err = NULL; /* a FIFO, a device or a socket is refused before it is opened (read_model) */
     rl_model *m = read_model(it->path, false, &err);
     if (!m) return err;
-    char *out = rl_model_summary(m, request);
+    char *out = rl_model_summary_hw(m, hw, request);
     rl_model_free(m);
     return out;
 }
@@ -245,7 +245,7 @@ int run_batch(cJSON *req, cli_args *A) {
     int failed = 0;
     /* one model at a time: read, summarise, print, free */
     for (int i = 0; i < items.n; i++) {
-        char *out = summarise_item(&items.v[i], text);
+        char *out = summarise_item(&items.v[i], A->hw_handle, text);
         cJSON *res = cJSON_Parse(out);
         if (!res) res = cJSON_Parse("{\"ok\":false,\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory\",\"where\":\"\"}}");
         failed += !cJSON_IsTrue(get(res, "ok"));

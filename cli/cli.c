@@ -263,8 +263,8 @@ const char *hw_dir(const char *override) {
 #endif
 }
 
-cJSON *load_profile(const char *id_or_file, const char *dir) {
-    char path[4096];
+char *profile_text(const char *id_or_file, const char *dir, const char **shown_path) {
+    static char path[4096];
     const char *p = id_or_file;
     if (!strchr(id_or_file, '/') && !strstr(id_or_file, ".json")) {
         snprintf(path, sizeof path, "%s/%s.json", dir, id_or_file);
@@ -280,6 +280,14 @@ cJSON *load_profile(const char *id_or_file, const char *dir) {
             fprintf(stderr, "rooflens: the hardware profile %s: %s\n", txt(p), why);
         return NULL;
     }
+    if (shown_path) *shown_path = p;
+    return text;
+}
+
+cJSON *load_profile(const char *id_or_file, const char *dir) {
+    const char *p = NULL;
+    char *text = profile_text(id_or_file, dir, &p);
+    if (!text) return NULL;
     cJSON *j = cJSON_Parse(text);
     free(text);
     if (!j) fprintf(stderr, "rooflens: the hardware profile %s is not valid JSON\n", txt(p));

@@ -38,6 +38,7 @@ typedef struct cli_args {
     const char *measured, *measured_format;
     int studies;
     cJSON *req, *dims, *llm_req; /* llm_req: --llm options, joined to req with --llm */
+    rl_hw *hw_handle; /* --hw read once (rl_hw_read); NULL: the request carries the profile */
 } cli_args;
 
 /* The subcommands' run functions (analyze.c, diff_cmd.c, batch.c). Each
@@ -75,7 +76,12 @@ rl_model *read_model(const char *path, bool pipe_ok, char **err);
 /* The folder profile ids are looked up in: --hw-dir, $ROOFLENS_HW_DIR, or
  * the hw/ folder rooflens was built with. */
 const char *hw_dir(const char *override);
-/* A profile by id (DIR/ID.json) or file, parsed; NULL, said on stderr. */
+/* A profile by id (DIR/ID.json) or file: its text (malloc'd), or NULL,
+ * said on stderr, when there is none or it cannot be read. *shown_path
+ * (may be NULL) receives the path it was read from, for messages; it is
+ * valid until the next call. */
+char *profile_text(const char *id_or_file, const char *dir, const char **shown_path);
+/* The same, parsed; NULL, said on stderr (also when it is not JSON). */
 cJSON *load_profile(const char *id_or_file, const char *dir);
 /* "rooflens: PATH: message [code] at where" on stderr, from an error object
  * (path may be NULL), or from an error answer's text. */

@@ -327,7 +327,7 @@ int run_diff(cJSON *req, cli_args *A) {
     }
     add_diff_member(req, a, A);
     char *text = cJSON_PrintUnformatted(req);
-    char *out = rl_models_diff(old_m, new_m, text);
+    char *out = rl_models_diff_hw(old_m, new_m, A->hw_handle, text);
     free(text);
     rl_model_free(old_m);
     rl_model_free(new_m);

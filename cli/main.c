@@ -196,16 +196,37 @@ static int parse_args(cli_args *A, int first, int argc, char **argv) {
     return ARG_DONE;
 }
 
+/* The hardware every subcommand runs on, read once into a handle that each
+ * analysis is given (the request then carries no profile). A profile the
+ * core refuses goes into the request as it is, so that its error is
+ * reported where and as an analysis reports it (for each row of a batch,
+ * as the old or new side of a diff). Returns 0, or EXIT_USAGE said on
+ * stderr: no such profile, or it is not JSON. */
+static int read_hardware(cli_args *A, cJSON *req) {
+    const char *path = NULL;
+    char *text = profile_text(A->hw, hw_dir(A->dir), &path);
+    if (!text) return EXIT_USAGE;
+    A->hw_handle = rl_hw_read(text, NULL);
+    cJSON *profile = A->hw_handle ? NULL : cJSON_Parse(text);
+    free(text);
+    if (A->hw_handle) return 0;
+    if (!profile) {
+        fprintf(stderr, "rooflens: the hardware profile %s is not valid JSON\n", txt(path));
+        return EXIT_USAGE;
+    }
+    cJSON_AddItemToObject(req, "hardware", profile);
+    return 0;
+}
+
 /* The request every subcommand starts from: the hardware and the options. */
 static int run_command(const cli_command *c, cli_args *A) {
-    cJSON *profile = load_profile(A->hw, hw_dir(A->dir));
-    if (!profile) {
+    cJSON *req = A->req;
+    A->req = NULL;
+    if (read_hardware(A, req)) {
+        cJSON_Delete(req);
         args_free(A);
         return EXIT_USAGE;
     }
-    cJSON *req = A->req;
-    A->req = NULL;
-    cJSON_AddItemToObject(req, "hardware", profile);
     cJSON_AddItemToObject(req, "dims", A->dims);
     A->dims = NULL;
     int rc = c->run(req, A);

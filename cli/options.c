@@ -29,6 +29,8 @@ void args_free(cli_args *A) {
     cJSON_Delete(A->req);
     cJSON_Delete(A->dims);
     cJSON_Delete(A->llm_req);
+    rl_hw_free(A->hw_handle);
+    A->hw_handle = NULL;
     free(A->paths);
     A->req = A->dims = A->llm_req = NULL;
     A->paths = NULL;

@@ -59,19 +59,20 @@ measure() {
 
 # instructions in all, the share outside the core's analysis call
 # (rl_model_analyze* (for --format json its writer too: the CLI's stdout
-# writes happen inside it), rl_models_diff, rl_model_summary), and the share
-# outside the core's calls altogether: that call and the reader's
-# (rl_reader_feed, rl_reader_skip, rl_reader_finish, which read the model
-# before the analysis)
+# writes happen inside it), rl_models_diff*, rl_model_summary*, each also in
+# its form with a hardware handle), and the share outside the core's calls
+# altogether: that call, the reader's (rl_reader_feed, rl_reader_skip,
+# rl_reader_finish, which read the model before the analysis) and the
+# profile's (rl_hw_read, which reads --hw once)
 instructions() {
   local out
   out=$(mktemp)
   valgrind --tool=callgrind --callgrind-out-file="$out" "$CLI" "$@" >/dev/null 2>&1 || true
   callgrind_annotate --inclusive=yes --threshold=100 "$out" 2>/dev/null | awk '
     /PROGRAM TOTALS/ { gsub(",", "", $1); total = $1 + 0 }
-    / \?\?\?:(rl_model_analyze_sized|rl_model_analyze_write|rl_model_analyze|rl_models_diff|rl_model_summary) / { gsub(",", "", $1); if ($1 + 0 > core) core = $1 + 0 }
-    / \?\?\?:(rl_reader_feed|rl_reader_skip|rl_reader_finish) / { gsub(",", "", $1); rd += $1 }
-    END { if (total) printf "%.1f M instr, %.1f%% outside the analysis call, %.1f%% outside the core'"'"'s calls (reader included)", total / 1e6, 100 * (total - core) / total, 100 * (total - core - rd) / total }'
+    / \?\?\?:(rl_model_analyze_sized|rl_model_analyze_write|rl_model_analyze|rl_model_analyze_hw|rl_model_analyze_hw_write|rl_models_diff|rl_models_diff_hw|rl_model_summary|rl_model_summary_hw) / { gsub(",", "", $1); if ($1 + 0 > core) core = $1 + 0 }
+    / \?\?\?:(rl_reader_feed|rl_reader_skip|rl_reader_finish|rl_hw_read) / { gsub(",", "", $1); rd += $1 }
+    END { if (total) printf "%.1f M instr, %.1f%% outside the analysis call, %.1f%% outside the core'"'"'s calls (reader and profile included)", total / 1e6, 100 * (total - core) / total, 100 * (total - core - rd) / total }'
   rm -f "$out"
 }
 
