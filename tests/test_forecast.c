@@ -99,11 +99,12 @@ static cJSON *with_forecast(const cJSON *base, const double *compute, const doub
  * each group's N of 4 to 16 and take 4 times as long as 4-wide ones; the
  * dense dconv (N = 16) fills both. Compute-bound: every fraction 1e-3. */
 static double conv_forecast(const cJSON *unit, double tile_n, const char *layer, const char *grouped,
-                            double kernel_s) {
+                            double kernel_s, double between_s) {
     static const double low[RL_CLASS_COUNT] = {1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3};
     static const double full[RL_CLASS_COUNT] = {1, 1, 1, 1, 1, 1, 1};
     cJSON *hw = with_forecast(unit, low, full, kernel_s, 0), *f = cJSON_GetObjectItem(hw, "forecast");
     if (grouped) cJSON_AddStringToObject(f, "grouped_conv", grouped);
+    if (between_s > 0) cJSON_AddItemToObject(f, "between_kernels_s", fig(between_s));
     cJSON_ReplaceItemInObject(f, "matrix_units", fig(1));
     cJSON_ReplaceItemInObject(f, "tile_m", fig(1));
     cJSON_ReplaceItemInObject(f, "tile_n", fig(tile_n));
@@ -120,16 +121,33 @@ static double conv_forecast(const cJSON *unit, double tile_n, const char *layer,
 
 /* A stack that runs a grouped convolution one GEMM call a group
  * ("grouped_conv": "per_group") pays the fixed cost per kernel for each of
- * gconv's 4 groups, not once; its depthwise dwconv (a kernel of its own
- * kind) and the dense dconv are unchanged. */
+ * gconv's 4 groups, not once, less the runtime's time between kernels
+ * (between_kernels_s) for each call after the first: no executor runs
+ * between the calls of one kernel. Such a convolution runs plain, its
+ * columns copied (im2col), so its work differs too: the fixed costs are
+ * read as the slope of its time in the fixed cost per kernel. Its
+ * depthwise dwconv (a kernel of its own kind) is unchanged. */
 static void grouped_calls(const cJSON *unit) {
     const double k = 1e-3; /* far above the convolutions' work */
-    double one = conv_forecast(unit, 16, "gconv", "one_kernel", k), per = conv_forecast(unit, 16, "gconv", "per_group", k);
-    double plain = conv_forecast(unit, 16, "gconv", NULL, k);
-    CHECK(fabs((per - one) / (3 * k) - 1) < 0.01, "per_group: gconv pays 3 more calls' fixed cost (%g -> %g)", one, per);
+    double one = conv_forecast(unit, 16, "gconv", "one_kernel", k, 0), per = conv_forecast(unit, 16, "gconv", "per_group", k, 0);
+    double one2 = conv_forecast(unit, 16, "gconv", "one_kernel", 2 * k, 0);
+    double per2 = conv_forecast(unit, 16, "gconv", "per_group", 2 * k, 0);
+    CHECK(fabs((one2 - one) / k - 1) < 0.01, "one_kernel: gconv pays one fixed cost (%g -> %g)", one, one2);
+    CHECK(fabs((per2 - per) / (4 * k) - 1) < 0.01, "per_group: gconv pays 4 calls' fixed cost (%g -> %g)", per, per2);
+    double plain = conv_forecast(unit, 16, "gconv", NULL, k, 0);
     CHECK(plain == one, "one_kernel is the default (%g, %g)", plain, one);
-    double d1 = conv_forecast(unit, 16, "dwconv", "one_kernel", k), d2 = conv_forecast(unit, 16, "dwconv", "per_group", k);
+    double d1 = conv_forecast(unit, 16, "dwconv", "one_kernel", k, 0), d2 = conv_forecast(unit, 16, "dwconv", "per_group", k, 0);
     CHECK(d1 == d2, "a depthwise convolution is not run a group at a time (%g, %g)", d1, d2);
+    /* a blocked stack (implicit GEMM) holds a group whose channels fill
+     * its blocks (tile_n: 4 here, gconv's channels a group) in one kernel */
+    double one4 = conv_forecast(unit, 4, "gconv", "one_kernel", k, 0), per4 = conv_forecast(unit, 4, "gconv", "per_group", k, 0);
+    CHECK(per4 == one4, "per_group: groups that fill the blocks run as one kernel (%g, %g)", one4, per4);
+    const double between = 0.6e-3;
+    double one_b = conv_forecast(unit, 16, "gconv", "one_kernel", k, between);
+    double per_b = conv_forecast(unit, 16, "gconv", "per_group", k, between);
+    CHECK(one_b == one, "one kernel pays its whole fixed cost, the time between kernels in it (%g, %g)", one_b, one);
+    CHECK(fabs((per - per_b) / (3 * between) - 1) < 0.01,
+          "per_group: each further call pays the fixed cost less the time between kernels (%g -> %g)", per, per_b);
 }
 
 /* BERT-base (sequence 128, unfused) under shape_ops `mode`, each kernel's
@@ -207,8 +225,8 @@ static void shape_ops(const cJSON *unit) {
 }
 
 static void grouped_conv(const cJSON *unit) {
-    double g16 = conv_forecast(unit, 16, "gconv", NULL, 1e-9), g4 = conv_forecast(unit, 4, "gconv", NULL, 1e-9);
-    double d16 = conv_forecast(unit, 16, "dconv", NULL, 1e-9), d4 = conv_forecast(unit, 4, "dconv", NULL, 1e-9);
+    double g16 = conv_forecast(unit, 16, "gconv", NULL, 1e-9, 0), g4 = conv_forecast(unit, 4, "gconv", NULL, 1e-9, 0);
+    double d16 = conv_forecast(unit, 16, "dconv", NULL, 1e-9, 0), d4 = conv_forecast(unit, 4, "dconv", NULL, 1e-9, 0);
     CHECK(fabs(g16 / g4 - 4) < 0.04, "gconv: 16-wide tiles pad each group's 4 output channels to 16 (%g / %g)", g16, g4);
     CHECK(fabs(d16 / d4 - 1) < 0.01, "dconv: 16 output channels fill 16- and 4-wide tiles alike (%g / %g)", d16, d4);
 }

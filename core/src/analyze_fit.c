@@ -477,6 +477,7 @@ static void add_time_between_kernels(const fit_samples *fs, cJSON *fit, rl_forec
     rl_json_add_num(fit, "between_kernels_s", gap);
     if (!(gap > 0)) return;
     p->kernel_s += gap;
+    p->between_s = gap;
     inf->kernel_s = true;
     size_t k = strlen(source);
     if (k < size)
@@ -532,6 +533,8 @@ static int fit_stack(size_t n_inputs, const rl_hw *hw, fit_samples *fs, rl_forec
     /* a fitted stack has one fixed cost per kernel, whatever the class: the
      * profile's own costs per class are estimates the fit replaces */
     for (int c = 0; c < RL_CLASS_COUNT; c++) p->class_kernel_s[c] = -1;
+    /* the kernels' own times are fitted: the time between them is added after (add_time_between_kernels) */
+    p->between_s = 0;
     p->unfused = stack_runs_unfused(fs, n_inputs);
     epilogues_apart(fs, p);
     p->shape_ops = fitted_shape_ops(fs);

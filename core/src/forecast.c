@@ -113,10 +113,31 @@ double rl_matrix_quantization(const rl_forecast_params *p, double m, double n, d
     return best > 0 && best <= 1 ? best : 1;
 }
 
+/* Whether a grouped (not depthwise) convolution runs one GEMM call a
+ * group: in a stack that does so ("grouped_conv": "per_group"), every one
+ * when it lowers by im2col; with a blocked direct convolution
+ * ("implicit_gemm", ONNX Runtime's NCHWc layout), only one whose channels a
+ * group, in and out, do not fill whole blocks of the layout (the FP32 lanes
+ * of a vector register, tile_n: 16 with AVX-512, 8 with AVX2), which the
+ * layout cannot hold and the stack runs plain. Charged a call a group,
+ * RegNetX-400MF's 16 channels a group (25 groups at its widest) were
+ * forecast 26-44 % long by every fit with graph optimisations on
+ * (docs/validation.md, run 6): ONNX Runtime runs them blocked, as one
+ * kernel. */
+static bool conv_per_group_calls(const rl_forecast_params *p, const rl_node *n) {
+    int64_t g = conv_groups(n), in_per_group = channels_per_group(n);
+    if (!p->group_calls || g <= 1 || in_per_group == 1 || !n->op_type || strcmp(n->op_type, "Conv")) return false;
+    if (p->im2col) return true;
+    const rl_value *out = n->n_out > 0 ? n->outv[0] : NULL;
+    int64_t block = (int64_t)p->tile_n, out_per_group = out && out->rank >= 2 ? out->dims[1] / g : 0;
+    return block > 1 && (in_per_group % block != 0 || out_per_group <= 0 || out_per_group % block != 0);
+}
+
 /* A Conv the stack lowers by im2col (conv_lowering "im2col"): one GEMM of
- * filters × columns per image and group. */
+ * filters × columns per image and group; so is a grouped one a blocked
+ * stack runs plain (conv_per_group_calls). */
 static bool lowered_by_im2col(const rl_forecast_params *p, const rl_node *n) {
-    return p->im2col && n->op_type && !strcmp(n->op_type, "Conv");
+    return (p->im2col && n->op_type && !strcmp(n->op_type, "Conv")) || conv_per_group_calls(p, n);
 }
 
 /* A matrix node as an M×N×K product: a convolution's implicit GEMM (M the
@@ -292,11 +313,12 @@ static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
         k->columns_bytes = max2(k->columns_bytes, buffer);
     }
     /* every group of a grouped convolution is a product of its own: a
-     * depthwise one's pays the cost per group; a stack that runs the others
-     * one GEMM call a group pays a kernel's fixed cost for each call */
+     * depthwise one's, and those of one kernel over every group, pay the
+     * cost per group; one run one GEMM call a group (conv_per_group_calls)
+     * pays a kernel's fixed cost for each call */
     if (n->op && in_family(n->op, &rl_family_conv) && conv_groups(n) > 1) {
         double runs = conv_group_runs(pg, n);
-        if (cls == RL_CLASS_CONV && hw->fc.group_calls) k->calls += runs - 1;
+        if (cls == RL_CLASS_CONV && conv_per_group_calls(&hw->fc, n)) k->calls += runs - 1;
         else k->groups += runs;
     }
     k->e_flop += L ? L->flop_energy : rl_hw_flop_energy(hw, p, q->matrix_flops, q->vector_flops);
@@ -354,7 +376,10 @@ void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o,
 
 /* A kernel's fixed costs: each launch (and GEMM call) and each group, whatever its work. */
 static double kernel_fixed_s(const rl_fc_kernel *k, const rl_forecast_params *p) {
-    return (k->kernels + k->calls) * rl_fc_class_kernel_s(p, k->cls) + k->groups * p->group_s;
+    double per_kernel = rl_fc_class_kernel_s(p, k->cls);
+    /* a further call inside one kernel pays no executor's time between kernels */
+    double per_call = per_kernel > p->between_s ? per_kernel - p->between_s : 0;
+    return k->kernels * per_kernel + k->calls * per_call + k->groups * p->group_s;
 }
 
 double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p) {

@@ -58,6 +58,11 @@ typedef struct rl_forecast_params {
     double class_kernel_s[RL_CLASS_COUNT]; /* a class's own fixed cost per kernel ("classes.C.
                                        kernel_overhead_s"), or < 0: the class pays kernel_s (read it
                                        through rl_fc_class_kernel_s) */
+    double between_s;               /* the runtime's own time between two kernels (its executor dispatching
+                                       the next), part of kernel_s ("between_kernels_s", measured by a
+                                       fit from the runs' wall times; 0: none known). A further GEMM call
+                                       inside one kernel (grouped_conv "per_group") pays kernel_s less
+                                       this: no executor runs between the calls of one kernel */
     double group_s;                 /* fixed cost per group of a grouped (depthwise) convolution: each
                                        group is a small product of its own (0: none) */
     double units;                   /* matrix units that work in parallel (SMs, MXUs, cores) */
