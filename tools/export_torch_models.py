@@ -317,7 +317,10 @@ def image_input(size):
 # forecast is validated on (docs/validation.md) beside the hand-written ones.
 TORCHVISION_IMAGE = ["resnet50", "mobilenet_v3_large", "resnet18", "efficientnet_b0",
                      "regnet_y_400mf", "shufflenet_v2_x1_0", "squeezenet1_1",
-                     "convnext_tiny", "vit_b_16", "densenet121", "swin_t"]
+                     "convnext_tiny", "vit_b_16", "densenet121", "swin_t",
+                     "mobilenet_v2", "mnasnet1_0", "resnext50_32x4d", "regnet_x_400mf",
+                     "googlenet", "regnet_y_800mf", "regnet_x_1_6gf", "mobilenet_v3_small",
+                     "efficientnet_b1", "wide_resnet50_2"]
 
 
 def build(name):

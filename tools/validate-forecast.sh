@@ -41,7 +41,7 @@ cd "$(dirname "$0")/.."
 OUT=${ROOFLENS_VALIDATE_DIR:-build/validate-forecast}
 RUNS=${RUNS:-12}
 POOL=${POOL:-"resnet18 mobilenet_v3_large bert_base gpt_decoder"}
-MODELS=${MODELS:-"resnet50 efficientnet_b0 regnet_y_400mf shufflenet_v2_x1_0 squeezenet1_1 convnext_tiny densenet121 vit_b_16 swin_t"}
+MODELS=${MODELS:-"resnet50 efficientnet_b0 regnet_y_400mf shufflenet_v2_x1_0 squeezenet1_1 convnext_tiny densenet121 vit_b_16 swin_t mobilenet_v2 mnasnet1_0 resnext50_32x4d regnet_x_400mf googlenet regnet_y_800mf regnet_x_1_6gf mobilenet_v3_small efficientnet_b1 wide_resnet50_2"}
 PY=/usr/bin/python3   # Debian's, with python3-onnx, python3-numpy, python3-torch
 DIMS=(--dim sequence=128 --dim seq=128)
 mkdir -p "$OUT/models" "$OUT/runs"
