@@ -681,14 +681,11 @@ static const char *fitted_shape_ops(const cJSON *unit, rl_model *m, bool all_nod
     return buf;
 }
 
-/* A profile of BERT-base in which the kernels ran and, of the views and
- * shape arithmetic, those that "distinct" runs (one node of each identical
- * computation that depends on the input): the fit finds "distinct", not
- * "dynamic" (which would run the 46 Concats alike too) nor "folded". */
-static void fit_finds_distinct(const cJSON *unit) {
+/* The fit of a profile of BERT-base in which the kernels ran and, of the
+ * views and shape arithmetic, those that shape_ops `mode` runs. */
+static cJSON *fit_bert_shape_ops(const cJSON *unit, rl_model *m, const char *mode) {
     static char buf[1 << 17];
-    rl_model *m = fixture("torch/bert_base.onnx");
-    cJSON *r = bert_shape_ops(unit, m, "distinct");
+    cJSON *r = bert_shape_ops(unit, m, mode);
     size_t len = (size_t)snprintf(buf, sizeof buf, "name,time_s\n");
     const cJSON *l;
     cJSON_ArrayForEach(l, cJSON_GetObjectItem(r, "layers")) {
@@ -701,10 +698,36 @@ static void fit_finds_distinct(const cJSON *unit) {
     rl_fit_input in = {m, "bert_base", buf, "csv", "{\"dims\": {\"sequence\": 128}}"};
     char *out = m ? rl_fit_forecast(hw, &in, 1, NULL) : NULL;
     cJSON *res = cJSON_Parse(out ? out : "");
+    rl_free(out), free(hw);
+    return res;
+}
+
+/* One of each identical computation that depends on the input ran: the
+ * fit finds "distinct", not "dynamic" (which would run the 46 Concats alike
+ * too) nor "folded". A stack that ran every view and shape computation,
+ * even those of constants alone ("run"), folds nothing: it runs the graph
+ * as written, and no convolution in a blocked layout (which a graph
+ * transformation makes), so with no convolution among the runs the fit
+ * says the stack lowers them by im2col, and that the graph told it. */
+static void fit_finds_distinct(const cJSON *unit) {
+    rl_model *m = fixture("torch/bert_base.onnx");
+    cJSON *res = fit_bert_shape_ops(unit, m, "distinct");
     const cJSON *so = check_at(res, "profile.forecast.shape_ops");
     CHECK(cJSON_IsString(so) && !strcmp(so->valuestring, "distinct"), "one of each alike ran: shape_ops %s",
           cJSON_IsString(so) ? so->valuestring : "(none)");
-    cJSON_Delete(res), rl_free(out), free(hw);
+    CHECK(!check_at(res, "profile.forecast.conv_lowering") && !check_at(res, "fit.conv_lowering_from"),
+          "a stack that folds: the convolutions' lowering is not told");
+    cJSON_Delete(res);
+    res = fit_bert_shape_ops(unit, m, "run");
+    so = check_at(res, "profile.forecast.shape_ops");
+    const cJSON *low = check_at(res, "profile.forecast.conv_lowering"), *from = check_at(res, "fit.conv_lowering_from");
+    CHECK(cJSON_IsString(so) && !strcmp(so->valuestring, "run"), "every node ran: shape_ops %s",
+          cJSON_IsString(so) ? so->valuestring : "(none)");
+    CHECK(cJSON_IsString(low) && !strcmp(low->valuestring, "im2col") && cJSON_IsString(from) &&
+              strstr(from->valuestring, "folds nothing"),
+          "a stack that folds nothing lowers convolutions by im2col (%s, told by %s)",
+          cJSON_IsString(low) ? low->valuestring : "(none)", cJSON_IsString(from) ? from->valuestring : "(none)");
+    cJSON_Delete(res);
     rl_model_free(m);
 }
 

@@ -58,6 +58,7 @@ typedef struct fit_samples {
      * how the stack lowers them (fit_lowerings) */
     double conv_blocked, conv_plain; /* their measured time, s */
     bool lowering_told; /* the lowering came from those layouts, not from the fit */
+    bool lowering_unfolded; /* no convolution ran; the lowering came from a graph run unfolded (fit_lowerings) */
 } fit_samples;
 
 static bool push_sample(fit_samples *fs, const rl_fit_sample *x) {
@@ -593,6 +594,18 @@ static int fit_lowerings(const rl_fit_input *inputs, size_t n_inputs, rl_hw *hw,
     *p = tried[best], *inf = tried_inf[best];
     inf->conv_lowering = told >= 0 || loss[0] != loss[1];
     tries[best].lowering_told = told >= 0;
+    /* No convolution ran, but the stack folds nothing (every view and shape
+     * computation ran, even those of constants alone: ONNX Runtime without
+     * graph optimisations): it runs the graph as written, and a blocked
+     * layout is a graph transformation, so its convolutions run plain, by
+     * im2col. Left at the profile's implicit GEMM, a fit on two
+     * transformers forecast ResNet-18 22 % short and RegNetX 37 % short
+     * with optimisations off (docs/validation.md, run 6). */
+    if (!inf->conv_lowering && p->shape_ops == RL_SHAPE_RUN) {
+        p->im2col = true;
+        inf->conv_lowering = true;
+        tries[best].lowering_unfolded = true;
+    }
     return best;
 }
 
@@ -681,7 +694,11 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     if (inf.conv_lowering)
         cJSON_AddStringToObject(fit, "conv_lowering_from",
                                 fs->lowering_told ? "the runs' kernels (the layout ONNX Runtime ran most convolution time in)"
-                                                  : "the fit (the lowering whose forecast of the kernels was closer)");
+                                : fs->lowering_unfolded
+                                    ? "the runs' graph: no convolution ran, and the stack folds nothing (every view "
+                                      "and shape computation ran), so it runs the graph as written, with no blocked "
+                                      "layout"
+                                    : "the fit (the lowering whose forecast of the kernels was closer)");
     char source[400];
     fit_source(source, sizeof source, fs, inputs, n_inputs, median);
     rl_forecast_params fitted = p;
