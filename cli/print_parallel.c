@@ -22,6 +22,9 @@ static void print_parallel_head(const cJSON *P) {
     if (num(P, "pp") > 1)
         tprintf("; pipeline bubble %s (%s micro-batches)", numf("%.1f%%", 100 * num(P, "bubble")), numf("%g", num(P, "micro_batches")));
     tprintf("\n");
+    if (cJSON_IsNumber(get(P, "energy_j")))
+        tprintf("          energy of the %s devices %s at the forecast's pace (floor %s)\n", numf("%g", num(P, "devices")),
+               eng(num(P, "forecast_energy_j"), "J", a, sizeof a), eng(num(P, "energy_j"), "J", b, sizeof b));
     const cJSON *fits = get(P, "fits");
     tprintf("          memory per device %s (weights %s)", eng(num(P, "memory_bytes_per_device"), "B", a, sizeof a),
            eng(num(P, "weight_bytes_per_device"), "B", b, sizeof b));
@@ -43,8 +46,17 @@ static void print_llm_parallel(const cJSON *P) {
     tprintf("\n          floor TTFT %s", tsec(num(P, "ttft_s"), a, sizeof a));
     if (cJSON_IsNumber(get(P, "tpot_s")))
         tprintf(", TPOT %s (collectives %s, %s-bound), %s tokens/s, %s sent per token", tsec(num(P, "tpot_s"), a, sizeof a),
-               tsec(num(P, "decode_t_comms_s"), b, sizeof b), tstr(P, "decode_bound"),
+               tsec(num(P, "decode_t_comms_s"), b, sizeof b), word("bound", str(P, "decode_bound")),
                eng(num(P, "tokens_per_s"), "", c, sizeof c), eng(num(P, "comm_bytes_per_token"), "B", d, sizeof d));
+    if (cJSON_IsNumber(get(P, "prefill_energy_j"))) {
+        tprintf("\nenergy of the %s devices: prefill %s", numf("%g", num(P, "devices")),
+               eng(num(P, "forecast_prefill_energy_j"), "J", a, sizeof a));
+        if (cJSON_IsNumber(get(P, "decode_step_energy_j")))
+            tprintf(", a decode step %s", eng(num(P, "forecast_decode_step_energy_j"), "J", b, sizeof b));
+        tprintf(" at the forecast's pace (floor %s", eng(num(P, "prefill_energy_j"), "J", c, sizeof c));
+        if (cJSON_IsNumber(get(P, "decode_step_energy_j"))) tprintf(", %s", eng(num(P, "decode_step_energy_j"), "J", d, sizeof d));
+        tprintf(")");
+    }
     tprintf("\nmemory per device: weights %s + KV cache %s + activations %s = %s",
            eng(num(P, "weight_bytes_per_device"), "B", a, sizeof a),
            eng(num(P, "kv_cache_bytes_per_device"), "B", b, sizeof b),

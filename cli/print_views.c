@@ -67,21 +67,22 @@ static void print_compare_devices(const cJSON *st) {
     bool several = false;
     cJSON_ArrayForEach(r, get(st, "rows")) several |= cJSON_IsObject(get(r, "parallel"));
     if (!several) return;
-    char a[32], b[32], c[32], d[32], e[32], sp[48];
-    tprintf("\nover the devices (docs/parallel.md)\n%-34s %-12s %7s %10s %10s %10s %-16s %8s %10s %10s %s\n", "hardware",
-           "split", "devices", "time", "math", "comms", "bound", "speed-up", "sent", "memory", "fits");
+    char a[32], b[32], c[32], d[32], e[32], f[32], sp[48];
+    tprintf("\nover the devices (docs/parallel.md)\n%-34s %-12s %7s %10s %10s %10s %-16s %8s %10s %10s %-4s %s\n", "hardware",
+           "split", "devices", "time", "math", "comms", "bound", "speed-up", "sent", "memory", "fits", "energy");
     cJSON_ArrayForEach(r, get(st, "rows")) {
         if (cJSON_IsObject(get(r, "error"))) continue;
         const cJSON *P = get(r, "parallel"), *fits = get(P, "fits");
         bool one = !cJSON_IsObject(P);
-        tprintf("%-34s %-12s %7s %10s %10s %10s %-16s %8s %10s %10s %s\n", txt_cut(str(get(r, "hardware"), "id"), 34),
+        /* the energy of every device of the group (one device's on its own) */
+        tprintf("%-34s %-12s %7s %10s %10s %10s %-16s %8s %10s %10s %-4s %s\n", txt_cut(str(get(r, "hardware"), "id"), 34),
                split_text(P, sp, sizeof sp), one ? "1" : numf("%g", num(P, "devices")),
                tsec(one ? num(r, "chosen_time_s") : num(P, "time_s"), a, sizeof a),
                one ? "-" : tsec(num(P, "t_math_s"), b, sizeof b), one ? "-" : tsec(num(P, "t_comms_s"), c, sizeof c),
                word("bound", str(one ? r : P, "bound")), one ? "-" : numf("%.2fx", num(P, "speedup")),
                one ? "-" : eng(num(P, "comm_bytes"), "B", d, sizeof d),
                one ? "-" : eng(num(P, "memory_bytes_per_device"), "B", e, sizeof e),
-               cJSON_IsBool(fits) ? (cJSON_IsTrue(fits) ? "yes" : "no") : "-");
+               cJSON_IsBool(fits) ? (cJSON_IsTrue(fits) ? "yes" : "no") : "-", opt_eng(one ? r : P, "energy_j", "J", f, sizeof f));
     }
 }
 

@@ -11,7 +11,11 @@
  *  - on a profile where the work is everything, the split work shrinks: the
  *    forecast per token falls below one device's, stays at or above the
  *    tp = 2 floor, and is the answer the view leads with;
- *  - tp = 1 is the one-device forecast, exactly. */
+ *  - tp = 1 is the one-device forecast, exactly, energies too;
+ *  - the energy over tp = 2 and pp = 2 is every device's: each layer's
+ *    dynamic energy at every device's share and the static power of all
+ *    four devices over the plan's time, worked out from the layer rows; the
+ *    LLM view's energy per token divides it by the tokens the group makes. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -143,8 +147,8 @@ static void work_split_over_devices(void) {
     cJSON *one = run("tiny_hf.onnx", h100_with(1e-9, 0), one_req);
     cJSON *two = run("tiny_hf.onnx", h100_with(1e-9, 0), "{\"layers\": false, \"parallel\": {\"tp\": 2}, " LLM_ONE_STEP "}");
     if (plain && one && two) {
-        static const char *const keys[] = {"ttft_s", "tpot_s", "tokens_per_s", "e2e_s"};
-        for (int k = 0; k < 4; k++) {
+        static const char *const keys[] = {"ttft_s", "tpot_s", "tokens_per_s", "e2e_s", "energy_j", "energy_per_token_j"};
+        for (int k = 0; k < 6; k++) {
             char a[64];
             snprintf(a, sizeof a, "llm.forecast.%s", keys[k]);
             CHECK(check_close(check_num(one, a), check_num(plain, a), 1e-12), "tp=1: %s %.17g = one device's %.17g",
@@ -166,6 +170,87 @@ static void work_split_over_devices(void) {
     cJSON_Delete(two);
 }
 
+/* One device of T's share of a layer's FLOPs, and of its bytes (its input,
+ * weight and output bytes at theirs), by its split (docs/parallel.md). */
+static void split_shares(const cJSON *layer, int T, double *flops, double *bytes) {
+    const char *split = check_str(layer, "split");
+    double s = 1.0 / T, in = 1, w = 1, out = 1;
+    *flops = strcmp(split, "replicated") ? s : 1;
+    if (!strcmp(split, "slice")) in = w = out = s;
+    else if (!strcmp(split, "column")) w = out = s;
+    else if (!strcmp(split, "row")) in = w = s;
+    else if (!strcmp(split, "vocab")) w = s;
+    double i = check_num(layer, "input_bytes"), wb = check_num(layer, "weight_bytes"), o = check_num(layer, "output_bytes");
+    *bytes = i + wb + o > 0 ? (in * i + w * wb + out * o) / (i + wb + o) : 1;
+}
+
+/* The group's energy over one step of the plan, from the answer's layer
+ * rows (the unfused model, so a layer's bytes are its "bytes"): each
+ * layer's dynamic energy on one device is its energy less static power
+ * over its time, of which its bytes draw byte_j each; the group draws, for
+ * every layer, T devices' shares of it. One device's dynamic energy (the
+ * floor's or the forecast's) scaled by that ratio, plus every device's
+ * static power over the plan's time. */
+static double group_energy_by_hand(const cJSON *res, int T, int devices, bool forecast) {
+    const double S = check_num(res, "roofline.static_w"), byte_j = check_num(res, "roofline.byte_j");
+    double one = 0, group = 0;
+    const cJSON *layer;
+    cJSON_ArrayForEach(layer, cJSON_GetObjectItem(res, "layers")) {
+        double dyn = check_num(layer, "energy_j") - S * check_num(layer, "t");
+        double bytes_j = byte_j * check_num(layer, "bytes"), fs, bs;
+        split_shares(layer, T, &fs, &bs);
+        one += dyn;
+        group += T * (fs * (dyn - bytes_j) + bs * bytes_j);
+    }
+    const char *whole = forecast ? "forecast" : "sol.chosen", *plan = forecast ? "parallel.forecast_s" : "parallel.time_s";
+    char energy[32], time[32];
+    snprintf(energy, sizeof energy, "%s.energy_j", whole);
+    snprintf(time, sizeof time, "%s.time_s", whole);
+    double dyn_one_device = check_num(res, energy) - S * check_num(res, time);
+    return group / one * dyn_one_device + devices * S * check_num(res, plan);
+}
+
+/* Energy over tp = 2 and pp = 2 (4 devices) on the decoder: the plan's
+ * (parallel.energy_j, the prefill the main analysis runs at) is every
+ * device's, worked out by hand from the layer rows; the LLM view's prefill
+ * is that plan's, and its answer adds G decode steps over the devices and
+ * divides by the tokens the group makes. With dp = 2 the replicas double
+ * the energy and the tokens, so the energy per token stays. */
+#define LLM_GROUP "\"llm\": {\"prompt\": 8, \"generate\": 3, \"batch\": 2, \"batches\": [2], \"contexts\": [64]}"
+static void energy_of_every_device(void) {
+    cJSON *res = run("tiny_hf.onnx", check_read_hw(tests_dir, root_dir, "h100-sxm"),
+                     "{\"sol\": \"unfused\", \"parallel\": {\"tp\": 2, \"pp\": 2}, " LLM_GROUP "}");
+    cJSON *dp2 = run("tiny_hf.onnx", check_read_hw(tests_dir, root_dir, "h100-sxm"),
+                     "{\"sol\": \"unfused\", \"layers\": false, \"parallel\": {\"tp\": 2, \"pp\": 2, \"dp\": 2}, " LLM_GROUP "}");
+    if (res && dp2) {
+        CHECK(check_num(res, "parallel.devices") == 4, "tp=2, pp=2: 4 devices");
+        for (int fc = 0; fc < 2; fc++) {
+            double want = group_energy_by_hand(res, 2, 4, fc), got = check_num(res, fc ? "parallel.forecast_energy_j" : "parallel.energy_j");
+            CHECK(check_close(got, want, 1e-9), "the plan's %s energy %.17g J, by hand %.17g J", fc ? "forecast" : "floor", got, want);
+            double prefill = check_num(res, fc ? "llm.parallel.forecast_prefill_energy_j" : "llm.parallel.prefill_energy_j");
+            CHECK(check_close(prefill, want, 1e-9), "the LLM view's prefill %.17g J is the plan's %.17g J", prefill, want);
+            double step = check_num(res, fc ? "llm.parallel.forecast_decode_step_energy_j" : "llm.parallel.decode_step_energy_j");
+            double one_step = check_num(res, "llm.decode.energy_j") / 3; /* one device, the mean step */
+            if (!fc) CHECK(step > one_step, "a decode step over 4 devices %g J, more than on one %g J", step, one_step);
+            const char *answer = fc ? "llm.forecast" : "llm.floor";
+            char key[64];
+            snprintf(key, sizeof key, "%s.energy_j", answer);
+            double total = check_num(res, key);
+            CHECK(check_close(total, prefill + 3 * step, 1e-12), "%s: %.17g J = prefill %g J + 3 steps of %g J",
+                  key, total, prefill, step);
+            snprintf(key, sizeof key, "%s.energy_per_token_j", answer);
+            CHECK(check_close(check_num(res, key), total / (2 * 3), 1e-12), "%s = energy / (batch 2 x 3 tokens)", key);
+            CHECK(check_close(check_num(dp2, key), check_num(res, key), 1e-9), "dp=2: %s %.17g J, dp=1 %.17g J", key,
+                  check_num(dp2, key), check_num(res, key));
+            snprintf(key, sizeof key, "%s.energy_j", answer);
+            CHECK(check_close(check_num(dp2, key), 2 * total, 1e-9), "dp=2: %s twice dp=1's", key);
+        }
+        CHECK(check_num(res, "llm.energy_j") == check_num(res, "llm.forecast.energy_j"), "the answer's energy is the forecast's");
+    }
+    cJSON_Delete(res);
+    cJSON_Delete(dp2);
+}
+
 int main(int argc, char **argv) {
     tests_dir = argc > 1 ? argv[1] : "tests";
     root_dir = argc > 2 ? argv[2] : ".";
@@ -182,5 +267,6 @@ int main(int argc, char **argv) {
     collectives_at_achievable_rate();
     kernels_per_device();
     work_split_over_devices();
+    energy_of_every_device();
     return check_report("test_llm_parallel");
 }

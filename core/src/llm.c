@@ -402,25 +402,35 @@ typedef struct llm_answer {
     double ttft_s, tpot_s, tokens_per_s, e2e_s, energy_j, energy_per_token_j;
 } llm_answer;
 
+/* The energy of a decode step over the plan's devices: the mean of the
+ * first and the last steps', as the plan's TPOT is. */
+static double step_energy(const generation *gen, bool forecast) {
+    const rl_parallel_summary *f = &gen->first.par, *l = &gen->last.par;
+    return forecast ? (f->forecast_energy_j + l->forecast_energy_j) / 2 : (f->energy_j + l->energy_j) / 2;
+}
+
 /* The answer on one device, or over the devices of the plan (docs/parallel.md:
  * TPOT the mean of the first and last decode steps' planned times, tokens/s
- * dp·B / TPOT). `forecast`: the profile's stack, else the floor. The
- * energy is of the work on one device's model (the plan has none). */
+ * dp·B / TPOT; the energy every device's, prefill and G steps, over the
+ * dp·B·G tokens the group makes). `forecast`: the profile's stack, else
+ * the floor. */
 static llm_answer answer_of(const llm_run *L, const llm_result *x, bool forecast) {
     const double B = (double)L->O->batch, G = (double)L->O->generate;
     llm_answer a;
     const generation *gen = &x->gen;
-    a.energy_j = forecast ? x->pre.forecast_energy_j + (x->kv ? gen->total.forecast_energy_j : NAN)
-                          : x->pre.energy_j + (x->kv ? gen->total.energy_j : NAN);
-    a.energy_per_token_j = a.energy_j / (B * G);
     if (x->pre.has_parallel) {
         const rl_parallel_summary *p = &x->pre.par, *f = &gen->first.par, *l = &gen->last.par;
         a.ttft_s = forecast ? p->forecast_s : p->time_s;
         a.tpot_s = !x->kv ? NAN : forecast ? (f->forecast_s + l->forecast_s) / 2 : (f->time_s + l->time_s) / 2;
         a.tokens_per_s = a.tpot_s > 0 ? p->dp * B / a.tpot_s : NAN;
         a.e2e_s = a.ttft_s + G * a.tpot_s;
+        a.energy_j = (forecast ? p->forecast_energy_j : p->energy_j) + (x->kv ? G * step_energy(gen, forecast) : NAN);
+        a.energy_per_token_j = a.energy_j / (p->dp * B * G);
         return a;
     }
+    a.energy_j = forecast ? x->pre.forecast_energy_j + (x->kv ? gen->total.forecast_energy_j : NAN)
+                          : x->pre.energy_j + (x->kv ? gen->total.energy_j : NAN);
+    a.energy_per_token_j = a.energy_j / (B * G);
     const double decode = !x->kv ? NAN : forecast ? gen->total.forecast_s : gen->total.time_s;
     a.ttft_s = forecast ? x->pre.forecast_s : x->pre.time_s;
     a.tpot_s = decode / G;
@@ -521,6 +531,8 @@ static void write_parallel(cJSON *out, const llm_run *L, const llm_result *x) {
     cJSON_AddNumberToObject(o, "devices", pre->devices);
     put(o, "ttft_s", pre->time_s);
     put(o, "forecast_ttft_s", pre->forecast_s);
+    put(o, "prefill_energy_j", pre->energy_j); /* every device's */
+    put(o, "forecast_prefill_energy_j", pre->forecast_energy_j);
     if (x->kv) {
         const rl_parallel_summary *a = &x->gen.first.par, *b = &x->gen.last.par;
         double tpot = (a->time_s + b->time_s) / 2;
@@ -531,10 +543,13 @@ static void write_parallel(cJSON *out, const llm_run *L, const llm_result *x) {
         put(o, "forecast_tpot_s", (a->forecast_s + b->forecast_s) / 2);
         put(o, "forecast_decode_t_comms_s", (a->forecast_t_comms_s + b->forecast_t_comms_s) / 2);
         put(o, "comm_bytes_per_token", (a->comm_bytes + b->comm_bytes) / 2 / B);
+        put(o, "decode_step_energy_j", step_energy(&x->gen, false));
+        put(o, "forecast_decode_step_energy_j", step_energy(&x->gen, true));
         cJSON_AddStringToObject(o, "decode_bound", rl_bound_id(b->bound));
     } else {
         static const char *const none[] = {"tpot_s", "tokens_per_s", "e2e_s", "decode_t_comms_s", "forecast_tpot_s",
-                                           "forecast_decode_t_comms_s", "comm_bytes_per_token", "decode_bound"};
+                                           "forecast_decode_t_comms_s", "comm_bytes_per_token", "decode_bound",
+                                           "decode_step_energy_j", "forecast_decode_step_energy_j"};
         for (size_t i = 0; i < sizeof none / sizeof *none; i++) cJSON_AddNullToObject(o, none[i]);
     }
     put(o, "weight_bytes_per_device", m.weights);

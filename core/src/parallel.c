@@ -36,6 +36,10 @@ struct rl_parallel {
     /* the forecast: the stages' forecast math and communication, the totals */
     double *stage_fc_math, *stage_fc_comms;
     double forecast_s, forecast_t_math_s, forecast_t_comms_s, single_device_forecast_s;
+    /* the energy of the whole group (every device, docs/parallel.md): the
+     * layers' dynamic energy on one device and over one replica's devices,
+     * then the totals of the floor and of the forecast (NAN: no figures) */
+    double dyn_energy_one_j, dyn_energy_group_j, energy_j, forecast_energy_j;
     rl_bound bound;
     int n_column, n_row, n_vocab, n_slice;
 };
@@ -50,11 +54,17 @@ const char *rl_collective_name(rl_collective k) {
 }
 
 void rl_parallel_summarize(const rl_parallel *p, rl_parallel_summary *out) {
-    *out = (rl_parallel_summary){p->tp, p->pp, p->dp, p->devices, p->time_s, p->t_math_s, p->t_comms_s,
-                                 p->comm_bytes, p->forecast_s, p->forecast_t_comms_s,
-                                 p->weight_bytes_per_device, p->weight_bytes,
-                                 p->memory_bytes_per_device, p->capacity,
-                                 p->time_s > 0 ? p->single_device_s / p->time_s : 0, p->bound};
+    *out = (rl_parallel_summary){.tp = p->tp, .pp = p->pp, .dp = p->dp, .devices = p->devices,
+                                 .time_s = p->time_s, .t_math_s = p->t_math_s, .t_comms_s = p->t_comms_s,
+                                 .comm_bytes = p->comm_bytes, .forecast_s = p->forecast_s,
+                                 .forecast_t_comms_s = p->forecast_t_comms_s,
+                                 .energy_j = p->energy_j, .forecast_energy_j = p->forecast_energy_j,
+                                 .weight_bytes_per_device = p->weight_bytes_per_device,
+                                 .weight_bytes = p->weight_bytes,
+                                 .memory_bytes_per_device = p->memory_bytes_per_device,
+                                 .memory_capacity_bytes = p->capacity,
+                                 .speedup = p->time_s > 0 ? p->single_device_s / p->time_s : 0,
+                                 .bound = p->bound};
 }
 
 const rl_layer_comm *rl_parallel_layer(const rl_parallel *p, int i) {
@@ -340,15 +350,23 @@ static void shares(rl_shard_kind k, int T, double *flops, double *in, double *w,
     }
 }
 
+/* The share of a layer's bytes one of T devices moves: its input, weight
+ * and output bytes each at their share (shares()). */
+static double byte_share(const rl_node *n, rl_shard_kind k, int T) {
+    double fs, is, ws, os;
+    shares(k, T, &fs, &is, &ws, &os);
+    const rl_cost *q = &n->cost;
+    double total = q->input_bytes + q->weight_bytes + q->output_bytes;
+    return total > 0 ? (is * q->input_bytes + ws * q->weight_bytes + os * q->output_bytes) / total : 1;
+}
+
 /* The layer's time on one device: the timing model's time of the layer,
  * its roofline part (compute or memory) scaled by the share one device keeps. */
 static double layer_time(const rl_node *n, const rl_layer_time *L, rl_shard_kind k, int T, double *tc,
                          double *tm, double *fc) {
     double fs, is, ws, os;
     shares(k, T, &fs, &is, &ws, &os);
-    const rl_cost *q = &n->cost;
-    double total = q->input_bytes + q->weight_bytes + q->output_bytes;
-    double bs = total > 0 ? (is * q->input_bytes + ws * q->weight_bytes + os * q->output_bytes) / total : 1;
+    double bs = byte_share(n, k, T);
     *tc = L->tc * fs;
     *tm = L->tm * bs;
     double whole = fmax(L->tc, L->tm), split = fmax(*tc, *tm);
@@ -396,6 +414,13 @@ static void time_layers(rl_ctx *c, const rl_graph *g, const rl_layer_time *lt, c
         L->t_comms_s = comm_passes * coll_time(P->hw, L->coll, P->tp, bytes);
         L->fc_comms_s = comm_passes * coll_forecast(P->hw, L->coll, P->tp, bytes);
         P->tp_comm_bytes += L->comm_bytes;
+        /* the dynamic energy of its work: one device's whole layer, and every
+         * device of the group's share (T slices, or T copies of a replicated
+         * layer): FLOPs at their share, bytes at theirs */
+        const rl_layer_time *E = &lt[i];
+        double e_bytes = P->hw->e_byte * E->model_bytes;
+        P->dyn_energy_one_j += E->flop_energy + e_bytes;
+        P->dyn_energy_group_j += passes * P->tp * (fs * E->flop_energy + byte_share(&g->nodes[i], L->shard, P->tp) * e_bytes);
     }
 }
 
@@ -506,6 +531,28 @@ static void forecast_totals(rl_parallel *P, double *both) {
     P->forecast_s = fmax(pipe_time(both, S, M) + grad, P->time_s);
 }
 
+/* The energy of the whole group over the plan's time: every device's
+ * dynamic energy (the replicas' work, each layer's share on each of its T
+ * devices, training's backward pass) and every device's static power over
+ * the plan's time. One device's dynamic energy (the chosen model's, the
+ * forecast's) is scaled by the layers' ratio of the group's to one
+ * device's, so tp = pp = dp = 1 gives one device's energy exactly. The
+ * links draw no energy in the model (the profiles give none). */
+static void group_energy(const rl_timing *t, rl_parallel *P) {
+    const rl_hw *hw = P->hw;
+    if (!t->has_energy) {
+        P->energy_j = P->forecast_energy_j = NAN;
+        return;
+    }
+    const rl_sol_result *ch = rl_timing_chosen(t);
+    double ratio = P->dp * (P->dyn_energy_one_j > 0 ? P->dyn_energy_group_j / P->dyn_energy_one_j
+                                                     : (P->training ? 3.0 : 1.0) * P->tp);
+    double floor_dyn = fmax(ch->energy_j - hw->static_w * ch->time_s, 0);
+    double forecast_dyn = fmax(t->forecast.energy_j - hw->static_w * t->forecast.time_s, 0);
+    P->energy_j = ratio * floor_dyn + P->devices * hw->static_w * P->time_s;
+    P->forecast_energy_j = ratio * forecast_dyn + P->devices * hw->static_w * P->forecast_s;
+}
+
 static int totals(rl_ctx *c, const rl_timing *t, rl_parallel *P) {
     int S = P->pp, M = P->micro_batches;
     double *both = rl_arena_alloc(c->arena, (size_t)S * sizeof *both);
@@ -525,6 +572,7 @@ static int totals(rl_ctx *c, const rl_timing *t, rl_parallel *P) {
     P->lower_bound_s = fmax(P->t_math_s, P->t_comms_s);
     P->time_s = P->upper_bound_s;
     forecast_totals(P, both);
+    group_energy(t, P);
     P->bubble = (double)(S - 1) / (M + S - 1);
     P->comm_bytes = P->tp_comm_bytes + P->send_bytes + P->grad_bytes;
     P->bound = P->t_comms_s > P->t_math_s           ? RL_BOUND_COMMUNICATION
@@ -701,6 +749,9 @@ void rl_parallel_totals_json(const rl_parallel *P, cJSON *o) {
     rl_json_add_num(o, "forecast_t_comms_s", P->forecast_t_comms_s);
     rl_json_add_num(o, "single_device_forecast_s", P->single_device_forecast_s);
     rl_json_add_num(o, "forecast_speedup", P->forecast_s > 0 ? P->single_device_forecast_s / P->forecast_s : 0);
+    /* every device's energy over the step, the floor's and the forecast's (null: no energy figures) */
+    rl_json_add_num(o, "energy_j", P->energy_j);
+    rl_json_add_num(o, "forecast_energy_j", P->forecast_energy_j);
     rl_json_add_num(o, "comm_bytes", P->comm_bytes);
     rl_json_add_num(o, "tp_comm_bytes", P->tp_comm_bytes);
     rl_json_add_num(o, "pipeline_send_bytes", P->send_bytes);

@@ -54,6 +54,8 @@ typedef struct rl_parallel_summary {
     double time_s, t_math_s, t_comms_s, comm_bytes;
     double forecast_s, forecast_t_comms_s; /* the forecast over the devices (never below time_s), its
                                               communication part */
+    double energy_j, forecast_energy_j;    /* every device's energy over time_s, over forecast_s (NAN: the
+                                              profile has no energy figures) */
     double weight_bytes_per_device, weight_bytes; /* the largest stage's share; every weight once */
     double memory_bytes_per_device, memory_capacity_bytes, speedup; /* capacity 0 = unknown */
     rl_bound bound;

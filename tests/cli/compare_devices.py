@@ -71,6 +71,8 @@ for line, p in zip(table[1:], par):
     check(f"row tp={p['tp']} shows the core's time, math and communication: {line!r} vs {want}", f[:len(want)] == want)
     check(f"row tp={p['tp']} shows the speed-up {p['speedup']:.2f}x", f"{p['speedup']:.2f}x" in f)
     check(f"row tp={p['tp']} shows what is sent {eng(p['comm_bytes'], 'B')}", eng(p["comm_bytes"], "B") in line)
+    check(f"row tp={p['tp']} ends with the energy of its devices {eng(p['energy_j'], 'J')}",
+          line.endswith(" " + eng(p["energy_j"], "J")))
 
 for wrong in ("h100-sxm@tp=x", "h100-sxm@tp=2+", "h100-sxm@tp=2++pp=2", "h100-sxm@tp=2+tp=4", "h100-sxm@tp=-2"):
     bad = run([MODEL, "--compare", wrong])

@@ -264,7 +264,11 @@ export class LlmPanel {
       item('Floor: time per output token', eng(FL.tpot_s, 's'), `${exact(FL.tpot_s, 's')}, ${floorNote}`, 'llm-floor-tpot', FL.tpot_s);
       item('Floor: tokens/s', eng(FL.tokens_per_s), `${exact(FL.tokens_per_s)}, ${floorNote}`, 'llm-floor-tokens-per-s', FL.tokens_per_s);
     }
-    if (L.energy_per_token_j !== null) item('Energy per token', eng(L.energy_per_token_j, 'J'), '(prefill + decode energy) ÷ generated tokens, at the forecast\'s pace', 'llm-energy', L.energy_per_token_j);
+    if (L.energy_per_token_j !== null) {
+      item('Energy per token', eng(L.energy_per_token_j, 'J'), F.devices > 1
+        ? `(prefill + decode energy of all ${count(F.devices)} devices) ÷ the tokens they generate, at the forecast's pace`
+        : '(prefill + decode energy) ÷ generated tokens, at the forecast\'s pace', 'llm-energy', L.energy_per_token_j);
+    }
     item('KV cache', `${eng(L.kv_cache_bytes, 'B')}`, `${exact(L.kv_cache_bytes_per_token, 'B')} per token × ${exact(L.prompt_tokens + L.generated_tokens)} tokens × batch ${exact(L.batch)}`,
       'llm-kv', L.kv_cache_bytes);
     item('Weights', eng(L.weight_bytes, 'B'), exact(L.weight_bytes, 'B'), 'llm-weights', L.weight_bytes);
