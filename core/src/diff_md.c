@@ -197,7 +197,7 @@ static void llm_rows(md *b, const cJSON *llm) {
 }
 
 /* The forecast's likely range (its band, from the stack's track record),
- * as the time bounds are given; "no track record" where a side has none. */
+ * as the speed of light's range is given; "no track record" where a side has none. */
 static void forecast_band_row(md *b, const cJSON *t, bool base) {
     const cJSON *lo = rl_json_get(t, "forecast_low_s"), *hi = rl_json_get(t, "forecast_high_s");
     if (!cJSON_IsNumber(rl_json_get(rl_json_get(t, "forecast_s"), "new"))) return;
@@ -223,10 +223,11 @@ static void headline(md *b, const cJSON *d, bool base) {
     char a1[48], a2[48], b1[48], b2[48];
     rl_fmt_eng(b1, sizeof b1, rl_json_get_num(lo, "new"), "s", false);
     rl_fmt_eng(b2, sizeof b2, rl_json_get_num(up, "new"), "s", false);
+    const char *range = rl_word_name(RL_WORD_TERM, "floor_range"); /* the words table's, as every surface names it */
     if (base)
-        putf(b, "| time bounds | %s \xe2\x80\xa6 %s | %s \xe2\x80\xa6 %s | |\n", rl_fmt_eng(a1, sizeof a1, rl_json_get_num(lo, "old"), "s", false),
+        putf(b, "| %s | %s \xe2\x80\xa6 %s | %s \xe2\x80\xa6 %s | |\n", range, rl_fmt_eng(a1, sizeof a1, rl_json_get_num(lo, "old"), "s", false),
              rl_fmt_eng(a2, sizeof a2, rl_json_get_num(up, "old"), "s", false), b1, b2);
-    else putf(b, "| time bounds | %s \xe2\x80\xa6 %s |\n", b1, b2);
+    else putf(b, "| %s | %s \xe2\x80\xa6 %s |\n", range, b1, b2);
     if (cJSON_IsNumber(rl_json_get(rl_json_get(t, "forecast_s"), "new"))) delta_row(b, "forecast", rl_json_get(t, "forecast_s"), "s", false, base);
     forecast_band_row(b, t, base);
     delta_row(b, "energy", rl_json_get(t, "energy_j"), "J", false, base);
