@@ -22,10 +22,8 @@
 #include <stdbool.h>
 
 #include "check.h"
-#include "check_model.h"
+#include "check_llm.h"
 #include "rooflens.h"
-
-static const char *tests_dir, *root_dir, *models_dir;
 
 /* the tiny preset of tools/make_llm_model.py */
 enum { L_ = 2, D_ = 64, H_ = 4, HKV_ = 2, HD_ = 16, FF_ = 128, V_ = 256, POS_ = 128 };
@@ -33,14 +31,6 @@ enum { L_ = 2, D_ = 64, H_ = 4, HKV_ = 2, HD_ = 16, FF_ = 128, V_ = 256, POS_ = 
 static const double tiny_matrix_params =
     L_ * ((double)D_ * H_ * HD_ * 2 + (double)D_ * HKV_ * HD_ * 2 + 3.0 * D_ * FF_) + (double)D_ * V_;
 static const double tiny_kv_per_token_fp16 = L_ * 2.0 * HKV_ * HD_ * 2; /* 256 B */
-
-static cJSON *load_hw(const char *id) { return check_read_hw(tests_dir, root_dir, id); }
-
-static rl_model *load_model(const char *name) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", models_dir, name);
-    return check_read_model(path);
-}
 
 static cJSON *analyze(rl_model *m, cJSON *req) { return check_analyze(m, req); }
 
@@ -59,7 +49,7 @@ static cJSON *llm_request(cJSON *hw, const char *llm_json) {
 }
 
 static cJSON *run_llm(rl_model *m, const char *hw_id, const char *llm_json) {
-    cJSON *res = analyze(m, llm_request(load_hw(hw_id), llm_json));
+    cJSON *res = analyze(m, llm_request(llm_hw(hw_id), llm_json));
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(res, "ok")), "llm %s failed: %s", llm_json, check_str(res, "error.message"));
     return res;
 }
@@ -77,8 +67,8 @@ static double attention_matrix_flops(double layers, double B, double heads, doub
 
 /* ---------------------------------------------------------------- roles -- */
 static void test_roles(void) {
-    rl_model *m = load_model("tiny_hf.onnx");
-    rl_model *g = load_model("tiny_genai.onnx");
+    rl_model *m = llm_model("tiny_hf.onnx");
+    rl_model *g = llm_model("tiny_genai.onnx");
     if (!m || !g) return;
     cJSON *r = run_llm(m, "unit", "{\"prompt\": 16, \"generate\": 4}");
     CHECK(cJSON_IsTrue(check_at(r, "llm.roles.kv_cache")), "hf: KV cache found");
@@ -135,7 +125,7 @@ static void test_roles(void) {
         CHECK(cJSON_IsNull(check_at(ij, "llm")), "mlp: no LLM roles");
         cJSON_Delete(ij);
         rl_free(info);
-        cJSON *e = analyze(mlp, llm_request(load_hw("unit"), "{}"));
+        cJSON *e = analyze(mlp, llm_request(llm_hw("unit"), "{}"));
         CHECK(!strcmp(error_code(e), "bad_request") && strstr(check_str(e, "error.message"), "llm.dims.seq"),
               "mlp: no sequence dim is a bad request naming llm.dims.seq: %s", check_str(e, "error.message"));
         cJSON_Delete(e);
@@ -149,7 +139,7 @@ static void test_roles(void) {
 static void test_prefill_flops(void) {
     static const char *const models[] = {"tiny_hf.onnx", "tiny_genai.onnx"};
     for (int i = 0; i < 2; i++) {
-        rl_model *m = load_model(models[i]);
+        rl_model *m = llm_model(models[i]);
         if (!m) continue;
         const double B = 3, P = 20;
         cJSON *r = run_llm(m, "unit", "{\"prompt\": 20, \"generate\": 2, \"batch\": 3}");
@@ -166,7 +156,7 @@ static void test_prefill_flops(void) {
 
         /* one answer: the prefill is a plain analysis at those dims */
         cJSON *req = cJSON_CreateObject();
-        cJSON_AddItemToObject(req, "hardware", load_hw("unit"));
+        cJSON_AddItemToObject(req, "hardware", llm_hw("unit"));
         cJSON_AddFalseToObject(req, "layers");
         cJSON *dims = cJSON_AddObjectToObject(req, "dims");
         cJSON_AddNumberToObject(dims, "batch_size", B);
@@ -197,8 +187,8 @@ static double step_bytes(rl_model *m, double B, double c) {
 }
 
 static void test_decode_bytes(void) {
-    rl_model *m = load_model("tiny_hf.onnx");
-    rl_model *g = load_model("tiny_genai.onnx");
+    rl_model *m = llm_model("tiny_hf.onnx");
+    rl_model *g = llm_model("tiny_genai.onnx");
     if (!m || !g) return;
     const double B = 2, c = 32, kv = tiny_kv_per_token_fp16;
     /* the KV read grows by one row of every cache per token of context (and
@@ -218,7 +208,7 @@ static void test_decode_bytes(void) {
           "hf decode bytes %g: weights %g + KV %g (+ at most %g)", b1, weights, kv_read, small);
     /* in place: a plain analysis at the same dims writes the whole present cache */
     cJSON *req = cJSON_CreateObject();
-    cJSON_AddItemToObject(req, "hardware", load_hw("unit"));
+    cJSON_AddItemToObject(req, "hardware", llm_hw("unit"));
     cJSON_AddFalseToObject(req, "layers");
     cJSON *dims = cJSON_AddObjectToObject(req, "dims");
     cJSON_AddNumberToObject(dims, "batch_size", B);
@@ -243,10 +233,10 @@ static void test_decode_bytes(void) {
 
 /* Σ of the decode steps equals the generation's time, whatever the method. */
 static void test_generation_sum(void) {
-    rl_model *g = load_model("tiny_genai.onnx");
+    rl_model *g = llm_model("tiny_genai.onnx");
     if (!g) return;
     /* A device whose vector unit is slow next to its memory. */
-    cJSON *hw = load_hw("unit");
+    cJSON *hw = llm_hw("unit");
     cJSON *mem = cJSON_GetArrayItem(cJSON_GetObjectItem(hw, "memory"), 0);
     cJSON_ReplaceItemInObject(cJSON_GetObjectItem(mem, "bandwidth_Bps"), "value", cJSON_CreateNumber(1e12));
     cJSON *fp16 = cJSON_GetObjectItem(cJSON_GetObjectItem(hw, "compute"), "fp16");
@@ -304,9 +294,9 @@ static void test_generation_sum(void) {
 
 /* -------------------------------------------------------------- memory -- */
 static void test_memory_fit(void) {
-    rl_model *m = load_model("tiny_hf.onnx");
+    rl_model *m = llm_model("tiny_hf.onnx");
     if (!m) return;
-    cJSON *hw = load_hw("unit");
+    cJSON *hw = llm_hw("unit");
     cJSON *mem = cJSON_GetArrayItem(cJSON_GetObjectItem(hw, "memory"), 0);
     cJSON_ReplaceItemInObject(cJSON_GetObjectItem(mem, "capacity_bytes"), "value", cJSON_CreateNumber(1e6));
     char *hw_text = cJSON_PrintUnformatted(hw);
@@ -349,13 +339,13 @@ static void test_memory_fit(void) {
 /* The Llama-3.2-1B shape in fp16 on the H100: a decode step reads the
  * weights and the KV cache, and takes their bytes over the HBM bandwidth. */
 static void test_llama_1b_h100(void) {
-    rl_model *m = load_model("llama-3.2-1b_hf_fp16.onnx");
+    rl_model *m = llm_model("llama-3.2-1b_hf_fp16.onnx");
     if (!m) return;
     const double L = 16, d = 2048, H = 32, Hkv = 8, hd = 64, ff = 8192, V = 128256, P = 512, G = 128;
     double matrix = L * (2 * d * H * hd + 2 * d * Hkv * hd + 3 * d * ff) + d * V;
     double weights = 2 * matrix + (2 * L + 1) * d * 2;
     double kv_tok = L * 2 * Hkv * hd * 2, kv_mean = (P + (G - 1) / 2.0) * kv_tok;
-    cJSON *hw = load_hw("h100-sxm");
+    cJSON *hw = llm_hw("h100-sxm");
     double bw = check_num(cJSON_GetArrayItem(cJSON_GetObjectItem(hw, "memory"), 0), "bandwidth_Bps.value");
     cJSON *r = analyze(m, llm_request(hw, "{\"prompt\": 512, \"generate\": 128}"));
     double want = (weights + kv_mean) / bw, got = check_num(r, "llm.floor.tpot_s");
@@ -372,8 +362,8 @@ static void test_llama_1b_h100(void) {
 
 /* ---------------------------------------------------------- what-if -- */
 static void test_quantization(void) {
-    rl_model *m = load_model("tiny_hf.onnx");
-    rl_model *g = load_model("tiny_genai.onnx");
+    rl_model *m = llm_model("tiny_hf.onnx");
+    rl_model *g = llm_model("tiny_genai.onnx");
     if (!m || !g) return;
     cJSON *base = run_llm(m, "unit", "{\"prompt\": 8, \"generate\": 2}");
     cJSON *w4 = run_llm(m, "unit", "{\"prompt\": 8, \"generate\": 2, \"weight_bits\": 4, \"weight_group\": 32}");
@@ -412,8 +402,8 @@ static void test_quantization(void) {
 
 /* ------------------------------------------------------------------ MoE -- */
 static void test_moe(void) {
-    rl_model *q = load_model("tiny_qmoe.onnx");
-    rl_model *d = load_model("tiny_moe.onnx");
+    rl_model *q = llm_model("tiny_qmoe.onnx");
+    rl_model *d = llm_model("tiny_moe.onnx");
     if (!q || !d) return;
     const double E = 4, k = 2, B = 1, P = 4;
     /* QMoE: the op counts the top-k experts of each token */
@@ -443,8 +433,8 @@ static void test_moe(void) {
 
 /* ------------------------------------------------- prefill-only, errors -- */
 static void test_no_kv_and_errors(void) {
-    rl_model *n = load_model("tiny_nokv.onnx");
-    rl_model *m = load_model("tiny_hf.onnx");
+    rl_model *n = llm_model("tiny_nokv.onnx");
+    rl_model *m = llm_model("tiny_hf.onnx");
     if (!n || !m) return;
     cJSON *r = run_llm(n, "unit", "{\"prompt\": 16, \"generate\": 4}");
     CHECK(cJSON_IsFalse(check_at(r, "llm.roles.kv_cache")), "no KV cache");
@@ -476,7 +466,7 @@ static void test_no_kv_and_errors(void) {
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         cJSON *req = cJSON_CreateObject();
-        cJSON_AddItemToObject(req, "hardware", load_hw("unit"));
+        cJSON_AddItemToObject(req, "hardware", llm_hw("unit"));
         cJSON_AddItemToObject(req, "llm", cJSON_Parse(bad[i]));
         cJSON *e = analyze(m, req);
         CHECK(!strcmp(error_code(e), "bad_request"), "%s -> %s (%s)", bad[i], error_code(e), check_str(e, "error.message"));
@@ -496,10 +486,10 @@ static void test_no_kv_and_errors(void) {
  * norms (2 a layer + 1, of hidden) and the rotary cos and sin tables
  * (positions × head_dim/2 each); a few scalar constants besides. */
 static void test_params(void) {
-    rl_model *m = load_model("tiny_genai.onnx");
+    rl_model *m = llm_model("tiny_genai.onnx");
     if (!m) return;
     cJSON *req = cJSON_CreateObject();
-    cJSON_AddItemToObject(req, "hardware", load_hw("unit"));
+    cJSON_AddItemToObject(req, "hardware", llm_hw("unit"));
     cJSON_AddFalseToObject(req, "layers");
     cJSON *r = analyze(m, req);
     const double want = tiny_matrix_params + (double)V_ * D_ + (2.0 * L_ + 1) * D_ + 2.0 * POS_ * HD_ / 2;
@@ -546,17 +536,7 @@ static void test_torch_export(void) {
 }
 
 int main(int argc, char **argv) {
-    tests_dir = argc > 1 ? argv[1] : "tests";
-    root_dir = argc > 2 ? argv[2] : ".";
-    models_dir = argc > 3 ? argv[3] : "build/llm-models";
-    char probe[1024];
-    snprintf(probe, sizeof probe, "%s/tiny_hf.onnx", models_dir);
-    FILE *f = fopen(probe, "rb");
-    if (!f) {
-        printf("test_llm: skipped, %s missing (python3 tools/make_llm_model.py --suite %s)\n", probe, models_dir);
-        return 77;
-    }
-    fclose(f);
+    if (llm_test_setup(argc, argv, "test_llm")) return 77;
     test_roles();
     test_params();
     test_prefill_flops();

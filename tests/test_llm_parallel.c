@@ -25,16 +25,14 @@
 #include <string.h>
 
 #include "check.h"
-#include "check_model.h"
+#include "check_llm.h"
 #include "rooflens.h"
-
-static const char *tests_dir, *root_dir, *models_dir;
 
 /* The H100 SXM profile with every kernel's fixed cost set to `kernel_s`
  * (the stack's and each class's) and, when `link_fraction` > 0, that share
  * of the link given. */
 static cJSON *h100_with(double kernel_s, double link_fraction) {
-    cJSON *hw = check_read_hw(tests_dir, root_dir, "h100-sxm");
+    cJSON *hw = llm_hw("h100-sxm");
     cJSON *fc = cJSON_GetObjectItem(hw, "forecast");
     cJSON_ReplaceItemInObject(fc, "kernel_overhead_s", cJSON_CreateNumber(kernel_s));
     cJSON *cls;
@@ -54,11 +52,9 @@ static double figure(const cJSON *hw, const char *path) {
 
 /* The answer of `name` on `hw` (consumed) with `extra` (JSON text) merged in. */
 static cJSON *run(const char *name, cJSON *hw, const char *extra) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", models_dir, name);
-    rl_model *m = check_read_model(path);
+    rl_model *m = llm_model(name);
     cJSON *req = cJSON_Parse(extra);
-    CHECK(m && req, "test setup: %s and %s", path, extra);
+    CHECK(m && req, "test setup: %s and %s", name, extra);
     if (!m || !req) {
         rl_model_free(m);
         cJSON_Delete(req);
@@ -218,9 +214,9 @@ static double group_energy_by_hand(const cJSON *res, int T, int devices, bool fo
  * the energy and the tokens, so the energy per token stays. */
 #define LLM_GROUP "\"llm\": {\"prompt\": 8, \"generate\": 3, \"batch\": 2, \"batches\": [2], \"contexts\": [64]}"
 static void energy_of_every_device(void) {
-    cJSON *res = run("tiny_hf.onnx", check_read_hw(tests_dir, root_dir, "h100-sxm"),
+    cJSON *res = run("tiny_hf.onnx", llm_hw("h100-sxm"),
                      "{\"sol\": \"unfused\", \"parallel\": {\"tp\": 2, \"pp\": 2}, " LLM_GROUP "}");
-    cJSON *dp2 = run("tiny_hf.onnx", check_read_hw(tests_dir, root_dir, "h100-sxm"),
+    cJSON *dp2 = run("tiny_hf.onnx", llm_hw("h100-sxm"),
                      "{\"sol\": \"unfused\", \"layers\": false, \"parallel\": {\"tp\": 2, \"pp\": 2, \"dp\": 2}, " LLM_GROUP "}");
     if (res && dp2) {
         CHECK(check_num(res, "parallel.devices") == 4, "tp=2, pp=2: 4 devices");
@@ -252,18 +248,7 @@ static void energy_of_every_device(void) {
 }
 
 int main(int argc, char **argv) {
-    tests_dir = argc > 1 ? argv[1] : "tests";
-    root_dir = argc > 2 ? argv[2] : ".";
-    models_dir = argc > 3 ? argv[3] : "build/llm-models";
-    char probe[1024];
-    snprintf(probe, sizeof probe, "%s/tiny_hf.onnx", models_dir);
-    FILE *f = fopen(probe, "rb");
-    if (!f) {
-        printf("test_llm_parallel: skipped, %s missing (python3 tools/make_llm_model.py --suite %s)\n", probe,
-               models_dir);
-        return 77;
-    }
-    fclose(f);
+    if (llm_test_setup(argc, argv, "test_llm_parallel")) return 77;
     collectives_at_achievable_rate();
     kernels_per_device();
     work_split_over_devices();

@@ -10,14 +10,12 @@
 #include <stdbool.h>
 
 #include "check.h"
-#include "check_model.h"
+#include "check_llm.h"
 #include "rooflens.h"
-
-static const char *tests_dir, *root_dir, *models_dir;
 
 static cJSON *request(const char *extra) {
     cJSON *r = cJSON_Parse(extra);
-    cJSON_AddItemToObject(r, "hardware", check_read_hw(tests_dir, root_dir, "h100-sxm"));
+    cJSON_AddItemToObject(r, "hardware", llm_hw("h100-sxm"));
     cJSON_AddFalseToObject(r, "layers");
     return r;
 }
@@ -36,9 +34,7 @@ static double dim_value(const cJSON *res, const char *name) {
 }
 
 static void check_model(const char *name) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", models_dir, name);
-    rl_model *m = check_read_model(path);
+    rl_model *m = llm_model(name);
     CHECK(m != NULL, "%s reads", name);
     if (!m) return;
     char *info_text = rl_model_info(m);
@@ -81,9 +77,7 @@ static void check_model(const char *name) {
 }
 
 int main(int argc, char **argv) {
-    tests_dir = argc > 1 ? argv[1] : "../tests";
-    root_dir = argc > 2 ? argv[2] : "..";
-    models_dir = argc > 3 ? argv[3] : "llm-models";
+    if (llm_test_setup(argc, argv, "test_llm_prefill")) return 77;
     check_model("tiny_hf.onnx");
     check_model("tiny_genai.onnx");
     return check_report("llm_prefill");
