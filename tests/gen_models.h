@@ -1,7 +1,7 @@
 /* Models too big to commit, written as raw protobuf at run time: a chain or
  * a wide fan of N tiny nodes (scale tests and tools/bench_scale.c), and a
  * node whose name is L bytes long. Header-only so a test and the benchmark
- * share it without a library. Every function returns a malloc'd buffer the
+ * share it (both link the core, whose protobuf writer it uses). Every function returns a malloc'd buffer the
  * caller frees, with its length in *len; NULL when out of memory. */
 #ifndef ROOFLENS_GEN_MODELS_H
 #define ROOFLENS_GEN_MODELS_H
@@ -10,60 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct gen_buf {
-    uint8_t *p;
-    size_t n, cap;
-    int oom;
-} gen_buf;
+#include "../core/src/pb_write.h"
 
-static void gen_put(gen_buf *b, const void *src, size_t n) {
-    if (b->oom) return;
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n) cap *= 2;
-        uint8_t *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, src, n);
-    b->n += n;
-}
+/* The wire format is the core's protobuf writer's (core/src/pb_write.h,
+ * the one a GGUF decoder's skeleton is written with): the names below keep
+ * the tests' short spelling of its calls. */
+typedef pb_buf gen_buf;
 
-static void gen_varint(gen_buf *b, uint64_t v) {
-    uint8_t t[10];
-    int n = 0;
-    do {
-        t[n] = (uint8_t)(v & 0x7f);
-        v >>= 7;
-        if (v) t[n] |= 0x80;
-        n++;
-    } while (v);
-    gen_put(b, t, (size_t)n);
-}
+static inline void gen_bytes(gen_buf *b, int field, const void *p, size_t n) { pb_bytes_field(b, (uint32_t)field, p, n); }
 
-static void gen_bytes(gen_buf *b, int field, const void *p, size_t n) {
-    gen_varint(b, ((uint64_t)field << 3) | 2);
-    gen_varint(b, n);
-    gen_put(b, p, n);
-}
-
-static void gen_str(gen_buf *b, int field, const char *s) { gen_bytes(b, field, s, strlen(s)); }
+static inline void gen_str(gen_buf *b, int field, const char *s) { pb_str_field(b, (uint32_t)field, s); }
 
 /* Appends `sub` as a submessage and empties it for reuse. */
-static void gen_msg(gen_buf *b, int field, gen_buf *sub) {
-    gen_bytes(b, field, sub->p, sub->n);
-    if (sub->oom) b->oom = 1;
-    sub->n = 0;
-}
+static inline void gen_msg(gen_buf *b, int field, gen_buf *sub) { pb_msg_field(b, (uint32_t)field, sub); }
 
-static void gen_int(gen_buf *b, int field, uint64_t v) {
-    gen_varint(b, (uint64_t)field << 3);
-    gen_varint(b, v);
-}
+static inline void gen_int(gen_buf *b, int field, uint64_t v) { pb_varint_field(b, (uint32_t)field, v); }
 
 /* ValueInfoProto {name, float tensor [1, width]} into graph field `field`. */
 static void gen_value_info(gen_buf *g, int field, const char *name, int64_t width) {
