@@ -53,8 +53,9 @@ static const cli_option *find_option(const char *name, unsigned cmd, bool *elsew
 
 /* ---------------------------------------------------------------- usage -- */
 /* The tables a help text names by a token, listed where the token stands:
- * {precisions} (the core's), {measured_formats} (the core's words) and
- * {formats} (formats.c: one line each, with the subcommands that print it). */
+ * {precisions} (the core's), {measured_formats} and {sols} (the core's
+ * words) and {formats} (formats.c: one line each, with the subcommands
+ * that print it). */
 static void print_precisions(FILE *out) {
     char *json = rl_precisions();
     cJSON *list = cJSON_Parse(json ? json : "[]");
@@ -65,15 +66,18 @@ static void print_precisions(FILE *out) {
     cJSON_Delete(list);
 }
 
-static void print_measured_formats(FILE *out) {
+/* The ids of one of the core's lists of values (rl_words), comma-separated. */
+static void print_value_ids(FILE *out, const char *kind) {
     char *json = rl_words();
     cJSON *list = cJSON_Parse(json ? json : "[]");
     rl_free(json);
     const cJSON *w;
     int i = 0;
-    cJSON_ArrayForEach(w, list) if (!strcmp(str(w, "kind"), "measured_format")) fprintf(out, "%s%s", i++ ? ", " : "", str(w, "id"));
+    cJSON_ArrayForEach(w, list) if (!strcmp(str(w, "kind"), kind)) fprintf(out, "%s%s", i++ ? ", " : "", str(w, "id"));
     cJSON_Delete(list);
 }
+static void print_measured_formats(FILE *out) { print_value_ids(out, "measured_format"); }
+static void print_sols(FILE *out) { print_value_ids(out, "sol"); }
 
 static void print_formats(FILE *out) {
     const unsigned all = CMD_ANALYZE | CMD_DIFF | CMD_BATCH;
@@ -93,7 +97,8 @@ static void print_help_line(FILE *out, const char *line, size_t len) {
     static const struct {
         const char *token;
         void (*print)(FILE *);
-    } tokens[] = {{"{precisions}", print_precisions}, {"{measured_formats}", print_measured_formats}, {"{formats}", print_formats}};
+    } tokens[] = {{"{precisions}", print_precisions}, {"{measured_formats}", print_measured_formats},
+                  {"{sols}", print_sols}, {"{formats}", print_formats}};
     for (size_t t = 0; t < sizeof tokens / sizeof *tokens; t++) {
         const char *tok = tokens[t].token, *at = strstr(line, tok);
         if (!at || at >= line + len) continue;

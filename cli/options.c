@@ -235,7 +235,7 @@ const cli_option cli_options[] = {
     {SEC_MAIN, "--dim", "NAME=V", ALL, "set the symbolic dimension NAME to V (repeatable)", 0, set_dim, NULL},
     {SEC_MAIN, "--precision", "P", ALL, "model (default: the model's own dtypes) or one of\n{precisions}:\napplies to every floating tensor", 0, set_precision, NULL},
     {SEC_MAIN, "--mode", "M", ALL, "inference (default) or training (adds backward estimates)", 0, set_mode, NULL},
-    {SEC_MAIN, "--sol", "S", ALL, "speed-of-light model for the headline time: unfused,\nfused (default) or fused_prefetched", 0, set_sol, NULL},
+    {SEC_MAIN, "--sol", "S", ALL, "speed-of-light model for the headline time, one of\n{sols} (default fused)", 0, set_sol, NULL},
     {SEC_MAIN, "--format", "F", ALL, "how the answer is printed:\n{formats}", 0, set_format, NULL},
     {SEC_MAIN, "--measured", "FILE", CMD_ANALYZE, "a profile of the model's real per-kernel times: ONNX Runtime\nprofiling JSON, trtexec --exportProfile JSON or a name,time_s\nCSV (detected); adds measured time, efficiency and the time\nlost to each layer", SLOT(measured), NULL, NULL},
     {SEC_MAIN, "--measured-format", "F", CMD_ANALYZE, "auto (default: told by its content) or one of\n{measured_formats}", SLOT(measured_format), NULL, NULL},
@@ -274,6 +274,15 @@ const cli_option cli_options[] = {
 const size_t cli_n_options = sizeof cli_options / sizeof *cli_options;
 
 /* ---------------------------------------------------------- combinations -- */
+/* `what` prints a table or JSON only: the usage error names them from the
+ * format table, and the format asked for. */
+static int table_or_json_only(cli_args *A, const char *what) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s prints a table or JSON (--format %s|%s), not %%s", what,
+             cli_format_id(CLI_FORMAT_TABLE), cli_format_id(CLI_FORMAT_JSON));
+    return args_usage_error(A, msg, cli_format_id(A->format));
+}
+
 /* Whether an option applies to the subcommand is the table's; these are
  * the rules between options. */
 int check_combinations(cli_args *A) {
@@ -287,12 +296,10 @@ int check_combinations(cli_args *A) {
     if (A->llm && A->studies)
         return args_usage_error(A, "%s", "--llm is a view of its own: not with --compare, --sweep-batch or --power-modes");
     bool table_or_json = A->format == CLI_FORMAT_TABLE || A->format == CLI_FORMAT_JSON;
-    if (A->llm && !table_or_json && A->format != CLI_FORMAT_NETRON)
-        return args_usage_error(A, "--llm prints a table or JSON (--format table|json), not %s", cli_format_id(A->format));
+    if (A->llm && !table_or_json && A->format != CLI_FORMAT_NETRON) return table_or_json_only(A, "--llm");
     if (A->studies > 1) return args_usage_error(A, "%s", "--compare, --sweep-batch and --power-modes: one study at a time");
     if (!isnan(A->max_slowdown) && !A->power_modes) return args_usage_error(A, "%s", "--max-slowdown goes with --power-modes");
-    if (A->studies && !table_or_json)
-        return args_usage_error(A, "a study prints a table or JSON (--format table|json), not %s", cli_format_id(A->format));
+    if (A->studies && !table_or_json) return table_or_json_only(A, "a study");
     if (A->measured_format && !A->measured) return args_usage_error(A, "%s", "--measured-format goes with --measured");
     const cJSON *par = cJSON_GetObjectItemCaseSensitive(A->req, "parallel");
     if (par && !cJSON_GetObjectItemCaseSensitive(par, "tp") && !cJSON_GetObjectItemCaseSensitive(par, "pp") &&

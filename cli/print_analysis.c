@@ -98,14 +98,15 @@ static void print_headline(const cJSON *res, bool explain) {
     print_forecast(get(res, "forecast"), ps, explain);
     tprintf("\nspeed of light         %10s %10s %10s %10s %8s %10s %-16s %10s\n", "time", "lower", "upper", "roofline",
            "kernels", "launches", "limited by", "energy");
-    for (int i = 0; i < 3; i++) {
-        static const char *const models[] = {"unfused", "fused", "fused_prefetched"};
-        const cJSON *m = get(sol, models[i]);
-        tprintf("  %-20s %10s %10s %10s %10s %8s %10s %-16s %10s%s\n", word("sol", models[i]), tsec(num(m, "time_s"), a, sizeof a),
+    const cJSON *m;
+    /* every model the core wrote, in its table's order; "chosen" repeats one, naming it */
+    cJSON_ArrayForEach(m, sol) {
+        if (!cJSON_IsObject(m) || cJSON_IsString(get(m, "model"))) continue;
+        tprintf("  %-20s %10s %10s %10s %10s %8s %10s %-16s %10s%s\n", word("sol", m->string), tsec(num(m, "time_s"), a, sizeof a),
                tsec(num(m, "lower_bound_s"), b, sizeof b), tsec(num(m, "upper_bound_s"), c2, sizeof c2),
                tsec(num(m, "roof_time_s"), d, sizeof d), numf("%g", num(m, "kernels")), tsec(num(m, "launch_floor_s"), e, sizeof e),
                word("bound", str(m, "bound")), opt_eng(m, "energy_j", "J", f, sizeof f),
-               !strcmp(models[i], tstr(ch, "model")) ? "  <- chosen" : "");
+               !strcmp(m->string, tstr(ch, "model")) ? "  <- chosen" : "");
     }
 }
 
@@ -179,14 +180,12 @@ static const char *pct_of(double part, double whole, char *buf, size_t cap) {
     return buf;
 }
 
-/* The measured profile against the prediction, and the kernel groups that
- * lose the most time against their speed of light. */
-void print_measured(const cJSON *res, const layer_table *L, int top) {
-    const cJSON *ms = get(res, "measured");
-    if (!ms) return;
+/* The measured profile's totals against the floor and the forecast, and
+ * how much of it was matched to the model's nodes. */
+static void print_measured_totals(const cJSON *res, const cJSON *ms) {
     const cJSON *ch = get(get(res, "sol"), "chosen");
     const char *fname = word("measured_format", tstr(ms, "format")); /* "ONNX Runtime profile" */
-    char a[32], b[32], c[32], d[32];
+    char a[32], b[32], c[32];
     double total = num(ms, "total_s");
     tprintf("\nmeasured  %s, each kernel's %s over %s run%s%s: %s in %s kernels", fname, tstr(ms, "statistic"),
            numf("%g", num(ms, "runs")), num(ms, "runs") == 1 ? "" : "s",
@@ -207,6 +206,13 @@ void print_measured(const cJSON *res, const layer_table *L, int top) {
     tprintf("          speed of light of the matched kernels %s: efficiency %s; SOL <= measured for %s of their time\n",
            tsec(num(ms, "sol_s"), a, sizeof a), pct_of(num(ms, "sol_s"), num(ms, "matched_s"), b, sizeof b),
            pct_of(num(ms, "sol_bound_share"), 1, c, sizeof c));
+}
+
+/* The kernel groups that lose the most time against their speed of light,
+ * `top` of them (0: all). */
+static void print_measured_groups(const cJSON *ms, int top) {
+    char a[32], b[32], c[32], d[32];
+    const double total = num(ms, "total_s");
     const cJSON *groups = get(ms, "groups");
     int n = cJSON_GetArraySize(groups), shown = top > 0 && top < n ? top : n;
     tprintf("\nwhere the time is lost (kernels by recoverable time = measured - speed of light)\n");
@@ -231,10 +237,16 @@ void print_measured(const cJSON *res, const layer_table *L, int top) {
                tsec(num(g, "recoverable_s"), c, sizeof c), pct_of(num(g, "measured_s"), total, d, sizeof d));
     }
     if (shown < n) tprintf("(%d more kernels; --top 0 shows all)\n", n - shown);
-    const cJSON *un = get(ms, "unmatched");
+}
+
+/* What the match left over: kernels that name no node, and nodes with
+ * work that no kernel measured (named from the layer table). */
+static void print_measured_leftovers(const cJSON *ms, const layer_table *L) {
+    char a[32], b[32];
+    const cJSON *un = get(ms, "unmatched"), *g;
     if (cJSON_GetArraySize(un) > 0) {
         tprintf("\nkernels that name no node of the model (%d, %s of the measured time)\n", cJSON_GetArraySize(un),
-               pct_of(num(ms, "unmatched_s"), total, a, sizeof a));
+               pct_of(num(ms, "unmatched_s"), num(ms, "total_s"), a, sizeof a));
         cJSON_ArrayForEach(g, un)
             tprintf("  %-40s %-14s %10s  %s\n", tstr(g, "name"), tstr(g, "op"), tsec(num(g, "time_s"), b, sizeof b), tstr(g, "why"));
     }
@@ -255,4 +267,14 @@ void print_measured(const cJSON *res, const layer_table *L, int top) {
         layer_col_close(&name), layer_col_close(&index);
         tprintf("\n");
     }
+}
+
+/* The measured profile against the prediction, and the kernel groups that
+ * lose the most time against their speed of light. */
+void print_measured(const cJSON *res, const layer_table *L, int top) {
+    const cJSON *ms = get(res, "measured");
+    if (!ms) return;
+    print_measured_totals(res, ms);
+    print_measured_groups(ms, top);
+    print_measured_leftovers(ms, L);
 }

@@ -251,7 +251,11 @@ int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
         return hw_bad(x, "forecast.stack", "must name the software stack (e.g. \"TensorRT\")");
     if (cJSON_IsString(stack)) f->stack = stack->valuestring;
     int basis_value = rl_value_of(RL_LIST_BASIS, cJSON_IsString(basis) ? basis->valuestring : NULL);
-    if (basis && basis_value < 0) return hw_bad(x, "forecast.basis", "must be \"analytic\" or \"calibrated\"");
+    if (basis && basis_value < 0) {
+        char ids[96]; /* the table's ids, as every list of values is named */
+        rl_value_list_text(RL_LIST_BASIS, ids, sizeof ids);
+        return hw_bad(x, "forecast.basis", "must be one of %s", ids);
+    }
     f->calibrated = basis_value == RL_BASIS_CALIBRATED;
     if (fit && !cJSON_IsObject(fit)) return hw_bad(x, "forecast.fit", "must be an object (the fit's provenance)");
     if (fusion && !(cJSON_IsString(fusion) && (!strcmp(fusion->valuestring, "epilogue") ||
