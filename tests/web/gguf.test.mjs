@@ -9,66 +9,33 @@
 // type and shape and on the architecture (a maintained parser as a
 // cross-check of the test files' writer); without it that test skips.
 // Run: ctest -R gguf_models && tools/build-site.sh && node --test tests/web/gguf.test.mjs
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, SITE, NODE_WASM, serve, CHROMIUM_ARGS, loadNodeCore, browserPrerequisites } from './helpers.mjs';
+import { ROOT, NODE_WASM, browserPrerequisites, pageAndCoreSession, openAt, coreModel, coreAnswer,
+  llmPanelDone as panelDone, dataValue } from './helpers.mjs';
 
 const MODELS = join(ROOT, 'build', 'gguf-models');
 const EXPECTED = join(MODELS, 'expected.json');
-const { chromium, exe, skip } = await browserPrerequisites([[NODE_WASM, 'build-wasm (tools/build-site.sh)'],
+const prerequisites = await browserPrerequisites([[NODE_WASM, 'build-wasm (tools/build-site.sh)'],
   [EXPECTED, 'the GGUF test files (ctest -R gguf_models)']]);
+const { skip } = prerequisites;
+const session = pageAndCoreSession(prerequisites);
 
-let site, browser, core;
-
-before(async () => {
-  if (skip) return;
-  site = await serve(SITE);
-  browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
-  core = await loadNodeCore();
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
-
-const profile = (id) => JSON.parse(readFileSync(join(ROOT, 'hw', `${id}.json`), 'utf8'));
-
-function analyze(model, llm) {
-  const req = { hardware: profile('h100-sxm'), precision: 'model', mode: 'inference', sol: 'fused',
-    granularity: 'intended', dims: {}, layers: false, llm };
-  const res = JSON.parse(core.analyze(model, JSON.stringify(req)));
-  assert.equal(res.ok, true, JSON.stringify(res.error));
-  return res;
-}
+const analyze = (model, llm) => coreAnswer(session.core, model, 'h100-sxm', { llm });
+const openPage = (hash) => openAt(session, hash);
 
 test('the WebAssembly core reads every test GGUF with the figures worked out by hand', { skip }, () => {
   const expected = JSON.parse(readFileSync(EXPECTED, 'utf8'));
   for (const [name, e] of Object.entries(expected)) {
-    const r = core.readAll(new Uint8Array(readFileSync(join(MODELS, `${name}.gguf`))));
-    assert.ok(r.model, `${name}: ${r.error}`);
-    const res = analyze(r.model, { prompt: 64, generate: 8, batches: [1], contexts: [128] });
+    const res = analyze(coreModel(session.core, join(MODELS, `${name}.gguf`)), { prompt: 64, generate: 8, batches: [1], contexts: [128] });
     assert.equal(res.model.weight_bytes, e.weight_bytes, `${name}: weight bytes`);
     assert.equal(res.model.params, e.parameters, `${name}: parameters`);
     assert.equal(res.llm.kv_cache_bytes_per_token, e.kv_bytes_per_token, `${name}: KV bytes per token`);
   }
 });
-
-async function openPage(hash) {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  const page = await context.newPage();
-  page.problems = [];
-  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
-  await page.goto(`${site.url}#${hash}`);
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
-  return page;
-}
-
-const panelDone = (page) => page.waitForFunction(
-  () => document.querySelector('[data-testid=llm-panel]')?.dataset.state === 'done', null, { timeout: 60000 });
 
 test('a dropped .gguf opens with its LLM panel, the core\'s answer', { skip }, async () => {
   const file = join(MODELS, 'qwen3moe.gguf');
@@ -76,9 +43,8 @@ test('a dropped .gguf opens with its LLM panel, the core\'s answer', { skip }, a
   await page.setInputFiles('[data-testid=file-input]', file);
   await page.waitForSelector('[data-testid=summary][data-layers]', { timeout: 60000 });
   await panelDone(page);
-  const r = core.readAll(new Uint8Array(readFileSync(file)));
-  const want = analyze(r.model, { prompt: 512, generate: 128 }).llm;
-  assert.equal(Number(await page.getAttribute('[data-testid=llm-tpot]', 'data-value')), want.tpot_s);
+  const want = analyze(coreModel(session.core, file), { prompt: 512, generate: 128 }).llm;
+  assert.equal(await dataValue(page, 'llm-tpot'), want.tpot_s);
   assert.match(await page.textContent('[data-testid=headline]'), /^Time to first token about /);
   assert.deepEqual(page.problems, []);
   await page.context().close();
@@ -90,11 +56,9 @@ test('a dropped config.json opens as the model sized from it, and says no weight
   await page.setInputFiles('[data-testid=file-input]', file);
   await page.waitForSelector('[data-testid=summary][data-layers]', { timeout: 60000 });
   await panelDone(page);
-  const r = core.readAll(new Uint8Array(readFileSync(file)));
-  assert.ok(r.model, r.error);
-  const want = analyze(r.model, { prompt: 512, generate: 128 });
+  const want = analyze(coreModel(session.core, file), { prompt: 512, generate: 128 });
   assert.match(want.model.name, /from config\.json \(no weights read: sized at bfloat16\)/);
-  assert.equal(Number(await page.getAttribute('[data-testid=llm-tpot]', 'data-value')), want.llm.tpot_s);
+  assert.equal(await dataValue(page, 'llm-tpot'), want.llm.tpot_s);
   assert.match(await page.textContent('body'), /no weights read: sized at bfloat16/);
   assert.deepEqual(page.problems, []);
   await page.context().close();

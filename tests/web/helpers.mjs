@@ -1,5 +1,6 @@
 // Shared helpers for the web tests (node --test tests/web/).
 import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync, existsSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -133,6 +134,66 @@ export async function openPage(browser, url, { viewport = { width: 1400, height:
   await page.goto(url);
   if (wait) await page.waitForSelector(`body[data-${wait}="1"]`, { timeout: 30000 });
   return page;
+}
+
+/** The site, one Chromium and the WebAssembly core (Node build) for a file
+ * that checks the page against the core: browserSession's, plus the core
+ * loaded in a before() hook. Returns a holder whose `site`, `browser` and
+ * `core` are set once started (nothing is started when `skip`). */
+export function pageAndCoreSession(prerequisites) {
+  const session = { site: null, browser: null, core: null };
+  browserSession(prerequisites, (site, browser) => Object.assign(session, { site, browser }));
+  before(async () => {
+    if (!prerequisites.skip) session.core = await loadNodeCore();
+  });
+  return session;
+}
+
+/** openPage on the session's site at `hash` (or a whole URL). */
+export function openAt(session, hash, opts) {
+  return openPage(session.browser, hash.startsWith('http') ? hash : `${session.site.url}#${hash}`, opts);
+}
+
+/** A shipped hardware profile (hw/ID.json), as the page sends it. */
+export const profile = (id) => JSON.parse(readFileSync(join(ROOT, 'hw', `${id}.json`), 'utf8'));
+
+/** The request the page sends for its default options (precision model,
+ * inference, fused, intended granularity; no layer rows) on profile `hwId`,
+ * with `extra` merged in. */
+export function pageRequest(hwId, extra = {}) {
+  return { hardware: profile(hwId), precision: 'model', mode: 'inference', sol: 'fused', granularity: 'intended',
+    dims: {}, layers: false, ...extra };
+}
+
+/** A file read by the WebAssembly core into a model handle (asserted). */
+export function coreModel(core, path) {
+  const r = core.readAll(new Uint8Array(readFileSync(path)));
+  assert.ok(r.model, `read ${path}: ${r.error}`);
+  return r.model;
+}
+
+/** The core's answer (asserted ok) to the page's request for `model` on `hwId` with `extra`. */
+export function coreAnswer(core, model, hwId, extra = {}) {
+  const res = JSON.parse(core.analyze(model, JSON.stringify(pageRequest(hwId, extra))));
+  assert.equal(res.ok, true, JSON.stringify(res.error));
+  return res;
+}
+
+/** Waits until the LLM panel has drawn an answer (after `prev`, the
+ * data-ms of the answer before, when given) and asserts it is not an error. */
+export async function llmPanelDone(page, prev = null, timeout = 60000) {
+  await page.waitForFunction((before) => {
+    const p = document.querySelector('[data-testid=llm-panel]');
+    return ['done', 'error'].includes(p?.dataset.state) && p.dataset.ms !== before;
+  }, prev, { timeout });
+  assert.equal(await page.getAttribute('[data-testid=llm-panel]', 'data-state'), 'done',
+    await page.locator('[data-testid=llm-panel] .whatif-msg').textContent());
+}
+
+/** The figure an element shows (its data-value): a number, or true/false. */
+export async function dataValue(page, testid) {
+  const v = await page.getAttribute(`[data-testid=${testid}]`, 'data-value');
+  return v === 'true' ? true : v === 'false' ? false : Number(v);
 }
 
 /** Waits until the summary shows `n` layers (an analysis finished). */

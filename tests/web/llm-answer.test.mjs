@@ -2,63 +2,32 @@
 // headline states the LLM view's time to first token, time per output
 // token, tokens/s and whether it fits (not a time "per inference"); the
 // Llama example opens on the same phase as the same file dropped; tensor
-// parallelism changes the LLM panel (devices, time per token: the core's
-// plan); a decoder exported without its KV cache says why it has no LLM
+// parallelism changes the LLM panel (devices, time per token and the
+// energy per token of every device: the core's plan); a decoder exported without its KV cache says why it has no LLM
 // view and what export would give one.
 // Run: tools/build-site.sh && node --test tests/web/llm-answer.test.mjs
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, SITE, NODE_WASM, serve, CHROMIUM_ARGS, loadNodeCore, browserPrerequisites } from './helpers.mjs';
+import { ROOT, SITE, NODE_WASM, browserPrerequisites, pageAndCoreSession, openAt, coreModel, coreAnswer,
+  llmPanelDone as panelDone, dataValue as value } from './helpers.mjs';
 
 const SAMPLE = join(SITE, 'samples', 'llama3_8b_int4.onnx');
 const NO_KV = join(ROOT, 'build', 'llm-models', 'tiny_nokv.onnx');
-const { chromium, exe, skip } = await browserPrerequisites([[NODE_WASM, 'build-wasm (tools/build-site.sh)'],
+const prerequisites = await browserPrerequisites([[NODE_WASM, 'build-wasm (tools/build-site.sh)'],
   [SAMPLE, 'the llama3_8b_int4 example (tools/build-site.sh)'],
   [NO_KV, 'the LLM test decoders (ctest -R llm_models)']]);
-
-let site, browser, core, model;
-
-before(async () => {
-  if (skip) return;
-  site = await serve(SITE);
-  browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
-  core = await loadNodeCore();
-  const r = core.readAll(new Uint8Array(readFileSync(SAMPLE)));
-  assert.ok(r.model, r.error);
-  model = r.model;
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
-
-const profile = (id) => JSON.parse(readFileSync(join(ROOT, 'hw', `${id}.json`), 'utf8'));
+const { skip } = prerequisites;
+const session = pageAndCoreSession(prerequisites);
+let model = null;
 
 /** The core's LLM answer to the panel's request (the page's defaults), with `extra` merged in. */
 function coreLlm(hwId, llm, extra = {}) {
-  const req = { hardware: profile(hwId), precision: 'model', mode: 'inference', sol: 'fused', granularity: 'intended',
-    dims: {}, layers: false, llm, ...extra };
-  const res = JSON.parse(core.analyze(model, JSON.stringify(req)));
-  assert.equal(res.ok, true, JSON.stringify(res.error));
-  return res.llm;
+  model ??= coreModel(session.core, SAMPLE);
+  return coreAnswer(session.core, model, hwId, { llm, ...extra }).llm;
 }
 
-async function openPage(hash) {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  const page = await context.newPage();
-  page.problems = [];
-  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
-  await page.goto(`${site.url}#${hash}`);
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
-  return page;
-}
-
-const panelDone = (page) => page.waitForFunction(
-  () => document.querySelector('[data-testid=llm-panel]')?.dataset.state === 'done', null, { timeout: 60000 });
-const value = async (page, id) => Number(await page.getAttribute(`[data-testid=${id}]`, 'data-value'));
+const openPage = (hash) => openAt(session, hash);
 const timeOf = (page) => page.getAttribute('[data-testid=summary]', 'data-time-s').then(Number);
 
 test('a decoder\'s headline is the LLM answer; the example opens on the phase a dropped decoder does', { skip }, async () => {
@@ -96,6 +65,10 @@ test('tensor parallelism changes the LLM panel: devices and time per token over 
   assert.match(await page.textContent('[data-testid=llm-devices]'), /^4 \(tp=4, pp=1, dp=1\): fits/);
   assert.equal(await value(page, 'llm-tpot'), four.tpot_s);
   assert.ok(four.tpot_s < one.tpot_s, `tp=4 ${four.tpot_s} below one device's ${one.tpot_s}`);
+  // the energy per token is the four devices' (the core's), and says so
+  assert.equal(await value(page, 'llm-energy'), four.energy_per_token_j);
+  assert.notEqual(four.energy_per_token_j, one.energy_per_token_j);
+  assert.match(await page.getAttribute('[data-testid=llm-energy]', 'title'), /of all 4 devices/);
   assert.match(await page.textContent('[data-testid=headline]'), /on NVIDIA H100[^;]* × 4 \(tp=4, pp=1, dp=1\)/);
   assert.deepEqual(page.problems, []);
   await page.context().close();

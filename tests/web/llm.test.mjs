@@ -4,67 +4,26 @@
 // prompt and generated tokens travel in the share link, and the prefill and
 // decode points sit on the time roofline.
 // Run: tools/build-site.sh && node --test tests/web/llm.test.mjs
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, SITE, NODE_WASM, serve, CHROMIUM_ARGS, loadNodeCore, browserPrerequisites } from './helpers.mjs';
+import { SITE, NODE_WASM, browserPrerequisites, pageAndCoreSession, openAt, coreModel, coreAnswer,
+  llmPanelDone as panelDone, dataValue as value } from './helpers.mjs';
 
 const SAMPLE = join(SITE, 'samples', 'llama3_8b_int4.onnx');
-const { chromium, exe, skip } = await browserPrerequisites([[NODE_WASM, 'build-wasm (tools/build-site.sh)'],
+const prerequisites = await browserPrerequisites([[NODE_WASM, 'build-wasm (tools/build-site.sh)'],
   [SAMPLE, 'the llama3_8b_int4 example (tools/build-site.sh)']]);
-
-let site, browser, core, model;
-
-before(async () => {
-  if (skip) return;
-  site = await serve(SITE);
-  browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
-  core = await loadNodeCore();
-  const r = core.readAll(new Uint8Array(readFileSync(SAMPLE)));
-  assert.ok(r.model, r.error);
-  model = r.model;
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
-
-const profile = (id) => JSON.parse(readFileSync(join(ROOT, 'hw', `${id}.json`), 'utf8'));
+const { skip } = prerequisites;
+const session = pageAndCoreSession(prerequisites);
+let model = null;
 
 /** The core's answer to the request the panel sends (the page's defaults). */
 function coreLlm(hwId, llm) {
-  const req = { hardware: profile(hwId), precision: 'model', mode: 'inference', sol: 'fused', granularity: 'intended',
-    dims: {}, layers: false, llm };
-  const res = JSON.parse(core.analyze(model, JSON.stringify(req)));
-  assert.equal(res.ok, true, JSON.stringify(res.error));
-  return res.llm;
+  model ??= coreModel(session.core, SAMPLE);
+  return coreAnswer(session.core, model, hwId, { llm }).llm;
 }
 
-async function openPage(hash) {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  const page = await context.newPage();
-  page.problems = [];
-  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
-  await page.goto(`${site.url}#${hash}`);
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
-  return page;
-}
-
-async function panelDone(page, before = null) {
-  await page.waitForFunction((prev) => {
-    const p = document.querySelector('[data-testid=llm-panel]');
-    return ['done', 'error'].includes(p.dataset.state) && p.dataset.ms !== prev;
-  }, before, { timeout: 30000 });
-  assert.equal(await page.getAttribute('[data-testid=llm-panel]', 'data-state'), 'done',
-    await page.locator('[data-testid=llm-panel] .whatif-msg').textContent());
-}
-
-const value = async (page, id) => {
-  const v = await page.getAttribute(`[data-testid=${id}]`, 'data-value');
-  return v === 'true' ? true : v === 'false' ? false : Number(v);
-};
+const openPage = (hash) => openAt(session, hash);
 
 test('LLM panel: the core\'s TTFT, TPOT, tokens/s and fit; link; roofline points', { skip }, async () => {
   const page = await openPage('example=llama3_8b_int4&hw=h100-sxm&lp=256&lg=64');

@@ -3,46 +3,26 @@
 // Debian Chromium via playwright-core. Every number the page shows is checked
 // against the WebAssembly core (Node build) answering the same request.
 // Run: tools/build-site.sh && node --test tests/web/whatif.test.mjs
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, SITE, NODE_WASM, FIXTURES, serve, CHROMIUM_ARGS, loadNodeCore, browserPrerequisites, openPage as open } from './helpers.mjs';
+import { NODE_WASM, FIXTURES, browserPrerequisites, pageAndCoreSession, openAt, profile, coreModel,
+  coreAnswer as answerOf } from './helpers.mjs';
 
-const { chromium, exe, skip } = await browserPrerequisites([[NODE_WASM, 'build-wasm (tools/build-site.sh)']]);
-
-let site, browser, core;
+const prerequisites = await browserPrerequisites([[NODE_WASM, 'build-wasm (tools/build-site.sh)']]);
+const { skip } = prerequisites;
+const session = pageAndCoreSession(prerequisites);
 const models = new Map();
 
-before(async () => {
-  if (skip) return;
-  site = await serve(SITE);
-  browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS });
-  core = await loadNodeCore();
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
-
-const profile = (id) => JSON.parse(readFileSync(join(ROOT, 'hw', `${id}.json`), 'utf8'));
-
 /** The core's answer to the request the page sends for its default
- * options (precision model, inference, fused, intended granularity). */
+ * options (precision model, inference, fused, intended granularity), for a
+ * fixture model by its file name. */
 function coreAnswer(model, hwId, extra = {}) {
-  if (!models.has(model)) {
-    const r = core.readAll(new Uint8Array(readFileSync(join(FIXTURES, 'models', model))));
-    assert.ok(r.model, `read ${model}: ${r.error}`);
-    models.set(model, r.model);
-  }
-  const req = { hardware: profile(hwId), precision: 'model', mode: 'inference', sol: 'fused', granularity: 'intended',
-    dims: {}, layers: false, ...extra };
-  const res = JSON.parse(core.analyze(models.get(model), JSON.stringify(req)));
-  assert.equal(res.ok, true, JSON.stringify(res.error));
-  return res;
+  if (!models.has(model)) models.set(model, coreModel(session.core, join(FIXTURES, 'models', model)));
+  return answerOf(session.core, models.get(model), hwId, extra);
 }
 
-const openPage = (hash) => open(browser, hash.startsWith('http') ? hash : `${site.url}#${hash}`);
+const openPage = (hash) => openAt(session, hash);
 
 /** Waits until a view finished drawing (data-state on its panel). */
 async function viewDone(page, testid) {
@@ -107,7 +87,7 @@ test('compare view: bars for each device, numbers equal the core\'s compare stud
   assert.ok((await colourPixels(page, '#compare-time', '#3182bd')) > 100, 'fused bars drawn');
   assert.ok((await colourPixels(page, '#compare-time', '#756bb1')) > 100, 'forecast bars drawn');
   // in its bound's colour, the core's (rl_words), as the graph and module views draw it
-  const boundColour = JSON.parse(core.words()).find((w) => w.kind === 'bound' && w.id === want.rows[0].bound).color;
+  const boundColour = JSON.parse(session.core.words()).find((w) => w.kind === 'bound' && w.id === want.rows[0].bound).color;
   assert.ok((await colourPixels(page, '#compare-energy', boundColour)) > 100, 'energy bars drawn');
   // the energy chart says what its colours mean; both charts name devices and modes as a user knows them
   const legend = await page.evaluate(() => globalThis.Chart.getChart(document.querySelector('#compare-energy')).legend.legendItems.map((it) => it.text));
@@ -145,7 +125,7 @@ test('compare view: a device that falls back to another precision shows the prec
 
 test('power advisor chart: every mode is labelled, no two labels overlap (1440 and 390 px)', { skip }, async () => {
   for (const width of [1440, 390]) {
-    const page = await open(browser, `${site.url}#example=resnet50&hw=jetson-agx-orin&view=power`, { viewport: { width, height: 900 } });
+    const page = await openAt(session, 'example=resnet50&hw=jetson-agx-orin&view=power', { viewport: { width, height: 900 } });
     await viewDone(page, 'power-advisor');
     const { boxes, unlabelled } = await page.evaluate(() => {
       const ch = globalThis.Chart.getChart(document.querySelector('#power-chart'));
