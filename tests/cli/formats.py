@@ -63,6 +63,17 @@ with open(f"{root}/README.md", encoding="utf-8") as f:
     readme = f.read()
 check(f"[--format {'|'.join(analyze)}]" in readme, f"README's synopsis says [--format {'|'.join(analyze)}]")
 
+# --sol's help lists the core's speed-of-light models, the ones an answer carries
+_, help_text, _ = run("--help")
+sol_help = " ".join(help_text.split("--sol S", 1)[1].split("\n  --", 1)[0].split())
+rc, out, err = run(mlp, "--hw", unit, "--format", "json")
+sols = [k for k in json.loads(out)["sol"] if k != "chosen"] if rc == 0 else []
+check(len(sols) >= 3 and ", ".join(sols) in sol_help, f"--sol's help lists the core's models {sols}: {sol_help!r}")
+# a study and --llm name the formats they print from the table
+for view in (["--compare", "h100-sxm"], ["--llm"]):
+    rc, _, err = run(mlp, "--hw", unit, *view, "--format", "csv")
+    check(rc == 2 and "(--format table|json), not csv" in err, f"{view[0]} --format csv refused naming its formats: {err[:200]}")
+
 # --max-slowdown: one parse, its number in the study
 rc, out, err = run(mlp, "--hw", "jetson-agx-orin", "--power-modes", "--max-slowdown", "0.25", "--format", "json")
 check(rc == 0 and json.loads(out)["study"].get("max_slowdown") == 0.25, f"--max-slowdown 0.25 reaches the study: {err[:200]}")
