@@ -89,7 +89,7 @@ static void print_headline(const cJSON *res, bool explain) {
              cJSON_IsObject(ps) ? per_what(ps, per, sizeof per) : "", a_sample(ps, "floor_s", one, sizeof one));
     tprintf("\nfloor     %s  (speed of light: %s, %s; limited by the %s)\n", whole,
            word("sol", str(ch, "model")), word("granularity", str(ch, "granularity")), word("bound", str(ch, "bound")));
-    tprintf("          bounds %s ... %s; %s kernels, launch floor %s\n", tsec(num(ch, "lower_bound_s"), a, sizeof a),
+    tprintf("          %s %s ... %s; %s kernels, launch floor %s\n", word("term", "floor_range"), tsec(num(ch, "lower_bound_s"), a, sizeof a),
            tsec(num(ch, "upper_bound_s"), b, sizeof b), numf("%g", num(ch, "kernels")), tsec(num(ch, "launch_floor_s"), c2, sizeof c2));
     if (cJSON_IsNumber(get(ch, "energy_j")))
         tprintf("          energy %s %s%s, average power %s%s\n", eng(num(ch, "energy_j"), "J", a, sizeof a),

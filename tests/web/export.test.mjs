@@ -14,10 +14,15 @@ const skipWasm = skip || (existsSync(NODE_WASM) ? false : 'missing: build-wasm (
 const model = join(FIXTURES, 'models', 'transformer_block.onnx');
 
 /** The page's Markdown with the core's escaping (the worker's, here the same
- * binding in Node); and that escaping of one string. */
+ * binding in Node) and the core's words, as the page has them; and that
+ * escaping of one string. */
 let core = null;
 async function markdown(res, where) {
-  core ??= await loadNodeCore();
+  if (!core) {
+    core = await loadNodeCore();
+    const { setWords } = await import(join(ROOT, 'web/js/words.js'));
+    setWords(JSON.parse(core.words()));
+  }
   const { toMarkdown } = await import(join(ROOT, 'web/js/export.js'));
   return toMarkdown(res, where, async (texts) => core.markdownText(texts));
 }
@@ -28,7 +33,7 @@ test('Markdown summary: what a review needs, from the response', { skip: skipWas
   const md = await markdown(res, { file: 'block.onnx', link: 'https://rooflens.example/#example=x' });
   assert.match(md, /^## rooflens: block\.onnx on NVIDIA Jetson AGX Orin .*, power mode MAXN/);
   assert.match(md, /\*\*Dims:\*\* batch=2 \(set\), seq=32 \(set\)/);
-  assert.ok(md.includes(`(bounds `), md);
+  assert.ok(md.includes(`(range of the speed of light `), md); // the words table's name, as the diff's Markdown and the CLI
   const top = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| layer') && !l.startsWith('| ---'));
   assert.equal(top.length, 10);
   const slowest = res.layers.slice().sort((a, b) => b.t - a.t || b.bytes - a.bytes || a.index - b.index)[0];

@@ -96,7 +96,7 @@ function writeMarkdown(res, { file = 'model', link = null, localFile = false, ll
   if (inputs.length) out.push(`- **Inputs:** ${inputs.join('; ')}`);
   if (kv.size) out.push(`- **KV cache:** ${kvCacheLine(m.inputs || [], kv, esc)}`);
   if (llm) out.push(llmLine(llm, esc));
-  out.push(`- **Speed of light:** ${eng(h.time_s, 's')} (bounds ${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}), ` +
+  out.push(`- **Speed of light:** ${eng(h.time_s, 's')} (${wordName('term', 'floor_range')} ${eng(h.lower_bound_s, 's')} … ${eng(h.upper_bound_s, 's')}), ` +
     `limited by ${boundPhrase(h.bound)}` + (h.energy_j !== null ? `; energy ${eng(h.energy_j, 'J')}` : '; energy: the profile has no energy figures'));
   const f = forecastFigures(res);
   if (f) {
