@@ -133,6 +133,10 @@ test('one view for several devices: 1× against 2×, 4× and 8× H100 and a plan
   assert.deepEqual((await values('speedup')).slice(1), cli.map((p) => p.speedup));
   assert.deepEqual((await values('memory_bytes_per_device')).slice(1), cli.map((p) => p.memory_bytes_per_device));
   assert.deepEqual((await values('bubble'))[2], cli[1].bubble);
+  // the energy of every device of each group, the core's (one device's own on the first row)
+  assert.deepEqual(await values('devices_energy_j'), [one.sol.chosen.energy_j, ...cli.map((p) => p.energy_j)]);
+  assert.ok(cli.every((p) => p.energy_j > 0));
+  assert.doesNotMatch(await page.locator('[data-testid=devices-view]').textContent(), /Energy is given for one device only/);
   assert.ok(cli[2].t_comms_s > 0, 'communication appears over eight devices');
   // the group's own figures first; the chart one bar per group, by display name
   const heads = await page.$$eval('[data-testid=devices-table] thead th', (ths) => ths.map((th) => th.textContent));

@@ -40,6 +40,8 @@ function splitText(P) {
 
 /** A cell {text, value, title, key, cls} of a time, a count or a word; '–' when the figure is not there. */
 const timeCell = (v, key) => (typeof v === 'number' ? { text: eng(v, 's'), value: v, title: exact(v, 's'), key, cls: 'n' } : { text: '–', key });
+const energyCell = (v) => (typeof v === 'number' ? { text: eng(v, 'J'), value: v, title: exact(v, 'J'), key: 'devices_energy_j', cls: 'n' }
+  : { text: '–', title: 'the profile has no energy figures', key: 'devices_energy_j' });
 const plainCell = (text, value, key, cls) => ({ text, value, key, cls });
 
 export class ParallelView {
@@ -223,7 +225,6 @@ export class ParallelView {
     const failed = rows.map((r, i) => ({ r, i })).filter(({ r }) => r.error);
     for (const { r, i } of failed) notes.push(`${this.rows[i].what === 'plan' ? 'Your plan' : `${this.rows[i].spec?.tp ?? 1}×`}: ${r.error.message}`);
     if (!this.h.hasLinks()) notes.push('The chosen device has no chip-to-chip links in its profile: only one device is shown.');
-    notes.push('Energy is given for one device only (the core plans no energy over several).');
     this.notes.textContent = notes.join(' ');
   }
 
@@ -231,7 +232,8 @@ export class ParallelView {
     const t = this.groupTable;
     t.textContent = '';
     const heads = ['Group', 'Devices', 'Split', 'Time over the devices (speed of light)', `${wordTitle('term', 'forecast')} over the devices`,
-      'Communication', 'Limited by', 'Speed-up', 'Forecast speed-up', 'Pipeline bubble', 'Sent per device', 'Memory per device', 'Fits'];
+      'Communication', 'Limited by', 'Speed-up', 'Forecast speed-up', 'Pipeline bubble', 'Sent per device', 'Memory per device', 'Fits',
+      'Energy of all the devices (speed of light)'];
     const head = t.createTHead().insertRow();
     for (const h of heads) head.appendChild(el('th', h));
     const body = t.createTBody();
@@ -259,6 +261,8 @@ export class ParallelView {
         P ? plainCell(eng(P.comm_bytes, 'B'), P.comm_bytes, 'comm_bytes', 'n') : plainCell('–', undefined, 'comm_bytes'),
         P ? plainCell(eng(P.memory_bytes_per_device, 'B'), P.memory_bytes_per_device, 'memory_bytes_per_device', 'n') : plainCell('–', undefined, 'memory_bytes_per_device'),
         plainCell(fits === null || fits === undefined ? (P ? 'memory unknown' : '–') : fits ? 'yes' : 'NO', fits ?? undefined, 'fits'),
+        // every device's energy over the group's time (the core's plan); null: the profile has no energy figures
+        energyCell(P ? P.energy_j : r.energy_j),
       ];
       for (const c of cells) {
         const td = tr.appendChild(el('td', c.text));
