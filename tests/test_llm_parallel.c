@@ -245,6 +245,16 @@ static void energy_of_every_device(void) {
     }
     cJSON_Delete(res);
     cJSON_Delete(dp2);
+    /* pipeline stages alone split no layer: the work is one device's, and
+     * each of the two devices draws static power over the pipeline's time */
+    cJSON *pp2 = run("tiny_hf.onnx", llm_hw("h100-sxm"), "{\"layers\": false, \"parallel\": {\"pp\": 2}}");
+    if (pp2) {
+        double S = check_num(pp2, "roofline.static_w"), e1 = check_num(pp2, "sol.chosen.energy_j");
+        double want = e1 - S * check_num(pp2, "sol.chosen.time_s") + 2 * S * check_num(pp2, "parallel.time_s");
+        CHECK(check_close(check_num(pp2, "parallel.energy_j"), want, 1e-12), "pp=2: %.17g J = one device's work + 2 x static "
+              "over the pipeline's time %.17g J", check_num(pp2, "parallel.energy_j"), want);
+    }
+    cJSON_Delete(pp2);
 }
 
 int main(int argc, char **argv) {
