@@ -255,7 +255,7 @@ const cli_option cli_options[] = {
     {SEC_LLM, "--weight-bits", "B", CMD_ANALYZE, "store matrix weights at 16, 8 or 4 bits (default: the\nmodel's own; MatMulNBits weights keep theirs)", 0, set_weight_bits, NULL},
     {SEC_LLM, "--weight-group", "N", CMD_ANALYZE, "weights per scale for 8 and 4 bits (default 128)", 0, set_weight_group, NULL},
     {SEC_LLM, "--kv-bits", "B", CMD_ANALYZE, "KV cache at 16, 8 or 4 bits (default: the activations')", 0, set_kv_bits, NULL},
-    {SEC_LLM, "--kv-type", "T", CMD_ANALYZE, "KV cache as llama.cpp's f16, q8_0 or q4_0 (with their scales)", 0, set_kv_type, NULL},
+    {SEC_LLM, "--kv-type", "T", CMD_ANALYZE, "KV cache as llama.cpp stores it (with its scales), one of\n{kv_types}", 0, set_kv_type, NULL},
     {SEC_LLM, "--llm-dims", "LIST", CMD_ANALYZE, "name the dims by role: batch=NAME,seq=NAME,past=NAME,total=NAME", 0, set_llm_dims, NULL},
     {SEC_DIFF, "--fail-if", "EXPR", CMD_DIFF, "exit 5 when a threshold is crossed, e.g.\n\"time>+5%,flops>+10%,unsupported>0\" (grammar in docs/ci.md)", SLOT(fail_if), NULL, NULL},
     {SEC_DIFF, "--label-old", "S", CMD_DIFF, "the name shown for the old model (default: its path)", SLOT(label_old), NULL, NULL},

@@ -11,6 +11,7 @@
 #include "json.h"
 #include "llm_roles.h"
 #include "storage.h"
+#include "words.h"
 
 #define LLM_DEFAULT_PROMPT 512
 #define LLM_DEFAULT_GENERATE 128
@@ -42,21 +43,22 @@ static int bits_option(const cJSON *j, const char *key, int *out, rl_error *err)
     return 0;
 }
 
-/* llm.kv_type: a KV cache type of llama.cpp (its --cache-type-k/-v names),
+/* llm.kv_type: a KV cache type of llama.cpp (the words' table, rl_kv_type),
  * stored in blocks with their scales: f16, q8_0 (8.5 bits), q4_0 (4.5). */
 static int kv_type_option(const cJSON *j, llm_opts *O, rl_error *err) {
-    static const struct {
-        const char *name;
-        int storage;
-    } types[] = {{"f16", RL_ST_F16}, {"q8_0", RL_ST_Q8_0}, {"q4_0", RL_ST_Q4_0}};
+    static const int storage_of[RL_KV_COUNT] = {[RL_KV_F16] = RL_ST_F16, [RL_KV_Q8_0] = RL_ST_Q8_0,
+                                                [RL_KV_Q4_0] = RL_ST_Q4_0};
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "kv_type");
     if (!t || cJSON_IsNull(t)) return 0;
-    for (size_t i = 0; cJSON_IsString(t) && i < sizeof types / sizeof types[0]; i++)
-        if (strcmp(t->valuestring, types[i].name) == 0) O->kv_storage = types[i].storage, O->kv_type = types[i].name;
-    if (!O->kv_storage) {
-        rl_error_set(err, "bad_request", "llm", "llm.kv_type must be \"f16\", \"q8_0\" or \"q4_0\" (llama.cpp's cache types)");
+    int kv = rl_value_of(RL_LIST_KV_TYPE, cJSON_IsString(t) ? t->valuestring : NULL);
+    if (kv < 0) {
+        char ids[96];
+        rl_value_list_text(RL_LIST_KV_TYPE, ids, sizeof ids);
+        rl_error_set(err, "bad_request", "llm", "llm.kv_type must be one of %s (llama.cpp's cache types)", ids);
         return -1;
     }
+    O->kv_storage = storage_of[kv];
+    O->kv_type = rl_value_id(RL_LIST_KV_TYPE, kv);
     if (O->kv_bits) {
         rl_error_set(err, "bad_request", "llm", "llm.kv_type and llm.kv_bits both size the KV cache: give one");
         return -1;

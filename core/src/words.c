@@ -160,6 +160,14 @@ static const rl_value_row MEASURED_FORMATS[] = {
 _Static_assert(sizeof MEASURED_FORMATS / sizeof MEASURED_FORMATS[0] == RL_PROFILE_COUNT,
                "one row of MEASURED_FORMATS per rl_profile_format");
 
+/* llama.cpp's KV cache types (rl_kv_type): blocks of 32 values with their scale. */
+static const rl_value_row KV_TYPES[] = {
+    [RL_KV_F16] = {"f16", "f16 cache", "The KV cache in half precision: 2 bytes a value.", NULL},
+    [RL_KV_Q8_0] = {"q8_0", "q8_0 cache", "llama.cpp's 8-bit blocks: 32 values and their fp16 scale in 34 bytes.", NULL},
+    [RL_KV_Q4_0] = {"q4_0", "q4_0 cache", "llama.cpp's 4-bit blocks: 32 values and their fp16 scale in 18 bytes.", NULL},
+};
+_Static_assert(sizeof KV_TYPES / sizeof KV_TYPES[0] == RL_KV_COUNT, "one row of KV_TYPES per rl_kv_type");
+
 /* Every list: its kind in rl_words() and its table. */
 static const struct {
     const char *kind;
@@ -172,6 +180,7 @@ static const struct {
     [RL_LIST_OP_CLASS] = {RL_WORD_OP_CLASS, OP_CLASSES, RL_CLASS_COUNT},
     [RL_LIST_BASIS] = {RL_WORD_BASIS, BASES, RL_BASIS_COUNT},
     [RL_LIST_MEASURED_FORMAT] = {RL_WORD_MEASURED_FORMAT, MEASURED_FORMATS, RL_PROFILE_COUNT},
+    [RL_LIST_KV_TYPE] = {RL_WORD_KV_TYPE, KV_TYPES, RL_KV_COUNT},
 };
 _Static_assert(sizeof LISTS / sizeof LISTS[0] == RL_LIST_COUNT, "one entry of LISTS per rl_list");
 

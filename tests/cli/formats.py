@@ -69,6 +69,11 @@ sol_help = " ".join(help_text.split("--sol S", 1)[1].split("\n  --", 1)[0].split
 rc, out, err = run(mlp, "--hw", unit, "--format", "json")
 sols = [k for k in json.loads(out)["sol"] if k != "chosen"] if rc == 0 else []
 check(len(sols) >= 3 and ", ".join(sols) in sol_help, f"--sol's help lists the core's models {sols}: {sol_help!r}")
+# --kv-type's help lists the cache types the core takes, the list its error names
+kv_help = " ".join(help_text.split("--kv-type T", 1)[1].split("\n  --", 1)[0].split())
+rc, _, err = run(mlp, "--hw", unit, "--llm", "--kv-type", "q9")
+kv_types = err.split("must be one of ", 1)[1].split(" (", 1)[0] if "must be one of " in err else ""
+check(rc != 0 and "q8_0" in kv_types and kv_types in kv_help, f"--kv-type's help lists the core's {kv_types!r}: {kv_help!r}")
 # a study and --llm name the formats they print from the table
 for view in (["--compare", "h100-sxm"], ["--llm"]):
     rc, _, err = run(mlp, "--hw", unit, *view, "--format", "csv")
