@@ -53,8 +53,8 @@ static const cli_option *find_option(const char *name, unsigned cmd, bool *elsew
 
 /* ---------------------------------------------------------------- usage -- */
 /* The tables a help text names by a token, listed where the token stands:
- * {precisions} (the core's), {measured_formats}, {sols} and {kv_types}
- * (the core's words) and {formats} (formats.c: one line each, with the subcommands
+ * {precisions} (the core's), {measured_formats}, {sols}, {kv_types} and
+ * {modes} (the core's words) and {formats} (formats.c: one line each, with the subcommands
  * that print it). */
 static void print_precisions(FILE *out) {
     char *json = rl_precisions();
@@ -79,6 +79,7 @@ static void print_value_ids(FILE *out, const char *kind) {
 static void print_measured_formats(FILE *out) { print_value_ids(out, "measured_format"); }
 static void print_sols(FILE *out) { print_value_ids(out, "sol"); }
 static void print_kv_types(FILE *out) { print_value_ids(out, "kv_type"); }
+static void print_modes(FILE *out) { print_value_ids(out, "mode"); }
 
 static void print_formats(FILE *out) {
     const unsigned all = CMD_ANALYZE | CMD_DIFF | CMD_BATCH;
@@ -99,7 +100,8 @@ static void print_help_line(FILE *out, const char *line, size_t len) {
         const char *token;
         void (*print)(FILE *);
     } tokens[] = {{"{precisions}", print_precisions}, {"{measured_formats}", print_measured_formats},
-                  {"{sols}", print_sols}, {"{kv_types}", print_kv_types}, {"{formats}", print_formats}};
+                  {"{sols}", print_sols}, {"{kv_types}", print_kv_types},
+                  {"{modes}", print_modes}, {"{formats}", print_formats}};
     for (size_t t = 0; t < sizeof tokens / sizeof *tokens; t++) {
         const char *tok = tokens[t].token, *at = strstr(line, tok);
         if (!at || at >= line + len) continue;

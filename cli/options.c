@@ -234,7 +234,7 @@ const cli_option cli_options[] = {
     {SEC_MAIN, "--batch", "N", ALL, "set every leading symbolic batch dimension to N", 0, set_batch, NULL},
     {SEC_MAIN, "--dim", "NAME=V", ALL, "set the symbolic dimension NAME to V (repeatable)", 0, set_dim, NULL},
     {SEC_MAIN, "--precision", "P", ALL, "model (default: the model's own dtypes) or one of\n{precisions}:\napplies to every floating tensor", 0, set_precision, NULL},
-    {SEC_MAIN, "--mode", "M", ALL, "inference (default) or training (adds backward estimates)", 0, set_mode, NULL},
+    {SEC_MAIN, "--mode", "M", ALL, "one of {modes} (default inference; training adds\nthe backward pass)", 0, set_mode, NULL},
     {SEC_MAIN, "--sol", "S", ALL, "speed-of-light model for the headline time, one of\n{sols} (default fused)", 0, set_sol, NULL},
     {SEC_MAIN, "--format", "F", ALL, "how the answer is printed:\n{formats}", 0, set_format, NULL},
     {SEC_MAIN, "--measured", "FILE", CMD_ANALYZE, "a profile of the model's real per-kernel times: ONNX Runtime\nprofiling JSON, trtexec --exportProfile JSON or a name,time_s\nCSV (detected); adds measured time, efficiency and the time\nlost to each layer", SLOT(measured), NULL, NULL},

@@ -200,7 +200,7 @@ static void add_hardware_section(cJSON *root, const rl_hw *hw) {
 static void add_options_section(cJSON *root, const options *o, const rl_prepared *pg) {
     cJSON *op = cJSON_AddObjectToObject(root, "options");
     cJSON_AddStringToObject(op, "precision", o->precision_name);
-    cJSON_AddStringToObject(op, "mode", o->training ? "training" : "inference");
+    cJSON_AddStringToObject(op, "mode", rl_value_id(RL_LIST_MODE, o->training ? RL_MODE_TRAINING : RL_MODE_INFERENCE));
     cJSON_AddStringToObject(op, "sol", rl_value_id(RL_LIST_SOL, o->sol));
     cJSON_AddStringToObject(op, "granularity", rl_value_id(RL_LIST_GRANULARITY, o->granularity));
     /* the batch actually applied, never one that was only asked for */

@@ -60,15 +60,6 @@ static const char *parse_choice(const cJSON *item, const char *key, const char *
     return NULL;
 }
 
-static int parse_mode(const cJSON *req, options *o, rl_error *err) {
-    static const char *const modes[] = {"inference", "training", NULL};
-    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(req, "mode");
-    if (!mode) return 0;
-    const char *m = parse_choice(mode, "mode", modes, "mode must be \"inference\" or \"training\"", err);
-    if (!m) return -1;
-    o->training = strcmp(m, "training") == 0;
-    return 0;
-}
 
 /* The value of `list` a request field names; -1, with a bad_request error
  * at `key` listing the list's ids, when it names none. */
@@ -79,6 +70,15 @@ static int parse_value(const cJSON *item, const char *key, rl_list list, rl_erro
     rl_value_list_text(list, ids, sizeof ids);
     rl_error_set(err, "bad_request", key, "%s must be one of %s", key, ids);
     return -1;
+}
+
+static int parse_mode(const cJSON *req, options *o, rl_error *err) {
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(req, "mode");
+    if (!mode) return 0;
+    int m = parse_value(mode, "mode", RL_LIST_MODE, err);
+    if (m < 0) return -1;
+    o->training = m == RL_MODE_TRAINING;
+    return 0;
 }
 
 static int parse_sol(const cJSON *req, options *o, rl_error *err) {

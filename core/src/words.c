@@ -168,6 +168,16 @@ static const rl_value_row KV_TYPES[] = {
 };
 _Static_assert(sizeof KV_TYPES / sizeof KV_TYPES[0] == RL_KV_COUNT, "one row of KV_TYPES per rl_kv_type");
 
+/* The modes of a request (rl_mode). */
+static const rl_value_row MODES[] = {
+    [RL_MODE_INFERENCE] = {"inference", "inference", "One forward pass of the model.", NULL},
+    [RL_MODE_TRAINING] = {"training", "training",
+                          "One training step: the forward pass and a backward pass of twice its FLOPs, bytes and "
+                          "kernels.",
+                          NULL},
+};
+_Static_assert(sizeof MODES / sizeof MODES[0] == RL_MODE_COUNT, "one row of MODES per rl_mode");
+
 /* Every list: its kind in rl_words() and its table. */
 static const struct {
     const char *kind;
@@ -181,6 +191,7 @@ static const struct {
     [RL_LIST_BASIS] = {RL_WORD_BASIS, BASES, RL_BASIS_COUNT},
     [RL_LIST_MEASURED_FORMAT] = {RL_WORD_MEASURED_FORMAT, MEASURED_FORMATS, RL_PROFILE_COUNT},
     [RL_LIST_KV_TYPE] = {RL_WORD_KV_TYPE, KV_TYPES, RL_KV_COUNT},
+    [RL_LIST_MODE] = {RL_WORD_MODE, MODES, RL_MODE_COUNT},
 };
 _Static_assert(sizeof LISTS / sizeof LISTS[0] == RL_LIST_COUNT, "one entry of LISTS per rl_list");
 

@@ -27,6 +27,7 @@
 #define RL_WORD_OP_CLASS "op_class"
 #define RL_WORD_BASIS "basis"                     /* what a forecast rests on: forecast.basis */
 #define RL_WORD_MEASURED_FORMAT "measured_format" /* measured.format: the profile's kind */
+#define RL_WORD_MODE "mode"                       /* options.mode: what one step of the model is */
 #define RL_WORD_KV_TYPE "kv_type"                 /* llm.kv_type: a KV cache stored as llama.cpp stores it */
 
 /* The lists, one table each in words.c. */
@@ -38,6 +39,7 @@ typedef enum {
     RL_LIST_BASIS,
     RL_LIST_MEASURED_FORMAT,
     RL_LIST_KV_TYPE,
+    RL_LIST_MODE,
     RL_LIST_COUNT
 } rl_list;
 
@@ -86,6 +88,10 @@ typedef enum { RL_BASIS_ANALYTIC, RL_BASIS_CALIBRATED, RL_BASIS_COUNT } rl_basis
  * measured.format also takes "auto", which is no kind but a request to
  * detect one). */
 typedef enum { RL_PROFILE_ORT, RL_PROFILE_TRTEXEC, RL_PROFILE_CSV, RL_PROFILE_COUNT } rl_profile_format;
+
+/* What one step of the model is (options.mode): a forward pass, or a
+ * training step (forward and backward, docs/model.md). */
+typedef enum { RL_MODE_INFERENCE, RL_MODE_TRAINING, RL_MODE_COUNT } rl_mode;
 
 /* A KV cache type of llama.cpp (its --cache-type-k/-v names; llm.kv_type). */
 typedef enum { RL_KV_F16, RL_KV_Q8_0, RL_KV_Q4_0, RL_KV_COUNT } rl_kv_type;
