@@ -99,18 +99,24 @@ gguf_reader *gguf_reader_new(const rl_limits *limits) {
     return g;
 }
 
+/* What the entries own and the arrays: n_kv and n_tensors entries of them
+ * (a reader's arrays are zeroed past those read, so it gives its capacity). */
+static void free_entries(gguf_file *f, uint64_t n_kv, uint64_t n_tensors) {
+    for (uint64_t i = 0; f->kv && i < n_kv; i++) {
+        free(f->kv[i].key);
+        free(f->kv[i].str);
+        free(f->kv[i].arr);
+    }
+    for (uint64_t i = 0; f->tensors && i < n_tensors; i++) free(f->tensors[i].name);
+    free(f->kv);
+    free(f->tensors);
+    free(f->by_name);
+    memset(f, 0, sizeof *f);
+}
+
 void gguf_reader_free(gguf_reader *g) {
     if (!g) return;
-    /* slots past those read are zeroed: free them all */
-    for (size_t i = 0; i < g->kv_cap; i++) {
-        free(g->f.kv[i].key);
-        free(g->f.kv[i].str);
-        free(g->f.kv[i].arr);
-    }
-    for (size_t i = 0; i < g->t_cap; i++) free(g->f.tensors[i].name);
-    free(g->f.kv);
-    free(g->f.tensors);
-    free(g->f.by_name);
+    free_entries(&g->f, g->kv_cap, g->t_cap);
     free(g->str);
     free(g);
 }
@@ -145,32 +151,25 @@ static int want_string(gguf_reader *g, int state, uint64_t len, bool keep) {
     return 0;
 }
 
-/* The slot of the metadata entry being read: the arrays grow as entries
- * arrive, so a hostile count in the header reserves nothing. */
-static gguf_kv *kv_slot(gguf_reader *g) {
-    uint64_t i = g->kv_done;
-    if (i >= g->kv_cap) {
-        size_t cap = g->kv_cap ? g->kv_cap * 2 : 64;
-        gguf_kv *kv = realloc(g->f.kv, cap * sizeof *kv);
-        if (!kv) return NULL;
-        memset(kv + g->kv_cap, 0, (cap - g->kv_cap) * sizeof *kv);
-        g->f.kv = kv;
-        g->kv_cap = cap;
+/* Entry i of a growing array of `size`-byte entries (the metadata or the
+ * tensor infos), zeroed when new: the arrays grow as entries arrive, so a
+ * hostile count in the header reserves nothing. NULL when out of memory. */
+static void *slot(void **arr, size_t *cap, uint64_t i, size_t size) {
+    if (i >= *cap) {
+        size_t grown = *cap ? *cap * 2 : 64;
+        char *a = realloc(*arr, grown * size);
+        if (!a) return NULL;
+        memset(a + *cap * size, 0, (grown - *cap) * size);
+        *arr = a;
+        *cap = grown;
     }
-    return &g->f.kv[i];
+    return (char *)*arr + i * size;
 }
 
+static gguf_kv *kv_slot(gguf_reader *g) { return slot((void **)&g->f.kv, &g->kv_cap, g->kv_done, sizeof(gguf_kv)); }
+
 static gguf_tensor *tensor_slot(gguf_reader *g) {
-    uint64_t i = g->t_done;
-    if (i >= g->t_cap) {
-        size_t cap = g->t_cap ? g->t_cap * 2 : 64;
-        gguf_tensor *t = realloc(g->f.tensors, cap * sizeof *t);
-        if (!t) return NULL;
-        memset(t + g->t_cap, 0, (cap - g->t_cap) * sizeof *t);
-        g->f.tensors = t;
-        g->t_cap = cap;
-    }
-    return &g->f.tensors[i];
+    return slot((void **)&g->f.tensors, &g->t_cap, g->t_done, sizeof(gguf_tensor));
 }
 
 static int after_header(gguf_reader *g);
@@ -215,21 +214,33 @@ static int on_header(gguf_reader *g) {
     return next_item(g);
 }
 
-static int on_key_len(gguf_reader *g) {
+/* The length of a metadata key or a tensor name (`what` number `index`):
+ * 1 to max_string_bytes; the string is then kept, in the slot reserved
+ * for its entry (NULL: out of memory). */
+static int name_length(gguf_reader *g, const char *where, const char *what, uint64_t index, const void *entry,
+                       int next_state) {
     uint64_t len = le(g->tmp, 8);
     if (len == 0 || len > g->limits.max_string_bytes)
-        return fail(g, "bad_gguf", "GGUF metadata", "metadata key %llu has a length of %llu bytes (1 to %llu allowed)",
-                    (unsigned long long)g->kv_done, (unsigned long long)len,
-                    (unsigned long long)g->limits.max_string_bytes);
-    if (!kv_slot(g)) return fail(g, "out_of_memory", "GGUF metadata", "out of memory for the metadata");
-    return want_string(g, ST_KEY, len, true);
+        return fail(g, "bad_gguf", where, "%s %llu has a length of %llu bytes (1 to %llu allowed)", what,
+                    (unsigned long long)index, (unsigned long long)len, (unsigned long long)g->limits.max_string_bytes);
+    if (!entry) return fail(g, "out_of_memory", where, "out of memory for the %s", where);
+    return want_string(g, next_state, len, true);
+}
+
+/* The string just read, now the caller's, valid UTF-8. */
+static char *take_name(gguf_reader *g) {
+    char *name = g->str;
+    g->str = NULL;
+    rl_utf8_repair(name);
+    return name;
+}
+
+static int on_key_len(gguf_reader *g) {
+    return name_length(g, "GGUF metadata", "metadata key", g->kv_done, kv_slot(g), ST_KEY);
 }
 
 static int on_key(gguf_reader *g) {
-    gguf_kv *kv = &g->f.kv[g->kv_done];
-    kv->key = g->str;
-    g->str = NULL;
-    rl_utf8_repair(kv->key);
+    g->f.kv[g->kv_done].key = take_name(g);
     want(g, ST_VTYPE, 4);
     return 0;
 }
@@ -252,12 +263,8 @@ static int on_scalar(gguf_reader *g) {
 }
 
 static int on_str_len(gguf_reader *g) {
-    gguf_kv *kv = &g->f.kv[g->kv_done];
     uint64_t len = le(g->tmp, 8);
-    bool keep = len <= GGUF_KEEP_STRING;
-    if (want_string(g, ST_STR, len, keep)) return -1;
-    (void)kv;
-    return 0;
+    return want_string(g, ST_STR, len, len <= GGUF_KEEP_STRING);
 }
 
 static int on_str(gguf_reader *g) {
@@ -321,20 +328,11 @@ static int on_arr_str(gguf_reader *g) {
 }
 
 static int on_t_name_len(gguf_reader *g) {
-    uint64_t len = le(g->tmp, 8);
-    if (len == 0 || len > g->limits.max_string_bytes)
-        return fail(g, "bad_gguf", "GGUF tensor infos", "tensor %llu has a name of %llu bytes (1 to %llu allowed)",
-                    (unsigned long long)g->t_done, (unsigned long long)len,
-                    (unsigned long long)g->limits.max_string_bytes);
-    if (!tensor_slot(g)) return fail(g, "out_of_memory", "GGUF tensor infos", "out of memory for the tensor infos");
-    return want_string(g, ST_T_NAME, len, true);
+    return name_length(g, "GGUF tensor infos", "tensor name", g->t_done, tensor_slot(g), ST_T_NAME);
 }
 
 static int on_t_name(gguf_reader *g) {
-    gguf_tensor *t = &g->f.tensors[g->t_done];
-    t->name = g->str;
-    g->str = NULL;
-    rl_utf8_repair(t->name);
+    g->f.tensors[g->t_done].name = take_name(g);
     want(g, ST_T_NDIMS, 4);
     return 0;
 }
@@ -569,18 +567,7 @@ int gguf_file_index(gguf_file *f) {
     return 0;
 }
 
-void gguf_file_free(gguf_file *f) {
-    for (uint64_t i = 0; f->kv && i < f->n_kv; i++) {
-        free(f->kv[i].key);
-        free(f->kv[i].str);
-        free(f->kv[i].arr);
-    }
-    for (uint64_t i = 0; f->tensors && i < f->n_tensors; i++) free(f->tensors[i].name);
-    free(f->kv);
-    free(f->tensors);
-    free(f->by_name);
-    memset(f, 0, sizeof *f);
-}
+void gguf_file_free(gguf_file *f) { free_entries(f, f->n_kv, f->n_tensors); }
 
 const gguf_kv *gguf_find(const gguf_file *f, const char *key) {
     for (uint64_t i = 0; f && f->kv && i < f->n_kv; i++)
