@@ -190,6 +190,10 @@ static void print_llm_memory(const cJSON *L) {
         tprintf(" + KV cache %s (%s per token x %s tokens x batch %s)", eng(num(L, "kv_cache_bytes"), "B", b, sizeof b),
                eng(num(L, "kv_cache_bytes_per_token"), "B", c, sizeof c),
                numf("%g", num(L, "prompt_tokens") + num(L, "generated_tokens")), numf("%g", num(L, "batch")));
+    const cJSON *w;
+    cJSON_ArrayForEach(w, get(L, "kv_cache_windows")) /* sliding windows: those caches stop growing */
+        tprintf("\n          (%s of the caches keep only their window of %s tokens)", numf("%g", num(w, "caches")),
+                numf("%g", num(w, "tokens")));
     tprintf(" + activations %s\n          = %s", eng(num(L, "activation_bytes"), "B", d, sizeof d),
            eng(num(L, "memory_required_bytes"), "B", e, sizeof e));
     const cJSON *fits = get(L, "fits");

@@ -152,7 +152,9 @@ def decoder(arch, L, d, H, Hkv, hd, ff, V, ctx, types, experts=0, top_k=0, windo
     return kvs, T
 
 
-def expected(kvs, T, arch, L, Hkv, hd, experts=0, top_k=0, window=0, every=0):
+def expected(kvs, T, arch, L, Hkv, hd, experts=0, top_k=0, window=0, every=0, kv_per_token=None):
+    """The figures by hand; the KV cache per token 2 (K, V) x blocks x KV
+    heads x head dim x 2 bytes unless the architecture's own is given."""
     sizes = {n: tensor_bytes(ne, t) for n, ne, t in T}
     elements = 0
     for _, ne, _ in T:
@@ -160,9 +162,83 @@ def expected(kvs, T, arch, L, Hkv, hd, experts=0, top_k=0, window=0, every=0):
         for x in ne:
             n *= x
         elements += n
+    kv = 2 * L * Hkv * hd * 2 if kv_per_token is None else kv_per_token
     return {"arch": arch, "weight_bytes": sum(sizes.values()), "parameters": elements,
-            "kv_bytes_per_token": 2 * L * Hkv * hd * 2, "experts": experts, "top_k": top_k,
+            "kv_bytes_per_token": kv, "experts": experts, "top_k": top_k,
             "blocks": L, "tensors": len(T), "window": window, "swa_every": every}
+
+
+def gpt_oss(L=4, d=256, H=8, Hkv=2, hd=64, ff=256, E=8, k=2, V=512, ctx=4096, window=128):
+    """gpt-oss as llama.cpp's converter writes it: biased projections,
+    attention sinks, post_attention_norm before the experts, MXFP4 experts
+    with biases, even blocks attending through the sliding window."""
+    a = "gpt-oss"
+    kvs = [("general.architecture", STRING, a), ("general.name", STRING, "tiny gpt-oss"),
+           (a + ".block_count", U32, L), (a + ".embedding_length", U32, d), (a + ".context_length", U32, ctx),
+           (a + ".feed_forward_length", U32, ff), (a + ".expert_feed_forward_length", U32, ff),
+           (a + ".attention.head_count", U32, H), (a + ".attention.head_count_kv", U32, Hkv),
+           (a + ".attention.key_length", U32, hd), (a + ".attention.value_length", U32, hd),
+           (a + ".attention.layer_norm_rms_epsilon", F32, 1e-5), (a + ".attention.sliding_window", U32, window),
+           (a + ".rope.freq_base", F32, 150000.0), (a + ".expert_count", U32, E), (a + ".expert_used_count", U32, k)]
+    T = [("token_embd.weight", [d, V], "Q8_0")]
+    for i in range(L):
+        p = "blk.%d." % i
+        T += [(p + "attn_norm.weight", [d], "F32"),
+              (p + "attn_q.weight", [d, H * hd], "Q8_0"), (p + "attn_q.bias", [H * hd], "F32"),
+              (p + "attn_k.weight", [d, Hkv * hd], "Q8_0"), (p + "attn_k.bias", [Hkv * hd], "F32"),
+              (p + "attn_v.weight", [d, Hkv * hd], "Q8_0"), (p + "attn_v.bias", [Hkv * hd], "F32"),
+              (p + "attn_output.weight", [H * hd, d], "Q8_0"), (p + "attn_output.bias", [d], "F32"),
+              (p + "attn_sinks.weight", [H], "F32"), (p + "post_attention_norm.weight", [d], "F32"),
+              (p + "ffn_gate_inp.weight", [d, E], "F32"), (p + "ffn_gate_inp.bias", [E], "F32"),
+              (p + "ffn_gate_exps.weight", [d, ff, E], "MXFP4"), (p + "ffn_gate_exps.bias", [ff, E], "F32"),
+              (p + "ffn_up_exps.weight", [d, ff, E], "MXFP4"), (p + "ffn_up_exps.bias", [ff, E], "F32"),
+              (p + "ffn_down_exps.weight", [ff, d, E], "MXFP4"), (p + "ffn_down_exps.bias", [d, E], "F32")]
+    T += [("output_norm.weight", [d], "F32"), ("output.weight", [d, V], "Q8_0")]
+    return kvs, T, expected(kvs, T, a, L, Hkv, hd, E, k, window, 2)
+
+
+def deepseek2(L=3, dense=1, d=256, H=4, q_rank=96, rank=128, rope=32, nope=64, v=64, ff=512, ff_exp=128, E=8, k=2,
+              shared=1, V=512, ctx=4096):
+    """deepseek2 with multi-head latent attention as a current llama.cpp
+    writes it (attn_k_b and attn_v_b split per head): the first `dense`
+    blocks with a dense MLP, the others with routed and shared experts. Its
+    KV cache per token and block: one latent of kv_lora_rank and the rotary
+    key, shared by the heads: (rank + rope) x 2 bytes."""
+    a = "deepseek2"
+    kvs = [("general.architecture", STRING, a), ("general.name", STRING, "tiny deepseek2"),
+           (a + ".block_count", U32, L), (a + ".embedding_length", U32, d), (a + ".context_length", U32, ctx),
+           (a + ".feed_forward_length", U32, ff), (a + ".attention.head_count", U32, H),
+           (a + ".attention.head_count_kv", U32, 1), (a + ".attention.key_length", U32, rank + rope),
+           (a + ".attention.value_length", U32, rank), (a + ".attention.key_length_mla", U32, nope + rope),
+           (a + ".attention.value_length_mla", U32, v), (a + ".attention.q_lora_rank", U32, q_rank),
+           (a + ".attention.kv_lora_rank", U32, rank), (a + ".rope.dimension_count", U32, rope),
+           (a + ".attention.layer_norm_rms_epsilon", F32, 1e-6), (a + ".leading_dense_block_count", U32, dense),
+           (a + ".expert_feed_forward_length", U32, ff_exp), (a + ".expert_count", U32, E),
+           (a + ".expert_used_count", U32, k), (a + ".expert_shared_count", U32, shared)]
+    T = [("token_embd.weight", [d, V], "Q6_K")]
+    for i in range(L):
+        p = "blk.%d." % i
+        T += [(p + "attn_norm.weight", [d], "F32"), (p + "attn_q_a.weight", [d, q_rank], "Q8_0"),
+              (p + "attn_q_a_norm.weight", [q_rank], "F32"), (p + "attn_q_b.weight", [q_rank, H * (nope + rope)], "Q8_0"),
+              (p + "attn_kv_a_mqa.weight", [d, rank + rope], "Q8_0"), (p + "attn_kv_a_norm.weight", [rank], "F32"),
+              (p + "attn_k_b.weight", [nope, rank, H], "Q8_0"), (p + "attn_v_b.weight", [rank, v, H], "Q8_0"),
+              (p + "attn_output.weight", [H * v, d], "Q8_0"), (p + "ffn_norm.weight", [d], "F32")]
+        if i < dense:
+            T += [(p + "ffn_gate.weight", [d, ff], "Q4_K"), (p + "ffn_up.weight", [d, ff], "Q4_K"),
+                  (p + "ffn_down.weight", [ff, d], "Q4_K")]
+        else:
+            T += [(p + "ffn_gate_inp.weight", [d, E], "F32"), (p + "exp_probs_b.bias", [E], "F32"),
+                  (p + "ffn_gate_exps.weight", [d, ff_exp, E], "Q4_0"), (p + "ffn_up_exps.weight", [d, ff_exp, E], "Q4_0"),
+                  (p + "ffn_down_exps.weight", [ff_exp, d, E], "Q4_0"),
+                  (p + "ffn_gate_shexp.weight", [d, ff_exp * shared], "Q8_0"),
+                  (p + "ffn_up_shexp.weight", [d, ff_exp * shared], "Q8_0"),
+                  (p + "ffn_down_shexp.weight", [ff_exp * shared, d], "Q8_0")]
+    T += [("output_norm.weight", [d], "F32"), ("output.weight", [d, V], "Q6_K")]
+    return kvs, T, expected(kvs, T, a, L, 1, rank + rope, E, k, kv_per_token=L * (rank + rope) * 2)
+
+
+# architectures whose blocks the generic decoder() does not write: name -> builder
+OWN_LAYOUT = {"gpt_oss": gpt_oss, "deepseek2": deepseek2}
 
 
 ALL_TYPES = [t for t in GGML if t not in ("F32",)]
@@ -183,6 +259,9 @@ SUITE = {
                    types={"matrix": "Q5_1", "embed": "BF16"}, post_norms=True, tied=True),
     "gemma3": dict(arch="gemma3", L=6, d=256, H=4, Hkv=1, hd=64, ff=512, V=512, ctx=8192, window=1024,
                    types={"matrix": "IQ3_S", "embed": "Q8_0"}, post_norms=True, qk_norm=True, tied=True),
+    # gemma3 with a window as long as its context: no context here reaches it (the sliding window test)
+    "gemma3_wide": dict(arch="gemma3", L=6, d=256, H=4, Hkv=1, hd=64, ff=512, V=512, ctx=8192, window=8192,
+                        types={"matrix": "IQ3_S", "embed": "Q8_0"}, post_norms=True, qk_norm=True, tied=True),
     "phi3": dict(arch="phi3", L=2, d=256, H=4, Hkv=4, hd=64, ff=512, V=512, ctx=4096,
                  types={"matrix": "F16", "embed": "Q4_1"}, fused=True),
     "mixtral": dict(arch="llama", L=2, d=256, H=4, Hkv=2, hd=64, ff=512, V=512, ctx=4096,
@@ -234,6 +313,9 @@ def suite(out):
         every = {"gemma2": 2, "gemma3": 6}.get(arch, 0)
         exp[name] = expected(kvs, T, arch, c["L"], c["Hkv"], c["hd"], c.get("experts", 0), c.get("top_k", 0),
                              c.get("window", 0), every)
+    for name, build in OWN_LAYOUT.items():
+        kvs, T, exp[name] = build()
+        write(os.path.join(out, name + ".gguf"), kvs, T)
     # every ggml type once, each in a tensor no layer reads (counted in the weights all the same)
     extra = [("types.%s" % t, [256, 3], t) for t in ALL_TYPES]
     kvs, T = decoder("llama", 1, 256, 4, 4, 64, 256, 256, 512, {"matrix": "F16", "embed": "F16"}, extra=extra)
@@ -336,6 +418,12 @@ def hostile_files():
     files["unknown_architecture"] = header(kvs3, T)[0] + b"\0" * (data + 64)
     T4 = [t for t in T if t[0] != "blk.0.attn_k.weight"]
     files["missing_tensor"] = header(kvs, T4)[0] + b"\0" * (data + 64)
+    # deepseek2 as older llama.cpp conversions wrote it: one attn_kv_b a block (a cache of whole keys and values)
+    kvs5, T5, _ = deepseek2(L=1, dense=1)
+    T5 = [t for t in T5 if t[0] not in ("blk.0.attn_k_b.weight", "blk.0.attn_v_b.weight")]
+    T5.append(("blk.0.attn_kv_b.weight", [128, 4 * (64 + 64)], "Q8_0"))
+    hdr5, data5 = header(kvs5, T5)
+    files["deepseek2_legacy"] = hdr5 + b"\0" * (data5 + 64)
     return files
 
 

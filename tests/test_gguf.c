@@ -22,6 +22,7 @@
  *  - every hostile file gives its error, never a model. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -75,24 +76,37 @@ static cJSON *run(rl_model *m, const char *llm_json, const char *what) {
     return res;
 }
 
+static const char figures_request[] = "{\"prompt\": 64, \"generate\": 8, \"batches\": [1], \"contexts\": [128]}";
+
+/* The file at `path` read in chunks of `chunk` bytes (seeking over what the
+ * reader skips, or not) and analysed: its weight bytes, parameters and KV
+ * bytes per token are exp's, worked out by tests/make_gguf.py by hand.
+ * Returns the answer (NULL when not read) and the model in *model. */
+static cJSON *read_and_check(const char *path, const char *what, const cJSON *exp, size_t chunk, bool seek,
+                             rl_model **model) {
+    char *err = NULL;
+    rl_model *m = read_streamed(path, chunk, seek, &err);
+    CHECK(m != NULL, "%s (%zu-byte chunks): not read: %s", what, chunk, err ? err : "");
+    rl_free(err);
+    *model = m;
+    if (!m) return NULL;
+    cJSON *res = run(m, figures_request, what);
+    static const char *const figures[][2] = {{"model.weight_bytes", "weight_bytes"},
+                                             {"model.params", "parameters"},
+                                             {"llm.kv_cache_bytes_per_token", "kv_bytes_per_token"},
+                                             {"llm.weight_bytes", "weight_bytes"}};
+    for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
+        CHECK(check_num(res, figures[i][0]) == check_num(exp, figures[i][1]), "%s (%zu-byte chunks): %s %.0f, by hand %.0f",
+              what, chunk, figures[i][0], check_num(res, figures[i][0]), check_num(exp, figures[i][1]));
+    return res;
+}
+
 static void check_model(const char *name, const cJSON *exp) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.gguf", models_dir, name);
-    char *err = NULL;
-    rl_model *m = read_streamed(path, 65536, true, &err);
-    CHECK(m != NULL, "%s: not read: %s", name, err ? err : "");
-    rl_free(err);
-    if (!m) return;
-    cJSON *res = run(m, "{\"prompt\": 64, \"generate\": 8, \"batches\": [1], \"contexts\": [128]}", name);
-    CHECK(check_num(res, "model.weight_bytes") == check_num(exp, "weight_bytes"), "%s: weight bytes %.0f, the file's %.0f",
-          name, check_num(res, "model.weight_bytes"), check_num(exp, "weight_bytes"));
-    CHECK(check_num(res, "model.params") == check_num(exp, "parameters"), "%s: parameters %.0f, the file's %.0f", name,
-          check_num(res, "model.params"), check_num(exp, "parameters"));
-    CHECK(check_num(res, "llm.kv_cache_bytes_per_token") == check_num(exp, "kv_bytes_per_token"),
-          "%s: KV bytes per token %.0f, by hand %.0f", name, check_num(res, "llm.kv_cache_bytes_per_token"),
-          check_num(exp, "kv_bytes_per_token"));
-    CHECK(check_num(res, "llm.weight_bytes") == check_num(exp, "weight_bytes"), "%s: LLM weight bytes %.0f",
-          name, check_num(res, "llm.weight_bytes"));
+    rl_model *m, *m2;
+    cJSON *res = read_and_check(path, name, exp, 65536, true, &m);
+    if (!res) return;
     double experts = check_num(exp, "experts");
     if (experts > 0) {
         CHECK(check_num(res, "llm.moe.experts") == experts, "%s: experts %.0f", name, check_num(res, "llm.moe.experts"));
@@ -101,17 +115,10 @@ static void check_model(const char *name, const cJSON *exp) {
     double flops = check_num(res, "llm.prefill.flops");
     CHECK(flops > 0 && isfinite(flops), "%s: prefill FLOPs %g", name, flops);
     /* chunks of 7 bytes cross every field's border; no seeking reads the data too */
-    err = NULL;
-    rl_model *m2 = read_streamed(path, 7, false, &err);
-    CHECK(m2 != NULL, "%s: not read in 7-byte chunks: %s", name, err ? err : "");
-    rl_free(err);
-    if (m2) {
-        cJSON *res2 = run(m2, "{\"prompt\": 64, \"generate\": 8, \"batches\": [1], \"contexts\": [128]}", name);
-        CHECK(check_num(res2, "llm.prefill.flops") == flops, "%s: chunked read differs", name);
-        CHECK(check_num(res2, "model.weight_bytes") == check_num(exp, "weight_bytes"), "%s: chunked weight bytes", name);
-        cJSON_Delete(res2);
-        rl_model_free(m2);
-    }
+    cJSON *res2 = read_and_check(path, name, exp, 7, false, &m2);
+    CHECK(!res2 || check_num(res2, "llm.prefill.flops") == flops, "%s: chunked read differs", name);
+    cJSON_Delete(res2);
+    rl_model_free(m2);
     cJSON_Delete(res);
     rl_model_free(m);
 }
@@ -126,18 +133,9 @@ static void test_configs(void) {
     int n = 0;
     cJSON_ArrayForEach(e, exp) {
         snprintf(path, sizeof path, "%s/%s.config.json", models_dir, e->string);
-        char *err = NULL;
-        rl_model *m = read_streamed(path, 100, false, &err);
-        CHECK(m != NULL, "%s.config.json: %s", e->string, err ? err : "");
-        rl_free(err);
-        if (!m) continue;
-        cJSON *res = run(m, "{\"prompt\": 64, \"generate\": 8, \"batches\": [1], \"contexts\": [128]}", e->string);
-        CHECK(check_num(res, "model.weight_bytes") == check_num(e, "weight_bytes"), "%s.config.json: weight bytes %.0f, want %.0f",
-              e->string, check_num(res, "model.weight_bytes"), check_num(e, "weight_bytes"));
-        CHECK(check_num(res, "model.params") == check_num(e, "parameters"), "%s.config.json: parameters %.0f, want %.0f",
-              e->string, check_num(res, "model.params"), check_num(e, "parameters"));
-        CHECK(check_num(res, "llm.kv_cache_bytes_per_token") == check_num(e, "kv_bytes_per_token"),
-              "%s.config.json: KV per token", e->string);
+        rl_model *m;
+        cJSON *res = read_and_check(path, e->string, e, 100, false, &m);
+        if (!res) continue;
         CHECK(strstr(check_str(res, "model.producer"), "no weights read") != NULL, "%s.config.json: producer '%s'",
               e->string, check_str(res, "model.producer"));
         CHECK(strstr(check_str(res, "model.name"), "no weights read: sized at bfloat16") != NULL, "%s.config.json: name '%s'",
@@ -252,6 +250,90 @@ static void test_kv_types(void) {
     rl_model_free(m);
 }
 
+static rl_model *read_suite_model(const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.gguf", models_dir, name);
+    char *err = NULL;
+    rl_model *m = read_streamed(path, 65536, true, &err);
+    CHECK(m != NULL, "%s: not read: %s", name, err ? err : "");
+    rl_free(err);
+    return m;
+}
+
+static bool near(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)); }
+
+/* gemma3's local layers keep only their window (1,024 tokens) in the KV
+ * cache and attend to it alone; the same model with a window of 8,192 (no
+ * context here reaches it) attends to every token. By hand: 6 blocks, 5 of
+ * them local, 1 KV head of 64, so 2 · 64 · 2 = 256 bytes per token a block. */
+static void test_sliding_window(void) {
+    rl_model *narrow = read_suite_model("gemma3"), *wide = read_suite_model("gemma3_wide");
+    if (!narrow || !wide) return;
+    const double P = 2000, G = 8, W = 1024, H = 4, hd = 64, per_block = 2 * 1 * hd * 2, local = 5;
+    const char *req = "{\"prompt\": 2000, \"generate\": 8, \"batches\": [1], \"contexts\": [4096]}";
+    cJSON *a = run(narrow, req, "gemma3"), *b = run(wide, req, "gemma3_wide");
+    CHECK(check_num(a, "llm.kv_cache_bytes_per_token") == 6 * per_block, "KV per token within the window %.0f",
+          check_num(a, "llm.kv_cache_bytes_per_token"));
+    CHECK(check_num(a, "llm.kv_cache_bytes") == per_block * (P + G + local * W), "windowed KV cache %.0f, by hand %.0f",
+          check_num(a, "llm.kv_cache_bytes"), per_block * (P + G + local * W));
+    CHECK(check_num(b, "llm.kv_cache_bytes") == 6 * per_block * (P + G), "unwindowed KV cache %.0f",
+          check_num(b, "llm.kv_cache_bytes"));
+    CHECK(check_num(a, "llm.kv_cache_windows.0.tokens") == W && check_num(a, "llm.kv_cache_windows.0.caches") == 2 * local &&
+              check_num(a, "llm.kv_cache_windows.0.bytes_per_token") == local * per_block,
+          "the window: %.0f tokens, %.0f caches", check_num(a, "llm.kv_cache_windows.0.tokens"),
+          check_num(a, "llm.kv_cache_windows.0.caches"));
+    /* the attention of a local layer: each query against at most W keys
+     * (2 · 2 · hd matrix and 6 vector FLOPs a score, per head) */
+    const double per_score = 4 * hd + 6;
+    double prefill = local * H * P * (P - W) * per_score;
+    CHECK(near(check_num(b, "llm.prefill.flops") - check_num(a, "llm.prefill.flops"), prefill),
+          "prefill FLOPs saved by the window %.0f, by hand %.0f",
+          check_num(b, "llm.prefill.flops") - check_num(a, "llm.prefill.flops"), prefill);
+    /* decode steps at past p = P .. P + G - 1 see p + 1 keys, the local layers W */
+    double decode = local * H * (P + (G + 1) / 2 - W) * per_score;
+    CHECK(near(check_num(b, "llm.decode.flops_per_token") - check_num(a, "llm.decode.flops_per_token"), decode),
+          "decode FLOPs per token saved %.0f, by hand %.0f",
+          check_num(b, "llm.decode.flops_per_token") - check_num(a, "llm.decode.flops_per_token"), decode);
+    /* the longest context: the one full-attention block's cache grows, the local ones stay at W */
+    double room = check_num(a, "llm.device_memory_bytes") - check_num(a, "llm.weight_bytes") -
+                  check_num(a, "llm.activation_bytes") - local * per_block * W;
+    double want = floor(room / per_block);
+    CHECK(fabs(check_num(a, "llm.max_context_memory") - want) <= 1, "longest context by memory %.0f, by hand %.0f",
+          check_num(a, "llm.max_context_memory"), want);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    rl_model_free(narrow);
+    rl_model_free(wide);
+    /* gpt-oss: blocks 0 and 2 of 4 attend through 128 tokens; 2 KV heads of 64 */
+    rl_model *oss = read_suite_model("gpt_oss");
+    if (oss) {
+        cJSON *o = run(oss, req, "gpt_oss");
+        const double block = 2 * 2 * 64 * 2;
+        CHECK(check_num(o, "llm.kv_cache_bytes") == block * (2 * (P + G) + 2 * 128), "gpt-oss KV cache %.0f, by hand %.0f",
+              check_num(o, "llm.kv_cache_bytes"), block * (2 * (P + G) + 2 * 128));
+        cJSON_Delete(o);
+        rl_model_free(oss);
+    }
+    /* Mistral 7B v0.1's config: a window on every layer, so the cache stops growing */
+    static const char mistral[] =
+        "{\"model_type\": \"mistral\", \"num_hidden_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4, "
+        "\"num_key_value_heads\": 2, \"vocab_size\": 32, \"max_position_embeddings\": 512, \"intermediate_size\": 128, "
+        "\"torch_dtype\": \"bfloat16\", \"sliding_window\": 64}";
+    char *err = NULL;
+    rl_model *m = rl_model_read(mistral, strlen(mistral), NULL, &err);
+    CHECK(m != NULL, "mistral config: %s", err ? err : "");
+    rl_free(err);
+    if (!m) return;
+    cJSON *c = run(m, "{\"prompt\": 100, \"generate\": 4, \"batches\": [1], \"contexts\": [128]}", "mistral");
+    /* 2 layers · K and V · 2 KV heads · 16 · 2 bytes, at most 64 tokens */
+    CHECK(check_num(c, "llm.kv_cache_bytes") == 2 * 2 * 2 * 16 * 2 * 64.0, "mistral KV cache %.0f",
+          check_num(c, "llm.kv_cache_bytes"));
+    CHECK(check_num(c, "llm.max_context") == 512 && strcmp(check_str(c, "llm.max_context_limit"), "positions") == 0,
+          "mistral longest context %.0f (%s)", check_num(c, "llm.max_context"), check_str(c, "llm.max_context_limit"));
+    cJSON_Delete(c);
+    rl_model_free(m);
+}
+
 static void hostile(const char *name, const char *code) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.gguf", hostile_dir, name);
@@ -292,6 +374,7 @@ static void test_hostile(void) {
     hostile("no_block_count", "bad_gguf");
     hostile("unknown_architecture", "unsupported_architecture");
     hostile("missing_tensor", "bad_gguf");
+    hostile("deepseek2_legacy", "unsupported_architecture");
 }
 
 int main(int argc, char **argv) {
@@ -304,6 +387,7 @@ int main(int argc, char **argv) {
     test_same_as_onnx();
     test_configs();
     test_kv_types();
+    test_sliding_window();
     test_hostile();
     return check_report("test_gguf");
 }

@@ -1,9 +1,13 @@
 /* A GGUF model's decoder as the skeleton of an ONNX graph (the contract is
  * in gguf_decoder.h). The architecture table says what the tensor names
- * cannot: the activation and which layers attend through a sliding window;
- * everything else is read from the tensors present in each block (biases,
- * per-head Q/K norms, fused QKV, gemma's post-norms, experts, shared
- * experts), so one builder serves every architecture of the table. */
+ * cannot: the activation, which layers attend through a sliding window,
+ * the norm before the MLP and whether the attention is latent (deepseek2's
+ * MLA); everything else is read from the tensors present in each block
+ * (biases, per-head Q/K norms, fused QKV, gemma's post-norms, attention
+ * sinks, experts and their biases, shared experts), so one builder serves
+ * every architecture of the table.
+ * Long because it is that one builder: its parts are short functions over
+ * one protobuf writer, which a split would have to export to each other. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,26 +24,37 @@
 
 /* ONNX field numbers and enums used here (onnx.proto) */
 enum { ONNX_FLOAT = 1, ONNX_INT64 = 7, ONNX_FLOAT16 = 10 };
-enum { ATTR_FLOAT = 1, ATTR_INT = 2, ATTR_STRING = 3 };
+enum { ATTR_FLOAT = 1, ATTR_INT = 2, ATTR_STRING = 3, ATTR_INTS = 7 };
 
 enum activation { ACT_SILU, ACT_GELU };
 
 /* The architectures read, as general.architecture names them. swa_every:
  * in each run of that many blocks all but the last attend through the
- * sliding window (llama.cpp's swa pattern; 0: none). */
+ * sliding window (llama.cpp's swa pattern); SWA_ALL: every block, when the
+ * file gives a window (a Mistral 7B v0.1 config; llama.cpp's own llama
+ * files carry none); 0: none. */
+#define SWA_ALL (-1)
 typedef struct arch_def {
     const char *name;
     int activation;
     int swa_every;
+    const char *ffn_norm; /* the norm before the MLP (NULL: ffn_norm.weight) */
+    bool mla;             /* multi-head latent attention (deepseek2) */
 } arch_def;
 
 static const arch_def arches[] = {
-    {"llama", ACT_SILU, 0},  {"qwen2", ACT_SILU, 0},    {"qwen3", ACT_SILU, 0},  {"qwen2moe", ACT_SILU, 0},
-    {"qwen3moe", ACT_SILU, 0}, {"phi3", ACT_SILU, 0},   {"gemma2", ACT_GELU, 2}, {"gemma3", ACT_GELU, 6},
+    {"llama", ACT_SILU, SWA_ALL, NULL, false}, {"qwen2", ACT_SILU, 0, NULL, false},
+    {"qwen3", ACT_SILU, 0, NULL, false},       {"qwen2moe", ACT_SILU, 0, NULL, false},
+    {"qwen3moe", ACT_SILU, 0, NULL, false},    {"phi3", ACT_SILU, 0, NULL, false},
+    {"gemma2", ACT_GELU, 2, NULL, false},      {"gemma3", ACT_GELU, 6, NULL, false},
+    /* gpt-oss: its post_attention_norm is the norm before the experts */
+    {"gpt-oss", ACT_SILU, 2, "post_attention_norm.weight", false},
+    {"deepseek2", ACT_SILU, 0, NULL, true},
 };
 
 typedef struct hparams {
     int64_t L, d, H, hd, ctx, E, k, window, V;
+    int64_t rank, rope, nope, vdim; /* MLA: kv_lora_rank, the rotary and the other key dims, the value dim */
     const gguf_kv *hkv; /* head_count_kv: a number, or one per block */
     double eps;
 } hparams;
@@ -220,6 +235,30 @@ static int64_t kv_heads(const dec *D, int i) {
     return kv->arr && (int64_t)kv->count == D->h.L ? (int64_t)kv->arr[i] : -1;
 }
 
+/* MLA's dims: the latent's rank and the rotary part from the metadata, the
+ * other key part and the value's from block 0's attn_k_b and attn_v_b
+ * (every block is checked against them as it is built). */
+static int read_mla(dec *D) {
+    hparams *h = &D->h;
+    if (!whole(D, "attention.kv_lora_rank", 1, 65536, &h->rank, true) ||
+        !whole(D, "rope.dimension_count", 2, 65536, &h->rope, true))
+        return -1;
+    const gguf_tensor *kb = tensor(D, 0, "attn_k_b.weight"), *vb = tensor(D, 0, "attn_v_b.weight");
+    if (kb && vb) {
+        h->nope = kb->ne[0];
+        h->vdim = vb->ne[1];
+        return 0;
+    }
+    if (tensor(D, 0, "attn_kv_b.weight"))
+        rl_error_set(D->err, "unsupported_architecture", "blk.0.attn_kv_b.weight",
+                     "this deepseek2 file is an older conversion (one attn_kv_b a block, a cache of whole keys and "
+                     "values), which rooflens does not read: convert the model again with a current llama.cpp, which "
+                     "splits it into attn_k_b and attn_v_b");
+    else
+        need(D, 0, kb ? "attn_v_b.weight" : "attn_k_b.weight");
+    return -1;
+}
+
 static int read_hparams(dec *D) {
     hparams *h = &D->h;
     const int64_t big = INT64_C(1) << 24;
@@ -233,7 +272,9 @@ static int read_hparams(dec *D) {
     if (!whole(D, "attention.key_length", 1, 65536, &h->hd, false) && D->err->code[0]) return -1;
     if (!whole(D, "context_length", 1, MAX_POSITIONS, &h->ctx, true)) return -1;
     h->window = 0;
-    if (D->a->swa_every && !whole(D, "attention.sliding_window", 1, MAX_POSITIONS, &h->window, true)) return -1;
+    if (D->a->swa_every &&
+        !whole(D, "attention.sliding_window", 1, MAX_POSITIONS, &h->window, D->a->swa_every > 0) && D->err->code[0])
+        return -1;
     h->E = h->k = 0;
     if ((!whole(D, "expert_count", 0, 65536, &h->E, false) || !whole(D, "expert_used_count", 0, 65536, &h->k, false)) &&
         D->err->code[0])
@@ -250,6 +291,7 @@ static int read_hparams(dec *D) {
             return -1;
         }
     }
+    if (D->a->mla && read_mla(D)) return -1;
     const gguf_tensor *emb = need(D, -1, "token_embd.weight");
     if (!emb) return -1;
     h->V = emb->n_dims == 2 ? emb->ne[1] : -1;
@@ -325,22 +367,175 @@ static void attention(dec *D, int i, const char *h, const char *y) {
     snprintf(nk, sizeof nk, "present.%d.key", i);
     snprintf(nv, sizeof nv, "present.%d.value", i);
     snprintf(a, sizeof a, "/blk.%d/attn", i);
-    bool swa = D->a->swa_every && (i % D->a->swa_every) < D->a->swa_every - 1;
+    /* a window of W tokens: the query and the W - 1 keys before it, as llama.cpp masks it */
+    int every = D->a->swa_every;
+    bool swa = D->h.window > 0 && (every == SWA_ALL || (every > 0 && i % every < every - 1));
     const attr at[] = {{"num_heads", ATTR_INT, D->h.H, 0, NULL},
                        {"kv_num_heads", ATTR_INT, kv_heads(D, i), 0, NULL},
                        {"do_rotary", ATTR_INT, 1, 0, NULL},
                        {"scale", ATTR_FLOAT, 0, (float)(1.0 / sqrt((double)D->h.hd)), NULL},
-                       {"local_window_size", ATTR_INT, swa ? D->h.window : -1, 0, NULL}};
+                       {"local_window_size", ATTR_INT, swa ? D->h.window - 1 : -1, 0, NULL}};
+    /* gpt-oss's attention sinks: a learned logit per head in each softmax (GQA's head_sink) */
+    const gguf_tensor *sinks = tensor(D, i, "attn_sinks.weight");
     const char *in[] = {q, k[0] ? k : "", v[0] ? v : "", pk, pv, "seqlens_k", "total_sequence_length_i32",
-                        "cos_cache", "sin_cache"};
+                        "cos_cache", "sin_cache", "", "", sinks ? place(D, sinks) : ""};
     const char *out[] = {a, nk, nv};
     char name[64];
     snprintf(name, sizeof name, "/blk.%d/attention", i);
-    node(D, "GroupQueryAttention", MS, name, in, 9, out, 3, at, 5);
-    const gguf_tensor *post = tensor(D, i, "post_attention_norm.weight");
+    node(D, "GroupQueryAttention", MS, name, in, sinks ? 12 : 9, out, 3, at, 5);
+    const gguf_tensor *post = D->a->ffn_norm ? NULL : tensor(D, i, "post_attention_norm.weight");
     snprintf(o, sizeof o, "/blk.%d/attn_output", i);
     linear(D, a, wo, post ? o : y);
     if (post) rms_norm(D, o, post, y);
+}
+
+/* ------------------------------------------------ latent attention (MLA) -- */
+
+static void reshape(dec *D, const char *x, const int64_t *shape, int rank, const char *y) {
+    char name[112];
+    snprintf(name, sizeof name, "%s/shape", y);
+    int64_const(D, name, shape, rank, false);
+    const char *in[] = {x, name}, *out[] = {y};
+    node(D, "Reshape", "", y, in, 2, out, 1, NULL, 0);
+}
+
+/* [a, b, c, d] -> [a, c, b, d]: a Transpose, written here for its ints
+ * attribute (perm), which node() does not write. */
+static void swap_middle(dec *D, const char *x, const char *y) {
+    pb_buf *b = &D->node, *t = &D->tmp;
+    pb_str_field(b, 1, x);
+    pb_str_field(b, 2, y);
+    pb_str_field(b, 3, y);
+    pb_str_field(b, 4, "Transpose");
+    pb_str_field(t, 1, "perm");
+    static const uint64_t perm[] = {0, 2, 1, 3};
+    for (int i = 0; i < 4; i++) pb_varint_field(t, 8, perm[i]);
+    pb_varint_field(t, 20, ATTR_INTS);
+    pb_msg_field(b, 5, t);
+    pb_msg_field(&D->graph, 1, b);
+    D->nodes++;
+}
+
+/* x split on its last axis into a (first `na` elements) and b (the rest). */
+static void split_last(dec *D, const char *x, int64_t na, int64_t nb, const char *a, const char *b) {
+    static const attr axis[] = {{"axis", ATTR_INT, -1, 0, NULL}};
+    char sizes[112];
+    snprintf(sizes, sizeof sizes, "%s/sizes", a);
+    const int64_t v[] = {na, nb};
+    int64_const(D, sizes, v, 2, false);
+    const char *in[] = {x, sizes}, *out[] = {a, b};
+    node(D, "Split", "", a, in, 2, out, 2, axis, 1);
+}
+
+static void concat_last(dec *D, const char *a, const char *b, const char *y) {
+    static const attr axis[] = {{"axis", ATTR_INT, -1, 0, NULL}};
+    const char *in[] = {a, b}, *out[] = {y};
+    node(D, "Concat", "", y, in, 2, out, 1, axis, 1);
+}
+
+/* Rotary positions on x ([B, heads, S, rope], or [B, S, rope] for one head). */
+static void rotary(dec *D, const char *x, const char *y) {
+    static const attr one_head[] = {{"num_heads", ATTR_INT, 1, 0, NULL}};
+    const char *in[] = {x, "position_ids", "cos_cache", "sin_cache"}, *out[] = {y};
+    node(D, "RotaryEmbedding", MS, y, in, 4, out, 1, one_head, 1);
+}
+
+/* t's shape is [ne0, ne1, ne2] (ggml's order), or the error says so. */
+static bool shaped(dec *D, const gguf_tensor *t, int64_t ne0, int64_t ne1, int64_t ne2) {
+    if (!t) return false;
+    if (t->ne[0] == ne0 && t->ne[1] == ne1 && t->ne[2] == ne2 && t->ne[3] == 1) return true;
+    if (!D->err->code[0])
+        rl_error_set(D->err, "bad_gguf", t->name,
+                     "%s is [%lld, %lld, %lld]; the metadata (kv_lora_rank %lld, rope %lld, %lld heads) and block 0 "
+                     "make it [%lld, %lld, %lld]",
+                     t->name, (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], (long long)D->h.rank,
+                     (long long)D->h.rope, (long long)D->h.H, (long long)ne0, (long long)ne1, (long long)ne2);
+    return false;
+}
+
+/* The query of block i, [B, H, S, rank + rope]: its other part absorbed
+ * into the latent by attn_k_b, its rotary part rotated. */
+static void mla_query(dec *D, int i, const char *h, const char *qf) {
+    const hparams *P = &D->h;
+    char q[64], qa[64], qan[64], qh[64], qt[64], qn[64], qp[64], qpr[64], ql[64];
+    snprintf(q, sizeof q, "/blk.%d/q", i);
+    const gguf_tensor *wqa = tensor(D, i, "attn_q_a.weight");
+    if (wqa) { /* the query through its own low-rank pair (q_lora_rank) */
+        snprintf(qa, sizeof qa, "/blk.%d/q_a", i);
+        snprintf(qan, sizeof qan, "/blk.%d/q_a_norm", i);
+        const gguf_tensor *n = need(D, i, "attn_q_a_norm.weight"), *wqb = need(D, i, "attn_q_b.weight");
+        if (!n || !wqb) return;
+        linear(D, h, wqa, qa);
+        rms_norm(D, qa, n, qan);
+        linear(D, qan, wqb, q);
+    } else {
+        const gguf_tensor *wq = need(D, i, "attn_q.weight");
+        if (!wq) return;
+        linear(D, h, wq, q);
+    }
+    const gguf_tensor *kb = need(D, i, "attn_k_b.weight");
+    if (!shaped(D, kb, P->nope, P->rank, P->H)) return;
+    snprintf(qh, sizeof qh, "/blk.%d/q_heads", i);
+    snprintf(qt, sizeof qt, "/blk.%d/q_by_head", i);
+    snprintf(qn, sizeof qn, "/blk.%d/q_nope", i);
+    snprintf(qp, sizeof qp, "/blk.%d/q_pe", i);
+    snprintf(qpr, sizeof qpr, "/blk.%d/q_pe_rotated", i);
+    snprintf(ql, sizeof ql, "/blk.%d/q_latent", i);
+    const int64_t heads[] = {0, 0, P->H, P->nope + P->rope};
+    reshape(D, q, heads, 4, qh);
+    swap_middle(D, qh, qt);
+    split_last(D, qt, P->nope, P->rope, qn, qp);
+    rotary(D, qp, qpr);
+    linear(D, qn, kb, ql); /* per head: [B, H, S, nope] · [H, rank, nope]ᵀ */
+    concat_last(D, ql, qpr, qf);
+}
+
+/* Block i's multi-head latent attention (deepseek2) as llama.cpp runs it:
+ * the cache keeps, per token and block, one latent of kv_lora_rank and the
+ * rotary key (attn_kv_a_mqa's output, normed and rotated) that every head
+ * shares; the attention is an MQA over it, keys rank + rope and values the
+ * latent's rank; attn_v_b maps each head's output to the value dim. */
+static void mla_attention(dec *D, int i, const char *h, const char *y) {
+    const hparams *P = &D->h;
+    char qf[64], kva[64], c[64], kpe[64], cn[64], kper[64], knew[64], k4[64], v4[64], att[64], vo[64], vt[64],
+        flat[64], past[64], present[64], name[64];
+    snprintf(qf, sizeof qf, "/blk.%d/q_full", i);
+    mla_query(D, i, h, qf);
+    const gguf_tensor *kva_w = need(D, i, "attn_kv_a_mqa.weight"), *kvn = need(D, i, "attn_kv_a_norm.weight"),
+                      *vb = need(D, i, "attn_v_b.weight"), *wo = need(D, i, "attn_output.weight");
+    if (D->err->code[0] || !shaped(D, kva_w, D->h.d, P->rank + P->rope, 1) || !shaped(D, vb, P->rank, P->vdim, P->H))
+        return;
+    snprintf(kva, sizeof kva, "/blk.%d/kv_a", i);
+    snprintf(c, sizeof c, "/blk.%d/latent_raw", i);
+    snprintf(kpe, sizeof kpe, "/blk.%d/k_pe", i);
+    snprintf(cn, sizeof cn, "/blk.%d/latent", i);
+    snprintf(kper, sizeof kper, "/blk.%d/k_pe_rotated", i);
+    snprintf(knew, sizeof knew, "/blk.%d/k_latent", i);
+    snprintf(k4, sizeof k4, "/blk.%d/k_latent_heads", i);
+    snprintf(v4, sizeof v4, "/blk.%d/v_latent_heads", i);
+    linear(D, h, kva_w, kva);
+    split_last(D, kva, P->rank, P->rope, c, kpe);
+    rms_norm(D, c, kvn, cn);
+    rotary(D, kpe, kper);
+    concat_last(D, cn, kper, knew);
+    const int64_t k_shape[] = {0, 1, -1, P->rank + P->rope}, v_shape[] = {0, 1, -1, P->rank};
+    reshape(D, knew, k_shape, 4, k4);
+    reshape(D, cn, v_shape, 4, v4);
+    snprintf(past, sizeof past, "past_key_values.%d.latent", i);
+    snprintf(present, sizeof present, "present.%d.latent", i);
+    snprintf(att, sizeof att, "/blk.%d/attn", i);
+    snprintf(name, sizeof name, "/blk.%d/attention", i);
+    const attr at[] = {{"scale", ATTR_FLOAT, 0, (float)(1.0 / sqrt((double)(P->nope + P->rope))), NULL}};
+    const char *in[] = {qf, k4, v4, "", past, ""}, *out[] = {att, present};
+    node(D, "Attention", "", name, in, 6, out, 2, at, 1);
+    snprintf(vo, sizeof vo, "/blk.%d/v_heads", i);
+    snprintf(vt, sizeof vt, "/blk.%d/v_by_token", i);
+    snprintf(flat, sizeof flat, "/blk.%d/v", i);
+    linear(D, att, vb, vo); /* per head: [B, H, S, rank] · [H, v, rank]ᵀ */
+    swap_middle(D, vo, vt);
+    const int64_t flat_shape[] = {0, 0, P->H * P->vdim};
+    reshape(D, vt, flat_shape, 3, flat);
+    linear(D, flat, wo, y);
 }
 
 /* act(gate) · up, then down: the gated MLP of block i (experts' shared
@@ -405,8 +600,13 @@ static void experts(dec *D, int i, const char *x, const gguf_tensor *router, con
                        {"activation_type", ATTR_STRING, 0, 0, "silu"},
                        {"normalize_routing_weights", ATTR_INT, 1, 0, NULL}};
     bool has_shared = tensor(D, i, "ffn_up_shexp.weight") != NULL;
-    const char *in[] = {x, probs, place(D, gate), "", place(D, down), "", place(D, up)}, *out[] = {has_shared ? moe : y};
-    node(D, "MoE", MS, moe, in, 7, out, 1, at, 3);
+    /* gpt-oss's experts have biases ([ff, E] and [d, E]) */
+    const gguf_tensor *bg = tensor(D, i, "ffn_gate_exps.bias"), *bd = tensor(D, i, "ffn_down_exps.bias"),
+                      *bu = tensor(D, i, "ffn_up_exps.bias");
+    const char *in[] = {x, probs, place(D, gate), bg ? place(D, bg) : "", place(D, down), bd ? place(D, bd) : "",
+                        place(D, up), bu ? place(D, bu) : ""};
+    const char *out[] = {has_shared ? moe : y};
+    node(D, "MoE", MS, moe, in, bu ? 8 : 7, out, 1, at, 3);
     if (!has_shared) return;
     mlp(D, i, x, "_shexp", shared);
     const char *ain[] = {moe, shared}, *aout[] = {y};
@@ -432,8 +632,10 @@ static void block(dec *D, int i, const char *x, char *residual, size_t cap, cons
         skip_norm(D, x, residual, n1, h, sum1);
         snprintf(residual, cap, "%s", sum1);
     }
-    attention(D, i, h, a);
-    const gguf_tensor *n2 = need(D, i, "ffn_norm.weight");
+    if (D->a->mla) mla_attention(D, i, h, a);
+    else attention(D, i, h, a);
+    if (D->err->code[0]) return;
+    const gguf_tensor *n2 = need(D, i, D->a->ffn_norm ? D->a->ffn_norm : "ffn_norm.weight");
     if (!n2) return;
     skip_norm(D, a, residual, n2, h2, sum2);
     snprintf(residual, cap, "%s", sum2);
@@ -502,6 +704,17 @@ static void inputs_outputs(dec *D) {
     io(D, 11, "attention_mask", ONNX_INT64, 2, open2, mask);
     io(D, 12, "logits", ONNX_FLOAT16, 3, logit_d, logit_p);
     char name[64];
+    if (D->a->mla) { /* one latent cache a block, and the positions the rotations need */
+        io(D, 11, "position_ids", ONNX_INT64, 2, open2, tok);
+        for (int i = 0; i < D->h.L; i++) {
+            const int64_t cache[] = {-1, 1, -1, D->h.rank + D->h.rope};
+            snprintf(name, sizeof name, "past_key_values.%d.latent", i);
+            io(D, 11, name, ONNX_FLOAT16, 4, cache, past_p);
+            snprintf(name, sizeof name, "present.%d.latent", i);
+            io(D, 12, name, ONNX_FLOAT16, 4, cache, present_p);
+        }
+        return;
+    }
     for (int i = 0; i < D->h.L; i++) {
         const int64_t cache[] = {-1, kv_heads(D, i), -1, D->h.hd};
         for (int kv = 0; kv < 2; kv++) {
@@ -591,7 +804,7 @@ uint8_t *gguf_decoder_skeleton(const gguf_file *f, size_t *len, uint64_t *nodes,
         pb_msg_field(&model, 7, &D.graph);
         pb_buf op = {0};
         pb_str_field(&op, 1, "");
-        pb_varint_field(&op, 2, 21);
+        pb_varint_field(&op, 2, D.a->mla ? 23 : 21); /* MLA: ONNX Attention (23), keys and values of two widths */
         pb_msg_field(&model, 8, &op);
         pb_str_field(&op, 1, MS);
         pb_varint_field(&op, 2, 1);

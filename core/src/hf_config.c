@@ -17,20 +17,21 @@ typedef struct hf_arch {
     const char *model_type; /* config.json's */
     const char *arch;       /* llama.cpp's general.architecture */
     bool qkv_bias, qk_norm, post_norms, fused, tied_default;
+    bool any_window; /* sliding_window, when not null, on every layer (Mistral 7B v0.1) */
 } hf_arch;
 
 static const hf_arch hf_arches[] = {
-    {"llama", "llama", false, false, false, false, false},
-    {"mistral", "llama", false, false, false, false, false},
-    {"mixtral", "llama", false, false, false, false, false},
-    {"qwen2", "qwen2", true, false, false, false, false},
-    {"qwen2_moe", "qwen2moe", true, false, false, false, false},
-    {"qwen3", "qwen3", false, true, false, false, false},
-    {"qwen3_moe", "qwen3moe", false, true, false, false, false},
-    {"phi3", "phi3", false, false, false, true, false},
-    {"gemma2", "gemma2", false, false, true, false, true},
-    {"gemma3_text", "gemma3", false, true, true, false, true},
-    {"gemma3", "gemma3", false, true, true, false, true},
+    {"llama", "llama", false, false, false, false, false, false},
+    {"mistral", "llama", false, false, false, false, false, true},
+    {"mixtral", "llama", false, false, false, false, false, false},
+    {"qwen2", "qwen2", true, false, false, false, false, false},
+    {"qwen2_moe", "qwen2moe", true, false, false, false, false, false},
+    {"qwen3", "qwen3", false, true, false, false, false, false},
+    {"qwen3_moe", "qwen3moe", false, true, false, false, false, false},
+    {"phi3", "phi3", false, false, false, true, false, false},
+    {"gemma2", "gemma2", false, false, true, false, true, false},
+    {"gemma3_text", "gemma3", false, true, true, false, true, false},
+    {"gemma3", "gemma3", false, true, true, false, true, false},
 };
 
 static const struct {
@@ -145,7 +146,8 @@ static int read_hparams(hf *h) {
     h->k = h->E ? whole(h, "num_experts_per_tok", 1, h->E, -1) : 0;
     h->ff_moe = whole(h, "moe_intermediate_size", 1, INT64_C(1) << 22, h->ff);
     h->ff_shared = whole(h, "shared_expert_intermediate_size", 0, INT64_C(1) << 22, 0);
-    h->window = h->a->post_norms ? whole(h, "sliding_window", 1, big, -1) : 0;
+    h->window = h->a->post_norms ? whole(h, "sliding_window", 1, big, -1)
+                : h->a->any_window ? whole(h, "sliding_window", 1, big, 0) : 0;
     const cJSON *tied = cJSON_GetObjectItemCaseSensitive(h->c, "tie_word_embeddings");
     h->tied = cJSON_IsBool(tied) ? cJSON_IsTrue(tied) : h->a->tied_default;
     if (h->err->code[0]) return -1;

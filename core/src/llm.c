@@ -114,7 +114,33 @@ static int decode_generation(llm_run *L, int64_t batch, int64_t P, int64_t G, in
     if (rl_llm_run_phase(L, batch, 1, P + G - 1, true, false, &gen->last, err)) return -1;
     gen->evaluated = 2;
     gen_walk w = {L, batch, budget - 2, false, 0, err, gen};
-    sum_interval(&w, P, &gen->first, P + G - 1, &gen->last, &gen->total);
+    /* a sliding window bends the step's work where its cache stops growing
+     * (past W − 1: the keys seen; past W: the cache kept): the pieces between
+     * those points are summed apart, each convex as above */
+    int64_t at[2 * LLM_MAX_KV_WINDOWS + 1];
+    int n_at = 0;
+    for (int i = 0; i < gen->first.n_kv_windows; i++)
+        for (int64_t k = (int64_t)gen->first.kv_windows[i].tokens - 1; k <= (int64_t)gen->first.kv_windows[i].tokens; k++)
+            if (k > P && k < P + G - 1) {
+                int j = n_at++;
+                while (j > 0 && at[j - 1] > k) at[j] = at[j - 1], j--;
+                at[j] = k;
+            }
+    int64_t a = P;
+    phase pa = gen->first, pk;
+    for (int i = 0; i <= n_at && !w.failed; i++) {
+        bool end = i == n_at;
+        if (!end && at[i] == a) continue; /* a point given twice */
+        if (!end && rl_llm_run_phase(L, batch, 1, at[i], true, false, &pk, err)) return -1;
+        if (!end && ++gen->evaluated == 3) gen->mid = pk;
+        if (!end) w.evals_left--;
+        sum_interval(&w, a, &pa, end ? P + G - 1 : at[i], end ? &gen->last : &pk, &gen->total);
+        if (end) break;
+        step_sum fk = step_of(&pk);
+        sum_add(&gen->total, &fk, -1); /* the point ends one piece and starts the next */
+        a = at[i];
+        pa = pk;
+    }
     if (w.failed) return -1;
     gen->method = G <= 3 ? "exact_sum" : w.truncated ? "trapezoid_upper_bound"
                 : gen->evaluated == 3 ? "closed_form" : "exact_piecewise";
@@ -124,30 +150,83 @@ static int decode_generation(llm_run *L, int64_t batch, int64_t P, int64_t G, in
 /* -------------------------------------------------------------- memory -- */
 /* Capacity arithmetic (docs/llm.md): resident weights + the KV cache of
  * `batch` sequences of `context` tokens + the activation peak of the
- * prefill, which scales with the batch. */
+ * prefill, which scales with the batch. A cache read through a sliding
+ * window holds at most its window's tokens, so the cache of one sequence
+ * is full · context + Σ window bytes · min(context, window). */
 typedef struct memory_plan {
     double weights, kv_per_token, activation_per_seq, capacity; /* capacity 0 = unknown */
+    double kv_full_per_token;                                   /* the caches without a window */
+    kv_window windows[LLM_MAX_KV_WINDOWS];
+    int n_windows;
 } memory_plan;
 
+/* The KV cache of one sequence of `context` tokens. */
+static double kv_bytes_at(const memory_plan *m, double context) {
+    double b = m->kv_full_per_token * context;
+    for (int i = 0; i < m->n_windows; i++) b += m->windows[i].bytes_per_token * fmin(context, m->windows[i].tokens);
+    return b;
+}
+
 static double memory_required(const memory_plan *m, double batch, double context) {
-    return m->weights + batch * (context * m->kv_per_token + m->activation_per_seq);
+    return m->weights + batch * (kv_bytes_at(m, context) + m->activation_per_seq);
 }
 
 /* The largest batch whose sequences of `context` tokens fit; 0 when not
  * even one does, -1 when the capacity is unknown. */
 static double max_batch_at(const memory_plan *m, double context) {
     if (m->capacity <= 0) return -1;
-    double per_seq = context * m->kv_per_token + m->activation_per_seq;
+    double per_seq = kv_bytes_at(m, context) + m->activation_per_seq;
     double room = m->capacity - m->weights;
     if (room < per_seq) return 0;
     return per_seq > 0 ? floor(room / per_seq) : -1;
 }
 
-/* The longest context (tokens per sequence) that fits at `batch`. */
+/* The longest context (tokens per sequence) that fits at `batch`: the
+ * cache grows with the context (more slowly past each window), so the
+ * largest whole context whose cache fits is found by bisection. INFINITY
+ * when only windowed caches grow and they fit whole: the memory sets no
+ * limit. */
 static double max_context_at(const memory_plan *m, double batch) {
     if (m->capacity <= 0 || m->kv_per_token <= 0) return -1;
     double room = m->capacity - m->weights - batch * m->activation_per_seq;
-    return room > 0 ? floor(room / (batch * m->kv_per_token)) : 0;
+    if (room <= 0) return 0;
+    if (m->n_windows == 0) return floor(room / (batch * m->kv_per_token));
+    room /= batch;
+    double widest = 0;
+    for (int i = 0; i < m->n_windows; i++) widest = fmax(widest, m->windows[i].tokens);
+    if (m->kv_full_per_token <= 0 && kv_bytes_at(m, widest) <= room) return INFINITY;
+    double lo = 0, hi = m->kv_full_per_token > 0 ? fmin(floor(room / m->kv_full_per_token) + 1, 0x1p53) : widest;
+    while (hi - lo > 1) { /* kv_bytes_at(lo) <= room < kv_bytes_at(hi) */
+        double mid = floor((lo + hi) / 2);
+        if (kv_bytes_at(m, mid) <= room) lo = mid;
+        else hi = mid;
+    }
+    return kv_bytes_at(m, hi) <= room ? hi : lo;
+}
+
+/* The plan of one decode step's phase: its caches' bytes per token, the
+ * windowed ones apart. */
+static memory_plan memory_of(const phase *decode, double weights, double activation_per_seq, double capacity) {
+    memory_plan m = {.weights = weights, .kv_per_token = decode->kv_full_per_token,
+                     .activation_per_seq = activation_per_seq, .capacity = capacity,
+                     .kv_full_per_token = decode->kv_full_per_token, .n_windows = decode->n_kv_windows};
+    for (int i = 0; i < decode->n_kv_windows; i++) {
+        m.windows[i] = decode->kv_windows[i];
+        m.kv_per_token += decode->kv_windows[i].bytes_per_token;
+    }
+    return m;
+}
+
+/* The plan split over `shards` devices (tensor and pipeline parallelism split
+ * the cache; the weights and activations as the caller says). */
+static memory_plan memory_split(const memory_plan *m, double weights, double activation_per_seq, double shards) {
+    memory_plan s = *m;
+    s.weights = weights;
+    s.activation_per_seq = activation_per_seq;
+    s.kv_per_token /= shards;
+    s.kv_full_per_token /= shards;
+    for (int i = 0; i < s.n_windows; i++) s.windows[i].bytes_per_token /= shards;
+    return s;
 }
 
 /* The longest context is the memory's limit, capped at the positions the
@@ -164,6 +243,7 @@ static double capped_context(const llm_run *L, double memory_limit) {
 static const char *context_limit(const llm_run *L, const memory_plan *mem, double batch) {
     double m = max_context_at(mem, batch);
     if (L->max_positions > 0 && (m < 0 || m > (double)L->max_positions)) return "positions";
+    if (isinf(m)) return "unknown"; /* only windowed caches, which fit, and no positions stated */
     return m >= 0 ? "memory" : "unknown";
 }
 
@@ -365,14 +445,14 @@ typedef struct llm_result {
 /* The prefill, the decode of G tokens (with a KV cache) and the memory plan. */
 static int compute_phases(llm_run *L, llm_result *x, rl_error *err) {
     const llm_opts *O = L->O;
-    const double B = (double)O->batch, P = (double)O->prompt;
+    const double B = (double)O->batch;
     x->kv = L->R->n_kv > 0;
     if (rl_llm_run_phase(L, O->batch, O->prompt, 0, false, true, &x->pre, err)) return -1;
     if (x->kv && decode_generation(L, O->batch, O->prompt, O->generate, LLM_MAX_STEP_EVALS, &x->gen, err))
         return -1;
-    x->mem = (memory_plan){x->pre.weight_resident, x->kv ? x->gen.first.kv_past_bytes / (B * P) : 0,
-                           x->pre.activation_peak / B,
-                           L->hw->n_mem > 0 && L->hw->mem_cap[0] > 0 ? L->hw->mem_cap[0] : 0};
+    const phase none = {0};
+    x->mem = memory_of(x->kv ? &x->gen.first : &none, x->pre.weight_resident, x->pre.activation_peak / B,
+                       L->hw->n_mem > 0 && L->hw->mem_cap[0] > 0 ? L->hw->mem_cap[0] : 0);
     return 0;
 }
 
@@ -497,7 +577,15 @@ static void write_memory(cJSON *out, const llm_run *L, const llm_result *x) {
     const double B = (double)L->O->batch, context = (double)L->O->prompt + (x->kv ? (double)L->O->generate : 0);
     put(out, "weight_bytes", mem->weights);
     put(out, "kv_cache_bytes_per_token", x->kv ? mem->kv_per_token : NAN);
-    put(out, "kv_cache_bytes", x->kv ? B * context * mem->kv_per_token : NAN);
+    put(out, "kv_cache_bytes", x->kv ? B * kv_bytes_at(mem, context) : NAN);
+    cJSON *win = cJSON_AddArrayToObject(out, "kv_cache_windows");
+    for (int i = 0; x->kv && i < mem->n_windows; i++) {
+        cJSON *w = cJSON_CreateObject();
+        cJSON_AddNumberToObject(w, "tokens", mem->windows[i].tokens);
+        put(w, "bytes_per_token", mem->windows[i].bytes_per_token);
+        cJSON_AddNumberToObject(w, "caches", mem->windows[i].caches);
+        cJSON_AddItemToArray(win, w);
+    }
     put(out, "activation_bytes", x->pre.activation_peak);
     put(out, "memory_required_bytes", memory_required(mem, B, context));
     put(out, "device_memory_bytes", mem->capacity > 0 ? mem->capacity : NAN);
@@ -522,8 +610,7 @@ static void write_parallel(cJSON *out, const llm_run *L, const llm_result *x) {
     const double B = (double)L->O->batch, G = (double)L->O->generate;
     const double context = (double)L->O->prompt + (x->kv ? G : 0), shards = (double)pre->tp * pre->pp;
     double share = pre->weight_bytes > 0 ? pre->weight_bytes_per_device / pre->weight_bytes : 1 / shards;
-    memory_plan m = {x->mem.weights * share, x->mem.kv_per_token / shards, x->mem.activation_per_seq / pre->tp,
-                     x->mem.capacity};
+    memory_plan m = memory_split(&x->mem, x->mem.weights * share, x->mem.activation_per_seq / pre->tp, shards);
     cJSON *o = cJSON_AddObjectToObject(out, "parallel");
     cJSON_AddNumberToObject(o, "tp", pre->tp);
     cJSON_AddNumberToObject(o, "pp", pre->pp);
@@ -553,7 +640,7 @@ static void write_parallel(cJSON *out, const llm_run *L, const llm_result *x) {
         for (size_t i = 0; i < sizeof none / sizeof *none; i++) cJSON_AddNullToObject(o, none[i]);
     }
     put(o, "weight_bytes_per_device", m.weights);
-    put(o, "kv_cache_bytes_per_device", x->kv ? B * context * m.kv_per_token : 0);
+    put(o, "kv_cache_bytes_per_device", x->kv ? B * kv_bytes_at(&m, context) : 0);
     put(o, "activation_bytes_per_device", B * m.activation_per_seq);
     put(o, "memory_required_bytes_per_device", memory_required(&m, B, context));
     if (m.capacity > 0) cJSON_AddBoolToObject(o, "fits", memory_required(&m, B, context) <= m.capacity);

@@ -61,42 +61,79 @@ static int storage_dtype(int bits) {
     return bits == 4 ? RL_DT_INT4 : bits == 8 ? RL_DT_INT8 : RL_DT_INT16;
 }
 
+/* Per value: the tokens its cache keeps when a GroupQueryAttention with a
+ * sliding window reads it as its past key or value (local_window_size + 1:
+ * the query and the keys before it that it sees), else 0. */
+static double *cache_windows(rl_ctx *r, const rl_graph *g) {
+    double *keep = rl_arena_alloc(r->arena, (size_t)(g->n_values + 1) * sizeof *keep);
+    if (!keep) return NULL;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const rl_node *n = &g->nodes[i];
+        if (strcmp(n->op_type, "GroupQueryAttention") || strcmp(n->domain, "com.microsoft")) continue;
+        int64_t w = rl_attr_i(NULL, n, "local_window_size", -1);
+        for (int j = 3; j <= 4 && w >= 0; j++)
+            if (j < n->n_in && n->in[j] >= 0) keep[n->in[j]] = (double)w + 1;
+    }
+    return keep;
+}
+
+/* A cache of `per_token` bytes a token that keeps `tokens` of them: counted
+ * with the others of its window. false when every slot is taken (the
+ * cache is then counted whole, an upper bound). */
+static bool add_window(phase *out, double tokens, double per_token) {
+    int i = 0;
+    while (i < out->n_kv_windows && out->kv_windows[i].tokens != tokens) i++;
+    if (i == LLM_MAX_KV_WINDOWS) return false;
+    if (i == out->n_kv_windows) out->kv_windows[out->n_kv_windows++] = (kv_window){tokens, 0, 0};
+    out->kv_windows[i].bytes_per_token += per_token;
+    out->kv_windows[i].caches++;
+    return true;
+}
+
 /* Serving assumption: the KV cache is updated in place. `present` aliases
  * `past`, so the producer of present writes only the new tokens' rows
  * (`seq` of them) and nothing copies the past; the past is read by whatever
- * reads it (the attention). With kv_bits the cache is stored at that width.
- * Returns the bytes of the past cache as stored. */
-static double serve_kv_in_place(rl_ctx *r, rl_graph *g, const llm_run *L, int64_t seq) {
+ * reads it (the attention). With kv_bits or kv_type the cache is stored at
+ * that width. A cache read through a sliding window keeps only the
+ * window's tokens (llama.cpp's SWA cache): its past is cut to them, for
+ * its size and its readers' traffic. Fills out's cache figures; returns
+ * the bytes of the past cache as stored, or NAN when out of memory. */
+static double serve_kv_in_place(rl_ctx *r, rl_graph *g, const llm_run *L, int64_t batch, int64_t seq, phase *out) {
     double past_bytes = 0;
     const int kv_dt = L->O->kv_bits ? storage_dtype(L->O->kv_bits) : 0, kv_st = L->O->kv_storage;
-    /* per value, what a reader's traffic changes by when the cache is stored at kv_bits or kv_type */
-    double *read_delta =
-        kv_dt || kv_st ? rl_arena_alloc(r->arena, (size_t)(g->n_values + 1) * sizeof *read_delta) : NULL;
-    if ((kv_dt || kv_st) && !read_delta) return NAN;
+    /* per value, what a reader's traffic changes by: stored width, window */
+    double *read_delta = rl_arena_alloc(r->arena, (size_t)(g->n_values + 1) * sizeof *read_delta);
+    const double *keep = cache_windows(r, g);
+    if (!read_delta || !keep) return NAN;
     for (int i = 0; i < L->R->n_kv; i++) {
         const kv_pair *p = &L->R->kv[i];
         int pi = rl_map_get(g->names, p->past);
         if (pi < 0) continue;
         rl_value *past = &g->values[pi];
-        if (kv_dt || kv_st) {
-            double before = rl_value_bytes(r, past);
-            if (kv_dt) past->dtype = kv_dt;
-            else past->storage = kv_st;
-            read_delta[pi] = rl_value_bytes(r, past) - before;
+        double before = rl_value_bytes(r, past);
+        if (kv_dt) past->dtype = kv_dt;
+        else if (kv_st) past->storage = kv_st;
+        double rows = past->rank > p->axis ? (double)past->dims[p->axis] : -1;
+        double per_token = rows > 0 && batch > 0 ? rl_value_bytes(r, past) / (rows * (double)batch) : 0;
+        if (keep[pi] > 0 && add_window(out, keep[pi], per_token)) {
+            if (rows > keep[pi]) past->dims[p->axis] = (int64_t)keep[pi];
+        } else {
+            out->kv_full_per_token += per_token;
         }
+        read_delta[pi] = rl_value_bytes(r, past) - before;
         past_bytes += rl_value_bytes(r, past);
         int ri = p->present ? rl_map_get(g->names, p->present) : -1;
         if (ri < 0) continue;
         rl_value *present = &g->values[ri];
         if (present->producer < 0 || present->rank <= p->axis) continue;
         rl_node *writer = &g->nodes[present->producer];
-        double before = rl_value_bytes(r, present);
+        double was = rl_value_bytes(r, present);
         present->dims[p->axis] = seq;
         if (kv_dt) present->dtype = kv_dt;
         if (kv_st) present->storage = kv_st;
-        writer->cost.output_bytes += rl_value_bytes(r, present) - before;
+        writer->cost.output_bytes += rl_value_bytes(r, present) - was;
     }
-    for (int n = 0; read_delta && n < g->n_nodes; n++) /* the readers read the stored width */
+    for (int n = 0; n < g->n_nodes; n++) /* the readers read the cache as stored */
         for (int j = 0; j < g->nodes[n].n_in; j++)
             if (g->nodes[n].in[j] >= 0) g->nodes[n].cost.input_bytes += read_delta[g->nodes[n].in[j]];
     return past_bytes;
@@ -359,7 +396,7 @@ int rl_llm_run_phase(llm_run *L, int64_t batch, int64_t seq, int64_t past, bool 
     }
     serve_dense_experts(g, L, (double)batch * (double)seq);
     out->weight_resident = serve_weights(&r, g, L);
-    out->kv_past_bytes = serve_kv_in_place(&r, g, L, seq);
+    out->kv_past_bytes = serve_kv_in_place(&r, g, L, batch, seq, out);
     if (time_phase(&r, &pg, L, captured, out, err)) return -1;
     if (want_memory) out->activation_peak = activation_peak(&r, g, L);
     return 0;

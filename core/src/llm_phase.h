@@ -31,13 +31,25 @@ typedef struct llm_run {
     const cJSON *parallel; /* the request's "parallel" object, or NULL: one device */
 } llm_run;
 
+/* The KV caches of the layers that attend through one sliding window: they
+ * keep only their window's tokens (llama.cpp's SWA cache, docs/llm.md). */
+#define LLM_MAX_KV_WINDOWS 8
+typedef struct kv_window {
+    double tokens;          /* the window: tokens a cache keeps */
+    double bytes_per_token; /* of those caches together, per sequence */
+    int caches;             /* cache inputs with this window */
+} kv_window;
+
 typedef struct phase {
     double flops, matrix_flops, bytes, time_s, energy_j, launch_floor_s, t_compute, t_memory, kernels;
     double forecast_s; /* the phase on the profile's stack (forecast.time_s; docs/model.md §12) */
     double forecast_energy_j; /* its energy at the forecast's pace (forecast.energy_j; NAN: no figures) */
     rl_bound bound;
     int unknown_layers;
-    double kv_past_bytes;   /* the past cache, as stored (kv_bits) */
+    double kv_past_bytes;   /* the past cache, as stored (kv_bits), windowed caches at their window */
+    double kv_full_per_token; /* bytes per token per sequence of the caches without a window (0: past empty) */
+    kv_window kv_windows[LLM_MAX_KV_WINDOWS];
+    int n_kv_windows;
     double weight_resident; /* resident weight bytes (weight what-if applied) */
     double activation_peak; /* live activation bytes at the peak (want_memory only) */
     bool has_parallel;      /* over several devices (L->parallel): */

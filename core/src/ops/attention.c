@@ -309,14 +309,20 @@ static int shape_gqa(rl_ctx *c, rl_graph *g, rl_node *n) {
     return rl_shape_known(rl_out(n, 0)) ? RL_OK : RL_UNKNOWN;
 }
 
-/* The key length attended to is the present buffer (past + new). With
- * do_rotary, rotating Q and K costs 3 per element. */
+/* The key length attended to is the present buffer (past + new); with a
+ * local_window_size w >= 0 (a sliding window: each query sees itself and
+ * the w keys before it) a windowed kernel reads at most w + 1 keys a query.
+ * With do_rotary, rotating Q and K costs 3 per element. */
 static void cost_gqa(rl_ctx *c, rl_graph *g, const rl_node *n, rl_cost *k) {
     gqa_dims d;
     rl_quiet quiet;
     if (gqa_read(rl_quiet_ctx(&quiet, c), n, &d) != RL_OK || d.B < 0 || d.S < 0 || d.Dh < 0 || d.present < 0) return;
-    attention_core(k, (double)d.B, (double)d.H, (double)d.S, (double)d.present, (double)d.Dh, (double)d.Dh,
-                   rl_in(n, 10) != NULL);
+    double keys = (double)d.present;
+    int64_t window = rl_attr_i(c, n, "local_window_size", -1);
+    if (window >= 0 && (double)window + 1 < keys) keys = (double)window + 1;
+    attention_core(k, (double)d.B, (double)d.H, (double)d.S, keys, (double)d.Dh, (double)d.Dh, rl_in(n, 10) != NULL);
+    /* head_sink (gpt-oss's attention sinks): one more logit in each softmax, its exp and its add */
+    if (rl_in(n, 11)) k->vector_flops += 2 * (double)d.B * (double)d.H * (double)d.S;
     /* with do_rotary the cos/sin caches (inputs 7, 8) are read one row per
      * token; without it the kernel does not read them */
     bool rotary = rl_attr_i(c, n, "do_rotary", 0) != 0;
@@ -439,7 +445,9 @@ static const rl_op_def ops[] = {
      .cost_doc = "2·B·H·Sq·Skv·(Dqk + Dv) matrix FLOPs; B·H·Sq·Skv·(6, +1 with mask/bias) vector FLOPs, + 1 per "
                 "Q/K/V element for the bias"},
     {.name = "GroupQueryAttention", .domain = MS, .since = 1, .shape = shape_gqa, .cost = cost_gqa,
-     .cost_doc = "2·B·H·S·present_len·2·Dh matrix FLOPs; B·H·S·present_len·6 vector FLOPs (+3 per Q/K element "
-                "with do_rotary, which reads one cos/sin cache row per token; without it the caches are not read)"},
+     .cost_doc = "2·B·H·S·keys·2·Dh matrix FLOPs; B·H·S·keys·6 vector FLOPs, keys = present_len, at most "
+                "local_window_size + 1 with a sliding window (+3 per Q/K element with do_rotary, which reads one "
+                "cos/sin cache row per token; without it the caches are not read; +2 per query and head with "
+                "head_sink)"},
 };
 RL_FAMILY(attention, ops);
