@@ -77,11 +77,43 @@ test('a sparse 5 GB GGUF opens from its header: the page reads the header, not t
   const ms = Date.now() - t0;
   const read = Number(await page.getAttribute('[data-testid=summary]', 'data-bytes-read'));
   const skipped = Number(await page.getAttribute('[data-testid=summary]', 'data-bytes-skipped'));
+  // the header read alone (File.slice reads, the core's reader and the decoder's graph), in the worker
+  const readMs = Number(await page.getAttribute('[data-testid=summary]', 'data-read-ms'));
+  assert.ok(readMs > 0, `read time ${readMs} ms`);
   // the header holds the tokenizer's 128,256 strings (about 2 MB); the worker
   // reads through short skips in blocks, so a few MB, never the 4 GiB of data
   assert.ok(read < 16 * 2 ** 20, `read ${read} bytes`);
   assert.ok(skipped > statSync(big).size - 16 * 2 ** 20, `skipped ${skipped} bytes`);
-  console.log(`${big}: ${read} bytes read, ${skipped} skipped, first answer after ${ms} ms`);
+  console.log(`${big}: ${read} bytes read, ${skipped} skipped, header read in ${readMs} ms, first answer after ${ms} ms`);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('the KV type control: llama.cpp\'s cache types from the keyboard, the core\'s bytes, in the link', { skip }, async () => {
+  const file = join(MODELS, 'llama.gguf');
+  const page = await openPage('hw=h100-sxm');
+  await page.setInputFiles('[data-testid=file-input]', file);
+  await page.waitForSelector('[data-testid=summary][data-layers]', { timeout: 60000 });
+  await panelDone(page);
+  const model = coreModel(session.core, file);
+  // a change sets the panel busy at once; it is done when the new answer is drawn
+  // bits first: the type then replaces them (the core takes one size of the cache)
+  await page.selectOption('[data-testid=llm-kv-bits]', '8');
+  await panelDone(page);
+  await page.focus('[data-testid=llm-kv-type]');
+  await page.keyboard.press('ArrowDown'); // f16
+  await page.keyboard.press('ArrowDown'); // q8_0
+  await panelDone(page);
+  assert.equal(await page.inputValue('[data-testid=llm-kv-type]'), 'q8_0');
+  assert.equal(await page.inputValue('[data-testid=llm-kv-bits]'), '');
+  const want = analyze(model, { prompt: 512, generate: 128, kv_type: 'q8_0' }).llm;
+  assert.equal(await dataValue(page, 'llm-kv'), want.kv_cache_bytes);
+  // 34 bytes a block of 32 against f16's 64
+  const f16 = analyze(model, { prompt: 512, generate: 128, kv_type: 'f16' }).llm;
+  assert.equal(want.kv_cache_bytes, f16.kv_cache_bytes * 34 / 64);
+  assert.match(page.url(), /lt=q8_0/);
+  assert.doesNotMatch(page.url(), /lk=/);
+  assert.match(await page.getAttribute('[data-testid=llm-kv]', 'title'), /llama\.cpp's q8_0/);
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });

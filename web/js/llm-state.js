@@ -1,11 +1,13 @@
 // The LLM panel's settings (prompt and generated tokens, weight and KV-cache
-// bits): their defaults, their part of the share link (lp, lg, lw, lk) and
-// the request's "llm" object. State, not view: state.js and the panel
-// (llm.js) both read it.
-export const LLM_DEFAULTS = Object.freeze({ prompt: 512, generate: 128, weightBits: null, kvBits: null });
-export const LLM_PARAM_KEYS = ['lp', 'lg', 'lw', 'lk'];
+// bits, or the KV cache as one of llama.cpp's cache types): their defaults,
+// their part of the share link (lp, lg, lw, lk, lt) and the request's "llm"
+// object. State, not view: state.js and the panel (llm.js) both read it.
+export const LLM_DEFAULTS = Object.freeze({ prompt: 512, generate: 128, weightBits: null, kvBits: null, kvType: null });
+export const LLM_PARAM_KEYS = ['lp', 'lg', 'lw', 'lk', 'lt'];
 export const MAX_TOKENS = 1e8;
 export const BITS = [16, 8, 4];
+// the core's llm.kv_type values (llama.cpp's --cache-type-k/-v names)
+export const KV_TYPES = ['f16', 'q8_0', 'q4_0'];
 
 export function llmDefaultState() { return { ...LLM_DEFAULTS }; }
 
@@ -16,6 +18,7 @@ export function llmToParams(llm, p) {
   if (llm.generate !== LLM_DEFAULTS.generate) p.set('lg', String(llm.generate));
   if (llm.weightBits) p.set('lw', String(llm.weightBits));
   if (llm.kvBits) p.set('lk', String(llm.kvBits));
+  if (llm.kvType) p.set('lt', llm.kvType);
 }
 
 /** The link's panel settings into llm; bad(name, why) names what is ignored. */
@@ -33,6 +36,12 @@ export function llmFromParams(p, llm, bad) {
     const n = Number(p.get(key));
     if (BITS.includes(n)) llm[field] = n; else bad(key, 'must be 16, 8 or 4');
   }
+  if (p.has('lt')) {
+    const t = p.get('lt');
+    if (!KV_TYPES.includes(t)) bad('lt', `must be one of ${KV_TYPES.join(', ')}`);
+    else if (llm.kvBits) bad('lt', 'the KV cache is sized once: lk (bits) is given too, and kept');
+    else llm.kvType = t;
+  }
   if (llm.prompt + llm.generate > MAX_TOKENS) {
     bad('lg', `prompt + generated tokens must stay within ${MAX_TOKENS}`);
     llm.generate = LLM_DEFAULTS.generate;
@@ -44,5 +53,6 @@ export function llmRequestMember(llm) {
   const r = { prompt: llm.prompt, generate: llm.generate };
   if (llm.weightBits) r.weight_bits = llm.weightBits;
   if (llm.kvBits) r.kv_bits = llm.kvBits;
+  else if (llm.kvType) r.kv_type = llm.kvType;
   return r;
 }

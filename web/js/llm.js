@@ -12,7 +12,7 @@ import { el } from './dom.js';
 import { wordName } from './words.js';
 import { boundPhrase, forecastFigures, forecastBasisPhrase, bandPhrase } from './figures.js';
 import { chartClass } from './chart-lib.js';
-import { llmDefaultState, llmRequestMember, MAX_TOKENS, BITS } from './llm-state.js';
+import { llmDefaultState, llmRequestMember, MAX_TOKENS, BITS, KV_TYPES } from './llm-state.js';
 
 /** Vertical limit lines over a chart: options.plugins.rlLimit = {x, label}. */
 const limitLine = {
@@ -85,6 +85,13 @@ export class LlmPanel {
     this.generate = number('Generated tokens', 'llm-generate');
     this.weightBits = bits('Weights', 'llm-weight-bits', 'as stored');
     this.kvBits = bits('KV cache', 'llm-kv-bits', 'as the activations');
+    // llama.cpp's cache types (--cache-type-k/-v), their block scales
+    // included; one sizes the cache or the bits do, never both
+    const tl = tools.appendChild(el('label', 'KV type '));
+    this.kvType = tl.appendChild(el('select', null, { id: 'llm-kv-type', 'data-testid': 'llm-kv-type',
+      title: "llama.cpp's KV cache types: f16, or q8_0 and q4_0 in blocks of 32 values with a 16-bit scale each" }));
+    this.kvType.appendChild(el('option', 'as the bits say', { value: '' }));
+    for (const t of KV_TYPES) this.kvType.appendChild(el('option', t, { value: t }));
     this.noKv = r.appendChild(el('p', '', { class: 'note', 'data-testid': 'llm-no-kv', hidden: '' }));
     this.msg = r.appendChild(el('p', '', { class: 'whatif-msg', hidden: '' }));
     this.summary = r.appendChild(el('div', null, { class: 'summary' }));
@@ -104,6 +111,13 @@ export class LlmPanel {
     det.appendChild(el('summary', 'Assumptions and notes'));
     this.notes = det.appendChild(el('ul', null, { 'data-testid': 'llm-notes' }));
 
+    // the KV cache's two sizes: one clears the other (the core takes one)
+    const changedBoth = (fields) => {
+      const st = this.h.state();
+      st.llm = { ...(st.llm || llmDefaultState()), ...fields };
+      this.h.changed();
+      this.refresh();
+    };
     const changed = (field, value) => {
       const st = this.h.state();
       st.llm = { ...(st.llm || llmDefaultState()), [field]: value };
@@ -121,7 +135,14 @@ export class LlmPanel {
     tokens(this.prompt, 'prompt');
     tokens(this.generate, 'generate');
     this.weightBits.addEventListener('change', () => changed('weightBits', this.weightBits.value ? Number(this.weightBits.value) : null));
-    this.kvBits.addEventListener('change', () => changed('kvBits', this.kvBits.value ? Number(this.kvBits.value) : null));
+    this.kvBits.addEventListener('change', () => {
+      if (this.kvBits.value) this.kvType.value = '';
+      changedBoth({ kvBits: this.kvBits.value ? Number(this.kvBits.value) : null, kvType: this.kvBits.value ? null : this.kvType.value || null });
+    });
+    this.kvType.addEventListener('change', () => {
+      if (this.kvType.value) this.kvBits.value = '';
+      changedBoth({ kvType: this.kvType.value || null, kvBits: this.kvType.value ? null : (this.kvBits.value ? Number(this.kvBits.value) : null) });
+    });
   }
 
   message(text, isError = false) {
@@ -137,6 +158,7 @@ export class LlmPanel {
     this.generate.value = String(llm.generate);
     this.weightBits.value = llm.weightBits ? String(llm.weightBits) : '';
     this.kvBits.value = llm.kvBits ? String(llm.kvBits) : '';
+    this.kvType.value = llm.kvType || '';
   }
 
   /** The open model's roles (rl_model_info's "llm"): the panel shows for a KV cache. */
@@ -269,8 +291,10 @@ export class LlmPanel {
         ? `(prefill + decode energy of all ${count(F.devices)} devices) ÷ the tokens they generate, at the forecast's pace`
         : '(prefill + decode energy) ÷ generated tokens, at the forecast\'s pace', 'llm-energy', L.energy_per_token_j);
     }
-    item('KV cache', `${eng(L.kv_cache_bytes, 'B')}`, `${exact(L.kv_cache_bytes_per_token, 'B')} per token × ${exact(L.prompt_tokens + L.generated_tokens)} tokens × batch ${exact(L.batch)}`,
-      'llm-kv', L.kv_cache_bytes);
+    const windows = (L.kv_cache_windows || []).map((w) => `${exact(w.caches)} caches keep only their window of ${exact(w.tokens)} tokens (${exact(w.bytes_per_token, 'B')} per token)`);
+    item('KV cache', `${eng(L.kv_cache_bytes, 'B')}`, `${exact(L.kv_cache_bytes_per_token, 'B')} per token × ${exact(L.prompt_tokens + L.generated_tokens)} tokens × batch ${exact(L.batch)}` +
+      (windows.length ? `, except that ${windows.join('; ')}` : '') + (L.quantization?.kv_type ? `; stored as llama.cpp's ${L.quantization.kv_type}` : ''),
+    'llm-kv', L.kv_cache_bytes);
     item('Weights', eng(L.weight_bytes, 'B'), exact(L.weight_bytes, 'B'), 'llm-weights', L.weight_bytes);
     const fits = L.fits === null ? 'unknown' : L.fits ? 'fits' : 'does not fit';
     item('Memory', `${eng(L.memory_required_bytes, 'B')} of ${L.device_memory_bytes ? eng(L.device_memory_bytes, 'B') : '?'}: ${fits}`,

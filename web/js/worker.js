@@ -23,7 +23,7 @@
 //     {type: 'ready', version, precisions, words} once (precisions: the core's rl_precisions() table; words: rl_words(), the names of its concepts); {type: 'fatal', message} if the module cannot load
 //     {id, type: 'progress', offset, total, skipped}
 //     {id, type: 'opened', info, read, memory} info: rl_model_info JSON object;
-//                                             read: {bytes_read, bytes_skipped, total}
+//                                             read: {bytes_read, bytes_skipped, total, read_ms}
 //     {id, type: 'analyzed', bytes, memory}   bytes: the response, its JSON as UTF-8 then, for "layers": "packed",
 //                                            a NUL and the packed doubles (a Uint8Array, transferred)
 //     {id, type: 'analyzed', json, memory}    json: response JSON text (diff)
@@ -85,6 +85,7 @@ const RECYCLE_HEAP_BYTES = 256 << 20;
  * may be jumped over. */
 async function stream(id, source, total, chunk) {
   const r = core.newReader();
+  const t0 = performance.now(); // the read alone, for the huge-file figures (read_ms)
   let off = 0, skipped = 0, lastPost = 0;
   // After a skip the next bytes are often a short header before another
   // payload: read a small piece first and grow back, so that a file of big
@@ -120,7 +121,7 @@ async function stream(id, source, total, chunk) {
       const e = JSON.parse(res.error);
       return { error: e.error || errorOf('bad_model', 'the model could not be read') };
     }
-    return { model: res.model, read: { bytes_read: off - skipped, bytes_skipped: skipped, total } };
+    return { model: res.model, read: { bytes_read: off - skipped, bytes_skipped: skipped, total, read_ms: performance.now() - t0 } };
   } finally {
     core.freeReader(r);
   }
