@@ -3,7 +3,7 @@
 #
 #   DIR/run.sh TARGET SECONDS [JOBS]
 #
-# fuzzes TARGET (reader, request, hardware, model, study, calibrate) for SECONDS of wall
+# fuzzes TARGET (reader, request, hardware, model, study, calibrate, checkpoint) for SECONDS of wall
 # time with JOBS parallel workers (libFuzzer's fork mode when JOBS > 1),
 # starting from DIR/corpus/TARGET and DIR/regressions/TARGET. The corpus grows
 # in place; crashes, timeouts (> 10 s per input) and OOMs (> 2 GB) land in

@@ -9,6 +9,8 @@
 #   study     study objects (batch sweep, compare, power modes) on 4 models
 #   calibrate the forecast's fit: pairs of the measured fixtures, kernel
 #             times and profile edits (tests/fuzz/fuzz_calibrate.c)
+#   checkpoint a Hugging Face checkpoint's .safetensors headers and index
+#             beside a fixed config.json, then its LLM view
 #
 # Every response must pass tests/response_oracle.h (valid UTF-8, a clean
 # error, or finite non-negative figures).
@@ -31,8 +33,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
-TARGETS_ALL=(reader request hardware model study calibrate)
-usage() { sed -n '16,22p' "$0" >&2; exit 2; }
+TARGETS_ALL=(reader request hardware model study calibrate checkpoint)
+usage() { sed -n '18,24p' "$0" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 
 CC=clang

@@ -3,8 +3,9 @@
  *
  * OVERVIEW
  *
- *   The library reads an ONNX model (or a GGUF file, or a Hugging Face
- *   config.json, built into the same decoder graph: docs/gguf.md), infers every tensor shape, counts each
+ *   The library reads an ONNX model (or a GGUF file, a Hugging Face
+ *   config.json or a safetensors checkpoint, built into the same decoder
+ *   graph: docs/gguf.md, docs/checkpoints.md), infers every tensor shape, counts each
  *   node's work (FLOPs, split into matrix-unit and vector-unit work) and
  *   traffic (bytes read and written), and places every node and the whole
  *   graph on the time and energy rooflines of a hardware profile.
@@ -120,6 +121,47 @@ void rl_reader_free(rl_reader *r);
 
 /* Read a whole in-memory file at once (the same as feeding it in one chunk). */
 rl_model *rl_model_read(const void *bytes, size_t len, const rl_limits *limits, char **error_json);
+
+/* HUGGING FACE CHECKPOINTS (docs/checkpoints.md)
+ *
+ *   A checkpoint is several files: config.json, one or more .safetensors
+ *   shards and, when sharded, model.safetensors.index.json. It is read into
+ *   the decoder a GGUF file becomes, each weight at its stored dtype and
+ *   exact bytes (FP8 with its scales, GPTQ/AWQ int4 codes with theirs).
+ *   Only the shards' headers are read, never their weights:
+ *
+ *     rl_checkpoint *c = rl_checkpoint_new(NULL);
+ *     for each file (name, size):
+ *         n = min(size, 8); read its first n bytes into buf;
+ *         need = rl_checkpoint_need(name, size, buf, n);  // 0: not part of the model
+ *         if (need == 0) continue;                        // tokenizer.json, README.md ...
+ *         read its first min(need, size) bytes into buf;  // a shard: 8 + its header
+ *         rl_checkpoint_add(c, name, size, buf, that many);
+ *     rl_model *m = rl_checkpoint_finish(c, &err);        // NULL on error, err set
+ *     rl_checkpoint_free(c);
+ *
+ *   A file is told by its name (folders stripped): "*.safetensors" a shard,
+ *   "*.safetensors.index.json" the index, "config.json" the config; any
+ *   other needs 0 bytes and rl_checkpoint_add passes it over. config.json
+ *   alone is the model sized from its config, as rl_model_read reads it.
+ *
+ *   Ownership: rl_checkpoint_add copies what it keeps (the JSON files'
+ *   text, each header's tensor list) and keeps no pointer to the caller's
+ *   bytes. It returns 0, or -1 for a refused file: the error is kept and
+ *   reported by rl_checkpoint_finish, later files are ignored.
+ *   rl_checkpoint_finish returns a model (rl_model_free) or NULL with
+ *   *error_json set ({"ok": false, "error": {code, message, where}}); the
+ *   checkpoint is spent after it. rl_checkpoint_free frees it whatever
+ *   happened. */
+typedef struct rl_checkpoint rl_checkpoint;
+rl_checkpoint *rl_checkpoint_new(const rl_limits *limits);
+/* How many of the file's first bytes rl_checkpoint_add needs, given its
+ * first n (n >= 8 when the file has them): a shard's 8 + header length, a
+ * JSON file's whole size, 0 for a file the checkpoint does not use. */
+uint64_t rl_checkpoint_need(const char *name, uint64_t size, const void *first, size_t n);
+int rl_checkpoint_add(rl_checkpoint *c, const char *name, uint64_t size, const void *bytes, size_t len);
+rl_model *rl_checkpoint_finish(rl_checkpoint *c, char **error_json);
+void rl_checkpoint_free(rl_checkpoint *c);
 
 /* Describe the model without hardware: name, opsets, inputs with their
  * symbolic dims. Returns JSON; free with rl_free(). */

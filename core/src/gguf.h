@@ -61,6 +61,8 @@ typedef struct gguf_file {
     double parameters;         /* sum of their element counts */
     uint64_t file_bytes;       /* bytes fed or skipped */
     const char *from_config;   /* NULL: a GGUF file; else built from a config.json, sized at this dtype */
+    const char *checkpoint;    /* a safetensors checkpoint (checkpoint.c): what was read, "3 shards, 7.2 GB of
+                                * BF16 weights, headers only"; each tensor's bytes are then its files' */
 } gguf_file;
 
 typedef struct gguf_reader gguf_reader;

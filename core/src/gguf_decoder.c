@@ -101,10 +101,11 @@ static void node(dec *D, const char *op, const char *domain, const char *name, c
 }
 
 /* An initializer: dims as ONNX lists them (outermost first), its storage,
+ * its exact bytes when the storage alone does not give them (0: it does),
  * and either its payload (a small constant the shapes need) or the
  * reader's mark that the payload is absent. */
 static void initializer(dec *D, const char *name, const int64_t *dims, int rank, int dtype, int storage,
-                        const void *raw, size_t raw_len) {
+                        uint64_t exact_bytes, const void *raw, size_t raw_len) {
     pb_buf *t = &D->tmp2;
     for (int i = 0; i < rank; i++) pb_varint_field(t, 1, (uint64_t)dims[i]);
     pb_varint_field(t, 2, (uint64_t)dtype);
@@ -112,6 +113,7 @@ static void initializer(dec *D, const char *name, const int64_t *dims, int rank,
     if (raw) pb_bytes_field(t, 9, raw, raw_len);
     else pb_varint_field(t, RL_DROP_MARKER_FIELD, 1);
     pb_varint_field(t, RL_STORAGE_FIELD, (uint64_t)storage);
+    if (exact_bytes) pb_varint_field(t, RL_BYTES_FIELD, exact_bytes);
     pb_msg_field(&D->graph, 5, t);
 }
 
@@ -120,7 +122,7 @@ static void int64_const(dec *D, const char *name, const int64_t *v, int n, bool 
     for (int i = 0; i < n; i++)
         for (int k = 0; k < 8; k++) raw[8 * i + k] = (uint8_t)((uint64_t)v[i] >> (8 * k));
     int64_t dims[1] = {n};
-    initializer(D, name, dims, scalar ? 0 : 1, ONNX_INT64, RL_ST_RUNTIME, raw, (size_t)n * 8);
+    initializer(D, name, dims, scalar ? 0 : 1, ONNX_INT64, RL_ST_RUNTIME, 0, raw, (size_t)n * 8);
 }
 
 /* A graph input or output: a float16 or int64 tensor, each dim a number or
@@ -681,8 +683,8 @@ static void prologue(dec *D, const char *x) {
     double r;
     if (gguf_arch_num(D->f, D->a->name, "rope.dimension_count", &r) && r >= 2 && r <= (double)D->h.hd) rot = (int64_t)r;
     int64_t dims[] = {D->h.ctx, rot / 2};
-    initializer(D, "cos_cache", dims, 2, ONNX_FLOAT16, RL_ST_RUNTIME, NULL, 0);
-    initializer(D, "sin_cache", dims, 2, ONNX_FLOAT16, RL_ST_RUNTIME, NULL, 0);
+    initializer(D, "cos_cache", dims, 2, ONNX_FLOAT16, RL_ST_RUNTIME, 0, NULL, 0);
+    initializer(D, "sin_cache", dims, 2, ONNX_FLOAT16, RL_ST_RUNTIME, 0, NULL, 0);
 }
 
 static void epilogue(dec *D, const char *x, const char *residual) {
@@ -730,7 +732,11 @@ static void inputs_outputs(dec *D) {
  * doc string names those no node reads. */
 static void weights(dec *D) {
     char doc[1024];
-    size_t used = D->f->from_config
+    size_t used = D->f->checkpoint
+                      ? (size_t)snprintf(doc, sizeof doc,
+                                         "Decoder of a Hugging Face checkpoint (architecture %s): %s.", D->a->name,
+                                         D->f->checkpoint)
+                  : D->f->from_config
                       ? (size_t)snprintf(doc, sizeof doc,
                                          "Decoder of a Hugging Face config.json (architecture %s): no weights file "
                                          "read, every weight sized from the config at its dtype %s.",
@@ -741,7 +747,10 @@ static void weights(dec *D) {
         const gguf_tensor *t = &D->f->tensors[i];
         int64_t dims[GGUF_MAX_DIMS];
         for (int k = 0; k < t->n_dims; k++) dims[k] = t->ne[t->n_dims - 1 - k];
-        initializer(D, t->name, dims, t->n_dims, ONNX_FLOAT16, t->storage, NULL, 0);
+        /* a checkpoint's weight with scales of its own: its bytes are the file's, not the table's */
+        double table = rl_storage_bytes(t->storage, (double)t->elements);
+        initializer(D, t->name, dims, t->n_dims, ONNX_FLOAT16, t->storage,
+                    t->bytes && (double)t->bytes != table ? t->bytes : 0, NULL, 0);
         if (D->placed[i]) continue;
         if (used < sizeof doc - 1)
             used += (size_t)snprintf(doc + used, sizeof doc - used, "%s%s", unplaced ? ", " : " Tensors no layer reads: ",
@@ -764,11 +773,14 @@ static void build(dec *D) {
     weights(D);
     inputs_outputs(D);
     const char *name = gguf_str(D->f, "general.name");
-    char label[160];
+    char label[320];
     /* a model sized from its config says so wherever its name is shown */
     if (D->f->from_config)
         snprintf(label, sizeof label, "%s from config.json (no weights read: sized at %s)", D->a->name, D->f->from_config);
-    pb_str_field(&D->graph, 2, D->f->from_config ? label : name && name[0] ? name : D->a->name);
+    else if (D->f->checkpoint) /* what was read, wherever the name is shown */
+        snprintf(label, sizeof label, "%s safetensors checkpoint (%s)", D->a->name, D->f->checkpoint);
+    bool labelled = D->f->from_config || D->f->checkpoint;
+    pb_str_field(&D->graph, 2, labelled ? label : name && name[0] ? name : D->a->name);
 }
 
 static const arch_def *find_arch(const gguf_file *f, rl_error *err) {
@@ -796,9 +808,10 @@ uint8_t *gguf_decoder_skeleton(const gguf_file *f, size_t *len, uint64_t *nodes,
     pb_buf model = {0};
     if (!err->code[0]) {
         pb_varint_field(&model, 1, 8);
-        pb_str_field(&model, 2, f->from_config ? "config.json (no weights read)" : "GGUF");
-        char v[64];
-        if (f->from_config) snprintf(v, sizeof v, "weights sized at %s", f->from_config);
+        pb_str_field(&model, 2, f->checkpoint ? "safetensors checkpoint" : f->from_config ? "config.json (no weights read)" : "GGUF");
+        char v[256];
+        if (f->checkpoint) snprintf(v, sizeof v, "%s", f->checkpoint);
+        else if (f->from_config) snprintf(v, sizeof v, "weights sized at %s", f->from_config);
         else snprintf(v, sizeof v, "version %u", f->version);
         pb_str_field(&model, 3, v);
         pb_msg_field(&model, 7, &D.graph);

@@ -13,25 +13,30 @@
 #include "hf_config.h"
 #include "storage.h"
 
+/* moe: how the checkpoint names the experts (Mixtral's block_sparse_moe
+ * with w1, w3, w2, or Qwen's mlp.experts with gate_proj, up_proj, down_proj). */
+enum { MOE_NONE, MOE_MIXTRAL, MOE_QWEN };
+
 typedef struct hf_arch {
     const char *model_type; /* config.json's */
     const char *arch;       /* llama.cpp's general.architecture */
     bool qkv_bias, qk_norm, post_norms, fused, tied_default;
     bool any_window; /* sliding_window, when not null, on every layer (Mistral 7B v0.1) */
+    int moe;
 } hf_arch;
 
 static const hf_arch hf_arches[] = {
-    {"llama", "llama", false, false, false, false, false, false},
-    {"mistral", "llama", false, false, false, false, false, true},
-    {"mixtral", "llama", false, false, false, false, false, false},
-    {"qwen2", "qwen2", true, false, false, false, false, false},
-    {"qwen2_moe", "qwen2moe", true, false, false, false, false, false},
-    {"qwen3", "qwen3", false, true, false, false, false, false},
-    {"qwen3_moe", "qwen3moe", false, true, false, false, false, false},
-    {"phi3", "phi3", false, false, false, true, false, false},
-    {"gemma2", "gemma2", false, false, true, false, true, false},
-    {"gemma3_text", "gemma3", false, true, true, false, true, false},
-    {"gemma3", "gemma3", false, true, true, false, true, false},
+    {"llama", "llama", false, false, false, false, false, false, MOE_NONE},
+    {"mistral", "llama", false, false, false, false, false, true, MOE_NONE},
+    {"mixtral", "llama", false, false, false, false, false, false, MOE_MIXTRAL},
+    {"qwen2", "qwen2", true, false, false, false, false, false, MOE_NONE},
+    {"qwen2_moe", "qwen2moe", true, false, false, false, false, false, MOE_QWEN},
+    {"qwen3", "qwen3", false, true, false, false, false, false, MOE_NONE},
+    {"qwen3_moe", "qwen3moe", false, true, false, false, false, false, MOE_QWEN},
+    {"phi3", "phi3", false, false, false, true, false, false, MOE_NONE},
+    {"gemma2", "gemma2", false, false, true, false, true, false, MOE_NONE},
+    {"gemma3_text", "gemma3", false, true, true, false, true, false, MOE_NONE},
+    {"gemma3", "gemma3", false, true, true, false, true, false, MOE_NONE},
 };
 
 static const struct {
@@ -46,6 +51,7 @@ typedef struct hf {
     int64_t L, d, H, Hkv, hd, ff, V, ctx, E, k, ff_moe, ff_shared, window;
     bool tied;
     gguf_file f;
+    char **source; /* per tensor: its name in the checkpoint (hf_model) */
     size_t kv_cap, t_cap;
     rl_error *err;
 } hf;
@@ -101,30 +107,45 @@ static void add_num(hf *h, const char *suffix, double v) {
     h->f.n_kv++;
 }
 
-static void add_tensor(hf *h, int layer, const char *what, int64_t ne0, int64_t ne1, int64_t ne2) {
-    if (h->err->code[0]) return;
-    if (h->f.n_tensors >= h->t_cap) {
-        size_t cap = h->t_cap ? h->t_cap * 2 : 256;
-        gguf_tensor *t = realloc(h->f.tensors, cap * sizeof *t);
-        if (!t) {
-            rl_error_set(h->err, "out_of_memory", "config.json", "out of memory reading config.json");
-            return;
-        }
+static bool grow_tensors(hf *h) {
+    size_t cap = h->t_cap ? h->t_cap * 2 : 256;
+    gguf_tensor *t = realloc(h->f.tensors, cap * sizeof *t);
+    if (t) {
         memset(t + h->t_cap, 0, (cap - h->t_cap) * sizeof *t);
         h->f.tensors = t;
-        h->t_cap = cap;
     }
+    char **src = t ? realloc(h->source, cap * sizeof *src) : NULL;
+    if (!src) {
+        rl_error_set(h->err, "out_of_memory", "config.json", "out of memory reading config.json");
+        return false;
+    }
+    memset(src + h->t_cap, 0, (cap - h->t_cap) * sizeof *src);
+    h->source = src;
+    h->t_cap = cap;
+    return true;
+}
+
+/* A tensor of the checkpoint: llama.cpp's name (blk.<layer>.<what>) and
+ * dims, and `from`, its Hugging Face name before ".weight" or ".bias"
+ * (inside layers.<layer>. when layer >= 0; hf_config.h). */
+static void add_tensor(hf *h, int layer, const char *what, const char *from, int64_t ne0, int64_t ne1, int64_t ne2) {
+    if (h->err->code[0]) return;
+    if (h->f.n_tensors >= h->t_cap && !grow_tensors(h)) return;
     gguf_tensor *t = &h->f.tensors[h->f.n_tensors];
-    char name[96];
+    char name[96], source[160];
     if (layer < 0) snprintf(name, sizeof name, "%s", what);
     else snprintf(name, sizeof name, "blk.%d.%s", layer, what);
+    if (layer < 0) snprintf(source, sizeof source, "%s", from);
+    else snprintf(source, sizeof source, "layers.%d.%s", layer, from);
+    h->source[h->f.n_tensors] = copy(source);
     t->name = copy(name);
     t->n_dims = ne2 > 0 ? 3 : ne1 > 0 ? 2 : 1;
     t->ne[0] = ne0, t->ne[1] = ne1 > 0 ? ne1 : 1, t->ne[2] = ne2 > 0 ? ne2 : 1, t->ne[3] = 1;
     t->elements = ne0 * t->ne[1] * t->ne[2]; /* dims bounded by whole(): at most 2^20 · 2^24 · 2^16 */
     t->storage = h->storage;
     t->bytes = (uint64_t)rl_storage_bytes(h->storage, (double)t->elements);
-    if (!t->name) rl_error_set(h->err, "out_of_memory", "config.json", "out of memory reading config.json");
+    if (!t->name || !h->source[h->f.n_tensors])
+        rl_error_set(h->err, "out_of_memory", "config.json", "out of memory reading config.json");
     h->f.n_tensors++;
     h->f.weight_bytes += t->bytes;
     h->f.parameters += (double)t->elements;
@@ -171,53 +192,65 @@ static int read_hparams(hf *h) {
     return h->err->code[0] ? -1 : 0;
 }
 
-/* Block i's tensors, in ggml's order of dims (ne[0] the input side). */
+/* Block i's experts: the router, the experts (one tensor of E in llama.cpp,
+ * E tensors in the checkpoint: '*' is the expert's number), and Qwen's
+ * shared expert with its gate. */
+static void expert_tensors(hf *h, int i) {
+    int64_t d = h->d, ff = h->ff_moe, E = h->E;
+    bool mx = h->a->moe == MOE_MIXTRAL;
+    add_tensor(h, i, "ffn_gate_inp.weight", mx ? "block_sparse_moe.gate" : "mlp.gate", d, E, 0);
+    add_tensor(h, i, "ffn_gate_exps.weight", mx ? "block_sparse_moe.experts.*.w1" : "mlp.experts.*.gate_proj", d, ff, E);
+    add_tensor(h, i, "ffn_up_exps.weight", mx ? "block_sparse_moe.experts.*.w3" : "mlp.experts.*.up_proj", d, ff, E);
+    add_tensor(h, i, "ffn_down_exps.weight", mx ? "block_sparse_moe.experts.*.w2" : "mlp.experts.*.down_proj", ff, d, E);
+    if (!h->ff_shared) return;
+    add_tensor(h, i, "ffn_gate_inp_shexp.weight", "mlp.shared_expert_gate", d, 0, 0);
+    add_tensor(h, i, "ffn_gate_shexp.weight", "mlp.shared_expert.gate_proj", d, h->ff_shared, 0);
+    add_tensor(h, i, "ffn_up_shexp.weight", "mlp.shared_expert.up_proj", d, h->ff_shared, 0);
+    add_tensor(h, i, "ffn_down_shexp.weight", "mlp.shared_expert.down_proj", h->ff_shared, d, 0);
+}
+
+/* Block i's tensors, in ggml's order of dims (ne[0] the input side), with
+ * their names in a Hugging Face checkpoint (gemma's four norms: input,
+ * post-attention, pre- and post-feedforward; llama's post-attention norm
+ * is its FFN norm). */
 static void block_tensors(hf *h, int i) {
     const hf_arch *a = h->a;
     int64_t d = h->d, q = h->H * h->hd, kv = h->Hkv * h->hd;
-    add_tensor(h, i, "attn_norm.weight", d, 0, 0);
-    if (a->fused) add_tensor(h, i, "attn_qkv.weight", d, q + 2 * kv, 0);
+    add_tensor(h, i, "attn_norm.weight", "input_layernorm", d, 0, 0);
+    if (a->fused) add_tensor(h, i, "attn_qkv.weight", "self_attn.qkv_proj", d, q + 2 * kv, 0);
     else {
-        add_tensor(h, i, "attn_q.weight", d, q, 0);
-        add_tensor(h, i, "attn_k.weight", d, kv, 0);
-        add_tensor(h, i, "attn_v.weight", d, kv, 0);
+        add_tensor(h, i, "attn_q.weight", "self_attn.q_proj", d, q, 0);
+        add_tensor(h, i, "attn_k.weight", "self_attn.k_proj", d, kv, 0);
+        add_tensor(h, i, "attn_v.weight", "self_attn.v_proj", d, kv, 0);
     }
     if (a->qkv_bias) {
-        add_tensor(h, i, "attn_q.bias", q, 0, 0);
-        add_tensor(h, i, "attn_k.bias", kv, 0, 0);
-        add_tensor(h, i, "attn_v.bias", kv, 0, 0);
+        add_tensor(h, i, "attn_q.bias", "self_attn.q_proj", q, 0, 0);
+        add_tensor(h, i, "attn_k.bias", "self_attn.k_proj", kv, 0, 0);
+        add_tensor(h, i, "attn_v.bias", "self_attn.v_proj", kv, 0, 0);
     }
     if (a->qk_norm) {
-        add_tensor(h, i, "attn_q_norm.weight", h->hd, 0, 0);
-        add_tensor(h, i, "attn_k_norm.weight", h->hd, 0, 0);
+        add_tensor(h, i, "attn_q_norm.weight", "self_attn.q_norm", h->hd, 0, 0);
+        add_tensor(h, i, "attn_k_norm.weight", "self_attn.k_norm", h->hd, 0, 0);
     }
-    add_tensor(h, i, "attn_output.weight", q, d, 0);
-    if (a->post_norms) add_tensor(h, i, "post_attention_norm.weight", d, 0, 0);
-    add_tensor(h, i, "ffn_norm.weight", d, 0, 0);
-    if (h->E) {
-        add_tensor(h, i, "ffn_gate_inp.weight", d, h->E, 0);
-        add_tensor(h, i, "ffn_gate_exps.weight", d, h->ff_moe, h->E);
-        add_tensor(h, i, "ffn_up_exps.weight", d, h->ff_moe, h->E);
-        add_tensor(h, i, "ffn_down_exps.weight", h->ff_moe, d, h->E);
-        if (h->ff_shared) {
-            add_tensor(h, i, "ffn_gate_inp_shexp.weight", d, 0, 0);
-            add_tensor(h, i, "ffn_gate_shexp.weight", d, h->ff_shared, 0);
-            add_tensor(h, i, "ffn_up_shexp.weight", d, h->ff_shared, 0);
-            add_tensor(h, i, "ffn_down_shexp.weight", h->ff_shared, d, 0);
-        }
-    } else if (a->fused) {
-        add_tensor(h, i, "ffn_up.weight", d, 2 * h->ff, 0);
-        add_tensor(h, i, "ffn_down.weight", h->ff, d, 0);
+    add_tensor(h, i, "attn_output.weight", "self_attn.o_proj", q, d, 0);
+    if (a->post_norms) add_tensor(h, i, "post_attention_norm.weight", "post_attention_layernorm", d, 0, 0);
+    add_tensor(h, i, "ffn_norm.weight", a->post_norms ? "pre_feedforward_layernorm" : "post_attention_layernorm", d, 0, 0);
+    if (h->E) expert_tensors(h, i);
+    else if (a->fused) {
+        add_tensor(h, i, "ffn_up.weight", "mlp.gate_up_proj", d, 2 * h->ff, 0);
+        add_tensor(h, i, "ffn_down.weight", "mlp.down_proj", h->ff, d, 0);
     } else {
-        add_tensor(h, i, "ffn_gate.weight", d, h->ff, 0);
-        add_tensor(h, i, "ffn_up.weight", d, h->ff, 0);
-        add_tensor(h, i, "ffn_down.weight", h->ff, d, 0);
+        add_tensor(h, i, "ffn_gate.weight", "mlp.gate_proj", d, h->ff, 0);
+        add_tensor(h, i, "ffn_up.weight", "mlp.up_proj", d, h->ff, 0);
+        add_tensor(h, i, "ffn_down.weight", "mlp.down_proj", h->ff, d, 0);
     }
-    if (a->post_norms) add_tensor(h, i, "post_ffw_norm.weight", d, 0, 0);
+    if (a->post_norms) add_tensor(h, i, "post_ffw_norm.weight", "post_feedforward_layernorm", d, 0, 0);
 }
 
-/* The model_type, the dtype and the config object the sizes are read from. */
-static int identify(hf *h, const cJSON *root) {
+/* The model_type, the dtype and the config object the sizes are read from;
+ * a quantized checkpoint's config (quantization_config) only when its
+ * .safetensors headers come with it (quantized_ok). */
+static int identify(hf *h, const cJSON *root, bool quantized_ok) {
     const cJSON *mt = cJSON_GetObjectItemCaseSensitive(root, "model_type");
     const cJSON *text = cJSON_GetObjectItemCaseSensitive(root, "text_config");
     h->c = cJSON_IsObject(text) ? text : root;
@@ -230,10 +263,11 @@ static int identify(hf *h, const cJSON *root) {
                      cJSON_IsString(mt) ? mt->valuestring : "(none)");
         return -1;
     }
-    if (cJSON_GetObjectItemCaseSensitive(root, "quantization_config")) {
+    if (!quantized_ok && cJSON_GetObjectItemCaseSensitive(root, "quantization_config")) {
         rl_error_set(h->err, "unsupported_config", "quantization_config",
                      "config.json describes a quantized checkpoint: its weights' storage is in the .safetensors "
-                     "headers, which rooflens does not read yet; the config alone cannot size them");
+                     "headers, which the config alone does not give; open the config.json together with its "
+                     ".safetensors files");
         return -1;
     }
     const cJSON *dt = cJSON_GetObjectItemCaseSensitive(h->c, "torch_dtype");
@@ -249,36 +283,67 @@ static int identify(hf *h, const cJSON *root) {
     return 0;
 }
 
-uint8_t *hf_config_skeleton(const char *text, size_t len, size_t *out_len, uint64_t *nodes, rl_error *err) {
+/* Every tensor of the checkpoint, general.architecture, and the index by
+ * name. 0, or -1 with h->err set. */
+static int build_tensors(hf *h) {
+    add_tensor(h, -1, "token_embd.weight", "embed_tokens", h->d, h->V, 0);
+    for (int i = 0; i < h->L && !h->err->code[0]; i++) block_tensors(h, i);
+    add_tensor(h, -1, "output_norm.weight", "norm", h->d, 0, 0);
+    if (!h->tied) add_tensor(h, -1, "output.weight", "^lm_head", h->d, h->V, 0);
+    if (h->err->code[0]) return -1;
+    /* general.architecture, the one string the decoder reads */
+    add_num(h, "!general.architecture", 0);
+    if (h->err->code[0]) return -1;
+    gguf_kv *arch = &h->f.kv[h->f.n_kv - 1];
+    arch->type = GGUF_STRING;
+    arch->str = copy(h->a->arch);
+    if (!arch->str || gguf_file_index(&h->f)) {
+        rl_error_set(h->err, "out_of_memory", "config.json", "out of memory reading config.json");
+        return -1;
+    }
+    return 0;
+}
+
+static void free_sources(char **source, size_t n) {
+    for (size_t i = 0; source && i < n; i++) free(source[i]);
+    free(source);
+}
+
+int hf_config_read(const char *text, size_t len, bool quantized_ok, hf_model *m, rl_error *err) {
+    memset(m, 0, sizeof *m);
     hf h = {.err = err};
-    cJSON *root = cJSON_ParseWithLength(text, len);
-    if (!cJSON_IsObject(root)) {
+    m->root = cJSON_ParseWithLength(text, len);
+    if (!cJSON_IsObject(m->root)) {
         rl_error_set(err, "bad_config", "config.json",
                      "the file starts like JSON but is not a JSON object rooflens can read (a config.json?)");
-        cJSON_Delete(root);
-        return NULL;
+        hf_model_free(m);
+        return -1;
     }
-    uint8_t *skeleton = NULL;
-    if (identify(&h, root) == 0 && read_hparams(&h) == 0) {
-        add_tensor(&h, -1, "token_embd.weight", h.d, h.V, 0);
-        for (int i = 0; i < h.L && !err->code[0]; i++) block_tensors(&h, i);
-        add_tensor(&h, -1, "output_norm.weight", h.d, 0, 0);
-        if (!h.tied) add_tensor(&h, -1, "output.weight", h.d, h.V, 0);
-        h.f.kv = h.f.kv ? h.f.kv : calloc(1, sizeof *h.f.kv);
-        if (!err->code[0]) {
-            /* general.architecture, the one string the decoder reads */
-            add_num(&h, "!general.architecture", 0);
-            gguf_kv *arch = &h.f.kv[h.f.n_kv - 1];
-            if (!err->code[0]) {
-                arch->type = GGUF_STRING;
-                arch->str = copy(h.a->arch);
-            }
-            if (!err->code[0] && (!arch->str || gguf_file_index(&h.f)))
-                rl_error_set(err, "out_of_memory", "config.json", "out of memory reading config.json");
-        }
-        if (!err->code[0]) skeleton = gguf_decoder_skeleton(&h.f, out_len, nodes, err);
+    if (identify(&h, m->root, quantized_ok) || read_hparams(&h) || build_tensors(&h)) {
+        free_sources(h.source, h.t_cap);
+        gguf_file_free(&h.f);
+        hf_model_free(m);
+        return -1;
     }
-    gguf_file_free(&h.f);
-    cJSON_Delete(root);
+    m->f = h.f;
+    m->source = h.source;
+    m->n_source = (size_t)h.f.n_tensors;
+    m->experts = h.E;
+    m->quantization = cJSON_GetObjectItemCaseSensitive(m->root, "quantization_config");
+    return 0;
+}
+
+void hf_model_free(hf_model *m) {
+    free_sources(m->source, m->n_source);
+    gguf_file_free(&m->f);
+    cJSON_Delete(m->root);
+    memset(m, 0, sizeof *m);
+}
+
+uint8_t *hf_config_skeleton(const char *text, size_t len, size_t *out_len, uint64_t *nodes, rl_error *err) {
+    hf_model m;
+    if (hf_config_read(text, len, false, &m, err)) return NULL;
+    uint8_t *skeleton = gguf_decoder_skeleton(&m.f, out_len, nodes, err);
+    hf_model_free(&m);
     return skeleton;
 }

@@ -168,6 +168,7 @@ typedef struct rl_value {
     int type;        /* rl_value_type: tensors are what we cost */
     int dtype;       /* ONNX element type, 0 = unknown */
     int storage;     /* how a weight is stored when not as dtype (a GGUF file's Q4_K...): storage.h */
+    double stored_bytes; /* a checkpoint's weight: its exact bytes with its scales (RL_BYTES_FIELD); 0: storage's */
     int rank;        /* -1 = unknown */
     int64_t *dims;   /* rank entries, -1 = unknown dim */
     const char **dim_params; /* graph inputs: symbolic names per dim (or NULL) */

@@ -1,5 +1,6 @@
 /* The model: from the reader's skeleton to a decoded, checked rl_model
- * (rl_reader_finish, rl_model_read), its opsets, and its lifetime.
+ * (rl_reader_finish, rl_model_read, rl_checkpoint_finish), its opsets,
+ * and its lifetime.
  *
  * rl_reader_finish is part of the public reader API (rooflens.h) but lives
  * here, in the model layer, not in reader.c: it builds a model, and the
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "function_index.h"
 #include "model.h"
 #include "model_check.h"
@@ -87,21 +89,20 @@ static int read_opsets(rl_model *m) {
     return 0;
 }
 
-rl_model *rl_reader_finish(rl_reader *r, char **error_json) {
-    if (error_json) *error_json = NULL;
-    rl_reader_result res;
-    if (!take_skeleton(r, &res, error_json)) return NULL;
+/* The model of a reader's (or a checkpoint's) hand-over, or NULL with
+ * *error_json set; the skeleton is the model's or freed. */
+static rl_model *model_from(rl_reader_result *res, char **error_json) {
     rl_model *m = calloc(1, sizeof *m);
     if (!m) {
-        free(res.skeleton);
+        free(res->skeleton);
         return NULL;
     }
-    m->skeleton = res.skeleton;
-    m->skeleton_len = res.skeleton_len;
-    m->file_bytes = res.file_bytes;
-    m->skipped_bytes = res.skipped_bytes;
-    m->total_nodes = (int64_t)res.nodes;
-    m->limits = res.limits;
+    m->skeleton = res->skeleton;
+    m->skeleton_len = res->skeleton_len;
+    m->file_bytes = res->file_bytes;
+    m->skipped_bytes = res->skipped_bytes;
+    m->total_nodes = (int64_t)res->nodes;
+    m->limits = res->limits;
     decode_skeleton(m);
     /* Every node asks whether it calls a local function: the index keeps
      * that O(1); the budget refuses expansions past max_nodes. */
@@ -114,6 +115,23 @@ rl_model *rl_reader_finish(rl_reader *r, char **error_json) {
         return NULL;
     }
     return m;
+}
+
+rl_model *rl_reader_finish(rl_reader *r, char **error_json) {
+    if (error_json) *error_json = NULL;
+    rl_reader_result res;
+    if (!take_skeleton(r, &res, error_json)) return NULL;
+    return model_from(&res, error_json);
+}
+
+rl_model *rl_checkpoint_finish(rl_checkpoint *c, char **error_json) {
+    if (error_json) *error_json = NULL;
+    rl_reader_result res;
+    if (rl_checkpoint_take(c, &res)) {
+        if (error_json) *error_json = rl_error_json(&res.error);
+        return NULL;
+    }
+    return model_from(&res, error_json);
 }
 
 rl_model *rl_model_read(const void *bytes, size_t len, const rl_limits *limits, char **error_json) {

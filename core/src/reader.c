@@ -89,7 +89,7 @@ enum { FMT_UNDECIDED, FMT_ONNX, FMT_GGUF, FMT_CONFIG };
 #define RL_DEFAULT_KEEP_PAYLOAD (64ull << 10)
 
 /* Fields left 0 take the defaults; max_rank is capped at RL_MAX_RANK_HARD. */
-static void limits_fill_defaults(rl_limits *l) {
+void rl_limits_fill_defaults(rl_limits *l) {
     if (!l->max_skeleton_bytes) l->max_skeleton_bytes = RL_DEFAULT_MAX_SKELETON;
     if (!l->max_nodes) l->max_nodes = RL_DEFAULT_MAX_NODES;
     if (!l->max_depth) l->max_depth = RL_DEFAULT_MAX_DEPTH;
@@ -103,7 +103,7 @@ rl_reader *rl_reader_new(const rl_limits *limits) {
     rl_reader *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     if (limits) r->limits = *limits;
-    limits_fill_defaults(&r->limits);
+    rl_limits_fill_defaults(&r->limits);
     r->cap = 16;
     r->stack = calloc((size_t)r->cap, sizeof *r->stack);
     if (!r->stack) {
@@ -333,9 +333,9 @@ static int on_key(rl_reader *r) {
                     "is corrupted", (unsigned long long)field);
     r->key = key;
     frame *f = &r->stack[r->depth - 1];
-    if (f->type == MT_TENSOR && field == RL_STORAGE_FIELD)
+    if (f->type == MT_TENSOR && (field == RL_STORAGE_FIELD || field == RL_BYTES_FIELD))
         return fail(r, "bad_protobuf", "a TensorProto carries field %u, which no ONNX version defines: the file "
-                    "is corrupted", RL_STORAGE_FIELD);
+                    "is corrupted", (unsigned)field);
     switch (wt) {
     case 0:
         r->state = S_VARINT;

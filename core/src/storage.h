@@ -1,8 +1,10 @@
 /* How a weight is stored in its file, when that is not simply its element
  * type times its element count: ONE table (storage.c) of every ggml tensor
- * type a GGUF file may hold, with its block of elements and the bytes of one
- * block (scales and minima included), plus the tensors a runtime makes
- * itself and a file does not hold (rotary tables, shape constants).
+ * type a GGUF file may hold and every dtype a .safetensors header may name,
+ * with its block of elements and the bytes of one block (scales and minima
+ * included), the packed integer codes of GPTQ and AWQ checkpoints, plus the
+ * tensors a runtime makes itself and a file does not hold (rotary tables,
+ * shape constants).
  *
  * A value whose `storage` is not RL_ST_DTYPE takes its bytes from here
  * (rl_value_bytes in ops/op.c, the model's weight bytes in analyze.c), so a
@@ -26,12 +28,19 @@ enum rl_storage {
     RL_ST_IQ2_XXS, RL_ST_IQ2_XS, RL_ST_IQ2_S, RL_ST_IQ3_XXS, RL_ST_IQ3_S,
     RL_ST_IQ1_S, RL_ST_IQ1_M, RL_ST_IQ4_NL, RL_ST_IQ4_XS,
     RL_ST_TQ1_0, RL_ST_TQ2_0, RL_ST_MXFP4,
+    /* safetensors dtypes ggml has no number for */
+    RL_ST_U8, RL_ST_U16, RL_ST_U32, RL_ST_U64, RL_ST_BOOL, RL_ST_C64,
+    RL_ST_F8_E4M3, RL_ST_F8_E5M2, RL_ST_F8_E8M0, RL_ST_F6_E2M3, RL_ST_F6_E3M2, RL_ST_F4,
+    /* GPTQ / AWQ weights: integer codes packed into int32 words, with a
+     * scale (and zero point) per group of inputs held in tensors of their own */
+    RL_ST_INT2, RL_ST_INT3, RL_ST_INT4, RL_ST_INT8,
     RL_ST_COUNT
 };
 
 typedef struct rl_storage_def {
-    const char *name;   /* as llama.cpp names the type: "Q4_K" */
+    const char *name;   /* as llama.cpp names the type: "Q4_K" (safetensors' own name for its dtypes) */
     int ggml_type;      /* its number in a GGUF tensor info; -1 for none */
+    const char *safetensors; /* its dtype in a .safetensors header ("BF16"); NULL for none */
     int block;          /* elements per block (1 for plain types) */
     int block_bytes;    /* bytes of one block, its scales and minima included */
     bool quantized;     /* blocks of low-bit codes with scales: dequantized in the kernel */
@@ -42,6 +51,8 @@ extern const rl_storage_def rl_storage_table[RL_ST_COUNT];
 /* The storage of ggml type number t, or -1 when ggml has none of that
  * number (or dropped it: *removed then names it, e.g. "Q4_0_4_4"). */
 int rl_storage_from_ggml(uint32_t t, const char **removed);
+/* The storage of a .safetensors header's dtype ("F8_E4M3"), or -1. */
+int rl_storage_from_safetensors(const char *dtype);
 /* The storage named s ("Q4_K", as rl_storage_table), or -1. */
 int rl_storage_parse(const char *s);
 /* Bytes of `elements` elements stored as st: whole blocks, exact (every

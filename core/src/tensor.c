@@ -27,6 +27,18 @@ static int tensor_storage(const Onnx__TensorProto *t) {
     return RL_ST_DTYPE;
 }
 
+/* A weight's exact bytes in its files (RL_BYTES_FIELD, a varint), or 0. */
+static double tensor_stored_bytes(const Onnx__TensorProto *t) {
+    for (size_t i = 0; i < t->base.n_unknown_fields; i++) {
+        const ProtobufCMessageUnknownField *u = &t->base.unknown_fields[i];
+        if (u->tag != RL_BYTES_FIELD || u->wire_type != PROTOBUF_C_WIRE_TYPE_VARINT || u->len < 1) continue;
+        uint64_t v = 0;
+        for (size_t k = 0; k < u->len && k < 9; k++) v |= (uint64_t)(u->data[k] & 0x7f) << (7 * k);
+        return (double)v;
+    }
+    return 0;
+}
+
 static bool tensor_external(const Onnx__TensorProto *t) {
     return t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
 }
@@ -138,6 +150,7 @@ int rl_value_from_tensor(rl_ctx *c, rl_value *v, const Onnx__TensorProto *t, con
     v->type = RL_TYPE_TENSOR;
     v->dtype = t->has_data_type ? t->data_type : 0;
     v->storage = tensor_storage(t);
+    v->stored_bytes = v->storage != RL_ST_DTYPE ? tensor_stored_bytes(t) : 0;
     rl_value_check_dtype(c, v, v->dtype);
     if (t->n_dims > c->model->limits.max_rank) {
         rl_error_set(c->err, "limit_rank", where,

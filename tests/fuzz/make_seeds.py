@@ -22,6 +22,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import make_gguf  # noqa: E402
+import make_safetensors  # noqa: E402
 import mutate_onnx  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -45,7 +46,7 @@ def write(path, data):
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "fuzz-corpus"
-    for t in ("reader", "request", "hardware", "model", "study", "calibrate"):
+    for t in ("reader", "request", "hardware", "model", "study", "calibrate", "checkpoint"):
         os.makedirs(os.path.join(out, t), exist_ok=True)
 
     # reader: flags, four chunk sizes, model
@@ -64,6 +65,8 @@ def main():
     for name, data in ggufs:
         for i, h in enumerate(headers):
             write(os.path.join(out, "reader", "gguf-%s.%d" % (name, i)), h + data)
+
+    checkpoint_seeds(os.path.join(out, "checkpoint"))
 
     # hardware: the profiles as they are
     profiles = []
@@ -124,6 +127,39 @@ def main():
     nc = calibrate_seeds(os.path.join(out, "calibrate"))
     print("seeds: reader %d, request %d, hardware %d, model %d, study %d, calibrate %d" % (
         n, len(profiles), len(profiles), nm, len(studies), nc))
+
+
+def checkpoint_seeds(out):
+    """fuzz_checkpoint.c's layout: flags, the two shards' lengths, the
+    shards' headers and the index; the shards' files long enough for their
+    data (flags' bits 2-7, in 4 KB), which is never given."""
+    ms = make_safetensors
+    c = dict(ms.TINY, L=1)
+
+    def seed(shards, index=b""):
+        data = max(d for _, d in shards)
+        blocks = min(63, -(-data // 4096))
+        flags = (blocks << 2) | (2 if len(shards) == 2 else 0) | (1 if index else 0)
+        heads = [struct.pack("<Q", len(t)) + t for t, _ in shards]
+        lens = [len(h) for h in heads] + [0]
+        return bytes([flags]) + struct.pack("<HH", lens[0], lens[1]) + b"".join(heads) + index
+
+    seeds = {}
+    for name, kind, dtype in (("bf16", "plain", "BF16"), ("gptq", "gptq", "F16"), ("fp8", "fp8", "BF16")):
+        T, _ = ms.decoder(c, dtype, kind=kind)
+        seeds[name] = seed([ms.header_bytes(T)])
+    T, _ = ms.decoder(c, "BF16")
+    half = len(T) // 2
+    names = ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]
+    index = json.dumps({"weight_map": {t[0]: names[i >= half] for i, t in enumerate(T)}}).encode()
+    seeds["sharded"] = seed([ms.header_bytes(T[:half]), ms.header_bytes(T[half:])], index)
+    for name, (spec, _) in ms.hostile_cases().items():
+        if spec[0] == "single" and spec[3] is not None:
+            _, text, length, data = spec
+            head = struct.pack("<Q", len(text) if length is None else length) + text
+            seeds["hostile-" + name] = bytes([4 * (1 + data // 4096)]) + struct.pack("<HH", len(head), 0) + head
+    for name, data in seeds.items():
+        write(os.path.join(out, name), data)
 
 
 def calibrate_seeds(out):

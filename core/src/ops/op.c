@@ -244,6 +244,7 @@ double rl_elem_bytes(const rl_ctx *c, int dtype) {
  * whatever precision the request names, as a packed int4 weight does. */
 double rl_value_bytes(const rl_ctx *c, const rl_value *v) {
     if (!v || v->type != RL_TYPE_TENSOR) return 0;
+    if (v->stored_bytes > 0) return v->stored_bytes;
     if (v->storage != RL_ST_DTYPE) return rl_storage_bytes(v->storage, rl_numel_d(v));
     return rl_numel_d(v) * rl_elem_bytes(c, v->dtype);
 }
@@ -254,8 +255,11 @@ bool rl_block_quantized(const rl_value *v) {
 
 void rl_cost_read_part(const rl_ctx *c, rl_cost *k, const rl_value *v, double elements) {
     if (!v || v->type != RL_TYPE_TENSOR) return;
-    double each = v->storage != RL_ST_DTYPE ? rl_storage_elem_bytes(v->storage) : rl_elem_bytes(c, v->dtype);
-    double all = rl_value_bytes(c, v), part = (elements > 0 ? elements : 0) * each;
+    double all = rl_value_bytes(c, v);
+    double each = v->stored_bytes > 0 && rl_numel_d(v) > 0 ? all / rl_numel_d(v)
+                  : v->storage != RL_ST_DTYPE     ? rl_storage_elem_bytes(v->storage)
+                                                  : rl_elem_bytes(c, v->dtype);
+    double part = (elements > 0 ? elements : 0) * each;
     if (!(part < all)) return;
     if (v->kind == RL_VALUE_WEIGHT || v->kind == RL_VALUE_CONSTANT) k->weight_bytes -= all - part;
     else k->input_bytes -= all - part;
