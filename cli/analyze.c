@@ -245,7 +245,8 @@ static int stream_answer(rl_model *m, const rl_hw *hw, const char *request, bool
  * format. req stays the caller's. */
 static int analyze_and_print(cJSON *req, const char *model_path, const cli_args *A, int top) {
     char *err = NULL;
-    rl_model *m = read_model(model_path, true, &err);
+    rl_model *m = is_checkpoint(A->paths, A->n_paths) ? read_checkpoint(A->paths, A->n_paths, &err)
+                                                       : read_model(model_path, true, &err);
     if (!m) {
         if (!err) return EXIT_BAD_MODEL;
         if (A->format == CLI_FORMAT_JSON) puts(err);

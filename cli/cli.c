@@ -354,6 +354,86 @@ rl_model *read_model(const char *path, bool pipe_ok, char **err) {
     return m;
 }
 
+/* ---------------------------------------------------------- checkpoints -- */
+static bool ends_with(const char *s, const char *end) {
+    size_t n = strlen(s), m = strlen(end);
+    return n >= m && strcmp(s + n - m, end) == 0;
+}
+
+static bool is_folder(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool is_checkpoint(const char *const *paths, int n) {
+    for (int i = 0; i < n; i++) {
+        const char *p = paths[i], *slash = strrchr(p, '/');
+        const char *base = slash ? slash + 1 : p;
+        bool part = ends_with(p, ".safetensors") || ends_with(p, ".safetensors.index.json") ||
+                    strcmp(base, "config.json") == 0 || is_folder(p);
+        if (!part || (n == 1 && strcmp(base, "config.json") == 0)) return false; /* config.json alone: a model file */
+    }
+    return n > 0;
+}
+
+/* One file of a checkpoint: its first 8 bytes, then the bytes the core
+ * asks for (a shard's header, a JSON file whole); the weights are never
+ * read. A file the checkpoint does not use is passed over. -1: *err set. */
+static int give_file(rl_checkpoint *c, const char *path, char **err) {
+    FILE *f = open_model(path, false, err);
+    if (!f) return -1;
+    struct stat st;
+    uint64_t size = fstat(fileno(f), &st) == 0 ? (uint64_t)st.st_size : 0;
+    uint8_t first[8];
+    size_t n = fread(first, 1, sizeof first, f);
+    uint64_t need = rl_checkpoint_need(path, size, first, n);
+    uint8_t *buf = need ? malloc((size_t)need) : NULL;
+    size_t got = 0;
+    if (buf && fseeko(f, 0, SEEK_SET) == 0) got = fread(buf, 1, (size_t)need, f);
+    fclose(f);
+    if (need && !buf) {
+        *err = error_json("out_of_memory", "out of memory reading a checkpoint's header");
+        return -1;
+    }
+    if (need) rl_checkpoint_add(c, path, size, buf, got); /* a refusal is reported by rl_checkpoint_finish */
+    free(buf);
+    return 0;
+}
+
+/* A folder's files (not its sub-folders), in name order. */
+static int give_folder(rl_checkpoint *c, const char *dir, char **err) {
+    name_list names;
+    const char *why = NULL;
+    if (list_folder(dir, &names, &why)) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "cannot list the folder: %s", why);
+        *err = error_json("cannot_open", msg);
+        return -1;
+    }
+    int rc = 0;
+    for (int i = 0; i < names.n && !rc; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names.names[i]);
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) rc = give_file(c, path, err);
+    }
+    name_list_free(&names);
+    return rc;
+}
+
+rl_model *read_checkpoint(const char *const *paths, int n, char **err) {
+    rl_checkpoint *c = rl_checkpoint_new(NULL);
+    if (!c) {
+        *err = error_json("out_of_memory", "out of memory starting a checkpoint");
+        return NULL;
+    }
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) rc = is_folder(paths[i]) ? give_folder(c, paths[i], err) : give_file(c, paths[i], err);
+    rl_model *m = rc ? NULL : rl_checkpoint_finish(c, err);
+    rl_checkpoint_free(c);
+    return m;
+}
+
 void report_error_json(const char *answer, const char *path) {
     cJSON *e = cJSON_Parse(answer); /* an error answer: a few hundred bytes */
     print_error_line(path, get(e, "error"));

@@ -73,6 +73,13 @@ char *error_json(const char *code, const char *message);
  * pipe_ok, a FIFO: a folder, a device, a socket). A model has no size cap:
  * its payloads are skipped, not held, and the core's limits bound the rest. */
 rl_model *read_model(const char *path, bool pipe_ok, char **err);
+/* A Hugging Face checkpoint (docs/checkpoints.md): config.json, its
+ * .safetensors shards and index, or a folder holding them. is_checkpoint:
+ * do these paths name one (several such files, a folder, a .safetensors
+ * file)? read_checkpoint reads each shard's header only (rl_checkpoint_*),
+ * or returns NULL with *err (error JSON, rl_free). */
+bool is_checkpoint(const char *const *paths, int n);
+rl_model *read_checkpoint(const char *const *paths, int n, char **err);
 /* The folder profile ids are looked up in: --hw-dir, $ROOFLENS_HW_DIR, or
  * the hw/ folder rooflens was built with. */
 const char *hw_dir(const char *override);

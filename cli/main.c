@@ -26,7 +26,7 @@ typedef struct cli_command {
 } cli_command;
 
 static const cli_command commands[] = {
-    {NULL, CMD_ANALYZE, "MODEL.onnx|MODEL.gguf [options]", run_analyze, NULL},
+    {NULL, CMD_ANALYZE, "MODEL.onnx|MODEL.gguf|CHECKPOINT... [options]", run_analyze, NULL},
     {"diff", CMD_DIFF, "diff OLD.onnx NEW.onnx [options]", run_diff, NULL},
     {"batch", CMD_BATCH, "batch DIR|FILES... [options]", run_batch, NULL},
     {"calibrate", 0, "calibrate [--out FILE] [--runs N] [--id ID]   (see rooflens calibrate --help)", NULL,
@@ -135,7 +135,9 @@ static void print_usage(FILE *out) {
             fprintf(out, "       rooflens %s%s%s\n", cli_options[i].name, cli_options[i].value ? " " : "",
                     cli_options[i].value ? cli_options[i].value : "");
     fputs("\nReports where the time and energy of an ONNX model go on a hardware profile:\n"
-          "per-layer FLOPs, bytes, arithmetic intensity, roofline times and energy.\n", out);
+          "per-layer FLOPs, bytes, arithmetic intensity, roofline times and energy.\n"
+          "CHECKPOINT: a Hugging Face checkpoint's config.json, .safetensors files and\n"
+          "index, or their folder; only the headers are read (docs/checkpoints.md).\n", out);
     for (size_t s = 0; s < cli_n_sections; s++) {
         fprintf(out, "\n%s:\n", cli_sections[s]);
         for (size_t i = 0; i < cli_n_options; i++)

@@ -287,8 +287,9 @@ static int table_or_json_only(cli_args *A, const char *what) {
  * the rules between options. */
 int check_combinations(cli_args *A) {
     bool analyze = A->cmd == CMD_ANALYZE;
-    if (analyze && A->n_paths > 1)
-        return args_usage_error(A, "one model at a time (got a second: '%s'); 'rooflens diff OLD NEW' compares two", A->paths[1]);
+    if (analyze && A->n_paths > 1 && !is_checkpoint(A->paths, A->n_paths))
+        return args_usage_error(A, "one model at a time (got a second: '%s'); 'rooflens diff OLD NEW' compares two; a "
+                                   "checkpoint's files go together: config.json *.safetensors [*.index.json]", A->paths[1]);
     if (A->cmd == CMD_DIFF && A->n_paths != 2)
         return args_usage_error(A, "%s", "rooflens diff needs two models: OLD.onnx NEW.onnx");
     if (!A->llm && cJSON_GetArraySize(A->llm_req) > 0)
