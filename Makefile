@@ -22,8 +22,8 @@ test:
 	tools/test.sh
 
 bench: native site
-	tools/bench-native.sh
-	node tools/bench-browser.mjs
+	tools/bench/native.sh
+	node tools/bench/browser.mjs
 
 clean:
 	rm -rf build build-wasm

@@ -1,7 +1,7 @@
 /* The set-up the LLM tests share (test_llm.c, test_llm_parallel.c,
  * test_llm_prefill.c): their folders from the command line (ctest gives the
  * tests/ folder, the repository root and the decoders' folder), the skip
- * when tools/make_llm_model.py --suite has not made the decoders, a decoder
+ * when tools/make-models/llm_model.py --suite has not made the decoders, a decoder
  * read by its file name and a profile read by its id. */
 #ifndef ROOFLENS_CHECK_LLM_H
 #define ROOFLENS_CHECK_LLM_H
@@ -21,7 +21,7 @@ static inline int llm_test_setup(int argc, char **argv, const char *test) {
     snprintf(probe, sizeof probe, "%s/tiny_hf.onnx", models_dir);
     FILE *f = fopen(probe, "rb");
     if (!f) {
-        printf("%s: skipped, %s missing (python3 tools/make_llm_model.py --suite %s)\n", test, probe, models_dir);
+        printf("%s: skipped, %s missing (python3 tools/make-models/llm_model.py --suite %s)\n", test, probe, models_dir);
         return 77;
     }
     fclose(f);

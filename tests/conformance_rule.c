@@ -1,5 +1,5 @@
 /* The conformance rule shared by tests/test_conformance.c and
- * tools/gen_operator_doc.c; see conformance_rule.h. */
+ * tools/make-docs/gen_operator_doc.c; see conformance_rule.h. */
 #include "conformance_rule.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* The conformance rule: how rooflens's answer for one ONNX node-test model
  * (../shared/onnx-node-tests beside the checkout, manifest.json there) is
  * judged against the reference outputs. tests/test_conformance.c (which
- * writes docs/conformance.md) and tools/gen_operator_doc.c (the per-operator
+ * writes docs/conformance.md) and tools/make-docs/gen_operator_doc.c (the per-operator
  * counts of docs/operators.md) both link this file, so the two documents
  * count by the same rule.
  *
@@ -43,7 +43,7 @@ typedef struct conf_verdict {
 char *conf_read_file(const char *path, size_t *len);
 
 /* Reads DIR/manifest.json (a conformance set: the node tests generated from
- * Debian's python3-onnx by tools/gen-node-tests.py, or the newer set in
+ * Debian's python3-onnx by tools/make-models/node_tests.py, or the newer set in
  * ../shared/onnx-node-tests). Returns the parsed array (caller cJSON_Delete),
  * or NULL with *present false when the file is missing and true when it is
  * not JSON. */

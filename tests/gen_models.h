@@ -1,5 +1,5 @@
 /* Models too big to commit, written as raw protobuf at run time: a chain or
- * a wide fan of N tiny nodes (scale tests and tools/bench_scale.c), and a
+ * a wide fan of N tiny nodes (scale tests and tools/bench/scale.c), and a
  * node whose name is L bytes long. Header-only so a test and the benchmark
  * share it (both link the core, whose protobuf writer it uses). Every function returns a malloc'd buffer the
  * caller frees, with its length in *len; NULL when out of memory. */

@@ -244,7 +244,7 @@ OWN_LAYOUT = {"gpt_oss": gpt_oss, "deepseek2": deepseek2}
 ALL_TYPES = [t for t in GGML if t not in ("F32",)]
 
 SUITE = {
-    # tools/make_llm_model.py's tiny decoder (the GenAI int4 layout) as llama.cpp stores it in Q4_0
+    # tools/make-models/llm_model.py's tiny decoder (the GenAI int4 layout) as llama.cpp stores it in Q4_0
     "tiny_q4_0": dict(arch="llama", L=2, d=64, H=4, Hkv=2, hd=16, ff=128, V=256, ctx=128,
                       types={"matrix": "Q4_0", "embed": "F16"}),
     # Llama 3 shape: GQA, Q4_0 matrices, Q6_K head, rope_freqs (read by no layer, still weights)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The models tests/test_parallel.c reads, written into DIR (standard
 library only; weights are external and not written, as in
-tools/make_llm_model.py, whose writer this reuses):
+tools/make-models/llm_model.py, whose writer this reuses):
 
   seed_D<D>.onnx   seed 003's two-chip example: Z = X @ Y, X fp32[B, D] an
                    input, Y[D, F] a weight, B = F = 8192 (analysed at bf16),
@@ -28,8 +28,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tools"))
-import make_llm_model as mk  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "tools", "make-models"))
+import llm_model as mk  # noqa: E402
 
 SEED_B = SEED_F = 8192
 SEED_DS = (4096, 8192, 9216, 16384)
@@ -130,7 +130,7 @@ def main(argv):
     for cut in ("chunk", "unflatten", "dynamic"):
         vit_block(os.path.join(out, "vit_%s.onnx" % cut), cut)
     mlp_narrow(os.path.join(out, "mlp_narrow.onnx"))
-    subprocess.run([sys.executable, os.path.join(HERE, "..", "tools", "make_llm_model.py"),
+    subprocess.run([sys.executable, os.path.join(HERE, "..", "tools", "make-models", "llm_model.py"),
                     os.path.join(out, "llama1.onnx"), "--layout", "hf", "--layers", "1", "--hidden", "256",
                     "--heads", "8", "--kv-heads", "4", "--head-dim", "32", "--ff", "512", "--vocab", "1024",
                     "--max-pos", "256"], check=True, stdout=subprocess.DEVNULL)

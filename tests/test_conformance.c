@@ -14,7 +14,7 @@
  * judges a model is in conformance_rule.c, shared with the operator doc.
  * Usage: test_conformance TESTS_DIR SET_DIR FLOOR_INFERRED FLOOR_WITH_DECLARED [REPORT [TITLE]]
  * Two sets run under ctest: the node tests generated at test time from
- * Debian's python3-onnx (tools/gen-node-tests.py; every clone runs it) and
+ * Debian's python3-onnx (tools/make-models/node_tests.py; every clone runs it) and
  * the newer set in ../shared/onnx-node-tests when it is beside the checkout.
  * Exit 77 (ctest SKIP_RETURN_CODE) when SET_DIR has no manifest. */
 #include <cjson/cJSON.h>
@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
     if (!present) {
         fprintf(stderr,
                 "SKIP: no conformance set at %s (no manifest.json). The generated set comes from "
-                "tools/gen-node-tests.py (needs /usr/bin/python3 with python3-onnx); the newer set is "
+                "tools/make-models/node_tests.py (needs /usr/bin/python3 with python3-onnx); the newer set is "
                 "the shared/onnx-node-tests folder beside the checkout.\n", dir);
         return 77;
     }

@@ -171,7 +171,7 @@ int main(int argc, char **argv) {
         check_model(tests_dir, hw, m->string, m);
     }
     /* the three whole models the comparison exists for must be there, unless
-     * another set is being checked (tools/check-torch-shapes.sh: "any") */
+     * another set is being checked (tools/validate/torch-shapes.sh: "any") */
     bool any_set = argc > 2 && strcmp(argv[2], "any") == 0;
     const char *required[] = {"shapes/lstm_lm.onnx", "shapes/gpt_decoder.onnx", "shapes/detector.onnx"};
     for (size_t i = 0; i < 3 && !any_set; i++)

@@ -1,5 +1,5 @@
 /* The LLM inference view ("llm" in the request; docs/llm.md) on decoders
- * made by tools/make_llm_model.py --suite (argv[3]): the tiny Llama-shaped
+ * made by tools/make-models/llm_model.py --suite (argv[3]): the tiny Llama-shaped
  * models of both layouts (2 layers, hidden 64, 4 query heads and 2 KV heads
  * of 16, MLP 128, vocabulary 256, 128 positions), a Llama-3.2-1B-shaped fp16
  * decoder, a prefill-only export and two mixtures of experts. Checks:
@@ -25,7 +25,7 @@
 #include "check_llm.h"
 #include "rooflens.h"
 
-/* the tiny preset of tools/make_llm_model.py */
+/* the tiny preset of tools/make-models/llm_model.py */
 enum { L_ = 2, D_ = 64, H_ = 4, HKV_ = 2, HD_ = 16, FF_ = 128, V_ = 256, POS_ = 128 };
 /* matrix weights: per layer q, k, v, o and the three MLP matrices, + LM head */
 static const double tiny_matrix_params =
@@ -501,7 +501,7 @@ static void test_params(void) {
 }
 
 /* ------------------------------------------------------ a torch export -- */
-/* The Llama-3.2-1B-shaped decoder tools/validate-gpu.py exported with
+/* The Llama-3.2-1B-shaped decoder tools/validate/gpu.py exported with
  * torch.onnx.export (fp32, past_key_values in, present out): the roles, the
  * KV bytes per token and the prefill's matrix FLOPs hold on a real export. */
 static void test_torch_export(void) {

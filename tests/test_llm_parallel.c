@@ -1,6 +1,6 @@
 /* The LLM view's forecast over several devices (docs/llm.md, docs/parallel.md)
  * against hand arithmetic on the tiny Llama-shaped decoder of
- * tools/make_llm_model.py --suite (argv[3]):
+ * tools/make-models/llm_model.py --suite (argv[3]):
  *  - the collectives' forecast: each collective's bytes at the link's
  *    achievable rate (bandwidth × links × link_fraction), its ring steps ×
  *    latency, and one kernel's fixed cost, summed over the plan's list;

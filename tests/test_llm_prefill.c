@@ -4,7 +4,7 @@
  * the shapes add up and the answer warns
  * of no unset dim and equals the analysis with those dims set by hand; a
  * dim the request sets wins. On the tiny decoders of
- * tools/make_llm_model.py --suite (argv[3]). */
+ * tools/make-models/llm_model.py --suite (argv[3]). */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <stdbool.h>

@@ -22,7 +22,7 @@ static const char *tests_dir, *root_dir;
 
 /* One measured run against the floor; returns 1 when it was checked. An
  * anchor (a published run that sets its device's matrix compute fraction,
- * tools/validate-published.py --derive) must also be forecast within 3 %
+ * tools/validate/published.py --derive) must also be forecast within 3 %
  * of its time, as the profile's source says: a change to the forecast that
  * moves it needs the fraction derived again. */
 static int check_run(const char *data, const cJSON *hw, const char *model, int batch, const char *precision,
@@ -47,7 +47,7 @@ static int check_run(const char *data, const cJSON *hw, const char *model, int b
           forecast_s, floor_s);
     if (anchor)
         CHECK(fabs(forecast_s / measured_s - 1) <= 0.03, "%s: anchor %s at batch %d on %s: forecast %.4g s, published "
-              "%.4g s: derive its fraction again (tools/validate-published.py --derive --write)", data, model, batch,
+              "%.4g s: derive its fraction again (tools/validate/published.py --derive --write)", data, model, batch,
               check_str(hw, "id"), forecast_s, measured_s);
     cJSON_Delete(res);
     rl_model_free(m);
@@ -60,7 +60,7 @@ static cJSON *read_data(const char *name) {
     return check_read_json(path);
 }
 
-/* tools/validate-forecast-gpu.py's runs: {model, batch, precision, stack, time_s}. */
+/* tools/validate/forecast_gpu.py's runs: {model, batch, precision, stack, time_s}. */
 static int h200_runs(void) {
     static const char name[] = "h200-forecast-2026-11-27.json";
     cJSON *data = read_data(name), *hw = check_read_hw(tests_dir, root_dir, "h200");
@@ -73,7 +73,7 @@ static int h200_runs(void) {
     return n;
 }
 
-/* tools/validate-gpu.py's models: {model, batch, precision, eager_s, graph_s}. */
+/* tools/validate/gpu.py's models: {model, batch, precision, eager_s, graph_s}. */
 static int h100_runs(void) {
     static const char name[] = "h100-sxm-measured-2026-11-22.json";
     cJSON *data = read_data(name), *hw = check_read_hw(tests_dir, root_dir, "h100-sxm");

@@ -5,12 +5,12 @@
 #   tools/install-deps.sh --web    also the WebAssembly build and browser tests
 #   tools/install-deps.sh --sanitizers  also clang (ASan, UBSan, libFuzzer) and valgrind
 #   tools/install-deps.sh --browsers    --web, plus Firefox ESR and WebKitGTK's WebDriver (with
-#                                       a virtual X display) for tools/smoke-browsers.sh and
+#                                       a virtual X display) for tools/browsers/smoke.sh and
 #                                       tools/screenshots.mjs --browser; CI needs only --web
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# git and python3-yaml: tools/test-action.sh runs the GitHub Action's steps on a fixture repository
+# git and python3-yaml: tools/ci/test-action.sh runs the GitHub Action's steps on a fixture repository
 packages=(build-essential cmake pkg-config protobuf-c-compiler libprotobuf-c-dev libcjson-dev libonnx-dev python3 git python3-yaml)
 if [[ "${1:-}" == "--sanitizers" ]]; then
   packages+=(clang libclang-rt-14-dev valgrind)

@@ -2,7 +2,7 @@
 // Screenshots of every view of the page, at 1440 and 390 px wide, for
 // docs/guide.md (and for looking at the page as a user would), taken from
 // the built site (tools/build-site.sh) in headless Debian Chromium via
-// playwright-core, or in Firefox ESR or WebKitGTK (tools/browsers.mjs; install
+// playwright-core, or in Firefox ESR or WebKitGTK (tools/browsers/launch.mjs; install
 // them with tools/install-deps.sh --browsers). It also prints the figures the
 // page shows in them, so the guide quotes only numbers the page shows, and
 // the figures of one browser can be compared with another's.
@@ -23,7 +23,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT, SITE, FIXTURES, serve } from '../tests/web/helpers.mjs';
-import { BROWSERS, launchBrowser, pageProblems, controlsPastTheEdge } from './browsers.mjs';
+import { BROWSERS, launchBrowser, pageProblems, controlsPastTheEdge } from './browsers/launch.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] ? args[i + 1] : dflt; };

@@ -18,7 +18,7 @@
 #include "rooflens_text.h"
 
 /* The exported surface is every function defined below with
- * EMSCRIPTEN_KEEPALIVE: tools/wasm-exports.py lists them for the link
+ * EMSCRIPTEN_KEEPALIVE: tools/checks/wasm_exports.py lists them for the link
  * (wasm/CMakeLists.txt), so they need no second list of prototypes here. */
 typedef struct rlw_reader rlw_reader;
 

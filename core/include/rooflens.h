@@ -271,7 +271,7 @@ char *rl_summary_fields(void);
 /* The operator table as JSON: [{"op", "domain", "since", "until", "cost",
  * "view", "shape"}]: "cost" is the formula in words, "view" true for ops
  * that move no data, "shape" true when the entry infers output shapes.
- * docs/operators.md is generated from it (tools/gen_operator_doc.c). */
+ * docs/operators.md is generated from it (tools/make-docs/gen_operator_doc.c). */
 char *rl_operator_table(void);
 
 /* The precisions rooflens models, from the one table in the core:

@@ -65,7 +65,7 @@ typedef struct {
 } rl_value_row;
 
 /* The bounds (rl_bound). The colours are the only spelling of a bound's
- * colour in the tree (tools/check-bound-colors.py): distinct in hue, each
+ * colour in the tree (tools/checks/bound_colors.py): distinct in hue, each
  * dark enough for white text (contrast >= 4.5). */
 static const rl_value_row BOUNDS[] = {
     [RL_BOUND_COMPUTE] = {"compute", "compute", "The peak FLOP/s of the matrix or vector units sets the time.",

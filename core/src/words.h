@@ -8,7 +8,7 @@
  * The physics carries the enum values; only the writers turn them into
  * the ids the answer writes (rl_value_id), and only the readers of a
  * request or a profile turn ids back (rl_value_of). No other source file
- * spells a bound's or a format's id (tools/check-value-ids.py).
+ * spells a bound's or a format's id (tools/checks/value_ids.py).
  *
  * Adding a value to a list: a value in its enum below (before its _COUNT),
  * a row in its table in words.c (the static_assert counts them), then

@@ -21,7 +21,7 @@ ARGS = [MODEL, "--batch", "8", "--compare", LIST]
 
 # The number format of docs/parallel.md's generator (three significant
 # digits, an SI prefix), the one the CLI's rl_format_eng writes.
-spec = importlib.util.spec_from_file_location("pdoc", os.path.join(ROOT, "tools/parallel-doc-example.py"))
+spec = importlib.util.spec_from_file_location("pdoc", os.path.join(ROOT, "tools/make-docs/parallel_example.py"))
 pdoc = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(pdoc)
 eng = pdoc.eng

@@ -153,10 +153,10 @@ check "a model through a pipe is analysed ($?)" has "$TMP/out" "Relu"
 
 # ---- the Netron attachment of nodes that share a name (issue 43): Netron files
 # figures by name, so they get none, are counted, and the CLI says so
-/usr/bin/python3 - "$ROOT/tools" "$TMP/dups.onnx" <<'PY'
+/usr/bin/python3 - "$ROOT/tools/make-models" "$TMP/dups.onnx" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1])
-import make_llm_model as mk
+import llm_model as mk
 g = mk.Graph(mk.FLOAT, "dups.onnx.data")
 g.inputs.append(mk.value_info("x", mk.FLOAT, [16]))
 g.op("Relu", [g.op("Sigmoid", [g.op("Relu", ["x"], "dup")], "dup")], "solo", outputs=["y"])

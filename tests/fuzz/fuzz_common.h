@@ -42,7 +42,7 @@ static inline void fuzz_check_response(const char *json) {
 }
 
 /* A file of the source tree: under $ROOFLENS_SOURCE_DIR when set (a fuzz
- * bundle moved to another machine, tools/fuzz.sh bundle), else under the
+ * bundle moved to another machine, tools/fuzz/fuzz.sh bundle), else under the
  * checkout the target was built from. */
 static inline unsigned char *fuzz_read_file(const char *path, size_t *len);
 static inline unsigned char *fuzz_read_source(const char *rel, size_t *len) {

@@ -25,14 +25,14 @@ is written back. The mutations are the ones a byte-level fuzzer rarely finds:
   empty_op    a node's op_type emptied
 
 Deterministic for a given seed and input set. Standard library only (the
-wire helpers are tools/protowire.py)."""
+wire helpers are tools/make-models/protowire.py)."""
 import argparse
 import os
 import random
 import struct
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "make-models"))
 from protowire import key, varint  # noqa: E402
 
 U64 = (1 << 64) - 1

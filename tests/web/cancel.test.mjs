@@ -72,7 +72,7 @@ test('Cancel stops a stalled download, and the next file works', { skip }, async
 });
 
 test('Cancel stops reading a big local file at once (the worker reads a file synchronously, and lets the cancel through)', { skip }, async () => {
-  const { writeHugeModel } = await import('../../tools/make_huge_model.mjs');
+  const { writeHugeModel } = await import('../../tools/make-models/huge-model.mjs');
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const dir = mkdtempSync(join(tmpdir(), 'rooflens-cancel-'));

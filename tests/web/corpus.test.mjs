@@ -175,7 +175,7 @@ test('corpus: the corpus covers the README table', { skip }, () => {
 // answer must be an out_of_memory error, not a NULL or a trap, and the same
 // module must then analyse a good model. (About 10 s: it has to fill 2 GB.)
 test('a graph too big for the module\'s memory gives out_of_memory, then the module works', { skip }, async (t) => {
-  const { writeHugeModel } = await import('../../tools/make_huge_model.mjs');
+  const { writeHugeModel } = await import('../../tools/make-models/huge-model.mjs');
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const dir = mkdtempSync(join(tmpdir(), 'rooflens-nodes-'));

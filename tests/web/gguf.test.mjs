@@ -67,7 +67,7 @@ test('a dropped config.json opens as the model sized from it, and says no weight
 test('a sparse 5 GB GGUF opens from its header: the page reads the header, not the data', { skip }, async () => {
   const dir = join(ROOT, 'build', 'gguf-big');
   mkdirSync(dir, { recursive: true });
-  // ROOFLENS_GGUF_BIG: another file to open (tools/bench-gguf.sh's 40 GB one, for its figures)
+  // ROOFLENS_GGUF_BIG: another file to open (tools/bench/gguf.sh's 40 GB one, for its figures)
   const big = process.env.ROOFLENS_GGUF_BIG || join(dir, 'sparse-5g.gguf');
   if (!existsSync(big)) execFileSync('/usr/bin/python3', [join(ROOT, 'tests', 'make_gguf.py'), '--big', big, '--gib', '4']);
   const page = await openPage('hw=h100-sxm');

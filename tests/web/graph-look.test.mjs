@@ -51,7 +51,7 @@ const boxes = (page) => page.$$eval('[data-testid=graph-view] [data-box]', (els)
 }));
 const viewportRect = (page) => page.$eval('[data-testid=graph-view]', (v) => { const r = v.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
 
-// torchvision's ViT-B/16, exported as Swin-T is (tools/export_torch_models.py
+// torchvision's ViT-B/16, exported as Swin-T is (tools/make-models/torch_models.py
 // --dynamic): 411 Constant nodes, 12 of them read by several layers, and a
 // row of them at the top level, named /Constant, /Constant_1...
 test('a Swin-like export opens on its work: no box of a layer of no work at the top level, one constants box at most', { skip }, async () => {

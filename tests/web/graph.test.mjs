@@ -193,10 +193,10 @@ test('the module view: a click zooms into a module and filters the table to its 
   await page.context().close();
 });
 
-// The flat 100,000-node chain (tools/make_huge_model.mjs, as the graph
+// The flat 100,000-node chain (tools/make-models/huge-model.mjs, as the graph
 // benchmark makes it): 50,000 sibling modules, each a 50,000th of the width.
 test('the module view of a flat 100,000-node model: thin siblings gather in cells that spread out when clicked, down to readable modules', { skip }, async () => {
-  const { writeHugeModel } = await import('../../tools/make_huge_model.mjs');
+  const { writeHugeModel } = await import('../../tools/make-models/huge-model.mjs');
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const dir = mkdtempSync(join(tmpdir(), 'rooflens-flat-'));

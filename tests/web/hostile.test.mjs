@@ -10,7 +10,7 @@
 //  - a model over 2 GB (sparse file, weights inline; then the same with its
 //    weights in an external file) read through the file input with the
 //    WebAssembly heap under 64 MiB. It takes about a second (the weights are
-//    skipped, never read), so it is a test; tools/bench-huge.mjs prints the
+//    skipped, never read), so it is a test; tools/bench/huge.mjs prints the
 //    figures.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +18,7 @@ import { existsSync, readFileSync, mkdtempSync, rmSync, statfsSync, statSync, tr
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { SITE, CLI, FIXTURES, serve, cliJson, CHROMIUM_ARGS, browserPrerequisites, openPage as open, browserSession } from './helpers.mjs';
-import { writeHugeModel } from '../../tools/make_huge_model.mjs';
+import { writeHugeModel } from '../../tools/make-models/huge-model.mjs';
 
 const cli = process.env.ROOFLENS_CLI || CLI;
 const { chromium, exe, skip } = await browserPrerequisites([[cli, 'build/rooflens (cmake --build build)']]);

@@ -9,7 +9,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 if [[ "${1:-}" == "--key" ]]; then
-  sum=$(cd "$ROOT" && find core cli CMakeLists.txt tools/CMakeLists.txt tools/gen_operator_doc.c tools/install-deps.sh \
+  sum=$(cd "$ROOT" && find core cli CMakeLists.txt tools/CMakeLists.txt tools/make-docs/gen_operator_doc.c tools/install-deps.sh \
           -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
   echo "key=rooflens-cli-${ImageOS:-$(uname -s)}-$(uname -m)-$sum"
   exit 0

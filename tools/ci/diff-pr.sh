@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GitHub Action's work (action.yml): diff every ONNX model a pull request
 # changes against the base branch with `rooflens diff`, and write one comment
-# body of Markdown with a hidden marker (tools/ci/pr-comment.py finds the
+# body of Markdown with a hidden marker (tools/ci/pr_comment.py finds the
 # comment by it). Reads the commits from git, not from the working tree, so
 # it works whatever is checked out.
 #

@@ -1,7 +1,7 @@
 // Lays out a graph of boxes top to bottom in layers (the dataflow, as Netron
 // draws it) with @dagrejs/dagre, chosen over elkjs by the figures in
 // docs/benchmarks.md ("Graph layout"). Used by the layout worker
-// (layout-worker.js) and by tools/bench-graph-layout.mjs; pure: boxes and
+// (layout-worker.js) and by tools/bench/graph-layout.mjs; pure: boxes and
 // edges in, positions out.
 import dagre from '@dagrejs/dagre';
 

@@ -74,7 +74,7 @@ export async function warmUp() {
       await app.client.warmUp(exampleUrl(ex.id), buildRequest({ ...app.state, dims: { ...ex.dims } }, await currentProfile(), { batchDefault: 1 }));
     } catch { /* the page works cold */ }
   }
-  // The page has settled: tools/bench-browser.mjs times drops from here.
+  // The page has settled: tools/bench/browser.mjs times drops from here.
   document.body.dataset.warm = '1';
   performance.mark('rooflens-warm');
 }

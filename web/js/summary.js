@@ -10,7 +10,7 @@ import { wordName, wordTitle, wordMeaning, glossary } from './words.js';
 import { $, el } from './dom.js';
 
 // How much of the file was read and how big the WASM heap got: figures for
-// the huge-model benchmark and tests (tools/bench-huge.mjs), as data attributes.
+// the huge-model benchmark and tests (tools/bench/huge.mjs), as data attributes.
 export function markReadFigures() {
   const d = $('summary').dataset;
   if (app.read) {
