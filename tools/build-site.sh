@@ -48,6 +48,8 @@ done
 # 3. front-end dependencies from npm
 ESBUILD="$ROOT/node_modules/.bin/esbuild"
 if [ ! -f "$ROOT/node_modules/chart.js/package.json" ] || [ ! -x "$ESBUILD" ]; then
+    # a worktree's node_modules links to another checkout's: never reinstall through it
+    [ -L "$ROOT/node_modules" ] && die "node_modules links to $(readlink -f "$ROOT/node_modules"), which lacks chart.js or esbuild: run tools/install-deps.sh --web in the checkout that owns it"
     log "npm ci"
     (cd "$ROOT" && npm ci --no-audit --no-fund)
 fi

@@ -44,8 +44,31 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Whether node_modules holds what package-lock.json pins: every package the
+# lock names (bar the optional ones another platform needs) at the lock's
+# version, as npm's record of the installed tree (node_modules/.package-lock.json)
+# lists it. A file's date says nothing about this: a checkout or a rebase
+# makes the lock newer without changing a version.
+npm_tree_matches_lock() {
+  [[ -f node_modules/.package-lock.json ]] || return 1
+  node -e '
+    const fs = require("fs");
+    const want = JSON.parse(fs.readFileSync("package-lock.json", "utf8")).packages || {};
+    const have = JSON.parse(fs.readFileSync("node_modules/.package-lock.json", "utf8")).packages || {};
+    const off = Object.entries(want).filter(([path, p]) => path && (have[path] ? have[path].version !== p.version : !p.optional));
+    for (const [path, p] of off.slice(0, 5)) console.error(`[deps] ${path}: ${have[path] ? have[path].version : "missing"}, the lock pins ${p.version}`);
+    process.exit(off.length ? 1 : 0);'
+}
+
 if [[ ( "${1:-}" == "--web" || "${1:-}" == "--browsers" ) && -f package.json ]]; then
-  if [[ ! -d node_modules || package-lock.json -nt node_modules ]]; then
+  if [[ -L node_modules ]]; then
+    # Another checkout's modules (a worktree shares them by a link): npm ci
+    # here would empty that checkout's folder, so this one never installs.
+    owner="$(readlink -f node_modules)"
+    [[ -d "$owner" ]] || { echo "[deps] ERROR: node_modules links to $owner, which does not exist" >&2; exit 1; }
+    npm_tree_matches_lock || echo "[deps] warning: node_modules links to $owner, which does not match this" \
+      "checkout's package-lock.json; run tools/install-deps.sh --web in the checkout that owns it" >&2
+  elif ! npm_tree_matches_lock; then
     echo "[deps] npm ci"
     npm ci --no-audit --no-fund --loglevel=error
   fi
