@@ -1,4 +1,4 @@
-// WebAssembly half of tools/bench/llm.sh: the time of one analysis with the
+// WebAssembly half of tools/bench/llm.sh view: the time of one analysis with the
 // LLM view (the request the page sends for its LLM panel) in the Node build
 // of the core, best and median of RUNS, after one warm-up run.
 //   node tools/bench/llm-wasm.mjs RUNS MODEL.onnx...
