@@ -17,10 +17,13 @@ and not written).
 """
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from figures import eng  # noqa: E402  (tools/common/figures.py: how every script writes a figure)
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 DOC = os.path.join(ROOT, "docs", "parallel.md")
@@ -30,15 +33,6 @@ SHAPE = ["--layers", "80", "--hidden", "8192", "--heads", "64", "--kv-heads", "8
          "--ff", "28672", "--vocab", "128256", "--max-pos", "131072"]
 MODELS = (("int4", "genai"), ("fp16", "hf"))
 TPS = (1, 4, 8)
-PREFIX = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1, ""), (1e-3, "m"), (1e-6, "µ"))
-
-
-def eng(v, unit, sig=3):
-    """1.2829e-3, 's' -> '1.28 ms': engineering prefix, `sig` significant digits."""
-    scale, p = next(((s, q) for s, q in PREFIX if abs(v) >= s * 0.9995), PREFIX[-1])
-    x = v / scale
-    digits = max(sig - 1 - int(math.floor(math.log10(abs(x)))), 0) if x else 0
-    return f"{x:.{digits}f} {p}{unit}"
 
 
 def make(models):

@@ -16,15 +16,9 @@ import os
 import statistics
 import sys
 
-
-def eng(v, unit=""):
-    if v is None:
-        return "–"
-    a = abs(v)
-    for f, p in ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")):
-        if a >= f or f == 1e-9:
-            return "%.3g %s%s" % (v / f, p, unit)
-    return "%g %s" % (v, unit)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from figures import eng  # noqa: E402  (tools/common/figures.py: how every script writes a figure)
 
 
 def pct(x):
