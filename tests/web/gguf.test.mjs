@@ -112,6 +112,8 @@ test('the KV type control: llama.cpp\'s cache types from the keyboard, the core\
   const f16 = analyze(model, { prompt: 512, generate: 128, kv_type: 'f16' }).llm;
   assert.equal(want.kv_cache_bytes, f16.kv_cache_bytes * 34 / 64);
   assert.match(page.url(), /lt=q8_0/);
+  // the options say what each type is in the core's words (rl_words, kind kv_type)
+  assert.match(await page.getAttribute('[data-testid=llm-kv-type] option[value=q8_0]', 'title'), /34 bytes/);
   assert.doesNotMatch(page.url(), /lk=/);
   assert.match(await page.getAttribute('[data-testid=llm-kv]', 'title'), /llama\.cpp's q8_0/);
   assert.deepEqual(page.problems, []);

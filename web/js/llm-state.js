@@ -6,7 +6,9 @@ export const LLM_DEFAULTS = Object.freeze({ prompt: 512, generate: 128, weightBi
 export const LLM_PARAM_KEYS = ['lp', 'lg', 'lw', 'lk', 'lt'];
 export const MAX_TOKENS = 1e8;
 export const BITS = [16, 8, 4];
-// the core's llm.kv_type values (llama.cpp's --cache-type-k/-v names)
+// the core's llm.kv_type values (llama.cpp's --cache-type-k/-v names), as
+// state.js keeps the sol and granularity ids; their words and meanings come
+// from the core's list (rl_words, kind kv_type)
 export const KV_TYPES = ['f16', 'q8_0', 'q4_0'];
 
 export function llmDefaultState() { return { ...LLM_DEFAULTS }; }

@@ -9,7 +9,7 @@
 import { eng, exact, count } from './format.js';
 import { whiteBackground, logAxis, seriesLegend } from './chart-kit.js';
 import { el } from './dom.js';
-import { wordName } from './words.js';
+import { wordName, wordMeaning } from './words.js';
 import { boundPhrase, forecastFigures, forecastBasisPhrase, bandPhrase } from './figures.js';
 import { chartClass } from './chart-lib.js';
 import { llmDefaultState, llmRequestMember, MAX_TOKENS, BITS, KV_TYPES } from './llm-state.js';
@@ -159,6 +159,12 @@ export class LlmPanel {
     this.weightBits.value = llm.weightBits ? String(llm.weightBits) : '';
     this.kvBits.value = llm.kvBits ? String(llm.kvBits) : '';
     this.kvType.value = llm.kvType || '';
+    // each type's word and meaning from the core's list of them (rl_words, kind kv_type), as --kv-type's help gives it
+    for (const o of this.kvType.options) {
+      if (!o.value) continue;
+      o.textContent = wordName('kv_type', o.value);
+      o.title = wordMeaning('kv_type', o.value);
+    }
   }
 
   /** The open model's roles (rl_model_info's "llm"): the panel shows for a KV cache. */
