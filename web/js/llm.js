@@ -90,7 +90,7 @@ export class LlmPanel {
     const tl = tools.appendChild(el('label', 'KV type '));
     this.kvType = tl.appendChild(el('select', null, { id: 'llm-kv-type', 'data-testid': 'llm-kv-type',
       title: "llama.cpp's KV cache types: f16, or q8_0 and q4_0 in blocks of 32 values with a 16-bit scale each" }));
-    this.kvType.appendChild(el('option', 'as the bits say', { value: '' }));
+    this.kvType.appendChild(el('option', 'none (the KV bits apply)', { value: '' }));
     for (const t of KV_TYPES) this.kvType.appendChild(el('option', t, { value: t }));
     this.noKv = r.appendChild(el('p', '', { class: 'note', 'data-testid': 'llm-no-kv', hidden: '' }));
     this.msg = r.appendChild(el('p', '', { class: 'whatif-msg', hidden: '' }));
