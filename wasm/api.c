@@ -78,6 +78,51 @@ EMSCRIPTEN_KEEPALIVE void rlw_reader_free(rlw_reader *w) {
     free(w);
 }
 
+/* A Hugging Face checkpoint (rl_checkpoint_*): the page gives each dropped
+ * file's first 8 bytes to rlw_checkpoint_need, then that many bytes (a
+ * shard's header, a JSON file whole) to rlw_checkpoint_add; the weights
+ * never cross. The error JSON of a failed finish is kept as a reader's is. */
+typedef struct rlw_checkpoint {
+    rl_checkpoint *c;
+    char *error; /* owned; freed by rlw_checkpoint_free */
+} rlw_checkpoint;
+
+EMSCRIPTEN_KEEPALIVE rlw_checkpoint *rlw_checkpoint_new(void) {
+    rlw_checkpoint *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->c = rl_checkpoint_new(NULL);
+    if (!w->c) { free(w); return NULL; }
+    return w;
+}
+
+/* Sizes cross as doubles (exact up to 2^53). */
+EMSCRIPTEN_KEEPALIVE double rlw_checkpoint_need(const char *name, double size, const void *first, size_t n) {
+    return size < 0 ? 0 : (double)rl_checkpoint_need(name, (uint64_t)size, first, n);
+}
+
+EMSCRIPTEN_KEEPALIVE int rlw_checkpoint_add(rlw_checkpoint *w, const char *name, double size, const void *bytes,
+                                            size_t len) {
+    if (!w || size < 0) return -1;
+    return rl_checkpoint_add(w->c, name, (uint64_t)size, bytes, len);
+}
+
+/* A model handle, or 0 with the error JSON kept for rlw_checkpoint_error. */
+EMSCRIPTEN_KEEPALIVE rl_model *rlw_checkpoint_finish(rlw_checkpoint *w) {
+    if (!w) return NULL;
+    rl_free(w->error);
+    w->error = NULL;
+    return rl_checkpoint_finish(w->c, &w->error);
+}
+
+EMSCRIPTEN_KEEPALIVE const char *rlw_checkpoint_error(const rlw_checkpoint *w) { return w ? w->error : NULL; }
+
+EMSCRIPTEN_KEEPALIVE void rlw_checkpoint_free(rlw_checkpoint *w) {
+    if (!w) return;
+    rl_checkpoint_free(w->c);
+    rl_free(w->error);
+    free(w);
+}
+
 /* The core promises a JSON answer, but printing a very large response can
  * fail for want of memory, and a browser gives this module at most 2 GB (a
  * model of some 300,000 layers gets there). Never hand the page a NULL. */

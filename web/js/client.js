@@ -75,12 +75,14 @@ export class CoreClient {
     return { id, promise };
   }
 
-  /** Opens a model from a File, a URL string or an ArrayBuffer.
+  /** Opens a model from a File, a URL string, an ArrayBuffer or an array
+   * of Files (a Hugging Face checkpoint: config.json and its shards).
    * Returns {id, promise} resolving to {info}; cancel with cancel(id).
    * slot 'other' opens the model to compare with, beside the page's own. */
   open(source, onProgress, chunk = 4 << 20, slot = 'main') {
     if (typeof source === 'string') return this.send({ type: 'open-url', url: source, chunk, slot }, onProgress);
     if (source instanceof ArrayBuffer) return this.send({ type: 'open-bytes', bytes: source, chunk, slot }, onProgress, [source]);
+    if (Array.isArray(source)) return this.send({ type: 'open-files', files: source, chunk, slot }, onProgress);
     return this.send({ type: 'open-file', file: source, chunk, slot }, onProgress);
   }
 

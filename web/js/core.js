@@ -69,6 +69,45 @@ export class RooflensCore {
 
   freeReader(reader) { this.m._rlw_reader_free(reader); }
 
+  /** Calls fn(ptr) with a copy of bytes (Uint8Array) on the heap. */
+  withBytes(bytes, fn) {
+    const p = this.m._malloc(Math.max(1, bytes.length));
+    if (!p) throw new Error('out of memory');
+    try {
+      this.m.HEAPU8.set(bytes, p);
+      return fn(p);
+    } finally { this.m._free(p); }
+  }
+
+  // A Hugging Face checkpoint (rl_checkpoint_*, docs/checkpoints.md): for
+  // each file its first 8 bytes tell the core how many it needs (a shard's
+  // header, a JSON file whole, 0 for a file the model does not use).
+  newCheckpoint() {
+    const c = this.m._rlw_checkpoint_new();
+    if (!c) throw new Error('out of memory creating a checkpoint');
+    return c;
+  }
+
+  checkpointNeed(name, size, first) {
+    return this.withString(name, (p) => this.withBytes(first, (b) => this.m._rlw_checkpoint_need(p, size, b, first.length)));
+  }
+
+  /** 0, or -1 when the core refused the file (finish reports why). */
+  checkpointAdd(c, name, size, bytes) {
+    return this.withString(name, (p) => this.withBytes(bytes, (b) => this.m._rlw_checkpoint_add(c, p, size, b, bytes.length)));
+  }
+
+  /** Returns {model} or {error: JSON string}. The checkpoint is still to be freed. */
+  checkpointFinish(c) {
+    const model = this.m._rlw_checkpoint_finish(c);
+    if (model) return { model };
+    const e = this.m._rlw_checkpoint_error(c);
+    return { error: e ? this.m.UTF8ToString(e)
+      : '{"ok":false,"error":{"code":"out_of_memory","message":"reading the checkpoint ran out of memory","where":""}}' };
+  }
+
+  freeCheckpoint(c) { this.m._rlw_checkpoint_free(c); }
+
   /** Reads a whole in-memory file (Uint8Array) honouring skips. */
   readAll(bytes, chunk = 1 << 20) {
     const r = this.newReader();

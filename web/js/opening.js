@@ -161,6 +161,30 @@ function wireUrls() {
   });
 }
 
+/** Several files at once, or a .safetensors file, are a Hugging Face
+ * checkpoint (docs/checkpoints.md): config.json, its shards and index,
+ * read together; the core tells which file is which. */
+const isCheckpoint = (files) => files.length > 1 || /\.safetensors$/i.test(files[0]?.name || '');
+
+/** The name a checkpoint is known by: its folder when the files came from
+ * one, else what was given. */
+function checkpointLabel(files) {
+  const folder = files[0]?.webkitRelativePath?.split('/')[0];
+  if (folder) return folder;
+  const shards = files.filter((f) => /\.safetensors$/i.test(f.name)).length;
+  return `checkpoint (${shards} .safetensors file${shards === 1 ? '' : 's'})`;
+}
+
+/** Dropped or chosen files: one model file, a checkpoint's files, or a
+ * recorded profile for the open model. */
+function openFiles(list) {
+  const files = [...(list || [])];
+  if (!files.length) return;
+  if (isCheckpoint(files)) openModel(files, { label: checkpointLabel(files), kind: 'file' });
+  else if (app.measured.accepts(files[0])) app.measured.attach(files[0]);
+  else openModel(files[0], { label: files[0].name, kind: 'file' });
+}
+
 /** Drag and drop anywhere: a model opens, a recorded profile is attached. */
 function wireDrop() {
   let depth = 0;
@@ -174,17 +198,16 @@ function wireDrop() {
     overlay.hidden = true;
     if (!hasFiles(ev)) return;
     ev.preventDefault();
-    const f = ev.dataTransfer.files[0];
-    if (f && app.measured.accepts(f)) app.measured.attach(f);
-    else if (f) openModel(f, { label: f.name, kind: 'file' });
+    openFiles(ev.dataTransfer.files);
   });
 }
 
 export function wireOpening() {
   $('open-file').addEventListener('click', () => $('file-input').click());
   $('file-input').addEventListener('change', (ev) => {
-    const f = ev.target.files[0];
-    if (f) openModel(f, { label: f.name, kind: 'file' });
+    const files = [...ev.target.files];
+    if (isCheckpoint(files)) openModel(files, { label: checkpointLabel(files), kind: 'file' });
+    else if (files[0]) openModel(files[0], { label: files[0].name, kind: 'file' });
     ev.target.value = '';
   });
   // "Try an example": choosing with the keyboard only chooses; Enter or Open example opens

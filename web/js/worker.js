@@ -4,6 +4,9 @@
 //     {id, type: 'open-file', file, chunk}    stream a File (File.slice), skipping payloads
 //     {id, type: 'open-url', url, chunk}      fetch and stream a URL (CORS)
 //     {id, type: 'open-bytes', bytes, name}   read an ArrayBuffer
+//     {id, type: 'open-files', files}         a Hugging Face checkpoint: config.json, its .safetensors
+//                                            shards and index (docs/checkpoints.md); of each shard
+//                                            only its header is read (File.slice)
 //     {id, type: 'cancel', target}            cancel the open with id `target`
 //     {id, type: 'analyze', request, slot}    request: JSON text (a `study` in it passes straight through);
 //                                            slot 'other': the second model's analysis
@@ -239,10 +242,14 @@ async function open(msg) {
     await recover();
   }
   let source, total;
-  if (msg.type === 'open-file') { source = fileSource(msg.file); total = msg.file.size; }
-  else if (msg.type === 'open-bytes') { source = bytesSource(msg.bytes); total = msg.bytes.byteLength; }
-  else { source = await urlSource(id, msg.url); total = source.total; }
-  const res = await stream(id, source, total, chunk);
+  let res;
+  if (msg.type === 'open-files') res = await readCheckpoint(id, msg.files);
+  else {
+    if (msg.type === 'open-file') { source = fileSource(msg.file); total = msg.file.size; }
+    else if (msg.type === 'open-bytes') { source = bytesSource(msg.bytes); total = msg.bytes.byteLength; }
+    else { source = await urlSource(id, msg.url); total = source.total; }
+    res = await stream(id, source, total, chunk);
+  }
   if (res.error) return postMessage({ id, type: 'error', error: res.error });
   const info = JSON.parse(core.info(res.model));
   if (!info.ok) {
@@ -252,6 +259,35 @@ async function open(msg) {
   dropModel(msg.slot);
   if (msg.slot === 'other') other = res.model; else model = res.model;
   postMessage({ id, type: 'opened', info, read: res.read, memory: core.memory() });
+}
+
+/** A checkpoint's files: of each, its first 8 bytes, then the bytes the
+ * core asks for (a shard's header, a JSON file whole); never the weights. */
+async function readCheckpoint(id, files) {
+  const c = core.newCheckpoint();
+  let read = 0, total = 0;
+  try {
+    for (const f of files) {
+      if (cancelled.has(id)) throw new Cancelled();
+      total += f.size;
+      const first = new Uint8Array(await readBlob(f.slice(0, 8)));
+      const need = core.checkpointNeed(f.name, f.size, first);
+      if (!need) continue;
+      const bytes = need <= first.length ? first.subarray(0, need) : new Uint8Array(await readBlob(f.slice(0, need)));
+      read += bytes.length;
+      if (core.checkpointAdd(c, f.name, f.size, bytes) < 0) break; // the error is reported by finish
+      postMessage({ id, type: 'progress', offset: read, total: -1, skipped: 0 });
+      await nextTask();
+    }
+    const res = core.checkpointFinish(c);
+    if (res.error) {
+      const e = JSON.parse(res.error);
+      return { error: e.error || errorOf('bad_model', 'the checkpoint could not be read') };
+    }
+    return { model: res.model, read: { bytes_read: read, bytes_skipped: total - read, total } };
+  } finally {
+    core.freeCheckpoint(c);
+  }
 }
 
 async function warmUp(msg) {
@@ -314,7 +350,7 @@ self.onmessage = (ev) => {
       if (e instanceof Cancelled) {
         postMessage({ id: msg.id, type: 'cancelled' });
       } else if (e && LOAD_ERRORS.has(e.code)) {
-        postMessage({ id: msg.id, type: 'error', error: errorOf(e.code, e.message, msg.url || msg.file?.name || '') });
+        postMessage({ id: msg.id, type: 'error', error: errorOf(e.code, e.message, msg.url || msg.file?.name || msg.files?.[0]?.name || '') });
       } else {
         // A trap (out of memory, abort) or a bug: report it and rebuild the module.
         postMessage({ id: msg.id, type: 'error', error: errorOf('internal', 'the analysis failed: ' + (e && e.message || e)) });
