@@ -92,7 +92,7 @@ test('one answer: the summary, both stars, the layer times and the Markdown carr
   await page.waitForFunction(() => document.querySelector('[data-testid=share-link]').textContent.length > 0);
   let md = await page.evaluate(() => navigator.clipboard.readText().catch(() => ''));
   if (!md.startsWith('## ')) md = await page.locator('[data-testid=share-link]').textContent();
-  assert.ok(md.includes(`**Speed of light:** ${eng(ch.time_s, 's')} (bounds ${eng(ch.lower_bound_s, 's')} … ${eng(ch.upper_bound_s, 's')})`) &&
+  assert.ok(md.includes(`**Speed of light:** ${eng(ch.time_s, 's')} (range of the speed of light ${eng(ch.lower_bound_s, 's')} … ${eng(ch.upper_bound_s, 's')})`) &&
     md.includes(`energy ${eng(ch.energy_j, 'J')}`), md);
   // the forecast beside it, the CLI's figures, on the summary and in the review
   const fc = cli.forecast;

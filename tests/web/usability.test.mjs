@@ -322,7 +322,7 @@ test('Markdown for a review: file, device, precision, dims, headline with bounds
   assert.match(md, /^## rooflens: bert\\_base\.onnx on NVIDIA Jetson AGX Orin .*, power mode MAXN/);
   assert.match(md, /\*\*Precision:\*\* fp32/);
   assert.match(md, /\*\*Dims:\*\* batch=1 \(batch\), seq=128 \(set\)/);
-  assert.match(md, /\*\*Speed of light:\*\* [\d.]+ [mµ]s \(bounds [\d.]+ [mµ]?s … [\d.]+ [mµ]?s\)/);
+  assert.match(md, /\*\*Speed of light:\*\* [\d.]+ [mµ]s \(range of the speed of light [\d.]+ [mµ]?s … [\d.]+ [mµ]?s\)/);
   // the answer in one sentence, and the forecast beside the floor, with what it rests on
   assert.match(md, /\n\nAbout [\d.]+ [mµ]s per inference on NVIDIA Jetson AGX Orin .* its fused speed of light is [\d.]+ [mµ]s/);
   assert.match(md, /\*\*Forecast:\*\* [\d.]+ [mµ]s, [\d.]+× the speed of light; analytic estimate: TensorRT/);

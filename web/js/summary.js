@@ -16,7 +16,7 @@ export function markReadFigures() {
   if (app.read) {
     d.bytesRead = String(app.read.bytes_read);
     d.bytesSkipped = String(app.read.bytes_skipped);
-    if (Number.isFinite(app.read.read_ms)) d.readMs = app.read.read_ms.toFixed(1);
+    if (Number.isFinite(app.read.read_ms)) d.readMs = String(app.read.read_ms); // the figure as the worker timed it
   }
   const mem = app.client.memory;
   if (mem) { d.wasmHeap = String(mem.heap); d.wasmPeak = String(mem.peak); }
