@@ -138,12 +138,14 @@ static char *or_out_of_memory(char *json) {
     return s;
 }
 
-/* The bytes of the last rlw_analyze answer (rl_model_analyze_sized): with
+/* The bytes of the last rlw_analyze answer (rl_model_analyze_hw): with
  * "layers": "packed", doubles follow the text and its NUL. */
 static size_t last_answer_size;
 
-EMSCRIPTEN_KEEPALIVE char *rlw_analyze(rl_model *m, const char *request_json) {
-    char *s = rl_model_analyze_sized(m, request_json, &last_answer_size);
+/* The analysis on the hardware handle hw (rlw_hw_hold; the request then
+ * names no hardware), or on the request's own profile when hw is NULL. */
+EMSCRIPTEN_KEEPALIVE char *rlw_analyze_hw(rl_model *m, const rl_hw *hw, const char *request_json) {
+    char *s = rl_model_analyze_hw(m, hw, request_json, &last_answer_size);
     if (!s) {
         s = or_out_of_memory(NULL);
         last_answer_size = s ? strlen(s) : 0;
@@ -151,11 +153,51 @@ EMSCRIPTEN_KEEPALIVE char *rlw_analyze(rl_model *m, const char *request_json) {
     return s;
 }
 
+EMSCRIPTEN_KEEPALIVE char *rlw_analyze(rl_model *m, const char *request_json) {
+    return rlw_analyze_hw(m, NULL, request_json);
+}
+
 EMSCRIPTEN_KEEPALIVE double rlw_answer_size(void) { return (double)last_answer_size; }
 
-/* rl_models_diff: both models stay open and may be analysed again. */
-EMSCRIPTEN_KEEPALIVE char *rlw_models_diff(rl_model *old_model, rl_model *new_model, const char *request_json) {
-    return or_out_of_memory(rl_models_diff(old_model, new_model, request_json));
+/* The hardware profile the page analyses on, read once (rl_hw_read) and
+ * held while the page sends the same text: a page re-analyses on every
+ * control it changes, and each time reading the 11 KB profile anew cost
+ * 18% of ResNet-50's instructions (docs/benchmarks.md). One profile is held
+ * at a time, with its text to tell it by. */
+static rl_hw *held_hw;
+static char *held_text;
+
+/* The handle of this profile text: the one held when the text is the same,
+ * else the text read anew (and held in place of the last). NULL when the
+ * core refuses the profile or memory runs out: the caller then writes the
+ * profile into its request, so that the error is reported where and as an
+ * analysis reports it. */
+EMSCRIPTEN_KEEPALIVE const rl_hw *rlw_hw_hold(const char *profile_json) {
+    if (!profile_json) return NULL;
+    if (held_text && !strcmp(held_text, profile_json)) return held_hw;
+    rl_hw_free(held_hw);
+    free(held_text);
+    held_hw = NULL;
+    held_text = NULL;
+    size_t n = strlen(profile_json) + 1;
+    char *text = malloc(n);
+    rl_hw *hw = text ? rl_hw_read(profile_json, NULL) : NULL;
+    if (!hw) {
+        free(text);
+        return NULL;
+    }
+    memcpy(text, profile_json, n);
+    held_hw = hw;
+    held_text = text;
+    return hw;
+}
+
+/* rl_models_diff on the hardware handle hw (rlw_hw_hold), or on the
+ * request's own profile when hw is NULL: both models stay open and may be
+ * analysed again. */
+EMSCRIPTEN_KEEPALIVE char *rlw_models_diff_hw(rl_model *old_model, rl_model *new_model, const rl_hw *hw,
+                                             const char *request_json) {
+    return or_out_of_memory(rl_models_diff_hw(old_model, new_model, hw, request_json));
 }
 
 EMSCRIPTEN_KEEPALIVE char *rlw_model_summary(rl_model *m, const char *request_json) {

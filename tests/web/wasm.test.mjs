@@ -83,3 +83,42 @@ test('wasm: the hardware validator refuses a denormal peak and names the field, 
   assert.equal(orin.modes.length, 9);
   assert.ok(orin.modes.every((m) => m.power_budget_w > 0 && m.energy_model), JSON.stringify(orin.modes));
 });
+
+test('wasm: a held hardware profile (holdHardware) gives every answer the request with the profile in it gets, byte for byte; the same text is read once', { skip }, async () => {
+  const core = await loadNodeCore();
+  const text = (id) => readFileSync(join(ROOT, 'hw', id + '.json'), 'utf8');
+  const withProfile = (id, extra) => JSON.stringify({ ...extra, hardware: JSON.parse(text(id)) });
+  const m = core.readAll(new Uint8Array(readFileSync(join(FIXTURES, 'models', 'conv_net.onnx')))).model;
+  const old = core.readAll(new Uint8Array(readFileSync(join(FIXTURES, 'models', 'diff_old.onnx')))).model;
+  const neu = core.readAll(new Uint8Array(readFileSync(join(FIXTURES, 'models', 'diff_new.onnx')))).model;
+  assert.ok(m && old && neu);
+  const orin = core.holdHardware(text('jetson-agx-orin'));
+  assert.ok(orin, 'the profile is read');
+  assert.equal(core.holdHardware(text('jetson-agx-orin')), orin, 'the same text: the same handle, not read again');
+  const inUse = core.memory().inUse;
+  const utf8 = new TextDecoder();
+  for (const extra of [{}, { power_mode: '30w', precision: 'fp16', layers: 'packed', graph: true }, { power_mode: 'no_such_mode' },
+    { study: { kind: 'power_modes', max_slowdown: 0.05 } }, { batch: 4, mode: 'training' }]) {
+    const held = core.analyzeBytes(m, JSON.stringify(extra), core.holdHardware(text('jetson-agx-orin')));
+    const sent = core.analyzeBytes(m, withProfile('jetson-agx-orin', extra));
+    assert.equal(Buffer.compare(Buffer.from(held), Buffer.from(sent)), 0, `${JSON.stringify(extra)}: ${utf8.decode(held.subarray(0, 200))}`);
+  }
+  const diff = { old_label: 'old.onnx', new_label: 'new.onnx', markdown: true, top: 10 };
+  assert.equal(core.diff(old, neu, JSON.stringify({ dims: {}, diff }), core.holdHardware(text('jetson-agx-orin'))),
+    core.diff(old, neu, withProfile('jetson-agx-orin', { dims: {}, diff })));
+  assert.equal(core.memory().inUse, inUse, 'analysing on the held profile holds no more memory');
+  // another text is read in its place; switching back and forth holds one profile at a time
+  const h100 = core.holdHardware(text('h100-sxm'));
+  assert.ok(h100);
+  assert.equal(core.analyzeBytes(m, '{}', h100).length, core.analyzeBytes(m, withProfile('h100-sxm', {})).length);
+  const before = core.memory().inUse;
+  for (let i = 0; i < 20; i++) { core.holdHardware(text('jetson-agx-orin')); core.holdHardware(text('h100-sxm')); }
+  assert.equal(core.memory().inUse, before, 'one profile held at a time');
+  // a profile the core refuses gives no handle (the request then carries it, and its analysis says why)
+  assert.equal(core.holdHardware('{"id": "x"'), 0);
+  assert.equal(core.holdHardware('{"id": "x"}'), 0);
+  const refused = JSON.parse(core.analyze(m, JSON.stringify({ hardware: { id: 'x' } })));
+  assert.equal(refused.ok, false);
+  assert.equal(refused.error.code, 'bad_hardware');
+  for (const x of [m, old, neu]) core.freeModel(x);
+});

@@ -17,6 +17,15 @@ const workerPolicy = globalThis.trustedTypes?.createPolicy?.('rooflens-worker', 
   },
 });
 
+/** A request's text with its hardware profile's text apart: the worker
+ * reads a profile once and holds it while its text stays the same
+ * (worker.js onHardware), instead of the core reading it in every request. */
+function apart(request) {
+  const { hardware, ...rest } = request;
+  if (!hardware || typeof hardware !== 'object' || Array.isArray(hardware)) return { request: JSON.stringify(request) };
+  return { request: JSON.stringify(rest), hardware: JSON.stringify(hardware) };
+}
+
 export class CoreClient {
   constructor(workerUrl = new URL('./worker.js', import.meta.url)) {
     this.workerUrl = workerUrl;
@@ -104,13 +113,13 @@ export class CoreClient {
   /** rl_models_diff of the page's model and the other one; old: which of
    * them ('main' or 'other') is the old model. Resolves to the response. */
   async diff(request, old = 'main') {
-    const { promise } = this.send({ type: 'diff', request: JSON.stringify(request), old });
+    const { promise } = this.send({ type: 'diff', ...apart(request), old });
     return JSON.parse((await promise).json);
   }
 
   /** Lets the worker read and analyse the model at `url` (request: an
    * object) and drop it, while the page waits for the user's model. */
-  warmUp(url, request) { return this.send({ type: 'warm-up', url, request: JSON.stringify(request) }).promise; }
+  warmUp(url, request) { return this.send({ type: 'warm-up', url, ...apart(request) }).promise; }
 
   closeOther() { return this.send({ type: 'close-other' }).promise; }
 
@@ -118,7 +127,7 @@ export class CoreClient {
    * resolves to the parsed response object, with its layers as rows
    * whichever layout the request asked for. */
   async analyze(request, slot = 'main') {
-    const { promise } = this.send({ type: 'analyze', request: JSON.stringify(request), slot });
+    const { promise } = this.send({ type: 'analyze', ...apart(request), slot });
     const msg = await promise;
     if (!msg.bytes) return withLayerRows(JSON.parse(msg.json));
     // the text ends at its NUL; packed doubles, if any, follow it

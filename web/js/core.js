@@ -132,14 +132,23 @@ export class RooflensCore {
     return this.withString(requestJson, (p) => this.takeString(this.m._rlw_analyze(model, p)));
   }
 
+  /** The handle of a hardware profile (its JSON text) for analyzeBytes and
+   * diff: the module holds the last profile read and reads a text again only
+   * when it differs (rlw_hw_hold). 0 when the core refuses the profile: then
+   * the request must carry it, so that the analysis reports the error. */
+  holdHardware(profileJson) {
+    return this.withString(profileJson, (p) => this.m._rlw_hw_hold(p));
+  }
+
   /** The same answer as bytes in an ArrayBuffer of its own: its UTF-8
    * text and, for "layers": "packed", the NUL and the doubles that follow it
-   * (rl_model_analyze_sized). The worker hands it to the page without
+   * (rl_model_analyze_hw; hw: a handle from holdHardware, or 0 for the
+   * request's own profile). The worker hands it to the page without
    * copying (postMessage transfer); the page decodes the text once and reads
    * the doubles where they lie (client.js, layer-columns.js). */
-  analyzeBytes(model, requestJson) {
+  analyzeBytes(model, requestJson, hw = 0) {
     return this.withString(requestJson, (p) => {
-      const ptr = this.m._rlw_analyze(model, p);
+      const ptr = this.m._rlw_analyze_hw(model, hw, p);
       if (!ptr) return new TextEncoder().encode(this.takeString(0));
       try {
         return this.m.HEAPU8.slice(ptr, ptr + this.m._rlw_answer_size());
@@ -147,9 +156,10 @@ export class RooflensCore {
     });
   }
 
-  /** rl_models_diff of two open models under one request (JSON text). */
-  diff(oldModel, newModel, requestJson) {
-    return this.withString(requestJson, (p) => this.takeString(this.m._rlw_models_diff(oldModel, newModel, p)));
+  /** rl_models_diff of two open models under one request (JSON text), on
+   * the hardware handle hw (holdHardware) or, when 0, the request's own. */
+  diff(oldModel, newModel, requestJson, hw = 0) {
+    return this.withString(requestJson, (p) => this.takeString(this.m._rlw_models_diff_hw(oldModel, newModel, hw, p)));
   }
 
   summary(model, requestJson) {

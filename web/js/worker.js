@@ -8,20 +8,23 @@
 //                                            shards and index (docs/checkpoints.md); of each shard
 //                                            only its header is read (File.slice)
 //     {id, type: 'cancel', target}            cancel the open with id `target`
-//     {id, type: 'analyze', request, slot}    request: JSON text (a `study` in it passes straight through);
+//     {id, type: 'analyze', request, hardware, slot}  request: JSON text (a `study` in it passes straight
+//                                            through); hardware: the profile's JSON text, apart from the
+//                                            request (read once and held while the text is the same);
 //                                            slot 'other': the second model's analysis
 //     open-* with slot: 'other'              read a second model to compare with (compare.js); the
 //                                            page's model stays open
-//     {id, type: 'diff', request, old}       rl_models_diff of the two open models; old: 'main' or
+//     {id, type: 'diff', request, hardware, old}  rl_models_diff of the two open models; old: 'main' or
 //                                            'other' (which one is the old model); replies 'analyzed'
 //     {id, type: 'close-other'}              free the second model; replies 'closed'
 //     {id, type: 'check-hardware', profile}   profile: JSON text; replies {id, type: 'checked', json}
 //     {id, type: 'netron', analysis}          analysis: response JSON text; replies {id, type: 'netron', json}
 //     {id, type: 'markdown-text', texts}      texts: strings; replies {id, type: 'markdown-text', texts}, each
 //                                            made safe for a Markdown comment by the core (rl_markdown_text)
-//     {id, type: 'warm-up', url, request}     read and analyse a small model, then drop it: the engine
-//                                            optimises the code that ran, so the user's first analysis
-//                                            is not run by WebAssembly's baseline tier; replies 'warm'
+//     {id, type: 'warm-up', url, request, hardware}  read and analyse a small model, then drop it: the
+//                                            engine optimises the code that ran, so the user's first
+//                                            analysis is not run by WebAssembly's baseline tier, and the
+//                                            profile is held for it; replies 'warm'
 //   worker -> main
 //     {type: 'ready', version, precisions, words} once (precisions: the core's rl_precisions() table; words: rl_words(), the names of its concepts); {type: 'fatal', message} if the module cannot load
 //     {id, type: 'progress', offset, total, skipped}
@@ -298,18 +301,29 @@ async function warmUp(msg) {
     const buf = await res.arrayBuffer();
     const opened = await stream(msg.id, bytesSource(buf), buf.byteLength, 4 << 20);
     if (opened.model) {
-      core.analyze(opened.model, msg.request);
+      core.analyzeBytes(opened.model, ...onHardware(msg));
       core.freeModel(opened.model);
     }
   } catch { /* a page without its examples simply starts cold */ }
   postMessage({ id: msg.id, type: 'warm' });
 }
 
+/** A message's request and hardware handle: the profile text it carries
+ * apart is read once and held by the module (core.holdHardware) while the
+ * page sends the same text. A profile the core refuses goes back into the
+ * request, whose analysis then reports the error as it always has. */
+function onHardware(msg) {
+  if (typeof msg.hardware !== 'string') return [msg.request, 0];
+  const hw = core.holdHardware(msg.hardware);
+  if (hw) return [msg.request, hw];
+  return [JSON.stringify({ ...JSON.parse(msg.request), hardware: JSON.parse(msg.hardware) }), 0];
+}
+
 function analyze(msg) {
   // slot 'other': the model compared with (its graph for the views of a comparison)
   const m = msg.slot === 'other' ? other : model;
   if (!m) return postMessage({ id: msg.id, type: 'error', error: errorOf('no_model', 'no model is open') });
-  const bytes = core.analyzeBytes(m, msg.request);
+  const bytes = core.analyzeBytes(m, ...onHardware(msg));
   postMessage({ id: msg.id, type: 'analyzed', bytes, memory: core.memory() }, [bytes.buffer]);
 }
 
@@ -319,7 +333,8 @@ function diff(msg) {
       error: errorOf('no_model', model ? 'the model to compare with is no longer open: open it again' : 'no model is open') });
   }
   const [a, b] = msg.old === 'other' ? [other, model] : [model, other];
-  const json = core.diff(a, b, msg.request);
+  const [request, hw] = onHardware(msg);
+  const json = core.diff(a, b, request, hw);
   postMessage({ id: msg.id, type: 'analyzed', json, memory: core.memory() });
 }
 
