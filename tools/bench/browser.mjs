@@ -252,7 +252,7 @@ if (only.has('outside')) {
     const m = MODELS[name] || die(`no model '${name}' (${Object.keys(MODELS).join(', ')})`);
     const model = m.path();
     const layers = layersOf(model);
-    const outside = [], inside = [], graph = [];
+    const outside = [], inside = [], graph = [], rest = [];
     for (let r = 0; r < runs; r++) {
       const page = await freshPage();
       const inPage = armDrawn(page, ['[data-testid=file-input]', 'change'], { layers });
@@ -271,6 +271,10 @@ if (only.has('outside')) {
       }, layers, { polling: 'raf', timeout: 120000 });
       const t1 = performance.now();
       outside.push(t1 - t0);
+      // the energy and time-based rooflines, drawn once the first frame is painted
+      await page.waitForFunction(() => ['chart-energy-roofline', 'chart-time-based']
+        .every((id) => ['drawn', 'empty'].includes(document.querySelector(`[data-testid=${id}]`).dataset.state)), null, { polling: 'raf', timeout: 120000 });
+      rest.push(performance.now() - t1);
       inside.push((await inPage).total);
       await page.waitForSelector('[data-testid=graph-view] [data-box]', { state: 'attached', timeout: 120000 });
       graph.push(performance.now() - t1);
@@ -278,8 +282,9 @@ if (only.has('outside')) {
       await page.context().close();
     }
     report(`${m.title} from outside: setInputFiles -> summary, first row, chart`, outside, 400);
-    console.log(`${''.padEnd(4)}in-page (from the input's change event): median ${fmt(median(inside))}; ` +
-      `the graph view drawn ${fmt(median(graph))} after (target < 1000 ms)`);
+    console.log(`${''.padEnd(4)}in-page (from the input's change event to all three charts): median ${fmt(median(inside))}; ` +
+      `the other two charts drawn ${fmt(median(rest))} after, the graph view ${fmt(median(graph))} after (target < 1000 ms)`);
+    console.log(`${''.padEnd(4)}every run from outside: ${outside.map(fmt).join(', ')}`);
   }
 }
 

@@ -134,7 +134,7 @@ function render(res) {
   performance.mark('rooflens-table');
   app.measured.render(res);   // before the charts: they draw its achieved points
   app.charts.selected = app.state.selected;
-  app.charts.update(res);
+  app.charts.update(res, { staggered: true });   // the time roofline now, the other two after this frame
   performance.mark('rooflens-charts');
   app.parallel?.update(res);
   if (app.state.selected !== null) t.select(app.state.selected);

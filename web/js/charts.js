@@ -56,6 +56,7 @@ export class Charts {
     this.legends = {};          // chart key -> [{key, label, color, dash, point, hidden, datasetIndex}]
     this.precColour = {};       // precision name -> colour, from the core's table (setPrecisions)
     this.extra = [];            // marked points of other views on the time roofline (the LLM panel's phases)
+    this.drawing = 0;           // counts update() and clear(): a staggered chart draws only for the latest
     for (const [key, box] of Object.entries(boxes)) {
       box.querySelector('.chart-data')?.addEventListener('toggle', (ev) => { if (ev.target.open) this.fillDataTable(key); });
     }
@@ -291,7 +292,10 @@ export class Charts {
     if (data) { data.open = false; data.querySelector('table')?.replaceChildren(); }
     if (!config) {
       if (this.charts[key]) { this.charts[key].destroy(); delete this.charts[key]; }
-      canvas.hidden = true; this.renderLegend(key, []); box.dataset.state = 'empty'; return;
+      canvas.hidden = true; this.renderLegend(key, []); box.dataset.state = 'empty';
+      const png = box.querySelector('button.png');
+      if (png) png.disabled = true;
+      return;
     }
     canvas.hidden = false;
     if (msg) msg.textContent = '';
@@ -317,6 +321,8 @@ export class Charts {
     }
     this.renderLegend(key, config.data.datasets);
     box.dataset.state = 'drawn';
+    const png = box.querySelector('button.png');
+    if (png) png.disabled = false;   // drawn after the page enabled its exports (a staggered chart)
   }
 
   /** The HTML legend of a chart: one toggle button per named dataset. */
@@ -389,16 +395,29 @@ export class Charts {
   }
 
   clear() {
+    this.drawing++;   // the charts still to be drawn of the last answer are not drawn
     for (const key of Object.keys(this.boxes)) this.draw(key, null);
     this.res = null;
   }
 
-  update(res) {
+  /** Draws the three charts of an answer. `staggered` (a new answer, while
+   * the user waits for it): the time roofline at once, with the summary and
+   * the table, and the energy and time-based rooflines once that frame is
+   * painted (drawing all three took about 200 ms of a Swin-T drop). Their
+   * boxes say data-state="pending" until then. */
+  update(res, { staggered = false } = {}) {
     if (!chartClass()) { for (const k of Object.keys(this.boxes)) this.message(k, 'The chart library (Chart.js) could not be loaded: reload the page to draw the charts.'); return; }
     this.prepare(res);
+    const run = ++this.drawing;
     this.drawTime();
-    this.drawEnergy();
-    this.drawTimeBased();
+    const rest = () => { this.drawEnergy(); this.drawTimeBased(); };
+    if (!staggered) { rest(); return; }
+    for (const key of ['energy', 'timeBased']) this.boxes[key].dataset.state = 'pending';
+    requestAnimationFrame(() => setTimeout(() => {
+      if (run !== this.drawing || this.res !== res) return;   // a newer answer, or none, since
+      rest();
+      performance.mark('rooflens-charts-rest');
+    }, 0));
   }
 
   // A point of the roofline charts is a kernel of the chosen model, as the
