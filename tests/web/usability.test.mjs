@@ -68,6 +68,64 @@ test('at 390 px nothing makes the page scroll sideways; the table scrolls in its
   await empty.context().close();
 });
 
+/** The cells `selector` finds that are not wholly on the screen: past its
+ * edge, or cut by a box that scrolls them away (cells only a sideways scroll
+ * would show). */
+function cellsOffScreen(page, selector) {
+  return page.$$eval(selector, (cells) => {
+    const vw = document.documentElement.clientWidth;
+    return cells.filter((c) => {
+      const r = c.getBoundingClientRect();
+      if (r.width === 0 || r.left < -0.5 || r.right > vw + 0.5) return true;
+      for (let p = c.parentElement; p && p !== document.body; p = p.parentElement) {
+        if (!/(auto|scroll|hidden)/.test(getComputedStyle(p).overflowX)) continue;
+        const b = p.getBoundingClientRect();
+        if (r.left < b.left - 0.5 || r.right > b.right + 0.5) return true;
+      }
+      return false;
+    }).map((c) => `${c.closest('table').dataset.testid || c.closest('table').parentElement.className} ` +
+      `row ${c.parentElement.rowIndex} "${c.textContent}" at ${Math.round(c.getBoundingClientRect().left)}–${Math.round(c.getBoundingClientRect().right)} px of ${vw}`);
+  });
+}
+
+/** What Chromium's accessibility tree makes of the table `selector` finds:
+ * its role, its column headers' names and its count of cells (by CDP). */
+async function tableRoles(page, selector) {
+  const cdp = await page.context().newCDPSession(page);
+  const { root } = await cdp.send('DOM.getDocument');
+  const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector });
+  const { node } = await cdp.send('DOM.describeNode', { nodeId });
+  const { backendNodeId } = node;
+  const [self] = (await cdp.send('Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: false })).nodes;
+  const query = async (role) => (await cdp.send('Accessibility.queryAXTree', { backendNodeId, role })).nodes;
+  const out = { table: self?.role?.value, headers: (await query('columnheader')).map((n) => n.name?.value ?? ''), cells: (await query('cell')).length };
+  await cdp.detach();
+  return out;
+}
+
+test('at 390 px the speed-of-light table and the device groups\' table show each row\'s key figures on the screen, without a sideways scroll, and keep their table roles', { skip }, async () => {
+  const page = await openPage(browser, `${site.url}#example=resnet50&hw=h100-sxm&view=devices`, { viewport: PHONE });
+  await ready(page);
+  await page.waitForFunction(() => document.querySelector('[data-testid=devices-view]').dataset.state === 'done' &&
+    document.querySelectorAll('[data-testid=devices-table] tbody tr').length >= 2, null, { timeout: 60000 });
+  // every speed-of-light model's name, time and bounds; every group's name, time, forecast, communication and speed-up
+  const sol = await page.$$eval('.sol-wrap tbody tr', (rows) => rows.length);
+  assert.ok(sol >= 2, `${sol} speed-of-light rows`);
+  assert.deepEqual(await cellsOffScreen(page, '.sol-wrap tbody td:nth-child(-n+3)'), []);
+  const keys = ['group', 'devices_time_s', 'devices_forecast_s', 't_comms_s', 'speedup'];
+  assert.deepEqual(await cellsOffScreen(page, keys.map((k) => `[data-testid=devices-table] tbody td[data-key=${k}]`).join(',')), []);
+  await assertNoOverflow(page, 'the two tables as cards');
+  // a screen reader still meets tables, their column headers and cells
+  for (const [sel, head] of [['.sol-wrap table', 'bounds'], ['[data-testid=devices-table]', 'Speed-up']]) {
+    const roles = await tableRoles(page, sel);
+    assert.equal(roles.table, 'table', `${sel} is a table for a screen reader`);
+    assert.ok(roles.headers.includes(head), `${sel}'s headers: ${roles.headers.join(', ')}`);
+    assert.ok(roles.cells >= 6, `${sel}: ${roles.cells} cells`);
+  }
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
 async function axeViolations(page) {
   await page.evaluate(readFileSync(AXE, 'utf8'));
   // The WCAG 2.2 AA rules (target size included) and axe's best practices.

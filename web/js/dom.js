@@ -34,3 +34,30 @@ export function confirmChoice(menu, button, open) {
   });
   button.addEventListener('click', confirm);
 }
+
+/** A wide table that a phone shows as one card per row (style.css,
+ * table.stack-narrow): each cell is given its column's name to show above
+ * its figure, so no figure sits past the screen's edge. A browser drops a
+ * table's semantics once CSS no longer displays it as a table, so the
+ * table, its row groups, rows, headers and cells say their roles
+ * themselves: a screen reader still reads each figure with its column's
+ * header. Call once the table is filled. */
+export function stackOnNarrow(table) {
+  table.classList.add('stack-narrow');
+  table.setAttribute('role', 'table');
+  const heads = [...(table.tHead?.rows[0]?.cells || [])].map((th) => th.textContent);
+  for (const group of [table.tHead, ...table.tBodies]) group?.setAttribute('role', 'rowgroup');
+  for (const tr of table.rows) {
+    tr.setAttribute('role', 'row');
+    let column = 0;
+    for (const cell of tr.cells) {
+      if (cell.tagName === 'TH') cell.setAttribute('role', tr.parentElement === table.tHead ? 'columnheader' : 'rowheader');
+      else {
+        cell.setAttribute('role', 'cell');
+        // a cell over several columns (an error across the row) names none of them
+        cell.dataset.label = cell.colSpan > 1 ? '' : heads[column] ?? '';
+      }
+      column += cell.colSpan;
+    }
+  }
+}

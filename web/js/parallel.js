@@ -15,7 +15,7 @@ import { eng, exact, pct, times } from './format.js';
 import { wordName, wordTitle, boundColor } from './words.js';
 import { whiteBackground, logAxis, logRange, line, finitePos } from './chart-kit.js';
 import { boundPhrase } from './figures.js';
-import { el } from './dom.js';
+import { el, stackOnNarrow } from './dom.js';
 import { chartClass } from './chart-lib.js';
 import { parallelDefaultState, devicesOf, PARALLEL_MAX, GROUP_SIZES } from './parallel-state.js';
 
@@ -272,6 +272,7 @@ export class ParallelView {
         if (c.cls) td.className = c.cls;
       }
     });
+    stackOnNarrow(t);   // a phone shows each group's figures in a card, not past the edge
   }
 
   clearStudy() {

@@ -7,7 +7,7 @@ import { eng, exact, count, times } from './format.js';
 import { dimsText, batchNote } from './export.js';
 import { headline, headlineSentence, llmHeadlineSentence, solRows, forecastFigures, forecastBasisPhrase, trackRecordHref } from './figures.js';
 import { wordName, wordTitle, wordMeaning, glossary } from './words.js';
-import { $, el } from './dom.js';
+import { $, el, stackOnNarrow } from './dom.js';
 
 // How much of the file was read and how big the WASM heap got: figures for
 // the huge-model benchmark and tests (tools/bench/huge.mjs), as data attributes.
@@ -58,6 +58,7 @@ function solTable(res, h) {
     tr.appendChild(el('td', String(r.kernels), { title: `launch floor ${exact(r.launch_floor_s, 's')}` }));
     tr.appendChild(el('td', wordName('bound', r.bound), { title: wordMeaning('bound', r.bound) }));
   }
+  stackOnNarrow(tbl);   // a phone shows each model's time and bounds in a card, not past the edge
   wrap.appendChild(tbl);
   return wrap;
 }
