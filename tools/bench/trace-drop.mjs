@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Where a drop's time goes, seen with Chromium's own performance tools: one
-// drop of a benchmark model (tools/bench-models.mjs) made as
-// tools/bench-browser.mjs --only outside makes it (2 s after the page is
+// drop of a benchmark model (tools/bench/models.mjs) made as
+// tools/bench/browser.mjs --only outside makes it (2 s after the page is
 // ready, setInputFiles on the file input), traced from just before
 // setInputFiles until the summary, the table's first row and a painted
 // time-roofline canvas are shown (the user's wait), then on until the graph
@@ -10,15 +10,15 @@
 // the JavaScript functions by sampled self time (V8's CPU profiler), and the
 // page's own marks (rooflens-*) on the same clock.
 //
-//   node tools/trace-drop.mjs [--model swin_t] [--site build/site] [--out trace.json] [--top 15]
+//   node tools/bench/trace-drop.mjs [--model swin_t] [--site build/site] [--out trace.json] [--top 15]
 //
 // --out keeps the raw trace (open it in Chromium's DevTools, Performance tab).
 // Needs build/site (tools/build-site.sh).
 import { existsSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { SITE, serve, chromiumPath, CHROMIUM_ARGS } from '../tests/web/helpers.mjs';
-import { BENCH_MODELS } from './bench-models.mjs';
+import { SITE, serve, chromiumPath, CHROMIUM_ARGS } from '../../tests/web/helpers.mjs';
+import { BENCH_MODELS } from './models.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] ? args[i + 1] : dflt; };
