@@ -13,7 +13,7 @@
 // back here (devicesStudy / devicesDraw).
 import { eng, exact, pct, times } from './format.js';
 import { wordName, wordTitle, boundColor } from './words.js';
-import { whiteBackground, logAxis, logRange, line, finitePos } from './chart-kit.js';
+import { whiteBackground, logAxis, linearAxis, logRange, line, finitePos } from './chart-kit.js';
 import { boundPhrase } from './figures.js';
 import { el, stackOnNarrow } from './dom.js';
 import { chartClass } from './chart-lib.js';
@@ -194,7 +194,6 @@ export class ParallelView {
     const boundOf = (r) => (r.parallel ? r.parallel.bound : r.bound);
     const labels = ok.map(({ r, i }) => this.rowLabel(r, i));
     this.timeBox.style.height = `${Math.max(220, 90 + 46 * ok.length)}px`;
-    const [lo, hi] = logRange(ok.map(({ r }) => floorOf(r)), { pad: 1.5 });
     chart('devicesTime', this.timeCanvas, {
       type: 'bar',
       data: {
@@ -208,7 +207,8 @@ export class ParallelView {
       },
       options: {
         indexAxis: 'y', animation: false, responsive: true, maintainAspectRatio: false,
-        scales: { x: logAxis('Time per inference (s)', 's', lo, hi), y: { type: 'category', ticks: { autoSkip: false, font: { size: 11 } } } },
+        // a bar's length is its time: the axis starts at zero, so 0.97× looks like 0.97×
+        scales: { x: linearAxis('Time per inference (s)', 's', 0, undefined), y: { type: 'category', ticks: { autoSkip: false, font: { size: 11 } } } },
         plugins: {
           legend: { position: 'top', labels: { boxWidth: 12, font: { size: 11 }, generateLabels: () =>
             [...new Set(ok.map(({ r }) => boundOf(r)))].map((b) => ({ text: `limited by ${boundPhrase(b)}`, fillStyle: boundColor(b), strokeStyle: boundColor(b), lineWidth: 0 })) },
