@@ -63,6 +63,12 @@ test('LLM panel: the core\'s TTFT, TPOT, tokens/s and fit; link; roofline points
     'Time per output token and tokens per second at the speed of light against context length']) {
     assert.ok(await page.evaluate((label) => !!globalThis.Chart.getChart(document.querySelector(`canvas[aria-label="${label}"]`)), id), id);
   }
+  // the context chart ends where the model does: at its positions, when they, not the memory, limit the context
+  assert.equal(want.max_context_limit, 'positions', 'the 8B example encodes fewer positions than an H100 holds');
+  const ctxLimit = await page.evaluate((label) => globalThis.Chart.getChart(document.querySelector(`canvas[aria-label="${label}"]`))
+    .options.plugins.rlLimit, 'Time per output token and tokens per second at the speed of light against context length');
+  assert.equal(ctxLimit.x, want.max_positions);
+  assert.match(ctxLimit.label, /positions \(memory: /);
   // the sweeps are the core's at the speed of light, beside the panel's forecast: their table says so
   const sweepHeads = await page.$$eval('[data-testid=llm-panel] table thead th', (ths) => ths.map((th) => th.textContent));
   assert.ok(sweepHeads.includes('TPOT (floor)') && sweepHeads.includes('tokens/s (floor)'), sweepHeads.join(' | '));

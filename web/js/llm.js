@@ -371,8 +371,12 @@ export class LlmPanel {
     this.showChart(this.contextCanvas, !!cs?.rows?.length);
     if (bs) this.sweepChart('batch', this.batchCanvas, bs.rows, 'batch', 'Batch size', bs.max_batch,
       `memory limit: batch ${count(bs.max_batch)}`);
-    if (cs) this.sweepChart('context', this.contextCanvas, cs.rows, 'context', 'Context (tokens in the cache)', cs.max_context,
-      `memory limit: ${eng(cs.max_context)} tokens`);
+    // the model reads no more than its positions: that line, not the memory's far beyond it, ends the context
+    const byPositions = L.max_context_limit === 'positions' && L.max_positions > 0;
+    if (cs) this.sweepChart('context', this.contextCanvas, cs.rows, 'context', 'Context (tokens in the cache)',
+      byPositions ? L.max_positions : cs.max_context,
+      byPositions ? `the model's ${count(L.max_positions)} positions (memory: ${eng(cs.max_context)} tokens)`
+        : `memory limit: ${eng(cs.max_context)} tokens`);
   }
 
   drawTable(L) {
