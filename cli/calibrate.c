@@ -68,7 +68,8 @@ static cJSON *level(const char *name, double bw, const char *bw_source, double c
 static cJSON *forecast_block(bool llc) {
     cJSON *f = cJSON_CreateObject();
     cJSON_AddStringToObject(f, "stack", "ONNX Runtime, CPU provider (estimated; fit with calibrate --from)");
-    cJSON_AddStringToObject(f, "basis", "analytic");
+    /* no "basis": the core takes a profile without one as its estimates
+     * (analytic), and writes the id from its own table when a fit replaces it */
     cJSON_AddItemToObject(f, "matrix_units", figure_of_kind(1, "one core works one tile at a time (a one-thread "
                                                                "runtime; wave quantization over cores not modelled)",
                                                             "estimated"));

@@ -496,7 +496,7 @@ static void band(const cJSON *unit) {
         cJSON_Delete(hw);
     }
     rl_hw hw = {0};
-    hw.fc.band = (rl_forecast_band_params){true, 0.8, 1.3, 9, 0.1, 0.4, "published results", "docs/v.md"};
+    hw.fc.band = (rl_forecast_band_params){true, 0.8, 1.3, 9, 0.1, 0.4, RL_BAND_PUBLISHED, "docs/v.md"};
     rl_band b = rl_forecast_band(&hw, 1.0, 0.5);
     CHECK(b.known && b.low_s == 0.8 && b.high_s == 1.3, "the band of 1 s: %g to %g", b.low_s, b.high_s);
     b = rl_forecast_band(&hw, 1.0, 0.9);

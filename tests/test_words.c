@@ -113,11 +113,18 @@ static void check_lists(void) {
     static const char *const kinds[RL_LIST_COUNT] = {
         [RL_LIST_BOUND] = RL_WORD_BOUND,       [RL_LIST_SOL] = RL_WORD_SOL,
         [RL_LIST_GRANULARITY] = RL_WORD_GRANULARITY, [RL_LIST_OP_CLASS] = RL_WORD_OP_CLASS,
-        [RL_LIST_BASIS] = RL_WORD_BASIS,       [RL_LIST_MEASURED_FORMAT] = RL_WORD_MEASURED_FORMAT,
+        [RL_LIST_BASIS] = RL_WORD_BASIS,       [RL_LIST_BAND_BASIS] = RL_WORD_BAND_BASIS,
+        [RL_LIST_MEASURED_FORMAT] = RL_WORD_MEASURED_FORMAT,
         [RL_LIST_KV_TYPE] = RL_WORD_KV_TYPE, [RL_LIST_MODE] = RL_WORD_MODE};
-    static const int counts[RL_LIST_COUNT] = {RL_BOUND_COUNT, RL_SOL_COUNT, RL_GRAN_COUNT, RL_CLASS_COUNT,
-                                              RL_BASIS_COUNT, RL_PROFILE_COUNT, RL_KV_COUNT, RL_MODE_COUNT};
+    static const int counts[RL_LIST_COUNT] = {
+        [RL_LIST_BOUND] = RL_BOUND_COUNT,     [RL_LIST_SOL] = RL_SOL_COUNT,
+        [RL_LIST_GRANULARITY] = RL_GRAN_COUNT, [RL_LIST_OP_CLASS] = RL_CLASS_COUNT,
+        [RL_LIST_BASIS] = RL_BASIS_COUNT,     [RL_LIST_BAND_BASIS] = RL_BAND_BASIS_COUNT,
+        [RL_LIST_MEASURED_FORMAT] = RL_PROFILE_COUNT, [RL_LIST_KV_TYPE] = RL_KV_COUNT, [RL_LIST_MODE] = RL_MODE_COUNT};
+    for (int l = 0; l < RL_LIST_COUNT; l++)   /* a list added to the core and not here fails, not crashes */
+        CHECK(kinds[l] && counts[l] > 0, "test_words knows list %d", l);
     for (int l = 0; l < RL_LIST_COUNT; l++) {
+        if (!kinds[l]) continue;
         int published = 0;
         const cJSON *w;
         cJSON_ArrayForEach(w, words) published += !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(w, "kind")), kinds[l]);

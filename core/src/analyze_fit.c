@@ -17,6 +17,7 @@
 #include "json.h"
 #include "measured.h"
 #include "timing.h"
+#include "words.h"
 
 /* Runs whose kernel counts are kept for the stack's fusion (the fit takes up to 1000 inputs). */
 #define RL_FIT_MAX_RUNS 1000
@@ -449,7 +450,7 @@ static int add_cross_validation(cJSON *fit, cJSON *fc_block, const fit_samples *
     cJSON_AddNumberToObject(band, "runs", b.runs);
     cJSON_AddNumberToObject(band, "median_error", round(1000 * b.median_error) / 1000);
     cJSON_AddNumberToObject(band, "worst_error", ceil(1000 * b.worst_error) / 1000);
-    cJSON_AddStringToObject(band, "basis", "fit cross-validation");
+    cJSON_AddStringToObject(band, "basis", rl_value_id(RL_LIST_BAND_BASIS, RL_BAND_FIT_CROSS_VALIDATION));
     cJSON_AddStringToObject(band, "source", "forecast.fit.held_out (each fit model forecast by a fit of the others)");
     cJSON_AddItemToObject(fc_block, "band", band);
     return 0;

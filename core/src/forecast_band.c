@@ -1,7 +1,6 @@
 /* The forecast's error band (forecast_band.h; docs/model.md §12.8). */
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "forecast_band.h"
 #include "json.h"
@@ -29,7 +28,7 @@ const char *rl_forecast_track_record(const rl_hw *hw, char *buf, size_t size) {
     if (!b->known) snprintf(buf, size, "%s", rl_word_name(RL_WORD_TERM, "no_track_record"));
     else
         snprintf(buf, size, "checked against %.0f %s, median error %.0f %%, worst %.0f %%", b->runs,
-                 strcmp(b->basis, "fit cross-validation") ? "published runs" : "held-out runs of its fit",
+                 rl_value_name(RL_LIST_BAND_BASIS, b->basis),
                  100 * b->median_error, 100 * b->worst_error);
     return buf;
 }
@@ -46,7 +45,7 @@ void rl_forecast_band_record_json(cJSON *o, const rl_hw *hw) {
     rl_json_add_num(r, "runs", b->runs);
     rl_json_add_num(r, "median_error", b->median_error);
     rl_json_add_num(r, "worst_error", b->worst_error);
-    cJSON_AddStringToObject(r, "basis", b->basis);
+    cJSON_AddStringToObject(r, "basis", rl_value_id(RL_LIST_BAND_BASIS, b->basis));
     cJSON_AddStringToObject(r, "source", b->source);
     rl_json_add_num(r, "low", b->low);
     rl_json_add_num(r, "high", b->high);

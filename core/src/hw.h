@@ -38,11 +38,9 @@ typedef struct rl_forecast_band_params {
     double runs;               /* held-out runs the ratios come from (a whole number >= 3) */
     double median_error;       /* median |measured / forecast - 1| over them */
     double worst_error;        /* the largest */
-    const char *basis;         /* "published results" | "fit cross-validation" */
+    int basis;                 /* rl_band_basis (words.h): published results or the fit's cross-validation */
     const char *source;        /* where the runs are listed, one row each (docs/validation.md#...) */
 } rl_forecast_band_params;
-/* The one list of the band's bases (hw_blocks.c reads it). */
-extern const char *const rl_band_bases[];
 
 /* The forecast's parameters (the profile's "forecast" block, hw/README.md):
  * what a well-tuned software stack reaches on the device. A profile without

@@ -183,7 +183,6 @@ static int forecast_apart(const parse_ctx *x, const cJSON *list, rl_forecast_par
 
 /* ---------------------------------------------------- the track record -- */
 static const char *const band_keys[] = {"low", "high", "runs", "median_error", "worst_error", "basis", "source", NULL};
-const char *const rl_band_bases[] = {"published results", "fit cross-validation", NULL};
 /* Ratios are rounded when written (two decimals): a low or high that its
  * worst error misses by less than this is still consistent with it. */
 #define BAND_ROUNDING 0.01
@@ -227,12 +226,16 @@ static int forecast_band(const parse_ctx *x, const cJSON *band, rl_forecast_band
                                          "are ratios of the same runs)", b->low, b->high, b->worst_error);
     const cJSON *basis = cJSON_GetObjectItemCaseSensitive(band, "basis");
     const cJSON *source = cJSON_GetObjectItemCaseSensitive(band, "source");
-    if (!cJSON_IsString(basis) || !hw_in_list(basis->valuestring, rl_band_bases))
-        return hw_bad(x, "forecast.band.basis", "must be \"published results\" or \"fit cross-validation\"");
+    int basis_value = rl_value_of(RL_LIST_BAND_BASIS, cJSON_IsString(basis) ? basis->valuestring : NULL);
+    if (basis_value < 0) {
+        char ids[96]; /* the table's ids, as every list of values is named */
+        rl_value_list_text(RL_LIST_BAND_BASIS, ids, sizeof ids);
+        return hw_bad(x, "forecast.band.basis", "must be one of %s", ids);
+    }
     if (!cJSON_IsString(source) || strlen(source->valuestring) < 4)
         return hw_bad(x, "forecast.band.source", "must say where the runs are listed, one row each "
                                                 "(e.g. \"docs/validation.md#tensorrt\")");
-    b->basis = basis->valuestring, b->source = source->valuestring, b->known = true;
+    b->basis = basis_value, b->source = source->valuestring, b->known = true;
     return 0;
 }
 

@@ -149,6 +149,20 @@ static const rl_value_row BASES[] = {
 };
 _Static_assert(sizeof BASES / sizeof BASES[0] == RL_BASIS_COUNT, "one row of BASES per rl_basis");
 
+/* What a forecast's band rests on (rl_band_basis); the name ends the
+ * track record's sentence ("checked against 6 published runs"). */
+static const rl_value_row BAND_BASES[] = {
+    [RL_BAND_PUBLISHED] = {"published results", "published runs",
+                           "Results published for the profile's stack (engine tables, MLPerf), kept apart from "
+                           "what set its figures and listed in docs/validation.md.",
+                           NULL},
+    [RL_BAND_FIT_CROSS_VALIDATION] = {"fit cross-validation", "held-out runs of its fit",
+                                      "Each model of a calibrate --from fit forecast by a fit of the others: the "
+                                      "spread of those errors.",
+                                      NULL},
+};
+_Static_assert(sizeof BAND_BASES / sizeof BAND_BASES[0] == RL_BAND_BASIS_COUNT, "one row of BAND_BASES per rl_band_basis");
+
 /* The measured profiles rooflens reads (rl_profile_format). */
 static const rl_value_row MEASURED_FORMATS[] = {
     [RL_PROFILE_ORT] = {"ort", "ONNX Runtime profile",
@@ -189,6 +203,7 @@ static const struct {
     [RL_LIST_GRANULARITY] = {RL_WORD_GRANULARITY, GRANULARITIES, RL_GRAN_COUNT},
     [RL_LIST_OP_CLASS] = {RL_WORD_OP_CLASS, OP_CLASSES, RL_CLASS_COUNT},
     [RL_LIST_BASIS] = {RL_WORD_BASIS, BASES, RL_BASIS_COUNT},
+    [RL_LIST_BAND_BASIS] = {RL_WORD_BAND_BASIS, BAND_BASES, RL_BAND_BASIS_COUNT},
     [RL_LIST_MEASURED_FORMAT] = {RL_WORD_MEASURED_FORMAT, MEASURED_FORMATS, RL_PROFILE_COUNT},
     [RL_LIST_KV_TYPE] = {RL_WORD_KV_TYPE, KV_TYPES, RL_KV_COUNT},
     [RL_LIST_MODE] = {RL_WORD_MODE, MODES, RL_MODE_COUNT},

@@ -26,6 +26,7 @@
 #define RL_WORD_GRANULARITY "granularity"
 #define RL_WORD_OP_CLASS "op_class"
 #define RL_WORD_BASIS "basis"                     /* what a forecast rests on: forecast.basis */
+#define RL_WORD_BAND_BASIS "band_basis"           /* what a forecast's band rests on: forecast.band.basis */
 #define RL_WORD_MEASURED_FORMAT "measured_format" /* measured.format: the profile's kind */
 #define RL_WORD_MODE "mode"                       /* options.mode: what one step of the model is */
 #define RL_WORD_KV_TYPE "kv_type"                 /* llm.kv_type: a KV cache stored as llama.cpp stores it */
@@ -37,6 +38,7 @@ typedef enum {
     RL_LIST_GRANULARITY,
     RL_LIST_OP_CLASS,
     RL_LIST_BASIS,
+    RL_LIST_BAND_BASIS,
     RL_LIST_MEASURED_FORMAT,
     RL_LIST_KV_TYPE,
     RL_LIST_MODE,
@@ -92,6 +94,10 @@ typedef enum { RL_PROFILE_ORT, RL_PROFILE_TRTEXEC, RL_PROFILE_CSV, RL_PROFILE_CO
 /* What one step of the model is (options.mode): a forward pass, or a
  * training step (forward and backward, docs/model.md). */
 typedef enum { RL_MODE_INFERENCE, RL_MODE_TRAINING, RL_MODE_COUNT } rl_mode;
+
+/* What a forecast's error band rests on (forecast.band.basis): results
+ * published for the profile's stack, or the fit's own held-out runs. */
+typedef enum { RL_BAND_PUBLISHED, RL_BAND_FIT_CROSS_VALIDATION, RL_BAND_BASIS_COUNT } rl_band_basis;
 
 /* A KV cache type of llama.cpp (its --cache-type-k/-v names; llm.kv_type). */
 typedef enum { RL_KV_F16, RL_KV_Q8_0, RL_KV_Q4_0, RL_KV_COUNT } rl_kv_type;

@@ -21,11 +21,13 @@ import sys
 
 TABLES = {"bound": ("core/src/words.c", r"\[RL_BOUND_\w+\]\s*=\s*\{\"(\w+)\""),
           "measured format": ("core/src/words.c", r"\[RL_PROFILE_\w+\]\s*=\s*\{\"(\w+)\""),
-          "format": ("cli/formats.c", r"\[CLI_FORMAT_\w+\]\s*=\s*\{\"(\w+)\"")}
+          "format": ("cli/formats.c", r"\[CLI_FORMAT_\w+\]\s*=\s*\{\"(\w+)\""),
+          # what a forecast, and its band, rest on (BASES, BAND_BASES)
+          "basis": ("core/src/words.c", r"\[RL_(?:BASIS|BAND)_\w+\]\s*=\s*\{\"([\w -]+)\"")}
 # A value is a bound's or a format's only where the code speaks of one: the
 # ids are common words ("none", "unknown", "memory", "table") with other
 # meanings elsewhere (a profile's fusion "none", a gate's "unknown").
-MENTION = {"bound": r"bound", "measured format": r"format", "format": r"format"}
+MENTION = {"bound": r"bound", "measured format": r"format", "format": r"format", "basis": r"basis"}
 SCANNED = ("core", "cli", "wasm", "web/js")
 # The page's one reader of the core's words: it files a bound the table
 # lacks under the table's "unknown", as the core does (rl_bound_from_id).
@@ -88,6 +90,7 @@ def patterns(ids):
         r"[Bb]ound\w*\([^()]*" + q,                                      # a bound helper's argument
         r"\(\s*(?:\"|')bound(?:\"|')\s*,\s*" + q, r"RL_WORD_BOUND\s*,\s*" + q,  # a word of kind bound
         q + r"\s*,\s*" + q,                                              # a list of them
+        r"(?:\"|')basis(?:\"|')\s*,\s*" + q,                               # written under the key "basis"
     )]
 
 
@@ -123,15 +126,18 @@ FOUND = ['if (strcmp(L->bound, "overhead") == 0)', "rows.find((r) => r.bound ===
          "const bound = this.model.bound(n) || 'unknown';", 'bound_color(colors, "none")',
          'r->bound = "compute";', "boundPhrase('power')", 'bool csv = !strcmp(A->format, "csv");',
          "const FORMAT_NAMES = { ort: 'ONNX Runtime profile' }; if (format === 'trtexec') x();",
-         'L->energy_bound = f >= q ? "compute" : "memory";']
+         'L->energy_bound = f >= q ? "compute" : "memory";', 'cJSON_AddStringToObject(f, "basis", "analytic");',
+         'strcmp(b->basis, "fit cross-validation") ? a : b']
 PASSED = ['/* the bound "none" */ x = 1;', 'cJSON_AddStringToObject(row, "bound", rl_bound_id(b));',
           'fusion = "none"; // no bound', 'tprintf(fmt, "batch", "bound", "memory", "fits");', "el('th', 'bound')",
-          'if (format == CLI_FORMAT_JSON) puts(out);']
+          'if (format == CLI_FORMAT_JSON) puts(out);',
+          'cJSON_AddStringToObject(f, "basis", rl_value_id(RL_LIST_BASIS, RL_BASIS_ANALYTIC));']
 
 
 def self_test():
     ids = {"bound": ("t", ["compute", "memory", "overhead", "power", "none", "unknown"]),
-           "measured format": ("t", ["ort", "trtexec", "csv"]), "format": ("t", ["table", "json", "csv"])}
+           "measured format": ("t", ["ort", "trtexec", "csv"]), "format": ("t", ["table", "json", "csv"]),
+           "basis": ("t", ["analytic", "calibrated", "published results", "fit cross-validation"])}
     bad = 0
     for want, lines in ((True, FOUND), (False, PASSED)):
         for line in lines:

@@ -43,7 +43,7 @@ export function forecastFigures(res) {
   if (!f || num(f.time_s) === null) return null;
   return {
     time_s: f.time_s, floor_s: num(f.floor_s), headroom: num(f.headroom), energy_j: num(f.energy_j),
-    basis: f.basis === 'calibrated' ? 'calibrated' : 'analytic', stack: f.stack || null, clamped: f.clamped === true,
+    basis: f.basis ?? null, stack: f.stack || null, clamped: f.clamped === true,
     // its band and the track record it rests on (null: the stack has none)
     low_s: num(f.low_s), high_s: num(f.high_s), track_record: f.track_record || wordName('term', 'no_track_record'),
     band: f.band && typeof f.band === 'object' ? f.band : null,
@@ -74,7 +74,8 @@ export function trackRecordHref(f) {
  * it: "analytic estimate: TensorRT with CUDA graphs" or "fitted to measured
  * runs: ONNX Runtime …". */
 export function forecastBasisPhrase(f) {
-  return `${wordName('basis', f?.basis || 'analytic')}: ${f?.stack || 'a tuned engine'}`;
+  // the core names the basis of every forecast it makes; without one, no word is put in its mouth
+  return `${f?.basis ? `${wordName('basis', f.basis)}: ` : ''}${f?.stack || 'a tuned engine'}`;
 }
 
 /** The three speed-of-light models, each with its own time, bounds and kernels. */
