@@ -41,6 +41,11 @@ cd "$(dirname "$0")/../.."
 OUT=${ROOFLENS_VALIDATE_DIR:-build/validate-forecast}
 RUNS=${RUNS:-12}
 POOL=${POOL:-"resnet18 mobilenet_v3_large bert_base gpt_decoder"}
+# a wider calibration, as a user with more models would fit: ten models of
+# every class (depthwise, grouped, dense convolutions, ViT, Swin, BERT, a
+# decoder), each held out by a fit of the other nine, then the fit on all ten
+# forecasting the models it never saw
+WIDE=${WIDE:-"resnet18 mobilenet_v3_large bert_base gpt_decoder resnet50 mobilenet_v2 vit_b_16 swin_t convnext_tiny efficientnet_b0"}
 MODELS=${MODELS:-"resnet50 efficientnet_b0 regnet_y_400mf shufflenet_v2_x1_0 squeezenet1_1 convnext_tiny densenet121 vit_b_16 swin_t mobilenet_v2 mnasnet1_0 resnext50_32x4d regnet_x_400mf googlenet regnet_y_800mf regnet_x_1_6gf mobilenet_v3_small efficientnet_b1 wide_resnet50_2"}
 PY=/usr/bin/python3   # Debian's, with python3-onnx, python3-numpy, python3-torch
 DIMS=(--dim sequence=128 --dim seq=128)
@@ -138,10 +143,14 @@ for opt in disabled all; do
   fit "$POOL" "$opt" "$OUT/fits/$opt/pool.json"
   cat "$OUT/fits/$opt/pool.log"
   forecast_all "$OUT/fits/$opt/pool.json" "$OUT/fits/$opt/pool"
+  # the wide pool: the same, over ten models
+  fit "$WIDE" "$opt" "$OUT/fits/$opt/wide.json"
+  cat "$OUT/fits/$opt/wide.log"
+  forecast_all "$OUT/fits/$opt/wide.json" "$OUT/fits/$opt/wide"
 done
 echo "== the analytic forecast (the calibrated ceilings, the profile's default parameters)"
 forecast_all "$OUT/calibrated-cpu.json" "$OUT/analytic"
 
 echo "== report"
-$PY tools/validate/forecast_report.py "$OUT" --pool "$POOL" > "$OUT/report.md"
+$PY tools/validate/forecast_report.py "$OUT" --pool "$POOL" --wide "$WIDE" > "$OUT/report.md"
 cat "$OUT/report.md"

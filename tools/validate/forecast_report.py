@@ -194,10 +194,49 @@ def print_setup(opt, s, pool, models, whole):
                  "%d of %d" % cov if cov else "–"))
 
 
+def wide_fit(out, opt, wide, models):
+    """The fit on the wide pool: its own models' leave-one-out errors (from
+    its log) and its errors on every model it never saw, with its band."""
+    fit = load(os.path.join(out, "fits", opt, "wide.json"))
+    band = ((fit or {}).get("forecast") or {}).get("band")
+    held, inside = {}, 0
+    for m in models:
+        if m in wide:
+            continue
+        r = load(os.path.join(out, "fits", opt, "wide", m + ".json")) or {}
+        t = composed_run(out, m, opt)
+        f = (r.get("forecast") or {}) if r.get("ok") else {}
+        if not t or f.get("time_s") is None:
+            continue
+        held[m] = f["time_s"] / t - 1
+        lo, hi = f.get("low_s"), f.get("high_s")
+        inside += lo is not None and hi is not None and lo <= t <= hi
+    errs = sorted(abs(e) for e in held.values())
+    return {"errors": held, "band": band, "inside": inside, "n": len(errs),
+            "median": statistics.median(errs) if errs else None, "p90": p90(errs) if errs else None,
+            "worst": errs[-1] if errs else None}
+
+
+def print_wide(opt, w, wide):
+    print("\n#### The wide fit (%d models), graph optimisations %s, on the %d models it never saw\n" % (len(wide), opt, w["n"]))
+    b = w["band"]
+    if b:
+        print("Its band, from leave-one-model-out over its own models: %.2f–%.2f × the forecast (median error %s, "
+              "worst %s)." % (b["low"], b["high"], pct(b["median_error"]), pct(b["worst_error"])))
+    print("Never-seen models: median |error| **%s**, 90th percentile **%s**, worst %s; the measured time falls "
+          "inside the forecast's band for %d of %d.\n" % (pct(w["median"]), pct(w["p90"]), pct(w["worst"]),
+                                                          w["inside"], w["n"]))
+    print("| model | error |")
+    print("| --- | ---: |")
+    for m, e in sorted(w["errors"].items()):
+        print("| %s | %s |" % (m, spct(e)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--pool", default="resnet18 mobilenet_v3_large bert_base gpt_decoder")
+    ap.add_argument("--wide", default="", help="the wide pool's models (forecast.sh's WIDE), if it was fitted")
     a = ap.parse_args()
     pool = a.pool.split()
     models = sorted({os.path.basename(p).rsplit("_", 1)[0]
@@ -216,6 +255,12 @@ def main():
             s = setup(a.out, opt, pool, models, whole)
             print_setup(opt, s, pool, models, whole)
             out["setups"][opt + (" whole run" if whole else "")] = s
+    wide = a.wide.split()
+    for opt in ("disabled", "all") if wide else ():
+        if load(os.path.join(a.out, "fits", opt, "wide.json")):
+            w = wide_fit(a.out, opt, wide, models)
+            print_wide(opt, w, wide)
+            out["setups"][opt + " wide"] = w
     with open(os.path.join(a.out, "forecast-summary.json"), "w") as f:
         json.dump(out, f, indent=1)
 
