@@ -418,6 +418,11 @@ def hostile_files():
     files["unknown_architecture"] = header(kvs3, T)[0] + b"\0" * (data + 64)
     T4 = [t for t in T if t[0] != "blk.0.attn_k.weight"]
     files["missing_tensor"] = header(kvs, T4)[0] + b"\0" * (data + 64)
+    # fewer embedding dims than heads and no key_length: embedding_length / head_count is a head dim of 0
+    kvs6, T6 = decoder("llama", 1, 2, 4, 2, 1, 8, 32, 64, {"matrix": "F32", "embed": "F32"})
+    kvs6 = [k for k in kvs6 if k[0] != "llama.attention.key_length"]
+    hdr6, data6 = header(kvs6, T6)
+    files["no_head_dim"] = hdr6 + b"\0" * (data6 + 64)
     # deepseek2 as older llama.cpp conversions wrote it: one attn_kv_b a block (a cache of whole keys and values)
     kvs5, T5, _ = deepseek2(L=1, dense=1)
     T5 = [t for t in T5 if t[0] not in ("blk.0.attn_k_b.weight", "blk.0.attn_v_b.weight")]

@@ -154,6 +154,10 @@ static void test_configs(void) {
         {"{\"model_type\": \"llama\", \"torch_dtype\": \"bfloat16\", \"num_hidden_layers\": 2, \"hidden_size\": 64, "
          "\"num_attention_heads\": 4, \"num_key_value_heads\": 3, \"vocab_size\": 8, \"max_position_embeddings\": 8, "
          "\"intermediate_size\": 8}", "bad_config"},
+        /* no head_dim, and hidden_size / num_attention_heads is 0 */
+        {"{\"model_type\": \"llama\", \"torch_dtype\": \"bfloat16\", \"num_hidden_layers\": 2, \"hidden_size\": 2, "
+         "\"num_attention_heads\": 4, \"vocab_size\": 8, \"max_position_embeddings\": 8, \"intermediate_size\": 8}",
+         "bad_config"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *err = NULL;
@@ -374,6 +378,7 @@ static void test_hostile(void) {
     hostile("no_block_count", "bad_gguf");
     hostile("unknown_architecture", "unsupported_architecture");
     hostile("missing_tensor", "bad_gguf");
+    hostile("no_head_dim", "bad_gguf");
     hostile("deepseek2_legacy", "unsupported_architecture");
 }
 

@@ -272,6 +272,14 @@ static int read_hparams(dec *D) {
     h->hkv = gguf_find(D->f, key);
     h->hd = h->d / h->H;
     if (!whole(D, "attention.key_length", 1, 65536, &h->hd, false) && D->err->code[0]) return -1;
+    if (h->hd < 1) { /* no key_length, and fewer embedding dims than heads */
+        rl_error_set(D->err, "bad_gguf", "attention.key_length",
+                     "the file gives no %s.attention.key_length, and its embedding_length (%lld) is smaller than "
+                     "its head_count (%lld), so their quotient is no head dim: the file is corrupted; convert the "
+                     "model again with a current llama.cpp",
+                     D->a->name, (long long)h->d, (long long)h->H);
+        return -1;
+    }
     if (!whole(D, "context_length", 1, MAX_POSITIONS, &h->ctx, true)) return -1;
     h->window = 0;
     if (D->a->swa_every &&

@@ -162,6 +162,11 @@ static int read_hparams(hf *h) {
     if (h->err->code[0]) return -1;
     h->Hkv = whole(h, "num_key_value_heads", 1, h->H, h->H);
     h->hd = whole(h, "head_dim", 1, 65536, h->d / h->H);
+    if (h->hd == 0 && !h->err->code[0]) /* no head_dim, and fewer hidden dims than heads */
+        rl_error_set(h->err, "bad_config", "head_dim",
+                     "config.json gives no head_dim, and its hidden_size (%lld) is smaller than its "
+                     "num_attention_heads (%lld), so their quotient is no head dim: add the model's head_dim to "
+                     "config.json", (long long)h->d, (long long)h->H);
     h->E = whole(h, "num_local_experts", 0, 65536, 0);
     if (h->E == 0) h->E = whole(h, "num_experts", 0, 65536, 0);
     h->k = h->E ? whole(h, "num_experts_per_tok", 1, h->E, -1) : 0;
