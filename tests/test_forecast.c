@@ -1176,6 +1176,46 @@ static void fit_refuses_long_gaps(const cJSON *unit) {
     rl_model_free(cnn);
 }
 
+/* Runs whose wall time exceeds their kernels' by less than a nanosecond a
+ * kernel (a trace rounded to microseconds: a median gap of 0.5 us over a
+ * thousand kernels) are no time between kernels: the fit answers, and its
+ * profile passes the hardware check, which takes no between_kernels_s under
+ * 1 ns. Here each run's kernels are laid end to end and the run ends
+ * 0.004 us after them: 0.5 ns a kernel. */
+static void fit_takes_tiny_gaps(const cJSON *unit) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fixtures/measured/ort_small_cnn_all.json", tests_dir);
+    cJSON *trace = check_read_json(path);
+    const cJSON *run, *e;
+    cJSON_ArrayForEach(run, trace) {
+        if (strcmp(check_str(run, "name"), "model_run")) continue;
+        double t0 = check_num(run, "ts"), t1 = t0 + check_num(run, "dur"), at = t0;
+        cJSON_ArrayForEach(e, trace) {
+            const char *name = check_str(e, "name");
+            size_t n = strlen(name);
+            double ts = check_num(e, "ts");
+            if (strcmp(check_str(e, "cat"), "Node") || n < 12 || strcmp(name + n - 12, "_kernel_time") || ts < t0 ||
+                ts > t1)
+                continue;
+            cJSON_SetNumberValue(cJSON_GetObjectItem(e, "ts"), at);
+            at += check_num(e, "dur");
+        }
+        cJSON_SetNumberValue(cJSON_GetObjectItem(run, "dur"), at - t0 + 0.004);
+    }
+    char *text = cJSON_PrintUnformatted(trace);
+    rl_model *cnn = measured_model("small_cnn.onnx");
+    rl_fit_input in = {cnn, "small_cnn", text, "ort", NULL};
+    cJSON *res = fit_answer(unit, &in, 1, NULL);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(res, "ok")), "a 0.5 ns gap a kernel: %s", check_str(res, "error.message"));
+    CHECK(check_num(res, "fit.between_kernels_s") == 0 &&
+              !cJSON_GetObjectItem(check_at(res, "profile.forecast"), "between_kernels_s"),
+          "a gap under 1 ns a kernel joins no fixed cost (fit.between_kernels_s %g)",
+          check_num(res, "fit.between_kernels_s"));
+    cJSON_Delete(res), cJSON_Delete(trace);
+    free(text);
+    rl_model_free(cnn);
+}
+
 /* A pair that matches nothing is refused beside a good one too; a base
  * profile rl_check_hardware refuses (a broken power mode) is no base. */
 static void fit_refuses_bad_pairs(const cJSON *unit) {
@@ -1398,6 +1438,7 @@ int main(int argc, char **argv) {
         fit_finds_epilogues_apart(unit);
         fit_refuses_impossible_times(unit);
         fit_refuses_long_gaps(unit);
+        fit_takes_tiny_gaps(unit);
         fit_refuses_bad_pairs(unit);
         fit_pools_samples(unit);
         fit_reads_lowering_from_kernels(unit);

@@ -472,10 +472,15 @@ static void fit_source(char *out, size_t size, const fit_samples *fs, const rl_f
  * profile gives wall times. It joins the fixed cost per kernel after the fit (the fit's
  * samples are the kernels' own times, its errors are against those), so
  * that the forecast is of a run's wall time. fit.between_kernels_s says how
- * much; 0 when no run gives a wall time. */
+ * much; 0 when no run gives a wall time, or when the runs' wall time
+ * exceeds their kernels' by less than the shortest dispatch a kernel
+ * (RL_FIT_MIN_KERNEL_S): that is the rounding of the runs' timestamps (a
+ * median of 0.5 us over a thousand kernels), and a profile holds no
+ * between_kernels_s under it. */
 static void add_time_between_kernels(const fit_samples *fs, cJSON *fit, rl_forecast_params *p, rl_fit_informed *inf,
                                      char *source, size_t size) {
     double gap = fs->gap_kernels > 0 ? fs->gap_s / fs->gap_kernels : 0;
+    if (gap < RL_FIT_MIN_KERNEL_S) gap = 0;
     rl_json_add_num(fit, "between_kernels_s", gap);
     if (!(gap > 0)) return;
     p->kernel_s += gap;
