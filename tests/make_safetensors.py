@@ -11,7 +11,8 @@ data left as sparse zeros) and, when sharded, model.safetensors.index.json.
 --suite writes one folder per checkpoint (f16: one file; bf16_sharded: two
 shards and an index; gptq: int4 codes packed 8 to an int32 with their
 qzeros, scales and g_idx; fp8: F8_E4M3 weights with their scales; mixtral:
-experts stored one by one) and DIR/expected.json with the figures worked
+experts stored one by one; mixtral_one_expert: a single expert) and
+DIR/expected.json with the figures worked
 out here from the headers written, independently of the reader: the weight
 bytes (the sum of every tensor's end - begin), the parameters (a packed
 weight's real elements, not its words; scales, zeros and indexes none),
@@ -166,6 +167,11 @@ def suite(out):
     write_checkpoint(os.path.join(out, "mixtral"), config("mixtral", c, num_local_experts=4, num_experts_per_tok=2), T,
                      split=3)
     exp["mixtral"] = dict(figures(T, p, c, 3), storage="BF16", experts=4, top_k=2)
+    # one expert: each expert's tensor is still one of its own, without the experts' dim
+    T, p = decoder(c, "BF16", experts=1)
+    write_checkpoint(os.path.join(out, "mixtral_one_expert"),
+                     config("mixtral", c, num_local_experts=1, num_experts_per_tok=1), T)
+    exp["mixtral_one_expert"] = dict(figures(T, p, c, 1), storage="BF16", experts=1, top_k=1)
     with open(os.path.join(out, "expected.json"), "w") as f:
         json.dump(exp, f, indent=1, sort_keys=True)
 

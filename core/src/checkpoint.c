@@ -334,10 +334,11 @@ static void dims_text(char *buf, size_t cap, const int64_t *d, int n, bool rever
     if (used < cap) snprintf(buf + used, cap - used, "]");
 }
 
-/* t's shape is the config's for decoder tensor g (one of `parts` experts):
+/* t's shape is the config's for decoder tensor g (per_expert: for one
+ * expert of it, without the experts' dim, however many experts there are):
  * ggml's dims reversed. */
-static int check_shape(ck *k, const gguf_tensor *g, int64_t parts, const st_tensor *t) {
-    int nd = g->n_dims - (parts > 1);
+static int check_shape(ck *k, const gguf_tensor *g, bool per_expert, const st_tensor *t) {
+    int nd = g->n_dims - per_expert;
     bool ok = t->rank == nd;
     for (int j = 0; ok && j < nd; j++) ok = t->shape[j] == g->ne[nd - 1 - j];
     if (ok) return 0;
@@ -381,12 +382,12 @@ static int packed(ck *k, const gguf_tensor *g, int64_t parts, const char *base, 
     return 0;
 }
 
-/* One part (one expert, or the whole) of decoder tensor g, named base. */
-static int resolve_part(ck *k, const gguf_tensor *g, int64_t parts, const char *base, stored *s) {
+/* One part (one expert of `parts`, or the whole) of decoder tensor g, named base. */
+static int resolve_part(ck *k, const gguf_tensor *g, int64_t parts, bool per_expert, const char *base, stored *s) {
     bool bias = ends_with(g->name, ".bias");
     st_tensor *t = take(k, base, bias ? "bias" : "weight", s);
     if (t) {
-        if (check_shape(k, g, parts, t)) return -1;
+        if (check_shape(k, g, per_expert, t)) return -1;
         if (s->storage < 0) s->storage = t->storage;
         /* FP8: a scale per tensor, channel or block, and the activations' */
         static const char *const scales[] = {"weight_scale", "weight_scale_inv", "input_scale"};
@@ -423,7 +424,7 @@ static int resolve(ck *k, size_t i) {
             if (!find(k, probe)) snprintf(base, sizeof base, "%s", src + 1);
         } else
             snprintf(base, sizeof base, "%s%s", k->prefix, src);
-        if (resolve_part(k, g, parts, base, &s)) return -1;
+        if (resolve_part(k, g, parts, star != NULL, base, &s)) return -1;
     }
     g->storage = s.storage;
     g->bytes = s.bytes;
