@@ -216,6 +216,7 @@ def hostile_cases():
         "missing_tensor": (("missing_tensor",), "incomplete_checkpoint"),
         "no_config": (("no_config",), "incomplete_checkpoint"),
         "same_tensor_twice": (("same_tensor_twice",), "bad_checkpoint"),
+        "empty_config": (("empty_config",), "truncated"),
     }
 
 
@@ -253,6 +254,9 @@ def hostile(out):
             write_checkpoint(folder, cfg, [t for t in T if "k_proj" not in t[0]])
         elif spec[0] == "no_config":
             write_shard(os.path.join(folder, "model.safetensors"), T)
+        elif spec[0] == "empty_config":  # an interrupted download: the config is there, but empty
+            write_checkpoint(folder, cfg, T)
+            open(os.path.join(folder, "config.json"), "w").close()
         elif spec[0] == "same_tensor_twice":
             write_shard(os.path.join(folder, "model-00001-of-00002.safetensors"), T)
             write_shard(os.path.join(folder, "model-00002-of-00002.safetensors"), T[:1])

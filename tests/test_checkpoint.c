@@ -208,6 +208,9 @@ static void test_api(void) {
     const uint8_t len[8] = {0x10, 0, 0, 0, 0, 0, 0, 0};
     CHECK(rl_checkpoint_need("a.safetensors", 1000, len, 8) == 24, "a shard's need");
     CHECK(rl_checkpoint_need("a.safetensors", 1000, len, 3) == 8, "a shard's need before its length");
+    /* an empty config.json or index is the checkpoint's all the same: needed, then refused as empty */
+    CHECK(rl_checkpoint_need("config.json", 0, NULL, 0) > 0 && rl_checkpoint_need("m.safetensors.index.json", 0, NULL, 0) > 0,
+          "an empty config.json or index is passed over");
     rl_checkpoint *c = rl_checkpoint_new(NULL);
     CHECK(rl_checkpoint_add(c, "README.md", 5, "hello", 5) == 0, "README.md refused");
     char *err = NULL;

@@ -157,7 +157,8 @@ typedef struct rl_checkpoint rl_checkpoint;
 rl_checkpoint *rl_checkpoint_new(const rl_limits *limits);
 /* How many of the file's first bytes rl_checkpoint_add needs, given its
  * first n (n >= 8 when the file has them): a shard's 8 + header length, a
- * JSON file's whole size, 0 for a file the checkpoint does not use. */
+ * JSON file's whole size (1 for an empty one, which rl_checkpoint_add then
+ * refuses as empty), 0 for a file the checkpoint does not use. */
 uint64_t rl_checkpoint_need(const char *name, uint64_t size, const void *first, size_t n);
 int rl_checkpoint_add(rl_checkpoint *c, const char *name, uint64_t size, const void *bytes, size_t len);
 rl_model *rl_checkpoint_finish(rl_checkpoint *c, char **error_json);

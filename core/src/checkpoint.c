@@ -81,11 +81,15 @@ void rl_checkpoint_free(rl_checkpoint *c) {
     free(c);
 }
 
+/* A JSON file's need: the whole file, at least 1 (0 would pass it over:
+ * an empty config.json is the checkpoint's, refused by keep_json as empty). */
+static uint64_t json_need(uint64_t size, uint64_t cap) { return size < 1 ? 1 : size <= cap ? size : cap + 1u; }
+
 uint64_t rl_checkpoint_need(const char *name, uint64_t size, const void *first, size_t n) {
     switch (kind_of(name)) {
     case KIND_SHARD: return st_header_need(first, first ? n : 0);
-    case KIND_CONFIG: return size < HF_CONFIG_MAX_BYTES ? size : HF_CONFIG_MAX_BYTES + 1u;
-    case KIND_INDEX: return size < MAX_INDEX_BYTES ? size : MAX_INDEX_BYTES + 1u;
+    case KIND_CONFIG: return json_need(size, HF_CONFIG_MAX_BYTES);
+    case KIND_INDEX: return json_need(size, MAX_INDEX_BYTES);
     default: return 0;
     }
 }
@@ -103,10 +107,12 @@ static int keep_json(rl_checkpoint *c, const char *name, uint64_t size, const vo
                      base_name(name));
         return fail(c);
     }
-    if (size > cap || len != size) {
+    if (size > cap || len != size || size == 0) {
         rl_error_set(&c->err, size > cap ? "bad_checkpoint" : "truncated", name,
                      "%.100s is %llu bytes (%zu given): %s", base_name(name), (unsigned long long)size, len,
-                     size > cap ? "too large for this file of a checkpoint" : "give the whole file");
+                     size > cap    ? "too large for this file of a checkpoint"
+                     : size == 0 ? "it is empty (an interrupted download?); give the whole file"
+                                 : "give the whole file");
         return fail(c);
     }
     *text = malloc(len + 1);
