@@ -100,9 +100,9 @@ static void add_model_section(cJSON *root, const rl_model *m, rl_ctx *c, rl_grap
             const rl_value *v = &g->values[i];
             if (v->kind != RL_VALUE_WEIGHT) continue;
             params += per ? per[i] : rl_numel_d(v);
-            wbytes += v->stored_bytes > 0           ? v->stored_bytes
-                      : v->storage != RL_ST_DTYPE ? rl_storage_bytes(v->storage, rl_numel_d(v))
-                                                  : rl_numel_d(v) * rl_dtype_bits(v->dtype) / 8.0;
+            /* as the file stores it: its storage's bytes, else its own dtype's (not the request's precision) */
+            double stored = rl_value_storage_bytes(v);
+            wbytes += stored >= 0 ? stored : rl_numel_d(v) * rl_dtype_bits(v->dtype) / 8.0;
         }
     }
     cJSON_AddNumberToObject(mo, "params", params);

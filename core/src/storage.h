@@ -7,7 +7,8 @@
  * shape constants).
  *
  * A value whose `storage` is not RL_ST_DTYPE takes its bytes from here
- * (rl_value_bytes in ops/op.c, the model's weight bytes in analyze.c), so a
+ * (rl_value_storage_bytes in ops/op.c, which rl_value_bytes and the model's
+ * weight bytes in analyze.c read), so a
  * Q4_K matrix is counted at its 144 bytes per 256 weights on every surface,
  * whatever precision the request names. Its element type (rl_value.dtype)
  * stays the floating type it is computed in, so operators treat it as any

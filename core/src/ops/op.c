@@ -240,13 +240,17 @@ double rl_elem_bytes(const rl_ctx *c, int dtype) {
     return rl_dtype_bits(dtype) / 8.0;
 }
 
+double rl_value_storage_bytes(const rl_value *v) {
+    if (v->stored_bytes > 0) return v->stored_bytes;
+    return v->storage != RL_ST_DTYPE ? rl_storage_bytes(v->storage, rl_numel_d(v)) : -1;
+}
+
 /* A weight with a storage of its own (storage.h) keeps its stored size
  * whatever precision the request names, as a packed int4 weight does. */
 double rl_value_bytes(const rl_ctx *c, const rl_value *v) {
     if (!v || v->type != RL_TYPE_TENSOR) return 0;
-    if (v->stored_bytes > 0) return v->stored_bytes;
-    if (v->storage != RL_ST_DTYPE) return rl_storage_bytes(v->storage, rl_numel_d(v));
-    return rl_numel_d(v) * rl_elem_bytes(c, v->dtype);
+    double stored = rl_value_storage_bytes(v);
+    return stored >= 0 ? stored : rl_numel_d(v) * rl_elem_bytes(c, v->dtype);
 }
 
 bool rl_block_quantized(const rl_value *v) {

@@ -231,6 +231,12 @@ int rl_set_window_out(rl_ctx *c, rl_node *n, int idx, int dtype, const rl_value 
  * or unknown value. */
 double rl_elem_bytes(const rl_ctx *c, int dtype);
 double rl_value_bytes(const rl_ctx *c, const rl_value *v);
+/* A value's bytes as its storage holds them, whatever the request's
+ * precision: a checkpoint weight's exact bytes with its scales, else its
+ * storage's whole blocks (a GGUF Q4_K weight); -1 for a value stored as its
+ * element type (RL_ST_DTYPE), whose bytes are its dtype's. The one rule
+ * rl_value_bytes and the model's weight bytes (analyze.c) both read. */
+double rl_value_storage_bytes(const rl_value *v);
 /* Whether weight v is stored in quantized blocks (a GGUF file's Q4_K,
  * IQ2_XXS, MXFP4...: storage.h) that a kernel dequantizes as it reads them:
  * 2 vector FLOPs per weight, as MatMulNBits counts. */
