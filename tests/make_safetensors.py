@@ -217,6 +217,7 @@ def hostile_cases():
         "no_config": (("no_config",), "incomplete_checkpoint"),
         "same_tensor_twice": (("same_tensor_twice",), "bad_checkpoint"),
         "empty_config": (("empty_config",), "truncated"),
+        "lfs_pointer": (("lfs_pointer",), "bad_safetensors"),
     }
 
 
@@ -254,6 +255,9 @@ def hostile(out):
             write_checkpoint(folder, cfg, [t for t in T if "k_proj" not in t[0]])
         elif spec[0] == "no_config":
             write_shard(os.path.join(folder, "model.safetensors"), T)
+        elif spec[0] == "lfs_pointer":  # a clone without git-lfs: each shard is the pointer to it
+            with open(os.path.join(folder, "model.safetensors"), "w") as f:
+                f.write("version https://git-lfs.github.com/spec/v1\noid sha256:%s\nsize 218112\n" % ("0" * 64))
         elif spec[0] == "empty_config":  # an interrupted download: the config is there, but empty
             write_checkpoint(folder, cfg, T)
             open(os.path.join(folder, "config.json"), "w").close()

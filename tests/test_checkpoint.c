@@ -189,6 +189,11 @@ static void test_hostile(void) {
               check_str(j, "error.code"), check_str(j, "error.message"), e->valuestring);
         CHECK(check_str(j, "error.where")[0] != 0, "%s: the error names no place: %s", e->string,
               check_str(j, "error.message"));
+        /* a Git LFS pointer in place of a shard: the error says what it is and how to get the file */
+        if (!strcmp(e->string, "lfs_pointer"))
+            CHECK(strstr(check_str(j, "error.message"), "Git LFS pointer") &&
+                      strstr(check_str(j, "error.message"), "git lfs pull"),
+                  "lfs_pointer: %s", check_str(j, "error.message"));
         printf("%s: %s\n", e->string, check_str(j, "error.message"));
         cJSON_Delete(j);
         rl_free(err);

@@ -188,6 +188,14 @@ int st_header_read(const uint8_t *p, size_t n, uint64_t file_size, const char *f
         return -1;
     }
     for (int i = 0; i < 8; i++) h.header_bytes |= (uint64_t)p[i] << (8 * i);
+    /* a repository cloned without git-lfs holds, in place of each shard, a
+     * text pointer to it: "version https://git-lfs.github.com/spec/v1 ..." */
+    if (memcmp(p, "version ", 8) == 0) {
+        rl_error_set(err, "bad_safetensors", file_name,
+                     "%.100s is a Git LFS pointer (%llu bytes of text), not the file itself: fetch the files (git "
+                     "lfs pull in the clone) or download them again", file_name, (unsigned long long)file_size);
+        return -1;
+    }
     if (h.header_bytes > ST_MAX_HEADER_BYTES || h.header_bytes < 2) {
         rl_error_set(err, "bad_safetensors", file_name,
                      "%.100s announces a header of %llu bytes (2 to %u expected): it is not a .safetensors file, or "
