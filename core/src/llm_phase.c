@@ -63,7 +63,9 @@ static int storage_dtype(int bits) {
 
 /* Per value: the tokens its cache keeps when a GroupQueryAttention with a
  * sliding window reads it as its past key or value (local_window_size + 1:
- * the query and the keys before it that it sees), else 0. */
+ * the query and the keys before it that it sees), else 0. A window of 2^53
+ * tokens or more is none: no context reaches it, and the memory plan and
+ * the decode sum count tokens in doubles, exact to 2^53, and in int64s. */
 static double *cache_windows(rl_ctx *r, const rl_graph *g) {
     double *keep = rl_arena_alloc(r->arena, (size_t)(g->n_values + 1) * sizeof *keep);
     if (!keep) return NULL;
@@ -71,7 +73,7 @@ static double *cache_windows(rl_ctx *r, const rl_graph *g) {
         const rl_node *n = &g->nodes[i];
         if (strcmp(n->op_type, "GroupQueryAttention") || strcmp(n->domain, "com.microsoft")) continue;
         int64_t w = rl_attr_i(NULL, n, "local_window_size", -1);
-        for (int j = 3; j <= 4 && w >= 0; j++)
+        for (int j = 3; j <= 4 && w >= 0 && (double)w + 1 < 0x1p53; j++)
             if (j < n->n_in && n->in[j] >= 0) keep[n->in[j]] = (double)w + 1;
     }
     return keep;
