@@ -1216,6 +1216,32 @@ static void fit_takes_tiny_gaps(const cJSON *unit) {
     rl_model_free(cnn);
 }
 
+/* A fit of the fixed cost per kernel on runs that give no wall time (a
+ * trtexec profile) onto a profile that names a time between kernels (an
+ * earlier fit's, here 9 ms of a 10 ms fixed cost): that figure was a part of
+ * the cost the fit replaces, so it goes with it; kept, it exceeded the fitted
+ * cost and the fit refused its own profile. */
+static void fit_replaces_time_between(const cJSON *unit) {
+    cJSON *base = cJSON_Duplicate(unit, true), *fc = cJSON_AddObjectToObject(base, "forecast");
+    cJSON_AddNumberToObject(fc, "kernel_overhead_s", 1e-2);
+    cJSON_AddNumberToObject(fc, "between_kernels_s", 9e-3);
+    rl_model *mlp = measured_model("small_mlp.onnx");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fixtures/measured/trtexec_small_mlp.json", tests_dir);
+    char *text = check_read_file(path, NULL);
+    rl_fit_input in = {mlp, "small_mlp", text, "trtexec", NULL};
+    cJSON *res = fit_answer(base, &in, 1, NULL);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(res, "ok")), "a fit onto a profile with a time between kernels: %s",
+          check_str(res, "error.message"));
+    CHECK(check_num(res, "profile.forecast.kernel_overhead_s.value") < 1e-2 &&
+              !cJSON_GetObjectItem(check_at(res, "profile.forecast"), "between_kernels_s"),
+          "the fitted fixed cost %g replaces the base's, its time between kernels too",
+          check_num(res, "profile.forecast.kernel_overhead_s.value"));
+    cJSON_Delete(res), cJSON_Delete(base);
+    free(text);
+    rl_model_free(mlp);
+}
+
 /* A pair that matches nothing is refused beside a good one too; a base
  * profile rl_check_hardware refuses (a broken power mode) is no base. */
 static void fit_refuses_bad_pairs(const cJSON *unit) {
@@ -1439,6 +1465,7 @@ int main(int argc, char **argv) {
         fit_refuses_impossible_times(unit);
         fit_refuses_long_gaps(unit);
         fit_takes_tiny_gaps(unit);
+        fit_replaces_time_between(unit);
         fit_refuses_bad_pairs(unit);
         fit_pools_samples(unit);
         fit_reads_lowering_from_kernels(unit);

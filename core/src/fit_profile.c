@@ -39,10 +39,14 @@ void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fi
     replace_item(f, "shape_ops", cJSON_CreateString(rl_shape_ops_names[p->shape_ops]));
     if (inf->conv_lowering) replace_item(f, "conv_lowering", cJSON_CreateString(p->im2col ? "im2col" : "implicit_gemm"));
     if (inf->kernel_s) replace_item(f, "kernel_overhead_s", figure_json(p->kernel_s, source, "measured"));
+    /* the time between kernels is a part of the fixed cost: fitted with it,
+     * or, when no run gave a wall time, gone with the cost it was a part of */
     if (inf->kernel_s && p->between_s > 0)
         replace_item(f, "between_kernels_s",
                      figure_json(p->between_s, "measured by rooflens: the runs' wall time minus their kernels' times, "
                                  "per kernel", "measured"));
+    else if (inf->kernel_s)
+        cJSON_DeleteItemFromObjectCaseSensitive(f, "between_kernels_s");
     if (inf->group_s) replace_item(f, "group_overhead_s", figure_json(p->group_s, source, "measured"));
     if (inf->tile_k0) replace_item(f, "tile_overhead_k", figure_json(p->tile_k0, source, "measured"));
     cJSON *classes = rl_fit_child_object(f, "classes");
