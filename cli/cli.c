@@ -378,7 +378,8 @@ bool is_checkpoint(const char *const *paths, int n) {
 
 /* One file of a checkpoint: its first 8 bytes, then the bytes the core
  * asks for (a shard's header, a JSON file whole); the weights are never
- * read. A file the checkpoint does not use is passed over. -1: *err set. */
+ * read. A file the checkpoint does not use is passed over (0); 1: given;
+ * -1: *err set. */
 static int give_file(rl_checkpoint *c, const char *path, char **err) {
     FILE *f = open_model(path, false, err);
     if (!f) return -1;
@@ -397,10 +398,12 @@ static int give_file(rl_checkpoint *c, const char *path, char **err) {
     }
     if (need) rl_checkpoint_add(c, path, size, buf, got); /* a refusal is reported by rl_checkpoint_finish */
     free(buf);
-    return 0;
+    return need > 0;
 }
 
-/* A folder's files (not its sub-folders), in name order. */
+/* A folder's files (not its sub-folders), in name order; a folder with none
+ * a checkpoint uses (ONNX models, say) is refused as no checkpoint. 0, or
+ * -1 with *err set. */
 static int give_folder(rl_checkpoint *c, const char *dir, char **err) {
     name_list names;
     const char *why = NULL;
@@ -410,15 +413,21 @@ static int give_folder(rl_checkpoint *c, const char *dir, char **err) {
         *err = error_json("cannot_open", msg);
         return -1;
     }
-    int rc = 0;
-    for (int i = 0; i < names.n && !rc; i++) {
+    int rc = 0, given = 0;
+    for (int i = 0; i < names.n && rc >= 0; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, names.names[i]);
         struct stat st;
-        if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) rc = give_file(c, path, err);
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) given += (rc = give_file(c, path, err)) > 0;
     }
     name_list_free(&names);
-    return rc;
+    if (rc >= 0 && !given) {
+        *err = error_json("not_a_file", "a folder with no file of a Hugging Face checkpoint (config.json, "
+                                        "*.safetensors, *.safetensors.index.json): give a model file, or run "
+                                        "'rooflens batch DIR' for every model in the folder");
+        return -1;
+    }
+    return rc < 0 ? -1 : 0;
 }
 
 rl_model *read_checkpoint(const char *const *paths, int n, char **err) {
@@ -428,8 +437,8 @@ rl_model *read_checkpoint(const char *const *paths, int n, char **err) {
         return NULL;
     }
     int rc = 0;
-    for (int i = 0; i < n && !rc; i++) rc = is_folder(paths[i]) ? give_folder(c, paths[i], err) : give_file(c, paths[i], err);
-    rl_model *m = rc ? NULL : rl_checkpoint_finish(c, err);
+    for (int i = 0; i < n && rc >= 0; i++) rc = is_folder(paths[i]) ? give_folder(c, paths[i], err) : give_file(c, paths[i], err);
+    rl_model *m = rc < 0 ? NULL : rl_checkpoint_finish(c, err);
     rl_checkpoint_free(c);
     return m;
 }
