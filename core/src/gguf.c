@@ -448,8 +448,6 @@ static int place_tensors(gguf_reader *g) {
                         t->name, (unsigned long long)t->offset, (unsigned long long)running, (unsigned long long)al);
         g->f.data_bytes = running + t->bytes; /* < 2^62: a tensor is at most 2^53 · 292/256 bytes */
         running = (g->f.data_bytes + al - 1) / al * al;
-        g->f.weight_bytes += t->bytes;
-        g->f.parameters += (double)t->elements;
     }
     return 0;
 }

@@ -57,8 +57,6 @@ typedef struct gguf_file {
     uint64_t alignment;
     uint64_t data_start;       /* file offset of the data section */
     uint64_t data_bytes;       /* the section's bytes the tensors need (the last tensor's end) */
-    uint64_t weight_bytes;     /* sum of the tensors' bytes */
-    double parameters;         /* sum of their element counts */
     uint64_t file_bytes;       /* bytes fed or skipped */
     const char *from_config;   /* NULL: a GGUF file; else built from a config.json, sized at this dtype */
     const char *checkpoint;    /* a safetensors checkpoint (checkpoint.c): what was read, "3 shards, 7.2 GB of

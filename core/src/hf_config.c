@@ -147,8 +147,6 @@ static void add_tensor(hf *h, int layer, const char *what, const char *from, int
     if (!t->name || !h->source[h->f.n_tensors])
         rl_error_set(h->err, "out_of_memory", "config.json", "out of memory reading config.json");
     h->f.n_tensors++;
-    h->f.weight_bytes += t->bytes;
-    h->f.parameters += (double)t->elements;
 }
 
 static int read_hparams(hf *h) {
