@@ -226,12 +226,8 @@ static int forecast_band(const parse_ctx *x, const cJSON *band, rl_forecast_band
                                          "are ratios of the same runs)", b->low, b->high, b->worst_error);
     const cJSON *basis = cJSON_GetObjectItemCaseSensitive(band, "basis");
     const cJSON *source = cJSON_GetObjectItemCaseSensitive(band, "source");
-    int basis_value = rl_value_of(RL_LIST_BAND_BASIS, cJSON_IsString(basis) ? basis->valuestring : NULL);
-    if (basis_value < 0) {
-        char ids[96]; /* the table's ids, as every list of values is named */
-        rl_value_list_text(RL_LIST_BAND_BASIS, ids, sizeof ids);
-        return hw_bad(x, "forecast.band.basis", "must be one of %s", ids);
-    }
+    int basis_value = hw_list_value(x, basis, RL_LIST_BAND_BASIS, "forecast.band.basis");
+    if (basis_value < 0) return -1;
     if (!cJSON_IsString(source) || strlen(source->valuestring) < 4)
         return hw_bad(x, "forecast.band.source", "must say where the runs are listed, one row each "
                                                 "(e.g. \"docs/validation.md#tensorrt\")");
@@ -253,12 +249,9 @@ int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
     if (stack && !(cJSON_IsString(stack) && stack->valuestring[0]))
         return hw_bad(x, "forecast.stack", "must name the software stack (e.g. \"TensorRT\")");
     if (cJSON_IsString(stack)) f->stack = stack->valuestring;
-    int basis_value = rl_value_of(RL_LIST_BASIS, cJSON_IsString(basis) ? basis->valuestring : NULL);
-    if (basis && basis_value < 0) {
-        char ids[96]; /* the table's ids, as every list of values is named */
-        rl_value_list_text(RL_LIST_BASIS, ids, sizeof ids);
-        return hw_bad(x, "forecast.basis", "must be one of %s", ids);
-    }
+    /* no basis: the profile's own estimates (analytic) */
+    int basis_value = basis ? hw_list_value(x, basis, RL_LIST_BASIS, "forecast.basis") : RL_BASIS_ANALYTIC;
+    if (basis_value < 0) return -1;
     f->calibrated = basis_value == RL_BASIS_CALIBRATED;
     if (fit && !cJSON_IsObject(fit)) return hw_bad(x, "forecast.fit", "must be an object (the fit's provenance)");
     if (fusion && !(cJSON_IsString(fusion) && (!strcmp(fusion->valuestring, "epilogue") ||

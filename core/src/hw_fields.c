@@ -72,6 +72,15 @@ int hw_bad(const parse_ctx *x, const char *field, const char *fmt, ...) {
     return -1;
 }
 
+int hw_list_value(const parse_ctx *x, const cJSON *item, rl_list list, const char *field) {
+    int v = rl_value_of(list, cJSON_IsString(item) ? item->valuestring : NULL);
+    if (v >= 0) return v;
+    char ids[160]; /* the table's ids, as every list of values is named */
+    rl_value_list_text(list, ids, sizeof ids);
+    hw_bad(x, field, "must be one of %s", ids);
+    return -1;
+}
+
 bool hw_in_list(const char *s, const char *const *list) {
     for (int i = 0; list[i]; i++)
         if (strcmp(s, list[i]) == 0) return true;

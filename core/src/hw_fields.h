@@ -31,6 +31,11 @@ __attribute__((format(printf, 3, 4)))
 #endif
 int hw_bad(const parse_ctx *x, const char *field, const char *fmt, ...);
 
+/* The value of `list` (words.h) that item spells, or -1 after setting
+ * x->err for `field` with the list's ids: an absent or non-string item is
+ * refused as well. */
+int hw_list_value(const parse_ctx *x, const cJSON *item, rl_list list, const char *field);
+
 /* Whether s is one of the NULL-ended list. */
 bool hw_in_list(const char *s, const char *const *list);
 
