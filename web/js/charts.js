@@ -488,11 +488,20 @@ export class Charts {
   achievableSets(xlo, xhi) {
     const f = this.res.forecast;
     if (!f?.by_class) return [];
-    return f.by_class.filter((c) => c.kernels > 0 && c.peak_flops_per_s > 0 && c.bandwidth_Bps > 0).map((c, i) => {
-      const key = `achievable:${c.class}`, ridge = c.peak_flops_per_s / c.bandwidth_Bps;
-      const at = (x) => ({ x, y: Math.min(c.peak_flops_per_s, c.bandwidth_Bps * x) });
+    // classes with the same two figures share one roof: drawn apart, one
+    // would lie under the other, in the legend but nowhere to be seen
+    const roofs = [];
+    for (const c of f.by_class.filter((k) => k.kernels > 0 && k.peak_flops_per_s > 0 && k.bandwidth_Bps > 0)) {
+      const same = roofs.find((r) => r.peak === c.peak_flops_per_s && r.bw === c.bandwidth_Bps);
+      if (same) same.classes.push(c.class);
+      else roofs.push({ peak: c.peak_flops_per_s, bw: c.bandwidth_Bps, classes: [c.class] });
+    }
+    return roofs.map((r, i) => {
+      const key = `achievable:${r.classes[0]}`, ridge = r.peak / r.bw;
+      const at = (x) => ({ x, y: Math.min(r.peak, r.bw * x) });
       const data = [at(xlo), ...(ridge > xlo && ridge < xhi ? [at(ridge)] : []), at(xhi)];
-      return line(`${wordName('op_class', c.class)}, achievable with ${f.stack}: ${eng(c.peak_flops_per_s, 'FLOP/s')}, ${eng(c.bandwidth_Bps, 'B/s')}`,
+      const names = r.classes.map((c) => wordName('op_class', c)).join(' and ');
+      return line(`${names}, achievable with ${f.stack}: ${eng(r.peak, 'FLOP/s')}, ${eng(r.bw, 'B/s')}`,
         data, ACHIEVABLE_COLORS[i % ACHIEVABLE_COLORS.length],
         { borderDash: [8, 4], borderWidth: 1.4, rlKey: key, hidden: !this.shown(key), order: 6 });
     });
