@@ -15,14 +15,17 @@ const size_t rl_op_family_count = sizeof rl_op_families / sizeof *rl_op_families
 
 /* The entry for (domain, name) whose opset range holds `opset`; when the
  * model's opset is older than every entry, the oldest one (a model at an old
- * opset still deserves an answer). Linear scan over a few hundred entries:
- * it runs once per node and never shows in profiles. */
+ * opset still deserves an answer). Linear scan over a few hundred entries,
+ * once per node: with a full strcmp per entry it was 14 % of a Swin-T
+ * analysis (6,242 nodes); comparing the first letter first leaves most
+ * entries after one byte. */
 const rl_op_def *rl_op_find(const char *domain, const char *name, int opset) {
     if (!domain || strcmp(domain, "ai.onnx") == 0) domain = "";
     const rl_op_def *oldest = NULL;
     for (size_t f = 0; f < rl_op_family_count; f++) {
         for (size_t i = 0; i < rl_op_families[f]->count; i++) {
             const rl_op_def *d = &rl_op_families[f]->ops[i];
+            if (d->name[0] != name[0]) continue;
             if (strcmp(d->name, name) != 0 || strcmp(d->domain, domain) != 0) continue;
             if (opset >= d->since && (d->until == 0 || opset <= d->until)) return d;
             if (!oldest || d->since < oldest->since) oldest = d;

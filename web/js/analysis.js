@@ -72,7 +72,9 @@ export async function analyze() {
   let res;
   try {
     // Chart.js loads beside the first analysis (chart-lib.js); if it cannot, the charts say so.
-    [res] = await Promise.all([app.client.analyze(app.measured.decorate(await request())), loadChartLibrary().catch(() => null)]);
+    const answered = Promise.all([app.client.analyze(app.measured.decorate(await request())), loadChartLibrary().catch(() => null)]);
+    await writeUrl();   // while the worker analyses: the link to what is being analysed
+    [res] = await answered;
   } catch (e) {
     if (seq !== app.seq) return;
     showError(e, 'Analysis failed');

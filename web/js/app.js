@@ -71,7 +71,10 @@ export async function writeUrl() {
   const url = new URL(location.href);
   url.hash = hash;
   if (url.searchParams.has('model')) url.searchParams.delete('model'); // the hash carries it now
-  history.replaceState(null, '', url);
+  // replaceState costs 10-30 ms of a drop in Chromium: an analysis writes
+  // its URL while the worker works, and again after drawing only if the
+  // drawing changed the state (docs/benchmarks.md).
+  if (url.href !== location.href) history.replaceState(null, '', url);
   $('share-link').textContent = '';
   return url.toString();
 }

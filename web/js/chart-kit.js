@@ -258,6 +258,7 @@ export function wrapLine(text, width = 60) {
 // once, keyed by everything drawMark reads.
 const swatchCache = new Map();
 const SWATCH_CACHE_MAX = 512;
+let swatchCanvas = null;
 
 function swatchImage(m) {
   const dpr = Math.max(1, globalThis.devicePixelRatio || 1);
@@ -265,8 +266,10 @@ function swatchImage(m) {
   const key = JSON.stringify([dpr, !!chartDrawPoint(), m.point, m.pointStyle, radius, m.color, m.fill, m.borderWidth, m.area, m.dash, m.width]);
   let url = swatchCache.get(key);
   if (url) return url;
-  const c = document.createElement('canvas');
-  c.width = 22 * dpr; c.height = 16 * dpr;
+  // one canvas for every swatch: a new canvas's context cost more than its drawing
+  swatchCanvas ??= document.createElement('canvas');
+  const c = swatchCanvas;
+  c.width = 22 * dpr; c.height = 16 * dpr;   // (clears it, and resets its context)
   drawMark(c.getContext('2d'), { ...m, radius }, 11 * dpr, 8 * dpr, dpr);
   url = c.toDataURL('image/png');
   if (swatchCache.size >= SWATCH_CACHE_MAX) swatchCache.clear();
