@@ -8,6 +8,8 @@
  * Every `char *` returned is a NUL-terminated string (JSON, but for
  * rlw_markdown_text's text) freed with rl_free.
  */
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <malloc.h>
@@ -46,9 +48,18 @@ EMSCRIPTEN_KEEPALIVE double rlw_reader_feed(rlw_reader *w, const void *bytes, si
     return (double)rl_reader_feed(w->r, bytes, len);
 }
 
-/* rl_reader_skip: 0, or -1 when n exceeds what may be skipped. */
+/* A size or count from JavaScript, which crosses as a double: whole, not
+ * negative and exact (at most 2^53). Converting a NaN, a negative or a too
+ * large double to an integer is undefined behaviour, so every such value is
+ * checked here first. */
+static bool whole_size(double x) {
+    if (!(x >= 0 && x <= 9007199254740992.0)) return false; /* a NaN fails here too */
+    return x == (double)(uint64_t)x;
+}
+
+/* rl_reader_skip: 0, or -1 when n exceeds what may be skipped (or is no size). */
 EMSCRIPTEN_KEEPALIVE int rlw_reader_skip(rlw_reader *w, double n) {
-    if (!w || !w->r || n < 0) return -1;
+    if (!w || !w->r || !whole_size(n)) return -1;
     return rl_reader_skip(w->r, (uint64_t)n);
 }
 
@@ -95,14 +106,15 @@ EMSCRIPTEN_KEEPALIVE rlw_checkpoint *rlw_checkpoint_new(void) {
     return w;
 }
 
-/* Sizes cross as doubles (exact up to 2^53). */
+/* Sizes cross as doubles (exact up to 2^53); a size that is none (NaN,
+ * negative, fractional, too large) needs nothing and is refused by add. */
 EMSCRIPTEN_KEEPALIVE double rlw_checkpoint_need(const char *name, double size, const void *first, size_t n) {
-    return size < 0 ? 0 : (double)rl_checkpoint_need(name, (uint64_t)size, first, n);
+    return whole_size(size) ? (double)rl_checkpoint_need(name, (uint64_t)size, first, n) : 0;
 }
 
 EMSCRIPTEN_KEEPALIVE int rlw_checkpoint_add(rlw_checkpoint *w, const char *name, double size, const void *bytes,
                                             size_t len) {
-    if (!w || size < 0) return -1;
+    if (!w || !whole_size(size)) return -1;
     return rl_checkpoint_add(w->c, name, (uint64_t)size, bytes, len);
 }
 

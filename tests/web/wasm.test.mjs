@@ -55,6 +55,28 @@ test('wasm: bad file gives the same error as the CLI, next file works', { skip }
   core.freeModel(good.model);
 });
 
+test('wasm: a size that is no size (NaN, negative, fractional, past 2^53) is refused, not converted, and the reader works on', { skip }, async () => {
+  const core = await loadNodeCore();
+  const m = core.m;
+  const bytes = new Uint8Array(readFileSync(join(FIXTURES, 'models/mlp.onnx')));
+  const r = core.newReader();
+  try {
+    core.feed(r, bytes.subarray(0, 16));
+    for (const n of [NaN, -1, 1.5, 2 ** 60, Infinity]) assert.equal(core.skip(r, n), -1, `skip(${n})`);
+    core.feed(r, bytes.subarray(16));
+    assert.ok(core.finish(r).model, 'the reader still reads the model after the refused skips');
+  } finally { core.freeReader(r); }
+  const c = core.newCheckpoint();
+  try {
+    const first = new TextEncoder().encode('{"model_');
+    for (const size of [NaN, -1, 0.5, 2 ** 60]) {
+      assert.equal(core.checkpointNeed('config.json', size, first), 0, `need(${size})`);
+      assert.equal(core.checkpointAdd(c, 'config.json', size, first), -1, `add(${size})`);
+    }
+  } finally { core.freeCheckpoint(c); }
+  assert.ok(m._rlw_version(), 'the module answers after them');
+});
+
 test('wasm: the precision table is the core\'s, the same the CLI lists in its usage', { skip }, async () => {
   const core = await loadNodeCore();
   const table = JSON.parse(core.precisions());
