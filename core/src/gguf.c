@@ -151,25 +151,34 @@ static int want_string(gguf_reader *g, int state, uint64_t len, bool keep) {
     return 0;
 }
 
-/* Entry i of a growing array of `size`-byte entries (the metadata or the
- * tensor infos), zeroed when new: the arrays grow as entries arrive, so a
- * hostile count in the header reserves nothing. NULL when out of memory. */
-static void *slot(void **arr, size_t *cap, uint64_t i, size_t size) {
-    if (i >= *cap) {
-        size_t grown = *cap ? *cap * 2 : 64;
-        char *a = realloc(*arr, grown * size);
-        if (!a) return NULL;
-        memset(a + *cap * size, 0, (grown - *cap) * size);
-        *arr = a;
-        *cap = grown;
-    }
-    return (char *)*arr + i * size;
+/* The array `arr` of `size`-byte entries (the metadata or the tensor infos)
+ * grown to hold entry i, new entries zeroed: the arrays grow as entries
+ * arrive, so a hostile count in the header reserves nothing. Returns the
+ * array (moved, maybe), or NULL when out of memory (arr is then kept). The
+ * callers store it in their typed pointer: writing it through a void **
+ * would alias a gguf_kv * as a void *. */
+static void *grown_for(void *arr, size_t *cap, uint64_t i, size_t size) {
+    if (i < *cap) return arr;
+    size_t grown = *cap ? *cap * 2 : 64;
+    char *a = realloc(arr, grown * size);
+    if (!a) return NULL;
+    memset(a + *cap * size, 0, (grown - *cap) * size);
+    *cap = grown;
+    return a;
 }
 
-static gguf_kv *kv_slot(gguf_reader *g) { return slot((void **)&g->f.kv, &g->kv_cap, g->kv_done, sizeof(gguf_kv)); }
+static gguf_kv *kv_slot(gguf_reader *g) {
+    gguf_kv *a = grown_for(g->f.kv, &g->kv_cap, g->kv_done, sizeof *a);
+    if (!a) return NULL;
+    g->f.kv = a;
+    return &a[g->kv_done];
+}
 
 static gguf_tensor *tensor_slot(gguf_reader *g) {
-    return slot((void **)&g->f.tensors, &g->t_cap, g->t_done, sizeof(gguf_tensor));
+    gguf_tensor *a = grown_for(g->f.tensors, &g->t_cap, g->t_done, sizeof *a);
+    if (!a) return NULL;
+    g->f.tensors = a;
+    return &a[g->t_done];
 }
 
 static int after_header(gguf_reader *g);
