@@ -19,7 +19,7 @@
 #include "timing.h"
 #include "words.h"
 
-/* Runs whose kernel counts are kept for the stack's fusion (the fit takes up to 1000 inputs). */
+/* The most inputs a fit takes; a run's kernel counts are kept for each (the stack's fusion). */
 #define RL_FIT_MAX_RUNS 1000
 /* Operator types whose epilogues the fit tells apart (a model has a few). */
 #define RL_FIT_MAX_HEADS 64
@@ -669,7 +669,8 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     cJSON *profile = cJSON_Parse(profile_json ? profile_json : ""), *fit = NULL;
     rl_hw hw;
     if (!inputs || n_inputs == 0 || n_inputs > RL_FIT_MAX_RUNS) {
-        rl_error_set(&err, "bad_request", "inputs", "give from 1 to 1000 (model, measured profile) inputs to fit");
+        rl_error_set(&err, "bad_request", "inputs", "give from 1 to %d (model, measured profile) inputs to fit",
+                     RL_FIT_MAX_RUNS);
         goto fail;
     }
     if (!profile) {
