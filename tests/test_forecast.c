@@ -150,6 +150,59 @@ static void grouped_calls(const cJSON *unit) {
           "per_group: each further call pays the fixed cost less the time between kernels (%g -> %g)", per, per_b);
 }
 
+/* conv_net's dwconv (16 channels, one a group) with the fixed cost per
+ * kernel 0 and the copies' share of the memory bandwidth `movement`:
+ * only a convolution whose columns are moved (im2col) depends on it. */
+static double dw_forecast(const cJSON *unit, double tile_n, const char *lowering, const char *grouped, double movement) {
+    static const double low[RL_CLASS_COUNT] = {1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3};
+    double memory[RL_CLASS_COUNT] = {1, 1, 1, 1, 1, 1, 1};
+    memory[RL_CLASS_MOVEMENT] = movement;
+    cJSON *hw = with_forecast(unit, low, memory, 0, 0), *f = cJSON_GetObjectItem(hw, "forecast");
+    if (lowering) cJSON_AddStringToObject(f, "conv_lowering", lowering);
+    if (grouped) cJSON_AddStringToObject(f, "grouped_conv", grouped);
+    cJSON_ReplaceItemInObject(f, "matrix_units", fig(1));
+    cJSON_ReplaceItemInObject(f, "tile_m", fig(1));
+    cJSON_ReplaceItemInObject(f, "tile_n", fig(tile_n));
+    cJSON_ReplaceItemInObject(f, "tile_k", fig(1));
+    rl_model *m = fixture("conv_net.onnx");
+    cJSON *r = m ? analyze(m, hw, "unfused", 1) : NULL;
+    double t = NAN;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, cJSON_GetObjectItem(r, "layers")) if (!strcmp(check_str(l, "name"), "dwconv")) t = check_num(l, "forecast_s");
+    cJSON_Delete(r), cJSON_Delete(hw);
+    rl_model_free(m);
+    return t;
+}
+
+/* A depthwise convolution with no kernel of its own runs one GEMM a
+ * channel on columns it expands first (ONNX Runtime's NCHW Conv on x86):
+ * in a stack that lowers by im2col its time grows as the copies slow. A
+ * blocked stack runs it with its own kernel, no copies; a CPU one pads its
+ * channels to whole blocks: dwconv's 16 channels take as long as 32 in
+ * blocks of 32 (compute-bound here), as 16 in blocks of 16. */
+static void depthwise_lowering(const cJSON *unit) {
+    const struct { double tile_n; const char *lowering, *grouped; bool moved; } cases[] = {
+        {16, "im2col", "per_group", true},
+        {16, "im2col", "one_kernel", true},
+        {32, "implicit_gemm", "per_group", false},
+        {16, "implicit_gemm", "per_group", false},
+        {32, "implicit_gemm", "one_kernel", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        double fast = dw_forecast(unit, cases[i].tile_n, cases[i].lowering, cases[i].grouped, 1);
+        double slow = dw_forecast(unit, cases[i].tile_n, cases[i].lowering, cases[i].grouped, 0.01);
+        CHECK(isfinite(fast) && fast > 0 && (cases[i].moved ? slow > 1.5 * fast : slow == fast),
+              "dwconv under %s, %s, blocks of %g: %s its columns (%g s with fast copies, %g s with slow)",
+              cases[i].lowering, cases[i].grouped, cases[i].tile_n, cases[i].moved ? "moves" : "moves no", fast, slow);
+    }
+    double b16 = dw_forecast(unit, 16, "implicit_gemm", "per_group", 1), b32 = dw_forecast(unit, 32, "implicit_gemm", "per_group", 1);
+    double i16 = dw_forecast(unit, 16, "im2col", "per_group", 1), i32 = dw_forecast(unit, 32, "im2col", "per_group", 1);
+    double g16 = dw_forecast(unit, 16, "implicit_gemm", "one_kernel", 1), g32 = dw_forecast(unit, 32, "implicit_gemm", "one_kernel", 1);
+    CHECK(fabs(b32 / b16 - 2) < 1e-9, "blocked CPU stack: 16 channels padded to a block of 32 take twice as long (%g -> %g)", b16, b32);
+    CHECK(i32 == i16, "im2col: no channel blocks to pad (%g, %g)", i16, i32);
+    CHECK(g32 == g16, "a GPU engine's depthwise kernel pads no channels to its tiles (%g, %g)", g16, g32);
+}
+
 /* BERT-base (sequence 128, unfused) under shape_ops `mode`, each kernel's
  * fixed cost 1 ms (far above its work). */
 static cJSON *bert_shape_ops(const cJSON *unit, rl_model *m, const char *mode) {
@@ -1444,6 +1497,7 @@ int main(int argc, char **argv) {
         classes(unit);
         grouped_conv(unit);
         grouped_calls(unit);
+        depthwise_lowering(unit);
         conv_lowering(unit);
         shape_ops(unit);
         fit_finds_shape_ops(unit);

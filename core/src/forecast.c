@@ -133,11 +133,39 @@ static bool conv_per_group_calls(const rl_forecast_params *p, const rl_node *n) 
     return block > 1 && (in_per_group % block != 0 || out_per_group <= 0 || out_per_group % block != 0);
 }
 
+/* Whether a depthwise Conv runs as one GEMM a channel on im2col columns,
+ * for want of a kernel of its own: in a stack that lowers by im2col
+ * (ONNX Runtime's NCHW Conv on x86: MLAS has a depthwise kernel only in its
+ * WebAssembly and Arm64 builds, so each channel's patches are expanded into
+ * columns for a one-row GEMM). A blocked stack ("implicit_gemm", ONNX
+ * Runtime's NCHWc layout) runs every one with its depthwise kernel, its
+ * channels padded to whole blocks (depthwise_block_share). */
+static bool depthwise_by_im2col(const rl_forecast_params *p, const rl_node *n) {
+    return p->im2col && conv_groups(n) > 1 && channels_per_group(n) == 1 && n->op_type && !strcmp(n->op_type, "Conv");
+}
+
+/* The useful share of a depthwise Conv's work in a blocked CPU stack (one
+ * that runs a grouped convolution's groups call by call, as
+ * conv_per_group_calls reads it: its blocks are the FP32 lanes of a vector
+ * register, tile_n): its channels padded to whole blocks. ONNX Runtime 1.30
+ * runs MobileNetV3-Large's 72, 184 and 200 channels as 80, 192 and 208 (its
+ * profile's NCHWc output shapes). 1 in any other stack: a GPU engine's
+ * depthwise kernel is no GEMM, and its tile_n no block of channels. */
+static double depthwise_block_share(const rl_forecast_params *p, const rl_node *n) {
+    if (p->im2col || !p->group_calls || !(p->tile_n > 1)) return 1;
+    const rl_value *out = n->n_out > 0 ? n->outv[0] : NULL;
+    if (!out || out->rank < 2 || out->dims[1] <= 0) return 1;
+    double c = (double)out->dims[1];
+    return c / (ceil_pos(c / p->tile_n) * p->tile_n);
+}
+
 /* A Conv the stack lowers by im2col (conv_lowering "im2col"): one GEMM of
  * filters × columns per image and group; so is a grouped one a blocked
- * stack runs plain (conv_per_group_calls). */
+ * stack runs plain (conv_per_group_calls), and a depthwise one in a stack
+ * with no depthwise kernel (depthwise_by_im2col). */
 static bool lowered_by_im2col(const rl_forecast_params *p, const rl_node *n) {
-    return (p->im2col && n->op_type && !strcmp(n->op_type, "Conv")) || conv_per_group_calls(p, n);
+    return (p->im2col && n->op_type && !strcmp(n->op_type, "Conv")) || conv_per_group_calls(p, n) ||
+           depthwise_by_im2col(p, n);
 }
 
 /* A matrix node as an M×N×K product: a convolution's implicit GEMM (M the
@@ -299,7 +327,8 @@ static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
                        int cls, const rl_layer_time *L, rl_fc_kernel *k) {
     const rl_cost *q = &n->cost;
     int p = L ? L->prec : rl_node_timing_precision(c, o, hw, n);
-    double steps = 0, quant = rl_fc_class_is_product(cls) ? node_quantization(pg, &hw->fc, n, &steps) : 1;
+    double steps = 0, quant = rl_fc_class_is_product(cls) ? node_quantization(pg, &hw->fc, n, &steps)
+                              : cls == RL_CLASS_DEPTHWISE ? depthwise_block_share(&hw->fc, n) : 1;
     double tm = hw->matrix[p] > 0 ? q->matrix_flops / (hw->matrix[p] * quant) : 0;
     const int pv = rl_hw_vector_precision(hw, p);
     double tv = hw->vector[pv] > 0 ? q->vector_flops / hw->vector[pv] : 0;
@@ -311,6 +340,14 @@ static double add_node(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
         double buffer;
         k->columns_moved += lowering_bytes(c, n, &buffer);
         k->columns_bytes = max2(k->columns_bytes, buffer);
+    } else if (cls == RL_CLASS_DEPTHWISE && depthwise_by_im2col(&hw->fc, n)) {
+        /* a depthwise convolution with no kernel of its own expands each
+         * channel's patches into columns and runs a one-row GEMM on them,
+         * channel after channel: its columns are moved as a dense
+         * convolution's are; the buffer is one channel's, reused */
+        double buffer, moved = lowering_bytes(c, n, &buffer), runs = conv_group_runs(pg, n);
+        k->columns_moved += moved;
+        k->columns_bytes = max2(k->columns_bytes, runs > 1 ? buffer / runs : buffer);
     }
     /* every group of a grouped convolution is a product of its own: a
      * depthwise one's, and those of one kernel over every group, pay the
