@@ -15,7 +15,9 @@
 # per setup, the median over pairs of each pair's median error, the 90th
 # percentile of all held-out errors and the worst, with the CPU, its ISA and
 # the load; docs/validation.md ("The forecast on this CPU, every pair")
-# keeps every run's figures.
+# keeps every run's figures. tools/validate/floor_check.py then checks that
+# no floor lies above a measured time and no forecast or band below its
+# floor.
 #
 #   tools/validate/forecast.sh        (15-40 minutes on 2 busy cores)
 #   REUSE=DIR tools/validate/forecast.sh   (a few minutes: DIR's models and
@@ -154,3 +156,6 @@ forecast_all "$OUT/calibrated-cpu.json" "$OUT/analytic"
 echo "== report"
 $PY tools/validate/forecast_report.py "$OUT" --pool "$POOL" --wide "$WIDE" > "$OUT/report.md"
 cat "$OUT/report.md"
+
+echo "== every fitted forecast against its floor and the measured time (tools/validate/floor_check.py)"
+$PY tools/validate/floor_check.py "$OUT"
