@@ -94,17 +94,10 @@ static cJSON *with_forecast(const cJSON *base, const double *compute, const doub
 }
 
 /* ------------------------------------------------------ grouped convs -- */
-/* conv_net's gconv (16 channels in 4 groups: 4 products of N = 4 output
- * channels each, K = 4 x 3 x 3) is quantized per group: 16-wide tiles pad
- * each group's N of 4 to 16 and take 4 times as long as 4-wide ones; the
- * dense dconv (N = 16) fills both. Compute-bound: every fraction 1e-3. */
-static double conv_forecast(const cJSON *unit, double tile_n, const char *layer, const char *grouped,
-                            double kernel_s, double between_s) {
-    static const double low[RL_CLASS_COUNT] = {1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3};
-    static const double full[RL_CLASS_COUNT] = {1, 1, 1, 1, 1, 1, 1};
-    cJSON *hw = with_forecast(unit, low, full, kernel_s, 0), *f = cJSON_GetObjectItem(hw, "forecast");
-    if (grouped) cJSON_AddStringToObject(f, "grouped_conv", grouped);
-    if (between_s > 0) cJSON_AddItemToObject(f, "between_kernels_s", fig(between_s));
+/* The forecast of conv_net's layer `layer` (unfused, batch 1) under hw, a
+ * one-core CPU stack (one unit, tiles of 1 × tile_n × 1); hw is freed. */
+static double conv_net_layer_s(cJSON *hw, double tile_n, const char *layer) {
+    cJSON *f = cJSON_GetObjectItem(hw, "forecast");
     cJSON_ReplaceItemInObject(f, "matrix_units", fig(1));
     cJSON_ReplaceItemInObject(f, "tile_m", fig(1));
     cJSON_ReplaceItemInObject(f, "tile_n", fig(tile_n));
@@ -117,6 +110,20 @@ static double conv_forecast(const cJSON *unit, double tile_n, const char *layer,
     cJSON_Delete(r), cJSON_Delete(hw);
     rl_model_free(m);
     return t;
+}
+
+/* conv_net's gconv (16 channels in 4 groups: 4 products of N = 4 output
+ * channels each, K = 4 x 3 x 3) is quantized per group: 16-wide tiles pad
+ * each group's N of 4 to 16 and take 4 times as long as 4-wide ones; the
+ * dense dconv (N = 16) fills both. Compute-bound: every fraction 1e-3. */
+static double conv_forecast(const cJSON *unit, double tile_n, const char *layer, const char *grouped,
+                            double kernel_s, double between_s) {
+    static const double low[RL_CLASS_COUNT] = {1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3};
+    static const double full[RL_CLASS_COUNT] = {1, 1, 1, 1, 1, 1, 1};
+    cJSON *hw = with_forecast(unit, low, full, kernel_s, 0), *f = cJSON_GetObjectItem(hw, "forecast");
+    if (grouped) cJSON_AddStringToObject(f, "grouped_conv", grouped);
+    if (between_s > 0) cJSON_AddItemToObject(f, "between_kernels_s", fig(between_s));
+    return conv_net_layer_s(hw, tile_n, layer);
 }
 
 /* A stack that runs a grouped convolution one GEMM call a group
@@ -160,18 +167,7 @@ static double dw_forecast(const cJSON *unit, double tile_n, const char *lowering
     cJSON *hw = with_forecast(unit, low, memory, 0, 0), *f = cJSON_GetObjectItem(hw, "forecast");
     if (lowering) cJSON_AddStringToObject(f, "conv_lowering", lowering);
     if (grouped) cJSON_AddStringToObject(f, "grouped_conv", grouped);
-    cJSON_ReplaceItemInObject(f, "matrix_units", fig(1));
-    cJSON_ReplaceItemInObject(f, "tile_m", fig(1));
-    cJSON_ReplaceItemInObject(f, "tile_n", fig(tile_n));
-    cJSON_ReplaceItemInObject(f, "tile_k", fig(1));
-    rl_model *m = fixture("conv_net.onnx");
-    cJSON *r = m ? analyze(m, hw, "unfused", 1) : NULL;
-    double t = NAN;
-    const cJSON *l;
-    cJSON_ArrayForEach(l, cJSON_GetObjectItem(r, "layers")) if (!strcmp(check_str(l, "name"), "dwconv")) t = check_num(l, "forecast_s");
-    cJSON_Delete(r), cJSON_Delete(hw);
-    rl_model_free(m);
-    return t;
+    return conv_net_layer_s(hw, tile_n, "dwconv");
 }
 
 /* A depthwise convolution with no kernel of its own runs one GEMM a
