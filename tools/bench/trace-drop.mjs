@@ -100,22 +100,28 @@ function selfTimes(list, from, to) {
   return { busy, self: [...self].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]) };
 }
 
-/** JavaScript (and WebAssembly) functions by sampled self time in [from, to), from V8's profile chunks. */
+/** JavaScript (and WebAssembly) functions by sampled self time in [from, to), from V8's profile chunks.
+ * A thread's profile is its 'Profile' event; its chunks are written by V8's
+ * profiler thread (v8:ProfEvntProc) of the same process, under that id. */
 function jsSelf(list, from, to) {
-  const nodes = new Map(), out = new Map();
-  let t = null;
-  for (const e of list.filter((x) => x.name === 'ProfileChunk').sort((a, b) => a.ts - b.ts)) {
-    const d = e.args?.data;
-    for (const n of d?.cpuProfile?.nodes || []) nodes.set(n.id, n);
-    const samples = d?.cpuProfile?.samples || [], deltas = d?.timeDeltas || [];
-    if (t === null) t = events.find((x) => x.name === 'Profile' && x.id === e.id)?.args?.data?.startTime ?? e.ts;
-    samples.forEach((id, i) => {
-      t += deltas[i] || 0;
-      if (t < from || t >= to || i + 1 >= deltas.length) return;
-      const f = nodes.get(id)?.callFrame;
-      const name = f ? `${f.functionName || '(anonymous)'} ${String(f.url || '').replace(/^.*\//, '')}${f.lineNumber >= 0 ? ':' + (f.lineNumber + 1) : ''}` : '?';
-      out.set(name, (out.get(name) || 0) + (deltas[i + 1] || 0));
-    });
+  const out = new Map();
+  for (const profile of list.filter((x) => x.name === 'Profile')) {
+    const nodes = new Map();
+    let t = profile.args?.data?.startTime ?? profile.ts;
+    const chunks = events.filter((x) => x.name === 'ProfileChunk' && x.pid === profile.pid && x.id === profile.id)
+      .sort((a, b) => a.ts - b.ts);
+    for (const e of chunks) {
+      const d = e.args?.data;
+      for (const n of d?.cpuProfile?.nodes || []) nodes.set(n.id, n);
+      const samples = d?.cpuProfile?.samples || [], deltas = d?.timeDeltas || [];
+      samples.forEach((id, i) => {
+        t += deltas[i] || 0;
+        if (t < from || t >= to || i + 1 >= deltas.length) return;
+        const f = nodes.get(id)?.callFrame;
+        const name = f ? `${f.functionName || '(anonymous)'} ${String(f.url || '').replace(/^.*\//, '')}${f.lineNumber >= 0 ? ':' + (f.lineNumber + 1) : ''}` : '?';
+        out.set(name, (out.get(name) || 0) + (deltas[i + 1] || 0));
+      });
+    }
   }
   return [...out].sort((a, b) => b[1] - a[1]);
 }
