@@ -206,8 +206,10 @@ export class LayerTable {
       });
       const order = new Array(n);
       for (let i = 0; i < n; i++) order[i] = i;
-      // an indexed loop, not for…of: the comparator runs ~80,000 times on a
-      // Swin-T drop, before the engine has optimised it (docs/benchmarks.md)
+      // an indexed loop, not for…of: the comparator runs about n·log2(n)
+      // times (some 80,000 for Swin-T's 6,242 layers) before the engine has
+      // optimised it; measured on Swin-T drops, the sort took 12-16 ms with
+      // for…of and 8-11 ms (one drop 19 ms) with the loop
       const m = cols.length;
       order.sort((i, j) => {
         for (let c = 0; c < m; c++) {

@@ -296,9 +296,9 @@ async function readCheckpoint(id, files) {
 // One analysis of the small warm-up model leaves most of the analysis's
 // code in WebAssembly's baseline tier: the engine optimises a function once
 // it has run for a while. A few more runs (a few ms each) get the code a
-// user's model runs optimised; measured on a Swin-T drop in Chromium, the
-// analysis took 136-151 ms after one run and 90-107 ms after four
-// (docs/benchmarks.md). The runs stop as soon as a message is waiting: a
+// user's model runs optimised: in Chromium, a Swin-T drop's analysis took
+// 140 ms after one run and 101 ms after four (medians of 8 paired drops,
+// docs/benchmarks.md). The runs stop as soon as a message is waiting: a
 // model dropped meanwhile is not kept waiting for them.
 const WARM_UP_RUNS = 4;
 let waitingMessages = 0;   // handled or waiting in `queue`
