@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,7 @@ static cJSON *level(const char *name, double bw, const char *bw_source, double c
  * `calibrate --from` fits them to real runs. One unit: a one-thread runtime
  * (mode one-core) works one tile at a time; on all cores the tiles' wave
  * quantization is not modelled. */
-static cJSON *forecast_block(bool llc) {
+static cJSON *forecast_block(const setup *s, const results *r, bool llc) {
     cJSON *f = cJSON_CreateObject();
     cJSON_AddStringToObject(f, "stack", "ONNX Runtime, CPU provider (estimated; fit with calibrate --from)");
     /* no "basis": the core takes a profile without one as its estimates
@@ -89,6 +90,27 @@ static cJSON *forecast_block(bool llc) {
     /* its Expand writes the repeated tensor, which the reader then reads */
     cJSON_AddStringToObject(f, "broadcast", "copied");
     if (llc) cJSON_AddStringToObject(f, "cache_level", "LLC");
+    /* A depthwise convolution runs on the same FMA units as the rest, with
+     * the 6 accumulators of ONNX Runtime's NCHWc depthwise kernel in flight:
+     * until a fit measures its kernels, it gets the share of the peak that a
+     * loop of 6 FMA chains reaches here (the chains' latency, not a guess;
+     * the generic default, 0.1, is a GPU's vector rate under its matrix
+     * units). Its memory share keeps the generic default. */
+    double peak = r->peak[1];
+    if (peak > 0 && r->value[F_DEPTHWISE_ONE] > 0) {
+        double share = fmin(1, r->value[F_DEPTHWISE_ONE] / peak);
+        char src[400], reps[160], got[32];
+        snprintf(src, sizeof src, "rooflens calibrate %s, %s: a loop of %s with 6 chains of dependent FMAs in flight "
+                 "(the outputs ONNX Runtime's NCHWc depthwise kernel keeps in flight) on one core: %s at best, %.0f%% "
+                 "of the one-core peak (%s)", ROOFLENS_VERSION, s->date, s->isa,
+                 rl_format_eng(got, sizeof got, r->value[F_DEPTHWISE_ONE], "FLOP/s", 0), 100 * share,
+                 spread_text(r, F_DEPTHWISE_ONE, reps, sizeof reps));
+        cJSON *dw = cJSON_AddObjectToObject(cJSON_AddObjectToObject(f, "classes"), "depthwise");
+        cJSON_AddItemToObject(dw, "compute_fraction", figure_of_kind(share, src, "estimated"));
+        cJSON_AddItemToObject(dw, "memory_fraction",
+                              figure_of_kind(0.6, "the core's generic default: no measured kernel of this class set it",
+                                             "estimated"));
+    }
     return f;
 }
 
@@ -208,7 +230,7 @@ static cJSON *profile_json(const setup *s, const results *r, const char *id) {
     /* an on-chip level must be faster than main memory to mean anything */
     bool llc = r->value[F_LLC_ALL] > r->value[F_MEM_ALL] && r->value[F_LLC_ONE] > r->value[F_MEM_ONE];
     if (llc) cJSON_AddItemToArray(mem, level("LLC", r->value[F_LLC_ALL], src[S_LLC_ALL], s->llc_capacity, s->llc_source));
-    cJSON_AddItemToObject(p, "forecast", forecast_block(llc));
+    cJSON_AddItemToObject(p, "forecast", forecast_block(s, r, llc));
     /* one machine is measured: no chip-to-chip link (hw/README.md, interconnect) */
     cJSON *ic = cJSON_AddObjectToObject(p, "interconnect");
     cJSON_AddStringToObject(ic, "name", "none");

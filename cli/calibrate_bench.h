@@ -20,7 +20,7 @@
  * many short repetitions; calibrate_bench.c keeps every repetition's value,
  * per figure, so that the profile and the printed table can give their
  * spread. */
-enum { F_PEAK_ALL, F_PEAK_ONE, F_CLOCK, F_MEM_ALL, F_MEM_ONE, F_LLC_ALL, F_LLC_ONE, F_DISPATCH_ALL, F_DISPATCH_ONE,
+enum { F_PEAK_ALL, F_PEAK_ONE, F_DEPTHWISE_ONE, F_CLOCK, F_MEM_ALL, F_MEM_ONE, F_LLC_ALL, F_LLC_ONE, F_DISPATCH_ALL, F_DISPATCH_ONE,
        F_COUNT };
 
 /* Each figure's label and unit, in the order of the enum above, for the

@@ -12,62 +12,58 @@
 #define RL_X86 1
 #endif
 
-/* Chains of dependent FMAs, CHAINS of them in flight: enough independent
- * accumulators to cover the FMA latency (4-5 cycles) on two pipes. The
+/* Chains of dependent FMAs, `chains` of them in flight. CHAINS covers the
+ * FMA latency (4-5 cycles) on two pipes: the peak. DEPTHWISE_CHAINS is the
+ * accumulators ONNX Runtime's NCHWc depthwise kernel keeps in flight (MLAS,
+ * SconvKernelAvx512F.S: 6 outputs of a row, one accumulator each), which
+ * wait on the latency where the core has more pipes than they fill. The
  * multiplier is just below 1 and the addend tiny, so values stay normal. */
 #define CHAINS 12
+#define DEPTHWISE_CHAINS 6
+
+/* One FMA loop of a vector type: its body, then every lane summed into the
+ * value returned (so that no chain can be optimised away). */
+#define FMA_LOOP(VEC, SET1, FMA, STORE, LANES, N)                                                                     \
+    VEC acc[N];                                                                                                      \
+    const VEC m = SET1(0.9999999f), c = SET1(1e-7f);                                                                 \
+    for (int k = 0; k < N; k++) acc[k] = SET1(1.0f + (float)k);                                                      \
+    for (long i = 0; i < iters; i++)                                                                                 \
+        for (int k = 0; k < N; k++) acc[k] = FMA(acc[k], m, c);                                                      \
+    float out[LANES];                                                                                                \
+    double t = 0;                                                                                                    \
+    for (int k = 0; k < N; k++) {                                                                                    \
+        STORE(out, acc[k]);                                                                                          \
+        for (int j = 0; j < LANES; j++) t += out[j];                                                                 \
+    }                                                                                                                \
+    return t
 
 #ifdef RL_X86
 __attribute__((target("avx512f"))) static double fma_avx512(long iters) {
-    __m512 acc[CHAINS];
-    const __m512 m = _mm512_set1_ps(0.9999999f), c = _mm512_set1_ps(1e-7f);
-    for (int k = 0; k < CHAINS; k++) acc[k] = _mm512_set1_ps(1.0f + (float)k);
-    for (long i = 0; i < iters; i++)
-        for (int k = 0; k < CHAINS; k++) acc[k] = _mm512_fmadd_ps(acc[k], m, c);
-    __m512 s = acc[0];
-    for (int k = 1; k < CHAINS; k++) s = _mm512_add_ps(s, acc[k]);
-    return (double)_mm512_reduce_add_ps(s);
+    FMA_LOOP(__m512, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_storeu_ps, 16, CHAINS);
 }
-
+__attribute__((target("avx512f"))) static double fma_avx512_depthwise(long iters) {
+    FMA_LOOP(__m512, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_storeu_ps, 16, DEPTHWISE_CHAINS);
+}
 __attribute__((target("avx2,fma"))) static double fma_avx2(long iters) {
-    __m256 acc[CHAINS];
-    const __m256 m = _mm256_set1_ps(0.9999999f), c = _mm256_set1_ps(1e-7f);
-    for (int k = 0; k < CHAINS; k++) acc[k] = _mm256_set1_ps(1.0f + (float)k);
-    for (long i = 0; i < iters; i++)
-        for (int k = 0; k < CHAINS; k++) acc[k] = _mm256_fmadd_ps(acc[k], m, c);
-    __m256 s = acc[0];
-    for (int k = 1; k < CHAINS; k++) s = _mm256_add_ps(s, acc[k]);
-    float out[8];
-    _mm256_storeu_ps(out, s);
-    double t = 0;
-    for (int k = 0; k < 8; k++) t += out[k];
-    return t;
+    FMA_LOOP(__m256, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_storeu_ps, 8, CHAINS);
 }
-
+__attribute__((target("avx2,fma"))) static double fma_avx2_depthwise(long iters) {
+    FMA_LOOP(__m256, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_storeu_ps, 8, DEPTHWISE_CHAINS);
+}
 /* SSE2 has no FMA: a multiply and an add, two instructions per two FLOPs. */
-static double mul_add_sse2(long iters) {
-    __m128 acc[CHAINS];
-    const __m128 m = _mm_set1_ps(0.9999999f), c = _mm_set1_ps(1e-7f);
-    for (int k = 0; k < CHAINS; k++) acc[k] = _mm_set1_ps(1.0f + (float)k);
-    for (long i = 0; i < iters; i++)
-        for (int k = 0; k < CHAINS; k++) acc[k] = _mm_add_ps(_mm_mul_ps(acc[k], m), c);
-    __m128 s = acc[0];
-    for (int k = 1; k < CHAINS; k++) s = _mm_add_ps(s, acc[k]);
-    float out[4];
-    _mm_storeu_ps(out, s);
-    return (double)out[0] + out[1] + out[2] + out[3];
+static inline __m128 mul_add_sse2_ps(__m128 a, __m128 m, __m128 c) { return _mm_add_ps(_mm_mul_ps(a, m), c); }
+static double mul_add_sse2(long iters) { FMA_LOOP(__m128, _mm_set1_ps, mul_add_sse2_ps, _mm_storeu_ps, 4, CHAINS); }
+static double mul_add_sse2_depthwise(long iters) {
+    FMA_LOOP(__m128, _mm_set1_ps, mul_add_sse2_ps, _mm_storeu_ps, 4, DEPTHWISE_CHAINS);
 }
 #else
 typedef float v4f __attribute__((vector_size(16)));
-static double mul_add_generic(long iters) {
-    v4f acc[CHAINS];
-    const v4f m = {0.9999999f, 0.9999999f, 0.9999999f, 0.9999999f}, c = {1e-7f, 1e-7f, 1e-7f, 1e-7f};
-    for (int k = 0; k < CHAINS; k++) acc[k] = (v4f){1.0f + k, 1.0f + k, 1.0f + k, 1.0f + k};
-    for (long i = 0; i < iters; i++)
-        for (int k = 0; k < CHAINS; k++) acc[k] = acc[k] * m + c;
-    double t = 0;
-    for (int k = 0; k < CHAINS; k++) t += acc[k][0] + acc[k][1] + acc[k][2] + acc[k][3];
-    return t;
+static inline v4f v4f_set1(float x) { return (v4f){x, x, x, x}; }
+static inline v4f v4f_mul_add(v4f a, v4f m, v4f c) { return a * m + c; }
+static inline void v4f_store(float *out, v4f v) { memcpy(out, &v, sizeof v); }
+static double mul_add_generic(long iters) { FMA_LOOP(v4f, v4f_set1, v4f_mul_add, v4f_store, 4, CHAINS); }
+static double mul_add_generic_depthwise(long iters) {
+    FMA_LOOP(v4f, v4f_set1, v4f_mul_add, v4f_store, 4, DEPTHWISE_CHAINS);
 }
 #endif
 
@@ -75,12 +71,16 @@ rl_fma_kernel rl_pick_fma_kernel(void) {
 #ifdef RL_X86
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f"))
-        return (rl_fma_kernel){fma_avx512, "AVX-512F FMA", (double)CHAINS * 16 * 2};
+        return (rl_fma_kernel){fma_avx512, fma_avx512_depthwise, "AVX-512F FMA", (double)CHAINS * 16 * 2,
+                                (double)DEPTHWISE_CHAINS * 16 * 2};
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return (rl_fma_kernel){fma_avx2, "AVX2 FMA", (double)CHAINS * 8 * 2};
-    return (rl_fma_kernel){mul_add_sse2, "SSE2 multiply + add", (double)CHAINS * 4 * 2};
+        return (rl_fma_kernel){fma_avx2, fma_avx2_depthwise, "AVX2 FMA", (double)CHAINS * 8 * 2,
+                                (double)DEPTHWISE_CHAINS * 8 * 2};
+    return (rl_fma_kernel){mul_add_sse2, mul_add_sse2_depthwise, "SSE2 multiply + add", (double)CHAINS * 4 * 2,
+                           (double)DEPTHWISE_CHAINS * 4 * 2};
 #else
-    return (rl_fma_kernel){mul_add_generic, "128-bit vector multiply-add", (double)CHAINS * 4 * 2};
+    return (rl_fma_kernel){mul_add_generic, mul_add_generic_depthwise, "128-bit vector multiply-add",
+                           (double)CHAINS * 4 * 2, (double)DEPTHWISE_CHAINS * 4 * 2};
 #endif
 }
 

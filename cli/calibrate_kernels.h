@@ -9,8 +9,12 @@
  * cannot be optimised away). */
 typedef struct rl_fma_kernel {
     double (*fn)(long iters);
+    /* the same loop with the 6 chains of ONNX Runtime's NCHWc depthwise
+     * kernel in flight (calibrate_kernels.c): what the chains' latency
+     * leaves of the peak */
+    double (*depthwise_fn)(long iters);
     const char *isa;        /* what was selected at run time, for the provenance */
-    double flops_per_iter;
+    double flops_per_iter, depthwise_flops_per_iter;
 } rl_fma_kernel;
 
 /* The widest FMA kernel this CPU runs. */
