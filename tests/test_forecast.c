@@ -1390,6 +1390,46 @@ static void fit_informs_bound_sides(void) {
     CHECK(p.compute[RL_CLASS_NORM] == 0.3 && !inf.compute[RL_CLASS_NORM], "a class without a sibling keeps its figure");
 }
 
+/* Compute-bound convolutions whose traffic is a quarter of their work's
+ * time: enough to count as touching the memory side (a fifth), too little
+ * to bind at any share above 0.2. The loss is flat in the convolution
+ * class's memory share, so the fit keeps its start and says it did not fit
+ * it; the product class's unfitted side then takes the GEMVs' fitted
+ * share. Without the check the share stayed wherever the search stopped. */
+static void fit_keeps_untold_fractions(void) {
+    enum { N = 24 };
+    rl_fit_sample s[N];
+    memset(s, 0, sizeof s);
+    const double conv_fraction = 0.8, gemv_memory = 0.6, fixed = 2e-6;
+    for (int i = 0; i < N; i++) {
+        rl_fc_kernel *k = &s[i].k;
+        k->kernels = 1;
+        double scale = 1 + i % 6;
+        if (i % 2) {
+            k->cls = RL_CLASS_MATRIX;
+            k->t_dram = 1e-4 * scale, k->tc[RL_CLASS_MATRIX] = k->t_dram / 20;
+            s[i].measured_s = k->t_dram / gemv_memory + fixed;
+        } else {
+            k->cls = RL_CLASS_CONV;
+            k->tc[RL_CLASS_CONV] = 1e-3 * scale, k->t_dram = k->tc[RL_CLASS_CONV] / 4;
+            s[i].measured_s = k->tc[RL_CLASS_CONV] / conv_fraction + fixed;
+        }
+        s[i].run = i % 2;
+    }
+    rl_forecast_params p;
+    memset(&p, 0, sizeof p);
+    for (int c = 0; c < RL_CLASS_COUNT; c++) p.compute[c] = 0.3, p.memory[c] = 0.3;
+    p.kernel_s = 1e-5, p.tile_m = p.tile_n = p.tile_k = p.units = 1, p.tile_k0 = 1e-3;
+    rl_fit_informed inf;
+    rl_fit_search search = {0};
+    CHECK(rl_fit_params(s, N, &p, &inf, &search) == 0, "the fit runs");
+    CHECK(inf.compute[RL_CLASS_CONV] && !inf.memory[RL_CLASS_CONV] && inf.memory[RL_CLASS_MATRIX],
+          "the convolutions tell their compute share, not their memory share (informed: %d %d)",
+          inf.compute[RL_CLASS_CONV], inf.memory[RL_CLASS_CONV]);
+    CHECK_NEAR(p.memory[RL_CLASS_CONV], p.memory[RL_CLASS_MATRIX], 1e-12, "conv memory takes the matrix class's fitted share");
+    CHECK_NEAR(p.memory[RL_CLASS_MATRIX], gemv_memory, 0.02, "the GEMVs' memory fraction");
+}
+
 /* ONNX Runtime's kernels tell how it lowered the convolutions: its
  * optimised graph's are NCHWc (direct, "_nchwc" names), its plain graph's
  * Conv kernels im2col; the fit takes that, and says where it came from. */
@@ -1522,6 +1562,7 @@ int main(int argc, char **argv) {
         warns_of_unfitted_classes(unit);
     }
     fit_informs_bound_sides();
+    fit_keeps_untold_fractions();
     cJSON_Delete(unit);
     return check_report("forecast");
 }

@@ -315,6 +315,33 @@ static void descend(fit_set *fs, rl_forecast_params *p, rl_fit_informed *informe
     }
 }
 
+/* A fraction the samples touch but do not tell: its kernels stay bound by
+ * the other side over a range of it, so the loss is flat there and the
+ * search stops wherever it first reached the floor of that range (ResNet-18's
+ * compute-bound convolutions left the convolution class's memory share at
+ * 0.27, and every memory-bound 1x1 convolution of a held-out model was then
+ * forecast slow). Put back at its start, a fraction that costs the samples
+ * nothing (the loss within a millionth) is the start's, and not fitted; a
+ * product class's then takes its fitted sibling's (rl_fit_borrow_siblings). */
+static void keep_untold_fractions(const fit_set *fs, const rl_forecast_params *start, rl_forecast_params *p,
+                                  rl_fit_informed *inf) {
+    const double fitted = set_loss(fs, p);
+    for (int c = 0; c < RL_CLASS_COUNT; c++) {
+        double *mine[2] = {&p->compute[c], &p->memory[c]};
+        const double theirs[2] = {start->compute[c], start->memory[c]};
+        bool *told[2] = {&inf->compute[c], &inf->memory[c]};
+        for (int side = 0; side < 2; side++) {
+            if (!*told[side]) continue;
+            double v = *mine[side];
+            /* a fraction the search left at its start: flat if a tenth less costs nothing either */
+            *mine[side] = v == theirs[side] ? 0.9 * v : theirs[side];
+            bool flat = set_loss(fs, p) <= fitted * (1 + 1e-6);
+            *mine[side] = flat ? theirs[side] : v;
+            if (flat) *told[side] = false;
+        }
+    }
+}
+
 /* Two descents, the keener of which wins: the loss has valleys a search
  * one or two parameters at a time does not leave, where a class's compute
  * fraction and the cost per convolution group take up each other's time
@@ -327,6 +354,7 @@ int rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_i
                   rl_fit_search *search) {
     fit_set fs;
     if (make_set(s, n, &fs)) return -1;
+    const rl_forecast_params start = *p;
     rl_forecast_params other = *p;
     rl_fit_informed inf2;
     fs.budget = (search->budget > 0 ? search->budget : RL_FIT_BUDGET) / 2;
@@ -339,6 +367,7 @@ int rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_i
     search->evaluations = spent + fs.evaluations;
     search->pools = fs.n;
     if (set_loss(&fs, &other) < set_loss(&fs, p)) *p = other, *informed = inf2;
+    keep_untold_fractions(&fs, &start, p, informed);
     free_set(&fs);
     rl_fit_borrow_siblings(p, informed);
     return 0;
