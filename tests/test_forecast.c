@@ -199,6 +199,43 @@ static void depthwise_lowering(const cJSON *unit) {
     CHECK(g32 == g16, "a GPU engine's depthwise kernel pads no channels to its tiles (%g, %g)", g16, g32);
 }
 
+/* conv_net's layout conversions under a stack of blocks of tile_n
+ * channels (grouped_conv `grouped`, conv_lowering `lowering`), each kernel's
+ * fixed cost 1 ms: forecast.layout_reorders' kernels; *t its time. */
+static double reorders_of(const cJSON *unit, double tile_n, const char *grouped, const char *lowering, double *t) {
+    static const double half[RL_CLASS_COUNT] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
+    cJSON *hw = with_forecast(unit, half, half, 1e-3, 0), *f = cJSON_GetObjectItem(hw, "forecast");
+    cJSON_ReplaceItemInObject(f, "tile_n", fig(tile_n));
+    cJSON_AddStringToObject(f, "grouped_conv", grouped);
+    if (lowering) cJSON_AddStringToObject(f, "conv_lowering", lowering);
+    rl_model *m = fixture("conv_net.onnx");
+    cJSON *r = m ? analyze(m, hw, "fused", 1) : NULL;
+    double k = check_num(r, "forecast.layout_reorders.kernels");
+    *t = check_num(r, "forecast.layout_reorders.time_s");
+    cJSON_Delete(r), cJSON_Delete(hw);
+    rl_model_free(m);
+    return k;
+}
+
+/* ONNX Runtime's NCHWc layout, placed by hand on conv_net: conv1 (3 input
+ * channels, fewer than a block) reads its plain input and writes blocks;
+ * bn1, relu1 and the pool keep them; gconv's groups of 4 channels do not
+ * fill blocks of 16, so it runs plain: pool1's output is reordered out;
+ * dconv reads relu2's plain output blocked: reordered in; dwconv, relu4 and
+ * the global pool stay blocked, and Flatten takes gap's output plain:
+ * reordered out. 3 conversions; with blocks of 4 gconv's groups fill them
+ * and only gap's remains. A stack with im2col or one kernel for all groups
+ * has no blocked layout: none. Each pays the fixed cost per kernel. */
+static void layout_reorders(const cJSON *unit) {
+    double t16, t4, ti, tg;
+    double k16 = reorders_of(unit, 16, "per_group", NULL, &t16), k4 = reorders_of(unit, 4, "per_group", NULL, &t4);
+    double ki = reorders_of(unit, 16, "per_group", "im2col", &ti), kg = reorders_of(unit, 16, "one_kernel", NULL, &tg);
+    CHECK(k16 == 3 && k4 == 1, "conv_net's conversions: %g in blocks of 16 (3 by hand), %g in blocks of 4 (1)", k16, k4);
+    CHECK(ki == 0 && kg == 0 && ti == 0 && tg == 0, "no blocked layout, no conversions (im2col %g, one kernel %g)", ki, kg);
+    CHECK(t16 > 3e-3 && t16 < 3.1e-3 && t4 > 1e-3 && t4 < 1.1e-3,
+          "each conversion pays a kernel's fixed cost and moves a few KB (%g s, %g s)", t16, t4);
+}
+
 /* BERT-base (sequence 128, unfused) under shape_ops `mode`, each kernel's
  * fixed cost 1 ms (far above its work). */
 static cJSON *bert_shape_ops(const cJSON *unit, rl_model *m, const char *mode) {
@@ -1534,6 +1571,7 @@ int main(int argc, char **argv) {
         grouped_conv(unit);
         grouped_calls(unit);
         depthwise_lowering(unit);
+        layout_reorders(unit);
         conv_lowering(unit);
         shape_ops(unit);
         fit_finds_shape_ops(unit);

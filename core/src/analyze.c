@@ -356,6 +356,10 @@ static void add_forecast_section(cJSON *root, const rl_timing *t, const rl_hw *h
     rl_json_add_num(fo, "between_kernels_s", hw->fc.between_s);
     rl_json_add_num(fo, "group_overhead_s", hw->fc.group_s);
     rl_json_add_num(fo, "tile_overhead_k", hw->fc.tile_k0);
+    /* a blocked CPU stack's conversions between its layout and the plain one */
+    cJSON *ro = cJSON_AddObjectToObject(fo, "layout_reorders");
+    rl_json_add_num(ro, "kernels", f->reorders);
+    rl_json_add_num(ro, "time_s", f->reorders_s);
     cJSON *bc = cJSON_AddArrayToObject(fo, "by_class");
     for (int cls = 0; cls < RL_CLASS_COUNT; cls++)
         cJSON_AddItemToArray(bc, forecast_class_json(cls, &f->by_class[cls], hw, t->main_prec));

@@ -6,11 +6,6 @@
 #include "ops/families.h"
 #include "ops/op.h"
 
-/* A kernel's activations stay in the cache level when they take at most
- * this share of it: the rest holds the weights streaming through and what
- * other kernels left there. */
-#define CACHE_SHARE 0.5
-
 static double max2(double a, double b) { return a > b ? a : b; }
 
 /* ------------------------------------------------------------- classes -- */
@@ -152,7 +147,7 @@ static bool depthwise_by_im2col(const rl_forecast_params *p, const rl_node *n) {
  * profile's NCHWc output shapes). 1 in any other stack: a GPU engine's
  * depthwise kernel is no GEMM, and its tile_n no block of channels. */
 static double depthwise_block_share(const rl_forecast_params *p, const rl_node *n) {
-    if (p->im2col || !p->group_calls || !(p->tile_n > 1)) return 1;
+    if (!rl_fc_blocked_layout(p)) return 1;
     const rl_value *out = n->n_out > 0 ? n->outv[0] : NULL;
     if (!out || out->rank < 2 || out->dims[1] <= 0) return 1;
     double c = (double)out->dims[1];
@@ -396,7 +391,7 @@ void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o,
     double traffic = max2(bytes - internal, floor_bytes);
     double act = max2(traffic - weights, 0);
     int L = hw->fc.cache_level;
-    if (L > 0 && act <= CACHE_SHARE * hw->mem_cap[L]) k->cache_bytes = act;
+    if (L > 0 && act <= RL_FC_CACHE_SHARE * hw->mem_cap[L]) k->cache_bytes = act;
     k->dram_bytes = traffic - k->cache_bytes;
     k->t_dram = k->dram_bytes / hw->mem_bw[0];
     k->t_cache = L > 0 ? k->cache_bytes / hw->mem_bw[L] : 0;
@@ -404,7 +399,7 @@ void rl_fc_kernel_figures(rl_ctx *c, const rl_prepared *pg, const rl_options *o,
      * they fit its share, else in main memory (counted in the traffic and
      * its energy, apart from the floor's) */
     if (k->columns_moved > 0) {
-        bool cached = L > 0 && k->columns_bytes <= CACHE_SHARE * hw->mem_cap[L];
+        bool cached = L > 0 && k->columns_bytes <= RL_FC_CACHE_SHARE * hw->mem_cap[L];
         k->t_columns = k->columns_moved / hw->mem_bw[cached ? L : 0];
         if (cached) k->cache_bytes += k->columns_moved;
         else k->dram_bytes += k->columns_moved;
@@ -453,6 +448,7 @@ static void close_forecast(const rl_prepared *pg, const rl_hw *hw, double e_dyn,
     f->energy_j = hw->has_energy ? e_dyn + hw->static_w * f->time_s : NAN;
     double ratio = f->kernels_s > 0 ? f->time_s / f->kernels_s : 0;
     for (int cls = 0; cls < RL_CLASS_COUNT; cls++) f->by_class[cls].time_s *= ratio;
+    f->reorders_s *= ratio;
     for (int i = 0; lt && i < pg->graph->n_nodes; i++) {
         lt[i].forecast_s *= ratio;
         lt[i].forecast_fixed_s *= ratio;
@@ -680,6 +676,8 @@ void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
         spread(pl.next, r, t, kernel_fixed_s(&k, &hw->fc), lt);
         for (int i = r; i >= 0; i = pl.next ? pl.next[i] : -1) bc->floor_s += lt[i].t;
     }
+    /* a blocked CPU stack's conversions between its layout and the plain one */
+    rl_fc_layout_reorders(c, pg, hw, lt, f, &e_dyn);
     close_forecast(pg, hw, e_dyn, lt, out);
 }
 

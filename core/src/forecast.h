@@ -17,6 +17,30 @@
 #define ROOFLENS_FORECAST_H
 #include "timing.h"
 
+/* A kernel's activations stay in the cache level when they take at most
+ * this share of it: the rest holds the weights streaming through and what
+ * other kernels left there. */
+#define RL_FC_CACHE_SHARE 0.5
+
+/* Whether the stack is a blocked CPU one: it runs convolutions directly
+ * (no im2col), on channels in blocks of tile_n (the FP32 lanes of a vector
+ * register), and a grouped convolution whose groups do not fill whole
+ * blocks one group at a time (grouped_conv "per_group"), as ONNX Runtime's
+ * CPU provider with its graph optimisations on (the NCHWc layout). */
+bool rl_fc_blocked_layout(const rl_forecast_params *p);
+
+/* A blocked CPU stack's layout conversions (forecast_layout.c): the values
+ * a convolution or pooling reads blocked that were made plain (reordered
+ * in, once each), and the blocked values some reader takes plain (reordered
+ * out, once each), as ONNX Runtime's NCHWc transformer places them. Each is
+ * a kernel of the data-movement class added to f (its time, bytes and
+ * kernel; f->reorders and f->reorders_s count them) and to the layer that
+ * reads it in or made it (lt, may be NULL); e_dyn gains their main-memory
+ * energy. Nothing in any other stack. Arena memory for the walk; out of
+ * it, none is counted. */
+void rl_fc_layout_reorders(rl_ctx *c, const rl_prepared *pg, const rl_hw *hw, rl_layer_time *lt, rl_forecast *f,
+                           double *e_dyn);
+
 /* A kernel's figures at full efficiency: what the forecast divides by the
  * profile's fractions. */
 typedef struct rl_fc_kernel {

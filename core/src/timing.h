@@ -118,6 +118,8 @@ typedef struct rl_forecast {
     double energy_j;      /* dynamic energy of the work (main-memory bytes) + static power × time_s; NAN: none */
     double dram_bytes, cache_bytes;
     bool clamped;         /* the floor set time_s */
+    double reorders, reorders_s; /* a blocked CPU stack's layout conversions (rl_fc_layout_reorders):
+                                    kernels and their time (in kernels_s and the data-movement class) */
     rl_forecast_class by_class[RL_CLASS_COUNT];
 } rl_forecast;
 
