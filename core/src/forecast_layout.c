@@ -15,7 +15,8 @@ static bool constant_weight(const rl_value *w) {
     return w && (w->kind == RL_VALUE_WEIGHT || w->kind == RL_VALUE_CONSTANT);
 }
 
-static int64_t conv_group_count(rl_ctx *c, const rl_node *n) { return rl_attr_i(c, n, "group", 1); }
+/* read after shape inference took the node: no error to report (NULL context) */
+static int64_t conv_group_count(const rl_node *n) { return rl_attr_i(NULL, n, "group", 1); }
 
 /* The ops that keep a blocked input blocked, one input read in that layout
  * (the rest are the op's parameters): pooling over the whole map, the
@@ -27,6 +28,17 @@ static bool passes_blocks(const rl_node *n) {
     for (int i = 0; ops[i]; i++)
         if (!strcmp(n->op_type, ops[i])) return n->n_out == 1;
     return false;
+}
+
+/* A Pad of a map's borders alone (constant pads, none on the batch or the
+ * channels), which the runtime folds into the pooling or convolution after
+ * it (its pad fusion): PyTorch exports an average pooling that pads as a
+ * Pad and an AveragePool, DenseNet's transitions among them. */
+static bool pads_borders_only(const rl_node *n) {
+    if (strcmp(n->op_type, "Pad") || n->n_out != 1 || n->n_in < 2 || !n->inv[1]) return false;
+    const rl_value *pads = n->inv[1];
+    if (pads->n_known != 8 || !pads->ival) return false;
+    return pads->ival[0] == 0 && pads->ival[1] == 0 && pads->ival[4] == 0 && pads->ival[5] == 0;
 }
 
 /* The layout's state of a graph, per value (arena memory). */
@@ -77,7 +89,7 @@ static bool inputs_blocked(const rl_graph *g, const layout *L, const rl_node *n,
  * reads its plain input; pooling windows take any channels; Add, Sum and
  * Mul of blocked inputs of one shape, Concat on the channels of blocked
  * inputs and passes_blocks's ops stay blocked). */
-static void walk(rl_ctx *c, const rl_graph *g, int64_t block, layout *L) {
+static void walk(const rl_graph *g, int64_t block, layout *L) {
     for (int k = 0; k < g->n_nodes; k++) {
         int i = g->order ? g->order[k] : k;
         const rl_node *n = &g->nodes[i];
@@ -88,7 +100,7 @@ static void walk(rl_ctx *c, const rl_graph *g, int64_t block, layout *L) {
         if (!strcmp(n->op_type, "Conv")) {
             const rl_value *w = n->n_in > 1 ? n->inv[1] : NULL;
             if (!nchw_float(x) || !nchw_float(w) || !constant_weight(w)) continue;
-            int64_t co = w->dims[0], ci = w->dims[1], groups = conv_group_count(c, n);
+            int64_t co = w->dims[0], ci = w->dims[1], groups = conv_group_count(n);
             bool depthwise = groups > 1 && ci == 1 && co == groups;
             if (groups > 1 && !depthwise && (ci % block || (co / groups) % block)) continue;
             if (groups > 1 || ci >= block) read_blocked(g, L, x, i);
@@ -97,7 +109,7 @@ static void walk(rl_ctx *c, const rl_graph *g, int64_t block, layout *L) {
             if (n->n_out != 1 || !nchw_float(x)) continue;
             read_blocked(g, L, x, i);
             ch = x->dims[1];
-        } else if (passes_blocks(n)) {
+        } else if (passes_blocks(n) || pads_borders_only(n)) {
             if (!x || L->channels[value_index(g, x)] < 0) continue;
             L->blocked_uses[value_index(g, x)]++;
             ch = L->channels[value_index(g, x)];
@@ -105,7 +117,9 @@ static void walk(rl_ctx *c, const rl_graph *g, int64_t block, layout *L) {
             if (!inputs_blocked(g, L, n, true, false, &ch)) continue;
             for (int j = 0; j < n->n_in; j++) L->blocked_uses[value_index(g, n->inv[j])]++;
         } else if (!strcmp(n->op_type, "Concat")) {
-            if (rl_attr_i(c, n, "axis", 0) != 1 || !inputs_blocked(g, L, n, false, true, &ch)) continue;
+            int64_t axis = rl_attr_i(NULL, n, "axis", 0);
+            if (axis < 0 && x) axis += x->rank; /* -3 of a rank-4 tensor is its channels too */
+            if (axis != 1 || !inputs_blocked(g, L, n, false, true, &ch)) continue;
             for (int j = 0; j < n->n_in; j++) L->blocked_uses[value_index(g, n->inv[j])]++;
         } else {
             continue;
@@ -148,7 +162,7 @@ void rl_fc_layout_reorders(rl_ctx *c, const rl_prepared *pg, const rl_hw *hw, rl
                 rl_arena_alloc(c->arena, (size_t)g->n_values * sizeof *L.reorder_in)};
     if (!L.channels || !L.blocked_uses || !L.reorder_in) return; /* out of memory: none counted */
     for (int v = 0; v < g->n_values; v++) L.channels[v] = -1, L.blocked_uses[v] = 0, L.reorder_in[v] = -1;
-    walk(c, g, (int64_t)hw->fc.tile_n, &L);
+    walk(g, (int64_t)hw->fc.tile_n, &L);
     for (int v = 0; v < g->n_values; v++) {
         const rl_value *val = &g->values[v];
         /* a plain value read blocked: reordered in, once, before its first such reader */
