@@ -513,11 +513,18 @@ static int fit_power_mode(const rl_fit_input *in, size_t n, char *mode, size_t c
 /* A stack that ran most of the views and shape arithmetic of constants
  * alone folds nothing; one that ran most of the distinct computations that
  * depend on the inputs folds constants only, and merges identical ones when
- * it ran few of the nodes alike (none alike measured: nothing tells, and
- * it runs them all, as before merging was a choice). */
-static int fitted_shape_ops(const fit_samples *fs) {
+ * it ran few of the nodes alike. With none alike measured (CNNs and GPT-2's
+ * exports have none) the runs do not tell, and the stack's fusion does: a
+ * runtime that fuses optimises its graph, and merging identical
+ * computations is among the first things every graph optimiser does
+ * (ONNX Runtime's level 1, before its fusions); one that fuses nothing runs
+ * them all. Left to "runs them all", a fit of ResNet-18 and MobileNetV3
+ * forecast ShuffleNetV2's 77 Shape nodes as kernels where ONNX Runtime ran
+ * 29, and ShuffleNetV2 45 % slow (docs/validation.md, run 10). */
+static int fitted_shape_ops(const fit_samples *fs, bool unfused) {
     if (fs->shape_ran[0] > fs->shape_folded[0]) return RL_SHAPE_RUN;
     if (!(fs->distinct_ran > fs->distinct_folded)) return RL_SHAPE_FOLDED;
+    if (fs->alike_folded + fs->alike_ran == 0) return unfused ? RL_SHAPE_DYNAMIC : RL_SHAPE_DISTINCT;
     return fs->alike_folded > fs->alike_ran ? RL_SHAPE_DISTINCT : RL_SHAPE_DYNAMIC;
 }
 
@@ -544,7 +551,7 @@ static int fit_stack(size_t n_inputs, const rl_hw *hw, fit_samples *fs, rl_forec
     p->between_s = 0;
     p->unfused = stack_runs_unfused(fs, n_inputs);
     epilogues_apart(fs, p);
-    p->shape_ops = fitted_shape_ops(fs);
+    p->shape_ops = fitted_shape_ops(fs, p->unfused);
     if (rl_fit_params(fs->s, fs->n, p, inf, &fs->search)) {
         rl_error_set(err, "out_of_memory", "", "out of memory while fitting");
         return -1;
