@@ -75,6 +75,21 @@ static void load_devices(void) {
         cJSON_ArrayForEach(m, cJSON_GetObjectItem(p, "power_modes"))
             if (n_devices < 256) devices[n_devices++] = (device){p, id, cJSON_GetObjectItem(m, "id")->valuestring};
     }
+    /* No shipped profile has a blocked CPU stack (calibrate writes one): the
+     * Xeon's profile with ONNX Runtime's NCHWc layout (channels in blocks of
+     * 16, grouped convolutions a group at a time), so that every model's
+     * layout conversions (forecast_layout.c) are timed too */
+    for (int d = 0; d < n_devices && n_devices < 256; d++) {
+        if (devices[d].mode || strcmp(devices[d].id, "intel-xeon-8480")) continue;
+        cJSON *p = cJSON_Duplicate(devices[d].profile, true), *f = cJSON_GetObjectItem(p, "forecast");
+        cJSON_ReplaceItemInObject(p, "id", cJSON_CreateString("intel-xeon-8480-nchwc"));
+        cJSON_DeleteItemFromObject(f, "band");
+        cJSON_ReplaceItemInObject(cJSON_GetObjectItem(f, "tile_n"), "value", cJSON_CreateNumber(16));
+        cJSON_AddStringToObject(f, "grouped_conv", "per_group");
+        devices[n_devices++] = (device){p, "intel-xeon-8480-nchwc", NULL};
+        break;
+    }
+    CHECK(!strcmp(devices[n_devices - 1].id, "intel-xeon-8480-nchwc"), "the blocked CPU stack's device was made");
 }
 
 static double num(const cJSON *o, const char *k) {
@@ -126,6 +141,9 @@ static bool pooling(const char *op) {
 /* The forecast (docs/model.md §12): never below the floor, which is
  * sol.chosen.time_s; its classes add up to it; its energy follows its time
  * within the power budget. */
+/* analyses whose forecast has layout conversions (the blocked CPU stack's) */
+static int reordered;
+
 static void check_forecast(const char *what, const cJSON *res, bool energy) {
     const cJSON *f = get(res, "forecast"), *ch = get(get(res, "sol"), "chosen");
     double t = num(f, "time_s"), floor_s = num(f, "floor_s");
@@ -150,15 +168,20 @@ static void check_forecast(const char *what, const cJSON *res, bool energy) {
               "%s: class %s's ceilings are under the roofs", what, str(c, "class"));
     }
     CHECK(n == RL_CLASS_COUNT && same(ct, t, 1e-9), "%s: %d classes' forecasts add up to %g, want %g", what, n, ct, t);
-    /* the stack's kernels: the chosen model's, and each pooling node that
+    /* the stack's kernels: the chosen model's, each pooling node that
      * model fused into the kernel before it as one of its own (every
-     * shipped stack runs pooling apart, docs/model.md §12.2) */
-    double apart = 0;
+     * shipped stack runs pooling apart, docs/model.md §12.2), and a blocked
+     * CPU stack's layout conversions (their own count, none elsewhere) */
+    const double reorders = num(get(f, "layout_reorders"), "kernels");
+    reordered += reorders > 0;
+    CHECK(reorders >= 0 && (reorders == 0 || strstr(what, "-nchwc")), "%s: %g layout conversions", what, reorders);
+    double apart = reorders;
     bool fused = strcmp(str(ch, "model"), "unfused") != 0, listed = cJSON_IsArray(get(res, "layers"));
     const cJSON *l, *layers = listed && fused ? get(res, "layers") : NULL;
     cJSON_ArrayForEach(l, layers) apart += pooling(str(l, "op")) && !cJSON_IsNull(get(l, "fused_into"));
     CHECK(listed ? same(ck, num(ch, "kernels") + apart, 1e-12) : ck >= num(ch, "kernels"),
-          "%s: classes' kernels %g, the model's %g and %g pooling kernels", what, ck, num(ch, "kernels"), apart);
+          "%s: classes' kernels %g, the model's %g and %g pooling kernels and conversions", what, ck,
+          num(ch, "kernels"), apart);
     if (cJSON_IsArray(get(res, "layers")))
         CHECK(same(cf, floor_s, 1e-9), "%s: classes' floors add up to %g, want %g", what, cf, floor_s);
 }
@@ -541,6 +564,7 @@ int main(int argc, char **argv) {
            "%d fixed-batch pairs scaled; power cap checked on %d models\n", models, n_devices, analyses, failures,
            scaled, capped_models);
     CHECK(models > 60 && n_devices > 26 && capped_models > 60, "the corpus and the profiles were found");
+    CHECK(reordered > 20, "%d analyses had layout conversions", reordered);
     printf("band: %d analyses with one, %d without\n", banded, unbanded);
     CHECK(banded > 1000 && unbanded > 1000, "profiles with and without a track record were both checked");
     for (int d = 0; d < n_devices; d++)

@@ -8,7 +8,7 @@
 bool rl_fc_blocked_layout(const rl_forecast_params *p) { return !p->im2col && p->group_calls && p->tile_n > 1; }
 
 /* Whether v is a float tensor of rank 4 (NCHW), the only kind the layout takes. */
-static bool nchw_float(const rl_value *v) { return v && v->rank == 4 && v->dtype == 1 /* FLOAT */; }
+static bool nchw_float(const rl_value *v) { return v && v->rank == 4 && v->dtype == RL_DT_FLOAT; }
 
 /* A weight the runtime can reorder once, when the session starts. */
 static bool constant_weight(const rl_value *w) {
@@ -48,11 +48,15 @@ typedef struct layout {
     int *reorder_in;   /* the first node that reads a plain value blocked (it is reordered once), -1 none */
 } layout;
 
-static int value_index(const rl_graph *g, const rl_value *v) { return (int)(v - g->values); }
+/* v's index in g's values; -1 for a value of another scope (or none). */
+static int value_index(const rl_graph *g, const rl_value *v) {
+    return v && v >= g->values && v < g->values + g->n_values ? (int)(v - g->values) : -1;
+}
 
 /* Node n reads its input x blocked (`blocked`: x needs no reorder). */
 static void read_blocked(const rl_graph *g, layout *L, const rl_value *x, int node) {
     int i = value_index(g, x);
+    if (i < 0) return;
     if (L->channels[i] >= 0) L->blocked_uses[i]++;
     else if (L->reorder_in[i] < 0) L->reorder_in[i] = node;
 }
@@ -66,13 +70,13 @@ static bool inputs_blocked(const rl_graph *g, const layout *L, const rl_node *n,
     if (n->n_in < 1) return false;
     *ch = 0;
     for (int j = 0; j < n->n_in; j++) {
-        const rl_value *v = n->inv[j];
-        if (!v) return false;
-        int64_t cj = L->channels[value_index(g, v)];
+        const rl_value *v = n->inv[j], *v0 = n->inv[0];
+        int vi = value_index(g, v), v0i = value_index(g, v0);
+        if (vi < 0 || v0i < 0) return false;
+        int64_t cj = L->channels[vi];
         if (cj < 0) return false;
         if (same_shape) {
-            const rl_value *v0 = n->inv[0];
-            if (cj != L->channels[value_index(g, v0)] || v->rank != v0->rank) return false;
+            if (cj != L->channels[v0i] || v->rank != v0->rank) return false;
             for (int d = 0; d < v->rank; d++)
                 if (v->dims[d] != v0->dims[d]) return false;
         }
@@ -95,8 +99,9 @@ static void walk(const rl_graph *g, int64_t block, layout *L) {
         const rl_node *n = &g->nodes[i];
         if (!n->op_type || n->n_out < 1 || !n->outv[0] || (n->domain && n->domain[0])) continue;
         const rl_value *x = n->n_in > 0 ? n->inv[0] : NULL;
-        int out = value_index(g, n->outv[0]);
+        int out = value_index(g, n->outv[0]), xi = value_index(g, x);
         int64_t ch = -1;
+        if (out < 0) continue;
         if (!strcmp(n->op_type, "Conv")) {
             const rl_value *w = n->n_in > 1 ? n->inv[1] : NULL;
             if (!nchw_float(x) || !nchw_float(w) || !constant_weight(w)) continue;
@@ -106,13 +111,13 @@ static void walk(const rl_graph *g, int64_t block, layout *L) {
             if (groups > 1 || ci >= block) read_blocked(g, L, x, i);
             ch = co;
         } else if (!strcmp(n->op_type, "MaxPool") || !strcmp(n->op_type, "AveragePool")) {
-            if (n->n_out != 1 || !nchw_float(x)) continue;
+            if (n->n_out != 1 || !nchw_float(x) || x->dims[1] <= 0) continue;
             read_blocked(g, L, x, i);
             ch = x->dims[1];
         } else if (passes_blocks(n) || pads_borders_only(n)) {
-            if (!x || L->channels[value_index(g, x)] < 0) continue;
-            L->blocked_uses[value_index(g, x)]++;
-            ch = L->channels[value_index(g, x)];
+            if (xi < 0 || L->channels[xi] < 0) continue;
+            L->blocked_uses[xi]++;
+            ch = L->channels[xi];
         } else if (!strcmp(n->op_type, "Add") || !strcmp(n->op_type, "Sum") || !strcmp(n->op_type, "Mul")) {
             if (!inputs_blocked(g, L, n, true, false, &ch)) continue;
             for (int j = 0; j < n->n_in; j++) L->blocked_uses[value_index(g, n->inv[j])]++;
