@@ -1533,6 +1533,33 @@ static void warns_of_unfitted_classes(const cJSON *unit) {
     rl_model_free(m);
 }
 
+/* A band from a fit's cross-validation over fewer than 8 models says so on
+ * the forecast; one over 8 or more, or of published results, does not. */
+static void warns_of_few_band_runs(const cJSON *unit) {
+    static const double half[RL_CLASS_COUNT] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
+    const struct { double runs; const char *basis; bool warns; } cases[] = {
+        {4, "fit cross-validation", true}, {7, "fit cross-validation", true},
+        {8, "fit cross-validation", false}, {4, "published results", false}};
+    rl_model *m = fixture("conv_net.onnx");
+    for (size_t i = 0; m && i < sizeof cases / sizeof *cases; i++) {
+        cJSON *hw = with_forecast(unit, half, half, 1e-6, 0), *f = cJSON_GetObjectItem(hw, "forecast");
+        cJSON *b = cJSON_AddObjectToObject(f, "band");
+        cJSON_AddNumberToObject(b, "low", 0.9), cJSON_AddNumberToObject(b, "high", 1.1);
+        cJSON_AddNumberToObject(b, "runs", cases[i].runs);
+        cJSON_AddNumberToObject(b, "median_error", 0.03), cJSON_AddNumberToObject(b, "worst_error", 0.1);
+        cJSON_AddStringToObject(b, "basis", cases[i].basis);
+        cJSON_AddStringToObject(b, "source", "test");
+        cJSON *res = analyze(m, hw, "fused", 1);
+        char *warnings = cJSON_PrintUnformatted(cJSON_GetObjectItem(res, "warnings"));
+        bool warned = warnings && strstr(warnings, "forecast_band_few_runs") != NULL;
+        CHECK(cJSON_IsNumber(check_at(res, "forecast.low_s")) && warned == cases[i].warns,
+              "a band of %g runs (%s): %s", cases[i].runs, cases[i].basis, warned ? "warned" : "no warning");
+        free(warnings);
+        cJSON_Delete(res), cJSON_Delete(hw);
+    }
+    rl_model_free(m);
+}
+
 /* Every shipped profile forecasts with its own parameters, not the core's
  * generic defaults: its forecast block names the stack and gives every
  * figure (docs/model.md §12.4), and the analysis says so. */
@@ -1603,6 +1630,7 @@ int main(int argc, char **argv) {
         fit_pools_samples(unit);
         fit_reads_lowering_from_kernels(unit);
         warns_of_unfitted_classes(unit);
+        warns_of_few_band_runs(unit);
     }
     fit_informs_bound_sides();
     fit_keeps_untold_fractions();
