@@ -94,21 +94,34 @@ static cJSON *with_forecast(const cJSON *base, const double *compute, const doub
 }
 
 /* ------------------------------------------------------ grouped convs -- */
-/* The forecast of conv_net's layer `layer` (unfused, batch 1) under hw, a
- * one-core CPU stack (one unit, tiles of 1 × tile_n × 1); hw is freed. */
-static double conv_net_layer_s(cJSON *hw, double tile_n, const char *layer) {
-    cJSON *f = cJSON_GetObjectItem(hw, "forecast");
+/* A one-core CPU stack's tiles in forecast block f: one unit, tiles of
+ * 1 × tile_n × 1. */
+static void one_core_tiles(cJSON *f, double tile_n) {
     cJSON_ReplaceItemInObject(f, "matrix_units", fig(1));
     cJSON_ReplaceItemInObject(f, "tile_m", fig(1));
     cJSON_ReplaceItemInObject(f, "tile_n", fig(tile_n));
     cJSON_ReplaceItemInObject(f, "tile_k", fig(1));
-    rl_model *m = fixture("conv_net.onnx");
-    cJSON *r = m ? analyze(m, hw, "unfused", 1) : NULL;
+}
+
+/* The response for fixture `model` (batch 1, speed-of-light model `sol`)
+ * under hw, which is freed; NULL when the fixture cannot be read. */
+static cJSON *fixture_analysis(const char *model, cJSON *hw, const char *sol) {
+    rl_model *m = fixture(model);
+    cJSON *r = m ? analyze(m, hw, sol, 1) : NULL;
+    cJSON_Delete(hw);
+    rl_model_free(m);
+    return r;
+}
+
+/* The forecast of conv_net's layer `layer` (unfused, batch 1) under hw, a
+ * one-core CPU stack (one_core_tiles); hw is freed. */
+static double conv_net_layer_s(cJSON *hw, double tile_n, const char *layer) {
+    one_core_tiles(cJSON_GetObjectItem(hw, "forecast"), tile_n);
+    cJSON *r = fixture_analysis("conv_net.onnx", hw, "unfused");
     double t = NAN;
     const cJSON *l;
     cJSON_ArrayForEach(l, cJSON_GetObjectItem(r, "layers")) if (!strcmp(check_str(l, "name"), layer)) t = check_num(l, "forecast_s");
-    cJSON_Delete(r), cJSON_Delete(hw);
-    rl_model_free(m);
+    cJSON_Delete(r);
     return t;
 }
 
@@ -208,12 +221,10 @@ static double reorders_of(const cJSON *unit, double tile_n, const char *grouped,
     cJSON_ReplaceItemInObject(f, "tile_n", fig(tile_n));
     cJSON_AddStringToObject(f, "grouped_conv", grouped);
     if (lowering) cJSON_AddStringToObject(f, "conv_lowering", lowering);
-    rl_model *m = fixture("conv_net.onnx");
-    cJSON *r = m ? analyze(m, hw, "fused", 1) : NULL;
+    cJSON *r = fixture_analysis("conv_net.onnx", hw, "fused");
     double k = check_num(r, "forecast.layout_reorders.kernels");
     *t = check_num(r, "forecast.layout_reorders.time_s");
-    cJSON_Delete(r), cJSON_Delete(hw);
-    rl_model_free(m);
+    cJSON_Delete(r);
     return k;
 }
 
@@ -331,15 +342,11 @@ static double lowered(const cJSON *unit, const char *lowering, double tile_n, do
            memory[RL_CLASS_COUNT] = {1, 1, 1, 1, 0.5, 1, 1};
     cJSON *hw = with_forecast(unit, compute, memory, 1e-6, 0), *f = cJSON_GetObjectItem(hw, "forecast");
     cJSON_AddStringToObject(f, "conv_lowering", lowering);
-    cJSON_ReplaceItemInObject(f, "matrix_units", fig(1));
-    cJSON_ReplaceItemInObject(f, "tile_m", fig(1)), cJSON_ReplaceItemInObject(f, "tile_n", fig(tile_n));
-    cJSON_ReplaceItemInObject(f, "tile_k", fig(1));
-    rl_model *m = fixture("torch/resnet50.onnx");
-    cJSON *r = m ? analyze(m, hw, "unfused", 1) : NULL;
+    one_core_tiles(f, tile_n);
+    cJSON *r = fixture_analysis("torch/resnet50.onnx", hw, "unfused");
     *layers = cJSON_DetachItemFromObject(r, "layers");
     double t = check_num(r, "forecast.time_s");
-    cJSON_Delete(r), cJSON_Delete(hw);
-    rl_model_free(m);
+    cJSON_Delete(r);
     return t;
 }
 
