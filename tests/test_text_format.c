@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "diff.h"
+#include "internal.h"
 #include "rooflens.h"
 #include "rooflens_text.h"
 
@@ -86,5 +87,14 @@ int main(void) {
     check_csv("\rx", "\"'\rx\"");
     check_csv("", "");
     check_csv(NULL, "");
+    /* rl_utf8_bad_at: the first byte that is not UTF-8, past ASCII runs and whole characters */
+    static const struct { const char *s; long at; } utf8[] = {
+        {"conv1/weight", -1}, {"", -1}, {"caf\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x98\x80", -1},
+        {"abc\xff", 3}, {"ab\xc3\xa9\xfe", 4}, {"\x80", 0}, {"layer\xe2\x82", 5},
+        {"x\xc0\xaf", 1}, {"x\xed\xa0\x80", 1}, {"x\xf4\x90\x80\x80", 1},
+    };
+    for (size_t i = 0; i < sizeof utf8 / sizeof *utf8; i++)
+        CHECK(rl_utf8_bad_at(utf8[i].s) == utf8[i].at, "rl_utf8_bad_at(case %zu) = %ld, want %ld", i,
+              rl_utf8_bad_at(utf8[i].s), utf8[i].at);
     return check_report("text_format");
 }

@@ -42,19 +42,26 @@ static bool type_utf8_ok(rl_error *e, const Onnx__TypeProto *tp, const char *whe
 
 static bool graph_utf8_ok(rl_error *e, const Onnx__GraphProto *g, int depth);
 
-static bool node_utf8_ok(rl_error *e, const Onnx__NodeProto *n, size_t idx, int depth) {
+/* A node's strings; "node #i" is written only for an error (formatting it for
+ * every node of a big graph cost more than the checks). */
+static bool node_text_ok(rl_error *e, const char *s, const char *what, size_t idx) {
+    if (!s || rl_utf8_bad_at(s) < 0) return true;
     char where[64];
     snprintf(where, sizeof where, "node #%zu", idx);
-    if (!utf8_ok(e, n->name, "a node name", where) || !utf8_ok(e, n->op_type, "an operator type", where) ||
-        !utf8_ok(e, n->domain, "a node domain", where))
+    return utf8_ok(e, s, what, where);
+}
+
+static bool node_utf8_ok(rl_error *e, const Onnx__NodeProto *n, size_t idx, int depth) {
+    if (!node_text_ok(e, n->name, "a node name", idx) || !node_text_ok(e, n->op_type, "an operator type", idx) ||
+        !node_text_ok(e, n->domain, "a node domain", idx))
         return false;
     for (size_t j = 0; j < n->n_input; j++)
-        if (!utf8_ok(e, n->input[j], "a node input name", where)) return false;
+        if (!node_text_ok(e, n->input[j], "a node input name", idx)) return false;
     for (size_t j = 0; j < n->n_output; j++)
-        if (!utf8_ok(e, n->output[j], "a node output name", where)) return false;
+        if (!node_text_ok(e, n->output[j], "a node output name", idx)) return false;
     for (size_t k = 0; k < n->n_attribute; k++) {
         const Onnx__AttributeProto *a = n->attribute[k];
-        if (!utf8_ok(e, a->name, "an attribute name", where)) return false;
+        if (!node_text_ok(e, a->name, "an attribute name", idx)) return false;
         if (a->g && !graph_utf8_ok(e, a->g, depth + 1)) return false;
         for (size_t gi = 0; gi < a->n_graphs; gi++)
             if (!graph_utf8_ok(e, a->graphs[gi], depth + 1)) return false;

@@ -56,6 +56,10 @@ size_t rl_text_escape(char *buf, size_t cap, const char *str, int controls) {
 long rl_utf8_bad_at(const char *str) {
     const unsigned char *s = (const unsigned char *)str;
     for (size_t i = 0; s[i];) {
+        if (s[i] < 0x80) { /* names are nearly all ASCII: a byte, not a decode */
+            i++;
+            continue;
+        }
         int n = utf8_seq_len(s + i);
         if (!n) return (long)i;
         i += (size_t)n;
