@@ -22,7 +22,7 @@ struct rl_arena_block {
     _Alignas(16) unsigned char data[];
 };
 
-void *rl_arena_alloc(rl_arena *a, size_t size) {
+void *rl_arena_alloc_uninit(rl_arena *a, size_t size) {
     size = (size + 15) & ~(size_t)15;
     if (size == 0) size = 16;
     rl_arena_block *b = a->head;
@@ -49,7 +49,12 @@ void *rl_arena_alloc(rl_arena *a, size_t size) {
     void *p = b->data + b->used;
     b->used += size;
     a->used_total += size;
-    memset(p, 0, size);
+    return p;
+}
+
+void *rl_arena_alloc(rl_arena *a, size_t size) {
+    void *p = rl_arena_alloc_uninit(a, size);
+    if (p) memset(p, 0, (size + 15) & ~(size_t)15);
     return p;
 }
 

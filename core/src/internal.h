@@ -23,6 +23,9 @@ typedef struct rl_arena {
 } rl_arena;
 
 void *rl_arena_alloc(rl_arena *a, size_t size);          /* zeroed; NULL on OOM */
+/* Not zeroed: for a buffer its caller fills whole before reading it (the
+ * constant folds' arrays, where zeroing cost as much as the fold); NULL on OOM. */
+void *rl_arena_alloc_uninit(rl_arena *a, size_t size);
 char *rl_arena_strdup(rl_arena *a, const char *s);
 /* Forget every allocation but keep the blocks for the next ones: an analysis
  * repeated many times (the LLM phases) reuses its memory instead of paying

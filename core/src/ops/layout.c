@@ -88,13 +88,15 @@ static int shape_concat(rl_ctx *c, rl_graph *g, rl_node *n) {
     if (count < 0 || count > RL_FOLD_MAX_ELEMS) return res;
     for (int i = 0; i < n->n_in; i++)
         if (rl_in(n, i) && !rl_contents_known(rl_in(n, i))) return res;
-    int64_t *iv = rl_arena_alloc(c->arena, (size_t)(count + 1) * sizeof *iv);
-    double *fv = rl_arena_alloc(c->arena, (size_t)(count + 1) * sizeof *fv);
-    if (!iv || !fv) return res;
+    int64_t *iv;
+    double *fv;
+    if (rl_fold_alloc(c, count, &iv, &fv) < 0) return res;
     int64_t oc[RL_MAX_RANK_HARD];
     for (int64_t e = 0; e < count; e++) {
         rl_unravel(e, rank, dims, oc);
         int64_t pos = oc[axis];
+        iv[e] = 0; /* the inputs' sizes add up to the output's: one of them holds e */
+        fv[e] = 0;
         for (int i = 0; i < n->n_in; i++) {
             rl_value *v = rl_in(n, i);
             if (!v) continue;
@@ -108,7 +110,7 @@ static int shape_concat(rl_ctx *c, rl_graph *g, rl_node *n) {
             pos -= v->dims[axis];
         }
     }
-    rl_set_out_contents(c, n, 0, count, iv, fv);
+    rl_adopt_out_contents(n, 0, count, iv, fv);
     return res;
 }
 

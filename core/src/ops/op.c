@@ -178,13 +178,37 @@ static int64_t fold_to_i64(double d) {
     return (int64_t)d;
 }
 
+/* Arrays for count folded elements and one more (never empty), the extra
+ * slot zero: the caller writes the count before any is read. */
+static bool fold_arrays(rl_ctx *c, int64_t count, int64_t **iv, double **fv) {
+    *iv = rl_arena_alloc_uninit(c->arena, (size_t)(count + 1) * sizeof **iv);
+    *fv = rl_arena_alloc_uninit(c->arena, (size_t)(count + 1) * sizeof **fv);
+    if (!*iv || !*fv) return false;
+    (*iv)[count] = 0;
+    (*fv)[count] = 0;
+    return true;
+}
+
+int rl_fold_alloc(rl_ctx *c, int64_t count, int64_t **iv, double **fv) {
+    if (count < 0 || count > RL_FOLD_MAX_ELEMS) return -1;
+    return fold_arrays(c, count, iv, fv) ? 0 : -1;
+}
+
+void rl_adopt_out_contents(rl_node *n, int i, int64_t count, int64_t *iv, double *fv) {
+    rl_value *v = rl_out(n, i);
+    if (!v || count < 0 || count > RL_FOLD_MAX_ELEMS) return;
+    v->ival = iv;
+    v->fval = fv;
+    v->n_known = count;
+}
+
 void rl_set_out_contents(rl_ctx *c, rl_node *n, int i, int64_t count, const int64_t *ival,
                          const double *fval) {
     rl_value *v = rl_out(n, i);
     if (!v || count < 0 || count > RL_FOLD_MAX_ELEMS) return;
-    int64_t *iv = rl_arena_alloc(c->arena, (size_t)(count + 1) * sizeof *iv);
-    double *fv = rl_arena_alloc(c->arena, (size_t)(count + 1) * sizeof *fv);
-    if (!iv || !fv) return;
+    int64_t *iv;
+    double *fv;
+    if (!fold_arrays(c, count, &iv, &fv)) return;
     for (int64_t k = 0; k < count; k++) {
         iv[k] = ival ? ival[k] : fold_to_i64(fval[k]);
         fv[k] = fval ? fval[k] : (double)ival[k];
@@ -434,16 +458,16 @@ int64_t rl_ravel(int rank, const int64_t *dims, const int64_t *coord) {
 
 void rl_fold_indexed(rl_ctx *c, rl_node *n, int out_i, const rl_value *src, int64_t count,
                          const int64_t *idx) {
-    if (!rl_contents_known(src) || count < 0 || count > RL_FOLD_MAX_ELEMS) return;
-    int64_t *iv = rl_arena_alloc(c->arena, (size_t)(count + 1) * sizeof *iv);
-    double *fv = rl_arena_alloc(c->arena, (size_t)(count + 1) * sizeof *fv);
-    if (!iv || !fv) return;
+    if (!rl_contents_known(src)) return;
+    int64_t *iv;
+    double *fv;
+    if (rl_fold_alloc(c, count, &iv, &fv) < 0) return;
     for (int64_t e = 0; e < count; e++) {
         if (idx[e] < 0 || idx[e] >= src->n_known) return;
         iv[e] = src->ival[idx[e]];
         fv[e] = src->fval[idx[e]];
     }
-    rl_set_out_contents(c, n, out_i, count, iv, fv);
+    rl_adopt_out_contents(n, out_i, count, iv, fv);
 }
 
 void rl_fold_same(rl_ctx *c, rl_node *n, int out_i, const rl_value *src) {
@@ -456,7 +480,7 @@ int64_t *rl_fold_scratch(rl_ctx *c, const rl_node *n, int out_i, const rl_value 
     const rl_value *o = rl_out(n, out_i);
     *count = rl_numel(o);
     if (!rl_contents_known(src) || *count < 0 || *count > RL_FOLD_MAX_ELEMS) return NULL;
-    return rl_arena_alloc(c->arena, (size_t)(*count + 1) * sizeof(int64_t));
+    return rl_arena_alloc_uninit(c->arena, (size_t)(*count + 1) * sizeof(int64_t));
 }
 
 void rl_fold_moved(rl_ctx *c, rl_node *n, int out_i, const int64_t *out_dims, const rl_fold_map *m,

@@ -173,6 +173,13 @@ int rl_bad(rl_ctx *c, const rl_node *n, const char *fmt, ...)
  * optimisation, an unfolded value is only unknown. */
 void rl_set_out_contents(rl_ctx *c, rl_node *n, int i, int64_t count, const int64_t *ival,
                          const double *fval);
+/* Arrays for a fold of count elements (both types), from the arena and not
+ * zeroed: the caller fills all count before handing them on with
+ * rl_adopt_out_contents. -1 past RL_FOLD_MAX_ELEMS or out of memory. */
+int rl_fold_alloc(rl_ctx *c, int64_t count, int64_t **iv, double **fv);
+/* Output i's contents become iv and fv themselves (from rl_fold_alloc, all
+ * count elements written), without the copy rl_set_out_contents makes. */
+void rl_adopt_out_contents(rl_node *n, int i, int64_t count, int64_t *iv, double *fv);
 /* Output out_i's contents: src's elements at flat indices idx[0..count).
  * Nothing when src's contents are unknown, count is not small or an index
  * is out of range. */
@@ -181,7 +188,8 @@ void rl_fold_indexed(rl_ctx *c, rl_node *n, int out_i, const rl_value *src, int6
 void rl_fold_same(rl_ctx *c, rl_node *n, int out_i, const rl_value *src);
 /* An arena array for one source index per element of output out_i (its
  * element count in *count), or NULL when src's contents are unknown or the
- * output is not small (nothing to fold). */
+ * output is not small (nothing to fold). Not zeroed: the caller writes each
+ * index before rl_fold_indexed reads them. */
 int64_t *rl_fold_scratch(rl_ctx *c, const rl_node *n, int out_i, const rl_value *src, int64_t *count);
 /* Where an output element of a pure data movement comes from: the geometry
  * its coordinate map reads (each op uses the fields it needs). */
