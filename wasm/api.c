@@ -248,6 +248,9 @@ EMSCRIPTEN_KEEPALIVE double rlw_heap_size(void) { return (double)emscripten_get_
 /* Bytes malloc currently hands out (models, readers, buffers). */
 EMSCRIPTEN_KEEPALIVE double rlw_heap_in_use(void) { return (double)mallinfo().uordblks; }
 
-/* The most bytes malloc ever took from the linear memory (dlmalloc's
- * max_footprint, which its mallinfo reports as usmblks). */
-EMSCRIPTEN_KEEPALIVE double rlw_heap_peak(void) { return (double)mallinfo().usmblks; }
+/* The most bytes malloc ever took from the linear memory: dlmalloc's
+ * max_footprint (what its mallinfo reports as usmblks), read directly, as
+ * mallinfo walks the whole heap. Emscripten's dlmalloc defines it without
+ * declaring it in a header. */
+size_t malloc_max_footprint(void);
+EMSCRIPTEN_KEEPALIVE double rlw_heap_peak(void) { return (double)malloc_max_footprint(); }

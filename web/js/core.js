@@ -199,6 +199,9 @@ export class RooflensCore {
    * shrinks, so it is the high-water mark), inUse = malloc'd now, peak = the
    * most malloc ever took. */
   memory() {
-    return { heap: this.m._rlw_heap_size(), inUse: this.m._rlw_heap_in_use(), peak: this.m._rlw_heap_peak() };
+    return { heap: this.heapSize(), inUse: this.m._rlw_heap_in_use(), peak: this.m._rlw_heap_peak() };
   }
+
+  /** The linear memory's size alone (memory() also walks malloc's heap). */
+  heapSize() { return this.m._rlw_heap_size(); }
 }
