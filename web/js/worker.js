@@ -240,7 +240,7 @@ async function open(msg) {
   // never shrinks: after a model with very many layers the module may hold
   // up to 2 GB; then the next model starts in a fresh one (unless the other
   // slot's model is open: recycling would lose it), and the old one goes.
-  if (core.memory().heap > RECYCLE_HEAP_BYTES && !(msg.slot === 'other' ? model : other)) {
+  if (core.heapSize() > RECYCLE_HEAP_BYTES && !(msg.slot === 'other' ? model : other)) {
     dropModel(msg.slot);
     await recover();
   }
@@ -293,14 +293,19 @@ async function readCheckpoint(id, files) {
   }
 }
 
-// One analysis of the small warm-up model leaves most of the analysis's
-// code in WebAssembly's baseline tier: the engine optimises a function once
-// it has run for a while. A few more runs (a few ms each) get the code a
-// user's model runs optimised: in Chromium, a Swin-T drop's analysis took
-// 140 ms after one run and 101 ms after four (medians of 8 paired drops,
-// docs/benchmarks.md). The runs stop as soon as a message is waiting: a
-// model dropped meanwhile is not kept waiting for them.
-const WARM_UP_RUNS = 4;
+// A first drop runs the reader and the analysis in WebAssembly's baseline
+// tier: the engine optimises a function only once it has run for a while.
+// So, while no model is open, the worker reads and analyses the site's
+// warm-up example again and again, as a drop would. In Chromium on this
+// project's machine, drops 2 s after the page was ready, medians of 7
+// (docs/benchmarks.md): 4 runs of the analysis alone left a Swin-T drop's
+// analysis at about 125 ms; 100 runs of reading and analysing (about
+// 0.5 s of the worker's time) brought it to about 85 ms, and BERT-Large's
+// from about 50 to 25 ms. The runs stop as soon as a message is waiting
+// (a model dropped meanwhile is not kept waiting for them), and after
+// WARM_UP_BUDGET_MS on a slow machine.
+const WARM_UP_RUNS = 100;
+const WARM_UP_BUDGET_MS = 1000;
 let waitingMessages = 0;   // handled or waiting in `queue`
 
 async function warmUp(msg) {
@@ -309,14 +314,12 @@ async function warmUp(msg) {
     const res = await fetch(msg.url);
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     const buf = await res.arrayBuffer();
-    const opened = await stream(msg.id, bytesSource(buf), buf.byteLength, 4 << 20);
-    if (opened.model) {
-      try {
-        for (let run = 0; run < WARM_UP_RUNS; run++) {
-          if (run > 0) { await nextTask(); if (waitingMessages > 1) break; }
-          core.analyzeBytes(opened.model, ...onHardware(msg));
-        }
-      } finally { core.freeModel(opened.model); }
+    const t0 = performance.now();
+    for (let run = 0; run < WARM_UP_RUNS && performance.now() - t0 < WARM_UP_BUDGET_MS; run++) {
+      if (run > 0) { await nextTask(); if (waitingMessages > 1) break; }
+      const opened = await stream(msg.id, bytesSource(buf), buf.byteLength, 4 << 20);
+      if (!opened.model) break;
+      try { core.analyzeBytes(opened.model, ...onHardware(msg)); } finally { core.freeModel(opened.model); }
     }
   } catch { /* a page without its examples simply starts cold */ }
   postMessage({ id: msg.id, type: 'warm' });
