@@ -1161,6 +1161,21 @@ static void fit_real_profiles(const cJSON *start) {
     const cJSON *cl;
     cJSON_ArrayForEach(cl, check_at(res, "profile.forecast.classes"))
         CHECK(!cJSON_GetObjectItem(cl, "kernel_overhead_s"), "fitted: no own fixed cost left for %s", cl->string);
+    /* each class the kernels informed lists their operator types (the CNN's
+     * convolutions among them), and only such a class */
+    char *fitted = cJSON_PrintUnformatted(check_at(res, "fit.fitted"));
+    cJSON_ArrayForEach(cl, check_at(res, "profile.forecast.classes")) {
+        const cJSON *ops = cJSON_GetObjectItem(cl, "fitted_ops");
+        char name[64];
+        snprintf(name, sizeof name, "\"%s.", cl->string);
+        bool informed = fitted && strstr(fitted, name);
+        CHECK(informed == cJSON_IsArray(ops) && (!ops || cJSON_GetArraySize(ops) > 0),
+              "%s: fitted_ops %s, informed %d", cl->string, ops ? "listed" : "absent", informed);
+    }
+    free(fitted);
+    char *conv_ops = cJSON_PrintUnformatted(check_at(res, "profile.forecast.classes.convolution.fitted_ops"));
+    CHECK(conv_ops && strstr(conv_ops, "\"Conv\""), "the convolution class lists Conv: %s", conv_ops ? conv_ops : "");
+    free(conv_ops);
     /* two models: each forecast by a fit of the other gives two held-out
      * runs, too few for a band; the fitted profile has none and says why */
     CHECK(!cJSON_GetObjectItem(check_at(res, "profile.forecast"), "band") &&
@@ -1540,6 +1555,52 @@ static void warns_of_unfitted_classes(const cJSON *unit) {
     rl_model_free(m);
 }
 
+/* A calibrated stack that rewrites its graph says when a tenth or more of
+ * the forecast is operator types its fit never measured (a class's
+ * fitted_ops lacks them, or the class borrowed its figures and lists
+ * none); a stack that runs the graph as written, or a profile whose fit
+ * listed no operator types, says nothing. */
+static void warns_of_unseen_ops(const cJSON *unit) {
+    static const double half[RL_CLASS_COUNT] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
+    rl_model *m = fixture("conv_net.onnx");
+    /* conv_net's operator types, by the class its layers report */
+    cJSON *plain = m ? analyze(m, unit, "fused", 1) : NULL;
+    const struct { const char *name; bool list_conv, any_list, rewrites; bool warns; } cases[] = {
+        {"every type listed", true, true, true, false},
+        {"convolutions borrowed (none listed)", false, true, true, true},
+        {"the same, a stack that runs the graph as written", false, true, false, false},
+        {"no class lists its types (an older fit)", false, false, true, false},
+    };
+    for (size_t i = 0; plain && i < sizeof cases / sizeof *cases; i++) {
+        cJSON *hw = with_forecast(unit, half, half, 1e-6, 0), *f = cJSON_GetObjectItem(hw, "forecast");
+        cJSON_AddStringToObject(f, "basis", "calibrated");
+        cJSON_AddStringToObject(f, "fusion", cases[i].rewrites ? "epilogue" : "none");
+        cJSON_AddStringToObject(f, "shape_ops", cases[i].rewrites ? "distinct" : "dynamic");
+        cJSON *cl;
+        cJSON_ArrayForEach(cl, cJSON_GetObjectItem(f, "classes")) {
+            cJSON_SetValuestring(cJSON_GetObjectItem(cJSON_GetObjectItem(cl, "compute_fraction"), "kind"), "measured");
+            cJSON_SetValuestring(cJSON_GetObjectItem(cJSON_GetObjectItem(cl, "memory_fraction"), "kind"), "measured");
+            bool conv = !strcmp(cl->string, "convolution");
+            if (!cases[i].any_list || (conv && !cases[i].list_conv)) continue;
+            cJSON *ops = cJSON_AddArrayToObject(cl, "fitted_ops");
+            const cJSON *l;
+            cJSON_ArrayForEach(l, cJSON_GetObjectItem(plain, "layers"))
+                if (!strcmp(check_str(l, "op_class"), cl->string))
+                    cJSON_AddItemToArray(ops, cJSON_CreateString(check_str(l, "op")));
+            if (!cJSON_GetArraySize(ops)) cJSON_AddItemToArray(ops, cJSON_CreateString("Identity"));
+        }
+        cJSON *res = analyze(m, hw, "fused", 1);
+        char *warnings = cJSON_PrintUnformatted(cJSON_GetObjectItem(res, "warnings"));
+        const char *w = warnings ? strstr(warnings, "forecast_unseen_ops") : NULL;
+        CHECK((w != NULL) == cases[i].warns && (!w || strstr(w, "Conv (convolution")), "%s: %.400s", cases[i].name,
+              w ? w : "no warning");
+        free(warnings);
+        cJSON_Delete(res), cJSON_Delete(hw);
+    }
+    cJSON_Delete(plain);
+    rl_model_free(m);
+}
+
 /* A band from a fit's cross-validation over fewer than 8 models says so on
  * the forecast; one over 8 or more, or of published results, does not. */
 static void warns_of_few_band_runs(const cJSON *unit) {
@@ -1638,6 +1699,7 @@ int main(int argc, char **argv) {
         fit_reads_lowering_from_kernels(unit);
         warns_of_unfitted_classes(unit);
         warns_of_few_band_runs(unit);
+        warns_of_unseen_ops(unit);
     }
     fit_informs_bound_sides();
     fit_keeps_untold_fractions();

@@ -389,6 +389,77 @@ static void warn_unfitted_classes(rl_ctx *c, const rl_timing *t, const rl_hw *hw
                 "model that has them: rooflens calibrate --from)", 100 * share, names);
 }
 
+/* Whether a class's fit measured kernels of operator type op (ops: its
+ * "fitted_ops"). */
+static bool fitted_op(const cJSON *ops, const char *op) {
+    const cJSON *it;
+    cJSON_ArrayForEach(it, ops) if (!strcmp(it->valuestring, op)) return true;
+    return false;
+}
+
+/* A fitted class's efficiency comes from the operator types its fit
+ * measured (the profile's classes.*.fitted_ops). A stack that rewrites its
+ * graph (folds and merges shape arithmetic, fuses epilogues) runs kernels
+ * of its own for the patterns it knows (ONNX Runtime's BiasGelu,
+ * QuickGelu, its blocked direct convolutions), whose costs per counted
+ * FLOP differ by up to 3x on this project's CPU: a class fitted on one
+ * forecasts another badly, and a class borrowed from its sibling measured
+ * none of its own. On the CPU validation (docs/validation.md, run 12r),
+ * with optimisations on, the held-out forecasts this warns of erred by a
+ * median 14.7 % (90th percentile 25.1 %; 36 of 126), the others by 4.7 %
+ * (15.1 %). With optimisations off (a stack that runs the graph as
+ * written) the same test, tried on run 12's forecasts before this rule,
+ * picked 32 that erred by a median 2.3 %: nothing is said for such a
+ * stack, nor for classes forecast_unfitted_classes speaks of. */
+static void warn_unseen_ops(rl_ctx *c, const rl_graph *g, const rl_layer_time *lt, const rl_timing *t,
+                            const rl_hw *hw) {
+    const rl_forecast *f = &t->forecast;
+    const rl_forecast_params *p = &hw->fc;
+    bool rewrites = !p->unfused || p->shape_ops == RL_SHAPE_FOLDED || p->shape_ops == RL_SHAPE_DISTINCT;
+    bool told = false; /* the fit listed its operator types (fits before this did not) */
+    for (int k = 0; k < RL_CLASS_COUNT; k++) told |= p->fitted_ops[k] != NULL;
+    if (!p->calibrated || !rewrites || !told || !(f->time_s > 0) || !lt) return;
+    /* time per unseen (type, class), the first 64 kinds apart (a graph has
+     * some tens of types), and in all */
+    struct { const char *op; int cls; double s; } kind[64];
+    int n_kinds = 0;
+    double unseen = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const rl_node *n = &g->nodes[i];
+        int cls = rl_node_op_class(n);
+        if (cls < 0 || cls >= RL_CLASS_COUNT || p->class_estimated[cls] || !n->op_type || !(lt[i].forecast_s > 0))
+            continue;
+        const cJSON *ops = p->fitted_ops[cls]; /* NULL: a class its fit measured no kernel of (borrowed) */
+        if (ops && fitted_op(ops, n->op_type)) continue;
+        unseen += lt[i].forecast_s;
+        int k = 0;
+        while (k < n_kinds && !(kind[k].cls == cls && !strcmp(kind[k].op, n->op_type))) k++;
+        if (k == n_kinds) {
+            if (n_kinds == 64) continue;
+            kind[n_kinds].op = n->op_type, kind[n_kinds].cls = cls, kind[n_kinds].s = 0;
+            n_kinds++;
+        }
+        kind[k].s += lt[i].forecast_s;
+    }
+    if (unseen < 0.1 * f->time_s) return;
+    char names[256] = "";
+    for (int shown = 0; shown < 3; shown++) { /* the three with the most time */
+        int best = -1;
+        for (int k = 0; k < n_kinds; k++)
+            if (kind[k].s > 0 && (best < 0 || kind[k].s > kind[best].s)) best = k;
+        if (best < 0) break;
+        size_t w = strlen(names);
+        snprintf(names + w, sizeof names - w, "%s%s (%s, %.0f %%)", w ? ", " : "", kind[best].op,
+                 rl_value_id(RL_LIST_OP_CLASS, kind[best].cls), 100 * kind[best].s / f->time_s);
+        kind[best].s = 0;
+    }
+    rl_warn(c, "forecast_unseen_ops", NULL,
+            "%.0f %% of this forecast is operator types the stack's fit never measured: %s. A runtime that "
+            "rewrites its graph runs them as kernels of their own, whose cost their class's fitted (or borrowed) "
+            "efficiency may not tell (fit on a model that has them: rooflens calibrate --from)",
+            100 * unseen / f->time_s, names);
+}
+
 /* A band from a fit's cross-validation over fewer models than this shows
  * their spread, not the tail of a model unlike them: on this project's CPU
  * a four-model fit's band held 11 of the 19 models it never saw, a
@@ -568,6 +639,7 @@ static char *analyze_model(rl_model *m, const rl_hw *given, const char *request_
     if (read_request(req, &c, &o, given, &hw, &err) || llm_prefill_dims(&c, req, &err)) goto fail;
     if (rl_prepare_and_time(&c, &o, &hw, &pg, &lt, &t) || rl_timing_check(&t, pg.graph, &err)) goto fail;
     warn_about_headline(&c, &t, &hw);
+    warn_unseen_ops(&c, pg.graph, lt, &t, &hw);
     rl_measured *measured;
     if (rl_analyze_attach_measured(&c, req, pg.graph, lt, &hw, &measured, &err)) goto fail;
     /* many devices (parallel.c; docs/parallel.md) */

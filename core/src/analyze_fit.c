@@ -53,6 +53,10 @@ typedef struct fit_samples {
      * (beyond one a computation) that ran or not */
     int shape_ran[2], shape_folded[2], distinct_ran, distinct_folded, alike_ran, alike_folded;
     rl_fit_search search; /* how the fit's search went (forecast_fit.h) */
+    /* the operator types of the nodes in measured kernels, by class (as many
+     * as fit; a fit of many models has some tens) */
+    rl_fit_op ops[RL_FC_MAX_FITTED_OPS];
+    int n_ops;
     /* ONNX Runtime's dense convolution kernels measured in its blocked
      * NCHWc layout (named "<output>_nchwc": MLAS's direct convolution) and
      * in the plain layout (its Conv kernel: im2col and a GEMM), which tell
@@ -96,6 +100,19 @@ static void vote_epilogues(const rl_prepared *pg, const int *set_of, fit_samples
         }
         fs->votes[v].apart += apart, fs->votes[v].together += together;
     }
+}
+
+/* A node of a measured kernel: its operator type joins its class's list
+ * (fit_profile.h, "fitted_ops"), once. */
+static void note_op(const rl_node *n, fit_samples *fs) {
+    int cls = rl_node_op_class(n);
+    if (!n->op_type || !n->op_type[0] || strlen(n->op_type) >= sizeof fs->ops[0].op_type) return;
+    for (int k = 0; k < fs->n_ops; k++)
+        if (fs->ops[k].cls == cls && !strcmp(fs->ops[k].op_type, n->op_type)) return;
+    if (fs->n_ops == RL_FC_MAX_FITTED_OPS) return;
+    fs->ops[fs->n_ops].cls = cls;
+    snprintf(fs->ops[fs->n_ops].op_type, sizeof fs->ops[0].op_type, "%s", n->op_type);
+    fs->n_ops++;
 }
 
 /* Which views and pieces of folded shape arithmetic ran as kernels (set_of:
@@ -215,6 +232,7 @@ static int run_samples(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
         if (first < 0) continue;
         if (impossible_time(grp, measured, err)) return -1;
         count_conv_layout(pg, first, grp, mo, measured, fs);
+        for (int i = first; i >= 0; i = next[i]) note_op(&pg->graph->nodes[i], fs);
         rl_fit_sample x = {.measured_s = measured, .run = run};
         double kernels = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(grp, "kernels"));
         rl_fc_kernel_figures(c, pg, o, hw, first, next, set_of, fold, kernels, NULL, &x.k);
@@ -723,6 +741,7 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     }
     cJSON *fit_copy = cJSON_Duplicate(fit, true);
     rl_fit_put_profile(profile, &p, &inf, fit, stack ? stack : fs->format, source); /* the profile holds fit */
+    rl_fit_put_fitted_ops(profile, &inf, tries[best].ops, tries[best].n_ops);
     if (check_fitted_profile(profile, &err)) {
         cJSON_Delete(fit_copy);
         goto fail;

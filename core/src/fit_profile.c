@@ -1,5 +1,7 @@
 /* Writing a fit into the profile (fit_profile.h). */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fit_profile.h"
 #include "json.h"
@@ -76,6 +78,24 @@ void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fi
             replace_item(co, "memory_fraction", figure_json(p->memory[c], kept, "estimated"));
     }
     replace_item(f, "fit", fit);
+}
+
+static int by_class_then_name(const void *a, const void *b) {
+    const rl_fit_op *x = a, *y = b;
+    return x->cls != y->cls ? (x->cls > y->cls) - (x->cls < y->cls) : strcmp(x->op_type, y->op_type);
+}
+
+void rl_fit_put_fitted_ops(cJSON *profile, const rl_fit_informed *inf, rl_fit_op *ops, int n) {
+    cJSON *classes = rl_fit_child_object(rl_fit_child_object(profile, "forecast"), "classes");
+    if (n > 1) qsort(ops, (size_t)n, sizeof *ops, by_class_then_name);
+    for (int c = 0; c < RL_CLASS_COUNT; c++) {
+        cJSON *co = rl_fit_child_object(classes, rl_value_id(RL_LIST_OP_CLASS, c));
+        cJSON_DeleteItemFromObjectCaseSensitive(co, "fitted_ops");
+        if (!inf->compute[c] && !inf->memory[c]) continue;
+        cJSON *list = cJSON_AddArrayToObject(co, "fitted_ops");
+        for (int i = 0; i < n; i++)
+            if (ops[i].cls == c) cJSON_AddItemToArray(list, cJSON_CreateString(ops[i].op_type));
+    }
 }
 
 /* forecast.fit.fitted: the parameters the kernels informed. */

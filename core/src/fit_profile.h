@@ -21,6 +21,17 @@ cJSON *rl_fit_child_object(cJSON *obj, const char *key);
 void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fit_informed *inf, cJSON *fit,
                         const char *stack, const char *source);
 
+/* An operator type among a fit's measured kernels, and its class. */
+typedef struct rl_fit_op {
+    int cls;
+    char op_type[65];
+} rl_fit_op;
+
+/* Each class the kernels informed lists the operator types of its measured
+ * kernels, sorted ("fitted_ops"); another class lists none (a stale list of
+ * the base profile goes). ops: n of them, any order (sorted here). */
+void rl_fit_put_fitted_ops(cJSON *profile, const rl_fit_informed *inf, rl_fit_op *ops, int n);
+
 /* fit.fitted (the parameters the kernels informed), fit.classes_at_defaults
  * and fit.classes_borrowed. */
 void rl_fit_add_fitted_names(cJSON *fit, const rl_fit_informed *inf);

@@ -18,6 +18,9 @@ const char *rl_unit_name(int u); /* "matrix" | "vector" */
  * words.h. */
 
 #define RL_FC_MAX_APART 16
+/* The most operator types a class's "fitted_ops" may list (a fit of many
+ * models lists some tens). */
+#define RL_FC_MAX_FITTED_OPS 256
 /* Which of the nodes the plan counts as no kernel (views, shape arithmetic
  * the analysis folds) a stack runs as kernels ("shape_ops"): none
  * ("folded"); those that depend on the model's inputs, each distinct
@@ -101,6 +104,9 @@ typedef struct rl_forecast_params {
     bool class_estimated[RL_CLASS_COUNT]; /* both the class's fractions are of kind "estimated": in a
                                        calibrated stack, a class no measured kernel set (the base
                                        profile's figures, kept by the fit) */
+    const cJSON *fitted_ops[RL_CLASS_COUNT]; /* "fitted_ops": the operator types of the measured kernels
+                                       that set the class's fractions, an array of strings (points into the
+                                       profile; NULL: the profile does not say) */
     rl_forecast_band_params band;   /* its track record ("band"; known false: none) */
 } rl_forecast_params;
 /* The fixed cost per kernel of a kernel of class cls. */

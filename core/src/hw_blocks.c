@@ -22,7 +22,7 @@ static const char *const interconnect_keys[] = {"name", "topology", "notes", "li
                                                 "latency_s", NULL};
 static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "between_kernels_s", "group_overhead_s", "matrix_units", "tile_m",
                                             "tile_n", "tile_k", "tile_overhead_k", "link_fraction", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "conv_lowering", "shape_ops", "broadcast", "pooling", "classes", "fit", "band", NULL};
-static const char *const class_keys[] = {"compute_fraction", "memory_fraction", "kernel_overhead_s", NULL};
+static const char *const class_keys[] = {"compute_fraction", "memory_fraction", "kernel_overhead_s", "fitted_ops", NULL};
 
 /* The forecast of a profile without a "forecast" block (or of a class it
  * leaves out): generic fractions of a tuned stack, no tile quantization, and
@@ -78,6 +78,27 @@ void hw_forecast_defaults(rl_hw *hw) {
     f->stack = "generic defaults (the profile gives no forecast)";
 }
 
+/* A class's "fitted_ops" (written by a fit): the operator types its
+ * measured kernels had, each a name of 1 to 64 bytes, at most
+ * RL_FC_MAX_FITTED_OPS of them. *out: the array, or NULL when absent. */
+static int fitted_ops(const parse_ctx *x, const cJSON *cls, const char *path, const cJSON **out) {
+    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(cls, "fitted_ops");
+    *out = NULL;
+    if (!ops) return 0;
+    char where[112];
+    snprintf(where, sizeof where, "%s.fitted_ops", path);
+    if (!cJSON_IsArray(ops) || cJSON_GetArraySize(ops) > RL_FC_MAX_FITTED_OPS)
+        return hw_bad(x, where, "must be an array of at most %d operator types (the ones the fit measured)",
+                      RL_FC_MAX_FITTED_OPS);
+    const cJSON *op;
+    cJSON_ArrayForEach(op, ops) {
+        size_t n = cJSON_IsString(op) ? strlen(op->valuestring) : 0;
+        if (n == 0 || n > 64) return hw_bad(x, where, "must hold operator types, strings of 1 to 64 bytes");
+    }
+    *out = ops;
+    return 0;
+}
+
 static int forecast_classes(const parse_ctx *x, const cJSON *classes, rl_forecast_params *f) {
     if (!cJSON_IsObject(classes)) return hw_bad(x, "forecast.classes", "must be an object of op classes");
     const cJSON *it;
@@ -97,6 +118,7 @@ static int forecast_classes(const parse_ctx *x, const cJSON *classes, rl_forecas
         f->class_estimated[k] = compute_kind && !strcmp(compute_kind, "estimated") && memory_kind &&
                                 !strcmp(memory_kind, "estimated");
         if (hw_read_figure(x, it, "kernel_overhead_s", path, &f->class_kernel_s[k], NULL)) return -1;
+        if (fitted_ops(x, it, path, &f->fitted_ops[k])) return -1;
     }
     /* A profile that does not tell convolutions from GEMMs gives them the
      * same figures: the matrix class's (docs/model.md §12.1) */
