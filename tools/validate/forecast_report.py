@@ -60,10 +60,20 @@ def forecast_s(path):
     return r["forecast"]["time_s"] if r and r.get("ok") else None
 
 
-def warned_unfitted(path):
-    """Whether the forecast says that a tenth of it or more rests on classes its fit had no kernel of."""
+def warned(path, code):
+    """Whether the forecast gives the warning `code` (forecast_unfitted_classes: a tenth of it or more rests
+    on classes its fit had no kernel of; forecast_unseen_ops: on operator types its fit never measured)."""
     r = load(path) or {}
-    return any(w.get("code") == "forecast_unfitted_classes" for w in r.get("warnings") or [])
+    return any(w.get("code") == code for w in r.get("warnings") or [])
+
+
+def split_summary(errs):
+    """n, median, 90th percentile and worst of a list of held-out |errors|."""
+    return {"n": len(errs), "median": statistics.median(errs) if errs else None,
+            "p90": p90(errs) if errs else None, "worst": max(errs, default=None)}
+
+
+WARNINGS = ("forecast_unfitted_classes", "forecast_unseen_ops")
 
 
 def p90(v):
@@ -93,7 +103,7 @@ def cpu():
 def setup(out, opt, pool, models, whole):
     measured = {m: (fastest_run if whole else composed_run)(out, m, opt) for m in models}
     pairs, errors, worst = [], [], (0, None, None)
-    flagged, unflagged = [], []  # held-out errors with and without the forecast_unfitted_classes warning
+    split = {code: ([], []) for code in WARNINGS}  # per warning: held-out errors with it, without it
     for i, a in enumerate(pool):
         for b in pool[i + 1:]:
             name = "%s+%s" % (a, b)
@@ -106,7 +116,8 @@ def setup(out, opt, pool, models, whole):
                 (own if m in (a, b) else errs)[m] = e
                 if m not in (a, b):
                     path = os.path.join(out, "fits", opt, name, m + ".json")
-                    (flagged if warned_unfitted(path) else unflagged).append(abs(e))
+                    for code, (with_it, without) in split.items():
+                        (with_it if warned(path, code) else without).append(abs(e))
             if not errs:
                 continue
             med = statistics.median(abs(e) for e in errs.values())
@@ -132,10 +143,8 @@ def setup(out, opt, pool, models, whole):
             "p90": p90(errors) if errors else None, "worst": worst, "n_errors": len(errors),
             "fit_max": max((abs(e) for p in pairs for e in p["fit_errors"].values()), default=None),
             "load": (min(loads), max(loads)) if loads else None, "pool_fit": pool_rows, "band": band,
-            "unflagged": {"n": len(unflagged), "median": statistics.median(unflagged) if unflagged else None,
-                          "p90": p90(unflagged) if unflagged else None, "worst": max(unflagged, default=None)},
-            "flagged": {"n": len(flagged), "median": statistics.median(flagged) if flagged else None,
-                        "worst": max(flagged, default=None)}}
+            "warnings": {code: {"with": split_summary(w), "without": split_summary(wo)}
+                         for code, (w, wo) in split.items()}}
 
 
 def pct(x):
@@ -166,11 +175,15 @@ def print_setup(opt, s, pool, models, whole):
           "Load while measuring: %.1f–%.1f." % (
               len(s["pairs"]), pct(s["median_of_medians"]), s["n_errors"], pct(s["p90"]), pct(w[0]), w[1], w[2],
               pct(s["fit_max"]), *(s["load"] or (0, 0))))
-    u, f = s["unflagged"], s["flagged"]
-    print("\nHeld-out forecasts without the warning `forecast_unfitted_classes` (a tenth or more of the forecast "
-          "in classes the fit had no kernel of): %d, median %s, 90th percentile %s, worst %s; with it: %d, median "
-          "%s, worst %s." % (u["n"], pct(u["median"]), pct(u["p90"]), pct(u["worst"]), f["n"], pct(f["median"]),
-                             pct(f["worst"])))
+    meaning = {"forecast_unfitted_classes": "a tenth or more of the forecast in classes the fit had no kernel of",
+               "forecast_unseen_ops": "a tenth or more in operator types the fit never measured, for a stack that "
+                                      "rewrites its graph"}
+    for code in WARNINGS:
+        u, f = s["warnings"][code]["without"], s["warnings"][code]["with"]
+        print("\nHeld-out forecasts without the warning `%s` (%s): %d, median %s, 90th percentile %s, worst %s; "
+              "with it: %d, median %s, 90th percentile %s, worst %s." % (
+                  code, meaning[code], u["n"], pct(u["median"]), pct(u["p90"]), pct(u["worst"]), f["n"],
+                  pct(f["median"]), pct(f["p90"]), pct(f["worst"])))
     print("\nError of the forecast, % (rows: models; columns: the pair fitted on; "
           "*italic*: a fit model):\n")
     print("| model | measured (ms) | " + " | ".join(p["pair"].replace("+", " + ") for p in s["pairs"]) + " |")
