@@ -55,21 +55,28 @@ double rl_median(double *v, int n) {
 }
 
 /* --------------------------------------------------- a JSON number -- */
-/* Whether d's 15 significant digits surely do not read back as d within
- * an ulp (fifteen_digits' test below fails), decided without printing: the
- * rounding to 15 digits moves d by more than 4e-16 of it, while passing
- * needs at most 3.34e-16 (an ulp, 2.22e-16, plus the half ulp of reading
- * the digits back). Exact arithmetic: d × 10^k (10^k exact for k ≤ 22) as
- * the unevaluated sum hi + lo (an fma gives the product's or the
- * quotient's remainder exactly); the margin between the two shares dwarfs
- * lo's own rounding. false: not decided here (the printed test decides).
- * Most figures need 17 digits, and for those this spares a snprintf and a
- * strtod (test_json_numbers checks it against the printed test). */
-static bool surely_not_fifteen_digits(double d) {
+/* Whether d's 15 significant digits read back as d within an ulp
+ * (fifteen_digits' test below), decided without strtod where the margin
+ * is clear. Exact arithmetic: d × 10^k (10^k exact for k ≤ 22) as the
+ * unevaluated sum hi + lo (an fma gives the product's or the quotient's
+ * remainder exactly), hi in [10^14, 10^15): the 15 digits are rint(hi).
+ * - FIFTEEN_NO: rounding to 15 digits moves d by more than 4e-16 of it,
+ *   while passing needs at most 3.34e-16 (an ulp, 2.22e-16, plus the half
+ *   ulp of reading the digits back). Most figures need 17 digits.
+ * - FIFTEEN_YES: it moves d by at most 1e-16 of it, and reading back adds
+ *   at most a half ulp (1.11e-16): within the ulp. The digits then read
+ *   back as rint(hi) / 10^k, one correctly rounded operation on exact
+ *   operands (an integer below 2^53, a power of ten up to 10^22), which is
+ *   what strtod gives; *back is that.
+ * - FIFTEEN_PRINTED: in between, or out of range: printing decides.
+ * The margins dwarf lo's own rounding. test_json_numbers checks every
+ * outcome against printing and reading back. */
+enum fifteen { FIFTEEN_NO, FIFTEEN_YES, FIFTEEN_PRINTED };
+static enum fifteen fifteen_without_printing(double d, double *back) {
     static const double p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     double a = fabs(d);
-    if (!(a >= 1e-8 && a < 1e36)) return false;
+    if (!(a >= 1e-8 && a < 1e36)) return FIFTEEN_PRINTED;
     int k = 14 - (int)floor(log10(a)); /* hi in [1e14, 1e15) unless log10 rounds across a power */
     double hi, lo;
     if (k >= 0 && k <= 22) {
@@ -79,17 +86,23 @@ static bool surely_not_fifteen_digits(double d) {
         hi = a / p10[-k];
         lo = -fma(hi, p10[-k], -a) / p10[-k];
     } else {
-        return false;
+        return FIFTEEN_PRINTED;
     }
-    if (!(hi >= 1e14 && hi < 1e15)) return false;
-    return fabs((hi - rint(hi)) + lo) > 4e-16 * hi;
+    if (!(hi >= 1e14 && hi < 1e15)) return FIFTEEN_PRINTED;
+    double digits = rint(hi), moved = fabs((hi - digits) + lo);
+    if (moved > 4e-16 * hi) return FIFTEEN_NO;
+    if (moved > 1e-16 * hi) return FIFTEEN_PRINTED;
+    *back = copysign(k >= 0 ? digits / p10[k] : digits * p10[-k], d);
+    return FIFTEEN_YES;
 }
 
 /* A double's "%1.15g" text into tmp when it reads back as the same double
  * (cJSON's test: within an ulp), with *back what it reads back as; else 0. */
 static int fifteen_digits(char tmp[32], double d, double *back) {
-    if (surely_not_fifteen_digits(d)) return 0;
+    enum fifteen f = fifteen_without_printing(d, back);
+    if (f == FIFTEEN_NO) return 0;
     int n = snprintf(tmp, 32, "%1.15g", d);
+    if (f == FIFTEEN_YES) return n;
     *back = strtod(tmp, NULL);
     double mag = fabs(*back) > fabs(d) ? fabs(*back) : fabs(d);
     return fabs(*back - d) <= mag * DBL_EPSILON ? n : 0;
