@@ -96,5 +96,16 @@ int main(void) {
     for (size_t i = 0; i < sizeof utf8 / sizeof *utf8; i++)
         CHECK(rl_utf8_bad_at(utf8[i].s) == utf8[i].at, "rl_utf8_bad_at(case %zu) = %ld, want %ld", i,
               rl_utf8_bad_at(utf8[i].s), utf8[i].at);
+    /* rl_utf8_repair: drops the bytes that are not UTF-8, after an ASCII start or within */
+    static const struct { const char *in, *out; } repair[] = {
+        {"conv1/weight", "conv1/weight"}, {"abc\xff" "d\xc3\xa9", "abcd\xc3\xa9"}, {"\xff\xfe" "ab", "ab"},
+        {"a\xc3\xa9\xe2\x82" "b", "a\xc3\xa9" "b"}, {"", ""},
+    };
+    for (size_t i = 0; i < sizeof repair / sizeof *repair; i++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%s", repair[i].in);
+        size_t n = rl_utf8_repair(buf);
+        CHECK(!strcmp(buf, repair[i].out) && n == strlen(repair[i].out), "rl_utf8_repair(case %zu) = \"%s\" (%zu)", i, buf, n);
+    }
     return check_report("text_format");
 }

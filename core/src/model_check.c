@@ -205,15 +205,19 @@ static bool nodes_external_ok(rl_error *e, Onnx__NodeProto *const *nodes, size_t
         const char *node = nodes[i]->name && nodes[i]->name[0] ? nodes[i]->name : where;
         for (size_t k = 0; k < nodes[i]->n_attribute; k++) {
             const Onnx__AttributeProto *a = nodes[i]->attribute[k];
-            char what[300];
-            rl_snprintf_utf8(what, sizeof what, "the tensor of attribute '%.60s' of node '%.200s'",
-                             a->name ? a->name : "", node);
-            if (!external_ok(e, a->t, what, node) || !sparse_external_ok(e, a->sparse_tensor, what, node))
-                return false;
-            for (size_t j = 0; j < a->n_tensors; j++)
-                if (!external_ok(e, a->tensors[j], what, node)) return false;
-            for (size_t j = 0; j < a->n_sparse_tensors; j++)
-                if (!sparse_external_ok(e, a->sparse_tensors[j], what, node)) return false;
+            /* the error's words are written only for an attribute that holds
+             * a tensor (most hold a number or a list) */
+            if (a->t || a->sparse_tensor || a->n_tensors || a->n_sparse_tensors) {
+                char what[300];
+                rl_snprintf_utf8(what, sizeof what, "the tensor of attribute '%.60s' of node '%.200s'",
+                                 a->name ? a->name : "", node);
+                if (!external_ok(e, a->t, what, node) || !sparse_external_ok(e, a->sparse_tensor, what, node))
+                    return false;
+                for (size_t j = 0; j < a->n_tensors; j++)
+                    if (!external_ok(e, a->tensors[j], what, node)) return false;
+                for (size_t j = 0; j < a->n_sparse_tensors; j++)
+                    if (!sparse_external_ok(e, a->sparse_tensors[j], what, node)) return false;
+            }
             if (a->g && !graph_external_ok(e, a->g, depth + 1)) return false;
             for (size_t j = 0; j < a->n_graphs; j++)
                 if (!graph_external_ok(e, a->graphs[j], depth + 1)) return false;

@@ -70,6 +70,8 @@ long rl_utf8_bad_at(const char *str) {
 size_t rl_utf8_repair(char *str) {
     unsigned char *s = (unsigned char *)str;
     size_t r = 0, w = 0;
+    while (s[r] && s[r] < 0x80) r++; /* the ASCII start stays where it is */
+    w = r;
     while (s[r]) {
         int n = utf8_seq_len(s + r);
         if (!n) {
