@@ -637,20 +637,35 @@ static void validation(const cJSON *unit) {
         {"{\"broadcast\": \"sometimes\"}", "forecast.broadcast"},
         {"{\"pooling\": \"together\"}", "forecast.pooling"},
         {"{\"tile_overhead_k\": -1}", "forecast.tile_overhead_k"},
+        {"{\"classes\": {\"matrix\": {\"fitted_ops\": \"MatMul\"}}}", "forecast.classes.matrix.fitted_ops"},
+        {"{\"classes\": {\"matrix\": {\"fitted_ops\": [\"MatMul\", 3]}}}", "forecast.classes.matrix.fitted_ops"},
+        {"{\"classes\": {\"matrix\": {\"fitted_ops\": [\"\"]}}}", "forecast.classes.matrix.fitted_ops"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    /* a list longer than any fit writes */
+    cJSON *many = cJSON_CreateArray();
+    for (int i = 0; i <= RL_FC_MAX_FITTED_OPS; i++) cJSON_AddItemToArray(many, cJSON_CreateString("Add"));
+    cJSON *long_list = cJSON_CreateObject();
+    cJSON_AddItemToObject(cJSON_AddObjectToObject(cJSON_AddObjectToObject(long_list, "classes"), "elementwise"),
+                          "fitted_ops", many);
+    char *long_patch = cJSON_PrintUnformatted(long_list);
+    cJSON_Delete(long_list);
+    for (size_t i = 0; i <= sizeof bad / sizeof *bad; i++) {
+        const char *patch = i < sizeof bad / sizeof *bad ? bad[i].patch : long_patch;
+        const char *where = i < sizeof bad / sizeof *bad ? bad[i].where : "forecast.classes.elementwise.fitted_ops";
+        if (!patch) continue;
         cJSON *hw = cJSON_Duplicate(unit, true);
-        cJSON_AddItemToObject(hw, "forecast", cJSON_Parse(bad[i].patch));
+        cJSON_AddItemToObject(hw, "forecast", cJSON_Parse(patch));
         char *text = cJSON_PrintUnformatted(hw);
         char *out = rl_check_hardware(text);
         cJSON *r = cJSON_Parse(out);
-        CHECK(!cJSON_IsTrue(cJSON_GetObjectItem(r, "ok")) && strstr(check_str(r, "error.where"), bad[i].where),
-              "%s: refused at %s (got %s)", bad[i].patch, bad[i].where, out);
+        CHECK(!cJSON_IsTrue(cJSON_GetObjectItem(r, "ok")) && strstr(check_str(r, "error.where"), where),
+              "%.120s: refused at %s (got %s)", patch, where, out);
         cJSON_Delete(r);
         rl_free(out);
         free(text);
         cJSON_Delete(hw);
     }
+    free(long_patch);
 }
 
 /* ---------------------------------------------------- the stack's plan -- */

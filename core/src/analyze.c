@@ -404,13 +404,13 @@ static bool fitted_op(const cJSON *ops, const char *op) {
  * QuickGelu, its blocked direct convolutions), whose costs per counted
  * FLOP differ by up to 3x on this project's CPU: a class fitted on one
  * forecasts another badly, and a class borrowed from its sibling measured
- * none of its own. On the CPU validation (docs/validation.md, run 12r),
- * with optimisations on, the held-out forecasts this warns of erred by a
- * median 14.7 % (90th percentile 25.1 %; 36 of 126), the others by 4.7 %
- * (15.1 %). With optimisations off (a stack that runs the graph as
- * written) the same test, tried on run 12's forecasts before this rule,
- * picked 32 that erred by a median 2.3 %: nothing is said for such a
- * stack, nor for classes forecast_unfitted_classes speaks of. */
+ * none of its own. On the CPU validation's fresh run 13
+ * (docs/validation.md), with optimisations on, the held-out forecasts this
+ * warns of erred by a median 15.2 % (90th percentile 29.8 %; 36 of 126),
+ * the others by 4.8 % (14.9 %). With optimisations off (a stack that runs
+ * the graph as written) the same test, tried on run 12's forecasts before
+ * this rule, picked 32 that erred by a median 2.3 %: nothing is said for
+ * such a stack, nor for classes forecast_unfitted_classes speaks of. */
 static void warn_unseen_ops(rl_ctx *c, const rl_graph *g, const rl_layer_time *lt, const rl_timing *t,
                             const rl_hw *hw) {
     const rl_forecast *f = &t->forecast;
