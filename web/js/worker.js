@@ -88,8 +88,9 @@ const RECYCLE_HEAP_BYTES = 256 << 20;
 
 /** Streams chunks from `next(offset)` into a reader. `source.read(off, len)`
  * gives a Uint8Array (empty at end); `source.seekable` says whether skips
- * may be jumped over. */
-async function stream(id, source, total, chunk) {
+ * may be jumped over. `report`: post the page 'progress' messages (the
+ * warm-up's reads, which nobody waits on, post none). */
+async function stream(id, source, total, chunk, report = true) {
   const r = core.newReader();
   const t0 = performance.now(); // the read alone, for the huge-file figures (read_ms)
   let off = 0, skipped = 0, lastPost = 0;
@@ -114,14 +115,14 @@ async function stream(id, source, total, chunk) {
       const now = Date.now();
       if (now - lastPost > 50) {
         lastPost = now;
-        postMessage({ id, type: 'progress', offset: off, total, skipped });
+        if (report) postMessage({ id, type: 'progress', offset: off, total, skipped });
         // A file is read synchronously (fileSource): let a cancel, or a newer
         // open, through between reads.
         await nextTask();
       }
       if (total >= 0 && off >= total) break;
     }
-    postMessage({ id, type: 'progress', offset: off, total, skipped });
+    if (report) postMessage({ id, type: 'progress', offset: off, total, skipped });
     const res = core.finish(r);
     if (res.error) {
       const e = JSON.parse(res.error);
@@ -317,7 +318,7 @@ async function warmUp(msg) {
     const t0 = performance.now();
     for (let run = 0; run < WARM_UP_RUNS && performance.now() - t0 < WARM_UP_BUDGET_MS; run++) {
       if (run > 0) { await nextTask(); if (waitingMessages > 1) break; }
-      const opened = await stream(msg.id, bytesSource(buf), buf.byteLength, 4 << 20);
+      const opened = await stream(msg.id, bytesSource(buf), buf.byteLength, 4 << 20, false);
       if (!opened.model) break;
       try { core.analyzeBytes(opened.model, ...onHardware(msg)); } finally { core.freeModel(opened.model); }
     }
