@@ -30,10 +30,20 @@ const limitLine = {
     ctx.setLineDash([]);
     ctx.fillStyle = '#d62728';
     ctx.font = '12px system-ui, sans-serif';
+    // beside the line on the side that holds it; where neither side holds it
+    // in one line (a phone's narrow chart), on the wider side in as many lines
     const w = ctx.measureText(opts.label).width;
-    const right = px + 4 + w <= a.right;
+    const roomRight = a.right - px - 4, roomLeft = px - 4 - a.left;
+    const right = w <= roomRight || (w > roomLeft && roomRight > roomLeft);
+    const room = right ? roomRight : roomLeft;
+    const lines = [];
+    for (const word of opts.label.split(' ')) {
+      const last = lines.length ? `${lines[lines.length - 1]} ${word}` : word;
+      if (lines.length && ctx.measureText(last).width <= room) lines[lines.length - 1] = last;
+      else lines.push(word);
+    }
     ctx.textAlign = right ? 'left' : 'right';
-    ctx.fillText(opts.label, right ? px + 4 : px - 4, a.top + 14);
+    lines.forEach((line, i) => ctx.fillText(line, right ? px + 4 : px - 4, a.top + 14 + 14 * i));
     ctx.restore();
   },
 };
