@@ -212,6 +212,28 @@ static void test_ort_on_cnn(void) {
     rl_model_free(m);
 }
 
+/* A graph that opens with an erf GELU: ONNX Runtime runs it as a kernel
+ * named "Gelu" that names no node and runs first, after no kernel that
+ * does. It still covers the five nodes, which read only the graph's input
+ * and constants; before, they stayed unmeasured, and a model of such
+ * kernels alone was refused as the profile of another model. */
+static void test_ort_gelu_first(void) {
+    rl_model *m = load_model("small_gelu_first.onnx");
+    cJSON *res = analyze(m, "ort_small_gelu_first_all.json", false, "ort");
+    CHECK(cJSON_IsTrue(get(res, "ok")), "gelu first: analysis failed");
+    const char *gelu[] = {"/Div", "/Erf", "/Add", "/Mul", "/Mul_1"};
+    for (size_t i = 0; i < 5; i++) CHECK(same_group(res, "/Div", gelu[i]), "the first Gelu kernel covers %s", gelu[i]);
+    const cJSON *g = group_of(res, "/Div");
+    CHECK(g && !strcmp(cJSON_GetStringValue(cJSON_GetArrayItem(get(g, "kernels"), 0)), "Gelu") &&
+              !strcmp(how(res, "/Erf"), "inferred"),
+          "the GELU nodes sit in the Gelu kernel, placed by inference");
+    CHECK(!same_group(res, "/Div", "/f/MatMul"), "the MatMul is a kernel of its own");
+    CHECK(cJSON_GetArraySize(get(get(res, "measured"), "unmeasured")) == 0, "gelu first: every node placed");
+    check_totals(res, "gelu first");
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
 static void test_ort_on_mlp(void) {
     rl_model *m = load_model("small_mlp.onnx");
     cJSON *res = analyze(m, "ort_small_mlp_all.json", false, NULL);
@@ -794,6 +816,7 @@ int main(int argc, char **argv) {
     test_ort_off();
     test_ort_on_cnn();
     test_ort_on_mlp();
+    test_ort_gelu_first();
     test_trtexec();
     test_csv();
     test_typical_run();

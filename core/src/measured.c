@@ -345,10 +345,12 @@ enum { RENAMED_WINDOW = 16 };
  * RENAMED_WINDOW positions on) and before the next kernel that does, and
  * can have computed op: a renamed fusion (ORT's
  * "BiasGelu" for an erf GELU) or a function op run as its body
- * ("HardSigmoid_185" and "Mul_186" for a HardSwish). They join one new group
+ * ("HardSigmoid_185" and "Mul_186" for a HardSwish). `after` < 0: a node
+ * that reads only the graph's inputs and constants, whose kernels are the
+ * run's first (a graph that opens with a GELU). They join one new group
  * with the node; returns it, or -1 when there are none. */
 static int renamed_kernels(rl_arena *a, rl_measured *m, int after, const char *op, bool *oom) {
-    int target = -1, start = m->groups[after].last_order + 1;
+    int target = -1, start = after >= 0 ? m->groups[after].last_order + 1 : 0;
     for (int pos = start; pos < m->p.n_kernels && pos < start + RENAMED_WINDOW; pos++) {
         int k = m->kernel_at_order[pos];
         if (m->group_of_kernel[k] >= 0) break; /* the next named kernel: the gap is over */
@@ -361,6 +363,14 @@ static int renamed_kernels(rl_arena *a, rl_measured *m, int after, const char *o
         if (!group_add_kernel(a, m, target, k)) { *oom = true; return -1; }
     }
     return target;
+}
+
+/* Whether some input of n is computed by a node (not a graph input or a
+ * constant). */
+static bool has_producer(const rl_graph *g, const rl_node *n) {
+    for (int j = 0; j < n->n_in; j++)
+        if (n->in[j] >= 0 && g->values[n->in[j]].producer >= 0) return true;
+    return false;
 }
 
 /* Nodes without a kernel of their own, for a runtime that fuses. In
@@ -390,7 +400,7 @@ static bool infer_fused_nodes(rl_arena *a, rl_measured *m) {
         if (target < 0 && producer >= 0 && group_fused(m, &m->groups[producer]) &&
             covers(measured_group_kernel_op(m, &m->groups[producer]), n->op_type))
             target = producer;
-        if (target < 0 && producer >= 0) {
+        if (target < 0 && (producer >= 0 || !has_producer(g, n))) {
             bool oom = false;
             target = renamed_kernels(a, m, producer, n->op_type, &oom);
             if (oom) return false;

@@ -35,7 +35,7 @@ profile() { # model.onnx opt runs out.json [ort-profile args...]
 }
 
 if [[ "${1:-}" == "--fixtures" ]]; then
-  for m in small_cnn small_mlp; do
+  for m in small_cnn small_mlp small_gelu_first; do
     for opt in disabled all; do
       profile "tests/fixtures/measured/$m.onnx" "$opt" 3 "tests/fixtures/measured/ort_${m}_$opt.json"
     done
