@@ -251,7 +251,8 @@ static cJSON *profile_json(const setup *s, const results *r, const char *id) {
 /* ------------------------------------------------------------- driver -- */
 static const char calibrate_usage[] =
     "usage: rooflens calibrate [--out FILE] [--runs N] [--id ID] [--threads N] [--mem-mib M]\n"
-    "                          [--profile ID|FILE] [--from MODEL.onnx=PROFILE ...] [--stack TEXT]\n"
+    "                          [--profile ID|FILE] [--from MODEL.onnx=PROFILE ...]\n"
+    "                          [--probe MODEL.onnx=PROFILE ...] [--stack TEXT]\n"
     "                          [--power-mode MODE] [--batch N] [--dim NAME=V] [--precision P]\n"
     "                          [--measured-format auto|ort|trtexec|csv]\n"
     "\n"
@@ -278,6 +279,9 @@ static const char calibrate_usage[] =
     "from them.\n"
     "  --profile ID|FILE  fit onto this profile instead of measuring this machine\n"
     "  --from M=P     a model and its measured profile (repeat: fit on several models)\n"
+    "  --probe M=P    a probe model (kernels of every class; tools/validate/probes.py\n"
+    "                 writes one) and its profile, measured beside the models: it sets\n"
+    "                 only the classes no --from model has a kernel of\n"
     "  --stack TEXT   the software stack the runs were measured on (named in the answer)\n"
     "  --power-mode, --batch, --dim, --precision, --measured-format\n"
     "                 how the runs were measured (as for an analysis; one for all)\n";

@@ -13,16 +13,17 @@
 #include "rooflens.h"
 
 int fit_parse_option(fit_args *a, const char *opt, const char *value) {
-    if (!strcmp(opt, "--from")) {
+    if (!strcmp(opt, "--from") || !strcmp(opt, "--probe")) {
         const char *eq = strchr(value, '=');
         if (!eq || eq == value || !eq[1]) {
-            fprintf(stderr, "rooflens calibrate: --from takes MODEL.onnx=PROFILE, not '%s'\n", txt(value));
+            fprintf(stderr, "rooflens calibrate: %s takes MODEL.onnx=PROFILE, not '%s'\n", opt, txt(value));
             return 2;
         }
         if (a->n_from == FIT_MAX_FROM) {
-            fprintf(stderr, "rooflens calibrate: at most %d --from pairs\n", FIT_MAX_FROM);
+            fprintf(stderr, "rooflens calibrate: at most %d --from and --probe pairs\n", FIT_MAX_FROM);
             return 2;
         }
+        a->probe[a->n_from] = !strcmp(opt, "--probe");
         a->from[a->n_from++] = value;
         return 1;
     }
@@ -123,9 +124,15 @@ static void print_fit(const cJSON *fit, const cJSON *fc) {
         fprintf(stderr, "  %-40s %8s %12s %12s %8s\n", txt_tail(str(m, "name"), 40), numf("%g", num(m, "kernels")),
                 tsec(num(m, "measured_s"), a, sizeof a), tsec(num(m, "forecast_s"), b, sizeof b),
                 pct(num(m, "error")));
-    fprintf(stderr, "  error per kernel: median %s, max %s; per model: median %s, max %s\n",
+    cJSON_ArrayForEach(m, get(fit, "probes"))
+        fprintf(stderr, "  %-40s %8s %12s %12s %8s\n", txt_tail(str(m, "name"), 40), numf("%g", num(m, "kernels")),
+                tsec(num(m, "measured_s"), a, sizeof a), tsec(num(m, "forecast_s"), b, sizeof b),
+                pct(num(m, "error")));
+    fprintf(stderr, "  error per kernel: median %s, max %s; per model: median %s, max %s%s\n",
             pct(num(fit, "kernel_median_error")), pct(num(fit, "kernel_max_error")),
-            pct(num(fit, "model_median_error")), pct(num(fit, "model_max_error")));
+            pct(num(fit, "model_median_error")), pct(num(fit, "model_max_error")),
+            cJSON_GetArraySize(get(fit, "probes")) ? " (the models; the probes, listed after them, set only "
+                                                     "the classes the models have no kernel of)" : "");
     const cJSON *search = get(fit, "search");
     if (is_true(search, "stopped"))
         fprintf(stderr, "  the search stopped at its budget (%s evaluations over %s distinct kernels): the "
@@ -135,6 +142,11 @@ static void print_fit(const cJSON *fit, const cJSON *fc) {
     fprintf(stderr, "  fitted:");
     const cJSON *f;
     cJSON_ArrayForEach(f, get(fit, "fitted")) fprintf(stderr, " %s", txt(cJSON_IsString(f) ? f->valuestring : ""));
+    if (cJSON_GetArraySize(get(fit, "fitted_on_probes"))) {
+        fprintf(stderr, "\n  fitted on the probes (no kernel of these among the models):");
+        cJSON_ArrayForEach(f, get(fit, "fitted_on_probes"))
+            fprintf(stderr, " %s", txt(cJSON_IsString(f) ? f->valuestring : ""));
+    }
     fprintf(stderr, "\n  left at the profile's figures (no kernel of these classes measured):");
     cJSON_ArrayForEach(f, get(fit, "classes_at_defaults"))
         fprintf(stderr, " %s", txt(cJSON_IsString(f) ? f->valuestring : ""));
@@ -172,7 +184,7 @@ static void free_files(fit_files *f) {
 }
 
 /* Reads pair i: the model and its measured profile. 0, or the exit code. */
-static int read_pair(fit_files *f, const char *pair, const char *format, const char *request) {
+static int read_pair(fit_files *f, const char *pair, bool probe, const char *format, const char *request) {
     int i = f->n;
     const char *eq = strrchr(pair, '=');
     size_t n = (size_t)(eq - pair);
@@ -198,6 +210,7 @@ static int read_pair(fit_files *f, const char *pair, const char *format, const c
     f->in[i].measured = f->measured[i];
     f->in[i].format = format;
     f->in[i].request_json = request;
+    f->in[i].probe = probe;
     return 0;
 }
 
@@ -225,7 +238,7 @@ char *fit_profile(const char *profile_text, const fit_args *a, int *status) {
     *status = 2;
     if (!request) return NULL;
     for (int i = 0; i < a->n_from; i++)
-        if ((*status = read_pair(&f, a->from[i], a->format, request))) goto done;
+        if ((*status = read_pair(&f, a->from[i], a->probe[i], a->format, request))) goto done;
     answer = rl_fit_forecast(profile_text, f.in, (size_t)f.n, a->stack);
     cJSON *res = answer ? cJSON_Parse(answer) : NULL;
     if (!res || !is_true(res, "ok")) {

@@ -9,7 +9,8 @@
 #define FIT_MAX_DIMS 32
 
 typedef struct fit_args {
-    const char *from[FIT_MAX_FROM]; /* "MODEL.onnx=PROFILE" as given (argv's strings) */
+    const char *from[FIT_MAX_FROM]; /* "MODEL.onnx=PROFILE" as given (argv's strings), --from and --probe */
+    bool probe[FIT_MAX_FROM];       /* from[i] came with --probe (rl_fit_input.probe) */
     int n_from;
     const char *base;       /* --profile FILE or ID: fit onto it instead of measuring this machine */
     const char *stack;      /* --stack TEXT: the software stack the runs were measured on */

@@ -1114,6 +1114,88 @@ static void fit_tests(const cJSON *unit) {
     cJSON_Delete(truth_hw), cJSON_Delete(start);
 }
 
+/* A probe (rl_fit_input.probe) fills the product classes the models have
+ * no kernel of and moves nothing the models set: transformer_block at
+ * batch 1 and 256 (GEMMs, no convolution) fitted with conv_net as a probe
+ * takes the convolution class's compute fraction from the probe's
+ * kernels, where alone it borrows the GEMMs' (the truth: 0.2 and 0.6);
+ * conv_net's depthwise class stays the profile's; every figure the block
+ * sets is the same with the probe and without, and in any order. */
+static void fit_fills_gaps_from_probes(const cJSON *unit) {
+    rl_model *block = fixture("transformer_block.onnx"), *conv = fixture("conv_net.onnx");
+    /* the start gives the truth's cost per convolution group: the block
+     * has no grouped convolution, and a probe sets no fixed cost */
+    static const double half[RL_CLASS_COUNT] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
+    cJSON *truth = truth_scaled(unit, -1, 1), *start = with_forecast(unit, half, half, 1e-5, TRUE_GROUP_S);
+    static double t[MAX_KERNELS];
+    int n = 0;
+    char *small_csv = block ? synthetic_profile(block, truth, 1, t, &n) : NULL;
+    char *large_csv = block ? synthetic_profile(block, truth, 256, t, &n) : NULL;
+    char *conv_csv = conv ? synthetic_profile(conv, truth, 32, t, &n) : NULL;
+    char *text = cJSON_PrintUnformatted(start);
+    rl_fit_input in[3] = {{block, "block", small_csv, "csv", "{\"batch\": 1}", false},
+                          {block, "block x256", large_csv, "csv", "{\"batch\": 256}", false},
+                          {conv, "probes", conv_csv, "csv", "{\"batch\": 32}", true}};
+    rl_fit_input reversed[3] = {in[2], in[0], in[1]};
+    char *alone = rl_fit_forecast(text, in, 2, "synthetic"), *probed = rl_fit_forecast(text, in, 3, "synthetic");
+    char *probe_first = rl_fit_forecast(text, reversed, 3, "synthetic");
+    char *only = rl_fit_forecast(text, in + 2, 1, "synthetic");
+    cJSON *a = cJSON_Parse(alone), *b = cJSON_Parse(probed), *r = cJSON_Parse(probe_first);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(a, "ok")) && cJSON_IsTrue(cJSON_GetObjectItem(b, "ok")) &&
+              cJSON_IsTrue(cJSON_GetObjectItem(r, "ok")),
+          "the fits with and without a probe: %.200s | %.200s", alone, probed);
+    const char *conv_c = "profile.forecast.classes.convolution.compute_fraction";
+    char kind[160], value[160], source[160];
+    snprintf(kind, sizeof kind, "%s.kind", conv_c), snprintf(value, sizeof value, "%s.value", conv_c);
+    snprintf(source, sizeof source, "%s.source", conv_c);
+    CHECK(!strcmp(check_str(a, kind), "derived") &&
+              check_num(a, value) == check_num(a, "profile.forecast.classes.matrix.compute_fraction.value"),
+          "alone, the block's fit borrows the convolution class from the GEMMs: %s %g", check_str(a, kind),
+          check_num(a, value));
+    CHECK(!strcmp(check_str(b, kind), "measured") && strstr(check_str(b, source), "probe models") &&
+              fabs(check_num(b, value) / TRUE_COMPUTE[RL_CLASS_CONV] - 1) < 0.10,
+          "with the probe, the convolution class is the probe's kernels' (%g, truth %g; %s, %s)", check_num(b, value),
+          TRUE_COMPUTE[RL_CLASS_CONV], check_str(b, kind), check_str(b, source));
+    bool listed = false, conv_op = false;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, check_at(b, "fit.fitted_on_probes")) listed |= !strcmp(it->valuestring, "convolution.compute_fraction");
+    cJSON_ArrayForEach(it, check_at(b, "profile.forecast.classes.convolution.fitted_ops")) conv_op |= !strcmp(it->valuestring, "Conv");
+    const char *dw = "profile.forecast.classes.depthwise.compute_fraction.kind";
+    CHECK(!strcmp(check_str(b, dw), check_str(a, dw)) && strcmp(check_str(b, dw), "measured"),
+          "the probe leaves the depthwise class (no product) at the profile's: %s", check_str(b, dw));
+    CHECK(listed && conv_op && cJSON_GetArraySize(check_at(b, "fit.models")) == 2 &&
+              cJSON_GetArraySize(check_at(b, "fit.probes")) == 1 &&
+              !strcmp(check_str(b, "fit.probes.0.name"), "probes"),
+          "the fit says what the probe set (fit.fitted_on_probes), lists its Conv, and keeps it apart from the models");
+    /* what the block informs, the probe never moves */
+    static const char *const kept[] = {"profile.forecast.classes.matrix.compute_fraction.value",
+                                       "profile.forecast.classes.elementwise.memory_fraction.value",
+                                       "profile.forecast.classes.normalization.memory_fraction.value",
+                                       "profile.forecast.kernel_overhead_s.value", "fit.models.0.forecast_s"};
+    for (size_t k = 0; k < sizeof kept / sizeof *kept; k++)
+        CHECK(check_num(a, kept[k]) == check_num(b, kept[k]) && check_num(b, kept[k]) == check_num(r, kept[k]),
+              "%s: %.17g alone, %.17g with the probe, %.17g with it first", kept[k], check_num(a, kept[k]),
+              check_num(b, kept[k]), check_num(r, kept[k]));
+    CHECK(check_num(b, value) == check_num(r, value), "the order of the inputs changes nothing");
+    CHECK(strstr(only, "\"bad_request\"") && strstr(only, "probe"), "probes alone are refused: %.200s", only);
+    /* a stack that lowers convolutions by im2col runs them through its GEMM
+     * kernel: the borrowed figure is theirs, and the probe sets nothing */
+    cJSON_AddStringToObject(cJSON_GetObjectItem(start, "forecast"), "conv_lowering", "im2col");
+    char *im2col_text = cJSON_PrintUnformatted(start);
+    char *lowered = rl_fit_forecast(im2col_text, in, 3, "synthetic");
+    cJSON *l = cJSON_Parse(lowered);
+    CHECK(!strcmp(check_str(l, "profile.forecast.conv_lowering"), "im2col") &&
+              cJSON_GetArraySize(check_at(l, "fit.fitted_on_probes")) == 0 && !strcmp(check_str(l, kind), "derived"),
+          "with im2col the probe fills nothing: %s, %d filled, convolution %s", check_str(l, "profile.forecast.conv_lowering"),
+          cJSON_GetArraySize(check_at(l, "fit.fitted_on_probes")), check_str(l, kind));
+    cJSON_Delete(l), rl_free(lowered), free(im2col_text);
+    cJSON_Delete(a), cJSON_Delete(b), cJSON_Delete(r);
+    rl_free(alone), rl_free(probed), rl_free(probe_first), rl_free(only);
+    free(text), free(small_csv), free(large_csv), free(conv_csv);
+    cJSON_Delete(truth), cJSON_Delete(start);
+    rl_model_free(block), rl_model_free(conv);
+}
+
 /* Runs of a stack that lowers its convolutions by im2col: the fit, made
  * both ways, keeps im2col. */
 static void fit_finds_im2col(const cJSON *unit) {
@@ -1695,6 +1777,7 @@ int main(int argc, char **argv) {
         band(unit);
         fit_tests(unit);
         fit_finds_im2col(unit);
+        fit_fills_gaps_from_probes(unit);
         fit_real_profiles(unit);
         cJSON *per_class = class_cost_profile(unit, 3e-5);
         cJSON_DeleteItemFromObject(cJSON_GetObjectItem(per_class, "forecast"), "stack");

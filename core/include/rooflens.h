@@ -335,6 +335,12 @@ typedef struct rl_fit_input {
                                  them (precision, batch, dims, power_mode, ...; "hardware" is
                                  ignored; every input names the same power_mode, whose ceilings
                                  the fitted fractions are shares of); NULL: {} */
+    bool probe;               /* a probe model (kernels of each class, measured beside the models:
+                                 tools/validate/probes.py writes a set): its kernels set only the
+                                 class fractions no other input informs, never the fixed costs, the
+                                 stack's settings or anything the models set, and it is no model of
+                                 the cross-validation (docs/model.md §12.5). A fit needs one input
+                                 that is not a probe. */
 } rl_fit_input;
 
 /* Fit the forecast's parameters of `profile_json` (a hardware profile, as

@@ -13,58 +13,12 @@
 #include "forecast_cv.h"
 #include "forecast_fit.h"
 #include "fit_profile.h"
+#include "fit_samples.h"
 #include "hw.h"
 #include "json.h"
 #include "measured.h"
 #include "timing.h"
 #include "words.h"
-
-/* The most inputs a fit takes; a run's kernel counts are kept for each (the stack's fusion). */
-#define RL_FIT_MAX_RUNS 1000
-/* Operator types whose epilogues the fit tells apart (a model has a few). */
-#define RL_FIT_MAX_HEADS 64
-
-/* ------------------------------------------------ fitting the forecast -- */
-/* rl_fit_forecast: each (model, measured profile) run analysed as
- * rl_model_analyze would, its measured kernel groups turned into samples of
- * the forecast's figures (forecast.h), the parameters fitted
- * (forecast_fit.h), and the profile written back with them. */
-typedef struct fit_samples {
-    rl_fit_sample *s;
-    int n, cap;
-    const char *format; /* the first run's profile format ("ort", "trtexec", "csv") */
-    /* per run: the kernels it launched (matched to nodes) and the kernels
-     * of the model's unfused and fused plans (docs/model.md §4) */
-    double launched[RL_FIT_MAX_RUNS], plan_unfused[RL_FIT_MAX_RUNS], plan_fused[RL_FIT_MAX_RUNS];
-    /* the runs' time between kernels (measured.between_kernels_s: a typical
-     * run's wall time minus its own kernels' times), and the kernels it
-     * launched (runs whose profile gives wall times) */
-    double gap_s, gap_kernels;
-    /* per operator type that heads a fused group of the plan: how many of
-     * the groups measured ran their epilogue inside its kernel, how many apart */
-    struct epilogue_votes { char op_type[65]; int together, apart; } votes[RL_FIT_MAX_HEADS];
-    int n_votes;
-    /* the nodes the plan counts as no kernel (views, folded shape
-     * arithmetic), [0] those of weights and constants alone, [1] those that
-     * depend on the inputs: how many of them ran as kernels, how many not;
-     * of those that depend on the inputs, merged as a stack's
-     * common-subexpression elimination merges identical ones: the distinct
-     * computations of which some node ran or none did, and the others alike
-     * (beyond one a computation) that ran or not */
-    int shape_ran[2], shape_folded[2], distinct_ran, distinct_folded, alike_ran, alike_folded;
-    rl_fit_search search; /* how the fit's search went (forecast_fit.h) */
-    /* the operator types of the nodes in measured kernels, by class (as many
-     * as fit; a fit of many models has some tens) */
-    rl_fit_op ops[RL_FC_MAX_FITTED_OPS];
-    int n_ops;
-    /* ONNX Runtime's dense convolution kernels measured in its blocked
-     * NCHWc layout (named "<output>_nchwc": MLAS's direct convolution) and
-     * in the plain layout (its Conv kernel: im2col and a GEMM), which tell
-     * how the stack lowers them (fit_lowerings) */
-    double conv_blocked, conv_plain; /* their measured time, s */
-    bool lowering_told; /* the lowering came from those layouts, not from the fit */
-    bool lowering_unfolded; /* no convolution ran; the lowering came from a graph run unfolded (fit_lowerings) */
-} fit_samples;
 
 static bool push_sample(fit_samples *fs, const rl_fit_sample *x) {
     if (fs->n == fs->cap) {
@@ -298,7 +252,7 @@ static int pool_between(const cJSON *measured, fit_samples *fs, rl_error *err) {
  * samples (a run none of whose kernels matched a node of known cost is
  * refused: fitted beside others it would add nothing but its name and its
  * kernel count, which sets the stack's fusion). */
-static int fit_one_run(const rl_fit_input *in, int run, const rl_hw *hw, fit_samples *fs, rl_error *err) {
+static int fit_one_run(const rl_fit_input *in, int run, int input, const rl_hw *hw, fit_samples *fs, rl_error *err) {
     rl_arena arena = {0};
     rl_ctx c;
     rl_options o;
@@ -333,7 +287,7 @@ static int fit_one_run(const rl_fit_input *in, int run, const rl_hw *hw, fit_sam
                      "it recorded with this model (and its request's dims and batch)?");
     else rc = 0;
 done:
-    if (rc) error_in_input(err, run);
+    if (rc) error_in_input(err, input);
     cJSON_Delete(req), cJSON_Delete(wrap), cJSON_Delete(mo);
     rl_arena_free(&arena);
     return rc;
@@ -348,140 +302,6 @@ static bool stack_runs_unfused(const fit_samples *fs, size_t n_runs) {
     for (size_t r = 0; r < n_runs; r++)
         if (!(fs->launched[r] >= 0.9 * fs->plan_unfused[r])) return false;
     return n_runs > 0;
-}
-
-/* Median and maximum of v[0..n) (sorted in place). */
-static void median_max(double *v, int n, double *median, double *max) {
-    *median = rl_median(v, n);
-    *max = n ? v[n - 1] : NAN;
-}
-
-/* Input r's measured time and its forecast under p: the sums over its samples. */
-static void run_totals(const fit_samples *fs, int r, const rl_forecast_params *p, double *meas, double *fc) {
-    *meas = *fc = 0;
-    for (int i = 0; i < fs->n; i++)
-        if (fs->s[i].run == r) *meas += fs->s[i].measured_s, *fc += rl_fc_kernel_time(&fs->s[i].k, p);
-}
-
-/* fit.search: the distinct kernels the search worked on (samples with the
- * same figures pooled), the evaluations it made, and whether its budget
- * stopped it before it converged (then a note says so: the parameters are
- * the best it found, and the errors above say how good they are). */
-static void add_search(cJSON *fit, const rl_fit_search *s) {
-    cJSON *o = cJSON_AddObjectToObject(fit, "search");
-    cJSON_AddNumberToObject(o, "distinct_kernels", s->pools);
-    cJSON_AddNumberToObject(o, "evaluations", (double)s->evaluations);
-    cJSON_AddNumberToObject(o, "budget", (double)RL_FIT_BUDGET);
-    cJSON_AddBoolToObject(o, "stopped", s->stopped);
-    if (s->stopped)
-        cJSON_AddStringToObject(o, "note", "the search stopped at its budget of kernel evaluations before it "
-                                           "converged: the parameters are the best it found");
-}
-
-/* The fit's provenance: per run its kernels, measured and forecast time and
- * their relative error; per kernel and per model the median and maximum. */
-static cJSON *fit_provenance(const fit_samples *fs, const rl_fit_input *in, size_t n_in, const rl_forecast_params *p,
-                             double *kernel_median) {
-    cJSON *fit = cJSON_CreateObject();
-    double *err = malloc((size_t)(fs->n + (int)n_in + 1) * sizeof *err), *run_err = err ? err + fs->n : NULL;
-    if (!fit || !err) {
-        free(err);
-        cJSON_Delete(fit);
-        return NULL;
-    }
-    cJSON *models = cJSON_AddArrayToObject(fit, "models");
-    int n_runs = 0;
-    for (size_t r = 0; r < n_in; r++) {
-        double meas, fc;
-        int k = 0;
-        run_totals(fs, (int)r, p, &meas, &fc);
-        for (int i = 0; i < fs->n; i++) k += fs->s[i].run == (int)r;
-        cJSON *mo = cJSON_CreateObject();
-        char label[32];
-        snprintf(label, sizeof label, "model %zu", r + 1);
-        cJSON_AddStringToObject(mo, "name", in[r].name ? in[r].name : label);
-        cJSON_AddNumberToObject(mo, "kernels", k);
-        cJSON_AddNumberToObject(mo, "kernels_launched", fs->launched[r]);
-        cJSON_AddNumberToObject(mo, "kernels_unfused_plan", fs->plan_unfused[r]);
-        cJSON_AddNumberToObject(mo, "kernels_fused_plan", fs->plan_fused[r]);
-        rl_json_add_num(mo, "measured_s", meas);
-        rl_json_add_num(mo, "forecast_s", fc);
-        rl_json_add_num(mo, "error", meas > 0 ? fabs(fc - meas) / meas : NAN);
-        if (meas > 0) run_err[n_runs++] = fabs(fc - meas) / meas;
-        cJSON_AddItemToArray(models, mo);
-    }
-    for (int i = 0; i < fs->n; i++) err[i] = rl_fit_rel_error(&fs->s[i], p);
-    double med, max;
-    cJSON_AddNumberToObject(fit, "kernels", fs->n);
-    median_max(err, fs->n, &med, &max);
-    *kernel_median = med;
-    rl_json_add_num(fit, "kernel_median_error", med);
-    rl_json_add_num(fit, "kernel_max_error", max);
-    median_max(run_err, n_runs, &med, &max);
-    rl_json_add_num(fit, "model_median_error", med);
-    rl_json_add_num(fit, "model_max_error", max);
-    free(err);
-    add_search(fit, &fs->search);
-    return fit;
-}
-
-/* The fit's cross-validation (forecast_cv.h): fit.held_out, each run
- * forecast by a fit of the others (rl_fit_leave_one_out: the fitted
- * stack's settings kept), and the profile's forecast.band from
- * their ratios; with fewer than RL_BAND_MIN_RUNS held-out runs no band
- * (a base profile's own band, of another stack, is dropped) and
- * fit.band_missing says why. */
-static int add_cross_validation(cJSON *fit, cJSON *fc_block, const fit_samples *fs, const rl_fit_input *in,
-                                size_t n_in, const rl_forecast_params *fitted, const rl_forecast_params *profile) {
-    double *meas = malloc(2 * (n_in + 1) * sizeof *meas), *fc = meas ? meas + n_in + 1 : NULL;
-    rl_fit_band b;
-    bool banded = false;
-    if (!meas) return -1;
-    if (n_in >= RL_BAND_MIN_RUNS) {
-        if (rl_fit_leave_one_out(fs->s, fs->n, (int)n_in, fitted, profile, meas, fc)) return free(meas), -1;
-        cJSON *rows = cJSON_AddArrayToObject(fit, "held_out");
-        for (size_t r = 0; r < n_in; r++) {
-            cJSON *row = cJSON_CreateObject();
-            cJSON_AddStringToObject(row, "name", in[r].name ? in[r].name : "a model");
-            rl_json_add_num(row, "measured_s", meas[r]);
-            rl_json_add_num(row, "forecast_s", fc[r]);
-            rl_json_add_num(row, "error", fc[r] > 0 ? meas[r] / fc[r] - 1 : NAN);
-            cJSON_AddItemToArray(rows, row);
-        }
-        banded = rl_fit_band_of(meas, fc, (int)n_in, &b);
-    }
-    free(meas);
-    cJSON_DeleteItemFromObjectCaseSensitive(fc_block, "band");
-    if (!banded) {
-        cJSON_AddStringToObject(fit, "band_missing",
-                                n_in < RL_BAND_MIN_RUNS
-                                    ? "no error band: it needs at least 3 held-out runs, and a fit on fewer than 3 "
-                                      "models has fewer (each model is forecast by a fit of the others)"
-                                    : "no error band: fewer than 3 of the models could be forecast by a fit of the "
-                                      "others (a model without matched kernels, or the only one with any)");
-        return 0;
-    }
-    cJSON *band = cJSON_CreateObject();
-    /* two decimals, outward: the band never narrower than its runs' */
-    cJSON_AddNumberToObject(band, "low", fmax(0.01, floor(100 * b.low) / 100));
-    cJSON_AddNumberToObject(band, "high", ceil(100 * b.high) / 100);
-    cJSON_AddNumberToObject(band, "runs", b.runs);
-    cJSON_AddNumberToObject(band, "median_error", round(1000 * b.median_error) / 1000);
-    cJSON_AddNumberToObject(band, "worst_error", ceil(1000 * b.worst_error) / 1000);
-    cJSON_AddStringToObject(band, "basis", rl_value_id(RL_LIST_BAND_BASIS, RL_BAND_FIT_CROSS_VALIDATION));
-    cJSON_AddStringToObject(band, "source", "forecast.fit.held_out (each fit model forecast by a fit of the others)");
-    cJSON_AddItemToObject(fc_block, "band", band);
-    return 0;
-}
-
-/* The source text of a fitted figure: the kernels and the models. */
-static void fit_source(char *out, size_t size, const fit_samples *fs, const rl_fit_input *in, size_t n_in,
-                       double median) {
-    int k = snprintf(out, size, "fitted by rooflens on %d measured kernels of ", fs->n);
-    for (size_t r = 0; r < n_in && k > 0 && (size_t)k < size; r++)
-        k += snprintf(out + k, size - (size_t)k, "%s%s", r ? ", " : "", in[r].name ? in[r].name : "a model");
-    if (k > 0 && (size_t)k < size)
-        snprintf(out + k, size - (size_t)k, " (median error per kernel %.1f%%)", 100 * median);
 }
 
 /* The runtime's own time between kernels (its executor dispatching the
@@ -601,16 +421,17 @@ static bool same_samples(const fit_samples *a, const fit_samples *b) {
  * kernels is closer kept. Runs without a Conv draw the same samples both
  * ways: fitted once, the profile's setting stays. Returns the kept try, or
  * -1 with err set. */
-static int fit_lowerings(const rl_fit_input *inputs, size_t n_inputs, rl_hw *hw, fit_samples *tries,
-                         rl_forecast_params *p, rl_fit_informed *inf, rl_error *err) {
+static int fit_lowerings(const rl_fit_input *inputs, const int *index, size_t n_inputs, rl_hw *hw,
+                         fit_samples *tries, rl_forecast_params *p, rl_fit_informed *inf, rl_error *err) {
     rl_forecast_params tried[2];
     rl_fit_informed tried_inf[2];
     double loss[2] = {INFINITY, INFINITY};
     int told = -1; /* the lowering the runs' kernels tell (fit_samples.conv_blocked) */
+    const bool profile_im2col = hw->fc.im2col;
     for (int im2col = 0; im2col < 2; im2col++) {
         hw->fc.im2col = im2col;
         for (size_t r = 0; r < n_inputs; r++)
-            if (fit_one_run(&inputs[r], (int)r, hw, &tries[im2col], err)) return -1;
+            if (fit_one_run(&inputs[r], (int)r, index[r], hw, &tries[im2col], err)) return -1;
         if (!im2col && tries[0].conv_blocked + tries[0].conv_plain > 0)
             told = tries[0].conv_blocked >= tries[0].conv_plain ? 0 : 1;
         if (told >= 0 && im2col != told) continue;
@@ -637,6 +458,8 @@ static int fit_lowerings(const rl_fit_input *inputs, size_t n_inputs, rl_hw *hw,
         inf->conv_lowering = true;
         tries[best].lowering_unfolded = true;
     }
+    /* told nothing: the profile's lowering stays (the probes are drawn with it) */
+    if (!inf->conv_lowering) p->im2col = profile_im2col;
     return best;
 }
 
@@ -651,11 +474,11 @@ static int fit_lowerings(const rl_fit_input *inputs, size_t n_inputs, rl_hw *hw,
 /* Refuses the fit when some input's forecast (its matched kernels under p)
  * is not within RL_FIT_MAX_MODEL_RATIO of its measured time. 0, or -1 with
  * err set (where: the input). */
-static int check_usable(const fit_samples *fs, const rl_fit_input *in, size_t n_in, const rl_forecast_params *p,
+static int check_usable(const fit_samples *fs, const int *index, size_t n_in, const rl_forecast_params *p,
                         rl_error *err) {
     for (size_t r = 0; r < n_in; r++) {
         double meas = 0, fc = 0;
-        run_totals(fs, (int)r, p, &meas, &fc);
+        rl_fit_run_totals(fs, (int)r, p, &meas, &fc);
         double ratio = fc / meas;
         if (ratio >= 1.0 / RL_FIT_MAX_MODEL_RATIO && ratio <= RL_FIT_MAX_MODEL_RATIO) continue;
         rl_error_set(err, "bad_measured", "",
@@ -663,15 +486,39 @@ static int check_usable(const fit_samples *fs, const rl_fit_input *in, size_t n_
                      "their ranges come within 10x, so the fit is beyond use; are its times in the profile's unit, "
                      "and is the hardware profile of the device measured?",
                      fc, meas, ratio);
-        error_in_input(err, (int)r);
+        error_in_input(err, index[r]);
         return -1;
     }
     return 0;
 }
 
 static void free_tries(fit_samples *tries) {
-    if (tries) free(tries[0].s), free(tries[1].s);
+    if (tries) free(tries[0].s), free(tries[1].s), free(tries[2].s);
     free(tries);
+}
+
+/* The probes' samples (rl_fit_input.probe), drawn with the lowering the
+ * models' fit chose, and the product classes the models have no kernel of
+ * fitted on them (rl_fit_fill_gaps): *filled says which. A probe whose
+ * kernels match nothing is refused, as a model's run is. 0, or -1 with
+ * err set. */
+static int fill_from_probes(const rl_fit_input *probe, const int *index, size_t n_probe, rl_hw *hw,
+                            const rl_fit_informed *told, fit_samples *ps, rl_forecast_params *p,
+                            rl_fit_informed *filled, rl_error *err) {
+    memset(filled, 0, sizeof *filled);
+    if (!n_probe) return 0;
+    hw->fc.im2col = p->im2col;
+    for (size_t r = 0; r < n_probe; r++)
+        if (fit_one_run(&probe[r], (int)r, index[r], hw, ps, err)) return -1;
+    weigh_runs(ps, n_probe);
+    if (rl_fit_fill_gaps(ps->s, ps->n, told, p, filled, &ps->search)) {
+        rl_error_set(err, "out_of_memory", "", "out of memory while fitting");
+        return -1;
+    }
+    rl_fit_informed both = *told;
+    rl_fit_informed_join(&both, filled);
+    rl_fit_borrow_siblings(p, &both);
+    return 0;
 }
 
 /* The fitted profile passes what rl_check_hardware checks (every power
@@ -687,61 +534,89 @@ static int check_fitted_profile(const cJSON *profile, rl_error *err) {
     return -1;
 }
 
+/* The inputs in the order the fit takes them, the models first and the
+ * probes after, with each one's index in inputs (for errors). Returns the
+ * number of models. */
+static size_t models_then_probes(const rl_fit_input *inputs, size_t n, rl_fit_input *order, int *index) {
+    size_t k = 0;
+    for (int probes = 0; probes < 2; probes++)
+        for (size_t r = 0; r < n; r++)
+            if (inputs[r].probe == (probes == 1)) order[k] = inputs[r], index[k++] = (int)r;
+    size_t models = 0;
+    while (models < n && !order[models].probe) models++;
+    return models;
+}
+
+/* The base the fit starts from: the profile (NULL when not valid JSON),
+ * parsed in the power mode the runs were measured in (the first request's
+ * "power_mode", else the default: the fitted fractions are shares of that
+ * mode's ceilings, e.g. one thread's for a runtime with one intra-op
+ * thread). A profile rl_check_hardware refuses (in any mode) is no base to
+ * fit onto. 0, or -1 with err set. */
+static int base_of_fit(const cJSON *profile, const rl_fit_input *inputs, size_t n_inputs, rl_hw *hw, rl_error *err) {
+    if (!inputs || n_inputs == 0 || n_inputs > RL_FIT_MAX_RUNS) {
+        rl_error_set(err, "bad_request", "inputs", "give from 1 to %d (model, measured profile) inputs to fit",
+                     RL_FIT_MAX_RUNS);
+        return -1;
+    }
+    if (!profile) {
+        rl_error_set(err, "bad_hardware", "hardware", "the hardware profile is not valid JSON");
+        return -1;
+    }
+    char mode[64] = "";
+    if (fit_power_mode(inputs, n_inputs, mode, sizeof mode, err)) return -1;
+    return rl_hw_check_modes(profile, err) || rl_hw_parse(profile, mode[0] ? mode : NULL, hw, err) ? -1 : 0;
+}
+
 char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size_t n_inputs, const char *stack) {
     rl_json_begin();
     rl_error err = {0};
     fit_samples *tries = NULL;
+    rl_fit_input *order = NULL;
+    int *index = NULL;
     cJSON *profile = cJSON_Parse(profile_json ? profile_json : ""), *fit = NULL;
     rl_hw hw;
-    if (!inputs || n_inputs == 0 || n_inputs > RL_FIT_MAX_RUNS) {
-        rl_error_set(&err, "bad_request", "inputs", "give from 1 to %d (model, measured profile) inputs to fit",
-                     RL_FIT_MAX_RUNS);
+    if (base_of_fit(profile, inputs, n_inputs, &hw, &err)) goto fail;
+    /* the models first, the probes after, each with its index in inputs
+     * (for errors); tries stays until the end: the fitted epilogue_apart
+     * names point into its samples' votes, and tries[2] holds the probes' */
+    tries = calloc(3, sizeof *tries);
+    order = malloc(n_inputs * sizeof *order);
+    index = malloc(n_inputs * sizeof *index);
+    if (!tries || !order || !index) goto oom;
+    size_t n_models = models_then_probes(inputs, n_inputs, order, index), n_probes = n_inputs - n_models;
+    if (!n_models) {
+        rl_error_set(&err, "bad_request", "inputs", "every input is a probe: a fit needs at least one model of "
+                     "the user's own, whose kernels set the stack; probes only fill the classes it has none of");
         goto fail;
     }
-    if (!profile) {
-        rl_error_set(&err, "bad_hardware", "hardware", "the hardware profile is not valid JSON");
-        goto fail;
-    }
-    /* The runs were measured in one power mode (the first request's
-     * "power_mode", else the default): the fitted fractions are shares of
-     * that mode's ceilings, e.g. one thread's for a runtime with one intra-op
-     * thread. */
-    char mode[64] = "";
-    if (fit_power_mode(inputs, n_inputs, mode, sizeof mode, &err)) goto fail;
-    /* a profile rl_check_hardware refuses (in any mode) is no base to fit onto */
-    if (rl_hw_check_modes(profile, &err) || rl_hw_parse(profile, mode[0] ? mode : NULL, &hw, &err)) goto fail;
-    /* tries stays until the end: the fitted epilogue_apart names point
-     * into its samples' votes */
-    tries = calloc(2, sizeof *tries);
-    if (!tries) goto oom;
     rl_forecast_params p;
-    rl_fit_informed inf;
-    int best = fit_lowerings(inputs, n_inputs, &hw, tries, &p, &inf, &err);
-    if (best < 0 || check_usable(&tries[best], inputs, n_inputs, &p, &err)) goto fail;
+    rl_fit_informed inf, filled;
+    int best = fit_lowerings(order, index, n_models, &hw, tries, &p, &inf, &err);
+    if (best < 0 || check_usable(&tries[best], index, n_models, &p, &err)) goto fail;
     const fit_samples *fs = &tries[best];
+    if (fill_from_probes(order + n_models, index + n_models, n_probes, &hw, &inf, &tries[2], &p, &filled, &err))
+        goto fail;
     double median = 0;
-    fit = fit_provenance(fs, inputs, n_inputs, &p, &median);
+    fit = rl_fit_provenance(fs, order, n_models, &p, &median);
     if (!fit) goto oom;
-    rl_fit_add_fitted_names(fit, &inf);
-    if (inf.conv_lowering)
-        cJSON_AddStringToObject(fit, "conv_lowering_from",
-                                fs->lowering_told ? "the runs' kernels (the layout ONNX Runtime ran most convolution time in)"
-                                : fs->lowering_unfolded
-                                    ? "the runs' graph: no convolution ran, and the stack folds nothing (every view "
-                                      "and shape computation ran), so it runs the graph as written, with no blocked "
-                                      "layout"
-                                    : "the fit (the lowering whose forecast of the kernels was closer)");
-    char source[400];
-    fit_source(source, sizeof source, fs, inputs, n_inputs, median);
+    rl_fit_add_probes(fit, &tries[2], order + n_models, n_probes, &p);
+    rl_fit_add_fitted_names(fit, &inf, &filled);
+    if (inf.conv_lowering) rl_fit_add_lowering_source(fit, fs);
+    char source[400], probe_source[400] = "";
+    rl_fit_source(source, sizeof source, fs, order, n_models, median);
+    if (n_probes) rl_fit_probe_source(probe_source, sizeof probe_source, &tries[2], order + n_models, n_probes);
     rl_forecast_params fitted = p;
     add_time_between_kernels(fs, fit, &p, &inf, source, sizeof source);
-    if (add_cross_validation(fit, rl_fit_child_object(profile, "forecast"), fs, inputs, n_inputs, &fitted, &hw.fc)) {
+    if (rl_fit_add_cross_validation(fit, rl_fit_child_object(profile, "forecast"), fs, n_probes ? &tries[2] : NULL,
+                                    order, n_models, &fitted, &hw.fc)) {
         cJSON_Delete(fit);
         goto oom;
     }
     cJSON *fit_copy = cJSON_Duplicate(fit, true);
-    rl_fit_put_profile(profile, &p, &inf, fit, stack ? stack : fs->format, source); /* the profile holds fit */
-    rl_fit_put_fitted_ops(profile, &inf, tries[best].ops, tries[best].n_ops);
+    /* the profile holds fit */
+    rl_fit_put_profile(profile, &p, &inf, &filled, fit, stack ? stack : fs->format, source, probe_source);
+    rl_fit_put_fitted_ops(profile, &inf, tries[best].ops, tries[best].n_ops, &filled, tries[2].ops, tries[2].n_ops);
     if (check_fitted_profile(profile, &err)) {
         cJSON_Delete(fit_copy);
         goto fail;
@@ -751,11 +626,13 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     cJSON_AddItemToObject(out, "fit", fit_copy);
     cJSON_AddItemToObject(out, "profile", profile);
     free_tries(tries);
+    free(order), free(index);
     return rl_json_finish(out);
 oom:
     rl_error_set(&err, "out_of_memory", "", "out of memory while fitting");
 fail:
     free_tries(tries);
+    free(order), free(index);
     cJSON_Delete(profile);
     return rl_error_json(&err);
 }

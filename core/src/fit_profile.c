@@ -31,8 +31,11 @@ cJSON *rl_fit_child_object(cJSON *obj, const char *key) {
 /* The profile's "forecast" block with the fitted parameters (kind
  * "measured", the fit as their source), basis "calibrated", the stack and
  * the provenance; parameters the kernels did not inform keep their figures. */
-void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fit_informed *inf, cJSON *fit,
-                       const char *stack, const char *source) {
+void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fit_informed *inf,
+                        const rl_fit_informed *filled, cJSON *fit, const char *stack, const char *source,
+                        const char *probe_source) {
+    rl_fit_informed both = *inf;
+    rl_fit_informed_join(&both, filled);
     cJSON *f = rl_fit_child_object(profile, "forecast");
     replace_item(f, "stack", cJSON_CreateString(stack));
     replace_item(f, "basis", cJSON_CreateString(rl_value_id(RL_LIST_BASIS, RL_BASIS_CALIBRATED)));
@@ -50,7 +53,9 @@ void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fi
     else if (inf->kernel_s)
         cJSON_DeleteItemFromObjectCaseSensitive(f, "between_kernels_s");
     if (inf->group_s) replace_item(f, "group_overhead_s", figure_json(p->group_s, source, "measured"));
+    else if (filled->group_s) replace_item(f, "group_overhead_s", figure_json(p->group_s, probe_source, "measured"));
     if (inf->tile_k0) replace_item(f, "tile_overhead_k", figure_json(p->tile_k0, source, "measured"));
+    else if (filled->tile_k0) replace_item(f, "tile_overhead_k", figure_json(p->tile_k0, probe_source, "measured"));
     cJSON *classes = rl_fit_child_object(f, "classes");
     for (int c = 0; c < RL_CLASS_COUNT; c++) {
         cJSON *own = cJSON_GetObjectItemCaseSensitive(classes, rl_value_id(RL_LIST_OP_CLASS, c));
@@ -67,12 +72,16 @@ void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fi
                  "same multiply-add units",
                  sib >= 0 ? rl_value_id(RL_LIST_OP_CLASS, sib) : "");
         if (inf->compute[c]) replace_item(co, "compute_fraction", figure_json(p->compute[c], source, "measured"));
-        else if (sib >= 0 && inf->compute[sib])
+        else if (filled->compute[c])
+            replace_item(co, "compute_fraction", figure_json(p->compute[c], probe_source, "measured"));
+        else if (sib >= 0 && both.compute[sib])
             replace_item(co, "compute_fraction", figure_json(p->compute[c], borrowed, "derived"));
         else if (!cJSON_GetObjectItemCaseSensitive(co, "compute_fraction"))
             replace_item(co, "compute_fraction", figure_json(p->compute[c], kept, "estimated"));
         if (inf->memory[c]) replace_item(co, "memory_fraction", figure_json(p->memory[c], source, "measured"));
-        else if (sib >= 0 && inf->memory[sib])
+        else if (filled->memory[c])
+            replace_item(co, "memory_fraction", figure_json(p->memory[c], probe_source, "measured"));
+        else if (sib >= 0 && both.memory[sib])
             replace_item(co, "memory_fraction", figure_json(p->memory[c], borrowed, "derived"));
         else if (!cJSON_GetObjectItemCaseSensitive(co, "memory_fraction"))
             replace_item(co, "memory_fraction", figure_json(p->memory[c], kept, "estimated"));
@@ -85,32 +94,44 @@ static int by_class_then_name(const void *a, const void *b) {
     return x->cls != y->cls ? (x->cls > y->cls) - (x->cls < y->cls) : strcmp(x->op_type, y->op_type);
 }
 
-void rl_fit_put_fitted_ops(cJSON *profile, const rl_fit_informed *inf, rl_fit_op *ops, int n) {
+void rl_fit_put_fitted_ops(cJSON *profile, const rl_fit_informed *inf, rl_fit_op *ops, int n,
+                           const rl_fit_informed *filled, rl_fit_op *probe_ops, int n_probe) {
     cJSON *classes = rl_fit_child_object(rl_fit_child_object(profile, "forecast"), "classes");
     if (n > 1) qsort(ops, (size_t)n, sizeof *ops, by_class_then_name);
+    if (n_probe > 1) qsort(probe_ops, (size_t)n_probe, sizeof *probe_ops, by_class_then_name);
     for (int c = 0; c < RL_CLASS_COUNT; c++) {
         cJSON *co = rl_fit_child_object(classes, rl_value_id(RL_LIST_OP_CLASS, c));
         cJSON_DeleteItemFromObjectCaseSensitive(co, "fitted_ops");
-        if (!inf->compute[c] && !inf->memory[c]) continue;
+        bool models = inf->compute[c] || inf->memory[c], probes = filled->compute[c] || filled->memory[c];
+        if (!models && !probes) continue;
+        const rl_fit_op *from = models ? ops : probe_ops;
+        int k = models ? n : n_probe;
         cJSON *list = cJSON_AddArrayToObject(co, "fitted_ops");
-        for (int i = 0; i < n; i++)
-            if (ops[i].cls == c) cJSON_AddItemToArray(list, cJSON_CreateString(ops[i].op_type));
+        for (int i = 0; i < k; i++)
+            if (from[i].cls == c) cJSON_AddItemToArray(list, cJSON_CreateString(from[i].op_type));
     }
 }
 
 /* forecast.fit.fitted: the parameters the kernels informed. */
-void rl_fit_add_fitted_names(cJSON *fit, const rl_fit_informed *inf) {
-    cJSON *names = cJSON_AddArrayToObject(fit, "fitted");
+void rl_fit_add_fitted_names(cJSON *fit, const rl_fit_informed *inf, const rl_fit_informed *filled) {
+    cJSON *names = cJSON_AddArrayToObject(fit, "fitted"), *probed = cJSON_AddArrayToObject(fit, "fitted_on_probes");
     char name[64];
     for (int c = 0; c < RL_CLASS_COUNT; c++) {
         snprintf(name, sizeof name, "%s.compute_fraction", rl_value_id(RL_LIST_OP_CLASS, c));
         if (inf->compute[c]) cJSON_AddItemToArray(names, cJSON_CreateString(name));
+        if (filled->compute[c]) cJSON_AddItemToArray(probed, cJSON_CreateString(name));
         snprintf(name, sizeof name, "%s.memory_fraction", rl_value_id(RL_LIST_OP_CLASS, c));
         if (inf->memory[c]) cJSON_AddItemToArray(names, cJSON_CreateString(name));
+        if (filled->memory[c]) cJSON_AddItemToArray(probed, cJSON_CreateString(name));
     }
+    if (filled->group_s) cJSON_AddItemToArray(probed, cJSON_CreateString("group_overhead_s"));
+    if (filled->tile_k0) cJSON_AddItemToArray(probed, cJSON_CreateString("tile_overhead_k"));
+    rl_fit_informed both = *inf;
+    rl_fit_informed_join(&both, filled);
     if (inf->kernel_s) cJSON_AddItemToArray(names, cJSON_CreateString("kernel_overhead_s"));
     if (inf->group_s) cJSON_AddItemToArray(names, cJSON_CreateString("group_overhead_s"));
     if (inf->tile_k0) cJSON_AddItemToArray(names, cJSON_CreateString("tile_overhead_k"));
+    inf = &both;
     /* the classes no measured kernel had: they keep the base profile's figures */
     cJSON *left = cJSON_AddArrayToObject(fit, "classes_at_defaults");
     cJSON *borrowed = cJSON_AddArrayToObject(fit, "classes_borrowed");

@@ -15,11 +15,14 @@
 cJSON *rl_fit_child_object(cJSON *obj, const char *key);
 
 /* The profile's "forecast" block with the fitted parameters p (kind
- * "measured", `source` their source), basis "calibrated", the stack, the
- * fit block (which the profile then owns); what inf says no kernel
- * informed keeps its figure, or takes a sibling class's (derived). */
-void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fit_informed *inf, cJSON *fit,
-                        const char *stack, const char *source);
+ * "measured", `source` their source; the class fractions `filled` marks,
+ * which probes set (rl_fit_fill_gaps), `probe_source`), basis
+ * "calibrated", the stack, the fit block (which the profile then owns);
+ * what neither inf nor filled says a kernel informed keeps its figure, or
+ * takes a sibling class's (derived). */
+void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fit_informed *inf,
+                        const rl_fit_informed *filled, cJSON *fit, const char *stack, const char *source,
+                        const char *probe_source);
 
 /* An operator type among a fit's measured kernels, and its class. */
 typedef struct rl_fit_op {
@@ -28,11 +31,15 @@ typedef struct rl_fit_op {
 } rl_fit_op;
 
 /* Each class the kernels informed lists the operator types of its measured
- * kernels, sorted ("fitted_ops"); another class lists none (a stale list of
- * the base profile goes). ops: n of them, any order (sorted here). */
-void rl_fit_put_fitted_ops(cJSON *profile, const rl_fit_informed *inf, rl_fit_op *ops, int n);
+ * kernels, sorted ("fitted_ops"): the models' (ops, n) where inf says they
+ * informed it, else the probes' (probe_ops, n_probe) where filled says
+ * those did; another class lists none (a stale list of the base profile
+ * goes). Any order (sorted here). */
+void rl_fit_put_fitted_ops(cJSON *profile, const rl_fit_informed *inf, rl_fit_op *ops, int n,
+                           const rl_fit_informed *filled, rl_fit_op *probe_ops, int n_probe);
 
-/* fit.fitted (the parameters the kernels informed), fit.classes_at_defaults
- * and fit.classes_borrowed. */
-void rl_fit_add_fitted_names(cJSON *fit, const rl_fit_informed *inf);
+/* fit.fitted (the parameters the models' kernels informed),
+ * fit.fitted_on_probes (the fractions the probes' set: filled),
+ * fit.classes_at_defaults and fit.classes_borrowed. */
+void rl_fit_add_fitted_names(cJSON *fit, const rl_fit_informed *inf, const rl_fit_informed *filled);
 #endif

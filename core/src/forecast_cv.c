@@ -17,8 +17,9 @@ static void uninformed_from_profile(rl_forecast_params *p, const rl_fit_informed
     if (!inf->tile_k0) p->tile_k0 = profile->tile_k0;
 }
 
-int rl_fit_leave_one_out(const rl_fit_sample *s, int n, int n_runs, const rl_forecast_params *fitted,
-                         const rl_forecast_params *profile, double *measured, double *forecast) {
+int rl_fit_leave_one_out(const rl_fit_sample *s, int n, int n_runs, const rl_fit_sample *probe, int n_probe,
+                         const rl_forecast_params *fitted, const rl_forecast_params *profile, double *measured,
+                         double *forecast) {
     rl_fit_sample *rest = malloc((size_t)(n > 0 ? n : 1) * sizeof *rest);
     if (!rest) return -1;
     for (int r = 0; r < n_runs; r++) {
@@ -36,10 +37,14 @@ int rl_fit_leave_one_out(const rl_fit_sample *s, int n, int n_runs, const rl_for
         /* the held-out fits share one fit's budget of evaluations, so that
          * the cross-validation's work does not grow with the runs either */
         rl_fit_search search = {.budget = RL_FIT_BUDGET / n_runs};
-        if (rl_fit_params(rest, m, &p, &informed, &search)) {
+        rl_fit_informed filled;
+        rl_fit_search probe_search = {.budget = RL_FIT_BUDGET / n_runs};
+        if (rl_fit_params(rest, m, &p, &informed, &search) ||
+            rl_fit_fill_gaps(probe, n_probe, &informed, &p, &filled, &probe_search)) {
             free(rest);
             return -1;
         }
+        rl_fit_informed_join(&informed, &filled);
         uninformed_from_profile(&p, &informed, profile);
         rl_fit_borrow_siblings(&p, &informed);
         double fc = 0;

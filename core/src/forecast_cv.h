@@ -30,10 +30,14 @@ typedef struct rl_fit_band {
  * from its own values, which the descent's grids over each parameter's
  * whole range leave, and then every parameter those runs do not inform set
  * back to the profile's (`profile`), since only the held-out run set it.
+ * With probe samples (n_probe > 0), each held-out fit fills its gaps from
+ * them first (rl_fit_fill_gaps), as the fit of all runs did: only what
+ * neither the other runs nor the probes inform goes back to the profile's.
  * NAN for a run without samples, or when no other run has any. Returns 0,
  * or -1 out of memory. */
-int rl_fit_leave_one_out(const rl_fit_sample *s, int n, int n_runs, const rl_forecast_params *fitted,
-                         const rl_forecast_params *profile, double *measured, double *forecast);
+int rl_fit_leave_one_out(const rl_fit_sample *s, int n, int n_runs, const rl_fit_sample *probe, int n_probe,
+                         const rl_forecast_params *fitted, const rl_forecast_params *profile, double *measured,
+                         double *forecast);
 
 /* The band of the runs' ratios measured / forecast (those with both
  * figures), as far below 1 as above it: the 90th percentile (by linear

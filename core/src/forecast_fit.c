@@ -46,6 +46,7 @@ typedef struct fit_set {
      * w m log(m / ref) */
     double *m, *w, *pre_w, *pre_log, *suf_m, *suf_mlog;
     long long evaluations, budget; /* pool evaluations made, and allowed (rl_fit_search) */
+    const rl_fit_informed *frozen; /* NULL, or the parameters kept as they are (rl_fit_fill_gaps) */
 } fit_set;
 
 static int cmp_figures(const void *a, const void *b) {
@@ -220,6 +221,12 @@ static int informed_params(fit_set *fs, rl_forecast_params *p, rl_fit_informed *
         inf->group_s |= k->groups > 0;
         inf->tile_k0 |= k->tk > 0;
     }
+    /* a frozen parameter is no parameter of this search (rl_fit_fill_gaps) */
+    const rl_fit_informed *fz = fs->frozen;
+    if (fz) {
+        for (int c = 0; c < RL_CLASS_COUNT; c++) inf->compute[c] &= !fz->compute[c], inf->memory[c] &= !fz->memory[c];
+        inf->kernel_s &= !fz->kernel_s, inf->group_s &= !fz->group_s, inf->tile_k0 &= !fz->tile_k0;
+    }
     int m = 0;
     if (costs_first && inf->kernel_s) out[m++] = (param){&p->kernel_s, log(KERNEL_LO), log(KERNEL_HI)};
     if (costs_first && inf->group_s) out[m++] = (param){&p->group_s, log(GROUP_LO), log(GROUP_HI)};
@@ -350,27 +357,56 @@ static void keep_untold_fractions(const fit_set *fs, const rl_forecast_params *s
  * still at their start; fractions first lets a fraction far from its start
  * move before a cost takes up its kernels' time. Each descent has half the
  * budget (RL_FIT_BUDGET). */
+static void descend_two_ways(fit_set *fs, rl_forecast_params *p, rl_fit_informed *informed, rl_fit_search *search) {
+    const rl_forecast_params start = *p;
+    rl_forecast_params other = *p;
+    rl_fit_informed inf2;
+    fs->budget = (search->budget > 0 ? search->budget : RL_FIT_BUDGET) / 2;
+    descend(fs, p, informed, false);
+    bool stopped = fs->evaluations >= fs->budget;
+    long long spent = fs->evaluations;
+    fs->evaluations = 0;
+    descend(fs, &other, &inf2, true);
+    search->stopped = stopped || fs->evaluations >= fs->budget;
+    search->evaluations = spent + fs->evaluations;
+    search->pools = fs->n;
+    if (set_loss(fs, &other) < set_loss(fs, p)) *p = other, *informed = inf2;
+    keep_untold_fractions(fs, &start, p, informed);
+}
+
 int rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *informed,
                   rl_fit_search *search) {
     fit_set fs;
     if (make_set(s, n, &fs)) return -1;
-    const rl_forecast_params start = *p;
-    rl_forecast_params other = *p;
-    rl_fit_informed inf2;
-    fs.budget = (search->budget > 0 ? search->budget : RL_FIT_BUDGET) / 2;
-    descend(&fs, p, informed, false);
-    bool stopped = fs.evaluations >= fs.budget;
-    long long spent = fs.evaluations;
-    fs.evaluations = 0;
-    descend(&fs, &other, &inf2, true);
-    search->stopped = stopped || fs.evaluations >= fs.budget;
-    search->evaluations = spent + fs.evaluations;
-    search->pools = fs.n;
-    if (set_loss(&fs, &other) < set_loss(&fs, p)) *p = other, *informed = inf2;
-    keep_untold_fractions(&fs, &start, p, informed);
+    descend_two_ways(&fs, p, informed, search);
     free_set(&fs);
     rl_fit_borrow_siblings(p, informed);
     return 0;
+}
+
+int rl_fit_fill_gaps(const rl_fit_sample *s, int n, const rl_fit_informed *told, rl_forecast_params *p,
+                     rl_fit_informed *filled, rl_fit_search *search) {
+    fit_set fs;
+    memset(filled, 0, sizeof *filled);
+    /* a stack that lowers its convolutions by im2col runs them through the
+     * GEMM kernel itself: the sibling's figures are the class's own */
+    if (n <= 0 || p->im2col) return 0;
+    if (make_set(s, n, &fs)) return -1;
+    rl_fit_informed keep = *told;
+    for (int c = 0; c < RL_CLASS_COUNT; c++) {
+        if (!rl_fc_class_is_product(c)) keep.compute[c] = true;
+        keep.memory[c] = true;
+    }
+    keep.kernel_s = keep.group_s = keep.tile_k0 = true;
+    fs.frozen = &keep;
+    descend_two_ways(&fs, p, filled, search);
+    free_set(&fs);
+    return 0;
+}
+
+void rl_fit_informed_join(rl_fit_informed *a, const rl_fit_informed *b) {
+    for (int c = 0; c < RL_CLASS_COUNT; c++) a->compute[c] |= b->compute[c], a->memory[c] |= b->memory[c];
+    a->kernel_s |= b->kernel_s, a->group_s |= b->group_s, a->tile_k0 |= b->tile_k0;
 }
 
 int rl_fit_sibling(int cls) {

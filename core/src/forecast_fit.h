@@ -48,6 +48,34 @@ typedef struct rl_fit_search {
 int rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_informed *informed,
                   rl_fit_search *search);
 
+/* The product classes a fit had no kernel of, filled from probe kernels:
+ * on samples s (the probes' kernels, weighed as rl_fit_params weighs any),
+ * only the compute fraction of a product class (matrix, convolution) that
+ * `told` does not mark (what the user's own models informed) is searched,
+ * and every other parameter keeps p's value, so a probe never moves what
+ * the models set. Without probes such a class borrows its sibling's
+ * figures, though the two run different kernels at different shares of
+ * the peak (ONNX Runtime's packed SGEMM at 0.84 of this project's CPU, its
+ * direct NCHWc convolutions at 0.95). A stack that lowers convolutions by
+ * im2col (p->im2col) runs them through the GEMM kernel itself, so there
+ * the sibling's figure is the class's own and nothing is filled (on run
+ * 14, the probes' convolutions, reading their inputs cold from the host,
+ * ran at 0.70 of the peak where the networks' ran at the GEMMs' 0.79).
+ * Everything else keeps the profile's
+ * (or the borrowed) figure: on the CPU validation's run 14
+ * (docs/validation.md), probes that also set the depthwise, data-movement
+ * and normalization classes and the cost per group from their few shapes
+ * forecast the depthwise networks 12-20 points worse than the profile's
+ * estimates did, RegNets and ShuffleNetV2 10-23 points worse; and one 1x1
+ * convolution set the convolutions' memory share to 0.11 (ResNet-18's set
+ * 0.27), which forecast every CNN 16-85 % slow with graph optimisations
+ * off. *filled: the fractions the samples set. 0, or -1 out of memory. */
+int rl_fit_fill_gaps(const rl_fit_sample *s, int n, const rl_fit_informed *told, rl_forecast_params *p,
+                     rl_fit_informed *filled, rl_fit_search *search);
+
+/* a's parameters informed, or b's (the lowering: a's). */
+void rl_fit_informed_join(rl_fit_informed *a, const rl_fit_informed *b);
+
 /* The class whose fitted fractions an unfitted class takes: the other
  * dense product (matrix for convolution and back), which runs on the same
  * multiply-add units through the same runtime's micro-kernels; -1 for the

@@ -1,0 +1,98 @@
+/* What the fit draws from its runs (fit_samples, filled by analyze_fit.c)
+ * and the writing of its provenance, the "fit" block (fit_provenance.c):
+ * per model its kernels and errors, the cross-validation and band, the
+ * probes, the sources of the fitted figures. Used by the fit only.
+ *
+ * Ownership: fit_samples owns its samples array (s, freed by the fit);
+ * every cJSON made here is added to the caller's objects, which own it. */
+#ifndef ROOFLENS_FIT_SAMPLES_H
+#define ROOFLENS_FIT_SAMPLES_H
+#include <cjson/cJSON.h>
+
+#include "fit_profile.h"
+#include "forecast_fit.h"
+#include "rooflens.h"
+
+/* The most inputs a fit takes; a run's kernel counts are kept for each (the stack's fusion). */
+#define RL_FIT_MAX_RUNS 1000
+/* Operator types whose epilogues the fit tells apart (a model has a few). */
+#define RL_FIT_MAX_HEADS 64
+
+/* What the runs of a fit gave: each (model, measured profile) run analysed
+ * as rl_model_analyze would, its measured kernel groups turned into
+ * samples of the forecast's figures (forecast.h), and what the kernels say
+ * of the stack. */
+typedef struct fit_samples {
+    rl_fit_sample *s;
+    int n, cap;
+    const char *format; /* the first run's profile format ("ort", "trtexec", "csv") */
+    /* per run: the kernels it launched (matched to nodes) and the kernels
+     * of the model's unfused and fused plans (docs/model.md §4) */
+    double launched[RL_FIT_MAX_RUNS], plan_unfused[RL_FIT_MAX_RUNS], plan_fused[RL_FIT_MAX_RUNS];
+    /* the runs' time between kernels (measured.between_kernels_s: a typical
+     * run's wall time minus its own kernels' times), and the kernels it
+     * launched (runs whose profile gives wall times) */
+    double gap_s, gap_kernels;
+    /* per operator type that heads a fused group of the plan: how many of
+     * the groups measured ran their epilogue inside its kernel, how many apart */
+    struct epilogue_votes { char op_type[65]; int together, apart; } votes[RL_FIT_MAX_HEADS];
+    int n_votes;
+    /* the nodes the plan counts as no kernel (views, folded shape
+     * arithmetic), [0] those of weights and constants alone, [1] those that
+     * depend on the inputs: how many of them ran as kernels, how many not;
+     * of those that depend on the inputs, merged as a stack's
+     * common-subexpression elimination merges identical ones: the distinct
+     * computations of which some node ran or none did, and the others alike
+     * (beyond one a computation) that ran or not */
+    int shape_ran[2], shape_folded[2], distinct_ran, distinct_folded, alike_ran, alike_folded;
+    rl_fit_search search; /* how the fit's search went (forecast_fit.h) */
+    /* the operator types of the nodes in measured kernels, by class (as many
+     * as fit; a fit of many models has some tens) */
+    rl_fit_op ops[RL_FC_MAX_FITTED_OPS];
+    int n_ops;
+    /* ONNX Runtime's dense convolution kernels measured in its blocked
+     * NCHWc layout (named "<output>_nchwc": MLAS's direct convolution) and
+     * in the plain layout (its Conv kernel: im2col and a GEMM), which tell
+     * how the stack lowers them (fit_lowerings) */
+    double conv_blocked, conv_plain; /* their measured time, s */
+    bool lowering_told; /* the lowering came from those layouts, not from the fit */
+    bool lowering_unfolded; /* no convolution ran; the lowering came from a graph run unfolded (fit_lowerings) */
+} fit_samples;
+
+/* Input r's measured time (*meas) and its forecast under p (*fc): the
+ * sums over its samples. */
+void rl_fit_run_totals(const fit_samples *fs, int r, const rl_forecast_params *p, double *meas, double *fc);
+
+/* The fit's provenance, a new object the caller owns: per model of in[0..
+ * n_in) its kernels, measured and forecast time and their relative error;
+ * per kernel and per model the median and maximum (*kernel_median: the
+ * kernels'), and the search. NULL out of memory. */
+cJSON *rl_fit_provenance(const fit_samples *fs, const rl_fit_input *in, size_t n_in, const rl_forecast_params *p,
+                         double *kernel_median);
+
+/* The fit's cross-validation (forecast_cv.h) into fit (fit.held_out, or
+ * fit.band_missing) and fc_block (the profile's forecast.band): each
+ * model forecast by a fit of the others (the fitted stack's settings kept,
+ * the gaps filled from probes when given), with fewer than
+ * RL_BAND_MIN_RUNS held-out runs no band (a base profile's own band, of
+ * another stack, is dropped). 0, or -1 out of memory. */
+int rl_fit_add_cross_validation(cJSON *fit, cJSON *fc_block, const fit_samples *fs, const fit_samples *probes,
+                                const rl_fit_input *in, size_t n_in, const rl_forecast_params *fitted,
+                                const rl_forecast_params *profile);
+
+/* The source text of a figure the models set (out, size bytes): the
+ * kernels, the models and the median error per kernel. */
+void rl_fit_source(char *out, size_t size, const fit_samples *fs, const rl_fit_input *in, size_t n_in,
+                   double median);
+
+/* The source text of a figure the probes set (rl_fit_fill_gaps). */
+void rl_fit_probe_source(char *out, size_t size, const fit_samples *ps, const rl_fit_input *probe, size_t n);
+
+/* fit.probes (when n_probe > 0): per probe its kernels, measured and
+ * forecast time under p, and the error. */
+void rl_fit_add_probes(cJSON *fit, const fit_samples *ps, const rl_fit_input *probe, size_t n_probe,
+                       const rl_forecast_params *p);
+
+/* fit.conv_lowering_from: what told the stack's lowering of convolutions. */
+void rl_fit_add_lowering_source(cJSON *fit, const fit_samples *fs);
+#endif
