@@ -22,9 +22,12 @@ def main():
     out = sys.argv[1]
     summary = json.load(open(os.path.join(out, 'forecast-summary.json')))
     failed = False
-    for setup in ('disabled', 'all'):
-        measured = summary['setups'][setup]['measured']
+    # each setup's fits, and those with the probe models where they were made
+    for setup in ('disabled', 'all', 'disabled+probes', 'all+probes'):
+        measured = summary['setups'][setup.split('+')[0]]['measured']
         fits_dir = os.path.join(out, 'fits', setup)
+        if '+' in setup and not os.path.isdir(fits_dir):
+            continue
         n = 0
         ratios = []
         above, below, band_below = [], [], []

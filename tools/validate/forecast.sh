@@ -86,6 +86,9 @@ for m in $POOL $MODELS; do
   [[ -f "$f" ]] && ALL+=("$m")
 done
 for m in $POOL; do [[ -f "$OUT/models/$m.onnx" ]] || { echo "the pool's $m is missing" >&2; exit 1; }; done
+# the probe models (tools/validate/probes.py): one kernel of each kind, in
+# one graph, measured with the models so that the same minutes time both
+[[ -f "$OUT/models/probes.onnx" ]] || $PY tools/validate/probes.py "$OUT/models" > /dev/null
 
 echo "== rooflens calibrate"
 [[ -f "$OUT/calibrated-cpu.json" ]] || $RL calibrate --out "$OUT/calibrated-cpu.json" 2> "$OUT/calibrate.log"
@@ -93,7 +96,7 @@ cat "$OUT/calibrate.log"
 
 echo "== ORT profiles ($RUNS runs each, the first left out as the warm-up; every model in turn, one run each a round)"
 jobs=()
-for m in "${ALL[@]}"; do
+for m in "${ALL[@]}" probes; do
   for opt in disabled all; do
     name="${m}_${opt}"
     [[ -f "$OUT/runs/$name.profile.json" ]] && continue
@@ -105,17 +108,19 @@ if ((${#jobs[@]})); then
 fi
 
 echo "== each profile cut to its fastest run, kernel by kernel (tools/validate/ort_fastest.py)"
-for m in "${ALL[@]}"; do
+for m in "${ALL[@]}" probes; do
   for opt in disabled all; do
     $PY tools/validate/ort_fastest.py "$OUT/runs/${m}_$opt.profile.json" "$OUT/runs/${m}_$opt.fastest.json"
   done
 done
 
 # fit: rooflens calibrate --from each model of $1 (space-separated) for
-# setup $2 into $3 (its log beside it)
+# setup $2 into $3 (its log beside it); $4 "probes": with the probe models
+# too (--probe: they set only the classes the models have no kernel of)
 fit() {
   local from=() m
   for m in $1; do from+=(--from "$OUT/models/$m.onnx=$OUT/runs/${m}_$2.fastest.json"); done
+  [[ "${4:-}" == probes ]] && from+=(--probe "$OUT/models/probes.onnx=$OUT/runs/probes_$2.fastest.json")
   /usr/bin/time -f "fit wall %e s, peak %M KB" $RL calibrate --profile "$OUT/calibrated-cpu.json" \
     --out "$3" --power-mode one-core --stack "ONNX Runtime CPU, 1 thread, graph optimisations $2" \
     "${DIMS[@]}" "${from[@]}" 2> "${3%.json}.log" || { cat "${3%.json}.log"; exit 1; }
@@ -141,6 +146,18 @@ for opt in disabled all; do
       forecast_all "$OUT/fits/$opt/$pair.json" "$OUT/fits/$opt/$pair"
     done
   done
+  # the same pairs with the probe models: every class has kernels of its own
+  mkdir -p "$OUT/fits/$opt+probes"
+  for ((i = 0; i < ${#pool[@]}; i++)); do
+    for ((j = i + 1; j < ${#pool[@]}; j++)); do
+      pair="${pool[i]}+${pool[j]}"
+      fit "${pool[i]} ${pool[j]}" "$opt" "$OUT/fits/$opt+probes/$pair.json" probes
+      grep -E "^  fitted on the probes" "$OUT/fits/$opt+probes/$pair.log" | sed "s/^/   $opt $pair + probes:/" || true
+      forecast_all "$OUT/fits/$opt+probes/$pair.json" "$OUT/fits/$opt+probes/$pair"
+    done
+  done
+  fit "$POOL" "$opt" "$OUT/fits/$opt+probes/pool.json" probes
+  forecast_all "$OUT/fits/$opt+probes/pool.json" "$OUT/fits/$opt+probes/pool"
   # the whole pool: its band (leave-one-model-out), checked on the models it never saw
   fit "$POOL" "$opt" "$OUT/fits/$opt/pool.json"
   cat "$OUT/fits/$opt/pool.log"

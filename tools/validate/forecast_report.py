@@ -100,8 +100,11 @@ def cpu():
     return model, " ".join(isa) or "?"
 
 
-def setup(out, opt, pool, models, whole):
+def setup(out, opt, pool, models, whole, fits=None):
+    """fits: the folder of the fits under OUT/fits (default: opt itself;
+    "<opt>+probes" for the fits that add the probe models)."""
     measured = {m: (fastest_run if whole else composed_run)(out, m, opt) for m in models}
+    fits = fits or opt
     pairs, errors, worst = [], [], (0, None, None)
     split = {code: ([], []) for code in WARNINGS}  # per warning: held-out errors with it, without it
     for i, a in enumerate(pool):
@@ -109,13 +112,13 @@ def setup(out, opt, pool, models, whole):
             name = "%s+%s" % (a, b)
             errs, own = {}, {}
             for m in models:
-                f = forecast_s(os.path.join(out, "fits", opt, name, m + ".json"))
+                f = forecast_s(os.path.join(out, "fits", fits, name, m + ".json"))
                 if f is None or not measured[m]:
                     continue
                 e = f / measured[m] - 1
                 (own if m in (a, b) else errs)[m] = e
                 if m not in (a, b):
-                    path = os.path.join(out, "fits", opt, name, m + ".json")
+                    path = os.path.join(out, "fits", fits, name, m + ".json")
                     for code, (with_it, without) in split.items():
                         (with_it if warned(path, code) else without).append(abs(e))
             if not errs:
@@ -134,10 +137,10 @@ def setup(out, opt, pool, models, whole):
     loads = [x for x in loads if x is not None]
     pool_rows = {}
     for m in models:
-        f = forecast_s(os.path.join(out, "fits", opt, "pool", m + ".json"))
+        f = forecast_s(os.path.join(out, "fits", fits, "pool", m + ".json"))
         if f is not None and measured[m]:
             pool_rows[m] = f / measured[m] - 1
-    band = ((load(os.path.join(out, "fits", opt, "pool.json")) or {}).get("forecast") or {}).get("band")
+    band = ((load(os.path.join(out, "fits", fits, "pool.json")) or {}).get("forecast") or {}).get("band")
     return {"measured": measured, "pairs": pairs,
             "median_of_medians": statistics.median(p["median"] for p in pairs) if pairs else None,
             "p90": p90(errors) if errors else None, "worst": worst, "n_errors": len(errors),
@@ -166,9 +169,10 @@ def band_cover(s, pool):
     return inside, len(held)
 
 
-def print_setup(opt, s, pool, models, whole):
-    print("\n#### ONNX Runtime, one thread, graph optimisations %s; against %s\n"
-          % (opt, "the fastest whole run" if whole else "the fastest run kernel by kernel"))
+def print_setup(opt, s, pool, models, whole, probes=False):
+    print("\n#### ONNX Runtime, one thread, graph optimisations %s; against %s%s\n"
+          % (opt, "the fastest whole run" if whole else "the fastest run kernel by kernel",
+             "; each fit with the probe models (calibrate --probe)" if probes else ""))
     w = s["worst"]
     print("Median over the %d pairs of each pair's median |error|: **%s**; 90th percentile of all %d held-out "
           "errors: **%s**; worst: %s (%s, fit on %s). The fit models' own errors, every pair: at most %s. "
@@ -254,7 +258,9 @@ def main():
     pool = a.pool.split()
     models = sorted({os.path.basename(p).rsplit("_", 1)[0]
                      for p in glob.glob(os.path.join(a.out, "runs", "*.meta.json"))})
-    models = pool + [m for m in models if m not in pool]
+    # the probe models (tools/validate/probes.py) are measured beside the
+    # models but are no model of the validation
+    models = pool + [m for m in models if m not in pool and m != "probes"]
     model, isa = cpu()
     print("CPU: %s; ISA: %s; %d models, the pool: %s." % (model, isa, len(models), ", ".join(pool)))
     try:
@@ -268,6 +274,11 @@ def main():
             s = setup(a.out, opt, pool, models, whole)
             print_setup(opt, s, pool, models, whole)
             out["setups"][opt + (" whole run" if whole else "")] = s
+    for opt in ("disabled", "all"):
+        if os.path.isdir(os.path.join(a.out, "fits", opt + "+probes")):
+            s = setup(a.out, opt, pool, models, False, opt + "+probes")
+            print_setup(opt, s, pool, models, False, probes=True)
+            out["setups"][opt + " probes"] = s
     wide = a.wide.split()
     for opt in ("disabled", "all") if wide else ():
         if load(os.path.join(a.out, "fits", opt, "wide.json")):
