@@ -253,6 +253,7 @@ static const char calibrate_usage[] =
     "usage: rooflens calibrate [--out FILE] [--runs N] [--id ID] [--threads N] [--mem-mib M]\n"
     "                          [--profile ID|FILE] [--from MODEL.onnx=PROFILE ...]\n"
     "                          [--probe MODEL.onnx=PROFILE ...] [--stack TEXT]\n"
+    "       rooflens calibrate --write-probes FILE\n"
     "                          [--power-mode MODE] [--batch N] [--dim NAME=V] [--precision P]\n"
     "                          [--measured-format auto|ort|trtexec|csv]\n"
     "\n"
@@ -279,9 +280,10 @@ static const char calibrate_usage[] =
     "from them.\n"
     "  --profile ID|FILE  fit onto this profile instead of measuring this machine\n"
     "  --from M=P     a model and its measured profile (repeat: fit on several models)\n"
-    "  --probe M=P    a probe model (kernels of every class; tools/validate/probes.py\n"
-    "                 writes one) and its profile, measured beside the models: it sets\n"
-    "                 only the classes no --from model has a kernel of\n"
+    "  --probe M=P    the probe model and its profile, measured beside the models: it\n"
+    "                 sets only the product class (convolutions or GEMMs) no --from\n"
+    "                 model has a kernel of\n"
+    "  --write-probes FILE  write the probe model (six dense products, ONNX) and stop\n"
     "  --stack TEXT   the software stack the runs were measured on (named in the answer)\n"
     "  --power-mode, --batch, --dim, --precision, --measured-format\n"
     "                 how the runs were measured (as for an analysis; one for all)\n";
@@ -423,6 +425,7 @@ int rl_calibrate_main(int argc, char **argv) {
     s.mem_bytes = 0; /* --mem-mib, else chosen by calib_describe_machine */
     int rc = parse_args(argc, argv, &s, &fit, &out, &id);
     if (rc) return rc == 1 ? 0 : rc;
+    if (fit.write_probes) return write_probe_model(fit.write_probes);
     if (fit.base && fit.n_from == 0) {
         fprintf(stderr, "rooflens calibrate: --profile goes with --from (a profile to fit onto)\n");
         return 2;

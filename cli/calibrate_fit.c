@@ -37,6 +37,7 @@ int fit_parse_option(fit_args *a, const char *opt, const char *value) {
         return 1;
     }
     const char **slot = !strcmp(opt, "--profile")           ? &a->base
+                        : !strcmp(opt, "--write-probes")    ? &a->write_probes
                         : !strcmp(opt, "--stack")           ? &a->stack
                         : !strcmp(opt, "--measured-format") ? &a->format
                         : !strcmp(opt, "--power-mode")      ? &a->power_mode
@@ -230,6 +231,25 @@ static const char *error_file(const char *answer, const fit_args *a, char *buf, 
     if (file && file != buf) snprintf(buf, cap, "%s", file), file = buf;
     cJSON_Delete(e);
     return file;
+}
+
+int write_probe_model(const char *path) {
+    size_t n = 0;
+    unsigned char *bytes = rl_probe_model(&n);
+    FILE *f = bytes ? fopen(path, "wb") : NULL;
+    bool ok = f && fwrite(bytes, 1, n, f) == n;
+    if (f && fclose(f) != 0) ok = false;
+    rl_free(bytes);
+    if (!ok) {
+        fprintf(stderr, "rooflens calibrate: could not write the probe model to %s%s\n", txt(path),
+                bytes ? ": check the folder exists and is writable" : " (out of memory)");
+        return 1;
+    }
+    fprintf(stderr, "probe model written to %s (%zu bytes): 3x3, 1x1 and strided convolutions, a transformer's GEMM "
+                    "and attention scores, a classifier's GEMV.\nProfile it with your runtime as you profile your "
+                    "models, then fit with --probe %s=PROFILE beside each --from: it sets the product class "
+                    "(convolutions or GEMMs) your models have no kernel of.\n", txt(path), n, txt(path));
+    return 0;
 }
 
 char *fit_profile(const char *profile_text, const fit_args *a, int *status) {

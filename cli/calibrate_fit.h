@@ -13,6 +13,7 @@ typedef struct fit_args {
     bool probe[FIT_MAX_FROM];       /* from[i] came with --probe (rl_fit_input.probe) */
     int n_from;
     const char *base;       /* --profile FILE or ID: fit onto it instead of measuring this machine */
+    const char *write_probes; /* --write-probes FILE: write the probe model there, and nothing else */
     const char *stack;      /* --stack TEXT: the software stack the runs were measured on */
     const char *format;     /* --measured-format (auto, ort, trtexec, csv) */
     const char *power_mode; /* --power-mode: the mode the runs were measured in */
@@ -26,6 +27,10 @@ typedef struct fit_args {
  * when it was one (the caller skips its value), 0 when it is not a fit
  * option, 2 on a usage error (said on stderr). */
 int fit_parse_option(fit_args *a, const char *opt, const char *value);
+
+/* Writes the probe model (rl_probe_model) to path and says what to do
+ * with it, on stderr. Returns the exit code. */
+int write_probe_model(const char *path);
 
 /* Fits `profile_text` (a hardware profile) to every --from pair and returns
  * the fitted profile's text (malloc'd; the caller frees it), or NULL with the

@@ -1196,6 +1196,45 @@ static void fit_fills_gaps_from_probes(const cJSON *unit) {
     rl_model_free(block), rl_model_free(conv);
 }
 
+/* The probe model (rl_probe_model): the same bytes every call, a model
+ * the reader takes, six products and nothing else: three dense
+ * convolutions (the convolution class) and three GEMMs (the matrix
+ * class), each with the FLOPs of its shape, each reading its own input. */
+static void probe_model(const cJSON *unit) {
+    size_t n = 0, n2 = 0;
+    unsigned char *a = rl_probe_model(&n), *b = rl_probe_model(&n2);
+    CHECK(a && b && n == n2 && n > 1000000 && !memcmp(a, b, n), "the probe model: %zu bytes, the same each call", n);
+    char *err = NULL;
+    rl_model *m = a ? rl_model_read(a, n, NULL, &err) : NULL;
+    CHECK(m != NULL, "the reader takes the probe model: %s", err ? err : "");
+    rl_free(err), rl_free(a), rl_free(b);
+    if (!m) return;
+    cJSON *r = analyze(m, unit, "unfused", 0);
+    static const struct { const char *name, *cls; double flops; } want[] = {
+        {"conv3x3_64/Conv", "convolution", 2.0 * 64 * 64 * 9 * 56 * 56 + 64 * 56 * 56},
+        {"conv1x1_256to64/Conv", "convolution", 2.0 * 256 * 64 * 56 * 56 + 64 * 56 * 56},
+        {"conv3x3_s2_128/Conv", "convolution", 2.0 * 128 * 128 * 9 * 28 * 28 + 128 * 28 * 28},
+        {"matmul_128x768x3072/MatMul", "matrix", 2.0 * 128 * 768 * 3072},
+        {"matmul_attention_scores/MatMul", "matrix", 2.0 * 12 * 128 * 64 * 128},
+        {"gemm_1280x1000/Gemm", "matrix", 2.0 * 1280 * 1000 + 1000},
+    };
+    const cJSON *layers = check_at(r, "layers"), *l;
+    CHECK(cJSON_GetArraySize(layers) == 6, "six products, nothing else: %d layers", cJSON_GetArraySize(layers));
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+        bool found = false;
+        cJSON_ArrayForEach(l, layers) {
+            if (strcmp(check_str(l, "name"), want[k].name)) continue;
+            found = true;
+            CHECK(!strcmp(check_str(l, "op_class"), want[k].cls) && check_num(l, "flops") == want[k].flops,
+                  "%s: class %s (want %s), %g FLOPs (want %g)", want[k].name, check_str(l, "op_class"), want[k].cls,
+                  check_num(l, "flops"), want[k].flops);
+        }
+        CHECK(found, "the probe model has %s", want[k].name);
+    }
+    cJSON_Delete(r);
+    rl_model_free(m);
+}
+
 /* Runs of a stack that lowers its convolutions by im2col: the fit, made
  * both ways, keeps im2col. */
 static void fit_finds_im2col(const cJSON *unit) {
@@ -1778,6 +1817,7 @@ int main(int argc, char **argv) {
         fit_tests(unit);
         fit_finds_im2col(unit);
         fit_fills_gaps_from_probes(unit);
+        probe_model(unit);
         fit_real_profiles(unit);
         cJSON *per_class = class_cost_profile(unit, 3e-5);
         cJSON_DeleteItemFromObject(cJSON_GetObjectItem(per_class, "forecast"), "stack");

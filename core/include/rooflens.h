@@ -335,10 +335,10 @@ typedef struct rl_fit_input {
                                  them (precision, batch, dims, power_mode, ...; "hardware" is
                                  ignored; every input names the same power_mode, whose ceilings
                                  the fitted fractions are shares of); NULL: {} */
-    bool probe;               /* a probe model (kernels of each class, measured beside the models:
-                                 tools/validate/probes.py writes a set): its kernels set only the
-                                 class fractions no other input informs, never the fixed costs, the
-                                 stack's settings or anything the models set, and it is no model of
+    bool probe;               /* a probe model (dense products measured beside the models:
+                                 rl_probe_model writes one): its kernels set only the compute
+                                 fraction of a product class (matrix, convolution) no model
+                                 informs, never anything the models set, and it is no model of
                                  the cross-validation (docs/model.md §12.5). A fit needs one input
                                  that is not a probe. */
 } rl_fit_input;
@@ -359,6 +359,15 @@ typedef struct rl_fit_input {
  * profile, request or measured text (where names the input), or no measured
  * kernel matched to a node of known cost. Free the result with rl_free(). */
 char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size_t n_inputs, const char *stack);
+
+/* The probe model (docs/model.md §12.5) as ONNX bytes (*size of them):
+ * dense products as a CNN and a transformer run them (3x3, 1x1 and
+ * strided convolutions, a transformer's GEMM and attention scores, a
+ * classifier's GEMV), side by side in one graph, each reading its own
+ * input. Profile it with the runtime beside the models and give it to
+ * rl_fit_forecast as an input with `probe` set. The same bytes every
+ * call. Free with rl_free(); NULL out of memory. */
+unsigned char *rl_probe_model(size_t *size);
 
 void rl_free(void *p);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gguf_decoder.h"
+#include "onnx_build.h"
 #include "pb_write.h"
 #include "reader.h"
 #include "storage.h"
@@ -22,9 +23,6 @@
 #define MAX_POSITIONS (INT64_C(1) << 24)
 #define MS "com.microsoft"
 
-/* ONNX field numbers and enums used here (onnx.proto) */
-enum { ONNX_FLOAT = 1, ONNX_INT64 = 7, ONNX_FLOAT16 = 10 };
-enum { ATTR_FLOAT = 1, ATTR_INT = 2, ATTR_STRING = 3, ATTR_INTS = 7 };
 
 enum activation { ACT_SILU, ACT_GELU };
 
@@ -63,41 +61,16 @@ typedef struct dec {
     const gguf_file *f;
     const arch_def *a;
     hparams h;
-    pb_buf graph, node, tmp, tmp2;
+    onnx_graph G;
     bool *placed; /* per tensor: read by a node */
-    uint64_t nodes;
     rl_error *err;
 } dec;
-
-typedef struct attr {
-    const char *name;
-    int type;
-    int64_t i;
-    float f;
-    const char *s;
-} attr;
 
 /* ------------------------------------------------------------ writing -- */
 
 static void node(dec *D, const char *op, const char *domain, const char *name, const char *const *in, int n_in,
                  const char *const *out, int n_out, const attr *at, int n_at) {
-    pb_buf *b = &D->node;
-    for (int i = 0; i < n_in; i++) pb_str_field(b, 1, in[i] ? in[i] : "");
-    for (int i = 0; i < n_out; i++) pb_str_field(b, 2, out[i] ? out[i] : "");
-    pb_str_field(b, 3, name);
-    pb_str_field(b, 4, op);
-    for (int i = 0; i < n_at; i++) {
-        pb_buf *t = &D->tmp;
-        pb_str_field(t, 1, at[i].name);
-        if (at[i].type == ATTR_FLOAT) pb_float_field(t, 2, at[i].f);
-        else if (at[i].type == ATTR_INT) pb_varint_field(t, 3, (uint64_t)at[i].i);
-        else pb_str_field(t, 4, at[i].s);
-        pb_varint_field(t, 20, (uint64_t)at[i].type);
-        pb_msg_field(b, 5, t);
-    }
-    if (domain[0]) pb_str_field(b, 7, domain);
-    pb_msg_field(&D->graph, 1, b);
-    D->nodes++;
+    onnx_node(&D->G, op, domain, name, in, n_in, out, n_out, at, n_at);
 }
 
 /* An initializer: dims as ONNX lists them (outermost first), its storage,
@@ -106,15 +79,12 @@ static void node(dec *D, const char *op, const char *domain, const char *name, c
  * reader's mark that the payload is absent. */
 static void initializer(dec *D, const char *name, const int64_t *dims, int rank, int dtype, int storage,
                         uint64_t exact_bytes, const void *raw, size_t raw_len) {
-    pb_buf *t = &D->tmp2;
-    for (int i = 0; i < rank; i++) pb_varint_field(t, 1, (uint64_t)dims[i]);
-    pb_varint_field(t, 2, (uint64_t)dtype);
-    pb_str_field(t, 8, name);
+    pb_buf *t = onnx_initializer_begin(&D->G, name, dims, rank, dtype);
     if (raw) pb_bytes_field(t, 9, raw, raw_len);
     else pb_varint_field(t, RL_DROP_MARKER_FIELD, 1);
     pb_varint_field(t, RL_STORAGE_FIELD, (uint64_t)storage);
     if (exact_bytes) pb_varint_field(t, RL_BYTES_FIELD, exact_bytes);
-    pb_msg_field(&D->graph, 5, t);
+    onnx_initializer_end(&D->G);
 }
 
 static void int64_const(dec *D, const char *name, const int64_t *v, int n, bool scalar) {
@@ -129,23 +99,7 @@ static void int64_const(dec *D, const char *name, const int64_t *v, int n, bool 
  * (dims[i] < 0) the symbolic name params[i]. */
 static void io(dec *D, int field, const char *name, int dtype, int rank, const int64_t *dims,
                const char *const *params) {
-    pb_buf *shape = &D->tmp, *t = &D->tmp2;
-    pb_buf dim = {0}, tensor = {0}, type = {0};
-    for (int i = 0; i < rank; i++) {
-        if (dims[i] >= 0) pb_varint_field(&dim, 1, (uint64_t)dims[i]);
-        else pb_str_field(&dim, 2, params[i]);
-        pb_msg_field(shape, 1, &dim);
-    }
-    pb_varint_field(&tensor, 1, (uint64_t)dtype);
-    pb_msg_field(&tensor, 2, shape);
-    pb_msg_field(&type, 1, &tensor);
-    pb_str_field(t, 1, name);
-    pb_msg_field(t, 2, &type);
-    pb_msg_field(&D->graph, (uint32_t)field, t);
-    if (dim.oom || tensor.oom || type.oom) D->graph.oom = true;
-    pb_free(&dim);
-    pb_free(&tensor);
-    pb_free(&type);
+    onnx_io(&D->G, field, name, dtype, rank, dims, params);
 }
 
 /* ------------------------------------------------------------ tensors -- */
@@ -178,7 +132,7 @@ static const gguf_tensor *need(dec *D, int layer, const char *what) {
 
 /* y = x · Wᵀ (+ bias): W as ggml stores it, [out, in]. */
 static void linear(dec *D, const char *x, const gguf_tensor *w, const char *y) {
-    static const attr tb[] = {{"transB", ATTR_INT, 1, 0, NULL}};
+    static const attr tb[] = {ATTR_I("transB", 1)};
     char bias_name[160], mm[192];
     snprintf(bias_name, sizeof bias_name, "%s", w->name);
     char *dot = strstr(bias_name, ".weight");
@@ -196,7 +150,7 @@ static void linear(dec *D, const char *x, const gguf_tensor *w, const char *y) {
 }
 
 static void rms_norm(dec *D, const char *x, const gguf_tensor *w, const char *y) {
-    const attr at[] = {{"axis", ATTR_INT, -1, 0, NULL}, {"epsilon", ATTR_FLOAT, 0, (float)D->h.eps, NULL}};
+    const attr at[] = {ATTR_I("axis", -1), ATTR_F("epsilon", (float)D->h.eps)};
     const char *in[] = {x, place(D, w)}, *out[] = {y};
     node(D, "SimplifiedLayerNormalization", "", w->name, in, 2, out, 1, at, 2);
 }
@@ -204,7 +158,7 @@ static void rms_norm(dec *D, const char *x, const gguf_tensor *w, const char *y)
 /* x + residual, normalized: y, and the sum (the next residual). */
 static void skip_norm(dec *D, const char *x, const char *residual, const gguf_tensor *w, const char *y,
                       const char *sum) {
-    const attr at[] = {{"epsilon", ATTR_FLOAT, 0, (float)D->h.eps, NULL}};
+    const attr at[] = {ATTR_F("epsilon", (float)D->h.eps)};
     const char *in[] = {x, residual, place(D, w)}, *out[] = {y, "", "", sum};
     node(D, "SkipSimplifiedLayerNormalization", MS, w->name, in, 3, out, sum ? 4 : 1, at, 1);
 }
@@ -380,11 +334,11 @@ static void attention(dec *D, int i, const char *h, const char *y) {
     /* a window of W tokens: the query and the W - 1 keys before it, as llama.cpp masks it */
     int every = D->a->swa_every;
     bool swa = D->h.window > 0 && (every == SWA_ALL || (every > 0 && i % every < every - 1));
-    const attr at[] = {{"num_heads", ATTR_INT, D->h.H, 0, NULL},
-                       {"kv_num_heads", ATTR_INT, kv_heads(D, i), 0, NULL},
-                       {"do_rotary", ATTR_INT, 1, 0, NULL},
-                       {"scale", ATTR_FLOAT, 0, (float)(1.0 / sqrt((double)D->h.hd)), NULL},
-                       {"local_window_size", ATTR_INT, swa ? D->h.window - 1 : -1, 0, NULL}};
+    const attr at[] = {ATTR_I("num_heads", D->h.H),
+                       ATTR_I("kv_num_heads", kv_heads(D, i)),
+                       ATTR_I("do_rotary", 1),
+                       ATTR_F("scale", (float)(1.0 / sqrt((double)D->h.hd))),
+                       ATTR_I("local_window_size", swa ? D->h.window - 1 : -1)};
     /* gpt-oss's attention sinks: a learned logit per head in each softmax (GQA's head_sink) */
     const gguf_tensor *sinks = tensor(D, i, "attn_sinks.weight");
     const char *in[] = {q, k[0] ? k : "", v[0] ? v : "", pk, pv, "seqlens_k", "total_sequence_length_i32",
@@ -409,26 +363,17 @@ static void reshape(dec *D, const char *x, const int64_t *shape, int rank, const
     node(D, "Reshape", "", y, in, 2, out, 1, NULL, 0);
 }
 
-/* [a, b, c, d] -> [a, c, b, d]: a Transpose, written here for its ints
- * attribute (perm), which node() does not write. */
+/* [a, b, c, d] -> [a, c, b, d]: a Transpose. */
 static void swap_middle(dec *D, const char *x, const char *y) {
-    pb_buf *b = &D->node, *t = &D->tmp;
-    pb_str_field(b, 1, x);
-    pb_str_field(b, 2, y);
-    pb_str_field(b, 3, y);
-    pb_str_field(b, 4, "Transpose");
-    pb_str_field(t, 1, "perm");
-    static const uint64_t perm[] = {0, 2, 1, 3};
-    for (int i = 0; i < 4; i++) pb_varint_field(t, 8, perm[i]);
-    pb_varint_field(t, 20, ATTR_INTS);
-    pb_msg_field(b, 5, t);
-    pb_msg_field(&D->graph, 1, b);
-    D->nodes++;
+    static const int64_t order[] = {0, 2, 1, 3};
+    const attr perm[] = {ATTR_IS("perm", order, 4)};
+    const char *in[] = {x}, *out[] = {y};
+    node(D, "Transpose", "", y, in, 1, out, 1, perm, 1);
 }
 
 /* x split on its last axis into a (first `na` elements) and b (the rest). */
 static void split_last(dec *D, const char *x, int64_t na, int64_t nb, const char *a, const char *b) {
-    static const attr axis[] = {{"axis", ATTR_INT, -1, 0, NULL}};
+    static const attr axis[] = {ATTR_I("axis", -1)};
     char sizes[112];
     snprintf(sizes, sizeof sizes, "%s/sizes", a);
     const int64_t v[] = {na, nb};
@@ -438,14 +383,14 @@ static void split_last(dec *D, const char *x, int64_t na, int64_t nb, const char
 }
 
 static void concat_last(dec *D, const char *a, const char *b, const char *y) {
-    static const attr axis[] = {{"axis", ATTR_INT, -1, 0, NULL}};
+    static const attr axis[] = {ATTR_I("axis", -1)};
     const char *in[] = {a, b}, *out[] = {y};
     node(D, "Concat", "", y, in, 2, out, 1, axis, 1);
 }
 
 /* Rotary positions on x ([B, heads, S, rope], or [B, S, rope] for one head). */
 static void rotary(dec *D, const char *x, const char *y) {
-    static const attr one_head[] = {{"num_heads", ATTR_INT, 1, 0, NULL}};
+    static const attr one_head[] = {ATTR_I("num_heads", 1)};
     const char *in[] = {x, "position_ids", "cos_cache", "sin_cache"}, *out[] = {y};
     node(D, "RotaryEmbedding", MS, y, in, 4, out, 1, one_head, 1);
 }
@@ -535,7 +480,7 @@ static void mla_attention(dec *D, int i, const char *h, const char *y) {
     snprintf(present, sizeof present, "present.%d.latent", i);
     snprintf(att, sizeof att, "/blk.%d/attn", i);
     snprintf(name, sizeof name, "/blk.%d/attention", i);
-    const attr at[] = {{"scale", ATTR_FLOAT, 0, (float)(1.0 / sqrt((double)(P->nope + P->rope))), NULL}};
+    const attr at[] = {ATTR_F("scale", (float)(1.0 / sqrt((double)(P->nope + P->rope))))};
     const char *in[] = {qf, k4, v4, "", past, ""}, *out[] = {att, present};
     node(D, "Attention", "", name, in, 6, out, 2, at, 1);
     snprintf(vo, sizeof vo, "/blk.%d/v_heads", i);
@@ -565,7 +510,7 @@ static void mlp(dec *D, int i, const char *x, const char *suffix, const char *y)
         linear(D, x, gate, g);
         linear(D, x, up, u);
     } else {
-        static const attr split[] = {{"axis", ATTR_INT, -1, 0, NULL}, {"num_outputs", ATTR_INT, 2, 0, NULL}};
+        static const attr split[] = {ATTR_I("axis", -1), ATTR_I("num_outputs", 2)};
         snprintf(gu, sizeof gu, "/blk.%d/ffn_gate_up%s", i, suffix);
         linear(D, x, up, gu);
         const char *in[] = {gu}, *out[] = {g, u};
@@ -573,7 +518,7 @@ static void mlp(dec *D, int i, const char *x, const char *suffix, const char *y)
     }
     snprintf(act, sizeof act, "%s/act", g);
     if (D->a->activation == ACT_GELU) {
-        static const attr tanh_approx[] = {{"approximate", ATTR_STRING, 0, 0, "tanh"}};
+        static const attr tanh_approx[] = {ATTR_S("approximate", "tanh")};
         const char *in[] = {g}, *out[] = {act};
         node(D, "Gelu", "", act, in, 1, out, 1, tanh_approx, 1);
     } else {
@@ -606,9 +551,9 @@ static void experts(dec *D, int i, const char *x, const gguf_tensor *router, con
     int64_const(D, shape, rows, 2, false);
     const char *rin[] = {logits, shape}, *rout[] = {probs};
     node(D, "Reshape", "", probs, rin, 2, rout, 1, NULL, 0);
-    const attr at[] = {{"k", ATTR_INT, D->h.k, 0, NULL},
-                       {"activation_type", ATTR_STRING, 0, 0, "silu"},
-                       {"normalize_routing_weights", ATTR_INT, 1, 0, NULL}};
+    const attr at[] = {ATTR_I("k", D->h.k),
+                       ATTR_S("activation_type", "silu"),
+                       ATTR_I("normalize_routing_weights", 1)};
     bool has_shared = tensor(D, i, "ffn_up_shexp.weight") != NULL;
     /* gpt-oss's experts have biases ([ff, E] and [d, E]) */
     const gguf_tensor *bg = tensor(D, i, "ffn_gate_exps.bias"), *bd = tensor(D, i, "ffn_down_exps.bias"),
@@ -665,9 +610,9 @@ static void block(dec *D, int i, const char *x, char *residual, size_t cap, cons
 /* The embedding, and what GroupQueryAttention reads of the mask: the
  * sequence lengths and the total length, as ONNX Runtime GenAI computes them. */
 static void prologue(dec *D, const char *x) {
-    static const attr keep0[] = {{"keepdims", ATTR_INT, 0, 0, NULL}};
-    static const attr axis0[] = {{"axis", ATTR_INT, 0, 0, NULL}};
-    static const attr to_i32[] = {{"to", ATTR_INT, 6, 0, NULL}};
+    static const attr keep0[] = {ATTR_I("keepdims", 0)};
+    static const attr axis0[] = {ATTR_I("axis", 0)};
+    static const attr to_i32[] = {ATTR_I("to", 6)};
     int64_t one = 1;
     int64_const(D, "/const/axes_1", &one, 1, false);
     int64_const(D, "/const/one", &one, 1, true);
@@ -765,7 +710,7 @@ static void weights(dec *D) {
                                      t->name);
         unplaced++;
     }
-    pb_str_field(&D->graph, 10, doc);
+    pb_str_field(&D->G.graph, 10, doc);
 }
 
 static void build(dec *D) {
@@ -788,7 +733,7 @@ static void build(dec *D) {
     else if (D->f->checkpoint) /* what was read, wherever the name is shown */
         snprintf(label, sizeof label, "%s safetensors checkpoint (%s)", D->a->name, D->f->checkpoint);
     bool labelled = D->f->from_config || D->f->checkpoint;
-    pb_str_field(&D->graph, 2, labelled ? label : name && name[0] ? name : D->a->name);
+    pb_str_field(&D->G.graph, 2, labelled ? label : name && name[0] ? name : D->a->name);
 }
 
 static const arch_def *find_arch(const gguf_file *f, rl_error *err) {
@@ -822,7 +767,7 @@ uint8_t *gguf_decoder_skeleton(const gguf_file *f, size_t *len, uint64_t *nodes,
         else if (f->from_config) snprintf(v, sizeof v, "weights sized at %s", f->from_config);
         else snprintf(v, sizeof v, "version %u", f->version);
         pb_str_field(&model, 3, v);
-        pb_msg_field(&model, 7, &D.graph);
+        pb_msg_field(&model, 7, &D.G.graph);
         pb_buf op = {0};
         pb_str_field(&op, 1, "");
         pb_varint_field(&op, 2, D.a->mla ? 23 : 21); /* MLA: ONNX Attention (23), keys and values of two widths */
@@ -832,8 +777,8 @@ uint8_t *gguf_decoder_skeleton(const gguf_file *f, size_t *len, uint64_t *nodes,
         pb_msg_field(&model, 8, &op);
         pb_free(&op);
     }
-    bool oom = model.oom || D.graph.oom || D.node.oom || D.tmp.oom || D.tmp2.oom;
-    pb_free(&D.graph), pb_free(&D.node), pb_free(&D.tmp), pb_free(&D.tmp2);
+    bool oom = model.oom || onnx_graph_oom(&D.G);
+    onnx_graph_free(&D.G);
     free(D.placed);
     if (oom && !err->code[0]) rl_error_set(err, "out_of_memory", "GGUF file", "out of memory building the decoder");
     if (err->code[0]) {
@@ -841,6 +786,6 @@ uint8_t *gguf_decoder_skeleton(const gguf_file *f, size_t *len, uint64_t *nodes,
         return NULL;
     }
     *len = model.n;
-    *nodes = D.nodes;
+    *nodes = D.G.nodes;
     return model.p;
 }

@@ -86,9 +86,9 @@ for m in $POOL $MODELS; do
   [[ -f "$f" ]] && ALL+=("$m")
 done
 for m in $POOL; do [[ -f "$OUT/models/$m.onnx" ]] || { echo "the pool's $m is missing" >&2; exit 1; }; done
-# the probe models (tools/validate/probes.py): one kernel of each kind, in
-# one graph, measured with the models so that the same minutes time both
-[[ -f "$OUT/models/probes.onnx" ]] || $PY tools/validate/probes.py "$OUT/models" > /dev/null
+# the probe model (rooflens calibrate --write-probes: six dense products in
+# one graph), measured with the models so that the same minutes time both
+[[ -f "$OUT/models/probes.onnx" ]] || $RL calibrate --write-probes "$OUT/models/probes.onnx" 2> /dev/null
 
 echo "== rooflens calibrate"
 [[ -f "$OUT/calibrated-cpu.json" ]] || $RL calibrate --out "$OUT/calibrated-cpu.json" 2> "$OUT/calibrate.log"

@@ -258,7 +258,7 @@ def main():
     pool = a.pool.split()
     models = sorted({os.path.basename(p).rsplit("_", 1)[0]
                      for p in glob.glob(os.path.join(a.out, "runs", "*.meta.json"))})
-    # the probe models (tools/validate/probes.py) are measured beside the
+    # the probe model (rooflens calibrate --write-probes) is measured beside the
     # models but are no model of the validation
     models = pool + [m for m in models if m not in pool and m != "probes"]
     model, isa = cpu()
