@@ -24,6 +24,24 @@ void rl_fit_run_totals(const fit_samples *fs, int r, const rl_forecast_params *p
         if (fs->s[i].run == r) *meas += fs->s[i].measured_s, *fc += rl_fc_kernel_time(&fs->s[i].k, p);
 }
 
+/* One run's row of the provenance: its name, kernels, measured and
+ * forecast time under p and their relative error (*error; -1 when nothing
+ * was measured). */
+static cJSON *run_row(const fit_samples *fs, int r, const char *name, const rl_forecast_params *p, double *error) {
+    double meas, fc;
+    int k = 0;
+    rl_fit_run_totals(fs, r, p, &meas, &fc);
+    for (int i = 0; i < fs->n; i++) k += fs->s[i].run == r;
+    *error = meas > 0 ? fabs(fc - meas) / meas : -1;
+    cJSON *row = cJSON_CreateObject();
+    cJSON_AddStringToObject(row, "name", name);
+    cJSON_AddNumberToObject(row, "kernels", k);
+    rl_json_add_num(row, "measured_s", meas);
+    rl_json_add_num(row, "forecast_s", fc);
+    rl_json_add_num(row, "error", *error >= 0 ? *error : NAN);
+    return row;
+}
+
 /* fit.search: the distinct kernels the search worked on (samples with the
  * same figures pooled), the evaluations it made, and whether its budget
  * stopped it before it converged (then a note says so: the parameters are
@@ -53,22 +71,14 @@ cJSON *rl_fit_provenance(const fit_samples *fs, const rl_fit_input *in, size_t n
     cJSON *models = cJSON_AddArrayToObject(fit, "models");
     int n_runs = 0;
     for (size_t r = 0; r < n_in; r++) {
-        double meas, fc;
-        int k = 0;
-        rl_fit_run_totals(fs, (int)r, p, &meas, &fc);
-        for (int i = 0; i < fs->n; i++) k += fs->s[i].run == (int)r;
-        cJSON *mo = cJSON_CreateObject();
         char label[32];
         snprintf(label, sizeof label, "model %zu", r + 1);
-        cJSON_AddStringToObject(mo, "name", in[r].name ? in[r].name : label);
-        cJSON_AddNumberToObject(mo, "kernels", k);
+        double error;
+        cJSON *mo = run_row(fs, (int)r, in[r].name ? in[r].name : label, p, &error);
         cJSON_AddNumberToObject(mo, "kernels_launched", fs->launched[r]);
         cJSON_AddNumberToObject(mo, "kernels_unfused_plan", fs->plan_unfused[r]);
         cJSON_AddNumberToObject(mo, "kernels_fused_plan", fs->plan_fused[r]);
-        rl_json_add_num(mo, "measured_s", meas);
-        rl_json_add_num(mo, "forecast_s", fc);
-        rl_json_add_num(mo, "error", meas > 0 ? fabs(fc - meas) / meas : NAN);
-        if (meas > 0) run_err[n_runs++] = fabs(fc - meas) / meas;
+        if (error >= 0) run_err[n_runs++] = error;
         cJSON_AddItemToArray(models, mo);
     }
     for (int i = 0; i < fs->n; i++) err[i] = rl_fit_rel_error(&fs->s[i], p);
@@ -163,19 +173,9 @@ void rl_fit_add_probes(cJSON *fit, const fit_samples *ps, const rl_fit_input *pr
                        const rl_forecast_params *p) {
     if (!n_probe) return;
     cJSON *rows = cJSON_AddArrayToObject(fit, "probes");
-    for (size_t r = 0; r < n_probe; r++) {
-        double meas, fc;
-        int k = 0;
-        rl_fit_run_totals(ps, (int)r, p, &meas, &fc);
-        for (int i = 0; i < ps->n; i++) k += ps->s[i].run == (int)r;
-        cJSON *row = cJSON_CreateObject();
-        cJSON_AddStringToObject(row, "name", probe[r].name ? probe[r].name : "a probe");
-        cJSON_AddNumberToObject(row, "kernels", k);
-        rl_json_add_num(row, "measured_s", meas);
-        rl_json_add_num(row, "forecast_s", fc);
-        rl_json_add_num(row, "error", meas > 0 ? fabs(fc - meas) / meas : NAN);
-        cJSON_AddItemToArray(rows, row);
-    }
+    double error;
+    for (size_t r = 0; r < n_probe; r++)
+        cJSON_AddItemToArray(rows, run_row(ps, (int)r, probe[r].name ? probe[r].name : "a probe", p, &error));
 }
 
 /* fit.conv_lowering_from: what told the stack's lowering of convolutions. */
