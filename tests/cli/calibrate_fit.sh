@@ -58,6 +58,40 @@ check "as a bad measured profile" has "$TMP/err" "bad_measured"
 run "$TMP/out" "$TMP/err" calibrate --profile intel-xeon-8480 --from "$F/small_mlp.onnx=$TMP/none.json"
 check "a missing measured profile is refused ($rc)" test "$rc" -eq 3
 
+# the probe model: written by the CLI, and as a probe it sets only the product class the models lack
+run "$TMP/out" "$TMP/err" calibrate --write-probes "$TMP/probes.onnx"
+check "--write-probes writes the probe model ($rc)" test "$rc" -eq 0 -a -s "$TMP/probes.onnx"
+check "and says what to do with it" has "$TMP/err" "--probe $TMP/probes.onnx=PROFILE"
+run "$TMP/p.json" "$TMP/err" "$TMP/probes.onnx" --hw intel-xeon-8480 --format json
+check "the probe model is six products ($rc)" py "
+import json
+d = json.load(open('$TMP/p.json'))
+assert sorted(l['op_class'] for l in d['layers']) == ['convolution'] * 3 + ['matrix'] * 3, d['layers']
+"
+run "$TMP/out" "$TMP/err" calibrate --write-probes "$TMP/no/such/folder/p.onnx"
+check "--write-probes into a missing folder fails ($rc)" test "$rc" -eq 1
+check "saying where" has "$TMP/err" "could not write the probe model to"
+run "$TMP/out" "$TMP/err" calibrate --profile intel-xeon-8480 --out "$TMP/probed.json" \
+    --from "$F/small_mlp.onnx=$F/ort_small_mlp_all.json" --probe "$F/small_cnn.onnx=$F/ort_small_cnn_all.json"
+check "a fit with a probe ($rc)" test "$rc" -eq 0
+check "says what the probe set" has "$TMP/err" "fitted on the probes (no kernel of these among the models): convolution.compute_fraction"
+check "the probe sets the convolutions, and is no model of the fit" py "
+import json
+f = json.load(open('$TMP/probed.json'))['forecast']
+assert f['fit']['fitted_on_probes'] == ['convolution.compute_fraction'], f['fit']['fitted_on_probes']
+assert [m['name'].rsplit('/', 1)[-1] for m in f['fit']['models']] == ['small_mlp.onnx']
+assert [m['name'].rsplit('/', 1)[-1] for m in f['fit']['probes']] == ['small_cnn.onnx']
+c = f['classes']['convolution']['compute_fraction']
+assert c['kind'] == 'measured' and 'probe models' in c['source'], c
+"
+run "$TMP/out" "$TMP/err" calibrate --profile intel-xeon-8480 --probe "$F/small_cnn.onnx=$F/ort_small_cnn_all.json"
+check "probes alone are refused ($rc)" test "$rc" -eq 3
+check "saying a fit needs a model" has "$TMP/err" "every input is a probe"
+run "$TMP/out" "$TMP/err" calibrate --profile intel-xeon-8480 --probe "$F/small_mlp.onnx=$F/ort_small_cnn_all.json" \
+    --from "$F/small_mlp.onnx=$F/ort_small_mlp_all.json"
+check "a probe whose profile matches nothing is refused ($rc)" test "$rc" -eq 3
+check "naming the probe's own profile, by its place on the command line" has "$TMP/err" "at inputs[0].measured"
+
 # issue 43: hostile fits. A pair that matches nothing is refused beside a good one too.
 run "$TMP/out" "$TMP/err" calibrate --profile intel-xeon-8480 --out "$TMP/mix.json" \
     --from "$F/small_cnn.onnx=$F/csv_small_cnn.csv" --from "$F/small_mlp.onnx=$F/csv_small_cnn.csv"
