@@ -389,6 +389,14 @@ static void classes(const cJSON *unit) {
         {"transformer_block.onnx", "Softmax", "normalization", false},
         {"transformer_block.onnx", "Transpose", "data_movement", false},
         {"transformer_block.onnx", "Gather", "gather_scatter", false},
+        /* ONNX Runtime's fused activations sit in the norm family beside the
+         * normalisations they are fused with, but are elementwise work */
+        {"../ops/contrib_ops.onnx", "BiasGelu", "elementwise", false},
+        {"../ops/contrib_ops.onnx", "FastGelu", "elementwise", false},
+        {"../ops/contrib_ops.onnx", "QuickGelu", "elementwise", false},
+        {"../ops/contrib_ops.onnx", "Gelu", "elementwise", false},
+        {"../ops/contrib_ops.onnx", "BiasAdd", "elementwise", false},
+        {"../ops/contrib_ops.onnx", "SkipLayerNormalization", "normalization", false},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         rl_model *m = fixture(want[i].model);

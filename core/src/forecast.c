@@ -45,6 +45,7 @@ bool rl_fc_class_is_product(int cls) { return cls == RL_CLASS_MATRIX || cls == R
 int rl_node_op_class(const rl_node *n) {
     const rl_cost *k = &n->cost;
     int cls = -1;
+    if (n->op && (n->op->flags & RL_OP_ACTIVATION)) cls = RL_CLASS_ELEMENTWISE;
     for (size_t i = 0; n->op && cls < 0 && i < sizeof family_class / sizeof *family_class; i++)
         if (in_family(n->op, family_class[i].family)) cls = family_class[i].cls;
     /* a depthwise convolution (one input channel a group) is no product at

@@ -365,6 +365,9 @@ enum rl_op_flags {
     RL_OP_CONTROL = 1u << 1,  /* has subgraphs */
     RL_OP_BROADCAST = 1u << 2, /* repeats its input along new or unit axes: an engine can read the input in
                                   place through stride-0 axes instead of a copy (the forecast's "broadcast") */
+    RL_OP_ACTIVATION = 1u << 3, /* elementwise work kept in a family of another kind (the fused GELUs and bias
+                                   adds beside the normalisations they are fused with): the forecast classes it
+                                   elementwise, not by its family */
 };
 
 struct rl_op_def {
