@@ -236,13 +236,14 @@ static const char *error_file(const char *answer, const fit_args *a, char *buf, 
 int write_probe_model(const char *path) {
     size_t n = 0;
     unsigned char *bytes = rl_probe_model(&n);
-    FILE *f = bytes ? fopen(path, "wb") : NULL;
+    bool made = bytes != NULL;
+    FILE *f = made ? fopen(path, "wb") : NULL;
     bool ok = f && fwrite(bytes, 1, n, f) == n;
     if (f && fclose(f) != 0) ok = false;
     rl_free(bytes);
     if (!ok) {
         fprintf(stderr, "rooflens calibrate: could not write the probe model to %s%s\n", txt(path),
-                bytes ? ": check the folder exists and is writable" : " (out of memory)");
+                made ? ": check the folder exists and is writable" : " (out of memory)");
         return 1;
     }
     fprintf(stderr, "probe model written to %s (%zu bytes): 3x3, 1x1 and strided convolutions, a transformer's GEMM "

@@ -538,12 +538,12 @@ static int check_fitted_profile(const cJSON *profile, rl_error *err) {
  * probes after, with each one's index in inputs (for errors). Returns the
  * number of models. */
 static size_t models_then_probes(const rl_fit_input *inputs, size_t n, rl_fit_input *order, int *index) {
-    size_t k = 0;
-    for (int probes = 0; probes < 2; probes++)
+    size_t k = 0, models = 0;
+    for (int probes = 0; probes < 2; probes++) {
         for (size_t r = 0; r < n; r++)
             if (inputs[r].probe == (probes == 1)) order[k] = inputs[r], index[k++] = (int)r;
-    size_t models = 0;
-    while (models < n && !order[models].probe) models++;
+        if (!probes) models = k;
+    }
     return models;
 }
 

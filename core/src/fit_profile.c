@@ -53,9 +53,7 @@ void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fi
     else if (inf->kernel_s)
         cJSON_DeleteItemFromObjectCaseSensitive(f, "between_kernels_s");
     if (inf->group_s) replace_item(f, "group_overhead_s", figure_json(p->group_s, source, "measured"));
-    else if (filled->group_s) replace_item(f, "group_overhead_s", figure_json(p->group_s, probe_source, "measured"));
     if (inf->tile_k0) replace_item(f, "tile_overhead_k", figure_json(p->tile_k0, source, "measured"));
-    else if (filled->tile_k0) replace_item(f, "tile_overhead_k", figure_json(p->tile_k0, probe_source, "measured"));
     cJSON *classes = rl_fit_child_object(f, "classes");
     for (int c = 0; c < RL_CLASS_COUNT; c++) {
         cJSON *own = cJSON_GetObjectItemCaseSensitive(classes, rl_value_id(RL_LIST_OP_CLASS, c));
@@ -124,8 +122,6 @@ void rl_fit_add_fitted_names(cJSON *fit, const rl_fit_informed *inf, const rl_fi
         if (inf->memory[c]) cJSON_AddItemToArray(names, cJSON_CreateString(name));
         if (filled->memory[c]) cJSON_AddItemToArray(probed, cJSON_CreateString(name));
     }
-    if (filled->group_s) cJSON_AddItemToArray(probed, cJSON_CreateString("group_overhead_s"));
-    if (filled->tile_k0) cJSON_AddItemToArray(probed, cJSON_CreateString("tile_overhead_k"));
     rl_fit_informed both = *inf;
     rl_fit_informed_join(&both, filled);
     if (inf->kernel_s) cJSON_AddItemToArray(names, cJSON_CreateString("kernel_overhead_s"));

@@ -39,7 +39,7 @@ void onnx_io(onnx_graph *G, int field, const char *name, int dtype, int rank, co
     pb_buf *shape = &G->tmp, *t = &G->tmp2;
     pb_buf dim = {0}, tensor = {0}, type = {0};
     for (int i = 0; i < rank; i++) {
-        if (dims[i] >= 0 || !params) pb_varint_field(&dim, 1, (uint64_t)(dims[i] >= 0 ? dims[i] : 0));
+        if (dims[i] >= 0) pb_varint_field(&dim, 1, (uint64_t)dims[i]);
         else pb_str_field(&dim, 2, params[i]);
         pb_msg_field(shape, 1, &dim);
     }

@@ -56,7 +56,7 @@ void onnx_initializer_end(onnx_graph *G);
 
 /* A graph input (field ONNX_GRAPH_INPUT) or output (ONNX_GRAPH_OUTPUT) of
  * element type dtype, each dim a number or (dims[i] < 0) the symbolic
- * name params[i] (params may be NULL when every dim is a number). */
+ * name params[i]; params is read only for such dims (NULL when none). */
 void onnx_io(onnx_graph *G, int field, const char *name, int dtype, int rank, const int64_t *dims,
              const char *const *params);
 

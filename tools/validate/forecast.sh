@@ -156,8 +156,6 @@ for opt in disabled all; do
       forecast_all "$OUT/fits/$opt+probes/$pair.json" "$OUT/fits/$opt+probes/$pair"
     done
   done
-  fit "$POOL" "$opt" "$OUT/fits/$opt+probes/pool.json" probes
-  forecast_all "$OUT/fits/$opt+probes/pool.json" "$OUT/fits/$opt+probes/pool"
   # the whole pool: its band (leave-one-model-out), checked on the models it never saw
   fit "$POOL" "$opt" "$OUT/fits/$opt/pool.json"
   cat "$OUT/fits/$opt/pool.log"
