@@ -80,8 +80,20 @@ static cJSON *forecast_block(const setup *s, const results *r, bool llc) {
      * runtime does not pay (it ran them faster per FLOP than BERT's 128). */
     cJSON_AddItemToObject(f, "tile_m", figure_of_kind(1, "estimated: a CPU GEMM runs leftover rows through narrower "
                                                         "kernels, so M is not padded", "estimated"));
-    cJSON_AddItemToObject(f, "tile_n", figure_of_kind(16, "estimated: N is padded to whole vector registers (16 FP32 "
-                                                         "lanes of a 512-bit register)", "estimated"));
+    cJSON_AddItemToObject(f, "tile_n", figure_of_kind(16, "estimated: N is padded to whole strips of 16 columns, "
+                                                         "as ONNX Runtime's GEMM (MLAS) packs its right-hand matrix "
+                                                         "on x86, with AVX2 as with AVX-512", "estimated"));
+    /* Its NCHWc layout blocks the channels by the vector register's FP32
+     * lanes instead: RegNetX-1.6GF's 24 channels a group fill 8-channel
+     * blocks (AVX2) and run as one blocked kernel, but not 16-channel ones
+     * (AVX-512F), where they run a GEMM call a group. */
+    int block = r->isa.channel_block;
+    if (block > 0) {
+        char src[300];
+        snprintf(src, sizeof src, "%s: ONNX Runtime's NCHWc layout (MLAS) blocks the channels by the FP32 lanes of "
+                 "the vector register it runs, 16 with AVX-512F, 8 with AVX or AVX2, none below (1)", s->isa);
+        cJSON_AddItemToObject(f, "channel_block", figure_of_kind(block, src, "estimated"));
+    }
     cJSON_AddItemToObject(f, "tile_k", figure_of_kind(1, "no K step: a CPU GEMM takes any K", "estimated"));
     /* ONNX Runtime's CPU convolution loops over the groups of a grouped
      * convolution that is not depthwise, one im2col and GEMM call a group

@@ -91,14 +91,14 @@ rl_isa_bound rl_isa_flops_per_cycle(void) {
      * 512-bit unit on some Xeons, 128-bit units on Zen 1) stays under it */
     if (__builtin_cpu_supports("avx512f"))
         return (rl_isa_bound){64, "AVX-512F: 2 FMA units x 16 FP32 lanes x 2 FLOP = 64 FLOP per cycle per core "
-                                  "(the most an x86 core issues; a core with one 512-bit FMA unit reaches half)"};
+                                  "(the most an x86 core issues; a core with one 512-bit FMA unit reaches half)", 16};
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return (rl_isa_bound){32, "AVX2 + FMA: 2 FMA units x 8 FP32 lanes x 2 FLOP = 32 FLOP per cycle per core"};
+        return (rl_isa_bound){32, "AVX2 + FMA: 2 FMA units x 8 FP32 lanes x 2 FLOP = 32 FLOP per cycle per core", 8};
     if (__builtin_cpu_supports("avx"))
-        return (rl_isa_bound){16, "AVX without FMA: 1 multiply + 1 add unit x 8 FP32 lanes = 16 FLOP per cycle per core"};
-    return (rl_isa_bound){8, "SSE2: 1 multiply + 1 add unit x 4 FP32 lanes = 8 FLOP per cycle per core"};
+        return (rl_isa_bound){16, "AVX without FMA: 1 multiply + 1 add unit x 8 FP32 lanes = 16 FLOP per cycle per core", 8};
+    return (rl_isa_bound){8, "SSE2: 1 multiply + 1 add unit x 4 FP32 lanes = 8 FLOP per cycle per core", 1};
 #else
-    return (rl_isa_bound){0, "no FLOP-per-cycle bound known for this instruction set"};
+    return (rl_isa_bound){0, "no FLOP-per-cycle bound known for this instruction set", 0};
 #endif
 }
 

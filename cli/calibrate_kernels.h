@@ -27,6 +27,11 @@ rl_fma_kernel rl_pick_fma_kernel(void);
 typedef struct rl_isa_bound {
     double flops_per_cycle;
     const char *how; /* the derivation in words, for the profile's source */
+    /* the FP32 lanes of the vector register ONNX Runtime's NCHWc kernels
+     * (MLAS) run on this CPU, the channels of one block of that layout:
+     * 16 with AVX-512F, 8 with AVX or AVX2; 1 below AVX, where MLAS has
+     * no blocked layout; 0 where not known */
+    int channel_block;
 } rl_isa_bound;
 
 rl_isa_bound rl_isa_flops_per_cycle(void);

@@ -215,10 +215,12 @@ static void depthwise_lowering(const cJSON *unit) {
 /* conv_net's layout conversions under a stack of blocks of tile_n
  * channels (grouped_conv `grouped`, conv_lowering `lowering`), each kernel's
  * fixed cost 1 ms: forecast.layout_reorders' kernels; *t its time. */
-static double reorders_of(const cJSON *unit, double tile_n, const char *grouped, const char *lowering, double *t) {
+static double reorders_in_blocks(const cJSON *unit, double tile_n, double channel_block, const char *grouped,
+                                 const char *lowering, double *t) {
     static const double half[RL_CLASS_COUNT] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
     cJSON *hw = with_forecast(unit, half, half, 1e-3, 0), *f = cJSON_GetObjectItem(hw, "forecast");
     cJSON_ReplaceItemInObject(f, "tile_n", fig(tile_n));
+    if (channel_block > 0) cJSON_AddItemToObject(f, "channel_block", fig(channel_block));
     cJSON_AddStringToObject(f, "grouped_conv", grouped);
     if (lowering) cJSON_AddStringToObject(f, "conv_lowering", lowering);
     cJSON *r = fixture_analysis("conv_net.onnx", hw, "fused");
@@ -226,6 +228,10 @@ static double reorders_of(const cJSON *unit, double tile_n, const char *grouped,
     *t = check_num(r, "forecast.layout_reorders.time_s");
     cJSON_Delete(r);
     return k;
+}
+
+static double reorders_of(const cJSON *unit, double tile_n, const char *grouped, const char *lowering, double *t) {
+    return reorders_in_blocks(unit, tile_n, 0, grouped, lowering, t);
 }
 
 /* ONNX Runtime's NCHWc layout, placed by hand on conv_net: conv1 (3 input
@@ -245,6 +251,44 @@ static void layout_reorders(const cJSON *unit) {
     CHECK(ki == 0 && kg == 0 && ti == 0 && tg == 0, "no blocked layout, no conversions (im2col %g, one kernel %g)", ki, kg);
     CHECK(t16 > 3e-3 && t16 < 3.1e-3 && t4 > 1e-3 && t4 < 1.1e-3,
           "each conversion pays a kernel's fixed cost and moves a few KB (%g s, %g s)", t16, t4);
+}
+
+/* The layer `layer` of conv_net under a blocked stack (per_group, direct
+ * convolutions) of tile_n 16 and channel_block `block` (0: none given),
+ * compute-bound (every fraction 1e-3), each kernel's fixed cost kernel_s. */
+static double blocked_layer_s(const cJSON *unit, double block, const char *layer, double kernel_s) {
+    static const double low[RL_CLASS_COUNT] = {1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3};
+    static const double full[RL_CLASS_COUNT] = {1, 1, 1, 1, 1, 1, 1};
+    cJSON *hw = with_forecast(unit, low, full, kernel_s, 0), *f = cJSON_GetObjectItem(hw, "forecast");
+    cJSON_AddStringToObject(f, "grouped_conv", "per_group");
+    if (block > 0) cJSON_AddItemToObject(f, "channel_block", fig(block));
+    return conv_net_layer_s(hw, 16, layer);
+}
+
+/* A blocked CPU stack's channel blocks (channel_block) are not its GEMM's
+ * strips (tile_n): ONNX Runtime with AVX2 blocks NCHWc by 8 channels while
+ * its GEMM packs N by 16. With tile_n 16 and blocks of 4, conv_net's layout
+ * is that of blocks of 4 (1 conversion, not 3), and gconv's groups of 4
+ * channels fill the blocks and run as one kernel (one fixed cost, not 4),
+ * their output channels unpadded; the Gemm (N = 10) still pads N to 16;
+ * without channel_block, tile_n serves. */
+static void channel_block(const cJSON *unit) {
+    double t;
+    double k_b4 = reorders_in_blocks(unit, 16, 4, "per_group", NULL, &t), k_b16 = reorders_in_blocks(unit, 16, 16, "per_group", NULL, &t);
+    double k_none = reorders_in_blocks(unit, 16, 0, "per_group", NULL, &t);
+    CHECK(k_b4 == 1 && k_b16 == 3 && k_none == 3, "conversions: %g with blocks of 4 at tile_n 16 (1), %g of 16 (3), %g with none given (3)",
+          k_b4, k_b16, k_none);
+    const double k = 1e-3; /* far above the convolutions' work */
+    double g4 = blocked_layer_s(unit, 4, "gconv", k), g4b = blocked_layer_s(unit, 4, "gconv", 2 * k);
+    double g16 = blocked_layer_s(unit, 16, "gconv", k), g16b = blocked_layer_s(unit, 16, "gconv", 2 * k);
+    CHECK(fabs((g4b - g4) / k - 1) < 0.01 && fabs((g16b - g16) / (4 * k) - 1) < 0.01,
+          "gconv: one fixed cost in blocks of 4 (%g -> %g), 4 calls' in blocks of 16 (%g -> %g)", g4, g4b, g16, g16b);
+    double w4 = blocked_layer_s(unit, 4, "gconv", 1e-9), w_tiles4 = conv_forecast(unit, 4, "gconv", "per_group", 1e-9, 0);
+    double gemm4 = blocked_layer_s(unit, 4, "fc", 1e-9), gemm16 = blocked_layer_s(unit, 16, "fc", 1e-9);
+    CHECK(isfinite(w4) && w4 > 0 && check_close(w4, w_tiles4, 1e-9),
+          "gconv's 4 output channels a group pad to the block of 4, not to tile_n 16 (%g; at tile_n 4 %g)", w4, w_tiles4);
+    CHECK(isfinite(gemm4) && gemm4 > 0 && gemm4 == gemm16, "the Gemm pads N by tile_n, whatever the blocks (%g, %g)",
+          gemm4, gemm16);
 }
 
 /* BERT-base (sequence 128, unfused) under shape_ops `mode`, each kernel's
@@ -1816,6 +1860,7 @@ int main(int argc, char **argv) {
         grouped_calls(unit);
         depthwise_lowering(unit);
         layout_reorders(unit);
+        channel_block(unit);
         conv_lowering(unit);
         shape_ops(unit);
         fit_finds_shape_ops(unit);

@@ -91,7 +91,10 @@ static double tiling_share(const rl_forecast_params *p, double tm, double tn, do
     return pad * tiles / (waves * p->units);
 }
 
-double rl_matrix_quantization(const rl_forecast_params *p, double m, double n, double k, double batch) {
+/* rl_matrix_quantization with tile_n replaced by tile_n_full (a blocked
+ * layout's channel block for a direct convolution). */
+static double quantization_with_n(const rl_forecast_params *p, double tile_n_full, double m, double n, double k,
+                                  double batch) {
     if (!(m >= 1 && n >= 1 && k >= 1 && batch >= 1) || !isfinite(m * n * k * batch)) return 1;
     /* the engine halves its tile (up to 3 times) only while the tiles do
      * not fill the units: smaller tiles reuse less, so big products keep it.
@@ -101,7 +104,7 @@ double rl_matrix_quantization(const rl_forecast_params *p, double m, double n, d
     double m_min = max2(1, floor_pos(p->tile_m / 8));
     double best = 0;
     for (int s = 0; s < 4; s++) {
-        double tm = max2(1, floor_pos(p->tile_m / (1 << s))), tn = max2(1, floor_pos(p->tile_n / (1 << s)));
+        double tm = max2(1, floor_pos(p->tile_m / (1 << s))), tn = max2(1, floor_pos(tile_n_full / (1 << s)));
         if (m <= m_min) tm = m_min;
         best = max2(best, tiling_share(p, tm, tn, m, n, k, batch));
         if (batch * ceil_pos(m / tm) * ceil_pos(n / tn) >= p->units) break;
@@ -109,12 +112,17 @@ double rl_matrix_quantization(const rl_forecast_params *p, double m, double n, d
     return best > 0 && best <= 1 ? best : 1;
 }
 
+double rl_matrix_quantization(const rl_forecast_params *p, double m, double n, double k, double batch) {
+    return quantization_with_n(p, p->tile_n, m, n, k, batch);
+}
+
 /* Whether a grouped (not depthwise) convolution runs one GEMM call a
  * group: in a stack that does so ("grouped_conv": "per_group"), every one
  * when it lowers by im2col; with a blocked direct convolution
  * ("implicit_gemm", ONNX Runtime's NCHWc layout), only one whose channels a
  * group, in and out, do not fill whole blocks of the layout (the FP32 lanes
- * of a vector register, tile_n: 16 with AVX-512, 8 with AVX2), which the
+ * of a vector register, rl_fc_channel_block: 16 with AVX-512F, 8 with
+ * AVX2; RegNetX-1.6GF's 24 channels a group fill them only with AVX2), which the
  * layout cannot hold and the stack runs plain. Charged a call a group,
  * RegNetX-400MF's 16 channels a group (25 groups at its widest) were
  * forecast 26-44 % long by every fit with graph optimisations on
@@ -125,7 +133,7 @@ static bool conv_per_group_calls(const rl_forecast_params *p, const rl_node *n) 
     if (!p->group_calls || g <= 1 || in_per_group == 1 || !n->op_type || strcmp(n->op_type, "Conv")) return false;
     if (p->im2col) return true;
     const rl_value *out = n->n_out > 0 ? n->outv[0] : NULL;
-    int64_t block = (int64_t)p->tile_n, out_per_group = out && out->rank >= 2 ? out->dims[1] / g : 0;
+    int64_t block = (int64_t)rl_fc_channel_block(p), out_per_group = out && out->rank >= 2 ? out->dims[1] / g : 0;
     return block > 1 && (in_per_group % block != 0 || out_per_group <= 0 || out_per_group % block != 0);
 }
 
@@ -143,16 +151,17 @@ static bool depthwise_by_im2col(const rl_forecast_params *p, const rl_node *n) {
 /* The useful share of a depthwise Conv's work in a blocked CPU stack (one
  * that runs a grouped convolution's groups call by call, as
  * conv_per_group_calls reads it: its blocks are the FP32 lanes of a vector
- * register, tile_n): its channels padded to whole blocks. ONNX Runtime 1.30
- * runs MobileNetV3-Large's 72, 184 and 200 channels as 80, 192 and 208 (its
- * profile's NCHWc output shapes). 1 in any other stack: a GPU engine's
- * depthwise kernel is no GEMM, and its tile_n no block of channels. */
+ * register, rl_fc_channel_block): its channels padded to whole blocks. ONNX
+ * Runtime 1.30 with AVX-512F runs MobileNetV3-Large's 72, 184 and 200
+ * channels as 80, 192 and 208 (its profile's NCHWc output shapes). 1 in any
+ * other stack: a GPU engine's depthwise kernel is no GEMM, and its tile_n no
+ * block of channels. */
 static double depthwise_block_share(const rl_forecast_params *p, const rl_node *n) {
     if (!rl_fc_blocked_layout(p)) return 1;
     const rl_value *out = n->n_out > 0 ? n->outv[0] : NULL;
     if (!out || out->rank < 2 || out->dims[1] <= 0) return 1;
-    double c = (double)out->dims[1];
-    return c / (ceil_pos(c / p->tile_n) * p->tile_n);
+    double c = (double)out->dims[1], block = rl_fc_channel_block(p);
+    return c / (ceil_pos(c / block) * block);
 }
 
 /* A Conv the stack lowers by im2col (conv_lowering "im2col"): one GEMM of
@@ -183,6 +192,12 @@ static double node_quantization(const rl_prepared *pg, const rl_forecast_params 
             m = (double)out->dims[1] / g, nn = pixels / images, batch = g * images;
         } else {
             nn = (double)out->dims[1] / g, batch = g, m = pixels;
+            /* a blocked layout pads the output channels to its blocks, not
+             * to the GEMM's strips: the direct kernel writes whole blocks */
+            if (rl_fc_blocked_layout(p)) {
+                *k = n->cost.macs / elems;
+                return quantization_with_n(p, rl_fc_channel_block(p), m, nn, *k, batch);
+            }
         }
     } else {
         nn = (double)out->dims[out->rank - 1];

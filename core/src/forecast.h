@@ -23,11 +23,15 @@
 #define RL_FC_CACHE_SHARE 0.5
 
 /* Whether the stack is a blocked CPU one: it runs convolutions directly
- * (no im2col), on channels in blocks of tile_n (the FP32 lanes of a vector
- * register), and a grouped convolution whose groups do not fill whole
- * blocks one group at a time (grouped_conv "per_group"), as ONNX Runtime's
- * CPU provider with its graph optimisations on (the NCHWc layout). */
+ * (no im2col), on channels in blocks of rl_fc_channel_block (the FP32 lanes
+ * of a vector register), and a grouped convolution whose groups do not fill
+ * whole blocks one group at a time (grouped_conv "per_group"), as ONNX
+ * Runtime's CPU provider with its graph optimisations on (the NCHWc layout). */
 bool rl_fc_blocked_layout(const rl_forecast_params *p);
+
+/* The channels of one block of that layout: the profile's channel_block,
+ * or tile_n where it gives none. */
+double rl_fc_channel_block(const rl_forecast_params *p);
 
 /* A blocked CPU stack's layout conversions (forecast_layout.c): the values
  * a convolution or pooling reads blocked that were made plain (reordered

@@ -5,7 +5,11 @@
 #include "forecast.h"
 #include "ops/op.h"
 
-bool rl_fc_blocked_layout(const rl_forecast_params *p) { return !p->im2col && p->group_calls && p->tile_n > 1; }
+double rl_fc_channel_block(const rl_forecast_params *p) { return p->channel_block > 0 ? p->channel_block : p->tile_n; }
+
+bool rl_fc_blocked_layout(const rl_forecast_params *p) {
+    return !p->im2col && p->group_calls && rl_fc_channel_block(p) > 1;
+}
 
 /* Whether v is a float tensor of rank 4 (NCHW), the only kind the layout takes. */
 static bool nchw_float(const rl_value *v) { return v && v->rank == 4 && v->dtype == RL_DT_FLOAT; }
@@ -144,7 +148,8 @@ static void add_reorder(rl_ctx *c, const rl_prepared *pg, const rl_hw *hw, const
     double scale = pg->per_sample && at >= 0 && pg->per_sample[at] ? pg->batch_scale : 1;
     double plain = rl_value_bytes(c, v) * scale;
     if (!(plain > 0) || ch <= 0) return;
-    double padded = plain * (double)((ch + (int64_t)p->tile_n - 1) / (int64_t)p->tile_n) * p->tile_n / (double)ch;
+    int64_t block = (int64_t)rl_fc_channel_block(p);
+    double padded = plain * (double)((ch + block - 1) / block) * (double)block / (double)ch;
     double bytes = plain + padded;
     int level = hw->fc.cache_level;
     bool cached = level > 0 && bytes <= RL_FC_CACHE_SHARE * hw->mem_cap[level];
@@ -167,7 +172,7 @@ void rl_fc_layout_reorders(rl_ctx *c, const rl_prepared *pg, const rl_hw *hw, rl
                 rl_arena_alloc(c->arena, (size_t)g->n_values * sizeof *L.reorder_in)};
     if (!L.channels || !L.blocked_uses || !L.reorder_in) return; /* out of memory: none counted */
     for (int v = 0; v < g->n_values; v++) L.channels[v] = -1, L.blocked_uses[v] = 0, L.reorder_in[v] = -1;
-    walk(g, (int64_t)hw->fc.tile_n, &L);
+    walk(g, (int64_t)rl_fc_channel_block(&hw->fc), &L);
     for (int v = 0; v < g->n_values; v++) {
         const rl_value *val = &g->values[v];
         /* a plain value read blocked: reordered in, once, before its first such reader */

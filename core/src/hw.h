@@ -68,6 +68,12 @@ typedef struct rl_forecast_params {
                                        group is a small product of its own (0: none) */
     double units;                   /* matrix units that work in parallel (SMs, MXUs, cores) */
     double tile_m, tile_n, tile_k;  /* the output tile one unit computes at a time, and its K step */
+    double channel_block;           /* the channels of one block of a blocked layout ("channel_block"; a
+                                       stack that runs convolutions directly, grouped ones as one kernel
+                                       a group): ONNX Runtime's NCHWc block, the FP32 lanes of the
+                                       widest vector register its MLAS kernels use (8 with AVX2, 16 with
+                                       AVX-512F), while its GEMM still packs N in strips of 16 on both
+                                       (tile_n). 0 when the profile gives none: tile_n serves */
     double tile_k0;                 /* the fixed work of an output tile, in steps of K ("tile_overhead_k"):
                                        clearing, writing and packing a tile, filling its pipeline, which
                                        a product of K steps a tile pays as K + tile_k0 (0: none) */

@@ -45,6 +45,7 @@ static const field_rule rules[] = {
     {"tile_n", "(elements)", 1, 65536, false, true},
     {"tile_k", "(elements)", 1, 65536, false, true},
     {"tile_overhead_k", "(steps of K)", 1e-3, 65536, true, false},
+    {"channel_block", "(channels)", 1, 65536, false, true},
     {"link_fraction", "(fraction of the link bandwidth)", 1e-3, 1, false, false},
     {"compute_fraction", "(fraction of the peak)", 1e-4, 1, false, false},
     {"memory_fraction", "(fraction of the bandwidth)", 1e-4, 1, false, false},
