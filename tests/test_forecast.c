@@ -619,6 +619,8 @@ static void band(const cJSON *unit) {
         {"{\"low\": 0.8, \"high\": 1.3, \"runs\": 9, \"median_error\": 0.1, \"basis\": "
          "\"published results\", \"source\": \"docs/v.md\"}", "forecast.band.worst_error"},
         {"{" GOOD_BAND ", \"spread\": 2}", "forecast.band.spread"},
+        {"{" GOOD_BAND ", \"models\": 10}", "forecast.band.models"},
+        {"{" GOOD_BAND ", \"models\": 2.5}", "forecast.band.models"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad + 1; i++) {
         const bool good = i == sizeof bad / sizeof *bad;
@@ -1024,33 +1026,56 @@ static double true_param(int j) {
            : j < RL_CLASS_COUNT ? TRUE_COMPUTE[j] : TRUE_MEMORY[j - RL_CLASS_COUNT];
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* Six runs: each forecast by a fit of the other five (fit.held_out), and
- * the band of their ratios in the fitted profile, basis "fit
- * cross-validation". The synthetic runs follow one set of parameters that
- * each five-run fit recovers as far as its runs pin them: the held-out
- * errors are small but not all nil (a run's class that the others pin
- * less, e.g. conv_net's depthwise convolutions), and the band covers them. */
+ * by the fit of every pair of the others (fit.held_out_pairs: 15 pairs,
+ * each forecasting the 4 runs it left out); a fit of so few models
+ * (fewer than 8) takes its band, basis "fit cross-validation", from the
+ * pairs' ratios. The synthetic runs follow one set of parameters that each
+ * five-run fit recovers as far as its runs pin them (small errors, not
+ * all nil); a pair pins less, and errs more. */
 static void band_of_six_runs(const cJSON *res) {
-    const cJSON *held = check_at(res, "fit.held_out"), *row;
+    const cJSON *held = check_at(res, "fit.held_out"), *pairs = check_at(res, "fit.held_out_pairs"), *row;
     const cJSON *band = check_at(res, "profile.forecast.band");
-    CHECK(cJSON_GetArraySize(held) == 6 && band, "six held-out runs and a band");
-    double worst = 0, widest = 0;
+    CHECK(cJSON_GetArraySize(held) == 6 && cJSON_GetArraySize(pairs) == 60 && band,
+          "six held-out runs, 60 forecasts of pairs' fits (%d), and a band", cJSON_GetArraySize(pairs));
     cJSON_ArrayForEach(row, held) {
         double m = check_num(row, "measured_s"), f = check_num(row, "forecast_s");
         CHECK(m > 0 && f > 0 && fabs(check_num(row, "error") - (m / f - 1)) < 1e-9, "held-out row %s: measured %g, "
               "forecast %g, error measured / forecast - 1", check_str(row, "name"), m, f);
-        worst = fmax(worst, fabs(m / f - 1));
-        widest = fmax(widest, fabs(log(m / f)));
     }
-    /* as far below 1 as above (written rounded out to 2 decimals), and no
-     * wider than the farthest held-out run either way */
+    double worst = 0, size[60];
+    int k = 0, apart = 0;
+    /* in the order of the pair (a < b), then of the run forecast, neither */
+    int a = 0, b = 1, r = -1;
+    cJSON_ArrayForEach(row, pairs) {
+        do {
+            if (++r == (int)N_RUNS) r = 0, ++b == (int)N_RUNS ? (b = ++a + 1) : 0;
+        } while (r == a || r == b);
+        double m = check_num(row, "measured_s"), f = check_num(row, "forecast_s");
+        apart += a < (int)N_RUNS && b < (int)N_RUNS && !strcmp(check_str(row, "name"), runs[r].model) &&
+                 !strcmp(check_str(row, "fit_on.0"), runs[a].model) && !strcmp(check_str(row, "fit_on.1"), runs[b].model);
+        if (!(m > 0 && f > 0) || k >= 60) continue;
+        worst = fmax(worst, fabs(m / f - 1));
+        size[k++] = fabs(log(m / f));
+    }
+    /* the 90th percentile of |log(measured / forecast)|, linear between the
+     * sorted values, as far below 1 as above (rounded out to 2 decimals) */
+    qsort(size, (size_t)k, sizeof *size, cmp_double);
+    double at = 0.9 * (k - 1), q = k > 0 ? size[(int)at] + (at - (int)at) * (size[(int)at + 1 < k ? (int)at + 1 : k - 1] - size[(int)at]) : NAN;
     double low = check_num(band, "low"), high = check_num(band, "high");
-    CHECK(!strcmp(check_str(band, "basis"), "fit cross-validation") && check_num(band, "runs") == 6 && low <= 1 &&
+    CHECK(apart == 60 && k == 60, "every pair's row forecasts a run neither of its two fit runs (%d of 60), %d with figures", apart, k);
+    CHECK(!strcmp(check_str(band, "basis"), "fit cross-validation") && check_num(band, "runs") == 60 &&
+              check_num(band, "models") == 6 && low <= 1 &&
               high >= 1 && fabs(log(low) + log(high)) < 0.03 && check_num(band, "worst_error") >= worst - 1e-3 &&
-              log(high) <= widest + 0.01 && -log(low) <= widest + 0.01 &&
-              strstr(check_str(band, "source"), "fit.held_out"),
-          "the band: %g to %g over %g runs, worst %g (held out: %g)", check_num(band, "low"), check_num(band, "high"),
-          check_num(band, "runs"), check_num(band, "worst_error"), worst);
+              log(high) >= q - 1e-9 && log(high) <= q + 0.01 && -log(low) >= q - 1e-9 &&
+              strstr(check_str(band, "source"), "fit.held_out_pairs"),
+          "the band: %g to %g over %g runs, worst %g (pairs: 90th percentile of |log| %g, worst %g)", low, high,
+          check_num(band, "runs"), check_num(band, "worst_error"), q, worst);
 }
 
 static void check_fitted_profile(const cJSON *res, const cJSON *unit, rl_model *held_out) {
@@ -1790,18 +1815,21 @@ static void warns_of_unseen_ops(const cJSON *unit) {
 }
 
 /* A band from a fit's cross-validation over fewer than 8 models says so on
- * the forecast; one over 8 or more, or of published results, does not. */
+ * the forecast; one over 8 or more, or of published results, does not.
+ * The models count, not the runs: a four-model fit's pairs give 12 runs. */
 static void warns_of_few_band_runs(const cJSON *unit) {
     static const double half[RL_CLASS_COUNT] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
-    const struct { double runs; const char *basis; bool warns; } cases[] = {
-        {4, "fit cross-validation", true}, {7, "fit cross-validation", true},
-        {8, "fit cross-validation", false}, {4, "published results", false}};
+    const struct { double runs, models; const char *basis; bool warns; } cases[] = {
+        {4, 0, "fit cross-validation", true}, {7, 0, "fit cross-validation", true},
+        {8, 0, "fit cross-validation", false}, {4, 0, "published results", false},
+        {12, 4, "fit cross-validation", true}, {45, 10, "fit cross-validation", false}};
     rl_model *m = fixture("conv_net.onnx");
     for (size_t i = 0; m && i < sizeof cases / sizeof *cases; i++) {
         cJSON *hw = with_forecast(unit, half, half, 1e-6, 0), *f = cJSON_GetObjectItem(hw, "forecast");
         cJSON *b = cJSON_AddObjectToObject(f, "band");
         cJSON_AddNumberToObject(b, "low", 0.9), cJSON_AddNumberToObject(b, "high", 1.1);
         cJSON_AddNumberToObject(b, "runs", cases[i].runs);
+        if (cases[i].models > 0) cJSON_AddNumberToObject(b, "models", cases[i].models);
         cJSON_AddNumberToObject(b, "median_error", 0.03), cJSON_AddNumberToObject(b, "worst_error", 0.1);
         cJSON_AddStringToObject(b, "basis", cases[i].basis);
         cJSON_AddStringToObject(b, "source", "test");
@@ -1809,7 +1837,8 @@ static void warns_of_few_band_runs(const cJSON *unit) {
         char *warnings = cJSON_PrintUnformatted(cJSON_GetObjectItem(res, "warnings"));
         bool warned = warnings && strstr(warnings, "forecast_band_few_runs") != NULL;
         CHECK(cJSON_IsNumber(check_at(res, "forecast.low_s")) && warned == cases[i].warns,
-              "a band of %g runs (%s): %s", cases[i].runs, cases[i].basis, warned ? "warned" : "no warning");
+              "a band of %g runs of %g models (%s): %s", cases[i].runs, cases[i].models, cases[i].basis,
+              warned ? "warned" : "no warning");
         free(warnings);
         cJSON_Delete(res), cJSON_Delete(hw);
     }

@@ -469,11 +469,12 @@ static void warn_unseen_ops(rl_ctx *c, const rl_graph *g, const rl_layer_time *l
 /* Said on every forecast whose band rests on so few held-out models. */
 static void warn_band_few_runs(rl_ctx *c, const rl_hw *hw) {
     const rl_forecast_band_params *b = &hw->fc.band;
-    if (!b->known || b->basis != RL_BAND_FIT_CROSS_VALIDATION || !(b->runs < RL_BAND_FEW_RUNS)) return;
+    double models = b->models > 0 ? b->models : b->runs;
+    if (!b->known || b->basis != RL_BAND_FIT_CROSS_VALIDATION || !(models < RL_BAND_FEW_RUNS)) return;
     rl_warn(c, "forecast_band_few_runs", NULL,
             "the forecast's likely range rests on %.0f held-out models of its fit, too few to show how far off a "
             "model unlike them may be (fit on %d or more models of the kinds you will forecast: rooflens "
-            "calibrate --from)", b->runs, RL_BAND_FEW_RUNS);
+            "calibrate --from)", models, RL_BAND_FEW_RUNS);
 }
 
 /* What a reader of the headline must know about how its time was set; its

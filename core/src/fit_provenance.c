@@ -96,18 +96,50 @@ cJSON *rl_fit_provenance(const fit_samples *fs, const rl_fit_input *in, size_t n
     return fit;
 }
 
+/* fit.held_out_pairs: every pair's fit forecasting each other model
+ * (rl_fit_pair_fits), and in meas / fc their figures for the band.
+ * Returns the rows, or -1 out of memory. */
+static int add_pair_rows(cJSON *fit, const fit_samples *fs, const fit_samples *probes, const rl_fit_input *in,
+                         size_t n_in, const rl_forecast_params *fitted, const rl_forecast_params *profile,
+                         double **meas, double **fc) {
+    size_t most = n_in * (n_in - 1) * (n_in - 2) / 2;
+    rl_fit_pair_row *rows = malloc((most ? most : 1) * sizeof *rows);
+    *meas = malloc(2 * (most ? most : 1) * sizeof **meas);
+    int k = rows && *meas ? rl_fit_pair_fits(fs->s, fs->n, (int)n_in, probes ? probes->s : NULL,
+                                             probes ? probes->n : 0, fitted, profile, rows)
+                          : -1;
+    cJSON *arr = k >= 0 ? cJSON_AddArrayToObject(fit, "held_out_pairs") : NULL;
+    *fc = *meas ? *meas + (most ? most : 1) : NULL;
+    for (int i = 0; i < k && arr; i++) {
+        const rl_fit_pair_row *r = &rows[i];
+        cJSON *row = cJSON_CreateObject(), *on = cJSON_AddArrayToObject(row, "fit_on");
+        cJSON_AddItemToArray(on, cJSON_CreateString(in[r->fit_a].name ? in[r->fit_a].name : "a model"));
+        cJSON_AddItemToArray(on, cJSON_CreateString(in[r->fit_b].name ? in[r->fit_b].name : "a model"));
+        cJSON_AddStringToObject(row, "name", in[r->run].name ? in[r->run].name : "a model");
+        rl_json_add_num(row, "measured_s", r->measured_s);
+        rl_json_add_num(row, "forecast_s", r->forecast_s);
+        rl_json_add_num(row, "error", r->forecast_s > 0 ? r->measured_s / r->forecast_s - 1 : NAN);
+        cJSON_AddItemToArray(arr, row);
+        (*meas)[i] = r->measured_s, (*fc)[i] = r->forecast_s;
+    }
+    free(rows);
+    return k;
+}
+
 /* The fit's cross-validation (forecast_cv.h): fit.held_out, each run
  * forecast by a fit of the others (rl_fit_leave_one_out: the fitted
- * stack's settings kept), and the profile's forecast.band from
- * their ratios; with fewer than RL_BAND_MIN_RUNS held-out runs no band
- * (a base profile's own band, of another stack, is dropped) and
- * fit.band_missing says why. */
+ * stack's settings kept), and the profile's forecast.band from their
+ * ratios; a fit of fewer than RL_BAND_PAIRS_BELOW models (and more than
+ * 3, where a pair's fit is a leave-one-out fit) takes the band from
+ * fit.held_out_pairs instead. With fewer than RL_BAND_MIN_RUNS held-out
+ * runs no band (a base profile's own band, of another stack, is dropped)
+ * and fit.band_missing says why. */
 int rl_fit_add_cross_validation(cJSON *fit, cJSON *fc_block, const fit_samples *fs, const fit_samples *probes,
                                 const rl_fit_input *in, size_t n_in, const rl_forecast_params *fitted,
                                 const rl_forecast_params *profile) {
     double *meas = malloc(2 * (n_in + 1) * sizeof *meas), *fc = meas ? meas + n_in + 1 : NULL;
     rl_fit_band b;
-    bool banded = false;
+    bool banded = false, by_pairs = n_in > RL_BAND_MIN_RUNS && n_in < RL_BAND_PAIRS_BELOW;
     if (!meas) return -1;
     if (n_in >= RL_BAND_MIN_RUNS) {
         if (rl_fit_leave_one_out(fs->s, fs->n, (int)n_in, probes ? probes->s : NULL, probes ? probes->n : 0, fitted,
@@ -122,9 +154,16 @@ int rl_fit_add_cross_validation(cJSON *fit, cJSON *fc_block, const fit_samples *
             rl_json_add_num(row, "error", fc[r] > 0 ? meas[r] / fc[r] - 1 : NAN);
             cJSON_AddItemToArray(rows, row);
         }
-        banded = rl_fit_band_of(meas, fc, (int)n_in, &b);
+        if (!by_pairs) banded = rl_fit_band_of(meas, fc, (int)n_in, &b);
     }
     free(meas);
+    if (by_pairs) {
+        double *pm = NULL, *pf = NULL;
+        int k = add_pair_rows(fit, fs, probes, in, n_in, fitted, profile, &pm, &pf);
+        banded = k >= 0 && rl_fit_band_of(pm, pf, k, &b);
+        free(pm);
+        if (k < 0) return -1;
+    }
     cJSON_DeleteItemFromObjectCaseSensitive(fc_block, "band");
     if (!banded) {
         cJSON_AddStringToObject(fit, "band_missing",
@@ -140,10 +179,14 @@ int rl_fit_add_cross_validation(cJSON *fit, cJSON *fc_block, const fit_samples *
     cJSON_AddNumberToObject(band, "low", fmax(0.01, floor(100 * b.low) / 100));
     cJSON_AddNumberToObject(band, "high", ceil(100 * b.high) / 100);
     cJSON_AddNumberToObject(band, "runs", b.runs);
+    if (by_pairs && (double)n_in <= b.runs) cJSON_AddNumberToObject(band, "models", (double)n_in);
     cJSON_AddNumberToObject(band, "median_error", round(1000 * b.median_error) / 1000);
     cJSON_AddNumberToObject(band, "worst_error", ceil(1000 * b.worst_error) / 1000);
     cJSON_AddStringToObject(band, "basis", rl_value_id(RL_LIST_BAND_BASIS, RL_BAND_FIT_CROSS_VALIDATION));
-    cJSON_AddStringToObject(band, "source", "forecast.fit.held_out (each fit model forecast by a fit of the others)");
+    cJSON_AddStringToObject(band, "source",
+                            by_pairs ? "forecast.fit.held_out_pairs (each fit model forecast by the fit of every "
+                                       "pair of the others)"
+                                     : "forecast.fit.held_out (each fit model forecast by a fit of the others)");
     cJSON_AddItemToObject(fc_block, "band", band);
     return 0;
 }

@@ -43,6 +43,7 @@ void rl_forecast_band_record_json(cJSON *o, const rl_hw *hw) {
     }
     cJSON *r = cJSON_AddObjectToObject(o, "band");
     rl_json_add_num(r, "runs", b->runs);
+    if (b->models > 0) rl_json_add_num(r, "models", b->models);
     rl_json_add_num(r, "median_error", b->median_error);
     rl_json_add_num(r, "worst_error", b->worst_error);
     cJSON_AddStringToObject(r, "basis", rl_value_id(RL_LIST_BAND_BASIS, b->basis));

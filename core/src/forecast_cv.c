@@ -17,43 +17,91 @@ static void uninformed_from_profile(rl_forecast_params *p, const rl_fit_informed
     if (!inf->tile_k0) p->tile_k0 = profile->tile_k0;
 }
 
+/* Fits the samples of the runs in_fit says (the fit of all runs, `fitted`,
+ * refitted on them within `budget` evaluations, gaps filled from the
+ * probes, what they do not inform set back to the profile's) into *p.
+ * Returns 0, or -1 out of memory. */
+static int fit_on_runs(const rl_fit_sample *s, int n, const bool *in_fit, const rl_fit_sample *probe, int n_probe,
+                       const rl_forecast_params *fitted, const rl_forecast_params *profile, long long budget,
+                       rl_fit_sample *rest, rl_forecast_params *p) {
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (in_fit[s[i].run]) rest[m++] = s[i];
+    *p = *fitted;
+    rl_fit_informed informed, filled;
+    rl_fit_search search = {.budget = budget}, probe_search = {.budget = budget};
+    if (rl_fit_params(rest, m, p, &informed, &search) ||
+        rl_fit_fill_gaps(probe, n_probe, &informed, p, &filled, &probe_search))
+        return -1;
+    rl_fit_informed_join(&informed, &filled);
+    uninformed_from_profile(p, &informed, profile);
+    rl_fit_borrow_siblings(p, &informed);
+    return 0;
+}
+
+/* Run r's measured time (NAN without samples) and its forecast under p. */
+static double run_forecast(const rl_fit_sample *s, int n, int r, const rl_forecast_params *p, double *measured) {
+    double meas = 0, fc = 0;
+    int own = 0;
+    for (int i = 0; i < n; i++)
+        if (s[i].run == r) meas += s[i].measured_s, fc += rl_fc_kernel_time(&s[i].k, p), own++;
+    *measured = own ? meas : NAN;
+    return own ? fc : NAN;
+}
+
+/* Whether run r has samples. */
+static bool run_has_samples(const rl_fit_sample *s, int n, int r) {
+    for (int i = 0; i < n; i++)
+        if (s[i].run == r) return true;
+    return false;
+}
+
 int rl_fit_leave_one_out(const rl_fit_sample *s, int n, int n_runs, const rl_fit_sample *probe, int n_probe,
                          const rl_forecast_params *fitted, const rl_forecast_params *profile, double *measured,
                          double *forecast) {
     rl_fit_sample *rest = malloc((size_t)(n > 0 ? n : 1) * sizeof *rest);
-    if (!rest) return -1;
-    for (int r = 0; r < n_runs; r++) {
-        double meas = 0;
-        int m = 0, own = 0;
-        for (int i = 0; i < n; i++) {
-            if (s[i].run == r) meas += s[i].measured_s, own++;
-            else rest[m++] = s[i];
-        }
-        measured[r] = own ? meas : NAN;
+    bool *in_fit = malloc((size_t)(n_runs > 0 ? n_runs : 1) * sizeof *in_fit);
+    int status = rest && in_fit ? 0 : -1;
+    for (int r = 0; r < n_runs && !status; r++) {
+        int others = 0;
+        for (int q = 0; q < n_runs; q++) in_fit[q] = q != r && run_has_samples(s, n, q), others += in_fit[q];
         forecast[r] = NAN;
-        if (!own || !m) continue;
-        rl_forecast_params p = *fitted;
-        rl_fit_informed informed;
+        run_forecast(s, n, r, fitted, &measured[r]);
+        if (!(measured[r] >= 0) || !others) continue;
+        rl_forecast_params p;
         /* the held-out fits share one fit's budget of evaluations, so that
          * the cross-validation's work does not grow with the runs either */
-        rl_fit_search search = {.budget = RL_FIT_BUDGET / n_runs};
-        rl_fit_informed filled;
-        rl_fit_search probe_search = {.budget = RL_FIT_BUDGET / n_runs};
-        if (rl_fit_params(rest, m, &p, &informed, &search) ||
-            rl_fit_fill_gaps(probe, n_probe, &informed, &p, &filled, &probe_search)) {
-            free(rest);
-            return -1;
-        }
-        rl_fit_informed_join(&informed, &filled);
-        uninformed_from_profile(&p, &informed, profile);
-        rl_fit_borrow_siblings(&p, &informed);
-        double fc = 0;
-        for (int i = 0; i < n; i++)
-            if (s[i].run == r) fc += rl_fc_kernel_time(&s[i].k, &p);
-        forecast[r] = fc;
+        status = fit_on_runs(s, n, in_fit, probe, n_probe, fitted, profile, RL_FIT_BUDGET / n_runs, rest, &p);
+        if (!status) forecast[r] = run_forecast(s, n, r, &p, &measured[r]);
     }
-    free(rest);
-    return 0;
+    free(rest), free(in_fit);
+    return status;
+}
+
+int rl_fit_pair_fits(const rl_fit_sample *s, int n, int n_runs, const rl_fit_sample *probe, int n_probe,
+                     const rl_forecast_params *fitted, const rl_forecast_params *profile, rl_fit_pair_row *rows) {
+    rl_fit_sample *rest = malloc((size_t)(n > 0 ? n : 1) * sizeof *rest);
+    bool *in_fit = malloc((size_t)(n_runs > 0 ? n_runs : 1) * sizeof *in_fit);
+    int status = rest && in_fit ? 0 : -1, k = 0;
+    const long long pairs = (long long)n_runs * (n_runs - 1) / 2;
+    for (int a = 0; a < n_runs && !status; a++)
+        for (int b = a + 1; b < n_runs && !status; b++) {
+            for (int q = 0; q < n_runs; q++) in_fit[q] = q == a || q == b;
+            rl_forecast_params p;
+            bool fitted_pair = run_has_samples(s, n, a) && run_has_samples(s, n, b);
+            /* every pair's fit shares one fit's budget, as leave-one-out's do */
+            if (fitted_pair)
+                status = fit_on_runs(s, n, in_fit, probe, n_probe, fitted, profile, RL_FIT_BUDGET / pairs, rest, &p);
+            for (int r = 0; r < n_runs && !status; r++) {
+                if (r == a || r == b) continue;
+                rl_fit_pair_row *row = &rows[k++];
+                row->fit_a = a, row->fit_b = b, row->run = r;
+                row->forecast_s = fitted_pair ? run_forecast(s, n, r, &p, &row->measured_s) : NAN;
+                if (!fitted_pair) run_forecast(s, n, r, fitted, &row->measured_s);
+            }
+        }
+    free(rest), free(in_fit);
+    return status ? -1 : k;
 }
 
 static int cmp_asc(const void *a, const void *b) {

@@ -39,6 +39,32 @@ int rl_fit_leave_one_out(const rl_fit_sample *s, int n, int n_runs, const rl_fit
                          const rl_forecast_params *fitted, const rl_forecast_params *profile, double *measured,
                          double *forecast);
 
+/* A fit of so few models takes its band from its pairs' fits
+ * (rl_fit_pair_fits), one of this many or more from leave-one-out: each
+ * of a few models has a sibling among the others (BERT for GPT-2, ResNet
+ * for MobileNet), so a fit of all but one forecast it closer than a model
+ * unlike them; on an AMD EPYC (docs/validation.md, run 18) a four-model
+ * fit's leave-one-out band held 23 of the 38 forecasts of models it never
+ * saw, its pairs' band 32. */
+#define RL_BAND_PAIRS_BELOW 8
+
+/* One held-out forecast of a pair's fit: runs fit_a and fit_b fitted,
+ * run `run` (neither) forecast; forecast_s NAN when either fit run or
+ * `run` has no samples. */
+typedef struct rl_fit_pair_row {
+    int fit_a, fit_b, run;
+    double measured_s, forecast_s;
+} rl_fit_pair_row;
+
+/* For every pair of runs a < b, the fit of their samples alone (as
+ * rl_fit_leave_one_out's fits: the fitted stack's settings kept, gaps
+ * filled from the probes, the uninformed set back to the profile's; all
+ * pairs share one fit's budget) forecasting each other run: rows[] gets
+ * n_runs (n_runs - 1) (n_runs - 2) / 2 rows, in the order of a, b, run.
+ * Returns the rows written, or -1 out of memory. */
+int rl_fit_pair_fits(const rl_fit_sample *s, int n, int n_runs, const rl_fit_sample *probe, int n_probe,
+                     const rl_forecast_params *fitted, const rl_forecast_params *profile, rl_fit_pair_row *rows);
+
 /* The band of the runs' ratios measured / forecast (those with both
  * figures), as far below 1 as above it: the 90th percentile (by linear
  * interpolation between the sorted values) of their |log|, both ways. The

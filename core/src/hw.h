@@ -43,6 +43,8 @@ typedef struct rl_forecast_band_params {
     double worst_error;        /* the largest */
     int basis;                 /* rl_band_basis (words.h): published results or the fit's cross-validation */
     const char *source;        /* where the runs are listed, one row each (docs/validation.md#...) */
+    double models;             /* the models the runs are of, 0 when not given (then runs): a fit of a few
+                                  models forecasts each by the fit of every pair of the others */
 } rl_forecast_band_params;
 
 /* The forecast's parameters (the profile's "forecast" block, hw/README.md):

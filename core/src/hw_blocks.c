@@ -204,7 +204,7 @@ static int forecast_apart(const parse_ctx *x, const cJSON *list, rl_forecast_par
 }
 
 /* ---------------------------------------------------- the track record -- */
-static const char *const band_keys[] = {"low", "high", "runs", "median_error", "worst_error", "basis", "source", NULL};
+static const char *const band_keys[] = {"low", "high", "runs", "models", "median_error", "worst_error", "basis", "source", NULL};
 /* Ratios are rounded when written (two decimals): a low or high that its
  * worst error misses by less than this is still consistent with it. */
 #define BAND_ROUNDING 0.01
@@ -237,6 +237,14 @@ static int forecast_band(const parse_ctx *x, const cJSON *band, rl_forecast_band
         band_number(x, band, "worst_error", 0, 1e3, "largest |measured / forecast - 1|", &b->worst_error))
         return -1;
     if (b->runs != floor(b->runs)) return hw_bad(x, "forecast.band.runs", "must be a whole number (got %g)", b->runs);
+    /* a fit's band: the models its held-out runs come from (its pairs'
+     * fits forecast each several times); optional, runs when left out */
+    b->models = 0;
+    if (cJSON_GetObjectItemCaseSensitive(band, "models") &&
+        (band_number(x, band, "models", 1, b->runs, "the models the held-out runs come from, at most runs",
+                     &b->models) ||
+         b->models != floor(b->models)))
+        return hw_bad(x, "forecast.band.models", "must be a whole number from 1 to runs (%g)", b->runs);
     if (b->median_error > b->worst_error)
         return hw_bad(x, "forecast.band.median_error", "is %g, above worst_error %g: the median cannot exceed the "
                                                       "largest", b->median_error, b->worst_error);

@@ -8,7 +8,7 @@ Reads OUT/runs/<model>_<opt>.{meta,profile}.json (ort-profile.mjs's record
 and ORT's trace: its own time of each run, the "model_run" events), the
 forecasts OUT/fits/<opt>/<a>+<b>/<model>.json of the fit on every pair of
 the pool (rooflens's JSON), OUT/fits/<opt>/pool.json and pool/ (the fit on
-the whole pool, its band from leave-one-model-out residuals) and
+the whole pool, its band from its pairs' fits: docs/model.md §12.5) and
 OUT/analytic/ (the calibrated profile's default parameters). Every forecast
 is rooflens's own (forecast.time_s); this script only pools and formats.
 
@@ -205,10 +205,18 @@ def print_setup(opt, s, pool, models, whole, probes=False):
     b = s["band"]
     cov = band_cover(s, pool)
     if b:
-        print("\nThe fit on the whole pool writes the band %.2f–%.2f × the forecast (leave-one-model-out over its "
-              "%d models, median error %s, worst %s); the models it never saw fall inside it: %s."
-              % (b["low"], b["high"], b["runs"], pct(b["median_error"]), pct(b["worst_error"]),
+        print("\nThe fit on the whole pool writes the band %.2f–%.2f × the forecast (%s, median error %s, worst "
+              "%s); the models it never saw fall inside it: %s."
+              % (b["low"], b["high"], band_basis(b), pct(b["median_error"]), pct(b["worst_error"]),
                  "%d of %d" % cov if cov else "–"))
+
+
+def band_basis(b):
+    """Where a fit's band comes from, in words: its pairs' fits (4 to 7
+    models: the band gives "models") or leave one model out."""
+    if b.get("models"):
+        return "its pairs' fits: %d forecasts of its %d models" % (b["runs"], b["models"])
+    return "leave-one-model-out over its %d models" % b["runs"]
 
 
 def wide_fit(out, opt, wide, models):
@@ -238,8 +246,8 @@ def print_wide(opt, w, wide):
     print("\n#### The wide fit (%d models), graph optimisations %s, on the %d models it never saw\n" % (len(wide), opt, w["n"]))
     b = w["band"]
     if b:
-        print("Its band, from leave-one-model-out over its own models: %.2f–%.2f × the forecast (median error %s, "
-              "worst %s)." % (b["low"], b["high"], pct(b["median_error"]), pct(b["worst_error"])))
+        print("Its band, from %s: %.2f–%.2f × the forecast (median error %s, worst %s)."
+              % (band_basis(b), b["low"], b["high"], pct(b["median_error"]), pct(b["worst_error"])))
     print("Never-seen models: median |error| **%s**, 90th percentile **%s**, worst %s; the measured time falls "
           "inside the forecast's band for %d of %d.\n" % (pct(w["median"]), pct(w["p90"]), pct(w["worst"]),
                                                           w["inside"], w["n"]))
