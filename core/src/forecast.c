@@ -645,9 +645,20 @@ int *rl_fc_first_alike(rl_ctx *c, const rl_prepared *pg) {
     return first;
 }
 
+/* A Cast to the type its input already has: no computation, and no stack
+ * runs it (ONNX Runtime drops it even with its graph optimisations off:
+ * ShuffleNetV2's 32 int64 -> int64 Casts of its shape arithmetic ran in
+ * neither setup, docs/validation.md run 18). */
+static bool identity_cast(const rl_node *n) {
+    if (!n->op_type || strcmp(n->op_type, "Cast") || (n->domain && n->domain[0]) || n->n_in < 1 || n->n_out < 1)
+        return false;
+    const rl_value *x = n->inv[0], *y = n->outv[0];
+    return x && y && x->dtype == y->dtype && x->dtype != RL_DT_UNDEFINED;
+}
+
 bool rl_fc_runs_unfolded(const rl_prepared *pg, const rl_node *n) {
     if (pg->kernels[n->index] != 0) return false;
-    return !n->n_subgraphs && n->op_type && strcmp(n->op_type, "Constant") != 0;
+    return !n->n_subgraphs && n->op_type && strcmp(n->op_type, "Constant") != 0 && !identity_cast(n);
 }
 
 void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, const rl_hw *hw, rl_layer_time *lt,

@@ -117,8 +117,8 @@ int *rl_fc_first_alike(rl_ctx *c, const rl_prepared *pg);
 
 /* Whether node n is one the plan counts as no kernel (a view, shape
  * arithmetic the analysis folds) that could run as a kernel of its own: any
- * such node but a Constant (its value is the model's) or a node with
- * bodies. */
+ * such node but a Constant (its value is the model's), a node with bodies,
+ * or a Cast to the type its input has (no stack runs it). */
 bool rl_fc_runs_unfolded(const rl_prepared *pg, const rl_node *n);
 
 /* A kernel's forecast time under parameters p:
