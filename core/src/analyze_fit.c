@@ -233,9 +233,12 @@ static void error_in_input(rl_error *err, int run) {
 /* The run's time between kernels (measured.between_kernels_s: a typical
  * run's wall time minus its kernels' times) joins the pool, or is refused
  * beyond RL_FIT_MAX_BETWEEN_S a kernel. 0, or -1 with err set. */
-static int pool_between(const cJSON *measured, fit_samples *fs, rl_error *err) {
+static int pool_between(const cJSON *measured, int run, fit_samples *fs, rl_error *err) {
     double between = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "between_kernels_s"));
     double all_kernels = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "kernels"));
+    double wall = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "run_wall_s"));
+    double kernels_s = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "total_s"));
+    fs->run_wall_s[run] = wall > 0 ? wall : kernels_s > 0 ? kernels_s : NAN;
     if (!(between >= 0 && all_kernels > 0)) return 0;
     if (between / all_kernels > RL_FIT_MAX_BETWEEN_S) {
         rl_error_set(err, "bad_measured", "measured",
@@ -245,6 +248,7 @@ static int pool_between(const cJSON *measured, fit_samples *fs, rl_error *err) {
         return -1;
     }
     fs->gap_s += between, fs->gap_kernels += all_kernels;
+    fs->run_gap_s[run] = between, fs->run_gap_kernels[run] = all_kernels;
     return 0;
 }
 
@@ -280,7 +284,7 @@ static int fit_one_run(const rl_fit_input *in, int run, int input, const rl_hw *
     if (!fs->format) fs->format = stack_of_format(cJSON_GetObjectItemCaseSensitive(measured, "format"));
     fs->launched[run] = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "matched"));
     fs->plan_unfused[run] = t.sol[RL_SOL_UNFUSED].kernels, fs->plan_fused[run] = t.sol[RL_SOL_FUSED].kernels;
-    if (pool_between(measured, fs, err) || run_samples(&c, &pg, &o, hw, measured, run, fs, err)) goto done;
+    if (pool_between(measured, run, fs, err) || run_samples(&c, &pg, &o, hw, measured, run, fs, err)) goto done;
     if (fs->n == before)
         rl_error_set(err, "bad_measured", "measured",
                      "no measured kernel of this profile (with a time above 0) matched a node of known cost: was "
@@ -568,6 +572,36 @@ static int base_of_fit(const cJSON *profile, const rl_fit_input *inputs, size_t 
     return rl_hw_check_modes(profile, err) || rl_hw_parse(profile, mode[0] ? mode : NULL, hw, err) ? -1 : 0;
 }
 
+/* The cross-validation's forecast of a run's model (rl_fit_cv_runs): the
+ * model analysed as the user's request for it would be, under the base
+ * profile with the stack a fit of other runs gave. */
+typedef struct cv_inputs {
+    const rl_fit_input *in;
+    const rl_hw *hw;
+} cv_inputs;
+
+static double forecast_of_input(void *ctx, int run, const rl_forecast_params *p) {
+    const cv_inputs *x = ctx;
+    const rl_fit_input *in = &x->in[run];
+    rl_hw hw = *x->hw;
+    hw.fc = *p;
+    rl_arena arena = {0};
+    rl_ctx c;
+    rl_options o;
+    rl_prepared pg;
+    rl_timing t;
+    rl_dim_setting *dims = NULL;
+    rl_error err = {0};
+    double out = NAN;
+    cJSON *req = rl_analyze_parse_request(in->request_json ? in->request_json : "{}", &err);
+    if (req && in->model && rl_analyze_setup_ctx(&c, in->model, &arena, &err) &&
+        !rl_analyze_parse_options(req, &o, &c, &dims, &err) && !rl_prepare_and_time(&c, &o, &hw, &pg, NULL, &t))
+        out = t.forecast.time_s;
+    cJSON_Delete(req);
+    rl_arena_free(&arena);
+    return out;
+}
+
 char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size_t n_inputs, const char *stack) {
     rl_json_begin();
     rl_error err = {0};
@@ -608,8 +642,12 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     if (n_probes) rl_fit_probe_source(probe_source, sizeof probe_source, &tries[2], order + n_models, n_probes);
     rl_forecast_params fitted = p;
     add_time_between_kernels(fs, fit, &p, &inf, source, sizeof source);
+    rl_hw base = hw;
+    base.fc = p;
+    cv_inputs cvx = {order, &base};
+    rl_fit_cv_runs runs = {fs->run_wall_s, fs->run_gap_s, fs->run_gap_kernels, forecast_of_input, &cvx};
     if (rl_fit_add_cross_validation(fit, rl_fit_child_object(profile, "forecast"), fs, n_probes ? &tries[2] : NULL,
-                                    order, n_models, &fitted, &hw.fc)) {
+                                    order, n_models, &fitted, &hw.fc, &runs)) {
         cJSON_Delete(fit);
         goto oom;
     }

@@ -101,12 +101,12 @@ cJSON *rl_fit_provenance(const fit_samples *fs, const rl_fit_input *in, size_t n
  * Returns the rows, or -1 out of memory. */
 static int add_pair_rows(cJSON *fit, const fit_samples *fs, const fit_samples *probes, const rl_fit_input *in,
                          size_t n_in, const rl_forecast_params *fitted, const rl_forecast_params *profile,
-                         double **meas, double **fc) {
+                         const rl_fit_cv_runs *runs, double **meas, double **fc) {
     size_t most = n_in * (n_in - 1) * (n_in - 2) / 2;
     rl_fit_pair_row *rows = malloc((most ? most : 1) * sizeof *rows);
     *meas = malloc(2 * (most ? most : 1) * sizeof **meas);
     int k = rows && *meas ? rl_fit_pair_fits(fs->s, fs->n, (int)n_in, probes ? probes->s : NULL,
-                                             probes ? probes->n : 0, fitted, profile, rows)
+                                             probes ? probes->n : 0, fitted, profile, runs, rows)
                           : -1;
     cJSON *arr = k >= 0 ? cJSON_AddArrayToObject(fit, "held_out_pairs") : NULL;
     *fc = *meas ? *meas + (most ? most : 1) : NULL;
@@ -136,14 +136,14 @@ static int add_pair_rows(cJSON *fit, const fit_samples *fs, const fit_samples *p
  * and fit.band_missing says why. */
 int rl_fit_add_cross_validation(cJSON *fit, cJSON *fc_block, const fit_samples *fs, const fit_samples *probes,
                                 const rl_fit_input *in, size_t n_in, const rl_forecast_params *fitted,
-                                const rl_forecast_params *profile) {
+                                const rl_forecast_params *profile, const rl_fit_cv_runs *runs) {
     double *meas = malloc(2 * (n_in + 1) * sizeof *meas), *fc = meas ? meas + n_in + 1 : NULL;
     rl_fit_band b;
     bool banded = false, by_pairs = n_in > RL_BAND_MIN_RUNS && n_in < RL_BAND_PAIRS_BELOW;
     if (!meas) return -1;
     if (n_in >= RL_BAND_MIN_RUNS) {
         if (rl_fit_leave_one_out(fs->s, fs->n, (int)n_in, probes ? probes->s : NULL, probes ? probes->n : 0, fitted,
-                                 profile, meas, fc))
+                                 profile, runs, meas, fc))
             return free(meas), -1;
         cJSON *rows = cJSON_AddArrayToObject(fit, "held_out");
         for (size_t r = 0; r < n_in; r++) {
@@ -159,7 +159,7 @@ int rl_fit_add_cross_validation(cJSON *fit, cJSON *fc_block, const fit_samples *
     free(meas);
     if (by_pairs) {
         double *pm = NULL, *pf = NULL;
-        int k = add_pair_rows(fit, fs, probes, in, n_in, fitted, profile, &pm, &pf);
+        int k = add_pair_rows(fit, fs, probes, in, n_in, fitted, profile, runs, &pm, &pf);
         banded = k >= 0 && rl_fit_band_of(pm, pf, k, &b);
         free(pm);
         if (k < 0) return -1;

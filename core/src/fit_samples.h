@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "fit_profile.h"
+#include "forecast_cv.h"
 #include "forecast_fit.h"
 #include "rooflens.h"
 
@@ -33,6 +34,10 @@ typedef struct fit_samples {
      * run's wall time minus its own kernels' times), and the kernels it
      * launched (runs whose profile gives wall times) */
     double gap_s, gap_kernels;
+    /* the same per run (the cross-validation's fits of some runs take
+     * theirs), and each run's measured wall time: a typical run's (its
+     * kernels' times where the profile gives no wall time), NAN none */
+    double run_gap_s[RL_FIT_MAX_RUNS], run_gap_kernels[RL_FIT_MAX_RUNS], run_wall_s[RL_FIT_MAX_RUNS];
     /* per operator type that heads a fused group of the plan: how many of
      * the groups measured ran their epilogue inside its kernel, how many apart */
     struct epilogue_votes { char op_type[65]; int together, apart; } votes[RL_FIT_MAX_HEADS];
@@ -78,7 +83,7 @@ cJSON *rl_fit_provenance(const fit_samples *fs, const rl_fit_input *in, size_t n
  * another stack, is dropped). 0, or -1 out of memory. */
 int rl_fit_add_cross_validation(cJSON *fit, cJSON *fc_block, const fit_samples *fs, const fit_samples *probes,
                                 const rl_fit_input *in, size_t n_in, const rl_forecast_params *fitted,
-                                const rl_forecast_params *profile);
+                                const rl_forecast_params *profile, const rl_fit_cv_runs *runs);
 
 /* The source text of a figure the models set (out, size bytes): the
  * kernels, the models and the median error per kernel. */

@@ -39,14 +39,17 @@ static int fit_on_runs(const rl_fit_sample *s, int n, const bool *in_fit, const 
     return 0;
 }
 
-/* Run r's measured time (NAN without samples) and its forecast under p. */
-static double run_forecast(const rl_fit_sample *s, int n, int r, const rl_forecast_params *p, double *measured) {
-    double meas = 0, fc = 0;
-    int own = 0;
-    for (int i = 0; i < n; i++)
-        if (s[i].run == r) meas += s[i].measured_s, fc += rl_fc_kernel_time(&s[i].k, p), own++;
-    *measured = own ? meas : NAN;
-    return own ? fc : NAN;
+/* The time between kernels of the runs in_fit says joins p's fixed cost
+ * per kernel, as the fit of all runs adds its runs' (analyze_fit.c): none
+ * under the shortest dispatch a kernel can take (the timestamps' rounding). */
+static void add_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs, rl_forecast_params *p) {
+    double gap = 0, kernels = 0;
+    for (int q = 0; q < n_runs; q++)
+        if (in_fit[q]) gap += runs->gap_s[q], kernels += runs->gap_kernels[q];
+    gap = kernels > 0 ? gap / kernels : 0;
+    if (!(gap >= 1e-9)) return;
+    p->kernel_s += gap;
+    p->between_s = gap;
 }
 
 /* Whether run r has samples. */
@@ -56,9 +59,18 @@ static bool run_has_samples(const rl_fit_sample *s, int n, int r) {
     return false;
 }
 
+/* Run r's forecast under the stack fitted to the runs in_fit says (its
+ * wall time, as the user's analysis forecasts it); NAN when it has none. */
+static double held_out_forecast(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs, int r,
+                                rl_forecast_params *p) {
+    add_runs_gap(runs, in_fit, n_runs, p);
+    double fc = runs->forecast(runs->ctx, r, p);
+    return fc > 0 && isfinite(fc) ? fc : NAN;
+}
+
 int rl_fit_leave_one_out(const rl_fit_sample *s, int n, int n_runs, const rl_fit_sample *probe, int n_probe,
-                         const rl_forecast_params *fitted, const rl_forecast_params *profile, double *measured,
-                         double *forecast) {
+                         const rl_forecast_params *fitted, const rl_forecast_params *profile,
+                         const rl_fit_cv_runs *runs, double *measured, double *forecast) {
     rl_fit_sample *rest = malloc((size_t)(n > 0 ? n : 1) * sizeof *rest);
     bool *in_fit = malloc((size_t)(n_runs > 0 ? n_runs : 1) * sizeof *in_fit);
     int status = rest && in_fit ? 0 : -1;
@@ -66,20 +78,21 @@ int rl_fit_leave_one_out(const rl_fit_sample *s, int n, int n_runs, const rl_fit
         int others = 0;
         for (int q = 0; q < n_runs; q++) in_fit[q] = q != r && run_has_samples(s, n, q), others += in_fit[q];
         forecast[r] = NAN;
-        run_forecast(s, n, r, fitted, &measured[r]);
-        if (!(measured[r] >= 0) || !others) continue;
+        measured[r] = run_has_samples(s, n, r) ? runs->wall_s[r] : NAN;
+        if (!(measured[r] > 0) || !others) continue;
         rl_forecast_params p;
         /* the held-out fits share one fit's budget of evaluations, so that
          * the cross-validation's work does not grow with the runs either */
         status = fit_on_runs(s, n, in_fit, probe, n_probe, fitted, profile, RL_FIT_BUDGET / n_runs, rest, &p);
-        if (!status) forecast[r] = run_forecast(s, n, r, &p, &measured[r]);
+        if (!status) forecast[r] = held_out_forecast(runs, in_fit, n_runs, r, &p);
     }
     free(rest), free(in_fit);
     return status;
 }
 
 int rl_fit_pair_fits(const rl_fit_sample *s, int n, int n_runs, const rl_fit_sample *probe, int n_probe,
-                     const rl_forecast_params *fitted, const rl_forecast_params *profile, rl_fit_pair_row *rows) {
+                     const rl_forecast_params *fitted, const rl_forecast_params *profile,
+                     const rl_fit_cv_runs *runs, rl_fit_pair_row *rows) {
     rl_fit_sample *rest = malloc((size_t)(n > 0 ? n : 1) * sizeof *rest);
     bool *in_fit = malloc((size_t)(n_runs > 0 ? n_runs : 1) * sizeof *in_fit);
     int status = rest && in_fit ? 0 : -1, k = 0;
@@ -87,7 +100,7 @@ int rl_fit_pair_fits(const rl_fit_sample *s, int n, int n_runs, const rl_fit_sam
     for (int a = 0; a < n_runs && !status; a++)
         for (int b = a + 1; b < n_runs && !status; b++) {
             for (int q = 0; q < n_runs; q++) in_fit[q] = q == a || q == b;
-            rl_forecast_params p;
+            rl_forecast_params p = *fitted;
             bool fitted_pair = run_has_samples(s, n, a) && run_has_samples(s, n, b);
             /* every pair's fit shares one fit's budget, as leave-one-out's do */
             if (fitted_pair)
@@ -96,8 +109,10 @@ int rl_fit_pair_fits(const rl_fit_sample *s, int n, int n_runs, const rl_fit_sam
                 if (r == a || r == b) continue;
                 rl_fit_pair_row *row = &rows[k++];
                 row->fit_a = a, row->fit_b = b, row->run = r;
-                row->forecast_s = fitted_pair ? run_forecast(s, n, r, &p, &row->measured_s) : NAN;
-                if (!fitted_pair) run_forecast(s, n, r, fitted, &row->measured_s);
+                row->measured_s = run_has_samples(s, n, r) ? runs->wall_s[r] : NAN;
+                rl_forecast_params pr = p;
+                row->forecast_s = fitted_pair && row->measured_s > 0 ? held_out_forecast(runs, in_fit, n_runs, r, &pr)
+                                                                     : NAN;
             }
         }
     free(rest), free(in_fit);

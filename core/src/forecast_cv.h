@@ -24,20 +24,36 @@ typedef struct rl_fit_band {
     int runs;                 /* held-out runs the ratios come from */
 } rl_fit_band;
 
-/* Per run r < n_runs: measured[r], the sum of its samples' measured times,
- * and forecast[r], their forecast under a fit of the other runs' samples:
+/* What the cross-validation knows of each run beyond its samples: its
+ * measured wall time, the time between its kernels, and how to forecast
+ * its model under a stack, as a user's analysis would: the plan's kernels
+ * and layout conversions, not the kernels measured (a fit of the other
+ * runs knows nothing of how this run's graph was cut into kernels). */
+typedef struct rl_fit_cv_runs {
+    const double *wall_s;      /* per run: its measured wall time, NAN unknown */
+    const double *gap_s;       /* per run: time between its kernels, s (0 when unknown) */
+    const double *gap_kernels; /* per run: the kernels that time is over */
+    /* run `run`'s model analysed under stack p: its forecast.time_s, NAN
+     * when it cannot be had */
+    double (*forecast)(void *ctx, int run, const rl_forecast_params *p);
+    void *ctx;
+} rl_fit_cv_runs;
+
+/* Per run r < n_runs: measured[r], its wall time (runs->wall_s), and
+ * forecast[r], its forecast (runs->forecast) under a fit of the other runs' samples:
  * the fit of all runs (`fitted`: its stack settings kept) refitted on them
  * from its own values, which the descent's grids over each parameter's
  * whole range leave, and then every parameter those runs do not inform set
  * back to the profile's (`profile`), since only the held-out run set it.
  * With probe samples (n_probe > 0), each held-out fit fills its gaps from
  * them first (rl_fit_fill_gaps), as the fit of all runs did: only what
- * neither the other runs nor the probes inform goes back to the profile's.
- * NAN for a run without samples, or when no other run has any. Returns 0,
- * or -1 out of memory. */
+ * neither the other runs nor the probes inform goes back to the profile's;
+ * and the time between kernels is the other runs' (kernel_s and between_s,
+ * as the fit of all adds its runs'). NAN for a run without samples, or when
+ * no other run has any. Returns 0, or -1 out of memory. */
 int rl_fit_leave_one_out(const rl_fit_sample *s, int n, int n_runs, const rl_fit_sample *probe, int n_probe,
-                         const rl_forecast_params *fitted, const rl_forecast_params *profile, double *measured,
-                         double *forecast);
+                         const rl_forecast_params *fitted, const rl_forecast_params *profile,
+                         const rl_fit_cv_runs *runs, double *measured, double *forecast);
 
 /* A fit of so few models takes its band from its pairs' fits
  * (rl_fit_pair_fits), one of this many or more from leave-one-out: each
@@ -58,12 +74,14 @@ typedef struct rl_fit_pair_row {
 
 /* For every pair of runs a < b, the fit of their samples alone (as
  * rl_fit_leave_one_out's fits: the fitted stack's settings kept, gaps
- * filled from the probes, the uninformed set back to the profile's; all
- * pairs share one fit's budget) forecasting each other run: rows[] gets
+ * filled from the probes, the uninformed set back to the profile's, the
+ * pair's time between kernels; all pairs share one fit's budget)
+ * forecasting each other run as rl_fit_leave_one_out does: rows[] gets
  * n_runs (n_runs - 1) (n_runs - 2) / 2 rows, in the order of a, b, run.
  * Returns the rows written, or -1 out of memory. */
 int rl_fit_pair_fits(const rl_fit_sample *s, int n, int n_runs, const rl_fit_sample *probe, int n_probe,
-                     const rl_forecast_params *fitted, const rl_forecast_params *profile, rl_fit_pair_row *rows);
+                     const rl_forecast_params *fitted, const rl_forecast_params *profile,
+                     const rl_fit_cv_runs *runs, rl_fit_pair_row *rows);
 
 /* The band of the runs' ratios measured / forecast (those with both
  * figures), as far below 1 as above it: the 90th percentile (by linear
