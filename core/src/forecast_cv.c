@@ -52,11 +52,11 @@ static void add_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_r
     p->between_s = gap;
 }
 
-/* Whether run r has samples. */
-static bool run_has_samples(const rl_fit_sample *s, int n, int r) {
+/* has[r]: whether run r < n_runs has samples (has: n_runs entries). */
+static void runs_with_samples(const rl_fit_sample *s, int n, int n_runs, bool *has) {
+    for (int r = 0; r < n_runs; r++) has[r] = false;
     for (int i = 0; i < n; i++)
-        if (s[i].run == r) return true;
-    return false;
+        if (s[i].run >= 0 && s[i].run < n_runs) has[s[i].run] = true;
 }
 
 /* Run r's forecast under the stack fitted to the runs in_fit says (its
@@ -72,13 +72,14 @@ int rl_fit_leave_one_out(const rl_fit_sample *s, int n, int n_runs, const rl_fit
                          const rl_forecast_params *fitted, const rl_forecast_params *profile,
                          const rl_fit_cv_runs *runs, double *measured, double *forecast) {
     rl_fit_sample *rest = malloc((size_t)(n > 0 ? n : 1) * sizeof *rest);
-    bool *in_fit = malloc((size_t)(n_runs > 0 ? n_runs : 1) * sizeof *in_fit);
+    bool *in_fit = malloc((size_t)(n_runs > 0 ? 2 * n_runs : 1) * sizeof *in_fit), *has = in_fit ? in_fit + n_runs : NULL;
     int status = rest && in_fit ? 0 : -1;
+    if (!status) runs_with_samples(s, n, n_runs, has);
     for (int r = 0; r < n_runs && !status; r++) {
         int others = 0;
-        for (int q = 0; q < n_runs; q++) in_fit[q] = q != r && run_has_samples(s, n, q), others += in_fit[q];
+        for (int q = 0; q < n_runs; q++) in_fit[q] = q != r && has[q], others += in_fit[q];
         forecast[r] = NAN;
-        measured[r] = run_has_samples(s, n, r) ? runs->wall_s[r] : NAN;
+        measured[r] = has[r] ? runs->wall_s[r] : NAN;
         if (!(measured[r] > 0) || !others) continue;
         rl_forecast_params p;
         /* the held-out fits share one fit's budget of evaluations, so that
@@ -94,14 +95,15 @@ int rl_fit_pair_fits(const rl_fit_sample *s, int n, int n_runs, const rl_fit_sam
                      const rl_forecast_params *fitted, const rl_forecast_params *profile,
                      const rl_fit_cv_runs *runs, rl_fit_pair_row *rows) {
     rl_fit_sample *rest = malloc((size_t)(n > 0 ? n : 1) * sizeof *rest);
-    bool *in_fit = malloc((size_t)(n_runs > 0 ? n_runs : 1) * sizeof *in_fit);
+    bool *in_fit = malloc((size_t)(n_runs > 0 ? 2 * n_runs : 1) * sizeof *in_fit), *has = in_fit ? in_fit + n_runs : NULL;
     int status = rest && in_fit ? 0 : -1, k = 0;
     const long long pairs = (long long)n_runs * (n_runs - 1) / 2;
+    if (!status) runs_with_samples(s, n, n_runs, has);
     for (int a = 0; a < n_runs && !status; a++)
         for (int b = a + 1; b < n_runs && !status; b++) {
             for (int q = 0; q < n_runs; q++) in_fit[q] = q == a || q == b;
             rl_forecast_params p = *fitted;
-            bool fitted_pair = run_has_samples(s, n, a) && run_has_samples(s, n, b);
+            bool fitted_pair = has[a] && has[b];
             /* every pair's fit shares one fit's budget, as leave-one-out's do */
             if (fitted_pair)
                 status = fit_on_runs(s, n, in_fit, probe, n_probe, fitted, profile, RL_FIT_BUDGET / pairs, rest, &p);
@@ -109,7 +111,7 @@ int rl_fit_pair_fits(const rl_fit_sample *s, int n, int n_runs, const rl_fit_sam
                 if (r == a || r == b) continue;
                 rl_fit_pair_row *row = &rows[k++];
                 row->fit_a = a, row->fit_b = b, row->run = r;
-                row->measured_s = run_has_samples(s, n, r) ? runs->wall_s[r] : NAN;
+                row->measured_s = has[r] ? runs->wall_s[r] : NAN;
                 rl_forecast_params pr = p;
                 row->forecast_s = fitted_pair && row->measured_s > 0 ? held_out_forecast(runs, in_fit, n_runs, r, &pr)
                                                                      : NAN;
