@@ -72,7 +72,8 @@ int rl_fit_leave_one_out(const rl_fit_sample *s, int n, int n_runs, const rl_fit
                          const rl_forecast_params *fitted, const rl_forecast_params *profile,
                          const rl_fit_cv_runs *runs, double *measured, double *forecast) {
     rl_fit_sample *rest = malloc((size_t)(n > 0 ? n : 1) * sizeof *rest);
-    bool *in_fit = malloc((size_t)(n_runs > 0 ? 2 * n_runs : 1) * sizeof *in_fit), *has = in_fit ? in_fit + n_runs : NULL;
+    bool *in_fit = malloc((size_t)(n_runs > 0 ? 2 * n_runs : 1) * sizeof *in_fit);
+    bool *has = in_fit ? in_fit + n_runs : NULL;
     int status = rest && in_fit ? 0 : -1;
     if (!status) runs_with_samples(s, n, n_runs, has);
     for (int r = 0; r < n_runs && !status; r++) {
@@ -95,7 +96,8 @@ int rl_fit_pair_fits(const rl_fit_sample *s, int n, int n_runs, const rl_fit_sam
                      const rl_forecast_params *fitted, const rl_forecast_params *profile,
                      const rl_fit_cv_runs *runs, rl_fit_pair_row *rows) {
     rl_fit_sample *rest = malloc((size_t)(n > 0 ? n : 1) * sizeof *rest);
-    bool *in_fit = malloc((size_t)(n_runs > 0 ? 2 * n_runs : 1) * sizeof *in_fit), *has = in_fit ? in_fit + n_runs : NULL;
+    bool *in_fit = malloc((size_t)(n_runs > 0 ? 2 * n_runs : 1) * sizeof *in_fit);
+    bool *has = in_fit ? in_fit + n_runs : NULL;
     int status = rest && in_fit ? 0 : -1, k = 0;
     const long long pairs = (long long)n_runs * (n_runs - 1) / 2;
     if (!status) runs_with_samples(s, n, n_runs, has);
