@@ -95,11 +95,6 @@ static int vote_shape_ops(rl_ctx *c, const rl_prepared *pg, const int *set_of, f
     return 0;
 }
 
-/* The shortest time a kernel can take: a few clock cycles. No dispatch of a
- * kernel is quicker, and the fit's fixed cost per kernel goes no lower
- * (forecast_fit.c), so a shorter time (a denormal, 1e-15 s) is a wrong
- * unit or a broken file, never a measurement. */
-#define RL_FIT_MIN_KERNEL_S 1e-9
 /* A measured kernel may beat its floor (the speed of light of its nodes on
  * the profile, fused) only by this factor. Some beat it honestly: the
  * profile is of a slower device or power mode than the one measured (up to
@@ -247,7 +242,6 @@ static int pool_between(const cJSON *measured, int run, fit_samples *fs, rl_erro
                      "work); record the runs again", all_kernels, between, between / all_kernels);
         return -1;
     }
-    fs->gap_s += between, fs->gap_kernels += all_kernels;
     fs->run_gap_s[run] = between, fs->run_gap_kernels[run] = all_kernels;
     return 0;
 }
@@ -319,10 +313,9 @@ static bool stack_runs_unfused(const fit_samples *fs, size_t n_runs) {
  * (RL_FIT_MIN_KERNEL_S): that is the rounding of the runs' timestamps (a
  * median of 0.5 us over a thousand kernels), and a profile holds no
  * between_kernels_s under it. */
-static void add_time_between_kernels(const fit_samples *fs, cJSON *fit, rl_forecast_params *p, rl_fit_informed *inf,
-                                     char *source, size_t size) {
-    double gap = fs->gap_kernels > 0 ? fs->gap_s / fs->gap_kernels : 0;
-    if (gap < RL_FIT_MIN_KERNEL_S) gap = 0;
+static void add_time_between_kernels(const rl_fit_cv_runs *runs, int n_runs, cJSON *fit, rl_forecast_params *p,
+                                     rl_fit_informed *inf, char *source, size_t size) {
+    double gap = rl_fit_runs_gap(runs, NULL, n_runs);
     rl_json_add_num(fit, "between_kernels_s", gap);
     if (!(gap > 0)) return;
     p->kernel_s += gap;
@@ -574,7 +567,8 @@ static int base_of_fit(const cJSON *profile, const rl_fit_input *inputs, size_t 
 
 /* The cross-validation's forecast of a run's model (rl_fit_cv_runs): the
  * model analysed as the user's request for it would be, under the base
- * profile with the stack a fit of other runs gave. */
+ * profile (hw: its forecast block replaced) with the stack p a fit of
+ * other runs gave. */
 typedef struct cv_inputs {
     const rl_fit_input *in;
     const rl_hw *hw;
@@ -641,11 +635,9 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     rl_fit_source(source, sizeof source, fs, order, n_models, median);
     if (n_probes) rl_fit_probe_source(probe_source, sizeof probe_source, &tries[2], order + n_models, n_probes);
     rl_forecast_params fitted = p;
-    add_time_between_kernels(fs, fit, &p, &inf, source, sizeof source);
-    rl_hw base = hw;
-    base.fc = p;
-    cv_inputs cvx = {order, &base};
+    cv_inputs cvx = {order, &hw};
     rl_fit_cv_runs runs = {fs->run_wall_s, fs->run_gap_s, fs->run_gap_kernels, forecast_of_input, &cvx};
+    add_time_between_kernels(&runs, (int)n_models, fit, &p, &inf, source, sizeof source);
     if (rl_fit_add_cross_validation(fit, rl_fit_child_object(profile, "forecast"), fs, n_probes ? &tries[2] : NULL,
                                     order, n_models, &fitted, &hw.fc, &runs)) {
         cJSON_Delete(fit);

@@ -30,13 +30,11 @@ typedef struct fit_samples {
     /* per run: the kernels it launched (matched to nodes) and the kernels
      * of the model's unfused and fused plans (docs/model.md §4) */
     double launched[RL_FIT_MAX_RUNS], plan_unfused[RL_FIT_MAX_RUNS], plan_fused[RL_FIT_MAX_RUNS];
-    /* the runs' time between kernels (measured.between_kernels_s: a typical
-     * run's wall time minus its own kernels' times), and the kernels it
-     * launched (runs whose profile gives wall times) */
-    double gap_s, gap_kernels;
-    /* the same per run (the cross-validation's fits of some runs take
-     * theirs), and each run's measured wall time: a typical run's (its
-     * kernels' times where the profile gives no wall time), NAN none */
+    /* per run: its time between kernels (measured.between_kernels_s: a
+     * typical run's wall time minus its own kernels' times) and the kernels
+     * it launched (0 for a profile without wall times), and its measured
+     * wall time: a typical run's (its kernels' times where the profile
+     * gives no wall time), NAN none; rl_fit_runs_gap pools them */
     double run_gap_s[RL_FIT_MAX_RUNS], run_gap_kernels[RL_FIT_MAX_RUNS], run_wall_s[RL_FIT_MAX_RUNS];
     /* per operator type that heads a fused group of the plan: how many of
      * the groups measured ran their epilogue inside its kernel, how many apart */

@@ -39,15 +39,19 @@ static int fit_on_runs(const rl_fit_sample *s, int n, const bool *in_fit, const 
     return 0;
 }
 
-/* The time between kernels of the runs in_fit says joins p's fixed cost
- * per kernel, as the fit of all runs adds its runs' (analyze_fit.c): none
- * under the shortest dispatch a kernel can take (the timestamps' rounding). */
-static void add_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs, rl_forecast_params *p) {
+double rl_fit_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs) {
     double gap = 0, kernels = 0;
     for (int q = 0; q < n_runs; q++)
-        if (in_fit[q]) gap += runs->gap_s[q], kernels += runs->gap_kernels[q];
+        if (!in_fit || in_fit[q]) gap += runs->gap_s[q], kernels += runs->gap_kernels[q];
     gap = kernels > 0 ? gap / kernels : 0;
-    if (!(gap >= 1e-9)) return;
+    return gap >= RL_FIT_MIN_KERNEL_S ? gap : 0;
+}
+
+/* The time between kernels of the runs in_fit says joins p's fixed cost
+ * per kernel, as the fit of all runs adds its runs' (analyze_fit.c). */
+static void add_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs, rl_forecast_params *p) {
+    double gap = rl_fit_runs_gap(runs, in_fit, n_runs);
+    if (!(gap > 0)) return;
     p->kernel_s += gap;
     p->between_s = gap;
 }

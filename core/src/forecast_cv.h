@@ -39,6 +39,11 @@ typedef struct rl_fit_cv_runs {
     void *ctx;
 } rl_fit_cv_runs;
 
+/* The runtime's time between kernels, per kernel, pooled over the runs
+ * in_fit says (NULL: all n_runs): 0 when none gives it, or under
+ * RL_FIT_MIN_KERNEL_S (the rounding of the runs' timestamps). */
+double rl_fit_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs);
+
 /* Per run r < n_runs: measured[r], its wall time (runs->wall_s), and
  * forecast[r], its forecast (runs->forecast) under a fit of the other runs' samples:
  * the fit of all runs (`fitted`: its stack settings kept) refitted on them
