@@ -250,6 +250,21 @@ static int pool_between(const cJSON *measured, int run, fit_samples *fs, rl_erro
  * samples (a run none of whose kernels matched a node of known cost is
  * refused: fitted beside others it would add nothing but its name and its
  * kernel count, which sets the stack's fusion). */
+/* Input in's model analysed and timed under hw as its request asks (its
+ * dims, batch, precision): *req (the caller deletes it: the options point
+ * into it) and c, o, pg, lt (NULL: no layers), t in arena. 0, or -1 with
+ * err set. */
+static int time_input(const rl_fit_input *in, const rl_hw *hw, rl_arena *arena, cJSON **req, rl_ctx *c,
+                      rl_options *o, rl_prepared *pg, rl_layer_time **lt, rl_timing *t, rl_error *err) {
+    rl_dim_setting *dims = NULL;
+    *req = rl_analyze_parse_request(in->request_json ? in->request_json : "{}", err);
+    if (!*req || !in->model || !rl_analyze_setup_ctx(c, in->model, arena, err)) {
+        if (!err->code[0]) rl_error_set(err, "bad_request", "model", "no model, or out of memory");
+        return -1;
+    }
+    return rl_analyze_parse_options(*req, o, c, &dims, err) || rl_prepare_and_time(c, o, hw, pg, lt, t) ? -1 : 0;
+}
+
 static int fit_one_run(const rl_fit_input *in, int run, int input, const rl_hw *hw, fit_samples *fs, rl_error *err) {
     rl_arena arena = {0};
     rl_ctx c;
@@ -258,20 +273,19 @@ static int fit_one_run(const rl_fit_input *in, int run, int input, const rl_hw *
     rl_layer_time *lt = NULL;
     rl_timing t;
     rl_measured *m = NULL;
-    rl_dim_setting *dims = NULL;
     int rc = -1, before = fs->n;
-    cJSON *req = rl_analyze_parse_request(in->request_json ? in->request_json : "{}", err);
+    cJSON *req = NULL;
     /* the measured profile as a request's "measured" member */
     cJSON *wrap = cJSON_CreateObject(), *mo = cJSON_CreateObject();
     cJSON *spec = wrap ? cJSON_AddObjectToObject(wrap, "measured") : NULL;
-    if (!req || !spec || !mo || !in->model || !rl_analyze_setup_ctx(&c, in->model, &arena, err)) {
-        if (!err->code[0]) rl_error_set(err, "bad_request", "model", "no model, or out of memory");
+    if (!spec || !mo) {
+        rl_error_set(err, "out_of_memory", "", "out of memory while fitting");
         goto done;
     }
     cJSON_AddStringToObject(spec, "text", in->measured ? in->measured : "");
     cJSON_AddStringToObject(spec, "format", in->format ? in->format : "auto");
-    if (rl_analyze_parse_options(req, &o, &c, &dims, err) || rl_prepare_and_time(&c, &o, hw, &pg, &lt, &t) ||
-        rl_timing_check(&t, pg.graph, err) || rl_analyze_attach_measured(&c, wrap, pg.graph, lt, hw, &m, err))
+    if (time_input(in, hw, &arena, &req, &c, &o, &pg, &lt, &t, err) || rl_timing_check(&t, pg.graph, err) ||
+        rl_analyze_attach_measured(&c, wrap, pg.graph, lt, hw, &m, err))
         goto done;
     rl_measured_json(m, mo, rl_timing_chosen(&t)->time_s, t.forecast.time_s);
     const cJSON *measured = cJSON_GetObjectItemCaseSensitive(mo, "measured");
@@ -584,13 +598,9 @@ static double forecast_of_input(void *ctx, int run, const rl_forecast_params *p)
     rl_options o;
     rl_prepared pg;
     rl_timing t;
-    rl_dim_setting *dims = NULL;
     rl_error err = {0};
-    double out = NAN;
-    cJSON *req = rl_analyze_parse_request(in->request_json ? in->request_json : "{}", &err);
-    if (req && in->model && rl_analyze_setup_ctx(&c, in->model, &arena, &err) &&
-        !rl_analyze_parse_options(req, &o, &c, &dims, &err) && !rl_prepare_and_time(&c, &o, &hw, &pg, NULL, &t))
-        out = t.forecast.time_s;
+    cJSON *req = NULL;
+    double out = time_input(in, &hw, &arena, &req, &c, &o, &pg, NULL, &t, &err) ? NAN : t.forecast.time_s;
     cJSON_Delete(req);
     rl_arena_free(&arena);
     return out;
