@@ -149,5 +149,26 @@ assert s['stopped'] and s['evaluations'] <= 2 * s['budget'] and 'budget' in s['n
 "
 check "the CLI says the search stopped" has "$TMP/err" "the search stopped at its budget"
 
+# the cross-validation: each of three models forecast by a fit of the other
+# two, against its measured wall time (a run's, kernels and the time
+# between them), as a user's analysis of it would be compared; not against
+# the sum of its matched kernels, which is fit.models' measured time
+run "$TMP/out" "$TMP/err" calibrate --profile intel-xeon-8480 --out "$TMP/three.json" \
+    --from "$F/small_cnn.onnx=$F/ort_small_cnn_all.json" --from "$F/small_mlp.onnx=$F/ort_small_mlp_all.json" \
+    --from "$F/small_gelu_first.onnx=$F/ort_small_gelu_first_all.json"
+check "a fit of three models ($rc)" test "$rc" -eq 0
+for m in small_cnn small_mlp small_gelu_first; do
+    run "$TMP/$m.json" "$TMP/err" "$F/$m.onnx" --hw intel-xeon-8480 --measured "$F/ort_${m}_all.json" --format json
+done
+check "each held out against its run's wall time, not its kernels' sum" py "
+import json
+fit = json.load(open('$TMP/three.json'))['forecast']['fit']
+for row, model in zip(fit['held_out'], fit['models']):
+    name = row['name'].rsplit('/', 1)[-1][:-5]
+    wall = json.load(open('$TMP/' + name + '.json'))['measured']['run_wall_s']
+    assert abs(row['measured_s'] - wall) <= 1e-12 and row['measured_s'] > model['measured_s'], (row, wall, model)
+    assert row['forecast_s'] > 0, row
+"
+
 echo "cli calibrate --from: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]
