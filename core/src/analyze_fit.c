@@ -31,31 +31,6 @@ static bool push_sample(fit_samples *fs, const rl_fit_sample *x) {
     return true;
 }
 
-/* Each measured epilogue member of a fused group of the plan (docs/model.md
- * §4) casts one vote for the operator type of its group's first node: it
- * ran inside that node's kernel (in the same measured group) or apart.
- * set_of: each node's measured group, -1 when not measured. */
-static void vote_epilogues(const rl_prepared *pg, const int *set_of, fit_samples *fs) {
-    const rl_graph *g = pg->graph;
-    for (int r = 0; r < g->n_nodes; r++) {
-        if (pg->group_root[r] != r || pg->group_next[r] < 0 || set_of[r] < 0 || !g->nodes[r].op_type) continue;
-        int together = 0, apart = 0;
-        for (int i = pg->group_next[r]; i >= 0; i = pg->group_next[i])
-            if (set_of[i] >= 0) set_of[i] == set_of[r] ? together++ : apart++;
-        if (together + apart == 0) continue;
-        const char *t = g->nodes[r].op_type;
-        int v = 0;
-        while (v < fs->n_votes && strcmp(fs->votes[v].op_type, t)) v++;
-        if (v == fs->n_votes) {
-            if (v == RL_FIT_MAX_HEADS || strlen(t) >= sizeof fs->votes[v].op_type) continue;
-            snprintf(fs->votes[v].op_type, sizeof fs->votes[v].op_type, "%s", t);
-            fs->votes[v].together = fs->votes[v].apart = 0;
-            fs->n_votes++;
-        }
-        fs->votes[v].apart += apart, fs->votes[v].together += together;
-    }
-}
-
 /* A node of a measured kernel: its operator type joins its class's list
  * (fit_profile.h, "fitted_ops"), once. */
 static void note_op(const rl_node *n, fit_samples *fs) {
@@ -67,32 +42,6 @@ static void note_op(const rl_node *n, fit_samples *fs) {
     fs->ops[fs->n_ops].cls = cls;
     snprintf(fs->ops[fs->n_ops].op_type, sizeof fs->ops[0].op_type, "%s", n->op_type);
     fs->n_ops++;
-}
-
-/* Which views and pieces of folded shape arithmetic ran as kernels (set_of:
- * each node's measured group, -1 when none): by whether they depend on the
- * inputs, and of those, per distinct computation (rl_fc_first_alike) and
- * for the others alike. A stack that merges identical computations ran one
- * node of each and few others alike. */
-static int vote_shape_ops(rl_ctx *c, const rl_prepared *pg, const int *set_of, fit_samples *fs) {
-    const int nn = pg->graph->n_nodes;
-    const bool *dep = rl_fc_input_dependent(c, pg);
-    const int *first = rl_fc_first_alike(c, pg);
-    bool *some_ran = rl_arena_alloc(c->arena, (size_t)(nn + 1) * sizeof *some_ran);
-    if (!dep || !first || !some_ran) return -1;
-    for (int i = 0; i < nn; i++) some_ran[i] = false;
-    for (int i = 0; i < nn; i++) {
-        if (!rl_fc_runs_unfolded(pg, &pg->graph->nodes[i])) continue;
-        bool ran = set_of[i] >= 0;
-        ran ? fs->shape_ran[dep[i]]++ : fs->shape_folded[dep[i]]++;
-        if (!dep[i]) continue;
-        some_ran[first[i]] |= ran;
-        if (first[i] != i) ran ? fs->alike_ran++ : fs->alike_folded++;
-    }
-    for (int i = 0; i < nn; i++)
-        if (dep[i] && first[i] == i && rl_fc_runs_unfolded(pg, &pg->graph->nodes[i]))
-            some_ran[i] ? fs->distinct_ran++ : fs->distinct_folded++;
-    return 0;
 }
 
 /* A measured kernel may beat its floor (the speed of light of its nodes on
@@ -126,24 +75,6 @@ static int impossible_time(const cJSON *grp, double measured, rl_error *err) {
         return -1;
     }
     return 0;
-}
-
-/* Adds a measured dense convolution group of ONNX Runtime's to the time
- * of its layout (fit_samples.conv_blocked, conv_plain). */
-static void count_conv_layout(const rl_prepared *pg, int first, const cJSON *grp, const cJSON *mo, double measured,
-                              fit_samples *fs) {
-    const cJSON *format = cJSON_GetObjectItemCaseSensitive(mo, "format");
-    if (rl_value_of(RL_LIST_MEASURED_FORMAT, cJSON_IsString(format) ? format->valuestring : NULL) != RL_PROFILE_ORT)
-        return;
-    if (rl_node_op_class(&pg->graph->nodes[first]) != RL_CLASS_CONV) return;
-    const cJSON *k;
-    bool blocked = false;
-    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(grp, "kernels")) {
-        size_t len = cJSON_IsString(k) ? strlen(k->valuestring) : 0;
-        blocked |= len >= 6 && !strcmp(k->valuestring + len - 6, "_nchwc");
-    }
-    if (blocked) fs->conv_blocked += measured;
-    else fs->conv_plain += measured;
 }
 
 /* The measured groups (measured.groups of the response: nodes, kernels,
@@ -180,26 +111,17 @@ static int run_samples(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
         }
         if (first < 0) continue;
         if (impossible_time(grp, measured, err)) return -1;
-        count_conv_layout(pg, first, grp, mo, measured, fs);
+        rl_fit_count_conv_layout(pg, first, grp, mo, measured, run, fs);
         for (int i = first; i >= 0; i = next[i]) note_op(&pg->graph->nodes[i], fs);
         rl_fit_sample x = {.measured_s = measured, .run = run};
         double kernels = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(grp, "kernels"));
         rl_fc_kernel_figures(c, pg, o, hw, first, next, set_of, fold, kernels, NULL, &x.k);
         if (!push_sample(fs, &x)) goto oom;
     }
-    vote_epilogues(pg, set_of, fs);
-    if (!vote_shape_ops(c, pg, set_of, fs)) return 0;
+    if (!rl_fit_vote_epilogues(pg, set_of, run, fs) && !rl_fit_vote_shape_ops(c, pg, set_of, run, fs)) return 0;
 oom:
     rl_error_set(err, "out_of_memory", "", "out of memory while fitting");
     return -1;
-}
-
-/* The stack's epilogue_apart: the operator types most of whose measured
- * epilogue members ran apart. */
-static void epilogues_apart(const fit_samples *fs, rl_forecast_params *p) {
-    p->n_apart = 0;
-    for (int v = 0; v < fs->n_votes && p->n_apart < RL_FC_MAX_APART; v++)
-        if (!p->unfused && fs->votes[v].apart > fs->votes[v].together) p->apart[p->n_apart++] = fs->votes[v].op_type;
 }
 
 /* The stack a measured profile's format implies, when the caller names none. */
@@ -305,17 +227,6 @@ done:
     return rc;
 }
 
-/* Whether the measured stack fuses: it runs every node as a kernel of its
- * own ("none") when each run launched at least 90 % of the unfused plan's
- * kernels (a runtime may fold a few nodes at load time), else it fuses
- * ("epilogue"). A stack that fuses launches far fewer: ONNX Runtime with its
- * optimisations on ran ResNet-50 as 57 kernels against 121 unfused. */
-static bool stack_runs_unfused(const fit_samples *fs, size_t n_runs) {
-    for (size_t r = 0; r < n_runs; r++)
-        if (!(fs->launched[r] >= 0.9 * fs->plan_unfused[r])) return false;
-    return n_runs > 0;
-}
-
 /* The runtime's own time between kernels (its executor dispatching the
  * next, allocating its output): a typical run's wall time minus its own
  * kernels' times, per kernel launched, pooled over the inputs whose
@@ -359,24 +270,6 @@ static int fit_power_mode(const rl_fit_input *in, size_t n, char *mode, size_t c
     return 0;
 }
 
-/* A stack that ran most of the views and shape arithmetic of constants
- * alone folds nothing; one that ran most of the distinct computations that
- * depend on the inputs folds constants only, and merges identical ones when
- * it ran few of the nodes alike. With none alike measured (CNNs and GPT-2's
- * exports have none) the runs do not tell, and the stack's fusion does: a
- * runtime that fuses optimises its graph, and merging identical
- * computations is among the first things every graph optimiser does
- * (ONNX Runtime's level 1, before its fusions); one that fuses nothing runs
- * them all. Left to "runs them all", a fit of ResNet-18 and MobileNetV3
- * forecast ShuffleNetV2's 77 Shape nodes as kernels where ONNX Runtime ran
- * 29, and ShuffleNetV2 45 % slow (docs/validation.md, run 10). */
-static int fitted_shape_ops(const fit_samples *fs, bool unfused) {
-    if (fs->shape_ran[0] > fs->shape_folded[0]) return RL_SHAPE_RUN;
-    if (!(fs->distinct_ran > fs->distinct_folded)) return RL_SHAPE_FOLDED;
-    if (fs->alike_folded + fs->alike_ran == 0) return unfused ? RL_SHAPE_DYNAMIC : RL_SHAPE_DISTINCT;
-    return fs->alike_folded > fs->alike_ran ? RL_SHAPE_DISTINCT : RL_SHAPE_DYNAMIC;
-}
-
 /* Each sample weighs 1 / its run's measured time: every model counts
  * alike in the fit, whatever its length (forecast_fit.c, loss). */
 static void weigh_runs(fit_samples *fs, size_t n_runs) {
@@ -398,9 +291,7 @@ static int fit_stack(size_t n_inputs, const rl_hw *hw, fit_samples *fs, rl_forec
     for (int c = 0; c < RL_CLASS_COUNT; c++) p->class_kernel_s[c] = -1;
     /* the kernels' own times are fitted: the time between them is added after (add_time_between_kernels) */
     p->between_s = 0;
-    p->unfused = stack_runs_unfused(fs, n_inputs);
-    epilogues_apart(fs, p);
-    p->shape_ops = fitted_shape_ops(fs, p->unfused);
+    rl_fit_settle(fs, NULL, (int)n_inputs, p);
     if (rl_fit_params(fs->s, fs->n, p, inf, &fs->search)) {
         rl_error_set(err, "out_of_memory", "", "out of memory while fitting");
         return -1;
@@ -437,14 +328,15 @@ static int fit_lowerings(const rl_fit_input *inputs, const int *index, size_t n_
     rl_forecast_params tried[2];
     rl_fit_informed tried_inf[2];
     double loss[2] = {INFINITY, INFINITY};
-    int told = -1; /* the lowering the runs' kernels tell (fit_samples.conv_blocked) */
+    int told = -1; /* the lowering the runs' kernels tell (rl_fit_run_votes.conv_blocked) */
     const bool profile_im2col = hw->fc.im2col;
     for (int im2col = 0; im2col < 2; im2col++) {
         hw->fc.im2col = im2col;
         for (size_t r = 0; r < n_inputs; r++)
             if (fit_one_run(&inputs[r], (int)r, index[r], hw, &tries[im2col], err)) return -1;
-        if (!im2col && tries[0].conv_blocked + tries[0].conv_plain > 0)
-            told = tries[0].conv_blocked >= tries[0].conv_plain ? 0 : 1;
+        rl_fit_run_votes layout = rl_fit_votes_of(&tries[0], NULL, (int)n_inputs);
+        if (!im2col && layout.conv_blocked + layout.conv_plain > 0)
+            told = layout.conv_blocked >= layout.conv_plain ? 0 : 1;
         if (told >= 0 && im2col != told) continue;
         if (im2col && told < 0 && same_samples(&tries[0], &tries[1])) {
             tried[1] = tried[0], tried_inf[1] = tried_inf[0], loss[1] = loss[0];
@@ -504,7 +396,7 @@ static int check_usable(const fit_samples *fs, const int *index, size_t n_in, co
 }
 
 static void free_tries(fit_samples *tries) {
-    if (tries) free(tries[0].s), free(tries[1].s), free(tries[2].s);
+    for (int t = 0; tries && t < 3; t++) free(tries[t].s), free(tries[t].votes);
     free(tries);
 }
 
@@ -586,7 +478,29 @@ static int base_of_fit(const cJSON *profile, const rl_fit_input *inputs, size_t 
 typedef struct cv_inputs {
     const rl_fit_input *in;
     const rl_hw *hw;
+    const fit_samples *fs; /* the runs' votes on the stack's settings */
+    bool profile_im2col;   /* the base profile's lowering */
 } cv_inputs;
+
+/* The stack settings of a fit of the runs in_fit says
+ * (rl_fit_cv_runs.settle): those their kernels tell (rl_fit_settle), as
+ * a fit made of them alone decides. Their lowering of convolutions stays
+ * the fit of all runs' (its samples are drawn with it) unless none of them
+ * ran a dense convolution: then it is as fit_lowerings decides for such
+ * runs, im2col for a stack that runs its graph unfolded, else the
+ * profile's. Held-out fits that kept the settings of all runs forecast
+ * other models closer than the fit of those runs alone: with ONNX
+ * Runtime's optimisations on, BERT and the GPT-2 decoder launch at least
+ * 90 % of their unfused plans' kernels, and their pair's fit forecasts
+ * every CNN unfused (MobileNetV3-Large +20 % in docs/validation.md run 21),
+ * where the pool's held-out fit of the same pair had kept the fusion the
+ * CNNs told (+2 %). */
+static void settle_runs(void *ctx, const bool *in_fit, int n_runs, rl_forecast_params *p) {
+    const cv_inputs *x = ctx;
+    rl_fit_settle(x->fs, in_fit, n_runs, p);
+    if (rl_fit_votes_of(x->fs, in_fit, n_runs).conv_s > 0) return;
+    p->im2col = p->shape_ops == RL_SHAPE_RUN || x->profile_im2col;
+}
 
 static double forecast_of_input(void *ctx, int run, const rl_forecast_params *p) {
     const cv_inputs *x = ctx;
@@ -617,7 +531,7 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     if (base_of_fit(profile, inputs, n_inputs, &hw, &err)) goto fail;
     /* the models first, the probes after, each with its index in inputs
      * (for errors); tries stays until the end: the fitted epilogue_apart
-     * names point into its samples' votes, and tries[2] holds the probes' */
+     * names point into its samples' heads, and tries[2] holds the probes' */
     tries = calloc(3, sizeof *tries);
     order = malloc(n_inputs * sizeof *order);
     index = malloc(n_inputs * sizeof *index);
@@ -630,6 +544,7 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     }
     rl_forecast_params p;
     rl_fit_informed inf, filled;
+    const bool profile_im2col = hw.fc.im2col;
     int best = fit_lowerings(order, index, n_models, &hw, tries, &p, &inf, &err);
     if (best < 0 || check_usable(&tries[best], index, n_models, &p, &err)) goto fail;
     const fit_samples *fs = &tries[best];
@@ -645,8 +560,8 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     rl_fit_source(source, sizeof source, fs, order, n_models, median);
     if (n_probes) rl_fit_probe_source(probe_source, sizeof probe_source, &tries[2], order + n_models, n_probes);
     rl_forecast_params fitted = p;
-    cv_inputs cvx = {order, &hw};
-    rl_fit_cv_runs runs = {fs->run_wall_s, fs->run_gap_s, fs->run_gap_kernels, forecast_of_input, &cvx};
+    cv_inputs cvx = {order, &hw, fs, profile_im2col};
+    rl_fit_cv_runs runs = {fs->run_wall_s, fs->run_gap_s, fs->run_gap_kernels, forecast_of_input, settle_runs, &cvx};
     add_time_between_kernels(&runs, (int)n_models, fit, &p, &inf, source, sizeof source);
     if (rl_fit_add_cross_validation(fit, rl_fit_child_object(profile, "forecast"), fs, n_probes ? &tries[2] : NULL,
                                     order, n_models, &fitted, &hw.fc, &runs)) {

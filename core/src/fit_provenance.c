@@ -127,8 +127,8 @@ static int add_pair_rows(cJSON *fit, const fit_samples *fs, const fit_samples *p
 }
 
 /* The fit's cross-validation (forecast_cv.h): fit.held_out, each run
- * forecast by a fit of the others (rl_fit_leave_one_out: the fitted
- * stack's settings kept), and the profile's forecast.band from their
+ * forecast by a fit of the others (rl_fit_leave_one_out: the stack's
+ * settings those others tell), and the profile's forecast.band from their
  * ratios; a fit of fewer than RL_BAND_PAIRS_BELOW models (and more than
  * 3, where a pair's fit is a leave-one-out fit) takes the band from
  * fit.held_out_pairs instead. With fewer than RL_BAND_MIN_RUNS held-out

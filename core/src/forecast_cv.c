@@ -68,6 +68,7 @@ static void runs_with_samples(const rl_fit_sample *s, int n, int n_runs, bool *h
 static double held_out_forecast(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs, int r,
                                 rl_forecast_params *p) {
     add_runs_gap(runs, in_fit, n_runs, p);
+    if (runs->settle) runs->settle(runs->ctx, in_fit, n_runs, p);
     double fc = runs->forecast(runs->ctx, r, p);
     return fc > 0 && isfinite(fc) ? fc : NAN;
 }

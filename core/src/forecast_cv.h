@@ -36,6 +36,10 @@ typedef struct rl_fit_cv_runs {
     /* run `run`'s model analysed under stack p: its forecast.time_s, NAN
      * when it cannot be had */
     double (*forecast)(void *ctx, int run, const rl_forecast_params *p);
+    /* the stack settings (fusion, epilogues apart, shape arithmetic,
+     * lowering) that the runs in_fit says tell, into p, as a fit of those
+     * runs alone decides them; NULL: the fit of all runs' stay */
+    void (*settle)(void *ctx, const bool *in_fit, int n_runs, rl_forecast_params *p);
     void *ctx;
 } rl_fit_cv_runs;
 
@@ -46,7 +50,8 @@ double rl_fit_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_run
 
 /* Per run r < n_runs: measured[r], its wall time (runs->wall_s), and
  * forecast[r], its forecast (runs->forecast) under a fit of the other runs' samples:
- * the fit of all runs (`fitted`: its stack settings kept) refitted on them
+ * the fit of all runs (`fitted`) refitted on them, its stack settings
+ * those the other runs tell (runs->settle),
  * from its own values, which the descent's grids over each parameter's
  * whole range leave, and then every parameter those runs do not inform set
  * back to the profile's (`profile`), since only the held-out run set it.
@@ -78,7 +83,7 @@ typedef struct rl_fit_pair_row {
 } rl_fit_pair_row;
 
 /* For every pair of runs a < b, the fit of their samples alone (as
- * rl_fit_leave_one_out's fits: the fitted stack's settings kept, gaps
+ * rl_fit_leave_one_out's fits: the stack's settings the pair tells, gaps
  * filled from the probes, the uninformed set back to the profile's, the
  * pair's time between kernels; all pairs share one fit's budget)
  * forecasting each other run as rl_fit_leave_one_out does: rows[] gets
