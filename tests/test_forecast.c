@@ -948,12 +948,17 @@ static cJSON *truth_scaled(const cJSON *unit, int j, double f) {
     else if (j == P_TILE_K0) k0 *= f;
     cJSON *hw = with_forecast(unit, c, m, k, g);
     cJSON_AddItemToObject(cJSON_GetObjectItem(hw, "forecast"), "tile_overhead_k", fig(k0));
+    /* the synthetic runtime fuses nothing and optimises nothing: it runs
+     * the graph as written, its shape arithmetic too (a runtime that folds
+     * constants optimises its graph, and the fit takes it to fuse) */
+    cJSON_AddStringToObject(cJSON_GetObjectItem(hw, "forecast"), "shape_ops", "run");
     return hw;
 }
 
 /* What a runtime that runs each node as a kernel of its own would measure
- * on a device that follows hw's forecast exactly: each kernel's forecast
- * (the unfused model, unclamped), as name,time_s. Appends the times to t. */
+ * on a device that follows hw's forecast exactly: each node's forecast
+ * (the unfused model, unclamped; the views and shape arithmetic that hw's
+ * shape_ops runs too), as name,time_s. Appends the times to t. */
 static char *synthetic_profile(rl_model *m, const cJSON *hw, int batch, double *t, int *n) {
     cJSON *r = analyze(m, hw, "unfused", batch);
     CHECK(!cJSON_IsTrue(check_at(r, "forecast.clamped")), "a synthetic run is not clamped");
@@ -963,7 +968,7 @@ static char *synthetic_profile(rl_model *m, const cJSON *hw, int batch, double *
     const cJSON *l;
     cJSON_ArrayForEach(l, cJSON_GetObjectItem(r, "layers")) {
         double f = check_num(l, "forecast_s");
-        if (!cJSON_IsTrue(cJSON_GetObjectItem(l, "kernel")) || !(f > 0) || len + 600 > cap) continue;
+        if (!(f > 0) || len + 600 > cap) continue;
         len += (size_t)snprintf(csv + len, cap - len, "%s,%.17g\n", check_str(l, "name"), f);
         if (*n < MAX_KERNELS) t[(*n)++] = f;
     }

@@ -159,9 +159,23 @@ static int shape_ops_of(const rl_fit_run_votes *t, bool unfused) {
     return t->alike_folded > t->alike_ran ? RL_SHAPE_DISTINCT : RL_SHAPE_DYNAMIC;
 }
 
+/* Whether the runs show a graph optimiser at work: most of the shape
+ * arithmetic of constants alone folded, or most computations alike to
+ * another merged (rl_fit_vote_shape_ops). Runs that launched nearly their
+ * whole unfused plan under an optimiser tell only that their own
+ * epilogues ran apart (epilogue_apart says so per operator type), not
+ * that the stack fuses nothing: ONNX Runtime with its optimisations on ran
+ * BERT and the GPT-2 decoder nearly unfused (their MatMuls' bias Adds
+ * apart), and a fit of those two that said "fuses nothing" forecast every
+ * CNN 12-32 % long, their convolutions' epilogues apart (docs/model.md
+ * §12.5, fusion). */
+static bool graph_optimised(const rl_fit_run_votes *t) {
+    return t->shape_folded[0] > t->shape_ran[0] || t->alike_folded > t->alike_ran;
+}
+
 void rl_fit_settle(const fit_samples *fs, const bool *in_fit, int n_runs, rl_forecast_params *p) {
     rl_fit_run_votes t = rl_fit_votes_of(fs, in_fit, n_runs);
-    p->unfused = runs_unfused(fs, in_fit, n_runs);
+    p->unfused = runs_unfused(fs, in_fit, n_runs) && !graph_optimised(&t);
     epilogues_apart(fs, in_fit, p);
     p->shape_ops = shape_ops_of(&t, p->unfused);
 }
