@@ -159,6 +159,8 @@ static void print_fit(const cJSON *fit, const cJSON *fc) {
     int apart = 0;
     cJSON_ArrayForEach(f, get(fc, "epilogue_apart")) apart++, fprintf(stderr, " %s", txt(cJSON_IsString(f) ? f->valuestring : ""));
     const char *lowered_from = tstr(fit, "conv_lowering_from");
+    if (!strcmp(tstr(fc, "epilogue_branches"), "apart"))
+        fprintf(stderr, "%s; every epilogue that branches (a SiLU, an erf GELU) apart", apart ? "" : " none"), apart = 1;
     fprintf(stderr, "%s; convolutions %s%s%s%s; %s between kernels (in the fixed cost per kernel)", apart ? "" : " none",
             !strcmp(tstr(fc, "conv_lowering"), "im2col") ? "lowered by im2col" : "as implicit GEMMs",
             lowered_from[0] ? " (told by " : "", txt(lowered_from), lowered_from[0] ? ")" : "",

@@ -20,7 +20,7 @@ static bool apart(const rl_forecast_params *p, const char *t) {
  * CNNs, far fewer kernels than their unfused plans (their convolutions'
  * epilogues inside; one's classifier Gemm apart), and two transformers
  * that launched nearly every node of theirs (their MatMuls' bias Adds
- * apart) but folded their constants' shape arithmetic and merged the
+ * apart, and their GELUs, epilogues that branch) but folded their constants' shape arithmetic and merged the
  * computations alike. `optimised`: whether the transformers' runs show
  * that optimiser at work (else they ran the graph as written). */
 static fit_samples *four_runs(bool optimised) {
@@ -30,7 +30,8 @@ static fit_samples *four_runs(bool optimised) {
     fs->n_heads = 3;
     strcpy(fs->heads[0], "Conv"), strcpy(fs->heads[1], "Gemm"), strcpy(fs->heads[2], "MatMul");
     static const rl_fit_epilogue_vote votes[] = {
-        {0, 0, 16, 0}, {0, 1, 0, 1}, {1, 0, 40, 2}, {2, 2, 1, 72}, {3, 2, 0, 96},
+        {0, 0, 16, 0}, {0, 1, 0, 1}, {1, 0, 40, 2}, {2, 2, 1, 72}, {2, RL_FIT_BRANCHES, 12, 60},
+        {3, 2, 0, 96}, {3, RL_FIT_BRANCHES, 0, 48},
     };
     fs->n_votes = fs->cap_votes = (int)(sizeof votes / sizeof *votes);
     fs->votes = malloc(sizeof votes);
@@ -59,10 +60,11 @@ static void settings_per_subset(void) {
     CHECK(!p.unfused && !apart(&p, "Conv") && apart(&p, "Gemm") && apart(&p, "MatMul") && p.n_apart == 2,
           "all four: fused, Gemm and MatMul epilogues apart (%d apart)", p.n_apart);
     CHECK(p.shape_ops == RL_SHAPE_DISTINCT, "all four: one of each distinct computation runs (%d)", p.shape_ops);
+    CHECK(p.branches_apart, "all four: the epilogues that branch run apart");
     bool cnns[4] = {true, true, false, false}, transformers[4] = {false, false, true, true};
     rl_fit_settle(fs, cnns, 4, &p);
-    CHECK(!p.unfused && apart(&p, "Gemm") && !apart(&p, "MatMul") && p.n_apart == 1,
-          "the CNNs alone: Gemm apart, MatMul not told (%d apart)", p.n_apart);
+    CHECK(!p.unfused && apart(&p, "Gemm") && !apart(&p, "MatMul") && p.n_apart == 1 && !p.branches_apart,
+          "the CNNs alone: Gemm apart, MatMul and branching epilogues not told (%d apart)", p.n_apart);
     rl_fit_settle(fs, transformers, 4, &p);
     CHECK(!p.unfused && apart(&p, "MatMul") && p.n_apart == 1,
           "the transformers alone launched nearly all their nodes, but an optimiser folded and merged: a fusing "
@@ -70,7 +72,7 @@ static void settings_per_subset(void) {
     free_runs(fs);
     fs = four_runs(false);
     rl_fit_settle(fs, transformers, 4, &p);
-    CHECK(p.unfused && p.n_apart == 0 && p.shape_ops == RL_SHAPE_RUN,
+    CHECK(p.unfused && p.n_apart == 0 && !p.branches_apart && p.shape_ops == RL_SHAPE_RUN,
           "transformers run as written: a stack that fuses nothing and runs its shape arithmetic (%d, %d, %d)",
           p.unfused, p.n_apart, p.shape_ops);
     rl_fit_settle(fs, NULL, 4, &p);

@@ -694,6 +694,8 @@ static void validation(const cJSON *unit) {
         {"{\"fusion\": \"some\"}", "forecast.fusion"},
         {"{\"epilogue_apart\": \"MatMul\"}", "forecast.epilogue_apart"},
         {"{\"epilogue_apart\": [3]}", "forecast.epilogue_apart"},
+        {"{\"epilogue_branches\": \"sometimes\"}", "forecast.epilogue_branches"},
+        {"{\"epilogue_branches\": true}", "forecast.epilogue_branches"},
         {"{\"group_overhead_s\": 1}", "forecast.group_overhead_s"},
         {"{\"grouped_conv\": \"sometimes\"}", "forecast.grouped_conv"},
         {"{\"grouped_conv\": 1}", "forecast.grouped_conv"},
@@ -807,9 +809,38 @@ static void pooling_plan(const cJSON *unit) {
     rl_model_free(m);
 }
 
-/* ONNX Runtime with its optimisations on ran the small MLP's GELU as a
- * kernel of its own after the MatMul (test_measured): the fit finds a stack
- * that fuses (fewer kernels than nodes) but runs a MatMul's epilogue apart. */
+/* "epilogue_branches": "apart" runs an epilogue that branches as a kernel
+ * of its own: yolo_head's SiLU (Sigmoid and Mul, both reading the Conv's
+ * output) after its Conv, one kernel more, as epilogue_apart ["Conv"]
+ * does there; conv_net's epilogues (Conv, then ReLU) are chains, and stay
+ * inside their kernels. */
+static void branching_plan(const cJSON *unit) {
+    const char *models[] = {"yolo_head.onnx", "conv_net.onnx"};
+    const char *patches[] = {"{}", "{\"epilogue_branches\": \"apart\"}", "{\"epilogue_apart\": [\"Conv\"]}"};
+    double kernels[2][3], kernels_s[2][3];
+    for (int k = 0; k < 2; k++) {
+        rl_model *m = fixture(models[k]);
+        for (int i = 0; i < 3; i++) {
+            cJSON *hw = cJSON_Duplicate(unit, true);
+            cJSON_AddItemToObject(hw, "forecast", cJSON_Parse(patches[i]));
+            cJSON *r = m ? analyze(m, hw, "fused", 1) : NULL;
+            kernels[k][i] = kernels_of(r), kernels_s[k][i] = check_num(r, "forecast.kernels_s");
+            cJSON_Delete(hw), cJSON_Delete(r);
+        }
+        rl_model_free(m);
+    }
+    CHECK(kernels[0][1] == kernels[0][0] + 1 && kernels_s[0][1] > kernels_s[0][0] && kernels[0][2] == kernels[0][1],
+          "yolo_head's SiLU apart: one kernel more (%g, %g; Conv apart %g)", kernels[0][0], kernels[0][1], kernels[0][2]);
+    CHECK(kernels[1][1] == kernels[1][0] && kernels_s[1][1] == kernels_s[1][0] && kernels[1][2] > kernels[1][0],
+          "conv_net's chains stay inside (%g, %g), unlike Conv apart (%g)", kernels[1][0], kernels[1][1], kernels[1][2]);
+}
+
+/* ONNX Runtime with its optimisations on ran the small MLP's erf GELU
+ * (an epilogue that branches: it reads its input twice) as a kernel of its
+ * own after the MatMul, and the MatMuls' chains (a bias Add, a scale)
+ * inside them, as Gemm and FusedMatMul kernels (test_measured): the fit
+ * finds a stack that fuses (fewer kernels than nodes), runs the epilogues
+ * that branch apart, and fuses the MatMuls' others. */
 static void fit_finds_epilogues_apart(const cJSON *unit) {
     char path[1024];
     snprintf(path, sizeof path, "%s/fixtures/measured/small_mlp.onnx", tests_dir);
@@ -823,8 +854,10 @@ static void fit_finds_epilogues_apart(const cJSON *unit) {
     bool matmul = false;
     const cJSON *it;
     cJSON_ArrayForEach(it, apart) matmul |= cJSON_IsString(it) && !strcmp(it->valuestring, "MatMul");
-    CHECK(!strcmp(check_str(res, "profile.forecast.fusion"), "epilogue") && matmul,
-          "the fit finds MatMul epilogues apart in a fusing stack: %.300s", out ? out : "");
+    CHECK(!strcmp(check_str(res, "profile.forecast.fusion"), "epilogue") && !matmul &&
+              !strcmp(check_str(res, "profile.forecast.epilogue_branches"), "apart"),
+          "the fit finds the branching epilogues apart, the MatMuls' chains inside, in a fusing stack: %.300s",
+          out ? out : "");
     rl_free(out), free(text), free(hw);
     cJSON_Delete(res);
     rl_model_free(m);
@@ -1925,6 +1958,7 @@ int main(int argc, char **argv) {
         folded_broadcasts();
         stack_plan(unit);
         pooling_plan(unit);
+        branching_plan(unit);
         fit_finds_epilogues_apart(unit);
         fit_refuses_impossible_times(unit);
         fit_refuses_long_gaps(unit);

@@ -41,6 +41,7 @@ void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fi
     replace_item(f, "basis", cJSON_CreateString(rl_value_id(RL_LIST_BASIS, RL_BASIS_CALIBRATED)));
     replace_item(f, "fusion", cJSON_CreateString(p->unfused ? "none" : "epilogue"));
     replace_item(f, "epilogue_apart", cJSON_CreateStringArray(p->apart, p->n_apart));
+    replace_item(f, "epilogue_branches", cJSON_CreateString(p->branches_apart ? "apart" : "fused"));
     replace_item(f, "shape_ops", cJSON_CreateString(rl_shape_ops_names[p->shape_ops]));
     if (inf->conv_lowering) replace_item(f, "conv_lowering", cJSON_CreateString(p->im2col ? "im2col" : "implicit_gemm"));
     if (inf->kernel_s) replace_item(f, "kernel_overhead_s", figure_json(p->kernel_s, source, "measured"));

@@ -21,8 +21,10 @@
 #define RL_FIT_MAX_HEADS 64
 
 /* One run's vote on the epilogues of operator type `head` (an index into
- * fit_samples.heads): its groups measured with the epilogue inside the
- * head's kernel (together) and apart. */
+ * fit_samples.heads; RL_FIT_BRANCHES: on the epilogues that branch,
+ * rl_fc_group_branches, whatever their head): its groups' members
+ * measured inside the head's kernel (together) and apart. */
+#define RL_FIT_BRANCHES (-2)
 typedef struct rl_fit_epilogue_vote {
     int run, head, together, apart;
 } rl_fit_epilogue_vote;

@@ -50,8 +50,9 @@ int rl_fit_vote_epilogues(const rl_prepared *pg, const int *set_of, int run, fit
         for (int i = pg->group_next[r]; i >= 0; i = pg->group_next[i])
             if (set_of[i] >= 0) set_of[i] == set_of[r] ? together++ : apart++;
         if (together + apart == 0) continue;
-        int v = head_of(fs, g->nodes[r].op_type);
-        if (v < 0) continue;
+        /* an epilogue that branches votes for all such, whatever its head */
+        int v = rl_fc_group_branches(pg, r) ? RL_FIT_BRANCHES : head_of(fs, g->nodes[r].op_type);
+        if (v == -1) continue;
         rl_fit_epilogue_vote *x = vote_of(fs, run, v);
         if (!x) return -1;
         x->apart += apart, x->together += together;
@@ -127,18 +128,26 @@ static bool runs_unfused(const fit_samples *fs, const bool *in_fit, int n_runs) 
     return seen > 0;
 }
 
+/* Whether most of the measured members of the epilogues that vote v
+ * counts (an operator type, an index into fs->heads, or RL_FIT_BRANCHES)
+ * ran apart from their head's kernel. */
+static bool mostly_apart(const fit_samples *fs, const bool *in_fit, int v) {
+    int together = 0, apart = 0;
+    for (int i = 0; i < fs->n_votes; i++)
+        if (fs->votes[i].head == v && counted(in_fit, fs->votes[i].run))
+            together += fs->votes[i].together, apart += fs->votes[i].apart;
+    return apart > together;
+}
+
 /* The stack's epilogue_apart: the operator types most of whose measured
- * epilogue members ran apart (none in a stack that fuses nothing). */
+ * epilogue members ran apart, and epilogue_branches: whether most of those
+ * of branching epilogues did (none in a stack that fuses nothing). */
 static void epilogues_apart(const fit_samples *fs, const bool *in_fit, rl_forecast_params *p) {
     p->n_apart = 0;
+    p->branches_apart = !p->unfused && mostly_apart(fs, in_fit, RL_FIT_BRANCHES);
     if (p->unfused) return;
-    for (int v = 0; v < fs->n_heads && p->n_apart < RL_FC_MAX_APART; v++) {
-        int together = 0, apart = 0;
-        for (int i = 0; i < fs->n_votes; i++)
-            if (fs->votes[i].head == v && counted(in_fit, fs->votes[i].run))
-                together += fs->votes[i].together, apart += fs->votes[i].apart;
-        if (apart > together) p->apart[p->n_apart++] = fs->heads[v];
-    }
+    for (int v = 0; v < fs->n_heads && p->n_apart < RL_FC_MAX_APART; v++)
+        if (mostly_apart(fs, in_fit, v)) p->apart[p->n_apart++] = fs->heads[v];
 }
 
 /* A stack that ran most of the views and shape arithmetic of constants

@@ -485,10 +485,30 @@ typedef struct fc_plan {
     double *kernels;
 } fc_plan;
 
-static bool splits_epilogue(const rl_forecast_params *p, const rl_node *n) {
+bool rl_fc_group_branches(const rl_prepared *pg, int root) {
+    const rl_graph *g = pg->graph;
+    for (int q = root; q >= 0; q = pg->group_next[q]) {
+        int readers = 0;
+        for (int m = pg->group_next[q]; m >= 0 && readers < 2; m = pg->group_next[m]) {
+            bool reads = false;
+            for (int j = 0; j < g->nodes[m].n_in && !reads; j++)
+                reads = g->nodes[m].inv[j] && g->nodes[m].inv[j]->producer == q;
+            readers += reads;
+        }
+        if (readers >= 2) return true;
+    }
+    return false;
+}
+
+/* Whether the stack runs the epilogue of the fused group that node r
+ * heads as a kernel of its own: its head's operator type is among
+ * epilogue_apart, or the epilogue branches and the stack runs such
+ * epilogues apart ("epilogue_branches"). */
+static bool splits_epilogue(const rl_prepared *pg, const rl_forecast_params *p, int r) {
+    const rl_node *n = &pg->graph->nodes[r];
     for (int i = 0; i < p->n_apart; i++)
         if (n->op_type && !strcmp(n->op_type, p->apart[i])) return true;
-    return false;
+    return p->branches_apart && rl_fc_group_branches(pg, r);
 }
 
 /* A pooling node the stack runs as a kernel of its own ("pooling": "apart"). */
@@ -537,8 +557,8 @@ static bool split_pools(rl_ctx *c, const rl_prepared *pg, const rl_forecast_para
     return true;
 }
 
-/* The fused groups of §4, except that a group whose first node's operator
- * runs its epilogue apart (the stack's epilogue_apart) becomes two kernels:
+/* The fused groups of §4, except that a group whose epilogue the stack
+ * runs apart (splits_epilogue) becomes two kernels:
  * that node alone, and its epilogue as one kernel of its own (ONNX Runtime
  * runs a MatMul's GELU as one Gelu kernel after it, and the residual Add
  * and LayerNorm as one SkipLayerNorm); and a pooling node in a group starts
@@ -554,7 +574,7 @@ static bool make_plan(rl_ctx *c, const rl_prepared *pg, const rl_forecast_params
         pl->root[i] = pg->group_root[i], pl->next[i] = pg->group_next[i], pl->kernels[i] = pg->fused_kernels[i];
     for (int r = 0; r < g->n_nodes; r++) {
         int m = pg->group_next[r];
-        if (pg->group_root[r] != r || m < 0 || !splits_epilogue(p, &g->nodes[r])) continue;
+        if (pg->group_root[r] != r || m < 0 || !splits_epilogue(pg, p, r)) continue;
         pl->next[r] = -1;
         double k = 0;
         for (int i = m; i >= 0; i = pg->group_next[i]) pl->root[i] = m, k += pg->kernels[i] > 0;
@@ -674,7 +694,8 @@ void rl_forecast_graph(rl_ctx *c, const rl_prepared *pg, const rl_options *o, co
      * memory: the fused groups as they are) */
     fc_plan split;
     const bool pools = !unfused && pool_in_group(pg, &hw->fc);
-    if (!unfused && (hw->fc.n_apart > 0 || pools) && make_plan(c, pg, &hw->fc, pools, &split)) pl = split;
+    const bool splits = hw->fc.n_apart > 0 || hw->fc.branches_apart;
+    if (!unfused && (splits || pools) && make_plan(c, pg, &hw->fc, pools, &split)) pl = split;
     if (unfused) pl.root = pl.next = NULL;
     /* the views and folded shape arithmetic the stack runs: all, or those
      * that depend on the inputs, or of those each distinct one once (out of

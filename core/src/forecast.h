@@ -115,6 +115,17 @@ bool *rl_fc_input_dependent(rl_ctx *c, const rl_prepared *pg);
  * index when none before it does. Nodes with bodies are never merged. */
 int *rl_fc_first_alike(rl_ctx *c, const rl_prepared *pg);
 
+/* Whether the fused group of §4 that node `root` heads (pg->group_root,
+ * group_next) branches: some value made inside it is read by two or more
+ * of its other nodes, as a SiLU (x times sigmoid(x)) or an erf GELU reads
+ * its input twice. An epilogue that does not branch is a chain of
+ * operations on one value (a bias, a residual Add, a ReLU), which a
+ * runtime's kernel applies to the tile it has just computed; one that
+ * branches also keeps that tile while it computes the other branch, which
+ * some stacks' kernels do not (ONNX Runtime's convolutions fuse one
+ * activation function). */
+bool rl_fc_group_branches(const rl_prepared *pg, int root);
+
 /* Whether node n is one the plan counts as no kernel (a view, shape
  * arithmetic the analysis folds) that could run as a kernel of its own: any
  * such node but a Constant (its value is the model's), a node with bodies,

@@ -107,6 +107,10 @@ typedef struct rl_forecast_params {
     const char *apart[RL_FC_MAX_APART]; /* operator types whose epilogue the stack runs as a kernel of its
                                            own ("epilogue_apart"; point into the profile) */
     int n_apart;
+    bool branches_apart;            /* the stack runs every epilogue that branches (rl_fc_group_branches: a
+                                       SiLU, an erf GELU) as a kernel of its own after its producer
+                                       ("epilogue_branches": "apart", as ONNX Runtime does), not inside it
+                                       ("fused", the default) */
     const char *stack;              /* the software stack the parameters describe */
     bool calibrated;                /* "calibrated" (fitted on measured kernels) or "analytic" */
     bool class_estimated[RL_CLASS_COUNT]; /* both the class's fractions are of kind "estimated": in a

@@ -21,7 +21,7 @@ const char *rl_topology_name(int t) { return t >= 0 && t < RL_TOPO_COUNT ? topol
 static const char *const interconnect_keys[] = {"name", "topology", "notes", "links", "link_bandwidth_Bps",
                                                 "latency_s", NULL};
 static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "between_kernels_s", "group_overhead_s", "matrix_units", "tile_m",
-                                            "tile_n", "tile_k", "tile_overhead_k", "channel_block", "link_fraction", "cache_level", "fusion", "epilogue_apart", "grouped_conv", "conv_lowering", "shape_ops", "broadcast", "pooling", "classes", "fit", "band", NULL};
+                                            "tile_n", "tile_k", "tile_overhead_k", "channel_block", "link_fraction", "cache_level", "fusion", "epilogue_apart", "epilogue_branches", "grouped_conv", "conv_lowering", "shape_ops", "broadcast", "pooling", "classes", "fit", "band", NULL};
 static const char *const class_keys[] = {"compute_fraction", "memory_fraction", "kernel_overhead_s", "fitted_ops", NULL};
 
 /* The forecast of a profile without a "forecast" block (or of a class it
@@ -147,6 +147,9 @@ static int forecast_choice(const parse_ctx *x, const cJSON *fc, const char *key,
  * "conv_lowering": "implicit_gemm" (the output pixels are the GEMM's M, the
  * channels its N, no copy) or "im2col" (the input patches copied into a
  * column buffer first, then filters × columns: N is the pixels).
+ * "epilogue_branches": "fused" (an epilogue that branches, rl_fc_group_branches,
+ * runs inside its producer's kernel, as the others) or "apart" (as a kernel
+ * of its own after it, as ONNX Runtime runs a convolution's SiLU).
  * "pooling": "apart" (a pooling node, windowed or global, runs as a kernel
  * of its own, as TensorRT's and ONNX Runtime's do) or "fused" (it joins the
  * kernel that makes its input, as §4's fused model lets it).
@@ -170,6 +173,11 @@ static int forecast_stack_choices(const parse_ctx *x, const cJSON *fc, rl_foreca
                         "a broadcast (Expand) read in place by its readers through stride-0 axes, or copied into a "
                         "tensor of its own first",
                         &f->broadcast_copied))
+        return -1;
+    if (forecast_choice(x, fc, "epilogue_branches", "fused", "apart",
+                        "an epilogue that reads a value twice (a SiLU, an erf GELU) runs inside its producer's "
+                        "kernel, or as a kernel of its own after it",
+                        &f->branches_apart))
         return -1;
     if (forecast_choice(x, fc, "pooling", "apart", "fused",
                         "a pooling window runs as a kernel of its own, or inside the kernel that makes its input",
