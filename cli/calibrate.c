@@ -90,8 +90,11 @@ static cJSON *forecast_block(const setup *s, const results *r, bool llc) {
     int block = r->isa.channel_block;
     if (block > 0) {
         char src[300];
-        snprintf(src, sizeof src, "%s: ONNX Runtime's NCHWc layout (MLAS) blocks the channels by the FP32 lanes of "
-                 "the vector register it runs, 16 with AVX-512F, 8 with AVX or AVX2, none below (1)", s->isa);
+        /* named by the vector set the block follows, not the FMA kernel
+         * measured: a CPU with AVX but no FMA runs an SSE2 FMA loop */
+        const char *set = block >= 16 ? "AVX-512F" : block >= 8 ? "AVX" : "no AVX";
+        snprintf(src, sizeof src, "this CPU has %s: ONNX Runtime's NCHWc layout (MLAS) blocks the channels by the FP32 "
+                 "lanes of the vector register it runs, 16 with AVX-512F, 8 with AVX or AVX2, none below (1)", set);
         cJSON_AddItemToObject(f, "channel_block", figure_of_kind(block, src, "estimated"));
     }
     cJSON_AddItemToObject(f, "tile_k", figure_of_kind(1, "no K step: a CPU GEMM takes any K", "estimated"));

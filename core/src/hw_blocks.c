@@ -249,10 +249,12 @@ static int forecast_band(const parse_ctx *x, const cJSON *band, rl_forecast_band
      * fits forecast each several times); optional, runs when left out */
     b->models = 0;
     if (cJSON_GetObjectItemCaseSensitive(band, "models") &&
-        (band_number(x, band, "models", 1, b->runs, "the models the held-out runs come from, at most runs",
-                     &b->models) ||
-         b->models != floor(b->models)))
-        return hw_bad(x, "forecast.band.models", "must be a whole number from 1 to runs (%g)", b->runs);
+        band_number(x, band, "models", 1, b->runs, "the models the held-out runs come from, a whole number, at "
+                    "most runs", &b->models))
+        return -1;
+    if (b->models != floor(b->models))
+        return hw_bad(x, "forecast.band.models", "must be a whole number from 1 to runs (%g); got %g", b->runs,
+                      b->models);
     if (b->median_error > b->worst_error)
         return hw_bad(x, "forecast.band.median_error", "is %g, above worst_error %g: the median cannot exceed the "
                                                       "largest", b->median_error, b->worst_error);
