@@ -489,12 +489,11 @@ typedef struct cv_inputs {
  * ran a dense convolution: then it is as fit_lowerings decides for such
  * runs, im2col for a stack that runs its graph unfolded, else the
  * profile's. Held-out fits that kept the settings of all runs forecast
- * other models closer than the fit of those runs alone: with ONNX
- * Runtime's optimisations on, BERT and the GPT-2 decoder launch at least
- * 90 % of their unfused plans' kernels, and their pair's fit forecasts
- * every CNN unfused (MobileNetV3-Large +20 % in docs/validation.md run 21),
- * where the pool's held-out fit of the same pair had kept the fusion the
- * CNNs told (+2 %). */
+ * other models closer than the fit of those runs alone: on run 21's
+ * measurements (docs/validation.md, run 21s), the pool's held-out fit of
+ * BERT and the GPT-2 decoder kept the fusion its CNNs told and forecast
+ * MobileNetV3-Large +2 %, where the fit of those two alone, deciding that
+ * the stack fused nothing, forecast it +20 %. */
 static void settle_runs(void *ctx, const bool *in_fit, int n_runs, rl_forecast_params *p) {
     const cv_inputs *x = ctx;
     rl_fit_settle(x->fs, in_fit, n_runs, p);
