@@ -142,7 +142,15 @@ static void print_fit(const cJSON *fit, const cJSON *fc) {
     print_band(fit, fc);
     fprintf(stderr, "  fitted:");
     const cJSON *f;
-    cJSON_ArrayForEach(f, get(fit, "fitted")) fprintf(stderr, " %s", txt(cJSON_IsString(f) ? f->valuestring : ""));
+    /* each class fraction with the kernels that set it: a figure that a
+     * few kernels set is a weak one */
+    const cJSON *counts = get(fit, "kernels_setting");
+    cJSON_ArrayForEach(f, get(fit, "fitted")) {
+        const char *name = cJSON_IsString(f) ? f->valuestring : "";
+        const cJSON *n = get(counts, name);
+        fprintf(stderr, " %s", txt(name));
+        if (cJSON_IsNumber(n)) fprintf(stderr, " (%s)", numf("%.0f", n->valuedouble));
+    }
     if (cJSON_GetArraySize(get(fit, "fitted_on_probes"))) {
         fprintf(stderr, "\n  fitted on the probes (no kernel of these among the models):");
         cJSON_ArrayForEach(f, get(fit, "fitted_on_probes"))

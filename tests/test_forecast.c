@@ -1747,6 +1747,10 @@ static void fit_keeps_untold_fractions(void) {
     CHECK(inf.compute[RL_CLASS_CONV] && !inf.memory[RL_CLASS_CONV] && inf.memory[RL_CLASS_MATRIX],
           "the convolutions tell their compute share, not their memory share (informed: %d %d)",
           inf.compute[RL_CLASS_CONV], inf.memory[RL_CLASS_CONV]);
+    CHECK(inf.n_compute[RL_CLASS_CONV] == N / 2 && inf.n_memory[RL_CLASS_MATRIX] == N / 2 &&
+              inf.n_memory[RL_CLASS_CONV] == 0,
+          "each fraction counts the kernels that set it: %d convolutions, %d GEMVs, none for conv memory (%d)",
+          inf.n_compute[RL_CLASS_CONV], inf.n_memory[RL_CLASS_MATRIX], inf.n_memory[RL_CLASS_CONV]);
     CHECK_NEAR(p.memory[RL_CLASS_CONV], p.memory[RL_CLASS_MATRIX], 1e-12, "conv memory takes the matrix class's fitted share");
     CHECK_NEAR(p.memory[RL_CLASS_MATRIX], gemv_memory, 0.02, "the GEMVs' memory fraction");
 }

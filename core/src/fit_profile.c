@@ -28,6 +28,14 @@ cJSON *rl_fit_child_object(cJSON *obj, const char *key) {
     return c;
 }
 
+/* A class fraction's source (out, size bytes): the fit's, and how many of
+ * its kernels set the fraction (those of the class whose time that side of
+ * the roofline can bound, forecast_fit.c). */
+static const char *with_count(char *out, size_t size, const char *source, int kernels) {
+    snprintf(out, size, "%s; %d of those kernels set this figure", source, kernels);
+    return out;
+}
+
 /* The profile's "forecast" block with the fitted parameters (kind
  * "measured", the fit as their source), basis "calibrated", the stack and
  * the provenance; parameters the kernels did not inform keep their figures. */
@@ -70,16 +78,21 @@ void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fi
                  "the %s class's fitted figure: no measured kernel of this class set it, and both run on the "
                  "same multiply-add units",
                  sib >= 0 ? rl_value_id(RL_LIST_OP_CLASS, sib) : "");
-        if (inf->compute[c]) replace_item(co, "compute_fraction", figure_json(p->compute[c], source, "measured"));
+        char counted[600];
+        if (inf->compute[c]) replace_item(co, "compute_fraction", figure_json(p->compute[c], with_count(counted,
+                                          sizeof counted, source, inf->n_compute[c]), "measured"));
         else if (filled->compute[c])
-            replace_item(co, "compute_fraction", figure_json(p->compute[c], probe_source, "measured"));
+            replace_item(co, "compute_fraction", figure_json(p->compute[c], with_count(counted, sizeof counted,
+                                                             probe_source, filled->n_compute[c]), "measured"));
         else if (sib >= 0 && both.compute[sib])
             replace_item(co, "compute_fraction", figure_json(p->compute[c], borrowed, "derived"));
         else if (!cJSON_GetObjectItemCaseSensitive(co, "compute_fraction"))
             replace_item(co, "compute_fraction", figure_json(p->compute[c], kept, "estimated"));
-        if (inf->memory[c]) replace_item(co, "memory_fraction", figure_json(p->memory[c], source, "measured"));
+        if (inf->memory[c]) replace_item(co, "memory_fraction", figure_json(p->memory[c], with_count(counted,
+                                         sizeof counted, source, inf->n_memory[c]), "measured"));
         else if (filled->memory[c])
-            replace_item(co, "memory_fraction", figure_json(p->memory[c], probe_source, "measured"));
+            replace_item(co, "memory_fraction", figure_json(p->memory[c], with_count(counted, sizeof counted,
+                                                            probe_source, filled->n_memory[c]), "measured"));
         else if (sib >= 0 && both.memory[sib])
             replace_item(co, "memory_fraction", figure_json(p->memory[c], borrowed, "derived"));
         else if (!cJSON_GetObjectItemCaseSensitive(co, "memory_fraction"))
@@ -111,17 +124,24 @@ void rl_fit_put_fitted_ops(cJSON *profile, const rl_fit_informed *inf, rl_fit_op
     }
 }
 
-/* forecast.fit.fitted: the parameters the kernels informed. */
+/* forecast.fit.fitted: the parameters the kernels informed (and
+ * fitted_on_probes, the probes'), and kernels_setting: for each class
+ * fraction among them, how many measured kernels set it. */
 void rl_fit_add_fitted_names(cJSON *fit, const rl_fit_informed *inf, const rl_fit_informed *filled) {
     cJSON *names = cJSON_AddArrayToObject(fit, "fitted"), *probed = cJSON_AddArrayToObject(fit, "fitted_on_probes");
+    cJSON *counts = cJSON_AddObjectToObject(fit, "kernels_setting");
     char name[64];
     for (int c = 0; c < RL_CLASS_COUNT; c++) {
-        snprintf(name, sizeof name, "%s.compute_fraction", rl_value_id(RL_LIST_OP_CLASS, c));
-        if (inf->compute[c]) cJSON_AddItemToArray(names, cJSON_CreateString(name));
-        if (filled->compute[c]) cJSON_AddItemToArray(probed, cJSON_CreateString(name));
-        snprintf(name, sizeof name, "%s.memory_fraction", rl_value_id(RL_LIST_OP_CLASS, c));
-        if (inf->memory[c]) cJSON_AddItemToArray(names, cJSON_CreateString(name));
-        if (filled->memory[c]) cJSON_AddItemToArray(probed, cJSON_CreateString(name));
+        for (int side = 0; side < 2; side++) {
+            bool own = side ? inf->memory[c] : inf->compute[c], probe = side ? filled->memory[c] : filled->compute[c];
+            int n = own ? (side ? inf->n_memory[c] : inf->n_compute[c])
+                        : (side ? filled->n_memory[c] : filled->n_compute[c]);
+            snprintf(name, sizeof name, "%s.%s", rl_value_id(RL_LIST_OP_CLASS, c),
+                     side ? "memory_fraction" : "compute_fraction");
+            if (own) cJSON_AddItemToArray(names, cJSON_CreateString(name));
+            if (probe) cJSON_AddItemToArray(probed, cJSON_CreateString(name));
+            if (own || probe) cJSON_AddNumberToObject(counts, name, n);
+        }
     }
     rl_fit_informed both = *inf;
     rl_fit_informed_join(&both, filled);

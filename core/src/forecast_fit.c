@@ -213,9 +213,12 @@ static int informed_params(fit_set *fs, rl_forecast_params *p, rl_fit_informed *
         const rl_fc_kernel *k = &fs->pool[i].k;
         double t_mem = k->t_dram + k->t_cache, t_compute = 0;
         for (int c = 0; c < RL_CLASS_COUNT; c++) t_compute += k->tc[c];
+        const int members = fs->pool[i].count;
         for (int c = 0; c < RL_CLASS_COUNT; c++)
-            inf->compute[c] |= k->tc[c] > 0 && (!rl_fc_class_is_product(c) || k->tc[c] >= RL_FIT_BOUND_SHARE * t_mem);
-        inf->memory[k->cls] |= t_mem > 0 && (!rl_fc_class_is_product(k->cls) || t_mem >= RL_FIT_BOUND_SHARE * t_compute);
+            if (k->tc[c] > 0 && (!rl_fc_class_is_product(c) || k->tc[c] >= RL_FIT_BOUND_SHARE * t_mem))
+                inf->compute[c] = true, inf->n_compute[c] += members;
+        if (t_mem > 0 && (!rl_fc_class_is_product(k->cls) || t_mem >= RL_FIT_BOUND_SHARE * t_compute))
+            inf->memory[k->cls] = true, inf->n_memory[k->cls] += members;
         inf->memory[RL_CLASS_MOVEMENT] |= k->t_columns > 0; /* the im2col copies (forecast.c) */
         inf->kernel_s |= k->kernels > 0;
         inf->group_s |= k->groups > 0;
@@ -224,7 +227,11 @@ static int informed_params(fit_set *fs, rl_forecast_params *p, rl_fit_informed *
     /* a frozen parameter is no parameter of this search (rl_fit_fill_gaps) */
     const rl_fit_informed *fz = fs->frozen;
     if (fz) {
-        for (int c = 0; c < RL_CLASS_COUNT; c++) inf->compute[c] &= !fz->compute[c], inf->memory[c] &= !fz->memory[c];
+        for (int c = 0; c < RL_CLASS_COUNT; c++) {
+            inf->compute[c] &= !fz->compute[c], inf->memory[c] &= !fz->memory[c];
+            if (!inf->compute[c]) inf->n_compute[c] = 0;
+            if (!inf->memory[c]) inf->n_memory[c] = 0;
+        }
         inf->kernel_s &= !fz->kernel_s, inf->group_s &= !fz->group_s, inf->tile_k0 &= !fz->tile_k0;
     }
     int m = 0;
@@ -337,6 +344,7 @@ static void keep_untold_fractions(const fit_set *fs, const rl_forecast_params *s
         double *mine[2] = {&p->compute[c], &p->memory[c]};
         const double theirs[2] = {start->compute[c], start->memory[c]};
         bool *told[2] = {&inf->compute[c], &inf->memory[c]};
+        int *kernels[2] = {&inf->n_compute[c], &inf->n_memory[c]};
         for (int side = 0; side < 2; side++) {
             if (!*told[side]) continue;
             double v = *mine[side];
@@ -344,7 +352,7 @@ static void keep_untold_fractions(const fit_set *fs, const rl_forecast_params *s
             *mine[side] = v == theirs[side] ? 0.9 * v : theirs[side];
             bool flat = set_loss(fs, p) <= fitted * (1 + 1e-6);
             *mine[side] = flat ? theirs[side] : v;
-            if (flat) *told[side] = false;
+            if (flat) *told[side] = false, *kernels[side] = 0;
         }
     }
 }
@@ -405,7 +413,10 @@ int rl_fit_fill_gaps(const rl_fit_sample *s, int n, const rl_fit_informed *told,
 }
 
 void rl_fit_informed_join(rl_fit_informed *a, const rl_fit_informed *b) {
-    for (int c = 0; c < RL_CLASS_COUNT; c++) a->compute[c] |= b->compute[c], a->memory[c] |= b->memory[c];
+    for (int c = 0; c < RL_CLASS_COUNT; c++) {
+        a->compute[c] |= b->compute[c], a->memory[c] |= b->memory[c];
+        a->n_compute[c] += b->n_compute[c], a->n_memory[c] += b->n_memory[c];
+    }
     a->kernel_s |= b->kernel_s, a->group_s |= b->group_s, a->tile_k0 |= b->tile_k0;
 }
 

@@ -29,6 +29,9 @@ typedef struct rl_fit_sample {
 typedef struct rl_fit_informed {
     bool compute[RL_CLASS_COUNT], memory[RL_CLASS_COUNT], kernel_s, group_s, tile_k0;
     bool conv_lowering; /* the runs told how the stack lowers a convolution (analyze_fit.c) */
+    /* how many of the measured kernels inform each class's fractions (0
+     * where none does): a figure a few kernels set is a weak one */
+    int n_compute[RL_CLASS_COUNT], n_memory[RL_CLASS_COUNT];
 } rl_fit_informed;
 
 /* How the search went: samples with the same figures are pooled (the
@@ -79,7 +82,7 @@ int rl_fit_params(const rl_fit_sample *s, int n, rl_forecast_params *p, rl_fit_i
 int rl_fit_fill_gaps(const rl_fit_sample *s, int n, const rl_fit_informed *told, rl_forecast_params *p,
                      rl_fit_informed *filled, rl_fit_search *search);
 
-/* a's parameters informed, or b's (the lowering: a's). */
+/* a's parameters informed, or b's (the lowering: a's); their counts of kernels added. */
 void rl_fit_informed_join(rl_fit_informed *a, const rl_fit_informed *b);
 
 /* The class whose fitted fractions an unfitted class takes: the other

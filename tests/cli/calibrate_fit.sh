@@ -26,6 +26,21 @@ assert [m['name'].rsplit('/', 1)[-1] for m in f['fit']['models']] == ['small_cnn
 assert f['fit']['kernels'] > 0 and 'kernel_overhead_s' in f['fit']['fitted']
 assert f['kernel_overhead_s']['kind'] == 'measured'
 "
+# each class fraction the models set says how many of their kernels set it,
+# in the fit, in the figure's source and on the CLI's line
+check "each fitted fraction counts the kernels that set it" py "
+import json, re, sys
+f = json.load(open('$TMP/fit.json'))['forecast']
+counts = f['fit']['kernels_setting']
+fractions = [n for n in f['fit']['fitted'] if n.endswith('_fraction')]
+assert fractions and sorted(counts) == sorted(fractions), (counts, fractions)
+for name, n in counts.items():
+    cls, side = name.split('.')
+    assert 1 <= n <= f['fit']['kernels'], (name, n)
+    src = f['classes'][cls][side]['source']
+    assert src.endswith('; %d of those kernels set this figure' % n), src
+"
+check "and the CLI prints them" grep -qE 'fitted: matrix\.compute_fraction \([0-9]+\)' "$TMP/err"
 run "$TMP/chk" "$TMP/err" --check-hw "$TMP/fit.json"
 check "the fitted profile passes the core's check ($rc)" test "$rc" -eq 0
 
