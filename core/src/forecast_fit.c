@@ -209,6 +209,7 @@ static bool search_param(fit_set *fs, rl_forecast_params *p, const param *q) {
 static int informed_params(fit_set *fs, rl_forecast_params *p, rl_fit_informed *inf, param *out,
                            bool costs_first) {
     memset(inf, 0, sizeof *inf);
+    int distinct[2][RL_CLASS_COUNT] = {{0}}; /* per side and class: the distinct kernels that inform it */
     for (int i = 0; i < fs->n; i++) {
         const rl_fc_kernel *k = &fs->pool[i].k;
         double t_mem = k->t_dram + k->t_cache, t_compute = 0;
@@ -216,13 +217,21 @@ static int informed_params(fit_set *fs, rl_forecast_params *p, rl_fit_informed *
         const int members = fs->pool[i].count;
         for (int c = 0; c < RL_CLASS_COUNT; c++)
             if (k->tc[c] > 0 && (!rl_fc_class_is_product(c) || k->tc[c] >= RL_FIT_BOUND_SHARE * t_mem))
-                inf->compute[c] = true, inf->n_compute[c] += members;
+                inf->compute[c] = true, inf->n_compute[c] += members, distinct[0][c]++;
         if (t_mem > 0 && (!rl_fc_class_is_product(k->cls) || t_mem >= RL_FIT_BOUND_SHARE * t_compute))
-            inf->memory[k->cls] = true, inf->n_memory[k->cls] += members;
-        inf->memory[RL_CLASS_MOVEMENT] |= k->t_columns > 0; /* the im2col copies (forecast.c) */
+            inf->memory[k->cls] = true, inf->n_memory[k->cls] += members, distinct[1][k->cls]++;
+        if (k->t_columns > 0) /* the im2col copies (forecast.c) */
+            inf->memory[RL_CLASS_MOVEMENT] = true, inf->n_memory[RL_CLASS_MOVEMENT] += members,
+            distinct[1][RL_CLASS_MOVEMENT]++;
         inf->kernel_s |= k->kernels > 0;
         inf->group_s |= k->groups > 0;
         inf->tile_k0 |= k->tk > 0;
+    }
+    /* a fraction that one kernel alone informs is that kernel's own figure,
+     * whatever else slowed it: no other kernel tests it (docs/model.md) */
+    for (int c = 0; c < RL_CLASS_COUNT; c++) {
+        if (distinct[0][c] < 2) inf->compute[c] = false, inf->n_compute[c] = 0;
+        if (distinct[1][c] < 2) inf->memory[c] = false, inf->n_memory[c] = 0;
     }
     /* a frozen parameter is no parameter of this search (rl_fit_fill_gaps) */
     const rl_fit_informed *fz = fs->frozen;
