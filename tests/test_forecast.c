@@ -1666,6 +1666,18 @@ static void fit_pools_samples(const cJSON *unit) {
     rl_model_free(m);
 }
 
+/* rl_fit_params on samples s[0..n) from one start (every fraction 0.3,
+ * 10 us a kernel, unit tiles) into *p; what they informed. */
+static rl_fit_informed fit_from_start(const rl_fit_sample *s, int n, rl_forecast_params *p) {
+    memset(p, 0, sizeof *p);
+    for (int c = 0; c < RL_CLASS_COUNT; c++) p->compute[c] = 0.3, p->memory[c] = 0.3;
+    p->kernel_s = 1e-5, p->tile_m = p->tile_n = p->tile_k = p->units = 1, p->tile_k0 = 1e-3;
+    rl_fit_informed inf;
+    rl_fit_search search = {0};
+    CHECK(rl_fit_params(s, n, p, &inf, &search) == 0, "the fit runs");
+    return inf;
+}
+
 /* A product kernel informs only the side of its roofline that can bound
  * it, and an unfitted product class takes its sibling's figures
  * (docs/model.md §12.5). Matrix-vector products (a classifier at batch 1:
@@ -1694,12 +1706,7 @@ static void fit_informs_bound_sides(void) {
         s[i].run = i % 2;
     }
     rl_forecast_params p;
-    memset(&p, 0, sizeof p);
-    for (int c = 0; c < RL_CLASS_COUNT; c++) p.compute[c] = 0.3, p.memory[c] = 0.3;
-    p.kernel_s = 1e-5, p.tile_m = p.tile_n = p.tile_k = p.units = 1, p.tile_k0 = 1e-3;
-    rl_fit_informed inf;
-    rl_fit_search search = {0};
-    CHECK(rl_fit_params(s, N, &p, &inf, &search) == 0, "the fit runs");
+    rl_fit_informed inf = fit_from_start(s, N, &p);
     CHECK(!inf.compute[RL_CLASS_MATRIX] && inf.memory[RL_CLASS_MATRIX] && inf.compute[RL_CLASS_CONV] &&
               !inf.memory[RL_CLASS_CONV],
           "GEMVs inform the matrix class's memory side only, compute-bound convolutions their compute side only");
@@ -1738,12 +1745,7 @@ static void fit_keeps_untold_fractions(void) {
         s[i].run = i % 2;
     }
     rl_forecast_params p;
-    memset(&p, 0, sizeof p);
-    for (int c = 0; c < RL_CLASS_COUNT; c++) p.compute[c] = 0.3, p.memory[c] = 0.3;
-    p.kernel_s = 1e-5, p.tile_m = p.tile_n = p.tile_k = p.units = 1, p.tile_k0 = 1e-3;
-    rl_fit_informed inf;
-    rl_fit_search search = {0};
-    CHECK(rl_fit_params(s, N, &p, &inf, &search) == 0, "the fit runs");
+    rl_fit_informed inf = fit_from_start(s, N, &p);
     CHECK(inf.compute[RL_CLASS_CONV] && !inf.memory[RL_CLASS_CONV] && inf.memory[RL_CLASS_MATRIX],
           "the convolutions tell their compute share, not their memory share (informed: %d %d)",
           inf.compute[RL_CLASS_CONV], inf.memory[RL_CLASS_CONV]);
@@ -1783,12 +1785,7 @@ static void fit_needs_two_kernels(void) {
             s[i].run = i % 2;
         }
         rl_forecast_params p;
-        memset(&p, 0, sizeof p);
-        for (int c = 0; c < RL_CLASS_COUNT; c++) p.compute[c] = 0.3, p.memory[c] = 0.3;
-        p.kernel_s = 1e-5, p.tile_m = p.tile_n = p.tile_k = p.units = 1, p.tile_k0 = 1e-3;
-        rl_fit_informed inf;
-        rl_fit_search search = {0};
-        CHECK(rl_fit_params(s, N, &p, &inf, &search) == 0, "the fit runs");
+        rl_fit_informed inf = fit_from_start(s, N, &p);
         if (shapes == 1)
             CHECK(!inf.memory[RL_CLASS_MATRIX] && inf.n_memory[RL_CLASS_MATRIX] == 0 && p.memory[RL_CLASS_MATRIX] == 0.3,
                   "one shape of classifier: the matrix memory share is not fitted (%d, %g)",
