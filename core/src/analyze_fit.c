@@ -309,6 +309,19 @@ static bool same_samples(const fit_samples *a, const fit_samples *b) {
     return true;
 }
 
+/* The lowering of convolutions for runs that had none (im2col: true).
+ * A stack that folds nothing (every view and shape computation ran, even
+ * those of constants alone: ONNX Runtime without graph optimisations) runs
+ * the graph as written, and a blocked layout is a graph transformation, so
+ * its convolutions run plain, by im2col. Left at the profile's implicit
+ * GEMM, a fit on two transformers forecast ResNet-18 22 % short and RegNetX
+ * 37 % short with optimisations off (docs/validation.md, run 6). Otherwise
+ * the runs tell nothing, and the profile's lowering stays (the probes are
+ * drawn with it). */
+static bool lowering_without_convs(int shape_ops, bool profile_im2col) {
+    return shape_ops == RL_SHAPE_RUN || profile_im2col;
+}
+
 /* How the stack lowers a convolution. ONNX Runtime's kernels tell it: its
  * optimised graph runs dense convolutions in the blocked NCHWc layout
  * (MLAS's direct convolution, no column matrix), its plain Conv kernel
@@ -334,9 +347,10 @@ static int fit_lowerings(const rl_fit_input *inputs, const int *index, size_t n_
         hw->fc.im2col = im2col;
         for (size_t r = 0; r < n_inputs; r++)
             if (fit_one_run(&inputs[r], (int)r, index[r], hw, &tries[im2col], err)) return -1;
-        rl_fit_run_votes layout = rl_fit_votes_of(&tries[0], NULL, (int)n_inputs);
-        if (!im2col && layout.conv_blocked + layout.conv_plain > 0)
-            told = layout.conv_blocked >= layout.conv_plain ? 0 : 1;
+        if (!im2col) {
+            rl_fit_run_votes layout = rl_fit_votes_of(&tries[0], NULL, (int)n_inputs);
+            if (layout.conv_blocked + layout.conv_plain > 0) told = layout.conv_blocked >= layout.conv_plain ? 0 : 1;
+        }
         if (told >= 0 && im2col != told) continue;
         if (im2col && told < 0 && same_samples(&tries[0], &tries[1])) {
             tried[1] = tried[0], tried_inf[1] = tried_inf[0], loss[1] = loss[0];
@@ -349,20 +363,11 @@ static int fit_lowerings(const rl_fit_input *inputs, const int *index, size_t n_
     *p = tried[best], *inf = tried_inf[best];
     inf->conv_lowering = told >= 0 || loss[0] != loss[1];
     tries[best].lowering_told = told >= 0;
-    /* No convolution ran, but the stack folds nothing (every view and shape
-     * computation ran, even those of constants alone: ONNX Runtime without
-     * graph optimisations): it runs the graph as written, and a blocked
-     * layout is a graph transformation, so its convolutions run plain, by
-     * im2col. Left at the profile's implicit GEMM, a fit on two
-     * transformers forecast ResNet-18 22 % short and RegNetX 37 % short
-     * with optimisations off (docs/validation.md, run 6). */
-    if (!inf->conv_lowering && p->shape_ops == RL_SHAPE_RUN) {
-        p->im2col = true;
-        inf->conv_lowering = true;
-        tries[best].lowering_unfolded = true;
+    if (!inf->conv_lowering) {
+        p->im2col = lowering_without_convs(p->shape_ops, profile_im2col);
+        /* the graph told it when it runs unfolded */
+        inf->conv_lowering = tries[best].lowering_unfolded = p->shape_ops == RL_SHAPE_RUN;
     }
-    /* told nothing: the profile's lowering stays (the probes are drawn with it) */
-    if (!inf->conv_lowering) p->im2col = profile_im2col;
     return best;
 }
 
@@ -486,9 +491,7 @@ typedef struct cv_inputs {
  * (rl_fit_cv_runs.settle): those their kernels tell (rl_fit_settle), as
  * a fit made of them alone decides. Their lowering of convolutions stays
  * the fit of all runs' (its samples are drawn with it) unless none of them
- * ran a dense convolution: then it is as fit_lowerings decides for such
- * runs, im2col for a stack that runs its graph unfolded, else the
- * profile's. Held-out fits that kept the settings of all runs forecast
+ * ran a dense convolution: then lowering_without_convs decides. Held-out fits that kept the settings of all runs forecast
  * other models closer than the fit of those runs alone: on run 21's
  * measurements (docs/validation.md, run 21s), the pool's held-out fit of
  * BERT and the GPT-2 decoder kept the fusion its CNNs told and forecast
@@ -498,7 +501,7 @@ static void settle_runs(void *ctx, const bool *in_fit, int n_runs, rl_forecast_p
     const cv_inputs *x = ctx;
     rl_fit_settle(x->fs, in_fit, n_runs, p);
     if (rl_fit_votes_of(x->fs, in_fit, n_runs).conv_s > 0) return;
-    p->im2col = p->shape_ops == RL_SHAPE_RUN || x->profile_im2col;
+    p->im2col = lowering_without_convs(p->shape_ops, x->profile_im2col);
 }
 
 static double forecast_of_input(void *ctx, int run, const rl_forecast_params *p) {

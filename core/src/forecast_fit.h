@@ -34,15 +34,15 @@ typedef struct rl_fit_informed {
     int n_compute[RL_CLASS_COUNT], n_memory[RL_CLASS_COUNT];
 } rl_fit_informed;
 
-/* How the search went: samples with the same figures are pooled (the
- * forecast gives them one time), and the search stops once it has made
- * RL_FIT_BUDGET evaluations of a pool's loss, whatever the input's size. */
 /* The shortest time a kernel can take: a few clock cycles. No dispatch of a
  * kernel is quicker, and the fit's fixed cost per kernel goes no lower
  * (forecast_fit.c), so a shorter time (a denormal, 1e-15 s) is a wrong
  * unit or a broken file, never a measurement. */
 #define RL_FIT_MIN_KERNEL_S 1e-9
 
+/* How the search went: samples with the same figures are pooled (the
+ * forecast gives them one time), and the search stops once it has made
+ * RL_FIT_BUDGET evaluations of a pool's loss, whatever the input's size. */
 #define RL_FIT_BUDGET 40000000LL
 typedef struct rl_fit_search {
     long long budget;      /* in: the evaluations allowed (0: RL_FIT_BUDGET) */
