@@ -402,6 +402,56 @@ static void test_typical_run(void) {
     rl_model_free(m);
 }
 
+/* A trace whose kept runs each hold ten kernels of 10 µs to 2 ms, the time
+ * before the next 4 µs plus 0.3 % of the kernel before; `paused`: two of
+ * the three kept runs paused 4 ms after a kernel (a time slice of other
+ * work); `overlap`: twenty kernels, every fourth starting 5 µs before the
+ * last one ends (an executor running two at once). */
+static char *gap_trace(int kept, bool paused, bool overlap) {
+    static const double dur[10] = {10, 500, 2000, 40, 1000, 20, 300, 1500, 60, 800};
+    cJSON *ev = cJSON_CreateArray();
+    double at = 0;
+    for (int r = 0; r <= kept; r++) {
+        double t0 = at;
+        at += 4;
+        for (int k = 0; k < (overlap ? 20 : 10); k++) {
+            char name[16]; /* two of them name the model's nodes: a profile of no node is refused */
+            snprintf(name, sizeof name, "%s", k == 0 ? "/conv1/Conv" : k == 1 ? "/fc/Gemm" : "");
+            if (k > 1) snprintf(name, sizeof name, "k%d", k);
+            double d = dur[k % 10];
+            ort_event_add(ev, name, at, d);
+            at += overlap && k % 4 == 3 ? d - 5 : d + 4 + 0.003 * d + (paused && r >= 2 && k == 3 ? 4000 : 0);
+        }
+        ort_event_add(ev, NULL, t0, at - t0);
+        at += 100;
+    }
+    char *text = cJSON_PrintUnformatted(ev);
+    cJSON_Delete(ev);
+    return text;
+}
+
+/* How the time between kernels grows with the kernel before: each kept
+ * run's least-squares slope, their median; a time slice of other work is
+ * left out, and runs whose kernels overlap, or one run with a kernel
+ * alone, tell none. */
+static void test_gap_growth(void) {
+    rl_model *m = load_model("small_cnn.onnx");
+    char *text = gap_trace(3, true, false);
+    cJSON *res = analyze(m, text, true, "ort");
+    CHECK_NEAR(num(get(res, "measured"), "between_kernels_growth"), 0.003, 1e-9,
+               "gap growth: the slope of the gap on the kernel before, paused runs too");
+    cJSON_Delete(res), free(text);
+    text = gap_trace(3, false, true);
+    res = analyze(m, text, true, "ort");
+    CHECK(cJSON_IsNull(get(get(res, "measured"), "between_kernels_growth")),
+          "gap growth: kernels that overlap tell none");
+    cJSON_Delete(res), free(text);
+    res = analyze(m, "name,time_s\n/fc/Gemm,1\n", true, "csv");
+    CHECK(cJSON_IsNull(get(get(res, "measured"), "between_kernels_growth")), "gap growth: a CSV tells none");
+    cJSON_Delete(res);
+    rl_model_free(m);
+}
+
 static void expect_error(rl_model *m, const char *text, const char *format, const char *code, const char *needle) {
     cJSON *res = analyze(m, text, true, format);
     const cJSON *e = get(res, "error");
@@ -820,6 +870,7 @@ int main(int argc, char **argv) {
     test_trtexec();
     test_csv();
     test_typical_run();
+    test_gap_growth();
     test_errors();
     test_hostile_profiles();
     test_foreign_ranges();

@@ -57,6 +57,8 @@ typedef struct rl_profile {
     bool warmup_excluded;  /* a first run was dropped (ORT, CSV); trtexec excludes its own */
     double run_wall_s;     /* median wall time of a kept run (ORT model_run), 0 = not given */
     double between_kernels_s; /* median over kept runs of the run's wall time minus its kernels' (ORT), -1 = not given */
+    double between_growth; /* how the time after a kernel grows with the kernel's own time: median over kept runs
+                              of the least-squares slope of one on the other (ORT), NAN = not given */
     int ignored_events;    /* trace events that are not node kernels (sessions, fences...) */
     int warmup_only;       /* kernels that ran only in the excluded warm-up run */
 } rl_profile;

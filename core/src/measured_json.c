@@ -162,6 +162,8 @@ void rl_measured_json(const rl_measured *m, cJSON *root, double predicted_s, dou
     else cJSON_AddNullToObject(mo, "run_wall_s");
     if (m->p.between_kernels_s >= 0) rl_json_add_num(mo, "between_kernels_s", m->p.between_kernels_s);
     else cJSON_AddNullToObject(mo, "between_kernels_s");
+    if (isfinite(m->p.between_growth)) rl_json_add_num(mo, "between_kernels_growth", m->p.between_growth);
+    else cJSON_AddNullToObject(mo, "between_kernels_growth");
     add_ratios(mo, m->total_s, predicted_s, forecast_s);
     double sol = 0, rec = 0, within = 0, within_unfused = 0, known_s = 0;
     int nodes_measured = 0, nodes_inferred = 0;
