@@ -173,6 +173,9 @@ static void print_fit(const cJSON *fit, const cJSON *fc) {
             !strcmp(tstr(fc, "conv_lowering"), "im2col") ? "lowered by im2col" : "as implicit GEMMs",
             lowered_from[0] ? " (told by " : "", txt(lowered_from), lowered_from[0] ? ")" : "",
             tsec(num(fit, "between_kernels_s"), a, sizeof a));
+    /* and how it grows with the kernel before, when the runs' traces told it */
+    double growth = num(fit, "between_kernels_growth");
+    if (growth > 0) fprintf(stderr, " plus %s %% of the kernel before", numf("%.3g", 100 * growth));
     /* the fixed work of an output tile, when the fit set it */
     const cJSON *k0 = get(get(fc, "tile_overhead_k"), "value");
     if (cJSON_IsNumber(k0)) fprintf(stderr, "; an output tile's fixed work: %s steps of K", numf("%.2f", k0->valuedouble));

@@ -106,8 +106,11 @@ static void held_out_fits_settle(void) {
     rl_forecast_params fitted = {0};
     for (int c = 0; c < RL_CLASS_COUNT; c++) fitted.compute[c] = fitted.memory[c] = 0.5;
     fitted.kernel_s = 1e-6, fitted.tile_m = fitted.tile_n = fitted.tile_k = fitted.units = 1, fitted.tile_k0 = 1e-3;
-    double wall[RUNS] = {1e-3, 1e-3, 1e-3, 1e-3}, gap[RUNS] = {0}, gap_kernels[RUNS] = {0};
-    rl_fit_cv_runs runs = {wall, gap, gap_kernels, forecast_of, settle_of, NULL};
+    double wall[RUNS] = {1e-3, 1e-3, 1e-3, 1e-3}, gap[RUNS] = {0}, gap_kernels[RUNS] = {0}, growth[RUNS] = {0},
+           kernels_s[RUNS] = {0};
+    rl_fit_cv_runs runs = {.wall_s = wall,       .gap_s = gap,           .gap_kernels = gap_kernels,
+                           .gap_growth = growth, .kernels_s = kernels_s, .forecast = forecast_of,
+                           .settle = settle_of};
     double measured[RUNS], forecast[RUNS];
     CHECK(rl_fit_leave_one_out(s, RUNS * PER_RUN, RUNS, NULL, 0, &fitted, &fitted, &runs, measured, forecast) == 0,
           "leave-one-out runs");

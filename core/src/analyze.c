@@ -354,6 +354,7 @@ static void add_forecast_section(cJSON *root, const rl_timing *t, const rl_hw *h
     rl_json_add_num(fo, "cache_bytes", f->cache_bytes);
     rl_json_add_num(fo, "kernel_overhead_s", hw->fc.kernel_s);
     rl_json_add_num(fo, "between_kernels_s", hw->fc.between_s);
+    rl_json_add_num(fo, "between_kernels_growth", hw->fc.between_growth);
     rl_json_add_num(fo, "group_overhead_s", hw->fc.group_s);
     rl_json_add_num(fo, "tile_overhead_k", hw->fc.tile_k0);
     /* a blocked CPU stack's conversions between its layout and the plain one */

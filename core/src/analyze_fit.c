@@ -156,6 +156,9 @@ static int pool_between(const cJSON *measured, int run, fit_samples *fs, rl_erro
     double wall = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "run_wall_s"));
     double kernels_s = rl_hw_figure(cJSON_GetObjectItemCaseSensitive(measured, "total_s"));
     fs->run_wall_s[run] = wall > 0 ? wall : kernels_s > 0 ? kernels_s : NAN;
+    const cJSON *growth = cJSON_GetObjectItemCaseSensitive(measured, "between_kernels_growth");
+    fs->run_gap_growth[run] = cJSON_IsNumber(growth) ? growth->valuedouble : NAN;
+    fs->run_kernels_s[run] = kernels_s > 0 ? kernels_s : 0;
     if (!(between >= 0 && all_kernels > 0)) return 0;
     if (between / all_kernels > RL_FIT_MAX_BETWEEN_S) {
         rl_error_set(err, "bad_measured", "measured",
@@ -229,27 +232,34 @@ done:
 
 /* The runtime's own time between kernels (its executor dispatching the
  * next, allocating its output): a typical run's wall time minus its own
- * kernels' times, per kernel launched, pooled over the inputs whose
- * profile gives wall times. It joins the fixed cost per kernel after the fit (the fit's
- * samples are the kernels' own times, its errors are against those), so
- * that the forecast is of a run's wall time. fit.between_kernels_s says how
- * much; 0 when no run gives a wall time, or when the runs' wall time
- * exceeds their kernels' by less than the shortest dispatch a kernel
+ * kernels' times, pooled over the inputs whose profile gives wall times,
+ * as a fixed part per kernel launched and a part that grows with the
+ * kernel before it (rl_fit_runs_gap). It joins the forecast after the fit
+ * (the fit's samples are the kernels' own times, its errors are against
+ * those), so that the forecast is of a run's wall time.
+ * fit.between_kernels_s and fit.between_kernels_growth say how much; 0
+ * when no run gives a wall time, or when the runs' wall time exceeds their
+ * kernels' by less than the shortest dispatch a kernel
  * (RL_FIT_MIN_KERNEL_S): that is the rounding of the runs' timestamps (a
  * median of 0.5 us over a thousand kernels), and a profile holds no
  * between_kernels_s under it. */
 static void add_time_between_kernels(const rl_fit_cv_runs *runs, int n_runs, cJSON *fit, rl_forecast_params *p,
                                      rl_fit_informed *inf, char *source, size_t size) {
-    double gap = rl_fit_runs_gap(runs, NULL, n_runs);
+    double growth = 0, gap = rl_fit_runs_gap(runs, NULL, n_runs, &growth);
     rl_json_add_num(fit, "between_kernels_s", gap);
-    if (!(gap > 0)) return;
-    p->kernel_s += gap;
-    p->between_s = gap;
-    inf->kernel_s = true;
+    rl_json_add_num(fit, "between_kernels_growth", growth);
+    p->between_growth = growth;
+    if (gap > 0) {
+        p->kernel_s += gap;
+        p->between_s = gap;
+        inf->kernel_s = true;
+    }
     size_t k = strlen(source);
-    if (k < size)
-        snprintf(source + k, size - k, "; the fixed cost per kernel includes %.3g s between kernels (the runs' wall "
-                 "time minus their kernels' times, per kernel)", gap);
+    if (k < size && gap > 0)
+        k += (size_t)snprintf(source + k, size - k, "; the fixed cost per kernel includes %.3g s between kernels "
+                              "(the runs' wall time minus their kernels' times, per kernel)", gap);
+    if (k < size && growth > 0)
+        snprintf(source + k, size - k, "; after each kernel a further %.3g of its own time", growth);
 }
 
 /* The power mode every input's request names ("" for the default); an
@@ -290,7 +300,7 @@ static int fit_stack(size_t n_inputs, const rl_hw *hw, fit_samples *fs, rl_forec
      * profile's own costs per class are estimates the fit replaces */
     for (int c = 0; c < RL_CLASS_COUNT; c++) p->class_kernel_s[c] = -1;
     /* the kernels' own times are fitted: the time between them is added after (add_time_between_kernels) */
-    p->between_s = 0;
+    p->between_s = 0, p->between_growth = 0;
     rl_fit_settle(fs, NULL, (int)n_inputs, p);
     if (rl_fit_params(fs->s, fs->n, p, inf, &fs->search)) {
         rl_error_set(err, "out_of_memory", "", "out of memory while fitting");
@@ -563,7 +573,8 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     if (n_probes) rl_fit_probe_source(probe_source, sizeof probe_source, &tries[2], order + n_models, n_probes);
     rl_forecast_params fitted = p;
     cv_inputs cvx = {order, &hw, fs, profile_im2col};
-    rl_fit_cv_runs runs = {fs->run_wall_s, fs->run_gap_s, fs->run_gap_kernels, forecast_of_input, settle_runs, &cvx};
+    rl_fit_cv_runs runs = {fs->run_wall_s,        fs->run_gap_s,       fs->run_gap_kernels, fs->run_gap_growth,
+                           fs->run_kernels_s,     forecast_of_input,   settle_runs,         &cvx};
     add_time_between_kernels(&runs, (int)n_models, fit, &p, &inf, source, sizeof source);
     if (rl_fit_add_cross_validation(fit, rl_fit_child_object(profile, "forecast"), fs, n_probes ? &tries[2] : NULL,
                                     order, n_models, &fitted, &hw.fc, &runs)) {

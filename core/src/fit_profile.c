@@ -61,6 +61,12 @@ void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fi
                                  "per kernel", "measured"));
     else if (inf->kernel_s)
         cJSON_DeleteItemFromObjectCaseSensitive(f, "between_kernels_s");
+    /* and how it grows with the kernel before: the runs' own, or none */
+    if (p->between_growth > 0)
+        replace_item(f, "between_kernels_growth",
+                     figure_json(p->between_growth, "measured by rooflens: the slope of the time after each kernel "
+                                 "on the kernel's own time, in the runs' profiles", "measured"));
+    else cJSON_DeleteItemFromObjectCaseSensitive(f, "between_kernels_growth");
     if (inf->group_s) replace_item(f, "group_overhead_s", figure_json(p->group_s, source, "measured"));
     if (inf->tile_k0) replace_item(f, "tile_overhead_k", figure_json(p->tile_k0, source, "measured"));
     cJSON *classes = rl_fit_child_object(f, "classes");

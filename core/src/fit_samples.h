@@ -63,6 +63,10 @@ typedef struct fit_samples {
      * wall time: a typical run's (its kernels' times where the profile
      * gives no wall time), NAN none; rl_fit_runs_gap pools them */
     double run_gap_s[RL_FIT_MAX_RUNS], run_gap_kernels[RL_FIT_MAX_RUNS], run_wall_s[RL_FIT_MAX_RUNS];
+    /* per run: how its time between kernels grows with the kernel before
+     * (measured.between_kernels_growth, NAN none) and its kernels' own
+     * time, s (measured.total_s) */
+    double run_gap_growth[RL_FIT_MAX_RUNS], run_kernels_s[RL_FIT_MAX_RUNS];
     /* the operator types that head a fused group of the plan with an
      * epilogue measured (rl_fit_vote_epilogues), and per run and head how
      * many of its groups measured ran their epilogue inside the head's

@@ -435,8 +435,12 @@ double rl_fc_kernel_time(const rl_fc_kernel *k, const rl_forecast_params *p) {
     double tc = k->tk * p->tile_k0 / p->compute[k->cls == RL_CLASS_CONV ? RL_CLASS_CONV : RL_CLASS_MATRIX];
     for (int cls = 0; cls < RL_CLASS_COUNT; cls++)
         if (k->tc[cls] > 0) tc += k->tc[cls] / p->compute[cls];
-    return max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + k->t_columns / p->memory[RL_CLASS_MOVEMENT] +
-           kernel_fixed_s(k, p);
+    double t = max2(tc, (k->t_dram + k->t_cache) / p->memory[k->cls]) + k->t_columns / p->memory[RL_CLASS_MOVEMENT] +
+               kernel_fixed_s(k, p);
+    /* the runtime's time after a kernel grows with the kernel's own time
+     * (its work and fixed cost, not the executor's fixed part between kernels) */
+    if (p->between_growth > 0 && k->kernels > 0) t += p->between_growth * max2(t - k->kernels * p->between_s, 0);
+    return t;
 }
 
 /* ---------------------------------------------------------------- graph -- */

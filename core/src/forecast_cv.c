@@ -39,18 +39,28 @@ static int fit_on_runs(const rl_fit_sample *s, int n, const bool *in_fit, const 
     return 0;
 }
 
-double rl_fit_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs) {
-    double gap = 0, kernels = 0;
-    for (int q = 0; q < n_runs; q++)
-        if (!in_fit || in_fit[q]) gap += runs->gap_s[q], kernels += runs->gap_kernels[q];
-    gap = kernels > 0 ? gap / kernels : 0;
-    return gap >= RL_FIT_MIN_KERNEL_S ? gap : 0;
+double rl_fit_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs, double *growth) {
+    double gap = 0, kernels = 0, kernels_s = 0, slope = 0, slope_w = 0;
+    for (int q = 0; q < n_runs; q++) {
+        if (in_fit && !in_fit[q]) continue;
+        if (!(runs->gap_kernels[q] > 0)) continue;
+        gap += runs->gap_s[q], kernels += runs->gap_kernels[q], kernels_s += runs->kernels_s[q];
+        if (isfinite(runs->gap_growth[q]) && runs->kernels_s[q] > 0)
+            slope += runs->gap_growth[q] * runs->kernels_s[q], slope_w += runs->kernels_s[q];
+    }
+    double g = slope_w > 0 && slope > 0 ? slope / slope_w : 0;
+    if (kernels_s > 0 && g * kernels_s > gap) g = gap / kernels_s;
+    *growth = kernels > 0 ? g : 0;
+    double fixed = kernels > 0 ? (gap - *growth * kernels_s) / kernels : 0;
+    return fixed >= RL_FIT_MIN_KERNEL_S ? fixed : 0;
 }
 
 /* The time between kernels of the runs in_fit says joins p's fixed cost
- * per kernel, as the fit of all runs adds its runs' (analyze_fit.c). */
+ * per kernel and its growth with each kernel's own time, as the fit of all
+ * runs adds its runs' (analyze_fit.c). */
 static void add_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs, rl_forecast_params *p) {
-    double gap = rl_fit_runs_gap(runs, in_fit, n_runs);
+    double growth = 0, gap = rl_fit_runs_gap(runs, in_fit, n_runs, &growth);
+    p->between_growth = growth;
     if (!(gap > 0)) return;
     p->kernel_s += gap;
     p->between_s = gap;

@@ -33,6 +33,8 @@ typedef struct rl_fit_cv_runs {
     const double *wall_s;      /* per run: its measured wall time, NAN unknown */
     const double *gap_s;       /* per run: time between its kernels, s (0 when unknown) */
     const double *gap_kernels; /* per run: the kernels that time is over */
+    const double *gap_growth;  /* per run: how that time grows with the kernel before (NAN unknown) */
+    const double *kernels_s;   /* per run: its kernels' own time, s */
     /* run `run`'s model analysed under stack p: its forecast.time_s, NAN
      * when it cannot be had */
     double (*forecast)(void *ctx, int run, const rl_forecast_params *p);
@@ -43,10 +45,19 @@ typedef struct rl_fit_cv_runs {
     void *ctx;
 } rl_fit_cv_runs;
 
-/* The runtime's time between kernels, per kernel, pooled over the runs
- * in_fit says (NULL: all n_runs): 0 when none gives it, or under
- * RL_FIT_MIN_KERNEL_S (the rounding of the runs' timestamps). */
-double rl_fit_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs);
+/* The runtime's time between kernels, pooled over the runs in_fit says
+ * (NULL: all n_runs), as a fixed part per kernel (returned) and a part
+ * that grows with the kernel before it, *growth seconds per second of that
+ * kernel's own time (docs/model.md §12.5):
+ * - the growth is the runs' measured slopes (gap_growth) averaged with
+ *   their kernels' time as weights (a run of long kernels tells the slope
+ *   best), at least 0, and at most what leaves the fixed part >= 0;
+ * - the fixed part is the runs' time between kernels less the growth's
+ *   share of their kernels' time, per kernel launched.
+ * The fixed part is 0 when no run gives the time, or when it is under
+ * RL_FIT_MIN_KERNEL_S (the rounding of the runs' timestamps); *growth is 0
+ * when no run gives a slope. */
+double rl_fit_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs, double *growth);
 
 /* Per run r < n_runs: measured[r], its wall time (runs->wall_s), and
  * forecast[r], its forecast (runs->forecast) under a fit of the other runs' samples:

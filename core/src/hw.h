@@ -66,6 +66,9 @@ typedef struct rl_forecast_params {
                                        fit from the runs' wall times; 0: none known). A further GEMM call
                                        inside one kernel (grouped_conv "per_group") pays kernel_s less
                                        this: no executor runs between the calls of one kernel */
+    double between_growth;          /* the time between kernels grows by this share of the kernel before it
+                                       ("between_kernels_growth", measured by a fit from the runs' gaps;
+                                       0: none known): each kernel's own time counts 1 + this */
     double group_s;                 /* fixed cost per group of a grouped (depthwise) convolution: each
                                        group is a small product of its own (0: none) */
     double units;                   /* matrix units that work in parallel (SMs, MXUs, cores) */

@@ -20,7 +20,7 @@ const char *rl_topology_name(int t) { return t >= 0 && t < RL_TOPO_COUNT ? topol
 
 static const char *const interconnect_keys[] = {"name", "topology", "notes", "links", "link_bandwidth_Bps",
                                                 "latency_s", NULL};
-static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "between_kernels_s", "group_overhead_s", "matrix_units", "tile_m",
+static const char *const forecast_keys[] = {"stack", "basis", "kernel_overhead_s", "between_kernels_s", "between_kernels_growth", "group_overhead_s", "matrix_units", "tile_m",
                                             "tile_n", "tile_k", "tile_overhead_k", "channel_block", "link_fraction", "cache_level", "fusion", "epilogue_apart", "epilogue_branches", "grouped_conv", "conv_lowering", "shape_ops", "broadcast", "pooling", "classes", "fit", "band", NULL};
 static const char *const class_keys[] = {"compute_fraction", "memory_fraction", "kernel_overhead_s", "fitted_ops", NULL};
 
@@ -309,11 +309,12 @@ int hw_apply_forecast(const parse_ctx *x, const cJSON *fc, rl_hw *hw) {
             return hw_bad(x, "forecast.cache_level", "must name a memory level after memory[0] that gives its "
                                                   "bandwidth_Bps and capacity_bytes");
     }
-    static const char *const keys[] = {"kernel_overhead_s", "between_kernels_s", "group_overhead_s", "matrix_units",
-                                       "tile_m", "tile_n", "tile_k", "tile_overhead_k", "channel_block",
-                                       "link_fraction"};
-    double *dst[] = {&f->kernel_s, &f->between_s, &f->group_s, &f->units, &f->tile_m, &f->tile_n, &f->tile_k,
-                     &f->tile_k0, &f->channel_block, &f->link_fraction};
+    static const char *const keys[] = {"kernel_overhead_s", "between_kernels_s", "between_kernels_growth",
+                                       "group_overhead_s",  "matrix_units",      "tile_m",
+                                       "tile_n",            "tile_k",            "tile_overhead_k",
+                                       "channel_block",     "link_fraction"};
+    double *dst[] = {&f->kernel_s, &f->between_s, &f->between_growth, &f->group_s,       &f->units,        &f->tile_m,
+                     &f->tile_n,   &f->tile_k,    &f->tile_k0,        &f->channel_block, &f->link_fraction};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (hw_read_figure(x, fc, keys[i], "forecast", dst[i], NULL)) return -1;
     if (f->kernel_s >= 0 && f->between_s > f->kernel_s)

@@ -39,6 +39,7 @@ static const field_rule rules[] = {
     {"voltage_floor_clock_hz", "Hz", 1e6, 1e11, false, false},
     {"kernel_overhead_s", "s", 1e-9, 0.1, true, false},
     {"between_kernels_s", "s", 1e-9, 0.01, true, false},
+    {"between_kernels_growth", "(seconds per second of the kernel before)", 1e-6, 1, true, false},
     {"group_overhead_s", "s", 1e-12, 0.01, true, false},
     {"matrix_units", "(count)", 1, 1e7, false, true},
     {"tile_m", "(elements)", 1, 65536, false, true},
