@@ -50,6 +50,7 @@ double rl_fit_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_run
     }
     double g = slope_w > 0 && slope > 0 ? slope / slope_w : 0;
     if (kernels_s > 0 && g * kernels_s > gap) g = gap / kernels_s;
+    if (!(g >= RL_FIT_MIN_GROWTH && g <= RL_FIT_MAX_GROWTH)) g = 0;
     *growth = kernels > 0 ? g : 0;
     double fixed = kernels > 0 ? (gap - *growth * kernels_s) / kernels : 0;
     return fixed >= RL_FIT_MIN_KERNEL_S ? fixed : 0;

@@ -56,8 +56,16 @@ typedef struct rl_fit_cv_runs {
  *   share of their kernels' time, per kernel launched.
  * The fixed part is 0 when no run gives the time, or when it is under
  * RL_FIT_MIN_KERNEL_S (the rounding of the runs' timestamps); *growth is 0
- * when no run gives a slope. */
+ * when no run gives a slope, or when it is outside RL_FIT_MIN_GROWTH to
+ * RL_FIT_MAX_GROWTH. */
 double rl_fit_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs, double *growth);
+/* The growth a fit takes, the profile's range of between_kernels_growth
+ * (hw_fields.c): under a millionth of the kernel before is none; a time
+ * after a kernel that grows faster than the kernel itself is no runtime's
+ * dispatch but something else in the runs (a pause, other work), and is
+ * none as well. */
+#define RL_FIT_MIN_GROWTH 1e-6
+#define RL_FIT_MAX_GROWTH 1.0
 
 /* Per run r < n_runs: measured[r], its wall time (runs->wall_s), and
  * forecast[r], its forecast (runs->forecast) under a fit of the other runs' samples:
