@@ -568,7 +568,7 @@ char *rl_fit_forecast(const char *profile_json, const rl_fit_input *inputs, size
     rl_fit_add_probes(fit, &tries[2], order + n_models, n_probes, &p);
     rl_fit_add_fitted_names(fit, &inf, &filled);
     if (inf.conv_lowering) rl_fit_add_lowering_source(fit, fs);
-    char source[400], probe_source[400] = "";
+    char source[RL_FIT_SOURCE_SIZE], probe_source[RL_FIT_SOURCE_SIZE] = "";
     rl_fit_source(source, sizeof source, fs, order, n_models, median);
     if (n_probes) rl_fit_probe_source(probe_source, sizeof probe_source, &tries[2], order + n_models, n_probes);
     rl_forecast_params fitted = p;

@@ -84,7 +84,7 @@ void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fi
                  "the %s class's fitted figure: no measured kernel of this class set it, and both run on the "
                  "same multiply-add units",
                  sib >= 0 ? rl_value_id(RL_LIST_OP_CLASS, sib) : "");
-        char counted[600];
+        char counted[RL_FIT_SOURCE_SIZE];
         if (inf->compute[c]) replace_item(co, "compute_fraction", figure_json(p->compute[c], with_count(counted,
                                           sizeof counted, source, inf->n_compute[c]), "measured"));
         else if (filled->compute[c])

@@ -11,6 +11,14 @@
 
 #include "forecast_fit.h"
 
+/* A figure's source text: RL_FIT_SOURCE_SIZE bytes, of which the last
+ * RL_FIT_SOURCE_TAIL are kept for what follows the list of models (the
+ * median error, the time between kernels and its growth, the count of
+ * kernels that set a fraction); a list too long for the rest ends "and N
+ * more" after its last whole name, never in the middle of one. */
+#define RL_FIT_SOURCE_SIZE 2048
+#define RL_FIT_SOURCE_TAIL 320
+
 /* obj[key] as an object: the one there, else a new one put in its place. */
 cJSON *rl_fit_child_object(cJSON *obj, const char *key);
 

@@ -192,11 +192,26 @@ int rl_fit_add_cross_validation(cJSON *fit, cJSON *fc_block, const fit_samples *
 }
 
 /* The source text of a fitted figure: the kernels and the models. */
+/* Appends to out (k bytes written of size) the inputs' names, ", "
+ * between them, whole names only: where the next would leave less than
+ * RL_FIT_SOURCE_TAIL bytes (for what the caller writes after the list), it
+ * says how many are left instead. Returns the new length. */
+static int append_names(char *out, size_t size, int k, const rl_fit_input *in, size_t n, const char *unnamed) {
+    for (size_t r = 0; r < n && k >= 0 && (size_t)k < size; r++) {
+        const char *name = in[r].name ? in[r].name : unnamed;
+        if ((size_t)k + strlen(name) + 2 + RL_FIT_SOURCE_TAIL >= size) {
+            k += snprintf(out + k, size - (size_t)k, " and %zu more", n - r);
+            break;
+        }
+        k += snprintf(out + k, size - (size_t)k, "%s%s", r ? ", " : "", name);
+    }
+    return k;
+}
+
 void rl_fit_source(char *out, size_t size, const fit_samples *fs, const rl_fit_input *in, size_t n_in,
-                       double median) {
+                   double median) {
     int k = snprintf(out, size, "fitted by rooflens on %d measured kernels of ", fs->n);
-    for (size_t r = 0; r < n_in && k > 0 && (size_t)k < size; r++)
-        k += snprintf(out + k, size - (size_t)k, "%s%s", r ? ", " : "", in[r].name ? in[r].name : "a model");
+    k = append_names(out, size, k, in, n_in, "a model");
     if (k > 0 && (size_t)k < size)
         snprintf(out + k, size - (size_t)k, " (median error per kernel %.1f%%)", 100 * median);
 }
@@ -204,8 +219,7 @@ void rl_fit_source(char *out, size_t size, const fit_samples *fs, const rl_fit_i
 /* The source text of a fraction the probes set. */
 void rl_fit_probe_source(char *out, size_t size, const fit_samples *ps, const rl_fit_input *probe, size_t n) {
     int k = snprintf(out, size, "fitted by rooflens on %d measured kernels of the probe models ", ps->n);
-    for (size_t r = 0; r < n && k > 0 && (size_t)k < size; r++)
-        k += snprintf(out + k, size - (size_t)k, "%s%s", r ? ", " : "", probe[r].name ? probe[r].name : "a probe");
+    k = append_names(out, size, k, probe, n, "a probe");
     if (k > 0 && (size_t)k < size)
         snprintf(out + k, size - (size_t)k, ": no kernel of this class among the models fitted");
 }
