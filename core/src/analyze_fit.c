@@ -234,7 +234,7 @@ done:
  * next, allocating its output): a typical run's wall time minus its own
  * kernels' times, pooled over the inputs whose profile gives wall times,
  * as a fixed part per kernel launched and a part that grows with the
- * kernel before it (rl_fit_runs_gap). It joins the forecast after the fit
+ * kernel before it (rl_fit_add_runs_gap). It joins the forecast after the fit
  * (the fit's samples are the kernels' own times, its errors are against
  * those), so that the forecast is of a run's wall time.
  * fit.between_kernels_s and fit.between_kernels_growth say how much; 0
@@ -245,15 +245,10 @@ done:
  * between_kernels_s under it. */
 static void add_time_between_kernels(const rl_fit_cv_runs *runs, int n_runs, cJSON *fit, rl_forecast_params *p,
                                      rl_fit_informed *inf, char *source, size_t size) {
-    double growth = 0, gap = rl_fit_runs_gap(runs, NULL, n_runs, &growth);
+    double gap = rl_fit_add_runs_gap(runs, NULL, n_runs, p), growth = p->between_growth;
     rl_json_add_num(fit, "between_kernels_s", gap);
     rl_json_add_num(fit, "between_kernels_growth", growth);
-    p->between_growth = growth;
-    if (gap > 0) {
-        p->kernel_s += gap;
-        p->between_s = gap;
-        inf->kernel_s = true;
-    }
+    if (gap > 0) inf->kernel_s = true;
     size_t k = strlen(source);
     if (k < size && gap > 0)
         k += (size_t)snprintf(source + k, size - k, "; the fixed cost per kernel includes %.3g s between kernels "

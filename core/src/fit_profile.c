@@ -84,25 +84,27 @@ void rl_fit_put_profile(cJSON *profile, const rl_forecast_params *p, const rl_fi
                  "the %s class's fitted figure: no measured kernel of this class set it, and both run on the "
                  "same multiply-add units",
                  sib >= 0 ? rl_value_id(RL_LIST_OP_CLASS, sib) : "");
+        /* each side of the roofline: the runs' figure, the probes', the
+         * sibling's, or the base profile's */
+        static const char *const key[2] = {"compute_fraction", "memory_fraction"};
+        const double value[2] = {p->compute[c], p->memory[c]};
+        const bool runs[2] = {inf->compute[c], inf->memory[c]}, probe[2] = {filled->compute[c], filled->memory[c]};
+        const bool sibling[2] = {sib >= 0 && both.compute[sib], sib >= 0 && both.memory[sib]};
+        const int n_runs[2] = {inf->n_compute[c], inf->n_memory[c]};
+        const int n_probe[2] = {filled->n_compute[c], filled->n_memory[c]};
         char counted[RL_FIT_SOURCE_SIZE];
-        if (inf->compute[c]) replace_item(co, "compute_fraction", figure_json(p->compute[c], with_count(counted,
-                                          sizeof counted, source, inf->n_compute[c]), "measured"));
-        else if (filled->compute[c])
-            replace_item(co, "compute_fraction", figure_json(p->compute[c], with_count(counted, sizeof counted,
-                                                             probe_source, filled->n_compute[c]), "measured"));
-        else if (sib >= 0 && both.compute[sib])
-            replace_item(co, "compute_fraction", figure_json(p->compute[c], borrowed, "derived"));
-        else if (!cJSON_GetObjectItemCaseSensitive(co, "compute_fraction"))
-            replace_item(co, "compute_fraction", figure_json(p->compute[c], kept, "estimated"));
-        if (inf->memory[c]) replace_item(co, "memory_fraction", figure_json(p->memory[c], with_count(counted,
-                                         sizeof counted, source, inf->n_memory[c]), "measured"));
-        else if (filled->memory[c])
-            replace_item(co, "memory_fraction", figure_json(p->memory[c], with_count(counted, sizeof counted,
-                                                            probe_source, filled->n_memory[c]), "measured"));
-        else if (sib >= 0 && both.memory[sib])
-            replace_item(co, "memory_fraction", figure_json(p->memory[c], borrowed, "derived"));
-        else if (!cJSON_GetObjectItemCaseSensitive(co, "memory_fraction"))
-            replace_item(co, "memory_fraction", figure_json(p->memory[c], kept, "estimated"));
+        for (int side = 0; side < 2; side++) {
+            if (runs[side])
+                replace_item(co, key[side], figure_json(value[side], with_count(counted, sizeof counted, source,
+                                                                                n_runs[side]), "measured"));
+            else if (probe[side])
+                replace_item(co, key[side], figure_json(value[side], with_count(counted, sizeof counted,
+                                                                                probe_source, n_probe[side]),
+                                                        "measured"));
+            else if (sibling[side]) replace_item(co, key[side], figure_json(value[side], borrowed, "derived"));
+            else if (!cJSON_GetObjectItemCaseSensitive(co, key[side]))
+                replace_item(co, key[side], figure_json(value[side], kept, "estimated"));
+        }
     }
     replace_item(f, "fit", fit);
 }

@@ -61,7 +61,7 @@ typedef struct fit_samples {
      * typical run's wall time minus its own kernels' times) and the kernels
      * it launched (0 for a profile without wall times), and its measured
      * wall time: a typical run's (its kernels' times where the profile
-     * gives no wall time), NAN none; rl_fit_runs_gap pools them */
+     * gives no wall time), NAN none; rl_fit_add_runs_gap pools them */
     double run_gap_s[RL_FIT_MAX_RUNS], run_gap_kernels[RL_FIT_MAX_RUNS], run_wall_s[RL_FIT_MAX_RUNS];
     /* per run: how its time between kernels grows with the kernel before
      * (measured.between_kernels_growth, NAN none) and its kernels' own

@@ -39,7 +39,7 @@ static int fit_on_runs(const rl_fit_sample *s, int n, const bool *in_fit, const 
     return 0;
 }
 
-double rl_fit_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs, double *growth) {
+double rl_fit_add_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs, rl_forecast_params *p) {
     double gap = 0, kernels = 0, kernels_s = 0, slope = 0, slope_w = 0;
     for (int q = 0; q < n_runs; q++) {
         if (in_fit && !in_fit[q]) continue;
@@ -48,23 +48,15 @@ double rl_fit_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_run
         if (isfinite(runs->gap_growth[q]) && runs->kernels_s[q] > 0)
             slope += runs->gap_growth[q] * runs->kernels_s[q], slope_w += runs->kernels_s[q];
     }
-    double g = slope_w > 0 && slope > 0 ? slope / slope_w : 0;
+    double g = slope_w > 0 && slope > 0 ? slope / slope_w : 0, lo = 0, hi = 0;
     if (kernels_s > 0 && g * kernels_s > gap) g = gap / kernels_s;
-    if (!(g >= RL_FIT_MIN_GROWTH && g <= RL_FIT_MAX_GROWTH)) g = 0;
-    *growth = kernels > 0 ? g : 0;
-    double fixed = kernels > 0 ? (gap - *growth * kernels_s) / kernels : 0;
-    return fixed >= RL_FIT_MIN_KERNEL_S ? fixed : 0;
-}
-
-/* The time between kernels of the runs in_fit says joins p's fixed cost
- * per kernel and its growth with each kernel's own time, as the fit of all
- * runs adds its runs' (analyze_fit.c). */
-static void add_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs, rl_forecast_params *p) {
-    double growth = 0, gap = rl_fit_runs_gap(runs, in_fit, n_runs, &growth);
-    p->between_growth = growth;
-    if (!(gap > 0)) return;
-    p->kernel_s += gap;
-    p->between_s = gap;
+    if (!(kernels > 0 && rl_hw_figure_range("between_kernels_growth", &lo, &hi) && g >= lo && g <= hi)) g = 0;
+    double fixed = kernels > 0 ? (gap - g * kernels_s) / kernels : 0;
+    p->between_growth = g;
+    if (!(fixed >= RL_FIT_MIN_KERNEL_S)) return 0;
+    p->kernel_s += fixed;
+    p->between_s = fixed;
+    return fixed;
 }
 
 /* has[r]: whether run r < n_runs has samples (has: n_runs entries). */
@@ -78,7 +70,7 @@ static void runs_with_samples(const rl_fit_sample *s, int n, int n_runs, bool *h
  * wall time, as the user's analysis forecasts it); NAN when it has none. */
 static double held_out_forecast(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs, int r,
                                 rl_forecast_params *p) {
-    add_runs_gap(runs, in_fit, n_runs, p);
+    rl_fit_add_runs_gap(runs, in_fit, n_runs, p);
     if (runs->settle) runs->settle(runs->ctx, in_fit, n_runs, p);
     double fc = runs->forecast(runs->ctx, r, p);
     return fc > 0 && isfinite(fc) ? fc : NAN;

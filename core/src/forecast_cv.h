@@ -46,26 +46,23 @@ typedef struct rl_fit_cv_runs {
 } rl_fit_cv_runs;
 
 /* The runtime's time between kernels, pooled over the runs in_fit says
- * (NULL: all n_runs), as a fixed part per kernel (returned) and a part
- * that grows with the kernel before it, *growth seconds per second of that
- * kernel's own time (docs/model.md §12.5):
+ * (NULL: all n_runs), joined to p (docs/model.md §12.5) as a fixed part per
+ * kernel (added to p->kernel_s, and p->between_s; returned) and a part that
+ * grows with the kernel before it (p->between_growth, seconds per second of
+ * that kernel's own time):
  * - the growth is the runs' measured slopes (gap_growth) averaged with
  *   their kernels' time as weights (a run of long kernels tells the slope
  *   best), at least 0, and at most what leaves the fixed part >= 0;
  * - the fixed part is the runs' time between kernels less the growth's
  *   share of their kernels' time, per kernel launched.
- * The fixed part is 0 when no run gives the time, or when it is under
- * RL_FIT_MIN_KERNEL_S (the rounding of the runs' timestamps); *growth is 0
- * when no run gives a slope, or when it is outside RL_FIT_MIN_GROWTH to
- * RL_FIT_MAX_GROWTH. */
-double rl_fit_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs, double *growth);
-/* The growth a fit takes, the profile's range of between_kernels_growth
- * (hw_fields.c): under a millionth of the kernel before is none; a time
- * after a kernel that grows faster than the kernel itself is no runtime's
- * dispatch but something else in the runs (a pause, other work), and is
- * none as well. */
-#define RL_FIT_MIN_GROWTH 1e-6
-#define RL_FIT_MAX_GROWTH 1.0
+ * The fixed part is 0 (p's fixed cost unchanged) when no run gives the
+ * time, or when it is under RL_FIT_MIN_KERNEL_S (the rounding of the runs'
+ * timestamps). The growth is 0 when no run gives a slope, or when it is
+ * outside the range a profile allows between_kernels_growth: under a
+ * millionth of the kernel before is none, and a time after a kernel that
+ * grows faster than the kernel itself is no runtime's dispatch but
+ * something else in the runs (a pause, other work). */
+double rl_fit_add_runs_gap(const rl_fit_cv_runs *runs, const bool *in_fit, int n_runs, rl_forecast_params *p);
 
 /* Per run r < n_runs: measured[r], its wall time (runs->wall_s), and
  * forecast[r], its forecast (runs->forecast) under a fit of the other runs' samples:

@@ -205,6 +205,13 @@ static bool search_param(fit_set *fs, rl_forecast_params *p, const param *q) {
  * is taken from the sibling product class (rl_fit_borrow_siblings). */
 #define RL_FIT_BOUND_SHARE 0.2
 
+/* Class c's compute (memory: false) or memory fraction is no longer
+ * informed: its flag and its count of kernels go together. */
+static void untell(rl_fit_informed *inf, int c, bool memory) {
+    if (memory) inf->memory[c] = false, inf->n_memory[c] = 0;
+    else inf->compute[c] = false, inf->n_compute[c] = 0;
+}
+
 /* The parameters the samples depend on, the fixed costs first or last. */
 static int informed_params(fit_set *fs, rl_forecast_params *p, rl_fit_informed *inf, param *out,
                            bool costs_first) {
@@ -230,16 +237,15 @@ static int informed_params(fit_set *fs, rl_forecast_params *p, rl_fit_informed *
     /* a fraction that one kernel alone informs is that kernel's own figure,
      * whatever else slowed it: no other kernel tests it (docs/model.md) */
     for (int c = 0; c < RL_CLASS_COUNT; c++) {
-        if (distinct[0][c] < 2) inf->compute[c] = false, inf->n_compute[c] = 0;
-        if (distinct[1][c] < 2) inf->memory[c] = false, inf->n_memory[c] = 0;
+        for (int side = 0; side < 2; side++)
+            if (distinct[side][c] < 2) untell(inf, c, side);
     }
     /* a frozen parameter is no parameter of this search (rl_fit_fill_gaps) */
     const rl_fit_informed *fz = fs->frozen;
     if (fz) {
         for (int c = 0; c < RL_CLASS_COUNT; c++) {
-            inf->compute[c] &= !fz->compute[c], inf->memory[c] &= !fz->memory[c];
-            if (!inf->compute[c]) inf->n_compute[c] = 0;
-            if (!inf->memory[c]) inf->n_memory[c] = 0;
+            if (fz->compute[c]) untell(inf, c, false);
+            if (fz->memory[c]) untell(inf, c, true);
         }
         inf->kernel_s &= !fz->kernel_s, inf->group_s &= !fz->group_s, inf->tile_k0 &= !fz->tile_k0;
     }
@@ -352,16 +358,15 @@ static void keep_untold_fractions(const fit_set *fs, const rl_forecast_params *s
     for (int c = 0; c < RL_CLASS_COUNT; c++) {
         double *mine[2] = {&p->compute[c], &p->memory[c]};
         const double theirs[2] = {start->compute[c], start->memory[c]};
-        bool *told[2] = {&inf->compute[c], &inf->memory[c]};
-        int *kernels[2] = {&inf->n_compute[c], &inf->n_memory[c]};
+        const bool told[2] = {inf->compute[c], inf->memory[c]};
         for (int side = 0; side < 2; side++) {
-            if (!*told[side]) continue;
+            if (!told[side]) continue;
             double v = *mine[side];
             /* a fraction the search left at its start: flat if a tenth less costs nothing either */
             *mine[side] = v == theirs[side] ? 0.9 * v : theirs[side];
             bool flat = set_loss(fs, p) <= fitted * (1 + 1e-6);
             *mine[side] = flat ? theirs[side] : v;
-            if (flat) *told[side] = false, *kernels[side] = 0;
+            if (flat) untell(inf, c, side);
         }
     }
 }

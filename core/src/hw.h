@@ -219,4 +219,8 @@ double rl_hw_flop_energy(const rl_hw *hw, int p, double matrix_flops, double vec
 
 /* The value of a figure: a number or {"value": number, ...}; NAN if absent. */
 double rl_hw_figure(const cJSON *f);
+
+/* The range a profile allows the figure `key` (hw/README.md): its least
+ * value above 0 in *lo and its greatest in *hi; false for no such figure. */
+bool rl_hw_figure_range(const char *key, double *lo, double *hi);
 #endif

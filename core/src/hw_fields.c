@@ -118,6 +118,12 @@ static const field_rule *rule_of(const char *key) {
     return NULL;
 }
 
+bool rl_hw_figure_range(const char *key, double *lo, double *hi) {
+    const field_rule *r = rule_of(key);
+    if (r) *lo = r->lo, *hi = r->hi;
+    return r != NULL;
+}
+
 /* Read obj[key] (a number or {value, source, kind}) into *out when present.
  * `path` is the block's path in the profile ("compute.fp16"), for errors.
  * *kind (if not NULL) receives the figure's kind, or NULL. */

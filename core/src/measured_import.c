@@ -325,18 +325,18 @@ static double run_slope(const kept_event *e, int n) {
 }
 
 /* How the time between kernels grows with the kernel before it: the median
- * over the kept runs of each run's slope (run_slope); NAN when no run tells
- * one. Sorts ev (n events). */
-static double gap_growth(rl_arena *a, kept_event *ev, int n) {
+ * over the kept runs (at most n_runs) of each run's slope (run_slope); NAN
+ * when no run tells one. Sorts ev (n events). */
+static double gap_growth(rl_arena *a, kept_event *ev, int n, int n_runs) {
     qsort(ev, (size_t)n, sizeof *ev, cmp_kept);
-    double *slope = rl_arena_alloc(a, (size_t)(n + 1) * sizeof *slope);
+    double *slope = rl_arena_alloc(a, (size_t)(n_runs + 1) * sizeof *slope);
     if (!slope) return NAN;
     int runs = 0;
     for (int i = 0; i < n;) {
         int j = i;
         while (j < n && ev[j].run == ev[i].run) j++;
         double s = run_slope(ev + i, j - i);
-        if (isfinite(s)) slope[runs++] = s;
+        if (isfinite(s) && runs < n_runs) slope[runs++] = s;
         i = j;
     }
     return runs ? rl_median(slope, runs) : NAN;
@@ -405,7 +405,7 @@ static int parse_ort(rl_arena *a, const cJSON *events, rl_profile *out, rl_error
     bool given = kept > 0 && isfinite(wall) && isfinite(between);
     out->run_wall_s = given ? wall * 1e-6 : 0;
     out->between_kernels_s = given ? between * 1e-6 : -1;
-    out->between_growth = given ? gap_growth(a, kept_ev, n_kept) : NAN;
+    out->between_growth = given ? gap_growth(a, kept_ev, n_kept, n_runs) : NAN;
     if (c.n == 0)
         return bad(err, "the ONNX Runtime profile has no node kernel events (\"cat\": \"Node\", "
                         "\"…_kernel_time\"): run the session at least once with profiling on");
